@@ -1,0 +1,30 @@
+/**
+ * The registry behind `hasBuiltIn(feature)` (PRD FR-16): a static set of stable kebab-case feature ids that a host
+ * provides natively. The patched OpenCode answers `hasBuiltIn` from `BuiltIn.has`; stock OpenCode has no
+ * `hasBuiltIn`, so external plugins treat its absence as "nothing is built in".
+ *
+ * Ids are never renamed or reused; see docs/builtin.md.
+ *
+ * @example
+ * BuiltIn.has("resource-loader") // true in the patched OpenCode
+ * BuiltIn.has("Resource-Loader") // false: ids are exact
+ */
+export namespace BuiltIn {
+  export const FEATURES = {
+    "resource-loader": "resource-query/load/list-loaded/release tools, lifecycle, pruning and compaction carry-over",
+  } as const satisfies Record<string, string>
+
+  export type Feature = keyof typeof FEATURES
+
+  const ids: ReadonlySet<string> = new Set(Object.keys(FEATURES))
+
+  /** True when `feature` is one of the registry's ids (exact, case-sensitive match). */
+  export function has(feature: string): boolean {
+    return typeof feature === "string" && ids.has(feature)
+  }
+
+  /** All registered ids, sorted. */
+  export function list(): Feature[] {
+    return (Object.keys(FEATURES) as Feature[]).sort()
+  }
+}

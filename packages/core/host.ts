@@ -1,0 +1,21 @@
+import type { Logger } from "./util/log"
+
+/**
+ * What core features need from the program hosting them, as a small explicit object. The external plugin builds it
+ * from `PluginInput`; the fork's patches build it from `Instance`, `Log` and `Session`. Core never imports OpenCode.
+ *
+ * @example
+ * const host: Host = { directory: "/repo", worktree: "/repo", log: Logger.silent }
+ */
+export type Host = {
+  /** The project directory OpenCode runs in. */
+  directory: string
+  /** The worktree root (the git root, or `directory` outside git). */
+  worktree: string
+  log: Logger
+  /**
+   * Optional access check a security layer provides: resolves to a denial reason when `path` may not be used for
+   * `op`, or undefined when it may. Features that read or write files on the model's behalf consult it.
+   */
+  access?: (path: string, op: "read" | "write" | "llm") => Promise<string | undefined>
+}

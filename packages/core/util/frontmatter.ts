@@ -1,0 +1,77 @@
+import matter from "gray-matter"
+import { errorMessage } from "./error"
+
+/**
+ * Frontmatter parsing shared by every feature that reads markdown with a YAML header (resources, discovery).
+ * Uses gray-matter (YAML with arrays, nested values, dates); never throws.
+ *
+ * @example
+ * const parsed = Frontmatter.parse("---\ntitle: Git\ntags: [vcs]\n---\n# Body")
+ * parsed.data.title // "Git"
+ * parsed.body // "# Body"
+ */
+export namespace Frontmatter {
+  export type Result = {
+    /** The parsed YAML mapping; `{}` when there is none or it is malformed. */
+    data: Record<string, unknown>
+    /** The content after the frontmatter block. */
+    body: string
+    /** Set when a frontmatter block exists but could not be parsed (the body then is the whole text). */
+    error?: string
+  }
+
+  export function parse(text: string): Result {
+    const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+    if (!/^---[ \t]*\r?\n/.test(source)) return { data: {}, body: source }
+    try {
+      // gray-matter caches by input string; pass a fresh options object to bypass that cache so that a malformed
+      // document never returns a stale result.
+      const parsed = matter(source, {})
+      const data = parsed.data
+      if (data === null || typeof data !== "object" || Array.isArray(data)) {
+        return { data: {}, body: parsed.content, error: "frontmatter is not a mapping of keys to values" }
+      }
+      return { data: normalise(data) as Record<string, unknown>, body: parsed.content }
+    } catch (error) {
+      return { data: {}, body: source, error: firstLine(errorMessage(error)) }
+    }
+  }
+
+  function firstLine(message: string) {
+    return message.split("\n")[0].trim()
+  }
+
+  /** YAML dates become ISO strings (date-only when there is no time part) so metadata stays JSON-serialisable. */
+  function normalise(value: unknown): unknown {
+    if (value instanceof Date) {
+      if (Number.isNaN(value.getTime())) return undefined
+      const iso = value.toISOString()
+      return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso
+    }
+    if (Array.isArray(value)) return value.map(normalise)
+    if (value && typeof value === "object") {
+      const out: Record<string, unknown> = {}
+      for (const [k, v] of Object.entries(value)) out[k] = normalise(v)
+      return out
+    }
+    return value
+  }
+
+  /** A string field, or undefined when absent or not a scalar. */
+  export function string(value: unknown): string | undefined {
+    if (typeof value === "string") return value.trim() || undefined
+    if (typeof value === "number" || typeof value === "boolean") return String(value)
+    return undefined
+  }
+
+  /** A list field: YAML lists, or a comma-separated string. Non-string items are stringified; empties dropped. */
+  export function list(value: unknown): string[] {
+    const items = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : []
+    const out: string[] = []
+    for (const item of items) {
+      const s = string(item)
+      if (s) out.push(s)
+    }
+    return out
+  }
+}

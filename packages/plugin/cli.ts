@@ -1,0 +1,46 @@
+import type { CliCommand, CliIO } from "@opencode-builtins/core/util/cli"
+import { Exit } from "@opencode-builtins/core/util/cli"
+
+/** Subcommands and the core module behind each; modules load lazily so one broken feature cannot break the rest. */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
+}
+
+const USAGE = () =>
+  [
+    "usage: opencode-builtins <command> [args] [--json]",
+    "",
+    ...Object.entries(COMMANDS).map(([, c]) => `  ${c.summary}`),
+    "",
+    "Run a command with --help for its options.",
+    "",
+  ].join("\n")
+
+/**
+ * The `opencode-builtins` command line.
+ *
+ * @example
+ * await main(["resources", "lint", "."], { cwd: process.cwd(), env: process.env, out: console.log, err: console.error })
+ */
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    io.out(USAGE())
+    return name ? Exit.ok : Exit.usage
+  }
+  const command = COMMANDS[name]
+  if (!command) {
+    io.err(`opencode-builtins: unknown command '${name}'\n\n${USAGE()}`)
+    return Exit.usage
+  }
+  return (await command.load()).run(rest, io)
+}
+
+if (import.meta.main) {
+  const code = await main(process.argv.slice(2), {
+    cwd: process.cwd(),
+    env: process.env,
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+  })
+  process.exitCode = code
+}

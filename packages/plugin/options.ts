@@ -1,0 +1,40 @@
+import fs from "fs"
+import path from "path"
+
+/**
+ * The plugin's options. OpenCode 1.18+ passes them from `"plugin": [["opencode-builtins", { ... }]]`; every host
+ * also reads `.opencode/opencode-builtins.json` in the project (1.2.15 has no plugin options). Explicit options win
+ * over the file, key by key at the top level of each feature section.
+ *
+ * @example
+ * // .opencode/opencode-builtins.json
+ * { "resources": { "maxResourcesPerSession": 10 }, "discovery": { "enabled": false } }
+ */
+export type Options = Record<string, Record<string, unknown> | undefined>
+
+export const OPTIONS_FILE = ".opencode/opencode-builtins.json"
+
+export function loadOptions(directory: string, explicit: unknown): { options: Options; error?: string } {
+  let fromFile: Options = {}
+  let error: string | undefined
+  const file = path.join(directory, OPTIONS_FILE)
+  if (fs.existsSync(file)) {
+    try {
+      const parsed = JSON.parse(fs.readFileSync(file, "utf8"))
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("expected a JSON object")
+      fromFile = parsed
+    } catch (e) {
+      error = `${file}: ${e instanceof Error ? e.message : String(e)}; using defaults`
+    }
+  }
+  const given = explicit && typeof explicit === "object" && !Array.isArray(explicit) ? (explicit as Options) : {}
+  const options: Options = { ...fromFile }
+  for (const [key, value] of Object.entries(given)) {
+    const base = options[key]
+    options[key] =
+      value && typeof value === "object" && !Array.isArray(value) && base && typeof base === "object"
+        ? { ...base, ...value }
+        : (value as Record<string, unknown>)
+  }
+  return { options, error }
+}

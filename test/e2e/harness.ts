@@ -1,0 +1,270 @@
+import fs from "fs/promises"
+import { existsSync, realpathSync } from "fs"
+import os from "os"
+import path from "path"
+import { pathToFileURL } from "url"
+import { ModelServer } from "./model-server"
+
+/**
+ * Drives a real `opencode` binary in an isolated temporary project against the scripted model server.
+ *
+ * @example
+ * const server = ModelServer.start([ModelServer.call("resource-query", {}), ModelServer.text("ok")])
+ * await using project = await Harness.project({ files: { ".opencode/task/a.md": "# A" } })
+ * const result = await Harness.run(project, server, "find tasks")
+ * expect(result.exitCode).toBe(0)
+ */
+export namespace Harness {
+  export const ROOT = path.resolve(import.meta.dir, "../..")
+  export const PLUGIN_URL = pathToFileURL(path.join(ROOT, "packages/plugin/index.ts")).href
+  export const PROVIDER = "scripted"
+  export const MODEL = "scripted-model"
+
+  /** The binary under test: `OPENCODE_BIN`, else the pinned stock `opencode-ai` from node_modules. */
+  export function bin(): string {
+    const env = process.env.OPENCODE_BIN
+    if (env) {
+      if (!existsSync(env)) throw new Error(`OPENCODE_BIN points at ${env}, which does not exist`)
+      return env
+    }
+    const found = installed("opencode-ai")
+    if (!found) throw new Error("no opencode binary found: run `npm install` (opencode-ai is a pinned dev dependency)")
+    return found
+  }
+
+  /**
+   * The native binary of an installed `opencode-ai` package (or an npm alias of it), or undefined. Resolves the
+   * binary itself rather than the node launcher, so stopping the process stops OpenCode.
+   */
+  export function installed(alias: string): string | undefined {
+    const pkg = path.join(ROOT, "node_modules", alias)
+    if (!existsSync(pkg)) return undefined
+    const cached = path.join(pkg, "bin/.opencode")
+    if (existsSync(cached)) return cached
+    const arch = os.arch() === "arm64" ? "arm64" : "x64"
+    const platform = os.platform() === "win32" ? "windows" : os.platform()
+    for (const base of [path.join(pkg, "node_modules"), path.join(ROOT, "node_modules")]) {
+      for (const suffix of ["", "-baseline", "-musl", "-baseline-musl"]) {
+        const candidate = path.join(base, `opencode-${platform}-${arch}${suffix}`, "bin/opencode")
+        if (!existsSync(candidate)) continue
+        // A platform package at the top level belongs to the pinned version; only accept it for that package.
+        if (base === path.join(ROOT, "node_modules") && alias !== "opencode-ai") continue
+        return candidate
+      }
+    }
+    return undefined
+  }
+
+  let versionCache: Record<string, string> = {}
+  /** `opencode --version` of the binary under test, e.g. "1.2.15". */
+  export async function version(binary = bin()): Promise<string> {
+    if (versionCache[binary]) return versionCache[binary]
+    const proc = Bun.spawn([binary, "--version"], { stdout: "pipe", stderr: "pipe", env: baseEnv(os.tmpdir()) })
+    const out = (await new Response(proc.stdout).text()).trim().split("\n").pop() ?? ""
+    await proc.exited
+    return (versionCache[binary] = out)
+  }
+
+  export type ProjectOptions = {
+    /** Files to create, relative to the project root. */
+    files?: Record<string, string | Uint8Array>
+    /** Load the project's plugin (default true). */
+    plugin?: boolean
+    /** Extra plugin entries (file:// URLs or paths) loaded after ours. */
+    plugins?: string[]
+    /** Merged into the generated opencode.json. */
+    config?: Record<string, unknown>
+    /** Permission block; defaults allow everything so `opencode run` never auto-rejects. */
+    permission?: Record<string, unknown>
+    /** The opencode binary this project will be run with (default `Harness.bin()`). */
+    bin?: string
+  }
+
+  export type Project = {
+    /** The temporary project directory (git-initialised). */
+    dir: string
+    /** The root holding the project, the isolated home and the XDG directories. */
+    root: string
+    home: string
+    /** The opencode binary runs of this project use. */
+    bin: string
+    env: Record<string, string>
+    cleanup(): Promise<void>
+    [Symbol.asyncDispose](): Promise<void>
+  }
+
+  function baseEnv(root: string): Record<string, string> {
+    const keep = ["PATH", "LANG", "LC_ALL", "TERM", "TMPDIR"]
+    const env: Record<string, string> = {}
+    for (const key of keep) if (process.env[key]) env[key] = process.env[key]!
+    return {
+      ...env,
+      HOME: path.join(root, "home"),
+      XDG_DATA_HOME: path.join(root, "xdg/data"),
+      XDG_CONFIG_HOME: path.join(root, "xdg/config"),
+      XDG_CACHE_HOME: path.join(root, "xdg/cache"),
+      XDG_STATE_HOME: path.join(root, "xdg/state"),
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+      OPENCODE_DISABLE_SHARE: "1",
+      NO_COLOR: "1",
+    }
+  }
+
+  /** Creates an isolated, git-initialised temporary project with its own home and XDG directories. */
+  export async function project(options: ProjectOptions = {}): Promise<Project> {
+    const binary = options.bin ?? bin()
+    const root = realpathSync(await fs.mkdtemp(path.join(os.tmpdir(), "ocb-e2e-")))
+    const dir = path.join(root, "project")
+    const env = baseEnv(root)
+    for (const d of [dir, env.HOME, env.XDG_DATA_HOME, env.XDG_CONFIG_HOME, env.XDG_CACHE_HOME, env.XDG_STATE_HOME])
+      await fs.mkdir(d, { recursive: true })
+    const cleanup = () => fs.rm(root, { recursive: true, force: true })
+    try {
+      for (const [rel, content] of Object.entries(options.files ?? {})) {
+        const file = path.join(dir, rel)
+        await fs.mkdir(path.dirname(file), { recursive: true })
+        await fs.writeFile(file, content)
+      }
+      const version = await Harness.version(binary)
+      // OpenCode runs `bun install` in every config directory whose @opencode-ai/plugin dependency does not match
+      // its own version. Declaring the matching version up front keeps runs offline and fast; our plugin resolves
+      // its own dependencies from this repository's node_modules.
+      for (const configDir of [path.join(dir, ".opencode"), path.join(env.XDG_CONFIG_HOME, "opencode")]) {
+        await fs.mkdir(path.join(configDir, "node_modules"), { recursive: true })
+        await fs.writeFile(
+          path.join(configDir, "package.json"),
+          JSON.stringify({ dependencies: { "@opencode-ai/plugin": version } }),
+        )
+        if (!existsSync(path.join(configDir, ".gitignore")))
+          await fs.writeFile(path.join(configDir, ".gitignore"), "node_modules\npackage.json\nbun.lock\n.gitignore\n")
+      }
+      await git(dir, ["init", "-q"])
+      await git(dir, ["add", "-A"])
+      await git(dir, ["-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "commit", "-qm", "init"])
+    } catch (error) {
+      await cleanup()
+      throw error
+    }
+    const plugins = [...(options.plugin === false ? [] : [PLUGIN_URL]), ...(options.plugins ?? [])]
+    const config = {
+      $schema: "https://opencode.ai/config.json",
+      autoupdate: false,
+      share: "disabled",
+      model: `${PROVIDER}/${MODEL}`,
+      small_model: `${PROVIDER}/${MODEL}`,
+      plugin: plugins,
+      permission: options.permission ?? { "*": "allow", read: "allow", edit: "allow", bash: "allow" },
+      ...options.config,
+    }
+    await fs.writeFile(path.join(dir, "opencode.json"), JSON.stringify(config, null, 2))
+    return { dir, root, home: env.HOME, bin: binary, env, cleanup, [Symbol.asyncDispose]: cleanup }
+  }
+
+  async function git(cwd: string, args: string[]) {
+    const proc = Bun.spawn(["git", ...args], { cwd, stdout: "ignore", stderr: "pipe" })
+    const code = await proc.exited
+    if (code !== 0) throw new Error(`git ${args.join(" ")} failed: ${await new Response(proc.stderr).text()}`)
+  }
+
+  /** The provider block pointing OpenCode at a scripted model server. */
+  export function provider(server: ModelServer.Instance) {
+    return {
+      [PROVIDER]: {
+        npm: "@ai-sdk/openai-compatible",
+        name: "Scripted model",
+        options: { baseURL: server.url, apiKey: "scripted" },
+        models: {
+          [MODEL]: { name: "Scripted model", tool_call: true, limit: { context: 200_000, output: 8_192 } },
+        },
+      },
+    }
+  }
+
+  async function withProvider(project: Project, server: ModelServer.Instance) {
+    const file = path.join(project.dir, "opencode.json")
+    const config = JSON.parse(await fs.readFile(file, "utf8"))
+    config.provider = { ...config.provider, ...provider(server) }
+    await fs.writeFile(file, JSON.stringify(config, null, 2))
+  }
+
+  export type RunResult = {
+    exitCode: number
+    /** Parsed JSON events printed by `opencode run --format json`. */
+    events: any[]
+    stdout: string
+    stderr: string
+    /** Tool parts seen in the events, in order. */
+    tools: { tool: string; status: string; input: any; output: string; error?: string }[]
+    /** Concatenated assistant text. */
+    text: string
+  }
+
+  const live = new Set<{ kill(signal?: number | NodeJS.Signals): void }>()
+  process.on("exit", () => {
+    for (const proc of live) proc.kill("SIGKILL")
+  })
+
+  /** Runs `opencode run --format json <prompt>` in the project; the process is always stopped (timeout included). */
+  export async function run(
+    project: Project,
+    server: ModelServer.Instance,
+    prompt: string,
+    options: { timeoutMs?: number; args?: string[]; env?: Record<string, string> } = {},
+  ): Promise<RunResult> {
+    await withProvider(project, server)
+    const proc = Bun.spawn([project.bin, "run", "--format", "json", ...(options.args ?? []), prompt], {
+      cwd: project.dir,
+      env: { ...project.env, PWD: project.dir, ...options.env },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    live.add(proc)
+    const timeout = setTimeout(() => proc.kill("SIGKILL"), options.timeoutMs ?? 60_000)
+    try {
+      const [stdout, stderr, exitCode] = await Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ])
+      return { exitCode, stdout, stderr, ...parseEvents(stdout) }
+    } finally {
+      clearTimeout(timeout)
+      proc.kill("SIGKILL")
+      live.delete(proc)
+    }
+  }
+
+  export function parseEvents(stdout: string) {
+    const events: any[] = []
+    for (const line of stdout.split("\n")) {
+      const trimmed = line.trim()
+      if (!trimmed.startsWith("{")) continue
+      try {
+        events.push(JSON.parse(trimmed))
+      } catch {
+        // Non-JSON lines (log noise) are ignored; the raw stdout stays available to the test.
+      }
+    }
+    const tools: RunResult["tools"] = []
+    let text = ""
+    for (const event of events) {
+      const part = event.part
+      if (!part) continue
+      if (part.type === "tool") {
+        tools.push({
+          tool: part.tool,
+          status: part.state?.status,
+          input: part.state?.input,
+          output: part.state?.output ?? "",
+          error: part.state?.error,
+        })
+      }
+      if (part.type === "text" && typeof part.text === "string") text += part.text
+    }
+    return { events, tools, text }
+  }
+}
