@@ -1,3 +1,4 @@
+import type { SessionView } from "./resource/session"
 import type { Logger } from "./util/log"
 
 /**
@@ -18,4 +19,9 @@ export type Host = {
    * `op`, or undefined when it may. Features that read or write files on the model's behalf consult it.
    */
   access?: (path: string, op: "read" | "write" | "llm") => Promise<string | undefined>
+  /**
+   * The stored messages of a session, oldest first, in OpenCode's `{ info, parts }` shape. Features derive session
+   * state from it instead of shadowing it.
+   */
+  messages?: (sessionID: string) => Promise<SessionView.Message[]>
 }

@@ -4,12 +4,13 @@ import { compose } from "./compose"
 import type { Feature } from "./feature"
 import { hostLogger } from "./log"
 import { loadOptions } from "./options"
+import { ResourcesFeature } from "./features/resources"
 
 /**
  * Feature adapters, in hook order: inbound hooks (tool.execute.before, chat.message) run top to bottom, outbound
  * hooks (tool results, transforms) bottom to top — see compose.ts.
  */
-const FEATURES: Feature[] = []
+const FEATURES: Feature[] = [ResourcesFeature]
 
 type HostInput = PluginInput & { hasBuiltIn?: (feature: string) => boolean }
 
@@ -25,7 +26,17 @@ const OpencodeBuiltins: Plugin = async (input: HostInput, explicit?: unknown) =>
   const log = hostLogger(input.client, "opencode-builtins")
   const { options, error } = loadOptions(input.directory, explicit)
   if (error) log.warn(error)
-  const host: Host = { directory: input.directory, worktree: input.worktree || input.directory, log }
+  const host: Host = {
+    directory: input.directory,
+    worktree: input.worktree || input.directory,
+    log,
+    // In-process call (the SDK client is wired straight to OpenCode's server), no network round trip.
+    async messages(sessionID) {
+      const result = await input.client.session.messages({ path: { id: sessionID } })
+      if (result.error || !Array.isArray(result.data)) throw new Error(`session ${sessionID}: messages unavailable`)
+      return result.data as any
+    },
+  }
   const active: Hooks[] = []
   const native: string[] = []
   for (const feature of FEATURES) {

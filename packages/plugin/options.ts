@@ -1,5 +1,7 @@
 import fs from "fs"
 import path from "path"
+import type z from "zod"
+import type { Logger } from "@opencode-builtins/core/util/log"
 
 /**
  * The plugin's options. OpenCode 1.18+ passes them from `"plugin": [["opencode-builtins", { ... }]]`; every host
@@ -37,4 +39,36 @@ export function loadOptions(directory: string, explicit: unknown): { options: Op
         : (value as Record<string, unknown>)
   }
   return { options, error }
+}
+
+/**
+ * A feature's options checked against its schema. Invalid values are reported (naming the key and the problem) and
+ * replaced by their defaults; unknown keys are reported and ignored. `enabled` is the plugin's own switch.
+ *
+ * @example
+ * const config = validSection(Resource.Config, { maxResourcesPerSession: "x" }, "resources", log)
+ * // logs: resources.maxResourcesPerSession: expected number, received string — using the default
+ */
+export function validSection<T extends z.ZodObject>(
+  schema: T,
+  section: Record<string, unknown>,
+  name: string,
+  log: Logger,
+): z.input<T> {
+  const { enabled: _enabled, ...given } = section
+  const known = new Set(Object.keys(schema.shape))
+  const kept: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(given)) {
+    if (!known.has(key)) {
+      log.warn(`unknown option ${name}.${key} ignored; known options: ${[...known].join(", ")}`)
+      continue
+    }
+    const check = schema.shape[key].safeParse(value)
+    if (!check.success) {
+      log.error(`${name}.${key}: ${check.error.issues[0]?.message ?? "invalid value"} — using the default`)
+      continue
+    }
+    kept[key] = value
+  }
+  return kept as z.input<T>
 }

@@ -1,0 +1,145 @@
+import path from "path"
+import { ResourceCache } from "./cache"
+import { ResourceIndex } from "./indexer"
+import { ResourceParse } from "./parse"
+import type { ResourceProject } from "./project"
+import { ResourceRead } from "./read"
+import { ResourceScan } from "./scan"
+import type { Resource } from "./schema"
+
+/**
+ * One (re)build of the index: scan, reuse every cached parse whose file kept its size and mtime, read and parse the
+ * rest (a bounded number at a time), assemble. Returns the new cache data too, so the caller decides about writing.
+ *
+ * @example
+ * const { index, cache, stats } = await ResourceBuild.run(project, config, previousCache)
+ * stats // { parsed: 3, reused: 9997, removed: 0 }
+ */
+export namespace ResourceBuild {
+  export type Stats = { parsed: number; reused: number; removed: number }
+  export type Output = { index: ResourceIndex.Index; cache: ResourceCache.Data; stats: Stats }
+
+  const CONCURRENCY = 64
+
+  export async function run(
+    project: ResourceProject.Info,
+    config: Pick<Resource.Config, "fileReadTimeout" | "maxFileSize">,
+    previous?: ResourceCache.Data,
+  ): Promise<Output> {
+    const scan = await ResourceScan.scan(project)
+    const old = previous && previous.projectRoot === project.root ? previous : ResourceCache.empty(project.root)
+    const cache = ResourceCache.empty(project.root)
+    const stats: Stats = { parsed: 0, reused: 0, removed: 0 }
+    const fresh = (e: { size: number; mtimeMs: number; real: string } | undefined, f: ResourceScan.File) =>
+      e !== undefined && e.size === f.size && e.mtimeMs === f.mtimeMs && e.real === f.real
+
+    const toRead: ResourceScan.File[] = []
+    for (const file of scan.resources) {
+      const entry = old.files[file.relativePath]
+      if (fresh(entry, file) && entry.type === file.type) {
+        cache.files[file.relativePath] = entry
+        stats.reused++
+      } else toRead.push(file)
+    }
+    const refsToRead: ResourceScan.File[] = []
+    for (const file of scan.references) {
+      const entry = old.references[file.relativePath]
+      if (fresh(entry, file) && entry.kind === file.kind) {
+        cache.references[file.relativePath] = entry
+        stats.reused++
+      } else refsToRead.push(file)
+    }
+
+    await eachLimited(toRead, CONCURRENCY, async (file) => {
+      cache.files[file.relativePath] = await parseFile(file, config)
+      stats.parsed++
+    })
+    await eachLimited(refsToRead, CONCURRENCY, async (file) => {
+      const read = await ResourceRead.text(file.real, {
+        timeoutMs: config.fileReadTimeout,
+        maxBytes: config.maxFileSize,
+        size: file.size,
+      })
+      const text = read.ok ? read.text : ""
+      cache.references[file.relativePath] = {
+        size: file.size,
+        mtimeMs: file.mtimeMs,
+        real: file.real,
+        kind: file.kind as "agent" | "command",
+        name: ResourceParse.stem(file.relativePath),
+        words: ResourceIndex.words(text),
+        explicit: ResourceParse.inlineReferences(text, file.relativePath),
+      }
+      stats.parsed++
+    })
+    stats.removed =
+      Object.keys(old.files).filter((k) => !cache.files[k]).length +
+      Object.keys(old.references).filter((k) => !cache.references[k]).length
+
+    const parsed: ResourceIndex.ParsedFile[] = []
+    const problems: Resource.Warning[] = [...scan.warnings]
+    for (const [relativePath, entry] of Object.entries(cache.files)) {
+      if (entry.problem) problems.push(entry.problem)
+      if (entry.result) parsed.push({ relativePath, path: entry.result.metadata.path, result: entry.result })
+    }
+    const references: ResourceIndex.ReferenceFile[] = Object.entries(cache.references).map(([relativePath, e]) => ({
+      kind: e.kind,
+      name: e.name,
+      relativePath,
+      words: e.words,
+      explicit: e.explicit,
+    }))
+    const index = ResourceIndex.assemble(project, parsed, references, problems)
+    return { index, cache, stats }
+  }
+
+  async function parseFile(
+    file: ResourceScan.File,
+    config: Pick<Resource.Config, "fileReadTimeout" | "maxFileSize">,
+  ): Promise<ResourceCache.FileEntry> {
+    const base = { size: file.size, mtimeMs: file.mtimeMs, real: file.real, type: file.type! }
+    const read = await ResourceRead.text(file.real, {
+      timeoutMs: config.fileReadTimeout,
+      maxBytes: config.maxFileSize,
+      size: file.size,
+    })
+    if (!read.ok) {
+      return {
+        ...base,
+        problem: {
+          severity: "error",
+          code: read.code,
+          path: file.relativePath,
+          message: `${path.posix.basename(file.relativePath)}: ${read.reason}; not indexed`,
+        },
+      }
+    }
+    const result = ResourceParse.parse({
+      type: file.type!,
+      relativePath: file.relativePath,
+      path: file.path,
+      size: file.size,
+      lastModified: file.mtimeMs,
+      text: read.text,
+    })
+    if (read.truncated) {
+      result.warnings.push({
+        severity: "error",
+        code: "oversize",
+        path: file.relativePath,
+        id: result.metadata.id,
+        message: `${file.size} bytes, over the ${config.maxFileSize}-byte load limit: listed, but resource-load refuses it`,
+      })
+    }
+    return { ...base, result }
+  }
+
+  /** Runs `fn` over `items` with at most `limit` in flight. */
+  export async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>) {
+    let next = 0
+    const worker = async () => {
+      while (next < items.length) await fn(items[next++])
+    }
+    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  }
+}

@@ -1,0 +1,124 @@
+import fs from "fs"
+import path from "path"
+import { parseArgs } from "util"
+import { Exit, type CliIO } from "../util/cli"
+import { errorMessage } from "../util/error"
+import { Logger } from "../util/log"
+import { ResourceLint } from "./lint"
+import { ResourceLoader } from "./loader"
+import { ResourceQuery } from "./query"
+import { Resource } from "./schema"
+
+const USAGE = `usage:
+  opencode-builtins resources lint [dir] [--json]
+      Check .opencode resources: malformed frontmatter/JSON, duplicate or invalid ids, dangling references,
+      oversize, binary or unreadable files. Exit 1 when any error is found.
+  opencode-builtins resources query [words…] [--type T] [--domain D] [--tag T]… [--referenced-by NAME]
+                                    [--limit N] [--dir DIR] [--json]
+      Search resources as the resource-query tool does. Types: ${Resource.TYPES.join(", ")}.
+      Domains: ${Resource.DOMAINS.join(", ")}.
+`
+
+/**
+ * `opencode-builtins resources …`.
+ *
+ * @example
+ * await run(["lint", ".", "--json"], io) // 0 when clean, 1 with errors, 2 on bad usage
+ */
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  const [sub, ...rest] = argv
+  if (sub === "lint") return lint(rest, io)
+  if (sub === "query") return query(rest, io)
+  if (!sub || sub === "--help" || sub === "-h") {
+    io.out(USAGE)
+    return sub ? Exit.ok : Exit.usage
+  }
+  io.err(`resources: unknown subcommand '${sub}'\n\n${USAGE}`)
+  return Exit.usage
+}
+
+import type { ParseArgsConfig } from "util"
+
+function parse(argv: string[], io: CliIO, options: NonNullable<ParseArgsConfig["options"]>) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true })
+  } catch (error) {
+    io.err(`resources: ${errorMessage(error)}\n\n${USAGE}`)
+    return undefined
+  }
+}
+
+function directory(io: CliIO, dir: string | undefined): string | undefined {
+  const target = path.resolve(io.cwd, dir ?? ".")
+  if (!fs.existsSync(target) || !fs.statSync(target).isDirectory()) {
+    io.err(`resources: ${target} is not a directory\n`)
+    return undefined
+  }
+  return target
+}
+
+async function lint(argv: string[], io: CliIO): Promise<number> {
+  const args = parse(argv, io, { json: { type: "boolean" }, help: { type: "boolean", short: "h" } })
+  if (!args) return Exit.usage
+  if (args.values.help) return io.out(USAGE), Exit.ok
+  if (args.positionals.length > 1) return io.err(`resources lint: one directory at most\n`), Exit.usage
+  const dir = directory(io, args.positionals[0])
+  if (!dir) return Exit.usage
+  const report = await ResourceLint.run(dir)
+  if (args.values.json) io.out(JSON.stringify(report, null, 2) + "\n")
+  else {
+    const types = Object.entries(report.byType)
+      .map(([t, n]) => `${n} ${t}`)
+      .join(", ")
+    io.out(`${report.resources} resource(s) in ${report.projectRoot}${types ? ` (${types})` : ""}\n`)
+    for (const p of report.problems) io.out(`${p.severity === "error" ? "error" : "warn "} ${p.code}  ${p.path}: ${p.message}\n`)
+    io.out(`${report.errors} error(s), ${report.warnings} warning(s)\n`)
+  }
+  return report.ok ? Exit.ok : Exit.findings
+}
+
+async function query(argv: string[], io: CliIO): Promise<number> {
+  const args = parse(argv, io, {
+    type: { type: "string" },
+    domain: { type: "string" },
+    tag: { type: "string", multiple: true },
+    "referenced-by": { type: "string" },
+    limit: { type: "string" },
+    dir: { type: "string" },
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  })
+  if (!args) return Exit.usage
+  const v = args.values as Record<string, any>
+  if (v.help) return io.out(USAGE), Exit.ok
+  const dir = directory(io, v.dir)
+  if (!dir) return Exit.usage
+  const input = {
+    type: v.type,
+    domain: v.domain,
+    tags: v.tag,
+    referencedBy: v["referenced-by"],
+    query: args.positionals.join(" ") || undefined,
+    limit: v.limit === undefined ? undefined : Number(v.limit),
+  }
+  const checked = ResourceQuery.Args.safeParse(input)
+  if (!checked.success) {
+    const issue = checked.error.issues[0]
+    io.err(`resources query: --${String(issue.path[0] ?? "")}: ${issue.message}\n`)
+    return Exit.usage
+  }
+  const loader = ResourceLoader.create({ directory: dir, worktree: dir, log: Logger.silent })
+  try {
+    const result = await loader.query(input)
+    if (v.json) io.out(JSON.stringify(result, null, 2) + "\n")
+    else {
+      for (const r of result.results)
+        io.out(`${r.id}  [${r.type}/${r.domain}]  ${r.name}${r.description ? ` — ${r.description}` : ""}\n`)
+      io.out(`${result.showing} of ${result.total} shown. ${result.hint}\n`)
+      if (result.warnings) io.out(`${result.warnings.count} index warning(s): ${result.warnings.hint}\n`)
+    }
+    return Exit.ok
+  } finally {
+    await loader.dispose()
+  }
+}

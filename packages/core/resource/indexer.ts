@@ -1,0 +1,212 @@
+import { ResourceParse } from "./parse"
+import { ResourceProject } from "./project"
+import { Resource } from "./schema"
+
+/**
+ * The in-memory index: resources by id, secondary indexes (type, domain, tag, referencing agent/command), the
+ * reference graph and the warnings met while building it. `assemble` is pure and deterministic: the same parsed
+ * files always give the same index, whatever order they were read in.
+ *
+ * Duplicate ids: the file in the nearest `.opencode` folder wins, then the smallest project-relative path; every
+ * loser is reported. Agent and command files reference a resource by `[[id]]`, a link to its file, or by naming an
+ * id that is distinctive (contains `-`, `_` or `.`, or is at least 8 characters long) as a word of their text.
+ *
+ * @example
+ * const index = ResourceIndex.assemble(project, parsedFiles, referenceFiles, scanWarnings)
+ * index.byTag.get("git") // Set { "git-operations", "pre-commit" }
+ * index.graph.backward.get("pre-commit") // Set { "git-operations" }
+ */
+export namespace ResourceIndex {
+  export const VERSION = "1"
+
+  export type ParsedFile = {
+    relativePath: string
+    path: string
+    result: ResourceParse.Result
+  }
+
+  export type ReferenceFile = {
+    kind: "agent" | "command"
+    name: string
+    relativePath: string
+    /** Distinct words of the file that could be ids. */
+    words: string[]
+    /** Explicit `[[id]]` and file links found in the file. */
+    explicit: ResourceParse.RawRef[]
+  }
+
+  export type Index = {
+    version: string
+    generatedAt: number
+    projectRoot: string
+    resources: Map<string, Resource.Metadata>
+    byType: Map<Resource.Type, Set<string>>
+    byDomain: Map<Resource.Domain, Set<string>>
+    /** Lower-cased tag → ids. */
+    byTag: Map<string, Set<string>>
+    /** Agent or command name → ids it references. */
+    byReference: Map<string, Set<string>>
+    graph: {
+      forward: Map<string, Set<string>>
+      backward: Map<string, Set<string>>
+      agents: Map<string, Set<string>>
+      commands: Map<string, Set<string>>
+    }
+    /** References that name no resource, per resource id (listed by `resource-load`, reported by lint). */
+    dangling: Map<string, string[]>
+    warnings: Resource.Warning[]
+    /** Lower-cased text searched by queries, per id. */
+    haystack: Map<string, Haystack>
+  }
+
+  export type Haystack = { id: string; name: string; tags: string; description: string; rest: string; all: string }
+
+  /** Extracts the candidate words of an agent or command file (see `assemble` for what counts as a reference). */
+  export function words(text: string): string[] {
+    const out = new Set<string>()
+    for (const m of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}._-]*/gu)) out.add(m[0].replace(/[._-]+$/, ""))
+    return [...out]
+  }
+
+  function add<K, V>(map: Map<K, Set<V>>, key: K, value: V) {
+    let set = map.get(key)
+    if (!set) map.set(key, (set = new Set()))
+    set.add(value)
+  }
+
+  function distinctive(id: string) {
+    return /[-_.]/.test(id) || id.length >= 8
+  }
+
+  export function assemble(
+    project: ResourceProject.Info,
+    files: ParsedFile[],
+    references: ReferenceFile[],
+    scanWarnings: Resource.Warning[],
+  ): Index {
+    const warnings: Resource.Warning[] = [...scanWarnings]
+    const rank = (p: string) => {
+      const i = project.opencodeDirs.findIndex((dir) => ResourceProject.isInside(p, dir))
+      return i < 0 ? project.opencodeDirs.length : i
+    }
+    const ordered = [...files].sort(
+      (a, b) => rank(a.path) - rank(b.path) || (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0),
+    )
+
+    const index: Index = {
+      version: VERSION,
+      generatedAt: Date.now(),
+      projectRoot: project.root,
+      resources: new Map(),
+      byType: new Map(),
+      byDomain: new Map(),
+      byTag: new Map(),
+      byReference: new Map(),
+      graph: { forward: new Map(), backward: new Map(), agents: new Map(), commands: new Map() },
+      dangling: new Map(),
+      warnings,
+      haystack: new Map(),
+    }
+    const byPath = new Map<string, string>()
+    const byUri = new Map<string, string>()
+    const refs = new Map<string, ResourceParse.RawRef[]>()
+    for (const file of ordered) {
+      warnings.push(...file.result.warnings)
+      const meta = file.result.metadata
+      const kept = index.resources.get(meta.id)
+      if (kept) {
+        warnings.push({
+          severity: "error",
+          code: "duplicate-id",
+          path: file.relativePath,
+          id: meta.id,
+          message: `duplicate id '${meta.id}': ${kept.relativePath} is used, ${file.relativePath} is ignored`,
+        })
+        continue
+      }
+      // Fresh copies: the parsed result may be shared with a cache and reused by later builds.
+      index.resources.set(meta.id, { ...meta, tags: [...meta.tags], referencedBy: [...meta.referencedBy] })
+      byPath.set(file.relativePath, meta.id)
+      if (file.result.uri) byUri.set(file.result.uri, meta.id)
+      refs.set(meta.id, file.result.refs)
+    }
+
+    const resolve = (ref: ResourceParse.RawRef): string | undefined =>
+      ref.kind === "id"
+        ? index.resources.has(ref.value)
+          ? ref.value
+          : undefined
+        : ref.kind === "path"
+          ? byPath.get(ref.value)
+          : byUri.get(ref.value)
+
+    for (const [id, raw] of refs) {
+      const meta = index.resources.get(id)!
+      const resolved: string[] = []
+      const dangling: string[] = []
+      for (const ref of raw) {
+        const target = resolve(ref)
+        if (target === id) {
+          warnings.push({
+            severity: "warning",
+            code: "self-reference",
+            path: meta.relativePath,
+            id,
+            message: `'${id}' references itself; ignored`,
+          })
+          continue
+        }
+        if (target) {
+          if (!resolved.includes(target)) resolved.push(target)
+        } else if (!dangling.includes(ref.value)) dangling.push(ref.value)
+      }
+      meta.references = [...resolved, ...dangling]
+      if (dangling.length) {
+        index.dangling.set(id, dangling)
+        warnings.push({
+          severity: "error",
+          code: "dangling-reference",
+          path: meta.relativePath,
+          id,
+          message: `'${id}' references ${dangling.map((d) => `'${d}'`).join(", ")}, which match no resource`,
+        })
+      }
+      for (const target of resolved) {
+        add(index.graph.forward, id, target)
+        add(index.graph.backward, target, id)
+      }
+    }
+
+    for (const ref of [...references].sort((a, b) => (a.relativePath < b.relativePath ? -1 : 1))) {
+      const found = new Set<string>()
+      for (const r of ref.explicit) {
+        const target = resolve(r)
+        if (target) found.add(target)
+      }
+      for (const word of ref.words) if (distinctive(word) && index.resources.has(word)) found.add(word)
+      const graph = ref.kind === "agent" ? index.graph.agents : index.graph.commands
+      for (const id of found) {
+        add(graph, ref.name, id)
+        const meta = index.resources.get(id)!
+        if (!meta.referencedBy.includes(ref.name)) meta.referencedBy.push(ref.name)
+      }
+    }
+
+    for (const [id, meta] of index.resources) {
+      meta.referencedBy.sort()
+      add(index.byType, meta.type, id)
+      add(index.byDomain, meta.domain, id)
+      for (const tag of meta.tags) add(index.byTag, tag.toLowerCase(), id)
+      for (const name of meta.referencedBy) add(index.byReference, name, id)
+      const hay = {
+        id: id.toLowerCase(),
+        name: meta.name.toLowerCase(),
+        tags: meta.tags.join(" ").toLowerCase(),
+        description: (meta.description ?? "").toLowerCase(),
+        rest: [meta.type, meta.domain, meta.category ?? ""].join(" ").toLowerCase(),
+      }
+      index.haystack.set(id, { ...hay, all: Object.values(hay).join("\n") })
+    }
+    return index
+  }
+}

@@ -1,0 +1,54 @@
+import { Logger } from "../util/log"
+import { ResourceLoader } from "./loader"
+import type { Resource } from "./schema"
+
+/**
+ * Checks a project's resources the way the index sees them: malformed frontmatter or JSON, duplicate and invalid ids,
+ * dangling references, oversize, binary, non-UTF-8, unreadable and out-of-project files, symlink loops. Errors make
+ * the lint fail; warnings (an empty file, a self-reference) do not. Never touches the index cache.
+ *
+ * @example
+ * const report = await ResourceLint.run("/repo")
+ * report.ok // false when any problem has severity "error"
+ */
+export namespace ResourceLint {
+  export type Report = {
+    projectRoot: string
+    resources: number
+    byType: Record<string, number>
+    errors: number
+    warnings: number
+    problems: Resource.Warning[]
+    ok: boolean
+  }
+
+  export async function run(directory: string, worktree?: string): Promise<Report> {
+    const loader = ResourceLoader.create(
+      { directory, worktree: worktree ?? directory, log: Logger.silent },
+      { persistCache: false },
+    )
+    try {
+      const index = await loader.index()
+      const problems = [...index.warnings].sort(
+        (a, b) =>
+          (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1) ||
+          (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
+          (a.code < b.code ? -1 : 1),
+      )
+      const errors = problems.filter((p) => p.severity === "error").length
+      const byType: Record<string, number> = {}
+      for (const [type, ids] of index.byType) byType[type] = ids.size
+      return {
+        projectRoot: index.projectRoot,
+        resources: index.resources.size,
+        byType,
+        errors,
+        warnings: problems.length - errors,
+        problems,
+        ok: errors === 0,
+      }
+    } finally {
+      await loader.dispose()
+    }
+  }
+}

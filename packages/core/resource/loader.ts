@@ -1,0 +1,505 @@
+import { distance } from "fastest-levenshtein"
+import fs from "fs"
+import path from "path"
+import type { Host } from "../host"
+import { errorMessage } from "../util/error"
+import { ResourceBuild } from "./build"
+import { ResourceCache } from "./cache"
+import { ResourceError } from "./errors"
+import { formatBytes } from "./format"
+import type { ResourceIndex } from "./indexer"
+import { ResourceOutput } from "./output"
+import { ResourceParse } from "./parse"
+import { ResourceProject } from "./project"
+import { ResourceQuery } from "./query"
+import { ResourceRead } from "./read"
+import { Resource } from "./schema"
+import { SessionView } from "./session"
+import { Frontmatter } from "../util/frontmatter"
+
+/**
+ * The resource loader of one project: the lazily built, cached and revalidated index, and the operations behind the
+ * four tools. Sessions are derived from their history (`Host.messages`); the loader itself only remembers what this
+ * process did that the stored history may not show yet, and forgets sessions idle for 24 hours.
+ *
+ * @example
+ * const loader = ResourceLoader.create({ directory: "/repo", worktree: "/repo", log: Logger.silent })
+ * const found = await loader.query({ query: "git" })
+ * const text = await loader.load({ id: found.results[0].id }, { sessionID: "ses_1", messageID: "msg_1" })
+ */
+export namespace ResourceLoader {
+  export type Context = { sessionID: string; messageID: string; callID?: string }
+
+  export type Stats = {
+    indexBuilds: number
+    totalQueries: number
+    totalLoads: number
+    totalReleases: number
+    cacheHits: number
+    cacheMisses: number
+    lastBuild?: ResourceBuild.Stats & { ms: number }
+  }
+
+  export const SESSION_MAX_IDLE_MS = 24 * 60 * 60 * 1000
+  const CLEANUP_EVERY_MS = 60 * 60 * 1000
+
+  export type Loader = ReturnType<typeof create>
+
+  export function create(host: Host, input: Resource.ConfigInput = {}) {
+    const config = Resource.Config.parse(input)
+    const project = ResourceProject.resolve(host.directory, host.worktree)
+    const cachePath = config.indexCachePath
+      ? path.resolve(project.root, config.indexCachePath)
+      : ResourceCache.defaultPath(project.root)
+    const log = host.log
+    const stats: Stats = {
+      indexBuilds: 0,
+      totalQueries: 0,
+      totalLoads: 0,
+      totalReleases: 0,
+      cacheHits: 0,
+      cacheMisses: 0,
+    }
+
+    let current: ResourceIndex.Index | undefined
+    let cacheData: ResourceCache.Data | undefined
+    let building: Promise<ResourceIndex.Index> | undefined
+    let dirty = false
+    let pendingWrite: Promise<void> = Promise.resolve()
+    const watchers: fs.FSWatcher[] = []
+
+    type SessionState = { createdAt: number; lastActivity: number; pending: SessionView.Pending[] }
+    const sessions = new Map<string, SessionState>()
+    const cleanup = setInterval(() => sweep(Date.now()), CLEANUP_EVERY_MS)
+    cleanup.unref?.()
+
+    function sweep(now: number) {
+      for (const [id, s] of sessions) if (now - s.lastActivity > SESSION_MAX_IDLE_MS) sessions.delete(id)
+    }
+
+    function session(sessionID: string): SessionState {
+      let s = sessions.get(sessionID)
+      if (!s) sessions.set(sessionID, (s = { createdAt: Date.now(), lastActivity: Date.now(), pending: [] }))
+      s.lastActivity = Date.now()
+      return s
+    }
+
+    // ---- index ---------------------------------------------------------------------------------------------
+
+    async function rebuild(): Promise<ResourceIndex.Index> {
+      const started = performance.now()
+      dirty = false
+      let previous = cacheData
+      let hadDisk = previous !== undefined
+      if (!previous && config.persistCache) {
+        previous = await ResourceCache.read(cachePath, project.root)
+        hadDisk = previous !== undefined
+      }
+      const out = await ResourceBuild.run(project, config, previous)
+      current = out.index
+      cacheData = out.cache
+      stats.indexBuilds++
+      stats.lastBuild = { ...out.stats, ms: performance.now() - started }
+      if (config.persistCache && (!hadDisk || out.stats.parsed > 0 || out.stats.removed > 0)) {
+        pendingWrite = pendingWrite
+          .then(() => ResourceCache.write(cachePath, out.cache))
+          .catch((error) => log.warn("could not write the resource index cache", { path: cachePath, error: errorMessage(error) }))
+      }
+      if (watchers.length === 0) watch()
+      return out.index
+    }
+
+    /** The index: built on first use, shared by concurrent callers, revalidated by mtimes after a change was seen. */
+    async function index(): Promise<ResourceIndex.Index> {
+      if (current && !dirty && !config.autoRebuildIndex) {
+        stats.cacheHits++
+        return current
+      }
+      if (building) return building
+      stats.cacheMisses++
+      const run = rebuild().finally(() => {
+        if (building === run) building = undefined
+      })
+      building = run
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new ResourceError.IndexBuildError({
+                reason: `building took longer than ${config.indexBuildTimeout} ms (still running; try again shortly)`,
+              }),
+            ),
+          config.indexBuildTimeout,
+        )
+        timer.unref?.()
+      })
+      try {
+        return await Promise.race([run, timeout])
+      } catch (error) {
+        if (ResourceError.IndexBuildError.is(error)) throw error
+        throw new ResourceError.IndexBuildError({ reason: errorMessage(error) }, { cause: error })
+      } finally {
+        clearTimeout(timer)
+      }
+    }
+
+    const watchedDirs = () => {
+      const dirs: string[] = []
+      for (const dir of project.opencodeDirs) {
+        dirs.push(dir)
+        for (const type of Resource.TYPES) dirs.push(path.join(dir, type))
+        for (const sub of ["agent", "agents", "command", "commands"]) dirs.push(path.join(dir, sub))
+        for (const sub of ["agents", "commands"]) dirs.push(path.join(path.dirname(dir), ".claude", sub))
+      }
+      return dirs
+    }
+
+    /** True for paths whose change can alter the index (resource, agent and command files and folders). */
+    function relevant(file: string): boolean {
+      const abs = path.resolve(project.directory, file)
+      return watchedDirs().some((dir) => ResourceProject.isInside(abs, dir))
+    }
+
+    function watch() {
+      for (const dir of watchedDirs()) {
+        if (!fs.existsSync(dir)) continue
+        const recursive = path.basename(dir) !== ".opencode"
+        try {
+          const watcher = fs.watch(dir, { recursive, persistent: false }, () => {
+            dirty = true
+          })
+          watcher.on("error", () => watcher.close())
+          watchers.push(watcher)
+        } catch (error) {
+          log.debug("cannot watch resource folder; relying on file.edited events", { dir, error: errorMessage(error) })
+        }
+      }
+    }
+
+    /** Marks the index stale when `file` (absolute or project-relative) can affect it; without a path, always. */
+    function invalidate(file?: string): boolean {
+      if (file !== undefined && !relevant(file)) return false
+      dirty = true
+      return true
+    }
+
+    // ---- sessions --------------------------------------------------------------------------------------------
+
+    async function view(sessionID: string): Promise<SessionView.View> {
+      const state = session(sessionID)
+      let messages: SessionView.Message[] = []
+      if (host.messages) {
+        try {
+          messages = await host.messages(sessionID)
+        } catch (error) {
+          log.warn("could not read the session history; using this process's record only", {
+            sessionID,
+            error: errorMessage(error),
+          })
+        }
+      }
+      const derived = SessionView.derive(messages, config, state.pending)
+      if (host.messages) state.pending = derived.unseen
+      return derived
+    }
+
+    // ---- operations ------------------------------------------------------------------------------------------
+
+    async function query(args: ResourceQuery.Args) {
+      const idx = await index()
+      stats.totalQueries++
+      const result = ResourceQuery.run(idx, args)
+      return { ...result, warnings: summarizeWarnings(idx) }
+    }
+
+    function summarizeWarnings(idx: ResourceIndex.Index) {
+      if (idx.warnings.length === 0) return undefined
+      return {
+        count: idx.warnings.length,
+        errors: idx.warnings.filter((w) => w.severity === "error").length,
+        first: idx.warnings.slice(0, 5).map((w) => `${w.path}: ${w.message}`),
+        hint: "Run `npx opencode-builtins resources lint` in the project for the full list.",
+      }
+    }
+
+    function closest(idx: ResourceIndex.Index, id: string): string[] {
+      const lower = id.toLowerCase()
+      const scored: { id: string; d: number }[] = []
+      for (const candidate of idx.resources.keys()) {
+        const c = candidate.toLowerCase()
+        const d = c.includes(lower) || lower.includes(c) ? 0.5 : distance(lower, c)
+        if (d <= Math.max(2, Math.floor(lower.length / 3))) scored.push({ id: candidate, d })
+      }
+      return scored
+        .sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : 1))
+        .slice(0, 5)
+        .map((s) => s.id)
+    }
+
+    type Refusal =
+      | InstanceType<typeof ResourceError.FileReadError>
+      | InstanceType<typeof ResourceError.OutsideProject>
+      | InstanceType<typeof ResourceError.AccessDenied>
+      | InstanceType<typeof ResourceError.FileTooLarge>
+    type Read = { ok: true; meta: Resource.Metadata; content: string } | { ok: false; error: Refusal }
+
+    /** Reads one resource for loading, applying every refusal rule. */
+    async function readResource(meta: Resource.Metadata): Promise<Read> {
+      let real: string
+      try {
+        real = await fs.promises.realpath(meta.path)
+      } catch (error) {
+        return {
+          ok: false,
+          error: new ResourceError.FileReadError({ id: meta.id, path: meta.relativePath, reason: errorMessage(error) }),
+        }
+      }
+      if (!ResourceProject.isInside(real, project.root))
+        return { ok: false, error: new ResourceError.OutsideProject({ id: meta.id, path: meta.relativePath, resolved: real }) }
+      const denied = host.access ? await host.access(real, "read") : undefined
+      if (denied) return { ok: false, error: new ResourceError.AccessDenied({ id: meta.id, path: meta.relativePath, reason: denied }) }
+      const size = (await fs.promises.stat(real).catch(() => undefined))?.size ?? meta.size
+      if (size > config.maxFileSize)
+        return {
+          ok: false,
+          error: new ResourceError.FileTooLarge({ id: meta.id, size, max: config.maxFileSize, path: meta.relativePath }),
+        }
+      const read = await ResourceRead.text(real, { timeoutMs: config.fileReadTimeout, maxBytes: config.maxFileSize, size })
+      if (!read.ok)
+        return { ok: false, error: new ResourceError.FileReadError({ id: meta.id, path: meta.relativePath, reason: read.reason }) }
+      const content = meta.type === "schema" ? read.text : Frontmatter.parse(read.text).body.replace(/^\s*\n/, "")
+      return { ok: true, meta: { ...meta, size }, content }
+    }
+
+    /**
+     * `resource-load`: the resource (and, with `includeReferences`, what it references up to `maxReferencesDepth`,
+     * breadth first, cycle-safe, each once) as text with the spec's header block; errors as JSON.
+     */
+    async function load(args: { id: string; includeReferences?: boolean }, ctx: Context): Promise<string> {
+      const id = args.id.trim()
+      const includeReferences = args.includeReferences ?? config.autoLoadReferences
+      const invalid = ResourceParse.invalidIdReason(id)
+      if (invalid) return ResourceError.format(new ResourceError.InvalidId({ id, reason: invalid }))
+      let idx: ResourceIndex.Index
+      try {
+        idx = await index()
+      } catch (error) {
+        return ResourceError.format(error as InstanceType<typeof ResourceError.IndexBuildError>)
+      }
+      const meta = idx.resources.get(id)
+      if (!meta)
+        return ResourceError.format(
+          new ResourceError.NotFound({ id, closest: closest(idx, id) }),
+          "Use resource-query to find available resources.",
+        )
+      const state = session(ctx.sessionID)
+      const v = await view(ctx.sessionID)
+      const existing = v.current(id)
+      const nonce = ResourceOutput.nonce()
+      const finish = (output: string) => {
+        if (ResourceOutput.header(output))
+          state.pending.push({ kind: "load", nonce, output, at: Date.now(), messageID: ctx.messageID })
+        return output
+      }
+
+      if (existing?.status === "active" && !includeReferences)
+        return ResourceError.format(
+          new ResourceError.AlreadyLoaded({
+            id,
+            loadedAt: new Date(existing.loadedAt).toISOString(),
+            toolCallID: existing.callID,
+          }),
+          "Its content is already in this conversation; use it from there.",
+        )
+
+      const inContext = v.inContext()
+      let count = inContext.length
+      let bytes = inContext.reduce((sum, i) => sum + i.size, 0)
+      const reactivated: string[] = []
+      const notes: string[] = []
+      const sections: ResourceOutput.Section[] = []
+
+      // Breadth-first walk: the resource, then its references level by level.
+      const order: { id: string; depth: number; from?: string }[] = [{ id, depth: 0 }]
+      const seen = new Set([id])
+      const viaOf = new Map<string, string[]>()
+      const unresolved = new Set<string>()
+      for (let i = 0; i < order.length; i++) {
+        const node = order[i]
+        if (!includeReferences || node.depth >= config.maxReferencesDepth) continue
+        for (const d of idx.dangling.get(node.id) ?? []) unresolved.add(d)
+        for (const next of idx.graph.forward.get(node.id) ?? []) {
+          viaOf.set(next, [...(viaOf.get(next) ?? []), node.id])
+          if (seen.has(next)) continue
+          seen.add(next)
+          order.push({ id: next, depth: node.depth + 1, from: node.id })
+        }
+      }
+
+      const alreadyActive: string[] = []
+      for (const node of order) {
+        const m = idx.resources.get(node.id)!
+        const prior = v.current(node.id)
+        if (prior?.status === "active") {
+          if (node.depth > 0) alreadyActive.push(node.id)
+          continue
+        }
+        if (prior?.status === "flagged") {
+          reactivated.push(node.id)
+          continue
+        }
+        const read = await readResource(m)
+        if (!read.ok) {
+          if (node.depth === 0) return ResourceError.format(read.error)
+          notes.push(`Reference '${node.id}' not loaded: ${read.error.message}`)
+          continue
+        }
+        if (count + 1 > config.maxResourcesPerSession || bytes + read.meta.size > config.maxTotalSizePerSession) {
+          const limit =
+            count + 1 > config.maxResourcesPerSession
+              ? { limit: `${config.maxResourcesPerSession} resources`, current: `${count} resources` }
+              : {
+                  limit: formatBytes(config.maxTotalSizePerSession),
+                  current: formatBytes(bytes),
+                  requested: formatBytes(read.meta.size),
+                }
+          if (node.depth === 0) return ResourceError.format(new ResourceError.SessionLimitReached(limit))
+          notes.push(`Reference '${node.id}' not loaded: session limit (${limit.limit}) reached.`)
+          continue
+        }
+        count++
+        bytes += read.meta.size
+        sections.push({ metadata: read.meta, content: read.content, referencedBy: node.depth ? viaOf.get(node.id) : undefined })
+      }
+      if (alreadyActive.length) notes.push(`Already loaded, content above: ${alreadyActive.join(", ")}.`)
+      if (unresolved.size)
+        notes.push(`Unresolved references (no such resource): ${[...unresolved].join(", ")}.`)
+      if (sections.length === 0 && reactivated.length === 0) {
+        return ResourceError.format(
+          new ResourceError.AlreadyLoaded({
+            id,
+            loadedAt: new Date(existing?.loadedAt ?? Date.now()).toISOString(),
+            toolCallID: existing?.callID,
+          }),
+          alreadyActive.length ? `Its references are loaded too: ${alreadyActive.join(", ")}.` : undefined,
+        )
+      }
+      stats.totalLoads++
+      return finish(ResourceOutput.render({ nonce, id, refs: includeReferences, sections, reactivated, notes }))
+    }
+
+    /** `resource-list-loaded`: every resource loaded in the visible history, with its lifecycle status. */
+    async function listLoaded(ctx: Context) {
+      const v = await view(ctx.sessionID)
+      const idx = current ?? (await index().catch(() => undefined))
+      const latest = new Map<string, SessionView.Instance>()
+      for (const i of v.instances) latest.set(i.id, i)
+      const iso = (t?: number) => (t ? new Date(t).toISOString() : undefined)
+      const loaded = [...latest.values()].map((i) => ({
+        id: i.id,
+        type: idx?.resources.get(i.id)?.type,
+        name: idx?.resources.get(i.id)?.name ?? i.id,
+        status: i.status,
+        loadedAt: iso(i.loadedAt),
+        loadedInMessage: i.messageID,
+        toolCallID: i.callID,
+        size: formatBytes(i.size),
+        includeReferences: i.includeReferences,
+        loadedVia: i.via,
+        flaggedAt: iso(i.flaggedAt),
+        releasedAt: iso(i.released?.at),
+        prunedAt: iso(i.prunedAt),
+      }))
+      const inContext = v.inContext()
+      const state = session(ctx.sessionID)
+      return {
+        sessionID: ctx.sessionID,
+        loaded,
+        totalLoaded: v.instances.length,
+        currentlyActive: inContext.length,
+        totalSize: formatBytes(inContext.reduce((s, i) => s + i.size, 0)),
+        limits: {
+          maxResources: config.maxResourcesPerSession,
+          maxTotalSize: formatBytes(config.maxTotalSizePerSession),
+        },
+        lastActivity: new Date(state.lastActivity).toISOString(),
+        message: loaded.length ? undefined : "No resources loaded in this session",
+      }
+    }
+
+    /** `resource-release`: the given ids, or every loaded resource except `keep`. */
+    async function release(args: { ids?: string[]; keep?: string[] }, ctx: Context) {
+      const v = await view(ctx.sessionID)
+      const live = new Set(v.inContext().map((i) => i.id))
+      const keep = new Set((args.keep ?? []).map((k) => k.trim()))
+      const wanted = args.ids?.length ? [...new Set(args.ids.map((i) => i.trim()))] : [...live].filter((id) => !keep.has(id))
+      const released = wanted.filter((id) => live.has(id))
+      const notFound = wanted.filter((id) => !live.has(id))
+      const keptUnknown = [...keep].filter((id) => !live.has(id))
+      if (released.length) {
+        stats.totalReleases += released.length
+        session(ctx.sessionID).pending.push({
+          kind: "release",
+          released,
+          at: Date.now(),
+          messageID: ctx.messageID,
+          key: SessionView.releaseKey(ctx.messageID, released),
+        })
+      }
+      return {
+        message: released.length ? `Released ${released.length} resource(s)` : "No resources to release",
+        released,
+        notFound: notFound.length ? notFound : undefined,
+        keepNotLoaded: keptUnknown.length ? keptUnknown : undefined,
+        remaining: live.size - released.length,
+        hint: released.length
+          ? "Their content is removed from what the model is sent from the next request on; resource-load brings it back."
+          : "Nothing to release: resource-list-loaded shows what is loaded.",
+      }
+    }
+
+    /** The current content of a resource as `resource-load` shows it (body without frontmatter), or undefined. */
+    async function contentOf(id: string): Promise<string | undefined> {
+      const meta = (await index()).resources.get(id)
+      if (!meta) return undefined
+      const read = await readResource(meta)
+      return read.ok ? read.content : undefined
+    }
+
+    /** Drops a session's process-local record (its history-derived state needs no cleanup). */
+    function forget(sessionID: string) {
+      sessions.delete(sessionID)
+    }
+
+    /** Stops timers and watchers and waits for a pending cache write. */
+    async function dispose() {
+      clearInterval(cleanup)
+      for (const w of watchers.splice(0)) w.close()
+      await pendingWrite
+    }
+
+    return {
+      host,
+      config,
+      project,
+      cachePath,
+      stats,
+      index,
+      invalidate,
+      view,
+      session,
+      query,
+      load,
+      listLoaded,
+      release,
+      contentOf,
+      forget,
+      sweep,
+      dispose,
+      /** Resolves when the last cache write has finished. */
+      flush: () => pendingWrite,
+      sessions,
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import z from "zod"
+import { formatBytes } from "./format"
+import type { ResourceIndex } from "./indexer"
+import { Resource } from "./schema"
+
+/**
+ * Searching the index. Filters (type, domain, tags with AND, referencing agent/command) narrow through the secondary
+ * indexes; the query text is split into words that must all match somewhere (case-insensitive). Ranking: matches in
+ * the id or name weigh most, then tags, then the description, then type/domain/category; an exact id wins outright.
+ * Ties are broken by name, then id.
+ *
+ * @example
+ * const result = ResourceQuery.run(index, { query: "git commit", tags: ["vcs"], limit: 5 })
+ * result.results.map((r) => r.id) // ["pre-commit", "git-operations"]
+ */
+export namespace ResourceQuery {
+  export const MAX_LIMIT = 50
+
+  export const Args = z.object({
+    type: z.enum([...Resource.TYPES, "all"]).optional(),
+    query: z.string().optional(),
+    domain: Resource.Domain.optional(),
+    tags: z.array(z.string()).optional(),
+    referencedBy: z.string().optional(),
+    limit: z.number().int().min(1).max(MAX_LIMIT).default(10),
+  })
+  export type Args = z.input<typeof Args>
+
+  export type Item = {
+    id: string
+    type: Resource.Type
+    name: string
+    domain: Resource.Domain
+    description?: string
+    tags: string[]
+    path: string
+    size: string
+  }
+
+  export type Result = {
+    results: Item[]
+    total: number
+    showing: number
+    hint: string
+  }
+
+  export function words(text: string | undefined): string[] {
+    return (text ?? "").toLowerCase().split(/\s+/).filter(Boolean)
+  }
+
+  function intersect(a: Set<string> | undefined, b: Set<string> | undefined): Set<string> {
+    if (!a || !b) return new Set()
+    const [small, large] = a.size <= b.size ? [a, b] : [b, a]
+    const out = new Set<string>()
+    for (const x of small) if (large.has(x)) out.add(x)
+    return out
+  }
+
+  function referencing(index: ResourceIndex.Index, name: string): Set<string> | undefined {
+    const exact = index.byReference.get(name)
+    if (exact) return exact
+    const lower = name.toLowerCase()
+    for (const [key, ids] of index.byReference) if (key.toLowerCase() === lower) return ids
+    return undefined
+  }
+
+  /** Ids passing the filters, or undefined for "every resource" (no filter given). */
+  function candidates(index: ResourceIndex.Index, args: z.output<typeof Args>): Set<string> | undefined {
+    let set: Set<string> | undefined
+    const narrow = (next: Set<string> | undefined) => {
+      set = set === undefined ? new Set(next ?? []) : intersect(set, next)
+    }
+    if (args.type && args.type !== "all") narrow(index.byType.get(args.type))
+    if (args.domain) narrow(index.byDomain.get(args.domain))
+    for (const tag of args.tags ?? []) if (tag.trim()) narrow(index.byTag.get(tag.trim().toLowerCase()))
+    if (args.referencedBy) narrow(referencing(index, args.referencedBy))
+    return set
+  }
+
+  export function score(hay: ResourceIndex.Haystack, terms: string[], phrase: string): number {
+    let total = hay.id === phrase ? 1000 : 0
+    for (const term of terms) {
+      if (!hay.all.includes(term)) return 0
+      let s = 0
+      if (hay.id === term) s += 12
+      else if (hay.id.includes(term)) s += hay.id.startsWith(term) ? 9 : 8
+      if (hay.name.includes(term)) s += 6
+      if (hay.tags.includes(term)) s += 4
+      if (hay.description.includes(term)) s += 2
+      if (hay.rest.includes(term)) s += 1
+      if (s === 0) return 0
+      total += s
+    }
+    return total
+  }
+
+  export function run(index: ResourceIndex.Index, input: Args): Result {
+    const args = Args.parse(input)
+    const terms = words(args.query)
+    const phrase = terms.join(" ")
+    const ids = candidates(index, args) ?? index.resources.keys()
+    const scored: { meta: Resource.Metadata; score: number }[] = []
+    for (const id of ids) {
+      const meta = index.resources.get(id)
+      if (!meta) continue
+      const s = terms.length ? score(index.haystack.get(id)!, terms, phrase) : 1
+      if (s > 0) scored.push({ meta, score: s })
+    }
+    scored.sort(
+      (a, b) =>
+        b.score - a.score ||
+        (a.meta.name < b.meta.name ? -1 : a.meta.name > b.meta.name ? 1 : 0) ||
+        (a.meta.id < b.meta.id ? -1 : 1),
+    )
+    const shown = scored.slice(0, args.limit).map(({ meta }) => ({
+      id: meta.id,
+      type: meta.type,
+      name: meta.name,
+      domain: meta.domain,
+      description: meta.description,
+      tags: meta.tags,
+      path: meta.relativePath,
+      size: formatBytes(meta.size),
+    }))
+    return { results: shown, total: scored.length, showing: shown.length, hint: hint(index, scored.length, shown.length) }
+  }
+
+  function hint(index: ResourceIndex.Index, total: number, showing: number) {
+    if (index.resources.size === 0)
+      return `No resources in this project. Add markdown files under .opencode/{${Resource.TYPES.filter((t) => t !== "schema").join(",")}}/ or JSON schemas under .opencode/schema/.`
+    if (total === 0) return "Nothing matched: use fewer query words or drop a filter (every query word must match)."
+    if (total > showing)
+      return `Showing ${showing} of ${total}: narrow with type, domain or tags, or raise limit (max ${MAX_LIMIT}). Use resource-load with an id to fetch content.`
+    return "Use resource-load with an id to fetch the full content."
+  }
+}

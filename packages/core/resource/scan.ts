@@ -1,0 +1,173 @@
+import fs from "fs/promises"
+import path from "path"
+import { ResourceProject } from "./project"
+import { Resource } from "./schema"
+
+/**
+ * Finds resource files (`.opencode/<type>/**`) and the agent and command files that may reference them, with their
+ * size and mtime, without reading contents. Symlinks are followed only while they stay inside the project; loops and
+ * links leading outside are reported, never followed. Dot files and dot directories are skipped, like a glob would.
+ *
+ * @example
+ * const found = await ResourceScan.scan(ResourceProject.resolve("/repo"))
+ * found.resources[0] // { kind: "resource", type: "task", relativePath: ".opencode/task/ship.md", size, mtimeMs, ... }
+ */
+export namespace ResourceScan {
+  export type File = {
+    kind: "resource" | "agent" | "command"
+    /** Resource type, for `kind: "resource"`. */
+    type?: Resource.Type
+    /** Absolute path as found (through any symlinked directory). */
+    path: string
+    /** Real path (symlinks resolved), always inside the project root. */
+    real: string
+    relativePath: string
+    size: number
+    mtimeMs: number
+  }
+
+  export type Result = { resources: File[]; references: File[]; warnings: Resource.Warning[] }
+
+  /** Agent and command folders, OpenCode's and Claude Code's, relative to the folder holding `.opencode`. */
+  const REFERENCE_DIRS: [string, "agent" | "command"][] = [
+    [".opencode/agent", "agent"],
+    [".opencode/agents", "agent"],
+    [".opencode/command", "command"],
+    [".opencode/commands", "command"],
+    [".claude/agents", "agent"],
+    [".claude/commands", "command"],
+  ]
+
+  export async function scan(project: ResourceProject.Info): Promise<Result> {
+    const result: Result = { resources: [], references: [], warnings: [] }
+    const visited = new Set<string>()
+    for (const opencodeDir of project.opencodeDirs) {
+      for (const type of Resource.TYPES) {
+        const ext = type === "schema" ? ".json" : ".md"
+        await walk(project, path.join(opencodeDir, type), visited, result, (p) => p.toLowerCase().endsWith(ext), {
+          kind: "resource",
+          type,
+        })
+      }
+      const base = path.dirname(opencodeDir)
+      for (const [rel, kind] of REFERENCE_DIRS) {
+        await walk(project, path.join(base, rel), visited, result, (p) => p.toLowerCase().endsWith(".md"), { kind })
+      }
+    }
+    return result
+  }
+
+  async function walk(
+    project: ResourceProject.Info,
+    dir: string,
+    visited: Set<string>,
+    result: Result,
+    accept: (p: string) => boolean,
+    tag: Pick<File, "kind" | "type">,
+  ) {
+    const realDir = await fs.realpath(dir).catch(() => undefined)
+    if (!realDir) return
+    if (!ResourceProject.isInside(realDir, project.root)) {
+      warn(result, project, dir, "outside-project", `${rel(project, dir)} resolves outside the project; not scanned`)
+      return
+    }
+    const key = `${tag.kind}:${tag.type ?? ""}:${realDir}`
+    if (visited.has(key)) return
+    visited.add(key)
+    const stack: { dir: string; real: string; chain: Set<string> }[] = [{ dir, real: realDir, chain: new Set([realDir]) }]
+    while (stack.length) {
+      const current = stack.pop()!
+      const entries = await fs.readdir(current.dir, { withFileTypes: true }).catch((error) => {
+        warn(result, project, current.dir, "unreadable", `cannot list ${rel(project, current.dir)}: ${code(error)}`)
+        return []
+      })
+      const files: { path: string; real: string }[] = []
+      for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        if (entry.name.startsWith(".")) continue
+        const full = path.join(current.dir, entry.name)
+        if (entry.isDirectory()) {
+          const real = path.join(current.real, entry.name)
+          stack.push({ dir: full, real, chain: new Set([...current.chain, real]) })
+          continue
+        }
+        if (entry.isFile()) {
+          if (accept(entry.name)) files.push({ path: full, real: path.join(current.real, entry.name) })
+          continue
+        }
+        if (!entry.isSymbolicLink()) {
+          if (accept(entry.name))
+            warn(result, project, full, "unreadable", `${rel(project, full)} is not a regular file; skipped`)
+          continue
+        }
+        const target = await fs.realpath(full).catch((error: NodeJS.ErrnoException) => error)
+        if (target instanceof Error) {
+          const loop = target.code === "ELOOP"
+          warn(
+            result,
+            project,
+            full,
+            loop ? "symlink-loop" : "unreadable",
+            loop
+              ? `${rel(project, full)} is a symlink loop; skipped`
+              : `${rel(project, full)} is a broken symlink (${code(target)}); skipped`,
+          )
+          continue
+        }
+        if (!ResourceProject.isInside(target, project.root)) {
+          if (accept(entry.name) || (await isDir(target)))
+            warn(result, project, full, "outside-project", `${rel(project, full)} links outside the project; skipped`)
+          continue
+        }
+        const stat = await fs.stat(target).catch(() => undefined)
+        if (stat?.isDirectory()) {
+          if (current.chain.has(target)) {
+            warn(result, project, full, "symlink-loop", `${rel(project, full)} links back to a parent; skipped`)
+            continue
+          }
+          stack.push({ dir: full, real: target, chain: new Set([...current.chain, target]) })
+        } else if (stat?.isFile() && accept(entry.name)) files.push({ path: full, real: target })
+      }
+      const stats = await Promise.all(files.map((f) => fs.stat(f.real).catch((error) => error as Error)))
+      files.forEach((f, i) => {
+        const stat = stats[i]
+        if (stat instanceof Error) {
+          warn(result, project, f.path, "unreadable", `cannot stat ${rel(project, f.path)}: ${code(stat)}`)
+          return
+        }
+        const file: File = {
+          ...tag,
+          path: f.path,
+          real: f.real,
+          relativePath: ResourceProject.relative(project, f.path),
+          size: stat.size,
+          mtimeMs: stat.mtimeMs,
+        }
+        if (tag.kind === "resource") result.resources.push(file)
+        else result.references.push(file)
+      })
+    }
+  }
+
+  async function isDir(p: string) {
+    return (await fs.stat(p).catch(() => undefined))?.isDirectory() ?? false
+  }
+
+  function rel(project: ResourceProject.Info, p: string) {
+    return ResourceProject.relative(project, p)
+  }
+
+  function code(error: unknown) {
+    const e = error as NodeJS.ErrnoException
+    return e?.code ?? (e instanceof Error ? e.message : String(e))
+  }
+
+  function warn(
+    result: Result,
+    project: ResourceProject.Info,
+    p: string,
+    kind: Resource.Warning["code"],
+    message: string,
+  ) {
+    result.warnings.push({ severity: "warning", code: kind, path: rel(project, p), message })
+  }
+}

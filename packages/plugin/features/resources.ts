@@ -1,0 +1,19 @@
+import { Resource } from "@opencode-builtins/core/resource/schema"
+import { ResourceHooks } from "@opencode-builtins/core/resource/hooks"
+import { ResourceLoader } from "@opencode-builtins/core/resource/loader"
+import { ResourceTools } from "@opencode-builtins/core/resource/tools"
+import type { Feature } from "../feature"
+import { validSection } from "../options"
+
+/** The resource loader on stock OpenCode: its four tools plus lifecycle hooks, over core. */
+export const ResourcesFeature: Feature = {
+  id: "resource-loader",
+  section: "resources",
+  async init({ options, log, host }) {
+    const config = validSection(Resource.Config, options, "resources", log)
+    const loader = ResourceLoader.create({ ...host, log }, config)
+    // Share the host's security check, installed on the shared object by a feature that runs before this one.
+    Object.defineProperty(loader.host, "access", { get: () => host.access })
+    return { tool: ResourceTools.create(loader), ...ResourceHooks.create(loader) }
+  },
+}
