@@ -3,6 +3,10 @@ import { Exit } from "@opencode-builtins/core/util/cli"
 
 /** Subcommands and the core module behind each; modules load lazily so one broken feature cannot break the rest. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
+  resources: {
+    summary: "resources lint [dir] | resources query [words…] [filters]   project resources under .opencode/",
+    load: () => import("@opencode-builtins/core/resource/cli"),
+  },
 }
 
 const USAGE = () =>

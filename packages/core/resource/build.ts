@@ -17,7 +17,13 @@ import type { Resource } from "./schema"
  */
 export namespace ResourceBuild {
   export type Stats = { parsed: number; reused: number; removed: number }
-  export type Output = { index: ResourceIndex.Index; cache: ResourceCache.Data; stats: Stats }
+  export type Output = {
+    index: ResourceIndex.Index
+    cache: ResourceCache.Data
+    stats: Stats
+    /** Folder stamps of this build's scan, for `ResourceScan.changed`. */
+    dirs: Map<string, number | null>
+  }
 
   const CONCURRENCY = 64
 
@@ -90,7 +96,7 @@ export namespace ResourceBuild {
       explicit: e.explicit,
     }))
     const index = ResourceIndex.assemble(project, parsed, references, problems)
-    return { index, cache, stats }
+    return { index, cache, stats, dirs: scan.dirs }
   }
 
   async function parseFile(

@@ -60,8 +60,8 @@ function directory(io: CliIO, dir: string | undefined): string | undefined {
 async function lint(argv: string[], io: CliIO): Promise<number> {
   const args = parse(argv, io, { json: { type: "boolean" }, help: { type: "boolean", short: "h" } })
   if (!args) return Exit.usage
-  if (args.values.help) return io.out(USAGE), Exit.ok
-  if (args.positionals.length > 1) return io.err(`resources lint: one directory at most\n`), Exit.usage
+  if (args.values.help) return (io.out(USAGE), Exit.ok)
+  if (args.positionals.length > 1) return (io.err(`resources lint: one directory at most\n`), Exit.usage)
   const dir = directory(io, args.positionals[0])
   if (!dir) return Exit.usage
   const report = await ResourceLint.run(dir)
@@ -71,7 +71,8 @@ async function lint(argv: string[], io: CliIO): Promise<number> {
       .map(([t, n]) => `${n} ${t}`)
       .join(", ")
     io.out(`${report.resources} resource(s) in ${report.projectRoot}${types ? ` (${types})` : ""}\n`)
-    for (const p of report.problems) io.out(`${p.severity === "error" ? "error" : "warn "} ${p.code}  ${p.path}: ${p.message}\n`)
+    for (const p of report.problems)
+      io.out(`${p.severity === "error" ? "error" : "warn "} ${p.code}  ${p.path}: ${p.message}\n`)
     io.out(`${report.errors} error(s), ${report.warnings} warning(s)\n`)
   }
   return report.ok ? Exit.ok : Exit.findings
@@ -90,7 +91,7 @@ async function query(argv: string[], io: CliIO): Promise<number> {
   })
   if (!args) return Exit.usage
   const v = args.values as Record<string, any>
-  if (v.help) return io.out(USAGE), Exit.ok
+  if (v.help) return (io.out(USAGE), Exit.ok)
   const dir = directory(io, v.dir)
   if (!dir) return Exit.usage
   const input = {

@@ -12,7 +12,9 @@ export namespace ResourceError {
     z.object({ id: z.string(), closest: z.array(z.string()) }),
     (d) =>
       `Resource '${d.id}' does not exist.` +
-      (d.closest.length ? ` Closest ids: ${d.closest.join(", ")}.` : " Use resource-query to find available resources."),
+      (d.closest.length
+        ? ` Closest ids: ${d.closest.join(", ")}.`
+        : " Use resource-query to find available resources."),
   )
 
   export const InvalidId = NamedError.create(

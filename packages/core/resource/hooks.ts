@@ -78,10 +78,7 @@ export namespace ResourceHooks {
        * Before the history becomes model messages: every released or pruned load's content is replaced by a
        * one-line stub. Runs on every request and yields the same text until something else is released.
        */
-      "experimental.chat.messages.transform": async (
-        _input: unknown,
-        output: { messages: SessionView.Message[] },
-      ) =>
+      "experimental.chat.messages.transform": async (_input: unknown, output: { messages: SessionView.Message[] }) =>
         guard("experimental.chat.messages.transform", async () => {
           const sessionID = output.messages.find((m) => m.info.sessionID)?.info.sessionID
           const pending = sessionID ? (loader.sessions.get(sessionID)?.pending ?? []) : []

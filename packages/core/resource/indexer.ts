@@ -90,7 +90,8 @@ export namespace ResourceIndex {
       return i < 0 ? project.opencodeDirs.length : i
     }
     const ordered = [...files].sort(
-      (a, b) => rank(a.path) - rank(b.path) || (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0),
+      (a, b) =>
+        rank(a.path) - rank(b.path) || (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0),
     )
 
     const index: Index = {

@@ -1,5 +1,4 @@
 import { distance } from "fastest-levenshtein"
-import fs from "fs"
 import path from "path"
 import type { Host } from "../host"
 import { errorMessage } from "../util/error"
@@ -12,10 +11,10 @@ import { ResourceOutput } from "./output"
 import { ResourceParse } from "./parse"
 import { ResourceProject } from "./project"
 import { ResourceQuery } from "./query"
-import { ResourceRead } from "./read"
+import { ResourceScan } from "./scan"
+import { ResourceFetch } from "./fetch"
 import { Resource } from "./schema"
 import { SessionView } from "./session"
-import { Frontmatter } from "../util/frontmatter"
 
 /**
  * The resource loader of one project: the lazily built, cached and revalidated index, and the operations behind the
@@ -66,9 +65,15 @@ export namespace ResourceLoader {
     let building: Promise<ResourceIndex.Index> | undefined
     let dirty = false
     let pendingWrite: Promise<void> = Promise.resolve()
-    const watchers: fs.FSWatcher[] = []
+    let dirs = new Map<string, number | null>()
 
-    type SessionState = { createdAt: number; lastActivity: number; pending: SessionView.Pending[] }
+    type SessionState = {
+      createdAt: number
+      lastActivity: number
+      pending: SessionView.Pending[]
+      /** Tail of the session's operation chain: loads and releases of one session run one at a time. */
+      queue: Promise<unknown>
+    }
     const sessions = new Map<string, SessionState>()
     const cleanup = setInterval(() => sweep(Date.now()), CLEANUP_EVERY_MS)
     cleanup.unref?.()
@@ -79,7 +84,11 @@ export namespace ResourceLoader {
 
     function session(sessionID: string): SessionState {
       let s = sessions.get(sessionID)
-      if (!s) sessions.set(sessionID, (s = { createdAt: Date.now(), lastActivity: Date.now(), pending: [] }))
+      if (!s)
+        sessions.set(
+          sessionID,
+          (s = { createdAt: Date.now(), lastActivity: Date.now(), pending: [], queue: Promise.resolve() }),
+        )
       s.lastActivity = Date.now()
       return s
     }
@@ -98,22 +107,31 @@ export namespace ResourceLoader {
       const out = await ResourceBuild.run(project, config, previous)
       current = out.index
       cacheData = out.cache
+      dirs = out.dirs
       stats.indexBuilds++
       stats.lastBuild = { ...out.stats, ms: performance.now() - started }
       if (config.persistCache && (!hadDisk || out.stats.parsed > 0 || out.stats.removed > 0)) {
         pendingWrite = pendingWrite
           .then(() => ResourceCache.write(cachePath, out.cache))
-          .catch((error) => log.warn("could not write the resource index cache", { path: cachePath, error: errorMessage(error) }))
+          .catch((error) =>
+            log.warn("could not write the resource index cache", { path: cachePath, error: errorMessage(error) }),
+          )
       }
-      if (watchers.length === 0) watch()
       return out.index
     }
 
-    /** The index: built on first use, shared by concurrent callers, revalidated by mtimes after a change was seen. */
+    /**
+     * The index: built on first use and shared by concurrent callers. Before each use the scanned folders' mtimes
+     * are checked (a few stats): an added, removed or renamed file, or a `file.edited` event, triggers a rebuild
+     * that re-reads only changed files. With `autoRebuildIndex`, every use revalidates every file's mtime.
+     */
     async function index(): Promise<ResourceIndex.Index> {
-      if (current && !dirty && !config.autoRebuildIndex) {
-        stats.cacheHits++
-        return current
+      if (current && !dirty && !config.autoRebuildIndex && !building) {
+        if (!(await ResourceScan.changed(dirs))) {
+          stats.cacheHits++
+          return current
+        }
+        dirty = true
       }
       if (building) return building
       stats.cacheMisses++
@@ -144,37 +162,17 @@ export namespace ResourceLoader {
       }
     }
 
-    const watchedDirs = () => {
-      const dirs: string[] = []
-      for (const dir of project.opencodeDirs) {
-        dirs.push(dir)
-        for (const type of Resource.TYPES) dirs.push(path.join(dir, type))
-        for (const sub of ["agent", "agents", "command", "commands"]) dirs.push(path.join(dir, sub))
-        for (const sub of ["agents", "commands"]) dirs.push(path.join(path.dirname(dir), ".claude", sub))
-      }
-      return dirs
-    }
-
     /** True for paths whose change can alter the index (resource, agent and command files and folders). */
     function relevant(file: string): boolean {
       const abs = path.resolve(project.directory, file)
-      return watchedDirs().some((dir) => ResourceProject.isInside(abs, dir))
-    }
-
-    function watch() {
-      for (const dir of watchedDirs()) {
-        if (!fs.existsSync(dir)) continue
-        const recursive = path.basename(dir) !== ".opencode"
-        try {
-          const watcher = fs.watch(dir, { recursive, persistent: false }, () => {
-            dirty = true
-          })
-          watcher.on("error", () => watcher.close())
-          watchers.push(watcher)
-        } catch (error) {
-          log.debug("cannot watch resource folder; relying on file.edited events", { dir, error: errorMessage(error) })
-        }
-      }
+      return project.opencodeDirs.some((dir) => {
+        const base = path.dirname(dir)
+        return (
+          ResourceProject.isInside(abs, dir) ||
+          ResourceProject.isInside(abs, path.join(base, ".claude", "agents")) ||
+          ResourceProject.isInside(abs, path.join(base, ".claude", "commands"))
+        )
+      })
     }
 
     /** Marks the index stale when `file` (absolute or project-relative) can affect it; without a path, always. */
@@ -202,6 +200,17 @@ export namespace ResourceLoader {
       const derived = SessionView.derive(messages, config, state.pending)
       if (host.messages) state.pending = derived.unseen
       return derived
+    }
+
+    /**
+     * Runs `fn` after the session's previous load or release has finished, so parallel tool calls of one step
+     * (which the stored history cannot show each other yet) see each other's effects.
+     */
+    function serial<T>(sessionID: string, fn: () => Promise<T>): Promise<T> {
+      const state = session(sessionID)
+      const run = state.queue.then(fn, fn)
+      state.queue = run.catch(() => {})
+      return run
     }
 
     // ---- operations ------------------------------------------------------------------------------------------
@@ -237,46 +246,18 @@ export namespace ResourceLoader {
         .map((s) => s.id)
     }
 
-    type Refusal =
-      | InstanceType<typeof ResourceError.FileReadError>
-      | InstanceType<typeof ResourceError.OutsideProject>
-      | InstanceType<typeof ResourceError.AccessDenied>
-      | InstanceType<typeof ResourceError.FileTooLarge>
-    type Read = { ok: true; meta: Resource.Metadata; content: string } | { ok: false; error: Refusal }
-
-    /** Reads one resource for loading, applying every refusal rule. */
-    async function readResource(meta: Resource.Metadata): Promise<Read> {
-      let real: string
-      try {
-        real = await fs.promises.realpath(meta.path)
-      } catch (error) {
-        return {
-          ok: false,
-          error: new ResourceError.FileReadError({ id: meta.id, path: meta.relativePath, reason: errorMessage(error) }),
-        }
-      }
-      if (!ResourceProject.isInside(real, project.root))
-        return { ok: false, error: new ResourceError.OutsideProject({ id: meta.id, path: meta.relativePath, resolved: real }) }
-      const denied = host.access ? await host.access(real, "read") : undefined
-      if (denied) return { ok: false, error: new ResourceError.AccessDenied({ id: meta.id, path: meta.relativePath, reason: denied }) }
-      const size = (await fs.promises.stat(real).catch(() => undefined))?.size ?? meta.size
-      if (size > config.maxFileSize)
-        return {
-          ok: false,
-          error: new ResourceError.FileTooLarge({ id: meta.id, size, max: config.maxFileSize, path: meta.relativePath }),
-        }
-      const read = await ResourceRead.text(real, { timeoutMs: config.fileReadTimeout, maxBytes: config.maxFileSize, size })
-      if (!read.ok)
-        return { ok: false, error: new ResourceError.FileReadError({ id: meta.id, path: meta.relativePath, reason: read.reason }) }
-      const content = meta.type === "schema" ? read.text : Frontmatter.parse(read.text).body.replace(/^\s*\n/, "")
-      return { ok: true, meta: { ...meta, size }, content }
-    }
+    const readResource = (meta: Resource.Metadata) =>
+      ResourceFetch.read(meta, { ...config, root: project.root, access: host.access })
 
     /**
      * `resource-load`: the resource (and, with `includeReferences`, what it references up to `maxReferencesDepth`,
      * breadth first, cycle-safe, each once) as text with the spec's header block; errors as JSON.
      */
-    async function load(args: { id: string; includeReferences?: boolean }, ctx: Context): Promise<string> {
+    function load(args: { id: string; includeReferences?: boolean }, ctx: Context): Promise<string> {
+      return serial(ctx.sessionID, () => loadNow(args, ctx))
+    }
+
+    async function loadNow(args: { id: string; includeReferences?: boolean }, ctx: Context): Promise<string> {
       const id = args.id.trim()
       const includeReferences = args.includeReferences ?? config.autoLoadReferences
       const invalid = ResourceParse.invalidIdReason(id)
@@ -320,61 +301,64 @@ export namespace ResourceLoader {
       const notes: string[] = []
       const sections: ResourceOutput.Section[] = []
 
-      // Breadth-first walk: the resource, then its references level by level.
-      const order: { id: string; depth: number; from?: string }[] = [{ id, depth: 0 }]
+      // Breadth-first walk: the resource, then its references level by level. Only what is (or stays) in
+      // context is expanded further, so a refused resource reveals nothing of what it references.
+      const queue: { id: string; depth: number }[] = [{ id, depth: 0 }]
       const seen = new Set([id])
-      const viaOf = new Map<string, string[]>()
       const unresolved = new Set<string>()
-      for (let i = 0; i < order.length; i++) {
-        const node = order[i]
-        if (!includeReferences || node.depth >= config.maxReferencesDepth) continue
+      const alreadyActive: string[] = []
+      for (let i = 0; i < queue.length; i++) {
+        const node = queue[i]
+        const m = idx.resources.get(node.id)!
+        const prior = v.current(node.id)
+        let expand = true
+        if (prior?.status === "active") {
+          if (node.depth > 0) alreadyActive.push(node.id)
+        } else if (prior?.status === "flagged") reactivated.push(node.id)
+        else {
+          const read = await readResource(m)
+          const over =
+            read.ok &&
+            (count + 1 > config.maxResourcesPerSession || bytes + read.meta.size > config.maxTotalSizePerSession)
+          if (!read.ok || over) {
+            const error = !read.ok
+              ? read.error
+              : new ResourceError.SessionLimitReached(
+                  count + 1 > config.maxResourcesPerSession
+                    ? { limit: `${config.maxResourcesPerSession} resources`, current: `${count} resources` }
+                    : {
+                        limit: formatBytes(config.maxTotalSizePerSession),
+                        current: formatBytes(bytes),
+                        requested: formatBytes(read.meta.size),
+                      },
+                )
+            if (node.depth === 0) return ResourceError.format(error)
+            notes.push(
+              ResourceError.SessionLimitReached.is(error)
+                ? `Reference '${node.id}' not loaded: session limit (${error.data.limit}) reached.`
+                : `Reference '${node.id}' not loaded: ${error.message}`,
+            )
+            expand = false
+          } else {
+            count++
+            bytes += read.meta.size
+            const via = node.depth
+              ? queue.filter((q) => idx.graph.forward.get(q.id)?.has(node.id)).map((q) => q.id)
+              : []
+            sections.push({ metadata: read.meta, content: read.content, referencedBy: via.length ? via : undefined })
+          }
+        }
+        if (!expand || !includeReferences || node.depth >= config.maxReferencesDepth) continue
         for (const d of idx.dangling.get(node.id) ?? []) unresolved.add(d)
         for (const next of idx.graph.forward.get(node.id) ?? []) {
-          viaOf.set(next, [...(viaOf.get(next) ?? []), node.id])
           if (seen.has(next)) continue
           seen.add(next)
-          order.push({ id: next, depth: node.depth + 1, from: node.id })
+          queue.push({ id: next, depth: node.depth + 1 })
         }
       }
 
-      const alreadyActive: string[] = []
-      for (const node of order) {
-        const m = idx.resources.get(node.id)!
-        const prior = v.current(node.id)
-        if (prior?.status === "active") {
-          if (node.depth > 0) alreadyActive.push(node.id)
-          continue
-        }
-        if (prior?.status === "flagged") {
-          reactivated.push(node.id)
-          continue
-        }
-        const read = await readResource(m)
-        if (!read.ok) {
-          if (node.depth === 0) return ResourceError.format(read.error)
-          notes.push(`Reference '${node.id}' not loaded: ${read.error.message}`)
-          continue
-        }
-        if (count + 1 > config.maxResourcesPerSession || bytes + read.meta.size > config.maxTotalSizePerSession) {
-          const limit =
-            count + 1 > config.maxResourcesPerSession
-              ? { limit: `${config.maxResourcesPerSession} resources`, current: `${count} resources` }
-              : {
-                  limit: formatBytes(config.maxTotalSizePerSession),
-                  current: formatBytes(bytes),
-                  requested: formatBytes(read.meta.size),
-                }
-          if (node.depth === 0) return ResourceError.format(new ResourceError.SessionLimitReached(limit))
-          notes.push(`Reference '${node.id}' not loaded: session limit (${limit.limit}) reached.`)
-          continue
-        }
-        count++
-        bytes += read.meta.size
-        sections.push({ metadata: read.meta, content: read.content, referencedBy: node.depth ? viaOf.get(node.id) : undefined })
-      }
       if (alreadyActive.length) notes.push(`Already loaded, content above: ${alreadyActive.join(", ")}.`)
-      if (unresolved.size)
-        notes.push(`Unresolved references (no such resource): ${[...unresolved].join(", ")}.`)
+      if (unresolved.size) notes.push(`Unresolved references (no such resource): ${[...unresolved].join(", ")}.`)
       if (sections.length === 0 && reactivated.length === 0) {
         return ResourceError.format(
           new ResourceError.AlreadyLoaded({
@@ -429,11 +413,17 @@ export namespace ResourceLoader {
     }
 
     /** `resource-release`: the given ids, or every loaded resource except `keep`. */
-    async function release(args: { ids?: string[]; keep?: string[] }, ctx: Context) {
+    function release(args: { ids?: string[]; keep?: string[] }, ctx: Context) {
+      return serial(ctx.sessionID, () => releaseNow(args, ctx))
+    }
+
+    async function releaseNow(args: { ids?: string[]; keep?: string[] }, ctx: Context) {
       const v = await view(ctx.sessionID)
       const live = new Set(v.inContext().map((i) => i.id))
       const keep = new Set((args.keep ?? []).map((k) => k.trim()))
-      const wanted = args.ids?.length ? [...new Set(args.ids.map((i) => i.trim()))] : [...live].filter((id) => !keep.has(id))
+      const wanted = args.ids?.length
+        ? [...new Set(args.ids.map((i) => i.trim()))]
+        : [...live].filter((id) => !keep.has(id))
       const released = wanted.filter((id) => live.has(id))
       const notFound = wanted.filter((id) => !live.has(id))
       const keptUnknown = [...keep].filter((id) => !live.has(id))
@@ -472,10 +462,9 @@ export namespace ResourceLoader {
       sessions.delete(sessionID)
     }
 
-    /** Stops timers and watchers and waits for a pending cache write. */
+    /** Stops the cleanup timer and waits for a pending cache write. */
     async function dispose() {
       clearInterval(cleanup)
-      for (const w of watchers.splice(0)) w.close()
       await pendingWrite
     }
 

@@ -52,7 +52,7 @@ export namespace ResourceParse {
     if (id.includes("..")) return "it contains '..'"
     if (/[\s\p{Cc}]/u.test(id)) return "it contains whitespace or control characters"
     if (!/^[\p{L}\p{N}]/u.test(id)) return "it must start with a letter or digit"
-    if (/[<>:"|?*#,=\[\]{}`]/.test(id)) return "it contains one of < > : \" | ? * # , = [ ] { } `"
+    if (/[<>:"|?*#,=\[\]{}`]/.test(id)) return 'it contains one of < > : " | ? * # , = [ ] { } `'
     return undefined
   }
 
@@ -212,7 +212,12 @@ export namespace ResourceParse {
   /** `$id` values are often URIs (`https://x/schemas/user.schema.json`); their last segment names the schema. */
   function idFromUri(uri: string): string {
     if (!/[\\/:]/.test(uri)) return uri
-    const last = uri.replace(/[#?].*$/, "").replace(/\/+$/, "").split(/[\\/:]/).pop() ?? ""
+    const last =
+      uri
+        .replace(/[#?].*$/, "")
+        .replace(/\/+$/, "")
+        .split(/[\\/:]/)
+        .pop() ?? ""
     return last.replace(/(\.schema)?\.json$/i, "")
   }
 

@@ -122,7 +122,12 @@ export namespace ResourceQuery {
       path: meta.relativePath,
       size: formatBytes(meta.size),
     }))
-    return { results: shown, total: scored.length, showing: shown.length, hint: hint(index, scored.length, shown.length) }
+    return {
+      results: shown,
+      total: scored.length,
+      showing: shown.length,
+      hint: hint(index, scored.length, shown.length),
+    }
   }
 
   function hint(index: ResourceIndex.Index, total: number, showing: number) {

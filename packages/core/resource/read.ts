@@ -41,7 +41,10 @@ export namespace ResourceRead {
     let bytes: Uint8Array
     let truncated = false
     try {
-      const size = options.size ?? (await fs.stat(file)).size
+      // Never open what is not a regular file: opening a FIFO or a device can block indefinitely.
+      const stat = await fs.stat(file)
+      if (!stat.isFile()) return { ok: false, code: "unreadable", reason: "not a regular file" }
+      const size = options.size ?? stat.size
       if (size > options.maxBytes) {
         const head = options.headBytes ?? 64 * 1024
         const handle = await fs.open(file, "r")

@@ -26,7 +26,31 @@ export namespace ResourceScan {
     mtimeMs: number
   }
 
-  export type Result = { resources: File[]; references: File[]; warnings: Resource.Warning[] }
+  export type Result = {
+    resources: File[]
+    references: File[]
+    warnings: Resource.Warning[]
+    /**
+     * Every folder looked at (scanned, or looked for and missing: `mtimeMs` null) with its mtime. Adding, removing
+     * or renaming an entry changes its folder's mtime, so these stamps tell whether a scan is out of date.
+     */
+    dirs: Map<string, number | null>
+  }
+
+  /** True when a folder of an earlier scan changed, appeared or disappeared since. */
+  export async function changed(dirs: Map<string, number | null>): Promise<boolean> {
+    const stamps = await Promise.all(
+      [...dirs.keys()].map((dir) =>
+        fs.stat(dir).then(
+          (s) => s.mtimeMs,
+          () => null,
+        ),
+      ),
+    )
+    let i = 0
+    for (const before of dirs.values()) if (stamps[i++] !== before) return true
+    return false
+  }
 
   /** Agent and command folders, OpenCode's and Claude Code's, relative to the folder holding `.opencode`. */
   const REFERENCE_DIRS: [string, "agent" | "command"][] = [
@@ -39,7 +63,7 @@ export namespace ResourceScan {
   ]
 
   export async function scan(project: ResourceProject.Info): Promise<Result> {
-    const result: Result = { resources: [], references: [], warnings: [] }
+    const result: Result = { resources: [], references: [], warnings: [], dirs: new Map() }
     const visited = new Set<string>()
     for (const opencodeDir of project.opencodeDirs) {
       for (const type of Resource.TYPES) {
@@ -66,7 +90,20 @@ export namespace ResourceScan {
     tag: Pick<File, "kind" | "type">,
   ) {
     const realDir = await fs.realpath(dir).catch(() => undefined)
-    if (!realDir) return
+    if (!realDir) {
+      result.dirs.set(dir, null)
+      // The folder holding a missing one shows when it is created.
+      const parent = path.dirname(dir)
+      if (!result.dirs.has(parent))
+        result.dirs.set(
+          parent,
+          await fs.stat(parent).then(
+            (s) => s.mtimeMs,
+            () => null,
+          ),
+        )
+      return
+    }
     if (!ResourceProject.isInside(realDir, project.root)) {
       warn(result, project, dir, "outside-project", `${rel(project, dir)} resolves outside the project; not scanned`)
       return
@@ -74,9 +111,18 @@ export namespace ResourceScan {
     const key = `${tag.kind}:${tag.type ?? ""}:${realDir}`
     if (visited.has(key)) return
     visited.add(key)
-    const stack: { dir: string; real: string; chain: Set<string> }[] = [{ dir, real: realDir, chain: new Set([realDir]) }]
+    const stack: { dir: string; real: string; chain: Set<string> }[] = [
+      { dir, real: realDir, chain: new Set([realDir]) },
+    ]
     while (stack.length) {
       const current = stack.pop()!
+      result.dirs.set(
+        current.dir,
+        await fs.stat(current.dir).then(
+          (s) => s.mtimeMs,
+          () => null,
+        ),
+      )
       const entries = await fs.readdir(current.dir, { withFileTypes: true }).catch((error) => {
         warn(result, project, current.dir, "unreadable", `cannot list ${rel(project, current.dir)}: ${code(error)}`)
         return []

@@ -81,13 +81,21 @@ export namespace Resource {
     maxReferencesDepth: z.number().int().min(0).max(10).default(2),
     autoFlagAfterMessage: z.boolean().default(true),
     maxResourcesPerSession: z.number().int().min(1).default(20),
-    maxTotalSizePerSession: z.number().int().min(1).default(10 * MB),
+    maxTotalSizePerSession: z
+      .number()
+      .int()
+      .min(1)
+      .default(10 * MB),
     indexBuildTimeout: z.number().int().min(1).default(30_000),
     fileReadTimeout: z.number().int().min(1).default(5_000),
     /** Files larger than this are listed but cannot be loaded. */
     maxFileSize: z.number().int().min(1).default(MB),
     /** Bytes of still-active resource content carried into a compaction summary. */
-    compactionBudget: z.number().int().min(0).default(32 * 1024),
+    compactionBudget: z
+      .number()
+      .int()
+      .min(0)
+      .default(32 * 1024),
   })
   export type Config = z.infer<typeof Config>
   export type ConfigInput = z.input<typeof Config>

@@ -157,10 +157,12 @@ export namespace SessionView {
         if (instance && !instance.released) instance.touched = turn
       }
     }
-    const applyRelease = (ids: string[], at: number) => {
+    /** `before`: only loads that happened before `at` (pending releases are applied after the whole history). */
+    const applyRelease = (ids: string[], at: number, before = false) => {
       for (const id of ids) {
         const instance = latest.get(id)
-        if (instance && !instance.released) instance.released = { at, turn }
+        if (!instance || instance.released || (before && instance.loadedAt > at)) continue
+        instance.released = { at, turn }
       }
     }
 
@@ -172,8 +174,7 @@ export namespace SessionView {
       for (const part of msg.parts) {
         if (part.type !== "tool" || part.state?.status !== "completed" || part.state.time?.compacted) continue
         const at = part.state.time?.end ?? msg.info.time?.created ?? 0
-        if (part.tool === LOAD_TOOL)
-          applyLoad(part.state.output ?? "", at, msg.info.id, part.callID)
+        if (part.tool === LOAD_TOOL) applyLoad(part.state.output ?? "", at, msg.info.id, part.callID)
         if (part.tool === RELEASE_TOOL) {
           const ids = releasedIds(part.state.output)
           seenReleases.add(releaseKey(msg.info.id, ids))
@@ -189,7 +190,7 @@ export namespace SessionView {
       }
       if (p.kind === "release" && !seenReleases.has(p.key)) {
         unseen.push(p)
-        applyRelease(p.released, p.at)
+        applyRelease(p.released, p.at, true)
       }
     }
 

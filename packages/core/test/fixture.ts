@@ -1,0 +1,36 @@
+import fs from "fs/promises"
+import os from "os"
+import path from "path"
+import { realpathSync } from "fs"
+
+/**
+ * A real temporary directory for a test, removed when disposed.
+ *
+ * @example
+ * await using dir = await tmpdir({ ".opencode/task/a.md": "# A" })
+ * dir.path // "/tmp/ocb-test-…"
+ */
+export async function tmpdir(files: Record<string, string | Uint8Array> = {}) {
+  const root = realpathSync(await fs.mkdtemp(path.join(os.tmpdir(), "ocb-test-")))
+  await write(root, files)
+  return {
+    path: root,
+    file: (rel: string) => path.join(root, rel),
+    write: (more: Record<string, string | Uint8Array>) => write(root, more),
+    [Symbol.asyncDispose]: () => fs.rm(root, { recursive: true, force: true }),
+  }
+}
+
+async function write(root: string, files: Record<string, string | Uint8Array>) {
+  for (const [rel, content] of Object.entries(files)) {
+    const file = path.join(root, rel)
+    await fs.mkdir(path.dirname(file), { recursive: true })
+    await fs.writeFile(file, content)
+  }
+}
+
+/** Markdown with YAML frontmatter built from an object (values written as JSON, which YAML accepts). */
+export function md(front: Record<string, unknown>, body = ""): string {
+  const lines = Object.entries(front).map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+  return `---\n${lines.join("\n")}\n---\n${body}`
+}

@@ -1,0 +1,169 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import { ResourceBuild } from "../../resource/build"
+import { ResourceCache } from "../../resource/cache"
+import { ResourceProject } from "../../resource/project"
+import { Resource } from "../../resource/schema"
+import { md, tmpdir } from "../fixture"
+
+const config = Resource.Config.parse({})
+const build = (
+  dir: string,
+  previous?: ResourceCache.Data,
+  worktree?: string,
+  overrides: Partial<Resource.Config> = {},
+) => ResourceBuild.run(ResourceProject.resolve(dir, worktree ?? dir), { ...config, ...overrides }, previous)
+const ids = (set?: Set<string>) => [...(set ?? [])].sort()
+
+describe("index assembly", () => {
+  test("secondary indexes by type, domain, tag (case-insensitive) and referencing agent/command", async () => {
+    await using dir = await tmpdir({
+      ".opencode/knowledge-base/dev/git.md": md({ id: "git-ops", tags: ["Git", "vcs"] }),
+      ".opencode/checklist/dev/pre-commit.md": md({ tags: ["git"] }),
+      ".opencode/template/docs/notes.md": md({ tags: ["release"], referencedBy: ["writer"] }),
+      ".opencode/schema/config.json": JSON.stringify({ title: "Config", "x-tags": ["git"] }),
+      ".opencode/agent/reviewer.md": "Before approving, check [[pre-commit]] and consult git-ops.",
+      ".opencode/command/ship.md": "Use the [notes](../template/docs/notes.md) template.",
+    })
+    const { index } = await build(dir.path)
+    expect(index.resources.size).toBe(4)
+    expect(ids(index.byType.get("checklist"))).toEqual(["pre-commit"])
+    expect(ids(index.byType.get("schema"))).toEqual(["config"])
+    expect(ids(index.byDomain.get("dev"))).toEqual(["git-ops", "pre-commit"])
+    expect(ids(index.byDomain.get("docs"))).toEqual(["notes"])
+    expect(ids(index.byDomain.get("common"))).toEqual(["config"])
+    expect(ids(index.byTag.get("git"))).toEqual(["config", "git-ops", "pre-commit"])
+    expect(index.byTag.has("Git")).toBe(false)
+    expect(ids(index.byReference.get("reviewer"))).toEqual(["git-ops", "pre-commit"])
+    expect(ids(index.byReference.get("writer"))).toEqual(["notes"])
+    // The command's link is relative to its own folder (.opencode/command/), so it reaches the template.
+    expect(ids(index.graph.commands.get("ship"))).toEqual(["notes"])
+    expect(index.resources.get("notes")!.referencedBy).toEqual(["ship", "writer"])
+    expect(index.resources.get("pre-commit")!.referencedBy).toEqual(["reviewer"])
+    expect(index.warnings).toEqual([])
+  })
+
+  test("agent words count only for distinctive ids; short generic ids need an explicit [[link]]", async () => {
+    await using dir = await tmpdir({
+      ".opencode/task/git.md": "g",
+      ".opencode/task/deployment.md": "d",
+      ".opencode/task/db-migrate.md": "m",
+      ".opencode/agent/a.md": "We use git for deployment. Run db-migrate. Mention [[git]] explicitly too.",
+      ".opencode/agent/b.md": "plain git talk",
+    })
+    const { index } = await build(dir.path)
+    expect(ids(index.graph.agents.get("a"))).toEqual(["db-migrate", "deployment", "git"])
+    expect(index.graph.agents.get("b")).toBeUndefined()
+  })
+
+  test("reference graph forward and backward, by id, by relative link, by schema $ref and $id", async () => {
+    await using dir = await tmpdir({
+      ".opencode/knowledge-base/a.md": "See [[b]] and [c](../checklist/c.md).",
+      ".opencode/knowledge-base/b.md": md({ references: ["c"] }),
+      ".opencode/checklist/c.md": "leaf",
+      ".opencode/schema/order.json": JSON.stringify({ $ref: "./user.json", properties: { o: { $ref: "urn:org" } } }),
+      ".opencode/schema/user.json": JSON.stringify({ title: "User" }),
+      ".opencode/schema/org.json": JSON.stringify({ $id: "urn:org" }),
+    })
+    const { index } = await build(dir.path)
+    expect(ids(index.graph.forward.get("a"))).toEqual(["b", "c"])
+    expect(ids(index.graph.backward.get("c"))).toEqual(["a", "b"])
+    expect(ids(index.graph.forward.get("order"))).toEqual(["org", "user"])
+    expect(index.resources.get("a")!.references).toEqual(["b", "c"])
+  })
+
+  test("dangling references stay listed and are reported; self-references are dropped with a warning", async () => {
+    await using dir = await tmpdir({
+      ".opencode/task/a.md": md({ references: ["gone", "a", "b", "../missing.md"] }),
+      ".opencode/task/b.md": "b",
+    })
+    const { index } = await build(dir.path)
+    expect(index.resources.get("a")!.references).toEqual(["b", "gone", ".opencode/missing.md"])
+    expect(index.dangling.get("a")).toEqual(["gone", ".opencode/missing.md"])
+    expect(index.warnings.map((w) => w.code).sort()).toEqual(["dangling-reference", "self-reference"])
+  })
+
+  test("duplicate ids: nearest .opencode wins, then the smallest path; every loser is reported", async () => {
+    await using dir = await tmpdir({
+      ".opencode/task/z/shared.md": md({ title: "root z" }),
+      ".opencode/checklist/shared.md": md({ title: "root checklist" }),
+      "pkg/.opencode/task/shared.md": md({ title: "package" }),
+    })
+    const rootOnly = await build(dir.path)
+    expect(rootOnly.index.resources.get("shared")!.name).toBe("root checklist")
+    expect(rootOnly.index.warnings).toHaveLength(1)
+    expect(rootOnly.index.warnings[0].message).toBe(
+      "duplicate id 'shared': .opencode/checklist/shared.md is used, .opencode/task/z/shared.md is ignored",
+    )
+    const fromPackage = await build(dir.file("pkg"), undefined, dir.path)
+    expect(fromPackage.index.resources.get("shared")!.name).toBe("package")
+    expect(fromPackage.index.warnings.map((w) => w.path).sort()).toEqual([
+      ".opencode/checklist/shared.md",
+      ".opencode/task/z/shared.md",
+    ])
+  })
+
+  test("unreadable content (binary, non-UTF-8) is reported and left out; oversize files are listed with an error", async () => {
+    await using dir = await tmpdir({
+      ".opencode/task/ok.md": "ok",
+      ".opencode/task/bin.md": new Uint8Array([1, 0, 2]),
+      ".opencode/task/latin.md": new Uint8Array([0xe9, 0x0a]),
+      ".opencode/task/huge.md": md({ title: "Huge", tags: ["big"] }, "x".repeat(3000)),
+    })
+    const { index } = await build(dir.path, undefined, undefined, { maxFileSize: 1000 })
+    expect([...index.resources.keys()].sort()).toEqual(["huge", "ok"])
+    expect(index.resources.get("huge")!.tags).toEqual(["big"])
+    expect(index.warnings.map((w) => `${w.code}:${w.path}`).sort()).toEqual([
+      "binary-file:.opencode/task/bin.md",
+      "not-utf8:.opencode/task/latin.md",
+      "oversize:.opencode/task/huge.md",
+    ])
+  })
+})
+
+describe("incremental builds and the cache", () => {
+  test("a warm build re-reads only changed files and notices added and removed ones", async () => {
+    await using dir = await tmpdir({
+      ".opencode/task/a.md": md({ title: "A" }),
+      ".opencode/task/b.md": md({ title: "B" }),
+      ".opencode/agent/x.md": "uses [[a]]",
+    })
+    const cold = await build(dir.path)
+    expect(cold.stats).toEqual({ parsed: 3, reused: 0, removed: 0 })
+    const warm = await build(dir.path, cold.cache)
+    expect(warm.stats).toEqual({ parsed: 0, reused: 3, removed: 0 })
+    expect(warm.index.resources.get("a")).toEqual(cold.index.resources.get("a"))
+
+    await Bun.sleep(5)
+    await dir.write({ ".opencode/task/a.md": md({ title: "A2" }), ".opencode/task/c.md": "c" })
+    await fs.rm(dir.file(".opencode/task/b.md"))
+    const after = await build(dir.path, warm.cache)
+    expect(after.stats).toEqual({ parsed: 2, reused: 1, removed: 1 })
+    expect(after.index.resources.get("a")!.name).toBe("A2")
+    expect([...after.index.resources.keys()].sort()).toEqual(["a", "c"])
+  })
+
+  test("the cache round-trips through disk, written atomically; unusable caches are ignored", async () => {
+    await using dir = await tmpdir({ ".opencode/task/a.md": "a" })
+    const file = dir.file("cache/index.json")
+    const cold = await build(dir.path)
+    await ResourceCache.write(file, cold.cache)
+    expect((await fs.readdir(dir.file("cache"))).filter((f) => f.endsWith(".tmp"))).toEqual([])
+    const read = await ResourceCache.read(file, dir.path)
+    expect(read).toEqual(cold.cache)
+    expect((await build(dir.path, read)).stats.reused).toBe(1)
+
+    expect(await ResourceCache.read(file, "/another/project")).toBeUndefined()
+    await fs.writeFile(file, '{"format": 1, "trunc')
+    expect(await ResourceCache.read(file, dir.path)).toBeUndefined()
+    await fs.writeFile(file, JSON.stringify({ ...cold.cache, format: 999 }))
+    expect(await ResourceCache.read(file, dir.path)).toBeUndefined()
+    expect(await ResourceCache.read(dir.file("missing.json"), dir.path)).toBeUndefined()
+  })
+
+  test("the default cache path is per project under XDG_CACHE_HOME", () => {
+    const a = ResourceCache.defaultPath("/p/one", { XDG_CACHE_HOME: "/c" })
+    expect(a.startsWith("/c/opencode-builtins/resource-index/")).toBe(true)
+    expect(a).not.toBe(ResourceCache.defaultPath("/p/two", { XDG_CACHE_HOME: "/c" }))
+  })
+})

@@ -1,0 +1,255 @@
+import { describe, expect, test } from "bun:test"
+import { ResourceParse } from "../../resource/parse"
+import type { Resource } from "../../resource/schema"
+
+const input = (type: Resource.Type, relativePath: string, text: string) => ({
+  type,
+  relativePath,
+  path: `/project/${relativePath}`,
+  size: Buffer.byteLength(text),
+  lastModified: 1_700_000_000_000,
+  text,
+})
+
+describe("markdown frontmatter", () => {
+  test("every field of the spec is read, with YAML arrays, dates and numbers", () => {
+    const text = [
+      "---",
+      "id: git-ops",
+      "title: Git Operations",
+      "category: vcs",
+      "tags:",
+      "  - git",
+      "  - vcs",
+      "description: How we use git",
+      "version: 1.2",
+      "references: [pre-commit]",
+      "referencedBy: [release-manager]",
+      "author: team",
+      "created: 2025-01-10",
+      "updated: 2025-02-01T10:30:00Z",
+      "difficulty: hard",
+      "status: stable",
+      "extra:",
+      "  nested: { deep: [1, 2] }",
+      "---",
+      "# Body",
+    ].join("\n")
+    const { metadata, refs, warnings } = ResourceParse.parse(
+      input("knowledge-base", ".opencode/knowledge-base/a.md", text),
+    )
+    expect(warnings).toEqual([])
+    expect(metadata).toMatchObject({
+      id: "git-ops",
+      type: "knowledge-base",
+      name: "Git Operations",
+      category: "vcs",
+      tags: ["git", "vcs"],
+      description: "How we use git",
+      version: "1.2",
+      referencedBy: ["release-manager"],
+      author: "team",
+      created: "2025-01-10",
+      updated: "2025-02-01T10:30:00.000Z",
+      difficulty: "hard",
+      status: "stable",
+      relativePath: ".opencode/knowledge-base/a.md",
+      path: "/project/.opencode/knowledge-base/a.md",
+      size: Buffer.byteLength(text),
+      lastModified: 1_700_000_000_000,
+    })
+    expect(refs).toEqual([{ kind: "id", value: "pre-commit" }])
+  })
+
+  test("name falls back from title to name to the file name in Title Case; id to the file name", () => {
+    const byName = ResourceParse.parse(input("task", ".opencode/task/x.md", "---\nname: Named\n---\n"))
+    expect(byName.metadata.name).toBe("Named")
+    const derived = ResourceParse.parse(input("task", ".opencode/task/ship-the_release.md", "no frontmatter"))
+    expect(derived.metadata.id).toBe("ship-the_release")
+    expect(derived.metadata.name).toBe("Ship The Release")
+    expect(derived.metadata.tags).toEqual([])
+  })
+
+  test("tags may be a comma-separated string; duplicates and empty entries are dropped", () => {
+    const r = ResourceParse.parse(input("task", ".opencode/task/x.md", "---\ntags: 'git, vcs,, git'\n---\n"))
+    expect(r.metadata.tags).toEqual(["git", "vcs"])
+  })
+
+  test("domain comes from the folders under the type folder, never from where the project lives", () => {
+    const domain = (rel: string) => ResourceParse.domainFromPath(rel, "task")
+    expect(domain(".opencode/task/dev/x.md")).toBe("dev")
+    expect(domain(".opencode/task/area/docs/x.md")).toBe("docs")
+    expect(domain(".opencode/task/opencode/x.md")).toBe("opencode")
+    expect(domain(".opencode/task/core/x.md")).toBe("core")
+    expect(domain(".opencode/task/x.md")).toBe("common")
+    // A file named like a domain is not a folder.
+    expect(domain(".opencode/task/dev.md")).toBe("common")
+    // The project itself living under /home/me/dev/ does not matter: paths are project-relative.
+    const r = ResourceParse.parse({
+      ...input("task", ".opencode/task/x.md", "x"),
+      path: "/home/me/dev/p/.opencode/task/x.md",
+    })
+    expect(r.metadata.domain).toBe("common")
+  })
+
+  test("a valid frontmatter domain overrides the path; an unknown one is ignored", () => {
+    expect(
+      ResourceParse.parse(input("task", ".opencode/task/dev/x.md", "---\ndomain: docs\n---\n")).metadata.domain,
+    ).toBe("docs")
+    expect(
+      ResourceParse.parse(input("task", ".opencode/task/dev/x.md", "---\ndomain: moon\n---\n")).metadata.domain,
+    ).toBe("dev")
+  })
+
+  test("malformed frontmatter is reported and the file is still indexed by its name", () => {
+    const r = ResourceParse.parse(
+      input("checklist", ".opencode/checklist/broken.md", "---\ntitle: [unclosed\n---\nbody"),
+    )
+    expect(r.warnings).toHaveLength(1)
+    expect(r.warnings[0]).toMatchObject({
+      severity: "error",
+      code: "malformed-frontmatter",
+      path: ".opencode/checklist/broken.md",
+    })
+    expect(r.metadata.id).toBe("broken")
+    expect(r.metadata.name).toBe("Broken")
+  })
+
+  test("frontmatter that is not a mapping is reported", () => {
+    const r = ResourceParse.parse(input("task", ".opencode/task/list.md", "---\n- a\n- b\n---\nbody"))
+    expect(r.warnings.map((w) => w.code)).toEqual(["malformed-frontmatter"])
+  })
+
+  test("an empty file is indexed with a warning", () => {
+    const r = ResourceParse.parse(input("task", ".opencode/task/empty.md", ""))
+    expect(r.metadata.id).toBe("empty")
+    expect(r.warnings.map((w) => [w.code, w.severity])).toEqual([["empty-file", "warning"]])
+  })
+})
+
+describe("ids", () => {
+  test.each([
+    ["../etc/passwd", "it contains a path separator"],
+    ["a/b", "it contains a path separator"],
+    ["a\\b", "it contains a path separator"],
+    ["x..y", "it contains '..'"],
+    ["has space", "it contains whitespace or control characters"],
+    ["-dash", "it must start with a letter or digit"],
+    ["a,b", "it contains one of"],
+    ["", "it is empty"],
+    ["x".repeat(201), "longer than 200"],
+  ])("'%s' is refused (%s)", (id, reason) => {
+    expect(ResourceParse.invalidIdReason(id)).toContain(reason)
+  })
+
+  test.each(["git-operations", "v1.2_notes", "Ünïcode-ok", "a"])("'%s' is a valid id", (id) => {
+    expect(ResourceParse.invalidIdReason(id)).toBeUndefined()
+  })
+
+  test("an invalid declared id is reported and replaced by the file name", () => {
+    const r = ResourceParse.parse(input("task", ".opencode/task/safe.md", "---\nid: ../../escape\n---\n"))
+    expect(r.metadata.id).toBe("safe")
+    expect(r.warnings[0]).toMatchObject({ code: "invalid-id", id: "../../escape" })
+  })
+
+  test("a file name that is not a valid id becomes a slug", () => {
+    const r = ResourceParse.parse(input("task", ".opencode/task/My Release Notes!.md", "x"))
+    expect(r.metadata.id).toBe("my-release-notes")
+    expect(r.metadata.name).toBe("My Release Notes!")
+  })
+})
+
+describe("references", () => {
+  test("frontmatter references win over the body; paths resolve relative to the file", () => {
+    const r = ResourceParse.parse(
+      input("task", ".opencode/task/dev/a.md", "---\nreferences: [b, ../../checklist/c.md]\n---\n[[ignored]]"),
+    )
+    expect(r.refs).toEqual([
+      { kind: "id", value: "b" },
+      { kind: "path", value: ".opencode/checklist/c.md" },
+    ])
+  })
+
+  test("inline: wiki links (with labels) and markdown links to resource files, not code, URLs or anchors", () => {
+    const body = [
+      "See [[alpha]] and [[beta|the beta guide]].",
+      "Also [the checklist](../checklist/check.md#step-2) and [schema](<../schema/s.json>).",
+      "Ignore [site](https://example.com/x.md), [abs](/etc/x.md), [img](pic.png), [anchor](#top).",
+      "Inline `[[not-this]]` code.",
+      "```md",
+      "[[nor-this]] [x](../task/no.md)",
+      "```",
+      "~~~",
+      "[[neither]]",
+      "~~~",
+      "[[gamma]]",
+    ].join("\n")
+    const r = ResourceParse.parse(input("task", ".opencode/task/a.md", body))
+    expect(r.refs).toEqual([
+      { kind: "id", value: "alpha" },
+      { kind: "id", value: "beta" },
+      { kind: "id", value: "gamma" },
+      { kind: "path", value: ".opencode/checklist/check.md" },
+      { kind: "path", value: ".opencode/schema/s.json" },
+    ])
+  })
+
+  test("an unclosed code fence hides the rest of the file", () => {
+    const r = ResourceParse.parse(input("task", ".opencode/task/a.md", "[[seen]]\n```\n[[hidden]]"))
+    expect(r.refs).toEqual([{ kind: "id", value: "seen" }])
+  })
+})
+
+describe("JSON schemas", () => {
+  test("$id, title, description, x-tags and $ref", () => {
+    const schema = {
+      $id: "https://example.com/schemas/user.schema.json",
+      title: "User",
+      description: "A user",
+      "x-tags": ["people", "auth"],
+      "x-category": "identity",
+      properties: {
+        address: { $ref: "./address.json#/definitions/a" },
+        other: { $ref: "https://example.com/schemas/org.json" },
+        local: { $ref: "#/definitions/x" },
+      },
+    }
+    const r = ResourceParse.parse(input("schema", ".opencode/schema/user.json", JSON.stringify(schema)))
+    expect(r.warnings).toEqual([])
+    expect(r.metadata).toMatchObject({
+      id: "user",
+      name: "User",
+      description: "A user",
+      tags: ["people", "auth"],
+      category: "identity",
+      type: "schema",
+    })
+    expect(r.uri).toBe("https://example.com/schemas/user.schema.json")
+    expect(r.refs).toEqual([
+      { kind: "path", value: ".opencode/schema/address.json" },
+      { kind: "uri", value: "https://example.com/schemas/org.json" },
+    ])
+  })
+
+  test("a plain $id is the id; x-references replace $ref scanning", () => {
+    const r = ResourceParse.parse(
+      input(
+        "schema",
+        ".opencode/schema/x.json",
+        JSON.stringify({ $id: "orders", "x-references": ["user"], $ref: "./y.json" }),
+      ),
+    )
+    expect(r.metadata.id).toBe("orders")
+    expect(r.refs).toEqual([{ kind: "id", value: "user" }])
+  })
+
+  test("invalid JSON and non-object JSON are reported; the file stays listed by name", () => {
+    const bad = ResourceParse.parse(input("schema", ".opencode/schema/bad.json", "{ nope"))
+    expect(bad.metadata.id).toBe("bad")
+    expect(bad.warnings[0]).toMatchObject({ code: "invalid-json", severity: "error" })
+    const array = ResourceParse.parse(input("schema", ".opencode/schema/arr.json", "[1,2]"))
+    expect(array.warnings[0].message).toContain("must be a JSON object")
+    const empty = ResourceParse.parse(input("schema", ".opencode/schema/empty.json", "  "))
+    expect(empty.warnings[0].code).toBe("empty-file")
+  })
+})
