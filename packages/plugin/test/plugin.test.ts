@@ -1,0 +1,74 @@
+import { describe, expect, test } from "bun:test"
+import OpencodeBuiltins from "../index"
+import * as mod from "../index"
+import { tmpdir } from "../../core/test/fixture"
+
+/** The parts of PluginInput the plugin uses, recording what it logs. */
+function input(directory: string, hasBuiltIn?: (feature: string) => boolean) {
+  const logs: { level: string; message: string }[] = []
+  const client = {
+    app: { log: async ({ body }: any) => void logs.push({ level: body.level, message: body.message }) },
+    session: { messages: async () => ({ data: [] }) },
+  }
+  return {
+    logs,
+    input: {
+      client,
+      directory,
+      worktree: directory,
+      project: {},
+      serverUrl: new URL("http://x"),
+      $: {},
+      hasBuiltIn,
+    } as any,
+  }
+}
+
+describe("the external plugin", () => {
+  test("exports only the plugin function (1.2.15 calls every export as a plugin)", () => {
+    expect(Object.keys(mod)).toEqual(["default"])
+    expect(typeof OpencodeBuiltins).toBe("function")
+  })
+
+  test("on stock OpenCode it registers the resource tools and lifecycle hooks", async () => {
+    await using dir = await tmpdir()
+    const { input: i } = input(dir.path)
+    const hooks = await OpencodeBuiltins(i)
+    expect(Object.keys(hooks.tool ?? {})).toEqual(
+      expect.arrayContaining(["resource-query", "resource-load", "resource-list-loaded", "resource-release"]),
+    )
+    for (const name of [
+      "chat.message",
+      "tool.execute.after",
+      "event",
+      "experimental.chat.messages.transform",
+      "experimental.session.compacting",
+    ])
+      expect(typeof (hooks as any)[name]).toBe("function")
+  })
+
+  test("when the host has the feature built in, it registers none of it and says so once", async () => {
+    await using dir = await tmpdir()
+    const { input: i, logs } = input(dir.path, (feature) => feature === "resource-loader")
+    const hooks = await OpencodeBuiltins(i)
+    expect(Object.keys(hooks.tool ?? {}).filter((t) => t.startsWith("resource-"))).toEqual([])
+    await Bun.sleep(1)
+    expect(logs.filter((l) => l.message.includes("built into this OpenCode")).map((l) => l.message)).toEqual([
+      expect.stringContaining("resource-loader"),
+    ])
+  })
+
+  test("a feature can be switched off in the options", async () => {
+    await using dir = await tmpdir({
+      ".opencode/opencode-builtins.json": JSON.stringify({ resources: { enabled: false } }),
+    })
+    const hooks = await OpencodeBuiltins(input(dir.path).input)
+    expect(Object.keys(hooks.tool ?? {}).filter((t) => t.startsWith("resource-"))).toEqual([])
+  })
+
+  test("explicit options (OpenCode 1.18+) reach the feature", async () => {
+    await using dir = await tmpdir()
+    const hooks = await (OpencodeBuiltins as any)(input(dir.path).input, { resources: { maxResourcesPerSession: 3 } })
+    expect(hooks.tool["resource-load"].description).toContain("3 resources")
+  })
+})
