@@ -185,7 +185,7 @@ describe("tool.execute.after, events and compaction", () => {
     await using dir = await tmpdir(FILES)
     const log = Logger.memory()
     const loader = ResourceLoader.create(
-      { directory: dir.path, log, messages: () => Promise.reject(new Error("db locked")) },
+      { directory: dir.path, worktree: dir.path, log, messages: () => Promise.reject(new Error("db locked")) },
       { persistCache: false },
     )
     const hooks = ResourceHooks.create(loader)
