@@ -47,8 +47,14 @@ for (const target of targets()) {
     test(
       "runs headless against the scripted model: built-in tool call, then text",
       async () => {
-        const server = ModelServer.start([ModelServer.call("read", { filePath: "hello.txt" }), ModelServer.text("done")])
-        await using project = await Harness.project({ bin: target.bin, files: { "hello.txt": "greetings from the fixture\n" } })
+        const server = ModelServer.start([
+          ModelServer.call("read", { filePath: "hello.txt" }),
+          ModelServer.text("done"),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: { "hello.txt": "greetings from the fixture\n" },
+        })
         try {
           const result = await Harness.run(project, server, "read hello.txt")
           expect(result.exitCode).toBe(0)

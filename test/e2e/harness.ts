@@ -169,6 +169,16 @@ export namespace Harness {
     if (code !== 0) throw new Error(`git ${args.join(" ")} failed: ${await new Response(proc.stderr).text()}`)
   }
 
+  /** Every file under `dir` (relative path → content), e.g. an example project to copy into a test project. */
+  export async function filesOf(dir: string): Promise<Record<string, Uint8Array>> {
+    const out: Record<string, Uint8Array> = {}
+    for (const rel of await fs.readdir(dir, { recursive: true })) {
+      const full = path.join(dir, rel)
+      if ((await fs.stat(full)).isFile()) out[rel] = await fs.readFile(full)
+    }
+    return out
+  }
+
   /** The provider block pointing OpenCode at a scripted model server. */
   export function provider(server: ModelServer.Instance) {
     return {
