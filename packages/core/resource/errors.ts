@@ -74,6 +74,6 @@ export namespace ResourceError {
 
   /** The JSON a tool prints for an error: the error's fields plus a suggestion the model can follow. */
   export function format(error: NamedError, suggestion?: string): string {
-    return JSON.stringify({ ...error.toJSON(), ...(suggestion ? { suggestion } : {}) }, null, 2)
+    return JSON.stringify({ ...error.toJSON(), ...(suggestion ? { suggestion } : {}) })
   }
 }

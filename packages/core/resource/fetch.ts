@@ -48,7 +48,8 @@ export namespace ResourceFetch {
     const denied = options.access ? await options.access(real, "read") : undefined
     if (denied) return refuse(new ResourceError.AccessDenied({ ...where, reason: denied }))
     const stat = await fs.stat(real).catch(() => undefined)
-    const size = stat?.size ?? meta.size
+    if (!stat?.isFile()) return refuse(new ResourceError.FileReadError({ ...where, reason: "not a regular file" }))
+    const size = stat.size
     if (size > options.maxFileSize)
       return refuse(new ResourceError.FileTooLarge({ ...where, size, max: options.maxFileSize }))
     const text = await ResourceRead.text(real, {

@@ -94,25 +94,66 @@ export namespace ResourceQuery {
     return total
   }
 
+  /** Positions (in `index.text`) of the resources whose text contains `word`: `indexOf` over the joined text. */
+  function containing(index: ResourceIndex.Index, word: string): number[] {
+    const { joined, starts } = index.text
+    const out: number[] = []
+    let from = 0
+    while (true) {
+      const at = joined.indexOf(word, from)
+      if (at < 0) return out
+      let lo = 0
+      let hi = starts.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1
+        if (starts[mid] <= at) lo = mid
+        else hi = mid - 1
+      }
+      out.push(lo)
+      // Continue after this resource's text: each resource is reported once.
+      from = lo + 1 < starts.length ? starts[lo + 1] : joined.length
+    }
+  }
+
+  type Scored = { meta: Resource.Metadata; score: number }
+
+  /** Negative when (score a, meta a) ranks before b: by score, then name, then id. */
+  function better(aScore: number, a: Resource.Metadata, b: Scored) {
+    return (
+      b.score - aScore ||
+      (a.name < b.meta.name ? -1 : a.name > b.meta.name ? 1 : 0) ||
+      (a.id < b.meta.id ? -1 : a.id > b.meta.id ? 1 : 0)
+    )
+  }
+
   export function run(index: ResourceIndex.Index, input: Args): Result {
     const args = Args.parse(input)
     const terms = words(args.query)
     const phrase = terms.join(" ")
-    const ids = candidates(index, args) ?? index.resources.keys()
-    const scored: { meta: Resource.Metadata; score: number }[] = []
-    for (const id of ids) {
-      const meta = index.resources.get(id)
-      if (!meta) continue
-      const s = terms.length ? score(index.haystack.get(id)!, terms, phrase) : 1
-      if (s > 0) scored.push({ meta, score: s })
+    const filtered = candidates(index, args)
+    const top: Scored[] = []
+    let total = 0
+    // Keep only the best `limit` in order while counting every match: no full sort of thousands of results.
+    const consider = (meta: Resource.Metadata, hay: ResourceIndex.Haystack) => {
+      const s = terms.length ? score(hay, terms, phrase) : 1
+      if (s <= 0) return
+      total++
+      if (top.length === args.limit && better(s, meta, top[top.length - 1]) >= 0) return
+      let i = top.length
+      while (i > 0 && better(s, meta, top[i - 1]) < 0) i--
+      top.splice(i, 0, { meta, score: s })
+      if (top.length > args.limit) top.pop()
     }
-    scored.sort(
-      (a, b) =>
-        b.score - a.score ||
-        (a.meta.name < b.meta.name ? -1 : a.meta.name > b.meta.name ? 1 : 0) ||
-        (a.meta.id < b.meta.id ? -1 : 1),
-    )
-    const shown = scored.slice(0, args.limit).map(({ meta }) => ({
+    if (filtered) {
+      for (const id of filtered) consider(index.resources.get(id)!, index.haystack.get(id)!)
+    } else if (terms.length) {
+      // Without filters, start from the resources containing the longest (most selective) word.
+      const longest = terms.reduce((a, b) => (b.length > a.length ? b : a))
+      for (const i of containing(index, longest)) consider(index.resources.get(index.text.ids[i])!, index.text.hays[i])
+    } else {
+      for (const [id, meta] of index.resources) consider(meta, index.haystack.get(id)!)
+    }
+    const shown = top.map(({ meta }) => ({
       id: meta.id,
       type: meta.type,
       name: meta.name,
@@ -122,12 +163,7 @@ export namespace ResourceQuery {
       path: meta.relativePath,
       size: formatBytes(meta.size),
     }))
-    return {
-      results: shown,
-      total: scored.length,
-      showing: shown.length,
-      hint: hint(index, scored.length, shown.length),
-    }
+    return { results: shown, total, showing: shown.length, hint: hint(index, total, shown.length) }
   }
 
   function hint(index: ResourceIndex.Index, total: number, showing: number) {

@@ -22,18 +22,62 @@ export namespace ResourceRead {
     file: string,
     options: { timeoutMs: number; maxBytes: number; headBytes?: number; size?: number },
   ): Promise<Result> {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<Result>((resolve) => {
-      timer = setTimeout(
-        () => resolve({ ok: false, code: "read-timeout", reason: `reading took longer than ${options.timeoutMs} ms` }),
-        options.timeoutMs,
-      )
+    return Watchdog.race(read(file, options), options.timeoutMs, () => ({
+      ok: false,
+      code: "read-timeout",
+      reason: `reading took longer than ${options.timeoutMs} ms`,
+    }))
+  }
+
+  /**
+   * Timeouts for many concurrent reads with a single timer: thousands of reads would otherwise create and clear
+   * thousands of timers, which costs more than the reads themselves. The timer is unref'd.
+   */
+  namespace Watchdog {
+    type Entry = { deadline: number; expire: () => void }
+    const entries = new Set<Entry>()
+    let timer: ReturnType<typeof setInterval> | undefined
+    let tick = 0
+
+    export function race<T>(work: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const entry: Entry = { deadline: performance.now() + ms, expire: () => resolve(onTimeout()) }
+        entries.add(entry)
+        schedule(ms)
+        work.then(
+          (value) => {
+            entries.delete(entry)
+            resolve(value)
+          },
+          (error) => {
+            entries.delete(entry)
+            reject(error)
+          },
+        )
+      })
+    }
+
+    function schedule(ms: number) {
+      const every = Math.max(1, Math.min(250, Math.floor(ms / 4)))
+      if (timer && every >= tick) return
+      if (timer) clearInterval(timer)
+      tick = every
+      timer = setInterval(check, every)
       timer.unref?.()
-    })
-    try {
-      return await Promise.race([read(file, options), timeout])
-    } finally {
-      clearTimeout(timer)
+    }
+
+    function check() {
+      const now = performance.now()
+      for (const entry of entries) {
+        if (entry.deadline > now) continue
+        entries.delete(entry)
+        entry.expire()
+      }
+      if (entries.size === 0 && timer) {
+        clearInterval(timer)
+        timer = undefined
+        tick = 0
+      }
     }
   }
 
@@ -41,10 +85,14 @@ export namespace ResourceRead {
     let bytes: Uint8Array
     let truncated = false
     try {
-      // Never open what is not a regular file: opening a FIFO or a device can block indefinitely.
-      const stat = await fs.stat(file)
-      if (!stat.isFile()) return { ok: false, code: "unreadable", reason: "not a regular file" }
-      const size = options.size ?? stat.size
+      // Never open what is not a regular file: opening a FIFO or a device can block indefinitely. Callers that
+      // pass `size` got it from a stat that showed a regular file, so the check is not repeated.
+      let size = options.size
+      if (size === undefined) {
+        const stat = await fs.stat(file)
+        if (!stat.isFile()) return { ok: false, code: "unreadable", reason: "not a regular file" }
+        size = stat.size
+      }
       if (size > options.maxBytes) {
         const head = options.headBytes ?? 64 * 1024
         const handle = await fs.open(file, "r")

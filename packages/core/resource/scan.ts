@@ -130,14 +130,15 @@ export namespace ResourceScan {
       const files: { path: string; real: string }[] = []
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         if (entry.name.startsWith(".")) continue
-        const full = path.join(current.dir, entry.name)
+        // Plain concatenation: path.join costs more than the rest of the loop on large trees.
+        const full = current.dir + path.sep + entry.name
         if (entry.isDirectory()) {
-          const real = path.join(current.real, entry.name)
+          const real = current.real + path.sep + entry.name
           stack.push({ dir: full, real, chain: new Set([...current.chain, real]) })
           continue
         }
         if (entry.isFile()) {
-          if (accept(entry.name)) files.push({ path: full, real: path.join(current.real, entry.name) })
+          if (accept(entry.name)) files.push({ path: full, real: current.real + path.sep + entry.name })
           continue
         }
         if (!entry.isSymbolicLink()) {
@@ -184,7 +185,7 @@ export namespace ResourceScan {
           ...tag,
           path: f.path,
           real: f.real,
-          relativePath: ResourceProject.relative(project, f.path),
+          relativePath: relativeTo(project.root, f.path),
           size: stat.size,
           mtimeMs: stat.mtimeMs,
         }
@@ -192,6 +193,12 @@ export namespace ResourceScan {
         else result.references.push(file)
       })
     }
+  }
+
+  /** Project-relative path of a path known to lie below the root (cheaper than path.relative on hot paths). */
+  function relativeTo(root: string, p: string): string {
+    const rel = p.startsWith(root + path.sep) ? p.slice(root.length + 1) : path.relative(root, p)
+    return path.sep === "/" ? rel : rel.split(path.sep).join("/")
   }
 
   async function isDir(p: string) {

@@ -15,7 +15,8 @@ import { Resource } from "./schema"
 export namespace ResourceTools {
   export const IDS = ["resource-query", "resource-load", "resource-list-loaded", "resource-release"] as const
 
-  const json = (value: unknown) => JSON.stringify(value, null, 2)
+  // Compact JSON: every byte of a tool result is sent to the model again on each later request.
+  const json = (value: unknown) => JSON.stringify(value)
   const failure = (name: string, error: unknown) => json({ error: name, message: errorMessage(error) })
 
   export function create(loader: ResourceLoader.Loader): Record<(typeof IDS)[number], ToolDefinition> {

@@ -31,7 +31,8 @@ export namespace Frontmatter {
       if (data === null || typeof data !== "object" || Array.isArray(data)) {
         return { data: {}, body: parsed.content, error: "frontmatter is not a mapping of keys to values" }
       }
-      return { data: normalise(data) as Record<string, unknown>, body: parsed.content }
+      normalise(data)
+      return { data: data as Record<string, unknown>, body: parsed.content }
     } catch (error) {
       return { data: {}, body: source, error: firstLine(errorMessage(error)) }
     }
@@ -41,20 +42,19 @@ export namespace Frontmatter {
     return message.split("\n")[0].trim()
   }
 
-  /** YAML dates become ISO strings (date-only when there is no time part) so metadata stays JSON-serialisable. */
-  function normalise(value: unknown): unknown {
-    if (value instanceof Date) {
-      if (Number.isNaN(value.getTime())) return undefined
-      const iso = value.toISOString()
-      return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso
+  /** YAML dates become ISO strings (date-only when there is no time part), in place, so metadata stays JSON. */
+  function normalise(value: Record<string, unknown> | unknown[]): void {
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key]
+      if (item instanceof Date) (value as Record<string, unknown>)[key] = dateText(item)
+      else if (item && typeof item === "object") normalise(item as Record<string, unknown>)
     }
-    if (Array.isArray(value)) return value.map(normalise)
-    if (value && typeof value === "object") {
-      const out: Record<string, unknown> = {}
-      for (const [k, v] of Object.entries(value)) out[k] = normalise(v)
-      return out
-    }
-    return value
+  }
+
+  function dateText(date: Date): string | undefined {
+    if (Number.isNaN(date.getTime())) return undefined
+    const iso = date.toISOString()
+    return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso
   }
 
   /** A string field, or undefined when absent or not a scalar. */

@@ -1,0 +1,231 @@
+// Resource loader benchmarks. Every figure is printed next to a baseline measured in the same run:
+//  - cold index build vs the floor (a plain parallel read of the same files), at 1k and 10k resources;
+//  - warm start (persisted cache, mtime revalidation) vs cold;
+//  - query p50/p99 at 10k vs the spec's naive scan; load latency vs a plain file read;
+//  - the token effect in a scripted session on the real stock opencode: load 5 resources, release them, 10 more
+//    turns, request sizes counted with a real tokenizer (o200k), against the same session with pruning off.
+// Nothing here fails on timing; targets are printed next to the figures.
+import fs from "fs/promises"
+import os from "os"
+import path from "path"
+import { encode } from "gpt-tokenizer"
+import { ResourceLoader } from "../../packages/core/resource/loader"
+import { ResourceQuery } from "../../packages/core/resource/query"
+import { Logger } from "../../packages/core/util/log"
+import { Harness } from "../../test/e2e/harness"
+import { ModelServer } from "../../test/e2e/model-server"
+import { corpus } from "./_corpus"
+
+const only = process.env.BENCH_ONLY?.split(",")
+const want = (part: string) => !only || only.includes(part)
+const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 1)} ms`
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]
+const time = async (fn: () => Promise<unknown>) => {
+  const t = performance.now()
+  await fn()
+  return performance.now() - t
+}
+const loaderFor = (dir: string, config: Parameters<typeof ResourceLoader.create>[1] = {}) =>
+  ResourceLoader.create({ directory: dir, worktree: dir, log: Logger.silent }, { persistCache: false, ...config })
+
+/** The floor of any indexer: find the files (recursive listing) and read every one of them, 64 at a time. */
+async function floorRead(dir: string) {
+  const found = (await fs.readdir(path.join(dir, ".opencode"), { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name))
+  await readAll(found)
+}
+
+async function readAll(files: string[]) {
+  let next = 0
+  const worker = async () => {
+    while (next < files.length) await fs.readFile(files[next++])
+  }
+  await Promise.all(Array.from({ length: 64 }, worker))
+}
+
+async function indexBench(size: number, rounds: number) {
+  const c = await corpus(size)
+  try {
+    const floor: number[] = []
+    const cold: number[] = []
+    const warm: number[] = []
+    const cachePath = path.join(c.dir, "..", `ocb-bench-cache-${size}.json`)
+    await floorRead(c.dir) // page cache warm for every measurement alike
+    for (let i = 0; i < rounds; i++) {
+      floor.push(await time(() => floorRead(c.dir)))
+      const l = loaderFor(c.dir)
+      cold.push(await time(() => l.index()))
+      await l.dispose()
+    }
+    const writer = loaderFor(c.dir, { persistCache: true, indexCachePath: cachePath })
+    await writer.index()
+    await writer.dispose()
+    for (let i = 0; i < rounds; i++) {
+      const l = loaderFor(c.dir, { persistCache: true, indexCachePath: cachePath })
+      warm.push(await time(() => l.index()))
+      if (l.stats.lastBuild?.parsed !== 0) throw new Error("warm start re-parsed files: the cache was not used")
+      await l.dispose()
+    }
+    await fs.rm(cachePath, { force: true })
+    const f = median(floor)
+    const cd = median(cold)
+    const w = median(warm)
+    console.log(
+      `index ${String(size).padStart(6)} resources (${(c.bytes / 1024 / 1024).toFixed(1)} MB): ` +
+        `floor ${ms(f)}, cold ${ms(cd)} = ${(cd / f).toFixed(2)}× floor${size >= 10_000 ? " (target ≤1.50×)" : ""}, ` +
+        `warm ${ms(w)} = ${((w / cd) * 100).toFixed(1)}% of cold${size >= 10_000 ? " (target ≤15%)" : ""}`,
+    )
+    return c
+  } catch (error) {
+    await c.cleanup()
+    throw error
+  }
+}
+
+/** The spec's query: a linear scan with substring matching over name, description and tags, sorted by name. */
+function naiveQuery(index: Awaited<ReturnType<ResourceLoader.Loader["index"]>>, query: string, limit: number) {
+  const q = query.toLowerCase()
+  const results = []
+  for (const m of index.resources.values()) {
+    const text = [m.name, m.description ?? "", ...m.tags].join(" ").toLowerCase()
+    if (text.includes(q)) results.push(m)
+  }
+  results.sort((a, b) => a.name.localeCompare(b.name))
+  return results.slice(0, limit)
+}
+
+async function queryAndLoadBench(dir: string, ids: string[]) {
+  const loader = loaderFor(dir)
+  const index = await loader.index()
+  const words = ["deploy", "rollback", "git", "database migration", "security token", "canary", "cache", "api"]
+  const queries: ResourceQuery.Args[] = []
+  for (let i = 0; i < 2000; i++) {
+    const w = words[i % words.length]
+    queries.push(
+      i % 4 === 0
+        ? { query: w }
+        : i % 4 === 1
+          ? { query: w, type: "knowledge-base" }
+          : i % 4 === 2
+            ? { tags: [w.split(" ")[0]], domain: "dev" }
+            : { query: w.split(" ")[0], limit: 50 },
+    )
+  }
+  for (const q of queries.slice(0, 200)) await loader.query(q) // warm up the JIT
+  const full: number[] = []
+  const search: number[] = []
+  const naive: number[] = []
+  for (const q of queries) {
+    full.push(await time(() => loader.query(q)))
+    let t = performance.now()
+    ResourceQuery.run(index, q)
+    search.push(performance.now() - t)
+    t = performance.now()
+    naiveQuery(index, q.query ?? q.tags?.[0] ?? "", q.limit ?? 10)
+    naive.push(performance.now() - t)
+  }
+  console.log(
+    `query at ${index.resources.size} resources (${queries.length} queries): ` +
+      `search p50 ${ms(pct(search, 0.5))} p99 ${ms(pct(search, 0.99))} (target p99 ≤2 ms); ` +
+      `with the freshness check (folder stats) p50 ${ms(pct(full, 0.5))} p99 ${ms(pct(full, 0.99))}; ` +
+      `naive spec scan p50 ${ms(pct(naive, 0.5))} p99 ${ms(pct(naive, 0.99))} → ${(pct(naive, 0.99) / pct(search, 0.99)).toFixed(1)}× slower at p99`,
+  )
+
+  const loadTimes: number[] = []
+  const refTimes: number[] = []
+  const readTimes: number[] = []
+  for (let i = 0; i < 300; i++) {
+    const id = ids[(i * 37) % ids.length]
+    const meta = index.resources.get(id)!
+    loadTimes.push(await time(() => loader.load({ id }, { sessionID: `bench-${i}`, messageID: "m" })))
+    refTimes.push(
+      await time(() => loader.load({ id, includeReferences: true }, { sessionID: `bench-ref-${i}`, messageID: "m" })),
+    )
+    readTimes.push(await time(() => fs.readFile(meta.path, "utf8")))
+  }
+  console.log(
+    `load: p50 ${ms(pct(loadTimes, 0.5))} p99 ${ms(pct(loadTimes, 0.99))}; with references (depth 2) p50 ` +
+      `${ms(pct(refTimes, 0.5))} p99 ${ms(pct(refTimes, 0.99))}; plain file read p50 ${ms(pct(readTimes, 0.5))} ` +
+      `→ load = ${(pct(loadTimes, 0.5) / pct(readTimes, 0.5)).toFixed(1)}× a read at p50`,
+  )
+  await loader.dispose()
+}
+
+async function tokenBench() {
+  const c = await corpus(200, 7)
+  const big = c.ids.filter((_, i) => i % 5 !== 4).slice(0, 5) // markdown resources
+  const files = await Harness.filesOf(c.dir)
+  await c.cleanup()
+  const whole = (r: ModelServer.RecordedRequest) =>
+    encode(JSON.stringify({ messages: r.body.messages, tools: r.body.tools })).length
+  const conversation = (r: ModelServer.RecordedRequest) => encode(JSON.stringify(r.body.messages)).length
+
+  /** One run with `first` as the agent's steps, then 10 follow-up turns (separate `opencode run --continue`). */
+  async function session(first: ModelServer.Step[], options: object) {
+    const server = ModelServer.start([...first, ModelServer.text("done")])
+    await using project = await Harness.project({
+      files: { ...files, ".opencode/opencode-builtins.json": JSON.stringify(options) },
+    })
+    try {
+      const run = await Harness.run(project, server, "Load the five resources, then release them.")
+      if (run.exitCode !== 0) throw new Error(`opencode failed: ${run.stderr}`)
+      for (let turn = 1; turn <= 10; turn++) {
+        server.push(ModelServer.text(`answer ${turn}`))
+        const r = await Harness.run(project, server, `Follow-up question ${turn}`, { args: ["--continue"] })
+        if (r.exitCode !== 0) throw new Error(`opencode failed: ${r.stderr}`)
+      }
+      return server.turns()
+    } finally {
+      server.stop()
+    }
+  }
+
+  const loads = big.map((id) => ModelServer.call("resource-load", { id }))
+  const released = await session([...loads, ModelServer.call("resource-release", {})], {})
+  const kept = await session([...loads, ModelServer.call("resource-list-loaded", {})], {
+    resources: { autoFlagAfterMessage: false },
+  })
+  const control = await session([], {})
+  const last = (turns: ModelServer.RecordedRequest[], f: (r: ModelServer.RecordedRequest) => number) => f(turns.at(-1)!)
+  console.log(
+    `token effect on stock opencode ${await Harness.version()} (o200k tokens; 5 resources loaded, then released, then 10 more turns):`,
+  )
+  console.log(
+    `  whole request (messages + tool schemas): before the loads ${whole(released[0])}, with the 5 loaded ` +
+      `${whole(released[big.length])} (+${whole(released[big.length]) - whole(released[0])})`,
+  )
+  const r = last(released, whole)
+  const k = last(kept, whole)
+  const c0 = last(control, whole)
+  console.log(
+    `  10 turns after the release: ${r}; the same conversation without any load: ${c0} → ` +
+      `${(((r - c0) / c0) * 100).toFixed(1)}% larger (target within 5%; the rest is the tool calls and one-line stubs)`,
+  )
+  console.log(
+    `  without release and without turn pruning the last request is ${k} (+${(((k - c0) / c0) * 100).toFixed(1)}%): ` +
+      `pruning saves ${k - r} tokens on every request`,
+  )
+  console.log(
+    `  messages only: released ${last(released, conversation)}, never loaded ${last(control, conversation)}, ` +
+      `kept ${last(kept, conversation)}`,
+  )
+}
+
+console.log(`resource loader benchmarks (bun ${Bun.version}, ${os.cpus().length} cores)`)
+let tenK: Awaited<ReturnType<typeof corpus>> | undefined
+if (want("index")) {
+  await (await indexBench(1_000, 5)).cleanup()
+  tenK = await indexBench(10_000, 3)
+}
+if (want("query")) {
+  tenK ??= await corpus(10_000)
+  await queryAndLoadBench(
+    tenK.dir,
+    tenK.ids.filter((_, i) => i % 5 !== 4),
+  )
+}
+await tenK?.cleanup()
+if (want("tokens")) await tokenBench()
