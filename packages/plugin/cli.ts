@@ -7,6 +7,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: "resources lint [dir] | resources query [words…] [filters]   project resources under .opencode/",
     load: () => import("@opencode-builtins/core/resource/cli"),
   },
+  discover: {
+    summary: 'discover "<prompt>" [--json] | discover --list   agents, commands, skills, styles, resources matched',
+    load: () => import("@opencode-builtins/core/discovery/cli"),
+  },
 }
 
 const USAGE = () =>

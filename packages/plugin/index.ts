@@ -5,12 +5,13 @@ import type { Feature } from "./feature"
 import { hostLogger } from "./log"
 import { loadOptions } from "./options"
 import { ResourcesFeature } from "./features/resources"
+import { DiscoveryFeature } from "./features/discovery"
 
 /**
  * Feature adapters, in hook order: inbound hooks (tool.execute.before, chat.message) run top to bottom, outbound
  * hooks (tool results, transforms) bottom to top — see compose.ts.
  */
-const FEATURES: Feature[] = [ResourcesFeature]
+const FEATURES: Feature[] = [ResourcesFeature, DiscoveryFeature]
 
 type HostInput = PluginInput & { hasBuiltIn?: (feature: string) => boolean }
 

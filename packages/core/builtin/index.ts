@@ -12,6 +12,7 @@
 export namespace BuiltIn {
   export const FEATURES = {
     "resource-loader": "resource-query/load/list-loaded/release tools, lifecycle, pruning and compaction carry-over",
+    "dynamic-discovery": "agents, commands, skills, output styles and project resources matched to the prompt and suggested in it",
   } as const satisfies Record<string, string>
 
   export type Feature = keyof typeof FEATURES

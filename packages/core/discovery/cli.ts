@@ -1,0 +1,187 @@
+import fs from "fs"
+import path from "path"
+import { parseArgs } from "util"
+import { ResourceLoader } from "../resource/loader"
+import { Exit, type CliIO } from "../util/cli"
+import { errorMessage } from "../util/error"
+import { Logger } from "../util/log"
+import { DynamicDiscovery } from "./discover"
+import { DiscoveryFormat } from "./format"
+import { Discovery } from "./schema"
+
+const USAGE = `usage:
+  opencode-builtins discover "<prompt>" [--json]
+      What discovery suggests for <prompt> in the current directory: the matched agents, commands, skills, output
+      styles and project resources, and the text added to the prompt. --json prints the DynamicDiscoveryResult.
+  opencode-builtins discover --list [--json]
+      Everything discovered (after precedence), with shadowed entries, skipped files and slow or broken folders.
+Honours the "discovery" (and "resources") section of .opencode/opencode-builtins.json.
+Exit: 0 done (also when nothing matched or discovery is disabled), 1 when the scan timed out or failed, 2 bad usage.
+`
+
+/**
+ * `opencode-builtins discover …`.
+ *
+ * @example
+ * await run(["write the release notes", "--json"], io) // prints the DynamicDiscoveryResult as JSON
+ */
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      options: { json: { type: "boolean" }, list: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (error) {
+    io.err(`discover: ${errorMessage(error)}\n\n${USAGE}`)
+    return Exit.usage
+  }
+  if (args.values.help) return (io.out(USAGE), Exit.ok)
+  const prompt = args.positionals.join(" ").trim()
+  if (!args.values.list && !prompt) {
+    io.err(`discover: give a prompt to match, or --list\n\n${USAGE}`)
+    return Exit.usage
+  }
+  if (args.values.list && prompt) {
+    io.err(`discover: --list takes no prompt\n\n${USAGE}`)
+    return Exit.usage
+  }
+
+  const settings = readSettings(io)
+  const worktree = gitRoot(io.cwd)
+  const loader =
+    settings.resources === false
+      ? undefined
+      : ResourceLoader.create({ directory: io.cwd, worktree, log: Logger.silent }, { persistCache: false })
+  try {
+    const engine = DynamicDiscovery.create({
+      directory: io.cwd,
+      worktree,
+      env: io.env,
+      config: settings.discovery,
+      resources: loader ? async () => (await loader.index()).resources.values() : undefined,
+    })
+    if (args.values.list) return await list(engine, io, args.values.json === true)
+    const result = await engine.gather(prompt)
+    if (args.values.json) io.out(JSON.stringify(result, null, 2) + "\n")
+    else io.out(human(result))
+    return result.skipReason === "timeout" || result.skipReason === "filesystem_error" ? Exit.findings : Exit.ok
+  } finally {
+    await loader?.dispose()
+  }
+}
+
+async function list(engine: DynamicDiscovery.Engine, io: CliIO, json: boolean): Promise<number> {
+  const cat = await engine.catalogue()
+  if (json) {
+    const { scans: _scans, ...rest } = cat
+    io.out(JSON.stringify(rest, null, 2) + "\n")
+  } else {
+    for (const type of Discovery.RESOURCE_TYPES) {
+      const items = cat.items.filter((i) => i.resourceType === type)
+      if (!items.length) continue
+      io.out(`${TITLES[type]}:\n`)
+      for (const i of items) io.out(`  ${i.name}  [${i.source}]  ${DiscoveryFormat.display(i.filePath)}\n`)
+    }
+    if (cat.resources.length) {
+      io.out(`Project resources:\n`)
+      for (const r of cat.resources) io.out(`  ${r.id}  [${r.type}]  ${r.name}\n`)
+    }
+    for (const s of cat.shadowed)
+      io.out(`shadowed  ${DiscoveryFormat.display(s.item.filePath)} (by ${DiscoveryFormat.display(s.by)})\n`)
+    io.out(footer(cat.stats, cat.degraded, cat.problems))
+  }
+  return cat.degraded.length && cat.items.length + cat.resources.length === 0 ? Exit.findings : Exit.ok
+}
+
+const TITLES: Record<Discovery.ResourceType, string> = {
+  agent: "Agents",
+  command: "Commands",
+  skill: "Skills",
+  outputStyle: "Output styles",
+}
+
+function human(result: Discovery.DynamicDiscoveryResult): string {
+  const lines: string[] = []
+  if (result.skipped) {
+    lines.push(`Discovery skipped: ${result.skipReason}${result.error ? ` (${result.error})` : ""}`)
+    if (result.skipReason === "disabled") lines.push(`Turned off by "discovery": { "enabled": false }.`)
+    if (result.skipReason === "no_resources_found")
+      lines.push("No agents, commands, skills, output styles or project resources were found.")
+  } else if (result.context) {
+    const c = result.context
+    const rows: [string, readonly { name: string; score: number; matched: readonly string[] }[]][] = [
+      ["Agents", c.matchedAgents.map((m) => ({ name: m.item.name, score: m.score, matched: m.matchedKeywords }))],
+      ["Commands", c.matchedCommands.map((m) => ({ name: m.item.name, score: m.score, matched: m.matchedKeywords }))],
+      ["Skills", c.matchedSkills.map((m) => ({ name: m.item.name, score: m.score, matched: m.matchedKeywords }))],
+      [
+        "Output styles",
+        c.matchedOutputStyles.map((m) => ({ name: m.item.name, score: m.score, matched: m.matchedKeywords })),
+      ],
+      [
+        "Project resources",
+        c.matchedResources.map((m) => ({ name: m.resource.id, score: m.score, matched: m.matchedKeywords })),
+      ],
+    ]
+    for (const [title, list] of rows) {
+      if (!list.length) continue
+      lines.push(`${title}:`)
+      for (const m of list) lines.push(`  ${m.name}  score ${m.score}  (matched: ${m.matched.join(", ")})`)
+    }
+    const text = DiscoveryFormat.context(c)
+    if (text) lines.push("", "Added to the prompt:", text)
+    else lines.push("Nothing matched this prompt; nothing would be added to it.")
+  }
+  let out = lines.join("\n") + "\n"
+  if (result.stats) out += footer(result.stats, result.degraded ?? [], [])
+  else if (result.degraded?.length) out += footer(undefined, result.degraded, [])
+  return out
+}
+
+function footer(
+  stats: Discovery.Stats | undefined,
+  degraded: readonly Discovery.Degraded[],
+  problems: readonly Discovery.FileProblem[],
+) {
+  const lines: string[] = []
+  if (stats)
+    lines.push(
+      `${stats.discovered} item(s) from ${stats.directories} folder(s), ${stats.resources} project resource(s), in ${stats.durationMs} ms`,
+    )
+  for (const d of degraded)
+    lines.push(`${d.reason === "timeout" ? "timed out" : "failed   "}  ${d.source}${d.error ? `: ${d.error}` : ""}`)
+  for (const p of problems) lines.push(`skipped    ${DiscoveryFormat.display(p.path)}: ${p.error}`)
+  return lines.length ? lines.join("\n") + "\n" : ""
+}
+
+/** The plugin's settings file, as far as discovery needs it: its section, and whether resources are off. */
+function readSettings(io: CliIO): { discovery?: Discovery.ConfigInput; resources?: false } {
+  const file = path.join(io.cwd, ".opencode", "opencode-builtins.json")
+  if (!fs.existsSync(file)) return {}
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, "utf8"))
+    const section = parsed?.discovery
+    const checked = Discovery.Config.safeParse(section ?? {})
+    if (!checked.success) {
+      io.err(`discover: ${file}: discovery: ${checked.error.issues[0].message}; using the defaults\n`)
+      return { resources: parsed?.resources?.enabled === false ? false : undefined }
+    }
+    return {
+      discovery: section ?? {},
+      resources: parsed?.resources?.enabled === false ? false : undefined,
+    }
+  } catch (error) {
+    io.err(`discover: ${file}: ${errorMessage(error)}; using the defaults\n`)
+    return {}
+  }
+}
+
+/** The git worktree root above `dir` (OpenCode's worktree), else `dir`. */
+function gitRoot(dir: string): string {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, ".git"))) return d
+    if (d === path.dirname(d)) return path.resolve(dir)
+  }
+}

@@ -1,0 +1,305 @@
+import type { Host } from "../host"
+import { errorMessage } from "../util/error"
+import { Logger } from "../util/log"
+import { DiscoveryCache } from "./cache"
+import { DiscoveryDirectories } from "./directories"
+import { Keywords } from "./keywords"
+import { DiscoveryMatch } from "./match"
+import { MemoryThink } from "./memory-think"
+import { DiscoveryScan } from "./scan"
+import { Discovery } from "./schema"
+
+/**
+ * Dynamic context discovery: scans the agent, command, skill and output-style directories (in parallel, within
+ * `scanTimeoutMs`), applies precedence (project over global, nearest project folder first, OpenCode's folders before
+ * Claude Code's), adds the project resources of an optional provider, and matches a prompt against all of them.
+ *
+ * An engine keeps a file cache (mtime-checked) and the last ranking index, so repeated prompts re-read only changed
+ * files. A directory that is slow or broken degrades the result (`degraded`), it never fails it.
+ *
+ * @example
+ * const discovery = DynamicDiscovery.create({ directory: "/repo", worktree: "/repo", log })
+ * const result = await discovery.gather("review the auth changes before I merge")
+ * result.context?.matchedAgents[0]?.item.name // "code-reviewer"
+ */
+export namespace DynamicDiscovery {
+  export type Init = {
+    directory: string
+    worktree?: string
+    log?: Logger
+    /** Project resources (e.g. from the resource loader), matched like the rest and suggested by id. */
+    resources?: Discovery.ResourceProvider
+    config?: Discovery.ConfigInput
+    /** Environment for `XDG_CONFIG_HOME` (default `process.env`). */
+    env?: Record<string, string | undefined>
+  }
+
+  export type Catalogue = {
+    /** Discovered items after precedence, in precedence order. */
+    items: Discovery.DiscoveredItem[]
+    resources: Discovery.ProjectResource[]
+    scans: Discovery.ScanResult[]
+    /** Items hidden by one of the same type and name with higher precedence. */
+    shadowed: { item: Discovery.DiscoveredItem; by: string }[]
+    degraded: Discovery.Degraded[]
+    /** Files and resources skipped, with the reason. */
+    problems: Discovery.FileProblem[]
+    stats: Discovery.Stats
+  }
+
+  export type Engine = ReturnType<typeof create>
+
+  export function create(init: Init) {
+    const config = Discovery.Config.parse(init.config ?? {})
+    const log = init.log ?? Logger.silent
+    const cache = new DiscoveryCache()
+    let last: { items: readonly unknown[]; index: DiscoveryMatch.Index } | undefined
+
+    /** Scans and collects everything discoverable right now. */
+    async function catalogue(): Promise<Catalogue> {
+      const started = performance.now()
+      const places = DiscoveryDirectories.resolve({ directory: init.directory, worktree: init.worktree, env: init.env })
+      const [scans, provided] = await Promise.all([
+        DiscoveryScan.all(places, { cache, timeoutMs: config.scanTimeoutMs }),
+        loadResources(),
+      ])
+      const degraded: Discovery.Degraded[] = []
+      const problems: Discovery.FileProblem[] = []
+      const items: Discovery.DiscoveredItem[] = []
+      const shadowed: Catalogue["shadowed"] = []
+      const byKey = new Map<string, Discovery.DiscoveredItem>()
+      let files = 0
+      for (const scan of scans) {
+        if (scan.timedOut) degraded.push({ source: scan.directory.path, reason: "timeout" })
+        else if (scan.error)
+          degraded.push({ source: scan.directory.path, reason: "filesystem_error", error: scan.error })
+        problems.push(...scan.problems)
+        files += scan.items.length
+        for (const item of scan.items) {
+          const key = `${item.resourceType}\u0000${item.name}`
+          const winner = byKey.get(key)
+          if (winner) {
+            shadowed.push({ item, by: winner.filePath })
+            continue
+          }
+          byKey.set(key, item)
+          items.push(item)
+        }
+      }
+      // Keep every file of this catalogue cached: an LRU smaller than the set a scan cycles through never hits.
+      cache.ensureCapacity(files + Discovery.MAX_CACHE_SIZE)
+      degraded.push(...provided.degraded)
+      problems.push(...provided.problems)
+      return {
+        items,
+        resources: provided.resources,
+        scans,
+        shadowed,
+        degraded,
+        problems,
+        stats: {
+          discovered: items.length,
+          resources: provided.resources.length,
+          directories: scans.filter((s) => s.directory.exists).length,
+          cacheHits: scans.reduce((n, s) => n + s.cacheHits, 0),
+          parsed: scans.reduce((n, s) => n + s.parsed, 0),
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+        },
+      }
+    }
+
+    async function loadResources(): Promise<{
+      resources: Discovery.ProjectResource[]
+      degraded: Discovery.Degraded[]
+      problems: Discovery.FileProblem[]
+    }> {
+      if (!init.resources) return { resources: [], degraded: [], problems: [] }
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const expired = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), config.scanTimeoutMs)
+      })
+      try {
+        const listed = await Promise.race([Promise.resolve().then(init.resources), expired])
+        if (listed === "timeout")
+          return { resources: [], degraded: [{ source: "resources", reason: "timeout" }], problems: [] }
+        const resources: Discovery.ProjectResource[] = []
+        const problems: Discovery.FileProblem[] = []
+        const ids = new Set<string>()
+        for (const raw of listed) {
+          const checked = Discovery.ProjectResource.safeParse(raw)
+          const id = (raw as { id?: unknown })?.id
+          if (!checked.success) {
+            problems.push({
+              path: typeof id === "string" && id.trim() ? `resource ${id}` : "resource (no id)",
+              error: checked.error.issues[0].message,
+            })
+            continue
+          }
+          if (ids.has(checked.data.id)) continue
+          ids.add(checked.data.id)
+          resources.push(checked.data)
+        }
+        return { resources, degraded: [], problems }
+      } catch (error) {
+        return {
+          resources: [],
+          degraded: [{ source: "resources", reason: "filesystem_error", error: errorMessage(error) }],
+          problems: [],
+        }
+      } finally {
+        clearTimeout(timer)
+      }
+    }
+
+    /** The ranking index of a catalogue, reused while its items and resources are unchanged. */
+    function indexOf(cat: Pick<Catalogue, "items" | "resources">): DiscoveryMatch.Index {
+      const all: readonly unknown[] = [...cat.items, ...cat.resources]
+      if (last && last.items.length === all.length && last.items.every((x, i) => x === all[i])) return last.index
+      const index = DiscoveryMatch.index(documents(cat))
+      last = { items: all, index }
+      return index
+    }
+
+    /** Matches `prompt` against a catalogue: the top `MAX_SUGGESTIONS` per type, best first. */
+    function match(cat: Pick<Catalogue, "items" | "resources">, prompt: string): Discovery.DynamicContext {
+      const detection = MemoryThink.detect(prompt)
+      return contextOf(cat, indexOf(cat).search(detection ? detection.topic : prompt), detection)
+    }
+
+    /**
+     * `match`, leaving out the items whose file `access` denies for the model (`"llm"`), so a protected definition
+     * is never named in a suggestion; the next best hits take their place.
+     */
+    async function matchPermitted(
+      cat: Pick<Catalogue, "items" | "resources">,
+      prompt: string,
+      access: NonNullable<Host["access"]>,
+    ): Promise<Discovery.DynamicContext> {
+      const detection = MemoryThink.detect(prompt)
+      const hits = indexOf(cat).search(detection ? detection.topic : prompt)
+      const verdicts = await Promise.all(
+        hits.map((h) =>
+          h.index < cat.items.length
+            ? access(cat.items[h.index].filePath, "llm").catch((e) => `access check failed: ${errorMessage(e)}`)
+            : undefined,
+        ),
+      )
+      return contextOf(
+        cat,
+        hits.filter((_, i) => verdicts[i] === undefined),
+        detection,
+      )
+    }
+
+    function contextOf(
+      cat: Pick<Catalogue, "items" | "resources">,
+      hits: readonly DiscoveryMatch.Hit[],
+      detection: MemoryThink.Detection | undefined,
+    ): Discovery.DynamicContext {
+      const byType: Record<Discovery.ResourceType, Discovery.MatchedItem[]> = {
+        agent: [],
+        command: [],
+        skill: [],
+        outputStyle: [],
+      }
+      const resources: Discovery.MatchedResource[] = []
+      for (const hit of hits) {
+        if (hit.index < cat.items.length) {
+          const item = cat.items[hit.index]
+          const list = byType[item.resourceType]
+          if (list.length < Discovery.MAX_SUGGESTIONS)
+            list.push({ item, matchedKeywords: hit.matched, score: hit.score })
+        } else if (resources.length < Discovery.MAX_SUGGESTIONS) {
+          resources.push({
+            resource: cat.resources[hit.index - cat.items.length],
+            matchedKeywords: hit.matched,
+            score: hit.score,
+          })
+        }
+      }
+      return {
+        matchedAgents: byType.agent,
+        matchedCommands: byType.command,
+        matchedSkills: byType.skill,
+        matchedOutputStyles: byType.outputStyle,
+        matchedResources: resources,
+        isMemoryThinkContext: detection !== undefined,
+        ...(detection ? { memoryThink: MemoryThink.context(detection, byType.agent, byType.outputStyle) } : {}),
+      }
+    }
+
+    /**
+     * Discovers and matches `prompt`. Never throws: a disabled engine, an empty catalogue, a scan that timed out or
+     * failed everywhere come back as skipped results with their reason. With `access` (the host's security check),
+     * items whose file may not reach the model are left out.
+     */
+    async function gather(
+      prompt: string,
+      options: { access?: Host["access"] } = {},
+    ): Promise<Discovery.DynamicDiscoveryResult> {
+      if (!config.enabled) return { success: false, skipped: true, skipReason: "disabled" }
+      try {
+        const cat = await catalogue()
+        for (const d of cat.degraded)
+          log.warn(`discovery: ${d.source} ${d.reason === "timeout" ? "timed out" : "failed"}`, { ...d })
+        const degraded = cat.degraded.length ? { degraded: cat.degraded } : {}
+        if (cat.items.length + cat.resources.length === 0) {
+          const timedOut = cat.degraded.filter((d) => d.reason === "timeout")
+          const failed = cat.degraded.filter((d) => d.reason === "filesystem_error")
+          if (timedOut.length)
+            return {
+              success: false,
+              skipped: true,
+              skipReason: "timeout",
+              error: `scan exceeded ${config.scanTimeoutMs} ms: ${timedOut.map((d) => d.source).join(", ")}`,
+              ...degraded,
+              stats: cat.stats,
+            }
+          if (failed.length)
+            return {
+              success: false,
+              skipped: true,
+              skipReason: "filesystem_error",
+              error: failed.map((d) => d.error ?? d.source).join("; "),
+              ...degraded,
+              stats: cat.stats,
+            }
+          return { success: false, skipped: true, skipReason: "no_resources_found", stats: cat.stats }
+        }
+        const context = options.access ? await matchPermitted(cat, prompt, options.access) : match(cat, prompt)
+        return { success: true, context, ...degraded, stats: cat.stats }
+      } catch (error) {
+        log.error("discovery failed", { error: errorMessage(error) })
+        return { success: false, skipped: true, skipReason: "filesystem_error", error: errorMessage(error) }
+      }
+    }
+
+    return { config, cache, catalogue, match, gather }
+  }
+
+  /**
+   * The ranking documents of a catalogue: its items, then its resources (an id such as "task/ship-release" names a
+   * resource as much as its title does, so it is matched like the name). Hit indexes refer to this order.
+   */
+  export function documents(cat: Pick<Catalogue, "items" | "resources">): DiscoveryMatch.Doc[] {
+    return [
+      ...cat.items,
+      ...cat.resources.map((r) => ({
+        name: `${r.name} ${r.id}`,
+        keywords: Keywords.extract({ name: r.name, description: r.description ?? "", explicit: r.tags }).keywords,
+        description: r.description ?? "",
+      })),
+    ]
+  }
+
+  /**
+   * One-shot discovery for `prompt` (the spec's `gatherDynamicContext`): a fresh engine, so nothing is cached between
+   * calls. Hosts that discover on every prompt keep an engine from `create` instead.
+   *
+   * @example
+   * const result = await DynamicDiscovery.gatherDynamicContext("write release notes", { directory: process.cwd() })
+   */
+  export function gatherDynamicContext(prompt: string, init: Init): Promise<Discovery.DynamicDiscoveryResult> {
+    return create(init).gather(prompt)
+  }
+}

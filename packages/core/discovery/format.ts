@@ -1,0 +1,106 @@
+import path from "path"
+import { DiscoveryDirectories } from "./directories"
+import type { Discovery } from "./schema"
+
+/**
+ * The suggestion text added to the user's message: one compact block listing what matched, each entry with its name,
+ * a one-line description and how to use it (`@agent`, the skill tool, `/command`, `resource-load` with the id).
+ * Agents and commands that only Claude Code loads, and output styles, are given by file, since OpenCode cannot
+ * invoke them by name.
+ *
+ * @example
+ * DiscoveryFormat.context(result.context!) // "<dynamic-context>\nSuggestions matched to this request…"
+ */
+export namespace DiscoveryFormat {
+  export const OPEN = "<dynamic-context>"
+  export const CLOSE = "</dynamic-context>"
+  /** Characters of a one-line description. */
+  export const LINE_MAX = 120
+
+  /** The block for a context, or undefined when nothing matched. Memory-think contexts get `memoryThink`'s format. */
+  export function context(ctx: Discovery.DynamicContext): string | undefined {
+    if (ctx.memoryThink && (ctx.memoryThink.suggestedAgents.length || ctx.memoryThink.suggestedStyles.length))
+      return memoryThink(ctx.memoryThink)
+    const sections: string[] = []
+    const add = (title: string, lines: string[]) => {
+      if (lines.length) sections.push(title, ...lines)
+    }
+    add("Agents (mention @name, or delegate to it with the task tool):", ctx.matchedAgents.map(agent))
+    add(
+      "Skills (load with the skill tool):",
+      ctx.matchedSkills.map((m) => entry(m.item.name, m.item.description)),
+    )
+    add("Commands (the user runs /name):", ctx.matchedCommands.map(command))
+    add(
+      "Project resources (load with the resource-load tool by id):",
+      ctx.matchedResources.map((m) => entry(m.resource.id, m.resource.description ?? m.resource.name)),
+    )
+    add("Output styles (read the file and answer in that style):", ctx.matchedOutputStyles.map(style))
+    if (!sections.length) return undefined
+    return [
+      OPEN,
+      "Suggestions matched to this request (use them if they help, ignore them otherwise).",
+      ...sections,
+      CLOSE,
+    ].join("\n")
+  }
+
+  /** The memory-think block: suggested agents and styles with `--agent`/`--style` usage. */
+  export function memoryThink(mt: Discovery.MemoryThinkContext): string {
+    const described = [
+      ...mt.suggestedAgents.map((m) => entry(`agent ${m.item.name}`, m.item.description)),
+      ...mt.suggestedStyles.map((m) => entry(`style ${m.item.name}`, m.item.description)),
+    ]
+    return [
+      OPEN,
+      `Memory think suggestions (memory think ${mt.pattern}):`,
+      mt.usageGuidance,
+      "",
+      ...described,
+      CLOSE,
+    ].join("\n")
+  }
+
+  function agent(m: Discovery.MatchedItem) {
+    if (m.item.origin === "opencode") return entry(`@${m.item.name}`, m.item.description)
+    return entry(
+      `${m.item.name} (Claude Code agent, ${display(m.item.filePath)}: read it and follow it)`,
+      m.item.description,
+    )
+  }
+
+  function command(m: Discovery.MatchedItem) {
+    if (m.item.origin === "opencode") return entry(`/${m.item.name}`, m.item.description)
+    return entry(`${m.item.name} (Claude Code command, ${display(m.item.filePath)})`, m.item.description)
+  }
+
+  function style(m: Discovery.MatchedItem) {
+    return entry(`${m.item.name} (${display(m.item.filePath)})`, m.item.description)
+  }
+
+  function entry(name: string, description: string) {
+    const line = oneLine(description)
+    return line ? `- ${name}: ${line}` : `- ${name}`
+  }
+
+  /**
+   * The first sentence of a description on one line, without the `<example>` blocks Claude Code agent descriptions
+   * carry, at most `LINE_MAX` characters.
+   */
+  export function oneLine(description: string): string {
+    const text = description
+      .replace(/<example>[\s\S]*?(<\/example>|$)/gi, " ")
+      .replace(/<\/?[a-z][\w-]*>/gi, " ")
+      .replace(/\\n/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+    const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text
+    return sentence.length > LINE_MAX ? sentence.slice(0, LINE_MAX - 1).trimEnd() + "…" : sentence
+  }
+
+  /** A path with the home directory written as `~`. */
+  export function display(file: string): string {
+    const home = DiscoveryDirectories.home()
+    return home && (file === home || file.startsWith(home + path.sep)) ? "~" + file.slice(home.length) : file
+  }
+}

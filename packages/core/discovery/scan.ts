@@ -1,0 +1,305 @@
+import fs from "fs/promises"
+import path from "path"
+import { errorMessage } from "../util/error"
+import type { DiscoveryCache } from "./cache"
+import type { DiscoveryDirectories } from "./directories"
+import { DiscoveryParse } from "./parse"
+import { Discovery } from "./schema"
+
+/**
+ * Scans resource directories for definitions, all directories in parallel, within one time budget.
+ *
+ * - Agents, commands and output styles are `**\/*.md` (nested folders give names like `git/commit`, as OpenCode
+ *   names them); skills are `<name>/SKILL.md`, one level down.
+ * - Every entry is stat'ed before use and only regular files are read (FIFOs, sockets and devices are skipped, never
+ *   opened); symbolic links are followed, link loops are detected; dot entries are skipped.
+ * - Only the first `MAX_READ_BYTES` of a file are read: the frontmatter is all discovery needs.
+ * - A missing directory is not an error. A directory that cannot be read, or that is not a directory, is reported as
+ *   `error` on its `ScanResult`; a file that cannot be read or parsed is listed in `problems`. Neither fails the scan.
+ * - When the time budget runs out, the directories still being scanned return what they found so far with
+ *   `timedOut: true` and stop at their next file.
+ *
+ * @example
+ * const results = await DiscoveryScan.all(DiscoveryDirectories.resolve({ directory: "/repo" }), {
+ *   cache: new DiscoveryCache(),
+ *   timeoutMs: Discovery.SCAN_TIMEOUT_MS,
+ * })
+ */
+export namespace DiscoveryScan {
+  /** Bytes read from each file (frontmatter and a little more). */
+  export const MAX_READ_BYTES = 64 * 1024
+  /** Folder nesting followed below a resource directory. */
+  export const MAX_DEPTH = 6
+  /** Files handled at once per directory. */
+  const CONCURRENCY = 16
+
+  export type Options = {
+    cache: DiscoveryCache
+    /** Budget for the whole scan in milliseconds. */
+    timeoutMs: number
+  }
+
+  type Candidate = { path: string; fallbackName: string }
+
+  type Progress = {
+    items: Discovery.DiscoveredItem[]
+    problems: Discovery.FileProblem[]
+    cacheHits: number
+    parsed: number
+    exists: boolean
+    stopped: boolean
+  }
+
+  /** Scans every place in parallel; results are in the order of `places`. */
+  export async function all(
+    places: readonly DiscoveryDirectories.Place[],
+    options: Options,
+  ): Promise<Discovery.ScanResult[]> {
+    const progress = places.map((): Progress => ({
+      items: [],
+      problems: [],
+      cacheHits: 0,
+      parsed: 0,
+      exists: false,
+      stopped: false,
+    }))
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const expired = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), options.timeoutMs)
+    })
+    try {
+      return await Promise.all(
+        places.map(async (place, i) => {
+          const p = progress[i]
+          const outcome = await Promise.race([scanOne(place, p, options.cache), expired])
+          if (outcome === "timeout") {
+            p.stopped = true
+            return result(place, p, true)
+          }
+          return result(place, p, false, outcome.error)
+        }),
+      )
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Scans one place with its own time budget. */
+  export async function directory(place: DiscoveryDirectories.Place, options: Options): Promise<Discovery.ScanResult> {
+    const [one] = await all([place], options)
+    return one
+  }
+
+  function result(place: DiscoveryDirectories.Place, p: Progress, timedOut: boolean, error?: string) {
+    const scan: Discovery.ScanResult = {
+      directory: { ...place, exists: p.exists },
+      items: [...p.items],
+      timedOut,
+      // Files are handled concurrently; sorted, the report is the same on every run.
+      problems: [...p.problems].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      cacheHits: p.cacheHits,
+      parsed: p.parsed,
+      ...(error !== undefined ? { error } : {}),
+    }
+    return scan
+  }
+
+  async function scanOne(
+    place: DiscoveryDirectories.Place,
+    p: Progress,
+    cache: DiscoveryCache,
+  ): Promise<{ error?: string }> {
+    let stat
+    try {
+      stat = await fs.stat(place.path)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === "ENOENT") return {}
+      return { error: `${place.path}: ${describe(error)}` }
+    }
+    if (!stat.isDirectory()) return { error: `${place.path}: not a directory` }
+    p.exists = true
+    let candidates: Candidate[]
+    try {
+      candidates = place.type === "skill" ? await skillFiles(place.path, p) : await markdownFiles(place.path, p)
+    } catch (error) {
+      return { error: `${place.path}: ${describe(error)}` }
+    }
+    candidates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    const found: (Discovery.DiscoveredItem | undefined)[] = new Array(candidates.length)
+    let next = 0
+    const worker = async () => {
+      while (next < candidates.length && !p.stopped) {
+        const index = next++
+        found[index] = await load(candidates[index], place, p, cache)
+        // Keep what is found so far, in order, for a scan that runs out of time.
+        if (found[index]) p.items.push(found[index]!)
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, candidates.length) }, worker))
+    p.items = found.filter((x): x is Discovery.DiscoveredItem => x !== undefined)
+    return {}
+  }
+
+  /** `<dir>/<name>/SKILL.md` for every sub-folder that has one. */
+  async function skillFiles(dir: string, p: Progress): Promise<Candidate[]> {
+    const out: Candidate[] = []
+    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+      if (p.stopped) break
+      const name = entry.name
+      if (name.startsWith(".")) continue
+      const folder = path.join(dir, name)
+      const kind = await kindOf(folder, entry)
+      if (kind !== "dir") continue
+      const file = path.join(folder, "SKILL.md")
+      const fileKind = await kindOf(file)
+      if (fileKind === "file") out.push({ path: file, fallbackName: name })
+      else if (fileKind === "other") p.problems.push({ path: file, error: "not a regular file; skipped" })
+    }
+    return out
+  }
+
+  /** Every `*.md` below `root` (case-insensitive extension), following links, without loops. */
+  async function markdownFiles(root: string, p: Progress): Promise<Candidate[]> {
+    const out: Candidate[] = []
+    const visited = new Set<string>()
+    const walk = async (dir: string, depth: number) => {
+      const real = await fs.realpath(dir)
+      if (visited.has(real)) {
+        p.problems.push({ path: dir, error: "symbolic link loop; not followed" })
+        return
+      }
+      visited.add(real)
+      for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+        if (p.stopped) return
+        const name = entry.name
+        if (name.startsWith(".")) continue
+        const full = path.join(dir, name)
+        const kind = await kindOf(full, entry)
+        if (kind === "dir") {
+          if (depth >= MAX_DEPTH) {
+            p.problems.push({ path: full, error: `nested deeper than ${MAX_DEPTH} folders; not scanned` })
+            continue
+          }
+          try {
+            await walk(full, depth + 1)
+          } catch (error) {
+            p.problems.push({ path: full, error: describe(error) })
+          }
+          continue
+        }
+        if (!name.toLowerCase().endsWith(".md")) continue
+        if (kind === "file") {
+          const rel = path.relative(root, full).split(path.sep).join("/")
+          out.push({ path: full, fallbackName: rel.slice(0, -3) })
+        } else if (kind === "other") p.problems.push({ path: full, error: "not a regular file; skipped" })
+        else if (kind === "broken") p.problems.push({ path: full, error: "broken symbolic link" })
+      }
+    }
+    await walk(root, 0)
+    return out
+  }
+
+  /** What `file` is; the directory entry, when given, spares a stat unless it is a symbolic link. */
+  async function kindOf(
+    file: string,
+    entry?: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean },
+  ): Promise<"file" | "dir" | "other" | "broken" | "missing"> {
+    if (entry && !entry.isSymbolicLink()) return entry.isFile() ? "file" : entry.isDirectory() ? "dir" : "other"
+    try {
+      const s = await fs.stat(file)
+      return s.isFile() ? "file" : s.isDirectory() ? "dir" : "other"
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === "ENOENT") {
+        // A dangling link is reported; a plain missing file (e.g. a skill folder without SKILL.md) is not.
+        const link = await fs.lstat(file).catch(() => undefined)
+        return link?.isSymbolicLink() ? "broken" : "missing"
+      }
+      return code === "ELOOP" ? "broken" : "other"
+    }
+  }
+
+  async function load(
+    candidate: Candidate,
+    place: DiscoveryDirectories.Place,
+    p: Progress,
+    cache: DiscoveryCache,
+  ): Promise<Discovery.DiscoveredItem | undefined> {
+    let handle: fs.FileHandle | undefined
+    try {
+      const stat = await fs.stat(candidate.path)
+      // Checked again right before opening: a FIFO or device put in place of a file is never opened.
+      if (!stat.isFile()) {
+        p.problems.push({ path: candidate.path, error: "not a regular file; skipped" })
+        return undefined
+      }
+      const cached = cache.get(candidate.path, stat.mtimeMs)
+      if (cached) {
+        p.cacheHits++
+        return cached
+      }
+      handle = await fs.open(candidate.path, "r")
+      const size = Math.min(stat.size, MAX_READ_BYTES)
+      const buffer = Buffer.alloc(size)
+      let read = 0
+      while (read < size) {
+        const { bytesRead } = await handle.read(buffer, read, size - read, read)
+        if (bytesRead === 0) break
+        read += bytesRead
+      }
+      const text = decode(buffer.subarray(0, read), stat.size > MAX_READ_BYTES)
+      if (text === undefined) {
+        p.problems.push({ path: candidate.path, error: "not UTF-8 text" })
+        return undefined
+      }
+      const parsed = DiscoveryParse.parse({
+        text,
+        filePath: candidate.path,
+        fallbackName: candidate.fallbackName,
+        type: place.type,
+        source: place.scope,
+        origin: place.origin,
+      })
+      p.parsed++
+      if (!parsed.success || !parsed.item) {
+        p.problems.push({ path: candidate.path, error: parsed.error ?? "could not be parsed" })
+        return undefined
+      }
+      cache.set(candidate.path, parsed.item, stat.mtimeMs)
+      return parsed.item
+    } catch (error) {
+      p.problems.push({ path: candidate.path, error: describe(error) })
+      return undefined
+    } finally {
+      await handle?.close().catch(() => {})
+    }
+  }
+
+  const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+  /** UTF-8 text, or undefined when it is not; a multi-byte character cut by the read limit is dropped. */
+  function decode(bytes: Buffer, truncated: boolean): string | undefined {
+    let end = bytes.length
+    if (truncated) {
+      // Step back over a partial trailing UTF-8 sequence.
+      let i = end - 1
+      while (i >= 0 && i > end - 4 && (bytes[i] & 0xc0) === 0x80) i--
+      const need = i < 0 ? 0 : bytes[i] >= 0xf0 ? 4 : bytes[i] >= 0xe0 ? 3 : bytes[i] >= 0xc0 ? 2 : 1
+      if (end - i < need) end = i
+    }
+    try {
+      return utf8.decode(bytes.subarray(0, end))
+    } catch {
+      return undefined
+    }
+  }
+
+  function describe(error: unknown): string {
+    const code = (error as NodeJS.ErrnoException)?.code
+    if (code === "EACCES" || code === "EPERM") return "permission denied"
+    if (code === "ELOOP") return "symbolic link loop"
+    if (code === "ENOTDIR") return "not a directory"
+    return errorMessage(error)
+  }
+}

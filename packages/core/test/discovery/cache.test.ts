@@ -1,0 +1,78 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import { DiscoveryCache } from "../../discovery/cache"
+import { Discovery } from "../../discovery/schema"
+import { tmpdir } from "../fixture"
+
+const item = (name: string, filePath = `/x/${name}.md`): Discovery.DiscoveredItem => ({
+  name,
+  description: "",
+  keywords: [],
+  filePath,
+  resourceType: "agent",
+  source: "local",
+  origin: "opencode",
+})
+
+describe("DiscoveryCache", () => {
+  test("defaults to MAX_CACHE_SIZE and refuses a size that is not a positive integer", () => {
+    expect(new DiscoveryCache().capacity).toBe(Discovery.MAX_CACHE_SIZE)
+    expect(() => new DiscoveryCache(0)).toThrow(RangeError)
+    expect(() => new DiscoveryCache(1.5)).toThrow(RangeError)
+  })
+
+  test("a hit needs the same mtime; a changed mtime is a miss and drops the entry", () => {
+    const cache = new DiscoveryCache()
+    cache.set("/x/a.md", item("a"), 100)
+    expect(cache.get("/x/a.md", 100)?.name).toBe("a")
+    expect(cache.get("/x/a.md", 101)).toBeNull()
+    expect(cache.size).toBe(0)
+    expect(cache.get("/x/a.md", 100)).toBeNull()
+  })
+
+  test("without a given mtime the file is stat'ed: an edit or a deletion invalidates the entry", async () => {
+    await using dir = await tmpdir({ "a.md": "one" })
+    const file = dir.file("a.md")
+    const cache = new DiscoveryCache()
+    cache.set(file, item("a", file), (await fs.stat(file)).mtimeMs)
+    expect(cache.get(file)?.name).toBe("a")
+    await fs.utimes(file, new Date(), new Date(Date.now() + 5000))
+    expect(cache.get(file)).toBeNull()
+    cache.set(file, item("a", file), (await fs.stat(file)).mtimeMs)
+    await fs.rm(file)
+    expect(cache.get(file)).toBeNull()
+  })
+
+  test("least recently used entries are evicted beyond capacity; get refreshes recency and lastAccessed", () => {
+    const cache = new DiscoveryCache(2)
+    cache.set("/x/a.md", item("a"), 1)
+    cache.set("/x/b.md", item("b"), 1)
+    const before = cache.peek("/x/a.md")!.lastAccessed
+    expect(cache.get("/x/a.md", 1)).not.toBeNull()
+    expect(cache.peek("/x/a.md")!.lastAccessed).toBeGreaterThan(before)
+    cache.set("/x/c.md", item("c"), 1)
+    expect(cache.keys()).toEqual(["/x/a.md", "/x/c.md"])
+    expect(cache.get("/x/b.md", 1)).toBeNull()
+  })
+
+  test("invalidate and clear remove entries; ensureCapacity only grows", () => {
+    const cache = new DiscoveryCache(3)
+    cache.set("/x/a.md", item("a"), 1)
+    cache.set("/x/b.md", item("b"), 1)
+    cache.invalidate("/x/a.md")
+    cache.invalidate("/x/missing.md")
+    expect(cache.keys()).toEqual(["/x/b.md"])
+    cache.clear()
+    expect(cache.size).toBe(0)
+    cache.ensureCapacity(10)
+    expect(cache.capacity).toBe(10)
+    cache.ensureCapacity(4)
+    expect(cache.capacity).toBe(10)
+  })
+
+  test("entries have the CacheEntry shape", () => {
+    const cache = new DiscoveryCache()
+    cache.set("/x/a.md", item("a"), 12.5)
+    expect(Discovery.CacheEntry.safeParse(cache.peek("/x/a.md")).success).toBe(true)
+  })
+})

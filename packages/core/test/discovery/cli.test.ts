@@ -1,0 +1,103 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import { run } from "../../discovery/cli"
+import { Discovery } from "../../discovery/schema"
+import { memoryIO } from "../../util/cli"
+import { md, tmpdir } from "../fixture"
+
+async function project(extra: Record<string, string> = {}) {
+  return tmpdir({
+    "project/.opencode/agent/release-manager.md": md({ description: "Prepares and ships releases" }),
+    "project/.opencode/task/ship-release.md": md({
+      title: "Ship a release",
+      description: "Cut and tag",
+      tags: ["release"],
+    }),
+    "home/.claude/output-styles/concise.md": md({ name: "concise", description: "Short answers" }),
+    ...extra,
+  })
+}
+
+describe("opencode-builtins discover", () => {
+  test("prints what matched and the text added to the prompt", async () => {
+    await using dir = await project()
+    const io = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["ship", "the", "release"], io)).toBe(0)
+    expect(io.stdout).toContain("Agents:\n  release-manager  score")
+    expect(io.stdout).toContain("Project resources:\n  ship-release  score")
+    expect(io.stdout).toContain("Added to the prompt:\n<dynamic-context>")
+    expect(io.stdout).toMatch(/2 item\(s\) from 2 folder\(s\), 1 project resource\(s\), in [\d.]+ ms/)
+  })
+
+  test("--json prints a valid DynamicDiscoveryResult", async () => {
+    await using dir = await project()
+    const io = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["ship the release", "--json"], io)).toBe(0)
+    const result = JSON.parse(io.stdout)
+    expect(Discovery.DynamicDiscoveryResult.safeParse(result).success).toBe(true)
+    expect(result.context.matchedAgents[0].item.name).toBe("release-manager")
+    expect(result.context.matchedResources[0].resource.id).toBe("ship-release")
+  })
+
+  test("nothing matched, and discovery disabled in the plugin's options file, are reported plainly", async () => {
+    await using dir = await project()
+    const io = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["what time is it"], io)).toBe(0)
+    expect(io.stdout).toContain("Nothing matched this prompt; nothing would be added to it.")
+    await dir.write({ "project/.opencode/opencode-builtins.json": JSON.stringify({ discovery: { enabled: false } }) })
+    const off = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["ship the release", "--json"], off)).toBe(0)
+    expect(JSON.parse(off.stdout)).toEqual({ success: false, skipped: true, skipReason: "disabled" })
+  })
+
+  test("resources switched off in the options are not matched; a bad options file is named and ignored", async () => {
+    await using dir = await project({
+      "project/.opencode/opencode-builtins.json": JSON.stringify({ resources: { enabled: false } }),
+    })
+    const io = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    await run(["ship the release", "--json"], io)
+    expect(JSON.parse(io.stdout).context.matchedResources).toEqual([])
+    await dir.write({ "project/.opencode/opencode-builtins.json": "{ nope" })
+    const bad = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["ship the release"], bad)).toBe(0)
+    expect(bad.stderr).toContain("opencode-builtins.json")
+    expect(bad.stderr).toContain("using the defaults")
+  })
+
+  test("--list shows everything discovered, shadowed entries and skipped files", async () => {
+    await using dir = await project({
+      "home/.claude/agents/release-manager.md": md({ description: "global one" }),
+      "project/.claude/agents/broken.md": "---\nname: [x\n---\n",
+    })
+    const io = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["--list"], io)).toBe(0)
+    expect(io.stdout).toContain("Agents:\n  release-manager  [local]")
+    expect(io.stdout).toContain("Output styles:\n  concise  [global]")
+    expect(io.stdout).toContain("Project resources:\n  ship-release  [task]  Ship a release")
+    expect(io.stdout).toContain(`shadowed  ${dir.file("home/.claude/agents/release-manager.md")}`)
+    expect(io.stdout).toContain(`skipped    ${dir.file("project/.claude/agents/broken.md")}: malformed frontmatter`)
+  })
+
+  test("a failed scan exits 1 with the reason; nothing at all is no_resources_found, exit 0", async () => {
+    await using dir = await tmpdir({ "project/.claude/agents": "a file", "home/.keep": "" })
+    const io = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["review"], io)).toBe(1)
+    expect(io.stdout).toContain("Discovery skipped: filesystem_error")
+    await fs.rm(dir.file("project/.claude"), { recursive: true })
+    const empty = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["review"], empty)).toBe(0)
+    expect(empty.stdout).toContain("Discovery skipped: no_resources_found")
+  })
+
+  test("usage errors exit 2 with the usage", async () => {
+    await using dir = await tmpdir()
+    for (const argv of [[], ["--bogus", "x"], ["--list", "x"]]) {
+      const io = memoryIO(dir.path, { HOME: dir.path })
+      expect(await run(argv, io)).toBe(2)
+      expect(io.stderr).toContain('opencode-builtins discover "<prompt>"')
+    }
+    const help = memoryIO(dir.path, {})
+    expect(await run(["--help"], help)).toBe(0)
+    expect(help.stdout).toContain("--list")
+  })
+})

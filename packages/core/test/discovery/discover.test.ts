@@ -1,0 +1,304 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import path from "path"
+import { DynamicDiscovery } from "../../discovery/discover"
+import { Discovery } from "../../discovery/schema"
+import { Logger } from "../../util/log"
+import { md, tmpdir } from "../fixture"
+
+/** A home and a project in one temporary root; the engine sees only them (HOME and XDG from `env`). */
+async function world(files: Record<string, string>) {
+  const dir = await tmpdir(files)
+  const project = dir.file("project")
+  await fs.mkdir(project, { recursive: true })
+  const env = { HOME: dir.file("home"), XDG_CONFIG_HOME: dir.file("xdg") }
+  return { dir, project, env, [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose]() }
+}
+
+const names = (list: readonly Discovery.MatchedItem[]) => list.map((m) => m.item.name)
+
+describe("DynamicDiscovery: sources and precedence", () => {
+  test("all four types from every source; local over global, OpenCode over Claude Code, nearest project folder first", async () => {
+    await using w = await world({
+      "home/.claude/agents/reviewer.md": md({ description: "global claude reviewer" }),
+      "xdg/opencode/agent/reviewer.md": md({ description: "global opencode reviewer" }),
+      "project/.claude/agents/reviewer.md": md({ description: "local claude reviewer" }),
+      "project/.opencode/agents/reviewer.md": md({ description: "local opencode reviewer" }),
+      "project/app/.claude/agents/reviewer.md": md({ description: "nearest reviewer" }),
+      "home/.claude/commands/deploy.md": md({ description: "global deploy" }),
+      "project/.claude/commands/deploy.md": md({ description: "local deploy" }),
+      "xdg/opencode/skill/pdf/SKILL.md": md({ name: "pdf", description: "global pdf skill" }),
+      "home/.claude/skills/pdf/SKILL.md": md({ name: "pdf", description: "claude pdf skill" }),
+      "home/.claude/output-styles/concise.md": md({ name: "concise", description: "Short" }),
+    })
+    const engine = DynamicDiscovery.create({ directory: path.join(w.project, "app"), worktree: w.project, env: w.env })
+    const cat = await engine.catalogue()
+    const by = (type: string, name: string) => cat.items.find((i) => i.resourceType === type && i.name === name)!
+    expect(by("agent", "reviewer").description).toBe("nearest reviewer")
+    expect(by("command", "deploy")).toMatchObject({ description: "local deploy", source: "local", origin: "claude" })
+    expect(by("skill", "pdf")).toMatchObject({ description: "global pdf skill", origin: "opencode" })
+    expect(by("outputStyle", "concise").source).toBe("global")
+    expect(cat.items).toHaveLength(4)
+    expect(cat.shadowed.map((s) => path.relative(w.dir.path, s.item.filePath)).sort()).toEqual([
+      "home/.claude/agents/reviewer.md",
+      "home/.claude/commands/deploy.md",
+      "home/.claude/skills/pdf/SKILL.md",
+      "project/.claude/agents/reviewer.md",
+      "project/.opencode/agents/reviewer.md",
+      "xdg/opencode/agent/reviewer.md",
+    ])
+    expect(cat.stats).toMatchObject({ discovered: 4, parsed: 10, cacheHits: 0 })
+  })
+
+  test("without XDG_CONFIG_HOME OpenCode's global folder is ~/.config/opencode", async () => {
+    await using w = await world({ "home/.config/opencode/command/bump.md": md({ description: "Bump versions" }) })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: { HOME: w.env.HOME } })
+    expect((await engine.catalogue()).items.map((i) => `${i.source} ${i.origin} ${i.name}`)).toEqual([
+      "global opencode bump",
+    ])
+  })
+})
+
+describe("DynamicDiscovery.gather", () => {
+  test("matches a prompt: top entries per type, best first, with matched words", async () => {
+    await using w = await world({
+      "home/.claude/agents/security-auditor.md": md({ description: "Finds vulnerabilities and injection flaws" }),
+      "home/.claude/agents/debugger.md": md({ description: "Finds the root cause of failing tests" }),
+      "project/.opencode/command/security-scan.md": md({ description: "Scan dependencies for vulnerabilities" }),
+      "project/.claude/skills/pdf/SKILL.md": md({ name: "pdf", description: "PDF forms" }),
+    })
+    const result = await DynamicDiscovery.create({ directory: w.project, env: w.env }).gather(
+      "scan the login page for injection vulnerabilities",
+    )
+    expect(Discovery.DynamicDiscoveryResult.safeParse(result).success).toBe(true)
+    expect(result.success).toBe(true)
+    const ctx = result.context!
+    expect(names(ctx.matchedAgents)).toEqual(["security-auditor"])
+    expect(ctx.matchedAgents[0].matchedKeywords).toEqual(["injection", "vulnerabilities"])
+    expect(names(ctx.matchedCommands)).toEqual(["security-scan"])
+    expect(ctx.matchedSkills).toEqual([])
+    expect(ctx.isMemoryThinkContext).toBe(false)
+  })
+
+  test("at most MAX_SUGGESTIONS per type", async () => {
+    const files: Record<string, string> = { "project/.opencode/command/other.md": md({ description: "Unrelated" }) }
+    for (let i = 0; i < 8; i++) files[`project/.opencode/agent/lint-${i}.md`] = md({ description: "Runs the linter" })
+    await using w = await world(files)
+    const result = await DynamicDiscovery.create({ directory: w.project, env: w.env }).gather("run the linter")
+    expect(result.context!.matchedAgents).toHaveLength(Discovery.MAX_SUGGESTIONS)
+  })
+
+  test("a prompt that matches nothing is a success with an empty context", async () => {
+    await using w = await world({ "project/.opencode/agent/a.md": md({ description: "Reviews code" }) })
+    const result = await DynamicDiscovery.create({ directory: w.project, env: w.env }).gather("what time is it")
+    expect(result.success).toBe(true)
+    expect(result.context).toMatchObject({ matchedAgents: [], matchedResources: [] })
+  })
+
+  test("memory think prompts match on the thought and carry the memory-think context", async () => {
+    await using w = await world({
+      "home/.claude/agents/security-auditor.md": md({ description: "Finds vulnerabilities in token storage" }),
+      "home/.claude/output-styles/devils-advocate.md": md({ description: "Argues against the proposal, finds risks" }),
+      "home/.claude/agents/memory-keeper.md": md({ description: "Keeps memory notes and thinks" }),
+    })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env })
+    const result = await engine.gather("memory think counter 'token storage has no risks'")
+    const ctx = result.context!
+    expect(ctx.isMemoryThinkContext).toBe(true)
+    // "memory" and "think" are the command, not the topic: memory-keeper is not suggested.
+    expect(names(ctx.matchedAgents)).toEqual(["security-auditor"])
+    expect(ctx.memoryThink).toMatchObject({ pattern: "counter" })
+    expect(names(ctx.memoryThink!.suggestedAgents)).toEqual(["security-auditor"])
+    expect(names(ctx.memoryThink!.suggestedStyles)).toEqual(["devils-advocate"])
+    expect(ctx.memoryThink!.usageGuidance).toContain(
+      "memory think counter 'token storage has no risks' --agent security-auditor",
+    )
+  })
+
+  test("the second prompt reads no unchanged file; an edit and a new file are picked up", async () => {
+    await using w = await world({
+      "project/.opencode/agent/a.md": md({ description: "Reviews code" }),
+      "project/.opencode/agent/b.md": md({ description: "Writes tests" }),
+    })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env })
+    expect((await engine.gather("review")).stats).toMatchObject({ parsed: 2, cacheHits: 0 })
+    expect((await engine.gather("tests")).stats).toMatchObject({ parsed: 0, cacheHits: 2 })
+    const file = path.join(w.project, ".opencode/agent/a.md")
+    await fs.writeFile(file, md({ description: "Deploys services" }))
+    await fs.utimes(file, new Date(), new Date(Date.now() + 10_000))
+    await fs.writeFile(path.join(w.project, ".opencode/agent/c.md"), md({ description: "Deploys databases" }))
+    const after = await engine.gather("deploys")
+    expect(after.stats).toMatchObject({ parsed: 2, cacheHits: 1 })
+    expect(names(after.context!.matchedAgents).sort()).toEqual(["a", "c"])
+  })
+
+  test("gatherDynamicContext is the one-shot form", async () => {
+    await using w = await world({ "project/.opencode/agent/a.md": md({ description: "Reviews code" }) })
+    const result = await DynamicDiscovery.gatherDynamicContext("review this", { directory: w.project, env: w.env })
+    expect(names(result.context!.matchedAgents)).toEqual(["a"])
+  })
+})
+
+describe("DynamicDiscovery: skip reasons and degradation", () => {
+  test("disabled", async () => {
+    await using w = await world({ "project/.opencode/agent/a.md": md({ description: "Reviews code" }) })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env, config: { enabled: false } })
+    expect(await engine.gather("review")).toEqual({ success: false, skipped: true, skipReason: "disabled" })
+  })
+
+  test("no_resources_found: nothing in any folder and no resources", async () => {
+    await using w = await world({ "project/README.md": "hello" })
+    const result = await DynamicDiscovery.create({
+      directory: w.project,
+      env: w.env,
+      resources: async () => [],
+    }).gather("review")
+    expect(result).toMatchObject({ success: false, skipped: true, skipReason: "no_resources_found" })
+    expect(Discovery.DynamicDiscoveryResult.safeParse(result).success).toBe(true)
+  })
+
+  test("filesystem_error: the only definitions folder is broken (a file where a folder belongs)", async () => {
+    await using w = await world({ "project/.claude/agents": "not a folder" })
+    const result = await DynamicDiscovery.create({ directory: w.project, env: w.env }).gather("review")
+    expect(result).toMatchObject({ success: false, skipped: true, skipReason: "filesystem_error" })
+    expect(result.error).toBe(`${path.join(w.project, ".claude/agents")}: not a directory`)
+    expect(result.degraded).toEqual([
+      { source: path.join(w.project, ".claude/agents"), reason: "filesystem_error", error: result.error },
+    ])
+  })
+
+  test("a broken folder next to working ones degrades the result, it does not fail it", async () => {
+    await using w = await world({
+      "project/.claude/agents": "not a folder",
+      "project/.opencode/agent/reviewer.md": md({ description: "Reviews code" }),
+    })
+    const log = Logger.memory()
+    const result = await DynamicDiscovery.create({ directory: w.project, env: w.env, log }).gather("review my code")
+    expect(result.success).toBe(true)
+    expect(names(result.context!.matchedAgents)).toEqual(["reviewer"])
+    expect(result.degraded?.map((d) => d.reason)).toEqual(["filesystem_error"])
+    expect(log.entries.map((e) => e.level)).toContain("warn")
+  })
+
+  describe("a really slow folder: 30,000 skill entries, none with a SKILL.md", () => {
+    // Every entry costs real stats (follow the link, look for SKILL.md) and none yields an item, so the scan has
+    // found nothing when the budget runs out. Links to one empty folder: no disk space used.
+    let w: Awaited<ReturnType<typeof world>>
+    beforeAll(async () => {
+      w = await world({ "home/empty/.keep": "" })
+      await fs.mkdir(w.dir.file("home/.claude/skills"), { recursive: true })
+      for (let i = 0; i < 30_000; i++)
+        await fs.symlink(w.dir.file("home/empty"), w.dir.file(`home/.claude/skills/s${i}`))
+    })
+    afterAll(() => w[Symbol.asyncDispose]())
+
+    test(
+      "timeout: when it is all there is and it cannot be scanned within scanTimeoutMs",
+      async () => {
+        const engine = DynamicDiscovery.create({ directory: w.project, env: w.env, config: { scanTimeoutMs: 100 } })
+        const result = await engine.gather("deploy")
+        expect(result).toMatchObject({ success: false, skipped: true, skipReason: "timeout" })
+        expect(result.error).toBe(`scan exceeded 100 ms: ${w.dir.file("home/.claude/skills")}`)
+      },
+      { timeout: 30_000 },
+    )
+
+    test(
+      "next to a quick folder it degrades the result: the quick folder's items are matched",
+      async () => {
+        await fs.mkdir(path.join(w.project, ".opencode/agent"), { recursive: true })
+        await fs.writeFile(path.join(w.project, ".opencode/agent/deployer.md"), md({ description: "Deploys services" }))
+        try {
+          const engine = DynamicDiscovery.create({ directory: w.project, env: w.env, config: { scanTimeoutMs: 150 } })
+          const result = await engine.gather("deploy the services")
+          expect(result.success).toBe(true)
+          expect(names(result.context!.matchedAgents)).toEqual(["deployer"])
+          expect(result.degraded).toEqual([{ source: w.dir.file("home/.claude/skills"), reason: "timeout" }])
+        } finally {
+          await fs.rm(path.join(w.project, ".opencode"), { recursive: true, force: true })
+        }
+      },
+      { timeout: 30_000 },
+    )
+  })
+})
+
+describe("DynamicDiscovery: project resources", () => {
+  const resources = [
+    {
+      id: "ship-release",
+      type: "task",
+      name: "Ship a release",
+      description: "Cut, tag and publish",
+      tags: ["release"],
+    },
+    { id: "adr", type: "template", name: "Architecture decision record" },
+  ]
+
+  test("resources are matched like the rest and come back by id", async () => {
+    await using w = await world({})
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env, resources: async () => resources })
+    const result = await engine.gather("let's ship the release")
+    expect(result.context!.matchedResources.map((m) => m.resource.id)).toEqual(["ship-release"])
+    expect(result.stats).toMatchObject({ discovered: 0, resources: 2 })
+    const decision = await engine.gather("record this architecture decision")
+    expect(decision.context!.matchedResources.map((m) => m.resource.id)).toEqual(["adr"])
+  })
+
+  test("invalid resource entries are reported and skipped; duplicates keep the first", async () => {
+    await using w = await world({})
+    const cat = await DynamicDiscovery.create({
+      directory: w.project,
+      env: w.env,
+      resources: async () => [
+        ...resources,
+        { id: "", type: "task", name: "x" } as any,
+        { ...resources[0], name: "dup" },
+      ],
+    }).catalogue()
+    expect(cat.resources.map((r) => r.name)).toEqual(["Ship a release", "Architecture decision record"])
+    expect(cat.problems).toEqual([{ path: "resource (no id)", error: "resource id is empty" }])
+  })
+
+  test("a provider that fails or never answers degrades the result; definitions still match", async () => {
+    await using w = await world({ "project/.opencode/agent/releaser.md": md({ description: "Ships releases" }) })
+    const failing = DynamicDiscovery.create({
+      directory: w.project,
+      env: w.env,
+      resources: async () => {
+        throw new Error("index build failed")
+      },
+    })
+    const failed = await failing.gather("ship the release")
+    expect(failed.success).toBe(true)
+    expect(failed.degraded).toEqual([{ source: "resources", reason: "filesystem_error", error: "index build failed" }])
+    const stuck = DynamicDiscovery.create({
+      directory: w.project,
+      env: w.env,
+      config: { scanTimeoutMs: 50 },
+      resources: () => new Promise(() => {}),
+    })
+    const slow = await stuck.gather("ship the release")
+    expect(names(slow.context!.matchedAgents)).toEqual(["releaser"])
+    expect(slow.degraded).toEqual([{ source: "resources", reason: "timeout" }])
+  })
+})
+
+describe("DynamicDiscovery: access", () => {
+  test("items whose file the host's access check denies for the model are left out; the next best take their place", async () => {
+    await using w = await world({
+      "project/.opencode/agent/secret-reviewer.md": md({ description: "Reviews code" }),
+      "project/.opencode/agent/reviewer.md": md({ description: "Reviews code" }),
+    })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env })
+    const asked: string[] = []
+    const result = await engine.gather("review code", {
+      access: async (file, op) => {
+        asked.push(`${op} ${path.basename(file)}`)
+        return file.includes("secret") ? "protected by policy" : undefined
+      },
+    })
+    expect(names(result.context!.matchedAgents)).toEqual(["reviewer"])
+    expect(asked.sort()).toEqual(["llm reviewer.md", "llm secret-reviewer.md"])
+  })
+})

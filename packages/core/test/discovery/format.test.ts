@@ -1,0 +1,117 @@
+import { describe, expect, test } from "bun:test"
+import { DiscoveryFormat } from "../../discovery/format"
+import { MemoryThink } from "../../discovery/memory-think"
+import { Discovery } from "../../discovery/schema"
+
+const m = (
+  name: string,
+  resourceType: Discovery.ResourceType,
+  origin: Discovery.Origin,
+  description = "",
+  filePath = `/p/${name}.md`,
+): Discovery.MatchedItem => ({
+  item: { name, description, keywords: [], filePath, resourceType, source: "local", origin },
+  matchedKeywords: ["x"],
+  score: 1,
+})
+const empty: Discovery.DynamicContext = {
+  matchedAgents: [],
+  matchedCommands: [],
+  matchedSkills: [],
+  matchedOutputStyles: [],
+  matchedResources: [],
+  isMemoryThinkContext: false,
+}
+
+describe("DiscoveryFormat.context", () => {
+  test("nothing matched: no text", () => {
+    expect(DiscoveryFormat.context(empty)).toBeUndefined()
+  })
+
+  test("one block: name, one-line description and how to invoke, per type", () => {
+    const text = DiscoveryFormat.context({
+      ...empty,
+      matchedAgents: [m("release-manager", "agent", "opencode", "Prepares releases. Then more.")],
+      matchedSkills: [m("release-notes", "skill", "claude", "Drafts release notes")],
+      matchedCommands: [m("changelog", "command", "opencode", "Update CHANGELOG.md")],
+      matchedOutputStyles: [
+        m("concise", "outputStyle", "claude", "Short answers", "/p/.claude/output-styles/concise.md"),
+      ],
+      matchedResources: [
+        {
+          resource: { id: "ship-release", type: "task", name: "Ship a release", description: "Cut and tag" },
+          matchedKeywords: ["ship"],
+          score: 2,
+        },
+        { resource: { id: "adr", type: "template", name: "Decision record" }, matchedKeywords: ["decision"], score: 1 },
+      ],
+    })!
+    expect(text.split("\n")).toEqual([
+      "<dynamic-context>",
+      "Suggestions matched to this request (use them if they help, ignore them otherwise).",
+      "Agents (mention @name, or delegate to it with the task tool):",
+      "- @release-manager: Prepares releases.",
+      "Skills (load with the skill tool):",
+      "- release-notes: Drafts release notes",
+      "Commands (the user runs /name):",
+      "- /changelog: Update CHANGELOG.md",
+      "Project resources (load with the resource-load tool by id):",
+      "- ship-release: Cut and tag",
+      "- adr: Decision record",
+      "Output styles (read the file and answer in that style):",
+      "- concise (/p/.claude/output-styles/concise.md): Short answers",
+      "</dynamic-context>",
+    ])
+  })
+
+  test("Claude Code agents and commands (not loaded by OpenCode) are given by file", () => {
+    const text = DiscoveryFormat.context({
+      ...empty,
+      matchedAgents: [m("code-reviewer", "agent", "claude", "Reviews code", "/p/.claude/agents/code-reviewer.md")],
+      matchedCommands: [m("pr-review", "command", "claude", "", "/p/.claude/commands/pr-review.md")],
+    })!
+    expect(text).toContain(
+      "- code-reviewer (Claude Code agent, /p/.claude/agents/code-reviewer.md: read it and follow it): Reviews code",
+    )
+    expect(text).toContain("- pr-review (Claude Code command, /p/.claude/commands/pr-review.md)")
+  })
+
+  test("memory-think contexts get the memory-think block", () => {
+    const agents = [m("security-auditor", "agent", "claude", "Finds vulnerabilities")]
+    const mt = MemoryThink.context({ pattern: "add", topic: "'token storage'" }, agents, [])
+    const text = DiscoveryFormat.context({
+      ...empty,
+      matchedAgents: agents,
+      isMemoryThinkContext: true,
+      memoryThink: mt,
+    })!
+    expect(text).toStartWith("<dynamic-context>\nMemory think suggestions (memory think add):")
+    expect(text).toContain("- memory think add 'token storage' --agent security-auditor")
+    expect(text).toContain("- agent security-auditor: Finds vulnerabilities")
+    expect(text).toEndWith("</dynamic-context>")
+  })
+
+  test("a memory-think prompt without agent or style matches falls back to the plain block", () => {
+    const skills = [m("git-bisect", "skill", "opencode", "Find the bad commit")]
+    const mt = MemoryThink.context({ pattern: "add", topic: "bisect" }, [], [])
+    const text = DiscoveryFormat.context({
+      ...empty,
+      matchedSkills: skills,
+      isMemoryThinkContext: true,
+      memoryThink: mt,
+    })!
+    expect(text).toContain("Skills (load with the skill tool):\n- git-bisect: Find the bad commit")
+  })
+})
+
+describe("DiscoveryFormat.oneLine", () => {
+  test("first sentence, without <example> blocks or tags, on one line, capped", () => {
+    expect(DiscoveryFormat.oneLine("Expert reviewer.\n\n<example>\nuser: hi\n</example> Use it after changes.")).toBe(
+      "Expert reviewer.",
+    )
+    expect(DiscoveryFormat.oneLine("Line one\nline two")).toBe("Line one line two")
+    const long = DiscoveryFormat.oneLine("word ".repeat(60))
+    expect(long.length).toBe(DiscoveryFormat.LINE_MAX)
+    expect(long.endsWith("…")).toBe(true)
+  })
+})

@@ -1,0 +1,69 @@
+import { describe, expect, test } from "bun:test"
+import { Keywords } from "../../discovery/keywords"
+
+describe("Keywords.words", () => {
+  test("lower case, split on punctuation, kebab, snake and camel case; stop words and single letters dropped", () => {
+    expect(Keywords.words("Please review my pull-request for the DB_migrator and parseHTTPResponse")).toEqual([
+      "review",
+      "pull",
+      "request",
+      "db",
+      "migrator",
+      "parse",
+      "http",
+      "response",
+    ])
+  })
+
+  test("digits and non-Latin letters are words; a lone digit is kept", () => {
+    expect(Keywords.words("v2 build 3 für Käse")).toEqual(["v2", "build", "3", "für", "käse"])
+  })
+
+  test("a prompt of stop words only has no words", () => {
+    expect(Keywords.words("can you help me with this, please?")).toEqual([])
+  })
+})
+
+describe("Keywords.stem", () => {
+  test("Porter stems, so inflections meet", () => {
+    expect(Keywords.stem("reviewing")).toBe(Keywords.stem("reviews"))
+    expect(Keywords.stem("deployment")).toBe(Keywords.stem("deployments"))
+    expect(Keywords.terms("Reviewer reviews")).toEqual([Keywords.stem("reviewer"), Keywords.stem("reviews")])
+  })
+
+  test("numbers and words of three letters or fewer are kept as they are", () => {
+    expect(Keywords.stem("2024")).toBe("2024")
+    expect(Keywords.stem("css")).toBe("css")
+  })
+})
+
+describe("Keywords.extract", () => {
+  test("explicit keywords win, split into words, distinct", () => {
+    expect(
+      Keywords.extract({ name: "x", description: "Reviews code", explicit: ["Pattern matching", "regex", "regex"] }),
+    ).toEqual({ keywords: ["pattern", "matching", "regex"], source: "explicit" })
+  })
+
+  test("else the description's distinct words", () => {
+    expect(Keywords.extract({ name: "x", description: "Reviews code and reviews tests" })).toEqual({
+      keywords: ["reviews", "code", "tests"],
+      source: "description",
+    })
+  })
+
+  test("else the name (file name) — also when explicit keywords are only stop words", () => {
+    expect(Keywords.extract({ name: "lint-fix", description: "" })).toEqual({
+      keywords: ["lint", "fix"],
+      source: "filename",
+    })
+    expect(Keywords.extract({ name: "db-migrate", description: "", explicit: ["the", "and"] }).source).toBe("filename")
+  })
+
+  test("at most 100 keywords, first occurrences first", () => {
+    const description = Array.from({ length: 150 }, (_, i) => `word${i}`).join(" ")
+    const out = Keywords.extract({ name: "x", description })
+    expect(out.keywords).toHaveLength(100)
+    expect(out.keywords[0]).toBe("word0")
+    expect(out.keywords[99]).toBe("word99")
+  })
+})

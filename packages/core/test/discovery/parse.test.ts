@@ -1,0 +1,106 @@
+import { describe, expect, test } from "bun:test"
+import { DiscoveryParse } from "../../discovery/parse"
+
+const base = {
+  filePath: "/home/me/.claude/agents/code-reviewer.md",
+  fallbackName: "code-reviewer",
+  type: "agent" as const,
+  source: "global" as const,
+  origin: "claude" as const,
+}
+const parse = (text: string, over: Partial<DiscoveryParse.Input> = {}) =>
+  DiscoveryParse.parse({ ...base, text, ...over })
+
+describe("DiscoveryParse", () => {
+  test("frontmatter name, description and keywords become a validated item", () => {
+    const r = parse(
+      '---\nname: reviewer\ndescription: "Reviews diffs"\nkeywords: [review, diff]\ntools: Read\n---\nBody',
+    )
+    expect(r).toEqual({
+      success: true,
+      item: {
+        name: "reviewer",
+        description: "Reviews diffs",
+        keywords: ["review", "diff"],
+        filePath: base.filePath,
+        resourceType: "agent",
+        source: "global",
+        origin: "claude",
+      },
+    })
+  })
+
+  test("without frontmatter: the file name, an empty description, keywords from the file name", () => {
+    const r = parse("Do the thing for $ARGUMENTS", { fallbackName: "lint-fix", type: "command" })
+    expect(r.item).toMatchObject({
+      name: "lint-fix",
+      description: "",
+      keywords: ["lint", "fix"],
+      resourceType: "command",
+    })
+  })
+
+  test("`tags` stand in for `keywords`; a comma-separated string is a list", () => {
+    expect(parse("---\ntags: a11y, contrast\n---\n").item?.keywords).toEqual(["a11y", "contrast"])
+  })
+
+  test("an empty or blank frontmatter name falls back to the file name", () => {
+    expect(parse('---\nname: "  "\n---\n').item?.name).toBe("code-reviewer")
+  })
+
+  test("rule: the name must not be empty (no frontmatter name and no file name)", () => {
+    expect(parse("", { fallbackName: "  " })).toEqual({ success: false, error: "name is empty" })
+  })
+
+  test("rule: a name longer than 200 characters is refused with the reason", () => {
+    const r = parse(`---\nname: ${"n".repeat(201)}\n---\n`)
+    expect(r).toEqual({ success: false, error: "name is longer than 200 characters" })
+  })
+
+  test("rule: a description over 1000 characters is shortened at a word boundary; keywords come from all of it", () => {
+    const words = Array.from({ length: 300 }, (_, i) => `w${i}`).join(" ")
+    const r = parse(`---\ndescription: "${words} tailword"\n---\n`)
+    expect(r.success).toBe(true)
+    expect(r.item!.description.length).toBeLessThanOrEqual(1000)
+    expect(r.item!.description.endsWith("…")).toBe(true)
+    // Cut between two words: the kept text is a prefix of the original followed by a space there.
+    const kept = r.item!.description.slice(0, -1)
+    expect(words.startsWith(kept)).toBe(true)
+    expect(words[kept.length]).toBe(" ")
+    expect(r.item!.keywords).toHaveLength(100)
+  })
+
+  test("rule: keywords are capped at 100", () => {
+    const many = Array.from({ length: 120 }, (_, i) => `k${i}`)
+    expect(parse(`---\nkeywords: ${JSON.stringify(many)}\n---\n`).item?.keywords).toHaveLength(100)
+  })
+
+  test("rule: the file path must be absolute", () => {
+    expect(parse("", { filePath: "agents/a.md" })).toEqual({
+      success: false,
+      error: "filePath must be an absolute path: agents/a.md",
+    })
+  })
+
+  test("malformed frontmatter is an error naming the problem, not a guess", () => {
+    const r = parse("---\nname: [unclosed\n---\nbody")
+    expect(r.success).toBe(false)
+    expect(r.error).toStartWith("malformed frontmatter:")
+  })
+
+  test("a name or description that is not text is an error", () => {
+    expect(parse("---\nname: [a, b]\n---\n").error).toBe("frontmatter `name` must be text")
+    expect(parse("---\ndescription: {a: 1}\n---\n").error).toBe("frontmatter `description` must be text")
+    expect(parse("---\nname: 42\n---\n").item?.name).toBe("42")
+  })
+
+  test("binary content is refused", () => {
+    expect(parse("abc\u0000def").error).toContain("binary file")
+  })
+
+  test("shorten keeps short text and cuts long text within the limit", () => {
+    expect(DiscoveryParse.shorten("short", 10)).toBe("short")
+    expect(DiscoveryParse.shorten("alpha beta gamma delta", 12)).toBe("alpha beta…")
+    expect(DiscoveryParse.shorten("x".repeat(50), 10)).toBe("x".repeat(9) + "…")
+  })
+})
