@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test"
-import { Resource } from "@opencode-builtins/core/resource/schema"
-import { Logger } from "@opencode-builtins/core/util/log"
+import { Resource } from "../resource/schema"
+import { Logger } from "../util/log"
 import { loadOptions, OPTIONS_FILE, validSection } from "../options"
-import { tmpdir } from "../../core/test/fixture"
+import { tmpdir } from "./fixture"
 
-describe("plugin options", () => {
+describe("options", () => {
   test("the project file and explicit options merge per section, explicit values winning", async () => {
     await using dir = await tmpdir({
       [OPTIONS_FILE]: JSON.stringify({
