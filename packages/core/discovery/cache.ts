@@ -7,9 +7,9 @@ import { Discovery } from "./schema"
  * unchanged files.
  *
  * Capacity is `MAX_CACHE_SIZE` (50) unless given. A scan touches every file in the same order each time, and an LRU
- * smaller than the set it cycles through evicts every entry before its next use (no hit at all), so the discovery
- * engine raises the capacity to the number of files it last saw (`ensureCapacity`); the LRU then only drops entries
- * of files that disappeared.
+ * smaller than the set it cycles through evicts every entry before its next use (no hit at all), so a scan raises
+ * the capacity to the number of files it lists plus `MAX_CACHE_SIZE` (`ensureCapacity`) before caching any; the LRU
+ * then only drops entries of files that disappeared.
  *
  * @example
  * const cache = new DiscoveryCache()

@@ -68,13 +68,11 @@ export namespace DynamicDiscovery {
       const items: Discovery.DiscoveredItem[] = []
       const shadowed: Catalogue["shadowed"] = []
       const byKey = new Map<string, Discovery.DiscoveredItem>()
-      let files = 0
       for (const scan of scans) {
         if (scan.timedOut) degraded.push({ source: scan.directory.path, reason: "timeout" })
         else if (scan.error)
           degraded.push({ source: scan.directory.path, reason: "filesystem_error", error: scan.error })
         problems.push(...scan.problems)
-        files += scan.items.length
         for (const item of scan.items) {
           const key = `${item.resourceType}\u0000${item.name}`
           const winner = byKey.get(key)
@@ -86,8 +84,6 @@ export namespace DynamicDiscovery {
           items.push(item)
         }
       }
-      // Keep every file of this catalogue cached: an LRU smaller than the set a scan cycles through never hits.
-      cache.ensureCapacity(files + Discovery.MAX_CACHE_SIZE)
       degraded.push(...provided.degraded)
       problems.push(...provided.problems)
       return {

@@ -63,6 +63,13 @@ export namespace DiscoveryScan {
       exists: false,
       stopped: false,
     }))
+    // Every file of this scan must fit in the cache: an LRU smaller than the set a scan cycles through evicts each
+    // entry before its next use. Raised as each directory's files are listed, before any is cached.
+    let listed = 0
+    const reserve = (n: number) => {
+      listed += n
+      options.cache.ensureCapacity(listed + Discovery.MAX_CACHE_SIZE)
+    }
     let timer: ReturnType<typeof setTimeout> | undefined
     const expired = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), options.timeoutMs)
@@ -71,7 +78,7 @@ export namespace DiscoveryScan {
       return await Promise.all(
         places.map(async (place, i) => {
           const p = progress[i]
-          const outcome = await Promise.race([scanOne(place, p, options.cache), expired])
+          const outcome = await Promise.race([scanOne(place, p, options.cache, reserve), expired])
           if (outcome === "timeout") {
             p.stopped = true
             return result(place, p, true)
@@ -108,6 +115,7 @@ export namespace DiscoveryScan {
     place: DiscoveryDirectories.Place,
     p: Progress,
     cache: DiscoveryCache,
+    reserve: (files: number) => void,
   ): Promise<{ error?: string }> {
     let stat
     try {
@@ -126,6 +134,7 @@ export namespace DiscoveryScan {
       return { error: `${place.path}: ${describe(error)}` }
     }
     candidates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    reserve(candidates.length)
     const found: (Discovery.DiscoveredItem | undefined)[] = new Array(candidates.length)
     let next = 0
     const worker = async () => {
@@ -239,16 +248,23 @@ export namespace DiscoveryScan {
         p.cacheHits++
         return cached
       }
-      handle = await fs.open(candidate.path, "r")
-      const size = Math.min(stat.size, MAX_READ_BYTES)
-      const buffer = Buffer.alloc(size)
-      let read = 0
-      while (read < size) {
-        const { bytesRead } = await handle.read(buffer, read, size - read, read)
-        if (bytesRead === 0) break
-        read += bytesRead
+      let bytes: Buffer
+      if (stat.size <= MAX_READ_BYTES) {
+        // The usual case: one read call. A file that grew since the stat is cut to the limit all the same.
+        bytes = await fs.readFile(candidate.path)
+        if (bytes.length > MAX_READ_BYTES) bytes = bytes.subarray(0, MAX_READ_BYTES)
+      } else {
+        handle = await fs.open(candidate.path, "r")
+        const buffer = Buffer.alloc(MAX_READ_BYTES)
+        let read = 0
+        while (read < MAX_READ_BYTES) {
+          const { bytesRead } = await handle.read(buffer, read, MAX_READ_BYTES - read, read)
+          if (bytesRead === 0) break
+          read += bytesRead
+        }
+        bytes = buffer.subarray(0, read)
       }
-      const text = decode(buffer.subarray(0, read), stat.size > MAX_READ_BYTES)
+      const text = decode(bytes, stat.size > MAX_READ_BYTES || bytes.length === MAX_READ_BYTES)
       if (text === undefined) {
         p.problems.push({ path: candidate.path, error: "not UTF-8 text" })
         return undefined

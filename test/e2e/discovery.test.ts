@@ -1,0 +1,89 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import path from "path"
+import { Harness } from "./harness"
+import { ModelServer } from "./model-server"
+import { targets } from "./targets"
+
+const TIMEOUT = { timeout: 180_000 }
+
+/** A project with an OpenCode agent and a task resource; the home holds a Claude Code skill. */
+const PROJECT = {
+  ".opencode/agent/release-manager.md":
+    "---\ndescription: Prepares and ships releases of the service\nmode: subagent\n---\nYou ship releases.\n",
+  ".opencode/agent/frontend-dev.md":
+    "---\ndescription: Builds React components and page layouts\n---\nYou build UIs.\n",
+  ".opencode/task/ship-release.md":
+    "---\ntitle: Ship a release\ndescription: Cut, tag and publish a release of the service\ntags: [release, tag]\n---\n1. Tag it.\n",
+  ".opencode/checklist/accessibility.md":
+    "---\ntitle: Accessibility checklist\ndescription: Keyboard and screen reader checks\n---\n- labels\n",
+}
+const HOME = {
+  ".claude/skills/release-notes/SKILL.md":
+    "---\nname: release-notes\ndescription: Draft release notes from merged pull requests\n---\nWrite the notes.\n",
+  ".claude/output-styles/concise.md":
+    "---\nname: concise\ndescription: Short answers without preamble\n---\nBe brief.\n",
+}
+
+/** The text of the user messages of a recorded request (OpenAI chat format: a string or text parts). */
+function userText(request: ModelServer.RecordedRequest): string[] {
+  return (request.body.messages as any[])
+    .filter((m) => m.role === "user")
+    .map((m) =>
+      typeof m.content === "string"
+        ? m.content
+        : (m.content as any[])
+            .filter((c) => c.type === "text")
+            .map((c) => c.text)
+            .join("\n"),
+    )
+}
+
+for (const target of targets()) {
+  describe(`dynamic discovery on stock opencode ${target.label}`, () => {
+    test(
+      "a prompt naming a task carries the suggestion of the matching agent, skill and resource to the model; an unrelated prompt carries none",
+      async () => {
+        const server = ModelServer.start([ModelServer.text("Noted."), ModelServer.text("It is noon.")])
+        await using project = await Harness.project({ bin: target.bin, files: PROJECT })
+        for (const [rel, text] of Object.entries(HOME)) {
+          await fs.mkdir(path.dirname(path.join(project.home, rel)), { recursive: true })
+          await fs.writeFile(path.join(project.home, rel), text)
+        }
+        try {
+          const prompt = "Please tag and ship the release today, with its release notes"
+          const result = await Harness.run(project, server, prompt)
+          expect(result.exitCode).toBe(0)
+          expect(result.text).toContain("Noted.")
+          const [turn] = server.turns()
+          const texts = userText(turn)
+          expect(texts).toHaveLength(1)
+          const user = texts[0]
+          // The user's words first, then the one suggestion block with what matched and how to use it.
+          expect(user.indexOf(prompt)).toBeGreaterThanOrEqual(0)
+          const block = user.slice(user.indexOf("<dynamic-context>"))
+          expect(user.indexOf("<dynamic-context>")).toBeGreaterThan(user.indexOf(prompt))
+          expect(block.match(/<dynamic-context>/g)).toHaveLength(1)
+          expect(block).toContain("- @release-manager: Prepares and ships releases of the service")
+          expect(block).toContain(
+            "Skills (load with the skill tool):\n- release-notes: Draft release notes from merged pull requests",
+          )
+          expect(block).toContain(
+            "Project resources (load with the resource-load tool by id):\n- ship-release: Cut, tag and publish a release of the service",
+          )
+          // Only what matched: no unrelated agent, resource or style.
+          for (const other of ["frontend-dev", "accessibility", "concise"]) expect(block).not.toContain(other)
+
+          const second = await Harness.run(project, server, "What time is it?")
+          expect(second.exitCode).toBe(0)
+          const later = server.turns()[1]
+          expect(userText(later).join("\n")).not.toContain("<dynamic-context>")
+          expect(server.overruns).toBe(0)
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+  })
+}
