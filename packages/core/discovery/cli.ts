@@ -1,6 +1,7 @@
 import fs from "fs"
 import path from "path"
 import { parseArgs } from "util"
+import { loadOptions, validSection } from "../options"
 import { ResourceLoader } from "../resource/loader"
 import { Exit, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
@@ -156,25 +157,19 @@ function footer(
   return lines.length ? lines.join("\n") + "\n" : ""
 }
 
-/** The plugin's settings file, as far as discovery needs it: its section, and whether resources are off. */
+/** The project's options file (shared with the plugin), as far as discovery needs it; problems go to stderr. */
 function readSettings(io: CliIO): { discovery?: Discovery.ConfigInput; resources?: false } {
-  const file = path.join(io.cwd, ".opencode", "opencode-builtins.json")
-  if (!fs.existsSync(file)) return {}
-  try {
-    const parsed = JSON.parse(fs.readFileSync(file, "utf8"))
-    const section = parsed?.discovery
-    const checked = Discovery.Config.safeParse(section ?? {})
-    if (!checked.success) {
-      io.err(`discover: ${file}: discovery: ${checked.error.issues[0].message}; using the defaults\n`)
-      return { resources: parsed?.resources?.enabled === false ? false : undefined }
-    }
-    return {
-      discovery: section ?? {},
-      resources: parsed?.resources?.enabled === false ? false : undefined,
-    }
-  } catch (error) {
-    io.err(`discover: ${file}: ${errorMessage(error)}; using the defaults\n`)
-    return {}
+  const { options, error } = loadOptions(io.cwd, undefined)
+  if (error) io.err(`discover: ${error}\n`)
+  const log: Logger = {
+    ...Logger.silent,
+    warn: (m) => io.err(`discover: ${m}\n`),
+    error: (m) => io.err(`discover: ${m}\n`),
+  }
+  const section = options.discovery ?? {}
+  return {
+    discovery: { ...validSection(Discovery.Config, section, "discovery", log), enabled: section.enabled !== false },
+    resources: options.resources?.enabled === false ? false : undefined,
   }
 }
 

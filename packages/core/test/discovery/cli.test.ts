@@ -61,7 +61,14 @@ describe("opencode-builtins discover", () => {
     const bad = memoryIO(dir.file("project"), { HOME: dir.file("home") })
     expect(await run(["ship the release"], bad)).toBe(0)
     expect(bad.stderr).toContain("opencode-builtins.json")
-    expect(bad.stderr).toContain("using the defaults")
+    expect(bad.stderr).toContain("using defaults")
+    await dir.write({
+      "project/.opencode/opencode-builtins.json": JSON.stringify({ discovery: { scanTimeoutMs: "soon" } }),
+    })
+    const invalid = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["ship the release"], invalid)).toBe(0)
+    expect(invalid.stderr).toStartWith("discover: discovery.scanTimeoutMs:")
+    expect(invalid.stdout).toContain("release-manager")
   })
 
   test("--list shows everything discovered, shadowed entries and skipped files", async () => {
