@@ -246,4 +246,8 @@ export namespace Discovery {
   })
   export type Config = z.infer<typeof Config>
   export type ConfigInput = z.input<typeof Config>
+
+  /** The spec's `DynamicDiscoveryOptions`: `Config` (there is no `_mockFileSystem`; tests use real folders). */
+  export const DynamicDiscoveryOptions = Config
+  export type DynamicDiscoveryOptions = ConfigInput
 }

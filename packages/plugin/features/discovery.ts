@@ -32,8 +32,8 @@ export const DiscoveryFeature: Feature = {
 
 /**
  * WIRING POINT (lead): the project resources discovery matches. Until the resources feature shares its
- * `ResourceLoader`, discovery keeps its own in-memory one over the same folders (it reads the same files and writes
- * no cache file). Resources are not suggested when `resource-load` is unavailable: the resources feature switched
+ * `ResourceLoader`, discovery keeps its own in-memory one over the same folders (it reads the same files, writes no
+ * cache file, and revalidates by mtime on each prompt since OpenCode's file events reach only the shared one). Resources are not suggested when `resource-load` is unavailable: the resources feature switched
  * off and the host not providing the resource loader natively.
  */
 function projectResources(
@@ -45,7 +45,9 @@ function projectResources(
   if (all.resources?.enabled === false && input.hasBuiltIn?.("resource-loader") !== true) return undefined
   let loader: ResourceLoader.Loader | undefined
   return async () => {
-    loader ??= ResourceLoader.create({ ...host, log }, { persistCache: false })
+    // autoRebuildIndex: this loader does not receive OpenCode's file.edited events, so it re-checks file mtimes
+    // on each prompt (only changed files are re-read) to pick up edited descriptions and tags.
+    loader ??= ResourceLoader.create({ ...host, log }, { persistCache: false, autoRebuildIndex: true })
     return (await loader.index()).resources.values()
   }
 }

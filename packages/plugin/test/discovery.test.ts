@@ -65,6 +65,22 @@ describe("the plugin's discovery feature", () => {
     expect(await prompt(hooks, "what time is it?")).toEqual([])
   })
 
+  test("an edited resource is suggested with its new description on the next prompt", async () => {
+    await using dir = await tmpdir(FILES)
+    const hooks = await OpencodeBuiltins(input(dir.path).input)
+    expect((await prompt(hooks, "let's ship the release"))[0]).toContain("- ship-release: Cut, tag and publish")
+    const file = dir.file(".opencode/task/ship-release.md")
+    await Bun.write(
+      file,
+      md({ title: "Ship a release", description: "Publish via the release train", tags: ["release"] }),
+    )
+    const later = new Date(Date.now() + 10_000)
+    await (await import("fs/promises")).utimes(file, later, later)
+    expect((await prompt(hooks, "let's ship the release"))[0]).toContain(
+      "- ship-release: Publish via the release train",
+    )
+  })
+
   test('"discovery": { "enabled": false } turns it off', async () => {
     await using dir = await tmpdir({
       ...FILES,
