@@ -65,7 +65,12 @@ export namespace DiscoveryDirectories {
     env?: Record<string, string | undefined>
   }
 
-  /** The project folders holding `.opencode`/`.claude`, nearest first (only `directory` outside a worktree). */
+  /**
+   * The project folders holding `.opencode`/`.claude`, nearest first (only `directory` outside a worktree).
+   *
+   * @example
+   * DiscoveryDirectories.projectRoots("/repo/app", "/repo") // ["/repo/app", "/repo"]
+   */
   export function projectRoots(directory: string, worktree?: string): string[] {
     const start = path.resolve(directory)
     const stop = worktree ? path.resolve(worktree) : undefined
@@ -78,20 +83,35 @@ export namespace DiscoveryDirectories {
     return roots
   }
 
-  /** The home directory: `$HOME` when set (read on every call), else `os.homedir()`. */
+  /**
+   * The home directory: `$HOME` when set (read on every call), else `os.homedir()`.
+   *
+   * @example
+   * DiscoveryDirectories.home({ HOME: "/home/me" }) // "/home/me"
+   */
   export function home(env: Record<string, string | undefined> = process.env): string {
     const value = env.HOME
     return value && path.isAbsolute(value) ? value : os.homedir()
   }
 
-  /** OpenCode's global config folder: `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`. */
+  /**
+   * OpenCode's global config folder: `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
+   *
+   * @example
+   * DiscoveryDirectories.opencodeGlobal({ HOME: "/home/me" }) // "/home/me/.config/opencode"
+   */
   export function opencodeGlobal(env: Record<string, string | undefined> = process.env): string {
     const xdg = env.XDG_CONFIG_HOME
     const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(home(env), ".config")
     return path.join(base, "opencode")
   }
 
-  /** Every directory to scan, in precedence order. */
+  /**
+   * Every directory to scan, in precedence order.
+   *
+   * @example
+   * DiscoveryDirectories.resolve({ directory: "/repo" }).length // 17 (10 project folders, 7 global)
+   */
   export function resolve(input: Input): Place[] {
     const places: Place[] = []
     const seen = new Set<string>()
@@ -113,6 +133,12 @@ export namespace DiscoveryDirectories {
     return places
   }
 
+  /**
+   * True when `child` is `parent` or below it.
+   *
+   * @example
+   * DiscoveryDirectories.isInside("/repo/app", "/repo") // true
+   */
   export function isInside(child: string, parent: string): boolean {
     const rel = path.relative(parent, child)
     return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))

@@ -49,6 +49,13 @@ export namespace DynamicDiscovery {
 
   export type Engine = ReturnType<typeof create>
 
+  /**
+   * An engine for one project: `gather(prompt)` per prompt, `catalogue()` for everything discovered.
+   *
+   * @example
+   * const engine = DynamicDiscovery.create({ directory: "/repo", resources: async () => loaderResources })
+   * const { context } = await engine.gather("ship the release")
+   */
   export function create(init: Init) {
     const config = Discovery.Config.parse(init.config ?? {})
     const log = init.log ?? Logger.silent
@@ -276,6 +283,9 @@ export namespace DynamicDiscovery {
   /**
    * The ranking documents of a catalogue: its items, then its resources (an id such as "task/ship-release" names a
    * resource as much as its title does, so it is matched like the name). Hit indexes refer to this order.
+   *
+   * @example
+   * const index = DiscoveryMatch.index(DynamicDiscovery.documents(await engine.catalogue()))
    */
   export function documents(cat: Pick<Catalogue, "items" | "resources">): DiscoveryMatch.Doc[] {
     return [

@@ -17,7 +17,12 @@ export namespace DiscoveryFormat {
   /** Characters of a one-line description. */
   export const LINE_MAX = 120
 
-  /** The block for a context, or undefined when nothing matched. Memory-think contexts get `memoryThink`'s format. */
+  /**
+   * The block for a context, or undefined when nothing matched. Memory-think contexts get `memoryThink`'s format.
+   *
+   * @example
+   * DiscoveryFormat.context(result.context!) // "<dynamic-context>\n…\n</dynamic-context>" or undefined
+   */
   export function context(ctx: Discovery.DynamicContext): string | undefined {
     if (ctx.memoryThink && (ctx.memoryThink.suggestedAgents.length || ctx.memoryThink.suggestedStyles.length))
       return memoryThink(ctx.memoryThink)
@@ -45,7 +50,12 @@ export namespace DiscoveryFormat {
     ].join("\n")
   }
 
-  /** The memory-think block: suggested agents and styles with `--agent`/`--style` usage. */
+  /**
+   * The memory-think block: suggested agents and styles with `--agent`/`--style` usage.
+   *
+   * @example
+   * DiscoveryFormat.memoryThink(context.memoryThink!) // "<dynamic-context>\nMemory think suggestions (memory think add):…"
+   */
   export function memoryThink(mt: Discovery.MemoryThinkContext): string {
     const described = [
       ...mt.suggestedAgents.map((m) => entry(`agent ${m.item.name}`, m.item.description)),
@@ -86,6 +96,9 @@ export namespace DiscoveryFormat {
   /**
    * The first sentence of a description on one line, without the `<example>` blocks Claude Code agent descriptions
    * carry, at most `LINE_MAX` characters.
+   *
+   * @example
+   * DiscoveryFormat.oneLine("Reviews code. <example>user: hi</example>") // "Reviews code."
    */
   export function oneLine(description: string): string {
     const text = description
@@ -98,7 +111,12 @@ export namespace DiscoveryFormat {
     return sentence.length > LINE_MAX ? sentence.slice(0, LINE_MAX - 1).trimEnd() + "…" : sentence
   }
 
-  /** A path with the home directory written as `~`. */
+  /**
+   * A path with the home directory written as `~`.
+   *
+   * @example
+   * DiscoveryFormat.display("/home/me/.claude/agents/a.md") // "~/.claude/agents/a.md" when $HOME is /home/me
+   */
   export function display(file: string): string {
     const home = DiscoveryDirectories.home()
     return home && (file === home || file.startsWith(home + path.sep)) ? "~" + file.slice(home.length) : file

@@ -64,6 +64,9 @@ export namespace DiscoveryHooks {
   /**
    * The user's own words in a message: its text parts that are neither synthetic nor ignored. Empty when the message
    * already carries a suggestion (the hook then adds nothing, so it is idempotent).
+   *
+   * @example
+   * DiscoveryHooks.promptText([{ type: "text", text: "ship it" }, { type: "text", text: "x", synthetic: true }]) // "ship it"
    */
   export function promptText(parts: readonly Part[]): string {
     if (parts.some((p) => p.type === "text" && p.text?.startsWith(DiscoveryFormat.OPEN))) return ""
@@ -80,6 +83,9 @@ export namespace DiscoveryHooks {
    * A part id in OpenCode's format (`prt_` + 12 hex digits of time×4096+counter + 14 random base62 characters) that
    * sorts after every id in `existing`: OpenCode orders a message's parts by id, and the suggestion belongs after
    * the user's text.
+   *
+   * @example
+   * DiscoveryHooks.partID(output.parts.map((p) => p.id)) // "prt_…", sorting after every id of the message
    */
   export function partID(existing: readonly (string | undefined)[]): string {
     let value = BigInt(Date.now()) * 4096n

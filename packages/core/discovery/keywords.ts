@@ -38,6 +38,9 @@ export namespace Keywords {
 
   /**
    * Lower-case words of `text`, camelCase split, stop words and one-letter words dropped, in order (duplicates kept).
+   *
+   * @example
+   * Keywords.words("parseHTTPResponse for the DB") // ["parse", "http", "response", "db"]
    */
   export function words(text: string): string[] {
     const spaced = text
@@ -55,7 +58,12 @@ export namespace Keywords {
   }
 
   const stems = new Map<string, string>()
-  /** The Porter stem of a lower-case word (memoised). */
+  /**
+   * The Porter stem of a lower-case word (memoised).
+   *
+   * @example
+   * Keywords.stem("reviewing") // "review"
+   */
   export function stem(word: string): string {
     let s = stems.get(word)
     if (s === undefined) {
@@ -66,7 +74,12 @@ export namespace Keywords {
     return s
   }
 
-  /** Stems of `text`'s words, in order. */
+  /**
+   * Stems of `text`'s words, in order.
+   *
+   * @example
+   * Keywords.terms("Reviews deployments") // ["review", "deploy"]
+   */
   export function terms(text: string): string[] {
     return words(text).map(stem)
   }
@@ -74,6 +87,9 @@ export namespace Keywords {
   /**
    * The keywords of a discovered item: explicit ones (frontmatter `keywords`, or `tags`) when given, else the distinct
    * words of the description, else those of the name. At most `KEYWORDS_MAX`, first occurrences first.
+   *
+   * @example
+   * Keywords.extract({ name: "x", description: "", explicit: ["regex"] }) // { keywords: ["regex"], source: "explicit" }
    */
   export function extract(input: {
     name: string

@@ -65,7 +65,12 @@ export namespace DiscoveryMatch {
   }
   export const TUNING: Tuning = { weights: WEIGHTS, k1: K1, b: B, relativeCut: RELATIVE_CUT, minScore: MIN_SCORE }
 
-  /** Builds the index of `docs` for `strategy` (`tuning` applies to `bm25`). */
+  /**
+   * Builds the index of `docs` for `strategy` (`tuning` applies to `bm25`).
+   *
+   * @example
+   * DiscoveryMatch.index(docs, "overlap").search("review") // the spec's keyword overlap, for comparison
+   */
   export function index(docs: readonly Doc[], strategy: Strategy = STRATEGY, tuning: Tuning = TUNING): Index {
     if (strategy === "bm25") return bm25(docs, tuning)
     return overlap(docs, strategy === "overlap-stem")

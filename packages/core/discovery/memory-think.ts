@@ -15,6 +15,12 @@ export namespace MemoryThink {
     topic: string
   }
 
+  /**
+   * The memory-think command of a prompt and its thought, or undefined.
+   *
+   * @example
+   * MemoryThink.detect("memory think branch 'use a queue'") // { pattern: "branch", topic: "'use a queue'" }
+   */
   export function detect(prompt: string): Detection | undefined {
     const match = Discovery.MEMORY_THINK_PATTERN.exec(prompt)
     if (!match) return undefined
@@ -34,7 +40,12 @@ export namespace MemoryThink {
     conclude: "what we decided",
   }
 
-  /** The memory-think context for a detected prompt and the prompt's matched agents and output styles. */
+  /**
+   * The memory-think context for a detected prompt and the prompt's matched agents and output styles.
+   *
+   * @example
+   * MemoryThink.context(MemoryThink.detect(prompt)!, ctx.matchedAgents, ctx.matchedOutputStyles).usageGuidance
+   */
   export function context(
     detection: Detection,
     agents: readonly Discovery.MatchedItem[],

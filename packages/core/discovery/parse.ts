@@ -60,7 +60,12 @@ export namespace DiscoveryParse {
     return { success: true, item: checked.data }
   }
 
-  /** `text` cut to at most `max` characters, at a word boundary when one is near, ending with "…". */
+  /**
+   * `text` cut to at most `max` characters, at a word boundary when one is near, ending with "…".
+   *
+   * @example
+   * DiscoveryParse.shorten("alpha beta gamma delta", 12) // "alpha beta…"
+   */
   export function shorten(text: string, max: number): string {
     if (text.length <= max) return text
     const cut = text.slice(0, max - 1)

@@ -50,7 +50,12 @@ export namespace DiscoveryScan {
     stopped: boolean
   }
 
-  /** Scans every place in parallel; results are in the order of `places`. */
+  /**
+   * Scans every place in parallel; results are in the order of `places`.
+   *
+   * @example
+   * const [agents] = await DiscoveryScan.all([place], { cache, timeoutMs: 2000 })
+   */
   export async function all(
     places: readonly DiscoveryDirectories.Place[],
     options: Options,
@@ -91,7 +96,12 @@ export namespace DiscoveryScan {
     }
   }
 
-  /** Scans one place with its own time budget. */
+  /**
+   * Scans one place with its own time budget.
+   *
+   * @example
+   * (await DiscoveryScan.directory(place, { cache, timeoutMs: 2000 })).items.map((i) => i.name)
+   */
   export async function directory(place: DiscoveryDirectories.Place, options: Options): Promise<Discovery.ScanResult> {
     const [one] = await all([place], options)
     return one
