@@ -1,3 +1,4 @@
+import type { Resource } from "./resource/schema"
 import type { SessionView } from "./resource/session"
 import type { Logger } from "./util/log"
 
@@ -24,4 +25,9 @@ export type Host = {
    * state from it instead of shadowing it.
    */
   messages?: (sessionID: string) => Promise<SessionView.Message[]>
+  /**
+   * The project's resources as the resource loader indexes them, when the loader runs in this host (installed by
+   * the resources feature); other features (discovery) match against them instead of indexing twice.
+   */
+  resources?: () => Promise<Iterable<Resource.Metadata>>
 }
