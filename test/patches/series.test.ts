@@ -1,0 +1,98 @@
+import { describe, expect, test } from "bun:test"
+import path from "path"
+import { Series } from "../../scripts/patches/series"
+import { tmpdir } from "../../packages/core/test/fixture"
+
+const ROOT = path.resolve(import.meta.dir, "../..")
+const PIN = JSON.stringify({
+  repository: "https://github.com/anomalyco/opencode",
+  version: "1.2.15",
+  tag: "v1.2.15",
+  commit: "799b2623cbb1c0f19e045d87c2c8593e83678bc0",
+})
+const PATCH = `What: Adds a line.
+Why: Because the test needs one.
+Upstream: nothing (fixture)
+---
+diff --git a/a.txt b/a.txt
+index 1111111..2222222 100644
+--- a/a.txt
++++ b/a.txt
+@@ -1,2 +1,3 @@
+ one
++inserted
+ two
+`
+
+describe("the project's patch series (static validator)", () => {
+  const report = Series.validate(path.join(ROOT, "patches"))
+
+  test("pin, series, every patch present, listed once, with a header, parsing as a diff", () => {
+    expect(report.errors).toEqual([])
+    expect(report.pin).toMatchObject({ version: "1.2.15", commit: "799b2623cbb1c0f19e045d87c2c8593e83678bc0" })
+    expect(report.patches.length).toBeGreaterThan(0)
+  })
+
+  test("patches stay thin wiring: small, and no logic-bearing upstream file is added outside the builtins glue", () => {
+    for (const p of report.patches) {
+      expect(p.lines).toBeLessThan(400)
+      for (const f of p.files.filter((f) => f.kind === "add"))
+        expect(f.path).toMatch(/^packages\/opencode\/(src\/builtins\/|test\/builtins\/)/)
+    }
+  })
+})
+
+describe("Series.validate catches", () => {
+  async function check(files: Record<string, string>) {
+    await using dir = await tmpdir(files)
+    return Series.validate(dir.path).errors
+  }
+
+  test("a valid minimal series passes", async () => {
+    expect(
+      await check({ "UPSTREAM.json": PIN, series: "# order\nfix-add-line.patch\n", "fix-add-line.patch": PATCH }),
+    ).toEqual([])
+  })
+
+  test("missing, unlisted, duplicate and badly named entries", async () => {
+    const errors = await check({
+      "UPSTREAM.json": PIN,
+      series: "fix-add-line.patch\nfix-add-line.patch\nmissing-one-patch.patch\nBad_Name.patch\n",
+      "fix-add-line.patch": PATCH,
+      "Bad_Name.patch": PATCH,
+      "extra-not-listed.patch": PATCH,
+    })
+    expect(errors).toEqual([
+      "series: 'fix-add-line.patch' is listed twice",
+      "series: 'missing-one-patch.patch' does not exist",
+      "series: 'Bad_Name.patch' is not named <area>-<verb>-<object>.patch",
+      "'extra-not-listed.patch' is not listed in series",
+    ])
+  })
+
+  test("a missing header field, wrong hunk counts, mismatched file names, no diff at all", async () => {
+    const cases: [string, string][] = [
+      [PATCH.replace("Why: Because the test needs one.\n", ""), "header field 'Why:' is missing"],
+      [PATCH.replace("@@ -1,2 +1,3 @@", "@@ -1,2 +1,4 @@"), "declares -2 +4 lines but has -2 +3"],
+      [PATCH.replace("+++ b/a.txt", "+++ b/other.txt"), "does not match the diff header"],
+      ["What: x\nWhy: y\nUpstream: z\n", "no 'diff --git' section"],
+      [PATCH.replace("@@ -1,2 +1,3 @@", "@@ nonsense @@"), "malformed hunk header"],
+      [PATCH.replace("What: Adds a line.", "Random prose line"), "unexpected header line"],
+    ]
+    for (const [text, message] of cases) {
+      const errors = await check({ "UPSTREAM.json": PIN, series: "fix-add-line.patch", "fix-add-line.patch": text })
+      expect(errors.join("\n")).toContain(message)
+    }
+  })
+
+  test("a malformed pin file", async () => {
+    const errors = await check({
+      "UPSTREAM.json": JSON.stringify({ repository: "ftp://x", version: "one", commit: "abc", tag: "" }),
+      series: "",
+    })
+    expect(errors[0]).toContain("repository must be an https URL")
+    expect(errors[0]).toContain("version must look like 1.2.15")
+    expect(errors[0]).toContain("commit must be a full 40-character hex sha")
+    expect((await check({ "UPSTREAM.json": "{", series: "" }))[0]).toContain("UPSTREAM.json")
+  })
+})
