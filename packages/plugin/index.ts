@@ -6,12 +6,14 @@ import { hostLogger } from "./log"
 import { loadOptions } from "./options"
 import { ResourcesFeature } from "./features/resources"
 import { DiscoveryFeature } from "./features/discovery"
+import { AstFeature } from "./features/ast"
+import { CommentCheckerFeature } from "./features/comment-checker"
 
 /**
  * Feature adapters, in hook order: inbound hooks (tool.execute.before, chat.message) run top to bottom, outbound
  * hooks (tool results, transforms) bottom to top — see compose.ts.
  */
-const FEATURES: Feature[] = [ResourcesFeature, DiscoveryFeature]
+const FEATURES: Feature[] = [ResourcesFeature, DiscoveryFeature, AstFeature, CommentCheckerFeature]
 
 type HostInput = PluginInput & { hasBuiltIn?: (feature: string) => boolean }
 

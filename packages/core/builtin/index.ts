@@ -13,6 +13,9 @@ export namespace BuiltIn {
   export const FEATURES = {
     "resource-loader": "resource-query/load/list-loaded/release tools, lifecycle, pruning and compaction carry-over",
     "dynamic-discovery": "agents, commands, skills, output styles and project resources matched to the prompt and suggested in it",
+    "ast-grep": "ast_grep_search and ast_grep_replace tools: in-process AST search and rewrite over 25 languages",
+    "comment-checker": "advisory note on edit/write/multiedit/apply_patch output when the added comments are excessive",
+    "plugin-audit": "opencode plugin audit <npm-name | dir>: static AST analysis of a plugin's code for dangerous APIs",
   } as const satisfies Record<string, string>
 
   export type Feature = keyof typeof FEATURES

@@ -1,0 +1,196 @@
+import fs from "fs/promises"
+import path from "path"
+import { structuredPatch } from "diff"
+import type { AstReplace } from "./replace"
+import type { AstSearch } from "./search"
+
+/**
+ * The text the AST tools return to the model. Paths are relative to the project directory. Both results start
+ * with a one-line summary; when anything was left out (caps, timeout, protected or oversized files) a line starting
+ * with `[TRUNCATED]` or `[NOTE]` says what and how to see the rest.
+ *
+ * Search lines follow grep's convention: `line:column: text` for the first line of a match, `line: text` for its
+ * other lines, `line- text` for context, `--` between separate groups.
+ *
+ * @example
+ * await AstFormat.search(result, { directory: "/repo", context: 0 })
+ * // "Found 2 matches in 1 file (typescript, pattern `console.log($$$A)`, 40 files searched).\n\nsrc/a.ts\n3:1: console.log(x)\n…"
+ */
+export namespace AstFormat {
+  export const LIMITS = {
+    /** Files shown with their matches (the PRD's 100-file cap). */
+    files: 100,
+    /** Matches shown in all. */
+    matches: 500,
+    /** Lines shown of one multi-line match. */
+    linesPerMatch: 20,
+    /** Characters shown of one line. */
+    lineChars: 500,
+    /** Diff lines shown per file by a replace. */
+    diffLinesPerFile: 400,
+  }
+
+  const quote = (code: string) => (code.includes("\n") || code.includes("`") ? JSON.stringify(code) : `\`${code}\``)
+
+  type Read = (file: string) => Promise<string>
+  const readFile: Read = (file) => fs.readFile(file, "utf8")
+
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : word.endsWith("h") ? "es" : "s"}`
+  const clip = (line: string) =>
+    line.length > LIMITS.lineChars
+      ? line.slice(0, LIMITS.lineChars) + ` … (+${line.length - LIMITS.lineChars} chars)`
+      : line
+
+  function notes(
+    result: Pick<AstSearch.Result, "denied" | "tooLarge" | "unreadable" | "timedOut" | "aborted" | "warning">,
+    rel: (f: string) => string,
+  ): string[] {
+    const out: string[] = []
+    if (result.timedOut)
+      out.push("[TRUNCATED] The search hit its 60 s time limit: results are partial. Narrow it with paths or globs.")
+    if (result.aborted) out.push("[TRUNCATED] The search was aborted: results are partial.")
+    if (result.warning) out.push(`[NOTE] Pattern: ${result.warning}.`)
+    const list = (files: string[]) =>
+      files.slice(0, 5).map(rel).join(", ") + (files.length > 5 ? `, … (${files.length - 5} more)` : "")
+    if (result.denied.length)
+      out.push(`[NOTE] ${plural(result.denied.length, "file")} not searched: protected by the security policy.`)
+    if (result.tooLarge.length)
+      out.push(`[NOTE] ${plural(result.tooLarge.length, "file")} over 5 MB not searched: ${list(result.tooLarge)}.`)
+    if (result.unreadable.length)
+      out.push(`[NOTE] ${plural(result.unreadable.length, "file")} unreadable or binary: ${list(result.unreadable)}.`)
+    return out
+  }
+
+  export async function search(
+    result: AstSearch.Result,
+    options: { directory: string; context?: number; read?: Read },
+  ): Promise<string> {
+    const rel = (file: string) => path.relative(options.directory, file) || path.basename(file)
+    const read = options.read ?? readFile
+    const context = Math.max(0, options.context ?? 0)
+    const header =
+      result.totalMatches === 0
+        ? `No matches (${result.lang}, pattern ${quote(result.pattern)}, ${plural(result.filesSearched, "file")} searched).`
+        : `Found ${plural(result.totalMatches, "match")} in ${plural(result.filesWithMatches, "file")} ` +
+          `(${result.lang}, pattern ${quote(result.pattern)}, ${plural(result.filesSearched, "file")} searched).`
+    const lines: string[] = [header]
+
+    const byFile = new Map<string, AstSearch.Match[]>()
+    for (const match of result.matches) {
+      const list = byFile.get(match.file)
+      if (list) list.push(match)
+      else byFile.set(match.file, [match])
+    }
+    const shownFiles = [...byFile.keys()].slice(0, LIMITS.files)
+    let budget = LIMITS.matches
+    const blocks: string[] = []
+    let shownMatches = 0
+    for (const file of shownFiles) {
+      if (budget <= 0) break
+      const matches = byFile.get(file)!.slice(0, budget)
+      budget -= matches.length
+      shownMatches += matches.length
+      let text: string
+      try {
+        text = await read(file)
+      } catch {
+        blocks.push(`${rel(file)}\n(the file could not be read again to show its matches)`)
+        continue
+      }
+      blocks.push([rel(file), ...render(text.split("\n"), matches, context)].join("\n"))
+    }
+    const omittedMatches = result.totalMatches - shownMatches
+    if (omittedMatches > 0) {
+      lines.push(
+        `[TRUNCATED] Showing the first ${plural(shownMatches, "match")} in ${plural(blocks.length, "file")}; ` +
+          `${plural(omittedMatches, "more match")} in ${plural(Math.max(0, result.filesWithMatches - blocks.length), "more file")} ` +
+          `not shown (caps: ${LIMITS.files} files, ${LIMITS.matches} matches). Narrow the search with paths or globs.`,
+      )
+    }
+    lines.push(...notes(result, rel))
+    if (blocks.length) lines.push("", blocks.join("\n\n"))
+    return lines.join("\n")
+  }
+
+  type Row = { kind: "match" | "context"; columns: number[]; more?: number }
+
+  function render(source: string[], matches: AstSearch.Match[], context: number): string[] {
+    const rows = new Map<number, Row>()
+    const mark = (line: number, kind: Row["kind"]) => {
+      if (line < 0 || line >= source.length) return undefined
+      const row = rows.get(line)
+      if (!row) {
+        const created: Row = { kind, columns: [] }
+        rows.set(line, created)
+        return created
+      }
+      if (kind === "match") row.kind = "match"
+      return row
+    }
+    for (const match of matches) {
+      const first = match.start.line
+      const last = Math.min(match.end.line, first + LIMITS.linesPerMatch - 1)
+      for (let l = first; l <= last; l++) mark(l, "match")
+      rows.get(first)?.columns.push(match.start.column + 1)
+      if (match.end.line > last) {
+        const row = rows.get(last)
+        if (row) row.more = Math.max(row.more ?? 0, match.end.line - last)
+      }
+      for (let l = first - context; l < first; l++) mark(l, "context")
+      for (let l = match.end.line + 1; l <= match.end.line + context; l++) mark(l, "context")
+    }
+    const out: string[] = []
+    let previous = -1
+    for (const line of [...rows.keys()].sort((a, b) => a - b)) {
+      const row = rows.get(line)!
+      if (context > 0 && previous >= 0 && line > previous + 1) out.push("--")
+      const text = clip(source[line] ?? "")
+      if (row.kind === "context") out.push(`${line + 1}- ${text}`)
+      else if (row.columns.length) out.push(`${line + 1}:${row.columns.join(",")}: ${text}`)
+      else out.push(`${line + 1}: ${text}`)
+      if (row.more) out.push(`   … (${row.more} more lines of this match not shown)`)
+      previous = line
+    }
+    return out
+  }
+
+  export function replace(result: AstReplace.Result, options: { directory: string }): string {
+    const rel = (file: string) => path.relative(options.directory, file) || path.basename(file)
+    const changed = result.files.length
+    const verb = result.dryRun ? "Dry run: would replace" : result.written ? "Replaced" : "Would replace"
+    const header =
+      result.totalReplacements === 0
+        ? `No matches (${result.lang}, pattern ${quote(result.pattern)}, ${plural(result.filesSearched, "file")} searched). Nothing to replace.`
+        : `${verb} ${plural(result.totalReplacements, "match")} in ${plural(changed, "file")} ` +
+          `(${result.lang}, pattern ${quote(result.pattern)} → ${quote(result.rewrite)}).` +
+          (result.dryRun ? " No file was written; call again with dryRun: false to apply." : "")
+    const lines = [header]
+    if (changed > LIMITS.files)
+      lines.push(`[TRUNCATED] Showing the diffs of the first ${LIMITS.files} of ${changed} files.`)
+    if (result.unchanged.length)
+      lines.push(
+        `[NOTE] In ${plural(result.unchanged.length, "file")} the rewrite reproduces the matched text exactly.`,
+      )
+    if (result.writeDenied.length)
+      lines.push(
+        `[NOTE] The security policy denies writing ${result.writeDenied.map((d) => rel(d.file)).join(", ")}: ` +
+          "a live run would be refused; exclude them with globs.",
+      )
+    lines.push(...notes(result, rel))
+    const diffs: string[] = []
+    for (const change of result.files.slice(0, LIMITS.files)) {
+      const name = rel(change.file)
+      const patch = structuredPatch(name, name, change.before, change.after, "", "", { context: 1 })
+      const body: string[] = [`--- ${name}`, `+++ ${name}`]
+      for (const hunk of patch.hunks) {
+        body.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`)
+        body.push(...hunk.lines.map(clip))
+      }
+      const shown = body.slice(0, LIMITS.diffLinesPerFile + 2)
+      if (body.length > shown.length) shown.push(`… (${body.length - shown.length} more diff lines for this file)`)
+      diffs.push(`${name} (${plural(change.replacements, "replacement")})\n${shown.join("\n")}`)
+    }
+    if (diffs.length) lines.push("", diffs.join("\n\n"))
+    return lines.join("\n")
+  }
+}

@@ -1,0 +1,152 @@
+import { parseAsync, type Edit } from "@ast-grep/napi"
+import z from "zod"
+import { NamedError } from "../util/error"
+import { AstRewrite } from "./rewrite"
+import { AstScan } from "./scan"
+import { AtomicWrite } from "./write"
+
+/**
+ * `ast_grep_replace`'s engine. Each file that may match is parsed in-process, every non-overlapping match (outermost
+ * first, as the CLI does) is replaced by the rewrite template with its meta-variables filled in (rewrite.ts), and
+ * the new content is computed in memory.
+ *
+ * Dry run (the default) writes nothing. Live mode writes all changed files or none (write.ts): it refuses, before
+ * writing anything, when the search timed out or was aborted, when the security policy denies writing one of the
+ * files, or when more than `maxFiles` files would change.
+ *
+ * @example
+ * const result = await AstReplace.run(
+ *   { directory: "/repo", lang: "typescript", pattern: "console.log($$$A)" },
+ *   { rewrite: "logger.info($$$A)", dryRun: true },
+ * )
+ * result.files[0] // { file: "/repo/a.ts", replacements: 2, before: "…", after: "…" }
+ */
+export namespace AstReplace {
+  export type FileChange = { file: string; replacements: number; before: string; after: string }
+
+  export type Options = {
+    rewrite: string
+    dryRun: boolean
+    timeoutMs?: number
+    /** Most files a live replace may change at once (default 1000). */
+    maxFiles?: number
+    /** Called once, before a live replace writes; throwing (e.g. a permission refused) writes nothing. */
+    beforeWrite?: (files: FileChange[]) => Promise<void>
+  }
+
+  export type Result = {
+    lang: string
+    pattern: string
+    rewrite: string
+    dryRun: boolean
+    warning?: string
+    /** Files whose content changes, sorted by path. */
+    files: FileChange[]
+    totalReplacements: number
+    /** Files with matches where the rewrite reproduces the same text. */
+    unchanged: string[]
+    filesSearched: number
+    denied: string[]
+    /** Files the policy lets us read but not write (dry run lists them; live mode refuses). */
+    writeDenied: { file: string; reason: string }[]
+    tooLarge: string[]
+    unreadable: string[]
+    timedOut: boolean
+    aborted: boolean
+    written: boolean
+    elapsedMs: number
+  }
+
+  export const MAX_FILES = 1000
+
+  export const Refused = NamedError.create(
+    "ReplaceRefused",
+    z.object({ reason: z.string() }),
+    (d) => `nothing was written: ${d.reason}`,
+  )
+
+  export async function run(input: AstScan.Input, options: Options): Promise<Result> {
+    const started = performance.now()
+    const deadline = AbortSignal.timeout(options.timeoutMs ?? 60_000)
+    const signal = input.signal ? AbortSignal.any([input.signal, deadline]) : deadline
+    const scan = await AstScan.prepare({ ...input, signal })
+    const filtered = await AstScan.filter(scan, { keepText: true })
+
+    const files: FileChange[] = []
+    const unchanged: string[] = []
+    let total = 0
+    for (const candidate of filtered.candidates) {
+      if (signal.aborted) break
+      const before = candidate.text!
+      const root = (await parseAsync(scan.napiLang, before)).root()
+      const found = root.findAll(input.pattern)
+      if (!found.length) continue
+      // Outermost first; a match inside one already replaced is skipped.
+      const ordered = found
+        .map((node) => ({ node, range: node.range() }))
+        .sort((a, b) => a.range.start.index - b.range.start.index || b.range.end.index - a.range.end.index)
+      const edits: Edit[] = []
+      let end = -1
+      for (const { node, range } of ordered) {
+        if (range.start.index < end) continue
+        end = range.end.index
+        edits.push(node.replace(AstRewrite.apply(options.rewrite, node, before)))
+      }
+      const after = root.commitEdits(edits)
+      total += edits.length
+      if (after === before) unchanged.push(candidate.file)
+      else files.push({ file: candidate.file, replacements: edits.length, before, after })
+    }
+
+    const writeDenied: Result["writeDenied"] = []
+    if (input.access) {
+      for (const change of files) {
+        const reason = await input.access(change.file, "write")
+        if (reason) writeDenied.push({ file: change.file, reason })
+      }
+    }
+
+    const interrupted = signal.aborted
+    const result: Result = {
+      lang: scan.lang,
+      pattern: input.pattern,
+      rewrite: options.rewrite,
+      dryRun: options.dryRun,
+      warning: scan.pattern.warning,
+      files,
+      totalReplacements: total,
+      unchanged,
+      filesSearched: scan.files.files.length,
+      denied: scan.files.denied,
+      writeDenied,
+      tooLarge: scan.files.tooLarge,
+      unreadable: filtered.unreadable,
+      timedOut: interrupted && deadline.aborted,
+      aborted: interrupted && !deadline.aborted,
+      written: false,
+      elapsedMs: 0,
+    }
+    if (!options.dryRun && files.length) {
+      if (result.timedOut) throw new Refused({ reason: "the search timed out before every file was processed" })
+      if (result.aborted) throw new Refused({ reason: "the replace was aborted" })
+      if (writeDenied.length) {
+        throw new Refused({
+          reason:
+            `the security policy denies writing ${writeDenied.map((d) => d.file).join(", ")}; ` +
+            'exclude them with globs (e.g. "!path/to/file") and run again',
+        })
+      }
+      const limit = options.maxFiles ?? MAX_FILES
+      if (files.length > limit) {
+        throw new Refused({
+          reason: `${files.length} files would change, more than the ${limit} a single replace may write; narrow it with paths or globs`,
+        })
+      }
+      await options.beforeWrite?.(files)
+      await AtomicWrite.all(files.map(({ file, before, after }) => ({ file, before, after })))
+      result.written = true
+    }
+    result.elapsedMs = performance.now() - started
+    return result
+  }
+}

@@ -1,0 +1,81 @@
+import type { SgNode } from "@ast-grep/napi"
+
+/**
+ * Fills an `ast_grep_replace` rewrite template with what the pattern's meta-variables captured, the way the
+ * ast-grep CLI does:
+ *
+ * - `$NAME`, `$$NAME` and `$$$NAME` become the captured source text (for a multi-node capture, the source from the
+ *   first captured node to the last, separators included); a name the pattern did not capture becomes empty text;
+ *   `$$$` without a name and `$name` (lower case) stay as written.
+ * - Every template line after the first is indented like the matched code's line; a multi-line capture keeps its
+ *   own relative indentation, re-based on the line the meta-variable sits on.
+ *
+ * @example
+ * // source: "    foo(a,\n      b)", pattern "foo($$$A)", template "bar(\n  $$$A\n)"
+ * AstRewrite.apply(template, node, source) // "bar(\n      a,\n        b\n    )"
+ */
+export namespace AstRewrite {
+  export const META = /\${1,3}([A-Z_][A-Z0-9_]*)/g
+
+  /** Leading spaces and tabs of the line of `source` holding `index`. */
+  export function lineIndent(source: string, index: number): string {
+    const start = source.lastIndexOf("\n", index - 1) + 1
+    return /^[ \t]*/.exec(source.slice(start, index))![0]
+  }
+
+  /** The captured text of meta-variable `name` in `match`, or undefined when the pattern did not bind it. */
+  export function captured(match: SgNode, name: string, source: string): { text: string; index: number } | undefined {
+    const single = match.getMatch(name)
+    if (single) return { text: single.text(), index: single.range().start.index }
+    const multiple = match.getMultipleMatches(name)
+    if (!multiple.length) return undefined
+    const start = multiple[0].range().start.index
+    return { text: source.slice(start, multiple[multiple.length - 1].range().end.index), index: start }
+  }
+
+  /** The replacement text for `match` (a node of a tree parsed from `source`). */
+  export function apply(template: string, match: SgNode, source: string): string {
+    const base = lineIndent(source, match.range().start.index)
+    return fill(template, base, (name) => captured(match, name, source), source)
+  }
+
+  /**
+   * `apply` over a resolver, for tests and other callers: `resolve(name)` gives the capture and where it starts in
+   * `source` (to measure its original indentation).
+   */
+  export function fill(
+    template: string,
+    base: string,
+    resolve: (name: string) => { text: string; index: number } | undefined,
+    source: string,
+  ): string {
+    const lines = template.split("\n")
+    return lines
+      .map((line, i) => {
+        const lineIndentOut = base + /^[ \t]*/.exec(line)![0]
+        const substituted = line.replace(META, (_whole, name: string) => {
+          const capture = resolve(name)
+          if (!capture) return ""
+          return reindent(capture.text, lineIndent(source, capture.index), lineIndentOut)
+        })
+        if (i === 0 || substituted.trim() === "") return substituted
+        return base + substituted
+      })
+      .join("\n")
+  }
+
+  /** Lines after the first lose `from` (as far as they have it) and gain `to`. */
+  function reindent(text: string, from: string, to: string): string {
+    if (!text.includes("\n")) return text
+    const [first, ...rest] = text.split("\n")
+    return [
+      first,
+      ...rest.map((line) => {
+        if (line.trim() === "") return line.trim()
+        let cut = 0
+        while (cut < from.length && cut < line.length && line[cut] === from[cut]) cut++
+        return to + line.slice(cut)
+      }),
+    ].join("\n")
+  }
+}

@@ -1,0 +1,107 @@
+import fs from "fs/promises"
+import type { Logger } from "../util/log"
+import { AstFiles } from "./files"
+import { AstLanguage } from "./languages"
+import { AstPattern } from "./pattern"
+
+/**
+ * The part search and replace share: resolve the language, check the pattern, list the files (gitignore, globs,
+ * security policy), then read them and keep those the pattern's literals allow (see pattern.ts).
+ *
+ * @example
+ * const scan = await AstScan.prepare({ directory: "/repo", lang: "typescript", pattern: "foo($A)" })
+ * const { candidates } = await AstScan.filter(scan, { keepText: false })
+ */
+export namespace AstScan {
+  export type Input = {
+    directory: string
+    worktree?: string
+    lang: string
+    pattern: string
+    paths?: string[]
+    globs?: string[]
+    access?: (file: string, op: "read" | "write") => Promise<string | undefined>
+    log?: Logger
+    signal?: AbortSignal
+    maxFileBytes?: number
+  }
+
+  export type Prepared = {
+    input: Input
+    lang: AstLanguage.Name
+    napiLang: string
+    pattern: AstPattern.Compiled
+    /** Extensions the napi walker recognises for this language without help. */
+    extensions: Set<string>
+    files: AstFiles.Result
+  }
+
+  export async function prepare(input: Input): Promise<Prepared> {
+    const napiLang = await AstLanguage.load(input.lang, input.log)
+    const lang = input.lang as AstLanguage.Name
+    const pattern = AstPattern.compile(napiLang, lang, input.pattern, AstLanguage.expando(lang))
+    const files = await AstFiles.collect({
+      directory: input.directory,
+      worktree: input.worktree,
+      paths: input.paths,
+      globs: input.globs,
+      extensions: AstLanguage.extensions(lang),
+      maxFileBytes: input.maxFileBytes,
+      access: input.access ? (file) => input.access!(file, "read") : undefined,
+      signal: input.signal,
+    })
+    return { input, lang, napiLang, pattern, extensions: new Set(AstLanguage.extensions(lang)), files }
+  }
+
+  export type Candidate = { file: string; text?: string }
+
+  export type Filtered = {
+    candidates: Candidate[]
+    /** Files that could not be read or hold binary data (NUL bytes). */
+    unreadable: string[]
+    /** True when the signal fired before every file was read. */
+    interrupted: boolean
+  }
+
+  const READ_CONCURRENCY = 16
+
+  /** Reads the listed files and keeps those that may match; `keepText` retains their content (replace needs it). */
+  export async function filter(scan: Prepared, options: { keepText: boolean }): Promise<Filtered> {
+    const { files } = scan.files
+    // Nothing to test without literals: napi reads the files itself (and skips what it cannot parse).
+    if (!options.keepText && !scan.pattern.selective)
+      return { candidates: files.map((file) => ({ file })), unreadable: [], interrupted: false }
+    const keep: (Candidate | undefined)[] = new Array(files.length)
+    const unreadable: string[] = []
+    let next = 0
+    let interrupted = false
+    const worker = async () => {
+      while (next < files.length) {
+        if (scan.input.signal?.aborted) {
+          interrupted = true
+          return
+        }
+        const index = next++
+        const file = files[index]
+        let text: string
+        try {
+          text = await fs.readFile(file, "utf8")
+        } catch {
+          unreadable.push(file)
+          continue
+        }
+        if (text.includes("\0")) {
+          unreadable.push(file)
+          continue
+        }
+        if (scan.pattern.mayMatch(text)) keep[index] = options.keepText ? { file, text } : { file }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker))
+    return {
+      candidates: keep.filter((c): c is Candidate => c !== undefined),
+      unreadable: unreadable.sort(),
+      interrupted,
+    }
+  }
+}

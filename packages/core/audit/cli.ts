@@ -1,0 +1,102 @@
+import { parseArgs } from "util"
+import { Exit, type CliIO } from "../util/cli"
+import { errorMessage } from "../util/error"
+import type { PluginAnalysis } from "./analyze"
+import { PluginAudit } from "./audit"
+import { AuditTarget } from "./resolve"
+
+const USAGE = `usage:
+  opencode-builtins audit <npm-package | directory> [--json] [--include-dependencies]
+      Static analysis of a plugin's JavaScript/TypeScript by syntax tree: code injection (eval, Function,
+      constructor.constructor, computed spellings), dynamic import()/require(), sensitive path literals, direct
+      fs / Bun / child_process / network use. A package name (name, @scope/name, name@version) is fetched with
+      npm pack into a temporary directory and never installed or run.
+      --json                  print the report as JSON
+      --include-dependencies  also scan node_modules inside the directory
+Severity: critical = code injection; high = sensitive paths, dynamic imports, vm; medium = direct API use;
+low = informational. Exit: 0 no critical finding, 1 critical findings, 2 bad usage or target not found.
+`
+
+/**
+ * `opencode-builtins audit …` (and, in the fork, `opencode plugin audit …`).
+ *
+ * @example
+ * await run(["opencode-pty", "--json"], io) // prints the PluginAudit.Report, exit 0 or 1
+ */
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        json: { type: "boolean" },
+        "include-dependencies": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (error) {
+    io.err(`audit: ${errorMessage(error)}\n\n${USAGE}`)
+    return Exit.usage
+  }
+  if (args.values.help) return (io.out(USAGE), Exit.ok)
+  if (args.positionals.length !== 1) {
+    io.err(`audit: give exactly one npm package name or plugin directory\n\n${USAGE}`)
+    return Exit.usage
+  }
+  let report: PluginAudit.Report
+  try {
+    await using target = await AuditTarget.resolve(args.positionals[0], { cwd: io.cwd, env: io.env })
+    report = await PluginAudit.run(target.dir, {
+      label: target.label,
+      includeDependencies: args.values["include-dependencies"],
+    })
+  } catch (error) {
+    io.err(`audit: ${errorMessage(error)}\n`)
+    return Exit.usage
+  }
+  if (args.values.json) io.out(JSON.stringify(report, null, 2) + "\n")
+  else io.out(format(report))
+  return report.counts.critical > 0 ? Exit.findings : Exit.ok
+}
+
+const RISK = {
+  critical: "CRITICAL: code injection patterns found",
+  high: "HIGH: sensitive paths or dynamically loaded code",
+  medium: "MEDIUM: direct file system, process or network access",
+  low: "LOW: informational findings only",
+} as const
+
+/** The human-readable report: summary, then findings by severity (medium and low grouped by rule). */
+export function format(report: PluginAudit.Report): string {
+  const { counts } = report
+  const worst = (["critical", "high", "medium", "low"] as const).find((s) => counts[s] > 0)
+  const lines = [
+    `Plugin audit: ${report.target} (${report.filesScanned} file${report.filesScanned === 1 ? "" : "s"} scanned)`,
+    `critical ${counts.critical} · high ${counts.high} · medium ${counts.medium} · low ${counts.low}`,
+    `Risk: ${worst ? RISK[worst] : "none found"}`,
+  ]
+  for (const severity of ["critical", "high", "medium", "low"] as const) {
+    const list = report.findings.filter((f) => f.severity === severity)
+    if (!list.length) continue
+    lines.push("", `${severity.toUpperCase()} (${list.length})`)
+    const detailed = severity === "critical" || severity === "high"
+    const byRule = new Map<string, PluginAnalysis.Finding[]>()
+    for (const f of list) byRule.set(f.rule, [...(byRule.get(f.rule) ?? []), f])
+    for (const [rule, group] of byRule) {
+      const shown = detailed ? group.slice(0, 20) : group.slice(0, 5)
+      lines.push(`  ${rule} ×${group.length}`)
+      for (const f of shown) {
+        lines.push(`    ${f.file}:${f.line}:${f.column}  ${f.message}`)
+        if (detailed && f.snippet) lines.push(`      > ${f.snippet}`)
+      }
+      if (group.length > shown.length) lines.push(`    … ${group.length - shown.length} more (--json lists all)`)
+    }
+  }
+  if (report.skipped.length) {
+    lines.push("", `Skipped ${report.skipped.length} file(s):`)
+    for (const s of report.skipped.slice(0, 10)) lines.push(`  ${s.file}: ${s.reason}`)
+  }
+  return lines.join("\n") + "\n"
+}

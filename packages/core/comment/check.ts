@@ -1,0 +1,137 @@
+import path from "path"
+import type { AddedLines } from "./added"
+import { CommentHeuristics } from "./heuristics"
+import { CommentSyntax } from "./syntax"
+
+/**
+ * Judges the comments a change added to one file and words the advisory note.
+ *
+ * Only comments that are new are judged: a comment counts when one of its lines was added and its text did not
+ * occur in what the change replaced. Documents of the same file (the edits of a multiedit, the hunks of a patch)
+ * are judged together, so a change gets at most one note per file.
+ *
+ * @example
+ * const verdict = CommentCheck.judge(AddedLines.fromWrite("/r/a.ts", "", slop), "normal")
+ * verdict?.flagged // true
+ * CommentCheck.note([verdict!], "/r") // "Note: The generated code contains excessive comments. …"
+ */
+export namespace CommentCheck {
+  export const NOTE = "Note: The generated code contains excessive comments. Consider removing obvious comments."
+
+  export type Finding = { line?: number; text: string }
+  export type Verdict = {
+    file: string
+    flagged: boolean
+    reasons: string[]
+    density: { comments: number; lines: number; ratio: number }
+    obvious: Finding[]
+    duplicates: Finding[]
+  }
+
+  /** The verdict for one file's documents, or undefined when the file type has no comments to judge. */
+  export function judge(docs: AddedLines.Document[], sensitivity: CommentHeuristics.Sensitivity): Verdict | undefined {
+    if (sensitivity === false || !docs.length) return undefined
+    const file = docs[0].file
+    const syntax = CommentSyntax.forFile(file)
+    if (!syntax) return undefined
+    const limits = CommentHeuristics.THRESHOLDS[sensitivity]
+    const density = { comments: 0, lines: 0, ratio: 0 }
+    const obvious: Finding[] = []
+    const duplicates: Finding[] = []
+
+    for (const doc of docs) {
+      const { kinds, comments } = CommentSyntax.extract(doc.lines, syntax)
+      const existing = doc.before ? existingComments(doc.before, syntax) : new Set<string>()
+      const excluded = new Set<number>()
+      let seenCode = false
+      let nextComment = 0
+      for (let i = 0; i < doc.lines.length; i++) {
+        // Comments before the first code line of a whole file may be a license or module header.
+        while (nextComment < comments.length && comments[nextComment].line === i) {
+          const comment = comments[nextComment++]
+          const isNew = isAdded(doc, comment) && !existing.has(comment.text)
+          const header =
+            !seenCode && doc.firstLine === 1 && /licen[sc]e|copyright|spdx|@file|@module/i.test(comment.text)
+          const skip =
+            !isNew ||
+            header ||
+            CommentHeuristics.isDirective(comment.text) ||
+            CommentHeuristics.looksLikeCode(comment.text)
+          if (skip) for (let l = comment.line; l <= comment.end; l++) excluded.add(l)
+          if (skip) continue
+          const where = doc.firstLine ? doc.firstLine + comment.line : undefined
+          if (!comment.doc && comment.parts.some((p) => CommentHeuristics.obvious(p.trim())))
+            obvious.push({ line: where, text: comment.text })
+          const code = comment.trailing
+            ? codePart(doc.lines[comment.line], comment.text)
+            : nextCode(doc.lines, kinds, comment.end)
+          if (code !== undefined && CommentHeuristics.restates(comment.text, code))
+            duplicates.push({ line: where, text: comment.text })
+        }
+        if (kinds[i] === "code") seenCode = true
+      }
+      const d = CommentHeuristics.density({ kinds, added: doc.added, excluded })
+      density.comments += d.comments
+      density.lines += d.lines
+    }
+    density.ratio = density.lines ? density.comments / density.lines : 0
+
+    const reasons: string[] = []
+    if (density.lines >= limits.minLines && density.comments >= limits.minComments && density.ratio > limits.density) {
+      reasons.push(
+        `${density.comments} of ${density.lines} added lines are comments ` +
+          `(${Math.round(density.ratio * 100)}%, over ${Math.round(limits.density * 100)}%)`,
+      )
+    }
+    if (obvious.length >= limits.obvious)
+      reasons.push(`${count(obvious.length, "comment")} restating the code: ${examples(obvious)}`)
+    if (duplicates.length >= limits.duplicates)
+      reasons.push(`${count(duplicates.length, "comment")} repeating the next line of code: ${examples(duplicates)}`)
+    return { file, flagged: reasons.length > 0, reasons, density, obvious, duplicates }
+  }
+
+  /** The text appended to a tool's output, or "" when no verdict is flagged. */
+  export function note(verdicts: (Verdict | undefined)[], directory: string): string {
+    const flagged = verdicts.filter((v): v is Verdict => !!v?.flagged)
+    if (!flagged.length) return ""
+    const lines = flagged.map((v) => `- ${path.relative(directory, v.file) || v.file}: ${v.reasons.join("; ")}.`)
+    return [NOTE, ...lines].join("\n")
+  }
+
+  function count(n: number, word: string) {
+    return `${n} ${word}${n === 1 ? "" : "s"}`
+  }
+
+  function examples(findings: Finding[]) {
+    const shown = findings.slice(0, 3).map((f) => (f.line ? `line ${f.line} ` : "") + JSON.stringify(clip(f.text)))
+    return shown.join(", ") + (findings.length > 3 ? ", …" : "")
+  }
+
+  function clip(text: string) {
+    return text.length > 60 ? text.slice(0, 57) + "…" : text
+  }
+
+  function isAdded(doc: AddedLines.Document, comment: CommentSyntax.Comment) {
+    for (let l = comment.line; l <= comment.end; l++) if (doc.added[l]) return true
+    return false
+  }
+
+  function existingComments(before: string, syntax: CommentSyntax.Syntax) {
+    return new Set(CommentSyntax.extract(before.split(/\r?\n/), syntax).comments.map((c) => c.text))
+  }
+
+  /** The code line right after the comment ending at `end` (other comment lines may sit between; a blank line ends the search). */
+  function nextCode(lines: string[], kinds: CommentSyntax.LineKind[], end: number): string | undefined {
+    for (let i = end + 1; i < Math.min(lines.length, end + 4); i++) {
+      if (kinds[i] === "code") return lines[i]
+      if (kinds[i] === "blank") return undefined
+    }
+    return undefined
+  }
+
+  /** A line with a trailing comment, minus the comment. */
+  function codePart(line: string, comment: string) {
+    const at = line.lastIndexOf(comment)
+    return (at > 0 ? line.slice(0, at) : line).replace(/(\/\/|#|--)\s*$/, "")
+  }
+}
