@@ -143,7 +143,16 @@ export namespace Harness {
       }
       await git(dir, ["init", "-q"])
       await git(dir, ["add", "-A"])
-      await git(dir, ["-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "commit", "-qm", "init"])
+      await git(dir, [
+        "-c",
+        "user.name=e2e",
+        "-c",
+        "user.email=e2e@example.invalid",
+        "commit",
+        "--allow-empty",
+        "-qm",
+        "init",
+      ])
     } catch (error) {
       await cleanup()
       throw error
