@@ -54,7 +54,7 @@ export namespace Grammar {
 
   /** The shared library for `source`, compiling it on first use. Rejects with `BuildFailed` (never half-built). */
   export function build(source: Source, env: Record<string, string | undefined> = process.env): Promise<string> {
-    const key = `${source.pkg}/${source.dir}`
+    const key = [source.pkg, source.dir, env.CC ?? "", ...cacheDirs(env)].join("|")
     let promise = pending.get(key)
     if (!promise) {
       promise = compile(source, env)

@@ -69,7 +69,7 @@ export namespace AstPattern {
     const hasError = root.kind() === "ERROR" || root.find({ rule: { kind: "ERROR" } }) !== null
     const literals = new Set<string>()
     const keywords = new Set<string>()
-    if (!hasError) collect(root, expando, literals, keywords)
+    if (!hasError) collect(root, metaSpans(expanded, expando), literals, keywords)
     const literalList = [...literals].sort((a, b) => b.length - a.length)
     const keywordList = [...keywords]
     const keywordTests = keywordList.map((k) => ({ exact: k, any: new RegExp(escape(k), "i") }))
@@ -91,16 +91,28 @@ export namespace AstPattern {
     }
   }
 
-  function collect(node: SgNode, expando: string, literals: Set<string>, keywords: Set<string>) {
+  /** [start, end) of every meta-variable in the (expanded) pattern, in UTF-16 units like napi's indices. */
+  function metaSpans(source: string, expando: string): [number, number][] {
+    const sigil = expando === "$" ? "\\$" : `(?:\\$|${escape(expando)})`
+    const spans: [number, number][] = []
+    for (const m of source.matchAll(new RegExp(`${sigil}{1,3}[A-Z_][A-Z0-9_]*|${sigil}{3}`, "g")))
+      spans.push([m.index!, m.index! + m[0].length])
+    return spans
+  }
+
+  function collect(node: SgNode, metas: [number, number][], literals: Set<string>, keywords: Set<string>) {
     const children = node.children()
     if (children.length === 0) {
       const text = node.text()
-      if (!text || text.includes("$") || text.includes(expando)) return
+      if (!text || node.kind().includes("comment")) return
+      const { start, end } = node.range()
+      // Part of a meta-variable (bash parses `$A` as `$` + `A`): not literal text of the matched code.
+      if (metas.some(([a, b]) => start.index < b && end.index > a)) return
       if (node.isNamed()) literals.add(text)
       else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) keywords.add(text)
       return
     }
-    for (const child of children) collect(child, expando, literals, keywords)
+    for (const child of children) collect(child, metas, literals, keywords)
   }
 
   function escape(text: string) {

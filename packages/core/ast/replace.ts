@@ -126,9 +126,11 @@ export namespace AstReplace {
       written: false,
       elapsedMs: 0,
     }
-    if (!options.dryRun && files.length) {
+    if (!options.dryRun) {
       if (result.timedOut) throw new Refused({ reason: "the search timed out before every file was processed" })
       if (result.aborted) throw new Refused({ reason: "the replace was aborted" })
+    }
+    if (!options.dryRun && files.length) {
       if (writeDenied.length) {
         throw new Refused({
           reason:

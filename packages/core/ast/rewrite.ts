@@ -4,9 +4,9 @@ import type { SgNode } from "@ast-grep/napi"
  * Fills an `ast_grep_replace` rewrite template with what the pattern's meta-variables captured, the way the
  * ast-grep CLI does:
  *
- * - `$NAME`, `$$NAME` and `$$$NAME` become the captured source text (for a multi-node capture, the source from the
- *   first captured node to the last, separators included); a name the pattern did not capture becomes empty text;
- *   `$$$` without a name and `$name` (lower case) stay as written.
+ * - `$NAME` and `$$NAME` become the text of a single-node capture, `$$$NAME` the source of a multi-node capture
+ *   from its first node to its last (separators included); a name the pattern did not capture in that form becomes
+ *   empty text; `$$$` without a name and `$name` (lower case) stay as written.
  * - Every template line after the first is indented like the matched code's line; a multi-line capture keeps its
  *   own relative indentation, re-based on the line the meta-variable sits on.
  *
@@ -15,7 +15,7 @@ import type { SgNode } from "@ast-grep/napi"
  * AstRewrite.apply(template, node, source) // "bar(\n      a,\n        b\n    )"
  */
 export namespace AstRewrite {
-  export const META = /\${1,3}([A-Z_][A-Z0-9_]*)/g
+  export const META = /(\${1,3})([A-Z_][A-Z0-9_]*)/g
 
   /** Leading spaces and tabs of the line of `source` holding `index`. */
   export function lineIndent(source: string, index: number): string {
@@ -23,10 +23,17 @@ export namespace AstRewrite {
     return /^[ \t]*/.exec(source.slice(start, index))![0]
   }
 
-  /** The captured text of meta-variable `name` in `match`, or undefined when the pattern did not bind it. */
-  export function captured(match: SgNode, name: string, source: string): { text: string; index: number } | undefined {
-    const single = match.getMatch(name)
-    if (single) return { text: single.text(), index: single.range().start.index }
+  /** What meta-variable `name` captured in `match` (a single node, or with `multi` a node sequence), if anything. */
+  export function captured(
+    match: SgNode,
+    name: string,
+    source: string,
+    multi: boolean,
+  ): { text: string; index: number } | undefined {
+    if (!multi) {
+      const single = match.getMatch(name)
+      return single ? { text: single.text(), index: single.range().start.index } : undefined
+    }
     const multiple = match.getMultipleMatches(name)
     if (!multiple.length) return undefined
     const start = multiple[0].range().start.index
@@ -36,7 +43,7 @@ export namespace AstRewrite {
   /** The replacement text for `match` (a node of a tree parsed from `source`). */
   export function apply(template: string, match: SgNode, source: string): string {
     const base = lineIndent(source, match.range().start.index)
-    return fill(template, base, (name) => captured(match, name, source), source)
+    return fill(template, base, (name, multi) => captured(match, name, source, multi), source)
   }
 
   /**
@@ -46,15 +53,15 @@ export namespace AstRewrite {
   export function fill(
     template: string,
     base: string,
-    resolve: (name: string) => { text: string; index: number } | undefined,
+    resolve: (name: string, multi: boolean) => { text: string; index: number } | undefined,
     source: string,
   ): string {
     const lines = template.split("\n")
     return lines
       .map((line, i) => {
         const lineIndentOut = base + /^[ \t]*/.exec(line)![0]
-        const substituted = line.replace(META, (_whole, name: string) => {
-          const capture = resolve(name)
+        const substituted = line.replace(META, (_whole, dollars: string, name: string) => {
+          const capture = resolve(name, dollars.length === 3)
           if (!capture) return ""
           return reindent(capture.text, lineIndent(source, capture.index), lineIndentOut)
         })

@@ -24,6 +24,8 @@ export namespace AstScan {
     log?: Logger
     signal?: AbortSignal
     maxFileBytes?: number
+    /** Skip files the pattern's literals rule out (default true; false parses every file, e.g. to verify it). */
+    prefilter?: boolean
   }
 
   export type Prepared = {
@@ -69,7 +71,8 @@ export namespace AstScan {
   export async function filter(scan: Prepared, options: { keepText: boolean }): Promise<Filtered> {
     const { files } = scan.files
     // Nothing to test without literals: napi reads the files itself (and skips what it cannot parse).
-    if (!options.keepText && !scan.pattern.selective)
+    const prefilter = scan.input.prefilter !== false && scan.pattern.selective
+    if (!options.keepText && !prefilter)
       return { candidates: files.map((file) => ({ file })), unreadable: [], interrupted: false }
     const keep: (Candidate | undefined)[] = new Array(files.length)
     const unreadable: string[] = []
@@ -94,7 +97,7 @@ export namespace AstScan {
           unreadable.push(file)
           continue
         }
-        if (scan.pattern.mayMatch(text)) keep[index] = options.keepText ? { file, text } : { file }
+        if (!prefilter || scan.pattern.mayMatch(text)) keep[index] = options.keepText ? { file, text } : { file }
       }
     }
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker))

@@ -1,0 +1,109 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import path from "path"
+import { AstFiles } from "../../ast/files"
+import { tmpdir } from "../fixture"
+
+const rel = (dir: string, files: string[]) => files.map((f) => path.relative(dir, f))
+
+describe("which files an AST search reads", () => {
+  test("language extensions, .gitignore (nested, negated, directory rules), node_modules and .git skipped", async () => {
+    await using dir = await tmpdir({
+      ".gitignore": "dist/\n*.gen.ts\n!keep.gen.ts\n",
+      "src/a.ts": "",
+      "src/b.gen.ts": "",
+      "src/keep.gen.ts": "",
+      "src/c.js": "",
+      "src/.hidden.ts": "",
+      "src/sub/.gitignore": "local.ts\n",
+      "src/sub/local.ts": "",
+      "src/sub/other.ts": "",
+      "dist/out.ts": "",
+      "node_modules/pkg/index.ts": "",
+      "src/node_modules/x.ts": "",
+      ".git/hooks/x.ts": "",
+    })
+    const found = await AstFiles.collect({ directory: dir.path, extensions: ["ts"] })
+    expect(rel(dir.path, found.files)).toEqual(["src/.hidden.ts", "src/a.ts", "src/keep.gen.ts", "src/sub/other.ts"])
+  })
+
+  test("gitignore rules of directories above the searched path apply; a named ignored directory is searched", async () => {
+    await using dir = await tmpdir({
+      ".gitignore": "*.gen.ts\nvendor/\n",
+      "pkg/src/a.ts": "",
+      "pkg/src/b.gen.ts": "",
+      "vendor/lib/v.ts": "",
+      "vendor/lib/v.gen.ts": "",
+      "vendor/lib/.gitignore": "skip.ts\n",
+      "vendor/lib/skip.ts": "",
+    })
+    const sub = await AstFiles.collect({ directory: dir.path, paths: ["pkg/src"], extensions: ["ts"] })
+    expect(rel(dir.path, sub.files)).toEqual(["pkg/src/a.ts"])
+    const vendor = await AstFiles.collect({ directory: dir.path, paths: ["vendor"], extensions: ["ts"] })
+    expect(rel(dir.path, vendor.files)).toEqual(["vendor/lib/v.gen.ts", "vendor/lib/v.ts"])
+  })
+
+  test("a file named explicitly is searched whatever its extension; missing paths are a named error", async () => {
+    await using dir = await tmpdir({ "bin/tool": "echo hi", "a.ts": "" })
+    const found = await AstFiles.collect({
+      directory: dir.path,
+      paths: ["bin/tool", "a.ts", "./a.ts"],
+      extensions: ["sh"],
+    })
+    expect(rel(dir.path, found.files)).toEqual(["a.ts", "bin/tool"])
+    const error = await AstFiles.collect({ directory: dir.path, paths: ["nope"], extensions: ["ts"] }).catch((e) => e)
+    expect(AstFiles.PathNotFound.is(error)).toBe(true)
+    expect(error.message).toBe("path not found: nope")
+  })
+
+  test("globs: basename and path globs, ! excludes, pruned directories, extensions added by *.ext", async () => {
+    await using dir = await tmpdir({
+      "src/a.ts": "",
+      "src/a.test.ts": "",
+      "src/deep/b.ts": "",
+      "lib/c.ts": "",
+      "gen/d.ts": "",
+      "web/App.vue": "",
+      "web/page.html": "",
+    })
+    const collect = (globs: string[], extensions = ["ts"]) =>
+      AstFiles.collect({ directory: dir.path, globs, extensions }).then((r) => rel(dir.path, r.files))
+    expect(await collect(["src/**"])).toEqual(["src/a.test.ts", "src/a.ts", "src/deep/b.ts"])
+    expect(await collect(["!*.test.ts"])).toEqual(["gen/d.ts", "lib/c.ts", "src/a.ts", "src/deep/b.ts"])
+    expect(await collect(["src/**", "!**/deep/**"])).toEqual(["src/a.test.ts", "src/a.ts"])
+    expect(await collect(["!gen/**", "!src/**"])).toEqual(["lib/c.ts"])
+    expect(await collect(["**/*.vue"], ["html", "htm"])).toEqual(["web/App.vue"])
+    expect(await collect(["**/*.vue", "*.html"], ["html"])).toEqual(["web/App.vue", "web/page.html"])
+    for (const bad of ["", "!", "src/[a"]) {
+      const error = await collect([bad]).catch((e) => e)
+      expect(AstFiles.InvalidGlob.is(error)).toBe(true)
+    }
+  })
+
+  test("protected files are never listed for reading; oversized files are counted, not read", async () => {
+    await using dir = await tmpdir({ "a.ts": "x", "secret.ts": "x", "big.ts": "x".repeat(2048) })
+    const asked: string[] = []
+    const found = await AstFiles.collect({
+      directory: dir.path,
+      extensions: ["ts"],
+      maxFileBytes: 1024,
+      access: async (file) => {
+        asked.push(path.basename(file))
+        return file.endsWith("secret.ts") ? "protected by rule secrets" : undefined
+      },
+    })
+    expect(rel(dir.path, found.files)).toEqual(["a.ts"])
+    expect(rel(dir.path, found.denied)).toEqual(["secret.ts"])
+    expect(rel(dir.path, found.tooLarge)).toEqual(["big.ts"])
+    expect(asked.sort()).toEqual(["a.ts", "secret.ts"]) // the oversized file is not even offered
+  })
+
+  test("symbolic links are not followed and FIFOs are never opened", async () => {
+    await using dir = await tmpdir({ "real/a.ts": "", "outside/b.ts": "" })
+    await fs.symlink(dir.file("outside"), dir.file("real/link"))
+    await fs.symlink(dir.file("outside/b.ts"), dir.file("real/c.ts"))
+    Bun.spawnSync(["mkfifo", dir.file("real/pipe.ts")])
+    const found = await AstFiles.collect({ directory: dir.path, paths: ["real"], extensions: ["ts"] })
+    expect(rel(dir.path, found.files)).toEqual(["real/a.ts"])
+  })
+})

@@ -1,0 +1,98 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import os from "os"
+import path from "path"
+import { AstLanguage } from "../../ast/languages"
+import { AstReplace } from "../../ast/replace"
+import { AstSearch } from "../../ast/search"
+import { Grammar } from "../../ast/grammar"
+import { tmpdir } from "../fixture"
+import { CliOracle } from "./cli-oracle"
+import { LANGUAGE_CASES } from "./fixtures"
+
+describe("the 25 languages", () => {
+  test("the PRD's list, each with a fixture", () => {
+    expect([...AstLanguage.NAMES].sort()).toEqual(
+      "bash c cpp csharp css elixir go haskell html java javascript json kotlin lua nix php python ruby rust scala solidity swift typescript tsx yaml"
+        .split(" ")
+        .sort(),
+    )
+    expect(Object.keys(LANGUAGE_CASES).sort()).toEqual([...AstLanguage.NAMES].sort())
+  })
+
+  for (const [lang, c] of Object.entries(LANGUAGE_CASES)) {
+    test(`${lang}: search and rewrite agree with the ast-grep CLI`, async () => {
+      await using dir = await tmpdir({ [c.file]: c.source })
+      const result = await AstSearch.run({ directory: dir.path, lang, pattern: c.pattern })
+      const lines = c.source.split("\n")
+      const texts = result.matches.map((m) => {
+        const span = lines.slice(m.start.line, m.end.line + 1)
+        span[span.length - 1] = span[span.length - 1].slice(0, m.end.column)
+        span[0] = span[0].slice(m.start.column)
+        return span.join("\n")
+      })
+      expect(texts).toEqual([...c.matches])
+      const oracle = CliOracle.search(dir.path, c.pattern, lang)
+      expect(result.matches.map((m) => [m.start.line + 1, m.start.column + 1])).toEqual(
+        oracle.map((m) => [m.line, m.column]),
+      )
+
+      const replaced = await AstReplace.run(
+        { directory: dir.path, lang, pattern: c.pattern },
+        { rewrite: c.rewrite, dryRun: true },
+      )
+      expect(await fs.readFile(dir.file(c.file), "utf8")).toBe(c.source) // dry run wrote nothing
+      CliOracle.rewrite(dir.path, c.pattern, c.rewrite, lang)
+      const expected = await fs.readFile(dir.file(c.file), "utf8")
+      expect(expected).not.toBe(c.source)
+      expect(replaced.files.map((f) => f.after)).toEqual([expected])
+    })
+  }
+
+  test("an unknown language is refused with the list of supported ones", async () => {
+    await using dir = await tmpdir({ "a.ts": "x" })
+    const error = await AstSearch.run({ directory: dir.path, lang: "cobol", pattern: "x" }).catch((e) => e)
+    expect(AstLanguage.Unknown.is(error)).toBe(true)
+    expect(error.message).toContain("unknown language 'cobol'; supported: bash, c, cpp")
+  })
+
+  test("each language searches its own extensions only", async () => {
+    await using dir = await tmpdir({ "a.ts": "foo(1)", "b.tsx": "foo(2)", "c.js": "foo(3)", "d.mts": "foo(4)" })
+    const ts = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "foo($A)" })
+    expect(ts.matches.map((m) => path.basename(m.file))).toEqual(["a.ts", "d.mts"])
+    const tsx = await AstSearch.run({ directory: dir.path, lang: "tsx", pattern: "foo($A)" })
+    expect(tsx.matches.map((m) => path.basename(m.file))).toEqual(["b.tsx"])
+    expect(AstLanguage.fromPath("x/y.PY")).toBe("python")
+    expect(AstLanguage.fromPath("Makefile")).toBeUndefined()
+  })
+})
+
+describe("grammars compiled from npm sources", () => {
+  test("a missing C compiler is a clear error naming the fix, and nothing half-built is left", async () => {
+    const cache = await fs.mkdtemp(path.join(os.tmpdir(), "ocb-grammar-"))
+    try {
+      const env = { OPENCODE_BUILTINS_GRAMMAR_DIR: cache, CC: "/nonexistent/cc" }
+      const error = await Grammar.build(Grammar.SOURCES.nix, env).catch((e) => e)
+      expect(Grammar.BuildFailed.is(error)).toBe(true)
+      expect(error.message).toContain("no C compiler found ('/nonexistent/cc')")
+      expect(await fs.readdir(cache)).toEqual([])
+    } finally {
+      await fs.rm(cache, { recursive: true, force: true })
+    }
+  })
+
+  test("a build is cached by package version and reused", async () => {
+    const cache = await fs.mkdtemp(path.join(os.tmpdir(), "ocb-grammar-"))
+    try {
+      const env = { OPENCODE_BUILTINS_GRAMMAR_DIR: cache }
+      const first = await Grammar.build(Grammar.SOURCES.solidity, env)
+      expect(path.basename(first)).toMatch(/^tree-sitter-solidity@1\.2\.13-tree_sitter_solidity-.*\.so$/)
+      const stat = await fs.stat(first)
+      // A second build with a broken compiler still succeeds: the cached library is used.
+      expect(await Grammar.build(Grammar.SOURCES.solidity, { ...env, CC: "/nonexistent/cc" })).toBe(first)
+      expect((await fs.stat(first)).mtimeMs).toBe(stat.mtimeMs)
+    } finally {
+      await fs.rm(cache, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import path from "path"
+import { AstLanguage } from "../../ast/languages"
+import { AstPattern } from "../../ast/pattern"
+import { AstSearch } from "../../ast/search"
+import { tmpdir } from "../fixture"
+import { CliOracle } from "./cli-oracle"
+
+const compile = async (lang: string, pattern: string) =>
+  AstPattern.compile(await AstLanguage.load(lang), lang, pattern, AstLanguage.expando(lang as AstLanguage.Name))
+
+describe("pattern checks", () => {
+  test("literals are the named leaves that are not meta-variables; keywords are compared ignoring case", async () => {
+    const p = await compile("typescript", "console.log($$$ARGS)")
+    expect(p.literals.sort()).toEqual(["console", "log"])
+    expect(p.keywords).toEqual([])
+    expect(p.mayMatch("x.console.log(1)")).toBe(true)
+    expect(p.mayMatch("console.info(1)")).toBe(false)
+    const f = await compile("typescript", "function $F($$$P) { $$$B }")
+    expect(f.literals).toEqual([])
+    expect(f.keywords).toEqual(["function"])
+    expect(f.mayMatch("const x = FUNCTION")).toBe(true) // PHP-style case-insensitive keywords stay possible
+    expect(f.mayMatch("const x = () => 1")).toBe(false)
+  })
+
+  test("meta-variable parts never become literals (bash parses $A as `$` + `A`, PHP as a variable)", async () => {
+    expect((await compile("bash", "echo $A")).literals).toEqual(["echo"])
+    expect((await compile("php", "foo($X, $$$A)")).literals).toEqual(["foo"])
+    // Not valid PHP once expanded (`µX = …`): like the CLI, a warning, and no pre-filter.
+    const assignment = await compile("php", "$X = foo($$$A)")
+    expect([assignment.literals, assignment.selective, !!assignment.warning]).toEqual([[], false, true])
+    expect((await compile("python", "print($A, $_)")).literals).toEqual(["print"])
+    expect((await compile("nix", "import $P")).literals).toEqual(["import"]) // an identifier in nix
+  })
+
+  test("expando: a $ before a capital or _, or $$$ alone, becomes the language's expando character", () => {
+    expect(AstPattern.expand("foo($A, $$$, $$$REST, $_, $x, $$)", "µ")).toBe("foo(µA, µµµ, µµµREST, µ_, $x, $$)")
+    expect(AstPattern.expand("$A", "$")).toBe("$A")
+  })
+
+  test("an empty pattern and ast-grep's own pattern errors are named errors", async () => {
+    for (const pattern of ["", "   "]) {
+      const error = await compile("typescript", pattern).catch((e) => e)
+      expect(AstPattern.Invalid.is(error)).toBe(true)
+      expect(error.message).toContain("the pattern is empty")
+    }
+    const error = await compile("json", '"a": $V').catch((e) => e)
+    expect(AstPattern.Invalid.is(error)).toBe(true)
+    expect(error.message).toContain("Multiple AST nodes are detected")
+  })
+
+  test("a pattern with a syntax error gets a warning and no pre-filter", async () => {
+    const p = await compile("typescript", "console.log(")
+    expect(p.warning).toContain("does not parse as complete typescript code")
+    expect(p.selective).toBe(false)
+    expect(p.mayMatch("anything")).toBe(true)
+    expect((await compile("typescript", "console.log($A)")).warning).toBeUndefined()
+  })
+})
+
+describe("the pre-filter never changes results", () => {
+  // Real source files from installed packages, searched with and without the pre-filter and by the CLI.
+  const PATTERNS = [
+    "console.log($$$A)",
+    "$A.$B($$$C)",
+    "function $F($$$P) { $$$B }",
+    "import $X from '$M'",
+    "export interface $I { $$$ }",
+    "throw new Error($MSG)",
+    "if ($C) { return $R }",
+    "$X === undefined",
+    "typeof $X === 'string'",
+    "async ($$$P) => $B",
+  ]
+
+  test("on real TypeScript from node_modules, for ten patterns, results equal the unfiltered search and the CLI", async () => {
+    const root = path.resolve(import.meta.dir, "../../../../node_modules")
+    const sources: Record<string, Uint8Array> = {}
+    for (const pkg of ["zod/src/v4/core", "gpt-tokenizer/src", "@ast-grep/napi/types"]) {
+      const dir = path.join(root, pkg)
+      for (const rel of (await fs.readdir(dir, { recursive: true })) as string[]) {
+        if (!rel.endsWith(".ts") || Object.keys(sources).length >= 150) continue
+        sources[path.join(pkg.replaceAll("/", "_"), rel)] = await fs.readFile(path.join(dir, rel))
+      }
+    }
+    expect(Object.keys(sources).length).toBeGreaterThan(50)
+    await using dir = await tmpdir(sources)
+    let total = 0
+    for (const pattern of PATTERNS) {
+      const filtered = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern })
+      const full = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern, prefilter: false })
+      expect(filtered.matches).toEqual(full.matches)
+      const oracle = CliOracle.search(dir.path, pattern, "ts")
+      expect(filtered.matches.map((m) => [m.file, m.start.line + 1, m.start.column + 1])).toEqual(
+        oracle.map((m) => [m.file, m.line, m.column]),
+      )
+      total += filtered.totalMatches
+    }
+    expect(total).toBeGreaterThan(100)
+  })
+})

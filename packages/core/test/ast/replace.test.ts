@@ -1,0 +1,180 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import path from "path"
+import { AstFormat } from "../../ast/format"
+import { AstReplace } from "../../ast/replace"
+import { AtomicWrite } from "../../ast/write"
+import { tmpdir } from "../fixture"
+
+const A = "console.log('a')\nconsole.log(x, y)\n"
+const B = "export const b = 1\nconsole.log(b)\n"
+
+describe("ast_grep_replace", () => {
+  test("dry run (the default) shows unified diffs per file and writes nothing", async () => {
+    await using dir = await tmpdir({ "a.ts": A, "b.ts": B, "c.ts": "untouched()\n" })
+    const input = { directory: dir.path, lang: "typescript", pattern: "console.log($$$ARGS)" }
+    const result = await AstReplace.run(input, { rewrite: "logger.info($$$ARGS)", dryRun: true })
+    expect([result.totalReplacements, result.files.length, result.written]).toEqual([3, 2, false])
+    expect(await fs.readFile(dir.file("a.ts"), "utf8")).toBe(A)
+    const text = AstFormat.replace(result, { directory: dir.path })
+    expect(text).toBe(
+      [
+        "Dry run: would replace 3 matches in 2 files (typescript, pattern `console.log($$$ARGS)` → `logger.info($$$ARGS)`). No file was written; call again with dryRun: false to apply.",
+        "",
+        "a.ts (2 replacements)",
+        "--- a.ts",
+        "+++ a.ts",
+        "@@ -1,2 +1,2 @@",
+        "-console.log('a')",
+        "-console.log(x, y)",
+        "+logger.info('a')",
+        "+logger.info(x, y)",
+        "",
+        "b.ts (1 replacement)",
+        "--- b.ts",
+        "+++ b.ts",
+        "@@ -1,2 +1,2 @@",
+        " export const b = 1",
+        "-console.log(b)",
+        "+logger.info(b)",
+      ].join("\n"),
+    )
+  })
+
+  test("live mode writes every changed file, keeps modes, asks before writing", async () => {
+    await using dir = await tmpdir({ "a.ts": A, "bin/run.ts": B })
+    await fs.chmod(dir.file("bin/run.ts"), 0o755)
+    const asked: string[][] = []
+    const result = await AstReplace.run(
+      { directory: dir.path, lang: "typescript", pattern: "console.log($$$ARGS)" },
+      {
+        rewrite: "logger.info($$$ARGS)",
+        dryRun: false,
+        beforeWrite: async (files) => void asked.push(files.map((f) => path.relative(dir.path, f.file))),
+      },
+    )
+    expect(result.written).toBe(true)
+    expect(asked).toEqual([["a.ts", "bin/run.ts"]])
+    expect(await fs.readFile(dir.file("a.ts"), "utf8")).toBe("logger.info('a')\nlogger.info(x, y)\n")
+    expect(await fs.readFile(dir.file("bin/run.ts"), "utf8")).toBe("export const b = 1\nlogger.info(b)\n")
+    expect((await fs.stat(dir.file("bin/run.ts"))).mode & 0o777).toBe(0o755)
+    expect((await fs.readdir(dir.path)).filter((f) => f.endsWith(".tmp"))).toEqual([])
+    expect(AstFormat.replace(result, { directory: dir.path })).toStartWith("Replaced 3 matches in 2 files")
+  })
+
+  test("a refused permission writes nothing", async () => {
+    await using dir = await tmpdir({ "a.ts": A })
+    const error = await AstReplace.run(
+      { directory: dir.path, lang: "typescript", pattern: "console.log($$$ARGS)" },
+      {
+        rewrite: "x($$$ARGS)",
+        dryRun: false,
+        beforeWrite: async () => {
+          throw new Error("the user rejected permission to edit")
+        },
+      },
+    ).catch((e) => e)
+    expect(error.message).toContain("rejected")
+    expect(await fs.readFile(dir.file("a.ts"), "utf8")).toBe(A)
+  })
+
+  test("a file changed between reading and writing: nothing is written at all", async () => {
+    await using dir = await tmpdir({ "a.ts": A, "b.ts": B })
+    const error = await AstReplace.run(
+      { directory: dir.path, lang: "typescript", pattern: "console.log($$$ARGS)" },
+      {
+        rewrite: "x($$$ARGS)",
+        dryRun: false,
+        beforeWrite: async () => fs.writeFile(dir.file("b.ts"), B + "// edited meanwhile\n"),
+      },
+    ).catch((e) => e)
+    expect(AtomicWrite.Conflict.is(error)).toBe(true)
+    expect(error.message).toContain("b.ts changed since it was read; nothing was written")
+    expect(await fs.readFile(dir.file("a.ts"), "utf8")).toBe(A)
+  })
+
+  test("write-protected files: listed in a dry run, the live run refused before writing anything", async () => {
+    await using dir = await tmpdir({ "a.ts": A, "locked.ts": B })
+    const access = async (file: string, op: "read" | "write") =>
+      file.endsWith("locked.ts") && op === "write" ? "read-only by rule" : undefined
+    const input = { directory: dir.path, lang: "typescript", pattern: "console.log($$$ARGS)", access }
+    const dry = await AstReplace.run(input, { rewrite: "x($$$ARGS)", dryRun: true })
+    expect(AstFormat.replace(dry, { directory: dir.path })).toContain(
+      "[NOTE] The security policy denies writing locked.ts: a live run would be refused",
+    )
+    const error = await AstReplace.run(input, { rewrite: "x($$$ARGS)", dryRun: false }).catch((e) => e)
+    expect(AstReplace.Refused.is(error)).toBe(true)
+    expect(error.message).toContain("the security policy denies writing")
+    expect(await fs.readFile(dir.file("a.ts"), "utf8")).toBe(A)
+    // Read-protected files are not even read.
+    const hidden = await AstReplace.run(
+      { ...input, access: async (f: string) => (f.endsWith("locked.ts") ? "secret" : undefined) },
+      { rewrite: "x($$$ARGS)", dryRun: true },
+    )
+    expect(hidden.files.map((f) => path.basename(f.file))).toEqual(["a.ts"])
+    expect(hidden.denied.map((f) => path.basename(f))).toEqual(["locked.ts"])
+  })
+
+  test("too many files, a timeout or an abort refuse a live run; the dry run still reports", async () => {
+    await using dir = await tmpdir({ "a.ts": A, "b.ts": B })
+    const input = { directory: dir.path, lang: "typescript", pattern: "console.log($$$ARGS)" }
+    const many = await AstReplace.run(input, { rewrite: "x($$$ARGS)", dryRun: false, maxFiles: 1 }).catch((e) => e)
+    expect(many.message).toContain("2 files would change, more than the 1 a single replace may write")
+    const late = await AstReplace.run(input, { rewrite: "x($$$ARGS)", dryRun: false, timeoutMs: 0 }).catch((e) => e)
+    expect(AstReplace.Refused.is(late)).toBe(true)
+    expect(late.message).toBe("nothing was written: the search timed out before every file was processed")
+    const controller = new AbortController()
+    controller.abort()
+    const aborted = await AstReplace.run(
+      { ...input, signal: controller.signal },
+      { rewrite: "x", dryRun: false },
+    ).catch((e) => e)
+    expect(aborted.message).toBe("nothing was written: the replace was aborted")
+    const dry = await AstReplace.run(input, { rewrite: "x($$$ARGS)", dryRun: true, timeoutMs: 0 })
+    expect(AstFormat.replace(dry, { directory: dir.path })).toContain("[TRUNCATED] The search hit its 60 s time limit")
+    expect(await fs.readFile(dir.file("a.ts"), "utf8")).toBe(A)
+    expect(await fs.readFile(dir.file("b.ts"), "utf8")).toBe(B)
+  })
+
+  test("no match, and a rewrite identical to the match, change nothing", async () => {
+    await using dir = await tmpdir({ "a.ts": A })
+    const none = await AstReplace.run(
+      { directory: dir.path, lang: "typescript", pattern: "nothing($A)" },
+      { rewrite: "x", dryRun: false },
+    )
+    expect(AstFormat.replace(none, { directory: dir.path })).toBe(
+      "No matches (typescript, pattern `nothing($A)`, 1 file searched). Nothing to replace.",
+    )
+    const same = await AstReplace.run(
+      { directory: dir.path, lang: "typescript", pattern: "console.log($$$A)" },
+      { rewrite: "console.log($$$A)", dryRun: false },
+    )
+    expect([same.files.length, same.unchanged.length, same.written]).toEqual([0, 1, false])
+    expect(await fs.readFile(dir.file("a.ts"), "utf8")).toBe(A)
+  })
+})
+
+describe("atomic multi-file writes", () => {
+  test("a failure while writing the temporary files leaves every target as it was and no temporary file", async () => {
+    await using dir = await tmpdir({ "a.ts": "old a", "b.ts": "old b" })
+    const changes = [
+      { file: dir.file("a.ts"), before: "old a", after: "new a" },
+      { file: dir.file("b.ts"), before: "old b", after: "new b" },
+    ]
+    // b.ts disappears after the check and before its temporary file is made: its stat fails.
+    const original = fs.stat
+    let calls = 0
+    ;(fs as any).stat = async (p: string) => {
+      if (++calls === 2) await fs.rm(dir.file("b.ts"))
+      return original(p)
+    }
+    try {
+      const error = await AtomicWrite.all(changes).catch((e) => e)
+      expect(AtomicWrite.Failed.is(error)).toBe(true)
+    } finally {
+      ;(fs as any).stat = original
+    }
+    expect(await fs.readFile(dir.file("a.ts"), "utf8")).toBe("old a")
+    expect((await fs.readdir(dir.path)).sort()).toEqual(["a.ts"])
+  })
+})

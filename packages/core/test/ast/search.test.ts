@@ -1,0 +1,159 @@
+import { describe, expect, test } from "bun:test"
+import path from "path"
+import { AstFormat } from "../../ast/format"
+import { AstSearch } from "../../ast/search"
+import { tmpdir } from "../fixture"
+
+const SOURCE = [
+  "import { log } from './log'", // 1
+  "", // 2
+  "export function total(items: number[]) {", // 3
+  "  let sum = 0", // 4
+  "  for (const item of items) sum += item", // 5
+  "  console.log('total', sum)", // 6
+  "  return sum", // 7
+  "}", // 8
+  "", // 9
+  "console.log(total([1, 2]))", // 10
+].join("\n")
+
+describe("ast_grep_search results", () => {
+  test("matches grouped by file with line:column, the summary header, multi-line matches", async () => {
+    await using dir = await tmpdir({ "src/a.ts": SOURCE, "src/b.ts": "console.log(1); console.log(2)\n" })
+    const result = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "console.log($$$A)" })
+    expect(result.totalMatches).toBe(4)
+    expect(result.filesWithMatches).toBe(2)
+    const text = await AstFormat.search(result, { directory: dir.path })
+    expect(text).toBe(
+      [
+        "Found 4 matches in 2 files (typescript, pattern `console.log($$$A)`, 2 files searched).",
+        "",
+        "src/a.ts",
+        "6:3:   console.log('total', sum)",
+        "10:1: console.log(total([1, 2]))",
+        "",
+        "src/b.ts",
+        "1:1,17: console.log(1); console.log(2)",
+      ].join("\n"),
+    )
+    const fn = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "function $F($$$P) { $$$B }" })
+    const fnText = await AstFormat.search(fn, { directory: dir.path })
+    expect(fnText).toContain("3:8: export function total(items: number[]) {\n4:   let sum = 0\n")
+    expect(fnText).toContain("8: }")
+  })
+
+  test("context lines before and after, `--` between groups, never past the file's ends", async () => {
+    await using dir = await tmpdir({ "a.ts": SOURCE })
+    const result = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "console.log($$$A)" })
+    const text = await AstFormat.search(result, { directory: dir.path, context: 1 })
+    expect(text.split("\n").slice(2)).toEqual([
+      "a.ts",
+      "5-   for (const item of items) sum += item",
+      "6:3:   console.log('total', sum)",
+      "7-   return sum",
+      "--",
+      "9- ",
+      "10:1: console.log(total([1, 2]))",
+    ])
+  })
+
+  test("paths and globs narrow the search; no match is a plain answer", async () => {
+    await using dir = await tmpdir({ "src/a.ts": "foo(1)", "src/a.test.ts": "foo(2)", "lib/b.ts": "foo(3)" })
+    const run = (paths?: string[], globs?: string[]) =>
+      AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "foo($A)", paths, globs }).then((r) =>
+        r.matches.map((m) => path.relative(dir.path, m.file)),
+      )
+    expect(await run(["src"])).toEqual(["src/a.test.ts", "src/a.ts"])
+    expect(await run(undefined, ["!*.test.ts"])).toEqual(["lib/b.ts", "src/a.ts"])
+    expect(await run(["src"], ["!*.test.ts"])).toEqual(["src/a.ts"])
+    const none = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "bar($A)" })
+    expect(await AstFormat.search(none, { directory: dir.path })).toBe(
+      "No matches (typescript, pattern `bar($A)`, 3 files searched).",
+    )
+  })
+
+  test("thousands of matches: exact totals, the first N in path order, a [TRUNCATED] header, never an error", async () => {
+    const files: Record<string, string> = {}
+    for (let f = 0; f < 150; f++) files[`f${String(f).padStart(3, "0")}.ts`] = "hit(1)\n".repeat(20)
+    await using dir = await tmpdir(files)
+    const result = await AstSearch.run(
+      { directory: dir.path, lang: "typescript", pattern: "hit($A)" },
+      { batchSize: 16 },
+    )
+    expect(result.totalMatches).toBe(3000)
+    expect(result.filesWithMatches).toBe(150)
+    const text = await AstFormat.search(result, { directory: dir.path })
+    const lines = text.split("\n")
+    expect(lines[0]).toBe("Found 3000 matches in 150 files (typescript, pattern `hit($A)`, 150 files searched).")
+    expect(lines[1]).toBe(
+      "[TRUNCATED] Showing the first 500 matches in 25 files; 2500 more matches in 125 more files not shown " +
+        "(caps: 100 files, 500 matches). Narrow the search with paths or globs.",
+    )
+    expect(lines.filter((l) => /^\d+:\d+: hit/.test(l))).toHaveLength(500)
+    expect(lines.filter((l) => /^f\d{3}\.ts$/.test(l))).toEqual(
+      Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(3, "0")}.ts`),
+    )
+  })
+
+  test("the file cap: at most 100 files are shown", async () => {
+    const files: Record<string, string> = {}
+    for (let f = 0; f < 130; f++) files[`d/f${String(f).padStart(3, "0")}.ts`] = "hit(1)\n"
+    await using dir = await tmpdir(files)
+    const result = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "hit($A)" })
+    const text = await AstFormat.search(result, { directory: dir.path })
+    expect(text.split("\n").filter((l) => /^d\/f\d{3}\.ts$/.test(l))).toHaveLength(100)
+    expect(text).toContain("[TRUNCATED] Showing the first 100 matches in 100 files; 30 more matches in 30 more files")
+  })
+
+  test("the time limit returns what was found so far, marked as partial", async () => {
+    const files: Record<string, string> = {}
+    for (let f = 0; f < 40; f++) files[`f${f}.ts`] = "hit(1)\n"
+    await using dir = await tmpdir(files)
+    const result = await AstSearch.run(
+      { directory: dir.path, lang: "typescript", pattern: "hit($A)" },
+      { timeoutMs: 0 },
+    )
+    expect(result.timedOut).toBe(true)
+    expect(result.totalMatches).toBeLessThan(40)
+    expect(await AstFormat.search(result, { directory: dir.path })).toContain(
+      "[TRUNCATED] The search hit its 60 s time limit: results are partial.",
+    )
+    const controller = new AbortController()
+    controller.abort()
+    const aborted = await AstSearch.run({
+      directory: dir.path,
+      lang: "typescript",
+      pattern: "hit($A)",
+      signal: controller.signal,
+    })
+    expect([aborted.aborted, aborted.timedOut, aborted.totalMatches]).toEqual([true, false, 0])
+  })
+
+  test("protected, oversized and binary files are reported, never searched", async () => {
+    await using dir = await tmpdir({ "a.ts": "hit(1)", "secret.ts": "hit(2)", "bin.ts": "hit(3)\0\0" })
+    const result = await AstSearch.run({
+      directory: dir.path,
+      lang: "typescript",
+      pattern: "hit($A)",
+      access: async (file, op) => (file.endsWith("secret.ts") && op === "read" ? "denied" : undefined),
+    })
+    expect(result.matches.map((m) => path.basename(m.file))).toEqual(["a.ts"])
+    const text = await AstFormat.search(result, { directory: dir.path })
+    expect(text).toContain("[NOTE] 1 file not searched: protected by the security policy.")
+    expect(text).toContain("[NOTE] 1 file unreadable or binary: bin.ts.")
+    expect(text).not.toContain("secret.ts")
+  })
+
+  test("long lines are clipped and very long matches are cut with a count of the lines left", async () => {
+    const long = `hit(${"x".repeat(900)})`
+    const block = `wrap(\n${Array.from({ length: 40 }, (_, i) => `  a${i},`).join("\n")}\n)`
+    await using dir = await tmpdir({ "a.ts": `${long}\n${block}\n` })
+    const hits = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "hit($A)" })
+    expect(await AstFormat.search(hits, { directory: dir.path })).toContain("… (+405 chars)")
+    const wraps = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "wrap($$$A)" })
+    const text = await AstFormat.search(wraps, { directory: dir.path })
+    expect(text).toContain("21:   a18,")
+    expect(text).toContain("   … (22 more lines of this match not shown)")
+    expect(text).not.toContain("a19,")
+  })
+})
