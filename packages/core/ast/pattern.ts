@@ -104,7 +104,7 @@ export namespace AstPattern {
     const children = node.children()
     if (children.length === 0) {
       const text = node.text()
-      if (!text || node.kind().includes("comment")) return
+      if (!text || String(node.kind()).includes("comment")) return
       const { start, end } = node.range()
       // Part of a meta-variable (bash parses `$A` as `$` + `A`): not literal text of the matched code.
       if (metas.some(([a, b]) => start.index < b && end.index > a)) return

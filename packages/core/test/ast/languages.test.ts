@@ -12,7 +12,7 @@ import { LANGUAGE_CASES } from "./fixtures"
 
 describe("the 25 languages", () => {
   test("the PRD's list, each with a fixture", () => {
-    expect([...AstLanguage.NAMES].sort()).toEqual(
+    expect([...AstLanguage.NAMES].sort() as string[]).toEqual(
       "bash c cpp csharp css elixir go haskell html java javascript json kotlin lua nix php python ruby rust scala solidity swift typescript tsx yaml"
         .split(" ")
         .sort(),
