@@ -39,38 +39,41 @@ export namespace CommentCheck {
     const obvious: Finding[] = []
     const duplicates: Finding[] = []
 
+    let judged = 0
     for (const doc of docs) {
       const { kinds, comments } = CommentSyntax.extract(doc.lines, syntax)
       const existing = doc.before ? existingComments(doc.before, syntax) : new Set<string>()
-      const excluded = new Set<number>()
-      let seenCode = false
-      let nextComment = 0
-      for (let i = 0; i < doc.lines.length; i++) {
+      const annotations = new Set<number>()
+      let firstCode = kinds.indexOf("code")
+      if (firstCode < 0) firstCode = doc.lines.length
+      for (const comment of comments) {
+        const isNew = isAdded(doc, comment) && !existing.has(comment.text)
         // Comments before the first code line of a whole file may be a license or module header.
-        while (nextComment < comments.length && comments[nextComment].line === i) {
-          const comment = comments[nextComment++]
-          const isNew = isAdded(doc, comment) && !existing.has(comment.text)
-          const header =
-            !seenCode && doc.firstLine === 1 && /licen[sc]e|copyright|spdx|@file|@module/i.test(comment.text)
-          const skip =
-            !isNew ||
-            header ||
-            CommentHeuristics.isDirective(comment.text) ||
-            CommentHeuristics.looksLikeCode(comment.text)
-          if (skip) for (let l = comment.line; l <= comment.end; l++) excluded.add(l)
-          if (skip) continue
-          const where = doc.firstLine ? doc.firstLine + comment.line : undefined
-          if (!comment.doc && comment.parts.some((p) => CommentHeuristics.obvious(p.trim())))
-            obvious.push({ line: where, text: comment.text })
-          const code = comment.trailing
-            ? codePart(doc.lines[comment.line], comment.text)
-            : nextCode(doc.lines, kinds, comment.end)
-          if (code !== undefined && CommentHeuristics.restates(comment.text, code))
-            duplicates.push({ line: where, text: comment.text })
-        }
-        if (kinds[i] === "code") seenCode = true
+        const header =
+          comment.line < firstCode &&
+          doc.firstLine === 1 &&
+          /licen[sc]e|copyright|spdx|@file|@module/i.test(comment.text)
+        if (
+          !isNew ||
+          header ||
+          CommentHeuristics.isDirective(comment.text) ||
+          CommentHeuristics.looksLikeCode(comment.text)
+        )
+          continue
+        judged++
+        const lines = comment.end - comment.line + 1
+        if (!comment.doc && (comment.trailing || lines <= 2))
+          for (let l = comment.line; l <= comment.end; l++) annotations.add(l)
+        const where = doc.firstLine ? doc.firstLine + comment.line : undefined
+        if (!comment.doc && comment.parts.some((p) => CommentHeuristics.obvious(p.trim())))
+          obvious.push({ line: where, text: comment.text })
+        const code = comment.trailing
+          ? codePart(doc.lines[comment.line], comment.text)
+          : nextCode(doc.lines, kinds, comment.end)
+        if (code !== undefined && CommentHeuristics.restates(comment.text, code))
+          duplicates.push({ line: where, text: comment.text })
       }
-      const d = CommentHeuristics.density({ kinds, added: doc.added, excluded })
+      const d = CommentHeuristics.density({ kinds, added: doc.added, annotations })
       density.comments += d.comments
       density.lines += d.lines
     }
@@ -79,13 +82,14 @@ export namespace CommentCheck {
     const reasons: string[] = []
     if (density.lines >= limits.minLines && density.comments >= limits.minComments && density.ratio > limits.density) {
       reasons.push(
-        `${density.comments} of ${density.lines} added lines are comments ` +
+        `${density.comments} of ${density.lines} added lines are comments annotating code ` +
           `(${Math.round(density.ratio * 100)}%, over ${Math.round(limits.density * 100)}%)`,
       )
     }
-    if (obvious.length >= limits.obvious)
+    const share = (n: number) => judged > 0 && n / judged >= limits.share
+    if (obvious.length >= limits.obvious && share(obvious.length))
       reasons.push(`${count(obvious.length, "comment")} restating the code: ${examples(obvious)}`)
-    if (duplicates.length >= limits.duplicates)
+    if (duplicates.length >= limits.duplicates && share(duplicates.length))
       reasons.push(`${count(duplicates.length, "comment")} repeating the next line of code: ${examples(duplicates)}`)
     return { file, flagged: reasons.length > 0, reasons, density, obvious, duplicates }
   }

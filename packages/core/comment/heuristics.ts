@@ -5,16 +5,19 @@ import type { CommentSyntax } from "./syntax"
 /**
  * The comment checker's three heuristics (PRD FR-6), each with thresholds per sensitivity:
  *
- * 1. Density — comment lines among the non-blank lines the change added. Doc comments (JSDoc, `///`, docstrings),
- *    license headers and lint/type directives do not count. Judged only when the change added at least
- *    `minLines` non-blank lines and `minComments` comment lines, so a one-line fix with a comment is not "dense".
+ * 1. Density — annotation lines among the non-blank lines the change added. An annotation is a short standalone
+ *    comment (one or two lines) or a comment trailing code; explanatory blocks of three or more lines, doc
+ *    comments (JSDoc, `///`, docstrings), license headers, lint/type directives and commented-out code do not
+ *    count — people write those, assistants narrate line by line. Judged only when the change added at least
+ *    `minLines` non-blank lines and `minComments` annotations, so a one-line fix with a comment is not "dense".
  * 2. Obvious comments — after the comment prefix is stripped, the comment matches a narration pattern (the PRD's
- *    six, plus common restating verbs) and is short (at most `maxWords` words): "Initialize the counter", "Loop
+ *    six, plus common restating verbs) and is short (at most `MAX_WORDS` words): "Initialize the counter", "Loop
  *    through the items", "Return the result". A long explanatory sentence that happens to start with "Check that"
- *    is not obvious.
+ *    is not obvious. Triggers at `obvious` such comments when they are also at least `share` of the new comments
+ *    (a large file with a few terse comments among many good ones is not flagged).
  * 3. Duplication — the comment restates the next code line: after both are split into lower-case words
  *    (camelCase and snake_case split, filler words dropped), their Levenshtein distance is under 30% of the
- *    comment's length.
+ *    comment's length. Same `share` rule.
  *
  * @example
  * CommentHeuristics.obvious("Loop through the items") // true
@@ -27,11 +30,11 @@ export namespace CommentHeuristics {
 
   export const THRESHOLDS: Record<
     Level,
-    { density: number; obvious: number; duplicates: number; minLines: number; minComments: number }
+    { density: number; obvious: number; duplicates: number; share: number; minLines: number; minComments: number }
   > = {
-    strict: { density: 0.15, obvious: 1, duplicates: 1, minLines: 5, minComments: 2 },
-    normal: { density: 0.3, obvious: 3, duplicates: 1, minLines: 5, minComments: 3 },
-    relaxed: { density: 0.5, obvious: 5, duplicates: 2, minLines: 8, minComments: 4 },
+    strict: { density: 0.15, obvious: 1, duplicates: 1, share: 0.15, minLines: 5, minComments: 2 },
+    normal: { density: 0.3, obvious: 3, duplicates: 1, share: 0.3, minLines: 5, minComments: 3 },
+    relaxed: { density: 0.5, obvious: 5, duplicates: 2, share: 0.45, minLines: 8, minComments: 4 },
   }
 
   /** Obvious comments are short: a restatement, not an explanation. */
@@ -54,11 +57,10 @@ export namespace CommentHeuristics {
     /^(import|require|include)s? \w+/i,
     /^(function|method|class) (to|that|for) \w+/i,
     new RegExp(`^(${VERBS}) (the|a|an|new|this|that|all|each|every|our|some|it) \\w+`, "i"),
-    /^(initiali[sz]e|create|set|define|declare|return|increment|decrement) \w+( \w+)?$/i,
+    /^(initiali[sz]e|create|set|define|declare|return|increment|decrement) \w+( \w+){0,3}$/i,
     /^this (function|method|class|variable|line|block|loop|code|constant) \w+/i,
     /^(helper|utility) (function|method) \w+/i,
-    /^(end|start|beginning) of (the )?\w+/i,
-    /^(constructor|getter|setter|main function|entry point|imports|variables|constants|exports)\.?$/i,
+    /^(constructor|getter|setter|main function|entry point)\.?$/i,
   ]
 
   /** Comments that are instructions to tools or markers, never slop. */
@@ -112,16 +114,16 @@ export namespace CommentHeuristics {
     )
   }
 
-  export type DensityInput = { kinds: CommentSyntax.LineKind[]; added: boolean[]; excluded: Set<number> }
+  export type DensityInput = { kinds: CommentSyntax.LineKind[]; added: boolean[]; annotations: Set<number> }
 
-  /** Heuristic 1: `{ comments, lines, ratio }` over added non-blank lines. */
-  export function density({ kinds, added, excluded }: DensityInput) {
+  /** Heuristic 1: `{ comments, lines, ratio }`: annotation lines among added non-blank lines. */
+  export function density({ kinds, added, annotations }: DensityInput) {
     let comments = 0
     let lines = 0
     for (let i = 0; i < kinds.length; i++) {
       if (!added[i] || kinds[i] === "blank") continue
       lines++
-      if (kinds[i] === "comment" && !excluded.has(i)) comments++
+      if (annotations.has(i)) comments++
     }
     return { comments, lines, ratio: lines ? comments / lines : 0 }
   }

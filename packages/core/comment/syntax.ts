@@ -48,7 +48,17 @@ export namespace CommentSyntax {
   )
   assign(HASH, "rb sh bash zsh ksh yaml yml toml nix r pl ex exs mk dockerfile")
   assign(PYTHON, "py pyi")
-  assign(MARKUP, "html htm xml svelte vue xhtml")
+  assign(MARKUP, "html htm xml xhtml")
+  /** Single-file components: markup comments plus the script's. */
+  const COMPONENT: Syntax = {
+    line: ["//"],
+    block: [
+      ["<!--", "-->"],
+      ["/*", "*/"],
+    ],
+    docstrings: false,
+  }
+  assign(COMPONENT, "vue svelte")
   assign(CSS, "css scss less")
   assign(DASHES, "sql lua hs elm")
   BY_EXTENSION.scss = { line: ["//"], block: [["/*", "*/"]], docstrings: false }

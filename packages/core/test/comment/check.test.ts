@@ -1,0 +1,96 @@
+import { describe, expect, test } from "bun:test"
+import { AddedLines } from "../../comment/added"
+import { CommentCheck } from "../../comment/check"
+
+const SLOP = [
+  "// Function to add the numbers",
+  "function add(a: number, b: number) {",
+  "  // Initialize the sum",
+  "  let sum = 0",
+  "  // Add a to the sum",
+  "  sum += a",
+  "  // Add the second number",
+  "  sum += b",
+  "  // Return the sum",
+  "  return sum",
+  "}",
+].join("\n")
+
+const CLEAN = [
+  "function add(a: number, b: number) {",
+  "  // Integers only: callers pass counts, and float drift would break the totals test.",
+  "  return Math.trunc(a) + Math.trunc(b)",
+  "}",
+].join("\n")
+
+describe("judging one change", () => {
+  test("narrating comments are flagged at every sensitivity that allows them; the PRD note leads", () => {
+    const docs = AddedLines.fromWrite("/r/src/add.ts", "", SLOP)
+    for (const level of ["strict", "normal", "relaxed"] as const)
+      expect(CommentCheck.judge(docs, level)!.flagged).toBe(true)
+    const verdict = CommentCheck.judge(docs, "normal")!
+    expect(verdict.obvious.map((f) => f.line)).toEqual([1, 3, 5, 7, 9])
+    const note = CommentCheck.note([verdict], "/r")
+    expect(note.split("\n")[0]).toBe(
+      "Note: The generated code contains excessive comments. Consider removing obvious comments.",
+    )
+    expect(note).toContain("- src/add.ts: 5 of 11 added lines are comments annotating code (45%, over 30%)")
+    expect(note).toContain(
+      '5 comments restating the code: line 1 "Function to add the numbers", line 3 "Initialize the sum"',
+    )
+  })
+
+  test("clean code, prose files and sensitivity false get nothing", () => {
+    expect(CommentCheck.judge(AddedLines.fromWrite("/r/a.ts", "", CLEAN), "strict")!.flagged).toBe(false)
+    expect(CommentCheck.judge(AddedLines.fromWrite("/r/README.md", "", SLOP), "strict")).toBeUndefined()
+    expect(CommentCheck.judge(AddedLines.fromWrite("/r/a.ts", "", SLOP), false)).toBeUndefined()
+    expect(
+      CommentCheck.note([undefined, CommentCheck.judge(AddedLines.fromWrite("/r/a.ts", "", CLEAN), "normal")], "/r"),
+    ).toBe("")
+  })
+
+  test("only comments the change added are judged: existing ones, even on edited lines, are not", () => {
+    // The whole slop block already existed; the edit only renames a variable on two of its lines.
+    const after = SLOP.replaceAll("sum", "total")
+    const docs = AddedLines.fromEdit("/r/add.ts", SLOP, after)
+    const verdict = CommentCheck.judge(docs, "strict")!
+    // Comments whose text changed ("Initialize the total") are new; "Add the second number" is untouched, not judged.
+    expect(verdict.obvious.map((f) => f.text)).toEqual([
+      "Initialize the total",
+      "Add a to the total",
+      "Return the total",
+    ])
+    const untouched = CommentCheck.judge(AddedLines.fromEdit("/r/add.ts", SLOP, SLOP.replace("let", "var")), "strict")!
+    expect(untouched.flagged).toBe(false)
+    expect(untouched.obvious).toEqual([])
+  })
+
+  test("a comment that repeats the next line is flagged; commented-out code and directives are not", () => {
+    const dup = "function f(a: number, b: number) {\n  // return a + b\n  return a + b\n}\n"
+    const verdict = CommentCheck.judge(AddedLines.fromEdit("/r/f.ts", "", dup), "normal")!
+    expect(verdict.duplicates.map((d) => d.text)).toEqual(["return a + b"])
+    expect(verdict.reasons.join()).toContain('1 comment repeating the next line of code: "return a + b"')
+    const fine =
+      "// eslint-disable-next-line no-console\nconsole.log(x)\n// const old = compute(x);\nconst next = compute(x)\n"
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/f.ts", "", fine), "strict")!.flagged).toBe(false)
+  })
+
+  test("small edits are not judged on density; a license header does not count", () => {
+    const small = "// Retry once: the socket is often reset on first use.\nawait send()\n"
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/a.ts", "", small), "strict")!.flagged).toBe(false)
+    const licensed =
+      "// Copyright 2024 Example Ltd.\n// Licensed under the MIT license.\nexport const a = 1\nexport const b = 2\nexport const c = 3\nexport const d = 4\n"
+    expect(CommentCheck.judge(AddedLines.fromWrite("/r/a.ts", "", licensed), "strict")!.density.comments).toBe(0)
+  })
+
+  test("the documents of one file are judged together: one verdict, one note line per file", () => {
+    const docs = [
+      ...AddedLines.fromEdit("/r/a.ts", "", "// Initialize the count\nlet count = 0"),
+      ...AddedLines.fromEdit("/r/a.ts", "", "// Increment the count\ncount++"),
+      ...AddedLines.fromEdit("/r/a.ts", "", "// Return the count\nreturn count"),
+    ]
+    const verdict = CommentCheck.judge(docs, "normal")!
+    expect(verdict.obvious).toHaveLength(3)
+    expect(CommentCheck.note([verdict], "/r").split("\n")).toHaveLength(2)
+  })
+})

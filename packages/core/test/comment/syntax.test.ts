@@ -1,0 +1,61 @@
+import { describe, expect, test } from "bun:test"
+import { CommentSyntax } from "../../comment/syntax"
+
+const extract = (file: string, text: string) => CommentSyntax.extract(text.split("\n"), CommentSyntax.forFile(file)!)
+
+describe("comment syntax by file extension", () => {
+  test("the PRD's table: // and /* for C-like files, # for scripts, <!-- for markup, /* for CSS, -- for SQL/Lua", () => {
+    expect(CommentSyntax.forFile("a.ts")!.line).toEqual(["//"])
+    expect(CommentSyntax.forFile("a.PY")!.line).toEqual(["#"])
+    expect(CommentSyntax.forFile("a.yml")!.line).toEqual(["#"])
+    expect(CommentSyntax.forFile("a.html")!.block).toEqual([["<!--", "-->"]])
+    expect(CommentSyntax.forFile("a.css")!.block).toEqual([["/*", "*/"]])
+    expect(CommentSyntax.forFile("a.sql")!.line).toEqual(["--"])
+    expect(CommentSyntax.forFile("a.lua")!.line).toEqual(["--"])
+    expect(CommentSyntax.forFile("Dockerfile")!.line).toEqual(["#"])
+    expect(CommentSyntax.forFile("a.unknown")).toBe(CommentSyntax.ANY) // unknown: every syntax
+    for (const prose of ["README.md", "notes.txt", "package.json"]) expect(CommentSyntax.forFile(prose)).toBeUndefined()
+  })
+
+  test("line comments form paragraphs; a blank line ends one; prefixes are stripped", () => {
+    const { comments, kinds } = extract("a.ts", "// Load the file.\n// Then parse it.\n\n// Another\nx()\n")
+    expect(comments.map((c) => [c.line, c.end, c.text])).toEqual([
+      [0, 1, "Load the file. Then parse it."],
+      [3, 3, "Another"],
+    ])
+    expect(kinds).toEqual(["comment", "comment", "blank", "comment", "code", "blank"])
+  })
+
+  test("block comments, JSDoc as doc comments, /* x */ before code makes a code line", () => {
+    const { comments, kinds } = extract("a.ts", "/**\n * Adds.\n * @param a first\n */\n/* note */ f()\n/* one */\n")
+    expect(comments.map((c) => [c.text, c.doc])).toEqual([
+      ["Adds. @param a first", true],
+      ["note", false],
+      ["one", false],
+    ])
+    expect(kinds.slice(0, 6)).toEqual(["doc", "doc", "doc", "doc", "code", "comment"])
+  })
+
+  test("Python docstrings are doc comments; # comments; a shebang is not a comment", () => {
+    const { comments } = extract(
+      "a.py",
+      '#!/usr/bin/env python\ndef f():\n    """Add things."""\n    # Return it\n    return 1\n',
+    )
+    expect(comments.map((c) => [c.text, c.doc])).toEqual([
+      ["Add things.", true],
+      ["Return it", false],
+    ])
+  })
+
+  test("trailing comments after code, never inside strings or URLs, not `x--`", () => {
+    const trailing = (file: string, line: string) => CommentSyntax.trailingComment(line, CommentSyntax.forFile(file)!)
+    expect(trailing("a.ts", "x = 1 // set x")).toBe("set x")
+    expect(trailing("a.ts", 'const u = "http://a.b/c" // the url')).toBe("the url")
+    expect(trailing("a.ts", 'const u = "a // b"')).toBeUndefined()
+    expect(trailing("a.ts", "const u = http://x")).toBeUndefined()
+    expect(trailing("a.lua", "i = i -- 1")).toBe("1") // in Lua, -- always starts a comment
+    expect(trailing("a.lua", "x = 1 -- count")).toBe("count")
+    expect(trailing("a.py", "x = {'#': 1}  # map")).toBe("map")
+    expect(trailing("a.c", "i--;")).toBeUndefined()
+  })
+})
