@@ -7,7 +7,7 @@ const ROOT = path.resolve(import.meta.dir, "../..")
 /**
  * The comment checker's two measurement corpora.
  *
- * - `slop()`: files written for this purpose under test/comment/slop/, in 18 languages, commented the way AI
+ * - `slop()`: files written for this purpose under test/comment/slop/ (as `*.sample`), in 18 languages, commented the way AI
  *   assistants over-comment (narrating each step, restating the next line, labelling the obvious).
  * - `real()`: well-commented source written by people, from packages this repository installs (node_modules, pinned
  *   by package-lock.json): JavaScript/TypeScript libraries and C/C++ headers and sources. "Well-commented" means at
@@ -17,12 +17,17 @@ const ROOT = path.resolve(import.meta.dir, "../..")
 export namespace CommentCorpus {
   export type Sample = { file: string; text: string }
 
+  /** Files are stored as `<name>.sample` so that no tool of this repository treats them as its code. */
   export function slop(): Sample[] {
     const dir = path.join(import.meta.dir, "slop")
     return fs
       .readdirSync(dir)
+      .filter((name) => name.endsWith(".sample"))
       .sort()
-      .map((name) => ({ file: path.join(dir, name), text: fs.readFileSync(path.join(dir, name), "utf8") }))
+      .map((name) => ({
+        file: path.join(dir, name.slice(0, -".sample".length)),
+        text: fs.readFileSync(path.join(dir, name), "utf8"),
+      }))
   }
 
   /** Package folders the real corpus is drawn from (all are installed by `npm install` of this repository). */
