@@ -11,6 +11,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'discover "<prompt>" [--json] | discover --list   agents, commands, skills, styles, resources matched',
     load: () => import("@opencode-builtins/core/discovery/cli"),
   },
+  security: {
+    summary: "security validate [dir] | security check <path> --op read|write|llm [--role r]   the .opencode-security.json policy",
+    load: () => import("@opencode-builtins/core/security/cli"),
+  },
   audit: {
     summary: "audit <npm-name | dir> [--json]   static AST analysis of a plugin for dangerous APIs (exit 1: critical)",
     load: () => import("@opencode-builtins/core/audit/cli"),

@@ -4,6 +4,7 @@ import { compose } from "./compose"
 import type { Feature } from "./feature"
 import { hostLogger } from "./log"
 import { loadOptions } from "./options"
+import { SecurityFeature } from "./features/security"
 import { ResourcesFeature } from "./features/resources"
 import { DiscoveryFeature } from "./features/discovery"
 import { AstFeature } from "./features/ast"
@@ -13,7 +14,7 @@ import { CommentCheckerFeature } from "./features/comment-checker"
  * Feature adapters, in hook order: inbound hooks (tool.execute.before, chat.message) run top to bottom, outbound
  * hooks (tool results, transforms) bottom to top — see compose.ts.
  */
-const FEATURES: Feature[] = [ResourcesFeature, DiscoveryFeature, AstFeature, CommentCheckerFeature]
+const FEATURES: Feature[] = [SecurityFeature, ResourcesFeature, DiscoveryFeature, AstFeature, CommentCheckerFeature]
 
 type HostInput = PluginInput & { hasBuiltIn?: (feature: string) => boolean }
 

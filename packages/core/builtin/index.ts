@@ -16,6 +16,11 @@ export namespace BuiltIn {
     "ast-grep": "ast_grep_search and ast_grep_replace tools: in-process AST search and rewrite over 25 languages",
     "comment-checker": "advisory note on edit/write/multiedit/apply_patch output when the added comments are excessive",
     "plugin-audit": "opencode plugin audit <npm-name | dir>: static AST analysis of a plugin's code for dangerous APIs",
+    "builtin-tool-security":
+      ".opencode-security.json enforced on built-in tools (paths, shell analysis), output and model-bound text redacted, audit log, self-protection",
+    "plugin-tool-guard": "plugin-defined tools wrapped in fromPlugin: path arguments checked, output (JSON for objects) scanned and redacted",
+    "hook-payload-guard": "plugin hooks get redacted clones of messages and system prompts; only structural changes come back",
+    "mcp-security-policy": "MCP tools of unknown servers enforced (arguments checked, output redacted) when a security policy exists",
   } as const satisfies Record<string, string>
 
   export type Feature = keyof typeof FEATURES

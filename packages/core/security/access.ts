@@ -1,0 +1,141 @@
+import path from "path"
+import type { SecurityConfig } from "./config"
+import { SecurityPath } from "./paths"
+import { SecurityRole } from "./role"
+import type { SecuritySchema } from "./schema"
+
+/**
+ * Access decisions: may `role` perform `op` on a path? The path is normalised, and the name used, every symbolic link
+ * hop and the final target are all checked; a hard link to a protected file is protected like the file (given the
+ * inode index of protected files).
+ *
+ * @example
+ * const d = SecurityAccess.checkAccess(config, "secrets/../secrets/api.key", "read", "viewer", { base: "/repo" })
+ * if (!d.allowed) console.log(d.reason) // "read of secrets/api.key is denied by rule 'secrets/**' …"
+ */
+export namespace SecurityAccess {
+  export type Operation = SecuritySchema.Operation
+
+  export type RuleRef = { id: string; pattern: string; type: "file" | "directory"; file?: string; implicit?: string }
+
+  export type Decision =
+    | { allowed: true; path: string }
+    | {
+        allowed: false
+        /** The normalised path asked about. */
+        path: string
+        /** The path the rule matched: the name itself, a link hop, the link target, or the other name of a hard link. */
+        matched: string
+        op: Operation
+        role: string
+        rule: RuleRef
+        via?: "symlink" | "hard link"
+        reason: string
+      }
+
+  /** Device:inode of protected files → one of their paths (built by the guard's index). */
+  export type InodeIndex = ReadonlyMap<string, string>
+
+  export type Options = {
+    /** Folder relative paths resolve against (default: the policy root). */
+    base?: string
+    home?: string
+    inodes?: InodeIndex
+  }
+
+  /** True when `rule` denies `op` to `role`. */
+  export function denies(rule: SecurityConfig.Rule, op: Operation, role: string): boolean {
+    return rule.deniedOperations.has(op) && !SecurityRole.allowed(rule.roles, role, rule.allowedRoles)
+  }
+
+  /** The first rule denying `op` on an already normalised absolute path (no file system access), or undefined. */
+  export function firstDenying(
+    config: SecurityConfig.Loaded,
+    absolute: string,
+    op: Operation,
+    role: string,
+  ): SecurityConfig.Rule | undefined {
+    for (const rule of config.rules)
+      if (rule.deniedOperations.has(op) && rule.test(absolute) && denies(rule, op, role)) return rule
+    return undefined
+  }
+
+  /**
+   * The decision for one path and operation (PRD: `SecurityAccess.checkAccess(path, op, role)`).
+   *
+   * @example
+   * SecurityAccess.checkAccess(config, "/repo/README.md", "read", "viewer").allowed // true
+   */
+  export function checkAccess(
+    config: SecurityConfig.Loaded,
+    target: string,
+    op: Operation,
+    role: string,
+    options: Options = {},
+  ): Decision {
+    const lexical = SecurityPath.expand(target, options.base ?? config.root, options.home ?? config.home)
+    const quick = firstDenying(config, lexical, op, role)
+    if (quick) return deny(config, lexical, lexical, op, role, quick)
+    const resolved = SecurityPath.resolve(lexical)
+    for (const hop of resolved.hops) {
+      const rule = firstDenying(config, hop, op, role)
+      if (rule) return deny(config, lexical, hop, op, role, rule, "symlink")
+    }
+    if (resolved.real !== lexical) {
+      const rule = firstDenying(config, resolved.real, op, role)
+      if (rule) return deny(config, lexical, resolved.real, op, role, rule, "symlink")
+    }
+    if (options.inodes?.size && resolved.exists) {
+      const id = SecurityPath.linkIdentity(resolved.real)
+      const other = id && options.inodes.get(`${id.dev}:${id.ino}`)
+      if (other && other !== resolved.real) {
+        const rule = firstDenying(config, other, op, role)
+        if (rule) return deny(config, lexical, other, op, role, rule, "hard link")
+      }
+    }
+    return { allowed: true, path: lexical }
+  }
+
+  /** A path for messages: relative to the root when inside it, else absolute. */
+  export function display(root: string, absolute: string): string {
+    if (!SecurityPath.isInside(absolute, root)) return absolute
+    return path.relative(root, absolute) || "."
+  }
+
+  function deny(
+    config: SecurityConfig.Loaded,
+    lexical: string,
+    matched: string,
+    op: Operation,
+    role: string,
+    rule: SecurityConfig.Rule,
+    via?: "symlink" | "hard link",
+  ): Decision {
+    const shown = display(config.root, lexical)
+    const through = via ? ` (via ${via} to ${display(config.root, matched)})` : ""
+    const source = rule.implicit
+      ? rule.implicit === "policy-file"
+        ? "the implicit protection of security policy files"
+        : rule.implicit === "audit-log"
+          ? "the implicit protection of the security audit log"
+          : "the implicit protection of the configuration that enables enforcement"
+      : `rule '${rule.pattern}' (${display(config.root, rule.file ?? "")}${rule.id.slice(rule.id.indexOf("#"))})`
+    const who = rule.allowedRoles.length
+      ? `role '${role}' is not among ${rule.allowedRoles.map((r) => `'${r}'`).join(", ")}`
+      : "no role may do this"
+    return {
+      allowed: false,
+      path: lexical,
+      matched,
+      op,
+      role,
+      rule: { id: rule.id, pattern: rule.pattern, type: rule.type, file: rule.file, implicit: rule.implicit },
+      via,
+      reason: `${verb(op)} ${shown}${through} is denied by ${source}; ${who}`,
+    }
+  }
+
+  function verb(op: Operation) {
+    return op === "read" ? "reading" : op === "write" ? "writing" : "sending to the model the content of"
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Copies of protected content, the second line of defence: lines and secret-like tokens of protected files (and of
+ * protected segments) are remembered, and any text carrying them — whatever route it took — can be recognised,
+ * including when it is base64- or hex-encoded.
+ *
+ * To keep ordinary text intact, a copy counts when it is a run of at least `MIN_RUN` consecutive remembered lines
+ * (short lines such as `}` in between neither count nor break the run), or a run whose remembered lines total
+ * `MIN_RUN_CHARS` characters, or a single high-entropy token (keys, passwords, connection strings) of a protected file.
+ * One common line such as `import fs from "fs"` never counts on its own.
+ *
+ * @example
+ * const index = SecurityFingerprint.create()
+ * SecurityFingerprint.add(index, "API_TOKEN=8f2c1e9a7b6d5c4e3f2a1b0c\n")
+ * SecurityFingerprint.find(index, "echo 8f2c1e9a7b6d5c4e3f2a1b0c") // [{ start: 5, end: 29, how: "token" }]
+ */
+export namespace SecurityFingerprint {
+  export const MIN_LINE = 16
+  export const MIN_RUN = 3
+  export const MIN_RUN_CHARS = 96
+  export const MIN_TOKEN = 16
+
+  /**
+   * `strict` indexes hold text the user marked as protected (segments): one remembered line is enough to count as a
+   * copy, since such lines were chosen, not merely present in a protected file.
+   */
+  export type Index = { lines: Set<string>; tokens: Set<string>; bytes: number; strict?: boolean }
+  export type Match = { start: number; end: number; how: "lines" | "token" }
+
+  export function create(options: { strict?: boolean } = {}): Index {
+    return { lines: new Set(), tokens: new Set(), bytes: 0, strict: options.strict }
+  }
+
+  export function empty(index: Index | undefined): boolean {
+    return !index || (index.lines.size === 0 && index.tokens.size === 0)
+  }
+
+  /** Tool outputs prefix lines with numbers (`12: `, `00012| `, `  Line 12: `); they are not part of the content. */
+  const GUTTER = /^\s*(?:Line \d+: ?|\d+[:|]\s?)/
+  const TOKEN = /[A-Za-z0-9+/_=.~@%-]{16,}/g
+
+  export function normaliseLine(line: string): string {
+    return line.replace(GUTTER, "").trim()
+  }
+
+  /** True for tokens that look like generated secrets rather than words or identifiers. */
+  export function secretLike(token: string): boolean {
+    if (token.length < MIN_TOKEN) return false
+    let digits = 0
+    let letters = 0
+    const counts = new Map<string, number>()
+    for (const c of token) {
+      if (c >= "0" && c <= "9") digits++
+      else if ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z")) letters++
+      counts.set(c, (counts.get(c) ?? 0) + 1)
+    }
+    if (digits < 2 || letters < 2) return false
+    let entropy = 0
+    for (const n of counts.values()) {
+      const p = n / token.length
+      entropy -= p * Math.log2(p)
+    }
+    return entropy >= 3.3
+  }
+
+  /** Tokens of a text, split also at `=`, `:` and quotes so `KEY=value` yields `value`. */
+  export function tokens(text: string): { token: string; start: number }[] {
+    const out: { token: string; start: number }[] = []
+    TOKEN.lastIndex = 0
+    for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
+      let offset = 0
+      for (const piece of m[0].split(/[=]/)) {
+        const trimmed = piece.replace(/^[./~@%-]+|[./~@%-]+$/g, "")
+        const lead = piece.indexOf(trimmed)
+        if (trimmed.length >= MIN_TOKEN) out.push({ token: trimmed, start: m.index + offset + lead })
+        offset += piece.length + 1
+      }
+    }
+    return out
+  }
+
+  /** Remembers the content of a protected file or segment. */
+  export function add(index: Index, text: string): void {
+    index.bytes += text.length
+    for (const raw of text.split(/\r?\n/)) {
+      const line = raw.trim()
+      if (line.length >= MIN_LINE) index.lines.add(line)
+    }
+    for (const { token } of tokens(text)) if (secretLike(token)) index.tokens.add(token)
+  }
+
+  /**
+   * Where `text` carries remembered content. `indexes` are consulted together.
+   *
+   * @example
+   * SecurityFingerprint.find([index], output)
+   */
+  export function find(indexes: Index | readonly Index[], text: string): Match[] {
+    const list = (Array.isArray(indexes) ? indexes : [indexes]).filter((i) => !empty(i)) as Index[]
+    if (!list.length || !text) return []
+    const hasLine = (line: string) => list.some((i) => i.lines.has(line))
+    const strictLine = (line: string) => list.some((i) => i.strict && i.lines.has(line))
+    const hasToken = (token: string) => list.some((i) => i.tokens.has(token))
+    const out: Match[] = []
+
+    // Runs of remembered lines.
+    let runStart = -1
+    let runEnd = -1
+    let runLines = 0
+    let runChars = 0
+    const close = () => {
+      if (runLines >= MIN_RUN || (runLines > 0 && runChars >= MIN_RUN_CHARS))
+        out.push({ start: runStart, end: runEnd, how: "lines" })
+      runStart = -1
+      runLines = 0
+      runChars = 0
+    }
+    let pos = 0
+    while (pos <= text.length) {
+      let nl = text.indexOf("\n", pos)
+      if (nl < 0) nl = text.length
+      const line = normaliseLine(text.slice(pos, nl))
+      if (line.length < MIN_LINE) {
+        // Short lines neither count nor break a run.
+      } else if (hasLine(line)) {
+        if (runStart < 0) runStart = pos
+        runEnd = nl > pos && text[nl - 1] === "\r" ? nl - 1 : nl
+        runLines++
+        runChars += line.length
+        if (strictLine(line)) runLines = Math.max(runLines, MIN_RUN)
+      } else close()
+      pos = nl + 1
+    }
+    close()
+
+    // Secret-like tokens.
+    if (list.some((i) => i.tokens.size)) {
+      for (const { token, start } of tokens(text))
+        if (hasToken(token)) out.push({ start, end: start + token.length, how: "token" })
+    }
+    return out.sort((a, b) => a.start - b.start)
+  }
+
+  const BASE64_BLOCK =
+    /(?:[A-Za-z0-9+/_-]{4}){6,}(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=|[A-Za-z0-9+/_-]{2,3})?(?:\r?\n(?:[A-Za-z0-9+/_-]{4})+(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=|[A-Za-z0-9+/_-]{2,3})?)*/g
+  const HEX_BLOCK = /(?:[0-9a-fA-F]{2}){16,}(?:\r?\n(?:[0-9a-fA-F]{2})+)*/g
+
+  export type Encoded = { start: number; end: number; encoding: "base64" | "hex"; decoded: string }
+
+  /**
+   * Base64 (standard and URL-safe, wrapped or not) and hex blocks of `text` that decode to readable text, with their
+   * decoded form, for the scanner to check like any other text.
+   */
+  export function decodedBlocks(text: string): Encoded[] {
+    const out: Encoded[] = []
+    BASE64_BLOCK.lastIndex = 0
+    for (let m = BASE64_BLOCK.exec(text); m; m = BASE64_BLOCK.exec(text)) {
+      const compact = m[0].replace(/\s+/g, "")
+      if (!/[0-9+/_-]/.test(compact) && !/[A-Z].*[a-z]|[a-z].*[A-Z]/.test(compact)) continue
+      const decoded = readable(Buffer.from(compact.replace(/-/g, "+").replace(/_/g, "/"), "base64"))
+      if (decoded) out.push({ start: m.index, end: m.index + m[0].length, encoding: "base64", decoded })
+    }
+    HEX_BLOCK.lastIndex = 0
+    for (let m = HEX_BLOCK.exec(text); m; m = HEX_BLOCK.exec(text)) {
+      const compact = m[0].replace(/\s+/g, "")
+      const decoded = readable(Buffer.from(compact.length % 2 ? compact.slice(0, -1) : compact, "hex"))
+      if (decoded) out.push({ start: m.index, end: m.index + m[0].length, encoding: "hex", decoded })
+    }
+    return out
+  }
+
+  /** The bytes as text when they are mostly printable UTF-8, else undefined. */
+  function readable(bytes: Buffer): string | undefined {
+    if (bytes.length < 8) return undefined
+    const text = bytes.toString("utf8")
+    let bad = 0
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      if (c === 0xfffd || (c < 32 && c !== 9 && c !== 10 && c !== 13)) bad++
+    }
+    return bad / text.length < 0.05 ? text : undefined
+  }
+}

@@ -1,0 +1,131 @@
+import path from "path"
+import picomatch from "picomatch"
+
+/**
+ * Rule patterns, gitignore-like: relative to the folder holding the policy file (`base`); a pattern without `/`
+ * matches a name at any depth below `base`; `./name` anchors a single name to `base`; `**` and `*` match dot files
+ * and dot folders; `/abs/…` and `~/…` match absolute paths anywhere. A `directory` rule protects the matched folder
+ * and everything below it; a `file` rule protects exactly the matched paths.
+ *
+ * @example
+ * const m = SecurityMatch.compile({ pattern: "secrets/**", type: "directory", base: "/repo" })
+ * if ("error" in m) throw new Error(m.error)
+ * SecurityMatch.test(m, "/repo/secrets/a/b.key") // true
+ * SecurityMatch.test(m, "/repo/secrets")         // true
+ */
+export namespace SecurityMatch {
+  export type Kind = "name" | "anchored" | "absolute"
+
+  export type Compiled = {
+    kind: Kind
+    type: "file" | "directory"
+    /** Folder the pattern is relative to (absolute, NFC; lower case when `nocase`). */
+    base: string
+    nocase: boolean
+    re: RegExp
+    /** The pattern as written. */
+    source: string
+    /**
+     * The longest literal run of the pattern (at least 3 characters), used to find mentions of protected paths in
+     * text quickly; undefined when the pattern has none.
+     */
+    literal?: string
+  }
+
+  export type Input = { pattern: string; type: "file" | "directory"; base: string; home?: string; nocase?: boolean }
+
+  /** Escapes a literal path for use as a pattern. */
+  export function escape(literal: string): string {
+    return literal.replace(/[*?[\]{}()!+@\\]/g, "\\$&")
+  }
+
+  /**
+   * Compiles one pattern, or explains why it cannot be used.
+   *
+   * @example
+   * SecurityMatch.compile({ pattern: "../x", type: "file", base: "/repo" }) // { error: "'..' may not appear …" }
+   */
+  export function compile(input: Input): Compiled | { error: string } {
+    const nocase = input.nocase ?? false
+    let p = input.pattern.normalize("NFC").trim()
+    if (!p) return { error: "the pattern is empty" }
+    if (p.startsWith("!")) return { error: "negated patterns are not supported: a policy only adds protections" }
+    if (p.includes("\0")) return { error: "the pattern contains a NUL character" }
+    let kind: Kind
+    let base = input.base.normalize("NFC")
+    if (p === "~" || p.startsWith("~/")) {
+      kind = "absolute"
+      p = path.posix.join(input.home ?? "/", p.slice(1))
+    } else if (p.startsWith("/")) {
+      kind = "absolute"
+    } else {
+      if (p.startsWith("./")) p = p.replace(/^(\.\/)+/, "")
+      const trimmed = p.replace(/\/+$/, "")
+      kind = input.pattern.trim().startsWith("./") || trimmed.includes("/") ? "anchored" : "name"
+    }
+    p = p.replace(/\/{2,}/g, "/")
+    if (p.length > 1) p = p.replace(/\/+$/, "")
+    const segments = p.split("/")
+    if (segments.some((s) => s === ".." || s === "."))
+      return { error: "'..' and '.' may not appear inside a pattern; use an absolute path to reach outside" }
+    if (!p || p === "/") return { error: "the pattern matches nothing" }
+    let re: RegExp
+    try {
+      re = picomatch.makeRe(p, { dot: true, nocase })
+    } catch (error) {
+      return { error: `not a valid pattern: ${error instanceof Error ? error.message : String(error)}` }
+    }
+    if (nocase) base = base.toLowerCase()
+    return { kind, type: input.type, base, nocase, re, source: input.pattern, literal: longestLiteral(p) }
+  }
+
+  function longestLiteral(pattern: string): string | undefined {
+    const runs = pattern.split(/[*?[\]{}()!+@\\]+/).map((r) => r.replace(/^\/+|\/+$/g, ""))
+    let best = ""
+    for (const run of runs) if (run.length > best.length) best = run
+    return best.length >= 3 ? best : undefined
+  }
+
+  /**
+   * Whether an absolute, normalised NFC path is protected by the compiled pattern.
+   *
+   * @example
+   * SecurityMatch.test(SecurityMatch.compile({ pattern: ".env*", type: "file", base: "/r" }) as any, "/r/a/.env.local")
+   * // true
+   */
+  export function test(m: Compiled, absolute: string): boolean {
+    const abs = m.nocase ? absolute.toLowerCase() : absolute
+    if (m.kind === "absolute") {
+      if (m.re.test(abs)) return true
+      if (m.type !== "directory") return false
+      for (let dir = path.dirname(abs); ; dir = path.dirname(dir)) {
+        if (m.re.test(dir)) return true
+        if (dir === path.sep || dir === path.dirname(dir)) return false
+      }
+    }
+    const rel = relative(m.base, abs)
+    if (rel === undefined || rel === "") return false
+    if (m.kind === "anchored") {
+      if (m.re.test(rel)) return true
+      if (m.type !== "directory") return false
+      for (let i = rel.lastIndexOf("/"); i > 0; i = rel.lastIndexOf("/", i - 1)) {
+        if (m.re.test(rel.slice(0, i))) return true
+      }
+      return false
+    }
+    // A name pattern: the path's own name, or for a directory rule the name of any folder on the way.
+    const name = rel.slice(rel.lastIndexOf("/") + 1)
+    if (m.re.test(name)) return true
+    if (m.type !== "directory") return false
+    for (const part of rel.split("/")) if (m.re.test(part)) return true
+    return false
+  }
+
+  /** `abs` relative to `base` with `/` separators, or undefined when it is outside; "" for `base` itself. */
+  export function relative(base: string, abs: string): string | undefined {
+    if (abs === base) return ""
+    const prefix = base.endsWith("/") ? base : base + "/"
+    if (!abs.startsWith(prefix)) return undefined
+    return abs.slice(prefix.length)
+  }
+}

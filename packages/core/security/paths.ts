@@ -1,0 +1,166 @@
+import fs from "fs"
+import os from "os"
+import path from "path"
+
+/**
+ * Path normalisation for access checks: every spelling of a path (relative, `~`, `..`, `.`, `//`, trailing slashes,
+ * decomposed Unicode) becomes one absolute NFC path, and symbolic links are resolved component by component so that
+ * both the name used and every target along the chain can be checked.
+ *
+ * @example
+ * SecurityPath.expand("./a//b/../c/", "/repo") // "/repo/a/c"
+ * SecurityPath.resolve("/repo/link-to-secrets/x").real // "/repo/secrets/x"
+ */
+export namespace SecurityPath {
+  /** Longest chain of symbolic links followed before a path counts as a loop (the kernel's own limit is 40). */
+  export const MAX_HOPS = 40
+
+  /**
+   * An absolute, normalised NFC path: `~` and `~/…` expand to `home`, relative paths resolve against `base`, `..`,
+   * `.`, repeated and trailing slashes collapse. `file://` URLs become paths.
+   *
+   * @example
+   * SecurityPath.expand("~/.ssh/id_rsa", "/repo", "/home/me") // "/home/me/.ssh/id_rsa"
+   */
+  export function expand(input: string, base: string, home = os.homedir()): string {
+    let p = input.normalize("NFC")
+    if (p.startsWith("file://")) {
+      try {
+        p = decodeURIComponent(new URL(p).pathname)
+      } catch {
+        // Not a valid URL: treat the text as a path.
+      }
+    }
+    if (p === "~") p = home
+    else if (p.startsWith("~/")) p = path.join(home, p.slice(2))
+    return path.resolve(base, p).normalize("NFC")
+  }
+
+  /** True when `child` is `parent` or below it (both absolute and normalised). */
+  export function isInside(child: string, parent: string, nocase = false): boolean {
+    const c = nocase ? child.toLowerCase() : child
+    const p = nocase ? parent.toLowerCase() : parent
+    if (c === p) return true
+    const prefix = p.endsWith(path.sep) ? p : p + path.sep
+    return c.startsWith(prefix)
+  }
+
+  export type Resolved = {
+    /** The path as given, normalised (no link resolved). */
+    lexical: string
+    /** The path with every symbolic link resolved; for a path that does not exist, its deepest existing folder resolved. */
+    real: string
+    /** Every intermediate path along symbolic link chains (link names and their targets), in order. */
+    hops: string[]
+    exists: boolean
+    /** Set when link resolution hit a loop or a chain longer than `MAX_HOPS`. */
+    loop: boolean
+  }
+
+  /**
+   * Resolves the symbolic links of an absolute path in every component. Fast path: one `realpath` call when the path
+   * exists and holds no link. Never throws; never opens the file.
+   *
+   * @example
+   * const r = SecurityPath.resolve("/repo/docs/link")
+   * r.hops // ["/repo/docs/link", "/repo/secrets/key"] when docs/link → ../secrets/key
+   */
+  export function resolve(lexical: string): Resolved {
+    try {
+      const real = fs.realpathSync.native(lexical).normalize("NFC")
+      if (real === lexical) return { lexical, real, hops: [], exists: true, loop: false }
+    } catch {
+      // Missing, a loop, or permission denied: the slow walk below tells which.
+    }
+    return walk(lexical)
+  }
+
+  /** Component-by-component resolution collecting every hop (the slow path of `resolve`). */
+  function walk(lexical: string): Resolved {
+    const hops: string[] = []
+    let queue = lexical.split(path.sep).filter(Boolean)
+    let current: string = path.sep
+    let followed = 0
+    let loop = false
+    let exists = true
+    while (queue.length) {
+      const name = queue.shift()!
+      if (name === ".") continue
+      if (name === "..") {
+        current = path.dirname(current)
+        continue
+      }
+      const next = path.join(current, name)
+      let stat: fs.Stats
+      try {
+        stat = fs.lstatSync(next)
+      } catch {
+        exists = false
+        current = path.join(next, ...queue)
+        queue = []
+        break
+      }
+      if (!stat.isSymbolicLink()) {
+        current = next
+        continue
+      }
+      if (++followed > MAX_HOPS) {
+        loop = true
+        exists = false
+        current = path.join(next, ...queue)
+        break
+      }
+      let target: string
+      try {
+        target = fs.readlinkSync(next)
+      } catch {
+        exists = false
+        current = path.join(next, ...queue)
+        queue = []
+        break
+      }
+      const resolved = path.resolve(current, target).normalize("NFC")
+      hops.push(next.normalize("NFC"))
+      const rest = queue
+      hops.push(path.join(resolved, ...rest).normalize("NFC"))
+      current = path.sep
+      queue = [...resolved.split(path.sep).filter(Boolean), ...rest]
+    }
+    return { lexical, real: current.normalize("NFC"), hops: dedupe(hops, lexical), exists: exists && !loop, loop }
+  }
+
+  function dedupe(hops: string[], lexical: string) {
+    return [...new Set(hops)].filter((h) => h !== lexical)
+  }
+
+  /** Device and inode of an existing regular file with more than one name (a hard link), else undefined. */
+  export function linkIdentity(real: string): { dev: number; ino: number } | undefined {
+    try {
+      const stat = fs.statSync(real)
+      if (!stat.isFile() || stat.nlink < 2) return undefined
+      return { dev: stat.dev, ino: stat.ino }
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * Whether the file system holding `existing` (a file or folder that exists) ignores case: the same entry is found
+   * under a name with its case swapped. Names without letters tell nothing and answer false.
+   *
+   * @example
+   * SecurityPath.caseInsensitive("/repo/.opencode-security.json") // false on ext4, true on default APFS
+   */
+  export function caseInsensitive(existing: string): boolean {
+    const name = path.basename(existing)
+    const swapped = [...name].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join("")
+    if (swapped === name) return false
+    try {
+      const a = fs.statSync(existing)
+      const b = fs.statSync(path.join(path.dirname(existing), swapped))
+      return a.ino === b.ino && a.dev === b.dev
+    } catch {
+      return false
+    }
+  }
+}

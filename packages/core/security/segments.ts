@@ -1,0 +1,73 @@
+/**
+ * Protected segments: the text between a start marker and an end marker (whole lines, markers included) written in a
+ * comment of any style — `//`, `/* … *\/`, `#`, `<!-- … -->`, `--`, `;`, `%`, ` * ` in doc blocks, `{- -}`,
+ * `(* *)`, `REM`, Python docstrings — or alone on their line. Markers match case-insensitively. A start marker
+ * without its end protects everything after it. A marker inside a string literal or mentioned in prose does not
+ * count, so documentation about markers is not swallowed.
+ *
+ * @example
+ * SecuritySegments.find("a\n// @secure-start\nkey\n// @secure-end\nb", [{ start: "@secure-start", end: "@secure-end" }])
+ * // [{ start: 2, end: 34, marker: 0, closed: true }]
+ */
+export namespace SecuritySegments {
+  export type Pair = { start: string; end: string }
+  export type Segment = { start: number; end: number; marker: number; closed: boolean }
+
+  /** A marker counts when what precedes it on its line is blank, or a comment opener with no quote after it. */
+  const COMMENT_PREFIX = /(?:^|[^\w])(?:\/\/|\/\*|<!--|#|--|;|%|\*|\{-|\(\*|REM|::|"""|''')[^"'`]*$/i
+  const BLANK = /^\s*$/
+
+  export function inComment(text: string, index: number): boolean {
+    const lineStart = text.lastIndexOf("\n", index - 1) + 1
+    const prefix = text.slice(lineStart, index)
+    return BLANK.test(prefix) || COMMENT_PREFIX.test(prefix)
+  }
+
+  /**
+   * Every protected segment of `text` for the given marker pairs, sorted, overlapping ones kept separate (redaction
+   * merges them). `lowered` may pass `text.toLowerCase()` when the caller already has it.
+   */
+  export function find(text: string, pairs: readonly Pair[], lowered?: string): Segment[] {
+    if (!pairs.length || !text) return []
+    const lower = lowered ?? text.toLowerCase()
+    const out: Segment[] = []
+    pairs.forEach((pair, marker) => {
+      const start = pair.start.toLowerCase()
+      const end = pair.end.toLowerCase()
+      let from = 0
+      while (from < lower.length) {
+        const s = nextInComment(text, lower, start, from)
+        if (s < 0) break
+        const segStart = text.lastIndexOf("\n", s - 1) + 1
+        const e = nextInComment(text, lower, end, s + start.length)
+        if (e < 0) {
+          out.push({ start: segStart, end: text.length, marker, closed: false })
+          break
+        }
+        let segEnd = text.indexOf("\n", e + end.length)
+        if (segEnd < 0) segEnd = text.length
+        else if (text[segEnd - 1] === "\r") segEnd--
+        out.push({ start: segStart, end: segEnd, marker, closed: true })
+        from = segEnd
+      }
+    })
+    return out.sort((a, b) => a.start - b.start || b.end - a.end)
+  }
+
+  function nextInComment(text: string, lower: string, needle: string, from: number): number {
+    for (let i = lower.indexOf(needle, from); i >= 0; i = lower.indexOf(needle, i + needle.length)) {
+      if (inComment(text, i)) return i
+    }
+    return -1
+  }
+
+  /** The lines inside protected segments (markers excluded), trimmed, for content fingerprints. */
+  export function lines(text: string, pairs: readonly Pair[]): string[] {
+    const out: string[] = []
+    for (const seg of find(text, pairs)) {
+      const body = text.slice(seg.start, seg.end).split(/\r?\n/)
+      for (const line of body.slice(1, seg.closed ? -1 : undefined)) out.push(line)
+    }
+    return out
+  }
+}

@@ -1,0 +1,244 @@
+import path from "path"
+import { SecurityPatch } from "./patch"
+import { SecurityShell } from "./shell"
+
+/**
+ * What OpenCode's built-in tools touch, read from their arguments: `read`, `write`, `edit`, `multiedit`,
+ * `apply_patch` (the paths inside the patch text), `glob`, `grep`, `list`, `lsp`, `batch` (each inner call) and
+ * `bash` (the shell analysis). Tools that touch no file (`todowrite`, `question`, `webfetch`, …) plan nothing; names
+ * this module does not know return undefined so the caller can treat them like a third-party tool.
+ *
+ * @example
+ * const plan = await SecurityTools.plan("read", { filePath: "secrets/x" }, { directory: "/repo" })
+ * plan?.requests // [{ path: "/repo/secrets/x", op: "read" }]
+ */
+export namespace SecurityTools {
+  export type Op = "read" | "write"
+
+  export type Request = {
+    path: string
+    op: Op
+    /** Everything below a folder is read or written (recursive commands). */
+    recursive?: boolean
+    /** The path may be removed or overwritten. */
+    destructive?: boolean
+    /** For writes into files with write-protected segments: how the file changes. */
+    change?:
+      { kind: "replace"; content: string } | { kind: "edit"; oldString: string } | { kind: "patch"; removed: string[] }
+    via: string
+  }
+
+  export type Plan = {
+    requests: Request[]
+    dynamic: SecurityShell.Dynamic[]
+    notes: string[]
+    /** Set when the call cannot be judged (e.g. a patch that does not parse); the guard refuses it. */
+    error?: string
+    /** How protected paths in this tool's output are handled by the scanner. */
+    output: "line" | "token" | "off"
+    /** Inner calls of tools this module does not know (inside `batch`): checked like third-party tools. */
+    opaque: { tool: string; args: unknown }[]
+  }
+
+  /** Built-in tools that touch no file. */
+  export const NO_FILES = new Set([
+    "todowrite",
+    "todoread",
+    "question",
+    "webfetch",
+    "websearch",
+    "codesearch",
+    "task",
+    "skill",
+    "invalid",
+    "plan_enter",
+    "plan_exit",
+    "StructuredOutput",
+  ])
+  /** Built-in tools with file semantics this module plans. */
+  export const FILE_TOOLS = new Set([
+    "read",
+    "write",
+    "edit",
+    "multiedit",
+    "apply_patch",
+    "patch",
+    "glob",
+    "grep",
+    "list",
+    "ls",
+    "bash",
+    "lsp",
+    "batch",
+  ])
+
+  export type Context = { directory: string; home?: string; env?: Record<string, string | undefined> }
+
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined)
+  const resolve = (p: string, ctx: Context) => {
+    if (p === "~" || p.startsWith("~/")) return path.join(ctx.home ?? "/", p.slice(1))
+    return path.resolve(ctx.directory, p)
+  }
+
+  /**
+   * The plan of a built-in tool call, or undefined when `tool` is not a built-in this module knows.
+   *
+   * @example
+   * (await SecurityTools.plan("apply_patch", { patchText }, { directory: "/repo" }))?.requests
+   */
+  export async function plan(tool: string, args: unknown, ctx: Context, depth = 0): Promise<Plan | undefined> {
+    const a = (args && typeof args === "object" ? args : {}) as Record<string, unknown>
+    const out: Plan = { requests: [], dynamic: [], notes: [], output: "token", opaque: [] }
+    const read = (p: string | undefined, via: string, extra: Partial<Request> = {}) => {
+      if (p !== undefined) out.requests.push({ path: resolve(p, ctx), op: "read", via, ...extra })
+    }
+    const write = (p: string | undefined, via: string, extra: Partial<Request> = {}) => {
+      if (p !== undefined) out.requests.push({ path: resolve(p, ctx), op: "write", via, ...extra })
+    }
+    if (NO_FILES.has(tool)) return out
+    switch (tool) {
+      case "read":
+      case "lsp":
+        if (!str(a.filePath)) return { ...out, error: `${tool}: no filePath given` }
+        read(str(a.filePath), tool)
+        out.output = "off"
+        return out
+      case "write": {
+        const file = str(a.filePath)
+        if (!file) return { ...out, error: "write: no filePath given" }
+        write(file, tool, { destructive: true, change: { kind: "replace", content: str(a.content) ?? "" } })
+        return out
+      }
+      case "edit": {
+        const file = str(a.filePath)
+        if (!file) return { ...out, error: "edit: no filePath given" }
+        read(file, tool)
+        write(file, tool, { change: { kind: "edit", oldString: str(a.oldString) ?? "" } })
+        return out
+      }
+      case "multiedit": {
+        const files = new Set<string>()
+        if (str(a.filePath)) files.add(str(a.filePath)!)
+        const edits = Array.isArray(a.edits) ? a.edits : []
+        for (const e of edits) {
+          const edit = (e && typeof e === "object" ? e : {}) as Record<string, unknown>
+          const file = str(edit.filePath) ?? str(a.filePath)
+          if (!file) continue
+          files.add(file)
+          write(file, tool, { change: { kind: "edit", oldString: str(edit.oldString) ?? "" } })
+        }
+        for (const f of files) read(f, tool)
+        if (!files.size) return { ...out, error: "multiedit: no filePath given" }
+        return out
+      }
+      case "apply_patch":
+      case "patch": {
+        const text = str(a.patchText) ?? str(a.patch) ?? str(a.input)
+        if (!text) return { ...out, error: `${tool}: no patch text given` }
+        const parsed = SecurityPatch.parse(text)
+        if (!parsed.files.length)
+          return {
+            ...out,
+            error: `${tool}: the patch names no file${parsed.problems.length ? ` (${parsed.problems.join("; ")})` : ""}`,
+          }
+        for (const f of parsed.files) {
+          if (f.change !== "add") read(f.path, tool)
+          write(f.path, tool, {
+            destructive: f.change !== "update",
+            change:
+              f.change === "update"
+                ? { kind: "patch", removed: f.removed }
+                : f.change === "add" || f.change === "move-to"
+                  ? undefined
+                  : { kind: "replace", content: "" },
+          })
+        }
+        return out
+      }
+      case "glob": {
+        const base = str(a.path) ?? "."
+        read(base, tool)
+        const pattern = str(a.pattern)
+        if (pattern) {
+          // The literal folder a pattern starts with is listed too (`secrets/**/*.key` lists `secrets`).
+          const literal = pattern.split("/").filter(Boolean)
+          const fixed: string[] = []
+          for (const part of literal) {
+            if (/[*?[\]{}()!]/.test(part)) break
+            fixed.push(part)
+          }
+          if (fixed.length && fixed.length < literal.length)
+            read(path.join(pattern.startsWith("/") ? "/" : base, ...fixed), tool)
+        }
+        out.output = "line"
+        return out
+      }
+      case "grep":
+      case "list":
+      case "ls":
+        read(str(a.path) ?? ".", tool)
+        out.output = "line"
+        return out
+      case "bash": {
+        const command = str(a.command)
+        if (command === undefined) return { ...out, error: "bash: no command given" }
+        const cwd = str(a.workdir) ? resolve(str(a.workdir)!, ctx) : ctx.directory
+        if (str(a.workdir)) read(str(a.workdir), "bash workdir")
+        const analysis = await SecurityShell.analyze(command, { cwd, home: ctx.home, env: ctx.env })
+        if (analysis.error) return { ...out, error: `bash: ${analysis.error}` }
+        for (const acc of analysis.accesses)
+          out.requests.push({
+            path: acc.path,
+            op: acc.op,
+            recursive: acc.recursive,
+            destructive: acc.op === "write",
+            via: acc.command,
+          })
+        out.dynamic.push(...analysis.dynamic)
+        out.notes.push(...analysis.notes)
+        out.output = "line"
+        return out
+      }
+      case "batch": {
+        if (depth > 2) return { ...out, error: "batch: nested too deep" }
+        const calls = Array.isArray(a.tool_calls) ? a.tool_calls : []
+        for (const c of calls) {
+          const call = (c && typeof c === "object" ? c : {}) as Record<string, unknown>
+          const inner = await plan(String(call.tool ?? ""), call.parameters, ctx, depth + 1)
+          if (!inner) {
+            out.opaque.push({ tool: String(call.tool ?? ""), args: call.parameters })
+            continue
+          }
+          if (inner.error) return { ...out, error: inner.error }
+          out.requests.push(...inner.requests)
+          out.dynamic.push(...inner.dynamic)
+          out.notes.push(...inner.notes)
+          out.opaque.push(...inner.opaque)
+          if (inner.output === "line") out.output = "line"
+        }
+        return out
+      }
+    }
+    return undefined
+  }
+
+  /**
+   * Ranges to widen in grep's block output (`/path:` followed by `  Line N: …` lines): when a redacted range covers a
+   * block's path line, the block's match lines go with it.
+   */
+  export function widenGrepBlocks<T extends { start: number; end: number }>(text: string, ranges: T[]): T[] {
+    return ranges.map((r) => {
+      const lineEnd = text.indexOf("\n", r.start)
+      const line = text.slice(text.lastIndexOf("\n", r.start - 1) + 1, lineEnd < 0 ? text.length : lineEnd)
+      if (!/:\s*$/.test(line) || r.end < (lineEnd < 0 ? text.length : lineEnd)) return r
+      let end = lineEnd < 0 ? text.length : lineEnd
+      while (end < text.length) {
+        const next = text.indexOf("\n", end + 1)
+        const l = text.slice(end + 1, next < 0 ? text.length : next)
+        if (!/^\s+Line \d+:/.test(l)) break
+        end = next < 0 ? text.length : next
+      }
+      return { ...r, end }
+    })
+  }
+}
