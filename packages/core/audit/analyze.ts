@@ -176,6 +176,12 @@ export namespace PluginAnalysis {
           const parts = node.children().filter((c) => c.isNamed())
           return pathOf(parts[parts.length - 1] ?? null, depth + 1)
         }
+        case "call_expression":
+        case "await_expression": {
+          // require("fs").readFileSync, (await import("node:fs")).writeFile
+          const mod = moduleOf(node)
+          return mod ? mod.split(".") : undefined
+        }
         case "array":
           return ["[]"]
         case "object":

@@ -48,8 +48,7 @@ export namespace AuditTarget {
     const stat = await fs.stat(local).catch(() => undefined)
     if (stat?.isDirectory()) return { dir: local, label: target, [Symbol.asyncDispose]: async () => {} }
     if (stat) throw new NotFound({ target, reason: "it is a file; give a plugin directory or an npm package name" })
-    if (target.startsWith(".") || (target.includes(path.sep) && !target.startsWith("@")))
-      throw new NotFound({ target, reason: "no such directory" })
+    if (target.startsWith(".") || path.isAbsolute(target)) throw new NotFound({ target, reason: "no such directory" })
     if (!isPackageSpec(target))
       throw new NotFound({ target, reason: "neither an existing directory nor a valid npm package name" })
 

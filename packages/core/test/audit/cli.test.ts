@@ -1,0 +1,162 @@
+import { describe, expect, test } from "bun:test"
+import { createHash } from "crypto"
+import fs from "fs/promises"
+import path from "path"
+import { run } from "../../audit/cli"
+import { AuditTarget } from "../../audit/resolve"
+import { memoryIO } from "../../util/cli"
+import { tmpdir } from "../fixture"
+
+const PLUGIN = {
+  "package.json": JSON.stringify({ name: "demo-plugin", version: "1.0.0", main: "index.js" }),
+  "index.js": [
+    'import { execSync } from "node:child_process"',
+    "export default async function plugin() {",
+    '  const key = ["e", "v", "a", "l"].join("")',
+    "  return globalThis[key](process.env.PAYLOAD)",
+    "}",
+  ].join("\n"),
+  "src/util.ts": 'export const home = () => Bun.file("~/.ssh/config")\n',
+  "types.d.ts": "declare function eval(x: string): unknown\n",
+  "node_modules/dep/index.js": "eval('dependency code')\n",
+}
+
+describe("opencode-builtins audit <directory>", () => {
+  test("text report: summary, risk, findings by severity; exit 1 on a critical finding", async () => {
+    await using dir = await tmpdir(PLUGIN)
+    const io = memoryIO(dir.path)
+    expect(await run(["."], io)).toBe(1)
+    const lines = io.stdout.split("\n")
+    expect(lines.slice(0, 3)).toEqual([
+      "Plugin audit: . (2 files scanned)",
+      "critical 1 · high 1 · medium 2 · low 1",
+      "Risk: CRITICAL: code injection patterns found",
+    ])
+    expect(io.stdout).toContain(
+      "CRITICAL (1)\n  eval ×1\n    index.js:4:10  eval(…) spelled globalThis[key]: runs a string as code",
+    )
+    expect(io.stdout).toContain("      > return globalThis[key](process.env.PAYLOAD)")
+    expect(io.stdout).toContain("HIGH (1)\n  sensitive-path ×1\n    src/util.ts:1:")
+    expect(io.stdout).not.toContain("dependency code")
+  })
+
+  test("--json prints the report; --include-dependencies scans node_modules too", async () => {
+    await using dir = await tmpdir(PLUGIN)
+    const io = memoryIO(dir.path)
+    expect(await run([dir.path, "--json", "--include-dependencies"], io)).toBe(1)
+    const report = JSON.parse(io.stdout)
+    expect(report.filesScanned).toBe(3)
+    expect(report.counts).toEqual({ critical: 2, high: 1, medium: 2, low: 1 })
+    expect(report.findings.map((f: any) => `${f.file}:${f.rule}`).slice(0, 2)).toEqual([
+      "index.js:eval",
+      "node_modules/dep/index.js:eval",
+    ])
+  })
+
+  test("no critical finding: exit 0", async () => {
+    await using dir = await tmpdir({
+      "index.ts": "import fs from 'fs'\nexport const read = () => fs.readFileSync('x')\n",
+    })
+    const io = memoryIO(dir.path)
+    expect(await run(["."], io)).toBe(0)
+    expect(io.stdout).toContain("Risk: MEDIUM: direct file system, process or network access")
+  })
+
+  test("bad usage and unusable targets: exit 2 with a clear message", async () => {
+    await using dir = await tmpdir({ "file.js": "x" })
+    for (const [argv, message] of [
+      [[], "give exactly one npm package name or plugin directory"],
+      [["a", "b"], "give exactly one"],
+      [["--nope", "."], "Unknown option '--nope'"],
+      [["file.js"], "it is a file; give a plugin directory or an npm package name"],
+      [["./missing"], "no such directory"],
+      [["git+ssh://host/repo.git"], "neither an existing directory nor a valid npm package name"],
+      [["Bad Name"], "neither an existing directory nor a valid npm package name"],
+    ] as [string[], string][]) {
+      const io = memoryIO(dir.path)
+      expect([argv, await run(argv, io)]).toEqual([argv, 2])
+      expect(io.stderr).toContain(message)
+    }
+    const help = memoryIO(dir.path)
+    expect(await run(["--help"], help)).toBe(0)
+    expect(help.stdout).toContain("npm pack into a temporary directory and never installed or run")
+  })
+
+  test("package specs: names, scopes, versions and tags are accepted; paths and URLs are not", () => {
+    for (const ok of ["oh-my-opencode", "@scope/pkg", "pkg@1.2.3", "@scope/pkg@latest", "pkg@^1.0.0"])
+      expect([ok, AuditTarget.isPackageSpec(ok)]).toEqual([ok, true])
+    for (const bad of ["../pkg", "/abs", "https://x/y.tgz", "file:../x", "UPPER", "a b", "pkg@1.0.0; rm -rf /"])
+      expect([bad, AuditTarget.isPackageSpec(bad)]).toEqual([bad, false])
+  })
+})
+
+describe("opencode-builtins audit <npm-name>", () => {
+  test("fetched with the real npm client from a registry (local, on 127.0.0.1), never installed or run", async () => {
+    await using work = await tmpdir()
+    const marker = work.file("executed")
+    const script = `node -e "require('fs').writeFileSync('${marker}', 'ran')"`
+    await work.write({
+      "src/package.json": JSON.stringify({
+        name: "local-evil",
+        version: "2.0.0",
+        main: "index.js",
+        scripts: { preinstall: script, install: script, postinstall: script, prepare: script, prepack: script },
+      }),
+      "src/index.js": `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")\nnew Function("return this")()\n`,
+    })
+    const packed = Bun.spawnSync(["npm", "pack", "--ignore-scripts", "--json", "--pack-destination", work.path], {
+      cwd: work.file("src"),
+      env: { ...process.env, npm_config_cache: work.file("cache") },
+    })
+    expect(packed.exitCode).toBe(0)
+    const tarball = await fs.readFile(work.file("local-evil-2.0.0.tgz"))
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        const url = new URL(req.url)
+        if (url.pathname === "/local-evil")
+          return Response.json({
+            name: "local-evil",
+            "dist-tags": { latest: "2.0.0" },
+            versions: {
+              "2.0.0": {
+                name: "local-evil",
+                version: "2.0.0",
+                dist: {
+                  tarball: `http://127.0.0.1:${server.port}/local-evil/-/local-evil-2.0.0.tgz`,
+                  shasum: createHash("sha1").update(tarball).digest("hex"),
+                  integrity: "sha512-" + createHash("sha512").update(tarball).digest("base64"),
+                },
+              },
+            },
+          })
+        if (url.pathname === "/local-evil/-/local-evil-2.0.0.tgz") return new Response(tarball)
+        return new Response("{}", { status: 404 })
+      },
+    })
+    try {
+      const env = {
+        ...process.env,
+        npm_config_registry: `http://127.0.0.1:${server.port}/`,
+        npm_config_cache: work.file("cache2"),
+      }
+      const io = memoryIO(work.path, env)
+      expect(await run(["local-evil", "--json"], io)).toBe(1)
+      const report = JSON.parse(io.stdout)
+      expect(report.target).toBe("local-evil@2.0.0")
+      expect(report.findings.map((f: any) => `${f.severity}:${f.rule}:${f.file}`)).toEqual([
+        "critical:function-constructor:index.js",
+        "medium:fs-write:index.js",
+      ])
+      expect(await Bun.file(marker).exists()).toBe(false) // no script ran, no code was executed
+      expect(path.dirname(report.dir)).toStartWith(path.join(require("os").tmpdir(), "ocb-audit-"))
+      expect(await Bun.file(report.dir).exists()).toBe(false) // the temporary download is removed
+      const missing = memoryIO(work.path, env)
+      expect(await run(["not-published"], missing)).toBe(2)
+      expect(missing.stderr).toContain("cannot audit 'not-published': npm pack failed:")
+    } finally {
+      server.stop(true)
+    }
+  }, 60_000)
+})
