@@ -110,10 +110,11 @@ describe("opencode-builtins audit <npm-name>", () => {
     })
     expect(packed.exitCode).toBe(0)
     const tarball = await fs.readFile(work.file("local-evil-2.0.0.tgz"))
+    let port = 0
     const server = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
-      fetch(req) {
+      fetch(req): Response {
         const url = new URL(req.url)
         if (url.pathname === "/local-evil")
           return Response.json({
@@ -124,7 +125,7 @@ describe("opencode-builtins audit <npm-name>", () => {
                 name: "local-evil",
                 version: "2.0.0",
                 dist: {
-                  tarball: `http://127.0.0.1:${server.port}/local-evil/-/local-evil-2.0.0.tgz`,
+                  tarball: `http://127.0.0.1:${port}/local-evil/-/local-evil-2.0.0.tgz`,
                   shasum: createHash("sha1").update(tarball).digest("hex"),
                   integrity: "sha512-" + createHash("sha512").update(tarball).digest("base64"),
                 },
@@ -135,6 +136,7 @@ describe("opencode-builtins audit <npm-name>", () => {
         return new Response("{}", { status: 404 })
       },
     })
+    port = server.port!
     try {
       const env = {
         ...process.env,
