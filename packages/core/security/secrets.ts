@@ -52,6 +52,10 @@ export namespace SecuritySecrets {
     { id: "url-credentials", prefix: "://", re: /:\/\/[^\s:@/"'<>]{1,128}:([^\s@/"'<>]{1,256})@/y, group: 1 },
   ]
 
+  /** Values that stand for a secret rather than being one: `password`, `${PASS}`, `<token>`, `***`, `$X`. */
+  const PLACEHOLDER =
+    /^(?:pass(?:word|wd)?|secret|token|changeme|example|xxx+|\*+|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\{[^}]*\}|%[sd]|\.\.\.)$/i
+
   const PREFILTER = new RegExp(PATTERNS.map((p) => p.prefix).join("|"), "gi")
   const BOUNDARY = /[A-Za-z0-9_]/
 
@@ -75,6 +79,7 @@ export namespace SecuritySecrets {
         p.re.lastIndex = at
         const m = p.re.exec(text)
         if (!m) continue
+        if (p.group && PLACEHOLDER.test(m[p.group])) continue
         const start = p.group ? at + m[0].indexOf(m[p.group]) : at
         const end = p.group ? start + m[p.group].length : at + m[0].length
         out.push({ start, end, id: p.id })

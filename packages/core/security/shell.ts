@@ -1574,7 +1574,9 @@ export namespace SecurityShell {
       try {
         const glob = new Bun.Glob(absolute ? pattern.slice(1) : pattern)
         const found: string[] = []
-        for (const f of glob.scanSync({ cwd, dot: false, onlyFiles: false, followSymlinks: false })) {
+        // Like bash: `*` skips dot files unless the pattern's own segment starts with a dot.
+        const dot = pattern.split("/").some((segment) => segment.startsWith("."))
+        for (const f of glob.scanSync({ cwd, dot, onlyFiles: false, followSymlinks: false })) {
           found.push(absolute ? "/" + f : f)
           if (found.length >= 1000) {
             this.note(`${pattern}: more than 1000 matches; analysed the first 1000`)
