@@ -4,14 +4,20 @@
 //    TypeScript source file under node_modules copied into a temporary directory (no .gitignore, no node_modules
 //    directory names, so both tools see exactly the same files). Match counts must agree or the run says so.
 //  - the full tool call (search + formatting of the capped result) for the same patterns;
-//  - the comment checker's cost per typical edit vs a plain line split of the same text.
+//  - the comment checker's cost per typical edit (a 24-line window of a real or AI-slop corpus file, 8 of its lines
+//    added by the edit) against the work OpenCode's edit tool itself does per edit: a unified diff of the same
+//    strings (createTwoFilesPatch, as upstream's edit tool computes for its output); plus whole-file writes.
 // Nothing fails on timing; the goals (search ≤ 1.0× the CLI, comment check ≤ 1 ms per edit) are printed.
 import fs from "fs/promises"
 import { existsSync } from "fs"
 import os from "os"
 import path from "path"
+import { createTwoFilesPatch } from "diff"
 import { AstFormat } from "../../packages/core/ast/format"
 import { AstSearch } from "../../packages/core/ast/search"
+import { CommentCheck } from "../../packages/core/comment/check"
+import { CommentHooks } from "../../packages/core/comment/hooks"
+import { CommentCorpus } from "../../test/comment/corpus"
 
 const ROOT = path.resolve(import.meta.dir, "../..")
 const only = process.env.BENCH_ONLY?.split(",")
@@ -139,4 +145,59 @@ async function searchBench() {
   }
 }
 
+function commentBench() {
+  const samples = [...CommentCorpus.real(), ...CommentCorpus.slop()]
+  const edits: { file: string; oldString: string; newString: string }[] = []
+  for (const sample of samples) {
+    const lines = sample.text.split("\n")
+    for (let start = 0; start + 24 <= lines.length && edits.length < 2000; start += 97) {
+      const window = lines.slice(start, start + 24)
+      edits.push({
+        file: sample.file,
+        newString: window.join("\n"),
+        oldString: window.filter((_, i) => i % 3).join("\n"),
+      })
+    }
+  }
+  const check = (e: (typeof edits)[number]) => {
+    const docs = CommentHooks.documents(
+      "edit",
+      { filePath: e.file, oldString: e.oldString, newString: e.newString },
+      undefined,
+      "/",
+    )
+    return CommentCheck.note([CommentCheck.judge(docs, "normal")], "/")
+  }
+  const diff = (e: (typeof edits)[number]) => createTwoFilesPatch(e.file, e.file, e.oldString, e.newString)
+  for (const e of edits.slice(0, 200)) (check(e), diff(e)) // warm-up
+  const perEdit = (fn: (e: (typeof edits)[number]) => unknown) => {
+    const rounds: number[] = []
+    for (let r = 0; r < ROUNDS; r++) {
+      const t = performance.now()
+      for (const e of edits) fn(e)
+      rounds.push((performance.now() - t) / edits.length)
+    }
+    return median(rounds)
+  }
+  const ours = perEdit(check)
+  const base = perEdit(diff)
+  const flagged = edits.filter((e) => check(e)).length
+  console.log(
+    `comment checker, typical edit (${edits.length} edits of 24 lines from ${samples.length} corpus files, ${flagged} flagged): ` +
+      `${(ours * 1000).toFixed(1)} µs per edit (goal ≤ 1000 µs); the edit tool's own diff of the same strings: ` +
+      `${(base * 1000).toFixed(1)} µs; ratio ${(ours / base).toFixed(2)}×`,
+  )
+  const whole = samples.filter((s) => s.text.split("\n").length >= 400).slice(0, 20)
+  const t = performance.now()
+  for (let r = 0; r < ROUNDS; r++)
+    for (const s of whole)
+      CommentCheck.judge(CommentHooks.documents("write", { filePath: s.file, content: s.text }, "", "/"), "normal")
+  const lines = whole.reduce((n, s) => n + s.text.split("\n").length, 0) / Math.max(1, whole.length)
+  console.log(
+    `comment checker, whole-file write of a new file (${whole.length} files, ${Math.round(lines)} lines on average): ` +
+      `${((performance.now() - t) / ROUNDS / Math.max(1, whole.length)).toFixed(2)} ms per write`,
+  )
+}
+
 if (want("search")) await searchBench()
+if (want("comment")) commentBench()
