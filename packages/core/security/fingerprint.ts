@@ -140,30 +140,45 @@ export namespace SecurityFingerprint {
     return out.sort((a, b) => a.start - b.start)
   }
 
-  const BASE64_BLOCK =
-    /(?:[A-Za-z0-9+/_-]{4}){6,}(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=|[A-Za-z0-9+/_-]{2,3})?(?:\r?\n(?:[A-Za-z0-9+/_-]{4})+(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=|[A-Za-z0-9+/_-]{2,3})?)*/g
-  const HEX_BLOCK = /(?:[0-9a-fA-F]{2}){16,}(?:\r?\n(?:[0-9a-fA-F]{2})+)*/g
+  const RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g
+  const CONTINUATION = /[A-Za-z0-9+/_-]{4,}={0,2}/y
+  const HEX = /^[0-9a-fA-F]+$/
 
   export type Encoded = { start: number; end: number; encoding: "base64" | "hex"; decoded: string }
 
   /**
    * Base64 (standard and URL-safe, wrapped or not) and hex blocks of `text` that decode to readable text, with their
-   * decoded form, for the scanner to check like any other text.
+   * decoded form, for the scanner to check like any other text. One linear pass finds runs of encoding characters;
+   * a run that fills its line continues on the next line (wrapped output).
    */
   export function decodedBlocks(text: string): Encoded[] {
     const out: Encoded[] = []
-    BASE64_BLOCK.lastIndex = 0
-    for (let m = BASE64_BLOCK.exec(text); m; m = BASE64_BLOCK.exec(text)) {
-      const compact = m[0].replace(/\s+/g, "")
-      if (!/[0-9+/_-]/.test(compact) && !/[A-Z].*[a-z]|[a-z].*[A-Z]/.test(compact)) continue
+    RUN.lastIndex = 0
+    for (let m = RUN.exec(text); m; m = RUN.exec(text)) {
+      const start = m.index
+      let end = start + m[0].length
+      let compact = m[0]
+      // Wrapped blocks: the run ends its line and the next line is another run.
+      while (compact.length % 4 === 0 && (text[end] === "\n" || (text[end] === "\r" && text[end + 1] === "\n"))) {
+        const next = end + (text[end] === "\r" ? 2 : 1)
+        CONTINUATION.lastIndex = next
+        const c = CONTINUATION.exec(text)
+        if (!c) break
+        const after = text[next + c[0].length]
+        if (after !== undefined && after !== "\n" && after !== "\r") break
+        compact += c[0]
+        end = next + c[0].length
+      }
+      RUN.lastIndex = end
+      if (HEX.test(compact) && compact.length >= 32) {
+        const decoded = readable(Buffer.from(compact.length % 2 ? compact.slice(0, -1) : compact, "hex"))
+        if (decoded) out.push({ start, end, encoding: "hex", decoded })
+        continue
+      }
+      // Words and identifiers are runs too; real base64 mixes cases with digits or symbols.
+      if (!/[0-9+/_-]/.test(compact) || !/[a-z]/.test(compact) || !/[A-Z]/.test(compact)) continue
       const decoded = readable(Buffer.from(compact.replace(/-/g, "+").replace(/_/g, "/"), "base64"))
-      if (decoded) out.push({ start: m.index, end: m.index + m[0].length, encoding: "base64", decoded })
-    }
-    HEX_BLOCK.lastIndex = 0
-    for (let m = HEX_BLOCK.exec(text); m; m = HEX_BLOCK.exec(text)) {
-      const compact = m[0].replace(/\s+/g, "")
-      const decoded = readable(Buffer.from(compact.length % 2 ? compact.slice(0, -1) : compact, "hex"))
-      if (decoded) out.push({ start: m.index, end: m.index + m[0].length, encoding: "hex", decoded })
+      if (decoded) out.push({ start, end, encoding: "base64", decoded })
     }
     return out
   }

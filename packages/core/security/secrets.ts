@@ -20,7 +20,7 @@ export namespace SecuritySecrets {
     },
     {
       id: "aws-secret-access-key",
-      prefix: "aws_secret_access_key",
+      prefix: "(?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY)",
       re: /aws_secret_access_key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/iy,
       group: 1,
     },
@@ -41,7 +41,7 @@ export namespace SecuritySecrets {
     { id: "pypi-token", prefix: "pypi-", re: /pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}/y },
     { id: "huggingface-token", prefix: "hf_", re: /hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])/y },
     { id: "sendgrid-key", prefix: "SG\\.", re: /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/y },
-    { id: "twilio-key", prefix: "SK[0-9a-f]", re: /SK[0-9a-fA-F]{32}(?![0-9a-fA-F])/y },
+    { id: "twilio-key", prefix: "SK[0-9a-fA-F]", re: /SK[0-9a-fA-F]{32}(?![0-9a-fA-F])/y },
     {
       id: "private-key",
       prefix: "-----BEGIN ",
@@ -56,8 +56,10 @@ export namespace SecuritySecrets {
   const PLACEHOLDER =
     /^(?:pass(?:word|wd)?|secret|token|changeme|example|xxx+|\*+|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\{[^}]*\}|%[sd]|\.\.\.)$/i
 
-  const PREFILTER = new RegExp(PATTERNS.map((p) => p.prefix).join("|"), "gi")
+  // One capture group per pattern: the group that matched names the pattern worth confirming first.
+  const PREFILTER = new RegExp(PATTERNS.map((p) => `(${p.prefix})`).join("|"), "g")
   const BOUNDARY = /[A-Za-z0-9_]/
+  const HEADS = PATTERNS.map((p) => new RegExp(p.prefix, "y"))
 
   /**
    * Every secret found in `text`, sorted by position.
@@ -72,25 +74,44 @@ export namespace SecuritySecrets {
     for (let hit = PREFILTER.exec(text); hit; hit = PREFILTER.exec(text)) {
       const at = hit.index
       if (at < coveredTo) continue
-      let found = false
-      for (const p of PATTERNS) {
-        // Tokens start at a word boundary (URLs and assignments excepted: their prefixes carry their own context).
-        if (p.id !== "url-credentials" && at > 0 && BOUNDARY.test(text[at - 1]) && !p.prefix.startsWith("-")) continue
-        p.re.lastIndex = at
-        const m = p.re.exec(text)
-        if (!m) continue
-        if (p.group && PLACEHOLDER.test(m[p.group])) continue
-        const start = p.group ? at + m[0].indexOf(m[p.group]) : at
-        const end = p.group ? start + m[p.group].length : at + m[0].length
-        out.push({ start, end, id: p.id })
-        coveredTo = at + m[0].length
-        PREFILTER.lastIndex = Math.max(PREFILTER.lastIndex, coveredTo)
-        found = true
-        break
+      let first = 1
+      while (hit[first] === undefined) first++
+      const match = confirm(text, at, first - 1) ?? confirmAny(text, at, first - 1)
+      if (!match) {
+        PREFILTER.lastIndex = at + 1
+        continue
       }
-      if (!found) PREFILTER.lastIndex = at + 1
+      out.push({ start: match.start, end: match.end, id: match.id })
+      coveredTo = match.covered
+      PREFILTER.lastIndex = Math.max(PREFILTER.lastIndex, coveredTo)
     }
     return out
+  }
+
+  function confirm(text: string, at: number, k: number) {
+    const p = PATTERNS[k]
+    // Tokens start at a word boundary (URLs and key headers carry their own context).
+    if (p.id !== "url-credentials" && !p.prefix.startsWith("-") && at > 0 && BOUNDARY.test(text[at - 1]))
+      return undefined
+    p.re.lastIndex = at
+    const m = p.re.exec(text)
+    if (!m) return undefined
+    if (p.group && PLACEHOLDER.test(m[p.group])) return undefined
+    const start = p.group ? at + m[0].indexOf(m[p.group]) : at
+    const end = p.group ? start + m[p.group].length : at + m[0].length
+    return { start, end, id: p.id, covered: at + m[0].length }
+  }
+
+  /** When the first pattern fails at a position, a later one with an overlapping prefix may still match. */
+  function confirmAny(text: string, at: number, skip: number) {
+    for (let k = 0; k < PATTERNS.length; k++) {
+      if (k === skip) continue
+      HEADS[k].lastIndex = at
+      if (!HEADS[k].test(text)) continue
+      const found = confirm(text, at, k)
+      if (found) return found
+    }
+    return undefined
   }
 
   /** The ids of the formats recognised, for docs and the CLI. */

@@ -364,13 +364,17 @@ describe("plugin argument extraction", () => {
   test("a new file to be created inside a write-protected folder", () =>
     denied("scaffold", { target: "vendor/new-file.js" }))
   test("object output is serialised and redacted", async () => {
-    const wrapped = guard.wrapTool("leak", { execute: async () => ({ data: SECRET_FILE }) }, "leaky-plugin")
-    const result = (await wrapped.execute({}, {})) as string
+    const wrapped = guard.wrapTool(
+      "leak",
+      { execute: async (_args: unknown, _ctx: unknown) => ({ data: SECRET_FILE }) },
+      "leaky-plugin",
+    )
+    const result = (await wrapped.execute({}, {})) as unknown as string
     expect(typeof result).toBe("string")
     expect(result).not.toContain("Zx81Qp0vLk27mNb5Yt3RwE9u")
   })
   test("a denied plugin tool returns an error string, it does not throw", async () => {
-    const wrapped = guard.wrapTool("reader", { execute: async () => "never" }, "p")
+    const wrapped = guard.wrapTool("reader", { execute: async (_args: unknown, _ctx: unknown) => "never" }, "p")
     expect(await wrapped.execute({ path: "secrets/api.key" }, {})).toMatch(/^Error: Blocked/)
   })
   test("harmless arguments pass", () => allowed("search_docs", { query: "how to deploy", limit: 5 }))
