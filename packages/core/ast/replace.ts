@@ -67,7 +67,7 @@ export namespace AstReplace {
 
   export async function run(input: AstScan.Input, options: Options): Promise<Result> {
     const started = performance.now()
-    const deadline = AbortSignal.timeout(options.timeoutMs ?? 60_000)
+    const deadline = AstScan.deadline(options.timeoutMs ?? 60_000)
     const signal = input.signal ? AbortSignal.any([input.signal, deadline]) : deadline
     const scan = await AstScan.prepare({ ...input, signal })
     const filtered = await AstScan.filter(scan, { keepText: true })

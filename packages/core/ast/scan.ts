@@ -55,6 +55,11 @@ export namespace AstScan {
     return { input, lang, napiLang, pattern, extensions: new Set(AstLanguage.extensions(lang)), files }
   }
 
+  /** A signal that fires after `ms` (at once for 0 or less: a search given no time finds nothing). */
+  export function deadline(ms: number): AbortSignal {
+    return ms <= 0 ? AbortSignal.abort(new DOMException("time limit reached", "TimeoutError")) : AbortSignal.timeout(ms)
+  }
+
   export type Candidate = { file: string; text?: string }
 
   export type Filtered = {

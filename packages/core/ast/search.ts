@@ -53,7 +53,7 @@ export namespace AstSearch {
   export async function run(input: AstScan.Input, options: Options = {}): Promise<Result> {
     const started = performance.now()
     const timeoutMs = options.timeoutMs ?? TIMEOUT_MS
-    const deadline = AbortSignal.timeout(timeoutMs)
+    const deadline = AstScan.deadline(timeoutMs)
     const signal = input.signal ? AbortSignal.any([input.signal, deadline]) : deadline
     const scan = await AstScan.prepare({ ...input, signal })
     const filtered = await AstScan.filter(scan, { keepText: false })

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import os from "os"
 import path from "path"
@@ -9,6 +9,10 @@ import { Grammar } from "../../ast/grammar"
 import { tmpdir } from "../fixture"
 import { CliOracle } from "./cli-oracle"
 import { LANGUAGE_CASES } from "./fixtures"
+
+// The first use of a dynamic language registers all of them, compiling three grammars from source on a fresh
+// checkout (about 2 s, more on a busy machine): done once here, with room, rather than inside a 5 s test.
+beforeAll(() => AstLanguage.load("python").then(() => undefined), 120_000)
 
 describe("the 25 languages", () => {
   test("the PRD's list, each with a fixture", () => {
@@ -94,5 +98,5 @@ describe("grammars compiled from npm sources", () => {
     } finally {
       await fs.rm(cache, { recursive: true, force: true })
     }
-  })
+  }, 60_000)
 })

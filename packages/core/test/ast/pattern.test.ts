@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import path from "path"
 import { AstLanguage } from "../../ast/languages"
@@ -6,6 +6,10 @@ import { AstPattern } from "../../ast/pattern"
 import { AstSearch } from "../../ast/search"
 import { tmpdir } from "../fixture"
 import { CliOracle } from "./cli-oracle"
+
+// The first use of a dynamic language registers all of them, compiling three grammars from source on a fresh
+// checkout (about 2 s, more on a busy machine): done once here, with room, rather than inside a 5 s test.
+beforeAll(() => AstLanguage.load("python").then(() => undefined), 120_000)
 
 const compile = async (lang: string, pattern: string) =>
   AstPattern.compile(await AstLanguage.load(lang), lang, pattern, AstLanguage.expando(lang as AstLanguage.Name))

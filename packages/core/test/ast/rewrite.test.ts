@@ -1,9 +1,14 @@
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
+import { AstLanguage } from "../../ast/languages"
 import fs from "fs/promises"
 import { AstReplace } from "../../ast/replace"
 import { AstRewrite } from "../../ast/rewrite"
 import { tmpdir } from "../fixture"
 import { CliOracle } from "./cli-oracle"
+
+// The first use of a dynamic language registers all of them, compiling three grammars from source on a fresh
+// checkout (about 2 s, more on a busy machine): done once here, with room, rather than inside a 5 s test.
+beforeAll(() => AstLanguage.load("python").then(() => undefined), 120_000)
 
 const rewrite = async (source: string, pattern: string, template: string, lang = "typescript", file = "a.ts") => {
   await using dir = await tmpdir({ [file]: source })

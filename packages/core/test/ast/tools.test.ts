@@ -1,10 +1,15 @@
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
+import { AstLanguage } from "../../ast/languages"
 import fs from "fs/promises"
 import z from "zod"
 import type { Host } from "../../host"
 import { AstTools } from "../../ast/tools"
 import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
+
+// The first use of a dynamic language registers all of them, compiling three grammars from source on a fresh
+// checkout (about 2 s, more on a busy machine): done once here, with room, rather than inside a 5 s test.
+beforeAll(() => AstLanguage.load("python").then(() => undefined), 120_000)
 
 function context(directory: string, asks: any[] = [], reject?: string) {
   return {
