@@ -165,7 +165,7 @@ export namespace SecurityFingerprint {
         const c = CONTINUATION.exec(text)
         if (!c) break
         const after = text[next + c[0].length]
-        if (after !== undefined && after !== "\n" && after !== "\r") break
+        if (after !== undefined && !/\s/.test(after)) break
         compact += c[0]
         end = next + c[0].length
       }

@@ -1,0 +1,221 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { SecurityConfig } from "../../security/config"
+import { tmpdir } from "../fixture"
+
+const write = (dir: string, rel: string, value: unknown) => {
+  fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true })
+  fs.writeFileSync(path.join(dir, rel), typeof value === "string" ? value : JSON.stringify(value))
+}
+const problems = (state: SecurityConfig.State) => (state.status === "invalid" ? state.problems : [])
+
+describe("SecurityConfig.load", () => {
+  test("no policy file: status none", async () => {
+    await using dir = await tmpdir({ "a.txt": "x" })
+    expect(SecurityConfig.load(dir.path).status).toBe("none")
+  })
+
+  test("a valid policy: rules, markers, roles, default role, audit path anchored at the root", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, ".opencode-security.json", {
+      version: "1.0",
+      roles: [
+        { name: "admin", level: 100 },
+        { name: "viewer", level: 10 },
+      ],
+      rules: [{ pattern: "secrets/**", type: "directory", deniedOperations: ["read"], allowedRoles: ["admin"] }],
+      segments: { markers: [{ start: "@s-start", end: "@s-end", deniedOperations: ["llm"] }] },
+      logging: { path: "logs/audit.jsonl", level: "verbose" },
+    })
+    const state = SecurityConfig.load(dir.path)
+    if (state.status !== "valid") throw new Error(SecurityConfig.describe(problems(state)))
+    expect(state.config.rules.filter((r) => !r.implicit)).toHaveLength(1)
+    expect(state.config.markers).toHaveLength(1)
+    expect(state.config.defaultRole).toBe("viewer")
+    expect(state.config.logging).toMatchObject({
+      path: path.join(dir.path, "logs/audit.jsonl"),
+      level: "verbose",
+      keep: 3,
+    })
+    expect(state.config.hasExplicit).toBe(true)
+  })
+
+  test("bad JSON names line and column; a truncated file says so", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, ".opencode-security.json", '{\n  "version": "1.0",\n  "rules": [\n')
+    const [p] = problems(SecurityConfig.load(dir.path))
+    expect(p.message).toContain("line 4, column 1")
+    expect(p.message).toContain("truncated")
+  })
+
+  test("schema errors carry the JSON pointer and the allowed values", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, ".opencode-security.json", {
+      version: "1.0",
+      rules: [{ pattern: "x", type: "folder", deniedOperations: ["read", "delete"], deniedOperation: [] }],
+    })
+    const found = problems(SecurityConfig.load(dir.path))
+    const text = SecurityConfig.describe(found)
+    expect(text).toContain('/rules/0/type: must be one of "file", "directory"')
+    expect(text).toContain("/rules/0/deniedOperations/1")
+    expect(text).toContain("unknown property 'deniedOperation'")
+  })
+
+  test("missing version, empty file, a folder named like the policy, a duplicate role, an unknown role", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, ".opencode-security.json", { rules: [] })
+    expect(SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))).toContain(
+      "missing required property 'version'",
+    )
+    write(dir.path, ".opencode-security.json", "  \n")
+    expect(SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))).toContain("is empty")
+    write(dir.path, ".opencode-security.json", {
+      version: "1.0",
+      roles: [
+        { name: "a", level: 1 },
+        { name: "a", level: 2 },
+      ],
+    })
+    expect(SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))).toContain(
+      "/roles/1/name: role 'a' is defined twice",
+    )
+    write(dir.path, ".opencode-security.json", {
+      version: "1.0",
+      rules: [{ pattern: "x", type: "file", deniedOperations: ["read"], allowedRoles: ["admin"] }],
+    })
+    expect(SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))).toContain(
+      "/rules/0/allowedRoles/0: unknown role 'admin' (defined: viewer)",
+    )
+    fs.rmSync(path.join(dir.path, ".opencode-security.json"))
+    fs.mkdirSync(path.join(dir.path, ".opencode-security.json"))
+    expect(SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))).toContain("not a regular file")
+  })
+
+  test("unusable patterns are errors", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, ".opencode-security.json", {
+      version: "1.0",
+      rules: [
+        { pattern: "!secrets", type: "file", deniedOperations: ["read"] },
+        { pattern: "a/../b", type: "file", deniedOperations: ["read"] },
+      ],
+    })
+    const text = SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))
+    expect(text).toContain("/rules/0/pattern: negated patterns are not supported")
+    expect(text).toContain("/rules/1/pattern: '..' and '.' may not appear")
+  })
+
+  test("a subdirectory policy adds rules for its subtree only and may not set logging, mcp or secrets", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, ".opencode-security.json", { version: "1.0" })
+    write(dir.path, "sub/.opencode-security.json", {
+      version: "1.0",
+      rules: [{ pattern: "private", type: "directory", deniedOperations: ["read"] }],
+    })
+    const state = SecurityConfig.load(dir.path, { nested: [path.join(dir.path, "sub/.opencode-security.json")] })
+    if (state.status !== "valid") throw new Error("expected valid")
+    const rule = state.config.rules.find((r) => r.pattern === "private")!
+    expect(rule.test(path.join(dir.path, "sub/private/x"))).toBe(true)
+    expect(rule.test(path.join(dir.path, "private/x"))).toBe(false)
+    write(dir.path, "sub/.opencode-security.json", { version: "1.0", mcp: { defaultPolicy: "trusted" } })
+    const bad = SecurityConfig.load(dir.path, { nested: [path.join(dir.path, "sub/.opencode-security.json")] })
+    expect(SecurityConfig.describe(problems(bad))).toContain("only the project root's policy may set 'mcp'")
+  })
+
+  test("implicit self-protection, and a root rule naming roles replaces it", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, ".opencode-security.json", { version: "1.0" })
+    let state = SecurityConfig.load(dir.path)
+    if (state.status !== "valid") throw new Error("expected valid")
+    const implicit = state.config.rules.filter((r) => r.implicit)
+    expect(implicit.map((r) => r.id).sort()).toEqual([
+      "implicit:audit-log",
+      "implicit:host-config",
+      "implicit:policy-file",
+    ])
+    expect(state.config.hasExplicit).toBe(false)
+    write(dir.path, ".opencode-security.json", {
+      version: "1.0",
+      roles: [
+        { name: "viewer", level: 1 },
+        { name: "owner", level: 9 },
+      ],
+      rules: [
+        { pattern: ".opencode-security.json", type: "file", deniedOperations: ["write"], allowedRoles: ["owner"] },
+      ],
+    })
+    state = SecurityConfig.load(dir.path)
+    if (state.status !== "valid") throw new Error("expected valid")
+    const policyFile = path.join(dir.path, ".opencode-security.json")
+    expect(state.config.rules.find((r) => r.implicit === "policy-file")!.test(policyFile)).toBe(false)
+    expect(state.config.rules.find((r) => !r.implicit)!.test(policyFile)).toBe(true)
+  })
+
+  test("find walks subdirectories, skipping .git and node_modules", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, ".opencode-security.json", { version: "1.0" })
+    write(dir.path, "a/b/.opencode-security.json", { version: "1.0" })
+    write(dir.path, "node_modules/x/.opencode-security.json", { version: "1.0" })
+    write(dir.path, ".git/.opencode-security.json", { version: "1.0" })
+    expect((await SecurityConfig.find(dir.path)).files).toEqual([path.join(dir.path, "a/b/.opencode-security.json")])
+  })
+})
+
+describe("SecurityConfig.getMcpPolicy", () => {
+  test("trusted without a policy, enforced with rules, explicit entries and defaultPolicy win", async () => {
+    await using dir = await tmpdir()
+    expect(SecurityConfig.getMcpPolicy(SecurityConfig.load(dir.path), "x")).toBe("trusted")
+    write(dir.path, ".opencode-security.json", { version: "1.0" })
+    expect(SecurityConfig.getMcpPolicy(SecurityConfig.load(dir.path), "x")).toBe("trusted")
+    write(dir.path, ".opencode-security.json", {
+      version: "1.0",
+      rules: [{ pattern: "s", type: "file", deniedOperations: ["read"] }],
+      mcp: { servers: { docs: "trusted" } },
+    })
+    const state = SecurityConfig.load(dir.path)
+    expect(SecurityConfig.getMcpPolicy(state, "unknown")).toBe("enforced")
+    expect(SecurityConfig.getMcpPolicy(state, "docs")).toBe("trusted")
+    write(dir.path, ".opencode-security.json", { version: "1.0", mcp: { defaultPolicy: "blocked" } })
+    expect(SecurityConfig.getMcpPolicy(SecurityConfig.load(dir.path), "any")).toBe("blocked")
+    write(dir.path, ".opencode-security.json", "{")
+    expect(SecurityConfig.getMcpPolicy(SecurityConfig.load(dir.path), "any")).toBe("enforced")
+  })
+})
+
+describe("SecurityConfig.watch", () => {
+  test("an edit takes effect on the next check; invalid keeps the last valid policy; a fix recovers", async () => {
+    await using dir = await tmpdir()
+    let now = 0
+    const watcher = SecurityConfig.watch(dir.path, { intervalMs: 100, now: () => now })
+    expect(watcher.state().status).toBe("none")
+    write(dir.path, ".opencode-security.json", { version: "1.0" })
+    expect(watcher.state().status).toBe("none") // within the interval: not re-checked yet
+    now += 100
+    expect(watcher.state().status).toBe("valid")
+    write(dir.path, ".opencode-security.json", '{"version": "1.0", ')
+    now += 100
+    const invalid = watcher.state()
+    expect(invalid.status).toBe("invalid")
+    expect(invalid.status === "invalid" && invalid.lastValid?.files).toEqual([
+      path.join(dir.path, ".opencode-security.json"),
+    ])
+    write(dir.path, ".opencode-security.json", { version: "1.0", rules: [] })
+    now += 100
+    expect(watcher.state().status).toBe("valid")
+    expect(watcher.version).toBe(4)
+  })
+
+  test("notice finds a policy created in a subdirectory later", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, ".opencode-security.json", { version: "1.0" })
+    const watcher = SecurityConfig.watch(dir.path, { intervalMs: 0 })
+    write(dir.path, "deep/er/.opencode-security.json", {
+      version: "1.0",
+      rules: [{ pattern: "x", type: "file", deniedOperations: ["read"] }],
+    })
+    watcher.notice(path.join(dir.path, "deep/er/x"))
+    const state = watcher.state()
+    expect(state.status === "valid" && state.config.files).toHaveLength(2)
+  })
+})

@@ -1,0 +1,52 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { SecurityPath } from "../../security/paths"
+import { tmpdir } from "../fixture"
+
+describe("SecurityPath", () => {
+  test("expand normalises every spelling to one absolute NFC path", () => {
+    expect(SecurityPath.expand("./a//b/../c/", "/r")).toBe("/r/a/c")
+    expect(SecurityPath.expand("~/x", "/r", "/h")).toBe("/h/x")
+    expect(SecurityPath.expand("~", "/r", "/h")).toBe("/h")
+    expect(SecurityPath.expand("file:///r/a%20b", "/x")).toBe("/r/a b")
+    expect(SecurityPath.expand("caf\u0065\u0301", "/r")).toBe("/r/caf\u00e9")
+  })
+  test("resolve follows links component by component and reports every hop; loops end", async () => {
+    await using dir = await tmpdir({ "real/file": "x" })
+    fs.symlinkSync("real", path.join(dir.path, "dir-link"))
+    fs.symlinkSync("dir-link/file", path.join(dir.path, "file-link"))
+    fs.symlinkSync("l2", path.join(dir.path, "l1"))
+    fs.symlinkSync("l1", path.join(dir.path, "l2"))
+    const r = SecurityPath.resolve(path.join(dir.path, "file-link"))
+    expect(r.real).toBe(path.join(dir.path, "real/file"))
+    expect(r.exists).toBe(true)
+    expect(r.hops).toContain(path.join(dir.path, "dir-link/file"))
+    const loop = SecurityPath.resolve(path.join(dir.path, "l1"))
+    expect(loop.loop).toBe(true)
+    const missing = SecurityPath.resolve(path.join(dir.path, "dir-link/new/deeper"))
+    expect(missing.exists).toBe(false)
+    expect(missing.real).toBe(path.join(dir.path, "real/new/deeper"))
+    expect(SecurityPath.resolve(path.join(dir.path, "real/file")).hops).toEqual([])
+  })
+  test("linkIdentity only for regular files with several names", async () => {
+    await using dir = await tmpdir({ a: "x", b: "y" })
+    expect(SecurityPath.linkIdentity(path.join(dir.path, "a"))).toBeUndefined()
+    fs.linkSync(path.join(dir.path, "a"), path.join(dir.path, "a2"))
+    const id = SecurityPath.linkIdentity(path.join(dir.path, "a2"))
+    expect(id).toEqual({
+      dev: fs.statSync(path.join(dir.path, "a")).dev,
+      ino: fs.statSync(path.join(dir.path, "a")).ino,
+    })
+  })
+  test("caseInsensitive probes the real file system (ext4/tmpfs here: sensitive)", async () => {
+    await using dir = await tmpdir({ ".opencode-security.json": "{}" })
+    expect(SecurityPath.caseInsensitive(path.join(dir.path, ".opencode-security.json"))).toBe(false)
+    expect(SecurityPath.caseInsensitive(path.join(dir.path, "123"))).toBe(false)
+  })
+  test("isInside", () => {
+    expect(SecurityPath.isInside("/a/b", "/a")).toBe(true)
+    expect(SecurityPath.isInside("/ab", "/a")).toBe(false)
+    expect(SecurityPath.isInside("/A/b", "/a", true)).toBe(true)
+  })
+})
