@@ -278,9 +278,14 @@ export namespace PluginAnalysis {
     }
 
     // Member reads that reach the Function constructor without a call, and environment reads.
-    for (const member of root.findAll({
-      rule: { any: [{ kind: "member_expression" }, { kind: "subscript_expression" }] },
-    })) {
+    // Member reads worth resolving: names ending in constructor or eval, process.env, and every computed member
+    // (its key may spell anything). The text test runs in Rust, so a large bundle's other members cost nothing.
+    const members = root.findAll({
+      rule: {
+        any: [{ kind: "member_expression", regex: "(constructor|eval)$|\\benv\\b" }, { kind: "subscript_expression" }],
+      },
+    })
+    for (const member of members) {
       const parent = member.parent()
       if (parent && (parent.kind() === "member_expression" || parent.kind() === "subscript_expression")) continue
       if (
