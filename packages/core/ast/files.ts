@@ -64,7 +64,13 @@ export namespace AstFiles {
 
   type Level = { dir: string; rules: Ignore }
 
-  /** Splits `globs` into include and exclude matchers; throws `InvalidGlob` for an empty or malformed glob. */
+  /**
+   * Splits `globs` into include and exclude matchers; throws `InvalidGlob` for an empty or malformed glob.
+   *
+   * @example
+   * const { include, exclude } = AstFiles.matchers(["src/**", "!*.test.ts"])
+   * exclude[0]("a.test.ts") // true
+   */
   export function matchers(globs: string[]) {
     const include: picomatch.Matcher[] = []
     const exclude: picomatch.Matcher[] = []
@@ -86,6 +92,12 @@ export namespace AstFiles {
     return { include, exclude, extraExtensions }
   }
 
+  /**
+   * Lists the files to search for `options` (sorted), with the protected and oversized ones apart.
+   *
+   * @example
+   * const { files, denied } = await AstFiles.collect({ directory: "/repo", extensions: ["py"], paths: ["src"] })
+   */
   export async function collect(options: Options): Promise<Result> {
     const directory = path.resolve(options.directory)
     const worktree = path.resolve(options.worktree ?? directory)

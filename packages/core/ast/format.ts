@@ -61,6 +61,12 @@ export namespace AstFormat {
     return out
   }
 
+  /**
+   * The text of an `ast_grep_search` result, at most `LIMITS.files` files and `LIMITS.matches` matches.
+   *
+   * @example
+   * const text = await AstFormat.search(result, { directory: "/repo", context: 2 })
+   */
   export async function search(
     result: AstSearch.Result,
     options: { directory: string; context?: number; read?: Read },
@@ -154,6 +160,12 @@ export namespace AstFormat {
     return out
   }
 
+  /**
+   * The text of an `ast_grep_replace` result: a summary, notes, and a unified diff per changed file.
+   *
+   * @example
+   * AstFormat.replace(result, { directory: "/repo" }) // "Dry run: would replace 3 matches in 2 files …"
+   */
   export function replace(result: AstReplace.Result, options: { directory: string }): string {
     const rel = (file: string) => path.relative(options.directory, file) || path.basename(file)
     const changed = result.files.length

@@ -43,7 +43,12 @@ export namespace Grammar {
     (d) => `could not build the ${d.pkg} grammar: ${d.reason}`,
   )
 
-  /** Where compiled grammars go: next to this module when writable, else the user's cache directory. */
+  /**
+   * Where compiled grammars go: next to this module when writable, else the user's cache directory.
+   *
+   * @example
+   * Grammar.cacheDirs({ XDG_CACHE_HOME: "/c" }) // [".../ast/.cache/grammars", "/c/opencode-builtins/grammars"]
+   */
   export function cacheDirs(env: Record<string, string | undefined> = process.env): string[] {
     const local = path.join(import.meta.dir, ".cache", "grammars")
     const user = path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "opencode-builtins", "grammars")
@@ -52,7 +57,12 @@ export namespace Grammar {
 
   const pending = new Map<string, Promise<string>>()
 
-  /** The shared library for `source`, compiling it on first use. Rejects with `BuildFailed` (never half-built). */
+  /**
+   * The shared library for `source`, compiling it on first use. Rejects with `BuildFailed` (never half-built).
+   *
+   * @example
+   * const lib = await Grammar.build(Grammar.SOURCES.php) // ".../tree-sitter-php@0.24.2-tree_sitter_php_only-linux-x64.so"
+   */
   export function build(source: Source, env: Record<string, string | undefined> = process.env): Promise<string> {
     const key = [source.pkg, source.dir, env.CC ?? "", ...cacheDirs(env)].join("|")
     let promise = pending.get(key)

@@ -103,16 +103,34 @@ export namespace AstLanguage {
     (d) => `unknown language '${d.lang}'; supported: ${NAMES.join(", ")}`,
   )
 
+  /**
+   * True for one of the 25 language names (exact, lower case).
+   *
+   * @example
+   * AstLanguage.isName("rust") // true
+   * AstLanguage.isName("Rust") // false
+   */
   export function isName(value: string): value is Name {
     return (NAMES as readonly string[]).includes(value)
   }
 
-  /** File extensions (without the dot) searched for `lang` when no glob says otherwise. */
+  /**
+   * File extensions (without the dot) searched for `lang` when no glob says otherwise.
+   *
+   * @example
+   * AstLanguage.extensions("python") // ["py", "pyi"]
+   */
   export function extensions(lang: Name): string[] {
     return SPECS[lang].extensions
   }
 
-  /** The character a `$` becomes before a pattern of `lang` is parsed ("$" when none). */
+  /**
+   * The character a `$` becomes before a pattern of `lang` is parsed ("$" when none).
+   *
+   * @example
+   * AstLanguage.expando("php") // "µ"
+   * AstLanguage.expando("typescript") // "$"
+   */
   export function expando(lang: Name): string {
     const spec = SPECS[lang]
     if (spec.kind === "builtin") return "$"
@@ -121,7 +139,12 @@ export namespace AstLanguage {
     return "$"
   }
 
-  /** The language whose extensions include that of `file`, if any. */
+  /**
+   * The language whose extensions include that of `file`, if any.
+   *
+   * @example
+   * AstLanguage.fromPath("src/main.rs") // "rust"
+   */
   export function fromPath(file: string): Name | undefined {
     const ext = path.extname(file).slice(1).toLowerCase()
     if (!ext) return undefined
@@ -134,6 +157,10 @@ export namespace AstLanguage {
    * The napi language id for `lang`, registering the dynamic languages on first use. Rejects with `Unavailable`
    * (naming the cause: a missing package, no C compiler) when that language cannot be loaded here; the other
    * languages stay usable.
+   *
+   * @example
+   * await AstLanguage.load("go") // "go"
+   * await AstLanguage.load("typescript") // "TypeScript" (built into napi)
    */
   export async function load(lang: string, log?: Logger): Promise<string> {
     if (!isName(lang)) throw new Unknown({ lang })

@@ -44,6 +44,9 @@ export namespace AstPattern {
   /**
    * Rewrites a pattern the way ast-grep does for languages where `$` cannot start an identifier: a run of `$` before
    * an upper-case letter or `_`, or `$$$` alone, becomes that many expando characters.
+   *
+   * @example
+   * AstPattern.expand("print($A, $$$R)", "µ") // "print(µA, µµµR)"
    */
   export function expand(pattern: string, expando: string): string {
     if (expando === "$") return pattern
@@ -55,6 +58,9 @@ export namespace AstPattern {
 
   /**
    * Checks `pattern` for language id `napiLang` (throws `Invalid` with ast-grep's reason) and extracts its literals.
+   *
+   * @example
+   * AstPattern.compile("python", "python", "print($A)", "µ").literals // ["print"]
    */
   export function compile(napiLang: string, lang: string, pattern: string, expando = "$"): Compiled {
     if (!pattern.trim()) throw new Invalid({ pattern, lang, reason: "the pattern is empty" })

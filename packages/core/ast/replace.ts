@@ -65,6 +65,12 @@ export namespace AstReplace {
     (d) => `nothing was written: ${d.reason}`,
   )
 
+  /**
+   * Rewrites every match of the pattern; writes only when `dryRun` is false (all files or none).
+   *
+   * @example
+   * await AstReplace.run({ directory: "/repo", lang: "go", pattern: "errors.New($M)" }, { rewrite: "fmt.Errorf($M)", dryRun: false })
+   */
   export async function run(input: AstScan.Input, options: Options): Promise<Result> {
     const started = performance.now()
     const deadline = AstScan.deadline(options.timeoutMs ?? 60_000)

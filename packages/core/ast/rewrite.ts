@@ -17,13 +17,23 @@ import type { SgNode } from "@ast-grep/napi"
 export namespace AstRewrite {
   export const META = /(\${1,3})([A-Z_][A-Z0-9_]*)/g
 
-  /** Leading spaces and tabs of the line of `source` holding `index`. */
+  /**
+   * Leading spaces and tabs of the line of `source` holding `index`.
+   *
+   * @example
+   * AstRewrite.lineIndent("a\n    b()", 8) // "    "
+   */
   export function lineIndent(source: string, index: number): string {
     const start = source.lastIndexOf("\n", index - 1) + 1
     return /^[ \t]*/.exec(source.slice(start, index))![0]
   }
 
-  /** What meta-variable `name` captured in `match` (a single node, or with `multi` a node sequence), if anything. */
+  /**
+   * What meta-variable `name` captured in `match` (a single node, or with `multi` a node sequence), if anything.
+   *
+   * @example
+   * AstRewrite.captured(match, "ARGS", source, true) // { text: "a, b", index: 12 }
+   */
   export function captured(
     match: SgNode,
     name: string,
@@ -40,7 +50,12 @@ export namespace AstRewrite {
     return { text: source.slice(start, multiple[multiple.length - 1].range().end.index), index: start }
   }
 
-  /** The replacement text for `match` (a node of a tree parsed from `source`). */
+  /**
+   * The replacement text for `match` (a node of a tree parsed from `source`).
+   *
+   * @example
+   * AstRewrite.apply("logger.info($$$A)", match, source) // "logger.info(x, y)"
+   */
   export function apply(template: string, match: SgNode, source: string): string {
     const base = lineIndent(source, match.range().start.index)
     return fill(template, base, (name, multi) => captured(match, name, source, multi), source)
@@ -49,6 +64,9 @@ export namespace AstRewrite {
   /**
    * `apply` over a resolver, for tests and other callers: `resolve(name)` gives the capture and where it starts in
    * `source` (to measure its original indentation).
+   *
+   * @example
+   * AstRewrite.fill("f($A)", "", () => ({ text: "x", index: 0 }), "x") // "f(x)"
    */
   export function fill(
     template: string,

@@ -38,6 +38,12 @@ export namespace AstScan {
     files: AstFiles.Result
   }
 
+  /**
+   * Resolves the language, checks the pattern and lists the files; throws the named errors of bad input.
+   *
+   * @example
+   * const scan = await AstScan.prepare({ directory: "/repo", lang: "rust", pattern: "unwrap()" })
+   */
   export async function prepare(input: Input): Promise<Prepared> {
     const napiLang = await AstLanguage.load(input.lang, input.log)
     const lang = input.lang as AstLanguage.Name
@@ -55,7 +61,13 @@ export namespace AstScan {
     return { input, lang, napiLang, pattern, extensions: new Set(AstLanguage.extensions(lang)), files }
   }
 
-  /** A signal that fires after `ms` (at once for 0 or less: a search given no time finds nothing). */
+  /**
+   * A signal that fires after `ms` (at once for 0 or less: a search given no time finds nothing).
+   *
+   * @example
+   * AstScan.deadline(60_000) // aborts after a minute
+   * AstScan.deadline(0).aborted // true
+   */
   export function deadline(ms: number): AbortSignal {
     return ms <= 0 ? AbortSignal.abort(new DOMException("time limit reached", "TimeoutError")) : AbortSignal.timeout(ms)
   }
@@ -72,7 +84,12 @@ export namespace AstScan {
 
   const READ_CONCURRENCY = 16
 
-  /** Reads the listed files and keeps those that may match; `keepText` retains their content (replace needs it). */
+  /**
+   * Reads the listed files and keeps those that may match; `keepText` retains their content (replace needs it).
+   *
+   * @example
+   * const { candidates } = await AstScan.filter(scan, { keepText: true })
+   */
   export async function filter(scan: Prepared, options: { keepText: boolean }): Promise<Filtered> {
     const { files } = scan.files
     // Nothing to test without literals: napi reads the files itself (and skips what it cannot parse).

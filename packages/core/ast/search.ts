@@ -50,6 +50,13 @@ export namespace AstSearch {
   export const MAX_STORED_MATCHES = 200_000
   const BATCH = 2048
 
+  /**
+   * Searches the project for `input.pattern`; never throws for too many matches or a timeout (see `Result`).
+   *
+   * @example
+   * const result = await AstSearch.run({ directory: "/repo", lang: "python", pattern: "print($$$A)" })
+   * result.totalMatches // 12
+   */
   export async function run(input: AstScan.Input, options: Options = {}): Promise<Result> {
     const started = performance.now()
     const timeoutMs = options.timeoutMs ?? TIMEOUT_MS

@@ -39,6 +39,12 @@ export namespace AstTools {
     'Globs to narrow the files, e.g. ["src/**", "!**/*.test.ts"]; a leading ! excludes; a glob without / ' +
     'matches file names. An include glob like "**/*.vue" also searches that extension as the chosen language.'
 
+  /**
+   * The two tool definitions over `host` (its `access` check is read at call time).
+   *
+   * @example
+   * const { ast_grep_search, ast_grep_replace } = AstTools.create(host)
+   */
   export function create(host: Host): Record<(typeof IDS)[number], ToolDefinition> {
     const input = async (
       args: { pattern: string; lang: string; paths?: string[]; globs?: string[] },

@@ -33,6 +33,12 @@ export namespace AtomicWrite {
       ".",
   )
 
+  /**
+   * Writes every change or none (see the namespace comment); throws `Conflict` or `Failed`.
+   *
+   * @example
+   * await AtomicWrite.all([{ file: "/repo/a.ts", before: "a()", after: "b()" }])
+   */
   export async function all(changes: Change[]): Promise<void> {
     for (const change of changes) {
       const current = await fs.readFile(change.file, "utf8").catch(() => undefined)

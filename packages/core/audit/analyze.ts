@@ -47,6 +47,13 @@ export namespace PluginAnalysis {
     tsx: "Tsx",
   }
 
+  /**
+   * The napi language for a JavaScript/TypeScript file name, or undefined (declaration files included).
+   *
+   * @example
+   * PluginAnalysis.languageOf("a.mjs") // "JavaScript"
+   * PluginAnalysis.languageOf("a.d.ts") // undefined
+   */
   export function languageOf(file: string): string | undefined {
     if (/\.d\.[cm]?ts$/.test(file)) return undefined
     return LANG[file.slice(file.lastIndexOf(".") + 1).toLowerCase()]
@@ -69,6 +76,12 @@ export namespace PluginAnalysis {
 
   type Path = string[]
 
+  /**
+   * The findings of one file, sorted by position.
+   *
+   * @example
+   * PluginAnalysis.analyze("a.js", "eval(x)")[0].rule // "eval"
+   */
   export function analyze(file: string, source: string): Finding[] {
     const lang = languageOf(file)
     if (!lang) return []
@@ -359,7 +372,12 @@ export namespace PluginAnalysis {
     }
   }
 
-  /** `node:fs` → `fs`, `fs/promises` → `fs.promises`, `child_process` stays; relative paths → "". */
+  /**
+   * `node:fs` → `fs`, `fs/promises` → `fs.promises`, `child_process` stays; relative paths → "".
+   *
+   * @example
+   * PluginAnalysis.normalizeModule("node:fs/promises") // "fs.promises"
+   */
   export function normalizeModule(name: string): string {
     if (!name || name.startsWith(".") || name.startsWith("/")) return ""
     const bare = name.replace(/^node:/, "")
@@ -404,6 +422,9 @@ export namespace PluginAnalysis {
   /**
    * The constant string value of an expression, or undefined when it is not statically known. Numbers evaluate to
    * their decimal text (for `+` and `String.fromCharCode`).
+   *
+   * @example
+   * PluginAnalysis.evaluate(parse("JavaScript", `"ev" + "al"`).root().child(0)!.child(0)!, new Map()) // "eval"
    */
   export function evaluate(node: SgNode, constants: Map<string, string>, depth = 0): string | undefined {
     if (depth > 50) return undefined

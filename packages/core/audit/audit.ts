@@ -24,6 +24,12 @@ export namespace PluginAudit {
     skipped: { file: string; reason: string }[]
   }
 
+  /**
+   * Audits `dir`; `label` names the target in the report.
+   *
+   * @example
+   * const report = await PluginAudit.run("/tmp/plugin", { includeDependencies: true })
+   */
   export async function run(
     dir: string,
     options: { label?: string; includeDependencies?: boolean; maxFileBytes?: number } = {},

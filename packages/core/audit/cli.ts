@@ -68,7 +68,12 @@ const RISK = {
   low: "LOW: informational findings only",
 } as const
 
-/** The human-readable report: summary, then findings by severity (medium and low grouped by rule). */
+/**
+ * The human-readable report: summary, then findings by severity (medium and low grouped by rule).
+ *
+ * @example
+ * io.out(format(report)) // "Plugin audit: x@1.0.0 (3 files scanned)\ncritical 0 · high 1 …"
+ */
 export function format(report: PluginAudit.Report): string {
   const { counts } = report
   const worst = (["critical", "high", "medium", "low"] as const).find((s) => counts[s] > 0)

@@ -36,10 +36,23 @@ export namespace AuditTarget {
   /** npm's package name rules (lower case, URL-safe, optional scope) plus an optional `@version` or `@tag`. */
   const SPEC = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*(@[A-Za-z0-9._~^<>=|* -]+)?$/
 
+  /**
+   * True for an npm package spec the audit may fetch (name, scope, version or tag; no paths, URLs or shell syntax).
+   *
+   * @example
+   * AuditTarget.isPackageSpec("@scope/pkg@1.2.3") // true
+   * AuditTarget.isPackageSpec("../pkg") // false
+   */
   export function isPackageSpec(value: string): boolean {
     return SPEC.test(value) && !value.includes("..") && value.length <= 214 + 64
   }
 
+  /**
+   * The directory to audit for `target` (see the namespace comment); dispose it to remove a download.
+   *
+   * @example
+   * await using target = await AuditTarget.resolve("./my-plugin", { cwd: process.cwd() })
+   */
   export async function resolve(
     target: string,
     options: { cwd: string; npm?: string; env?: Record<string, string | undefined> },

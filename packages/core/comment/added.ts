@@ -27,7 +27,12 @@ export namespace AddedLines {
 
   const split = (text: string) => text.replace(/\r\n?/g, "\n").split("\n")
 
-  /** Lines of `after` with those absent from `before` (by line diff) marked as added. */
+  /**
+   * Lines of `after` with those absent from `before` (by line diff) marked as added.
+   *
+   * @example
+   * AddedLines.diff("/r/a.ts", "a\nb", "a\n// c\nb").added // [false, true, false]
+   */
   export function diff(file: string, before: string, after: string, firstLine?: number): Document {
     const oldLines = before ? split(before) : []
     const newLines = split(after)
@@ -41,14 +46,32 @@ export namespace AddedLines {
     return { file, lines: newLines, added, before, firstLine }
   }
 
+  /**
+   * The document of an `edit` call.
+   *
+   * @example
+   * AddedLines.fromEdit("/r/a.ts", "x()", "// Call x\nx()")[0].added // [true, false]
+   */
   export function fromEdit(file: string, oldString: string, newString: string): Document[] {
     return [diff(file, oldString, newString)]
   }
 
+  /**
+   * The document of a `write` call, against the file content before it.
+   *
+   * @example
+   * AddedLines.fromWrite("/r/a.ts", "", "// A\na()")[0].firstLine // 1
+   */
   export function fromWrite(file: string, before: string, content: string): Document[] {
     return [diff(file, before, content, 1)]
   }
 
+  /**
+   * The documents of a `multiedit` call, one per edit.
+   *
+   * @example
+   * AddedLines.fromMultiEdit("/r/a.ts", [{ oldString: "a", newString: "b" }]).length // 1
+   */
   export function fromMultiEdit(file: string, edits: { filePath?: string; oldString?: string; newString?: string }[]) {
     return edits
       .filter((e) => typeof e?.newString === "string")
@@ -58,6 +81,9 @@ export namespace AddedLines {
   /**
    * Documents of an apply_patch `patchText` (relative paths resolve against `directory`). Malformed input yields the
    * sections that could be read; it never throws.
+   *
+   * @example
+   * AddedLines.fromPatch("*** Begin Patch\n*** Add File: a.py\n+# Hi\n*** End Patch", "/r")[0].file // "/r/a.py"
    */
   export function fromPatch(patchText: string, directory: string): Document[] {
     const docs: Document[] = []

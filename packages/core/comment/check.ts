@@ -28,7 +28,12 @@ export namespace CommentCheck {
     duplicates: Finding[]
   }
 
-  /** The verdict for one file's documents, or undefined when the file type has no comments to judge. */
+  /**
+   * The verdict for one file's documents, or undefined when the file type has no comments to judge.
+   *
+   * @example
+   * CommentCheck.judge(AddedLines.fromEdit("/r/a.ts", "", "// Return the sum\nreturn sum"), "strict")?.flagged // true
+   */
   export function judge(docs: AddedLines.Document[], sensitivity: CommentHeuristics.Sensitivity): Verdict | undefined {
     if (sensitivity === false || !docs.length) return undefined
     const file = docs[0].file
@@ -94,7 +99,12 @@ export namespace CommentCheck {
     return { file, flagged: reasons.length > 0, reasons, density, obvious, duplicates }
   }
 
-  /** The text appended to a tool's output, or "" when no verdict is flagged. */
+  /**
+   * The text appended to a tool's output, or "" when no verdict is flagged.
+   *
+   * @example
+   * CommentCheck.note([verdict], "/r") // "Note: The generated code contains excessive comments. …\n- a.ts: …"
+   */
   export function note(verdicts: (Verdict | undefined)[], directory: string): string {
     const flagged = verdicts.filter((v): v is Verdict => !!v?.flagged)
     if (!flagged.length) return ""

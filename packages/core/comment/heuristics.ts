@@ -67,13 +67,24 @@ export namespace CommentHeuristics {
   const DIRECTIVE =
     /^(eslint|prettier|@ts-|tslint|istanbul|c8|biome|noqa|type:|pylint|mypy|fmt:|nolint|go:|rubocop|TODO|FIXME|XXX|HACK|NOTE|SAFETY|region|endregion|#region|#endregion|-\*-|vim:|@license|@preserve|SPDX|Copyright|\(c\))/i
 
+  /**
+   * True for comments addressed to tools (lint, type checker, coverage) and for markers such as TODO or a license line.
+   *
+   * @example
+   * CommentHeuristics.isDirective("eslint-disable-next-line") // true
+   */
   export function isDirective(text: string): boolean {
     return DIRECTIVE.test(text)
   }
 
   const words = (text: string) => text.split(/\s+/).filter(Boolean)
 
-  /** Heuristic 2 on one comment's text (prefix already stripped). */
+  /**
+   * Heuristic 2 on one comment's text (prefix already stripped).
+   *
+   * @example
+   * CommentHeuristics.obvious("Initialize the counter") // true
+   */
   export function obvious(text: string): boolean {
     const first = text
       .split(/(?<=[.!?])\s/)[0]
@@ -88,7 +99,12 @@ export namespace CommentHeuristics {
     "the a an to of and for with in on is it its this that by from into as be we our then".split(" "),
   )
 
-  /** Lower-case words of code or prose: camelCase and snake_case split, punctuation and filler dropped. */
+  /**
+   * Lower-case words of code or prose: camelCase and snake_case split, punctuation and filler dropped.
+   *
+   * @example
+   * CommentHeuristics.normalize("return this.userName") // "return user name"
+   */
   export function normalize(text: string): string {
     return text
       .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
@@ -99,7 +115,12 @@ export namespace CommentHeuristics {
       .join(" ")
   }
 
-  /** Heuristic 3: the comment is within 30% (Levenshtein) of the code line it precedes. */
+  /**
+   * Heuristic 3: the comment is within 30% (Levenshtein) of the code line it precedes.
+   *
+   * @example
+   * CommentHeuristics.restates("return the total", "return total") // true
+   */
   export function restates(comment: string, code: string): boolean {
     const c = normalize(comment)
     const k = normalize(code)
@@ -107,7 +128,12 @@ export namespace CommentHeuristics {
     return distance(c, k) < 0.3 * c.length
   }
 
-  /** The comment ends like a statement or block of code: commented-out code, which is not prose. */
+  /**
+   * The comment ends like a statement or block of code: commented-out code, which is not prose.
+   *
+   * @example
+   * CommentHeuristics.looksLikeCode("const x = compute(y);") // true
+   */
   export function looksLikeCode(text: string): boolean {
     return /[;{}]$|^\w+(\.\w+)*\(.*\)$|^(const|let|var|import|export|return|if|for|while|def|fn|func|function)\b.*[=(:{]/.test(
       text,
@@ -116,7 +142,12 @@ export namespace CommentHeuristics {
 
   export type DensityInput = { kinds: CommentSyntax.LineKind[]; added: boolean[]; annotations: Set<number> }
 
-  /** Heuristic 1: `{ comments, lines, ratio }`: annotation lines among added non-blank lines. */
+  /**
+   * Heuristic 1: `{ comments, lines, ratio }`: annotation lines among added non-blank lines.
+   *
+   * @example
+   * CommentHeuristics.density({ kinds: ["comment", "code"], added: [true, true], annotations: new Set([0]) }).ratio // 0.5
+   */
   export function density({ kinds, added, annotations }: DensityInput) {
     let comments = 0
     let lines = 0

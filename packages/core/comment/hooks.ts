@@ -26,6 +26,12 @@ export namespace CommentHooks {
 
   export type Options = { host: Host; sensitivity: CommentHeuristics.Sensitivity }
 
+  /**
+   * The hooks for `options.sensitivity` (none act when it is false).
+   *
+   * @example
+   * const hooks = CommentHooks.create({ host, sensitivity: "strict" })
+   */
   export function create(options: Options): Hooks {
     const { host, sensitivity } = options
     const before = new Map<string, string>()
@@ -64,7 +70,12 @@ export namespace CommentHooks {
     }
   }
 
-  /** The added-lines documents of one tool call (exported for tests and the fork's direct call). */
+  /**
+   * The added-lines documents of one tool call (exported for tests and the fork's direct call).
+   *
+   * @example
+   * CommentHooks.documents("edit", { filePath: "a.ts", oldString: "", newString: "// x" }, undefined, "/r")
+   */
   export function documents(
     tool: string,
     args: Record<string, any>,

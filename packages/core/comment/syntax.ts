@@ -83,7 +83,13 @@ export namespace CommentSyntax {
     "svg",
   ])
 
-  /** The syntax for `file`, or undefined when the file is prose or data (nothing to judge). */
+  /**
+   * The syntax for `file`, or undefined when the file is prose or data (nothing to judge).
+   *
+   * @example
+   * CommentSyntax.forFile("a.py")!.line // ["#"]
+   * CommentSyntax.forFile("README.md") // undefined
+   */
   export function forFile(file: string): Syntax | undefined {
     const base = path.basename(file).toLowerCase()
     if (base === "dockerfile" || base === "makefile") return HASH
@@ -111,6 +117,9 @@ export namespace CommentSyntax {
   /**
    * Classifies every line and extracts the comments. Consecutive full-line comments of the same kind form one
    * comment (a paragraph); a blank line ends it.
+   *
+   * @example
+   * CommentSyntax.extract(["x = 1 # one"], CommentSyntax.forFile("a.py")!).comments[0].trailing // true
    */
   export function extract(lines: string[], syntax: Syntax): { kinds: LineKind[]; comments: Comment[] } {
     const kinds: LineKind[] = new Array(lines.length).fill("code")
@@ -238,6 +247,9 @@ export namespace CommentSyntax {
    * The text of a trailing line comment after code, found by scanning outside string literals; undefined when
    * there is none. Only `//`, `#` and `--` are considered, and only after whitespace (so `a//b` in a URL-like
    * expression and `x--` decrements are left alone).
+   *
+   * @example
+   * CommentSyntax.trailingComment("x() // call x", CommentSyntax.forFile("a.ts")!) // "call x"
    */
   export function trailingComment(line: string, syntax: Syntax): string | undefined {
     if (!syntax.line.length) return undefined
