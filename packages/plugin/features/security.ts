@@ -42,7 +42,16 @@ export const SecurityFeature: Feature = {
       log,
       protect: hostConfigFiles(input.directory, input.worktree || input.directory),
     })
-    host.access = (target, op) => guard.access(target, op)
+    // The index of protected files (copies, hard links) is built in the background; hooks wait for the first build,
+    // at most 3 s, so the first prompts are scanned against it without delaying OpenCode's start.
+    let warm: Promise<unknown> | undefined = Promise.race([guard.ready(), Bun.sleep(3000)]).then(
+      () => (warm = undefined),
+    )
+    const ready = () => warm
+    host.access = async (target, op) => {
+      await ready()
+      return guard.access(target, op)
+    }
     // The fork may make parts native one by one; those parts are then left to it.
     const pluginTools = !native("plugin-tool-guard")
     const mcp = !native("mcp-security-policy")
@@ -72,6 +81,7 @@ export const SecurityFeature: Feature = {
       },
       async "tool.execute.before"(inp, out) {
         if (skip(inp.tool)) return
+        await ready()
         const verdict = await guard.before({
           tool: inp.tool,
           args: out.args,
@@ -82,6 +92,7 @@ export const SecurityFeature: Feature = {
       },
       async "tool.execute.after"(inp, out) {
         if (skip(inp.tool)) return
+        await ready()
         const call = { tool: inp.tool, args: inp.args, sessionID: inp.sessionID, callID: inp.callID }
         const result = out as unknown as Record<string, unknown>
         if (typeof result.output === "string") result.output = guard.after(call, result.output)
@@ -93,6 +104,7 @@ export const SecurityFeature: Feature = {
           }
       },
       async "chat.message"(_inp, out) {
+        await ready()
         // Parts are stored after this hook: content a prompt attaches (e.g. an @-mentioned protected file read by
         // OpenCode itself) is redacted before it is saved, so no later request, compaction included, carries it.
         if (!guard.active()) return
@@ -103,14 +115,17 @@ export const SecurityFeature: Feature = {
         }
       },
       async "experimental.chat.messages.transform"(_inp, out) {
+        await ready()
         guard.redactMessages(out.messages as never)
       },
       async "experimental.chat.system.transform"(_inp, out) {
+        await ready()
         if (!guard.active()) return
         for (let i = 0; i < out.system.length; i++)
           out.system[i] = guard.scanAndRedact(out.system[i], { scope: "llm", paths: "token" }).text
       },
       async "experimental.text.complete"(_inp, out) {
+        await ready()
         if (!guard.active()) return
         out.text = guard.scanAndRedact(out.text, { scope: "llm", paths: "off" }).text
       },

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { SecurityAccess } from "../../security/access"
+import { SecurityConfig } from "../../security/config"
+import { project } from "./fixture"
+
+let dir: Awaited<ReturnType<typeof project>>
+let config: SecurityConfig.Loaded
+beforeAll(async () => {
+  dir = await project()
+  const state = SecurityConfig.load(dir.path, { home: path.join(dir.path, "home") })
+  if (state.status !== "valid") throw new Error("fixture policy invalid")
+  config = state.config
+})
+afterAll(() => dir[Symbol.asyncDispose]())
+
+const check = (p: string, op: "read" | "write" | "llm", role = "viewer", inodes?: SecurityAccess.InodeIndex) =>
+  SecurityAccess.checkAccess(config, p, op, role, { inodes })
+
+describe("SecurityAccess.checkAccess", () => {
+  test("decision with reason, rule and matched path", () => {
+    const d = check("secrets/api.key", "read")
+    expect(d.allowed).toBe(false)
+    if (d.allowed) return
+    expect(d.rule).toMatchObject({ pattern: "secrets/**", type: "directory" })
+    expect(d.reason).toContain("role 'viewer' is not among 'admin'")
+    expect(d.path).toBe(path.join(dir.path, "secrets/api.key"))
+  })
+  test("roles: allowed role and higher level pass; [] exempts nobody", () => {
+    expect(check("secrets/api.key", "read", "admin").allowed).toBe(true)
+    expect(check("config/server.key", "read", "dev").allowed).toBe(true)
+    expect(check("config/server.key", "read", "admin").allowed).toBe(true)
+    expect(check("config/server.key", "read", "viewer").allowed).toBe(false)
+    expect(check(".env", "read", "admin").allowed).toBe(false)
+  })
+  test("operations are separate: an llm-only rule leaves read and write alone", () => {
+    expect(check("docs/private.md", "llm").allowed).toBe(false)
+    expect(check("docs/private.md", "read").allowed).toBe(true)
+    expect(check("vendor/lib.js", "write").allowed).toBe(false)
+    expect(check("vendor/lib.js", "read").allowed).toBe(true)
+  })
+  test("symlinks and hard links are reported with how they were matched", () => {
+    fs.symlinkSync("secrets/api.key", path.join(dir.path, "l"))
+    const viaLink = check("l", "read")
+    expect(!viaLink.allowed && viaLink.via).toBe("symlink")
+    fs.linkSync(path.join(dir.path, "secrets/api.key"), path.join(dir.path, "h"))
+    const s = fs.statSync(path.join(dir.path, "secrets/api.key"))
+    const inodes = new Map([[`${s.dev}:${s.ino}`, path.join(dir.path, "secrets/api.key")]])
+    const viaHard = check("h", "read", "viewer", inodes)
+    expect(!viaHard.allowed && viaHard.via).toBe("hard link")
+    expect(check("h", "read", "viewer").allowed).toBe(true) // without the index nothing tells them apart
+  })
+  test("paths outside the project are only caught by absolute and ~ rules", () => {
+    expect(check(path.join(dir.path, "home/.ssh/id_rsa"), "read").allowed).toBe(false)
+    expect(check("/tmp/.env", "read").allowed).toBe(true)
+  })
+  test("display shows project paths relative to the root", () => {
+    expect(SecurityAccess.display("/r", "/r/a/b")).toBe("a/b")
+    expect(SecurityAccess.display("/r", "/x")).toBe("/x")
+  })
+})

@@ -1,0 +1,73 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { SecurityAudit } from "../../security/audit"
+import { Logger } from "../../util/log"
+import { tmpdir } from "../fixture"
+
+const lines = (file: string) =>
+  fs
+    .readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l))
+
+describe("SecurityAudit", () => {
+  test("JSON Lines with time and the event; allows only at verbose", async () => {
+    await using dir = await tmpdir()
+    const file = path.join(dir.path, "logs/audit.log")
+    const log = SecurityAudit.create({ path: file, now: () => new Date("2026-01-01T00:00:00Z") })
+    SecurityAudit.logSecurityEvent(log, {
+      action: "deny",
+      source: "plugin-tool",
+      tool: "peek",
+      plugin: "p",
+      path: "secrets/x",
+      operation: "read",
+    })
+    log.logSecurityEvent({ action: "allow", source: "builtin-tool", tool: "read" })
+    expect(lines(file)).toEqual([
+      {
+        time: "2026-01-01T00:00:00.000Z",
+        action: "deny",
+        source: "plugin-tool",
+        tool: "peek",
+        plugin: "p",
+        path: "secrets/x",
+        operation: "read",
+      },
+    ])
+    const verbose = SecurityAudit.create({ path: file, level: "verbose" })
+    verbose.logSecurityEvent({ action: "allow", source: "builtin-tool", tool: "read" })
+    expect(lines(file)).toHaveLength(2)
+  })
+  test("rotates by size and keeps N generations", async () => {
+    await using dir = await tmpdir()
+    const file = path.join(dir.path, "a.log")
+    const log = SecurityAudit.create({ path: file, maxBytes: 200, keep: 2 })
+    for (let i = 0; i < 20; i++) log.logSecurityEvent({ action: "deny", source: "llm", reason: `event number ${i}` })
+    expect(fs.existsSync(`${file}.1`)).toBe(true)
+    expect(fs.existsSync(`${file}.2`)).toBe(true)
+    expect(fs.existsSync(`${file}.3`)).toBe(false)
+    expect(fs.statSync(file).size).toBeLessThanOrEqual(200)
+    expect(lines(file).at(-1).reason).toBe("event number 19")
+  })
+  test("a failure is counted and reported, never thrown; symlinks and FIFOs are not written through", async () => {
+    await using dir = await tmpdir({ "target.txt": "keep" })
+    const logger = Logger.memory()
+    fs.mkdirSync(path.join(dir.path, "is-a-dir"))
+    const blocked = SecurityAudit.create({ path: path.join(dir.path, "is-a-dir"), log: logger })
+    blocked.logSecurityEvent({ action: "deny", source: "llm" })
+    expect(blocked.failures).toBe(1)
+    expect(logger.entries[0].message).toContain("enforcement continues")
+    fs.symlinkSync(path.join(dir.path, "target.txt"), path.join(dir.path, "link.log"))
+    const viaLink = SecurityAudit.create({ path: path.join(dir.path, "link.log") })
+    viaLink.logSecurityEvent({ action: "deny", source: "llm" })
+    expect(viaLink.failures).toBe(1)
+    expect(fs.readFileSync(path.join(dir.path, "target.txt"), "utf8")).toBe("keep")
+    Bun.spawnSync(["mkfifo", path.join(dir.path, "fifo.log")])
+    const fifo = SecurityAudit.create({ path: path.join(dir.path, "fifo.log") })
+    fifo.logSecurityEvent({ action: "deny", source: "llm" })
+    expect(fifo.failures).toBe(1)
+  })
+})

@@ -1,0 +1,59 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { run } from "../../security/cli"
+import { memoryIO } from "../../util/cli"
+import { tmpdir } from "../fixture"
+import { project } from "./fixture"
+
+describe("opencode-builtins security", () => {
+  test("validate: valid (text and JSON), none, invalid with pointers (exit 1)", async () => {
+    await using dir = await project()
+    let io = memoryIO(dir.path)
+    expect(await run(["validate"], io)).toBe(0)
+    expect(io.stdout).toContain("valid: .opencode-security.json")
+    expect(io.stdout).toContain("6 rule(s), 2 marker pair(s)")
+    io = memoryIO(dir.path)
+    expect(await run(["validate", "--json"], io)).toBe(0)
+    expect(JSON.parse(io.stdout)).toMatchObject({ status: "valid", rules: 6, markers: 2, defaultRole: "viewer" })
+    fs.writeFileSync(path.join(dir.path, ".opencode-security.json"), '{"version": "2"}')
+    io = memoryIO(dir.path)
+    expect(await run(["validate"], io)).toBe(1)
+    expect(io.stdout).toContain('/version: must be one of "1", "1.0"')
+    await using empty = await tmpdir({ ".git/HEAD": "x" })
+    io = memoryIO(empty.path)
+    expect(await run(["validate"], io)).toBe(0)
+    expect(io.stdout).toContain("nothing is enforced")
+  })
+
+  test("check: decision and rule, roles, JSON, exit codes", async () => {
+    await using dir = await project()
+    let io = memoryIO(dir.path)
+    expect(await run(["check", "secrets/api.key", "--op", "read"], io)).toBe(1)
+    expect(io.stdout).toContain("DENIED read secrets/api.key for role 'viewer'")
+    expect(io.stdout).toContain("rule: secrets/**")
+    io = memoryIO(dir.path)
+    expect(await run(["check", "secrets/api.key", "--op", "read", "--role", "admin", "--json"], io)).toBe(0)
+    expect(JSON.parse(io.stdout)).toMatchObject({ allowed: true, role: "admin", op: "read" })
+    io = memoryIO(dir.path, { OPENCODE_SECURITY_ROLE: "dev" })
+    expect(await run(["check", "config/server.key", "--op", "read"], io)).toBe(0)
+  })
+
+  test("usage errors exit 2 with a clear message", async () => {
+    await using dir = await project()
+    for (const argv of [
+      ["check", "x"],
+      ["check", "x", "--op", "delete"],
+      ["check", "x", "--op", "read", "--role", "ghost"],
+      ["bogus"],
+      ["validate", "--nope"],
+    ]) {
+      const io = memoryIO(dir.path)
+      expect(await run(argv, io)).toBe(2)
+      expect(io.stderr.length).toBeGreaterThan(10)
+    }
+    const io = memoryIO(dir.path)
+    expect(await run(["schema"], io)).toBe(0)
+    expect(JSON.parse(io.stdout).properties.rules).toBeDefined()
+  })
+})

@@ -1,0 +1,127 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { SecurityGuard } from "../../security/guard"
+import { Logger } from "../../util/log"
+import { tmpdir } from "../fixture"
+import { SECRET_FILE, guardFor, project } from "./fixture"
+
+describe("SecurityGuard", () => {
+  test("no policy: every function is a no-op", async () => {
+    await using dir = await tmpdir({ "secrets/api.key": SECRET_FILE })
+    const g = await guardFor(dir.path)
+    try {
+      expect(g.active()).toBe(false)
+      expect((await g.before({ tool: "read", args: { filePath: "secrets/api.key" } })).allowed).toBe(true)
+      expect(g.after({ tool: "bash", args: {} }, "AKIAIOSFODNN7EXAMPLE")).toBe("AKIAIOSFODNN7EXAMPLE")
+      expect(await g.access("secrets/api.key", "read")).toBeUndefined()
+      const messages = [{ info: { id: "a" }, parts: [{ type: "text", text: "AKIAIOSFODNN7EXAMPLE" }] }]
+      expect(g.redactMessages(messages)).toBe(0)
+      expect(g.mcpPolicy("x")).toBe("trusted")
+      expect(g.audit).toBeUndefined()
+    } finally {
+      g.close()
+    }
+  })
+
+  test("a policy file created later in a subdirectory is found by the folder lookup", async () => {
+    await using dir = await tmpdir({ "sub/private/x.txt": "x" })
+    const g = await guardFor(dir.path)
+    try {
+      expect((await g.before({ tool: "read", args: { filePath: "sub/private/x.txt" } })).allowed).toBe(true)
+      fs.writeFileSync(
+        path.join(dir.path, "sub/.opencode-security.json"),
+        JSON.stringify({
+          version: "1.0",
+          rules: [{ pattern: "private", type: "directory", deniedOperations: ["read"] }],
+        }),
+      )
+      expect((await g.before({ tool: "read", args: { filePath: "sub/private/x.txt" } })).allowed).toBe(false)
+    } finally {
+      g.close()
+    }
+  })
+
+  test("the index: protected files, their inodes and fingerprints; status reports it", async () => {
+    await using dir = await project()
+    const g = await guardFor(dir.path)
+    try {
+      const s = g.status()
+      expect(s.state).toBe("valid")
+      expect(s.role).toBe("viewer")
+      expect(s.index.files).toBeGreaterThanOrEqual(5)
+      expect(s.index.fingerprintedBytes).toBeGreaterThan(0)
+      expect(s.index.truncated).toBe(false)
+    } finally {
+      g.close()
+    }
+  })
+
+  test("the role comes from the environment; an unknown one falls back and is logged", async () => {
+    await using dir = await project()
+    const admin = await guardFor(dir.path, { OPENCODE_SECURITY_ROLE: "admin" })
+    const log = Logger.memory()
+    const bogus = await guardFor(dir.path, { OPENCODE_SECURITY_ROLE: "root" }, { log })
+    try {
+      expect(admin.role()).toBe("admin")
+      expect((await admin.before({ tool: "read", args: { filePath: "secrets/api.key" } })).allowed).toBe(true)
+      expect(bogus.role()).toBe("viewer")
+      expect(log.entries.some((e) => e.message.includes("OPENCODE_SECURITY_ROLE=root"))).toBe(true)
+    } finally {
+      admin.close()
+      bogus.close()
+    }
+  })
+
+  test("access (Host.access): read also needs llm; denials are audited with their source", async () => {
+    await using dir = await project()
+    const g = await guardFor(dir.path)
+    try {
+      expect(await g.access("docs/private.md", "read")).toContain("sending to the model")
+      expect(await g.access("docs/public.md", "read")).toBeUndefined()
+      expect(await g.access("vendor/x.js", "write")).toContain("writing vendor/x.js")
+      const audit = fs.readFileSync(path.join(dir.path, ".opencode-security-audit.log"), "utf8")
+      expect(audit).toContain('"source":"builtin-tool"')
+    } finally {
+      g.close()
+    }
+  })
+
+  test("after() redacts metadata-like values in place too (afterValue)", async () => {
+    await using dir = await project()
+    const g = await guardFor(dir.path)
+    try {
+      const value = {
+        content: [{ type: "text", text: `x ${SECRET_FILE}` }],
+        metadata: { preview: "AKIAIOSFODNN7EXAMPLE" },
+      }
+      expect(g.afterValue({ tool: "jira_get", args: {} }, value)).toBe(2)
+      expect(JSON.stringify(value)).not.toContain("Zx81Qp0vLk27mNb5Yt3RwE9u")
+      expect(JSON.stringify(value)).not.toContain("AKIAIOSFODNN7EXAMPLE")
+    } finally {
+      g.close()
+    }
+  })
+
+  test("redactMessages replaces only the messages that change, leaving the originals untouched", async () => {
+    await using dir = await project()
+    const g = await guardFor(dir.path)
+    try {
+      const leaking = { info: { id: "a" }, parts: [{ type: "text", text: `see secrets/api.key: ${SECRET_FILE}` }] }
+      const plain = { info: { id: "b" }, parts: [{ type: "text", text: "hello" }] }
+      const list = [leaking, plain]
+      expect(g.redactMessages(list)).toBe(1)
+      expect(list[1]).toBe(plain)
+      expect(list[0]).not.toBe(leaking)
+      expect(leaking.parts[0].text).toContain("Zx81Qp0vLk27mNb5Yt3RwE9u")
+      expect(JSON.stringify(list[0])).not.toContain("Zx81Qp0vLk27mNb5Yt3RwE9u")
+      expect(JSON.stringify(list[0])).toContain("[REDACTED: protected path]")
+    } finally {
+      g.close()
+    }
+  })
+
+  test("rootOf: the worktree when it holds the directory, never /", () => {
+    expect(SecurityGuard.rootOf({ directory: "/tmp", worktree: "/" })).toBe(fs.realpathSync("/tmp"))
+  })
+})
