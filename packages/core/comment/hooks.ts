@@ -5,7 +5,8 @@ import type { Host } from "../host"
 import { errorMessage } from "../util/error"
 import { AddedLines } from "./added"
 import { CommentCheck } from "./check"
-import type { CommentHeuristics } from "./heuristics"
+import z from "zod"
+import { CommentHeuristics } from "./heuristics"
 
 /**
  * The comment checker's hooks: `tool.execute.before` remembers, for a `write`, the file's content before it is
@@ -25,6 +26,13 @@ export namespace CommentHooks {
   const MAX_PENDING = 256
 
   export type Options = { host: Host; sensitivity: CommentHeuristics.Sensitivity }
+
+  /** The `commentChecker` options section (both routes read it from `.opencode/opencode-builtins.json`). */
+  export const Config = z.object({
+    /** "strict" | "normal" (default) | "relaxed" | false (off). */
+    sensitivity: CommentHeuristics.Sensitivity.optional(),
+  })
+  export type Config = z.infer<typeof Config>
 
   /**
    * The hooks for `options.sensitivity` (none act when it is false).

@@ -3,6 +3,7 @@ import fsp from "fs/promises"
 import os from "os"
 import path from "path"
 import z from "zod"
+import { OPTIONS_FILE } from "../options"
 import { Logger } from "../util/log"
 import { SecurityAccess } from "./access"
 import { SecurityAudit } from "./audit"
@@ -128,6 +129,32 @@ export namespace SecurityGuard {
     setMcpServers(servers: string[]): void
     readonly audit: SecurityAudit.Log | undefined
     close(): void
+  }
+
+  /**
+   * OpenCode configuration files whose change could switch enforcement off (the plugin list, the built-ins' own
+   * options): hosts pass them as `protect`, so no role may write them while a policy exists.
+   *
+   * @example
+   * SecurityGuard.hostConfigFiles("/repo", "/repo") // ["/repo/opencode.json", …, "~/.config/opencode/opencode.json"]
+   */
+  export function hostConfigFiles(
+    directory: string,
+    worktree: string,
+    env: Record<string, string | undefined> = process.env,
+  ): string[] {
+    const globalDir = path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config"), "opencode")
+    const dirs = [...new Set([directory, worktree])]
+    return [
+      ...dirs.flatMap((d) =>
+        ["opencode.json", "opencode.jsonc", ".opencode/opencode.json", ".opencode/opencode.jsonc"].map((f) =>
+          path.join(d, f),
+        ),
+      ),
+      ...dirs.map((d) => path.join(d, OPTIONS_FILE)),
+      path.join(globalDir, "opencode.json"),
+      path.join(globalDir, "opencode.jsonc"),
+    ]
   }
 
   /** Operations a tool-side read needs: tool results go to the model, so `llm` protection counts too. */

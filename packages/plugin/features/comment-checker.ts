@@ -1,14 +1,6 @@
-import { CommentHeuristics } from "@opencode-builtins/core/comment/heuristics"
 import { CommentHooks } from "@opencode-builtins/core/comment/hooks"
-import z from "zod"
 import type { Feature } from "../feature"
 import { validSection } from "../options"
-
-/** The plugin's `commentChecker` options section. */
-export const CommentCheckerConfig = z.object({
-  /** "strict" | "normal" (default) | "relaxed" | false (off). */
-  sensitivity: CommentHeuristics.Sensitivity.optional(),
-})
 
 /**
  * The comment checker on stock OpenCode: appends an advisory note to the output of edit, write, multiedit and
@@ -19,7 +11,7 @@ export const CommentCheckerFeature: Feature = {
   id: "comment-checker",
   section: "commentChecker",
   async init({ options, log, host }) {
-    const config = validSection(CommentCheckerConfig, options, "commentChecker", log)
+    const config = validSection(CommentHooks.Config, options, "commentChecker", log)
     return CommentHooks.create({ host, sensitivity: config.sensitivity ?? "normal" })
   },
 }

@@ -1,25 +1,6 @@
-import os from "os"
-import path from "path"
-import { OPTIONS_FILE } from "@opencode-builtins/core/options"
 import { SecurityGuard } from "@opencode-builtins/core/security/guard"
 import type { Feature } from "../feature"
 import { validSection } from "../options"
-
-/** Files whose change could switch enforcement off on the plugin route: the plugin list and the plugin's options. */
-function hostConfigFiles(directory: string, worktree: string): string[] {
-  const globalDir = path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config"), "opencode")
-  const dirs = [...new Set([directory, worktree])]
-  return [
-    ...dirs.flatMap((d) =>
-      ["opencode.json", "opencode.jsonc", ".opencode/opencode.json", ".opencode/opencode.jsonc"].map((f) =>
-        path.join(d, f),
-      ),
-    ),
-    ...dirs.map((d) => path.join(d, OPTIONS_FILE)),
-    path.join(globalDir, "opencode.json"),
-    path.join(globalDir, "opencode.jsonc"),
-  ]
-}
 
 /**
  * The security layer on stock OpenCode: `.opencode-security.json` enforced through hooks — `tool.execute.before`
@@ -40,7 +21,7 @@ export const SecurityFeature: Feature = {
       directory: input.directory,
       worktree: input.worktree,
       log,
-      protect: hostConfigFiles(input.directory, input.worktree || input.directory),
+      protect: SecurityGuard.hostConfigFiles(input.directory, input.worktree || input.directory),
     })
     // The index of protected files (copies, hard links) is built in the background; hooks wait for the first build,
     // at most 3 s, so the first prompts are scanned against it without delaying OpenCode's start.
