@@ -100,7 +100,10 @@ export namespace PatchApply {
       const top = rel.split(path.sep)[0]
       return top !== "test" && top !== "node_modules" && fs.statSync(path.join(core, rel)).isFile()
     })
-    fs.rmSync(target, { recursive: true, force: true })
+    // Refresh the sources; keep what `bun install` put in node_modules.
+    if (existed)
+      for (const entry of fs.readdirSync(target))
+        if (entry !== "node_modules") fs.rmSync(path.join(target, entry), { recursive: true, force: true })
     for (const rel of files) {
       const to = path.join(target, rel)
       fs.mkdirSync(path.dirname(to), { recursive: true })

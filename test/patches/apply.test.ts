@@ -97,8 +97,14 @@ describe("npm run apply", () => {
       zod: "4.1.8",
     })
 
+    // A refresh replaces the sources but keeps what `bun install` put in the vendored package.
+    fs.mkdirSync(path.join(vendored, "node_modules/dep"), { recursive: true })
+    fs.writeFileSync(path.join(vendored, "stale.ts"), "removed from core since")
     const before = s.read("src/a.ts")
     expect(await s.run()).toMatchObject({ status: "already-applied" })
+    expect(fs.existsSync(path.join(vendored, "node_modules/dep"))).toBe(true)
+    expect(fs.existsSync(path.join(vendored, "stale.ts"))).toBe(false)
+    expect(fs.existsSync(path.join(vendored, "resource/x.ts"))).toBe(true)
     expect(await s.run(true)).toMatchObject({ status: "already-applied" })
     expect(s.read("src/a.ts")).toBe(before)
   })
