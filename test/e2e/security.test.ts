@@ -77,17 +77,20 @@ for (const target of targets()) {
           expect(result.exitCode).toBe(0)
           expect(server.overruns).toBe(0)
           // Calls of one turn run in parallel and report in any order; turns are sequential.
+          // A refusal is a tool error (an error thrown in tool.execute.before, on the plugin route, or a built-in
+          // refused natively in the fork) or, for a plugin tool wrapped by the fork's guard, an "Error: …" result.
+          const refused = (t: (typeof result.tools)[number]) =>
+            (t.status === "error" && (t.error ?? "").includes(BLOCKED)) ||
+            (t.status === "completed" && t.output.startsWith("Error:") && t.output.includes(BLOCKED))
           const status = (from: number, to: number) =>
             result.tools
               .slice(from, to)
-              .map((t) => `${t.tool}:${t.status}`)
+              .map((t) => `${t.tool}:${refused(t) ? "refused" : t.status}`)
               .sort()
           expect(result.tools).toHaveLength(7)
-          expect(status(0, 3)).toEqual(["bash:error", "peek:error", "read:error"])
+          expect(status(0, 3)).toEqual(["bash:refused", "peek:refused", "read:refused"])
           expect(status(3, 6)).toEqual(["bash:completed", "peek:completed", "read:completed"])
-          expect(status(6, 7)).toEqual(["write:error"])
-          // An error thrown in tool.execute.before is a tool error the model sees (built-in and plugin tools).
-          for (const t of result.tools.filter((t) => t.status === "error")) expect(t.error).toContain(BLOCKED)
+          expect(status(6, 7)).toEqual(["write:refused"])
           const second = server.turns()[1].raw
           expect(second.split(BLOCKED).length - 1).toBe(3)
           // Edits to output.output in tool.execute.after are what the model receives (read, bash, plugin tool).
@@ -102,7 +105,9 @@ for (const target of targets()) {
           expect(peek.output).toContain("[REDACTED")
           expect(shell.output).toContain("notes")
           // The policy file cannot be overwritten, and it was not.
-          expect(result.tools[6].error).toContain("implicit protection of security policy files")
+          expect(result.tools[6].error ?? result.tools[6].output).toContain(
+            "implicit protection of security policy files",
+          )
           expect(
             JSON.parse(fs.readFileSync(path.join(project.dir, ".opencode-security.json"), "utf8")).rules,
           ).toHaveLength(1)
