@@ -1,4 +1,5 @@
 import { SecurityGuard } from "@opencode-builtins/core/security/guard"
+import { SecurityTools } from "@opencode-builtins/core/security/tools"
 import type { Feature } from "../feature"
 import { validSection } from "../options"
 
@@ -36,24 +37,9 @@ export const SecurityFeature: Feature = {
     // The fork may make parts native one by one; those parts are then left to it.
     const pluginTools = !native("plugin-tool-guard")
     const mcp = !native("mcp-security-policy")
-    const BUILTIN = new Set([
-      "read",
-      "write",
-      "edit",
-      "multiedit",
-      "apply_patch",
-      "patch",
-      "glob",
-      "grep",
-      "list",
-      "ls",
-      "bash",
-      "lsp",
-      "batch",
-    ])
     let mcpServers: string[] = []
     const isMcpTool = (tool: string) => mcpServers.some((s) => tool.startsWith(s.replace(/[^a-zA-Z0-9_-]/g, "_") + "_"))
-    const skip = (tool: string) => !BUILTIN.has(tool) && (isMcpTool(tool) ? !mcp : !pluginTools)
+    const skip = (tool: string) => !SecurityTools.FILE_TOOLS.has(tool) && (isMcpTool(tool) ? !mcp : !pluginTools)
 
     return {
       async config(cfg) {

@@ -3,26 +3,7 @@ import OpencodeBuiltins from "../index"
 import { AstFeature } from "../features/ast"
 import { CommentCheckerFeature } from "../features/comment-checker"
 import { tmpdir } from "../../core/test/fixture"
-
-function input(directory: string, hasBuiltIn?: (feature: string) => boolean) {
-  const logs: { level: string; message: string }[] = []
-  const client = {
-    app: { log: async ({ body }: any) => void logs.push({ level: body.level, message: body.message }) },
-    session: { messages: async () => ({ data: [] }) },
-  }
-  return {
-    logs,
-    input: {
-      client,
-      directory,
-      worktree: directory,
-      project: {},
-      serverUrl: new URL("http://x"),
-      $: {},
-      hasBuiltIn,
-    } as any,
-  }
-}
+import { pluginInput as input } from "./input"
 
 const SLOP =
   "// Initialize the total\nlet total = 0\n// Add the price\ntotal += price\n// Return the total\nreturn total\n"

@@ -1,27 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test"
 import OpencodeBuiltins from "../index"
 import { md, tmpdir } from "../../core/test/fixture"
-
-/** The parts of PluginInput the plugin uses, recording what it logs. */
-function input(directory: string, hasBuiltIn?: (feature: string) => boolean) {
-  const logs: { level: string; message: string }[] = []
-  const client = {
-    app: { log: async ({ body }: any) => void logs.push({ level: body.level, message: body.message }) },
-    session: { messages: async () => ({ data: [] }) },
-  }
-  return {
-    logs,
-    input: {
-      client,
-      directory,
-      worktree: directory,
-      project: {},
-      serverUrl: new URL("http://x"),
-      $: {},
-      hasBuiltIn,
-    } as any,
-  }
-}
+import { pluginInput as input } from "./input"
 
 const FILES = {
   ".opencode/agent/release-manager.md": md({ description: "Prepares and ships releases" }),

@@ -6,23 +6,12 @@ import { Logger } from "@opencode-builtins/core/util/log"
 import OpencodeBuiltins from "../index"
 import { SecurityFeature } from "../features/security"
 import { SECRET_FILE, project } from "../../core/test/security/fixture"
-
-function input(directory: string, hasBuiltIn?: (feature: string) => boolean) {
-  return {
-    client: { app: { log: async () => {} }, session: { messages: async () => ({ data: [] }) } },
-    directory,
-    worktree: directory,
-    project: {},
-    serverUrl: new URL("http://x"),
-    $: {},
-    hasBuiltIn,
-  } as any
-}
+import { pluginInput as input } from "./input"
 
 describe("security feature of the external plugin", () => {
   test("tool.execute.before throws to deny; after redacts output, metadata and MCP content", async () => {
     await using dir = await project()
-    const hooks: any = await OpencodeBuiltins(input(dir.path))
+    const hooks: any = await OpencodeBuiltins(input(dir.path).input)
     await expect(
       hooks["tool.execute.before"](
         { tool: "read", sessionID: "s", callID: "c" },
@@ -46,7 +35,7 @@ describe("security feature of the external plugin", () => {
 
   test("model-bound transforms and prompt parts are redacted", async () => {
     await using dir = await project()
-    const hooks: any = await OpencodeBuiltins(input(dir.path))
+    const hooks: any = await OpencodeBuiltins(input(dir.path).input)
     const original = { info: { id: "m" }, parts: [{ type: "text", text: SECRET_FILE }] }
     const output = { messages: [original] }
     await hooks["experimental.chat.messages.transform"]({}, output)
@@ -67,7 +56,7 @@ describe("security feature of the external plugin", () => {
     await using dir = await project()
     const host: Host = { directory: dir.path, worktree: dir.path, log: Logger.silent }
     const hooks: any = await SecurityFeature.init({
-      input: input(dir.path),
+      input: input(dir.path).input,
       options: {},
       all: {},
       log: Logger.silent,
@@ -92,7 +81,7 @@ describe("security feature of the external plugin", () => {
         mcp: { servers: { my_docs: "trusted" } },
       },
     )
-    const hooks: any = await OpencodeBuiltins(input(dir.path))
+    const hooks: any = await OpencodeBuiltins(input(dir.path).input)
     await hooks.config({ mcp: { my_docs: {}, jira: {} } })
     await hooks["tool.execute.before"](
       { tool: "my_docs_search", sessionID: "s", callID: "c" },
@@ -108,7 +97,7 @@ describe("security feature of the external plugin", () => {
 
   test("when the host has builtin-tool-security the plugin registers none of it", async () => {
     await using dir = await project()
-    const hooks: any = await OpencodeBuiltins(input(dir.path, (id) => id === "builtin-tool-security"))
+    const hooks: any = await OpencodeBuiltins(input(dir.path, (id) => id === "builtin-tool-security").input)
     if (hooks["tool.execute.before"])
       await hooks["tool.execute.before"](
         { tool: "read", sessionID: "s", callID: "c" },
@@ -121,7 +110,7 @@ describe("security feature of the external plugin", () => {
     await using dir = await project()
     const log = Logger.memory()
     await SecurityFeature.init({
-      input: input(dir.path),
+      input: input(dir.path).input,
       options: { intervalMs: "fast", bogus: 1 },
       all: {},
       log,
