@@ -12,7 +12,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     load: () => import("@opencode-builtins/core/discovery/cli"),
   },
   security: {
-    summary: "security validate [dir] | security check <path> --op read|write|llm [--role r]   the .opencode-security.json policy",
+    summary:
+      "security validate [dir] | security check <path> --op read|write|llm [--role r]   the .opencode-security.json policy",
     load: () => import("@opencode-builtins/core/security/cli"),
   },
   audit: {
