@@ -59,10 +59,11 @@ export namespace ResourceIndex {
     /** Lower-cased text searched by queries, per id. */
     haystack: Map<string, Haystack>
     /**
-     * Every haystack's `all` text joined (NUL-separated) into one string, so that a query word is located with a
-     * few `indexOf` scans instead of one test per resource. `starts[i]` is where `ids[i]`'s text begins.
+     * Every haystack's `all` text joined (NUL-separated) as UTF-8 bytes, so that a query word is located with a few
+     * native `Buffer.indexOf` scans instead of one test per resource (about twice as fast as `String.indexOf` on the
+     * same text). `starts[i]` is the byte offset where the text of `metas[i]` begins.
      */
-    text: { joined: string; starts: number[]; ids: string[]; hays: Haystack[] }
+    text: { bytes: Buffer; starts: number[]; metas: Resource.Metadata[]; hays: Haystack[] }
   }
 
   export type Haystack = { id: string; name: string; tags: string; description: string; rest: string; all: string }
@@ -117,7 +118,7 @@ export namespace ResourceIndex {
       dangling: new Map(),
       warnings,
       haystack: new Map(),
-      text: { joined: "", starts: [], ids: [], hays: [] },
+      text: { bytes: Buffer.alloc(0), starts: [], metas: [], hays: [] },
     }
     const byPath = new Map<string, string>()
     const byUri = new Map<string, string>()
@@ -225,12 +226,12 @@ export namespace ResourceIndex {
     let offset = 0
     for (const [id, hay] of index.haystack) {
       index.text.starts.push(offset)
-      index.text.ids.push(id)
+      index.text.metas.push(index.resources.get(id)!)
       index.text.hays.push(hay)
       parts.push(hay.all)
-      offset += hay.all.length + 1
+      offset += Buffer.byteLength(hay.all) + 1
     }
-    index.text.joined = parts.join("\u0000")
+    index.text.bytes = Buffer.from(parts.join("\u0000"))
     return index
   }
 }

@@ -94,13 +94,14 @@ export namespace ResourceQuery {
     return total
   }
 
-  /** Positions (in `index.text`) of the resources whose text contains `word`: `indexOf` over the joined text. */
+  /** Positions (in `index.text`) of the resources whose text contains `word`: `indexOf` over the joined bytes. */
   function containing(index: ResourceIndex.Index, word: string): number[] {
-    const { joined, starts } = index.text
+    const { bytes, starts } = index.text
+    const needle = Buffer.from(word)
     const out: number[] = []
     let from = 0
     while (true) {
-      const at = joined.indexOf(word, from)
+      const at = bytes.indexOf(needle, from)
       if (at < 0) return out
       let lo = 0
       let hi = starts.length - 1
@@ -111,7 +112,7 @@ export namespace ResourceQuery {
       }
       out.push(lo)
       // Continue after this resource's text: each resource is reported once.
-      from = lo + 1 < starts.length ? starts[lo + 1] : joined.length
+      from = lo + 1 < starts.length ? starts[lo + 1] : bytes.length
     }
   }
 
@@ -149,7 +150,7 @@ export namespace ResourceQuery {
     } else if (terms.length) {
       // Without filters, start from the resources containing the longest (most selective) word.
       const longest = terms.reduce((a, b) => (b.length > a.length ? b : a))
-      for (const i of containing(index, longest)) consider(index.resources.get(index.text.ids[i])!, index.text.hays[i])
+      for (const i of containing(index, longest)) consider(index.text.metas[i], index.text.hays[i])
     } else {
       for (const [id, meta] of index.resources) consider(meta, index.haystack.get(id)!)
     }
