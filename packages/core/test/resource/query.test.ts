@@ -43,6 +43,25 @@ describe("resource-query", () => {
     expect(ResourceQuery.run(index, { query: "nothing-like-this" }).total).toBe(0)
   })
 
+  test("non-ASCII text: words are found and attributed to the right resource (byte offsets, not characters)", async () => {
+    // Multi-byte characters before a match shift byte offsets away from character offsets: each hit must still land
+    // on the resource whose text holds it, including the one right after a multi-byte-heavy resource.
+    const { index, dir } = await indexOf({
+      ".opencode/knowledge-base/a-uberpruefung.md": md({ title: `Überprüfung 日本語 ${"🚀".repeat(60)}`, tags: ["größe"] }),
+      ".opencode/knowledge-base/b-plain.md": md({ title: "Plain", description: "zebra crossing" }),
+      ".opencode/knowledge-base/c-cafe.md": md({ title: "Café", description: "Crème brûlée — zebra" }),
+    })
+    await using _ = dir
+    const ids = (query: string) => ResourceQuery.run(index, { query }).results.map((r) => r.id)
+    expect(ids("zebra")).toEqual(["c-cafe", "b-plain"])
+    expect(ids("überprüfung")).toEqual(["a-uberpruefung"])
+    expect(ids("größe")).toEqual(["a-uberpruefung"])
+    expect(ids("日本")).toEqual(["a-uberpruefung"])
+    expect(ids("🚀")).toEqual(["a-uberpruefung"])
+    expect(ids("brûlée")).toEqual(["c-cafe"])
+    expect(ids("plain")).toEqual(["b-plain"])
+  })
+
   test("an exact id wins outright; ties are broken by name", async () => {
     const { index, dir } = await indexOf({
       ".opencode/task/b-task.md": md({ title: "Zeta", tags: ["shared"] }),
