@@ -36,7 +36,49 @@ export namespace SecurityFingerprint {
 
   /** Tool outputs prefix lines with numbers (`12: `, `00012| `, `  Line 12: `); they are not part of the content. */
   const GUTTER = /^\s*(?:Line \d+: ?|\d+[:|]\s?)/
-  const TOKEN = /[A-Za-z0-9+/_=.~@%-]{16,}/g
+
+  /** ASCII lookup table of a character class, for `nextRun`. */
+  function charClass(chars: string): Uint8Array {
+    const table = new Uint8Array(128)
+    for (const c of chars) table[c.charCodeAt(0)] = 1
+    return table
+  }
+  const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+  /** Characters of secret-like tokens. */
+  const TOKEN_CHARS = charClass(ALNUM + "+/_=.~@%-")
+  /** Characters of base64 (standard and URL-safe) and hex blocks, padding aside. */
+  const BLOCK_CHARS = charClass(ALNUM + "+/_-")
+
+  /**
+   * The first maximal run of `table` characters at least `min` long, starting the search at `from`; what the regex
+   * `/[class]{min,}/g` finds, in one linear pass. The regex restarts inside every shorter run (quadratic in the run
+   * length; identifiers are such runs) and measured 2–3 times slower on 1 MB of source.
+   */
+  function nextRun(
+    text: string,
+    from: number,
+    table: Uint8Array,
+    min: number,
+  ): { start: number; end: number } | undefined {
+    const n = text.length
+    let i = from
+    while (i < n) {
+      const c = text.charCodeAt(i)
+      if (c >= 128 || table[c] === 0) {
+        i++
+        continue
+      }
+      let j = i + 1
+      while (j < n) {
+        const d = text.charCodeAt(j)
+        if (d >= 128 || table[d] === 0) break
+        j++
+      }
+      if (j - i >= min) return { start: i, end: j }
+      i = j + 1
+    }
+    return undefined
+  }
 
   export function normaliseLine(line: string): string {
     return line.replace(GUTTER, "").trim()
@@ -65,13 +107,16 @@ export namespace SecurityFingerprint {
   /** Tokens of a text, split also at `=`, `:` and quotes so `KEY=value` yields `value`. */
   export function tokens(text: string): { token: string; start: number }[] {
     const out: { token: string; start: number }[] = []
-    TOKEN.lastIndex = 0
-    for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
+    for (
+      let run = nextRun(text, 0, TOKEN_CHARS, MIN_TOKEN);
+      run;
+      run = nextRun(text, run.end, TOKEN_CHARS, MIN_TOKEN)
+    ) {
       let offset = 0
-      for (const piece of m[0].split(/[=]/)) {
+      for (const piece of text.slice(run.start, run.end).split("=")) {
         const trimmed = piece.replace(/^[./~@%-]+|[./~@%-]+$/g, "")
         const lead = piece.indexOf(trimmed)
-        if (trimmed.length >= MIN_TOKEN) out.push({ token: trimmed, start: m.index + offset + lead })
+        if (trimmed.length >= MIN_TOKEN) out.push({ token: trimmed, start: run.start + offset + lead })
         offset += piece.length + 1
       }
     }
@@ -140,7 +185,7 @@ export namespace SecurityFingerprint {
     return out.sort((a, b) => a.start - b.start)
   }
 
-  const RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g
+  const MIN_BLOCK = 24
   const CONTINUATION = /[A-Za-z0-9+/_-]{4,}={0,2}/y
   const HEX = /^[0-9a-fA-F]+$/
 
@@ -153,11 +198,13 @@ export namespace SecurityFingerprint {
    */
   export function decodedBlocks(text: string): Encoded[] {
     const out: Encoded[] = []
-    RUN.lastIndex = 0
-    for (let m = RUN.exec(text); m; m = RUN.exec(text)) {
-      const start = m.index
-      let end = start + m[0].length
-      let compact = m[0]
+    let from = 0
+    for (let run = nextRun(text, 0, BLOCK_CHARS, MIN_BLOCK); run; run = nextRun(text, from, BLOCK_CHARS, MIN_BLOCK)) {
+      const start = run.start
+      let end = run.end
+      // Up to two `=` of padding.
+      if (text[end] === "=") end += text[end + 1] === "=" ? 2 : 1
+      let compact = text.slice(start, end)
       // Wrapped blocks: the run ends its line and the next line is another run.
       while (compact.length % 4 === 0 && (text[end] === "\n" || (text[end] === "\r" && text[end + 1] === "\n"))) {
         const next = end + (text[end] === "\r" ? 2 : 1)
@@ -169,7 +216,7 @@ export namespace SecurityFingerprint {
         compact += c[0]
         end = next + c[0].length
       }
-      RUN.lastIndex = end
+      from = end
       if (HEX.test(compact) && compact.length >= 32) {
         const decoded = readable(Buffer.from(compact.length % 2 ? compact.slice(0, -1) : compact, "hex"))
         if (decoded) out.push({ start, end, encoding: "hex", decoded })
