@@ -15,6 +15,7 @@ import { SecurityPath } from "./paths"
 import { SecurityPluginTool } from "./plugin-tool"
 import { SecurityRedact } from "./redact"
 import { SecurityRole } from "./role"
+import { ScanCache } from "./scan-cache"
 import { LLMScanner } from "./scanner"
 import type { SecuritySchema } from "./schema"
 import { SecuritySegments } from "./segments"
@@ -200,6 +201,8 @@ export namespace SecurityGuard {
       version,
     })
     let index = emptyIndex()
+    /** Scan results of long texts (history messages are scanned again on every request). */
+    const scans = ScanCache.create()
     const segments = {
       tool: SecurityFingerprint.create({ strict: true }),
       llm: SecurityFingerprint.create({ strict: true }),
@@ -755,7 +758,7 @@ export namespace SecurityGuard {
         const { state, d } = current()
         if (state.status === "none" || !text) return { text, ranges: [] }
         const scanner = (opts.scope ?? "llm") === "tool" ? d.tool : d.llm
-        const ranges = LLMScanner.scanForProtectedContent(text, scanner, {
+        const ranges = ScanCache.scan(scans, text, scanner, {
           paths: opts.paths ?? "off",
           base: opts.base ?? directory,
         })
@@ -769,7 +772,7 @@ export namespace SecurityGuard {
         let changed = 0
         const kinds = new Set<string>()
         const redact = (text: string) => {
-          const ranges = LLMScanner.scanForProtectedContent(text, d.llm, { paths, base: directory })
+          const ranges = ScanCache.scan(scans, text, d.llm, { paths, base: directory })
           if (!ranges.length) return text
           for (const r of ranges) kinds.add(r.kind)
           return SecurityRedact.redactContent(text, ranges, { gutter: true })
@@ -777,7 +780,13 @@ export namespace SecurityGuard {
         for (let i = 0; i < messages.length; i++) {
           const message = messages[i]
           if (!message || typeof message !== "object") continue
-          if (!needsRedaction(message, d.llm, paths, directory)) continue
+          if (
+            !needsRedaction(
+              message,
+              (text) => ScanCache.scan(scans, text, d.llm, { paths, base: directory }).length > 0,
+            )
+          )
+            continue
           const copy = structuredClone(message)
           if (SecurityHook.redactDeep(copy, redact) > 0) {
             messages[i] = copy
@@ -854,17 +863,11 @@ export namespace SecurityGuard {
   }
 
   /** True when any string of `value` has something to redact (a scan without copying). */
-  function needsRedaction(
-    value: unknown,
-    scanner: LLMScanner.Scanner,
-    paths: LLMScanner.ScanOptions["paths"],
-    base: string,
-    depth = 0,
-  ): boolean {
-    if (typeof value === "string") return LLMScanner.scanForProtectedContent(value, scanner, { paths, base }).length > 0
+  function needsRedaction(value: unknown, protectedIn: (text: string) => boolean, depth = 0): boolean {
+    if (typeof value === "string") return protectedIn(value)
     if (!value || typeof value !== "object" || depth > 32) return false
     for (const item of Array.isArray(value) ? value : Object.values(value))
-      if (needsRedaction(item, scanner, paths, base, depth + 1)) return true
+      if (needsRedaction(item, protectedIn, depth + 1)) return true
     return false
   }
 
