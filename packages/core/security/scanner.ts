@@ -1,5 +1,6 @@
 import path from "path"
 import type { SecurityConfig } from "./config"
+import { Literals } from "../util/literals"
 import { SecurityFingerprint } from "./fingerprint"
 import { SecurityRole } from "./role"
 import type { SecuritySchema } from "./schema"
@@ -85,19 +86,17 @@ export namespace LLMScanner {
       .filter((m) => denies(m.deniedOperations, m.roles, m.allowedRoles))
       .map((m) => ({ start: m.start, end: m.end, id: m.id }))
     const pathRules = config.rules.filter((r) => !r.implicit && denies(r.deniedOperations, r.roles, r.allowedRoles))
-    const literals = [...new Set(pathRules.map((r) => r.literal).filter((l): l is string => !!l))]
+    const literals = Literals.source(
+      pathRules.map((r) => r.literal ?? ""),
+      { nocase: config.nocase },
+    )
     return {
       scope: options.scope,
       markers,
       secrets: config.secrets,
       indexes: options.indexes ?? [],
       pathRules,
-      literals: literals.length
-        ? new RegExp(
-            literals.map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
-            config.nocase ? "gi" : "g",
-          )
-        : undefined,
+      literals: literals === undefined ? undefined : new RegExp(literals, config.nocase ? "gi" : "g"),
       root: config.root,
       home: config.home,
       nocase: config.nocase,
