@@ -6,9 +6,9 @@ import { AstScan } from "./scan"
  * `@ast-grep/napi`'s parallel `findInFiles` (no CLI is spawned).
  *
  * Files are handed to napi in batches so that a deadline or an abort stops the search between batches: the result
- * then holds what was found so far and says so. Every match is counted; the positions of up to `maxStoredMatches` are
- * kept (the formatter shows fewer still, reading their text from the files), sorted by file and position so the
- * first N are always the same N.
+ * then holds what was found so far and says so. Every match is counted; positions are kept only for the first
+ * `maxStoredMatches` in file and position order (the same N whatever order napi's threads report files in): a file
+ * that sorts after the kept ones once the cap is reached costs no range extraction (see `FirstMatches`).
  *
  * @example
  * const result = await AstSearch.run({ directory: "/repo", lang: "typescript", pattern: "console.log($$$A)" })
@@ -22,7 +22,8 @@ export namespace AstSearch {
   export type Options = {
     /** Give up after this long (default 60 s); the result is marked `timedOut`. */
     timeoutMs?: number
-    /** Matches kept in memory (all are counted). */
+    /** Positions kept: the first N in file and position order (all matches are counted). The search tool keeps
+     *  only what its output shows. */
     maxStoredMatches?: number
     batchSize?: number
   }
@@ -67,8 +68,8 @@ export namespace AstSearch {
     const maxStored = options.maxStoredMatches ?? MAX_STORED_MATCHES
     const batchSize = options.batchSize ?? BATCH
 
-    const matches: Match[] = []
-    const files = new Set<string>()
+    const first = new FirstMatches(maxStored)
+    let filesWithMatches = 0
     let total = 0
     const candidates = filtered.candidates.map((c) => c.file)
     for (let i = 0; i < candidates.length && !signal.aborted; i += batchSize) {
@@ -78,27 +79,13 @@ export namespace AstSearch {
         { paths: batch, matcher: { rule: { pattern: input.pattern } } },
         (error, nodes) => {
           if (error || !nodes.length) return
-          const file = nodes[0].getRoot().filename()
-          files.add(file)
+          filesWithMatches++
           total += nodes.length
-          for (const node of nodes) {
-            if (matches.length >= maxStored) break
-            const range = node.range()
-            matches.push({
-              file,
-              start: { line: range.start.line, column: range.start.column },
-              end: { line: range.end.line, column: range.end.column },
-            })
-          }
+          first.add(nodes[0].getRoot().filename(), nodes)
         },
       )
     }
-    matches.sort(
-      (a, b) =>
-        (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
-        a.start.line - b.start.line ||
-        a.start.column - b.start.column,
-    )
+    const matches = first.matches()
     const interrupted = signal.aborted
     return {
       lang: scan.lang,
@@ -106,7 +93,7 @@ export namespace AstSearch {
       warning: scan.pattern.warning,
       matches,
       totalMatches: total,
-      filesWithMatches: files.size,
+      filesWithMatches,
       filesSearched: scan.files.files.length,
       filesSkippedByPrefilter: scan.files.files.length - candidates.length - filtered.unreadable.length,
       denied: scan.files.denied,
@@ -115,6 +102,63 @@ export namespace AstSearch {
       timedOut: interrupted && deadline.aborted,
       aborted: interrupted && !deadline.aborted,
       elapsedMs: performance.now() - started,
+    }
+  }
+
+  type Found = { range(): { start: Position; end: Position } }
+
+  /**
+   * The first `cap` matches in file and position order, however the files arrive: a file is kept while it sorts
+   * before the last kept file or fewer than `cap` matches are kept; files pushed past the cap are dropped again.
+   * Ranges are read from napi only for files that are kept.
+   *
+   * @example
+   * const first = new FirstMatches(2)
+   * first.add("/b.ts", nodesOfB) // 3 matches: 2 kept
+   * first.add("/a.ts", nodesOfA) // 1 match: kept, /b.ts now contributes 1
+   * first.matches().length // 2
+   */
+  export class FirstMatches {
+    private files: { file: string; matches: Match[] }[] = []
+    private stored = 0
+    constructor(private readonly cap: number) {}
+
+    add(file: string, nodes: readonly Found[]) {
+      if (this.cap <= 0) return
+      const last = this.files[this.files.length - 1]
+      if (this.stored >= this.cap && last && file > last.file) return
+      const matches: Match[] = nodes.map((node) => {
+        const range = node.range()
+        return {
+          file,
+          start: { line: range.start.line, column: range.start.column },
+          end: { line: range.end.line, column: range.end.column },
+        }
+      })
+      matches.sort((a, b) => a.start.line - b.start.line || a.start.column - b.start.column)
+      let lo = 0
+      let hi = this.files.length
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (this.files[mid].file < file) lo = mid + 1
+        else hi = mid
+      }
+      this.files.splice(lo, 0, { file, matches })
+      this.stored += matches.length
+      while (this.files.length > 1 && this.stored - this.files[this.files.length - 1].matches.length >= this.cap)
+        this.stored -= this.files.pop()!.matches.length
+    }
+
+    /** The kept matches, sorted, at most `cap`. */
+    matches(): Match[] {
+      const out: Match[] = []
+      for (const { matches } of this.files) {
+        for (const match of matches) {
+          if (out.length >= this.cap) return out
+          out.push(match)
+        }
+      }
+      return out
     }
   }
 }

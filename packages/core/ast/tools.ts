@@ -92,7 +92,8 @@ export namespace AstTools {
         },
         async execute(args, ctx) {
           const scan = await input(args, ctx)
-          const result = await AstSearch.run(scan)
+          // Positions only for what the output can show; every match is still counted.
+          const result = await AstSearch.run(scan, { maxStoredMatches: MAX_MATCHES })
           return AstFormat.search(result, { directory: scan.directory, context: args.context })
         },
       }),

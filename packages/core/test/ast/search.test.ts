@@ -156,4 +156,47 @@ describe("ast_grep_search results", () => {
     expect(text).toContain("   … (22 more lines of this match not shown)")
     expect(text).not.toContain("a19,")
   })
+
+  test("a small store cap keeps the first N matches in path order, whatever order files arrive in; totals stay exact", async () => {
+    // Uneven counts (file i holds i % 7 + 1 matches) and small batches, so the cap falls inside a file.
+    const files: Record<string, string> = {}
+    let expectedTotal = 0
+    for (let f = 0; f < 60; f++) {
+      files[`f${String(f).padStart(2, "0")}.ts`] = "x\n" + "hit(1); ".repeat((f % 7) + 1) + "\nhit(2)\n"
+      expectedTotal += (f % 7) + 2
+    }
+    await using dir = await tmpdir(files)
+    const all = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "hit($A)" })
+    expect(all.totalMatches).toBe(expectedTotal)
+    for (const cap of [0, 1, 5, 37, expectedTotal, expectedTotal + 10]) {
+      const capped = await AstSearch.run(
+        { directory: dir.path, lang: "typescript", pattern: "hit($A)" },
+        { maxStoredMatches: cap, batchSize: 7 },
+      )
+      expect([capped.totalMatches, capped.filesWithMatches]).toEqual([expectedTotal, 60])
+      expect(capped.matches).toEqual(all.matches.slice(0, cap))
+    }
+  })
+
+  test("FirstMatches: files arriving out of order, the cap inside a file, later files dropped", () => {
+    const nodes = (...starts: [number, number][]) =>
+      starts.map(([line, column]) => ({
+        range: () => ({ start: { line, column }, end: { line, column: column + 1 } }),
+      }))
+    const first = new AstSearch.FirstMatches(4)
+    first.add("/c.ts", nodes([0, 0], [0, 5]))
+    first.add("/d.ts", nodes([1, 0]))
+    first.add("/e.ts", nodes([2, 0])) // past the cap and after the last kept file: not even read
+    first.add("/a.ts", nodes([3, 9], [3, 1])) // before: kept, sorted by position; /d.ts drops out
+    first.add("/b.ts", nodes([0, 2]))
+    expect(first.matches().map((m) => `${m.file}:${m.start.line}:${m.start.column}`)).toEqual([
+      "/a.ts:3:1",
+      "/a.ts:3:9",
+      "/b.ts:0:2",
+      "/c.ts:0:0",
+    ])
+    let read = 0
+    first.add("/z.ts", [{ range: () => (read++, { start: { line: 0, column: 0 }, end: { line: 0, column: 1 } }) }])
+    expect(read).toBe(0)
+  })
 })
