@@ -50,6 +50,7 @@ export namespace AstSearch {
   export const TIMEOUT_MS = 60_000
   export const MAX_STORED_MATCHES = 200_000
   const BATCH = 2048
+  const CONCURRENT_CALLS = 2
 
   /**
    * Searches the project for `input.pattern`; never throws for too many matches or a timeout (see `Result`).
@@ -72,19 +73,26 @@ export namespace AstSearch {
     let filesWithMatches = 0
     let total = 0
     const candidates = filtered.candidates.map((c) => c.file)
-    for (let i = 0; i < candidates.length && !signal.aborted; i += batchSize) {
-      const batch = candidates.slice(i, i + batchSize)
-      await findInFiles(
-        scan.napiLang,
-        { paths: batch, matcher: { rule: { pattern: input.pattern } } },
-        (error, nodes) => {
-          if (error || !nodes.length) return
-          filesWithMatches++
-          total += nodes.length
-          first.add(nodes[0].getRoot().filename(), nodes)
-        },
-      )
+    // Two napi calls at a time: one call's threads wait while the JS thread takes their results, leaving a core idle
+    // (on 2 cores, 27k matches: ~1.0 s alone, ~0.85 s as two halves at once, as fast as the CLI).
+    const size = Math.max(1, Math.min(batchSize, Math.ceil(candidates.length / CONCURRENT_CALLS)))
+    let next = 0
+    const worker = async () => {
+      while (next < candidates.length && !signal.aborted) {
+        const batch = candidates.slice(next, (next += size))
+        await findInFiles(
+          scan.napiLang,
+          { paths: batch, matcher: { rule: { pattern: input.pattern } } },
+          (error, nodes) => {
+            if (error || !nodes.length) return
+            filesWithMatches++
+            total += nodes.length
+            first.add(nodes[0].getRoot().filename(), nodes)
+          },
+        )
+      }
     }
+    await Promise.all(Array.from({ length: CONCURRENT_CALLS }, worker))
     const matches = first.matches()
     const interrupted = signal.aborted
     return {
