@@ -45,4 +45,43 @@ describe("SecurityFingerprint", () => {
       [],
     )
   })
+
+  test("tokens finds every run however it falls against the probed positions, as a per-character search does", () => {
+    // Reference: the regex the linear search replaced, then the `=` split and edge trim.
+    const reference = (text: string) => {
+      const out: { token: string; start: number }[] = []
+      for (const m of text.matchAll(/[A-Za-z0-9+/_=.~@%-]{16,}/g)) {
+        let offset = 0
+        for (const piece of m[0].split("=")) {
+          const trimmed = piece.replace(/^[./~@%-]+|[./~@%-]+$/g, "")
+          if (trimmed.length >= 16) out.push({ token: trimmed, start: m.index + offset + piece.indexOf(trimmed) })
+          offset += piece.length + 1
+        }
+      }
+      return out
+    }
+    const runs = [
+      "Zx81Qp0vLk27mNb5",
+      "Zx81Qp0vLk27mNb5Y",
+      "Zx81Qp0vLk27mNb",
+      "a=Zx81Qp0vLk27mNb5Yt3R==",
+      "..~k9Lm2Pq8Rs4Tv6Wx-.",
+    ]
+    let cases = 0
+    for (const run of runs)
+      for (let before = 0; before <= 34; before++)
+        for (const gap of [" ", "é", "\n", " x ", "😀"]) {
+          const text = "ab cd".repeat(8).slice(0, before) + gap + run + gap + run.slice(0, 15) + gap + run
+          expect(SecurityFingerprint.tokens(text)).toEqual(reference(text))
+          cases++
+        }
+    expect(cases).toBe(5 * 35 * 5)
+    expect(SecurityFingerprint.tokens("Zx81Qp0vLk27mNb5")).toEqual([{ token: "Zx81Qp0vLk27mNb5", start: 0 }])
+    expect(SecurityFingerprint.tokens("Zx81Qp0vLk27mNb")).toEqual([])
+  })
+  test("decodedBlocks finds a block at the start, the end, or alone", () => {
+    const hex = Buffer.from(file).toString("hex")
+    for (const text of [hex, `${hex} tail`, `head ${hex}`, `x\n${hex}\ny`])
+      expect(SecurityFingerprint.decodedBlocks(text).map((b) => b.decoded)).toEqual([file])
+  })
 })

@@ -43,4 +43,21 @@ describe("SecuritySecrets", () => {
     const [m] = SecuritySecrets.find(text)
     expect(text.slice(m.start, m.end)).toBe("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
   })
+
+  test("secrets are found at the very start and end of a text, and beside non-ASCII characters", () => {
+    const key = "AKIAIOSFODNN7EXAMPLE"
+    expect(SecuritySecrets.find(key)).toEqual([{ start: 0, end: 20, id: "aws-access-key-id" }])
+    expect(SecuritySecrets.find(`é${key}`)).toEqual([{ start: 1, end: 21, id: "aws-access-key-id" }])
+    expect(SecuritySecrets.find(`😀${key}😀`)).toEqual([{ start: 2, end: 22, id: "aws-access-key-id" }])
+    expect(ids("x://u:hunter2@h")).toEqual(["url-credentials"])
+    // Code units above 127 share the prefix table with ASCII ones (Á is 0xC1, A is 0x41): they must not match.
+    expect(ids(`ÁKIAIOSFODNN7EXAMPLE ${"\u0141"}KIAIOSFODNN7EXAMPLE ${"\u01ebh"}p_${"a1".repeat(18)}`)).toEqual([])
+  })
+  test("when a pattern fails at a position, a later pattern with an overlapping prefix is tried", () => {
+    // `sk-ant-` is too short for the Anthropic format but long enough for the OpenAI one.
+    expect(ids(`key sk-ant-${"a1B2".repeat(4)}x`)).toEqual(["openai-key"])
+    expect(ids(`key sk-ant-api03-${"a1B2".repeat(5)}`)).toEqual(["anthropic-key"])
+    // A failed candidate does not hide one that starts inside it.
+    expect(ids(`ghp_short ghp_${"a1".repeat(18)}`)).toEqual(["github-token"])
+  })
 })
