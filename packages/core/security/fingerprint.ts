@@ -23,11 +23,45 @@ export namespace SecurityFingerprint {
    * `strict` indexes hold text the user marked as protected (segments): one remembered line is enough to count as a
    * copy, since such lines were chosen, not merely present in a protected file.
    */
-  export type Index = { lines: Set<string>; tokens: Set<string>; bytes: number; strict?: boolean }
+  export type Index = {
+    lines: Set<string>
+    tokens: Set<string>
+    bytes: number
+    strict?: boolean
+    /**
+     * One bit per `shape` of the lines and tokens remembered: a line of a scanned text whose bit is clear in every
+     * index is not remembered, which spares cutting it out and hashing it. Absent: every line is looked up.
+     */
+    shapes?: Uint32Array
+  }
   export type Match = { start: number; end: number; how: "lines" | "token" }
 
   export function create(options: { strict?: boolean } = {}): Index {
-    return { lines: new Set(), tokens: new Set(), bytes: 0, strict: options.strict }
+    return {
+      lines: new Set(),
+      tokens: new Set(),
+      bytes: 0,
+      strict: options.strict,
+      shapes: new Uint32Array(SHAPES / 32),
+    }
+  }
+
+  const SHAPES = 1 << 16
+
+  /** A hash of `text[a, b)` (non-empty) by its length and its first, middle and last code units. */
+  function shape(text: string, a: number, b: number): number {
+    let h = Math.imul(b - a, 0x9e3779b1)
+    h = Math.imul(h ^ text.charCodeAt(a), 0x85ebca6b)
+    h = Math.imul(h ^ text.charCodeAt((a + b) >> 1), 0xc2b2ae35)
+    h = Math.imul(h ^ text.charCodeAt(b - 1), 0x27d4eb2f)
+    return (h ^ (h >>> 16)) & (SHAPES - 1)
+  }
+
+  function remember(index: Index, set: Set<string>, value: string) {
+    set.add(value)
+    if (!index.shapes) return
+    const h = shape(value, 0, value.length)
+    index.shapes[h >>> 5] |= 1 << (h & 31)
   }
 
   export function empty(index: Index | undefined): boolean {
@@ -123,6 +157,12 @@ export namespace SecurityFingerprint {
   /** Tokens of a text, split also at `=`, `:` and quotes so `KEY=value` yields `value`. */
   export function tokens(text: string): { token: string; start: number }[] {
     const out: { token: string; start: number }[] = []
+    eachToken(text, (a, b) => out.push({ token: text.slice(a, b), start: a }))
+    return out
+  }
+
+  /** The bounds of each token of `tokens`, in order, without cutting them out. */
+  function eachToken(text: string, visit: (start: number, end: number) => void) {
     for (
       let run = nextRun(text, 0, TOKEN_CHARS, MIN_TOKEN);
       run;
@@ -137,11 +177,66 @@ export namespace SecurityFingerprint {
         let b = stop
         while (a < b && TRIM[text.charCodeAt(a)] === 1) a++
         while (b > a && TRIM[text.charCodeAt(b - 1)] === 1) b--
-        if (b - a >= MIN_TOKEN) out.push({ token: text.slice(a, b), start: a })
+        if (b - a >= MIN_TOKEN) visit(a, b)
         piece = stop + 1
       }
     }
-    return out
+  }
+
+  const SPACE = charClass("\t\n\v\f\r ")
+
+  /** Past the ASCII white space of `text[i, end)`; -1 at a code unit above 127 (it may be white space too). */
+  function skipSpace(text: string, i: number, end: number): number {
+    for (; i < end; i++) {
+      const c = text.charCodeAt(i)
+      if (c >= 128) return -1
+      if (SPACE[c] === 0) return i
+    }
+    return i
+  }
+
+  function digitsEnd(text: string, i: number, end: number): number {
+    while (i < end) {
+      const c = text.charCodeAt(i)
+      if (c < 48 || c > 57) break
+      i++
+    }
+    return i
+  }
+
+  /**
+   * Where `normaliseLine(text.slice(a, b))` starts in `text`: past white space, a gutter and white space again; -1
+   * when a code unit above 127 leaves that to `normaliseLine`.
+   */
+  function contentStart(text: string, a: number, b: number): number {
+    const i = skipSpace(text, a, b)
+    if (i < 0) return -1
+    let gutter = -1
+    if (text.startsWith("Line ", i)) {
+      const d = digitsEnd(text, i + 5, b)
+      if (d > i + 5 && d < b && text.charCodeAt(d) === 58)
+        gutter = d + 1 < b && text.charCodeAt(d + 1) === 32 ? d + 2 : d + 1
+    } else {
+      const d = digitsEnd(text, i, b)
+      const sep = d < b ? text.charCodeAt(d) : 0
+      if (d > i && (sep === 58 || sep === 124)) {
+        gutter = d + 1
+        const c = gutter < b ? text.charCodeAt(gutter) : 0
+        if (c >= 128) return -1
+        if (gutter < b && SPACE[c] === 1) gutter++
+      }
+    }
+    return gutter < 0 ? i : skipSpace(text, gutter, b)
+  }
+
+  /** Where `normaliseLine(text.slice(a, b))` ends in `text` (trailing white space off); -1 as for `contentStart`. */
+  function contentEnd(text: string, a: number, b: number): number {
+    for (; b > a; b--) {
+      const c = text.charCodeAt(b - 1)
+      if (c >= 128) return -1
+      if (SPACE[c] === 0) return b
+    }
+    return b
   }
 
   /** Remembers the content of a protected file or segment. */
@@ -149,9 +244,9 @@ export namespace SecurityFingerprint {
     index.bytes += text.length
     for (const raw of text.split(/\r?\n/)) {
       const line = raw.trim()
-      if (line.length >= MIN_LINE) index.lines.add(line)
+      if (line.length >= MIN_LINE) remember(index, index.lines, line)
     }
-    for (const { token } of tokens(text)) if (secretLike(token)) index.tokens.add(token)
+    for (const { token } of tokens(text)) if (secretLike(token)) remember(index, index.tokens, token)
   }
 
   /**
@@ -166,6 +261,12 @@ export namespace SecurityFingerprint {
     const hasLine = (line: string) => list.some((i) => i.lines.has(line))
     const strictLine = (line: string) => list.some((i) => i.strict && i.lines.has(line))
     const hasToken = (token: string) => list.some((i) => i.tokens.has(token))
+    const filters = list.map((i) => i.shapes)
+    const mayHave = (a: number, b: number) => {
+      const h = shape(text, a, b)
+      for (const f of filters) if (f === undefined || ((f[h >>> 5] >>> (h & 31)) & 1) === 1) return true
+      return false
+    }
     const out: Match[] = []
 
     // Runs of remembered lines.
@@ -184,11 +285,20 @@ export namespace SecurityFingerprint {
     while (pos <= text.length) {
       let nl = text.indexOf("\n", pos)
       if (nl < 0) nl = text.length
-      // Normalising only shortens a line.
-      const line = nl - pos < MIN_LINE ? "" : normaliseLine(text.slice(pos, nl))
-      if (line.length < MIN_LINE) {
+      // The normalised line, found in place; cut out only when its shape may be remembered. Normalising only
+      // shortens a line.
+      let line: string | undefined
+      let length = 0
+      if (nl - pos >= MIN_LINE) {
+        const a = contentStart(text, pos, nl)
+        const b = a < 0 ? -1 : contentEnd(text, a, nl)
+        if (b < 0) line = normaliseLine(text.slice(pos, nl))
+        else if (b - a >= MIN_LINE && mayHave(a, b)) line = text.slice(a, b)
+        length = line?.length ?? Math.max(0, b - a)
+      }
+      if (length < MIN_LINE) {
         // Short lines neither count nor break a run.
-      } else if (hasLine(line)) {
+      } else if (line !== undefined && hasLine(line)) {
         if (runStart < 0) runStart = pos
         runEnd = nl > pos && text[nl - 1] === "\r" ? nl - 1 : nl
         runLines++
@@ -201,8 +311,9 @@ export namespace SecurityFingerprint {
 
     // Secret-like tokens.
     if (list.some((i) => i.tokens.size)) {
-      for (const { token, start } of tokens(text))
-        if (hasToken(token)) out.push({ start, end: start + token.length, how: "token" })
+      eachToken(text, (start, end) => {
+        if (mayHave(start, end) && hasToken(text.slice(start, end))) out.push({ start, end, how: "token" })
+      })
     }
     return out.sort((a, b) => a.start - b.start)
   }

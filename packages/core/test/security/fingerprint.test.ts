@@ -84,4 +84,37 @@ describe("SecurityFingerprint", () => {
     for (const text of [hex, `${hex} tail`, `head ${hex}`, `x\n${hex}\ny`])
       expect(SecurityFingerprint.decodedBlocks(text).map((b) => b.decoded)).toEqual([file])
   })
+
+  test("lines are compared after the gutter and white space come off, as normaliseLine does, for any gutter or space", () => {
+    const lines = [
+      "first protected line of this file",
+      "second protected line of this file",
+      "third protected line of this file",
+    ]
+    const decorations: ((line: string, n: number) => string)[] = [
+      (l, n) => `${n}: ${l}`,
+      (l, n) => `  Line ${n}: ${l}  `,
+      (l, n) => `${String(n).padStart(5, "0")}| ${l}\r`,
+      (l, n) => `${n}:\t${l}`,
+      (l, n) => `\u00a0${n}: ${l}\u00a0`, // non-ASCII white space is trimmed too
+      (l, n) => `${n}|\u3000${l}`,
+      (l) => `\ufeff${l}`,
+      (l) => `\u200b${l}`, // a zero-width space is not white space: no longer the remembered line
+      (l, n) => `Line ${n}:${l}`,
+      (l, n) => `Line x: ${l}`, // not a gutter
+      (l, n) => `${n}; ${l}`, // not a gutter
+    ]
+    let found = 0
+    for (const decorate of decorations) {
+      const text = lines.map((l, n) => decorate(l, n + 1)).join("\n")
+      const remembered = text.split("\n").every((l) => index.lines.has(SecurityFingerprint.normaliseLine(l)))
+      expect(SecurityFingerprint.find(index, text).length > 0).toBe(remembered)
+      if (remembered) found++
+    }
+    expect(found).toBe(8)
+  })
+  test("an index built without its shape filter is still consulted line by line", () => {
+    const bare: SecurityFingerprint.Index = { lines: new Set(index.lines), tokens: new Set(index.tokens), bytes: 1 }
+    expect(SecurityFingerprint.find(bare, file).map((m) => m.how)).toEqual(["lines", "token"])
+  })
 })
