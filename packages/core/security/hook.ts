@@ -107,6 +107,7 @@ export namespace SecurityHook {
 
   /**
    * Structural diff between the original messages and what hooks returned (from the redacted clone).
+   * `redactedOriginal` (the clone as hooks received it, or its `snapshot`) lets edits to existing messages be counted.
    *
    * @example
    * SecurityHook.structuralDiff(original, mutated, (m) => m).messages
@@ -115,7 +116,7 @@ export namespace SecurityHook {
     original: M[],
     final: unknown,
     accept: (added: M) => M | undefined,
-    redactedOriginal?: M[],
+    redactedOriginal?: M[] | ReadonlyMap<string, string>,
   ): Diff<M> {
     const byId = new Map<string, M>()
     for (const m of original) {
@@ -129,9 +130,7 @@ export namespace SecurityHook {
     let added = 0
     let refused = 0
     let discarded = 0
-    const before = new Map<string, string>()
-    if (redactedOriginal)
-      for (const m of redactedOriginal) if (typeof m?.info?.id === "string") before.set(m.info.id, safeJson(m))
+    const before = redactedOriginal instanceof Map ? redactedOriginal : snapshot((redactedOriginal as M[]) ?? [])
     for (const m of list) {
       if (!m || typeof m !== "object") continue
       const id = typeof m.info?.id === "string" ? m.info.id : undefined
@@ -168,6 +167,18 @@ export namespace SecurityHook {
     return { messages, added, removed, refused, discarded }
   }
 
+  /**
+   * Each message's JSON by id (the last of a duplicated id wins), to tell later whether hooks edited it.
+   *
+   * @example
+   * SecurityHook.snapshot([{ info: { id: "m1" }, parts: [] }]).get("m1") // '{"info":{"id":"m1"},"parts":[]}'
+   */
+  export function snapshot(messages: readonly Message[]): Map<string, string> {
+    const out = new Map<string, string>()
+    for (const m of messages) if (typeof m?.info?.id === "string") out.set(m.info.id, safeJson(m))
+    return out
+  }
+
   function safeJson(value: unknown) {
     try {
       return JSON.stringify(value)
@@ -198,7 +209,8 @@ export namespace SecurityHook {
     run: (clone: M[]) => Promise<unknown>,
   ): Promise<Diff<M>> {
     const clone = redactedClone(original, redact)
-    const reference = structuredClone(clone)
+    // What hooks receive, as JSON: the clone holds only plain data, so no second clone is needed to keep it.
+    const reference = snapshot(clone)
     const returned = await run(clone)
     const final = Array.isArray(returned) ? returned : clone
     return structuralDiff(

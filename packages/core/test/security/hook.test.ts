@@ -41,6 +41,18 @@ describe("SecurityHook", () => {
     expect((diff.messages[2].parts[0] as any).text).toBe("added [REDACTED: x]")
     expect(diff).toMatchObject({ added: 1, removed: 1, refused: 0, discarded: 1 })
   })
+  test("structural diff counts edits against a snapshot taken before the hooks ran, as against a kept clone", () => {
+    const original = msgs()
+    const received = structuredClone(original)
+    const snapshot = SecurityHook.snapshot(received)
+    ;(received[1].parts[0] as any).text = "edited in place"
+    const accept = (m: any) => m
+    const withSnapshot = SecurityHook.structuralDiff(original, received, accept, snapshot)
+    const withClone = SecurityHook.structuralDiff(original, received, accept, structuredClone(original))
+    expect(withSnapshot).toMatchObject({ added: 0, removed: 0, discarded: 1 })
+    expect(withClone.discarded).toBe(1)
+    expect(withSnapshot.messages).toEqual(original)
+  })
   test("a hook may return a new array; messages with markers are refused", async () => {
     const diff = await SecurityHook.guardMessages(msgs(), redact, async (clone) => [
       ...clone,
