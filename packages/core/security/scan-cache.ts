@@ -20,18 +20,26 @@ export namespace ScanCache {
     chars: number
     scanner?: LLMScanner.Scanner
     stamp: number
-    entries: Map<string, Map<string, LLMScanner.Range[]>>
+    /** Entries by options and `probe` of their text (texts that differ only where the probe does not look share one). */
+    entries: Map<string, Entry[]>
+    /** Every entry, least recently used first. */
+    order: Set<Entry>
     hits: number
     misses: number
   }
+  type Entry = { key: string; text: string; ranges: LLMScanner.Range[] }
 
-  /** `maxChars`: the most text held as keys (default 8 M characters, about 16 MB). */
+  /** Entries sharing a key: beyond this many, the least recently used of them goes. */
+  const MAX_SHARED = 8
+
+  /** `maxChars`: the most text held (default 8 M characters, about 16 MB). */
   export function create(options: { maxChars?: number } = {}): Cache {
     return {
       maxChars: options.maxChars ?? 8 * 1024 * 1024,
       chars: 0,
       stamp: -1,
       entries: new Map(),
+      order: new Set(),
       hits: 0,
       misses: 0,
     }
@@ -42,6 +50,20 @@ export namespace ScanCache {
     let stamp = 0
     for (const index of scanner.indexes) stamp += index.bytes + index.lines.size + index.tokens.size
     return stamp
+  }
+
+  const SAMPLES = 32
+
+  /**
+   * A short key for a long text: its length, its first and last 16 characters and 32 evenly spaced ones. Texts are
+   * then told apart by comparing them (`===`, a memory comparison): keying a map by the whole text hashed every
+   * character of every new text, about 1.2 ms per megabyte, several times the cost of the comparison.
+   */
+  function probe(text: string): string {
+    const codes: number[] = new Array(SAMPLES)
+    const step = Math.floor(text.length / SAMPLES)
+    for (let i = 0; i < SAMPLES; i++) codes[i] = text.charCodeAt(i * step + (step >> 1))
+    return `${text.length}\u0000${text.slice(0, 16)}${text.slice(-16)}${String.fromCharCode(...codes)}`
   }
 
   /**
@@ -59,41 +81,49 @@ export namespace ScanCache {
       return LLMScanner.scanForProtectedContent(text, scanner, options)
     const stamp = stampOf(scanner)
     if (cache.scanner !== scanner || cache.stamp !== stamp) clear(cache, scanner, stamp)
-    const key = `${options.paths ?? "off"}\u0000${options.base ?? ""}`
-    let bucket = cache.entries.get(key)
-    if (!bucket) cache.entries.set(key, (bucket = new Map()))
-    const found = bucket.get(text)
-    if (found) {
+    const key = `${options.paths ?? "off"}\u0000${options.base ?? ""}\u0000${probe(text)}`
+    let shared = cache.entries.get(key)
+    if (!shared) cache.entries.set(key, (shared = []))
+    for (let i = 0; i < shared.length; i++) {
+      const entry = shared[i]
+      if (entry.text !== text) continue
       cache.hits++
-      // Most recently used last.
-      bucket.delete(text)
-      bucket.set(text, found)
-      return found
+      // Most recently used last, overall and among the entries sharing its key.
+      cache.order.delete(entry)
+      cache.order.add(entry)
+      shared.splice(i, 1)
+      shared.push(entry)
+      return entry.ranges
     }
     cache.misses++
     const ranges = LLMScanner.scanForProtectedContent(text, scanner, options)
-    bucket.set(text, ranges)
+    const entry = { key, text, ranges }
+    shared.push(entry)
+    cache.order.add(entry)
     cache.chars += text.length
-    evict(cache)
+    if (shared.length > MAX_SHARED) remove(cache, shared[0])
+    for (const oldest of cache.order) {
+      if (cache.chars <= cache.maxChars) break
+      remove(cache, oldest)
+    }
     return ranges
+  }
+
+  function remove(cache: Cache, entry: Entry) {
+    const shared = cache.entries.get(entry.key)
+    if (shared) {
+      shared.splice(shared.indexOf(entry), 1)
+      if (!shared.length) cache.entries.delete(entry.key)
+    }
+    cache.order.delete(entry)
+    cache.chars -= entry.text.length
   }
 
   function clear(cache: Cache, scanner: LLMScanner.Scanner, stamp: number) {
     cache.entries.clear()
+    cache.order.clear()
     cache.chars = 0
     cache.scanner = scanner
     cache.stamp = stamp
-  }
-
-  function evict(cache: Cache) {
-    for (const [key, bucket] of cache.entries) {
-      for (const text of bucket.keys()) {
-        if (cache.chars <= cache.maxChars) return
-        bucket.delete(text)
-        cache.chars -= text.length
-      }
-      if (!bucket.size) cache.entries.delete(key)
-      if (cache.chars <= cache.maxChars) return
-    }
   }
 }

@@ -102,4 +102,25 @@ describe("ScanCache", () => {
     ScanCache.scan(cache, huge, scanner)
     expect(cache.chars).toBe(held)
   })
+
+  test("texts that differ in a single character, anywhere, never get each other's answer", async () => {
+    const { dir, config } = await loaded()
+    await using _ = dir
+    const scanner = LLMScanner.create(config, { role: "viewer", scope: "llm" })
+    const cache = ScanCache.create({ maxChars: 64 * 1024 })
+    const text = `${filler(20)}\nkey ${SECRET} end\n${filler(20)}`
+    const at = text.indexOf(SECRET)
+    // The cache keys texts by a sample of their characters; a one-character change inside the secret is mostly
+    // outside the sample, so these variants share keys with the original and must be compared in full.
+    for (let i = 0; i < SECRET.length; i++) {
+      const variant = text.slice(0, at + i) + "!" + text.slice(at + i + 1)
+      for (const t of [text, variant, `${text}`, variant.slice(0)]) {
+        const ranges = ScanCache.scan(cache, t, scanner)
+        expect(ranges).toEqual(LLMScanner.scanForProtectedContent(t, scanner))
+        expect(ranges.length).toBe(t === text ? 1 : 0)
+      }
+    }
+    expect(cache.misses).toBe(1 + SECRET.length)
+    expect(cache.chars).toBeLessThanOrEqual(64 * 1024)
+  })
 })
