@@ -426,6 +426,52 @@ export namespace SecurityConfig {
   /** Folders never walked when looking for policy files (dependencies and VCS data). */
   export const SKIP = new Set([".git", "node_modules", ".hg", ".svn"])
 
+  /** An entry met by `walk`: `path` as listed (for I/O), `parent` the folder listing it. */
+  export type Entry = { path: string; parent: string; name: string; kind: "dir" | "file" | "other" }
+
+  /**
+   * Every entry below `root`, breadth first, by a bounded walk that follows no links and does not descend into
+   * `skip` folders (their entries count, their contents are not listed). One walk serves both the policy-file search
+   * and the guard's index of protected files.
+   *
+   * @example
+   * const { entries, truncated } = await SecurityConfig.walk("/repo", { maxEntries: 100_000 })
+   * entries.filter((e) => e.kind === "file").length
+   */
+  export async function walk(
+    root: string,
+    options: FindOptions = {},
+  ): Promise<{ entries: Entry[]; truncated: boolean }> {
+    const max = options.maxEntries ?? 200_000
+    const skip = options.skip ?? SKIP
+    const entries: Entry[] = []
+    const queue = [root]
+    while (queue.length) {
+      const dir = queue.shift()!
+      let listed: fs.Dirent[]
+      try {
+        listed = await fsp.readdir(dir, { withFileTypes: true })
+      } catch {
+        continue
+      }
+      for (const entry of listed) {
+        if (entries.length >= max) return { entries, truncated: true }
+        const full = path.join(dir, entry.name)
+        const kind = entry.isDirectory() ? "dir" : entry.isFile() ? "file" : "other"
+        entries.push({ path: full, parent: dir, name: entry.name, kind })
+        if (kind === "dir" && !skip.has(entry.name)) queue.push(full)
+      }
+    }
+    return { entries, truncated: false }
+  }
+
+  /** The policy files among walked entries (the root's own excluded), NFC-normalised. */
+  export function policyFiles(root: string, entries: readonly Entry[]): string[] {
+    return entries
+      .filter((e) => e.kind !== "dir" && e.name === SecuritySchema.FILE && e.parent !== root)
+      .map((e) => e.path.normalize("NFC"))
+  }
+
   /**
    * Every policy file below `root` (the root's own excluded), found by a bounded walk that follows no links and skips
    * `.git` and `node_modules`.
@@ -437,31 +483,8 @@ export namespace SecurityConfig {
     root: string,
     options: FindOptions = {},
   ): Promise<{ files: string[]; truncated: boolean }> {
-    const max = options.maxEntries ?? 200_000
-    const skip = options.skip ?? SKIP
-    const files: string[] = []
-    let seen = 0
-    let truncated = false
-    const queue = [root]
-    while (queue.length) {
-      const dir = queue.shift()!
-      let entries: fs.Dirent[]
-      try {
-        entries = await fsp.readdir(dir, { withFileTypes: true })
-      } catch {
-        continue
-      }
-      for (const entry of entries) {
-        if (++seen > max) {
-          truncated = true
-          return { files, truncated }
-        }
-        const full = path.join(dir, entry.name)
-        if (entry.isDirectory() && !skip.has(entry.name)) queue.push(full)
-        else if (entry.name === SecuritySchema.FILE && dir !== root) files.push(full.normalize("NFC"))
-      }
-    }
-    return { files, truncated }
+    const { entries, truncated } = await walk(root, options)
+    return { files: policyFiles(root, entries), truncated }
   }
 
   export type Watcher = {

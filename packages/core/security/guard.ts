@@ -311,58 +311,43 @@ export namespace SecurityGuard {
     /** Walks the project: finds nested policy files, and indexes protected files (paths, inodes, fingerprints). */
     const buildIndex = async () => {
       const startVersion = watcher.version
-      const found = await SecurityConfig.find(root, { maxEntries: options.maxIndexEntries })
+      // One walk: nested policy files first (they decide what is protected), then the protected files among the
+      // same entries, within the index's own bound.
+      const walked = await SecurityConfig.walk(root, { maxEntries: options.maxIndexEntries })
       if (closed) return
-      watcher.add(found.files)
+      watcher.add(SecurityConfig.policyFiles(root, walked.entries))
       const { state, d } = current()
       const next = emptyIndex(watcher.version)
-      next.truncated = found.truncated
+      const max = options.maxIndexEntries ?? 100_000
+      next.truncated = walked.truncated || walked.entries.length > max
       const config = d.config
       if (config && state.status !== "none") {
-        let visited = 0
         let bytes = 0
-        const queue = [root]
-        const max = options.maxIndexEntries ?? 100_000
-        walk: while (queue.length) {
-          const dir = queue.shift()!
-          let entries: fs.Dirent[]
+        const entries = walked.entries.length > max ? walked.entries.slice(0, max) : walked.entries
+        for (let visited = 1; visited <= entries.length; visited++) {
+          const entry = entries[visited - 1]
+          if (visited % 2000 === 0) await new Promise((r) => setImmediate(r))
+          if (closed) return
+          if (entry.kind !== "file") continue
+          const full = entry.path.normalize("NFC")
+          const ops = new Set<Operation>()
+          for (const op of ["read", "write", "llm"] as const)
+            if (SecurityAccess.firstDenying(config, full, op, d.role)) ops.add(op)
+          if (!ops.size) continue
+          next.files.set(full, ops)
           try {
-            entries = await fsp.readdir(dir, { withFileTypes: true })
+            const stat = await fsp.stat(entry.path)
+            next.inodes.set(`${stat.dev}:${stat.ino}`, full)
+            if ((ops.has("read") || ops.has("llm")) && stat.size <= 1024 * 1024 && bytes < 32 * 1024 * 1024) {
+              const buffer = await fsp.readFile(entry.path)
+              if (buffer.includes(0)) continue
+              const text = buffer.toString("utf8")
+              bytes += text.length
+              SecurityFingerprint.add(next.read, text)
+              if (ops.has("llm")) SecurityFingerprint.add(next.llm, text)
+            }
           } catch {
-            continue
-          }
-          for (const entry of entries) {
-            if (++visited > max) {
-              next.truncated = true
-              break walk
-            }
-            if (visited % 2000 === 0) await new Promise((r) => setImmediate(r))
-            if (closed) return
-            const full = path.join(dir, entry.name).normalize("NFC")
-            if (entry.isDirectory()) {
-              if (!SecurityConfig.SKIP.has(entry.name)) queue.push(full)
-              continue
-            }
-            if (!entry.isFile()) continue
-            const ops = new Set<Operation>()
-            for (const op of ["read", "write", "llm"] as const)
-              if (SecurityAccess.firstDenying(config, full, op, d.role)) ops.add(op)
-            if (!ops.size) continue
-            next.files.set(full, ops)
-            try {
-              const stat = await fsp.stat(full)
-              next.inodes.set(`${stat.dev}:${stat.ino}`, full)
-              if ((ops.has("read") || ops.has("llm")) && stat.size <= 1024 * 1024 && bytes < 32 * 1024 * 1024) {
-                const buffer = await fsp.readFile(full)
-                if (buffer.includes(0)) continue
-                const text = buffer.toString("utf8")
-                bytes += text.length
-                SecurityFingerprint.add(next.read, text)
-                if (ops.has("llm")) SecurityFingerprint.add(next.llm, text)
-              }
-            } catch {
-              // Vanished or unreadable: path rules still protect it.
-            }
+            // Vanished or unreadable: path rules still protect it.
           }
         }
       }

@@ -162,6 +162,31 @@ describe("SecurityConfig.load", () => {
   })
 })
 
+describe("SecurityConfig.walk", () => {
+  test("breadth first, bounded (truncated past maxEntries), no links followed, skipped folders listed not entered", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, "a/b/file.txt", "x")
+    write(dir.path, "node_modules/pkg/index.js", "x")
+    fs.symlinkSync(path.join(dir.path, "a"), path.join(dir.path, "link"))
+    const all = await SecurityConfig.walk(dir.path)
+    const rel = (e: SecurityConfig.Entry) => `${path.relative(dir.path, e.path)}:${e.kind}`
+    expect(all.truncated).toBe(false)
+    expect(all.entries.map(rel).sort()).toEqual([
+      "a/b/file.txt:file",
+      "a/b:dir",
+      "a:dir",
+      "link:other",
+      "node_modules:dir",
+    ])
+    // Breadth first: the root's entries come before anything deeper.
+    expect(all.entries.slice(0, 3).every((e) => e.parent === dir.path)).toBe(true)
+    const bounded = await SecurityConfig.walk(dir.path, { maxEntries: 4 })
+    expect(bounded.truncated).toBe(true)
+    expect(bounded.entries.map(rel)).toEqual(all.entries.slice(0, 4).map(rel))
+    expect((await SecurityConfig.walk(dir.path, { maxEntries: all.entries.length })).truncated).toBe(false)
+  })
+})
+
 describe("SecurityConfig.getMcpPolicy", () => {
   test("trusted without a policy, enforced with rules, explicit entries and defaultPolicy win", async () => {
     await using dir = await tmpdir()

@@ -57,6 +57,17 @@ describe("SecurityGuard", () => {
     }
   })
 
+  test("the index walk is bounded by maxIndexEntries and says so", async () => {
+    await using dir = await project()
+    const small = await guardFor(dir.path, {}, { maxIndexEntries: 3 })
+    try {
+      expect(small.status().index.truncated).toBe(true)
+      expect(small.status().index.files).toBeLessThanOrEqual(3)
+    } finally {
+      small.close()
+    }
+  })
+
   test("the role comes from the environment; an unknown one falls back and is logged", async () => {
     await using dir = await project()
     const admin = await guardFor(dir.path, { OPENCODE_SECURITY_ROLE: "admin" })
