@@ -37,25 +37,25 @@ export namespace ResourceBuild {
     const old = previous && previous.projectRoot === project.root ? previous : ResourceCache.empty(project.root)
     const cache = ResourceCache.empty(project.root)
     const stats: Stats = { parsed: 0, reused: 0, removed: 0 }
-    const fresh = (e: { size: number; mtimeMs: number; real: string } | undefined, f: ResourceScan.File) =>
-      e !== undefined && e.size === f.size && e.mtimeMs === f.mtimeMs && e.real === f.real
-
-    const toRead: ResourceScan.File[] = []
-    for (const file of scan.resources) {
-      const entry = old.files[file.relativePath]
-      if (fresh(entry, file) && entry.type === file.type) {
-        cache.files[file.relativePath] = entry
-        stats.reused++
-      } else toRead.push(file)
+    /** Moves the still-valid entries of `from` into `into`; returns the files that must be read again. */
+    const reuse = <E extends { size: number; mtimeMs: number; real: string }>(
+      files: ResourceScan.File[],
+      from: Record<string, E>,
+      into: Record<string, E>,
+      same: (entry: E, file: ResourceScan.File) => boolean,
+    ) => {
+      const stale: ResourceScan.File[] = []
+      for (const file of files) {
+        const e = from[file.relativePath]
+        if (e && e.size === file.size && e.mtimeMs === file.mtimeMs && e.real === file.real && same(e, file)) {
+          into[file.relativePath] = e
+          stats.reused++
+        } else stale.push(file)
+      }
+      return stale
     }
-    const refsToRead: ResourceScan.File[] = []
-    for (const file of scan.references) {
-      const entry = old.references[file.relativePath]
-      if (fresh(entry, file) && entry.kind === file.kind) {
-        cache.references[file.relativePath] = entry
-        stats.reused++
-      } else refsToRead.push(file)
-    }
+    const toRead = reuse(scan.resources, old.files, cache.files, (e, f) => e.type === f.type)
+    const refsToRead = reuse(scan.references, old.references, cache.references, (e, f) => e.kind === f.kind)
 
     // Read a batch (many reads in flight), then parse it. Parsing inside each read's continuation measured ~20%
     // slower at 10k files: every completion then waits behind parsing work and the I/O threads stall.
