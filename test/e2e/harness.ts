@@ -138,8 +138,17 @@ export namespace Harness {
           path.join(configDir, "package.json"),
           JSON.stringify({ dependencies: { "@opencode-ai/plugin": version } }),
         )
+        // OpenCode 1.14+ skips its npm install when the lock file records every declared dependency; without one it
+        // asks the registry on every start (10-15 s here) before loading plugins.
+        await fs.writeFile(
+          path.join(configDir, "package-lock.json"),
+          JSON.stringify({ packages: { "": { dependencies: { "@opencode-ai/plugin": version } } } }),
+        )
         if (!existsSync(path.join(configDir, ".gitignore")))
-          await fs.writeFile(path.join(configDir, ".gitignore"), "node_modules\npackage.json\nbun.lock\n.gitignore\n")
+          await fs.writeFile(
+            path.join(configDir, ".gitignore"),
+            "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\n",
+          )
       }
       await git(dir, ["init", "-q"])
       await git(dir, ["add", "-A"])

@@ -102,5 +102,5 @@ describe("the pre-filter never changes results", () => {
       total += filtered.totalMatches
     }
     expect(total).toBeGreaterThan(100)
-  })
+  }, 120_000)
 })
