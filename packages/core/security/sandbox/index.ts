@@ -1,0 +1,234 @@
+import crypto from "crypto"
+import fs from "fs"
+import os from "os"
+import path from "path"
+import { SandboxDetect } from "./detect"
+import { SandboxPlan } from "./plan"
+
+/**
+ * Runs OpenCode's shell commands inside the kernel sandbox without changing the command OpenCode sees.
+ *
+ * OpenCode runs a shell command as `bash -c <command>` (or zsh) with an environment plugins may extend (the
+ * `shell.env` hook, called with the tool call's id just before the process starts). The sandbox adds `BASH_ENV` (for
+ * zsh, `ZDOTDIR`) pointing at an entry script of its own: the shell reads it before the command, and it replaces the
+ * shell with bubblewrap running the same shell and the same command inside the sandbox. So permissions, titles and
+ * the stored tool call all keep the command as the model wrote it, and no quoting of the command is involved. Before
+ * it moves into the sandbox the entry script leaves a marker named after the call; the guard checks it afterwards,
+ * so a command that ran outside the sandbox (a shell that ignored the hook) is noticed.
+ *
+ * The sandbox's own files (entry scripts, the argument file, placeholders, redacted copies, markers) live in a fresh
+ * private folder (mode 0700) per process, hidden (an empty tmpfs) inside the sandbox.
+ *
+ * @example
+ * const sandbox = Sandbox.create({ root: "/repo" })
+ * sandbox.prepare({ hide: [{ path: "/repo/.env", dir: false }], lock: [], mask: [], pin: ["/repo"] })
+ * const env = sandbox.env("call_1", "/bin/bash") // merged into the shell's environment by the shell.env hook
+ * // … OpenCode runs the command …
+ * sandbox.entered("call_1") // true: the command ran inside
+ */
+export namespace Sandbox {
+  /** Environment variables the sandbox sets on the shell (and removes again inside). */
+  export const ENV = {
+    call: "OPENCODE_BUILTINS_CALL",
+    zdotdir: "OPENCODE_BUILTINS_ZDOTDIR",
+    inside: "OPENCODE_BUILTINS_SANDBOX",
+  } as const
+
+  /** Shells whose startup the sandbox can take over: bash (`BASH_ENV`) and zsh (`ZDOTDIR/.zshenv`). */
+  export const SHELLS = ["bash", "zsh"] as const
+
+  /** Variables never passed into the sandbox (credentials of the host OpenCode process). */
+  export const UNSET = ["OPENCODE_SERVER_PASSWORD", "OPENCODE_SERVER_USERNAME"]
+
+  export type Protections = {
+    hide: SandboxPlan.Entry[]
+    lock: SandboxPlan.Entry[]
+    /** Files shown redacted: the path and the text shown in its place. */
+    mask: { path: string; text: string }[]
+    pin: string[]
+  }
+
+  export type Options = {
+    /** Where the private state folder is created (default: the OS temporary folder). */
+    base?: string
+    env?: Record<string, string | undefined>
+  }
+
+  export type Instance = {
+    /** The private state folder (write-protected for tools by the guard, hidden inside the sandbox). */
+    readonly dir: string
+    /** Whether the sandbox can start here (probed once per process). */
+    probe(): SandboxDetect.Result
+    /** Writes the argument file for these protections when they differ from the current ones. */
+    prepare(protections: Protections): SandboxPlan.Plan
+    /** The plan in force (undefined before the first `prepare`). */
+    plan(): SandboxPlan.Plan | undefined
+    /**
+     * The variables the `shell.env` hook adds for one command: the entry script for bash and zsh, and the call id
+     * for the marker. `current` is the environment the shell would get (its `ZDOTDIR` is restored inside).
+     */
+    env(callID: string, current?: Record<string, string | undefined>): Record<string, string>
+    /** True when the call's shell moved into the sandbox; the marker is removed. */
+    entered(callID: string): boolean
+    close(): void
+  }
+
+  /** The shell OpenCode runs commands with is one whose startup the sandbox can take over. */
+  export function supports(shell: string): boolean {
+    return (SHELLS as readonly string[]).includes(path.basename(shell).toLowerCase())
+  }
+
+  /** A call id reduced to characters safe in a file name (the entry script does the same). */
+  export function marker(callID: string): string {
+    return callID.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 200) || "_"
+  }
+
+  /**
+   * A private sandbox state folder for this process.
+   *
+   * @example
+   * const sandbox = Sandbox.create()
+   */
+  export function create(options: Options = {}): Instance {
+    const probe = () => SandboxDetect.probe(options.env ? { env: options.env } : {})
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(options.base ?? os.tmpdir(), "opencode-builtins-sandbox-")))
+    fs.chmodSync(dir, 0o700)
+    const placeholders = { file: path.join(dir, "deny-file"), dir: path.join(dir, "deny-dir") }
+    fs.writeFileSync(placeholders.file, "")
+    fs.chmodSync(placeholders.file, 0o000)
+    fs.mkdirSync(placeholders.dir)
+    fs.chmodSync(placeholders.dir, 0o000)
+    fs.mkdirSync(path.join(dir, "calls"))
+    fs.mkdirSync(path.join(dir, "masks"))
+    fs.mkdirSync(path.join(dir, "zsh"))
+    const argsFile = path.join(dir, "args")
+    let current: SandboxPlan.Plan | undefined
+    let currentKey: string | undefined
+    let scripts: string | undefined
+    let masks = new Map<string, string>()
+
+    const writeScripts = (bwrap: string) => {
+      if (scripts === bwrap) return
+      fs.writeFileSync(path.join(dir, "enter.bash"), bashEntry(dir, bwrap), { mode: 0o644 })
+      fs.writeFileSync(path.join(dir, "zsh", ".zshenv"), zshEntry(dir, bwrap), { mode: 0o644 })
+      scripts = bwrap
+    }
+
+    const maskFile = (text: string) => {
+      const hash = crypto.createHash("sha256").update(text).digest("hex").slice(0, 32)
+      const file = path.join(dir, "masks", hash)
+      if (!fs.existsSync(file)) atomicWrite(file, text, 0o444)
+      return file
+    }
+
+    return {
+      dir,
+      probe,
+      prepare(protections) {
+        const nextMasks = new Map<string, string>()
+        const mask = protections.mask.map((m) => {
+          const copy = maskFile(m.text)
+          nextMasks.set(copy, m.path)
+          return { path: m.path, copy }
+        })
+        const plan = SandboxPlan.build({
+          hide: protections.hide,
+          lock: protections.lock,
+          mask,
+          pin: protections.pin,
+          placeholders,
+          conceal: [dir],
+          unset: [...UNSET, ENV.call],
+          set: { [ENV.inside]: "1" },
+        })
+        const key = plan.args.join("\0")
+        if (key !== currentKey) {
+          atomicWrite(argsFile, plan.args.join("\0") + "\0", 0o600)
+          currentKey = key
+          // Copies no longer used by the plan in force go; the files of a command already running stay mounted.
+          for (const copy of masks.keys()) if (!nextMasks.has(copy)) fs.rmSync(copy, { force: true })
+          masks = nextMasks
+        }
+        current = plan
+        return plan
+      },
+      plan: () => current,
+      env(callID, env = process.env) {
+        const probed = probe()
+        if (!probed.ok) throw new Error(`${probed.reason}. ${probed.install}`)
+        if (!current) throw new Error("the sandbox has no plan yet (prepare() was not called)")
+        writeScripts(probed.bwrap)
+        const out: Record<string, string> = {
+          BASH_ENV: path.join(dir, "enter.bash"),
+          ZDOTDIR: path.join(dir, "zsh"),
+          [ENV.call]: marker(callID),
+        }
+        if (env.ZDOTDIR !== undefined) out[ENV.zdotdir] = env.ZDOTDIR
+        return out
+      },
+      entered(callID) {
+        const file = path.join(dir, "calls", marker(callID))
+        try {
+          fs.rmSync(file)
+          return true
+        } catch {
+          return false
+        }
+      },
+      close() {
+        fs.rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
+
+  function atomicWrite(file: string, text: string, mode: number) {
+    const temp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}`
+    fs.writeFileSync(temp, text, { mode })
+    fs.renameSync(temp, file)
+  }
+
+  const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
+
+  /**
+   * The bash entry (`BASH_ENV`): bash reads it before running the `-c` command and sees the shell's own positional
+   * parameters, so `exec` hands the same command and parameters to the same bash inside the sandbox. If bubblewrap
+   * cannot be started the shell exits before the command runs.
+   */
+  export function bashEntry(dir: string, bwrap: string): string {
+    return [
+      "# OpenCode Built-ins: moves this shell command into the sandbox before it runs (read by bash as BASH_ENV).",
+      "unset BASH_ENV",
+      `__ocb_dir=${quote(dir)}`,
+      `if [ -n "\${${ENV.call}-}" ]; then : > "$__ocb_dir/calls/\${${ENV.call}//[^A-Za-z0-9_-]/_}" 2>/dev/null; fi`,
+      `unset ${ENV.call}`,
+      'if [ -z "${BASH_EXECUTION_STRING+set}" ]; then',
+      '  echo "opencode-builtins: this shell has no -c command, so it cannot be moved into the sandbox" >&2',
+      "  exit 126",
+      "fi",
+      `exec ${quote(bwrap)} --args 3 -- "$BASH" -c "$BASH_EXECUTION_STRING" "$0" "$@" 3<"$__ocb_dir/args"`,
+      'echo "opencode-builtins: the shell sandbox could not be started" >&2',
+      "exit 126",
+      "",
+    ].join("\n")
+  }
+
+  /** The zsh entry (`$ZDOTDIR/.zshenv`), read by every zsh; the user's own `ZDOTDIR` is restored inside. */
+  export function zshEntry(dir: string, bwrap: string): string {
+    return [
+      "# OpenCode Built-ins: moves this shell command into the sandbox before it runs (zsh reads it as .zshenv).",
+      `if [[ -n \${${ENV.zdotdir}+set} ]]; then export ZDOTDIR=$${ENV.zdotdir}; else unset ZDOTDIR; fi`,
+      `unset ${ENV.zdotdir} BASH_ENV`,
+      `__ocb_dir=${quote(dir)}`,
+      `if [[ -n \${${ENV.call}-} ]]; then : > "$__ocb_dir/calls/\${${ENV.call}//[^A-Za-z0-9_-]/_}" 2>/dev/null; fi`,
+      `unset ${ENV.call}`,
+      "if [[ -z ${ZSH_EXECUTION_STRING+set} ]]; then",
+      '  echo "opencode-builtins: this shell has no -c command, so it cannot be moved into the sandbox" >&2',
+      "  exit 126",
+      "fi",
+      `exec ${quote(bwrap)} --args 3 -- \${\${:-/proc/$$/exe}:A} -c "$ZSH_EXECUTION_STRING" "$ZSH_ARGZERO" "$@" 3<"$__ocb_dir/args"`,
+      'echo "opencode-builtins: the shell sandbox could not be started" >&2',
+      "exit 126",
+      "",
+    ].join("\n")
+  }
+}

@@ -1,0 +1,154 @@
+import path from "path"
+
+/**
+ * The bubblewrap arguments for one state of the policy: which paths become unreadable, which read-only, which are
+ * shown redacted, and which folders are pinned in place. A pure function of plain lists, so every rule of the
+ * sandbox can be tested without starting it.
+ *
+ * Mechanisms (all enforced by the kernel inside the sandbox's own mount namespace):
+ * - hide: an empty file or folder with mode 000 is bound over the path. Reading, listing, writing or linking it fails
+ *   with an access error (not "no such file", so `git add -A` cannot stage a deletion); renaming or removing it fails
+ *   because it is a mount point.
+ * - lock: the path is bound onto itself read-only.
+ * - mask: a redacted copy (protected segments replaced) is bound read-only over the file.
+ * - pin: a folder is bound onto itself; a mount point cannot be renamed or removed, so a protected path below it keeps
+ *   the name its rule matches.
+ * The sandbox also gets its own PID namespace (no other process, and no `/proc/<pid>/root` of one, is visible), a
+ * fresh `/proc` and `/dev` (no raw disks), no capabilities, and dies with its parent.
+ *
+ * @example
+ * const plan = SandboxPlan.build({
+ *   hide: [{ path: "/repo/.env", dir: false }], lock: [], mask: [], pin: ["/repo"],
+ *   placeholders: { file: "/tmp/s/deny-file", dir: "/tmp/s/deny-dir" }, conceal: ["/tmp/s"],
+ * })
+ * plan.args // ["--die-with-parent", …, "--bind", "/tmp/s/deny-file", "/repo/.env", …, "--tmpfs", "/tmp/s"]
+ */
+export namespace SandboxPlan {
+  export type Entry = { path: string; dir: boolean }
+
+  export type Input = {
+    hide: Entry[]
+    lock: Entry[]
+    mask: { path: string; copy: string }[]
+    pin: string[]
+    placeholders: { file: string; dir: string }
+    /** Folders replaced by an empty tmpfs once the binds above have used them as sources (the sandbox's own state). */
+    conceal: string[]
+    /** Environment variables removed inside the sandbox. */
+    unset?: string[]
+    /** Environment variables set inside the sandbox. */
+    set?: Record<string, string>
+  }
+
+  export type Mount = { kind: "pin" | "lock" | "mask" | "hide"; path: string; source: string }
+
+  export type Plan = {
+    args: string[]
+    mounts: Mount[]
+    /** Entries left out because another entry already covers them. */
+    covered: { path: string; by: string }[]
+  }
+
+  /** Mounts are made parents first; at one path, stronger kinds win (hide over mask over lock over pin). */
+  const STRENGTH: Record<Mount["kind"], number> = { pin: 0, lock: 1, mask: 2, hide: 3 }
+
+  /**
+   * The argument list (for `bwrap --args FD`) and the mounts it makes.
+   *
+   * @example
+   * SandboxPlan.build({ hide: [], lock: [{ path: "/r/.opencode-security.json", dir: false }], mask: [], pin: [],
+   *   placeholders: { file: "/s/f", dir: "/s/d" }, conceal: [] }).mounts
+   * // [{ kind: "lock", path: "/r/.opencode-security.json", source: "/r/.opencode-security.json" }]
+   */
+  export function build(input: Input): Plan {
+    const wanted = new Map<string, Mount>()
+    const want = (mount: Mount) => {
+      const before = wanted.get(mount.path)
+      if (!before || STRENGTH[mount.kind] > STRENGTH[before.kind]) wanted.set(mount.path, mount)
+    }
+    for (const dir of input.pin) want({ kind: "pin", path: clean(dir), source: clean(dir) })
+    for (const e of input.lock) want({ kind: "lock", path: clean(e.path), source: clean(e.path) })
+    for (const m of input.mask) want({ kind: "mask", path: clean(m.path), source: m.copy })
+    for (const e of input.hide)
+      want({ kind: "hide", path: clean(e.path), source: e.dir ? input.placeholders.dir : input.placeholders.file })
+
+    // Below a hidden folder nothing else can be mounted (it cannot even be reached), and below a read-only folder a
+    // pin or a lock adds nothing.
+    const blockers = [...wanted.values()].filter((m) => m.kind === "hide" || (m.kind === "lock" && isDir(input, m)))
+    const covered: Plan["covered"] = []
+    const mounts: Mount[] = []
+    for (const mount of wanted.values()) {
+      const by = blockers.find(
+        (b) =>
+          b !== mount &&
+          inside(mount.path, b.path) &&
+          (b.kind === "hide" || mount.kind === "pin" || mount.kind === "lock"),
+      )
+      if (by) covered.push({ path: mount.path, by: by.path })
+      else mounts.push(mount)
+    }
+    mounts.sort((a, b) => depth(a.path) - depth(b.path) || STRENGTH[a.kind] - STRENGTH[b.kind])
+
+    const args = [
+      "--die-with-parent",
+      "--unshare-pid",
+      "--new-session",
+      "--cap-drop",
+      "ALL",
+      "--bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--perms",
+      "1777",
+      "--tmpfs",
+      "/dev/shm",
+      "--proc",
+      "/proc",
+    ]
+    for (const m of mounts) args.push(m.kind === "pin" || m.kind === "hide" ? "--bind" : "--ro-bind", m.source, m.path)
+    for (const dir of input.conceal) args.push("--tmpfs", clean(dir))
+    for (const name of input.unset ?? []) args.push("--unsetenv", name)
+    for (const [name, value] of Object.entries(input.set ?? {})) args.push("--setenv", name, value)
+    return { args, mounts, covered }
+  }
+
+  /**
+   * Folders to pin so that a protected path keeps matching its rule: every folder strictly between `root` and the
+   * path whose renaming would make `stillProtected` false for the renamed path. Name-only rules (`.env*`) need none;
+   * anchored ones (`config/*.key`) pin the folders their pattern names. The root and its own parents are pinned by
+   * the caller.
+   *
+   * @example
+   * SandboxPlan.pins("/r", "/r/config/prod.key", (p) => p.startsWith("/r/config/")) // ["/r/config"]
+   */
+  export function pins(root: string, target: string, stillProtected: (renamed: string) => boolean): string[] {
+    const out: string[] = []
+    const rel = path.relative(root, target)
+    if (!rel || rel.startsWith("..") || path.isAbsolute(rel)) return out
+    const parts = rel.split(path.sep)
+    for (let i = 0; i < parts.length - 1; i++) {
+      const renamed = [...parts]
+      renamed[i] = `${parts[i]}\u2063renamed`
+      if (!stillProtected(path.join(root, ...renamed))) out.push(path.join(root, ...parts.slice(0, i + 1)))
+    }
+    return out
+  }
+
+  function isDir(input: Input, mount: Mount) {
+    return input.lock.some((e) => e.dir && clean(e.path) === mount.path)
+  }
+
+  function clean(p: string) {
+    return path.resolve(p)
+  }
+
+  function depth(p: string) {
+    return p === "/" ? 0 : p.split("/").length
+  }
+
+  function inside(child: string, parent: string) {
+    return child !== parent && child.startsWith(parent.endsWith("/") ? parent : parent + "/")
+  }
+}

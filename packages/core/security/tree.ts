@@ -1,0 +1,146 @@
+import fs from "fs"
+import path from "path"
+
+/**
+ * The project's folders and their entries as last listed, kept up to date cheaply: `refresh` compares every folder's
+ * modification time (one `stat` each) and lists again only the folders that changed, so a file created, removed or
+ * renamed anywhere — by a shell command, another tool or the user's editor — is seen by the next check without
+ * walking the whole tree. Links are not followed; `.git`, `node_modules` and similar folders are listed (their own
+ * entries count) but not entered.
+ *
+ * @example
+ * let tree = await SecurityTree.list("/repo")
+ * const next = SecurityTree.refresh(tree)
+ * if (next.changed) tree = next.tree
+ * SecurityTree.entries(tree).filter((e) => e.kind === "file").length
+ */
+export namespace SecurityTree {
+  export type Kind = "dir" | "file" | "other"
+  export type Entry = { path: string; name: string; kind: Kind }
+  export type Folder = { mtimeMs: number; ino: number; entries: Entry[] }
+  export type Tree = {
+    root: string
+    folders: Map<string, Folder>
+    /** The listing stopped at `maxEntries`: some entries are missing. */
+    truncated: boolean
+    count: number
+    maxEntries: number
+    skip: ReadonlySet<string>
+  }
+  export type Options = { maxEntries?: number; skip?: ReadonlySet<string> }
+
+  /** Folders whose contents are not listed (dependencies and version-control data). */
+  export const SKIP: ReadonlySet<string> = new Set([".git", "node_modules", ".hg", ".svn"])
+
+  /**
+   * Lists the whole tree below `root`, breadth first, within `maxEntries` (default 200,000).
+   *
+   * @example
+   * const tree = await SecurityTree.list("/repo", { maxEntries: 1000 })
+   */
+  export async function list(root: string, options: Options = {}): Promise<Tree> {
+    const tree: Tree = {
+      root,
+      folders: new Map(),
+      truncated: false,
+      count: 0,
+      maxEntries: options.maxEntries ?? 200_000,
+      skip: options.skip ?? SKIP,
+    }
+    const queue = [root]
+    let sinceYield = 0
+    while (queue.length) {
+      const dir = queue.shift()!
+      const folder = read(dir)
+      if (!folder) continue
+      if (!admit(tree, folder)) break
+      tree.folders.set(dir, folder)
+      for (const e of folder.entries) if (e.kind === "dir" && !tree.skip.has(e.name)) queue.push(e.path)
+      sinceYield += folder.entries.length
+      if (sinceYield > 5000) {
+        sinceYield = 0
+        await new Promise((r) => setImmediate(r))
+      }
+    }
+    return tree
+  }
+
+  /**
+   * Brings a tree up to date: a folder whose modification time or inode changed is listed again (with any new
+   * folders below it); folders that vanished are dropped. Synchronous: one `stat` per known folder.
+   *
+   * @example
+   * const { tree, changed, touched } = SecurityTree.refresh(old)
+   */
+  export function refresh(old: Tree): { tree: Tree; changed: boolean; touched: string[] } {
+    const touched: string[] = []
+    const stale = new Set<string>()
+    for (const [dir, folder] of old.folders) {
+      let stat: fs.Stats
+      try {
+        stat = fs.lstatSync(dir)
+      } catch {
+        stale.add(dir)
+        continue
+      }
+      if (!stat.isDirectory() || stat.mtimeMs !== folder.mtimeMs || stat.ino !== folder.ino) stale.add(dir)
+    }
+    if (!stale.size) return { tree: old, changed: false, touched }
+    const tree: Tree = { ...old, folders: new Map(), truncated: false, count: 0 }
+    const queue = [old.root]
+    while (queue.length) {
+      const dir = queue.shift()!
+      const previous = old.folders.get(dir)
+      let folder: Folder | undefined
+      if (previous && !stale.has(dir)) folder = previous
+      else {
+        folder = read(dir)
+        if (folder) touched.push(dir)
+      }
+      if (!folder) continue
+      if (!admit(tree, folder)) break
+      tree.folders.set(dir, folder)
+      for (const e of folder.entries) if (e.kind === "dir" && !tree.skip.has(e.name)) queue.push(e.path)
+    }
+    return { tree, changed: true, touched }
+  }
+
+  /** Every entry of the tree (folders first met first). */
+  export function* entries(tree: Tree): Generator<Entry> {
+    for (const folder of tree.folders.values()) yield* folder.entries
+  }
+
+  function admit(tree: Tree, folder: Folder): boolean {
+    if (tree.count + folder.entries.length > tree.maxEntries) {
+      const room = tree.maxEntries - tree.count
+      if (room > 0) {
+        folder.entries = folder.entries.slice(0, room)
+        tree.count += room
+      }
+      tree.truncated = true
+      return false
+    }
+    tree.count += folder.entries.length
+    return true
+  }
+
+  function read(dir: string): Folder | undefined {
+    try {
+      const stat = fs.lstatSync(dir)
+      if (!stat.isDirectory()) return undefined
+      const entries: Entry[] = []
+      for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
+        const name = d.name.normalize("NFC")
+        entries.push({
+          path: path.join(dir, d.name),
+          name,
+          kind: d.isDirectory() ? "dir" : d.isFile() ? "file" : "other",
+        })
+      }
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      return { mtimeMs: stat.mtimeMs, ino: stat.ino, entries }
+    } catch {
+      return undefined
+    }
+  }
+}
