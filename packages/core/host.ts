@@ -21,6 +21,13 @@ export type Host = {
    */
   access?: (path: string, op: "read" | "write" | "llm") => Promise<string | undefined>
   /**
+   * Optional companion of `access`: a number that changes whenever an answer of `access` may change (the policy was
+   * reloaded or became invalid, the role changed, the index of protected files was rebuilt). Features that check
+   * many paths on every request (discovery, the resource index) keep verdicts per path while it stays the same;
+   * without it they ask `access` again on every request.
+   */
+  accessVersion?: () => number
+  /**
    * The stored messages of a session, oldest first, in OpenCode's `{ info, parts }` shape. Features derive session
    * state from it instead of shadowing it.
    */

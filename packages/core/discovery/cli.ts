@@ -3,9 +3,11 @@ import path from "path"
 import { parseArgs } from "util"
 import { loadOptions, validSection } from "../options"
 import { ResourceLoader } from "../resource/loader"
+import { ResourcePolicy } from "../resource/policy"
 import { Exit, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { Logger } from "../util/log"
+import { DiscoveryDirectories } from "./directories"
 import { DynamicDiscovery } from "./discover"
 import { DiscoveryFormat } from "./format"
 import { Discovery } from "./schema"
@@ -16,7 +18,8 @@ const USAGE = `usage:
       styles and project resources, and the text added to the prompt. --json prints the DynamicDiscoveryResult.
   opencode-builtins discover --list [--json]
       Everything discovered (after precedence), with shadowed entries, skipped files and slow or broken folders.
-Honours the "discovery" (and "resources") section of .opencode/opencode-builtins.json.
+Honours the "discovery" (and "resources") section of .opencode/opencode-builtins.json. With a
+.opencode-security.json policy, what it protects (read or llm, for its lowest role) is not shown.
 Exit: 0 done (also when nothing matched or discovery is disabled), 1 when the scan timed out or failed, 2 bad usage.
 `
 
@@ -52,15 +55,21 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
 
   const settings = readSettings(io)
   const worktree = gitRoot(io.cwd)
+  const policy = await ResourcePolicy.open(io.cwd, worktree, DiscoveryDirectories.home(io.env))
+  if (policy.notice) io.err(`discover: ${policy.notice}\n`)
   const loader =
     settings.resources === false
       ? undefined
-      : ResourceLoader.create({ directory: io.cwd, worktree, log: Logger.silent }, { persistCache: false })
+      : ResourceLoader.create(
+          { directory: io.cwd, worktree, log: Logger.silent, ...policy.host },
+          { persistCache: false },
+        )
   try {
     const engine = DynamicDiscovery.create({
       directory: io.cwd,
       worktree,
       env: io.env,
+      host: policy.host,
       config: settings.discovery,
       resources: loader ? async () => (await loader.index()).resources.values() : undefined,
     })
@@ -71,6 +80,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return result.skipReason === "timeout" || result.skipReason === "filesystem_error" ? Exit.findings : Exit.ok
   } finally {
     await loader?.dispose()
+    policy.close()
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Host } from "../host"
+import { ResourceAccess } from "../resource/access"
 import { errorMessage } from "../util/error"
 import { Logger } from "../util/log"
 import { DiscoveryCache } from "./cache"
@@ -17,6 +17,12 @@ import { Discovery } from "./schema"
  * An engine keeps a file cache (mtime-checked) and the last ranking index, so repeated prompts re-read only changed
  * files. A directory that is slow or broken degrades the result (`degraded`), it never fails it.
  *
+ * With a security check (`Host.access`, given per call or in `Init.host`), definitions whose file (or skill folder)
+ * the policy protects for reading or for the model are left out before anything is ranked: never read, never
+ * suggested, never counted, never shadowing another; the ranking is what it would be without them. Verdicts are
+ * remembered while `Host.accessVersion` stays the same. Project resources come filtered from the resource loader's
+ * index; the ones about to be suggested are checked again by path.
+ *
  * @example
  * const discovery = DynamicDiscovery.create({ directory: "/repo", worktree: "/repo", log })
  * const result = await discovery.gather("review the auth changes before I merge")
@@ -32,7 +38,12 @@ export namespace DynamicDiscovery {
     config?: Discovery.ConfigInput
     /** Environment for `XDG_CONFIG_HOME` (default `process.env`). */
     env?: Record<string, string | undefined>
+    /** The host's security check, read at call time (the security layer installs it late); a call may give its own. */
+    host?: ResourceAccess.Source
   }
+
+  /** The security check of one call; `access: undefined` given explicitly means none, whatever `Init.host` says. */
+  export type CallOptions = ResourceAccess.Source
 
   export type Catalogue = {
     /** Discovered items after precedence, in precedence order. */
@@ -61,13 +72,18 @@ export namespace DynamicDiscovery {
     const log = init.log ?? Logger.silent
     const cache = new DiscoveryCache()
     let last: { items: readonly unknown[]; index: DiscoveryMatch.Index } | undefined
+    /** The check of the call in progress (one engine serves one host; concurrent calls share it). */
+    let security: ResourceAccess.Source | undefined
+    const access = ResourceAccess.gate(() => security)
+    const securityOf = (options: CallOptions) => ("access" in options ? options : init.host)
 
-    /** Scans and collects everything discoverable right now. */
-    async function catalogue(): Promise<Catalogue> {
+    /** Scans and collects everything discoverable right now (leaving out what the host's check protects). */
+    async function catalogue(options: CallOptions = {}): Promise<Catalogue> {
+      security = securityOf(options)
       const started = performance.now()
       const places = DiscoveryDirectories.resolve({ directory: init.directory, worktree: init.worktree, env: init.env })
       const [scans, provided] = await Promise.all([
-        DiscoveryScan.all(places, { cache, timeoutMs: config.scanTimeoutMs }),
+        DiscoveryScan.all(places, { cache, timeoutMs: config.scanTimeoutMs, access }),
         loadResources(),
       ])
       const degraded: Discovery.Degraded[] = []
@@ -170,28 +186,27 @@ export namespace DynamicDiscovery {
     }
 
     /**
-     * `match`, leaving out the items whose file `access` denies for the model (`"llm"`), so a protected definition
-     * is never named in a suggestion; the next best hits take their place.
+     * `match` over a catalogue already filtered by the check, with one more look at the project resources about to be
+     * suggested (their provider, the resource index, leaves protected files out already): a denied one is dropped and
+     * the next best takes its place.
      */
-    async function matchPermitted(
+    async function matchChecked(
       cat: Pick<Catalogue, "items" | "resources">,
       prompt: string,
-      access: NonNullable<Host["access"]>,
     ): Promise<Discovery.DynamicContext> {
       const detection = MemoryThink.detect(prompt)
       const hits = indexOf(cat).search(detection ? detection.topic : prompt)
-      const verdicts = await Promise.all(
-        hits.map((h) =>
-          h.index < cat.items.length
-            ? access(cat.items[h.index].filePath, "llm").catch((e) => `access check failed: ${errorMessage(e)}`)
-            : undefined,
-        ),
-      )
-      return contextOf(
-        cat,
-        hits.filter((_, i) => verdicts[i] === undefined),
-        detection,
-      )
+      const resourceHits = hits.filter((h) => h.index >= cat.items.length)
+      const pathOf = (h: DiscoveryMatch.Hit) => cat.resources[h.index - cat.items.length].path
+      // Best first, a few at a time, until enough are allowed: only what could be shown is asked about.
+      const allowed = new Set<number>()
+      for (let i = 0; i < resourceHits.length && allowed.size < Discovery.MAX_SUGGESTIONS;) {
+        const batch = resourceHits.slice(i, (i += Discovery.MAX_SUGGESTIONS))
+        const denied = await access.denied(batch.flatMap((h) => (pathOf(h) ? [{ path: pathOf(h)! }] : [])))
+        for (const h of batch) if (!denied.has(pathOf(h) ?? "")) allowed.add(h.index)
+      }
+      const kept = hits.filter((h) => h.index < cat.items.length || allowed.has(h.index))
+      return contextOf(cat, kept, detection)
     }
 
     function contextOf(
@@ -234,15 +249,12 @@ export namespace DynamicDiscovery {
     /**
      * Discovers and matches `prompt`. Never throws: a disabled engine, an empty catalogue, a scan that timed out or
      * failed everywhere come back as skipped results with their reason. With `access` (the host's security check),
-     * items whose file may not reach the model are left out.
+     * what the policy protects is left out (see above).
      */
-    async function gather(
-      prompt: string,
-      options: { access?: Host["access"] } = {},
-    ): Promise<Discovery.DynamicDiscoveryResult> {
+    async function gather(prompt: string, options: CallOptions = {}): Promise<Discovery.DynamicDiscoveryResult> {
       if (!config.enabled) return { success: false, skipped: true, skipReason: "disabled" }
       try {
-        const cat = await catalogue()
+        const cat = await catalogue(options)
         for (const d of cat.degraded)
           log.warn(`discovery: ${d.source} ${d.reason === "timeout" ? "timed out" : "failed"}`, { ...d })
         const degraded = cat.degraded.length ? { degraded: cat.degraded } : {}
@@ -269,7 +281,7 @@ export namespace DynamicDiscovery {
             }
           return { success: false, skipped: true, skipReason: "no_resources_found", stats: cat.stats }
         }
-        const context = options.access ? await matchPermitted(cat, prompt, options.access) : match(cat, prompt)
+        const context = access.active() ? await matchChecked(cat, prompt) : match(cat, prompt)
         return { success: true, context, ...degraded, stats: cat.stats }
       } catch (error) {
         log.error("discovery failed", { error: errorMessage(error) })
@@ -277,7 +289,7 @@ export namespace DynamicDiscovery {
       }
     }
 
-    return { config, cache, catalogue, match, gather }
+    return { config, cache, access, catalogue, match, gather }
   }
 
   /**

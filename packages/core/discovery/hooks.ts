@@ -11,8 +11,9 @@ import { DiscoveryFormat } from "./format"
  * `chat.message`'s output after the hook and sends every non-ignored text part of a user message to the model, so
  * the suggestion reaches the model with the prompt, and stays in the history for later turns. Never throws.
  *
- * When the host has an access check (`host.access`, installed by the security layer), items whose file may not be
- * shown to the model (`"llm"`) are left out of the suggestion.
+ * When the host has an access check (`host.access`, installed by the security layer), definitions and resources
+ * whose file the policy protects (read or llm) are left out of the suggestion; `host.accessVersion`, when present,
+ * lets their verdicts be remembered between prompts.
  *
  * @example
  * const hooks = DiscoveryHooks.create(DynamicDiscovery.create({ directory: "/repo" }), { log, host })
@@ -30,7 +31,10 @@ export namespace DiscoveryHooks {
   }
   export type Output = { message: { id: string; sessionID?: string; [key: string]: unknown }; parts: Part[] }
 
-  export function create(engine: DynamicDiscovery.Engine, options: { log?: Logger; host?: Pick<Host, "access"> } = {}) {
+  export function create(
+    engine: DynamicDiscovery.Engine,
+    options: { log?: Logger; host?: Pick<Host, "access" | "accessVersion"> } = {},
+  ) {
     const log = options.log ?? Logger.silent
     return {
       "chat.message": async (input: { sessionID: string; messageID?: string }, output: Output) => {
@@ -38,7 +42,8 @@ export namespace DiscoveryHooks {
           const prompt = promptText(output.parts)
           if (!prompt) return
           // Read at call time: the security layer installs `access` on the shared host after this was created.
-          const result = await engine.gather(prompt, { access: options.host?.access })
+          const host = options.host
+          const result = await engine.gather(prompt, { access: host?.access, accessVersion: host?.accessVersion })
           if (!result.success || !result.context) {
             if (result.skipReason && result.skipReason !== "disabled" && result.skipReason !== "no_resources_found")
               log.warn(`discovery skipped: ${result.skipReason}`, { error: result.error })

@@ -1,5 +1,6 @@
 import fs from "fs/promises"
 import path from "path"
+import type { ResourceAccess } from "../resource/access"
 import { errorMessage } from "../util/error"
 import type { DiscoveryCache } from "./cache"
 import type { DiscoveryDirectories } from "./directories"
@@ -18,6 +19,10 @@ import { Discovery } from "./schema"
  *   `error` on its `ScanResult`; a file that cannot be read or parsed is listed in `problems`. Neither fails the scan.
  * - When the time budget runs out, the directories still being scanned return what they found so far with
  *   `timedOut: true` and stop at their next file.
+ * - With a security gate (`access`), a file the policy protects — or, for a skill, its folder — is never read (and
+ *   dropped from the cache when it was read before); a protected directory is treated as missing, and problems about
+ *   protected paths are not reported: nothing of a protected definition, not even that it exists, leaves the scan.
+ *   Verdicts are keyed by path and the file's device and inode, so a file replaced behind a link is asked again.
  *
  * @example
  * const results = await DiscoveryScan.all(DiscoveryDirectories.resolve({ directory: "/repo" }), {
@@ -37,6 +42,8 @@ export namespace DiscoveryScan {
     cache: DiscoveryCache
     /** Budget for the whole scan in milliseconds. */
     timeoutMs: number
+    /** The host's security check; protected definitions are skipped unread. */
+    access?: ResourceAccess.Gate
   }
 
   type Candidate = { path: string; fallbackName: string }
@@ -83,9 +90,11 @@ export namespace DiscoveryScan {
       return await Promise.all(
         places.map(async (place, i) => {
           const p = progress[i]
-          const outcome = await Promise.race([scanOne(place, p, options.cache, reserve), expired])
+          const outcome = await Promise.race([scanOne(place, p, options, reserve), expired])
           if (outcome === "timeout") {
             p.stopped = true
+            // Problems not yet checked against the security gate are not reported.
+            if (options.access?.active()) p.problems = []
             return result(place, p, true)
           }
           return result(place, p, false, outcome.error)
@@ -124,19 +133,36 @@ export namespace DiscoveryScan {
   async function scanOne(
     place: DiscoveryDirectories.Place,
     p: Progress,
-    cache: DiscoveryCache,
+    options: Options,
     reserve: (files: number) => void,
   ): Promise<{ error?: string }> {
+    const { cache, access } = options
     let stat
     try {
       stat = await fs.stat(place.path)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === "ENOENT") return {}
+      if (access && (await access.reason(place.path))) return {}
       return { error: `${place.path}: ${describe(error)}` }
     }
+    if (access && (await access.reason(place.path, identity(stat)))) return {}
     if (!stat.isDirectory()) return { error: `${place.path}: not a directory` }
     p.exists = true
+    const outcome = await listAndLoad(place, p, options, reserve)
+    if (access && p.problems.length) {
+      const denied = await access.denied(p.problems.map((x) => ({ path: x.path })))
+      if (denied.size) p.problems = p.problems.filter((x) => !denied.has(x.path))
+    }
+    return outcome
+  }
+
+  async function listAndLoad(
+    place: DiscoveryDirectories.Place,
+    p: Progress,
+    options: Options,
+    reserve: (files: number) => void,
+  ): Promise<{ error?: string }> {
     let candidates: Candidate[]
     try {
       candidates = place.type === "skill" ? await skillFiles(place.path, p) : await markdownFiles(place.path, p)
@@ -150,7 +176,7 @@ export namespace DiscoveryScan {
     const worker = async () => {
       while (next < candidates.length && !p.stopped) {
         const index = next++
-        found[index] = await load(candidates[index], place, p, cache)
+        found[index] = await load(candidates[index], place, p, options)
         // Keep what is found so far, in order, for a scan that runs out of time.
         if (found[index]) p.items.push(found[index]!)
       }
@@ -239,15 +265,37 @@ export namespace DiscoveryScan {
     }
   }
 
+  /** `dev:ino` of a stat: what a path leads to, for the security gate's verdicts. */
+  function identity(stat: { dev: number; ino: number }): string {
+    return `${stat.dev}:${stat.ino}`
+  }
+
+  /** True when the gate protects the file or, for a skill, its folder (both asked at once). */
+  async function guarded(
+    access: ResourceAccess.Gate,
+    candidate: Candidate,
+    type: Discovery.ResourceType,
+    key: string,
+  ): Promise<boolean> {
+    const asks = [access.reason(candidate.path, key)]
+    if (type === "skill") asks.push(access.reason(path.dirname(candidate.path), key))
+    return (await Promise.all(asks)).some((reason) => reason !== undefined)
+  }
+
   async function load(
     candidate: Candidate,
     place: DiscoveryDirectories.Place,
     p: Progress,
-    cache: DiscoveryCache,
+    options: Options,
   ): Promise<Discovery.DiscoveredItem | undefined> {
+    const { cache, access } = options
     let handle: fs.FileHandle | undefined
     try {
       const stat = await fs.stat(candidate.path)
+      if (access && (await guarded(access, candidate, place.type, identity(stat)))) {
+        cache.invalidate(candidate.path)
+        return undefined
+      }
       // Checked again right before opening: a FIFO or device put in place of a file is never opened.
       if (!stat.isFile()) {
         p.problems.push({ path: candidate.path, error: "not a regular file; skipped" })

@@ -85,6 +85,8 @@ export namespace Discovery {
       name: z.string().trim().min(1, "resource name is empty").max(NAME_MAX),
       description: z.string().optional(),
       tags: z.array(z.string()).optional(),
+      /** The resource's file (absolute), checked against the host's security policy before it is suggested. */
+      path: z.string().optional(),
     })
     .readonly()
   export type ProjectResource = z.infer<typeof ProjectResource>

@@ -1,4 +1,5 @@
 import path from "path"
+import type { ResourceAccess } from "./access"
 import { ResourceCache } from "./cache"
 import { ResourceIndex } from "./indexer"
 import { ResourceParse } from "./parse"
@@ -10,6 +11,11 @@ import type { Resource } from "./schema"
 /**
  * One (re)build of the index: scan, reuse every cached parse whose file kept its size and mtime, read and parse the
  * rest (a bounded number at a time), assemble. Returns the new cache data too, so the caller decides about writing.
+ *
+ * With a security gate, every scanned file (resources, and the agent and command files that reference them) is
+ * checked before anything else: a protected file is never read, never parsed, never cached (so no description of it
+ * reaches the cache on disk) and takes no part in the graph; only the id its path gives it is kept (`withheld`), to
+ * refuse a load of that id with the reason. Scan warnings about protected paths are dropped too.
  *
  * @example
  * const { index, cache, stats } = await ResourceBuild.run(project, config, previousCache)
@@ -23,7 +29,12 @@ export namespace ResourceBuild {
     stats: Stats
     /** Folder stamps of this build's scan, for `ResourceScan.changed`. */
     dirs: Map<string, number | null>
+    /** What the gate was asked (every scanned file and warning path) and what it denied, to re-check later. */
+    access: Verification
   }
+
+  /** The files a build checked and the verdicts it got; `active` is false when there was no check to ask. */
+  export type Verification = { active: boolean; entries: ResourceAccess.Entry[]; denied: Map<string, string> }
 
   const CONCURRENCY = 64
   const BATCH = 1024
@@ -32,8 +43,16 @@ export namespace ResourceBuild {
     project: ResourceProject.Info,
     config: Pick<Resource.Config, "fileReadTimeout" | "maxFileSize">,
     previous?: ResourceCache.Data,
+    gate?: ResourceAccess.Gate,
   ): Promise<Output> {
     const scan = await ResourceScan.scan(project)
+    const access = await verify(project, scan, gate)
+    if (access.denied.size) {
+      const allowed = (f: ResourceScan.File) => !access.denied.has(f.path)
+      scan.resources = scan.resources.filter(allowed)
+      scan.references = scan.references.filter(allowed)
+      scan.warnings = scan.warnings.filter((w) => !access.denied.has(path.join(project.root, w.path)))
+    }
     const old = previous && previous.projectRoot === project.root ? previous : ResourceCache.empty(project.root)
     const cache = ResourceCache.empty(project.root)
     const stats: Stats = { parsed: 0, reused: 0, removed: 0 }
@@ -99,8 +118,32 @@ export namespace ResourceBuild {
       words: e.words,
       explicit: e.explicit,
     }))
-    const index = ResourceIndex.assemble(project, parsed, references, problems)
-    return { index, cache, stats, dirs: scan.dirs }
+    const index = ResourceIndex.assemble(project, parsed, references, problems, access.withheld)
+    return { index, cache, stats, dirs: scan.dirs, access }
+  }
+
+  /** Asks the gate about every scanned file and warning path at once (concurrently, remembered per version). */
+  async function verify(
+    project: ResourceProject.Info,
+    scan: ResourceScan.Result,
+    gate: ResourceAccess.Gate | undefined,
+  ): Promise<Verification & { withheld: ResourceIndex.Withheld[] }> {
+    if (!gate?.active()) return { active: false, entries: [], denied: new Map(), withheld: [] }
+    const entries: ResourceAccess.Entry[] = [...scan.resources, ...scan.references].map((f) => ({
+      path: f.path,
+      key: f.real,
+    }))
+    for (const w of scan.warnings) entries.push({ path: path.join(project.root, w.path) })
+    const denied = await gate.denied(entries)
+    const withheld = scan.resources
+      .filter((f) => denied.has(f.path))
+      .map((f) => ({
+        path: f.path,
+        relativePath: f.relativePath,
+        id: ResourceParse.defaultId(f.relativePath),
+        reason: denied.get(f.path)!,
+      }))
+    return { active: true, entries, denied, withheld }
   }
 
   function readFile(file: ResourceScan.File, config: Pick<Resource.Config, "fileReadTimeout" | "maxFileSize">) {

@@ -6,6 +6,7 @@ import { errorMessage } from "../util/error"
 import { Logger } from "../util/log"
 import { ResourceLint } from "./lint"
 import { ResourceLoader } from "./loader"
+import { ResourcePolicy } from "./policy"
 import { ResourceQuery } from "./query"
 import { Resource } from "./schema"
 
@@ -17,6 +18,7 @@ const USAGE = `usage:
                                     [--limit N] [--dir DIR] [--json]
       Search resources as the resource-query tool does. Types: ${Resource.TYPES.join(", ")}.
       Domains: ${Resource.DOMAINS.join(", ")}.
+With a .opencode-security.json policy, files it protects (read or llm, for its lowest role) are not shown.
 `
 
 /**
@@ -64,7 +66,14 @@ async function lint(argv: string[], io: CliIO): Promise<number> {
   if (args.positionals.length > 1) return (io.err(`resources lint: one directory at most\n`), Exit.usage)
   const dir = directory(io, args.positionals[0])
   if (!dir) return Exit.usage
-  const report = await ResourceLint.run(dir)
+  const policy = await ResourcePolicy.open(dir)
+  let report: ResourceLint.Report
+  try {
+    report = await ResourceLint.run(dir, undefined, policy.host)
+  } finally {
+    policy.close()
+  }
+  if (policy.notice) io.err(`resources: ${policy.notice}\n`)
   if (args.values.json) io.out(JSON.stringify(report, null, 2) + "\n")
   else {
     const types = Object.entries(report.byType)
@@ -108,7 +117,9 @@ async function query(argv: string[], io: CliIO): Promise<number> {
     io.err(`resources query: --${String(issue.path[0] ?? "")}: ${issue.message}\n`)
     return Exit.usage
   }
-  const loader = ResourceLoader.create({ directory: dir, worktree: dir, log: Logger.silent })
+  const policy = await ResourcePolicy.open(dir)
+  if (policy.notice) io.err(`resources: ${policy.notice}\n`)
+  const loader = ResourceLoader.create({ directory: dir, worktree: dir, log: Logger.silent, ...policy.host })
   try {
     const result = await loader.query(input)
     if (v.json) io.out(JSON.stringify(result, null, 2) + "\n")
@@ -121,5 +132,6 @@ async function query(argv: string[], io: CliIO): Promise<number> {
     return Exit.ok
   } finally {
     await loader.dispose()
+    policy.close()
   }
 }

@@ -36,6 +36,12 @@ export namespace ResourceIndex {
     explicit: ResourceParse.RawRef[]
   }
 
+  /**
+   * A resource file the security policy keeps from the model: never read, so only what its path tells is known (the
+   * id it has when it declares none, `ResourceParse.defaultId`), to refuse a load of that id with the reason.
+   */
+  export type Withheld = { path: string; relativePath: string; id: string; reason: string }
+
   export type Index = {
     version: string
     generatedAt: number
@@ -55,6 +61,10 @@ export namespace ResourceIndex {
     }
     /** References that name no resource, per resource id (listed by `resource-load`, reported by lint). */
     dangling: Map<string, string[]>
+    /** Protected resource files by the id their path gives them (ids of indexed resources excluded). */
+    withheld: Map<string, Withheld>
+    /** References to protected resource files, per resource id: the reference as written and the denial reason. */
+    withheldRefs: Map<string, { ref: string; reason: string }[]>
     warnings: Resource.Warning[]
     /** Lower-cased text searched by queries, per id. */
     haystack: Map<string, Haystack>
@@ -90,6 +100,7 @@ export namespace ResourceIndex {
     files: ParsedFile[],
     references: ReferenceFile[],
     scanWarnings: Resource.Warning[],
+    withheld: readonly Withheld[] = [],
   ): Index {
     const warnings: Resource.Warning[] = [...scanWarnings]
     const prefixes = project.opencodeDirs.map((dir) => dir + path.sep)
@@ -116,6 +127,8 @@ export namespace ResourceIndex {
       byReference: new Map(),
       graph: { forward: new Map(), backward: new Map(), agents: new Map(), commands: new Map() },
       dangling: new Map(),
+      withheld: new Map(),
+      withheldRefs: new Map(),
       warnings,
       haystack: new Map(),
       text: { bytes: Buffer.alloc(0), starts: [], metas: [], hays: [] },
@@ -144,6 +157,19 @@ export namespace ResourceIndex {
       refs.set(meta.id, file.result.refs)
     }
 
+    const withheldByPath = new Map<string, Withheld>()
+    for (const w of [...withheld].sort((a, b) => (a.relativePath < b.relativePath ? -1 : 1))) {
+      withheldByPath.set(w.relativePath, w)
+      if (!index.resources.has(w.id) && !index.withheld.has(w.id)) index.withheld.set(w.id, w)
+    }
+    /** The protected file a reference that names no indexed resource points at, if any. */
+    const protectedTarget = (ref: ResourceParse.RawRef): Withheld | undefined =>
+      ref.kind === "id"
+        ? index.withheld.get(ref.value)
+        : ref.kind === "path"
+          ? withheldByPath.get(ref.value)
+          : undefined
+
     const resolve = (ref: ResourceParse.RawRef): string | undefined =>
       ref.kind === "id"
         ? index.resources.has(ref.value)
@@ -171,6 +197,13 @@ export namespace ResourceIndex {
         }
         if (target) {
           if (!resolved.includes(target)) resolved.push(target)
+          continue
+        }
+        const hidden = protectedTarget(ref)
+        if (hidden) {
+          const list = index.withheldRefs.get(id) ?? []
+          if (!list.some((r) => r.ref === ref.value)) list.push({ ref: ref.value, reason: hidden.reason })
+          index.withheldRefs.set(id, list)
         } else if (!dangling.includes(ref.value)) dangling.push(ref.value)
       }
       meta.references = [...resolved, ...dangling]

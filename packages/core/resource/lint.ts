@@ -1,11 +1,13 @@
 import { Logger } from "../util/log"
+import type { ResourceAccess } from "./access"
 import { ResourceLoader } from "./loader"
 import type { Resource } from "./schema"
 
 /**
  * Checks a project's resources the way the index sees them: malformed frontmatter or JSON, duplicate and invalid ids,
  * dangling references, oversize, binary, non-UTF-8, unreadable and out-of-project files, symlink loops. Errors make
- * the lint fail; warnings (an empty file, a self-reference) do not. Never touches the index cache.
+ * the lint fail; warnings (an empty file, a self-reference) do not. Never touches the index cache. With an access
+ * check (`security`), files the policy protects are neither read nor reported.
  *
  * @example
  * const report = await ResourceLint.run("/repo")
@@ -22,9 +24,9 @@ export namespace ResourceLint {
     ok: boolean
   }
 
-  export async function run(directory: string, worktree?: string): Promise<Report> {
+  export async function run(directory: string, worktree?: string, security?: ResourceAccess.Source): Promise<Report> {
     const loader = ResourceLoader.create(
-      { directory, worktree: worktree ?? directory, log: Logger.silent },
+      { directory, worktree: worktree ?? directory, log: Logger.silent, ...security },
       { persistCache: false },
     )
     try {

@@ -2,6 +2,7 @@ import { distance } from "fastest-levenshtein"
 import path from "path"
 import type { Host } from "../host"
 import { errorMessage } from "../util/error"
+import { ResourceAccess } from "./access"
 import { ResourceBuild } from "./build"
 import { ResourceCache } from "./cache"
 import { ResourceError } from "./errors"
@@ -20,6 +21,11 @@ import { SessionView } from "./session"
  * The resource loader of one project: the lazily built, cached and revalidated index, and the operations behind the
  * four tools. Sessions are derived from their history (`Host.messages`); the loader itself only remembers what this
  * process did that the stored history may not show yet, and forgets sessions idle for 24 hours.
+ *
+ * With a security check (`Host.access`, read at call time), files the policy protects are kept out of the index
+ * (see `ResourceBuild`): queries, loads, reference expansion, the loaded list and the cache on disk never show them.
+ * The verdicts are checked again before each use of the index — at once while `Host.accessVersion` is unchanged,
+ * else by asking the check about every indexed file — and a change rebuilds the index.
  *
  * @example
  * const loader = ResourceLoader.create({ directory: "/repo", worktree: "/repo", log: Logger.silent })
@@ -66,6 +72,9 @@ export namespace ResourceLoader {
     let dirty = false
     let pendingWrite: Promise<void> = Promise.resolve()
     let dirs = new Map<string, number | null>()
+    const gate = ResourceAccess.gate(() => host)
+    /** The access verdicts the current index was built with, and the `accessVersion` they were last confirmed at. */
+    let verified: (ResourceBuild.Verification & { version?: number }) | undefined
 
     type SessionState = {
       createdAt: number
@@ -104,10 +113,12 @@ export namespace ResourceLoader {
         previous = await ResourceCache.read(cachePath, project.root)
         hadDisk = previous !== undefined
       }
-      const out = await ResourceBuild.run(project, config, previous)
+      const version = host.accessVersion?.()
+      const out = await ResourceBuild.run(project, config, previous, gate)
       current = out.index
       cacheData = out.cache
       dirs = out.dirs
+      verified = { ...out.access, version }
       stats.indexBuilds++
       stats.lastBuild = { ...out.stats, ms: performance.now() - started }
       if (config.persistCache && (!hadDisk || out.stats.parsed > 0 || out.stats.removed > 0)) {
@@ -127,7 +138,7 @@ export namespace ResourceLoader {
      */
     async function index(): Promise<ResourceIndex.Index> {
       if (current && !dirty && !config.autoRebuildIndex && !building) {
-        if (!(await ResourceScan.changed(dirs))) {
+        if (!(await ResourceScan.changed(dirs)) && (await accessHolds())) {
           stats.cacheHits++
           return current
         }
@@ -160,6 +171,24 @@ export namespace ResourceLoader {
       } finally {
         clearTimeout(timer)
       }
+    }
+
+    /**
+     * True when the index's access verdicts still hold: no check then and now, or the same `accessVersion`, or the
+     * check gives the same answers for every file the build asked about (hosts without a version: every use).
+     */
+    async function accessHolds(): Promise<boolean> {
+      const active = gate.active()
+      if (!verified) return !active
+      if (active !== verified.active) return false
+      if (!active) return true
+      const version = host.accessVersion?.()
+      if (version !== undefined && version === verified.version) return true
+      const denied = await gate.denied(verified.entries)
+      if (denied.size !== verified.denied.size) return false
+      for (const [p, reason] of denied) if (verified.denied.get(p) !== reason) return false
+      verified.version = version
+      return true
     }
 
     /** True for paths whose change can alter the index (resource, agent and command files and folders). */
@@ -269,6 +298,11 @@ export namespace ResourceLoader {
         return ResourceError.format(error as InstanceType<typeof ResourceError.IndexBuildError>)
       }
       const meta = idx.resources.get(id)
+      const withheld = meta ? undefined : idx.withheld.get(id)
+      if (withheld)
+        return ResourceError.format(
+          new ResourceError.AccessDenied({ id, path: withheld.relativePath, reason: withheld.reason }),
+        )
       if (!meta)
         return ResourceError.format(
           new ResourceError.NotFound({ id, closest: closest(idx, id) }),
@@ -350,6 +384,7 @@ export namespace ResourceLoader {
         }
         if (!expand || !includeReferences || node.depth >= config.maxReferencesDepth) continue
         for (const d of idx.dangling.get(node.id) ?? []) unresolved.add(d)
+        for (const w of idx.withheldRefs.get(node.id) ?? []) notes.push(`Reference '${w.ref}' not loaded: ${w.reason}`)
         for (const next of idx.graph.forward.get(node.id) ?? []) {
           if (seen.has(next)) continue
           seen.add(next)
@@ -376,9 +411,12 @@ export namespace ResourceLoader {
     /** `resource-list-loaded`: every resource loaded in the visible history, with its lifecycle status. */
     async function listLoaded(ctx: Context) {
       const v = await view(ctx.sessionID)
-      const idx = current ?? (await index().catch(() => undefined))
+      // The index as of now (a policy change since the last use rebuilds it first).
+      const idx = await index().catch(() => current)
+      // Resources the policy protects now are left out, loaded before or not.
+      const shown = v.instances.filter((i) => !idx?.withheld.has(i.id))
       const latest = new Map<string, SessionView.Instance>()
-      for (const i of v.instances) latest.set(i.id, i)
+      for (const i of shown) latest.set(i.id, i)
       const iso = (t?: number) => (t ? new Date(t).toISOString() : undefined)
       const loaded = [...latest.values()].map((i) => ({
         id: i.id,
@@ -395,12 +433,12 @@ export namespace ResourceLoader {
         releasedAt: iso(i.released?.at),
         prunedAt: iso(i.prunedAt),
       }))
-      const inContext = v.inContext()
+      const inContext = v.inContext().filter((i) => !idx?.withheld.has(i.id))
       const state = session(ctx.sessionID)
       return {
         sessionID: ctx.sessionID,
         loaded,
-        totalLoaded: v.instances.length,
+        totalLoaded: shown.length,
         currentlyActive: inContext.length,
         totalSize: formatBytes(inContext.reduce((s, i) => s + i.size, 0)),
         limits: {
@@ -470,6 +508,7 @@ export namespace ResourceLoader {
 
     return {
       host,
+      gate,
       config,
       project,
       cachePath,

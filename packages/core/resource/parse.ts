@@ -74,6 +74,18 @@ export namespace ResourceParse {
       .slice(0, MAX_ID_LENGTH)
   }
 
+  /**
+   * The id a file has when it declares none: its file name without extension, made valid when it is not. Known
+   * without reading the file, so a file the security policy protects can still be named in a refusal.
+   *
+   * @example
+   * ResourceParse.defaultId(".opencode/task/Ship It.md") // "ship-it"
+   */
+  export function defaultId(relativePath: string): string {
+    const fileStem = stem(relativePath)
+    return invalidIdReason(fileStem) ? slug(fileStem) || slug(relativePath) : fileStem
+  }
+
   export function stem(relativePath: string): string {
     return path.posix.basename(relativePath).replace(/\.(md|markdown|json)$/i, "")
   }
@@ -92,7 +104,6 @@ export namespace ResourceParse {
   }
 
   function base(input: Input, warnings: Resource.Warning[], declaredId: string | undefined, name?: string) {
-    const fileStem = stem(input.relativePath)
     let id: string | undefined
     if (declaredId !== undefined) {
       const reason = invalidIdReason(declaredId)
@@ -106,13 +117,13 @@ export namespace ResourceParse {
         })
       } else id = declaredId
     }
-    if (!id) id = invalidIdReason(fileStem) ? slug(fileStem) || slug(input.relativePath) : fileStem
+    if (!id) id = defaultId(input.relativePath)
     return {
       id,
       type: input.type,
       path: input.path,
       relativePath: input.relativePath,
-      name: name ?? titleCase(fileStem),
+      name: name ?? titleCase(stem(input.relativePath)),
       size: input.size,
       lastModified: input.lastModified,
     }

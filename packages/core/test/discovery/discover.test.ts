@@ -290,7 +290,7 @@ describe("DynamicDiscovery: project resources", () => {
 })
 
 describe("DynamicDiscovery: access", () => {
-  test("items whose file the host's access check denies for the model are left out; the next best take their place", async () => {
+  test("items whose file the host's access check denies for reading are left out; the next best take their place", async () => {
     await using w = await world({
       "project/.opencode/agent/secret-reviewer.md": md({ description: "Reviews code" }),
       "project/.opencode/agent/reviewer.md": md({ description: "Reviews code" }),
@@ -304,6 +304,7 @@ describe("DynamicDiscovery: access", () => {
       },
     })
     expect(names(result.context!.matchedAgents)).toEqual(["reviewer"])
-    expect(asked.sort()).toEqual(["llm reviewer.md", "llm secret-reviewer.md"])
+    // The folder is asked about too (a protected folder is not listed).
+    expect(asked.sort()).toEqual(["read agent", "read reviewer.md", "read secret-reviewer.md"])
   })
 })
