@@ -96,6 +96,40 @@ describe("opencode-builtins discover", () => {
     expect(empty.stdout).toContain("Discovery skipped: no_resources_found")
   })
 
+  test("with a security policy, --list and a prompt show nothing it protects, whatever role the environment claims", async () => {
+    await using dir = await project({
+      "project/.opencode/agent/merger-desk.md": md({ description: "Falcon merger releases desk" }),
+      "project/.opencode/task/falcon-release.md": md({ title: "Falcon release", description: "Falcon merger" }),
+      "home/.claude/skills/vault/SKILL.md": md({ name: "vault-release", description: "Falcon release vault" }),
+      "project/.opencode-security.json": JSON.stringify({
+        version: "1.0",
+        roles: [
+          { name: "viewer", level: 10 },
+          { name: "admin", level: 100 },
+        ],
+        rules: [
+          { pattern: "merger-desk.md", type: "file", deniedOperations: ["llm"], allowedRoles: ["admin"] },
+          { pattern: ".opencode/task/falcon-*", type: "file", deniedOperations: ["read"] },
+          { pattern: "~/.claude/skills/vault", type: "directory", deniedOperations: ["read"] },
+        ],
+      }),
+    })
+    const env = { HOME: dir.file("home"), OPENCODE_SECURITY_ROLE: "admin" }
+    const list = memoryIO(dir.file("project"), env)
+    expect(await run(["--list", "--json"], list)).toBe(0)
+    const cat = JSON.parse(list.stdout)
+    expect(cat.items.map((i: { name: string }) => i.name).sort()).toEqual(["concise", "release-manager"])
+    expect(cat.resources.map((r: { id: string }) => r.id)).toEqual(["ship-release"])
+    expect(list.stderr).toContain("security policy applied (role viewer)")
+    const prompt = memoryIO(dir.file("project"), env)
+    expect(await run(["release", "the", "falcon", "merger", "--json"], prompt)).toBe(0)
+    for (const out of [list.stdout, prompt.stdout]) {
+      expect(out).not.toContain("Falcon")
+      expect(out).not.toContain("merger-desk")
+      expect(out).not.toContain("vault")
+    }
+  })
+
   test("usage errors exit 2 with the usage", async () => {
     await using dir = await tmpdir()
     for (const argv of [[], ["--bogus", "x"], ["--list", "x"]]) {

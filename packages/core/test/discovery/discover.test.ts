@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import path from "path"
 import { DynamicDiscovery } from "../../discovery/discover"
+import { DiscoveryFormat } from "../../discovery/format"
 import { Discovery } from "../../discovery/schema"
 import { Logger } from "../../util/log"
 import { md, tmpdir } from "../fixture"
+import { guarded, type Rule } from "../resource/guarded"
 
 /** A home and a project in one temporary root; the engine sees only them (HOME and XDG from `env`). */
 async function world(files: Record<string, string>) {
@@ -306,5 +308,157 @@ describe("DynamicDiscovery: access", () => {
     expect(names(result.context!.matchedAgents)).toEqual(["reviewer"])
     // The folder is asked about too (a protected folder is not listed).
     expect(asked.sort()).toEqual(["read agent", "read reviewer.md", "read secret-reviewer.md"])
+  })
+})
+
+describe("DynamicDiscovery with a security policy", () => {
+  const SECRET = "Falcon acquisition"
+  /** A visible and a protected definition of every type, at both scopes. */
+  const TREE = {
+    "project/.opencode/agent/deal-reviewer.md": md({ description: `Reviews the ${SECRET} contracts` }),
+    "project/.opencode/agent/contract-reviewer.md": md({ description: "Reviews contracts" }),
+    "project/.opencode/command/contract-draft.md": md({ description: `Drafts ${SECRET} contracts` }),
+    "project/.claude/commands/contract-lint.md": md({ description: "Lints contracts" }),
+    "project/.claude/skills/vault/SKILL.md": md({
+      name: "contract-vault",
+      description: `${SECRET} contract templates`,
+    }),
+    "project/.claude/skills/templates/SKILL.md": md({ name: "contract-templates", description: "Contract templates" }),
+    "home/.claude/output-styles/boardroom.md": md({ name: "boardroom", description: `${SECRET} contracts style` }),
+    "home/.claude/output-styles/plain.md": md({ name: "plain", description: "Plain contracts style" }),
+  }
+  const RULES: Rule[] = [
+    { pattern: ".opencode/agent/deal-reviewer.md", type: "file", deniedOperations: ["read"] },
+    { pattern: ".opencode/command/contract-draft.md", type: "file", deniedOperations: ["llm"] },
+    { pattern: ".claude/skills/vault", type: "directory", deniedOperations: ["read"] },
+    { pattern: "~/.claude/output-styles/boardroom.md", type: "file", deniedOperations: ["llm"] },
+  ]
+  const PROMPT = "review, lint and draft the contracts with templates in the board style"
+  const all = (c: Discovery.DynamicContext) =>
+    [c.matchedAgents, c.matchedCommands, c.matchedSkills, c.matchedOutputStyles].flatMap(names).sort()
+
+  test("no protected agent, command, skill or output style is suggested; the visible ones still are", async () => {
+    await using w = await world(TREE)
+    await using g = await guarded(w.project, RULES, { home: w.env.HOME })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env, host: g.host })
+    const result = await engine.gather(PROMPT)
+    expect(all(result.context!)).toEqual(["contract-lint", "contract-reviewer", "contract-templates", "plain"])
+    const text = JSON.stringify(result) + DiscoveryFormat.context(result.context!)
+    for (const hidden of [SECRET, "deal-reviewer", "contract-draft", "contract-vault", "boardroom"])
+      expect(text).not.toContain(hidden)
+  })
+
+  test("the ranking is what it would be without the protected files (no score, floor or count gives them away)", async () => {
+    await using w = await world(TREE)
+    await using g = await guarded(w.project, RULES, { home: w.env.HOME })
+    const guardedResult = await DynamicDiscovery.create({ directory: w.project, env: w.env, host: g.host }).gather(
+      PROMPT,
+    )
+    await using bare = await world(
+      Object.fromEntries(Object.entries(TREE).filter(([k]) => !/deal-reviewer|contract-draft|vault|boardroom/.test(k))),
+    )
+    const bareResult = await DynamicDiscovery.create({ directory: bare.project, env: bare.env }).gather(PROMPT)
+    const strip = (r: Discovery.DynamicDiscoveryResult, root: string) =>
+      JSON.parse(JSON.stringify(r.context).replaceAll(root, "<root>"))
+    expect(strip(guardedResult, w.dir.path)).toEqual(strip(bareResult, bare.dir.path))
+    expect(guardedResult.stats!.discovered).toBe(bareResult.stats!.discovered)
+  })
+
+  test("--list's catalogue: protected files are not items, not shadowed, not skipped problems, not counted", async () => {
+    await using w = await world({
+      ...TREE,
+      // A broken file in a protected folder, and a protected twin of a visible name.
+      "project/.claude/skills/vault/broken/SKILL.md": "---\nname: [x\n---\n",
+      "project/.claude/agents/contract-reviewer.md": md({ description: `${SECRET} twin` }),
+    })
+    await using g = await guarded(
+      w.project,
+      [...RULES, { pattern: ".claude/agents", type: "directory", deniedOperations: ["read"] }],
+      { home: w.env.HOME },
+    )
+    const cat = await DynamicDiscovery.create({ directory: w.project, env: w.env, host: g.host }).catalogue()
+    const text = JSON.stringify({ ...cat, scans: undefined })
+    expect(text).not.toContain(SECRET)
+    expect(text).not.toContain("vault")
+    expect(text).not.toContain(".claude/agents")
+    expect(cat.shadowed).toEqual([])
+    expect(cat.stats.discovered).toBe(cat.items.length)
+  })
+
+  test("memory-think suggestions leave out protected agents and styles too", async () => {
+    await using w = await world(TREE)
+    await using g = await guarded(w.project, RULES, { home: w.env.HOME })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env, host: g.host })
+    const result = await engine.gather("memory think counter 'the contracts need a board style review'")
+    const mt = result.context!.memoryThink!
+    expect([...mt.suggestedAgents, ...mt.suggestedStyles].map((m) => m.item.name)).not.toContain("deal-reviewer")
+    expect(JSON.stringify(mt)).not.toContain(SECRET)
+  })
+
+  test("verdicts: once per file and version with accessVersion, every prompt without; a file made protected leaves the cache", async () => {
+    await using w = await world(TREE)
+    await using g = await guarded(w.project, [], { home: w.env.HOME, versioned: true })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env, host: g.host })
+    await engine.gather(PROMPT)
+    const first = g.calls.length
+    await engine.gather(PROMPT)
+    expect(g.calls.length).toBe(first)
+    expect(engine.cache.peek(path.join(w.project, ".opencode/agent/deal-reviewer.md"))).toBeDefined()
+    await g.rewrite(RULES)
+    const after = await engine.gather(PROMPT)
+    expect(g.calls.length).toBe(2 * first)
+    expect(all(after.context!)).not.toContain("deal-reviewer")
+    expect(engine.cache.peek(path.join(w.project, ".opencode/agent/deal-reviewer.md"))).toBeUndefined()
+    const unversioned = DynamicDiscovery.create({ directory: w.project, env: w.env, host: { access: g.host.access } })
+    const before = g.calls.length
+    await unversioned.gather(PROMPT)
+    await unversioned.gather(PROMPT)
+    expect(g.calls.length - before).toBe(2 * first)
+  })
+
+  test("a skill folder linked into a protected folder is hidden; re-pointing the link is asked about again", async () => {
+    await using w = await world({
+      "project/private/deal-skill/SKILL.md": md({ name: "deal-skill", description: `${SECRET} checklist` }),
+      "project/public/deal-skill/SKILL.md": md({ name: "deal-skill", description: "Public checklist" }),
+    })
+    const link = path.join(w.project, ".opencode/skill/deal-skill")
+    await fs.mkdir(path.dirname(link), { recursive: true })
+    await fs.symlink(path.join(w.project, "private/deal-skill"), link)
+    await using g = await guarded(w.project, [{ pattern: "private", type: "directory", deniedOperations: ["read"] }], {
+      versioned: true,
+    })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env, host: g.host })
+    expect((await engine.catalogue()).items).toEqual([])
+    await fs.rm(link)
+    await fs.symlink(path.join(w.project, "public/deal-skill"), link)
+    const items = (await engine.catalogue()).items
+    expect(items.map((i) => i.description)).toEqual(["Public checklist"])
+  })
+
+  test("a project resource whose file is protected is not suggested, even from a provider that did not filter it", async () => {
+    await using w = await world({ "project/.opencode/task/x.md": "" })
+    await using g = await guarded(w.project, [{ pattern: "vault", type: "directory", deniedOperations: ["llm"] }])
+    const resources = async () => [
+      {
+        id: "deal-terms",
+        type: "task",
+        name: "Deal terms",
+        description: "Contract terms",
+        path: `${w.project}/vault/a.md`,
+      },
+      { id: "contract-terms", type: "task", name: "Contract terms", path: `${w.project}/docs/b.md` },
+    ]
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env, host: g.host, resources })
+    const result = await engine.gather("contract terms")
+    expect(result.context!.matchedResources.map((m) => m.resource.id)).toEqual(["contract-terms"])
+  })
+
+  test("without a policy the result is the same as without a check at all", async () => {
+    await using w = await world(TREE)
+    await using g = await guarded(w.project, undefined)
+    const checked = await DynamicDiscovery.create({ directory: w.project, env: w.env, host: g.host }).gather(PROMPT)
+    const plain = await DynamicDiscovery.create({ directory: w.project, env: w.env }).gather(PROMPT)
+    expect(checked.context).toEqual(plain.context!)
+    expect(all(plain.context!)).toContain("deal-reviewer")
   })
 })

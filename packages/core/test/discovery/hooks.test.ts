@@ -3,7 +3,9 @@ import { DynamicDiscovery } from "../../discovery/discover"
 import { DiscoveryFormat } from "../../discovery/format"
 import { DiscoveryHooks } from "../../discovery/hooks"
 import { Logger } from "../../util/log"
+import type { Host } from "../../host"
 import { md, tmpdir } from "../fixture"
+import { guarded } from "../resource/guarded"
 
 const message = { id: "msg_01", sessionID: "ses_01", role: "user" }
 const userPart = (text: string, id = "prt_000000000001aaaaaaaaaaaaaa") => ({
@@ -95,6 +97,28 @@ describe("DiscoveryHooks chat.message", () => {
     await hooks["chat.message"]({ sessionID: "ses_01" }, output)
     expect(output.parts[1].text).not.toContain("release-manager")
     expect(output.parts[1].text).toContain("release-notes")
+  })
+
+  test("with the real security layer as host: the stored suggestion names nothing the policy protects", async () => {
+    await using s = await setup()
+    await using g = await guarded(s.dir.file("project"), [
+      { pattern: ".opencode/agent/release-manager.md", type: "file", deniedOperations: ["llm"] },
+    ])
+    const host: Pick<Host, "access" | "accessVersion"> = {}
+    const hooks = DiscoveryHooks.create(s.engine, { host })
+    const ask = () => ({
+      message,
+      parts: [userPart("prepare, tag and ship the release notes")] as DiscoveryHooks.Part[],
+    })
+    const before = ask()
+    await hooks["chat.message"]({ sessionID: "ses_01" }, before)
+    expect(before.parts[1].text).toContain("@release-manager")
+    Object.assign(host, g.host)
+    const after = ask()
+    await hooks["chat.message"]({ sessionID: "ses_01" }, after)
+    expect(after.parts[1].text).not.toContain("release-manager")
+    expect(after.parts[1].text).not.toContain("Prepares and ships releases")
+    expect(after.parts[1].text).toContain("- release-notes: Drafts release notes")
   })
 
   test("never throws: a malformed output is logged", async () => {

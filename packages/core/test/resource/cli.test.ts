@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { run } from "../../resource/cli"
 import { memoryIO } from "../../util/cli"
 import { md, tmpdir } from "../fixture"
+import { policy } from "./guarded"
 
 const CLEAN = {
   ".opencode/task/ship.md": md({ title: "Ship", tags: ["release"], references: ["check"] }),
@@ -91,5 +92,52 @@ describe("opencode-builtins resources query", () => {
       expect(await run(["query", ...args], io)).toBe(2)
       expect(io.stderr).toContain(option)
     }
+  })
+})
+
+describe("opencode-builtins resources with a security policy", () => {
+  const SECRET_PROJECT = {
+    ...CLEAN,
+    ".opencode/task/merger.md": md({ title: "Merger", description: "Project Falcon terms", tags: ["release"] }),
+    ".opencode/task/vault/broken.md": "---\ntitle: [Falcon\n---\n",
+    ".opencode-security.json": policy([
+      { pattern: ".opencode/task/merger.md", type: "file", deniedOperations: ["llm"], allowedRoles: ["admin"] },
+      { pattern: ".opencode/task/vault", type: "directory", deniedOperations: ["read"] },
+    ]),
+  }
+  const ROLES = [
+    { name: "viewer", level: 10 },
+    { name: "admin", level: 100 },
+  ]
+
+  test("query and lint show nothing of protected files, whatever role the environment claims", async () => {
+    await using dir = await tmpdir(SECRET_PROJECT)
+    const file = JSON.parse(SECRET_PROJECT[".opencode-security.json"])
+    await Bun.write(dir.file(".opencode-security.json"), JSON.stringify({ ...file, roles: ROLES }))
+    const previous = process.env.OPENCODE_SECURITY_ROLE
+    process.env.OPENCODE_SECURITY_ROLE = "admin"
+    try {
+      const query = memoryIO(dir.path, { OPENCODE_SECURITY_ROLE: "admin" })
+      expect(await run(["query", "--tag", "release", "--json"], query)).toBe(0)
+      const result = JSON.parse(query.stdout)
+      expect(result.results.map((r: { id: string }) => r.id).sort()).toEqual(["check", "ship"])
+      expect(query.stdout).not.toContain("Falcon")
+      expect(query.stderr).toContain("security policy applied (role viewer)")
+      const lint = memoryIO(dir.path)
+      expect(await run(["lint", "--json"], lint)).toBe(0)
+      expect(lint.stdout).not.toContain("vault")
+      expect(JSON.parse(lint.stdout).resources).toBe(2)
+    } finally {
+      if (previous === undefined) delete process.env.OPENCODE_SECURITY_ROLE
+      else process.env.OPENCODE_SECURITY_ROLE = previous
+    }
+  })
+
+  test("an invalid policy hides everything (fail closed) and says so", async () => {
+    await using dir = await tmpdir({ ...CLEAN, ".opencode-security.json": "{ not json" })
+    const io = memoryIO(dir.path)
+    expect(await run(["query", "--json"], io)).toBe(0)
+    expect(JSON.parse(io.stdout).total).toBe(0)
+    expect(io.stderr).toContain("the security policy is invalid")
   })
 })
