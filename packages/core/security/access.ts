@@ -41,6 +41,8 @@ export namespace SecurityAccess {
     base?: string
     home?: string
     inodes?: InodeIndex
+    /** Resolves symbolic links (default: the file system, `SecurityPath.resolve`); tests may pass a table. */
+    resolve?: (lexical: string) => SecurityPath.Resolved
   }
 
   /** True when `rule` denies `op` to `role`. */
@@ -76,7 +78,7 @@ export namespace SecurityAccess {
     const lexical = SecurityPath.expand(target, options.base ?? config.root, options.home ?? config.home)
     const quick = firstDenying(config, lexical, op, role)
     if (quick) return deny(config, lexical, lexical, op, role, quick)
-    const resolved = SecurityPath.resolve(lexical)
+    const resolved = (options.resolve ?? SecurityPath.resolve)(lexical)
     for (const hop of resolved.hops) {
       const rule = firstDenying(config, hop, op, role)
       if (rule) return deny(config, lexical, hop, op, role, rule, "symlink")

@@ -71,6 +71,8 @@ export namespace SecurityConfig {
     logging: { path: string; level: "normal" | "verbose"; maxBytes: number; keep: number }
     mcp: { defaultPolicy?: SecuritySchema.McpPolicy; servers: Record<string, SecuritySchema.McpPolicy> }
     secrets: boolean
+    /** How shell commands are contained (root policy only); `explicit` when the policy sets a mode. */
+    sandbox: { mode?: SecuritySchema.SandboxMode; explicit: boolean; allowGitConfig: boolean }
     nocase: boolean
     home: string
     /** True when the user wrote at least one rule or marker (the implicit ones do not count). */
@@ -247,7 +249,7 @@ export namespace SecurityConfig {
       if (!table.size) table.set(SecurityRole.IMPLICIT, 0)
       tables.set(layer, table)
       if (layer !== rootLayer) {
-        for (const key of ["logging", "mcp", "secrets"] as const)
+        for (const key of ["logging", "mcp", "secrets", "sandbox"] as const)
           if (layer.policy[key] !== undefined)
             problems.push({
               file: layer.file,
@@ -340,6 +342,11 @@ export namespace SecurityConfig {
         },
         mcp: { defaultPolicy: settings?.mcp?.defaultPolicy, servers: settings?.mcp?.servers ?? {} },
         secrets: settings?.secrets?.enabled ?? true,
+        sandbox: {
+          mode: settings?.sandbox?.mode,
+          explicit: settings?.sandbox?.mode !== undefined,
+          allowGitConfig: settings?.sandbox?.allowGitConfig ?? false,
+        },
         nocase,
         home,
         hasExplicit,
@@ -372,14 +379,22 @@ export namespace SecurityConfig {
       allowedRoles: [] as string[],
       roles: table,
     }
-    const hostFiles = new Set(protect.map((p) => fold(path.resolve(p).normalize("NFC"))))
+    // Entries ending in a separator are folders: protected with everything below them.
+    const hostFiles = new Set(
+      protect.filter((p) => !p.endsWith(path.sep)).map((p) => fold(path.resolve(p).normalize("NFC"))),
+    )
+    const hostDirs = protect.filter((p) => p.endsWith(path.sep)).map((p) => fold(path.resolve(p).normalize("NFC")))
+    const inHostDir = (abs: string) => {
+      const a = fold(abs)
+      return hostDirs.some((d) => a === d || a.startsWith(d + path.sep))
+    }
     return [
       {
         ...base,
         id: "implicit:host-config",
         implicit: "host-config",
-        pattern: [...hostFiles].join(", "),
-        test: (abs) => hostFiles.has(fold(abs)) && !overridden(abs),
+        pattern: [...hostFiles, ...hostDirs.map((d) => d + path.sep)].join(", "),
+        test: (abs) => (hostFiles.has(fold(abs)) || inHostDir(abs)) && !overridden(abs),
       },
       {
         ...base,

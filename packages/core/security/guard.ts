@@ -1,5 +1,4 @@
 import fs from "fs"
-import fsp from "fs/promises"
 import os from "os"
 import path from "path"
 import z from "zod"
@@ -7,31 +6,43 @@ import { OPTIONS_FILE } from "../options"
 import { Logger } from "../util/log"
 import { SecurityAccess } from "./access"
 import { SecurityAudit } from "./audit"
+import { SecurityCompile } from "./compile"
 import { SecurityConfig } from "./config"
+import { SecurityDecide } from "./decide"
+import { SecurityError } from "./errors"
 import { SecurityFingerprint } from "./fingerprint"
+import { SecurityHistory } from "./history"
 import { SecurityHook } from "./hook"
+import { SecurityInventory } from "./inventory"
 import { SecurityMcp } from "./mcp"
+import { SecurityOutput } from "./output"
 import { SecurityPath } from "./paths"
 import { SecurityPluginTool } from "./plugin-tool"
 import { SecurityRedact } from "./redact"
+import { SecurityRipgrep } from "./ripgrep"
 import { SecurityRole } from "./role"
+import { Sandbox } from "./sandbox"
+import { SandboxPlan } from "./sandbox/plan"
 import { ScanCache } from "./scan-cache"
 import { LLMScanner } from "./scanner"
 import type { SecuritySchema } from "./schema"
 import { SecuritySegments } from "./segments"
-import type { SecurityShell } from "./shell"
 import { SecurityTools } from "./tools"
+import { SecurityTree } from "./tree"
 
 /**
  * The security layer of one project, for both delivery routes: the external plugin calls it from hooks on stock
- * OpenCode; the fork calls the same functions from `ToolRegistry.fromPlugin`, `Plugin.trigger`, its built-in tools
- * and the LLM call. Plain data in, plain data out; no OpenCode type. With no policy file every function is a fast
- * no-op.
+ * OpenCode; the fork calls the same functions from its seams. It ties the three stages together — load (the policy
+ * files, watched), compile (`SecurityCompile`: scanners, markers, sandbox mode for the role in force) and decide
+ * (`SecurityDecide`: a pure function of the policy, the inventory of protected files and the call's plan) — and owns
+ * the I/O around them: the project tree and inventory kept fresh, the kernel sandbox for shell commands, the audit
+ * log, and redaction of what tools return. Plain data in, plain data out; no OpenCode type. With no policy file every
+ * function is a fast no-op.
  *
  * @example
  * const guard = await SecurityGuard.create({ directory: "/repo" })
  * const verdict = await guard.before({ tool: "read", args: { filePath: "secrets/x" }, source: "builtin-tool" })
- * if (!verdict.allowed) throw new Error(verdict.reason)
+ * if (!verdict.allowed) throw verdict.error
  * const output = guard.after({ tool: "read", args: { filePath: "README.md" } }, "1: hello")
  */
 export namespace SecurityGuard {
@@ -55,10 +66,19 @@ export namespace SecurityGuard {
     /** Environment the role is read from (default `process.env`). */
     env?: Record<string, string | undefined>
     log?: Logger
-    /** Host configuration files no role may write while a policy exists (see `SecurityConfig.LoadOptions.protect`). */
+    /**
+     * Host paths no role may write while a policy exists: configuration files, and (ending in `/`) folders such as
+     * plugin and tool folders, whose change could switch enforcement off (see `hostProtected`).
+     */
     protect?: string[]
     /** Configured MCP server names, used to tell MCP tools apart (the plugin learns them from the config hook). */
     mcpServers?: string[]
+    /** The shell OpenCode runs commands with (default: as OpenCode picks it from `SHELL`). */
+    shell?: string
+    /** Where the sandbox keeps its private state folder (default: the OS temporary folder). */
+    sandboxBase?: string
+    /** Keep OpenCode's own ripgrep searches away from protected files (default true; see `SecurityRipgrep`). */
+    ripgrep?: boolean
     now?: () => number
   }
 
@@ -73,8 +93,16 @@ export namespace SecurityGuard {
   }
 
   export type Verdict =
-    | { allowed: true; notes?: string[] }
-    | { allowed: false; reason: string; path?: string; op?: Operation; rule?: string }
+    | { allowed: true; notes?: string[]; sandboxed?: boolean }
+    | {
+        allowed: false
+        /** The full message shown to the model. */
+        reason: string
+        error: SecurityError.Denied | SecurityError.PolicyInvalid | SecurityError.SandboxUnavailable
+        path?: string
+        op?: Operation
+        rule?: string
+      }
 
   export type Status = {
     root: string
@@ -82,7 +110,8 @@ export namespace SecurityGuard {
     role: string
     files: string[]
     problems: SecurityConfig.Problem[]
-    index: { files: number; fingerprintedBytes: number; truncated: boolean; builtAt?: number }
+    index: { files: number; fingerprintedBytes: number; truncated: boolean; builtAt?: number; segmented: number }
+    sandbox: { mode: SecurityCompile.Mode; available: boolean; reason?: string; mounts?: number; bypassed?: string }
     auditFailures: number
   }
 
@@ -99,12 +128,24 @@ export namespace SecurityGuard {
     check(target: string, op: Operation): SecurityAccess.Decision | { allowed: false; path: string; reason: string }
     /** `Host.access`: a denial reason, or undefined. `read` also requires `llm` (the content goes to the model). */
     access(target: string, op: Operation, source?: Source): Promise<string | undefined>
-    /** Before a tool runs: may it? */
+    /** Increments whenever a decision `access` gave may change (policy reloaded, files re-indexed). */
+    accessVersion(): number
+    /** Before a tool runs: may it? Shell commands are prepared for the sandbox. */
     before(call: Call): Promise<Verdict>
-    /** After a tool ran: its output with protected content redacted. */
+    /**
+     * The environment the `shell.env` hook adds for a shell started with `callID`: the sandbox entry. Throws
+     * `SandboxUnavailable` when shell commands need the sandbox and it cannot start.
+     */
+    shellEnv(
+      input: { callID?: string; sessionID?: string },
+      env?: Record<string, string | undefined>,
+    ): Record<string, string>
+    /** After a tool ran: its output with protected content removed or redacted. */
     after(call: Call, output: string): string
     /** Every string of a tool result object redacted in place (MCP results, metadata). */
     afterValue(call: Call, value: unknown): number
+    /** A tool's description as sent to the model (`tool.definition`), with protected content redacted. */
+    definition(toolID: string, description: string): string
     /** PRD `scanAndRedact`: scan a text and redact what is protected for `scope`. */
     scanAndRedact(
       text: string,
@@ -128,38 +169,59 @@ export namespace SecurityGuard {
     /** MCP policy of a server (exact name). */
     mcpPolicy(server: string): SecuritySchema.McpPolicy
     setMcpServers(servers: string[]): void
+    /** The shell OpenCode runs commands with (learned from the host's configuration). */
+    setShell(shell: string): void
     readonly audit: SecurityAudit.Log | undefined
     close(): void
   }
 
+  /** Names of OpenCode's plugin and tool folders (1.2.15 and 1.18 read both spellings). */
+  export const PLUGIN_FOLDERS = ["plugin", "plugins", "tool", "tools"] as const
+
   /**
-   * OpenCode configuration files whose change could switch enforcement off (the plugin list, the built-ins' own
-   * options): hosts pass them as `protect`, so no role may write them while a policy exists.
+   * Host paths whose change could switch enforcement off: the plugin list and options (`opencode.json`/`.jsonc` of the
+   * project and of `~/.config/opencode`, `.opencode/opencode.json`, the built-ins' own options) and the folders
+   * OpenCode loads code from at start (`.opencode/plugin(s)`, `.opencode/tool(s)` and their global counterparts).
+   * Folders end in `/`. Hosts pass them as `protect`, so no role may write them while a policy exists.
    *
    * @example
-   * SecurityGuard.hostConfigFiles("/repo", "/repo") // ["/repo/opencode.json", …, "~/.config/opencode/opencode.json"]
+   * SecurityGuard.hostProtected("/repo", "/repo") // ["/repo/opencode.json", …, "/repo/.opencode/plugin/", …]
    */
+  export function hostProtected(
+    directory: string,
+    worktree: string,
+    env: Record<string, string | undefined> = process.env,
+  ): string[] {
+    const home = env.HOME || os.homedir()
+    const globalDir = path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "opencode")
+    const dirs = [...new Set([directory, worktree])]
+    const configDirs = [...dirs.map((d) => path.join(d, ".opencode")), globalDir]
+    if (env.OPENCODE_CONFIG_DIR) configDirs.push(env.OPENCODE_CONFIG_DIR)
+    return [
+      ...dirs.flatMap((d) => ["opencode.json", "opencode.jsonc"].map((f) => path.join(d, f))),
+      ...dirs.map((d) => path.join(d, OPTIONS_FILE)),
+      ...configDirs.flatMap((d) => ["opencode.json", "opencode.jsonc", "config.json"].map((f) => path.join(d, f))),
+      ...configDirs.flatMap((d) => PLUGIN_FOLDERS.map((f) => path.join(d, f) + path.sep)),
+      ...(env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : []),
+    ]
+  }
+
+  /** @deprecated the files of `hostProtected` (folders left out). */
   export function hostConfigFiles(
     directory: string,
     worktree: string,
     env: Record<string, string | undefined> = process.env,
   ): string[] {
-    const globalDir = path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config"), "opencode")
-    const dirs = [...new Set([directory, worktree])]
-    return [
-      ...dirs.flatMap((d) =>
-        ["opencode.json", "opencode.jsonc", ".opencode/opencode.json", ".opencode/opencode.jsonc"].map((f) =>
-          path.join(d, f),
-        ),
-      ),
-      ...dirs.map((d) => path.join(d, OPTIONS_FILE)),
-      path.join(globalDir, "opencode.json"),
-      path.join(globalDir, "opencode.jsonc"),
-    ]
+    return hostProtected(directory, worktree, env).filter((p) => !p.endsWith(path.sep))
   }
 
-  /** Operations a tool-side read needs: tool results go to the model, so `llm` protection counts too. */
-  const READ_OPS: Operation[] = ["read", "llm"]
+  /** The shell OpenCode runs commands with when nothing configures it: `SHELL` unless fish or nu, else bash. */
+  export function defaultShell(env: Record<string, string | undefined> = process.env): string {
+    const s = env.SHELL
+    if (s && !["fish", "nu"].includes(path.basename(s))) return s
+    for (const candidate of ["/bin/bash", "/usr/bin/bash"]) if (fs.existsSync(candidate)) return candidate
+    return "/bin/sh"
+  }
 
   /**
    * Opens the security layer of a project. Loads the policy synchronously, then indexes protected files in the
@@ -172,86 +234,36 @@ export namespace SecurityGuard {
     const now = options.now ?? Date.now
     const root = rootOf(options)
     const directory = realpath(options.directory)
+    const protect = (options.protect ?? []).map((p) =>
+      p.endsWith(path.sep) ? path.resolve(p) + path.sep : path.resolve(p),
+    )
     let mcpServers = options.mcpServers ?? []
+    let shell = options.shell ?? defaultShell(env)
+    const ripgrepOwner = `guard:${root}:${Math.random().toString(36).slice(2)}`
 
-    type Derived = {
-      version: number
-      config?: SecurityConfig.Loaded
-      role: string
-      tool: LLMScanner.Scanner
-      llm: LLMScanner.Scanner
-      audit?: SecurityAudit.Log
-      writeMarkers: SecuritySegments.Pair[]
-    }
-    type Index = {
-      files: Map<string, Set<Operation>>
-      inodes: Map<string, string>
-      read: SecurityFingerprint.Index
-      llm: SecurityFingerprint.Index
-      truncated: boolean
-      builtAt?: number
-      version: number
-    }
-    const emptyIndex = (version = -1): Index => ({
-      files: new Map(),
-      inodes: new Map(),
-      read: SecurityFingerprint.create(),
-      llm: SecurityFingerprint.create(),
-      truncated: false,
-      version,
-    })
-    let index = emptyIndex()
+    const watcher = SecurityConfig.watch(root, { home, intervalMs: options.intervalMs, now, protect })
+
+    let tree: SecurityTree.Tree | undefined
+    let treeDirty = false
+    let index = SecurityInventory.empty()
+    let indexVersion = 0
+    const files: SecurityInventory.Cache = new Map()
+    const learned = SecurityCompile.learned()
+    const seenSegments = new Map<string, string>()
     /** Scan results of long texts (history messages are scanned again on every request). */
     const scans = ScanCache.create()
-    const segments = {
-      tool: SecurityFingerprint.create({ strict: true }),
-      llm: SecurityFingerprint.create({ strict: true }),
-      seen: new Map<string, string>(),
-    }
+    type Derived = SecurityCompile.Compiled & { version: number; indexVersion: number; audit?: SecurityAudit.Log }
     let derived: Derived | undefined
     let lastStatus: string | undefined
     let building: Promise<void> | undefined
     let closed = false
+    let sandbox: Sandbox.Instance | undefined
+    /** Set when a shell command did not enter the sandbox: shell commands are refused from then on. */
+    let bypassed: string | undefined
+    /** Shell calls prepared for the sandbox, by call id: protected host paths absent when the call started. */
+    const pending = new Map<string, { absent: string[]; at: number }>()
+    let accessVersion = 0
 
-    const watcher = SecurityConfig.watch(root, { home, intervalMs: options.intervalMs, now, protect: options.protect })
-
-    const derive = (state: SecurityConfig.State): Derived => {
-      const config = state.status === "valid" ? state.config : state.status === "invalid" ? state.lastValid : undefined
-      const effectiveRole = config ? roleOf(config) : SecurityRole.IMPLICIT
-      const indexes = (scope: LLMScanner.Scope) =>
-        scope === "tool" ? [index.read, segments.tool] : [index.llm, segments.llm]
-      let tool = LLMScanner.create(config, { role: effectiveRole, scope: "tool", indexes: indexes("tool") })
-      let llm = LLMScanner.create(config, { role: effectiveRole, scope: "llm", indexes: indexes("llm") })
-      if (state.status === "invalid" && !config) {
-        // Nothing valid to go by: still redact well-known secrets.
-        tool = { ...LLMScanner.INERT, root, home, secrets: true, inert: false, scope: "tool" }
-        llm = { ...LLMScanner.INERT, root, home, secrets: true, inert: false }
-      }
-      const logging = config?.logging ?? {
-        path: path.join(root, ".opencode-security-audit.log"),
-        level: "normal" as const,
-        maxBytes: 10 * 1024 * 1024,
-        keep: 3,
-      }
-      const audit =
-        state.status === "none"
-          ? undefined
-          : derived?.audit && derived.audit.path === logging.path && derived.audit.level === logging.level
-            ? derived.audit
-            : SecurityAudit.create({
-                path: logging.path,
-                level: logging.level,
-                maxBytes: logging.maxBytes,
-                keep: logging.keep,
-                log,
-              })
-      const writeMarkers = (config?.markers ?? []).filter(
-        (m) => m.deniedOperations.has("write") && !SecurityRole.allowed(m.roles, effectiveRole, m.allowedRoles),
-      )
-      return { version: watcher.version, config, role: effectiveRole, tool, llm, audit, writeMarkers }
-    }
-
-    let warnedRole: string | undefined
     const roleOf = (config: SecurityConfig.Loaded) => {
       const wanted = env[SecurityRole.ENV]?.trim()
       if (!wanted) return config.defaultRole
@@ -264,13 +276,38 @@ export namespace SecurityGuard {
       }
       return config.defaultRole
     }
+    let warnedRole: string | undefined
 
     const current = (): { state: SecurityConfig.State; d: Derived } => {
       const state = watcher.state()
-      if (!derived || derived.version !== watcher.version) {
-        derived = derive(state)
+      if (!derived || derived.version !== watcher.version || derived.indexVersion !== index.version) {
+        const config =
+          state.status === "valid" ? state.config : state.status === "invalid" ? state.lastValid : undefined
+        const compiled = SecurityCompile.compile(state, {
+          role: config ? roleOf(config) : SecurityRole.IMPLICIT,
+          index,
+          segments: learned,
+          root,
+        })
+        const policyChanged = !derived || derived.version !== watcher.version
+        const audit =
+          state.status === "none"
+            ? undefined
+            : derived?.audit &&
+                derived.audit.path === compiled.logging.path &&
+                derived.audit.level === compiled.logging.level
+              ? derived.audit
+              : SecurityAudit.create({
+                  path: compiled.logging.path,
+                  level: compiled.logging.level,
+                  maxBytes: compiled.logging.maxBytes,
+                  keep: compiled.logging.keep,
+                  log,
+                })
+        derived = { ...compiled, version: watcher.version, indexVersion: index.version, audit }
+        accessVersion++
         announce(state)
-        if (state.status !== "none") scheduleIndex(true)
+        if (policyChanged && state.status !== "none") scheduleIndex(true)
       }
       return { state, d: derived }
     }
@@ -295,11 +332,10 @@ export namespace SecurityGuard {
     }
 
     const scheduleIndex = (force: boolean) => {
-      if (closed) return
-      if (building) return
+      if (closed || building) return
       const stale = index.builtAt === undefined || now() - index.builtAt > (options.indexRefreshMs ?? 30_000)
-      if (!force && !stale) return
-      building = buildIndex()
+      if (!force && !stale && !treeDirty) return
+      building = rebuild(force || stale ? "full" : "refresh")
         .catch((error) =>
           log.warn(`security index could not be built: ${error instanceof Error ? error.message : String(error)}`),
         )
@@ -308,211 +344,66 @@ export namespace SecurityGuard {
         })
     }
 
-    /** Walks the project: finds nested policy files, and indexes protected files (paths, inodes, fingerprints). */
-    const buildIndex = async () => {
+    /** Lists (or refreshes) the tree, adds nested policies it holds, then rebuilds the inventory. */
+    const rebuild = async (mode: "full" | "refresh") => {
       const startVersion = watcher.version
-      // One walk: nested policy files first (they decide what is protected), then the protected files among the
-      // same entries, within the index's own bound.
-      const walked = await SecurityConfig.walk(root, { maxEntries: options.maxIndexEntries })
+      tree =
+        !tree || mode === "full"
+          ? await SecurityTree.list(root, { maxEntries: options.maxIndexEntries ?? 100_000 })
+          : SecurityTree.refresh(tree).tree
+      treeDirty = false
       if (closed) return
-      watcher.add(SecurityConfig.policyFiles(root, walked.entries))
+      watcher.add(policyFilesOf(tree))
       const { state, d } = current()
-      const next = emptyIndex(watcher.version)
-      const max = options.maxIndexEntries ?? 100_000
-      next.truncated = walked.truncated || walked.entries.length > max
-      const config = d.config
-      if (config && state.status !== "none") {
-        let bytes = 0
-        const entries = walked.entries.length > max ? walked.entries.slice(0, max) : walked.entries
-        for (let visited = 1; visited <= entries.length; visited++) {
-          const entry = entries[visited - 1]
-          if (visited % 2000 === 0) await new Promise((r) => setImmediate(r))
-          if (closed) return
-          if (entry.kind !== "file") continue
-          const full = entry.path.normalize("NFC")
-          const ops = new Set<Operation>()
-          for (const op of ["read", "write", "llm"] as const)
-            if (SecurityAccess.firstDenying(config, full, op, d.role)) ops.add(op)
-          if (!ops.size) continue
-          next.files.set(full, ops)
-          try {
-            const stat = await fsp.stat(entry.path)
-            next.inodes.set(`${stat.dev}:${stat.ino}`, full)
-            if ((ops.has("read") || ops.has("llm")) && stat.size <= 1024 * 1024 && bytes < 32 * 1024 * 1024) {
-              const buffer = await fsp.readFile(entry.path)
-              if (buffer.includes(0)) continue
-              const text = buffer.toString("utf8")
-              bytes += text.length
-              SecurityFingerprint.add(next.read, text)
-              if (ops.has("llm")) SecurityFingerprint.add(next.llm, text)
-            }
-          } catch {
-            // Vanished or unreadable: path rules still protect it.
-          }
-        }
-      }
-      next.builtAt = now()
-      if (watcher.version !== startVersion && watcher.version !== next.version) return scheduleIndexLater()
+      const next =
+        d.config && state.status !== "none"
+          ? await SecurityInventory.build({
+              config: d.config,
+              role: d.role,
+              tree,
+              cache: files,
+              now,
+              version: ++indexVersion,
+            })
+          : { ...SecurityInventory.empty(++indexVersion), builtAt: now() }
+      if (closed) return
+      next.truncated ||= tree.truncated
       index = next
-      // Scanners hold their fingerprint indexes: recompile them against the new index.
-      derived = derive(state)
-    }
-    const scheduleIndexLater = () => {
-      setTimeout(() => scheduleIndex(true), 0)
+      if (options.ripgrep !== false) updateRipgrep()
+      if (watcher.version !== startVersion) setTimeout(() => scheduleIndex(true), 0)
     }
 
-    const denyInvalid = (state: Extract<SecurityConfig.State, { status: "invalid" }>): string =>
-      `the security policy is invalid, so tools that may touch files are refused until it is fixed:\n${SecurityConfig.describe(state.problems)}`
-
-    const decide = (config: SecurityConfig.Loaded, role: string, target: string, op: Operation) =>
-      SecurityAccess.checkAccess(config, target, op, role, { inodes: index.inodes, home, base: directory })
-
-    const writeProtected = (config: SecurityConfig.Loaded, role: string): string[] => {
-      const out = new Set<string>()
-      for (const [file, ops] of index.files) if (ops.has("write")) out.add(file)
-      for (const file of config.files) out.add(file)
-      out.add(config.logging.path)
-      for (const file of options.protect ?? []) out.add(path.resolve(file))
-      return [...out].filter((f) => SecurityAccess.firstDenying(config, f, "write", role))
+    /** Brings the tree and inventory up to date before a call that depends on them (shell commands, searches). */
+    const fresh = async () => {
+      if (building) await building
+      if (!tree) {
+        scheduleIndex(true)
+        while (building) await building
+        return
+      }
+      const next = SecurityTree.refresh(tree)
+      if (!next.changed && !treeDirty) return
+      tree = next.tree
+      building = rebuild("refresh").finally(() => {
+        building = undefined
+      })
+      await building
     }
-    const readProtected = (config: SecurityConfig.Loaded, role: string): string[] => {
+
+    const policyFilesOf = (t: SecurityTree.Tree) => {
       const out: string[] = []
-      for (const [file, ops] of index.files)
-        if (
-          (ops.has("read") || ops.has("llm")) &&
-          READ_OPS.some((op) => SecurityAccess.firstDenying(config, file, op, role))
-        )
-          out.push(file)
+      for (const e of SecurityTree.entries(t))
+        if (e.name === ".opencode-security.json" && e.kind !== "dir" && path.dirname(e.path) !== root)
+          out.push(e.path.normalize("NFC"))
       return out
     }
 
-    const message = (reason: string) =>
-      `Blocked by the project's security policy (.opencode-security.json): ${reason}. Do not try to reach this content another way; ask the user if it is needed.`
-
-    type Denial = { reason: string; path?: string; op?: Operation; rule?: string }
-
-    /** Checks one planned request; returns the denial or undefined. */
-    const checkRequest = (
-      config: SecurityConfig.Loaded,
-      d: Derived,
-      req: SecurityTools.Request,
-    ): Denial | undefined => {
-      const ops: Operation[] = req.op === "read" ? READ_OPS : ["write"]
-      for (const op of ops) {
-        const decision = decide(config, d.role, req.path, op)
-        if (!decision.allowed) return { reason: decision.reason, path: decision.path, op, rule: decision.rule.id }
-      }
-      const abs = SecurityPath.expand(req.path, directory, home)
-      if (req.recursive) {
-        const inside = (req.op === "write" ? writeProtected(config, d.role) : readProtected(config, d.role)).find(
-          (f) => f !== abs && SecurityPath.isInside(f, abs, config.nocase),
-        )
-        if (inside) {
-          const shown = SecurityAccess.display(root, inside)
-          return {
-            reason: `${req.via} on ${SecurityAccess.display(root, abs)} would ${req.op === "write" ? "change or remove" : "read"} ${shown}, which the policy protects`,
-            path: inside,
-            op: req.op,
-          }
-        }
-      }
-      if (req.op === "write" && req.change && d.writeMarkers.length) return checkSegments(d, abs, req)
-      return undefined
-    }
-
-    /** Edits that would change a write-protected segment of an existing file. */
-    const checkSegments = (d: Derived, abs: string, req: SecurityTools.Request): Denial | undefined => {
-      let text: string
-      try {
-        const stat = fs.statSync(abs)
-        if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return undefined
-        text = fs.readFileSync(abs, "utf8")
-      } catch {
-        return undefined
-      }
-      const found = SecuritySegments.find(text, d.writeMarkers)
-      if (!found.length) return undefined
-      const shown = SecurityAccess.display(root, abs)
-      const deny = (why: string): Denial => ({ reason: `${req.via}: ${shown} ${why}`, path: abs, op: "write" })
-      const change = req.change!
-      if (change.kind === "replace") {
-        for (const seg of found)
-          if (!change.content.includes(text.slice(seg.start, seg.end)))
-            return deny("has a write-protected segment that the new content does not keep unchanged")
-        return undefined
-      }
-      if (change.kind === "edit") {
-        if (!change.oldString) return undefined
-        for (let at = text.indexOf(change.oldString); at >= 0; at = text.indexOf(change.oldString, at + 1)) {
-          const end = at + change.oldString.length
-          if (found.some((seg) => at < seg.end && end > seg.start))
-            return deny(": the edit changes a write-protected segment")
-        }
-        return undefined
-      }
-      const protectedLines = new Set(
-        found
-          .flatMap((seg) => text.slice(seg.start, seg.end).split(/\r?\n/))
-          .map((l) => l.trim())
-          .filter(Boolean),
-      )
-      if (change.removed.some((l) => l.trim() && protectedLines.has(l.trim())))
-        return deny(": the patch removes lines of a write-protected segment")
-      return undefined
-    }
-
-    /** Dynamic regions (paths only partly known statically). */
-    const checkDynamic = (
-      config: SecurityConfig.Loaded,
-      d: Derived,
-      dyn: SecurityShell.Dynamic,
-    ): Denial | undefined => {
-      const region = dyn.prefix
-      if (region) {
-        const probe = region.endsWith("/") ? region + "\u2063any" : region
-        for (const op of dyn.op === "read" ? READ_OPS : (["write"] as Operation[])) {
-          const rule = SecurityAccess.firstDenying(config, SecurityPath.expand(probe, directory, home), op, d.role)
-          if (rule)
-            return {
-              reason: `${dyn.command}: a path starting with ${SecurityAccess.display(root, region)} is not known statically, and that folder is protected`,
-              op,
-              rule: rule.id,
-            }
-        }
-      }
-      if (dyn.op === "write" && dyn.destructive) {
-        const hit = writeProtected(config, d.role).find((f) => (region ? f.startsWith(region) : true))
-        if (hit)
-          return {
-            reason: `${dyn.command}: cannot tell statically which file it changes${region ? ` below ${SecurityAccess.display(root, region)}` : ""}, and it could reach ${SecurityAccess.display(root, hit)}, which the policy protects; write the path literally`,
-            path: hit,
-            op: "write",
-          }
-      }
-      return undefined
-    }
-
-    /** Arguments of tools whose meaning is unknown. */
-    const checkOpaque = (
-      config: SecurityConfig.Loaded,
-      d: Derived,
-      tool: string,
-      args: unknown,
-    ): Denial | undefined => {
-      for (const c of SecurityPluginTool.candidates(args, { directory, home })) {
-        const ops: Operation[] = c.exists ? [...READ_OPS, "write"] : ["write"]
-        for (const op of ops) {
-          const decision = decide(config, d.role, c.path, op)
-          if (!decision.allowed)
-            return {
-              reason: `${tool} argument ${c.from}: ${decision.reason}${op === "write" && c.exists ? " (the tool could change it)" : ""}`,
-              path: decision.path,
-              op,
-              rule: decision.rule.id,
-            }
-        }
-      }
-      return undefined
+    const updateRipgrep = () => {
+      const { d } = current()
+      const hidden = d.config
+        ? index.top.filter((e) => e.ops.has("read") || e.ops.has("llm")).map((e) => ({ path: e.path, dir: e.dir }))
+        : []
+      SecurityRipgrep.set(ripgrepOwner, SecurityRipgrep.globs(hidden))
     }
 
     const sourceOf = (call: Call): Source => {
@@ -522,23 +413,54 @@ export namespace SecurityGuard {
       return "plugin-tool"
     }
 
+    const audit = (d: Derived, event: SecurityAudit.Event) => d.audit?.logSecurityEvent({ role: d.role, ...event })
+
+    const facts = (d: Derived, config: SecurityConfig.Loaded, extra: Partial<SecurityDecide.Facts> = {}) =>
+      ({
+        config,
+        role: d.role,
+        index,
+        root,
+        directory,
+        home,
+        sandboxed: false,
+        segments: (file, change) => segmentChange(d, file, change),
+        ...extra,
+      }) satisfies SecurityDecide.Facts
+
+    /** A change to a file with write-protected segments: a reason when it would touch one. */
+    const segmentChange = (d: Derived, file: string, change: SecurityTools.Change): string | undefined => {
+      if (!d.writeMarkers.length) return undefined
+      let text: string
+      try {
+        const stat = fs.statSync(file)
+        if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return undefined
+        text = fs.readFileSync(file, "utf8")
+      } catch {
+        return undefined
+      }
+      const found = SecuritySegments.find(text, d.writeMarkers)
+      if (!found.length) return undefined
+      return segmentTouches(text, change, found)
+    }
+
     /** Computes segments of files a tool reads, so copies of them are recognised in its output and later. */
-    const learnSegments = (d: Derived, files: string[]) => {
-      const markers = d.tool.markers
-      if (!markers.length) return
+    const learnSegments = (d: Derived, list: string[]) => {
+      if (!d.readMarkers.length) return
+      const toolMarkers = d.tool.markers
       const llmMarkers = d.llm.markers
-      for (const file of files.slice(0, 64)) {
+      for (const file of list.slice(0, 64)) {
         let stamp: string
         try {
           const stat = fs.statSync(file)
           if (!stat.isFile() || stat.size > 2 * 1024 * 1024) continue
           stamp = `${stat.mtimeMs}:${stat.size}`
-          if (segments.seen.get(file) === stamp) continue
-          segments.seen.set(file, stamp)
+          if (seenSegments.get(file) === stamp) continue
+          seenSegments.set(file, stamp)
           const text = fs.readFileSync(file, "utf8")
-          for (const line of SecuritySegments.lines(text, markers)) SecurityFingerprint.add(segments.tool, line)
+          for (const line of SecuritySegments.lines(text, toolMarkers)) SecurityFingerprint.add(learned.tool, line)
           if (llmMarkers.length)
-            for (const line of SecuritySegments.lines(text, llmMarkers)) SecurityFingerprint.add(segments.llm, line)
+            for (const line of SecuritySegments.lines(text, llmMarkers)) SecurityFingerprint.add(learned.llm, line)
         } catch {
           continue
         }
@@ -550,9 +472,8 @@ export namespace SecurityGuard {
       for (const m of text.matchAll(/(?:^|[\s'"(])((?:\/|\.{1,2}\/)?[\w.@+-]+(?:\/[\w.@+-]+)*)(?=[:\s'")]|$)/gm)) {
         const p = m[1]
         if (!p.includes("/") && !p.includes(".")) continue
-        const abs = path.resolve(directory, p)
         if (out.size >= 64) break
-        out.add(abs)
+        out.add(path.resolve(directory, p))
       }
       return [...out]
     }
@@ -564,15 +485,195 @@ export namespace SecurityGuard {
       return "token"
     }
 
-    const audit = (d: Derived, event: SecurityAudit.Event) => d.audit?.logSecurityEvent({ role: d.role, ...event })
+    const ensureSandbox = () => {
+      sandbox ??= Sandbox.create({ base: options.sandboxBase })
+      return sandbox
+    }
+
+
+    /** What the sandbox hides, locks, masks and pins for the current policy and inventory. */
+    const protections = (
+      d: Derived,
+      config: SecurityConfig.Loaded,
+    ): { sandbox: Sandbox.Protections; absent: string[] } => {
+      const hide: SandboxPlan.Entry[] = []
+      const lock: SandboxPlan.Entry[] = []
+      const pin = new Set<string>()
+      const stillProtected = (entry: SecurityInventory.Protected) => (renamed: string) =>
+        [...entry.ops].some((op) => SecurityAccess.firstDenying(config, renamed, op, d.role))
+      for (const entry of index.top) {
+        const item = { path: entry.path, dir: entry.dir }
+        if (entry.ops.has("read") || entry.ops.has("llm")) hide.push(item)
+        else if (entry.ops.has("write")) lock.push(item)
+        else continue
+        for (const p of SandboxPlan.pins(root, entry.path, stillProtected(entry))) pin.add(p)
+      }
+      // Host paths that exist are read-only; those absent now are watched: a shell command creating one (a plugin
+      // folder, an opencode.json naming a plugin) has its creation moved aside afterwards.
+      const absent: string[] = []
+      for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))) {
+        const kind = kindOf(p)
+        if (kind) lock.push({ path: p, dir: kind === "dir" })
+        else absent.push(p)
+      }
+      // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
+      // user next uses git: read-only unless the policy allows them. A repository created inside the sandbox is fine.
+      if (!d.allowGitConfig)
+        for (const p of [path.join(root, ".git", "config"), path.join(root, ".git", "hooks")]) {
+          const kind = kindOf(p)
+          if (kind) lock.push({ path: p, dir: kind === "dir" })
+        }
+      for (const file of [...config.files, config.logging.path])
+        if (fs.existsSync(file)) lock.push({ path: file, dir: false })
+      const mask: Sandbox.Protections["mask"] = []
+      for (const [file, ops] of index.segmented) {
+        if (ops.has("read") || ops.has("llm")) {
+          try {
+            const text = fs.readFileSync(file, "utf8")
+            mask.push({ path: file, text: SecurityOutput.mask(text, d.readMarkers) })
+          } catch {
+            continue
+          }
+        } else if (ops.has("write")) lock.push({ path: file, dir: false })
+      }
+      // The project root and its own parents are pinned: moving them would move every protected path out of reach
+      // of the policy.
+      for (let dir = root; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+        if (dir !== root && !writable(path.dirname(dir))) break
+        pin.add(dir)
+      }
+      return { sandbox: { hide, lock, mask, pin: [...pin] }, absent }
+    }
+
+    /** Prepares the sandbox for a shell command (or refuses): the tree refreshed, protections written. */
+    const prepareShell = async (
+      d: Derived,
+      config: SecurityConfig.Loaded,
+      call: Call,
+    ): Promise<{ sandboxed: boolean } | { error: SecurityError.SandboxUnavailable | SecurityError.Denied }> => {
+      if (d.sandbox === "off") return { sandboxed: false }
+      if (bypassed)
+        return {
+          error: new SecurityError.Denied({
+            reason: `a previous shell command ran outside the sandbox (${bypassed}); shell commands are refused until OpenCode is restarted`,
+            tool: call.tool,
+          }),
+        }
+      const sb = ensureSandbox()
+      const probe = sb.probe()
+      const unavailable = !probe.ok
+        ? { reason: probe.reason, install: probe.install }
+        : !Sandbox.supports(shell)
+          ? {
+              reason: `OpenCode runs commands with ${shell}, and the sandbox can take over only bash and zsh`,
+              install: "Set SHELL (or the `shell` option of opencode.json) to bash or zsh",
+            }
+          : undefined
+      if (unavailable) {
+        if (d.sandbox === "required") return { error: new SecurityError.SandboxUnavailable(unavailable) }
+        return { sandboxed: false }
+      }
+      await fresh()
+      const latest = current()
+      const planned = protections(latest.d, latest.state.status === "valid" ? latest.state.config : config)
+      sb.prepare(planned.sandbox)
+      if (call.callID) pending.set(call.callID, { absent: planned.absent, at: now() })
+      if (pending.size > 256) pending.delete(pending.keys().next().value!)
+      return { sandboxed: true }
+    }
+
+    /** After a shell command: did it enter the sandbox, and did it create protected host paths that were absent? */
+    const settleShell = (d: Derived, call: Call): string[] => {
+      const notes: string[] = []
+      const info = call.callID ? pending.get(call.callID) : undefined
+      treeDirty = true
+      if (!info || !call.callID || !sandbox) return notes
+      pending.delete(call.callID)
+      if (!sandbox.entered(call.callID)) {
+        bypassed = `call ${call.callID}`
+        audit(d, {
+          action: "refuse",
+          source: "builtin-tool",
+          tool: call.tool,
+          callID: call.callID,
+          reason: "the shell command did not enter the sandbox (the shell ignored its startup hook)",
+        })
+        notes.push(
+          "[security] This command ran outside the kernel sandbox (the shell did not read its startup hook); further shell commands are refused until OpenCode is restarted.",
+        )
+      }
+      for (const p of info.absent) {
+        if (!fs.existsSync(p)) continue
+        const aside = `${p}.blocked-by-security-${now()}`
+        try {
+          fs.renameSync(p, aside)
+          notes.push(
+            `[security] ${SecurityAccess.display(root, p)} was created by the command; it could switch the security policy off, so it was moved to ${SecurityAccess.display(root, aside)}.`,
+          )
+          audit(d, {
+            action: "refuse",
+            source: "builtin-tool",
+            tool: call.tool,
+            callID: call.callID,
+            path: SecurityAccess.display(root, p),
+            reason: "a shell command created a protected host path; moved aside",
+          })
+        } catch (error) {
+          log.error(`could not move aside ${p}: ${error instanceof Error ? error.message : String(error)}`)
+        }
+      }
+      return notes
+    }
+
+    const refuse = (
+      d: Derived,
+      base: { source: Source; tool?: string; plugin?: string; sessionID?: string; callID?: string },
+      denial: SecurityDecide.Denial & { tool?: string },
+    ): Verdict => {
+      audit(d, {
+        ...base,
+        action: "deny",
+        operation: denial.op,
+        path: denial.path ? SecurityAccess.display(root, denial.path) : undefined,
+        rule: denial.rule,
+        reason: denial.reason,
+      })
+      const error = new SecurityError.Denied({
+        reason: denial.reason,
+        path: denial.path,
+        op: denial.op,
+        rule: denial.rule,
+        tool: denial.tool,
+      })
+      return { allowed: false, reason: error.message, error, path: denial.path, op: denial.op, rule: denial.rule }
+    }
+
+    /** A search tool's include glob that selects protected files under its folder (it would override exclusions). */
+    const includeDenial = (search: NonNullable<SecurityTools.Plan["search"]>): SecurityDecide.Denial | undefined => {
+      if (!search.include) return undefined
+      const glob = search.include
+      for (const [file, ops] of index.files) {
+        if (!(ops.has("read") || ops.has("llm"))) continue
+        if (!SecurityPath.isInside(file, search.base)) continue
+        if (includeMatches(glob, path.relative(search.base, file)))
+          return {
+            reason: `grep include '${glob}' selects ${SecurityAccess.display(root, file)}, which the policy protects; use an include pattern that does not match it`,
+            path: file,
+            op: "read",
+          }
+      }
+      return undefined
+    }
 
     const guard: Guard = {
       root,
       state: () => current().state,
       active: () => current().state.status !== "none",
       role: () => current().d.role,
+      accessVersion: () => (current(), accessVersion),
       status() {
         const { state, d } = current()
+        const probe = sandbox?.probe()
         return {
           root,
           state: state.status,
@@ -584,6 +685,14 @@ export namespace SecurityGuard {
             fingerprintedBytes: index.read.bytes,
             truncated: index.truncated,
             builtAt: index.builtAt,
+            segmented: index.segmented.size,
+          },
+          sandbox: {
+            mode: d.sandbox,
+            available: probe?.ok ?? false,
+            reason: probe && !probe.ok ? probe.reason : undefined,
+            mounts: sandbox?.plan()?.mounts.length,
+            bypassed,
           },
           auditFailures: d.audit?.failures ?? 0,
         }
@@ -596,16 +705,19 @@ export namespace SecurityGuard {
       check(target, op) {
         const { state, d } = current()
         const abs = SecurityPath.expand(target, directory, home)
-        if (state.status === "none") {
-          watcher.notice(abs)
-          if (watcher.state().status === "none") return { allowed: true, path: abs }
-          return guard.check(target, op)
-        }
-        if (state.status === "invalid") return { allowed: false, path: abs, reason: denyInvalid(state) }
-        return decide(state.config, d.role, abs, op)
+        watcher.notice(abs)
+        if (watcher.version !== d.version) return guard.check(target, op)
+        if (state.status === "none") return { allowed: true, path: abs }
+        if (state.status === "invalid")
+          return {
+            allowed: false,
+            path: abs,
+            reason: new SecurityError.PolicyInvalid({ problems: state.problems }).message,
+          }
+        return SecurityDecide.access(facts(d, state.config), abs, op)
       },
       async access(target, op, source = "builtin-tool") {
-        const ops: Operation[] = op === "read" ? READ_OPS : [op]
+        const ops: Operation[] = op === "read" ? [...SecurityDecide.READ_OPS] : [op]
         for (const o of ops) {
           const decision = guard.check(target, o)
           if (!decision.allowed) {
@@ -626,42 +738,32 @@ export namespace SecurityGuard {
       async before(call) {
         let { state, d } = current()
         const source = sourceOf(call)
-        if (state.status === "none") {
-          const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
-          const direct = typeof a.filePath === "string" ? a.filePath : typeof a.path === "string" ? a.path : undefined
-          if (direct === undefined) return { allowed: true }
+        const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
+        const direct = typeof a.filePath === "string" ? a.filePath : typeof a.path === "string" ? a.path : undefined
+        if (direct !== undefined) {
           watcher.notice(SecurityPath.expand(direct, directory, home))
           ;({ state, d } = current())
-          if (state.status === "none") return { allowed: true }
         }
+        if (state.status === "none") return { allowed: true }
         scheduleIndex(false)
         const base = { source, tool: call.tool, plugin: call.plugin, sessionID: call.sessionID, callID: call.callID }
-        const refuse = (denial: Denial): Verdict => {
-          audit(d, {
-            ...base,
-            action: "deny",
-            operation: denial.op,
-            path: denial.path ? SecurityAccess.display(root, denial.path) : undefined,
-            rule: denial.rule,
-            reason: denial.reason,
-          })
-          return { allowed: false, reason: message(denial.reason), path: denial.path, op: denial.op, rule: denial.rule }
-        }
         if (state.status === "invalid") {
           if (SecurityTools.NO_FILES.has(call.tool) && source === "builtin-tool") return { allowed: true }
-          return refuse({ reason: denyInvalid(state) })
+          const error = new SecurityError.PolicyInvalid({ problems: state.problems })
+          audit(d, { ...base, action: "deny", reason: SecurityConfig.describe(state.problems) })
+          return { allowed: false, reason: error.message, error }
         }
         const config = state.config
         if (source === "mcp") {
           const policy = SecurityMcp.policyOfTool(state, call.tool, mcpServers)
           if (policy?.policy === "blocked")
-            return refuse({ reason: `MCP server ${policy.servers.join(" or ")} is blocked by the policy` })
+            return refuse(d, base, { reason: `MCP server ${policy.servers.join(" or ")} is blocked by the policy` })
           if (policy?.policy === "trusted") {
             audit(d, { ...base, action: "allow", server: policy.servers.join(",") })
             return { allowed: true }
           }
-          const denial = checkOpaque(config, d, call.tool, call.args)
-          if (denial) return refuse(denial)
+          const denial = SecurityDecide.opaque(facts(d, config), call.tool, call.args)
+          if (denial) return refuse(d, base, denial)
           audit(d, { ...base, action: "allow" })
           return { allowed: true }
         }
@@ -670,74 +772,158 @@ export namespace SecurityGuard {
             ? await SecurityTools.plan(call.tool, call.args, { directory, home, env })
             : undefined
         if (!plan) {
-          const denial = checkOpaque(config, d, call.tool, call.args)
-          if (denial) return refuse(denial)
+          const denial = SecurityDecide.opaque(facts(d, config), call.tool, call.args)
+          if (denial) return refuse(d, base, denial)
           audit(d, { ...base, action: "allow" })
           return { allowed: true }
         }
-        if (plan.error) return refuse({ reason: plan.error })
-        const seen = new Set<string>()
-        for (const req of plan.requests) {
-          const key = `${req.op}\0${req.path}\0${req.recursive ?? ""}\0${req.change ? JSON.stringify(req.change).length : ""}`
-          if (seen.has(key)) continue
-          seen.add(key)
-          const denial = checkRequest(config, d, req)
-          if (denial) return refuse(denial)
+        const shellCall =
+          call.tool === "bash" ||
+          (call.tool === "batch" &&
+            (Array.isArray(a.tool_calls) ? a.tool_calls : []).some(
+              (c) => c && typeof c === "object" && (c as { tool?: unknown }).tool === "bash",
+            ))
+        let sandboxed = false
+        if (shellCall && !plan.error) {
+          const prepared = await prepareShell(d, config, call)
+          if ("error" in prepared) {
+            audit(d, { ...base, action: "deny", reason: prepared.error.message })
+            return { allowed: false, reason: prepared.error.message, error: prepared.error }
+          }
+          sandboxed = prepared.sandboxed
+          ;({ state, d } = current())
         }
-        for (const dyn of plan.dynamic) {
-          const denial = checkDynamic(config, d, dyn)
-          if (denial) return refuse(denial)
+        if (plan.objects.length) {
+          const specs = SecurityHistory.pathspecs(config, d.role, root)
+          const history = new Map<string, string>()
+          for (const read of plan.objects) {
+            const held = SecurityHistory.held(read.cwd, specs, watcher.version)
+            if (held) history.set(read.cwd, held)
+          }
+          const denial = SecurityDecide.decide(facts(d, config, { sandboxed, history }), plan)
+          if (denial) return refuse(d, base, denial)
+        } else {
+          const denial = SecurityDecide.decide(facts(d, config, { sandboxed }), plan)
+          if (denial) return refuse(d, base, denial)
         }
-        for (const inner of plan.opaque) {
-          const denial = checkOpaque(config, d, inner.tool, inner.args)
-          if (denial) return refuse(denial)
+        if (plan.search) {
+          await fresh()
+          const denial = includeDenial(plan.search)
+          if (denial) return refuse(d, base, denial)
+        }
+        if (!d.allowGitConfig) {
+          const git = plan.requests.find(
+            (r) =>
+              r.op === "write" &&
+              !r.shell &&
+              [path.join(root, ".git", "config"), path.join(root, ".git", "hooks")].some((p) =>
+                SecurityPath.isInside(SecurityPath.expand(r.path, directory, home), p),
+              ),
+          )
+          if (git)
+            return refuse(d, base, {
+              reason: `${git.via} would change ${SecurityAccess.display(root, SecurityPath.expand(git.path, directory, home))}, which runs code outside the sandbox; the policy keeps .git/config and .git/hooks read-only (set "sandbox": { "allowGitConfig": true } to allow it)`,
+              path: git.path,
+              op: "write",
+            })
         }
         learnSegments(
           d,
           plan.requests.filter((r) => r.op === "read").map((r) => SecurityPath.expand(r.path, directory, home)),
         )
         audit(d, { ...base, action: "allow", count: plan.requests.length })
-        return { allowed: true, notes: plan.notes.length ? plan.notes : undefined }
+        return { allowed: true, notes: plan.notes.length ? plan.notes : undefined, sandboxed: sandboxed || undefined }
+      },
+      shellEnv(input, shellEnv = process.env) {
+        const { state, d } = current()
+        if (state.status === "none" || d.sandbox === "off" || !input.callID) return {}
+        if (bypassed && pending.has(input.callID))
+          throw new SecurityError.Denied({ reason: `a previous shell command ran outside the sandbox (${bypassed})` })
+        const sb = ensureSandbox()
+        const probe = sb.probe()
+        if (!probe.ok || !Sandbox.supports(shell)) {
+          if (d.sandbox === "required")
+            throw new SecurityError.SandboxUnavailable({
+              reason: probe.ok
+                ? `OpenCode runs commands with ${shell}, which the sandbox cannot take over`
+                : probe.reason,
+              install: probe.ok ? "Set SHELL to bash or zsh" : probe.install,
+            })
+          return {}
+        }
+        if (!sb.plan() && state.status === "valid") sb.prepare(protections(d, state.config).sandbox)
+        if (!sb.plan()) return {}
+        const out = sb.env(input.callID, shellEnv)
+        const user = SecurityRipgrep.userConfig()
+        // Inside the sandbox ripgrep needs no exclusions (protected files are unreadable there): the user's own
+        // configuration, if any, is what it reads.
+        out[SecurityRipgrep.ENV] = user ?? ""
+        return out
       },
       after(call, output) {
-        if (typeof output !== "string" || !output) return output
+        if (typeof output !== "string") return output
         const { state, d } = current()
         if (state.status === "none") return output
         const source = sourceOf(call)
+        let text = output
+        const notes: string[] = []
+        const isShell = call.tool === "bash" || call.tool === "batch"
+        if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
+        if (["write", "edit", "multiedit", "apply_patch", "patch"].includes(call.tool) && source === "builtin-tool") {
+          treeDirty = true
+          const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
+          const named = [a.filePath, a.path, a.patchText].filter((v): v is string => typeof v === "string")
+          if (named.some((n) => n.includes(".opencode-security.json"))) {
+            const found = named
+              .flatMap((n) => n.split(/\s+/))
+              .filter((n) => n.endsWith(".opencode-security.json"))
+              .map((n) => SecurityPath.expand(n, directory, home))
+            watcher.add(found.filter((f) => fs.existsSync(f)))
+          }
+        }
+        if (!text) return notes.length ? notes.join("\n") : text
         if (
           source === "mcp" &&
           state.status === "valid" &&
           SecurityMcp.policyOfTool(state, call.tool, mcpServers)?.policy === "trusted"
         )
-          return output
+          return text
+        const config = d.config
+        if (source === "builtin-tool" && config) text = structured(d, config, call, text)
         const mode = OUTPUT_MODE(call.tool, source)
-        if (d.tool.markers.length) learnSegments(d, mentionedFiles(output))
-        let ranges = LLMScanner.scanForProtectedContent(output, d.tool, { paths: mode, base: directory })
-        if (!ranges.length) return output
-        if (call.tool === "grep") ranges = SecurityTools.widenGrepBlocks(output, ranges)
-        const redacted = SecurityRedact.redactContent(
-          output,
-          ranges.map((r) => ({ start: r.start, end: r.end, label: r.label })),
-          { gutter: true },
-        )
-        const summary = LLMScanner.summary(ranges)
-        audit(d, {
-          action: "redact",
-          source,
-          tool: call.tool,
-          plugin: call.plugin,
-          sessionID: call.sessionID,
-          callID: call.callID,
-          kinds: summary.kinds,
-          rule: summary.ids.join(",") || undefined,
-          count: ranges.length,
-        })
-        return redacted
+        if (d.tool.markers.length) learnSegments(d, mentionedFiles(text))
+        let ranges = LLMScanner.scanForProtectedContent(text, d.tool, { paths: mode, base: directory })
+        if (ranges.length) {
+          if (call.tool === "grep") ranges = SecurityTools.widenGrepBlocks(text, ranges)
+          text = SecurityRedact.redactContent(
+            text,
+            ranges.map((r) => ({ start: r.start, end: r.end, label: r.label })),
+            { gutter: true },
+          )
+          const summary = LLMScanner.summary(ranges)
+          audit(d, {
+            action: "redact",
+            source,
+            tool: call.tool,
+            plugin: call.plugin,
+            sessionID: call.sessionID,
+            callID: call.callID,
+            kinds: summary.kinds,
+            rule: summary.ids.join(",") || undefined,
+            count: ranges.length,
+          })
+        }
+        return notes.length ? `${text}\n\n${notes.join("\n")}` : text
       },
       afterValue(call, value) {
         const { state } = current()
         if (state.status === "none") return 0
-        return SecurityHook.redactDeep(value, (text) => guard.after(call, text))
+        return SecurityHook.redactDeep(value, (text) => guard.after({ ...call, callID: undefined }, text))
+      },
+      definition(_toolID, description) {
+        const { state } = current()
+        if (state.status === "none" || !description) return description
+        return guard.scanAndRedact(description, { scope: "llm", paths: "token" }).text
       },
       scanAndRedact(text, opts = {}) {
         const { state, d } = current()
@@ -835,16 +1021,108 @@ export namespace SecurityGuard {
       setMcpServers(servers) {
         mcpServers = [...servers]
       },
+      setShell(next) {
+        shell = next
+      },
       get audit() {
         return current().d.audit
       },
       close() {
         closed = true
+        SecurityRipgrep.set(ripgrepOwner, [])
+        sandbox?.close()
       },
     }
+
+    /** Structure-aware filtering of built-in tool output: read by line number, grep by file and line. */
+    const structured = (d: Derived, config: SecurityConfig.Loaded, call: Call, text: string): string => {
+      const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
+      const hiddenFile = (p: string) => {
+        const abs = SecurityPath.expand(p, directory, home)
+        return SecurityDecide.READ_OPS.some((op) => !SecurityDecide.access(facts(d, config), abs, op).allowed)
+      }
+      const linesOf = (p: string): SecurityOutput.Lines[] => {
+        if (!d.readMarkers.length) return []
+        const abs = SecurityPath.expand(p, directory, home)
+        try {
+          const stat = fs.statSync(abs)
+          if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return []
+          return SecurityOutput.lineRanges(fs.readFileSync(abs, "utf8"), d.readMarkers)
+        } catch {
+          return []
+        }
+      }
+      if (call.tool === "read" && typeof a.filePath === "string") {
+        const out = SecurityOutput.read(text, { lines: linesOf(a.filePath), instruction: hiddenFile })
+        if (out.redacted || out.removed.length)
+          audit(d, {
+            action: "redact",
+            source: "builtin-tool",
+            tool: call.tool,
+            callID: call.callID,
+            kinds: [out.redacted ? "segment" : "", out.removed.length ? "instructions" : ""].filter(Boolean),
+            count: out.redacted + out.removed.length,
+          })
+        return out.text
+      }
+      if (call.tool === "grep") {
+        const out = SecurityOutput.grep(text, { hidden: hiddenFile, lines: linesOf })
+        if (out.removed || out.redacted)
+          audit(d, {
+            action: "redact",
+            source: "builtin-tool",
+            tool: call.tool,
+            callID: call.callID,
+            kinds: ["search"],
+            count: out.removed + out.redacted,
+          })
+        return out.text
+      }
+      return text
+    }
+
     current()
     scheduleIndex(true)
     return guard
+  }
+
+  /**
+   * Whether a change to a file keeps its write-protected segments (a reason when it would not). The edit and patch
+   * models live in `SecurityEdit`; until a change kind is modelled, a conservative reading is used.
+   */
+  function segmentTouches(
+    text: string,
+    change: SecurityTools.Change,
+    found: SecuritySegments.Segment[],
+  ): string | undefined {
+    const segText = found.map((seg) => text.slice(seg.start, seg.end))
+    switch (change.kind) {
+      case "write": {
+        let at = 0
+        for (const s of segText) {
+          const i = change.content.indexOf(s, at)
+          if (i < 0) return "has a write-protected segment that the new content does not keep unchanged"
+          at = i + s.length
+        }
+        return undefined
+      }
+      case "edit":
+      case "multiedit": {
+        const edits = change.kind === "edit" ? [change] : change.edits
+        for (const e of edits) {
+          if (!e.oldString.trim())
+            return ": an edit with an empty or blank oldString would rewrite a file with write-protected segments"
+          for (let at = text.indexOf(e.oldString); at >= 0; at = text.indexOf(e.oldString, at + 1)) {
+            const end = at + e.oldString.length
+            if (found.some((seg) => at < seg.end && end > seg.start))
+              return ": the edit changes a write-protected segment"
+          }
+        }
+        return undefined
+      }
+      case "patch":
+        return ": a patch to a file with write-protected segments cannot be checked yet"
+    }
   }
 
   /** True when any string of `value` has something to redact (a scan without copying). */
@@ -854,6 +1132,112 @@ export namespace SecurityGuard {
     for (const item of Array.isArray(value) ? value : Object.values(value))
       if (needsRedaction(item, protectedIn, depth + 1)) return true
     return false
+  }
+
+  /** A `grep` include glob (ripgrep's `--glob`: no `/` matches the name at any depth) against a relative path. */
+  function includeMatches(glob: string, rel: string): boolean {
+    const target = glob.includes("/") ? rel : path.basename(rel)
+    const expanded = braces(glob)
+    return expanded.some((g) => wildcard(g.includes("/") ? g.replace(/^\//, "") : g, target))
+  }
+
+  function braces(glob: string, depth = 0): string[] {
+    const open = glob.indexOf("{")
+    if (open < 0 || depth > 4) return [glob]
+    let level = 0
+    for (let i = open; i < glob.length; i++) {
+      if (glob[i] === "{") level++
+      else if (glob[i] === "}" && --level === 0) {
+        const inner = glob.slice(open + 1, i)
+        const parts: string[] = []
+        let start = 0
+        let nest = 0
+        for (let j = 0; j < inner.length; j++) {
+          if (inner[j] === "{") nest++
+          else if (inner[j] === "}") nest--
+          else if (inner[j] === "," && nest === 0) {
+            parts.push(inner.slice(start, j))
+            start = j + 1
+          }
+        }
+        parts.push(inner.slice(start))
+        return parts.slice(0, 64).flatMap((p) => braces(glob.slice(0, open) + p + glob.slice(i + 1), depth + 1))
+      }
+    }
+    return [glob]
+  }
+
+  /** `*` (not across `/`), `**` (across), `?`, `[…]`: dynamic programming, linear in pattern × text. */
+  function wildcard(glob: string, text: string): boolean {
+    let states = new Set<number>([0])
+    const close = (set: Set<number>) => {
+      for (const s of [...set])
+        if (glob[s] === "*") {
+          const double = glob[s + 1] === "*"
+          set.add(double ? s + 2 : s + 1)
+          if (double && glob[s + 2] === "/") set.add(s + 3)
+        }
+      return set
+    }
+    states = close(states)
+    for (const ch of text) {
+      const next = new Set<number>()
+      for (const s of states) {
+        const g = glob[s]
+        if (g === undefined) continue
+        if (g === "*") {
+          const double = glob[s + 1] === "*"
+          if (double || ch !== "/") next.add(s)
+          continue
+        }
+        if (g === "?") {
+          if (ch !== "/") next.add(s + 1)
+          continue
+        }
+        if (g === "[") {
+          const end = glob.indexOf("]", s + 2)
+          if (end > 0) {
+            const body = glob.slice(s + 1, end)
+            const negate = body[0] === "!" || body[0] === "^"
+            const set = negate ? body.slice(1) : body
+            let hit = false
+            for (let i = 0; i < set.length; i++) {
+              if (set[i + 1] === "-" && i + 2 < set.length) {
+                if (ch >= set[i] && ch <= set[i + 2]) hit = true
+                i += 2
+              } else if (set[i] === ch) hit = true
+            }
+            if (hit !== negate) next.add(end + 1)
+            continue
+          }
+        }
+        if (g === "\\" && glob[s + 1] === ch) {
+          next.add(s + 2)
+          continue
+        }
+        if (g === ch) next.add(s + 1)
+      }
+      states = close(next)
+      if (!states.size) return false
+    }
+    return states.has(glob.length)
+  }
+
+  function kindOf(p: string): "dir" | "file" | undefined {
+    try {
+      return fs.lstatSync(p).isDirectory() ? "dir" : "file"
+    } catch {
+      return undefined
+    }
+  }
+
+  function writable(dir: string) {
+    try {
+      fs.accessSync(dir, fs.constants.W_OK)
+      return true
+    } catch {
+      return false
+    }
   }
 
   /** The policy root: the worktree when it contains the directory (and is not `/`), else the directory; real path. */

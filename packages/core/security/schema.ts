@@ -58,6 +58,9 @@ export namespace SecuritySchema {
   })
   export type Marker = z.infer<typeof Marker>
 
+  export const SandboxMode = z.enum(["required", "optional", "off"])
+  export type SandboxMode = z.infer<typeof SandboxMode>
+
   export const McpPolicy = z.enum(["enforced", "trusted", "blocked"])
   export type McpPolicy = z.infer<typeof McpPolicy>
 
@@ -90,6 +93,19 @@ export namespace SecuritySchema {
         enabled: z.boolean().optional().describe("Redact well-known secret formats in tool output (default true)"),
       })
       .optional(),
+    sandbox: z
+      .strictObject({
+        mode: SandboxMode.optional().describe(
+          "'required' (default when the policy has rules or markers): shell commands run only inside the kernel sandbox; " +
+            "'optional': inside it when it can start; 'off': never (weaker: commands are only checked statically)",
+        ),
+        allowGitConfig: z
+          .boolean()
+          .optional()
+          .describe("Let shell commands change .git/config and .git/hooks (read-only in the sandbox by default)"),
+      })
+      .optional()
+      .describe("Root policy only: how shell commands are contained"),
   })
   export type Policy = z.infer<typeof Policy>
 

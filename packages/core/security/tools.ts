@@ -15,6 +15,13 @@ import { SecurityShell } from "./shell"
 export namespace SecurityTools {
   export type Op = "read" | "write"
 
+  /** How a write changes a file (checked against the file's write-protected segments). */
+  export type Change =
+    | { kind: "write"; content: string }
+    | { kind: "edit"; oldString: string; newString: string; replaceAll?: boolean }
+    | { kind: "multiedit"; edits: { oldString: string; newString: string; replaceAll?: boolean }[] }
+    | { kind: "patch"; file: SecurityPatch.File }
+
   export type Request = {
     path: string
     op: Op
@@ -23,14 +30,31 @@ export namespace SecurityTools {
     /** The path may be removed or overwritten. */
     destructive?: boolean
     /** For writes into files with write-protected segments: how the file changes. */
-    change?:
-      { kind: "replace"; content: string } | { kind: "edit"; oldString: string } | { kind: "patch"; removed: string[] }
+    change?: Change
+    /** The request comes from a shell command (which may run inside the kernel sandbox). */
+    shell?: boolean
+    /** Name globs limiting a recursive operation (`find -name '*.tmp' -delete`). */
+    filter?: string[]
     via: string
+  }
+
+  /** A git command that prints or exports content from the repository's history (its object store). */
+  export type ObjectRead = {
+    cwd: string
+    command: string
+    /** Absolute paths the command is restricted to, when it is. */
+    pathspecs?: string[]
+    /** May print content of any tracked path. */
+    all: boolean
   }
 
   export type Plan = {
     requests: Request[]
     dynamic: SecurityShell.Dynamic[]
+    /** Git reads of the object store (refused when the history holds a protected path). */
+    objects: ObjectRead[]
+    /** A search tool's folder and include glob (an include that selects protected files is refused). */
+    search?: { base: string; include?: string }
     notes: string[]
     /** Set when the call cannot be judged (e.g. a patch that does not parse); the guard refuses it. */
     error?: string
@@ -88,7 +112,7 @@ export namespace SecurityTools {
    */
   export async function plan(tool: string, args: unknown, ctx: Context, depth = 0): Promise<Plan | undefined> {
     const a = (args && typeof args === "object" ? args : {}) as Record<string, unknown>
-    const out: Plan = { requests: [], dynamic: [], notes: [], output: "token", opaque: [] }
+    const out: Plan = { requests: [], dynamic: [], objects: [], notes: [], output: "token", opaque: [] }
     const read = (p: string | undefined, via: string, extra: Partial<Request> = {}) => {
       if (p !== undefined) out.requests.push({ path: resolve(p, ctx), op: "read", via, ...extra })
     }
@@ -106,27 +130,43 @@ export namespace SecurityTools {
       case "write": {
         const file = str(a.filePath)
         if (!file) return { ...out, error: "write: no filePath given" }
-        write(file, tool, { destructive: true, change: { kind: "replace", content: str(a.content) ?? "" } })
+        write(file, tool, { destructive: true, change: { kind: "write", content: str(a.content) ?? "" } })
         return out
       }
       case "edit": {
         const file = str(a.filePath)
         if (!file) return { ...out, error: "edit: no filePath given" }
         read(file, tool)
-        write(file, tool, { change: { kind: "edit", oldString: str(a.oldString) ?? "" } })
+        write(file, tool, {
+          change: {
+            kind: "edit",
+            oldString: str(a.oldString) ?? "",
+            newString: str(a.newString) ?? "",
+            replaceAll: a.replaceAll === true,
+          },
+        })
         return out
       }
       case "multiedit": {
-        const files = new Set<string>()
-        if (str(a.filePath)) files.add(str(a.filePath)!)
+        // Edits apply in order to one file each; those naming the same file form one change.
+        const byFile = new Map<string, { oldString: string; newString: string; replaceAll?: boolean }[]>()
+        if (str(a.filePath)) byFile.set(str(a.filePath)!, [])
         const edits = Array.isArray(a.edits) ? a.edits : []
         for (const e of edits) {
           const edit = (e && typeof e === "object" ? e : {}) as Record<string, unknown>
           const file = str(edit.filePath) ?? str(a.filePath)
           if (!file) continue
-          files.add(file)
-          write(file, tool, { change: { kind: "edit", oldString: str(edit.oldString) ?? "" } })
+          const list = byFile.get(file) ?? []
+          list.push({
+            oldString: str(edit.oldString) ?? "",
+            newString: str(edit.newString) ?? "",
+            replaceAll: edit.replaceAll === true,
+          })
+          byFile.set(file, list)
         }
+        const files = new Set(byFile.keys())
+        for (const [file, list] of byFile)
+          if (list.length) write(file, tool, { change: { kind: "multiedit", edits: list } })
         for (const f of files) read(f, tool)
         if (!files.size) return { ...out, error: "multiedit: no filePath given" }
         return out
@@ -147,10 +187,10 @@ export namespace SecurityTools {
             destructive: f.change !== "update",
             change:
               f.change === "update"
-                ? { kind: "patch", removed: f.removed }
+                ? { kind: "patch", file: f }
                 : f.change === "add" || f.change === "move-to"
                   ? undefined
-                  : { kind: "replace", content: "" },
+                  : { kind: "write", content: "" },
           })
         }
         return out
@@ -174,6 +214,10 @@ export namespace SecurityTools {
         return out
       }
       case "grep":
+        read(str(a.path) ?? ".", tool)
+        out.search = { base: resolve(str(a.path) ?? ".", ctx), include: str(a.include) }
+        out.output = "line"
+        return out
       case "list":
       case "ls":
         read(str(a.path) ?? ".", tool)
@@ -192,9 +236,12 @@ export namespace SecurityTools {
             op: acc.op,
             recursive: acc.recursive,
             destructive: acc.op === "write",
+            shell: true,
+            filter: (acc as { filter?: string[] }).filter,
             via: acc.command,
           })
         out.dynamic.push(...analysis.dynamic)
+        out.objects.push(...((analysis as { objects?: ObjectRead[] }).objects ?? []))
         out.notes.push(...analysis.notes)
         out.output = "line"
         return out
@@ -212,6 +259,7 @@ export namespace SecurityTools {
           if (inner.error) return { ...out, error: inner.error }
           out.requests.push(...inner.requests)
           out.dynamic.push(...inner.dynamic)
+          out.objects.push(...inner.objects)
           out.notes.push(...inner.notes)
           out.opaque.push(...inner.opaque)
           if (inner.output === "line") out.output = "line"

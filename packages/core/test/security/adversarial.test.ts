@@ -1,19 +1,21 @@
-// The adversarial suite: ways a model, a plugin or a hook might reach protected content or weaken the policy, each
-// a real tool call against a real temporary project. Every case names what it tries.
+// The adversarial suite of the static layer: ways a model, a plugin or a hook might reach protected content or weaken
+// the policy, each a real tool call against a real temporary project. Every case names what it tries. Shell commands
+// here are judged with the sandbox switched off ("mode": "off"), so the static reading alone must refuse them;
+// sandbox.test.ts runs the same kinds of commands for real inside the kernel sandbox.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { SecurityGuard } from "../../security/guard"
 import { SecurityHook } from "../../security/hook"
 import { SecurityRedact } from "../../security/redact"
-import { APP, SECRET_FILE, guardFor, project } from "./fixture"
+import { APP, POLICY, SECRET_FILE, guardFor, project } from "./fixture"
 
 let dir: Awaited<ReturnType<typeof project>>
 let guard: SecurityGuard.Guard
 let root: string
 
 beforeAll(async () => {
-  dir = await project()
+  dir = await project({}, { ...POLICY, sandbox: { mode: "off" } })
   root = dir.path
   const link = (target: string, at: string) => fs.symlinkSync(target, path.join(root, at))
   link("secrets/api.key", "key-link")

@@ -1,0 +1,56 @@
+import z from "zod"
+import { NamedError } from "../util/error"
+
+/**
+ * The errors the security layer throws, on both routes: the plugin throws them from `tool.execute.before` (OpenCode
+ * reports the message to the model as the tool's error), the fork throws them where OpenCode throws its own
+ * permission errors. The message always starts with {@link SecurityError.PREFIX} so a person reading a session can
+ * tell a policy refusal from a failing tool.
+ *
+ * @example
+ * throw new SecurityError.Denied({ reason: "reading secrets/api.key is denied by rule 'secrets/**'", path: "/r/secrets/api.key", op: "read" })
+ */
+export namespace SecurityError {
+  export const PREFIX = "Blocked by the project's security policy (.opencode-security.json)"
+
+  const advice = "Do not try to reach this content another way; ask the user if it is needed."
+
+  /** A tool call the policy refuses. */
+  export const Denied = NamedError.create(
+    "SecurityDenied",
+    z.object({
+      reason: z.string(),
+      path: z.string().optional(),
+      op: z.enum(["read", "write", "llm"]).optional(),
+      rule: z.string().optional(),
+      tool: z.string().optional(),
+    }),
+    (d) => `${PREFIX}: ${d.reason}. ${advice}`,
+  )
+  export type Denied = InstanceType<typeof Denied>
+
+  /** A policy file exists but cannot be used: every file-touching tool is refused until it is fixed. */
+  export const PolicyInvalid = NamedError.create(
+    "SecurityPolicyInvalid",
+    z.object({ problems: z.array(z.object({ file: z.string(), pointer: z.string(), message: z.string() })) }),
+    (d) =>
+      `${PREFIX}: the security policy is invalid, so tools that may touch files are refused until it is fixed:\n` +
+      d.problems.map((p) => `${p.file}: ${p.pointer || "(file)"}: ${p.message}`).join("\n"),
+  )
+  export type PolicyInvalid = InstanceType<typeof PolicyInvalid>
+
+  /** Shell commands need the kernel sandbox and it cannot start here. */
+  export const SandboxUnavailable = NamedError.create(
+    "SecuritySandboxUnavailable",
+    z.object({ reason: z.string(), install: z.string() }),
+    (d) =>
+      `${PREFIX}: shell commands in this project run only inside the kernel sandbox, and ${d.reason}. ${d.install}. ` +
+      'To run them without it (weaker: commands are then only checked statically), set "sandbox": { "mode": "optional" } in the root .opencode-security.json.',
+  )
+  export type SandboxUnavailable = InstanceType<typeof SandboxUnavailable>
+
+  /** Any of the above. */
+  export function is(error: unknown): error is Denied | PolicyInvalid | SandboxUnavailable {
+    return Denied.is(error) || PolicyInvalid.is(error) || SandboxUnavailable.is(error)
+  }
+}

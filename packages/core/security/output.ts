@@ -1,0 +1,229 @@
+import { SecurityRedact } from "./redact"
+import { SecuritySegments } from "./segments"
+
+/**
+ * Tool output read by its structure rather than by its content: OpenCode's `read` output numbers every line, so the
+ * lines of a protected segment are known by number (short lines, lines starting inside a segment and the first line
+ * glued to `<content>` included) and the instruction files OpenCode appends to it (`Instructions from: <path>`) are
+ * known by path; `grep` output names each file and line, so matches in protected files go and matches inside
+ * protected segments are redacted, and the match count is recomputed so it tells nothing about what was removed.
+ * Content-based scanning still runs afterwards as the last line.
+ *
+ * @example
+ * SecurityOutput.read(output, { lines: SecurityOutput.lineRanges(text, markers), instruction: (p) => p === "/r/secret/AGENTS.md" })
+ */
+export namespace SecurityOutput {
+  /** A range of line numbers, both ends included, 1-based. */
+  export type Lines = { from: number; to: number }
+
+  export const SEGMENT_LABEL = "protected segment"
+
+  /**
+   * The lines a file's protected segments cover, markers excluded (an unclosed segment runs to the end).
+   *
+   * @example
+   * SecurityOutput.lineRanges("a\n// @s\nkey\n// @e\nb", [{ start: "@s", end: "@e" }]) // [{ from: 3, to: 3 }]
+   */
+  export function lineRanges(text: string, pairs: readonly SecuritySegments.Pair[]): Lines[] {
+    const out: Lines[] = []
+    for (const seg of SecuritySegments.find(text, pairs)) {
+      const first = lineOf(text, seg.start)
+      const last = lineOf(text, Math.max(seg.start, seg.end - 1))
+      const from = first + 1
+      const to = seg.closed ? last - 1 : last
+      if (to >= from) out.push({ from, to })
+    }
+    return out
+  }
+
+  /**
+   * The file with every line inside a protected segment replaced by a redaction marker (line count and marker lines
+   * kept): what the sandbox shows in place of the file.
+   *
+   * @example
+   * SecurityOutput.mask("a\n// @s\nkey\n// @e\nb", [{ start: "@s", end: "@e" }]) // "a\n// @s\n[REDACTED: protected segment]\n// @e\nb"
+   */
+  export function mask(text: string, pairs: readonly SecuritySegments.Pair[]): string {
+    const ranges = lineRanges(text, pairs)
+    if (!ranges.length) return text
+    const lines = text.split("\n")
+    for (const r of ranges)
+      for (let n = r.from; n <= r.to && n <= lines.length; n++)
+        lines[n - 1] = SecurityRedact.marker(SEGMENT_LABEL) + (lines[n - 1].endsWith("\r") ? "\r" : "")
+    return lines.join("\n")
+  }
+
+  export type ReadOptions = {
+    /** Protected line numbers of the file read. */
+    lines: readonly Lines[]
+    /** True for an appended instruction file (`Instructions from: <path>`) whose content may not be shown. */
+    instruction?: (path: string) => boolean
+  }
+
+  /** The `<content>` line gutter of OpenCode's read tool: `12: text` (1.x) or `00012| text` (older releases). */
+  const GUTTER = /^((?:<content>)?)(\d+)(: |\| |:|\|)/
+
+  /**
+   * OpenCode `read` output with protected lines redacted by number and protected instruction blocks removed.
+   *
+   * @example
+   * SecurityOutput.read("<content>1: a\n2: key\n</content>", { lines: [{ from: 2, to: 2 }] })
+   * // "<content>1: a\n2: [REDACTED: protected segment]\n</content>"
+   */
+  export function read(output: string, options: ReadOptions): { text: string; redacted: number; removed: string[] } {
+    let redacted = 0
+    let text = output
+    const removed: string[] = []
+    const reminder = text.indexOf("\n<system-reminder>")
+    let body = reminder >= 0 ? text.slice(0, reminder) : text
+    let tail = reminder >= 0 ? text.slice(reminder) : ""
+    if (options.lines.length) {
+      const lines = body.split("\n")
+      let inside = false
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]
+        if (line.startsWith("<content>")) inside = true
+        if (!inside) continue
+        if (line.startsWith("</content>")) break
+        const m = GUTTER.exec(line)
+        if (!m) continue
+        const n = Number(m[2])
+        if (!options.lines.some((r) => n >= r.from && n <= r.to)) continue
+        lines[i] = `${m[1]}${m[2]}${m[3]}${SecurityRedact.marker(SEGMENT_LABEL)}`
+        redacted++
+      }
+      body = lines.join("\n")
+    }
+    if (tail && options.instruction) {
+      const out = instructions(tail, options.instruction)
+      tail = out.text
+      removed.push(...out.removed)
+    }
+    text = body + tail
+    return { text, redacted, removed }
+  }
+
+  /**
+   * Instruction blocks (`Instructions from: <path>\n<content>`, joined by blank lines) whose path is protected are
+   * replaced by a one-line note; the rest is kept.
+   */
+  export function instructions(
+    text: string,
+    protectedPath: (path: string) => boolean,
+  ): { text: string; removed: string[] } {
+    const removed: string[] = []
+    const header = /(^|\n)Instructions from: ([^\n]*)\n/g
+    const starts: { at: number; bodyAt: number; path: string }[] = []
+    for (const m of text.matchAll(header)) {
+      const at = m.index! + m[1].length
+      starts.push({ at, bodyAt: m.index! + m[0].length, path: m[2].trim() })
+    }
+    if (!starts.length) return { text, removed }
+    let out = ""
+    let cursor = 0
+    for (let i = 0; i < starts.length; i++) {
+      const s = starts[i]
+      const next = i + 1 < starts.length ? starts[i + 1].at : endOfReminder(text, s.bodyAt)
+      if (!protectedPath(s.path)) continue
+      // A protected file's text may itself contain a line looking like a header: everything up to the next header of
+      // a file that is not protected (or the end of the reminder) goes.
+      let end = next
+      let j = i + 1
+      while (j < starts.length && protectedPath(starts[j].path)) {
+        removed.push(starts[j].path)
+        j++
+      }
+      if (j > i + 1) end = j < starts.length ? starts[j].at : endOfReminder(text, starts[j - 1].bodyAt)
+      out += text.slice(cursor, s.at) + `[REDACTED: instructions from ${s.path}, which the security policy protects]\n`
+      cursor = end
+      removed.push(s.path)
+      i = j - 1
+    }
+    return { text: out + text.slice(cursor), removed }
+  }
+
+  function endOfReminder(text: string, from: number) {
+    const close = text.indexOf("\n</system-reminder>", from)
+    return close < 0 ? text.length : close + 1
+  }
+
+  export type GrepOptions = {
+    /** True for a file whose matches may not be shown at all. */
+    hidden: (path: string) => boolean
+    /** Protected line numbers of a file (for matches inside protected segments). */
+    lines: (path: string) => readonly Lines[]
+  }
+
+  /**
+   * OpenCode `grep` output (`Found N matches`, then `path:` blocks of `  Line N: text`) without the matches of
+   * hidden files, with matches inside protected segments redacted, and the count recomputed from what is left. When
+   * matches were removed from a truncated result, the count says only "at least".
+   *
+   * @example
+   * SecurityOutput.grep("Found 2 matches\n/r/a.ts:\n  Line 1: x\n\n/r/.env:\n  Line 3: x", { hidden: (p) => p.endsWith(".env"), lines: () => [] }).text
+   * // "Found 1 matches\n/r/a.ts:\n  Line 1: x"
+   */
+  export function grep(output: string, options: GrepOptions): { text: string; removed: number; redacted: number } {
+    const lines = output.split("\n")
+    const head = /^Found (\d+) match(?:es)?(.*)$/.exec(lines[0] ?? "")
+    if (!head) return { text: output, removed: 0, redacted: 0 }
+    const out: string[] = []
+    let file: string | undefined
+    let hidden = false
+    let ranges: readonly Lines[] = []
+    let kept = 0
+    let removed = 0
+    let redacted = 0
+    let pendingBlank = false
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]
+      const match = /^(\s+Line (\d+)): ?(.*)$/.exec(line)
+      if (match && file !== undefined) {
+        if (hidden) {
+          removed++
+          continue
+        }
+        const n = Number(match[2])
+        if (ranges.some((r) => n >= r.from && n <= r.to)) {
+          out.push(`${match[1]}: ${SecurityRedact.marker(SEGMENT_LABEL)}`)
+          redacted++
+        } else out.push(line)
+        kept++
+        continue
+      }
+      if (line === "") {
+        pendingBlank = true
+        continue
+      }
+      if (/:$/.test(line) && !line.startsWith(" ") && !line.startsWith("(")) {
+        file = line.slice(0, -1)
+        hidden = options.hidden(file)
+        ranges = hidden ? [] : options.lines(file)
+        if (hidden) {
+          pendingBlank = false
+          continue
+        }
+        if (pendingBlank && out.length) out.push("")
+        pendingBlank = false
+        out.push(line)
+        continue
+      }
+      if (pendingBlank && out.length) out.push("")
+      pendingBlank = false
+      file = undefined
+      out.push(line)
+    }
+    if (!removed) return { text: [lines[0], ...out].join("\n"), removed, redacted }
+    if (kept === 0 && !out.some((l) => l.trim() && !l.startsWith("(")))
+      return { text: "No files found", removed, redacted }
+    const truncated = head[2].trim().length > 0 || out.some((l) => /truncated/i.test(l))
+    const count = truncated ? `Found at least ${kept} matches (more may exist)` : `Found ${kept} matches`
+    return { text: [count, ...out].join("\n"), removed, redacted }
+  }
+
+  function lineOf(text: string, index: number): number {
+    let n = 1
+    for (let i = text.indexOf("\n"); i >= 0 && i < index; i = text.indexOf("\n", i + 1)) n++
+    return n
+  }
+}
