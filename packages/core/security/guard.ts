@@ -262,6 +262,11 @@ export namespace SecurityGuard {
     let bypassed: string | undefined
     /** Shell calls prepared for the sandbox, by call id: protected host paths absent when the call started. */
     const pending = new Map<string, { absent: string[]; at: number }>()
+    /**
+     * Protected host paths absent when a sandboxed command started whose end no hook reports (a command the user
+     * typed): checked at the next tool call.
+     */
+    let sweepDue: string[] | undefined
     let accessVersion = 0
 
     const roleOf = (config: SecurityConfig.Loaded) => {
@@ -602,7 +607,14 @@ export namespace SecurityGuard {
           "[security] This command ran outside the kernel sandbox (the shell did not read its startup hook); further shell commands are refused until OpenCode is restarted.",
         )
       }
-      for (const p of info.absent) {
+      notes.push(...sweep(d, info.absent, call))
+      return notes
+    }
+
+    /** Moves aside protected host paths a sandboxed command created (they were absent when it started). */
+    const sweep = (d: Derived, absent: string[], call?: Call): string[] => {
+      const notes: string[] = []
+      for (const p of absent) {
         if (!fs.existsSync(p)) continue
         const aside = `${p}.blocked-by-security-${now()}`
         try {
@@ -613,8 +625,8 @@ export namespace SecurityGuard {
           audit(d, {
             action: "refuse",
             source: "builtin-tool",
-            tool: call.tool,
-            callID: call.callID,
+            tool: call?.tool ?? "shell",
+            callID: call?.callID,
             path: SecurityAccess.display(root, p),
             reason: "a shell command created a protected host path; moved aside",
           })
@@ -746,6 +758,12 @@ export namespace SecurityGuard {
         }
         if (state.status === "none") return { allowed: true }
         scheduleIndex(false)
+        if (sweepDue) {
+          const due = sweepDue
+          sweepDue = undefined
+          sweep(d, due)
+          treeDirty = true
+        }
         const base = { source, tool: call.tool, plugin: call.plugin, sessionID: call.sessionID, callID: call.callID }
         if (state.status === "invalid") {
           if (SecurityTools.NO_FILES.has(call.tool) && source === "builtin-tool") return { allowed: true }
@@ -851,7 +869,13 @@ export namespace SecurityGuard {
             })
           return {}
         }
-        if (!sb.plan() && state.status === "valid") sb.prepare(protections(d, state.config).sandbox)
+        if (state.status === "valid" && (!sb.plan() || !pending.has(input.callID))) {
+          // A command no before hook prepared (one the user typed): protections as currently known, and the host
+          // paths it must not create checked at the next call.
+          const planned = protections(d, state.config)
+          sb.prepare(planned.sandbox)
+          if (!pending.has(input.callID)) sweepDue = [...new Set([...(sweepDue ?? []), ...planned.absent])]
+        }
         if (!sb.plan()) return {}
         const out = sb.env(input.callID, shellEnv)
         const user = SecurityRipgrep.userConfig()

@@ -176,6 +176,12 @@ export namespace Sandbox {
         }
       },
       close() {
+        // The placeholders are mode 000: give the folder back its permissions so it can be listed and removed.
+        try {
+          fs.chmodSync(placeholders.dir, 0o700)
+        } catch {
+          // Already gone.
+        }
         fs.rmSync(dir, { recursive: true, force: true })
       },
     }
