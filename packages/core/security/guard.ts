@@ -495,7 +495,6 @@ export namespace SecurityGuard {
       return sandbox
     }
 
-
     /** What the sandbox hides, locks, masks and pins for the current policy and inventory. */
     const protections = (
       d: Derived,
@@ -940,9 +939,28 @@ export namespace SecurityGuard {
         return notes.length ? `${text}\n\n${notes.join("\n")}` : text
       },
       afterValue(call, value) {
-        const { state } = current()
+        const { state, d } = current()
         if (state.status === "none") return 0
-        return SecurityHook.redactDeep(value, (text) => guard.after({ ...call, callID: undefined }, text))
+        let changed = 0
+        if (call.tool === "read" && value && typeof value === "object" && d.readMarkers.length) {
+          // A read's metadata keeps raw lines of the file (`preview`, and in 1.18 `display.text` from `lineStart`):
+          // protected lines go by number, like in the output.
+          const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
+          const meta = value as Record<string, unknown>
+          const ranges = typeof a.filePath === "string" ? segmentLines(d, a.filePath) : []
+          const first = typeof a.offset === "number" && a.offset > 0 ? a.offset : 1
+          if (ranges.length && typeof meta.preview === "string") {
+            meta.preview = SecurityOutput.rawLines(meta.preview, first, ranges)
+            changed++
+          }
+          const display = meta.display as Record<string, unknown> | undefined
+          if (ranges.length && display && typeof display.text === "string") {
+            const start = typeof display.lineStart === "number" ? display.lineStart : first
+            display.text = SecurityOutput.rawLines(display.text, start, ranges)
+            changed++
+          }
+        }
+        return changed + SecurityHook.redactDeep(value, (text) => guard.after({ ...call, callID: undefined }, text))
       },
       definition(_toolID, description) {
         const { state } = current()
@@ -1058,6 +1076,19 @@ export namespace SecurityGuard {
       },
     }
 
+    /** The protected line ranges of a file (its read-denying segments), read from disk now. */
+    const segmentLines = (d: Derived, file: string): SecurityOutput.Lines[] => {
+      if (!d.readMarkers.length) return []
+      const abs = SecurityPath.expand(file, directory, home)
+      try {
+        const stat = fs.statSync(abs)
+        if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return []
+        return SecurityOutput.lineRanges(fs.readFileSync(abs, "utf8"), d.readMarkers)
+      } catch {
+        return []
+      }
+    }
+
     /** Structure-aware filtering of built-in tool output: read by line number, grep by file and line. */
     const structured = (d: Derived, config: SecurityConfig.Loaded, call: Call, text: string): string => {
       const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
@@ -1065,17 +1096,7 @@ export namespace SecurityGuard {
         const abs = SecurityPath.expand(p, directory, home)
         return SecurityDecide.READ_OPS.some((op) => !SecurityDecide.access(facts(d, config), abs, op).allowed)
       }
-      const linesOf = (p: string): SecurityOutput.Lines[] => {
-        if (!d.readMarkers.length) return []
-        const abs = SecurityPath.expand(p, directory, home)
-        try {
-          const stat = fs.statSync(abs)
-          if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return []
-          return SecurityOutput.lineRanges(fs.readFileSync(abs, "utf8"), d.readMarkers)
-        } catch {
-          return []
-        }
-      }
+      const linesOf = (p: string) => segmentLines(d, p)
       if (call.tool === "read" && typeof a.filePath === "string") {
         const out = SecurityOutput.read(text, { lines: linesOf(a.filePath), instruction: hiddenFile })
         if (out.redacted || out.removed.length)

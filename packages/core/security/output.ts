@@ -53,6 +53,23 @@ export namespace SecurityOutput {
     return lines.join("\n")
   }
 
+  /**
+   * Raw file lines (no gutter) starting at line `first`, with protected lines redacted: the `preview` and `display`
+   * text OpenCode keeps in a read's metadata.
+   *
+   * @example
+   * SecurityOutput.rawLines("a\nkey\nb", 1, [{ from: 2, to: 2 }]) // "a\n[REDACTED: protected segment]\nb"
+   */
+  export function rawLines(text: string, first: number, ranges: readonly Lines[]): string {
+    if (!ranges.length) return text
+    const lines = text.split("\n")
+    for (let i = 0; i < lines.length; i++) {
+      const n = first + i
+      if (ranges.some((r) => n >= r.from && n <= r.to)) lines[i] = SecurityRedact.marker(SEGMENT_LABEL)
+    }
+    return lines.join("\n")
+  }
+
   export type ReadOptions = {
     /** Protected line numbers of the file read. */
     lines: readonly Lines[]

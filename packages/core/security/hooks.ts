@@ -1,0 +1,188 @@
+import { SecurityError } from "./errors"
+import type { SecurityGuard } from "./guard"
+
+/**
+ * The security layer's rules for each OpenCode hook, written once for both routes: the external plugin returns these
+ * functions as its hooks; the fork's glue calls the same functions from its seams. Each takes OpenCode's hook payload
+ * (input, output) and changes the output in place, as OpenCode's hooks do; a refusal is thrown as a typed
+ * `SecurityError`, which OpenCode reports to the model as the tool's error.
+ *
+ * - `tool.execute.before`: the call is judged (`guard.before`); `skill` and `task` are refused when the skill or
+ *   agent they would load lives in a protected file; shell commands are prepared for the sandbox.
+ * - `shell.env`: the sandbox entry for the shell about to start.
+ * - `tool.execute.after`: `output`, `title` and `metadata` (and MCP `content`) redacted; nothing else of the result
+ *   is touched, so structured results (attachments) keep their shape.
+ * - `tool.definition`: protected skills and agents leave the `skill` and `task` descriptions; the rest is scanned.
+ * - `chat.message`, `command.execute.before`: text parts redacted before they are stored.
+ * - `experimental.chat.messages.transform`, `experimental.chat.system.transform`, `experimental.text.complete`,
+ *   `experimental.session.compacting`: model-bound text redacted.
+ *
+ * @example
+ * const hooks = SecurityHooks.create({ guard })
+ * await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "c" }, { args: { filePath: ".env" } })
+ * // throws SecurityError.Denied
+ */
+export namespace SecurityHooks {
+  type Part = { type: string; text?: string; [key: string]: unknown }
+
+  /** The hook payloads this module reads (OpenCode 1.2.15 through 1.18.x), as plain structural types. */
+  export type Hooks = {
+    "tool.execute.before": (
+      input: { tool: string; sessionID?: string; callID?: string },
+      output: { args: any },
+    ) => Promise<void>
+    "shell.env": (
+      input: { cwd?: string; sessionID?: string; callID?: string },
+      output: { env: Record<string, string> },
+    ) => Promise<void>
+    "tool.execute.after": (
+      input: { tool: string; sessionID?: string; callID?: string; args?: any },
+      output: { title?: string; output?: unknown; metadata?: unknown; [key: string]: unknown },
+    ) => Promise<void>
+    "tool.definition": (
+      input: { toolID: string },
+      output: { description: string; parameters?: unknown },
+    ) => Promise<void>
+    "chat.message": (input: unknown, output: { parts: Part[] | unknown[] }) => Promise<void>
+    "command.execute.before": (input: unknown, output: { parts: Part[] | unknown[] }) => Promise<void>
+    "experimental.chat.messages.transform": (input: unknown, output: { messages: unknown[] }) => Promise<void>
+    "experimental.chat.system.transform": (input: unknown, output: { system: string[] }) => Promise<void>
+    "experimental.text.complete": (input: unknown, output: { text: string }) => Promise<void>
+    "experimental.session.compacting": (input: unknown, output: { context: string[]; prompt?: string }) => Promise<void>
+  }
+
+  export type Options = {
+    guard: SecurityGuard.Guard
+    /** Tools left to another layer (in the fork, plugin and MCP tools are wrapped natively). */
+    skip?: (tool: string) => boolean
+    /** Awaited before each hook (the plugin waits, at most a few seconds, for the first index of protected files). */
+    ready?: () => Promise<unknown> | undefined
+    /**
+     * The policy's reason when the skill or agent a `skill` or `task` call names is defined in a protected file (see
+     * `DiscoveryLocate.refusal`).
+     */
+    item?: (kind: "skill" | "agent", name: string) => Promise<string | undefined>
+    /** A tool description with protected skills and agents taken out (see `DiscoveryLocate.redaction`). */
+    describe?: (toolID: string, description: string) => Promise<string>
+  }
+
+  /** Keys of a tool result that reach the model or are stored and shown: redacted in place. */
+  export const RESULT_KEYS = ["output", "title", "metadata", "content"] as const
+
+  /**
+   * The hook functions for one guard.
+   *
+   * @example
+   * const hooks = SecurityHooks.create({ guard, skip: (tool) => tool.startsWith("mcp_") })
+   */
+  export function create(options: Options): Hooks {
+    const { guard } = options
+    const ready = async () => {
+      await options.ready?.()
+    }
+    const skip = (tool: string) => options.skip?.(tool) === true
+    return {
+      async "tool.execute.before"(input, output) {
+        if (skip(input.tool)) return
+        await ready()
+        if (guard.active() && options.item && (input.tool === "skill" || input.tool === "task")) {
+          const args = (output.args ?? {}) as Record<string, unknown>
+          const name = input.tool === "skill" ? args.name : args.subagent_type
+          if (typeof name === "string") {
+            const why = await options.item(input.tool === "skill" ? "skill" : "agent", name)
+            if (why) {
+              const error = new SecurityError.Denied({ reason: `${input.tool} '${name}': ${why}`, tool: input.tool })
+              guard.audit?.logSecurityEvent({
+                action: "deny",
+                source: "builtin-tool",
+                tool: input.tool,
+                sessionID: input.sessionID,
+                callID: input.callID,
+                reason: error.data.reason,
+              })
+              throw error
+            }
+          }
+        }
+        const verdict = await guard.before({
+          tool: input.tool,
+          args: output.args,
+          sessionID: input.sessionID,
+          callID: input.callID,
+        })
+        if (!verdict.allowed) throw verdict.error
+      },
+      async "shell.env"(input, output) {
+        const env = guard.shellEnv(
+          { callID: input.callID, sessionID: input.sessionID },
+          { ...process.env, ...output.env },
+        )
+        Object.assign(output.env, env)
+      },
+      async "tool.execute.after"(input, output) {
+        if (skip(input.tool)) return
+        await ready()
+        const call = { tool: input.tool, args: input.args, sessionID: input.sessionID, callID: input.callID }
+        const result = output as Record<string, unknown>
+        if (typeof result.output === "string") result.output = guard.after(call, result.output)
+        else if (result.output !== undefined) guard.afterValue(call, result.output)
+        for (const key of RESULT_KEYS) {
+          if (key === "output" || result[key] === undefined) continue
+          if (typeof result[key] === "string")
+            result[key] = guard.after({ ...call, callID: undefined }, result[key] as string)
+          else guard.afterValue(call, result[key])
+        }
+      },
+      async "tool.definition"(input, output) {
+        if (!guard.active() || typeof output.description !== "string") return
+        await ready()
+        let description = output.description
+        if (options.describe && (input.toolID === "skill" || input.toolID === "task"))
+          description = await options.describe(input.toolID, description)
+        output.description = guard.definition(input.toolID, description)
+      },
+      async "chat.message"(_input, output) {
+        await ready()
+        redactParts(guard, output.parts)
+      },
+      async "command.execute.before"(_input, output) {
+        await ready()
+        redactParts(guard, output.parts)
+      },
+      async "experimental.chat.messages.transform"(_input, output) {
+        await ready()
+        guard.redactMessages(output.messages as never)
+      },
+      async "experimental.chat.system.transform"(_input, output) {
+        await ready()
+        if (!guard.active()) return
+        for (let i = 0; i < output.system.length; i++)
+          output.system[i] = guard.scanAndRedact(output.system[i], { scope: "llm", paths: "token" }).text
+      },
+      async "experimental.text.complete"(_input, output) {
+        await ready()
+        if (!guard.active()) return
+        output.text = guard.scanAndRedact(output.text, { scope: "llm", paths: "off" }).text
+      },
+      async "experimental.session.compacting"(_input, output) {
+        await ready()
+        if (!guard.active()) return
+        output.context = output.context.map((t) => guard.scanAndRedact(t, { scope: "llm", paths: "token" }).text)
+        if (output.prompt) output.prompt = guard.scanAndRedact(output.prompt, { scope: "llm", paths: "token" }).text
+      },
+    }
+  }
+
+  /**
+   * Text parts of a prompt redacted before OpenCode stores them: content a prompt attaches (an @-mentioned protected
+   * file read by OpenCode itself, a command's shell output) never reaches a later request, compaction included.
+   */
+  export function redactParts(guard: SecurityGuard.Guard, parts: unknown[]) {
+    if (!guard.active()) return
+    for (const item of parts) {
+      const part = item as Part
+      if (!part || part.type !== "text" || typeof part.text !== "string") continue
+      part.text = guard.scanAndRedact(part.text, { scope: "llm", paths: "off" }).text
+    }
+  }
+}
