@@ -175,12 +175,14 @@ export namespace DiscoveryLocate {
       const union = new Map<string, Candidate>()
       for (const v of versions) {
         const list = table[v].get(name) ?? []
+        const last = list.at(-1)
         byVersion[v] = {
           files: list.map((c) => c.file),
-          likely: list.at(-1)?.file,
-          ambiguous: list.length > 1,
+          likely: last?.file,
+          // The last file wins unless another one of its batch could have been loaded after it.
+          ambiguous: !!last && list.some((c) => c !== last && c.batch === last.batch),
         }
-        for (const c of list) {
+        for (const { batch: _batch, ...c } of list) {
           const known = union.get(c.file)
           if (known) known.versions = [...new Set([...known.versions, v])]
           else union.set(c.file, { ...c, versions: [v] })
@@ -357,7 +359,8 @@ export namespace DiscoveryLocate {
   // ---- the search ------------------------------------------------------------------------------------------------
 
   type Doc = { data: unknown; content: string }
-  type Found = Omit<Candidate, "versions">
+  /** A candidate as one version found it; `batch` names the files that version loads in no fixed order among them. */
+  type Found = Omit<Candidate, "versions"> & { batch: string }
   type Table = Record<Version, Map<string, Found[]>>
   type Snapshot = {
     skills: Table
@@ -554,6 +557,15 @@ export namespace DiscoveryLocate {
     return typeof value === "object" && value !== null && !Array.isArray(value)
   }
 
+  /**
+   * Which files a version loads in no fixed order: v1.18 parses every skill at once; v1.2.15 the skills of one external
+   * folder at once, and one glob's matches (whose order is the walk's) one after the other; agents likewise per glob.
+   */
+  function batchOf(place: Place, version: Version): string {
+    if (place.kind === "skill" && version === "1.18") return "all"
+    return `${place.dir}\u0000${place.firsts.join(",")}`
+  }
+
   function skillOf(doc: Doc | undefined, file: string, place: Place, version: Version): Found | undefined {
     if (!doc || !isRecord(doc.data)) return undefined
     const { name, description } = doc.data
@@ -566,6 +578,7 @@ export namespace DiscoveryLocate {
       return undefined
     return {
       kind: "skill",
+      batch: batchOf(place, version),
       name,
       file,
       folder: path.dirname(file),
@@ -599,6 +612,7 @@ export namespace DiscoveryLocate {
         : undefined
     return {
       kind: "agent",
+      batch: batchOf(place, version),
       name,
       file,
       folder: path.dirname(file),
