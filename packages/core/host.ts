@@ -28,6 +28,11 @@ export type Host = {
    */
   accessVersion?: () => number
   /**
+   * Marker pairs of the protected segments the role in force may not read, and may not change (installed by a
+   * security layer): tools that show or rewrite file content (AST search and replace) honour them.
+   */
+  segments?: () => { read: { start: string; end: string }[]; write: { start: string; end: string }[] }
+  /**
    * The stored messages of a session, oldest first, in OpenCode's `{ info, parts }` shape. Features derive session
    * state from it instead of shadowing it.
    */

@@ -3,6 +3,8 @@ import path from "path"
 import { structuredPatch } from "diff"
 import type { AstReplace } from "./replace"
 import type { AstSearch } from "./search"
+import { SecurityOutput } from "../security/output"
+import type { SecuritySegments } from "../security/segments"
 
 /**
  * The text the AST tools return to the model. Paths are relative to the project directory. Both results start
@@ -69,10 +71,12 @@ export namespace AstFormat {
    */
   export async function search(
     result: AstSearch.Result,
-    options: { directory: string; context?: number; read?: Read },
+    options: { directory: string; context?: number; read?: Read; hidden?: SecuritySegments.Pair[] },
   ): Promise<string> {
     const rel = (file: string) => path.relative(options.directory, file) || path.basename(file)
     const read = options.read ?? readFile
+    // Lines inside protected segments this role may not read are shown as a redaction, context lines included.
+    const shown = (text: string) => (options.hidden?.length ? SecurityOutput.mask(text, options.hidden) : text)
     const context = Math.max(0, options.context ?? 0)
     const header =
       result.totalMatches === 0
@@ -103,7 +107,7 @@ export namespace AstFormat {
         blocks.push(`${rel(file)}\n(the file could not be read again to show its matches)`)
         continue
       }
-      blocks.push([rel(file), ...render(text.split("\n"), matches, context)].join("\n"))
+      blocks.push([rel(file), ...render(shown(text).split("\n"), matches, context)].join("\n"))
     }
     const omittedMatches = result.totalMatches - shownMatches
     if (omittedMatches > 0) {
@@ -166,7 +170,11 @@ export namespace AstFormat {
    * @example
    * AstFormat.replace(result, { directory: "/repo" }) // "Dry run: would replace 3 matches in 2 files …"
    */
-  export function replace(result: AstReplace.Result, options: { directory: string }): string {
+  export function replace(
+    result: AstReplace.Result,
+    options: { directory: string; hidden?: SecuritySegments.Pair[] },
+  ): string {
+    const visible = (text: string) => (options.hidden?.length ? SecurityOutput.mask(text, options.hidden) : text)
     const rel = (file: string) => path.relative(options.directory, file) || path.basename(file)
     const changed = result.files.length
     const verb = result.dryRun ? "Dry run: would replace" : result.written ? "Replaced" : "Would replace"
@@ -192,7 +200,7 @@ export namespace AstFormat {
     const diffs: string[] = []
     for (const change of result.files.slice(0, LIMITS.files)) {
       const name = rel(change.file)
-      const patch = structuredPatch(name, name, change.before, change.after, "", "", { context: 1 })
+      const patch = structuredPatch(name, name, visible(change.before), visible(change.after), "", "", { context: 1 })
       const body: string[] = [`--- ${name}`, `+++ ${name}`]
       for (const hunk of patch.hunks) {
         body.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`)

@@ -4,6 +4,7 @@ import { NamedError } from "../util/error"
 import { AstRewrite } from "./rewrite"
 import { AstScan } from "./scan"
 import { AtomicWrite } from "./write"
+import { SecuritySegments } from "../security/segments"
 
 /**
  * `ast_grep_replace`'s engine. Each file that may match is parsed in-process, every non-overlapping match (outermost
@@ -59,6 +60,25 @@ export namespace AstReplace {
 
   export const MAX_FILES = 1000
 
+  /**
+   * A reason when `after` does not keep every write-protected segment of `before` verbatim and in order.
+   *
+   * @example
+   * AstReplace.keeps("a\n// @locked-start\nx\n// @locked-end\n", "a\n", [{ start: "@locked-start", end: "@locked-end" }])
+   * // "it would change a write-protected segment"
+   */
+  export function keeps(before: string, after: string, pairs: SecuritySegments.Pair[]): string | undefined {
+    if (!pairs.length) return undefined
+    let at = 0
+    for (const seg of SecuritySegments.find(before, pairs)) {
+      const text = before.slice(seg.start, seg.end)
+      const found = after.indexOf(text, at)
+      if (found < 0) return "it would change a write-protected segment"
+      at = found + text.length
+    }
+    return undefined
+  }
+
   export const Refused = NamedError.create(
     "ReplaceRefused",
     z.object({ reason: z.string() }),
@@ -105,11 +125,10 @@ export namespace AstReplace {
     }
 
     const writeDenied: Result["writeDenied"] = []
-    if (input.access) {
-      for (const change of files) {
-        const reason = await input.access(change.file, "write")
-        if (reason) writeDenied.push({ file: change.file, reason })
-      }
+    const locked = input.segments?.().write ?? []
+    for (const change of files) {
+      const reason = (await input.access?.(change.file, "write")) ?? keeps(change.before, change.after, locked)
+      if (reason) writeDenied.push({ file: change.file, reason })
     }
 
     const interrupted = signal.aborted

@@ -1,4 +1,5 @@
 import fs from "fs/promises"
+import type { SecuritySegments } from "../security/segments"
 import type { Logger } from "../util/log"
 import { AstFiles } from "./files"
 import { AstLanguage } from "./languages"
@@ -21,6 +22,12 @@ export namespace AstScan {
     paths?: string[]
     globs?: string[]
     access?: (file: string, op: "read" | "write") => Promise<string | undefined>
+    /**
+     * Protected segments (marker pairs) this role may not read or not change: matches inside read-protected lines are
+     * neither shown nor counted, their lines are masked in context and diffs, and a replace that would change a
+     * write-protected segment is refused.
+     */
+    segments?: () => { read: SecuritySegments.Pair[]; write: SecuritySegments.Pair[] }
     log?: Logger
     signal?: AbortSignal
     maxFileBytes?: number

@@ -1,4 +1,5 @@
 import { findInFiles } from "@ast-grep/napi"
+import { SecurityOutput } from "../security/output"
 import { AstScan } from "./scan"
 
 /**
@@ -70,6 +71,18 @@ export namespace AstSearch {
     const batchSize = options.batchSize ?? BATCH
 
     const first = new FirstMatches(maxStored)
+    // Matches inside lines a protected segment hides are dropped before they are counted: a count is an answer too.
+    const hidden = input.segments?.().read ?? []
+    const visible = <N extends Found & { getRoot(): { root(): { text(): string } } }>(nodes: N[]): N[] => {
+      if (!hidden.length) return nodes
+      const text = nodes[0].getRoot().root().text()
+      const ranges = SecurityOutput.lineRanges(text, hidden)
+      if (!ranges.length) return nodes
+      return nodes.filter((node) => {
+        const r = node.range()
+        return !ranges.some((x) => r.start.line + 1 <= x.to && r.end.line + 1 >= x.from)
+      })
+    }
     let filesWithMatches = 0
     let total = 0
     const candidates = filtered.candidates.map((c) => c.file)
@@ -83,8 +96,10 @@ export namespace AstSearch {
         await findInFiles(
           scan.napiLang,
           { paths: batch, matcher: { rule: { pattern: input.pattern } } },
-          (error, nodes) => {
-            if (error || !nodes.length) return
+          (error, found) => {
+            if (error || !found.length) return
+            const nodes = visible(found)
+            if (!nodes.length) return
             filesWithMatches++
             total += nodes.length
             first.add(nodes[0].getRoot().filename(), nodes)

@@ -64,6 +64,7 @@ export namespace AstTools {
         signal: ctx.abort,
         // Read at call time: the security feature installs host.access after this tool was created.
         access: host.access ? (file, op) => host.access!(file, op) : undefined,
+        segments: host.segments ? () => host.segments!() : undefined,
       }
     }
 
@@ -94,7 +95,11 @@ export namespace AstTools {
           const scan = await input(args, ctx)
           // Positions only for what the output can show; every match is still counted.
           const result = await AstSearch.run(scan, { maxStoredMatches: MAX_MATCHES })
-          return AstFormat.search(result, { directory: scan.directory, context: args.context })
+          return AstFormat.search(result, {
+            directory: scan.directory,
+            context: args.context,
+            hidden: scan.segments?.().read,
+          })
         },
       }),
       ast_grep_replace: tool({
@@ -135,7 +140,7 @@ export namespace AstTools {
               })
             },
           })
-          return AstFormat.replace(result, { directory: scan.directory })
+          return AstFormat.replace(result, { directory: scan.directory, hidden: scan.segments?.().read })
         },
       }),
     }

@@ -146,6 +146,8 @@ export namespace SecurityGuard {
     afterValue(call: Call, value: unknown): number
     /** A tool's description as sent to the model (`tool.definition`), with protected content redacted. */
     definition(toolID: string, description: string): string
+    /** Marker pairs of the segments the role in force may not read, and may not change (`Host.segments`). */
+    segments(): { read: SecuritySegments.Pair[]; write: SecuritySegments.Pair[] }
     /** PRD `scanAndRedact`: scan a text and redact what is protected for `scope`. */
     scanAndRedact(
       text: string,
@@ -961,6 +963,11 @@ export namespace SecurityGuard {
           }
         }
         return changed + SecurityHook.redactDeep(value, (text) => guard.after({ ...call, callID: undefined }, text))
+      },
+      segments() {
+        const { state, d } = current()
+        if (state.status === "none") return { read: [], write: [] }
+        return { read: d.readMarkers, write: d.writeMarkers }
       },
       definition(_toolID, description) {
         const { state } = current()

@@ -39,6 +39,7 @@ export const SecurityFeature: Feature = {
       return guard.access(target, op)
     }
     host.accessVersion = () => guard.accessVersion()
+    host.segments = () => guard.segments()
     // The fork may make parts native one by one; those parts are then left to it.
     const pluginTools = !native("plugin-tool-guard")
     const mcp = !native("mcp-security-policy")
