@@ -387,11 +387,16 @@ export namespace DiscoveryLocate {
   /** What OpenCode's own places are for one version, in load order. */
   function places(input: Input, version: Version): { skills: Place[]; agents: Place[] } {
     const env = input.env ?? process.env
-    const home = input.home ?? DiscoveryDirectories.home(env)
+    const directory = path.resolve(input.directory)
+    // Relative folders are relative to OpenCode's working directory, which is the project directory.
+    const home = path.resolve(directory, input.home ?? DiscoveryDirectories.home(env))
     // Global.Path.home: `||` in v1.2.15, `??` in v1.18.
-    const globalHome = version === "1.2.15" ? env.OPENCODE_TEST_HOME || home : (env.OPENCODE_TEST_HOME ?? home)
-    const xdgConfig = env.XDG_CONFIG_HOME || path.join(home, ".config")
-    const xdgCache = env.XDG_CACHE_HOME || path.join(home, ".cache")
+    const globalHome = path.resolve(
+      directory,
+      version === "1.2.15" ? env.OPENCODE_TEST_HOME || home : (env.OPENCODE_TEST_HOME ?? home),
+    )
+    const xdgConfig = path.resolve(directory, env.XDG_CONFIG_HOME || path.join(home, ".config"))
+    const xdgCache = path.resolve(directory, env.XDG_CACHE_HOME || path.join(home, ".cache"))
     const on = (name: string) => {
       const value = env[name]
       // v1.2.15 lower-cases; v1.18's values are read by Effect. Only values both take as true count, so a flag is
@@ -410,7 +415,6 @@ export namespace DiscoveryLocate {
         : externalOff
           ? []
           : [...(claudeOff ? [] : [".claude"]), ".agents"]
-    const directory = path.resolve(input.directory)
     const stop = path.resolve(input.worktree || directory)
 
     const skills: Place[] = []
