@@ -160,12 +160,16 @@ export namespace DiscoveryLocate {
     /** Searches run and files read (parsed) so far. */
     const stats = { searches: 0, reads: 0 }
 
-    async function current(): Promise<Snapshot> {
+    /** The snapshot, searched again when a stamped folder or file changed; concurrent callers share one check. */
+    function current(): Promise<Snapshot> {
+      if (!building) building = refresh().finally(() => (building = undefined))
+      return building
+    }
+
+    async function refresh(): Promise<Snapshot> {
       if (snapshot && !(await changed(snapshot.stamps))) return snapshot
-      if (building) return building
       stats.searches++
-      building = search(input, versions, nocase, parsed, stats).finally(() => (building = undefined))
-      snapshot = await building
+      snapshot = await search(input, versions, nocase, parsed, stats)
       return snapshot
     }
 
