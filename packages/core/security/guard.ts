@@ -246,7 +246,6 @@ export namespace SecurityGuard {
     const watcher = SecurityConfig.watch(root, { home, intervalMs: options.intervalMs, now, protect })
 
     let tree: SecurityTree.Tree | undefined
-    let treeDirty = false
     let index = SecurityInventory.empty()
     let indexVersion = 0
     const files: SecurityInventory.Cache = new Map()
@@ -341,7 +340,7 @@ export namespace SecurityGuard {
     const scheduleIndex = (force: boolean) => {
       if (closed || building) return
       const stale = index.builtAt === undefined || now() - index.builtAt > (options.indexRefreshMs ?? 30_000)
-      if (!force && !stale && !treeDirty) return
+      if (!force && !stale) return
       building = rebuild(force || stale ? "full" : "refresh")
         .catch((error) =>
           log.warn(`security index could not be built: ${error instanceof Error ? error.message : String(error)}`),
@@ -358,7 +357,6 @@ export namespace SecurityGuard {
         !tree || mode === "full"
           ? await SecurityTree.list(root, { maxEntries: options.maxIndexEntries ?? 100_000 })
           : SecurityTree.refresh(tree).tree
-      treeDirty = false
       if (closed) return
       watcher.add(policyFilesOf(tree))
       const { state, d } = current()
@@ -371,6 +369,7 @@ export namespace SecurityGuard {
               cache: files,
               now,
               version: ++indexVersion,
+              policyKey: String(watcher.version),
             })
           : { ...SecurityInventory.empty(++indexVersion), builtAt: now() }
       if (closed) return
@@ -389,7 +388,7 @@ export namespace SecurityGuard {
         return
       }
       const next = SecurityTree.refresh(tree)
-      if (!next.changed && !treeDirty) return
+      if (!next.changed) return
       tree = next.tree
       building = rebuild("refresh").finally(() => {
         building = undefined
@@ -592,7 +591,6 @@ export namespace SecurityGuard {
     const settleShell = (d: Derived, call: Call): string[] => {
       const notes: string[] = []
       const info = call.callID ? pending.get(call.callID) : undefined
-      treeDirty = true
       if (!info || !call.callID || !sandbox) return notes
       pending.delete(call.callID)
       if (!sandbox.entered(call.callID)) {
@@ -763,7 +761,6 @@ export namespace SecurityGuard {
           const due = sweepDue
           sweepDue = undefined
           sweep(d, due)
-          treeDirty = true
         }
         const base = { source, tool: call.tool, plugin: call.plugin, sessionID: call.sessionID, callID: call.callID }
         if (state.status === "invalid") {
@@ -895,7 +892,6 @@ export namespace SecurityGuard {
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
         if (["write", "edit", "multiedit", "apply_patch", "patch"].includes(call.tool) && source === "builtin-tool") {
-          treeDirty = true
           const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
           const named = [a.filePath, a.path, a.patchText].filter((v): v is string => typeof v === "string")
           if (named.some((n) => n.includes(".opencode-security.json"))) {

@@ -44,8 +44,13 @@ export namespace SecurityInventory {
     builtAt?: number
   }
 
-  /** File contents remembered between builds, keyed by path, valid while size and times are unchanged. */
-  export type Cache = Map<string, { stamp: string; text?: string; segments?: boolean }>
+  /**
+   * What a build learned, reused by the next: file contents (keyed by path, valid while size and times are
+   * unchanged) and the rule decisions per path (valid while the policy and the role are unchanged: `key`).
+   */
+  export type Cache = Map<string, { stamp: string; text?: string; segments?: boolean }> & {
+    decisions?: { key: string; map: Map<string, { ops: Set<Operation>; whole: boolean }> }
+  }
 
   export type Input = {
     config: SecurityConfig.Loaded
@@ -58,6 +63,8 @@ export namespace SecurityInventory {
     maxFingerprintBytes?: number
     now?: () => number
     version?: number
+    /** Identifies the policy (rules and roles): cached decisions are dropped when it changes. */
+    policyKey?: string
   }
 
   const OPS: Operation[] = ["read", "write", "llm"]
@@ -109,8 +116,20 @@ export namespace SecurityInventory {
    */
   export async function build(input: Input): Promise<Index> {
     const { config, role, tree } = input
-    const cache = input.cache ?? new Map()
+    const cache: Cache = input.cache ?? new Map()
     const index = empty(input.version ?? 0)
+    const key = `${input.policyKey ?? ""}\0${role}`
+    if (!cache.decisions || cache.decisions.key !== key) cache.decisions = { key, map: new Map() }
+    const decisions = cache.decisions.map
+    const decide = (full: string, dir: boolean) => {
+      const id = dir ? `d:${full}` : `f:${full}`
+      let hit = decisions.get(id)
+      if (!hit) {
+        hit = denied(config, role, full, dir)
+        decisions.set(id, hit)
+      }
+      return hit
+    }
     index.truncated = tree.truncated
     const maxFile = input.maxFileBytes ?? 2 * 1024 * 1024
     const maxPrints = input.maxFingerprintBytes ?? 32 * 1024 * 1024
@@ -140,7 +159,7 @@ export namespace SecurityInventory {
       seen.add(full)
       if (++visited % 4000 === 0) await new Promise((r) => setImmediate(r))
       if (kind === "dir") {
-        const own = denied(config, role, full, true)
+        const own = decide(full, true)
         if (!own.ops.size) return
         if (own.whole) wholeDirs.set(full, own.ops)
         const above = covering(full)
@@ -149,7 +168,7 @@ export namespace SecurityInventory {
         return
       }
       if (kind !== "file") return
-      const own = denied(config, role, full, false).ops
+      const own = decide(full, false).ops
       const above = covering(full)
       const ops = new Set([...own, ...(above ?? [])])
       let stamp: string | undefined
@@ -212,7 +231,8 @@ export namespace SecurityInventory {
         await consider(e.path.normalize("NFC"), e.kind)
       }
     for (const e of outside(config, tree.root)) await consider(e.path, e.kind)
-    for (const key of cache.keys()) if (!seen.has(key)) cache.delete(key)
+    for (const file of cache.keys()) if (!seen.has(file)) cache.delete(file)
+    for (const id of decisions.keys()) if (!seen.has(id.slice(2))) decisions.delete(id)
     index.builtAt = (input.now ?? Date.now)()
     return index
   }
