@@ -1,7 +1,7 @@
 import crypto from "crypto"
 import fs from "fs"
-import os from "os"
 import path from "path"
+import { Sandbox } from "./sandbox"
 
 /**
  * Keeps OpenCode's own ripgrep-based tools (`grep`, `glob`, `list`, the file picker) from reading protected files
@@ -83,7 +83,7 @@ export namespace SecurityRipgrep {
     }
     for (const list of owners.values()) for (const glob of list) lines.push(`--glob=${glob}`)
     if (!file) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "opencode-builtins-rg-"))
+      const dir = fs.mkdtempSync(path.join(Sandbox.privateFolder(), "ripgrep-"))
       file = path.join(dir, "config")
     }
     const temp = `${file}.${crypto.randomBytes(4).toString("hex")}`

@@ -49,9 +49,32 @@ export namespace Sandbox {
   }
 
   export type Options = {
-    /** Where the private state folder is created (default: the OS temporary folder). */
+    /**
+     * The private folder (mode 0700) every sandbox state folder of this user is made in, hidden as a whole inside
+     * every sandbox (default: `opencode-builtins-<uid>` in the OS temporary folder).
+     */
     base?: string
     env?: Record<string, string | undefined>
+  }
+
+  /**
+   * The user's private folder for sandbox state: created with mode 0700, refused when it exists but is a link, is
+   * not a folder, or belongs to someone else (another user could otherwise place files in it).
+   *
+   * @example
+   * Sandbox.privateFolder() // "/tmp/opencode-builtins-1000"
+   */
+  export function privateFolder(base = path.join(os.tmpdir(), `opencode-builtins-${process.getuid?.() ?? "user"}`)) {
+    try {
+      fs.mkdirSync(base, { mode: 0o700 })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+    }
+    const stat = fs.lstatSync(base)
+    if (!stat.isDirectory() || (process.getuid && stat.uid !== process.getuid()))
+      throw new Error(`${base} is not a private folder of this user; remove it or set another temporary folder`)
+    if ((stat.mode & 0o077) !== 0) fs.chmodSync(base, 0o700)
+    return fs.realpathSync(base)
   }
 
   export type Instance = {
@@ -91,7 +114,8 @@ export namespace Sandbox {
    */
   export function create(options: Options = {}): Instance {
     const probe = () => SandboxDetect.probe(options.env ? { env: options.env } : {})
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(options.base ?? os.tmpdir(), "opencode-builtins-sandbox-")))
+    const parent = privateFolder(options.base)
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(parent, "sandbox-")))
     fs.chmodSync(dir, 0o700)
     const placeholders = { file: path.join(dir, "deny-file"), dir: path.join(dir, "deny-dir") }
     fs.writeFileSync(placeholders.file, "")
@@ -137,7 +161,8 @@ export namespace Sandbox {
           mask,
           pin: protections.pin,
           placeholders,
-          conceal: [dir],
+          // Every sandbox state folder of this user (other projects' and other processes' too) is hidden.
+          conceal: [parent],
           unset: [...UNSET, ENV.call],
           set: { [ENV.inside]: "1" },
         })

@@ -219,7 +219,9 @@ describe("reading protected content inside the sandbox", () => {
   })
 
   test("the sandbox's own state folder is empty inside", async () => {
-    const run = await box.run("ls -A /tmp/opencode-builtins-sandbox-* 2>&1 | grep -v '^$' | grep -v '^/tmp' | head")
+    // Every sandbox state folder of this user, this one's and other projects', lives in one private folder that is
+    // an empty tmpfs inside.
+    const run = await box.run(`ls -A ${Sandbox.privateFolder()} 2>&1`)
     expect(run.raw.trim()).toBe("")
   })
 
