@@ -129,6 +129,25 @@ export namespace SecurityPath {
     return { lexical, real: current.normalize("NFC"), hops: dedupe(hops, lexical), exists: exists && !loop, loop }
   }
 
+  /**
+   * An absolute path with `..` taken the way the kernel takes it: the symbolic links before each `..` are resolved
+   * first, so `a/link/../x` is `x` beside the link's target, not `a/x` as `path.resolve` would say. Names after the
+   * last `..` stay as written (the caller still sees the name used). Without `..` the path is only normalised.
+   *
+   * @example
+   * SecurityPath.collapse("/repo/docs/link/../x") // "/repo/secrets/x" when docs/link → ../secrets/inner
+   */
+  export function collapse(input: string): string {
+    const names = input.split(path.sep)
+    if (!names.includes("..")) return path.resolve(input)
+    let current: string = path.sep
+    for (const name of names) {
+      if (!name || name === ".") continue
+      current = name === ".." ? path.dirname(resolve(current).real) : path.join(current, name)
+    }
+    return current
+  }
+
   function dedupe(hops: string[], lexical: string) {
     return [...new Set(hops)].filter((h) => h !== lexical)
   }
