@@ -19,7 +19,8 @@ import { Discovery } from "./schema"
  *
  * With a security check (`Host.access`, given per call or in `Init.host`), definitions whose file (or skill folder)
  * the policy protects for reading or for the model are left out before anything is ranked: never read, never
- * suggested, never counted, never shadowing another; the ranking is what it would be without them. Verdicts are
+ * suggested, never counted, never shadowing another; the ranking is what it would be without them. The same holds
+ * for a definition whose frontmatter lies in a protected segment (`Host.segments`). Verdicts are
  * remembered while `Host.accessVersion` stays the same. Project resources come filtered from the resource loader's
  * index; the ones about to be suggested are checked again by path.
  *
@@ -76,14 +77,21 @@ export namespace DynamicDiscovery {
     let security: ResourceAccess.Source | undefined
     const access = ResourceAccess.gate(() => security)
     const securityOf = (options: CallOptions) => ("access" in options ? options : init.host)
+    /** The segment markers the cache's items were checked against: new markers empty the cache. */
+    let markers = ""
 
     /** Scans and collects everything discoverable right now (leaving out what the host's check protects). */
     async function catalogue(options: CallOptions = {}): Promise<Catalogue> {
       security = securityOf(options)
+      const segments = ResourceAccess.pairs(security)
+      if (ResourceAccess.pairsKey(segments) !== markers) {
+        cache.clear()
+        markers = ResourceAccess.pairsKey(segments)
+      }
       const started = performance.now()
       const places = DiscoveryDirectories.resolve({ directory: init.directory, worktree: init.worktree, env: init.env })
       const [scans, provided] = await Promise.all([
-        DiscoveryScan.all(places, { cache, timeoutMs: config.scanTimeoutMs, access }),
+        DiscoveryScan.all(places, { cache, timeoutMs: config.scanTimeoutMs, access, segments }),
         loadResources(),
       ])
       const degraded: Discovery.Degraded[] = []

@@ -33,7 +33,7 @@ export namespace DiscoveryHooks {
 
   export function create(
     engine: DynamicDiscovery.Engine,
-    options: { log?: Logger; host?: Pick<Host, "access" | "accessVersion"> } = {},
+    options: { log?: Logger; host?: Pick<Host, "access" | "accessVersion" | "segments"> } = {},
   ) {
     const log = options.log ?? Logger.silent
     return {
@@ -43,7 +43,11 @@ export namespace DiscoveryHooks {
           if (!prompt) return
           // Read at call time: the security layer installs `access` on the shared host after this was created.
           const host = options.host
-          const result = await engine.gather(prompt, { access: host?.access, accessVersion: host?.accessVersion })
+          const result = await engine.gather(prompt, {
+            access: host?.access,
+            accessVersion: host?.accessVersion,
+            segments: host?.segments,
+          })
           if (!result.success || !result.context) {
             if (result.skipReason && result.skipReason !== "disabled" && result.skipReason !== "no_resources_found")
               log.warn(`discovery skipped: ${result.skipReason}`, { error: result.error })

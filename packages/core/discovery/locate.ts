@@ -156,7 +156,9 @@ export namespace DiscoveryLocate {
       if (!gate) gates.set(host, (gate = ResourceAccess.gate(() => host)))
       return gate
     }
-    let memo: { snapshot: Snapshot; host: ResourceAccess.Source; version: number; list: Redaction[] } | undefined
+    let memo:
+      | { snapshot: Snapshot; host: ResourceAccess.Source; version: number; markers: string; list: Redaction[] }
+      | undefined
     /** Searches run and files read (parsed) so far. */
     const stats = { searches: 0, reads: 0 }
 
@@ -248,9 +250,19 @@ export namespace DiscoveryLocate {
      * if (reason) throw new Error(reason)
      */
     async function refusal(kind: Kind, name: string, host: ResourceAccess.Source): Promise<string | undefined> {
-      const found = (await (kind === "skill" ? skill(name) : agent(name))).candidates
+      const snap = await current()
+      const found = resolution(snap, kind, name).candidates
       const denied = await gateOf(host).denied(entries(found))
-      return denied.size ? [...denied.values()][0] : undefined
+      if (denied.size) return [...denied.values()][0]
+      return segmented(snap, found, ResourceAccess.pairs(host))[0]?.reason
+    }
+
+    /** Candidates whose frontmatter (name, description) lies in a protected segment of the given markers. */
+    function segmented(snap: Snapshot, found: readonly Candidate[], pairs: readonly ResourceAccess.Pair[]) {
+      if (!pairs.length) return []
+      return found
+        .filter((c) => ResourceAccess.headProtected(snap.heads.get(c.file) ?? "", pairs))
+        .map((c) => ({ path: c.file, reason: SEGMENT_REASON }))
     }
 
     /**
@@ -265,22 +277,34 @@ export namespace DiscoveryLocate {
     async function redactions(host: ResourceAccess.Source): Promise<Redaction[]> {
       const snap = await current()
       const version = host.accessVersion?.()
-      if (memo && memo.snapshot === snap && memo.host === host && version !== undefined && memo.version === version)
+      const pairs = ResourceAccess.pairs(host)
+      const markers = ResourceAccess.pairsKey(pairs)
+      if (
+        memo &&
+        memo.snapshot === snap &&
+        memo.host === host &&
+        version !== undefined &&
+        memo.version === version &&
+        memo.markers === markers
+      )
         return memo.list
       const gate = gateOf(host)
       const out: Redaction[] = []
       for (const kind of ["skill", "agent"] as const) {
         const list = await all(kind)
         const verdicts = await gate.denied(list.flatMap((r) => entries(r.candidates)))
-        if (verdicts.size === 0) continue
+        if (verdicts.size === 0 && !pairs.length) continue
         for (const r of list) {
-          const denied = entries(r.candidates)
-            .filter((e) => verdicts.has(e.path))
-            .map((e) => ({ path: e.path, reason: verdicts.get(e.path)! }))
+          const denied = [
+            ...entries(r.candidates)
+              .filter((e) => verdicts.has(e.path))
+              .map((e) => ({ path: e.path, reason: verdicts.get(e.path)! })),
+            ...segmented(snap, r.candidates, pairs),
+          ]
           if (denied.length) out.push(redaction(r, denied))
         }
       }
-      memo = version === undefined ? undefined : { snapshot: snap, host, version, list: out }
+      memo = version === undefined ? undefined : { snapshot: snap, host, version, markers, list: out }
       return out
     }
 
@@ -350,6 +374,9 @@ export namespace DiscoveryLocate {
     ]
   }
 
+  /** Why an item whose frontmatter lies in a protected segment is refused and redacted. */
+  export const SEGMENT_REASON = "its name or description lies in a protected segment of the security policy"
+
   /** v1.18's escaping of a skill's location in the system prompt. */
   export function escapeHtml(value: string): string {
     return value
@@ -362,7 +389,8 @@ export namespace DiscoveryLocate {
 
   // ---- the search ------------------------------------------------------------------------------------------------
 
-  type Doc = { data: unknown; content: string }
+  /** A parsed file: frontmatter data, body, and the raw text of its frontmatter (for segment checks). */
+  type Doc = { data: unknown; content: string; head: string }
   /** A candidate as one version found it; `batch` names the files that version loads in no fixed order among them. */
   type Found = Omit<Candidate, "versions"> & { batch: string }
   type Table = Record<Version, Map<string, Found[]>>
@@ -371,6 +399,8 @@ export namespace DiscoveryLocate {
     agents: Table
     /** Every folder and file the search looked at (or for), with its stamp ("absent" when missing). */
     stamps: Map<string, string>
+    /** The raw frontmatter of every candidate file. */
+    heads: Map<string, string>
   }
 
   type Place = {
@@ -552,7 +582,10 @@ export namespace DiscoveryLocate {
       agents[version] = new Map()
       for (const { place, file, doc } of agentFiles) if (doc) push(agents[version], agentOf(doc, file, place, version))
     }
-    return { skills, agents, stamps }
+    const heads = new Map<string, string>()
+    for (const table of [...Object.values(skills), ...Object.values(agents)])
+      for (const list of table.values()) for (const c of list) heads.set(c.file, (await read(c.file))?.head ?? "")
+    return { skills, agents, stamps, heads }
   }
 
   function push(table: Map<string, Found[]>, found: Found) {
@@ -657,7 +690,7 @@ export namespace DiscoveryLocate {
       if (candidate === undefined) continue
       try {
         const md = matter(candidate, {})
-        return { data: md.data, content: md.content }
+        return { data: md.data, content: md.content, head: text.slice(0, ResourceAccess.headEnd(text)) }
       } catch {
         // retried with the loosened text, then given up
       }

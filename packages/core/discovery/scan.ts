@@ -1,6 +1,6 @@
 import fs from "fs/promises"
 import path from "path"
-import type { ResourceAccess } from "../resource/access"
+import { ResourceAccess } from "../resource/access"
 import { errorMessage } from "../util/error"
 import type { DiscoveryCache } from "./cache"
 import type { DiscoveryDirectories } from "./directories"
@@ -23,6 +23,7 @@ import { Discovery } from "./schema"
  *   dropped from the cache when it was read before); a protected directory is treated as missing, and problems about
  *   protected paths are not reported: nothing of a protected definition, not even that it exists, leaves the scan.
  *   Verdicts are keyed by path and the file's device and inode, so a file replaced behind a link is asked again.
+ *   A definition whose frontmatter lies (partly) in a protected segment (`segments`) is skipped the same way.
  *
  * @example
  * const results = await DiscoveryScan.all(DiscoveryDirectories.resolve({ directory: "/repo" }), {
@@ -44,6 +45,11 @@ export namespace DiscoveryScan {
     timeoutMs: number
     /** The host's security check; protected definitions are skipped unread. */
     access?: ResourceAccess.Gate
+    /**
+     * Marker pairs of protected segments: a definition whose frontmatter a segment covers is skipped like a protected
+     * file. The cache holds no verdict about them: a caller whose pairs change clears it.
+     */
+    segments?: readonly ResourceAccess.Pair[]
   }
 
   type Candidate = { path: string; fallbackName: string }
@@ -327,6 +333,7 @@ export namespace DiscoveryScan {
         p.problems.push({ path: candidate.path, error: "not UTF-8 text" })
         return undefined
       }
+      if (options.segments?.length && ResourceAccess.headProtected(text, options.segments)) return undefined
       const parsed = DiscoveryParse.parse({
         text,
         filePath: candidate.path,

@@ -1,4 +1,5 @@
 import type { Host } from "../host"
+import { SecuritySegments } from "../security/segments"
 import { errorMessage } from "../util/error"
 
 /**
@@ -15,9 +16,85 @@ import { errorMessage } from "../util/error"
  * denied.get("/repo/.opencode/task/b.md") // "read of .opencode/task/b.md is denied by rule …", or undefined
  */
 export namespace ResourceAccess {
-  export type Source = Pick<Host, "access" | "accessVersion">
+  export type Source = Pick<Host, "access" | "accessVersion" | "segments">
   /** A path to check; `key` distinguishes what the path leads to (e.g. `dev:ino`), so a replaced file is asked again. */
   export type Entry = { path: string; key?: string }
+
+  export type Pair = SecuritySegments.Pair
+
+  /**
+   * The marker pairs of the segments the host's policy keeps from the role in force (none without a security layer,
+   * or when asking fails).
+   *
+   * @example
+   * ResourceAccess.pairs(host) // [{ start: "@secure-start", end: "@secure-end" }]
+   */
+  export function pairs(host: Source | undefined): Pair[] {
+    try {
+      return host?.segments?.().read ?? []
+    } catch {
+      return []
+    }
+  }
+
+  /** A key that changes when the marker pairs do (cached verdicts about segments are valid per key). */
+  export function pairsKey(list: readonly Pair[]): string {
+    return list.length ? JSON.stringify(list.map((p) => [p.start, p.end])) : ""
+  }
+
+  /**
+   * Where a markdown file's frontmatter ends (its closing `---` line included): 0 without frontmatter, the whole
+   * text when it is never closed.
+   *
+   * @example
+   * ResourceAccess.headEnd("---\nname: a\n---\nbody") // 16
+   */
+  export function headEnd(text: string): number {
+    const open = /^\uFEFF?---[ \t]*\r?\n/.exec(text)
+    if (!open) return 0
+    const close = /^---[ \t]*(\r?\n|$)/m
+    const rest = text.slice(open[0].length)
+    const m = close.exec(rest)
+    return m ? open[0].length + m.index + m[0].length : text.length
+  }
+
+  /**
+   * True when a protected segment covers any of what a listing shows of a file: a markdown file's frontmatter (name,
+   * description, tags), or anything of a JSON file (its title and description are not set apart).
+   *
+   * @example
+   * ResourceAccess.headProtected("---\n# @secure-start\ndescription: x\n# @secure-end\n---\n", pairs) // true
+   */
+  export function headProtected(text: string, list: readonly Pair[], json = false): boolean {
+    if (!list.length) return false
+    const segments = SecuritySegments.find(text, list)
+    if (!segments.length) return false
+    if (json) return true
+    const end = headEnd(text)
+    return segments.some((seg) => seg.start < end)
+  }
+
+  /**
+   * `text` with the lines of every protected segment blanked (line breaks kept), so that nothing written inside one
+   * (words, references) is indexed.
+   *
+   * @example
+   * ResourceAccess.blank("a\n// @secure-start\n[[secret]]\n// @secure-end\nb", pairs) // "a\n\n\n\nb"
+   */
+  export function blank(text: string, list: readonly Pair[]): string {
+    if (!list.length) return text
+    const segments = SecuritySegments.find(text, list)
+    if (!segments.length) return text
+    let out = ""
+    let at = 0
+    for (const seg of segments) {
+      if (seg.end <= at) continue
+      const from = Math.max(seg.start, at)
+      out += text.slice(at, from) + text.slice(from, seg.end).replace(/[^\r\n]/g, "")
+      at = seg.end
+    }
+    return out + text.slice(at)
+  }
 
   /** Verdicts kept at most; beyond it they are dropped all at once (a catalogue is far smaller). */
   export const MAX_VERDICTS = 200_000

@@ -1,5 +1,5 @@
 import path from "path"
-import type { ResourceAccess } from "./access"
+import { ResourceAccess } from "./access"
 import { ResourceCache } from "./cache"
 import { ResourceIndex } from "./indexer"
 import { ResourceParse } from "./parse"
@@ -15,7 +15,9 @@ import type { Resource } from "./schema"
  * With a security gate, every scanned file (resources, and the agent and command files that reference them) is
  * checked before anything else: a protected file is never read, never parsed, never cached (so no description of it
  * reaches the cache on disk) and takes no part in the graph; only the id its path gives it is kept (`withheld`), to
- * refuse a load of that id with the reason. Scan warnings about protected paths are dropped too.
+ * refuse a load of that id with the reason. Scan warnings about protected paths are dropped too. With segment markers,
+ * a file whose frontmatter (a schema: any part) lies in a protected segment is withheld the same way, and the lines
+ * of segments elsewhere are blanked before parsing, so no word or reference inside one is indexed.
  *
  * @example
  * const { index, cache, stats } = await ResourceBuild.run(project, config, previousCache)
@@ -44,6 +46,7 @@ export namespace ResourceBuild {
     config: Pick<Resource.Config, "fileReadTimeout" | "maxFileSize">,
     previous?: ResourceCache.Data,
     gate?: ResourceAccess.Gate,
+    segments: readonly ResourceAccess.Pair[] = [],
   ): Promise<Output> {
     const scan = await ResourceScan.scan(project)
     const access = await verify(project, scan, gate)
@@ -53,8 +56,13 @@ export namespace ResourceBuild {
       scan.references = scan.references.filter(allowed)
       scan.warnings = scan.warnings.filter((w) => !access.denied.has(path.join(project.root, w.path)))
     }
-    const old = previous && previous.projectRoot === project.root ? previous : ResourceCache.empty(project.root)
-    const cache = ResourceCache.empty(project.root)
+    const markers = ResourceAccess.pairsKey(segments)
+    // Parses made under other segment markers are not reused: what a segment hides depends on them.
+    const old =
+      previous && previous.projectRoot === project.root && (previous.segments ?? "") === markers
+        ? previous
+        : ResourceCache.empty(project.root)
+    const cache = ResourceCache.empty(project.root, markers)
     const stats: Stats = { parsed: 0, reused: 0, removed: 0 }
     /** Moves the still-valid entries of `from` into `into`; returns the files that must be read again. */
     const reuse = <E extends { size: number; mtimeMs: number; real: string }>(
@@ -82,14 +90,24 @@ export namespace ResourceBuild {
       const batch = toRead.slice(start, start + BATCH)
       const reads = await mapLimited(batch, CONCURRENCY, (file) => readFile(file, config))
       batch.forEach((file, i) => {
-        cache.files[file.relativePath] = entryOf(file, config, reads[i])
         stats.parsed++
+        const read = reads[i]
+        if (read.ok && segments.length) {
+          // A file whose listed fields lie in a protected segment is withheld like a protected file (and not cached);
+          // segments elsewhere are blanked, so nothing inside one is indexed or followed as a reference.
+          if (ResourceAccess.headProtected(read.text, segments, file.type === "schema")) {
+            access.withheld.push(withheld(file, SEGMENT_REASON))
+            return
+          }
+          reads[i] = { ...read, text: ResourceAccess.blank(read.text, segments) }
+        }
+        cache.files[file.relativePath] = entryOf(file, config, reads[i])
       })
     }
     const refReads = await mapLimited(refsToRead, CONCURRENCY, (file) => readFile(file, config))
     refsToRead.forEach((file, i) => {
       const read = refReads[i]
-      const text = read.ok ? read.text : ""
+      const text = read.ok ? ResourceAccess.blank(read.text, segments) : ""
       cache.references[file.relativePath] = {
         size: file.size,
         mtimeMs: file.mtimeMs,
@@ -128,22 +146,27 @@ export namespace ResourceBuild {
     scan: ResourceScan.Result,
     gate: ResourceAccess.Gate | undefined,
   ): Promise<Verification & { withheld: ResourceIndex.Withheld[] }> {
-    if (!gate?.active()) return { active: false, entries: [], denied: new Map(), withheld: [] }
+    if (!gate?.active())
+      return { active: false, entries: [], denied: new Map(), withheld: [] as ResourceIndex.Withheld[] }
     const entries: ResourceAccess.Entry[] = [...scan.resources, ...scan.references].map((f) => ({
       path: f.path,
       key: f.real,
     }))
     for (const w of scan.warnings) entries.push({ path: path.join(project.root, w.path) })
     const denied = await gate.denied(entries)
-    const withheld = scan.resources
-      .filter((f) => denied.has(f.path))
-      .map((f) => ({
-        path: f.path,
-        relativePath: f.relativePath,
-        id: ResourceParse.defaultId(f.relativePath),
-        reason: denied.get(f.path)!,
-      }))
-    return { active: true, entries, denied, withheld }
+    return {
+      active: true,
+      entries,
+      denied,
+      withheld: scan.resources.filter((f) => denied.has(f.path)).map((f) => withheld(f, denied.get(f.path)!)),
+    }
+  }
+
+  /** Why a resource whose frontmatter (or, for a schema, any part) lies in a protected segment is withheld. */
+  export const SEGMENT_REASON = "its metadata lies in a protected segment of the security policy"
+
+  function withheld(f: ResourceScan.File, reason: string): ResourceIndex.Withheld {
+    return { path: f.path, relativePath: f.relativePath, id: ResourceParse.defaultId(f.relativePath), reason }
   }
 
   function readFile(file: ResourceScan.File, config: Pick<Resource.Config, "fileReadTimeout" | "maxFileSize">) {

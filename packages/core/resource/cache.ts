@@ -42,12 +42,21 @@ export namespace ResourceCache {
     format: number
     indexVersion: string
     projectRoot: string
+    /** The segment markers (`ResourceAccess.pairsKey`) the parses were made under; absent: none. */
+    segments?: string
     files: Record<string, FileEntry>
     references: Record<string, ReferenceEntry>
   }
 
-  export function empty(projectRoot: string): Data {
-    return { format: FORMAT, indexVersion: ResourceIndex.VERSION, projectRoot, files: {}, references: {} }
+  export function empty(projectRoot: string, segments = ""): Data {
+    return {
+      format: FORMAT,
+      indexVersion: ResourceIndex.VERSION,
+      projectRoot,
+      ...(segments ? { segments } : {}),
+      files: {},
+      references: {},
+    }
   }
 
   /** `$XDG_CACHE_HOME/opencode-builtins/resource-index/<sha1 of the project root>.json` (or `~/.cache/…`). */

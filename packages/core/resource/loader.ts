@@ -74,7 +74,7 @@ export namespace ResourceLoader {
     let dirs = new Map<string, number | null>()
     const gate = ResourceAccess.gate(() => host)
     /** The access verdicts the current index was built with, and the `accessVersion` they were last confirmed at. */
-    let verified: (ResourceBuild.Verification & { version?: number }) | undefined
+    let verified: (ResourceBuild.Verification & { version?: number; segments: string }) | undefined
 
     type SessionState = {
       createdAt: number
@@ -114,11 +114,12 @@ export namespace ResourceLoader {
         hadDisk = previous !== undefined
       }
       const version = host.accessVersion?.()
-      const out = await ResourceBuild.run(project, config, previous, gate)
+      const segments = ResourceAccess.pairs(host)
+      const out = await ResourceBuild.run(project, config, previous, gate, segments)
       current = out.index
       cacheData = out.cache
       dirs = out.dirs
-      verified = { ...out.access, version }
+      verified = { ...out.access, version, segments: ResourceAccess.pairsKey(segments) }
       stats.indexBuilds++
       stats.lastBuild = { ...out.stats, ms: performance.now() - started }
       if (config.persistCache && (!hadDisk || out.stats.parsed > 0 || out.stats.removed > 0)) {
@@ -180,6 +181,7 @@ export namespace ResourceLoader {
     async function accessHolds(): Promise<boolean> {
       const active = gate.active()
       if (!verified) return !active
+      if (ResourceAccess.pairsKey(ResourceAccess.pairs(host)) !== verified.segments) return false
       if (active !== verified.active) return false
       if (!active) return true
       const version = host.accessVersion?.()

@@ -9,7 +9,8 @@ import type { ResourceAccess } from "./access"
  * - The policy's lowest role applies, whatever `OPENCODE_SECURITY_ROLE` says: the agent's shell can set that variable
  *   for the command it runs, so the command line cannot tell the user's role from one the agent chose.
  * - A path counts as protected when the policy denies `read` or `llm` for it, as `Host.access(path, "read")` does
- *   in OpenCode. The checks are silent (no audit entry per listed file): listing is not an access attempt.
+ *   in OpenCode. The checks are silent (no audit entry per listed file): listing is not an access attempt. The
+ *   policy's segment markers are given too (`Host.segments`).
  * - An invalid policy protects everything (fail closed), as it refuses every file tool in OpenCode.
  * - Without a policy file nothing is checked and nothing is hidden.
  *
@@ -54,7 +55,7 @@ export namespace ResourcePolicy {
       return undefined
     }
     return {
-      host: { access: async (target) => denied(target), accessVersion: () => 0 },
+      host: { access: async (target) => denied(target), accessVersion: () => 0, segments: () => guard.segments() },
       notice:
         state === "invalid"
           ? "the security policy is invalid: everything is treated as protected until it is fixed"

@@ -453,6 +453,30 @@ describe("DynamicDiscovery with a security policy", () => {
     expect(result.context!.matchedResources.map((m) => m.resource.id)).toEqual(["contract-terms"])
   })
 
+  test("a definition whose description lies in a protected segment is left out, also when markers arrive later", async () => {
+    const segmented = [
+      "---",
+      "name: deal-room",
+      "# @secure-start",
+      `description: ${SECRET} contract templates`,
+      "# @secure-end",
+      "---",
+      "body",
+    ].join("\n")
+    await using w = await world({
+      "project/.opencode/skills/deal/SKILL.md": segmented,
+      "project/.opencode/skills/room/SKILL.md": md({ name: "room-booking", description: "Books a meeting room" }),
+    })
+    await using g = await guarded(w.project, [], { home: w.env.HOME, versioned: true })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env, host: g.host })
+    const prompt = "open the deal room for the acquisition"
+    expect(all((await engine.gather(prompt)).context!)).toContain("deal-room")
+    await g.rewrite([], true)
+    const after = await engine.gather(prompt)
+    expect(all(after.context!)).not.toContain("deal-room")
+    expect(JSON.stringify(after)).not.toContain(SECRET)
+  })
+
   test("without a policy the result is the same as without a check at all", async () => {
     await using w = await world(TREE)
     await using g = await guarded(w.project, undefined)

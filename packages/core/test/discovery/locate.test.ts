@@ -227,6 +227,32 @@ describe("DiscoveryLocate: skills", () => {
     ])
   })
 
+  test("a skill whose name or description lies in a protected segment is refused and redacted", async () => {
+    await using w = await world({
+      "project/.opencode/skills/deal/SKILL.md": [
+        "---",
+        "name: deal-room",
+        "# @secure-start",
+        "description: Falcon terms",
+        "# @secure-end",
+        "---",
+        "body",
+      ].join("\n"),
+      "project/.opencode/skills/open/SKILL.md": skill(
+        "open-skill",
+        "d",
+        "<!-- @secure-start -->\nbody only\n<!-- @secure-end -->",
+      ),
+    })
+    await using g = await guarded(w.dir.file("project"), [], { markers: true })
+    const locate = w.locate()
+    expect(await locate.refusal("skill", "deal-room", g.host)).toBe(DiscoveryLocate.SEGMENT_REASON)
+    // A segment in the body is the security layer's to redact from the tool's output; the skill itself may load.
+    expect(await locate.refusal("skill", "open-skill", g.host)).toBeUndefined()
+    const list = await locate.redactions(g.host)
+    expect(list.map((r) => [r.name, r.words])).toEqual([["deal-room", ["Falcon terms", "deal-room"]]])
+  })
+
   test("a skill named twice, one copy protected: the name is refused whichever copy OpenCode picks", async () => {
     await using w = await world({
       "home/.claude/skills/x/SKILL.md": skill("twin", "global copy"),
@@ -346,13 +372,14 @@ describe("DiscoveryLocate: cache and parsing", () => {
     expect(DiscoveryLocate.frontmatter("---\nname: a\ndescription: plain\n---\nbody")).toEqual({
       data: { name: "a", description: "plain" },
       content: "body",
+      head: "---\nname: a\ndescription: plain\n---\n",
     })
     expect(DiscoveryLocate.frontmatter("---\ndescription: when: x\n# c: d\nq: 'k: v'\n---\n")?.data).toEqual({
       description: "when: x",
       q: "k: v",
     })
     expect(DiscoveryLocate.frontmatter("---\nname: [x\n---\n")).toBeUndefined()
-    expect(DiscoveryLocate.frontmatter("no frontmatter")).toEqual({ data: {}, content: "no frontmatter" })
+    expect(DiscoveryLocate.frontmatter("no frontmatter")).toEqual({ data: {}, content: "no frontmatter", head: "" })
   })
 
   test("without a policy nothing is refused or redacted, and the check is not even needed to locate", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import path from "path"
 import { ResourceAccess } from "../../resource/access"
+import { ResourceBuild } from "../../resource/build"
 import { ResourceLoader } from "../../resource/loader"
 import { ResourceOutput } from "../../resource/output"
 import type { Resource } from "../../resource/schema"
@@ -257,5 +258,54 @@ describe("resource loader with a security policy", () => {
       "falcon.md",
       "plan.md",
     ])
+  })
+
+  test("a resource whose frontmatter lies in a protected segment is withheld; segments in a body hide their references", async () => {
+    await using dir = await tmpdir({
+      ".opencode/task/deal.md": [
+        "---",
+        "title: Deal",
+        "# @secure-start",
+        `description: ${SECRET}`,
+        "# @secure-end",
+        "---",
+        "BODY-DEAL",
+      ].join("\n"),
+      ".opencode/task/plan.md": [
+        "---",
+        "title: Plan",
+        "description: Quarterly plan",
+        "---",
+        "See [[notes]].",
+        "<!-- @secure-start -->",
+        "See [[hidden-ref]].",
+        "<!-- @secure-end -->",
+      ].join("\n"),
+      ".opencode/task/hidden-ref.md": md({ title: "Hidden ref", description: "Linked only from a segment" }),
+      ".opencode/knowledge-base/notes.md": md({ title: "Notes" }),
+    })
+    await using g = await guarded(dir.path, [], { markers: true })
+    await using s = setup(dir.path, g.host)
+    const all = await s.loader.query({})
+    expect(all.results.map((r) => r.id).sort()).toEqual(["hidden-ref", "notes", "plan"])
+    expect(JSON.stringify(all)).not.toContain(SECRET)
+    s.h.user()
+    expect(JSON.parse(await s.load("deal"))).toMatchObject({
+      error: "AccessDenied",
+      reason: ResourceBuild.SEGMENT_REASON,
+    })
+    const plan = await s.load("plan", true)
+    expect(ResourceOutput.header(plan)!.loaded).toEqual(["plan", "notes"])
+  })
+
+  test("markers added to the policy later withhold the resource on the next use (the index is rebuilt)", async () => {
+    await using dir = await tmpdir({
+      ".opencode/task/deal.md": ["---", "# @secure-start", `description: ${SECRET}`, "# @secure-end", "---"].join("\n"),
+    })
+    await using g = await guarded(dir.path, [], { versioned: true })
+    await using s = setup(dir.path, g.host)
+    expect((await s.loader.query({})).total).toBe(1)
+    await g.rewrite([], true)
+    expect((await s.loader.query({})).total).toBe(0)
   })
 })

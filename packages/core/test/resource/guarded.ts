@@ -10,14 +10,23 @@ export type Rule = {
   allowedRoles?: string[]
 }
 
-/** A policy file's text: rules denying to everyone unless roles are given. */
-export function policy(rules: Rule[], roles?: { name: string; level: number }[]): string {
-  return JSON.stringify({ version: "1.0", ...(roles ? { roles } : {}), rules })
+/** Segment markers denying `read` and `llm` to everyone. */
+export const MARKERS = [{ start: "@secure-start", end: "@secure-end", deniedOperations: ["read", "llm"] }]
+
+/** A policy file's text: rules (and segment markers) denying to everyone unless roles are given. */
+export function policy(rules: Rule[], roles?: { name: string; level: number }[], markers?: typeof MARKERS): string {
+  return JSON.stringify({
+    version: "1.0",
+    ...(roles ? { roles } : {}),
+    rules,
+    ...(markers ? { segments: { markers } } : {}),
+  })
 }
 
 /**
  * The real security layer over a temp project, as the plugin installs it: `host.access` is the guard's check (policy
- * files re-read on every call), `host.accessVersion` a counter the test bumps with `bump()` when `versioned`.
+ * files re-read on every call), `host.segments` its segment markers, `host.accessVersion` a counter the test bumps
+ * with `bump()` when `versioned`.
  * `calls` counts what the host was asked.
  *
  * @example
@@ -27,9 +36,10 @@ export function policy(rules: Rule[], roles?: { name: string; level: number }[])
 export async function guarded(
   root: string,
   rules: Rule[] | undefined,
-  options: { versioned?: boolean; home?: string; env?: Record<string, string> } = {},
+  options: { versioned?: boolean; home?: string; env?: Record<string, string>; markers?: boolean } = {},
 ) {
-  if (rules) await fs.writeFile(path.join(root, ".opencode-security.json"), policy(rules))
+  const markers = options.markers ? MARKERS : undefined
+  if (rules) await fs.writeFile(path.join(root, ".opencode-security.json"), policy(rules, undefined, markers))
   const guard = await SecurityGuard.create({
     directory: root,
     worktree: root,
@@ -43,11 +53,13 @@ export async function guarded(
   const host: {
     access: (p: string, op: "read" | "write" | "llm") => Promise<string | undefined>
     accessVersion?: () => number
+    segments: () => { read: { start: string; end: string }[]; write: { start: string; end: string }[] }
   } = {
     access: async (p, op) => {
       calls.push(p)
       return guard.access(p, op)
     },
+    segments: () => guard.segments(),
   }
   if (options.versioned) host.accessVersion = () => version
   return {
@@ -56,8 +68,11 @@ export async function guarded(
     calls,
     bump: () => void version++,
     /** Writes a new policy (and bumps the version, as a host would after a reload). */
-    async rewrite(next: Rule[]) {
-      await fs.writeFile(path.join(root, ".opencode-security.json"), policy(next))
+    async rewrite(next: Rule[], withMarkers = false) {
+      await fs.writeFile(
+        path.join(root, ".opencode-security.json"),
+        policy(next, undefined, withMarkers ? MARKERS : undefined),
+      )
       guard.state()
       await guard.ready()
       version++
