@@ -409,12 +409,14 @@ export namespace DiscoveryLocate {
     firsts: string[]
     /** `**` after the first segment (else only the folder's own files). */
     deep: boolean
+    /** Which file names match (agents: `*.md`; a skill's file is `SKILL.md`, compared by `kind`). */
     leaf: (name: string) => boolean
+    /** Dot files and folders match (`**` descends into dot folders). */
     dot: boolean
     origin: Candidate["origin"]
     scope: Candidate["scope"]
-    /** Agents: how the name is derived from the path. */
     kind: Kind
+    /** `{mode,modes}/*.md`: agents named by their file name. */
     mode?: boolean
   }
 
