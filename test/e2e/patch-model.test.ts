@@ -157,6 +157,26 @@ const PATCHES: PatchCase[] = [
     patch: env("*** Update File: p29.txt", "@@", "-wait for it...", "+ok"),
   },
   {
+    name: "an append and a change of the same final blank line",
+    files: { "p31.txt": "a\n\n" },
+    patch: env("*** Update File: p31.txt", "@@", "+X", "@@", "-", "+Y"),
+  },
+  {
+    name: "the change first, then the append",
+    files: { "p32.txt": "a\n\n" },
+    patch: env("*** Update File: p32.txt", "@@", "-", "+Y", "@@", "+X"),
+  },
+  {
+    name: "a BOM at the start of the new text",
+    files: { "p33.txt": "a\n" },
+    patch: env("*** Update File: p33.txt", "@@", "-a", "+\uFEFF\uFEFFA"),
+  },
+  {
+    name: "a context line matched without its CR is rewritten",
+    files: { "p34.txt": "x\r\ny\r\nz\r\n" },
+    patch: env("*** Update File: p34.txt", "@@ x", " y", "+inserted"),
+  },
+  {
     name: "text after *** End Patch is ignored",
     files: { "p30.txt": "a\n", "p30b.txt": "b\n" },
     patch: env("*** Update File: p30.txt", "@@", "-a", "+A") + "\n*** Update File: p30b.txt\n@@\n-b\n+B",
@@ -223,6 +243,30 @@ const EDITS: EditCase[] = [
     file: "e15.txt",
     text: "x\n// @locked-start\nk\n// @locked-end\ny\n",
     edit: { oldString: "k\n", newString: "k\nplanted\n" },
+  },
+  {
+    name: "BOMs at the start of newString",
+    file: "e17.txt",
+    text: "hello\n",
+    edit: { oldString: "hello", newString: "\uFEFF\uFEFFbye" },
+  },
+  {
+    name: "block anchor with several candidates",
+    file: "e18.txt",
+    text: "{\n  alpha()\n}\n{\n  beta()\n}\n",
+    edit: { oldString: "{\n  betb()\n}", newString: "B" },
+  },
+  {
+    name: "match much larger than oldString",
+    file: "e19.txt",
+    text: "x = 1\n" + "y\n".repeat(9) + "x = 1;\n",
+    edit: { oldString: "x = 1\nzzz\nx = 1;", newString: "Z" },
+  },
+  {
+    name: "whitespace candidate used at its first occurrence with replaceAll",
+    file: "e20.txt",
+    text: "    indented\n    \nend\n",
+    edit: { oldString: "\t\t", newString: "", replaceAll: true },
   },
   {
     name: "context-aware block",

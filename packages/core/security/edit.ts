@@ -554,10 +554,72 @@ export namespace SecurityEdit {
     return out
   }
 
-  /** Replacements sorted, no-ops dropped, touching ones joined; undefined when two overlap. */
+  /**
+   * The replacement without the characters it rewrites unchanged at either end (a patch rewrites its context lines,
+   * an edit its common text): the same resulting text, so what it keeps is kept in place.
+   */
+  function narrow(current: string, e: SecurityPatch.Replacement): SecurityPatch.Replacement {
+    const removed = current.slice(e.start, e.end)
+    const most = Math.min(removed.length, e.insert.length)
+    let head = 0
+    while (head < most && removed[head] === e.insert[head]) head++
+    let tail = 0
+    while (tail < most - head && removed[removed.length - 1 - tail] === e.insert[e.insert.length - 1 - tail]) tail++
+    return { start: e.start + head, end: e.end - tail, insert: e.insert.slice(head, e.insert.length - tail) }
+  }
+
+  /** Line pairs aligned beyond this many are not refined (the replacement is then judged whole). */
+  const ALIGN_LIMIT = 4_000_000
+
+  /**
+   * The replacement split where whole lines of the old text reappear unchanged in the new one (longest common
+   * subsequence of lines): the same resulting text, so a segment a patch keeps as context is seen as kept.
+   */
+  function refine(current: string, e: SecurityPatch.Replacement): SecurityPatch.Replacement[] {
+    const removed = current.slice(e.start, e.end)
+    if (!removed.includes("\n") || !e.insert.includes("\n")) return [e]
+    const a = removed.split(/(?<=\n)/)
+    const b = e.insert.split(/(?<=\n)/)
+    if (a.length * b.length > ALIGN_LIMIT) return [e]
+    const width = b.length + 1
+    const common = new Uint32Array((a.length + 1) * width)
+    for (let i = a.length - 1; i >= 0; i--)
+      for (let j = b.length - 1; j >= 0; j--)
+        common[i * width + j] =
+          a[i] === b[j]
+            ? common[(i + 1) * width + j + 1] + 1
+            : Math.max(common[(i + 1) * width + j], common[i * width + j + 1])
+    const out: SecurityPatch.Replacement[] = []
+    let at = e.start
+    let from = e.start
+    let insert = ""
+    const flush = () => {
+      if (from < at || insert) out.push({ start: from, end: at, insert })
+      insert = ""
+    }
+    let i = 0
+    let j = 0
+    while (i < a.length && j < b.length) {
+      if (a[i] === b[j]) {
+        flush()
+        at += a[i++].length
+        from = at
+        j++
+      } else if (common[(i + 1) * width + j] >= common[i * width + j + 1]) at += a[i++].length
+      else insert += b[j++]
+    }
+    while (i < a.length) at += a[i++].length
+    while (j < b.length) insert += b[j++]
+    flush()
+    return out
+  }
+
+  /** Replacements narrowed and refined, no-ops dropped, sorted, touching ones joined; undefined when two overlap. */
   function tidy(current: string, edits: readonly SecurityPatch.Replacement[]) {
     const sorted = edits
-      .filter((e) => e.insert !== current.slice(e.start, e.end))
+      .flatMap((e) => refine(current, narrow(current, e)))
+      .map((e) => narrow(current, e))
+      .filter((e) => e.end > e.start || e.insert)
       .sort((a, b) => a.start - b.start || a.end - b.end)
     const out: SecurityPatch.Replacement[] = []
     for (const e of sorted) {
@@ -583,9 +645,9 @@ export namespace SecurityEdit {
     for (const r of guarded) {
       const where = lines(current, r)
       for (const e of edits) {
-        if (e.start < r.end && e.end > r.start) return `changes write-protected ${where}`
         if (e.start === e.end && e.start > r.start && e.start < r.end)
           return `inserts text inside write-protected ${where}`
+        if (e.start < r.end && e.end > r.start) return `changes write-protected ${where}`
       }
       // The range must still start a line: what now precedes it is a newline or the start of the file.
       const before = edits.find((e) => e.end === r.start)
