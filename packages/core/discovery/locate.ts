@@ -242,8 +242,9 @@ export namespace DiscoveryLocate {
 
     /**
      * The denial reason when the tool call would load a protected file: any candidate file of the name, or for a
-     * skill any candidate's folder, that `host.access(path, "read")` denies. Undefined when none is (or no file
-     * defines the name: OpenCode then fails the call itself, or uses a built-in).
+     * skill any candidate's folder, that `host.access(path, "read")` denies now, or whose frontmatter lies in a
+     * protected segment (`host.segments`). Undefined when none is (or no file defines the name: OpenCode then fails
+     * the call itself, or uses a built-in).
      *
      * @example
      * const reason = await locate.refusal("agent", args.subagent_type, host)
@@ -252,7 +253,8 @@ export namespace DiscoveryLocate {
     async function refusal(kind: Kind, name: string, host: ResourceAccess.Source): Promise<string | undefined> {
       const snap = await current()
       const found = resolution(snap, kind, name).candidates
-      const denied = await gateOf(host).denied(entries(found))
+      // Asked afresh on every call (a handful of paths): the verdict gates a load, so no remembered answer is used.
+      const denied = await ResourceAccess.gate(() => ({ access: host.access })).denied(entries(found))
       if (denied.size) return [...denied.values()][0]
       return segmented(snap, found, ResourceAccess.pairs(host))[0]?.reason
     }
