@@ -737,7 +737,7 @@ export namespace ShellCommands {
       `echo printf true false : test [ [[ pwd export local declare typeset readonly unset set shopt read sleep which
        type hash alias unalias wait jobs kill exit return break continue shift trap umask ulimit date whoami id uname
        hostname seq yes expr let history clear tput sync nproc arch uptime ps top free df getconf locale tty logname
-       users groups printenv tr locate`,
+       users groups printenv tr locate basename dirname mktemp`,
       { operands: "none" },
     ),
     ...each(

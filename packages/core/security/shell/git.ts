@@ -342,7 +342,8 @@ export namespace ShellGit {
     if (!rest && !value.endsWith(":")) return undefined
     if (value.startsWith(":/")) return undefined
     const relative = rest.startsWith("./") || rest.startsWith("../")
-    const base = relative ? g.state.cwd : toplevel(g)
+    // Outside any repository git fails; the working directory is the best guess at what was meant.
+    const base = relative ? g.state.cwd : (toplevel(g) ?? (g.unknownRepo || g.gitDir ? undefined : g.state.cwd))
     if (base === undefined) return ""
     return ShellContext.abs(g.c.ctx, rest || ".", { cwd: base, vars: g.state.vars }) ?? ""
   }

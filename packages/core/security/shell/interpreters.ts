@@ -179,7 +179,7 @@ export namespace ShellInterpreters {
     files:
       /\b(?:open|fopen|sysopen|opendir|readfile|file_get_contents|readFile(?:Sync)?|createReadStream|readlines|read_text|read_bytes|readLines|slurp|loadfile|dofile|fread|file|scandir|listdir|readdir(?:Sync)?|iterdir|glob|iglob)\s*\(|\b(?:fs|fsPromises|pathlib|Path|File|FileUtils|IO|Dir|Deno|Bun|shutil|glob|Files)\s*[.(:[]|\bopen\s+[A-Za-z$(]|\bos\.(?:open|remove|unlink|rename|replace|rmdir|removedirs|listdir|scandir|walk|chmod|truncate|link|symlink|popen|system|exec\w*|spawn\w*|makedirs|mkdir)\b|\b(?:io|codecs)\.open\b|require\s*\(\s*['"](?:node:)?(?:fs|fs\/promises)['"]|<\s*\$?\w*\s*>|\bGet-Content\b/,
     writes:
-      /\b(?:write\w*|append\w*|unlink\w*|remove\w*|rename\w*|rmSync|rmtree|rmdir\w*|move|copy\w*|truncate\w*|chmod\w*|chown\w*|symlink\w*|mkdir\w*|makedirs|touch|file_put_contents|fwrite|fputs|Set-Content|Remove-Item|Out-File|Move-Item|Copy-Item)\b|[,(]\s*['"](?:[wax]\+?[bt]?|r\+[bt]?|rb\+|\+?>{1,2})/,
+      /\b(?:write\w*|append\w*|unlink\w*|remove\w*|rename\w*|rmSync|rmtree|rmdir\w*|move|copy\w*|truncate\w*|chmod\w*|chown\w*|symlink\w*|mkdir\w*|makedirs|touch|file_put_contents|fwrite|fputs|Set-Content|Remove-Item|Out-File|Move-Item|Copy-Item)\b|(?:,|\bmode\s*=)\s*(['"])(?:[wax]\+?[bt]?|r\+[bt]?|rb\+)\1|,\s*['"]\+?>{1,2}/,
     runs: /\b(?:eval|exec\w*|system|spawn\w*|popen\w*|subprocess|child_process|Function|compile|__import__|importlib|getattr|globals|shell_exec|passthru|proc_open|Invoke-Expression|iex|instance_eval|class_eval|send|public_send|qx|Runtime|ProcessBuilder|loadstring|execute)\b|require\s*\(\s*[^'"\s)]|import\s*\(\s*[^'"\s)]/,
     /** Built-in ways to make or fetch a name at run time (the literal they start from is not a prefix). */
     builds:

@@ -167,6 +167,8 @@ export namespace ShellParse {
     const dynamic: Word[] = []
     for (const v of node.childrenForFieldName("value")) {
       if (!v) continue
+      substitutions(ctx, v, state, depth)
+      if (v.type === "command_substitution") statement(ctx, v, state, depth)
       const w = ShellWords.evaluate(ctx, v, state, true)
       if (w.dynamic) dynamic.push(w)
       values.push(...w.values)
