@@ -67,7 +67,7 @@ export namespace SecurityEdit {
     | { kind: "unknown"; reason: string }
 
   /** Work past this many steps is not replayed (upstream would take as long); the guard then refuses. */
-  export const BUDGET = 20_000_000
+  export const BUDGET = 100_000_000
 
   /** Raised inside the replay when it would exceed {@link BUDGET}. */
   export const TooCostly = NamedError.create(
@@ -249,8 +249,9 @@ export namespace SecurityEdit {
     }
     const n = find.split("\n").length
     if (n <= 1) return
+    const starts = offsets(src)
     for (let i = 0; i + n <= src.length; i++) {
-      const block = src.slice(i, i + n).join("\n")
+      const block = span(content, src, starts, i, i + n - 1)
       budget.spend(block.length + 1, "the whitespace-collapsed match")
       if (collapse(block) === want) yield { search: block, how }
     }
@@ -266,10 +267,15 @@ export namespace SecurityEdit {
 
   const flexibleIndent: Strategy = function* (content, find, _cfg, budget) {
     const want = dedent(find)
+    const lead = find.split("\n", 1)[0].trimStart()
     const src = content.split("\n")
+    const starts = offsets(src)
     const n = find.split("\n").length
     for (let i = 0; i + n <= src.length; i++) {
-      const block = src.slice(i, i + n).join("\n")
+      // Dedenting removes leading whitespace only, so the first lines must agree once it is gone.
+      budget.spend(src[i].length + 1, "the indentation-flexible match")
+      if (src[i].trimStart() !== lead) continue
+      const block = span(content, src, starts, i, i + n - 1)
       budget.spend(block.length + 1, "the indentation-flexible match")
       if (dedent(block) === want) yield { search: block, how: "match ignoring common indentation" }
     }
@@ -293,9 +299,10 @@ export namespace SecurityEdit {
     const want = unescape(find)
     if (content.includes(want)) yield { search: want, how }
     const src = content.split("\n")
+    const starts = offsets(src)
     const n = want.split("\n").length
     for (let i = 0; i + n <= src.length; i++) {
-      const block = src.slice(i, i + n).join("\n")
+      const block = span(content, src, starts, i, i + n - 1)
       budget.spend(block.length + 1, "the escape-decoded match")
       if (unescape(block) === want) yield { search: block, how }
     }
@@ -307,9 +314,10 @@ export namespace SecurityEdit {
     const how = "match of the trimmed text"
     if (content.includes(want)) yield { search: want, how }
     const src = content.split("\n")
+    const starts = offsets(src)
     const n = find.split("\n").length
     for (let i = 0; i + n <= src.length; i++) {
-      const block = src.slice(i, i + n).join("\n")
+      const block = span(content, src, starts, i, i + n - 1)
       budget.spend(block.length + 1, "the trimmed match")
       if (block.trim() === want) yield { search: block, how }
     }
