@@ -114,11 +114,12 @@ describe("SecurityEdit.outcome: OpenCode's edit per version", () => {
   })
 
   test("work beyond the budget is reported as unknown, not guessed", () => {
-    const long = "a".repeat(5000)
+    // Two candidates whose middle lines need an 11,000 × 11,000 comparison: more than the budget, refused up front.
+    const long = "a".repeat(11_000)
     const text = `{\n${long}\n}\n{\n${long}b\n}\n`
-    const o = SecurityEdit.outcome(text, { oldString: `{\n${"c".repeat(5000)}\n}`, newString: "X" }, "1.18")
+    const o = SecurityEdit.outcome(text, { oldString: `{\n${"c".repeat(11_000)}\n}`, newString: "X" }, "1.18")
     expect(o.kind).toBe("unknown")
-    expect(SecurityEdit.ranges(text, { oldString: `{\n${"c".repeat(5000)}\n}`, newString: "X" }).unknown).toContain(
+    expect(SecurityEdit.ranges(text, { oldString: `{\n${"c".repeat(11_000)}\n}`, newString: "X" }).unknown).toContain(
       "too long",
     )
   })
