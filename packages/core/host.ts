@@ -17,9 +17,10 @@ export type Host = {
   log: Logger
   /**
    * Optional access check a security layer provides: resolves to a denial reason when `path` may not be used for
-   * `op`, or undefined when it may. Features that read or write files on the model's behalf consult it.
+   * `op`, or undefined when it may. Features that read or write files on the model's behalf consult it; listings
+   * that only leave protected files out pass `quiet` (no audit entry per file and prompt).
    */
-  access?: (path: string, op: "read" | "write" | "llm") => Promise<string | undefined>
+  access?: (path: string, op: "read" | "write" | "llm", options?: { quiet?: boolean }) => Promise<string | undefined>
   /**
    * Optional companion of `access`: a number that changes whenever an answer of `access` may change (the policy was
    * reloaded or became invalid, the role changed, the index of protected files was rebuilt). Features that check

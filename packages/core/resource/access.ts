@@ -144,7 +144,7 @@ export namespace ResourceAccess {
       if (known) return known
       asked++
       const verdict: Promise<string | undefined> = Promise.resolve()
-        .then(() => now.src.access!(path, "read"))
+        .then(() => now.src.access!(path, "read", { quiet: true }))
         .then(
           (reason) => (typeof reason === "string" && reason ? reason : undefined),
           (error) => {

@@ -127,7 +127,7 @@ export namespace SecurityGuard {
     /** The decision for one path and operation; an invalid policy denies everything. */
     check(target: string, op: Operation): SecurityAccess.Decision | { allowed: false; path: string; reason: string }
     /** `Host.access`: a denial reason, or undefined. `read` also requires `llm` (the content goes to the model). */
-    access(target: string, op: Operation, source?: Source): Promise<string | undefined>
+    access(target: string, op: Operation, source?: Source, options?: { quiet?: boolean }): Promise<string | undefined>
     /** Increments whenever a decision `access` gave may change (policy reloaded, files re-indexed). */
     accessVersion(): number
     /** Before a tool runs: may it? Shell commands are prepared for the sandbox. */
@@ -269,6 +269,7 @@ export namespace SecurityGuard {
      */
     let sweepDue: string[] | undefined
     let accessVersion = 0
+    let lastProtectedKey: string | undefined
 
     const roleOf = (config: SecurityConfig.Loaded) => {
       const wanted = env[SecurityRole.ENV]?.trim()
@@ -310,8 +311,14 @@ export namespace SecurityGuard {
                   keep: compiled.logging.keep,
                   log,
                 })
+        // Decisions of `access` change with the policy, the role or the set of protected files, not with every
+        // re-index: listings (discovery, resources) keep their verdicts until then.
+        const protectedKey = `${watcher.version}\0${compiled.role}\0${index.files.size}\0${index.inodes.size}\0${protectedDigest(index)}`
+        if (protectedKey !== lastProtectedKey) {
+          lastProtectedKey = protectedKey
+          accessVersion++
+        }
         derived = { ...compiled, version: watcher.version, indexVersion: index.version, audit }
-        accessVersion++
         announce(state)
         if (policyChanged && state.status !== "none") scheduleIndex(true)
       }
@@ -727,11 +734,12 @@ export namespace SecurityGuard {
           }
         return SecurityDecide.access(facts(d, state.config), abs, op)
       },
-      async access(target, op, source = "builtin-tool") {
+      async access(target, op, source = "builtin-tool", opts = {}) {
         const ops: Operation[] = op === "read" ? [...SecurityDecide.READ_OPS] : [op]
         for (const o of ops) {
           const decision = guard.check(target, o)
           if (!decision.allowed) {
+            if (opts.quiet) return decision.reason
             const { d } = current()
             audit(d, {
               action: "deny",
@@ -1171,6 +1179,16 @@ export namespace SecurityGuard {
       case "patch":
         return ": a patch to a file with write-protected segments cannot be checked yet"
     }
+  }
+
+  /** A short digest of the protected paths and their operations (changes when any is added, removed or changed). */
+  function protectedDigest(index: SecurityInventory.Index): string {
+    let hash = 0
+    for (const [file, ops] of index.files) {
+      const key = `${file}\0${[...ops].join(",")}`
+      for (let i = 0; i < key.length; i++) hash = (Math.imul(hash, 31) + key.charCodeAt(i)) | 0
+    }
+    return hash.toString(36)
   }
 
   /** True when any string of `value` has something to redact (a scan without copying). */

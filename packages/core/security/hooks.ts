@@ -137,8 +137,11 @@ export namespace SecurityHooks {
         if (!guard.active() || typeof output.description !== "string") return
         await ready()
         let description = output.description
-        if (options.describe && (input.toolID === "skill" || input.toolID === "task"))
+        if (options.describe && (input.toolID === "skill" || input.toolID === "task")) {
           description = await options.describe(input.toolID, description)
+          // Parameter descriptions can list the names too (the task tool's subagent_type).
+          await describeDeep(output.parameters, (text) => options.describe!(input.toolID, text))
+        }
         output.description = guard.definition(input.toolID, description)
       },
       async "chat.message"(_input, output) {
@@ -156,8 +159,11 @@ export namespace SecurityHooks {
       async "experimental.chat.system.transform"(_input, output) {
         await ready()
         if (!guard.active()) return
-        for (let i = 0; i < output.system.length; i++)
-          output.system[i] = guard.scanAndRedact(output.system[i], { scope: "llm", paths: "token" }).text
+        for (let i = 0; i < output.system.length; i++) {
+          // OpenCode 1.18 lists skills in the system prompt: protected ones leave it like they leave tool descriptions.
+          const text = options.describe ? await options.describe("system", output.system[i]) : output.system[i]
+          output.system[i] = guard.scanAndRedact(text, { scope: "llm", paths: "token" }).text
+        }
       },
       async "experimental.text.complete"(_input, output) {
         await ready()
@@ -171,6 +177,15 @@ export namespace SecurityHooks {
         if (output.prompt) output.prompt = guard.scanAndRedact(output.prompt, { scope: "llm", paths: "token" }).text
       },
     }
+  }
+
+  /** Every `description` string inside a JSON schema rewritten (depth-limited). */
+  async function describeDeep(schema: unknown, rewrite: (text: string) => Promise<string>, depth = 0): Promise<void> {
+    if (!schema || typeof schema !== "object" || depth > 16) return
+    const node = schema as Record<string, unknown>
+    if (typeof node.description === "string") node.description = await rewrite(node.description)
+    for (const value of Object.values(node))
+      if (value && typeof value === "object") await describeDeep(value, rewrite, depth + 1)
   }
 
   /**

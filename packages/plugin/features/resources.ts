@@ -14,6 +14,8 @@ export const ResourcesFeature: Feature = {
     const loader = ResourceLoader.create({ ...host, log }, config)
     // Share the host's security check, installed on the shared object by a feature that runs before this one.
     Object.defineProperty(loader.host, "access", { get: () => host.access })
+    Object.defineProperty(loader.host, "accessVersion", { get: () => host.accessVersion })
+    Object.defineProperty(loader.host, "segments", { get: () => host.segments })
     // Discovery (initialised after this feature) suggests resources from this same index.
     host.resources = async () => (await loader.index()).resources.values()
     return { tool: ResourceTools.create(loader), ...ResourceHooks.create(loader) }

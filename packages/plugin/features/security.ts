@@ -1,5 +1,6 @@
 import path from "path"
 import { fileURLToPath } from "url"
+import { DiscoveryLocate } from "@opencode-builtins/core/discovery/locate"
 import { SecurityGuard } from "@opencode-builtins/core/security/guard"
 import { SecurityHooks } from "@opencode-builtins/core/security/hooks"
 import { SecurityTools } from "@opencode-builtins/core/security/tools"
@@ -34,9 +35,9 @@ export const SecurityFeature: Feature = {
       () => (warm = undefined),
     )
     const ready = () => warm
-    host.access = async (target, op) => {
+    host.access = async (target, op, opts) => {
       await ready()
-      return guard.access(target, op)
+      return guard.access(target, op, "builtin-tool", opts)
     }
     host.accessVersion = () => guard.accessVersion()
     host.segments = () => guard.segments()
@@ -46,13 +47,36 @@ export const SecurityFeature: Feature = {
     let mcpServers: string[] = []
     const isMcpTool = (tool: string) => mcpServers.some((s) => tool.startsWith(s.replace(/[^a-zA-Z0-9_-]/g, "_") + "_"))
     const skip = (tool: string) => !SecurityTools.FILE_TOOLS.has(tool) && (isMcpTool(tool) ? !mcp : !pluginTools)
-    const hooks = SecurityHooks.create({ guard, skip, ready })
+    // Where OpenCode finds skills and agents: `skill` and `task` calls naming one defined in a protected file are
+    // refused, and protected ones leave the tool descriptions and the system prompt.
+    let locateConfig: DiscoveryLocate.Config = {}
+    let locator: DiscoveryLocate.Locator | undefined
+    const locate = () =>
+      (locator ??= DiscoveryLocate.create({
+        directory: input.directory,
+        worktree: input.worktree || input.directory,
+        config: locateConfig,
+      }))
+    const strip = async (text: string) => {
+      let out = text
+      for (const r of await locate().redactions(host)) for (const t of r.texts) if (t) out = out.replaceAll(t, "")
+      return out
+    }
+    const hooks = SecurityHooks.create({
+      guard,
+      skip,
+      ready,
+      item: (kind, name) => locate().refusal(kind, name, host),
+      describe: (_tool, description) => strip(description),
+    })
 
     return {
       ...hooks,
       async config(cfg) {
-        const c = cfg as { mcp?: Record<string, unknown>; shell?: unknown }
+        const c = cfg as { mcp?: Record<string, unknown>; shell?: unknown } & DiscoveryLocate.Config
         mcpServers = Object.keys(c.mcp ?? {})
+        locateConfig = { skills: c.skills, agent: c.agent }
+        locator = undefined
         guard.setMcpServers(mcpServers)
         // OpenCode 1.14+ lets the configuration choose the shell commands run with.
         if (typeof c.shell === "string" && c.shell) guard.setShell(c.shell)
