@@ -341,6 +341,13 @@ export namespace ShellCommands {
         i++
         break
       }
+      if (name === "env" && (raw === "-S" || raw === "--split-string") && args[i + 1]) {
+        // `env -S 'cmd args'` splits its value into the command line.
+        const text = args[i + 1]
+        if (text.dynamic) return ShellContext.note(ctx, "env -S runs a command not known statically")
+        const line = [text.values.join(" "), ...args.slice(i + 2).map((a) => a.raw)].join(" ")
+        return ShellParse.script(ctx, line, state, c.depth - 1)
+      }
       if (raw.startsWith("-")) {
         i += spec.values?.includes(raw) ? 2 : 1
         continue
@@ -750,7 +757,7 @@ export namespace ShellCommands {
     head: { operands: "read", values: ["-n", "-c", "--lines", "--bytes"] },
     tail: { operands: "read", values: ["-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid"] },
     base64: { operands: "read", values: ["-w", "--wrap"] },
-    od: { operands: "read", values: ["-A", "-t", "-j", "-N", "-w", "-S"] },
+    od: { operands: "read", values: ["-A", "-t", "-j", "-N", "-S"] },
     fold: { operands: "read", values: ["-w", "--width"] },
     uniq: { operands: "read", values: ["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"] },
     cut: { operands: "read", values: ["-d", "-f", "-b", "-c", "--delimiter", "--fields", "--bytes", "--characters"] },
@@ -772,7 +779,7 @@ export namespace ShellCommands {
       reads: ["--random-source"],
       writes: ["-o", "--output"],
     },
-    ...each("jq yq xq gojq", { operands: "read", program: ["-f", "--from-file"], values: ["--indent", "--tab"] }),
+    ...each("jq yq xq gojq", { operands: "read", program: ["-f", "--from-file"], values: ["--indent"] }),
     ...each("fd fdfind", {
       operands: "read",
       program: [],
@@ -797,11 +804,8 @@ export namespace ShellCommands {
       program: [],
       values: ["-G", "--file-search-regex", "--ignore", "--ignore-dir", "-A", "-B", "-C", "-m", "--pager", "--type"],
     }),
-    ...each("rm unlink shred srm trash trash-put gio", {
-      operands: "remove",
-      recursive: /^-[a-zA-Z]*[rR]|^--recursive$/,
-      values: ["-n", "-s", "--iterations", "--size"],
-    }),
+    ...each("rm unlink srm trash trash-put gio", { operands: "remove", recursive: /^-[a-zA-Z]*[rR]|^--recursive$/ }),
+    shred: { operands: "remove", values: list("-n -s --iterations --size"), reads: list("--random-source") },
     rmdir: { operands: "remove", recursive: true },
     ...each("chmod chown chgrp", OWNERSHIP),
     chattr: { ...OWNERSHIP, program: [], values: ["-v", "-p"] },
@@ -867,9 +871,10 @@ export namespace ShellCommands {
     curl: {
       operands: "none",
       values: list(`-d --data --data-binary --data-raw --data-urlencode -F --form --json -H --header -X --request -u
-        --user -A --user-agent -e --referer -x --proxy -m --max-time --connect-timeout -w --write-out -b
-        --cookie -r --range`),
-      reads: ["-T", "--upload-file", "-K", "--config", "--cacert", "--cert", "--key", "--netrc-file"],
+        --user -A --user-agent -e --referer -x --proxy -m --max-time --connect-timeout -w --write-out -r
+        --range`),
+      // `-b` names a cookie file or gives cookies inline: read as a file either way.
+      reads: list("-T --upload-file -K --config --cacert --cert --key --netrc-file -b --cookie"),
       writes: ["-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr"],
       extra: transfer,
     },

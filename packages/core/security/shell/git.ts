@@ -784,13 +784,9 @@ export namespace ShellGit {
     inputs(g, a, "--pathspec-from-file")
     // `-b name [start]` creates a branch: its operands are revisions.
     const branch = given(a, "-b", "-B", "--orphan").length > 0
+    // Without `--`, an operand naming an existing file, or a path with a folder (a deleted file restored), is a path.
     const named = (w: Word) =>
-      w.dynamic ||
-      w.values.some(
-        (v) =>
-          ShellContext.exists(ShellContext.abs(g.c.ctx, v, g.state)) ||
-          (v.includes("/") && !/^[\w.-]+\/[\w.-]+$/.test(v)),
-      )
+      w.dynamic || w.values.some((v) => v.includes("/") || ShellContext.exists(ShellContext.abs(g.c.ctx, v, g.state)))
     const paths = a.dashdash ? a.paths : branch ? [] : a.operands.filter(named)
     writes(g, paths)
     exported(g, paths)

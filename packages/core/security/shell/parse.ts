@@ -187,12 +187,17 @@ export namespace ShellParse {
   }
 
   function pipeline(ctx: Context, node: Node, state: State, depth: number, input?: Word[]) {
+    const stages = node.namedChildren.filter((c): c is Node => !!c)
+    // What a stage prints matters only to an `xargs` further down the pipeline.
+    const consumer = stages.map((stage) => {
+      const command = stage.type === "redirected_statement" ? stage.childForFieldName("body") : stage
+      return command?.type === "command" && ShellWords.nameOf(ctx, command, state) === "xargs"
+    })
     let words = input
-    for (const stage of node.namedChildren) {
-      if (!stage) continue
+    stages.forEach((stage, i) => {
       statement(ctx, stage, ShellContext.fork(state), depth, words)
-      words = ShellOutput.of(ctx, stage, state, words)
-    }
+      words = consumer.slice(i + 1).some(Boolean) ? ShellOutput.of(ctx, stage, state, words) : undefined
+    })
   }
 
   function command(ctx: Context, node: Node, state: State, depth: number, redirects: (Node | null)[], input?: Word[]) {

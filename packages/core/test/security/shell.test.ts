@@ -394,3 +394,9 @@ describe("names built at run time", () => {
     expect(await touched("cat .e$X")).toEqual(["read .e…"])
   })
 })
+
+describe("wrappers", () => {
+  test("env -S splits its value into the command", async () => {
+    expect(await touched("env -S 'cat .env'")).toEqual(["read .env"])
+  })
+})
