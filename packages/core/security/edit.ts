@@ -26,8 +26,8 @@ import { SecurityPatch } from "./patch"
  * inserts `newString` between every two characters of the file.
  *
  * @example
- * SecurityEdit.touches("a\n// @locked-start\nk = 1\n// @locked-end\n", { kind: "edit", oldString: "k = 1", newString: "k = 2" }, [{ start: 2, end: 40 }])
- * // "edit: changes write-protected lines 2–4 (OpenCode 1.2.15, exact match)"
+ * SecurityEdit.touches("a\n// @locked-start\nk = 1\n// @locked-end\n", { kind: "edit", oldString: "k = 1", newString: "k = 2" }, [{ start: 2, end: 39 }])
+ * // "edit: changes write-protected lines 2–4 (exact match) [OpenCode 1.2.15]"
  */
 export namespace SecurityEdit {
   export const Version = SecurityPatch.Version
@@ -378,7 +378,12 @@ export namespace SecurityEdit {
     return search.trim().length > Math.max(old.trim().length + 500, old.trim().length * 4)
   }
 
-  /** `String.prototype.replace` expansion of `$$`, `$&`, `` $` `` and `$'` for a string pattern (no groups). */
+  /**
+   * `String.prototype.replace` expansion of `$$`, `$&`, `` $` `` and `$'` for a string pattern (no groups).
+   *
+   * @example
+   * SecurityEdit.expand("[$&|$`]", "abc", 1, "b") // "[b|a]"
+   */
   export function expand(replacement: string, text: string, at: number, match: string): string {
     if (!replacement.includes("$")) return replacement
     return replacement.replace(/\$([$&`'])/g, (_, c: string) =>
@@ -480,7 +485,12 @@ export namespace SecurityEdit {
     return { kind: "fail", reason: matched ? "oldString matches more than once" : "oldString is not in the file" }
   }
 
-  /** Every version's outcome. */
+  /**
+   * Every version's outcome.
+   *
+   * @example
+   * SecurityEdit.outcomes("a\n", { oldString: "", newString: "b" })["1.2.15"] // { kind: "whole", content: "b" }
+   */
   export function outcomes(current: string, edit: Edit): Record<Version, Outcome> {
     return Object.fromEntries(VERSIONS.map((v) => [v, outcome(current, edit, v)])) as Record<Version, Outcome>
   }
@@ -516,7 +526,12 @@ export namespace SecurityEdit {
     }
   }
 
-  /** The text an outcome leaves (`undefined` for fail and unknown); for tests and differential checks. */
+  /**
+   * The text an outcome leaves (`undefined` for fail and unknown); for tests and differential checks.
+   *
+   * @example
+   * SecurityEdit.result("ab", SecurityEdit.outcome("ab", { oldString: "b", newString: "c" }, "1.18"), "1.18") // "ac"
+   */
   export function result(current: string, o: Outcome, version: Version): string | undefined {
     if (o.kind === "replace") return SecurityPatch.apply(current, o.edits)
     if (o.kind === "whole") return o.content
@@ -713,7 +728,7 @@ export namespace SecurityEdit {
    * verbatim, in the same order, each on its own lines.
    *
    * @example
-   * SecurityEdit.keeps("a\n# @k-start\nx\n# @k-end\n", "b\n# @k-start\nx\n# @k-end\n", [{ start: 2, end: 22 }]) // undefined
+   * SecurityEdit.keeps("a\n# @k-start\nx\n# @k-end\n", "b\n# @k-start\nx\n# @k-end\n", [{ start: 2, end: 23 }]) // undefined
    */
   export function keeps(current: string, content: string, ranges: readonly Range[]): string | undefined {
     const guarded = prepare(current, ranges)

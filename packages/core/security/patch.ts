@@ -102,7 +102,12 @@ export namespace SecurityPatch {
     ].join(""),
   )
 
-  /** The absolute path OpenCode writes for a path of a patch (`path.resolve`, no `~` expansion). */
+  /**
+   * The absolute path OpenCode writes for a path of a patch (`path.resolve`, no `~` expansion).
+   *
+   * @example
+   * SecurityPatch.resolve("/repo", "~/../.opencode-security.json") // "/repo/.opencode-security.json"
+   */
   export function resolve(directory: string, p: string): string {
     return path.resolve(directory, p)
   }
@@ -381,7 +386,12 @@ export namespace SecurityPatch {
   /** A compiled plan of a new text: kept slices of the old one and inserted strings, in order. */
   export type Piece = { from: number; to: number } | { text: string }
 
-  /** The replacements that turn `old` into the text the pieces describe (kept slices must increase). */
+  /**
+   * The replacements that turn `old` into the text the pieces describe (kept slices must increase).
+   *
+   * @example
+   * SecurityPatch.replacements("abc", [{ from: 0, to: 1 }, { text: "X" }, { from: 2, to: 3 }]) // [{ start: 1, end: 2, insert: "X" }]
+   */
   export function replacements(old: string, pieces: readonly Piece[]): Replacement[] {
     const out: Replacement[] = []
     let cursor = 0
@@ -401,7 +411,12 @@ export namespace SecurityPatch {
     return out
   }
 
-  /** `text` with the replacements applied (sorted, non-overlapping). */
+  /**
+   * `text` with the replacements applied (non-overlapping; any order).
+   *
+   * @example
+   * SecurityPatch.apply("abc", [{ start: 1, end: 2, insert: "X" }]) // "aXc"
+   */
   export function apply(text: string, edits: readonly Replacement[]): string {
     let out = ""
     let cursor = 0
@@ -423,6 +438,9 @@ export namespace SecurityPatch {
   /**
    * Pieces of the final file from pieces of the searched text (offsets already in the full old text): the version's
    * BOM handling applied.
+   *
+   * @example
+   * SecurityPatch.withBom("\uFEFFab", 1, [{ from: 1, to: 3 }], { read: 1, write: 2 }) // [{ from: 0, to: 1 }, { from: 1, to: 3 }]
    */
   export function withBom(old: string, lead: number, pieces: Piece[], rule: BomRule): Piece[] {
     if (!rule) return pieces
@@ -442,7 +460,12 @@ export namespace SecurityPatch {
     return [had ? { from: 0, to: 1 } : { text: BOM }, ...out]
   }
 
-  /** Leading BOMs a version removes before reading (`limit` at most). */
+  /**
+   * Leading BOMs a version removes before reading (`limit` at most).
+   *
+   * @example
+   * SecurityPatch.leadingBoms("\uFEFF\uFEFFx", 2) // 2
+   */
   export function leadingBoms(text: string, limit: number): number {
     let n = 0
     while (n < limit && text[n] === BOM) n++
@@ -468,7 +491,13 @@ export namespace SecurityPatch {
     },
   ]
 
-  /** Where OpenCode finds `pattern` in `lines` from line `from` (end-of-file first when anchored), or -1. */
+  /**
+   * Where OpenCode finds `pattern` in `lines` from line `from` (end-of-file first when anchored; `at` -1 when
+   * nowhere), and which comparison found it.
+   *
+   * @example
+   * SecurityPatch.seek(["a", " b ", "c"], ["b"], 0) // { at: 1, pass: "trimmed" }
+   */
   export function seek(lines: readonly string[], pattern: readonly string[], from: number, eof = false) {
     if (!pattern.length) return { at: -1, pass: "" }
     const fits = (at: number, same: (a: string, b: string) => boolean) =>
