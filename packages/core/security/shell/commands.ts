@@ -271,7 +271,7 @@ export namespace ShellCommands {
     const { ctx, args, state } = c
     const target = args.find((a) => !a.raw.startsWith("-") || a.raw === "-")
     if (!target) {
-      state.cwd = ShellContext.home(ctx)
+      state.cwd = ShellContext.home(ctx, state)
       return
     }
     if (target.raw === "-" || target.dynamic || target.values.length !== 1) {
@@ -554,13 +554,14 @@ export namespace ShellCommands {
   function tar(c: Call) {
     const { ctx, name, args, state } = c
     const first = args[0]?.raw ?? ""
-    const flags =
-      args
-        .filter((a) => a.raw.startsWith("-"))
-        .map((a) => a.raw)
-        .join("") + (first.startsWith("-") ? "" : first)
-    const create = /[cru]|--create|--append|--update/.test(flags)
-    const extract = /x|--extract|--get/.test(flags)
+    // The mode: one-letter flags (`czf`, `-xvf`, the first word without a dash) or long options.
+    const short = args
+      .filter((a, i) => (a.raw.startsWith("-") && !a.raw.startsWith("--")) || (i === 0 && !first.startsWith("-")))
+      .map((a) => a.raw)
+      .join("")
+    const long = args.filter((a) => a.raw.startsWith("--")).map((a) => a.raw)
+    const create = /[cru]/.test(short) || long.some((l) => /^--(create|append|update)$/.test(l))
+    const extract = /x/.test(short) || long.some((l) => /^--(extract|get)$/.test(l))
     const archive = args.filter((a, i) => ["-f", "--file"].includes(args[i - 1]?.raw ?? ""))
     for (const a of args) if (a.raw.startsWith("--file=")) archive.push(ShellContext.literal(a.raw.slice(7)))
     const attached = args.find((a) => /^-?[a-zA-Z]*f$/.test(a.raw) && !a.raw.startsWith("--"))

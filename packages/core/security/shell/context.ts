@@ -59,7 +59,10 @@ export namespace ShellContext {
     return { cwd, vars: new Map(state.vars) }
   }
 
-  export function home(ctx: Context) {
+  /** The home folder `~` stands for: `HOME` when the command assigned it, else the user's; undefined when unknown. */
+  export function home(ctx: Context, state?: State): string {
+    const assigned = state?.vars.get("HOME")
+    if (typeof assigned === "string" && assigned) return assigned
     return ctx.options.home ?? ctx.options.env?.HOME ?? "/"
   }
 
@@ -126,7 +129,7 @@ export namespace ShellContext {
       } catch {
         return undefined
       }
-    } else if (value === "~" || value.startsWith("~/")) out = path.join(home(ctx), value.slice(1))
+    } else if (value === "~" || value.startsWith("~/")) out = path.join(home(ctx, state), value.slice(1))
     else if (path.isAbsolute(value)) out = value
     else if (state.cwd === undefined) return undefined
     else out = state.cwd + "/" + value
@@ -156,7 +159,7 @@ export namespace ShellContext {
   export function prefixOf(ctx: Context, word: Word, state: State): string {
     let prefix = word.prefix
     if (prefix === "") return ""
-    if (prefix === "~" || prefix.startsWith("~/")) prefix = home(ctx) + "/" + prefix.slice(1)
+    if (prefix === "~" || prefix.startsWith("~/")) prefix = home(ctx, state) + "/" + prefix.slice(1)
     else if (!path.isAbsolute(prefix)) {
       if (state.cwd === undefined) return ""
       prefix = state.cwd + "/" + prefix

@@ -122,6 +122,8 @@ export namespace ShellGit {
       ShellContext.note(ctx, "git runs a subcommand not known statically")
       return objects(g, "all")
     }
+    // Naming a repository's folder reads it, like naming any folder.
+    if (g.gitDir) ShellContext.emit(ctx, ShellContext.literal(g.gitDir), "read", `git ${g.sub}`, state)
     if (g.workTree !== undefined)
       ShellContext.emit(ctx, ShellContext.literal(g.workTree || "/"), "read", `git ${g.sub}`, state)
     const sub = SUBCOMMANDS[g.sub]
@@ -171,7 +173,7 @@ export namespace ShellGit {
 
   /** An alias defined in the repository's or the user's git config files. */
   function configured(g: Git, name: string): string | undefined {
-    const home = ShellContext.home(g.c.ctx)
+    const home = ShellContext.home(g.c.ctx, g.state)
     const dir = g.gitDir ?? gitDirOf(g)
     const files = [
       ...(dir ? [path.join(dir, "config")] : []),

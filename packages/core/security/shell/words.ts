@@ -42,8 +42,12 @@ export namespace ShellWords {
       if (!part.quoted && /[*?[{]/.test(part.text)) expandable = true
     }
     if (dynamic) return { values: [], dynamic, prefix, raw: node.text }
-    if (parts.length && !parts[0].quoted && (text === "~" || text.startsWith("~/")))
-      text = path.join(ShellContext.home(ctx), text.slice(1))
+    if (parts.length && !parts[0].quoted && (text === "~" || text.startsWith("~/"))) {
+      // `~` is whatever HOME holds: unknown when the command set it to a value built at run time.
+      if (state.vars.has("HOME") && typeof state.vars.get("HOME") !== "string")
+        return { values: [], dynamic: true, prefix: "", raw: node.text }
+      text = path.join(ShellContext.home(ctx, state), text.slice(1))
+    }
     let values = [text]
     if (expand && expandable) {
       values = braces(text)
@@ -126,7 +130,7 @@ export namespace ShellWords {
   /** A variable's value: assigned in the command, or one of the few the environment fixes. */
   export function variable(ctx: Context, name: string, state: State): ShellContext.Value {
     if (state.vars.has(name)) return state.vars.get(name)
-    if (name === "HOME") return ShellContext.home(ctx)
+    if (name === "HOME") return ShellContext.home(ctx, state)
     if (name === "PWD") return state.cwd
     if (["TMPDIR", "USER", "LOGNAME", "SHELL"].includes(name)) return ctx.options.env?.[name]
     return undefined

@@ -395,8 +395,16 @@ describe("names built at run time", () => {
   })
 })
 
-describe("wrappers", () => {
+describe("wrappers, archives and the home folder", () => {
   test("env -S splits its value into the command", async () => {
     expect(await touched("env -S 'cat .env'")).toEqual(["read .env"])
+  })
+  test("tar's mode comes from its one-letter flags or long options, not from letters inside option names", async () => {
+    expect(await touched("tar --extract --file=x.tar")).toEqual(["read x.tar", "write . (recursive)"])
+    expect(await touched("tar czf out.tgz -C src .")).toEqual(["write out.tgz", "read src (recursive)"])
+  })
+  test("~ follows HOME when the command assigns it", async () => {
+    expect(await touched(`HOME=${root}/secrets; cat ~/api.key`)).toEqual(["read secrets/api.key"])
+    expect(await touched("HOME=$X; cat ~/api.key")).toEqual(["read …"])
   })
 })
