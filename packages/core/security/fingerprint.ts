@@ -1,3 +1,5 @@
+import { SecurityEncoding } from "./encoding"
+
 /**
  * Copies of protected content, the second line of defence: lines and secret-like tokens of protected files (and of
  * protected segments) are remembered, and any text carrying them — whatever route it took — can be recognised,
@@ -71,59 +73,9 @@ export namespace SecurityFingerprint {
   /** Tool outputs prefix lines with numbers (`12: `, `00012| `, `  Line 12: `); they are not part of the content. */
   const GUTTER = /^\s*(?:Line \d+: ?|\d+[:|]\s?)/
 
-  /** ASCII lookup table of a character class, for `nextRun`. */
-  function charClass(chars: string): Uint8Array {
-    const table = new Uint8Array(128)
-    for (const c of chars) table[c.charCodeAt(0)] = 1
-    return table
-  }
-  const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+  const { charClass, nextRun, ALNUM } = SecurityEncoding
   /** Characters of secret-like tokens. */
   const TOKEN_CHARS = charClass(ALNUM + "+/_=.~@%-")
-  /** Characters of base64 (standard and URL-safe) and hex blocks, padding aside. */
-  const BLOCK_CHARS = charClass(ALNUM + "+/_-")
-
-  /**
-   * The first maximal run of `table` characters at least `min` long, starting the search at `from`; what the regex
-   * `/[class]{min,}/g` finds, in one linear pass. The regex restarts inside every shorter run (quadratic in the run
-   * length; identifiers are such runs) and measured 2–3 times slower on 1 MB of source.
-   *
-   * Only every `min`-th position is probed: a run of `min` characters or more covers one of them. A probe inside a
-   * run extends it both ways; a probe outside any run skips `min` positions. Source code alternates short runs and
-   * other characters about every position, which a test per position pays for in mispredicted branches.
-   */
-  function nextRun(
-    text: string,
-    from: number,
-    table: Uint8Array,
-    min: number,
-  ): { start: number; end: number } | undefined {
-    const n = text.length
-    let probe = from + min - 1
-    while (probe < n) {
-      const c = text.charCodeAt(probe)
-      if (c >= 128 || table[c] === 0) {
-        probe += min
-        continue
-      }
-      let start = probe
-      while (start > from) {
-        const d = text.charCodeAt(start - 1)
-        if (d >= 128 || table[d] === 0) break
-        start--
-      }
-      let end = probe + 1
-      while (end < n) {
-        const d = text.charCodeAt(end)
-        if (d >= 128 || table[d] === 0) break
-        end++
-      }
-      if (end - start >= min) return { start, end }
-      // `end` is outside any run: the next run starts after it.
-      probe = end + min
-    }
-    return undefined
-  }
 
   const TRIM = charClass("./~@%-")
 
@@ -318,60 +270,17 @@ export namespace SecurityFingerprint {
     return out.sort((a, b) => a.start - b.start)
   }
 
-  const MIN_BLOCK = 24
-  const CONTINUATION = /[A-Za-z0-9+/_-]{4,}={0,2}/y
-  const HEX = /^[0-9a-fA-F]+$/
-
-  export type Encoded = { start: number; end: number; encoding: "base64" | "hex"; decoded: string }
+  export type Encoded = SecurityEncoding.Block
 
   /**
-   * Base64 (standard and URL-safe, wrapped or not) and hex blocks of `text` that decode to readable text, with their
-   * decoded form, for the scanner to check like any other text. One linear pass finds runs of encoding characters;
-   * a run that fills its line continues on the next line (wrapped output).
+   * Encoded blocks of `text` with their decoded form, for the scanner to check like any other text: base64 and hex
+   * at any wrapping, hex dumps, byte lists and escape strings (`SecurityEncoding.blocks`).
+   *
+   * @example
+   * SecurityFingerprint.decodedBlocks(Buffer.from("the key is 8f2c1e9a7b6d5c4e3f2a1b0c").toString("hex"))[0].decoded
+   * // "the key is 8f2c1e9a7b6d5c4e3f2a1b0c"
    */
   export function decodedBlocks(text: string): Encoded[] {
-    const out: Encoded[] = []
-    let from = 0
-    for (let run = nextRun(text, 0, BLOCK_CHARS, MIN_BLOCK); run; run = nextRun(text, from, BLOCK_CHARS, MIN_BLOCK)) {
-      const start = run.start
-      let end = run.end
-      // Up to two `=` of padding.
-      if (text[end] === "=") end += text[end + 1] === "=" ? 2 : 1
-      let compact = text.slice(start, end)
-      // Wrapped blocks: the run ends its line and the next line is another run.
-      while (compact.length % 4 === 0 && (text[end] === "\n" || (text[end] === "\r" && text[end + 1] === "\n"))) {
-        const next = end + (text[end] === "\r" ? 2 : 1)
-        CONTINUATION.lastIndex = next
-        const c = CONTINUATION.exec(text)
-        if (!c) break
-        const after = text[next + c[0].length]
-        if (after !== undefined && !/\s/.test(after)) break
-        compact += c[0]
-        end = next + c[0].length
-      }
-      from = end
-      if (HEX.test(compact) && compact.length >= 32) {
-        const decoded = readable(Buffer.from(compact.length % 2 ? compact.slice(0, -1) : compact, "hex"))
-        if (decoded) out.push({ start, end, encoding: "hex", decoded })
-        continue
-      }
-      // Words and identifiers are runs too; real base64 mixes cases with digits or symbols.
-      if (!/[0-9+/_-]/.test(compact) || !/[a-z]/.test(compact) || !/[A-Z]/.test(compact)) continue
-      const decoded = readable(Buffer.from(compact.replace(/-/g, "+").replace(/_/g, "/"), "base64"))
-      if (decoded) out.push({ start, end, encoding: "base64", decoded })
-    }
-    return out
-  }
-
-  /** The bytes as text when they are mostly printable UTF-8, else undefined. */
-  function readable(bytes: Buffer): string | undefined {
-    if (bytes.length < 8) return undefined
-    const text = bytes.toString("utf8")
-    let bad = 0
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i)
-      if (c === 0xfffd || (c < 32 && c !== 9 && c !== 10 && c !== 13)) bad++
-    }
-    return bad / text.length < 0.05 ? text : undefined
+    return SecurityEncoding.blocks(text)
   }
 }

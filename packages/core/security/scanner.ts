@@ -1,6 +1,7 @@
 import path from "path"
 import type { SecurityConfig } from "./config"
 import { Literals } from "../util/literals"
+import { SecurityEncoding } from "./encoding"
 import { SecurityFingerprint } from "./fingerprint"
 import { SecurityRole } from "./role"
 import type { SecuritySchema } from "./schema"
@@ -9,8 +10,9 @@ import { SecuritySegments } from "./segments"
 
 /**
  * Finds protected content in any text bound for the model or a hook: protected marker segments, mentions of
- * protected paths, well-known secrets, copies of protected file content (also base64- or hex-encoded). Returns ranges;
- * `SecurityRedact` replaces them.
+ * protected paths, well-known secrets, copies of protected file content — also base64- or hex-encoded, at any
+ * wrapping, as hex dumps, byte lists or escape strings, and encoded more than once (`SecurityEncoding`). Returns
+ * ranges; `SecurityRedact` replaces them.
  *
  * A scanner is compiled once per policy, role and scope: `tool` (tool output: what `read` or `llm` protects) or `llm`
  * (other model-bound text: what `llm` protects).
@@ -119,19 +121,37 @@ export namespace LLMScanner {
     const mode = options.paths ?? "off"
     if (mode !== "off") mentions(text, scanner, mode, options.base ?? scanner.root, out)
     if (scanner.markers.length || scanner.secrets || scanner.indexes.length || options.extra?.length) {
-      for (const block of SecurityFingerprint.decodedBlocks(text)) {
-        const inner: Range[] = []
-        content(block.decoded, scanner, options.extra, inner)
-        if (inner.length)
-          out.push({
-            start: block.start,
-            end: block.end,
-            kind: "encoded",
-            label: `${block.encoding}-encoded ${inner[0].label}`,
-          })
+      for (const block of SecurityEncoding.blocks(text)) {
+        const label = decodedLabel(block.decoded, scanner, options.extra, 1)
+        if (label)
+          out.push({ start: block.start, end: block.end, kind: "encoded", label: `${block.encoding}-encoded ${label}` })
       }
     }
     return out.sort((a, b) => a.start - b.start || b.end - a.end)
+  }
+
+  /** Encodings undone in turn (base64 of a hex dump of a file): at most this many. */
+  const MAX_LAYERS = 3
+
+  /**
+   * The label of the first protected range of a decoded text, looking inside its own encoded blocks up to
+   * `MAX_LAYERS` encodings deep; undefined when it holds nothing protected.
+   */
+  function decodedLabel(
+    decoded: string,
+    scanner: Scanner,
+    extra: SecurityFingerprint.Index[] | undefined,
+    layer: number,
+  ): string | undefined {
+    const inner: Range[] = []
+    content(decoded, scanner, extra, inner)
+    if (inner.length) return inner[0].label
+    if (layer >= MAX_LAYERS) return undefined
+    for (const block of SecurityEncoding.blocks(decoded)) {
+      const label = decodedLabel(block.decoded, scanner, extra, layer + 1)
+      if (label) return `${block.encoding}-encoded ${label}`
+    }
+    return undefined
   }
 
   /** Segments, secrets and copies (the content kinds, also applied to decoded blocks). */
