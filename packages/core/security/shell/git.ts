@@ -99,10 +99,7 @@ export namespace ShellGit {
         const w = value("--work-tree")
         workTree = w && !w.dynamic ? w.values[0] : ""
       } else if (raw === "--literal-pathspecs") literal = true
-      else if (
-        ["--namespace", "--super-prefix", "--config-env", "--attr-source", "--list-cmds", "--exec-path"].includes(raw)
-      )
-        i++
+      else if (raw === "--namespace" || raw === "--config-env") i++
     }
     const head = args[i]
     if (!head) return
@@ -144,10 +141,11 @@ export namespace ShellGit {
   const RUNS_COMMAND =
     /^(core\.(pager|editor|sshcommand|fsmonitor|askpass)|diff\.external|(diff|filter|merge)\..+\.(command|textconv|clean|smudge|process|driver)|credential\.helper|gpg\.program|sequence\.editor|pager\..+|interactive\.difffilter)$/
 
-  function setConfig(c: Call, config: Map<string, string>, key: string, value: string, state: State) {
+  /** One config entry: for this invocation (`-c`, `GIT_CONFIG_*`), or stored for later ones (`git config`). */
+  function setConfig(c: Call, config: Map<string, string>, key: string, value: string, state: State, stored = false) {
     const k = key.toLowerCase()
     config.set(k, value)
-    if (k.startsWith("alias.")) c.ctx.git.aliases.set(key.slice(6), value)
+    if (stored && k.startsWith("alias.")) c.ctx.git.aliases.set(key.slice(6), value)
     else if (RUNS_COMMAND.test(k) && value && value !== "true" && value !== "false") runs(c, value, state)
   }
 
@@ -859,7 +857,7 @@ export namespace ShellGit {
     const words = a.operands.filter((w) => !w.dynamic).map((w) => w.values[0] ?? "")
     const [key, ...rest] = words[0] === "set" ? words.slice(1) : words
     if (key && rest.length && !has(a, /^(--get.*|--unset.*|-l|--list|--remove-section|--rename-section)$/))
-      setConfig(g.c, new Map(), key, rest[rest.length - 1], g.state)
+      setConfig(g.c, new Map(), key, rest[rest.length - 1], g.state, true)
   }
 
   function submodule(g: Git) {
