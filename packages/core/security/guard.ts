@@ -9,6 +9,7 @@ import { SecurityAudit } from "./audit"
 import { SecurityCompile } from "./compile"
 import { SecurityConfig } from "./config"
 import { SecurityDecide } from "./decide"
+import { SecurityEdit } from "./edit"
 import { SecurityError } from "./errors"
 import { SecurityFingerprint } from "./fingerprint"
 import { SecurityHistory } from "./history"
@@ -454,7 +455,7 @@ export namespace SecurityGuard {
       }
       const found = SecuritySegments.find(text, d.writeMarkers)
       if (!found.length) return undefined
-      return segmentTouches(text, change, found)
+      return SecurityEdit.touches(text, change, found)
     }
 
     /** Computes segments of files a tool reads, so copies of them are recognised in its output and later. */
@@ -953,7 +954,8 @@ export namespace SecurityGuard {
           // protected lines go by number, like in the output.
           const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
           const meta = value as Record<string, unknown>
-          const ranges = typeof a.filePath === "string" ? segmentLines(d, a.filePath) : []
+          const ranges =
+            typeof a.filePath === "string" ? segmentLines(d, SecurityTools.toolPath(a.filePath, directory)) : []
           const first = typeof a.offset === "number" && a.offset > 0 ? a.offset : 1
           if (ranges.length && typeof meta.preview === "string") {
             meta.preview = SecurityOutput.rawLines(meta.preview, first, ranges)
@@ -1109,7 +1111,10 @@ export namespace SecurityGuard {
       }
       const linesOf = (p: string) => segmentLines(d, p)
       if (call.tool === "read" && typeof a.filePath === "string") {
-        const out = SecurityOutput.read(text, { lines: linesOf(a.filePath), instruction: hiddenFile })
+        const out = SecurityOutput.read(text, {
+          lines: linesOf(SecurityTools.toolPath(a.filePath, directory)),
+          instruction: hiddenFile,
+        })
         if (out.redacted || out.removed.length)
           audit(d, {
             action: "redact",
@@ -1140,45 +1145,6 @@ export namespace SecurityGuard {
     current()
     scheduleIndex(true)
     return guard
-  }
-
-  /**
-   * Whether a change to a file keeps its write-protected segments (a reason when it would not). The edit and patch
-   * models live in `SecurityEdit`; until a change kind is modelled, a conservative reading is used.
-   */
-  function segmentTouches(
-    text: string,
-    change: SecurityTools.Change,
-    found: SecuritySegments.Segment[],
-  ): string | undefined {
-    const segText = found.map((seg) => text.slice(seg.start, seg.end))
-    switch (change.kind) {
-      case "write": {
-        let at = 0
-        for (const s of segText) {
-          const i = change.content.indexOf(s, at)
-          if (i < 0) return "has a write-protected segment that the new content does not keep unchanged"
-          at = i + s.length
-        }
-        return undefined
-      }
-      case "edit":
-      case "multiedit": {
-        const edits = change.kind === "edit" ? [change] : change.edits
-        for (const e of edits) {
-          if (!e.oldString.trim())
-            return ": an edit with an empty or blank oldString would rewrite a file with write-protected segments"
-          for (let at = text.indexOf(e.oldString); at >= 0; at = text.indexOf(e.oldString, at + 1)) {
-            const end = at + e.oldString.length
-            if (found.some((seg) => at < seg.end && end > seg.start))
-              return ": the edit changes a write-protected segment"
-          }
-        }
-        return undefined
-      }
-      case "patch":
-        return ": a patch to a file with write-protected segments cannot be checked yet"
-    }
   }
 
   /** A short digest of the protected paths and their operations (changes when any is added, removed or changed). */

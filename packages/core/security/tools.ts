@@ -20,7 +20,7 @@ export namespace SecurityTools {
     | { kind: "write"; content: string }
     | { kind: "edit"; oldString: string; newString: string; replaceAll?: boolean }
     | { kind: "multiedit"; edits: { oldString: string; newString: string; replaceAll?: boolean }[] }
-    | { kind: "patch"; file: SecurityPatch.File }
+    | { kind: "patch"; file: SecurityPatch.File; side?: "source" | "destination" }
 
   export type Request = {
     path: string
@@ -94,15 +94,26 @@ export namespace SecurityTools {
     "bash",
     "lsp",
     "batch",
+    "ast_grep_search",
+    "ast_grep_replace",
   ])
 
   export type Context = { directory: string; home?: string; env?: Record<string, string | undefined> }
 
   const str = (v: unknown) => (typeof v === "string" ? v : undefined)
-  const resolve = (p: string, ctx: Context) => {
-    if (p === "~" || p.startsWith("~/")) return path.join(ctx.home ?? "/", p.slice(1))
-    return path.resolve(ctx.directory, p)
+
+  /**
+   * A path argument of OpenCode's file tools, resolved exactly as they resolve it: absolute paths as they are,
+   * relative ones against the project directory. No `~` expansion, no `file://` URLs: `~/../x` names `<dir>/x` to
+   * OpenCode, and reading it as `$HOME/../x` would check one file and let another be changed.
+   *
+   * @example
+   * SecurityTools.toolPath("~/../.opencode-security.json", "/repo") // "/repo/.opencode-security.json"
+   */
+  export function toolPath(p: string, directory: string): string {
+    return path.isAbsolute(p) ? path.normalize(p) : path.resolve(directory, p)
   }
+  const resolve = (p: string, ctx: Context) => toolPath(p, ctx.directory)
 
   /**
    * The plan of a built-in tool call, or undefined when `tool` is not a built-in this module knows.
@@ -148,50 +159,47 @@ export namespace SecurityTools {
         return out
       }
       case "multiedit": {
-        // Edits apply in order to one file each; those naming the same file form one change.
-        const byFile = new Map<string, { oldString: string; newString: string; replaceAll?: boolean }[]>()
-        if (str(a.filePath)) byFile.set(str(a.filePath)!, [])
-        const edits = Array.isArray(a.edits) ? a.edits : []
-        for (const e of edits) {
+        // OpenCode applies every edit, in order, to the top-level filePath (an entry's own filePath is ignored).
+        const file = str(a.filePath)
+        if (!file) return { ...out, error: "multiedit: no filePath given" }
+        const edits = (Array.isArray(a.edits) ? a.edits : []).map((e) => {
           const edit = (e && typeof e === "object" ? e : {}) as Record<string, unknown>
-          const file = str(edit.filePath) ?? str(a.filePath)
-          if (!file) continue
-          const list = byFile.get(file) ?? []
-          list.push({
+          return {
             oldString: str(edit.oldString) ?? "",
             newString: str(edit.newString) ?? "",
             replaceAll: edit.replaceAll === true,
-          })
-          byFile.set(file, list)
-        }
-        const files = new Set(byFile.keys())
-        for (const [file, list] of byFile)
-          if (list.length) write(file, tool, { change: { kind: "multiedit", edits: list } })
-        for (const f of files) read(f, tool)
-        if (!files.size) return { ...out, error: "multiedit: no filePath given" }
+          }
+        })
+        read(file, tool)
+        write(file, tool, { change: { kind: "multiedit", edits } })
         return out
       }
       case "apply_patch":
       case "patch": {
         const text = str(a.patchText) ?? str(a.patch) ?? str(a.input)
         if (!text) return { ...out, error: `${tool}: no patch text given` }
-        const parsed = SecurityPatch.parse(text)
-        if (!parsed.files.length)
-          return {
-            ...out,
-            error: `${tool}: the patch names no file${parsed.problems.length ? ` (${parsed.problems.join("; ")})` : ""}`,
-          }
+        // Read exactly as OpenCode reads it; a patch that could be read more than one way is refused.
+        const parsed = SecurityPatch.parse(text, { directory: ctx.directory })
+        if (parsed.problems.length)
+          return { ...out, error: `${tool}: the patch cannot be checked: ${parsed.problems.join("; ")}` }
         for (const f of parsed.files) {
-          if (f.change !== "add") read(f.path, tool)
-          write(f.path, tool, {
+          const at = SecurityPatch.resolve(ctx.directory, f.path)
+          if (f.change !== "add") out.requests.push({ path: at, op: "read", via: tool })
+          out.requests.push({
+            path: at,
+            op: "write",
+            via: tool,
             destructive: f.change !== "update",
-            change:
-              f.change === "update"
-                ? { kind: "patch", file: f }
-                : f.change === "add" || f.change === "move-to"
-                  ? undefined
-                  : { kind: "write", content: "" },
+            change: { kind: "patch", file: f },
           })
+          if (f.change === "move" && f.to)
+            out.requests.push({
+              path: SecurityPatch.resolve(ctx.directory, f.to),
+              op: "write",
+              via: tool,
+              destructive: true,
+              change: { kind: "patch", file: f, side: "destination" },
+            })
         }
         return out
       }
@@ -243,6 +251,15 @@ export namespace SecurityTools {
         out.dynamic.push(...analysis.dynamic)
         out.objects.push(...((analysis as { objects?: ObjectRead[] }).objects ?? []))
         out.notes.push(...analysis.notes)
+        out.output = "line"
+        return out
+      }
+      case "ast_grep_search":
+      case "ast_grep_replace": {
+        // The AST tools check every file they read or write themselves (host.access, host.segments); a folder or
+        // file named here must be readable. Nothing is written before the tool has checked the write.
+        const paths = Array.isArray(a.paths) ? a.paths.filter((p): p is string => typeof p === "string") : []
+        for (const p of paths.length ? paths : ["."]) read(p, tool)
         out.output = "line"
         return out
       }
