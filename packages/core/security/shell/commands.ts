@@ -259,11 +259,12 @@ export namespace ShellCommands {
   /** A script run by a shell or `source`: read it, and analyse it when it is a small text file. */
   export function scriptFile(c: Call, word: Word) {
     ShellContext.emit(c.ctx, word, "read", "script", c.state)
-    if (word.dynamic) return
+    if (word.dynamic) return ShellContext.anything(c.ctx, "script", `${c.name} runs a script not known statically`)
     for (const value of word.values) {
       const file = ShellContext.abs(c.ctx, value, c.state)
       const text = file ? smallText(file) : undefined
       if (text !== undefined) ShellParse.script(c.ctx, text, { cwd: c.state.cwd, vars: new Map() }, c.depth - 1)
+      else if (ShellContext.exists(file)) ShellContext.anything(c.ctx, "script", `${value}: too large to analyse`)
     }
   }
 
@@ -344,7 +345,7 @@ export namespace ShellCommands {
       if (name === "env" && (raw === "-S" || raw === "--split-string") && args[i + 1]) {
         // `env -S 'cmd args'` splits its value into the command line.
         const text = args[i + 1]
-        if (text.dynamic) return ShellContext.note(ctx, "env -S runs a command not known statically")
+        if (text.dynamic) return ShellContext.anything(ctx, "env", "env -S runs a command not known statically")
         const line = [text.values.join(" "), ...args.slice(i + 2).map((a) => a.raw)].join(" ")
         return ShellParse.script(ctx, line, state, c.depth - 1)
       }
@@ -359,7 +360,7 @@ export namespace ShellCommands {
     if (!rest.length) return
     const head = rest[0]
     if (head.dynamic) {
-      ShellContext.note(ctx, `${name} runs a command not known statically`)
+      ShellContext.anything(ctx, name, `${name} runs a command not known statically`)
       return generic({ ...c, name: "(dynamic)", args: rest.slice(1), state })
     }
     run({ ...c, name: head.values[0] ?? "", args: rest.slice(1), state })
@@ -384,7 +385,7 @@ export namespace ShellCommands {
     const rest = at < 0 ? [] : args.slice(at)
     if (!rest.length) return
     const head = rest[0]
-    if (head.dynamic) return ShellContext.note(ctx, "xargs runs a command not known statically")
+    if (head.dynamic) return ShellContext.anything(ctx, "xargs", "xargs runs a command not known statically")
     const given =
       valuesOf(parsed, XARGS.reads).length > 0
         ? [ShellContext.unknown("")]
@@ -416,7 +417,7 @@ export namespace ShellCommands {
 
   function evaluate(c: Call) {
     const { ctx, args, state, depth } = c
-    if (args.some((a) => a.dynamic)) return ShellContext.note(ctx, "eval of text not known statically")
+    if (args.some((a) => a.dynamic)) return ShellContext.anything(ctx, "eval", "eval of text not known statically")
     ShellParse.script(ctx, args.flatMap((a) => a.values).join(" "), state, depth - 1)
   }
 
@@ -427,7 +428,7 @@ export namespace ShellCommands {
     if (at >= 0) {
       const code = args[at + 1]
       if (!code) return
-      if (code.dynamic) return ShellContext.note(ctx, `${name} -c with text not known statically`)
+      if (code.dynamic) return ShellContext.anything(ctx, name, `${name} -c with text not known statically`)
       // `sh -c 'cat "$1"' name arg…`: the arguments are the script's $0, $1, …
       const inner = ShellContext.fork(state)
       args

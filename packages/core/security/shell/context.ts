@@ -216,6 +216,20 @@ export namespace ShellContext {
     ctx.out.dynamic.push(filter ? { prefix, op, command, destructive, filter } : { prefix, op, command, destructive })
   }
 
+  /**
+   * Code not known statically runs (`eval $X`, `bash -c "$X"`, `python -c "$X"`, `$CMD …`): it may read or change
+   * anything, reported as regions with no prefix, and noted.
+   *
+   * @example
+   * ShellContext.anything(ctx, "eval", "eval of text not known statically")
+   * ctx.out.dynamic // [{ prefix: "", op: "read", … }, { prefix: "", op: "write", destructive: true, … }]
+   */
+  export function anything(ctx: Context, command: string, why: string) {
+    note(ctx, why)
+    region(ctx, "", "read", command, false)
+    region(ctx, "", "write", command, true)
+  }
+
   /** An argument whose role is unknown: read when it exists, and possibly written. */
   export function opaque(ctx: Context, word: Word, name: string, state: State) {
     if (word.dynamic) return region(ctx, prefixOf(ctx, word, state), "read", name, false)

@@ -116,7 +116,7 @@ export namespace ShellGit {
       seen,
     }
     if (head.dynamic) {
-      ShellContext.note(ctx, "git runs a subcommand not known statically")
+      ShellContext.anything(ctx, "git", "git runs a subcommand not known statically")
       return objects(g, "all")
     }
     // Naming a repository's folder reads it, like naming any folder.

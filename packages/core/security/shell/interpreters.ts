@@ -62,7 +62,7 @@ export namespace ShellInterpreters {
         if (next && !next.raw.startsWith("-")) {
           codeIndex = i + 1
           code = next.dynamic ? undefined : next.values.join(" ")
-          if (next.dynamic) ShellContext.note(ctx, `${name}: inline code not known statically`)
+          if (next.dynamic) ShellContext.anything(ctx, name, `${name}: inline code not known statically`)
         }
       }
     })

@@ -231,7 +231,7 @@ export namespace ShellParse {
       if (key) env.vars.set(key, value ? valueOf(ShellWords.evaluate(ctx, value, state, false)) : "")
     }
     if (name.dynamic) {
-      ShellContext.note(ctx, `the command name '${name.raw}' is not known statically`)
+      ShellContext.anything(ctx, "(dynamic)", `the command name '${name.raw}' is not known statically`)
       return ShellCommands.generic({ ctx, name: "(dynamic)", args, state, depth, stdin, input })
     }
     const run = {

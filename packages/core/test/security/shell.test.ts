@@ -387,6 +387,21 @@ describe("names built at run time", () => {
     expect(SecurityPath.collapse(root + "/src/inner/../api.key")).toBe(path.join(root, "secrets/api.key"))
     expect(SecurityPath.collapse("/a/./b//c/")).toBe("/a/b/c")
   })
+  test("code not known statically may touch anything", async () => {
+    for (const command of [
+      'eval "$X"',
+      'bash -c "$X"',
+      'python3 -c "$CODE"',
+      "$CMD a.tmp",
+      "source $F",
+      "echo | xargs $C",
+    ])
+      expect([command, ...new Set(await touched(command))].filter((t) => !/^(read|write) [^…]/.test(t))).toEqual([
+        command,
+        "read …",
+        "write … (destructive)",
+      ])
+  })
   test("a value not known at all has no prefix, not the working directory", async () => {
     expect(await touched("cat $X")).toEqual(["read …"])
     expect(await touched("rm -rf $DIR/")).toEqual(["write … (destructive)"])
