@@ -8,7 +8,8 @@ import { SecurityEncoding } from "./encoding"
  * To keep ordinary text intact, a copy counts when it is a run of at least `MIN_RUN` consecutive remembered lines
  * (short lines such as `}` in between neither count nor break the run), or a run whose remembered lines total
  * `MIN_RUN_CHARS` characters, or a single high-entropy token (keys, passwords, connection strings) of a protected file.
- * One common line such as `import fs from "fs"` never counts on its own.
+ * One common line such as `import fs from "fs"` never counts on its own. A line or token reversed (`rev`) counts as
+ * the line or token itself.
  *
  * @example
  * const index = SecurityFingerprint.create()
@@ -35,6 +36,8 @@ export namespace SecurityFingerprint {
      * index is not remembered, which spares cutting it out and hashing it. Absent: every line is looked up.
      */
     shapes?: Uint32Array
+    /** A second filter, by other code units (`shape2`): a line must pass both. */
+    shapes2?: Uint32Array
   }
   export type Match = { start: number; end: number; how: "lines" | "token" }
 
@@ -45,6 +48,7 @@ export namespace SecurityFingerprint {
       bytes: 0,
       strict: options.strict,
       shapes: new Uint32Array(SHAPES / 32),
+      shapes2: new Uint32Array(SHAPES / 32),
     }
   }
 
@@ -59,11 +63,85 @@ export namespace SecurityFingerprint {
     return (h ^ (h >>> 16)) & (SHAPES - 1)
   }
 
+  /** `shape` of the reverse of `text[a, b)`: its first, middle and last code units are the last, mirrored middle and first. */
+  function reversedShape(text: string, a: number, b: number): number {
+    const length = b - a
+    let h = Math.imul(length, 0x9e3779b1)
+    h = Math.imul(h ^ text.charCodeAt(b - 1), 0x85ebca6b)
+    h = Math.imul(h ^ text.charCodeAt(a + length - 1 - (length >> 1)), 0xc2b2ae35)
+    h = Math.imul(h ^ text.charCodeAt(a), 0x27d4eb2f)
+    return (h ^ (h >>> 16)) & (SHAPES - 1)
+  }
+
+  /** A second hash of `text[a, b)` (at least 4 code units), by its length and three other code units. */
+  function shape2(text: string, a: number, b: number): number {
+    let h = Math.imul(b - a, 0x85ebca77)
+    h = Math.imul(h ^ text.charCodeAt(a + 1), 0xc2b2ae3d)
+    h = Math.imul(h ^ text.charCodeAt(a + ((b - a) >> 2)), 0x27d4eb2f)
+    h = Math.imul(h ^ text.charCodeAt(b - 2), 0x165667b1)
+    return (h ^ (h >>> 15)) & (SHAPES - 1)
+  }
+
+  /** `shape2` of the reverse of `text[a, b)`. */
+  function reversedShape2(text: string, a: number, b: number): number {
+    const length = b - a
+    let h = Math.imul(length, 0x85ebca77)
+    h = Math.imul(h ^ text.charCodeAt(b - 2), 0xc2b2ae3d)
+    h = Math.imul(h ^ text.charCodeAt(b - 1 - (length >> 2)), 0x27d4eb2f)
+    h = Math.imul(h ^ text.charCodeAt(a + 1), 0x165667b1)
+    return (h ^ (h >>> 15)) & (SHAPES - 1)
+  }
+
+  /**
+   * True when a code unit the reversed shapes read is half of a surrogate pair: reversing by code points keeps
+   * pairs in order, so there the reversed shapes are not those of the reversed text (elsewhere they are).
+   */
+  function sampledSurrogate(text: string, a: number, b: number): boolean {
+    const length = b - a
+    const surrogate = (i: number) => (text.charCodeAt(i) & 0xf800) === 0xd800
+    return (
+      surrogate(a) ||
+      surrogate(a + 1) ||
+      surrogate(b - 2) ||
+      surrogate(b - 1) ||
+      surrogate(a + length - 1 - (length >> 1)) ||
+      surrogate(b - 1 - (length >> 2))
+    )
+  }
+
+  const REVERSED = new Uint16Array(4096)
+
+  /** `text` reversed by code points (as `rev` reverses characters). */
+  function reverse(text: string): string {
+    const n = text.length
+    if (n > REVERSED.length) return Array.from(text).reverse().join("")
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i)
+      // A surrogate pair keeps its order.
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+        const d = text.charCodeAt(i + 1)
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          REVERSED[n - 2 - i] = c
+          REVERSED[n - 1 - i] = d
+          i++
+          continue
+        }
+      }
+      REVERSED[n - 1 - i] = c
+    }
+    return String.fromCharCode.apply(null, REVERSED.subarray(0, n) as unknown as number[])
+  }
+
   function remember(index: Index, set: Set<string>, value: string) {
     set.add(value)
-    if (!index.shapes) return
-    const h = shape(value, 0, value.length)
-    index.shapes[h >>> 5] |= 1 << (h & 31)
+    if (index.shapes) {
+      const h = shape(value, 0, value.length)
+      index.shapes[h >>> 5] |= 1 << (h & 31)
+    }
+    if (index.shapes2) {
+      const h = shape2(value, 0, value.length)
+      index.shapes2[h >>> 5] |= 1 << (h & 31)
+    }
   }
 
   export function empty(index: Index | undefined): boolean {
@@ -213,12 +291,24 @@ export namespace SecurityFingerprint {
     const hasLine = (line: string) => list.some((i) => i.lines.has(line))
     const strictLine = (line: string) => list.some((i) => i.strict && i.lines.has(line))
     const hasToken = (token: string) => list.some((i) => i.tokens.has(token))
-    const filters = list.map((i) => i.shapes)
-    const mayHave = (a: number, b: number) => {
-      const h = shape(text, a, b)
-      for (const f of filters) if (f === undefined || ((f[h >>> 5] >>> (h & 31)) & 1) === 1) return true
+    const filtered = (h: number, h2: number) => {
+      for (const i of list) {
+        const f = i.shapes
+        const g = i.shapes2
+        if (
+          (f === undefined || ((f[h >>> 5] >>> (h & 31)) & 1) === 1) &&
+          (g === undefined || ((g[h2 >>> 5] >>> (h2 & 31)) & 1) === 1)
+        )
+          return true
+      }
       return false
     }
+    const mayHave = (a: number, b: number) => filtered(shape(text, a, b), shape2(text, a, b))
+    /** `text[a, b)` reversed, when its shapes may be remembered (they need no reversed copy). */
+    const reversed = (s: string, a: number, b: number) =>
+      filtered(reversedShape(s, a, b), reversedShape2(s, a, b)) || sampledSurrogate(s, a, b)
+        ? reverse(s.slice(a, b))
+        : undefined
     const out: Match[] = []
 
     // Runs of remembered lines.
@@ -241,21 +331,32 @@ export namespace SecurityFingerprint {
       // shortens a line.
       let line: string | undefined
       let length = 0
+      let a = -1
+      let b = -1
       if (nl - pos >= MIN_LINE) {
-        const a = contentStart(text, pos, nl)
-        const b = a < 0 ? -1 : contentEnd(text, a, nl)
+        a = contentStart(text, pos, nl)
+        b = a < 0 ? -1 : contentEnd(text, a, nl)
         if (b < 0) line = normaliseLine(text.slice(pos, nl))
         else if (b - a >= MIN_LINE && mayHave(a, b)) line = text.slice(a, b)
         length = line?.length ?? Math.max(0, b - a)
       }
+      // The remembered line this line is, read forwards or reversed.
+      let found: string | undefined
+      if (length >= MIN_LINE) {
+        if (line !== undefined && hasLine(line)) found = line
+        else {
+          const r = b < 0 ? reversed(line!, 0, line!.length) : reversed(text, a, b)
+          if (r !== undefined && hasLine(r)) found = r
+        }
+      }
       if (length < MIN_LINE) {
         // Short lines neither count nor break a run.
-      } else if (line !== undefined && hasLine(line)) {
+      } else if (found !== undefined) {
         if (runStart < 0) runStart = pos
         runEnd = nl > pos && text[nl - 1] === "\r" ? nl - 1 : nl
         runLines++
-        runChars += line.length
-        if (strictLine(line)) runLines = Math.max(runLines, MIN_RUN)
+        runChars += found.length
+        if (strictLine(found)) runLines = Math.max(runLines, MIN_RUN)
       } else close()
       pos = nl + 1
     }
@@ -265,6 +366,10 @@ export namespace SecurityFingerprint {
     if (list.some((i) => i.tokens.size)) {
       eachToken(text, (start, end) => {
         if (mayHave(start, end) && hasToken(text.slice(start, end))) out.push({ start, end, how: "token" })
+        else {
+          const r = reversed(text, start, end)
+          if (r !== undefined && hasToken(r)) out.push({ start, end, how: "token" })
+        }
       })
     }
     return out.sort((a, b) => a.start - b.start)
