@@ -60,25 +60,6 @@ export namespace AstReplace {
 
   export const MAX_FILES = 1000
 
-  /**
-   * A reason when `after` does not keep every write-protected segment of `before` verbatim and in order.
-   *
-   * @example
-   * AstReplace.keeps("a\n// @locked-start\nx\n// @locked-end\n", "a\n", [{ start: "@locked-start", end: "@locked-end" }])
-   * // "it would change a write-protected segment"
-   */
-  export function keeps(before: string, after: string, pairs: SecuritySegments.Pair[]): string | undefined {
-    if (!pairs.length) return undefined
-    let at = 0
-    for (const seg of SecuritySegments.find(before, pairs)) {
-      const text = before.slice(seg.start, seg.end)
-      const found = after.indexOf(text, at)
-      if (found < 0) return "it would change a write-protected segment"
-      at = found + text.length
-    }
-    return undefined
-  }
-
   export const Refused = NamedError.create(
     "ReplaceRefused",
     z.object({ reason: z.string() }),
@@ -127,7 +108,8 @@ export namespace AstReplace {
     const writeDenied: Result["writeDenied"] = []
     const locked = input.segments?.().write ?? []
     for (const change of files) {
-      const reason = (await input.access?.(change.file, "write")) ?? keeps(change.before, change.after, locked)
+      const reason =
+        (await input.access?.(change.file, "write")) ?? SecuritySegments.kept(change.before, change.after, locked)
       if (reason) writeDenied.push({ file: change.file, reason })
     }
 

@@ -458,6 +458,66 @@ export namespace SecurityGuard {
       return SecurityEdit.touches(text, change, found)
     }
 
+    /**
+     * The text of every file an allowed write will change that holds write-protected segments, kept until the call
+     * ends: the check before the call models the tool, and a formatter OpenCode runs after an edit, or a file changed
+     * between check and write, could still alter a segment. `verifySnapshots` compares and puts the file back.
+     */
+    const snapshots = new Map<string, { file: string; text: string }[]>()
+    const snapshot = (d: Derived, callID: string, plan: SecurityTools.Plan) => {
+      const kept: { file: string; text: string }[] = []
+      for (const req of plan.requests) {
+        if (req.op !== "write" || req.shell) continue
+        const file = SecurityPath.expand(req.path, directory, home)
+        try {
+          const stat = fs.statSync(file)
+          if (!stat.isFile() || stat.size > 16 * 1024 * 1024) continue
+          const text = fs.readFileSync(file, "utf8")
+          if (SecuritySegments.find(text, d.writeMarkers).length) kept.push({ file, text })
+        } catch {
+          continue
+        }
+      }
+      if (kept.length) snapshots.set(callID, kept)
+      if (snapshots.size > 64) snapshots.delete(snapshots.keys().next().value!)
+    }
+    const verifySnapshots = (d: Derived, call: Call): string[] => {
+      const kept = snapshots.get(call.callID!)
+      if (!kept) return []
+      snapshots.delete(call.callID!)
+      const notes: string[] = []
+      for (const { file, text } of kept) {
+        let now: string | undefined
+        try {
+          now = fs.readFileSync(file, "utf8")
+        } catch {
+          now = undefined
+        }
+        const why = now === undefined ? "the file was removed" : SecuritySegments.kept(text, now, d.writeMarkers)
+        if (!why) continue
+        try {
+          fs.mkdirSync(path.dirname(file), { recursive: true })
+          const temp = `${file}.restore-${process.pid}`
+          fs.writeFileSync(temp, text)
+          fs.renameSync(temp, file)
+        } catch (error) {
+          log.error(`could not restore ${file}: ${error instanceof Error ? error.message : String(error)}`)
+        }
+        audit(d, {
+          action: "refuse",
+          source: "builtin-tool",
+          tool: call.tool,
+          callID: call.callID,
+          path: SecurityAccess.display(root, file),
+          reason: `after ${call.tool}, ${why}; the file was restored`,
+        })
+        notes.push(
+          `[security] After ${call.tool}, ${SecurityAccess.display(root, file)} no longer kept its write-protected segment (${why}, e.g. by a formatter); the file was put back as it was before this call.`,
+        )
+      }
+      return notes
+    }
+
     /** Computes segments of files a tool reads, so copies of them are recognised in its output and later. */
     const learnSegments = (d: Derived, list: string[]) => {
       if (!d.readMarkers.length) return
@@ -852,6 +912,7 @@ export namespace SecurityGuard {
               op: "write",
             })
         }
+        if (d.writeMarkers.length && call.callID) snapshot(d, call.callID, plan)
         learnSegments(
           d,
           plan.requests.filter((r) => r.op === "read").map((r) => SecurityPath.expand(r.path, directory, home)),
@@ -901,6 +962,7 @@ export namespace SecurityGuard {
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
         if (["write", "edit", "multiedit", "apply_patch", "patch"].includes(call.tool) && source === "builtin-tool") {
+          if (call.callID) notes.push(...verifySnapshots(d, call))
           const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
           const named = [a.filePath, a.path, a.patchText].filter((v): v is string => typeof v === "string")
           if (named.some((n) => n.includes(".opencode-security.json"))) {

@@ -61,6 +61,26 @@ export namespace SecuritySegments {
     return -1
   }
 
+  /**
+   * A reason when `after` does not keep every segment of `before` (for these marker pairs) verbatim and in order;
+   * undefined when it does.
+   *
+   * @example
+   * SecuritySegments.kept("a\n// @locked-start\nx\n// @locked-end\n", "a\n", [{ start: "@locked-start", end: "@locked-end" }])
+   * // "a write-protected segment changed"
+   */
+  export function kept(before: string, after: string, pairs: readonly Pair[]): string | undefined {
+    if (!pairs.length) return undefined
+    let at = 0
+    for (const seg of find(before, pairs)) {
+      const text = before.slice(seg.start, seg.end)
+      const found = after.indexOf(text, at)
+      if (found < 0) return "a write-protected segment changed"
+      at = found + text.length
+    }
+    return undefined
+  }
+
   /** The lines inside protected segments (markers excluded), trimmed, for content fingerprints. */
   export function lines(text: string, pairs: readonly Pair[]): string[] {
     const out: string[] = []
