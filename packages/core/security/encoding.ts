@@ -970,6 +970,8 @@ export namespace SecurityEncoding {
         start--
       }
       const bytes: number[] = []
+      /** White space between strings: where in `bytes`, and its range in `text` (in threes). */
+      const gaps: number[] = []
       let count = 0
       let end = start
       let from = start
@@ -1009,6 +1011,8 @@ export namespace SecurityEncoding {
         while (m < n && m - k < 64) {
           const c = text.charCodeAt(m)
           if (c >= 128 || JOIN[c] === 0) break
+          // A backslash joins as a line continuation only (else it starts the next escape).
+          if (c === 92 && text[m + 1] !== "\n" && text[m + 1] !== "\r") break
           m++
         }
         if (m === k) break
@@ -1022,11 +1026,30 @@ export namespace SecurityEncoding {
           stop++
         }
         if (!escaped) break
+        // Quotes, `+`, `,` or a continuation join strings (the gap is not content); a bare line break may be content
+        // (escaped text) or not (one escape a line): both are read.
+        let literal = true
+        for (let j = k; j < m && literal; j++) {
+          const c = text.charCodeAt(j)
+          literal = c === 32 || c === 9 || c === 10 || c === 13
+        }
+        if (literal) gaps.push(bytes.length, k, m)
         from = m
       }
       if (seen.overlap(start, end) < 0) {
         seen.add(start, end)
-        emit(out, taken, Buffer.from(bytes), count >= 4, { start, end, encoding: "hex", format: "escapes" })
+        let decoded = Buffer.from(bytes)
+        if (gaps.length) {
+          const kept: Buffer[] = []
+          let at = 0
+          for (let g = 0; g < gaps.length; g += 3) {
+            kept.push(decoded.subarray(at, gaps[g]), Buffer.from(text.slice(gaps[g + 1], gaps[g + 2])))
+            at = gaps[g]
+          }
+          kept.push(decoded.subarray(at), READINGS, decoded)
+          decoded = Buffer.concat(kept)
+        }
+        emit(out, taken, decoded, count >= 4, { start, end, encoding: "hex", format: "escapes" })
       }
       i = text.indexOf("\\x", Math.max(end, i + 2))
     }
@@ -1075,22 +1098,25 @@ export namespace SecurityEncoding {
         while (i < run.end && text.charCodeAt(i) === 32) i++
         const start = i
         let hex = ""
-        let end = i
-        while (
-          i + 2 <= run.end &&
-          (i + 2 === run.end || text.charCodeAt(i + 2) === 32) &&
-          hexEnd(text, i, i + 2) === i + 2
-        ) {
-          hex += text.slice(i, i + 2)
-          end = i + 2
-          let s = 0
-          while (end + s < run.end && s < 3 && text.charCodeAt(end + s) === 32) s++
-          if (s === 0 || s > 2) break
-          i = end + s
-        }
-        if (hex.length >= MIN_PAIRS * 2 && seen.overlap(start, end) < 0) {
-          seen.add(start, end)
-          emit(out, taken, Buffer.from(hex, "hex"), true, { start, end, encoding: "hex", format: "pairs" })
+        let end = pairsAt(text, i, run.end, (a, b) => (hex += text.slice(a, b)))
+        if (hex.length >= MIN_PAIRS * 2) {
+          // Sequences ending their lines go on after the same prefix on the next lines (`data: 41 50 …` lines).
+          const ls = text.lastIndexOf("\n", start - 1) + 1
+          for (let nl = lineEnd(text, end); nl >= 0; nl = lineEnd(text, end)) {
+            const at = nl + 1 + (start - ls)
+            if (at > n || !same(text, ls, start, nl + 1, at)) break
+            let le = text.indexOf("\n", at)
+            if (le < 0) le = n
+            while (le > at && (text.charCodeAt(le - 1) === 13 || text.charCodeAt(le - 1) === 32)) le--
+            const more = pairsAt(text, at, le, (a, b) => (hex += text.slice(a, b)))
+            if (more === at) break
+            end = more
+          }
+          probe = Math.max(probe, end + stride)
+          if (seen.overlap(start, end) < 0) {
+            seen.add(start, end)
+            emit(out, taken, Buffer.from(hex, "hex"), true, { start, end, encoding: "hex", format: "pairs" })
+          }
         }
         // Past this token.
         i = Math.max(end, start + 1)
@@ -1099,6 +1125,33 @@ export namespace SecurityEncoding {
     }
     seen.next()
     taken.next()
+  }
+
+  /**
+   * The end of the spaced pairs starting at `i` (before `end`), each pair's range passed to `visit`; `i` when there
+   * are none.
+   */
+  function pairsAt(text: string, i: number, end: number, visit: (a: number, b: number) => void): number {
+    let last = i
+    while (i + 2 <= end && (i + 2 === end || text.charCodeAt(i + 2) === 32) && hexEnd(text, i, i + 2) === i + 2) {
+      visit(i, i + 2)
+      last = i + 2
+      let s = 0
+      while (last + s < end && s < 3 && text.charCodeAt(last + s) === 32) s++
+      if (s === 0 || s > 2) break
+      i = last + s
+    }
+    return last
+  }
+
+  /** The index of the line break ending `i`'s line when only blanks come between; -1 else (or at the text's end). */
+  function lineEnd(text: string, i: number): number {
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      if (c === 10) return i
+      if (c !== 32 && c !== 9 && c !== 13) return -1
+    }
+    return -1
   }
 
   // ---------------------------------------------------------------------------------------------------------------
