@@ -113,6 +113,29 @@ describe("SecurityFingerprint", () => {
     }
     expect(found).toBe(8)
   })
+  test("lines and tokens reversed (rev) count as themselves, with non-ASCII and astral characters", () => {
+    const rev = (s: string) => Array.from(s).reverse().join("")
+    const lines = file.trim().split("\n")
+    const reversed = lines.map(rev).join("\n")
+    const found = SecurityFingerprint.find(index, reversed)
+    expect(found.map((m) => m.how)).toEqual(["lines", "token"])
+    expect(reversed.slice(found[1].start, found[1].end)).toBe(rev("8f2c1e9a7b6d5c4e3f2a1b0c"))
+    // Two reversed lines and one forward line make a run too.
+    expect(SecurityFingerprint.find(index, [rev(lines[0]), lines[1], rev(lines[2])].join("\n"))[0].how).toBe("lines")
+    const astral = SecurityFingerprint.create({ strict: true })
+    SecurityFingerprint.add(astral, "😀 the confidential pricing line é 😀")
+    expect(SecurityFingerprint.find([astral], `x\n${rev("😀 the confidential pricing line é 😀")}\ny`)).toHaveLength(1)
+    // A reversed ordinary line is not a remembered one.
+    expect(SecurityFingerprint.find(index, rev("something else entirely different here"))).toEqual([])
+  })
+  test("an index built without its shape filters is still consulted line by line, reversed lines too", () => {
+    const bare: SecurityFingerprint.Index = { lines: new Set(index.lines), tokens: new Set(index.tokens), bytes: 1 }
+    const rev = (s: string) => Array.from(s).reverse().join("")
+    expect(SecurityFingerprint.find(bare, file.split("\n").map(rev).join("\n")).map((m) => m.how)).toEqual([
+      "lines",
+      "token",
+    ])
+  })
   test("an index built without its shape filter is still consulted line by line", () => {
     const bare: SecurityFingerprint.Index = { lines: new Set(index.lines), tokens: new Set(index.tokens), bytes: 1 }
     expect(SecurityFingerprint.find(bare, file).map((m) => m.how)).toEqual(["lines", "token"])

@@ -64,6 +64,23 @@ describe("LLMScanner", () => {
       await dir[Symbol.asyncDispose]()
     }
   })
+  test("encodings of encodings are undone (up to three layers) and the label names each", async () => {
+    const { dir, config } = await loaded()
+    try {
+      const s = LLMScanner.create(config, { role: "viewer", scope: "llm" })
+      const key = "AKIAIOSFODNN7EXAMPLE"
+      const once = Buffer.from(`aws ${key} here`).toString("base64")
+      const twice = Buffer.from(once).toString("hex")
+      const thrice = Buffer.from(twice).toString("base64")
+      const four = Buffer.from(thrice).toString("hex")
+      const labels = (text: string) => LLMScanner.scanForProtectedContent(text, s).map((r) => r.label)
+      expect(labels(`x ${twice} y`)).toEqual(["hex-encoded base64-encoded secret (aws-access-key-id)"])
+      expect(labels(thrice)).toEqual(["base64-encoded hex-encoded base64-encoded secret (aws-access-key-id)"])
+      expect(labels(four)).toEqual([])
+    } finally {
+      await dir[Symbol.asyncDispose]()
+    }
+  })
   test("scanAndRedact redacts and keeps the line count", async () => {
     const { dir, config } = await loaded()
     try {
