@@ -220,7 +220,8 @@ export namespace ShellCommands {
    * Unknown commands: arguments that name existing paths are read; any naming a protected path might be written.
    *
    * @example
-   * ShellCommands.generic({ ctx, name: "mytool", args: [literal("--file=x")], state, depth: 4 }) // x read (if it exists) and maybe written
+   * ShellCommands.generic({ ctx, name: "mytool", args: [literal("--file=x")], state, depth: 4 })
+   * // x is read (when it exists) and may be written
    */
   export function generic(c: Call) {
     for (const a of c.args) {

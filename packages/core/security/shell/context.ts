@@ -7,7 +7,8 @@ import type { SecurityShell } from "./index"
 /**
  * What the shell analysis carries while it walks a command: where results go, the shell's state at each point
  * (working directory, variables) and the helpers that turn evaluated words into reported accesses. Command readers
- * (`commands.ts`, `git.ts`, `interpreters.ts`) only report through these helpers, so every path is resolved the same way.
+ * (`commands.ts`, `git.ts`, `interpreters.ts`) only report through these helpers, so every path is resolved the same
+ * way.
  *
  * @example
  * const ctx = ShellContext.create(parser, { cwd: "/r" })
@@ -136,7 +137,10 @@ export namespace ShellContext {
     return lexical ? path.resolve(out) : physical(out, state)
   }
 
-  /** `..` after links resolved like the kernel, `/proc/self/{cwd,root}` replaced; undefined when it names no known place. */
+  /**
+   * `..` after links resolved like the kernel and `/proc/self/{cwd,root}` replaced by the shell's; undefined when the
+   * path names no known place.
+   */
   function physical(value: string, state: State): string | undefined {
     // The process's own links are the shell's, not this analysis's: replace them before anything is resolved.
     const proc = /^\/+proc\/+([^/]+)\/+(?:task\/+[^/]+\/+)?(cwd|root|fd\/+[^/]+)(?=\/|$)(.*)$/.exec(value)

@@ -138,8 +138,13 @@ export namespace ShellGit {
   }
 
   /** Config entries that make git run a command: the command is read as if it ran now. */
-  const RUNS_COMMAND =
-    /^(core\.(pager|editor|sshcommand|fsmonitor|askpass)|diff\.external|(diff|filter|merge)\..+\.(command|textconv|clean|smudge|process|driver)|credential\.helper|gpg\.program|sequence\.editor|pager\..+|interactive\.difffilter)$/
+  const RUNS_COMMAND = new RegExp(
+    "^(?:" +
+      list(`core\\.(?:pager|editor|sshcommand|fsmonitor|askpass) diff\\.external gpg\\.program credential\\.helper
+        (?:diff|filter|merge)\\..+\\.(?:command|textconv|clean|smudge|process|driver) sequence\\.editor pager\\..+
+        interactive\\.difffilter`).join("|") +
+      ")$",
+  )
 
   /** One config entry: for this invocation (`-c`, `GIT_CONFIG_*`), or stored for later ones (`git config`). */
   function setConfig(c: Call, config: Map<string, string>, key: string, value: string, state: State, stored = false) {
@@ -351,12 +356,17 @@ export namespace ShellGit {
   /** A revision that may be a blob: an object id, `rev^{blob}`, `rev:path`. */
   const OBJECT_ID = /^[0-9a-f]{4,64}$/i
 
+  /** Space-separated option patterns as one anchored expression. */
+  function options(text: string) {
+    return new RegExp(`^(?:${list(text).join("|")})$`)
+  }
   /** Options that print patches (file content). */
-  const PATCH =
-    /^(-p|-u|--patch|-U\d*|--unified(=.*)?|--patch-with-stat|--patch-with-raw|-W|--function-context|--word-diff(=.*)?|--word-diff-regex=.*|--color-words(=.*)?|--cc|-c|--dd|--remerge-diff|-m|--diff-merges=.*|--binary|--full-diff|--textconv|--ext-diff|--check)$/
+  const PATCH = options(`-p -u --patch -U\\d* --unified(=.*)? --patch-with-stat --patch-with-raw -W --function-context
+    --word-diff(=.*)? --word-diff-regex=.* --color-words(=.*)? --cc -c --dd --remerge-diff -m --diff-merges=.* --binary
+    --full-diff --textconv --ext-diff --check`)
   /** Options that print only names, counts or ids instead of the default patch. */
-  const NAMES_ONLY =
-    /^(--stat(=.*)?|--numstat|--shortstat|--dirstat(=.*)?|--dirstat-by-file(=.*)?|--cumulative|--summary|--name-only|--name-status|--raw|-s|--no-patch|--quiet|--compact-summary|--oneline)$/
+  const NAMES_ONLY = options(`--stat(=.*)? --numstat --shortstat --dirstat(=.*)? --dirstat-by-file(=.*)? --cumulative
+    --summary --name-only --name-status --raw -s --no-patch --quiet --compact-summary`)
   /** Pickaxe searches read content to choose commits (an oracle on content even without a patch). */
   const PICKAXE = /^(-S|-G)/
 
@@ -364,7 +374,7 @@ export namespace ShellGit {
   function printsContent(a: Args, patchByDefault: boolean) {
     if (has(a, PATCH) || a.values.has("-S") || a.values.has("-G") || a.values.has("-L") || has(a, PICKAXE)) return true
     if (!patchByDefault) return false
-    return !a.flags.some((f) => NAMES_ONLY.test(f) && f !== "--oneline")
+    return !a.flags.some((f) => NAMES_ONLY.test(f))
   }
 
   /** Reports pathspec-restricted content and the explicit reads of named paths. */
@@ -815,7 +825,10 @@ export namespace ShellGit {
     ShellContext.region(g.c.ctx, top === undefined ? "" : top.replace(/\/?$/, "/"), "write", `git ${g.sub}`, true)
   }
 
-  /** `git apply`/`git am`: the patch files are read and the files they change written (anything below the top when unreadable). */
+  /**
+   * `git apply`/`git am`: the patch files are read and the files they change written (anything below the top when a
+   * patch cannot be read now).
+   */
   function applyPatch(g: Git) {
     const a = parse(g.args, list("-p -C --directory --include --exclude --whitespace --patch-format -S --gpg-sign"))
     const files = [...a.operands, ...a.paths]

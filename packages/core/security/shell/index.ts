@@ -13,7 +13,8 @@ import { ShellWords } from "./words"
  * `find`, `xargs` and a few more.
  *
  * The reading reports and never decides: what it cannot pin down comes back as `dynamic` regions (a path whose
- * literal prefix is known), recursive operations carry `recursive` (and `filter` when `find -name` narrows a `-delete`),
+ * literal prefix is known), recursive operations carry `recursive` (and `filter` when `find -name` narrows a
+ * `-delete`),
  * and content printed from git's object store comes back as `objects`; the guard decides what to refuse.
  *
  * @example

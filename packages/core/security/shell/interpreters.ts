@@ -31,24 +31,7 @@ export namespace ShellInterpreters {
   }
 
   /** Options whose next argument is program text. */
-  const CODE_FLAGS = [
-    "-c",
-    "-e",
-    "-E",
-    "--eval",
-    "-p",
-    "--print",
-    "-r",
-    "-x",
-    "-ne",
-    "-pe",
-    "-le",
-    "-lne",
-    "-lpe",
-    "-n",
-    "-pi",
-    "-i",
-  ]
+  const CODE_FLAGS = ShellContext.list("-c -e -E --eval -p --print -r -x -ne -pe -le -lne -lpe -n -pi -i")
 
   /** `python -c code args…`, `node -e code`, `perl -pi -e code files…`, `python script.py args…`, `python <<EOF`. */
   export function interpreter(c: Call) {
@@ -149,9 +132,18 @@ export namespace ShellInterpreters {
   }
 
   const LITERAL = /"((?:[^"\\\n]|\\.){1,1024})"|'((?:[^'\\\n]|\\.){1,1024})'|`([^`\n]{1,1024})`/g
-  /** A literal handed to a shell: `os.system("…")`, `execSync('…')`, `subprocess.run("…", shell=True)`. */
-  const RUNNER =
-    /\b(system|popen|exec|execSync|spawnSync|shell_exec|passthru|getoutput|getstatusoutput|check_output|check_call|call|run|Popen|proc_open|execute)\s*\(\s*[rbu]?(?:"((?:[^"\\\n]|\\.){1,1024})"|'((?:[^'\\\n]|\\.){1,1024})')/g
+
+  /** Space-separated names as `\b(?:a|b|…)` followed by `after` (a regular expression's source). */
+  const names = (text: string, after = "\\b", flags = "") =>
+    new RegExp(`\\b(?:${ShellContext.list(text).join("|")})${after}`, flags)
+
+  /** Calls whose first argument is a shell command: `os.system("…")`, `execSync('…')`, `subprocess.run("…")`. */
+  const RUNNER = new RegExp(
+    names(`system popen exec execSync spawnSync shell_exec passthru getoutput getstatusoutput check_output check_call
+      call run Popen proc_open execute`).source +
+      /\s*\(\s*[rbu]?(?:"((?:[^"\\\n]|\\.){1,1024})"|'((?:[^'\\\n]|\\.){1,1024})')/.source,
+    "g",
+  )
   /** Backticks, `qx{…}` and `%x(…)` run shell commands in Perl, Ruby and PHP. */
   const BACKTICKS = /(`)([^`\n]{1,1024})`|\b(?:qx|%x)\s*[{(]([^})\n]{1,1024})[})]/g
 
@@ -174,17 +166,55 @@ export namespace ShellInterpreters {
   }
   const FAMILY = (name: string): Family => FAMILIES[name.replace(/\d+(\.\d+)*$/, "")] ?? {}
 
-  /** What program text can do, as tokens: open or list files, change them, run other code, build names. */
-  const TOKENS = {
-    files:
-      /\b(?:open|fopen|sysopen|opendir|readfile|file_get_contents|readFile(?:Sync)?|createReadStream|readlines|read_text|read_bytes|readLines|slurp|loadfile|dofile|fread|file|scandir|listdir|readdir(?:Sync)?|iterdir|glob|iglob)\s*\(|\b(?:fs|fsPromises|pathlib|Path|File|FileUtils|IO|Dir|Deno|Bun|shutil|glob|Files)\s*[.(:[]|\bopen\s+[A-Za-z$(]|\bos\.(?:open|remove|unlink|rename|replace|rmdir|removedirs|listdir|scandir|walk|chmod|truncate|link|symlink|popen|system|exec\w*|spawn\w*|makedirs|mkdir)\b|\b(?:io|codecs)\.open\b|require\s*\(\s*['"](?:node:)?(?:fs|fs\/promises)['"]|<\s*\$?\w*\s*>|\bGet-Content\b/,
-    writes:
-      /\b(?:write\w*|append\w*|unlink\w*|remove\w*|rename\w*|rmSync|rmtree|rmdir\w*|move|copy\w*|truncate\w*|chmod\w*|chown\w*|symlink\w*|mkdir\w*|makedirs|touch|file_put_contents|fwrite|fputs|Set-Content|Remove-Item|Out-File|Move-Item|Copy-Item)\b|(?:,|\bmode\s*=)\s*(['"])(?:[wax]\+?[bt]?|r\+[bt]?|rb\+)\1|,\s*['"]\+?>{1,2}/,
-    runs: /\b(?:eval|exec\w*|system|spawn\w*|popen\w*|subprocess|child_process|Function|compile|__import__|importlib|getattr|globals|shell_exec|passthru|proc_open|Invoke-Expression|iex|instance_eval|class_eval|send|public_send|qx|Runtime|ProcessBuilder|loadstring|execute)\b|require\s*\(\s*[^'"\s)]|import\s*\(\s*[^'"\s)]/,
+  /**
+   * What program text can do, as tables of names: open or list files, change them, run other code, build names.
+   * Each is a list of regular expressions; any match counts.
+   */
+  const TOKENS: Record<"files" | "writes" | "runs" | "builds", RegExp[]> = {
+    files: [
+      names(
+        `open fopen sysopen opendir readfile file_get_contents readFile readFileSync createReadStream readlines
+        read_text read_bytes readLines slurp loadfile dofile fread file scandir listdir readdir readdirSync iterdir
+        glob iglob`,
+        "\\s*\\(",
+      ),
+      names("fs fsPromises pathlib Path File FileUtils IO Dir Deno Bun shutil glob Files", "\\s*[.(:[]"),
+      /\bos\.(?:open|remove|unlink|rename|replace|rmdir|removedirs|listdir|scandir|walk|chmod|truncate|link)\b/,
+      /\bos\.(?:symlink|popen|system|exec\w*|spawn\w*|makedirs|mkdir)\b|\b(?:io|codecs)\.open\b|\bGet-Content\b/,
+      /\bopen\s+[A-Za-z$(]|require\s*\(\s*['"](?:node:)?fs(?:\/promises)?['"]|<\s*\$?\w*\s*>/,
+    ],
+    writes: [
+      names(`write\\w* append\\w* unlink\\w* remove\\w* rename\\w* rmSync rmtree rmdir\\w* move copy\\w* truncate\\w*
+        chmod\\w* chown\\w* symlink\\w* mkdir\\w* makedirs touch file_put_contents fwrite fputs Set-Content Remove-Item
+        Out-File Move-Item Copy-Item`),
+      // Open modes: `open(p, 'w')`, `mode='a'`, Perl's `open(F, ">", …)`.
+      /(?:,|\bmode\s*=)\s*(['"])(?:[wax]\+?[bt]?|r\+[bt]?|rb\+)\1|,\s*['"]\+?>{1,2}/,
+    ],
+    runs: [
+      names(`eval exec\\w* system spawn\\w* popen\\w* subprocess child_process Function compile __import__ importlib
+        getattr globals shell_exec passthru proc_open Invoke-Expression iex instance_eval class_eval send public_send
+        qx Runtime ProcessBuilder loadstring execute`),
+      // A module named at run time: `require(x)`, `import(x)`.
+      /(?:require|import)\s*\(\s*[^'"\s)]/,
+    ],
     /** Built-in ways to make or fetch a name at run time (the literal they start from is not a prefix). */
-    builds:
-      /\.(?:concat|replace\w*|lower|upper|toLowerCase|toUpperCase|capitalize|strip|trim\w*|reverse|decode|encode|translate|substr\w*|slice|split|repeat|center|ljust|rjust|zfill|casefold|swapcase|title|fromCharCode|fromCodePoint|fromhex|b64decode|unhexlify|from)\s*\(|\b(?:chr|bytes|bytearray|atob|btoa|unescape|decodeURI\w*|sprintf|pack|unpack|lc|uc|implode|str_replace|strrev|base64_decode|hex2bin|strtolower|strtoupper|listdir|scandir|walk|glob|iglob|iterdir|readdir\w*|opendir|environ|getenv|input|raw_input|argv|ARGV|STDIN|stdin|gets|readline|ENV)\b|\[::-?\d*\]|%ENV|\$ENV|process\.(?:env|argv)|Deno\.args|Bun\.argv/,
+    builds: [
+      new RegExp(
+        "\\.(?:" +
+          ShellContext.list(
+            `concat replace\\w* lower upper toLowerCase toUpperCase capitalize strip trim\\w* reverse
+            decode encode translate substr\\w* slice split repeat center ljust rjust zfill casefold swapcase title
+            fromCharCode fromCodePoint fromhex b64decode unhexlify from`,
+          ).join("|") +
+          ")\\s*\\(",
+      ),
+      names(`chr bytes bytearray atob btoa unescape decodeURI\\w* sprintf pack unpack lc uc implode str_replace strrev
+        base64_decode hex2bin strtolower strtoupper listdir scandir walk glob iglob iterdir readdir\\w* opendir environ
+        getenv input raw_input argv ARGV STDIN stdin gets readline ENV`),
+      /\[::-?\d*\]|%ENV|\$ENV|process\.(?:env|argv)|Deno\.args|Bun\.argv/,
+    ],
   }
+  const can = (what: keyof typeof TOKENS, code: string) => TOKENS[what].some((re) => re.test(code))
 
   /**
    * Names built at run time: when the program touches files or runs code and builds strings, a dynamic region
@@ -193,9 +223,9 @@ export namespace ShellInterpreters {
    */
   function built(c: Call, code: string, family: Family) {
     const { ctx, name, state } = c
-    const files = TOKENS.files.test(code)
-    const writes = TOKENS.writes.test(code)
-    const runs = TOKENS.runs.test(code)
+    const files = can("files", code)
+    const writes = can("writes", code)
+    const runs = can("runs", code)
     if (!files && !writes && !runs) return
     const starts = builtStarts(code, family)
     if (!starts.length) return
@@ -211,7 +241,7 @@ export namespace ShellInterpreters {
   /** The text each string built at run time starts with ("" when unknown); empty when nothing is built. */
   function builtStarts(code: string, family: Family): string[] {
     const starts: string[] = []
-    if (TOKENS.builds.test(code)) starts.push("")
+    if (can("builds", code)) starts.push("")
     for (const m of code.matchAll(/"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'/g)) {
       const value = (m[1] ?? m[2] ?? "").replace(/\\(.)/g, "$1")
       const before = code.slice(0, m.index).trimEnd()

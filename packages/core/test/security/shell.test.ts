@@ -91,8 +91,15 @@ beforeAll(async () => {
     "src/app.ts": "export {}\n",
     "a.tmp": "",
     "node_modules/.cache/x": "",
-    "fix.patch":
-      "diff --git a/src/app.ts b/src/app.ts\n--- a/src/app.ts\n+++ b/src/app.ts\n@@ -1 +1 @@\n-export {}\n+export const a = 1\n",
+    "fix.patch": [
+      "diff --git a/src/app.ts b/src/app.ts",
+      "--- a/src/app.ts",
+      "+++ b/src/app.ts",
+      "@@ -1 +1 @@",
+      "-export {}",
+      "+export const a = 1",
+      "",
+    ].join("\n"),
   })
   root = project.path
   fs.symlinkSync("../secrets/nested", path.join(root, "src/inner"))
@@ -149,7 +156,7 @@ describe("git: content printed from the object store", () => {
     expect(await objects("git whatchanged -p")).toEqual(["git whatchanged | . | all"])
     expect(await objects("git reflog -p")).toEqual(["git reflog | . | all"])
   })
-  test("diff prints stored content with --cached/--staged or revisions; the work tree against the index is a read", async () => {
+  test("diff prints stored content with --cached/--staged or revisions; the work tree is a read", async () => {
     expect(await objects("git diff --cached")).toEqual(["git diff | . | all"])
     expect(await objects("git diff --staged -- secrets")).toEqual(["git diff | . | secrets"])
     expect(await objects("git diff HEAD~1 -- src")).toEqual(["git diff | . | src"])
