@@ -1,5 +1,5 @@
 import path from "path"
-import picomatch from "picomatch"
+import { SecurityGlob } from "./glob"
 
 /**
  * Rule patterns, gitignore-like: relative to the folder holding the policy file (`base`); a pattern without `/`
@@ -22,7 +22,8 @@ export namespace SecurityMatch {
     /** Folder the pattern is relative to (absolute, NFC; lower case when `nocase`). */
     base: string
     nocase: boolean
-    re: RegExp
+    /** The pattern compiled to an automaton (linear-time checks, see `SecurityGlob`). */
+    glob: SecurityGlob.Glob
     /** The pattern as written. */
     source: string
     /**
@@ -34,9 +35,17 @@ export namespace SecurityMatch {
 
   export type Input = { pattern: string; type: "file" | "directory"; base: string; home?: string; nocase?: boolean }
 
-  /** Escapes a literal path for use as a pattern. */
+  /**
+   * Escapes a literal path for use as a pattern: `*`, `?` and `\\` become one-character classes (`[*]`), other
+   * special characters get a backslash.
+   *
+   * @example
+   * SecurityMatch.escape("notes (v2)*.md") // "notes \\(v2\\)[*].md"
+   */
   export function escape(literal: string): string {
-    return literal.replace(/[*?[\]{}()!+@\\]/g, "\\$&")
+    return literal.replace(/[*?\\[\]{}()!+@,|"$^]/g, (c) =>
+      c === "\\" ? "[\\\\]" : c === "*" || c === "?" ? `[${c}]` : `\\${c}`,
+    )
   }
 
   /**
@@ -69,14 +78,15 @@ export namespace SecurityMatch {
     if (segments.some((s) => s === ".." || s === "."))
       return { error: "'..' and '.' may not appear inside a pattern; use an absolute path to reach outside" }
     if (!p || p === "/") return { error: "the pattern matches nothing" }
-    let re: RegExp
+    let glob: SecurityGlob.Glob
     try {
-      re = picomatch.makeRe(p, { dot: true, nocase })
+      glob = SecurityGlob.compile(p, { nocase })
     } catch (error) {
+      if (SecurityGlob.PatternError.is(error)) return { error: error.message }
       return { error: `not a valid pattern: ${error instanceof Error ? error.message : String(error)}` }
     }
     if (nocase) base = base.toLowerCase()
-    return { kind, type: input.type, base, nocase, re, source: input.pattern, literal: longestLiteral(p) }
+    return { kind, type: input.type, base, nocase, glob, source: input.pattern, literal: longestLiteral(p) }
   }
 
   function longestLiteral(pattern: string): string | undefined {
@@ -95,29 +105,18 @@ export namespace SecurityMatch {
    */
   export function test(m: Compiled, absolute: string): boolean {
     const abs = m.nocase ? absolute.toLowerCase() : absolute
-    if (m.kind === "absolute") {
-      if (m.re.test(abs)) return true
-      if (m.type !== "directory") return false
-      for (let dir = path.dirname(abs); ; dir = path.dirname(dir)) {
-        if (m.re.test(dir)) return true
-        if (dir === path.sep || dir === path.dirname(dir)) return false
-      }
-    }
+    if (m.kind === "absolute")
+      return m.type === "directory" ? SecurityGlob.testWithParents(m.glob, abs) : SecurityGlob.test(m.glob, abs)
     const rel = relative(m.base, abs)
     if (rel === undefined || rel === "") return false
-    if (m.kind === "anchored") {
-      if (m.re.test(rel)) return true
-      if (m.type !== "directory") return false
-      for (let i = rel.lastIndexOf("/"); i > 0; i = rel.lastIndexOf("/", i - 1)) {
-        if (m.re.test(rel.slice(0, i))) return true
-      }
-      return false
-    }
+    if (m.kind === "anchored")
+      return m.type === "directory" ? SecurityGlob.testWithParents(m.glob, rel) : SecurityGlob.test(m.glob, rel)
     // A name pattern: the path's own name, or for a directory rule the name of any folder on the way.
-    const name = rel.slice(rel.lastIndexOf("/") + 1)
-    if (m.re.test(name)) return true
+    const last = rel.lastIndexOf("/")
+    if (SecurityGlob.test(m.glob, rel, last + 1)) return true
     if (m.type !== "directory") return false
-    for (const part of rel.split("/")) if (m.re.test(part)) return true
+    for (let start = 0, end = rel.indexOf("/"); end >= 0; start = end + 1, end = rel.indexOf("/", start))
+      if (SecurityGlob.test(m.glob, rel, start, end)) return true
     return false
   }
 
