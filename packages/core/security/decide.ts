@@ -142,10 +142,29 @@ export namespace SecurityDecide {
     return undefined
   }
 
-  /** A path only partly known statically (the sandbox decides those when there is one). */
+  /**
+   * A path only partly known statically (the sandbox decides those when there is one). The prefix is text: `/r/.e`
+   * (from `.e$X`) reaches `/r/.env`, so protected files are matched by `startsWith`, not by folder.
+   */
   export function dynamic(facts: Facts, dyn: SecurityShell.Dynamic): Denial | undefined {
     if (facts.sandboxed) return undefined
     const region = dyn.prefix
+    const textual = !!region && !region.endsWith("/")
+    if (textual) {
+      const wanted: readonly Operation[] = dyn.op === "read" ? READ_OPS : ["write"]
+      const prefix = SecurityPath.expand(region, facts.directory, facts.home)
+      const candidates = [...facts.index.files.entries()]
+      if (dyn.op === "write")
+        for (const f of [...facts.config.files, facts.config.logging.path]) candidates.push([f, new Set(["write"])])
+      for (const [file, ops] of candidates)
+        if (file.startsWith(prefix) && wanted.some((o) => ops.has(o)))
+          if (wanted.some((o) => SecurityAccess.firstDenying(facts.config, file, o, facts.role)))
+            return {
+              reason: `${dyn.command}: a path starting with ${show(facts, region)} is not known statically, and it could be ${show(facts, file)}, which the policy protects; write the path literally`,
+              path: file,
+              op: wanted[0],
+            }
+    }
     if (region) {
       const probe = region.endsWith("/") ? region + "\u2063any" : region
       for (const op of dyn.op === "read" ? READ_OPS : (["write"] as const)) {
@@ -163,7 +182,7 @@ export namespace SecurityDecide {
           }
       }
     }
-    if (dyn.op === "write" && dyn.destructive) {
+    if (dyn.op === "write" && dyn.destructive && !textual) {
       const folder = region ? SecurityPath.expand(region, facts.directory, facts.home) : facts.root
       const filter = (dyn as { filter?: string[] }).filter
       const hit = below(facts, folder.endsWith("/") ? folder.slice(0, -1) : folder, "write", filter)
@@ -179,7 +198,7 @@ export namespace SecurityDecide {
 
   /** A git command printing content from the repository's history, in a repository whose history holds a protected path. */
   export function history(facts: Facts, read: SecurityTools.ObjectRead): Denial | undefined {
-    const held = facts.history?.get(read.cwd)
+    const held = facts.history?.get(historyKey(read))
     if (!held) return undefined
     const hits =
       read.all || !read.pathspecs?.length
@@ -193,6 +212,14 @@ export namespace SecurityDecide {
       path: held,
       op: "read",
     }
+  }
+
+  /**
+   * Which repository a git read reaches, as the key of `Facts.history`: its git directory when the command names one,
+   * its working folder, or "" when neither is known statically (the project's own repository is assumed).
+   */
+  export function historyKey(read: SecurityTools.ObjectRead): string {
+    return read.gitDir ? `git-dir:${read.gitDir}` : read.cwd
   }
 
   /** Arguments of a tool whose meaning is unknown (other plugins' tools, MCP tools, unknown inner calls). */

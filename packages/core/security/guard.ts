@@ -882,8 +882,9 @@ export namespace SecurityGuard {
           const specs = SecurityHistory.pathspecs(config, d.role, root)
           const history = new Map<string, string>()
           for (const read of plan.objects) {
-            const held = SecurityHistory.held(read.cwd, specs, watcher.version)
-            if (held) history.set(read.cwd, held)
+            // A repository not known statically (`cd $X; git log -p`) is taken to be the project's own.
+            const held = SecurityHistory.held(read.cwd || root, specs, watcher.version, { gitDir: read.gitDir })
+            if (held) history.set(SecurityDecide.historyKey(read), held)
           }
           const denial = SecurityDecide.decide(facts(d, config, { sandboxed, history }), plan)
           if (denial) return refuse(d, base, denial)

@@ -49,8 +49,14 @@ export namespace SecurityHistory {
    * The first protected path the repository holding `cwd` has in its index or in the history of any ref, as an
    * absolute path; undefined when none (or when `cwd` is not in a repository).
    */
-  export function held(cwd: string, specs: string[], policyVersion = 0): string | undefined {
+  export function held(
+    cwd: string,
+    specs: string[],
+    policyVersion = 0,
+    options: { gitDir?: string } = {},
+  ): string | undefined {
     if (!specs.length) return undefined
+    if (options.gitDir) return heldIn(options.gitDir, specs, policyVersion)
     const top = git(cwd, ["rev-parse", "--show-toplevel"])?.trim()
     if (!top) return undefined
     const gitDir = git(top, ["rev-parse", "--absolute-git-dir"])?.trim()
@@ -72,6 +78,34 @@ export namespace SecurityHistory {
     const held = found ? path.join(top, found) : undefined
     cache.set(top, { key, held })
     if (cache.size > 64) cache.delete(cache.keys().next().value!)
+    return held
+  }
+
+  /** The same question for a repository named by its git directory (a bare one, or `GIT_DIR=…`). */
+  function heldIn(gitDir: string, specs: string[], policyVersion: number): string | undefined {
+    const dir = git(path.dirname(gitDir), ["--git-dir", gitDir, "rev-parse", "--absolute-git-dir"])?.trim()
+    if (!dir) return undefined
+    const key = [policyVersion, specs.join("\0"), refsStamp(dir), stamp(path.join(dir, "index"))].join("|")
+    const hit = cache.get(`git-dir:${dir}`)
+    if (hit && hit.key === key) return hit.held
+    const logged = git(path.dirname(dir), [
+      "--git-dir",
+      dir,
+      "log",
+      "--all",
+      "--format=",
+      "--name-only",
+      "-z",
+      "-1",
+      "--",
+      ...specs,
+    ])
+    const found = logged
+      ?.split("\0")
+      .map((s) => s.trim())
+      .find(Boolean)
+    const held = found ? `${dir}:${found}` : undefined
+    cache.set(`git-dir:${dir}`, { key, held })
     return held
   }
 

@@ -39,14 +39,7 @@ export namespace SecurityTools {
   }
 
   /** A git command that prints or exports content from the repository's history (its object store). */
-  export type ObjectRead = {
-    cwd: string
-    command: string
-    /** Absolute paths the command is restricted to, when it is. */
-    pathspecs?: string[]
-    /** May print content of any tracked path. */
-    all: boolean
-  }
+  export type ObjectRead = SecurityShell.ObjectRead
 
   export type Plan = {
     requests: Request[]
@@ -245,11 +238,11 @@ export namespace SecurityTools {
             recursive: acc.recursive,
             destructive: acc.op === "write",
             shell: true,
-            filter: (acc as { filter?: string[] }).filter,
+            filter: acc.filter,
             via: acc.command,
           })
         out.dynamic.push(...analysis.dynamic)
-        out.objects.push(...((analysis as { objects?: ObjectRead[] }).objects ?? []))
+        out.objects.push(...analysis.objects)
         out.notes.push(...analysis.notes)
         out.output = "line"
         return out

@@ -54,7 +54,13 @@ describe("path tricks", () => {
   test("repeated slashes, ./ and a trailing slash", () => denied("read", { filePath: "./secrets//api.key/" }))
   test("absolute path", () => denied("read", { filePath: path.join(root, "secrets/api.key") }))
   test("file:// URL as a plugin argument", () => denied("fetch_file", { url: `file://${root}/secrets/api.key` }))
-  test("~ expansion into a protected home folder", () => denied("read", { filePath: "~/.ssh/id_rsa" }))
+  test("the protected home folder by its absolute path", () =>
+    denied("read", { filePath: path.join(root, "home/.ssh/id_rsa") }))
+  test("~ is not expanded by OpenCode's file tools: ~/../x is <dir>/x, and is judged as that file", async () => {
+    // OpenCode resolves "~/../.opencode-security.json" against the project folder; the guard must check that file.
+    await denied("write", { filePath: "~/../.opencode-security.json", content: "{}" })
+    await allowed("read", { filePath: "~/.ssh/id_rsa" })
+  })
   test("listing a protected folder itself", () => denied("glob", { pattern: "secrets/**/*" }))
   test("dot-dot above the project and back in", async () => {
     const up = path.join("..", path.basename(root), "secrets", "api.key")
