@@ -86,6 +86,8 @@ export namespace SecurityConfig {
 
   /** Largest policy file accepted. */
   export const MAX_BYTES = 1024 * 1024
+  /** Strict: a byte sequence that is not UTF-8 is an error, not U+FFFD. The decoder drops a byte order mark. */
+  const UTF8 = new TextDecoder("utf-8", { fatal: true })
 
   let validator: ReturnType<Ajv2020["compile"]> | undefined
   function validate() {
@@ -116,16 +118,30 @@ export namespace SecurityConfig {
     }
     if (!stat.isFile()) return problem("is not a regular file")
     if (stat.size > MAX_BYTES) return problem(`is ${stat.size} bytes; a policy may not exceed ${MAX_BYTES} bytes`)
-    let text: string
+    let bytes: Buffer
     try {
-      text = fs.readFileSync(file, "utf8")
+      bytes = fs.readFileSync(file)
     } catch (error) {
       return problem(`cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
+    }
+    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+      return problem("is UTF-16 encoded; save it as UTF-8")
+    let text: string
+    try {
+      text = UTF8.decode(bytes)
+    } catch {
+      // Undecodable bytes would become U+FFFD inside names, and patterns that never match.
+      const lossy = bytes.toString("utf8")
+      const at = SecurityJson.position(lossy, lossy.indexOf("\ufffd"))
+      return problem(`is not valid UTF-8 (${at}); save it as UTF-8`)
     }
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
     if (!text.trim()) return problem('is empty (truncated?); write at least {"version": "1.0"}')
     const parsed = SecurityJson.parse(text)
-    if ("error" in parsed) return problem(`is not valid JSON: ${parsed.error}`)
+    if ("error" in parsed)
+      return parsed.pointer === undefined
+        ? problem(`is not valid JSON: ${parsed.error}`)
+        : problem(parsed.error, parsed.pointer)
     const check = validate()
     if (!check(parsed.value)) {
       const problems = (check.errors ?? []).map((e) => ({ file, pointer: e.instancePath, message: ajvMessage(e) }))

@@ -162,6 +162,60 @@ describe("SecurityConfig.load", () => {
   })
 })
 
+describe("SecurityConfig.load: policy files JSON.parse would misread", () => {
+  const file = ".opencode-security.json"
+  const rule = (pattern: string, type = "directory") => ({ pattern, type, deniedOperations: ["read"] })
+  const text = async (value: unknown, extra: Record<string, string> = {}) => {
+    await using dir = await tmpdir(extra)
+    write(dir.path, file, value)
+    return SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))
+  }
+
+  test('a second "rules" key (JSON.parse keeps the last, empty one): invalid, with both places', async () => {
+    await using dir = await tmpdir()
+    write(
+      dir.path,
+      file,
+      '{\n  "version": "1.0",\n  "rules": [{"pattern": "secrets/**", "type": "directory", "deniedOperations": ["read"]}],\n  "rules": []\n}',
+    )
+    const state = SecurityConfig.load(dir.path)
+    expect(state.status).toBe("invalid")
+    expect(problems(state)).toEqual([
+      {
+        file: path.join(dir.path, file),
+        pointer: "",
+        message:
+          'line 4, column 3: duplicate key "rules" (first at line 3, column 3); JSON.parse would keep only the last one',
+      },
+    ])
+  })
+
+  test("a duplicate key deeper down names the object; __proto__ is refused", async () => {
+    await using dir = await tmpdir()
+    write(
+      dir.path,
+      file,
+      '{"version": "1.0", "rules": [{"pattern": "a", "type": "file", "type": "directory", "deniedOperations": ["read"]}]}',
+    )
+    expect(problems(SecurityConfig.load(dir.path))[0]).toMatchObject({ pointer: "/rules/0" })
+    write(dir.path, file, '{"version": "1.0", "mcp": {"servers": {"__proto__": "trusted"}}}')
+    expect(problems(SecurityConfig.load(dir.path))[0]).toMatchObject({ pointer: "/mcp/servers" })
+  })
+
+  test("encodings: a byte order mark is fine; UTF-16 and bytes that are not UTF-8 are errors", async () => {
+    await using dir = await tmpdir()
+    fs.writeFileSync(path.join(dir.path, file), "\ufeff" + JSON.stringify({ version: "1.0" }))
+    expect(SecurityConfig.load(dir.path).status).toBe("valid")
+    fs.writeFileSync(path.join(dir.path, file), Buffer.from("\ufeff" + JSON.stringify({ version: "1.0" }), "utf16le"))
+    expect(SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))).toContain("is UTF-16 encoded")
+    const latin1 = Buffer.from(JSON.stringify({ version: "1.0", rules: [rule("caf\u00e9")] }), "latin1")
+    fs.writeFileSync(path.join(dir.path, file), latin1)
+    expect(SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))).toContain(
+      "is not valid UTF-8 (line 1, column",
+    )
+  })
+})
+
 describe("SecurityConfig.walk", () => {
   test("breadth first, bounded (truncated past maxEntries), no links followed, skipped folders listed not entered", async () => {
     await using dir = await tmpdir()
