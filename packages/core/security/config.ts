@@ -278,16 +278,20 @@ export namespace SecurityConfig {
 
     const rules: Rule[] = []
     const markers: Marker[] = []
+    const disk: Disk = { stats: new Map(), listings: new Map() }
     for (const layer of layers) {
       const table = tables.get(layer)!
       const knownRoles = (list: string[] | undefined, pointer: string) =>
         (list ?? []).forEach((name, i) => {
-          if (!table.has(name))
-            problems.push({
-              file: layer.file,
-              pointer: `${pointer}/${i}`,
-              message: `unknown role '${name}' (defined: ${[...table.keys()].join(", ")})`,
-            })
+          if (table.has(name)) return
+          const like = [...table.keys()].find((known) => known.toLowerCase() === name.toLowerCase())
+          problems.push({
+            file: layer.file,
+            pointer: `${pointer}/${i}`,
+            message:
+              `unknown role '${name}' (defined: ${[...table.keys()].join(", ")})` +
+              (like ? `; role names are case-sensitive: did you mean '${like}'?` : ""),
+          })
         })
       layer.policy.rules?.forEach((rule, i) => {
         knownRoles(rule.allowedRoles, `/rules/${i}/allowedRoles`)
@@ -302,6 +306,9 @@ export namespace SecurityConfig {
           problems.push({ file: layer.file, pointer: `/rules/${i}/pattern`, message: compiled.error })
           return
         }
+        const mistake = onDisk(compiled, layer.dir, disk)
+        if (mistake)
+          problems.push({ file: layer.file, pointer: `/rules/${i}/${mistake.field}`, message: mistake.message })
         rules.push({
           id: `${layer.file}#/rules/${i}`,
           pattern: rule.pattern,
@@ -368,6 +375,61 @@ export namespace SecurityConfig {
         hasExplicit,
       },
     }
+  }
+
+  /** What `onDisk` looked up during one merge (rules often share folders). */
+  type Disk = { stats: Map<string, fs.Stats | undefined>; listings: Map<string, string[]> }
+
+  /**
+   * Mistakes a pattern shows only against the files on disk, for a pattern whose leading segments are plain names:
+   * a `file` rule naming an existing folder (it would protect the folder itself, not what is inside; a name pattern
+   * is looked up in the policy's folder), and, on a case-sensitive file system, an anchored or absolute path whose
+   * segment does not exist while one differing only in case does (`Secrets/**` next to `secrets/`). A path that does
+   * not exist at all is fine: it may be created later.
+   */
+  function onDisk(
+    compiled: SecurityMatch.Compiled,
+    dir: string,
+    disk: Disk,
+  ): { field: "type" | "pattern"; message: string } | undefined {
+    const source = compiled.glob.source
+    const stat = (p: string) => {
+      if (!disk.stats.has(p)) disk.stats.set(p, fs.statSync(p, { throwIfNoEntry: false }))
+      return disk.stats.get(p)
+    }
+    const root = compiled.kind === "absolute" ? "/" : dir
+    const segments = source.split("/").filter(Boolean)
+    const plain = segments.findIndex((s) => /[*?[\]{}\\]/.test(s))
+    const literal = plain < 0 ? segments : segments.slice(0, plain)
+    let at = root
+    for (const segment of literal) {
+      const next = path.join(at, segment)
+      if (stat(next)) {
+        at = next
+        continue
+      }
+      // A name pattern matches at any depth: one missing here is no mistake.
+      if (compiled.nocase || compiled.kind === "name") return undefined
+      if (!disk.listings.has(at)) {
+        let names: string[] = []
+        try {
+          names = fs.readdirSync(at)
+        } catch {}
+        disk.listings.set(at, names)
+      }
+      const like = disk.listings.get(at)!.find((name) => name.toLowerCase() === segment.toLowerCase())
+      if (!like) return undefined
+      return {
+        field: "pattern",
+        message: `'${segment}' does not exist in ${at}, but '${like}' does: patterns match case exactly on this file system`,
+      }
+    }
+    if (plain < 0 && compiled.type === "file" && stat(at)?.isDirectory())
+      return {
+        field: "type",
+        message: `${at} is a folder: a 'file' rule would protect only the folder itself, not what is inside; use type 'directory'`,
+      }
+    return undefined
   }
 
   /**

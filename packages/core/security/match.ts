@@ -56,10 +56,17 @@ export namespace SecurityMatch {
    */
   export function compile(input: Input): Compiled | { error: string } {
     const nocase = input.nocase ?? false
-    let p = input.pattern.normalize("NFC").trim()
-    if (!p) return { error: "the pattern is empty" }
+    const written = input.pattern.normalize("NFC")
+    const typo = typos(written, input.type)
+    if (typo) return { error: typo }
+    let p = written
     if (p.startsWith("!")) return { error: "negated patterns are not supported: a policy only adds protections" }
     if (p.includes("\0")) return { error: "the pattern contains a NUL character" }
+    p = p.replace(/\/{2,}/g, "/")
+    const dotted = p.startsWith("./")
+    p = p.replace(/^(\.\/)+/, "")
+    if (p.split("/").some((s) => s === ".." || s === "."))
+      return { error: "'..' and '.' may not appear inside a pattern; use an absolute path to reach outside" }
     let kind: Kind
     let base = input.base.normalize("NFC")
     if (p === "~" || p.startsWith("~/")) {
@@ -68,15 +75,9 @@ export namespace SecurityMatch {
     } else if (p.startsWith("/")) {
       kind = "absolute"
     } else {
-      if (p.startsWith("./")) p = p.replace(/^(\.\/)+/, "")
-      const trimmed = p.replace(/\/+$/, "")
-      kind = input.pattern.trim().startsWith("./") || trimmed.includes("/") ? "anchored" : "name"
+      kind = dotted || p.replace(/\/+$/, "").includes("/") ? "anchored" : "name"
     }
-    p = p.replace(/\/{2,}/g, "/")
     if (p.length > 1) p = p.replace(/\/+$/, "")
-    const segments = p.split("/")
-    if (segments.some((s) => s === ".." || s === "."))
-      return { error: "'..' and '.' may not appear inside a pattern; use an absolute path to reach outside" }
     if (!p || p === "/") return { error: "the pattern matches nothing" }
     let glob: SecurityGlob.Glob
     try {
@@ -87,6 +88,32 @@ export namespace SecurityMatch {
     }
     if (nocase) base = base.toLowerCase()
     return { kind, type: input.type, base, nocase, glob, source: input.pattern, literal: longestLiteral(p) }
+  }
+
+  /** Invisible characters: a pattern holding one never matches the name it shows. */
+  const INVISIBLE =
+    /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/
+
+  /**
+   * Mistakes that still make a pattern, one that protects nothing or less than it shows; undefined when none.
+   * (Windows separators, stray quotes and the like are refused by `SecurityGlob`.)
+   */
+  function typos(p: string, type: "file" | "directory"): string | undefined {
+    if (!p.trim()) return "the pattern is empty"
+    if (/^\s/.test(p) || (/\s$/.test(p) && !/\\ $/.test(p)))
+      return "the pattern starts or ends with white space, which would be part of the name; remove it"
+    const invisible = INVISIBLE.exec(p)
+    if (invisible)
+      return `the pattern contains an invisible character (U+${invisible[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}), so it cannot match the name it shows; retype it`
+    if (/^[A-Za-z]:[\\/]/.test(p))
+      return "a Windows drive path matches nothing here; use a path relative to the policy's folder, or an absolute POSIX path"
+    if (/^~[^/]/.test(p)) return "only '~/' is expanded (to the home folder); '~name' would be a literal folder name"
+    const variable = /^\$(\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)(\/|$)/.exec(p)
+    if (variable)
+      return `environment variables are not expanded ('${variable[1]}' would be a literal name); write the path itself`
+    if (type === "file" && p.length > 1 && p.endsWith("/"))
+      return "the pattern ends with '/', so it names a folder, but a 'file' rule would protect only the folder itself, not what is inside; use type 'directory'"
+    return undefined
   }
 
   function longestLiteral(pattern: string): string | undefined {

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { SecurityConfig } from "../../security/config"
+import { SecurityPath } from "../../security/paths"
 import { tmpdir } from "../fixture"
 
 const write = (dir: string, rel: string, value: unknown) => {
@@ -162,7 +163,7 @@ describe("SecurityConfig.load", () => {
   })
 })
 
-describe("SecurityConfig.load: policy files JSON.parse would misread", () => {
+describe("SecurityConfig.load: policies that parse but would protect less than they show", () => {
   const file = ".opencode-security.json"
   const rule = (pattern: string, type = "directory") => ({ pattern, type, deniedOperations: ["read"] })
   const text = async (value: unknown, extra: Record<string, string> = {}) => {
@@ -212,6 +213,56 @@ describe("SecurityConfig.load: policy files JSON.parse would misread", () => {
     fs.writeFileSync(path.join(dir.path, file), latin1)
     expect(SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))).toContain(
       "is not valid UTF-8 (line 1, column",
+    )
+  })
+
+  test("pattern typos carry the rule's pointer", async () => {
+    const found = await text({
+      version: "1.0",
+      rules: [rule(" secrets/**"), rule("secrets\\**"), rule("secrets/", "file"), rule("notes (v2).md", "file")],
+    })
+    expect(found).toContain("/rules/0/pattern: the pattern starts or ends with white space")
+    expect(found).toContain("/rules/1/pattern: '\\*' would match a literal '*'")
+    expect(found).toContain("/rules/2/pattern: the pattern ends with '/'")
+    expect(found).toContain("/rules/3/pattern: parentheses are not supported")
+  })
+
+  test("a 'file' rule naming a folder that exists protects nothing inside it: an error on 'type'", async () => {
+    const files = { "secrets/api.key": "k", "config/keys/a.pem": "k", "notes.md": "n" }
+    const found = await text(
+      { version: "1.0", rules: [rule("secrets", "file"), rule("config/keys", "file"), rule("notes.md", "file")] },
+      files,
+    )
+    expect(found).toContain("/rules/0/type: ")
+    expect(found).toContain("secrets is a folder: a 'file' rule would protect only the folder itself")
+    expect(found).toContain("/rules/1/type: ")
+    expect(found).not.toContain("/rules/2/")
+    // Folders that do not exist (yet) and globs are not judged.
+    expect(await text({ version: "1.0", rules: [rule("later", "file"), rule("secrets/*", "file")] }, files)).toBe("")
+  })
+
+  test("on a case-sensitive file system, a path that exists only in another case is an error", async () => {
+    await using dir = await tmpdir({ "secrets/api.key": "k" })
+    if (SecurityPath.caseInsensitive(path.join(dir.path, "secrets/api.key"))) return
+    write(dir.path, file, {
+      version: "1.0",
+      rules: [rule("Secrets/**"), rule("secrets/API.key", "file"), rule("Secrets")],
+    })
+    const found = SecurityConfig.describe(problems(SecurityConfig.load(dir.path)))
+    expect(found).toContain("/rules/0/pattern: 'Secrets' does not exist in")
+    expect(found).toContain("but 'secrets' does")
+    expect(found).toContain("/rules/1/pattern: 'API.key' does not exist")
+    expect(found).not.toContain("/rules/2/") // a name matches at any depth
+  })
+
+  test("an unknown role that differs from a defined one only in case says which", async () => {
+    const found = await text({
+      version: "1.0",
+      roles: [{ name: "admin", level: 100 }],
+      rules: [{ ...rule("secrets/**"), allowedRoles: ["Admin"] }],
+    })
+    expect(found).toContain(
+      "unknown role 'Admin' (defined: admin); role names are case-sensitive: did you mean 'admin'?",
     )
   })
 })
