@@ -396,8 +396,8 @@ export namespace SecurityGuard {
         return
       }
       const next = SecurityTree.refresh(tree)
-      if (!next.changed) return
       tree = next.tree
+      if (!next.changed) return
       building = rebuild("refresh").finally(() => {
         building = undefined
       })
@@ -983,7 +983,9 @@ export namespace SecurityGuard {
           return text
         const config = d.config
         if (source === "builtin-tool" && config) text = structured(d, config, call, text)
-        const mode = OUTPUT_MODE(call.tool, source)
+        // OpenCode 1.18's read lists a folder's entries: protected names go like in any listing.
+        const listing = call.tool === "read" && text.includes("<type>directory</type>")
+        const mode = listing ? "line" : OUTPUT_MODE(call.tool, source)
         if (d.tool.markers.length) learnSegments(d, mentionedFiles(text))
         let ranges = LLMScanner.scanForProtectedContent(text, d.tool, { paths: mode, base: directory })
         if (ranges.length) {

@@ -17,7 +17,15 @@ import path from "path"
 export namespace SecurityTree {
   export type Kind = "dir" | "file" | "other"
   export type Entry = { path: string; name: string; kind: Kind }
-  export type Folder = { mtimeMs: number; ino: number; entries: Entry[] }
+  /**
+   * `racy`: the folder changed within the file system's timestamp granularity of being listed, so a change right
+   * after the listing may carry the same time; such a folder is listed again at the next refresh (as git treats
+   * "racily clean" index entries).
+   */
+  export type Folder = { mtimeMs: number; ino: number; entries: Entry[]; racy?: boolean }
+
+  /** Timestamps are taken from a coarse clock (a few milliseconds): changes closer than this to a listing are racy. */
+  const RACY_MS = 2_000
   export type Tree = {
     root: string
     folders: Map<string, Folder>
@@ -83,7 +91,8 @@ export namespace SecurityTree {
         stale.add(dir)
         continue
       }
-      if (!stat.isDirectory() || stat.mtimeMs !== folder.mtimeMs || stat.ino !== folder.ino) stale.add(dir)
+      if (folder.racy || !stat.isDirectory() || stat.mtimeMs !== folder.mtimeMs || stat.ino !== folder.ino)
+        stale.add(dir)
     }
     if (!stale.size) return { tree: old, changed: false, touched }
     const tree: Tree = { ...old, folders: new Map(), truncated: false, count: 0 }
@@ -95,14 +104,21 @@ export namespace SecurityTree {
       if (previous && !stale.has(dir)) folder = previous
       else {
         folder = read(dir)
-        if (folder) touched.push(dir)
+        if (folder && (!previous || !same(previous.entries, folder.entries))) touched.push(dir)
       }
       if (!folder) continue
       if (!admit(tree, folder)) break
       tree.folders.set(dir, folder)
       for (const e of folder.entries) if (e.kind === "dir" && !tree.skip.has(e.name)) queue.push(e.path)
     }
-    return { tree, changed: true, touched }
+    const changed = touched.length > 0 || tree.folders.size !== old.folders.size
+    return { tree: changed ? tree : { ...old, folders: tree.folders }, changed, touched }
+  }
+
+  function same(a: readonly Entry[], b: readonly Entry[]) {
+    if (a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (a[i].name !== b[i].name || a[i].kind !== b[i].kind) return false
+    return true
   }
 
   /** Every entry of the tree (folders first met first). */
@@ -138,7 +154,7 @@ export namespace SecurityTree {
         })
       }
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      return { mtimeMs: stat.mtimeMs, ino: stat.ino, entries }
+      return { mtimeMs: stat.mtimeMs, ino: stat.ino, entries, racy: Date.now() - stat.mtimeMs < RACY_MS }
     } catch {
       return undefined
     }
