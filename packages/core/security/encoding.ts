@@ -246,6 +246,33 @@ export namespace SecurityEncoding {
     return true
   }
 
+  /** Values of hex digits (-1 for other code units below 128). */
+  const HEX_VALUE = new Int8Array(128).fill(-1)
+  for (let i = 0; i < 16; i++) {
+    HEX_VALUE["0123456789abcdef".charCodeAt(i)] = i
+    HEX_VALUE["0123456789ABCDEF".charCodeAt(i)] = i
+  }
+
+  /** The byte written by the two hex digits at `i` (valid digits). */
+  function hexByte(text: string, i: number): number {
+    return (HEX_VALUE[text.charCodeAt(i)] << 4) | HEX_VALUE[text.charCodeAt(i + 1)]
+  }
+
+  /** The bytes of hex digit ranges (pairs of `ranges`), each range's bytes in reverse order when `reversed`. */
+  function hexBytes(text: string, ranges: number[], reversed = false): Buffer {
+    let size = 0
+    for (let k = 0; k < ranges.length; k += 2) size += (ranges[k + 1] - ranges[k]) >> 1
+    const out = Buffer.allocUnsafe(size)
+    let at = 0
+    for (let k = 0; k < ranges.length; k += 2) {
+      const a = ranges[k]
+      const n = (ranges[k + 1] - a) >> 1
+      for (let j = 0; j < n; j++) out[reversed ? at + n - 1 - j : at + j] = hexByte(text, a + 2 * j)
+      at += n
+    }
+    return out
+  }
+
   function hexRange(text: string, a: number, b: number): boolean {
     return hexEnd(text, a, b) === b
   }
@@ -457,25 +484,25 @@ export namespace SecurityEncoding {
         return
       }
       seen.add(start, end)
-      emit(out, taken, bytes, true, { start, end, encoding, format: "wrapped" })
+      // A large block that decodes to nothing: the single runs would join the same lines and fail again.
+      if (
+        !emit(out, taken, bytes, true, { start, end, encoding, format: "wrapped" }) &&
+        chosen.parts.length > 2 * MAX_SEARCH
+      )
+        taken.add(start, end)
     }
     const closeDump = () => {
       const d = dump
       dump = undefined
       if (!d) return
-      let hex = ""
-      for (let k = 0; k < d.groups.length; k += 2) hex += text.slice(d.groups[k], d.groups[k + 1])
-      if (hex.length < MIN_BYTES * 2) return
+      const bytes = hexBytes(text, d.groups)
+      if (bytes.length < MIN_BYTES) return
       seen.add(d.start, d.end)
       const block = { start: d.start, end: d.end, encoding: "hex" as const, format: "dump" as const }
-      const bytes = Buffer.from(hex, "hex")
       if (d.group > 2) {
         // hexdump, od -x and xxd -e print little-endian words (the bytes of each group in reverse order); text
         // read in the wrong order is still printable, so both orders are scanned.
-        let swapped = ""
-        for (let k = 0; k < d.groups.length; k += 2)
-          for (let e = d.groups[k + 1]; e > d.groups[k]; e -= 2) swapped += text.slice(e - 2, e)
-        emit(out, taken, Buffer.concat([bytes, READINGS, Buffer.from(swapped, "hex")]), true, block)
+        emit(out, taken, Buffer.concat([bytes, READINGS, hexBytes(text, d.groups, true)]), true, block)
         return
       }
       emit(out, taken, bytes, true, block)
@@ -509,11 +536,12 @@ export namespace SecurityEncoding {
       let base = pos
       const q0 = prefixEnd(text, pos, le)
       let q = q0
-      if (q < le) line = dumpLine(text, q, le, scratch)
+      // Dump lines are parsed while a dump is open, or when the line may start one.
+      if (q < le && (dump || mayStartDump(text, q, le))) line = dumpLine(text, q, le, scratch)
       if (!line && g > pos) {
         base = g
         q = prefixEnd(text, g, le)
-        if (q < le) line = dumpLine(text, q, le, scratch)
+        if (q < le && (dump || mayStartDump(text, q, le))) line = dumpLine(text, q, le, scratch)
       }
       let consumed = false
       if (dump) {
@@ -637,7 +665,7 @@ export namespace SecurityEncoding {
           w.lines === 2 &&
           w.pad === 0 &&
           e - s + pad <= w.last &&
-          !decodeWrapped(text, w.parts)?.readable
+          !decodeLines(payloadOf(text, w.parts), 0, 2)?.readable
         ) {
           // The first line was a longer one before the block (the two do not decode to text): the block starts at
           // the second.
@@ -705,6 +733,11 @@ export namespace SecurityEncoding {
       s--
     }
     if (s === q && e > q) return true
+    return mayStartDump(text, q, le)
+  }
+
+  /** Whether the line may be a dump's first line from `q` (its first letter or digit): a hex token, then `:` or a space. */
+  function mayStartDump(text: string, q: number, le: number): boolean {
     const c = text.charCodeAt(q)
     if (c >= 128 || HEX[c] === 0) return false
     let j = q + 1
@@ -717,29 +750,43 @@ export namespace SecurityEncoding {
     return after === 58 || after === 32
   }
 
+  /** A wrapped block's payload: its lines' characters joined once, and where each line starts in them. */
+  type Payload = { compact: string; offsets: number[] }
+
+  function payloadOf(text: string, parts: number[]): Payload {
+    const pieces: string[] = []
+    const offsets = [0]
+    let at = 0
+    for (let k = 0; k < parts.length; k += 2) {
+      pieces.push(text.slice(parts[k], parts[k + 1]))
+      at += parts[k + 1] - parts[k]
+      offsets.push(at)
+    }
+    return { compact: pieces.join(""), offsets }
+  }
+
+  type Decoded = { bytes: Buffer; split?: Buffer; encoding: "hex" | "base64"; readable: boolean }
+
   /**
-   * The payload of a wrapped block's lines (`parts`, ranges in pairs) decoded: as hex when every character is a hex
-   * digit and the bytes are readable, else as base64 when it looks like base64 (readable first, then binary).
+   * Lines `[from, to)` of a wrapped block's payload decoded: as hex when every character is a hex digit and the bytes
+   * are readable, else as base64 when it looks like base64 (readable first, then binary).
    *
    * `split` is a second reading, for the scanner: a line shorter than the one before it may end its block or be a
    * block of its own (two outputs one after the other: a two-line block, or more lines after the shorter one), and
    * such lines can start other blocks; when the payload before each such line fills whole base64 quanta (hex bytes),
    * the pieces are also decoded apart, one a line.
    */
-  function decodeWrapped(
-    text: string,
-    parts: number[],
-  ): { bytes: Buffer; split?: Buffer; encoding: "hex" | "base64"; readable: boolean } | undefined {
-    let compact = ""
-    for (let k = 0; k < parts.length; k += 2) compact += text.slice(parts[k], parts[k + 1])
-    const payload = compact.replace(/=+$/, "")
-    if (payload.length < MIN_WRAPPED || payload.includes("=")) return undefined
-    const b64 = looksBase64(payload)
+  function decodeLines(payload: Payload, from: number, to: number): Decoded | undefined {
+    const { offsets } = payload
+    const compact = payload.compact.slice(offsets[from], offsets[to])
+    const data = compact.replace(/=+$/, "")
+    if (data.length < MIN_WRAPPED || data.includes("=")) return undefined
+    const b64 = looksBase64(data)
     let encoding: "hex" | "base64" | undefined
     let bytes: Buffer | undefined
     let ok = false
-    if (allHex(payload)) {
-      bytes = Buffer.from(payload.length % 2 ? payload.slice(0, -1) : payload, "hex")
+    if (allHex(data)) {
+      bytes = Buffer.from(data.length % 2 ? data.slice(0, -1) : data, "hex")
       ok = readable(bytes) !== undefined
       if (ok || !b64) encoding = "hex"
     }
@@ -752,74 +799,101 @@ export namespace SecurityEncoding {
     const decode = (piece: string) =>
       encoding === "hex" ? Buffer.from(piece.length % 2 ? piece.slice(0, -1) : piece, "hex") : base64Bytes(piece)
     const quantum = encoding === "hex" ? 2 : 4
+    const width = (line: number) => offsets[line + 1] - offsets[line]
     const pieces: Buffer[] = []
-    let from = 0
-    let at = 0
-    for (let k = 2; k < parts.length; k += 2) {
-      at += parts[k - 1] - parts[k - 2]
-      const width = parts[k + 1] - parts[k]
-      const previous = parts[k - 1] - parts[k - 2]
-      // Before a line shorter than the one before it; after one when the next line is not as wide (a shorter line
-      // followed by lines of its width starts the next block).
-      // A shorter last line after two or more full ones is the block's own end.
-      const shorter = width < previous && (k + 2 < parts.length || parts.length === 4)
-      const endsShorter = k >= 4 && previous < parts[k - 3] - parts[k - 4] && width !== previous
+    let cut = 0
+    for (let line = from + 1; line < to; line++) {
+      const at = offsets[line] - offsets[from]
+      // Before a line shorter than the one before it (a shorter last line after two or more full ones is the block's
+      // own end); after one when the next line is not as wide (a shorter line followed by lines of its width starts
+      // the next block).
+      const shorter = width(line) < width(line - 1) && (line + 1 < to || to - from === 2)
+      const endsShorter = line - 2 >= from && width(line - 1) < width(line - 2) && width(line) !== width(line - 1)
       if (!shorter && !endsShorter) continue
-      if (at % quantum !== 0 || compact.slice(from, at).includes("=")) continue
-      pieces.push(decode(compact.slice(from, at)), Buffer.from("\n"))
-      from = at
+      if (at % quantum !== 0 || compact.slice(cut, at).includes("=")) continue
+      pieces.push(decode(compact.slice(cut, at)), Buffer.from("\n"))
+      cut = at
     }
     if (!pieces.length) return { bytes: bytes!, encoding, readable: ok }
-    pieces.push(decode(compact.slice(from)))
+    pieces.push(decode(compact.slice(cut)))
     return { bytes: bytes!, split: Buffer.concat(pieces), encoding, readable: ok }
   }
 
-  type Decoded = NonNullable<ReturnType<typeof decodeWrapped>>
+  /** The bytes the payload of lines `[from, to)` decodes to, counted without decoding. */
+  function decodedLength(payload: Payload, from: number, to: number, encoding: "hex" | "base64"): number {
+    const chars = payload.offsets[to] - payload.offsets[from]
+    return encoding === "hex" ? chars >> 1 : Math.floor((chars * 3) / 4)
+  }
 
   /**
    * Which lines of a wrapped block (`parts`) decode to text: all of them, or without first or last lines that spoil
    * the decoding (an identifier, a hash or a word next to the block): lines without which the rest is text while the
    * whole is not (the fewest such lines are taken off, at most `MAX_TRIM` at each end of a block of at most
    * `MAX_SEARCH` lines, one of longer ones), then lines whose bytes are control characters or not UTF-8. Undefined
-   * when nothing decodes.
+   * when nothing decodes. Large blocks decode at most four times (binary ones twice).
    */
   function boundaries(text: string, parts: number[]): { parts: number[]; decoded: Decoded } | undefined {
-    const full = decodeWrapped(text, parts)
-    let decoded = full
+    const payload = payloadOf(text, parts)
     const lines = parts.length / 2
-    if (!full?.readable) {
-      // Large blocks: a line off either end or both; small ones: up to `MAX_TRIM` at each end.
-      const trim = lines <= MAX_SEARCH ? MAX_TRIM : 1
-      search: for (let off = 1; off <= 2 * trim; off++)
-        for (let head = Math.max(0, off - trim); head <= Math.min(off, trim); head++) {
+    const full = decodeLines(payload, 0, lines)
+    let from = 0
+    let to = lines
+    let decoded = full
+    if (!full?.readable && lines <= MAX_SEARCH) {
+      search: for (let off = 1; off <= 2 * MAX_TRIM; off++)
+        for (let head = Math.max(0, off - MAX_TRIM); head <= Math.min(off, MAX_TRIM); head++) {
           if (lines - off < 1) break search
-          const slice = parts.slice(head * 2, parts.length - (off - head) * 2)
-          const d = decodeWrapped(text, slice)
+          const d = decodeLines(payload, head, lines - (off - head))
           if (d?.readable) {
-            parts = slice
+            from = head
+            to = lines - (off - head)
             decoded = d
             break search
           }
         }
+    } else if (!full?.readable && lines > 2) {
+      // Large blocks: both ends off (binary data stops here), then one put back when the rest stays text.
+      const inner = decodeLines(payload, 1, lines - 1)
+      if (inner?.readable) {
+        const noFirst = decodeLines(payload, 1, lines)
+        const noLast = noFirst?.readable ? undefined : decodeLines(payload, 0, lines - 1)
+        if (noFirst?.readable) [from, decoded] = [1, noFirst]
+        else if (noLast?.readable) [to, decoded] = [lines - 1, noLast]
+        else [from, to, decoded] = [1, lines - 1, inner]
+      }
     }
     if (!decoded?.readable) return full && { parts, decoded: full }
-    for (let trims = 0; trims < 2 * MAX_TRIM && parts.length > 2; trims++) {
-      const noLast = decodeWrapped(text, parts.slice(0, -2))
-      if (noLast?.readable && noLast.encoding === decoded.encoding && spoils(decoded.bytes, noLast.bytes.length)) {
-        parts = parts.slice(0, -2)
-        decoded = noLast
+    // Ends that decode to control characters or not to UTF-8 go (large blocks: the lengths are counted, not decoded).
+    const small = to - from <= MAX_SEARCH
+    for (let trims = 0; trims < 2 * MAX_TRIM && to - from > 1; trims++) {
+      const noLast = small ? decodeLines(payload, from, to - 1) : undefined
+      const lastAt = small ? (noLast?.bytes.length ?? -1) : decodedLength(payload, from, to - 1, decoded.encoding)
+      if (
+        (!small || (noLast?.readable && noLast.encoding === decoded.encoding)) &&
+        lastAt >= 0 &&
+        spoils(decoded.bytes, lastAt)
+      ) {
+        to--
+        decoded = noLast ?? decodeLines(payload, from, to)
+        if (!decoded?.readable) return full && { parts, decoded: full }
         continue
       }
-      const noFirst = decodeWrapped(text, parts.slice(2))
-      const head = decoded.bytes.length - (noFirst?.bytes.length ?? 0) - 1
-      if (noFirst?.readable && noFirst.encoding === decoded.encoding && spoils(decoded.bytes, 0, head)) {
-        parts = parts.slice(2)
-        decoded = noFirst
+      const noFirst = small ? decodeLines(payload, from + 1, to) : undefined
+      const firstEnd = small
+        ? decoded.bytes.length - (noFirst?.bytes.length ?? decoded.bytes.length)
+        : decodedLength(payload, from, from + 1, decoded.encoding)
+      if (
+        (!small || (noFirst?.readable && noFirst.encoding === decoded.encoding)) &&
+        spoils(decoded.bytes, 0, firstEnd - 1)
+      ) {
+        from++
+        decoded = noFirst ?? decodeLines(payload, from, to)
+        if (!decoded?.readable) return full && { parts, decoded: full }
         continue
       }
       break
     }
-    return { parts, decoded }
+    return { parts: parts.slice(from * 2, to * 2), decoded }
   }
 
   /**
@@ -925,7 +999,7 @@ export namespace SecurityEncoding {
       const bytes: number[] = []
       let at = i
       for (;;) {
-        bytes.push(parseInt(text.slice(at + 2, end), 16))
+        bytes.push(end - at === 3 ? HEX_VALUE[text.charCodeAt(at + 2)] : hexByte(text, at + 2))
         let k = end
         while (k < n) {
           const c = text.charCodeAt(k)
@@ -984,7 +1058,7 @@ export namespace SecurityEncoding {
           if (c === 92 && k + 1 < n) {
             const d = text[k + 1]
             if (d === "x" && valid(k)) {
-              bytes.push(parseInt(text.slice(k + 2, k + 4), 16))
+              bytes.push(hexByte(text, k + 2))
               count++
               k += 4
               continue
@@ -1040,14 +1114,15 @@ export namespace SecurityEncoding {
         seen.add(start, end)
         let decoded = Buffer.from(bytes)
         if (gaps.length) {
-          const kept: Buffer[] = []
+          // The reading with the white space kept, then the one without.
+          const kept: number[] = []
           let at = 0
           for (let g = 0; g < gaps.length; g += 3) {
-            kept.push(decoded.subarray(at, gaps[g]), Buffer.from(text.slice(gaps[g + 1], gaps[g + 2])))
-            at = gaps[g]
+            for (; at < gaps[g]; at++) kept.push(bytes[at])
+            for (let j = gaps[g + 1]; j < gaps[g + 2]; j++) kept.push(text.charCodeAt(j))
           }
-          kept.push(decoded.subarray(at), READINGS, decoded)
-          decoded = Buffer.concat(kept)
+          for (; at < bytes.length; at++) kept.push(bytes[at])
+          decoded = Buffer.concat([Buffer.from(kept), READINGS, decoded])
         }
         emit(out, taken, decoded, count >= 4, { start, end, encoding: "hex", format: "escapes" })
       }
@@ -1097,9 +1172,10 @@ export namespace SecurityEncoding {
         // The next sequence of pairs: tokens of exactly two digits, one or two spaces apart.
         while (i < run.end && text.charCodeAt(i) === 32) i++
         const start = i
-        let hex = ""
-        let end = pairsAt(text, i, run.end, (a, b) => (hex += text.slice(a, b)))
-        if (hex.length >= MIN_PAIRS * 2) {
+        /** The pairs' ranges, in twos. */
+        const found: number[] = []
+        let end = pairsAt(text, i, run.end, (a, b) => found.push(a, b))
+        if (found.length / 2 >= MIN_PAIRS) {
           // Sequences ending their lines go on after the same prefix on the next lines (`data: 41 50 …` lines).
           const ls = text.lastIndexOf("\n", start - 1) + 1
           for (let nl = lineEnd(text, end); nl >= 0; nl = lineEnd(text, end)) {
@@ -1108,14 +1184,14 @@ export namespace SecurityEncoding {
             let le = text.indexOf("\n", at)
             if (le < 0) le = n
             while (le > at && (text.charCodeAt(le - 1) === 13 || text.charCodeAt(le - 1) === 32)) le--
-            const more = pairsAt(text, at, le, (a, b) => (hex += text.slice(a, b)))
+            const more = pairsAt(text, at, le, (a, b) => found.push(a, b))
             if (more === at) break
             end = more
           }
           probe = Math.max(probe, end + stride)
           if (seen.overlap(start, end) < 0) {
             seen.add(start, end)
-            emit(out, taken, Buffer.from(hex, "hex"), true, { start, end, encoding: "hex", format: "pairs" })
+            emit(out, taken, hexBytes(text, found), true, { start, end, encoding: "hex", format: "pairs" })
           }
         }
         // Past this token.
@@ -1166,6 +1242,8 @@ export namespace SecurityEncoding {
    */
   function runs(text: string, out: Block[], taken: Claims) {
     let from = 0
+    /** The end of lines whose joined decoding failed once: within them, a second failure decodes each line alone. */
+    let retried = -1
     for (let run = nextRun(text, 0, B64, MIN_RUN); run; run = nextRun(text, from, B64, MIN_RUN)) {
       const claimed = taken.overlap(run.start, run.end)
       if (claimed >= 0) {
@@ -1177,6 +1255,7 @@ export namespace SecurityEncoding {
       // Up to two `=` of padding.
       if (text[end] === "=") end += text[end + 1] === "=" ? 2 : 1
       let compact = text.slice(start, end)
+      const pieces = [start, end]
       // Wrapped blocks: the run ends its line and the next line is another run. Not after padding: decoding stops
       // at the first `=`, a line after it would only widen the block.
       while (
@@ -1192,6 +1271,7 @@ export namespace SecurityEncoding {
         if (after !== undefined && !/\s/.test(after)) break
         compact += c[0]
         end = next + c[0].length
+        pieces.push(next, end)
       }
       from = end
       const found = decodeRun(compact)
@@ -1199,12 +1279,20 @@ export namespace SecurityEncoding {
         out.push({ start, end, format: "run", ...found })
         continue
       }
-      // Lines taken after the run that spoil its decoding: the run alone, and the lines scanned on their own.
-      const first = run.end + (text[run.end] === "=" ? (text[run.end + 1] === "=" ? 2 : 1) : 0)
-      if (end === first) continue
-      from = first
-      const alone = decodeRun(text.slice(start, first))
-      if (alone) out.push({ start, end: first, format: "run", ...alone })
+      if (pieces.length === 2) continue
+      if (start >= retried) {
+        // Lines taken after the run that spoil its decoding: the run alone, then the next lines again (once).
+        retried = end
+        from = pieces[1]
+        const alone = decodeRun(text.slice(start, pieces[1]))
+        if (alone) out.push({ start, end: pieces[1], format: "run", ...alone })
+        continue
+      }
+      // Within lines retried already: each line on its own (joining them again would be quadratic).
+      for (let k = 0; k < pieces.length; k += 2) {
+        const alone = decodeRun(text.slice(pieces[k], pieces[k + 1]))
+        if (alone) out.push({ start: pieces[k], end: pieces[k + 1], format: "run", ...alone })
+      }
     }
   }
 
