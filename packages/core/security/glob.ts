@@ -522,7 +522,7 @@ export namespace SecurityGlob {
   }
 
   /** Brace groups (after one-character alternatives became classes) a pattern may have: each costs every step. */
-  export const MAX_GROUPS = 32
+  export const MAX_GROUPS = 16
 
   function build(pattern: string, items: Item[]): Nfa {
     const nfa: Nfa = {
@@ -743,6 +743,11 @@ export namespace SecurityGlob {
   /** Most transition-table cells one pattern's DFA may hold (4 bytes each). */
   const MAX_CELLS = 1 << 20
   const MAX_DFA_STATES = 20_000
+  /**
+   * New DFA states one check may add: a pattern whose DFA is exponential (`*a???…`) would otherwise pay for a new
+   * state at every character, which costs more than stepping the NFA.
+   */
+  const NEW_STATES_PER_CHECK = 256
 
   function machine(nfa: Nfa, nocase: boolean, dfaStates?: number): Machine {
     const n = nfa.atom.length
@@ -940,8 +945,8 @@ export namespace SecurityGlob {
     return h
   }
 
-  /** The DFA state of `set`, added when new; -1 when the DFA is full. */
-  function intern(m: Machine, set: Int32Array): number {
+  /** The DFA state of `set`, added when new (and `add`); -1 when it is not there and cannot be added. */
+  function intern(m: Machine, set: Int32Array, add = true): number {
     const { W, sets } = m
     const h = hash(m, set)
     let id = m.index.get(h) ?? -1
@@ -950,7 +955,7 @@ export namespace SecurityGlob {
       for (let w = 0; w < W && same; w++) same = sets[id * W + w] === set[w]
       if (same) return id
     }
-    if (m.count >= m.maxStates) return -1
+    if (!add || m.count >= m.maxStates) return -1
     if (m.count === m.capacity) grow(m)
     id = m.count++
     m.sets.set(set, id * W)
@@ -985,6 +990,7 @@ export namespace SecurityGlob {
   function run(m: Machine, input: string, from: number, to: number, parents: boolean): boolean {
     const { ascii, K } = m
     let s = START
+    let budget = NEW_STATES_PER_CHECK
     for (let i = from; i < to; i++) {
       const c = input.charCodeAt(i)
       if (parents && c === SLASH && i > from && m.acc[s] === 1) return true
@@ -992,8 +998,10 @@ export namespace SecurityGlob {
       let t = m.trans[s * K + k]
       if (t < 0) {
         step(m, m.sets, s * m.W, k, m.scratch)
-        t = intern(m, m.scratch)
+        const count = m.count
+        t = intern(m, m.scratch, budget > 0)
         if (t < 0) return simulate(m, input, i + 1, to, parents, from)
+        if (m.count > count) budget--
         m.trans[s * K + k] = t
       }
       s = t
