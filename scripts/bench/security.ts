@@ -5,10 +5,13 @@
 //    a single `indexOf` pass over the same text (the floor of any scan);
 //  - the hook payload guard on a 200-message history (messages transform: clone, redact, structural diff), against
 //    a plain structuredClone of the same history.
+//  - pattern check: hostile patterns (SecurityGlob) on 32- and 4096-character paths, p50 and max per check, against
+//    an `includes` of the pattern's literal over the same path; and, once and capped, picomatch on the first one.
 // Nothing here fails on timing; targets are printed next to the figures.
 import fs from "fs"
 import os from "os"
 import path from "path"
+import { SecurityGlob } from "../../packages/core/security/glob"
 import { SecurityGuard } from "../../packages/core/security/guard"
 import { SecurityShell } from "../../packages/core/security/shell"
 
@@ -249,6 +252,94 @@ async function hookGuard(dir: string) {
   guard.close()
 }
 
+/** Patterns built to make a backtracking matcher slow, or an automaton big; each is a valid policy pattern. */
+const HOSTILE = [
+  "**/" + "*a".repeat(12) + "*b",
+  "*a".repeat(500) + "*b",
+  "{ab,".repeat(SecurityGlob.MAX_GROUPS - 1) + "z" + "}".repeat(SecurityGlob.MAX_GROUPS - 1),
+  "{a,".repeat(300) + "z" + "}".repeat(300),
+  "**/".repeat(300) + "x",
+  "[" + "abcdefghijklmnopqrstuvwxy".repeat(40) + "]",
+  "**/a" + "?".repeat(400),
+  "*a" + "?".repeat(500),
+  "**/" + "*{ab,cd}".repeat(SecurityGlob.MAX_GROUPS),
+  "**/" + "[abc][^d]*".repeat(90),
+  "{a,b}".repeat(200),
+]
+
+/** Paths of `n` characters that keep the patterns above busy: one letter, two, with slashes, with brackets, a folder. */
+function hostilePaths(n: number): string[] {
+  let seed = 7
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
+  const mixed = (chars: string) => Array.from({ length: n }, () => chars[Math.floor(next() * chars.length)]).join("")
+  return ["a".repeat(n), mixed("ab"), mixed("aab/"), mixed("abcd[]"), ("x/" + "ab".repeat(n)).slice(0, n)]
+}
+
+/** The longest run of characters a pattern must contain literally (at least one). */
+const literalOf = (pattern: string) =>
+  pattern.split(/[*?[\]{}\\,/^]+/).reduce((best, run) => (run.length > best.length ? run : best), "") || pattern[0]
+
+async function hostilePatterns() {
+  console.log("pattern check: hostile patterns (µs per check; target ≤ 1000 µs for any valid pattern):")
+  // Warm-up on other patterns, so the figures are the matcher's and not the first run of its code.
+  for (const pattern of ["**/{ab,cd}*[xy]/*.key", "[[:alpha:]][abc]?{x,y/z}/**", "*a*b"]) {
+    const glob = SecurityGlob.compile(pattern)
+    for (let r = 0; r < 200; r++) for (const p of hostilePaths(64 + r)) SecurityGlob.test(glob, p)
+  }
+  for (const n of [32, 4096]) {
+    const paths = hostilePaths(n)
+    const worst = { p50: 0, max: 0 }
+    for (const pattern of HOSTILE) {
+      const literal = literalOf(pattern)
+      // The first check of a path builds DFA states and is the slowest: timed alone on 5 fresh compiles, the max is
+      // the slowest path's median (one run is at the mercy of the shared machine's scheduler and the GC).
+      const cold: number[][] = paths.map(() => [])
+      for (let trial = 0; trial < 5; trial++) {
+        const fresh = SecurityGlob.compile(pattern)
+        paths.forEach((p, k) => {
+          const t = performance.now()
+          SecurityGlob.test(fresh, p)
+          cold[k].push(performance.now() - t)
+        })
+      }
+      const glob = SecurityGlob.compile(pattern)
+      const rounds = n > 1000 ? 40 : 400
+      const checks: number[] = []
+      const floor: number[] = []
+      let hits = 0
+      for (let r = 0; r < rounds; r++) {
+        let t = performance.now()
+        for (const p of paths) if (SecurityGlob.test(glob, p)) hits++
+        checks.push((performance.now() - t) / paths.length)
+        t = performance.now()
+        for (const q of paths) if (q.includes(literal)) hits++
+        floor.push((performance.now() - t) / paths.length)
+      }
+      const p50 = median(checks)
+      const max = Math.max(...cold.map(median))
+      worst.p50 = Math.max(worst.p50, p50)
+      worst.max = Math.max(worst.max, max)
+      const shown = pattern.length > 28 ? `${pattern.slice(0, 25)}… (${pattern.length} chars)` : pattern
+      console.log(
+        `  ${n}-char paths, ${shown.padEnd(38)} p50 ${us(p50).padStart(9)}, max ${us(max).padStart(10)}; includes(${JSON.stringify(literal.slice(0, 6))}) ${(median(floor) * 1e6).toFixed(0)} ns = ${(p50 / median(floor)).toFixed(0)}× (${hits} hits)`,
+      )
+    }
+    console.log(`  ${n}-char paths, worst of all: p50 ${us(worst.p50)}, max ${us(worst.max)}`)
+  }
+  // Before: picomatch's regular expression on the first pattern and a 32-character name, once, in a child process
+  // stopped after the cap (a backtracking match cannot be interrupted from inside).
+  const cap = 20_000
+  const code = `const pm = require(${JSON.stringify(require.resolve("picomatch"))}); const re = pm.makeRe(${JSON.stringify(HOSTILE[0])}, { dot: true }); const t = performance.now(); re.test("a".repeat(32)); console.log(performance.now() - t)`
+  const child = Bun.spawn([process.execPath, "-e", code], { stdout: "pipe", stderr: "inherit" })
+  const timer = setTimeout(() => child.kill(), cap)
+  const out = await new Response(child.stdout).text()
+  clearTimeout(timer)
+  const ms = Number(out.trim())
+  console.log(
+    `  before (picomatch makeRe, ${HOSTILE[0]}, 32 × 'a', one run): ${out.trim() && Number.isFinite(ms) ? `${ms.toFixed(0)} ms` : `over ${cap / 1000} s (stopped)`}`,
+  )
+}
+
 const none = project(0, false)
 const empty = project(0)
 const hundred = project(100)
@@ -259,6 +350,7 @@ try {
   await bashCall(hundred)
   await throughput(hundred)
   await hookGuard(hundred)
+  await hostilePatterns()
 } finally {
   for (const d of [none, empty, hundred]) fs.rmSync(d, { recursive: true, force: true })
 }
