@@ -525,8 +525,12 @@ export namespace SecurityEncoding {
         pos = nl + 1
         continue
       }
-      const g = gutterEnd(text, pos, le)
-      if (!wrapped && !dump && !mayStart(text, g, le)) {
+      // Past the indentation once: a gutter starts with a digit or `Line` there, the prefix goes on from there.
+      let ind = pos
+      while (ind < le && text.charCodeAt(ind) === 32) ind++
+      const first = text.charCodeAt(ind)
+      const g = (first >= 48 && first <= 57) || first === 76 ? gutterEnd(text, pos, le) : pos
+      if (!wrapped && !dump && !mayStart(text, g === pos ? ind : g, le)) {
         pos = nl + 1
         continue
       }

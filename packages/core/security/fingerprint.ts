@@ -291,24 +291,27 @@ export namespace SecurityFingerprint {
     const hasLine = (line: string) => list.some((i) => i.lines.has(line))
     const strictLine = (line: string) => list.some((i) => i.strict && i.lines.has(line))
     const hasToken = (token: string) => list.some((i) => i.tokens.has(token))
-    const filtered = (h: number, h2: number) => {
+    /**
+     * Whether `s[a, b)` (or its reverse) may be remembered: its shape is set in an index's first filter and its
+     * second shape in the same index's second one (computed only then).
+     */
+    const filtered = (s: string, a: number, b: number, reversed: boolean) => {
+      const h = reversed ? reversedShape(s, a, b) : shape(s, a, b)
+      let h2 = -1
       for (const i of list) {
         const f = i.shapes
+        if (f !== undefined && ((f[h >>> 5] >>> (h & 31)) & 1) === 0) continue
         const g = i.shapes2
-        if (
-          (f === undefined || ((f[h >>> 5] >>> (h & 31)) & 1) === 1) &&
-          (g === undefined || ((g[h2 >>> 5] >>> (h2 & 31)) & 1) === 1)
-        )
-          return true
+        if (g === undefined) return true
+        if (h2 < 0) h2 = reversed ? reversedShape2(s, a, b) : shape2(s, a, b)
+        if (((g[h2 >>> 5] >>> (h2 & 31)) & 1) === 1) return true
       }
       return false
     }
-    const mayHave = (a: number, b: number) => filtered(shape(text, a, b), shape2(text, a, b))
+    const mayHave = (a: number, b: number) => filtered(text, a, b, false)
     /** `text[a, b)` reversed, when its shapes may be remembered (they need no reversed copy). */
     const reversed = (s: string, a: number, b: number) =>
-      filtered(reversedShape(s, a, b), reversedShape2(s, a, b)) || sampledSurrogate(s, a, b)
-        ? reverse(s.slice(a, b))
-        : undefined
+      filtered(s, a, b, true) || sampledSurrogate(s, a, b) ? reverse(s.slice(a, b)) : undefined
     const out: Match[] = []
 
     // Runs of remembered lines.
