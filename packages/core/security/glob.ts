@@ -108,7 +108,7 @@ export namespace SecurityGlob {
   /** Sorted, disjoint, inclusive code-unit ranges: [lo0, hi0, lo1, hi1, …]. */
   type Ranges = number[]
   /** A set of code units: its members, or (negate) everything else; case folding applies to the members. */
-  type Pred = { set: Ranges; negate: boolean }
+  type Pred = { set: Ranges; negate: boolean; key?: string }
 
   const SLASH = 0x2f
   const MAX_CODE = 0xffff
@@ -754,9 +754,10 @@ export namespace SecurityGlob {
     const W = (n + 31) >>> 5
     // Distinct predicates, each with the states using it.
     type Use = { set: Ranges; atoms: number[]; loops: number[]; jumps: { from: number; dist: number }[] }
-    const preds = new Map<string, Use>()
+    const preds = new Map<number | string, Use>()
     const pred = (p: Pred) => {
-      const key = `${p.negate ? "^" : ""}${p.set.join(",")}`
+      const single = !p.negate && p.set.length === 2 && p.set[0] === p.set[1]
+      const key = single ? p.set[0] : (p.key ??= `${p.negate ? "^" : ""}${p.set.join(",")}`)
       let found = preds.get(key)
       if (!found) {
         const members = nocase ? fold(p.set) : p.set
@@ -783,11 +784,11 @@ export namespace SecurityGlob {
         for (let j = intervalOf(bounds, p.set[k]); j < bounds.length && bounds[j] <= p.set[k + 1]; j++)
           covering[j].push(id)
     })
-    const classes = new Map<string, number>()
+    const classes = new Map<number | string, number>()
     const boundClass = new Uint16Array(bounds.length)
     const members: number[][] = []
     covering.forEach((ids, j) => {
-      const key = ids.join(",")
+      const key = ids.length === 1 ? ids[0] : ids.join(",")
       let k = classes.get(key)
       if (k === undefined) {
         classes.set(key, (k = members.length))
