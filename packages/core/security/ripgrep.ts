@@ -20,10 +20,14 @@ import { Sandbox } from "./sandbox"
 export namespace SecurityRipgrep {
   export const ENV = "RIPGREP_CONFIG_PATH"
 
-  const owners = new Map<string, string[]>()
-  let file: string | undefined
-  let original: string | undefined
-  let installed = false
+  /** One config file per environment object (OpenCode's `process.env`; tests pass their own). */
+  type State = { owners: Map<string, string[]>; file?: string; original?: string; installed: boolean }
+  const states = new WeakMap<object, State>()
+  const stateOf = (env: object) => {
+    let state = states.get(env)
+    if (!state) states.set(env, (state = { owners: new Map(), installed: false }))
+    return state
+  }
 
   /**
    * Exclusion globs for protected entries: every suffix of each path, anchored (`/a/b/.env`, `/b/.env`, `/.env`), and
@@ -52,22 +56,24 @@ export namespace SecurityRipgrep {
    * SecurityRipgrep.set("guard-1", []) // removes guard-1's exclusions
    */
   export function set(owner: string, list: string[], env: NodeJS.ProcessEnv = process.env) {
-    if (list.length) owners.set(owner, list)
-    else owners.delete(owner)
-    if (!installed) {
-      if (!owners.size) return
-      original = env[ENV]
-      installed = true
+    const state = stateOf(env)
+    if (list.length) state.owners.set(owner, list)
+    else state.owners.delete(owner)
+    if (!state.installed) {
+      if (!state.owners.size) return
+      state.original = env[ENV]
+      state.installed = true
     }
-    write(env)
+    write(env, state)
   }
 
   /** The user's own config file, when one was set before ours. */
-  export function userConfig(): string | undefined {
-    return original
+  export function userConfig(env: NodeJS.ProcessEnv = process.env): string | undefined {
+    return states.get(env)?.original ?? (states.get(env) ? undefined : env[ENV])
   }
 
-  function write(env: NodeJS.ProcessEnv) {
+  function write(env: NodeJS.ProcessEnv, state: State) {
+    const { owners, original } = state
     const lines: string[] = []
     if (original) {
       try {
@@ -82,14 +88,14 @@ export namespace SecurityRipgrep {
       }
     }
     for (const list of owners.values()) for (const glob of list) lines.push(`--glob=${glob}`)
-    if (!file) {
+    if (!state.file) {
       const dir = fs.mkdtempSync(path.join(Sandbox.privateFolder(), "ripgrep-"))
-      file = path.join(dir, "config")
+      state.file = path.join(dir, "config")
     }
-    const temp = `${file}.${crypto.randomBytes(4).toString("hex")}`
+    const temp = `${state.file}.${crypto.randomBytes(4).toString("hex")}`
     fs.writeFileSync(temp, lines.join("\n") + "\n", { mode: 0o644 })
-    fs.renameSync(temp, file)
-    env[ENV] = file
+    fs.renameSync(temp, state.file)
+    env[ENV] = state.file
   }
 
   /** Glob metacharacters in a path name are escaped so they match literally. */
