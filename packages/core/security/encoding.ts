@@ -17,9 +17,9 @@
  */
 export namespace SecurityEncoding {
   /**
-   * `run`: one run of base64 or hex characters (possibly continued on the next lines, as before wrapped blocks were
-   * recognised at any width); `wrapped`: lines of equal width; `dump`: offset / grouped hex / ASCII column lines;
-   * `bytes`: `0xNN` lists; `escapes`: `\xNN` strings; `pairs`: spaced hex pairs inside a line.
+   * `run`: one run of base64 or hex characters (continued on the next lines when they start with one, as before);
+   * `wrapped`: lines of one width after one prefix; `dump`: offset / grouped hex / ASCII column lines; `bytes`: `0xNN`
+   * lists; `escapes`: `\xNN` strings; `pairs`: spaced hex pairs inside lines.
    */
   export type Format = "run" | "wrapped" | "dump" | "bytes" | "escapes" | "pairs"
   /** `binary`: the bytes were not readable text; `decoded` holds their printable runs, one a line. */
@@ -32,7 +32,12 @@ export namespace SecurityEncoding {
     binary?: boolean
   }
 
-  /** ASCII lookup table of a character class, for `nextRun`. */
+  /**
+   * ASCII lookup table of a character class, for `nextRun`.
+   *
+   * @example
+   * SecurityEncoding.charClass("ab")[97] // 1
+   */
   export function charClass(chars: string): Uint8Array {
     const table = new Uint8Array(128)
     for (const c of chars) table[c.charCodeAt(0)] = 1
@@ -614,12 +619,14 @@ export namespace SecurityEncoding {
         const alphabet = !w.hex || w.chars < MIN_HEX_RUN || hexRange(text, s, e)
         const prefixed = payload && same(text, w.prefixA, w.prefixB, g, s)
         const fits = payload && alphabet && (prefixed || bare)
-        if (fits && !prefixed) {
-          // Another output joins at the line start: where it starts is remembered.
+        /** Another output joins at the line start: the block's prefix is the empty one, and where it joined is kept. */
+        const join = () => {
+          if (prefixed) return
           w.prefixA = w.prefixB = g
-          w.cuts.push(w.parts.length)
+          if (w.cuts[w.cuts.length - 1] !== w.parts.length) w.cuts.push(w.parts.length)
         }
         if (fits && !w.done && e - s + pad <= w.width) {
+          join()
           w.parts.push(s, le)
           w.lines++
           w.end = le
@@ -631,6 +638,7 @@ export namespace SecurityEncoding {
         } else if (fits && w.done && w.pad === 0 && w.chars % 4 === 0) {
           // Another block right after one whose payload fills whole base64 quanta (and hex bytes): the two decode as
           // one, as the single runs' continuation decoded them.
+          join()
           if (w.cuts[w.cuts.length - 1] !== w.parts.length) w.cuts.push(w.parts.length)
           w.parts.push(s, le)
           w.lines++
@@ -652,6 +660,8 @@ export namespace SecurityEncoding {
           closeWrapped()
           wrapped = {
             ...w,
+            prefixA: prefixed ? w.prefixA : g,
+            prefixB: prefixed ? w.prefixB : g,
             start: shorter[0],
             end: le,
             width: e - s,
@@ -676,6 +686,8 @@ export namespace SecurityEncoding {
           const done = pad > 0 || e - s < w.last
           wrapped = {
             ...w,
+            prefixA: prefixed ? w.prefixA : g,
+            prefixB: prefixed ? w.prefixB : g,
             start: w.parts[2],
             end: le,
             width: w.last,
