@@ -555,8 +555,10 @@ async function bashTool(
   // OpenCode asks the shell.env hook for variables to add, then starts `<shell> -c <command>` with them.
   const extra = { env: {} as Record<string, string> }
   await wired.hooks["shell.env"]({ cwd, sessionID: "ses_redteam", callID }, extra)
+  // No standard input, as in OpenCode (a pipe would make ripgrep search it instead of the folder).
   const r = spawnSync(options.shell ?? "/bin/bash", ["-c", String(args.command)], {
     cwd,
+    stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...extra.env },
     encoding: "utf8",
     timeout: options.timeoutMs ?? 60_000,
