@@ -138,9 +138,19 @@ export namespace SecurityHooks {
         await ready()
         let description = output.description
         if (options.describe && (input.toolID === "skill" || input.toolID === "task")) {
-          description = await options.describe(input.toolID, description)
+          // A failure here must not take the tool registry down with it: the scanner still runs below.
+          description = await options.describe(input.toolID, description).catch((error) => {
+            guard.audit?.logSecurityEvent({
+              action: "refuse",
+              source: "plugin-hook",
+              hook: "tool.definition",
+              tool: input.toolID,
+              reason: `protected skills and agents could not be located: ${error instanceof Error ? error.message : String(error)}`,
+            })
+            return description
+          })
           // Parameter descriptions can list the names too (the task tool's subagent_type).
-          await describeDeep(output.parameters, (text) => options.describe!(input.toolID, text))
+          await describeDeep(output.parameters, (text) => options.describe!(input.toolID, text)).catch(() => undefined)
         }
         output.description = guard.definition(input.toolID, description)
       },
@@ -179,11 +189,25 @@ export namespace SecurityHooks {
     }
   }
 
-  /** Every `description` string inside a JSON schema rewritten (depth-limited). */
+  /**
+   * Every `description` string inside a plain JSON schema rewritten (depth-limited). OpenCode 1.2.15 passes zod
+   * schemas, whose objects are frozen class instances: only plain objects and arrays are walked, and a property that
+   * cannot be written is left as it is.
+   */
   async function describeDeep(schema: unknown, rewrite: (text: string) => Promise<string>, depth = 0): Promise<void> {
     if (!schema || typeof schema !== "object" || depth > 16) return
+    const proto = Object.getPrototypeOf(schema)
+    if (proto !== Object.prototype && proto !== null && !Array.isArray(schema)) return
     const node = schema as Record<string, unknown>
-    if (typeof node.description === "string") node.description = await rewrite(node.description)
+    if (typeof node.description === "string") {
+      const next = await rewrite(node.description)
+      if (next !== node.description)
+        try {
+          node.description = next
+        } catch {
+          // A read-only property: the tool's own description was rewritten, this one stays.
+        }
+    }
     for (const value of Object.values(node))
       if (value && typeof value === "object") await describeDeep(value, rewrite, depth + 1)
   }
