@@ -182,9 +182,24 @@ export namespace SecurityGuard {
   export const PLUGIN_FOLDERS = ["plugin", "plugins", "tool", "tools"] as const
 
   /**
+   * Protected host paths a shell command must not create: configuration and plugin folders, which only a person (or
+   * the agent) makes. Folders OpenCode itself creates during a session (`node_modules`, its cache, `bin`) are only
+   * locked when they exist: one appearing during a command may be OpenCode's own.
+   */
+  const SWEPT = new Set<string>([
+    "opencode.json",
+    "opencode.jsonc",
+    "config.json",
+    path.basename(OPTIONS_FILE),
+    ...PLUGIN_FOLDERS,
+  ])
+
+  /**
    * Host paths whose change could switch enforcement off: the plugin list and options (`opencode.json`/`.jsonc` of the
-   * project and of `~/.config/opencode`, `.opencode/opencode.json`, the built-ins' own options) and the folders
-   * OpenCode loads code from at start (`.opencode/plugin(s)`, `.opencode/tool(s)` and their global counterparts).
+   * project and of `~/.config/opencode`, `.opencode/opencode.json`, the built-ins' own options), the folders
+   * OpenCode loads code from at start (`.opencode/plugin(s)`, `.opencode/tool(s)` and their global counterparts, the
+   * config folders' `node_modules`, OpenCode's cache with the npm plugins it installed) and the programs it
+   * downloads (`~/.local/share/opencode/bin`).
    * Folders end in `/`. Hosts pass them as `protect`, so no role may write them while a policy exists.
    *
    * @example
@@ -197,6 +212,8 @@ export namespace SecurityGuard {
   ): string[] {
     const home = env.HOME || os.homedir()
     const globalDir = path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "opencode")
+    const cacheDir = path.join(env.XDG_CACHE_HOME || path.join(home, ".cache"), "opencode")
+    const dataDir = path.join(env.XDG_DATA_HOME || path.join(home, ".local", "share"), "opencode")
     const dirs = [...new Set([directory, worktree])]
     const configDirs = [...dirs.map((d) => path.join(d, ".opencode")), globalDir]
     if (env.OPENCODE_CONFIG_DIR) configDirs.push(env.OPENCODE_CONFIG_DIR)
@@ -205,6 +222,11 @@ export namespace SecurityGuard {
       ...dirs.map((d) => path.join(d, OPTIONS_FILE)),
       ...configDirs.flatMap((d) => ["opencode.json", "opencode.jsonc", "config.json"].map((f) => path.join(d, f))),
       ...configDirs.flatMap((d) => PLUGIN_FOLDERS.map((f) => path.join(d, f) + path.sep)),
+      // The packages plugins import (a config folder's node_modules), the npm plugins OpenCode installed and the
+      // programs it downloaded (ripgrep): changed code there runs inside OpenCode at its next start.
+      ...configDirs.map((d) => path.join(d, "node_modules") + path.sep),
+      cacheDir + path.sep,
+      path.join(dataDir, "bin") + path.sep,
       ...(env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : []),
     ]
   }
@@ -587,7 +609,7 @@ export namespace SecurityGuard {
       for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))) {
         const kind = kindOf(p)
         if (kind) lock.push({ path: p, dir: kind === "dir" })
-        else absent.push(p)
+        else if (SWEPT.has(path.basename(p))) absent.push(p)
       }
       // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
       // user next uses git: read-only unless the policy allows them. A repository created inside the sandbox is fine.
