@@ -72,11 +72,15 @@ async function sandboxed(extra: Record<string, string> = {}, policy: unknown = P
   const dir = await project(extra, policy)
   // As the plugin does: the host's configuration and plugin folders are protected (home is the fixture's).
   const env = { HOME: path.join(dir.path, "home"), XDG_CONFIG_HOME: path.join(dir.path, "home/.config") }
-  const guard = await guardFor(dir.path, {}, {
-    shell: "/bin/bash",
-    ripgrep: false,
-    protect: SecurityGuard.hostProtected(dir.path, dir.path, env),
-  })
+  const guard = await guardFor(
+    dir.path,
+    {},
+    {
+      shell: "/bin/bash",
+      ripgrep: false,
+      protect: SecurityGuard.hostProtected(dir.path, dir.path, env),
+    },
+  )
   return {
     dir,
     guard,
@@ -174,7 +178,7 @@ describe("reading protected content inside the sandbox", () => {
     "python3 -c \"print(open('.e'+'nv').read())\"",
     "python3 -c \"import os; print(open(os.path.join('sec'+'rets','api.key')).read())\"",
     "node -e \"console.log(require('fs').readFileSync(['.','env'].join('')).toString())\"",
-    "perl -e 'open(F, \".\" . \"env\"); print <F>'",
+    'perl -e \'open(F, "." . "env"); print <F>\'',
     "find . -name '*.key' -exec cat {} +",
     "find . -type f | xargs cat",
     "cat $(find . -name '.env*')",
@@ -257,7 +261,7 @@ describe("the policy, the audit log and the host configuration cannot be changed
     "git init -q . && git add -A && git stash -u",
     "mv ../$(basename $(pwd)) ../moved-away",
     "rm -f .opencode-security-audit.log; echo forged >> .opencode-security-audit.log",
-    "echo '{\"plugin\":[\"evil\"]}' > opencode.json",
+    'echo \'{"plugin":["evil"]}\' > opencode.json',
     "mkdir -p .opencode/plugin && echo 'export default async () => ({})' > .opencode/plugin/evil.ts",
     "mkdir -p .opencode/tools && echo x > .opencode/tools/t.ts",
     'echo \'{"security":{"enabled":false}}\' > .opencode/opencode-builtins.json',
