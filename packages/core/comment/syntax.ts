@@ -126,6 +126,8 @@ export namespace CommentSyntax {
     const comments: Comment[] = []
     let block: { close: string; doc: boolean; start: number; parts: string[] } | undefined
     let docstring: { quote: string; start: number; parts: string[] } | undefined
+    /** A string literal still open at the end of the previous code line (triple quotes, template literals). */
+    let literal: string | undefined
     let paragraph: Comment | undefined
 
     const flush = () => {
@@ -139,6 +141,14 @@ export namespace CommentSyntax {
     for (let i = 0; i < lines.length; i++) {
       const raw = lines[i]
       const trimmed = raw.trim()
+      if (literal) {
+        // Inside a multi-line string: code, whatever it looks like; a comment may follow its end.
+        kinds[i] = "code"
+        const rest = scan(raw, syntax, literal)
+        literal = rest.open
+        if (rest.comment) comments.push(trailingAt(i, rest.comment))
+        continue
+      }
       if (block) {
         kinds[i] = block.doc ? "doc" : "comment"
         const closeAt = trimmed.indexOf(block.close)
@@ -212,8 +222,9 @@ export namespace CommentSyntax {
       // A code line, possibly with a trailing comment.
       flush()
       kinds[i] = "code"
-      const trailing = trailingComment(raw, syntax)
-      if (trailing) comments.push({ line: i, end: i, text: trailing, parts: [trailing], doc: false, trailing: true })
+      const code = scan(raw, syntax)
+      literal = code.open
+      if (code.comment) comments.push(trailingAt(i, code.comment))
     }
     flush()
     if (block) pushBlock(comments, block, lines.length - 1)
@@ -252,13 +263,34 @@ export namespace CommentSyntax {
    * CommentSyntax.trailingComment("x() // call x", CommentSyntax.forFile("a.ts")!) // "call x"
    */
   export function trailingComment(line: string, syntax: Syntax): string | undefined {
-    if (!syntax.line.length) return undefined
-    let quote: string | undefined
+    return scan(line, syntax).comment
+  }
+
+  function trailingAt(line: number, text: string): Comment {
+    return { line, end: line, text, parts: [text], doc: false, trailing: true }
+  }
+
+  /**
+   * Scans a code line outside string literals (starting inside the literal `open` when one spans from the line
+   * before): the trailing comment, and the delimiter of a string still open at the end of the line when it may span
+   * lines (Python's `"""`/`'''`, and backquotes in languages with `//` comments: template literals, Go's raw strings).
+   */
+  function scan(line: string, syntax: Syntax, open?: string): { comment?: string; open?: string } {
+    if (!syntax.line.length && !open) return {}
+    let quote = open
     for (let i = 0; i < line.length; i++) {
       const c = line[i]
       if (quote) {
         if (c === "\\") i++
-        else if (c === quote) quote = undefined
+        else if (line.startsWith(quote, i)) {
+          i += quote.length - 1
+          quote = undefined
+        }
+        continue
+      }
+      if (syntax.docstrings && (line.startsWith('"""', i) || line.startsWith("'''", i))) {
+        quote = line.slice(i, i + 3)
+        i += 2
         continue
       }
       if (c === '"' || c === "'" || c === "`") {
@@ -271,9 +303,10 @@ export namespace CommentSyntax {
         if (prefix === "--" && !/^--\s/.test(line.slice(i))) continue
         if (prefix === "#" && /^#[{[]/.test(line.slice(i))) continue
         const text = collapse(line.slice(i + prefix.length).replace(/^[/!]+/, ""))
-        return text || undefined
+        return { comment: text || undefined }
       }
     }
-    return undefined
+    const spans = quote && (quote.length === 3 || (quote === "`" && syntax.line.includes("//")))
+    return { open: spans ? quote : undefined }
   }
 }

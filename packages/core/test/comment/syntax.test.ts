@@ -58,4 +58,17 @@ describe("comment syntax by file extension", () => {
     expect(trailing("a.py", "x = {'#': 1}  # map")).toBe("map")
     expect(trailing("a.c", "i--;")).toBeUndefined()
   })
+
+  test("multi-line strings are code: a triple-quoted Python string, a template literal, a Go raw string", () => {
+    const py = extract("t.py", 'code = """\n# not a comment\n"""  # noqa\ndef f():\n    """Doc."""\n')
+    expect(py.comments.map((c) => [c.text, c.doc, c.trailing])).toEqual([
+      ["noqa", false, true],
+      ["Doc.", true, false],
+    ])
+    expect(py.kinds.slice(0, 3)).toEqual(["code", "code", "code"])
+    const ts = extract("t.ts", "const sql = `\n  -- pick // them\n  select 1` // query\n")
+    expect(ts.comments.map((c) => c.text)).toEqual(["query"])
+    const go = extract("t.go", "var usage = `\n// Usage: x\n`\n// Real\nfunc f() {}\n")
+    expect(go.comments.map((c) => c.text)).toEqual(["Real"])
+  })
 })
