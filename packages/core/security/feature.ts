@@ -1,33 +1,37 @@
 import path from "path"
 import { fileURLToPath } from "url"
-import { DiscoveryLocate } from "@opencode-builtins/core/discovery/locate"
-import { SecurityGuard } from "@opencode-builtins/core/security/guard"
-import { SecurityHooks } from "@opencode-builtins/core/security/hooks"
-import { SecurityTools } from "@opencode-builtins/core/security/tools"
-import type { Feature } from "../feature"
+import type { BuiltinFeature } from "../builtins/feature"
+import { DiscoveryLocate } from "../discovery/locate"
 import { validSection } from "../options"
+import { SecurityGuard } from "./guard"
+import { SecurityHooks } from "./hooks"
+import { SecurityMcp } from "./mcp"
+import { SecurityTools } from "./tools"
 
-/** The folder this plugin's code lives in: read-only for the agent (a changed plugin would switch itself off). */
-const OWN_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..") + path.sep
+/** The folder core's code lives in: read-only for the agent (changed code would switch the layer off). */
+const CORE_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..") + path.sep
 
 /**
- * The security layer on stock OpenCode: a mapping from OpenCode's hooks to the core rules in `SecurityHooks` (the fork
- * calls the same rules from its seams). It also installs `host.access` for the other features. Listed first, so its
- * inbound hooks run first and its outbound hooks last.
+ * The security layer: OpenCode's hooks mapped to the rules in `SecurityHooks`. It also installs `host.access`,
+ * `host.accessVersion` and `host.segments` for the other features. Listed first, so its inbound hooks run first and
+ * its outbound hooks last.
  */
-export const SecurityFeature: Feature = {
+export const SecurityFeature: BuiltinFeature = {
   id: "builtin-tool-security",
   section: "security",
-  async init({ input, options, log, host }) {
+  async init({ options, log, host, native }) {
     const config = validSection(SecurityGuard.Config, options, "security", log)
-    const native = (id: string) => (input as { hasBuiltIn?: (id: string) => boolean }).hasBuiltIn?.(id) === true
-    const worktree = input.worktree || input.directory
+    const worktree = host.worktree || host.directory
     const guard = await SecurityGuard.create({
       ...config,
-      directory: input.directory,
+      directory: host.directory,
       worktree,
       log,
-      protect: [...SecurityGuard.hostProtected(input.directory, worktree), OWN_PACKAGE],
+      protect: [
+        ...SecurityGuard.hostProtected(host.directory, worktree),
+        CORE_PACKAGE,
+        ...(host.code ?? []).map((dir) => path.resolve(dir) + path.sep),
+      ],
     })
     // The index of protected files (copies, hard links) is built in the background; hooks wait for the first build,
     // at most 3 s, so the first prompts are scanned against it without delaying OpenCode's start.
@@ -45,7 +49,7 @@ export const SecurityFeature: Feature = {
     const pluginTools = !native("plugin-tool-guard")
     const mcp = !native("mcp-security-policy")
     let mcpServers: string[] = []
-    const isMcpTool = (tool: string) => mcpServers.some((s) => tool.startsWith(s.replace(/[^a-zA-Z0-9_-]/g, "_") + "_"))
+    const isMcpTool = (tool: string) => SecurityMcp.serversOf(tool, mcpServers).length > 0
     const skip = (tool: string) => !SecurityTools.FILE_TOOLS.has(tool) && (isMcpTool(tool) ? !mcp : !pluginTools)
     // Where OpenCode finds skills and agents: `skill` and `task` calls naming one defined in a protected file are
     // refused, and protected ones leave the tool descriptions and the system prompt.
@@ -53,8 +57,8 @@ export const SecurityFeature: Feature = {
     let locator: DiscoveryLocate.Locator | undefined
     const locate = () =>
       (locator ??= DiscoveryLocate.create({
-        directory: input.directory,
-        worktree: input.worktree || input.directory,
+        directory: host.directory,
+        worktree,
         config: locateConfig,
       }))
     const strip = async (text: string) => {

@@ -2,6 +2,7 @@ import fs from "fs"
 import os from "os"
 import path from "path"
 import z from "zod"
+import { OpenCode } from "../opencode"
 import { OPTIONS_FILE } from "../options"
 import { Logger } from "../util/log"
 import { SecurityAccess } from "./access"
@@ -984,7 +985,7 @@ export namespace SecurityGuard {
         const notes: string[] = []
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
-        if (["write", "edit", "multiedit", "apply_patch", "patch"].includes(call.tool) && source === "builtin-tool") {
+        if (OpenCode.WRITE_TOOLS.has(call.tool) && source === "builtin-tool") {
           if (call.callID) notes.push(...verifySnapshots(d, call))
           const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
           const named = [a.filePath, a.path, a.patchText].filter((v): v is string => typeof v === "string")

@@ -1,8 +1,9 @@
+import { OpenCode } from "../opencode"
 import { SecurityConfig } from "./config"
 import type { SecuritySchema } from "./schema"
 
 /**
- * MCP tools (PRD FR-12). OpenCode names an MCP tool `<server>_<tool>`, with every character outside `[A-Za-z0-9_-]`
+ * MCP tools. OpenCode names an MCP tool `<server>_<tool>`, with every character outside `[A-Za-z0-9_-]`
  * of both names replaced by `_`. The server is identified exactly against the configured server names — never by
  * splitting at the first `_` (a server called `my_docs` is not `my`). When two configured servers could both own a
  * tool name, the stricter policy applies.
@@ -13,9 +14,7 @@ import type { SecuritySchema } from "./schema"
  */
 export namespace SecurityMcp {
   /** OpenCode's sanitising of server and tool names in tool ids. */
-  export function sanitise(name: string): string {
-    return name.replace(/[^a-zA-Z0-9_-]/g, "_")
-  }
+  export const sanitise = OpenCode.sanitise
 
   /** Configured servers that could own the tool id (its prefix is `<sanitised server>_`). */
   export function serversOf(toolId: string, servers: readonly string[]): string[] {

@@ -1,4 +1,5 @@
 import path from "path"
+import { OpenCode } from "../opencode"
 import { SecurityPatch } from "./patch"
 import { SecurityShell } from "./shell"
 
@@ -58,35 +59,10 @@ export namespace SecurityTools {
   }
 
   /** Built-in tools that touch no file. */
-  export const NO_FILES = new Set([
-    "todowrite",
-    "todoread",
-    "question",
-    "webfetch",
-    "websearch",
-    "codesearch",
-    "task",
-    "skill",
-    "invalid",
-    "plan_enter",
-    "plan_exit",
-    "StructuredOutput",
-  ])
-  /** Built-in tools with file semantics this module plans. */
-  export const FILE_TOOLS = new Set([
-    "read",
-    "write",
-    "edit",
-    "multiedit",
-    "apply_patch",
-    "patch",
-    "glob",
-    "grep",
-    "list",
-    "ls",
-    "bash",
-    "lsp",
-    "batch",
+  export const NO_FILES: ReadonlySet<string> = new Set(OpenCode.OTHER_TOOLS)
+  /** Built-in tools with file semantics this module plans (OpenCode's own, and this product's AST tools). */
+  export const FILE_TOOLS: ReadonlySet<string> = new Set([
+    ...OpenCode.FILE_TOOLS,
     "ast_grep_search",
     "ast_grep_replace",
   ])
