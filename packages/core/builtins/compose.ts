@@ -7,7 +7,7 @@ import type { Hooks } from "@opencode-ai/plugin"
 const INBOUND = new Set<string>(["tool.execute.before", "chat.message", "command.execute.before"])
 
 /**
- * Merges the hooks of several features into one `Hooks` object.
+ * Merges the hooks of several features into one `Hooks` object (the composition root's last step).
  *
  * Inbound hooks run in feature order; every other hook (tool results, message and system transforms, completed
  * text) runs in reverse order, so the feature listed first (security) is the last to touch what reaches the model.

@@ -1,27 +1,32 @@
-import type { Hooks, PluginInput } from "@opencode-ai/plugin"
-import type { Host } from "@opencode-builtins/core/host"
-import type { Logger } from "@opencode-builtins/core/util/log"
-import type { Options } from "./options"
-
-/** Everything a feature adapter gets when the plugin starts. */
-export type FeatureContext = {
-  input: PluginInput
-  /** The feature's own section of the plugin options (may be empty). */
-  options: Record<string, unknown>
-  /** All options, for features that read a neighbour's section. */
-  all: Options
-  log: Logger
-  /** Shared host object; the security feature, initialised first, installs `host.access` on it. */
-  host: Host
-}
+import type { Hooks } from "@opencode-ai/plugin"
+import type { Host } from "../host"
+import type { Options } from "../options"
+import type { Logger } from "../util/log"
 
 /**
- * One feature of the external plugin: a thin adapter from `PluginInput` to core. `id` is the `hasBuiltIn` id that
- * switches the adapter off when the host provides the feature natively.
+ * One feature as the composition root builds it: a stable `hasBuiltIn` id, the section of the options it reads, and
+ * an `init` returning its tools and hooks in OpenCode's shapes. A feature never sees OpenCode's objects, only the
+ * host (the plugin builds it from `PluginInput`, the fork from its services).
+ *
+ * @example
+ * const Echo: BuiltinFeature = { id: "echo", section: "echo", init: async () => ({}) }
  */
-export type Feature = {
+export type BuiltinFeature = {
   id: string
   /** Section of the options object this feature reads. */
   section: string
   init(context: FeatureContext): Promise<Hooks>
+}
+
+/** Everything a feature gets when it starts. */
+export type FeatureContext = {
+  host: Host
+  /** The feature's own section of the options (may be empty). */
+  options: Record<string, unknown>
+  /** All options, for features that read a neighbour's section. */
+  all: Options
+  /** A logger named after the feature. */
+  log: Logger
+  /** True when the host provides a feature natively (the fork's `hasBuiltIn`). */
+  native(id: string): boolean
 }

@@ -1,5 +1,5 @@
 /**
- * The registry behind `hasBuiltIn(feature)` (PRD FR-16): a static set of stable kebab-case feature ids that a host
+ * The registry behind `hasBuiltIn(feature)`: a static set of stable kebab-case feature ids that a host
  * provides natively. The patched OpenCode answers `hasBuiltIn` from `BuiltIn.has`; stock OpenCode has no
  * `hasBuiltIn`, so external plugins treat its absence as "nothing is built in".
  *
@@ -12,15 +12,19 @@
 export namespace BuiltIn {
   export const FEATURES = {
     "resource-loader": "resource-query/load/list-loaded/release tools, lifecycle, pruning and compaction carry-over",
-    "dynamic-discovery": "agents, commands, skills, output styles and project resources matched to the prompt and suggested in it",
+    "dynamic-discovery":
+      "agents, commands, skills, output styles and project resources matched to the prompt and suggested in it",
     "ast-grep": "ast_grep_search and ast_grep_replace tools: in-process AST search and rewrite over 25 languages",
     "comment-checker": "advisory note on edit/write/multiedit/apply_patch output when the added comments are excessive",
     "plugin-audit": "opencode plugin audit <npm-name | dir>: static AST analysis of a plugin's code for dangerous APIs",
     "builtin-tool-security":
       ".opencode-security.json enforced on built-in tools (paths, shell analysis), output and model-bound text redacted, audit log, self-protection",
-    "plugin-tool-guard": "plugin-defined tools wrapped in fromPlugin: path arguments checked, output (JSON for objects) scanned and redacted",
-    "hook-payload-guard": "plugin hooks get redacted clones of messages and system prompts; only structural changes come back",
-    "mcp-security-policy": "MCP tools of unknown servers enforced (arguments checked, output redacted) when a security policy exists",
+    "plugin-tool-guard":
+      "plugin-defined tools wrapped in fromPlugin: path arguments checked, output (JSON for objects) scanned and redacted",
+    "hook-payload-guard":
+      "plugin hooks get redacted clones of messages and system prompts; only structural changes come back",
+    "mcp-security-policy":
+      "MCP tools of unknown servers enforced (arguments checked, output redacted) when a security policy exists",
   } as const satisfies Record<string, string>
 
   export type Feature = keyof typeof FEATURES

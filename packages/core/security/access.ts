@@ -63,7 +63,7 @@ export namespace SecurityAccess {
   }
 
   /**
-   * The decision for one path and operation (PRD: `SecurityAccess.checkAccess(path, op, role)`).
+   * The decision for one path and operation.
    *
    * @example
    * SecurityAccess.checkAccess(config, "/repo/README.md", "read", "viewer").allowed // true

@@ -132,7 +132,7 @@ export namespace SecurityAudit {
     }
   }
 
-  /** PRD name: records one event. Never throws. */
+  /** Records one event. Never throws. */
   export function logSecurityEvent(log: Log, event: Event): void {
     log.logSecurityEvent(event)
   }

@@ -433,7 +433,7 @@ export namespace SecurityConfig {
   }
 
   /**
-   * Self-protection (PRD FR-13, FR-14): no role may write a policy file (at any depth), the audit log and its
+   * Self-protection: no role may write a policy file (at any depth), the audit log and its
    * rotated copies, or the host configuration files named in `protect`. A rule of the root policy that matches the same file and denies `write` replaces the implicit
    * one for that file (so the user can name roles allowed to edit it); nothing else can lift it.
    */
@@ -499,7 +499,7 @@ export namespace SecurityConfig {
   }
 
   /**
-   * The MCP policy of a server (PRD FR-12): an explicit `mcp.servers` entry wins; then `mcp.defaultPolicy`; then
+   * The MCP policy of a server: an explicit `mcp.servers` entry wins; then `mcp.defaultPolicy`; then
    * `enforced` when the policy has rules or markers, `trusted` when there is no policy at all. An invalid policy
    * answers `enforced`.
    *

@@ -150,7 +150,7 @@ export namespace SecurityGuard {
     definition(toolID: string, description: string): string
     /** Marker pairs of the segments the role in force may not read, and may not change (`Host.segments`). */
     segments(): { read: SecuritySegments.Pair[]; write: SecuritySegments.Pair[] }
-    /** PRD `scanAndRedact`: scan a text and redact what is protected for `scope`. */
+    /** `scanAndRedact`: scan a text and redact what is protected for `scope`. */
     scanAndRedact(
       text: string,
       options?: { scope?: LLMScanner.Scope; paths?: LLMScanner.ScanOptions["paths"]; base?: string },

@@ -1,7 +1,7 @@
 import { SecurityRedact } from "./redact"
 
 /**
- * Hook payload guard (PRD FR-10, FR-11): plugins' hooks get a deep clone of the messages with every text-bearing field
+ * Hook payload guard: plugins' hooks get a deep clone of the messages with every text-bearing field
  * redacted (text, reasoning, tool input and output, file contents in data URLs, …); afterwards only structural changes
  * come back: messages the hooks added (scanned, and refused when they carry redaction markers, so removing a message
  * and adding it back edited cannot smuggle content edits), messages they removed, in the original order, the original

@@ -33,7 +33,7 @@ export { SandboxPlan } from "./sandbox/plan"
 export { LLMScanner, SecurityRedact }
 
 /**
- * PRD `scanAndRedact`: scan a text with a compiled scanner and redact what it finds, keeping the line count. A guard
+ * `scanAndRedact`: scan a text with a compiled scanner and redact what it finds, keeping the line count. A guard
  * offers the same with its current policy (`guard.scanAndRedact(text)`).
  *
  * @example

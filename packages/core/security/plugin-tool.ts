@@ -5,7 +5,7 @@ import path from "path"
  * Paths hidden in the arguments of tools whose meaning is unknown (other plugins' tools, MCP tools): every string,
  * however deeply nested (bounded), as a whole and split into path-like tokens, resolved against the project folder,
  * the working directory and `~`. A candidate that exists is read by the tool as far as anyone can tell; any candidate
- * might be created or changed (PRD FR-8).
+ * might be created or changed.
  *
  * @example
  * SecurityPluginTool.candidates({ files: [{ p: "secrets/x" }] }, { directory: "/repo", home: "/home/me" })
@@ -102,7 +102,7 @@ export namespace SecurityPluginTool {
     }
   }
 
-  /** The text of a tool result as the model will see it: strings as they are, anything else as JSON (FR-15). */
+  /** The text of a tool result as the model will see it: strings as they are, anything else as JSON (what OpenCode sends the model for an object result). */
   export function serialise(result: unknown): string {
     if (typeof result === "string") return result
     if (result === undefined) return ""

@@ -107,7 +107,7 @@ export namespace LLMScanner {
   }
 
   /**
-   * Every protected range of `text` (PRD: `LLMScanner.scanForProtectedContent`), sorted by position; ranges may
+   * Every protected range of `text` sorted by position; ranges may
    * overlap.
    *
    * @example

@@ -1,0 +1,96 @@
+import type { Hooks } from "@opencode-ai/plugin"
+import { AstFeature } from "../ast/feature"
+import { CommentCheckerFeature } from "../comment/feature"
+import { DiscoveryFeature } from "../discovery/feature"
+import type { Host } from "../host"
+import type { Options } from "../options"
+import { ResourcesFeature } from "../resource/feature"
+import { SecurityFeature } from "../security/feature"
+import type { Logger } from "../util/log"
+import { compose } from "./compose"
+import type { BuiltinFeature } from "./feature"
+import { BuiltIn } from "./registry"
+
+/**
+ * The composition root: every feature built for one host, in one fixed order, and merged into the tools and hook
+ * functions OpenCode calls. The external plugin returns the result as its hooks; the fork's glue calls the same
+ * functions from OpenCode's seams. No feature rule lives in either of them.
+ *
+ * Order matters: security first (it installs `host.access` and friends that the others use, its inbound hooks run
+ * first and its outbound hooks last), then the resource loader (it installs `host.resources` for discovery), then
+ * discovery, the AST tools and the comment checker.
+ *
+ * @example
+ * const builtins = await Builtins.create(host, { options, logger: (service) => log })
+ * builtins.hooks["tool.execute.before"]?.({ tool: "read", sessionID, callID }, { args })
+ * builtins.hooks.tool // { "resource-query": …, "ast_grep_search": … }
+ */
+export namespace Builtins {
+  /** The features in composition order. */
+  export const FEATURES: readonly BuiltinFeature[] = [
+    SecurityFeature,
+    ResourcesFeature,
+    DiscoveryFeature,
+    AstFeature,
+    CommentCheckerFeature,
+  ]
+
+  export type Input = {
+    /** The loaded options (`.opencode/opencode-builtins.json`, merged with explicit options). */
+    options: Options
+    /** A logger for a named part (e.g. `opencode-builtins.security`). */
+    logger: (service: string) => Logger
+    /** True when the host already provides a feature natively (stock OpenCode: never; the fork: `BuiltIn.has`). */
+    native?: (id: string) => boolean
+    /** Only these features (default all); the fork builds the ones it makes native. */
+    only?: readonly string[]
+  }
+
+  export type Instance = {
+    /** Tools and hooks in OpenCode's plugin shapes. */
+    hooks: Hooks
+    /** Ids of the features built, in order. */
+    built: string[]
+    /** Ids left out because the host provides them natively. */
+    skipped: string[]
+  }
+
+  /**
+   * Builds every feature for `host` and merges their hooks.
+   *
+   * @example
+   * const { hooks, skipped } = await Builtins.create(host, { options: {}, logger: () => Logger.silent })
+   */
+  export async function create(host: Host, input: Input): Promise<Instance> {
+    const native = (id: string) => input.native?.(id) === true
+    const active: Hooks[] = []
+    const built: string[] = []
+    const skipped: string[] = []
+    for (const feature of FEATURES) {
+      if (input.only && !input.only.includes(feature.id)) continue
+      if (native(feature.id)) {
+        skipped.push(feature.id)
+        continue
+      }
+      const section = input.options[feature.section] ?? {}
+      if (section.enabled === false) continue
+      active.push(
+        await feature.init({
+          host,
+          options: section,
+          all: input.options,
+          log: input.logger(`opencode-builtins.${feature.section}`),
+          native,
+        }),
+      )
+      built.push(feature.id)
+    }
+    return { hooks: compose(active), built, skipped }
+  }
+
+  /** The `hasBuiltIn` registry (see `BuiltIn`). */
+  export const has = BuiltIn.has
+}
+
+export { BuiltIn } from "./registry"
+export type { BuiltinFeature, FeatureContext } from "./feature"
