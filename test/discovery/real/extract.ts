@@ -1,0 +1,141 @@
+// Builds the catalogue fixtures of the real labelled sets (tuning.json, heldout.json) from local clones of the public
+// collections named below. Not run by the tests (the clones are not part of the project): kept so that the fixtures'
+// provenance is reproducible. Usage: bun test/discovery/real/extract.ts <folder holding owner+name/repo clones>
+//
+// Each item keeps only what discovery reads to match: its installed path, frontmatter `name` and `description`
+// (descriptions over 500 characters are shortened at a word), and the first paragraph of the body (at most 300
+// characters; Claude Code shows a command's first line when it has no description). Frontmatter that YAML refuses is
+// kept as written (`raw`) so the fixture reproduces the malformed files.
+import { $ } from "bun"
+import fs from "fs"
+import path from "path"
+import { Frontmatter } from "../../../packages/core/util/frontmatter"
+import { DiscoveryParse } from "../../../packages/core/discovery/parse"
+
+type Collection = {
+  id: string
+  repo: string
+  license: string
+  set: "tuning" | "heldout"
+  match: RegExp
+  to: (p: string) => string
+  /** Items whose licence is not open: their description is replaced by one written for this project. */
+  paraphrase?: Record<string, string>
+}
+
+export const COLLECTIONS: Collection[] = [
+  {
+    id: "voltagent",
+    repo: "VoltAgent/awesome-claude-code-subagents",
+    license: "MIT",
+    set: "tuning",
+    match: /^categories\/[^/]+\/[^/]+\.md$/,
+    to: (p) => `home/.claude/agents/${path.basename(p)}`,
+  },
+  {
+    id: "wshobson-commands",
+    repo: "wshobson/commands",
+    license: "MIT",
+    set: "tuning",
+    match: /^(tools|workflows)\/[^/]+\.md$/,
+    to: (p) => `home/.claude/commands/${p}`,
+  },
+  {
+    id: "anthropic-skills",
+    repo: "anthropics/skills",
+    license: "Apache-2.0 (docx, pdf, pptx, xlsx: proprietary; their descriptions here are paraphrased)",
+    set: "tuning",
+    match: /^skills\/[^/]+\/SKILL\.md$/,
+    to: (p) => `home/.claude/${p}`,
+    paraphrase: {
+      docx: "Create, read and edit Word documents (.docx): tracked changes, comments, formatting, tables of contents.",
+      pdf: "Work with PDF files: extract text and tables, merge or split, fill forms, add watermarks, create new PDFs.",
+      pptx: "Create and edit PowerPoint presentations (.pptx): slide decks, layouts, speaker notes, charts.",
+      xlsx: "Create, read and edit spreadsheets (.xlsx, .csv): formulas, formatting, charts, data cleaning.",
+    },
+  },
+  {
+    id: "0xfurai",
+    repo: "0xfurai/claude-code-subagents",
+    license: "MIT",
+    set: "heldout",
+    match: /^agents\/[^/]+\.md$/,
+    to: (p) => `home/.claude/agents/${path.basename(p)}`,
+  },
+  {
+    id: "superpowers",
+    repo: "obra/superpowers",
+    license: "MIT",
+    set: "heldout",
+    match: /^skills\/[^/]+\/SKILL\.md$/,
+    to: (p) => `home/.claude/${p}`,
+  },
+  {
+    id: "command-suite",
+    repo: "qdhenry/Claude-Command-Suite",
+    license: "MIT (README badge)",
+    set: "heldout",
+    match: /^\.claude\/(commands\/.+|agents\/.+|skills\/[^/]+\/SKILL)\.md$/,
+    to: (p) => `project/${p}`,
+  },
+]
+
+export type Item = { path: string; name?: string; description?: string; lead?: string; raw?: string }
+
+/** The first paragraph of a markdown body: a heading's text and the line after it, or the first line. */
+export function lead(body: string): string | undefined {
+  const lines = body
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(---|```|<!--)/.test(l))
+  if (!lines.length) return undefined
+  const first = lines[0].replace(/^#+\s*/, "")
+  const text = /^#/.test(lines[0]) && lines[1] && !/^#/.test(lines[1]) ? `${first}\n${lines[1]}` : first
+  return DiscoveryParse.shorten(text, 300)
+}
+
+if (import.meta.main) {
+  const mirrors = process.argv[2]
+  const out: Record<string, { collections: object[]; items: (Item & { collection: string })[] }> = {
+    tuning: { collections: [], items: [] },
+    heldout: { collections: [], items: [] },
+  }
+  for (const c of COLLECTIONS) {
+    const dir = path.join(mirrors, c.repo.replace("/", "+"), "repo")
+    const commit = (await $`git -C ${dir} rev-parse HEAD`.text()).trim()
+    const files = (await $`git -C ${dir} ls-tree -r --name-only HEAD`.text())
+      .split("\n")
+      .filter((p) => c.match.test(p) && path.basename(p) !== "README.md")
+    for (const p of files) {
+      const text = await $`git -C ${dir} show HEAD:${p}`.text()
+      const fm = Frontmatter.parse(text)
+      const item: Item & { collection: string } = { collection: c.id, path: c.to(p) }
+      const skill = p.endsWith("SKILL.md") ? path.basename(path.dirname(p)) : undefined
+      const odd = (v: unknown) => v !== undefined && v !== null && typeof v !== "string"
+      if (fm.error || odd(fm.data.name) || odd(fm.data.description)) {
+        // Kept as written: the frontmatter block (or the file's start), name and description lines only.
+        const head = text.slice(0, text.indexOf("\n---", 4) + 4 || 400)
+        item.raw = head
+          .split("\n")
+          .filter((l) => /^\s*(---|name:|description:)/.test(l) || !/^\s*[a-z_-]+:/i.test(l))
+          .join("\n")
+          .slice(0, 800)
+        const after = text.slice(head.length)
+        item.lead = lead(after)
+      } else {
+        if (typeof fm.data.name === "string") item.name = fm.data.name
+        const description = Frontmatter.string(fm.data.description)
+        if (description) item.description = DiscoveryParse.shorten(description, 500)
+        if (skill && c.paraphrase?.[skill]) item.description = c.paraphrase[skill]
+        item.lead = lead(fm.body)
+      }
+      out[c.set].items.push(item)
+    }
+    out[c.set].collections.push({ id: c.id, repo: c.repo, commit, license: c.license, files: files.length })
+  }
+  for (const set of ["tuning", "heldout"]) {
+    const file = path.join(import.meta.dir, `${set}.json`)
+    fs.writeFileSync(file, JSON.stringify(out[set], null, 1) + "\n")
+    console.log(`${file}: ${out[set].items.length} items`)
+  }
+}

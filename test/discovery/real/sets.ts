@@ -1,0 +1,61 @@
+/**
+ * The real labelled sets: catalogues of public Claude Code collections (tuning.json, heldout.json; see README.md for
+ * their provenance) laid out as files the way users install them, and their labelled prompts.
+ */
+import fs from "fs/promises"
+import path from "path"
+import type { Labelled } from "../labelled"
+import { HELDOUT } from "./heldout-labels"
+import { TUNING } from "./tuning-labels"
+import heldout from "./heldout.json"
+import tuning from "./tuning.json"
+
+export type Item = {
+  collection: string
+  path: string
+  name?: string
+  description?: string
+  lead?: string
+  raw?: string
+}
+export type Collection = { id: string; repo: string; commit: string; license: string; files: number }
+export type RealSet = { id: "tuning" | "heldout"; collections: Collection[]; items: Item[]; labelled: Labelled[] }
+
+export const SETS: Record<RealSet["id"], RealSet> = {
+  tuning: { id: "tuning", ...(tuning as Omit<RealSet, "id" | "labelled">), labelled: TUNING },
+  heldout: { id: "heldout", ...(heldout as Omit<RealSet, "id" | "labelled">), labelled: HELDOUT },
+}
+
+/** Real requests that nothing in their catalogue serves: they expect no suggestion, but they are not chatter. */
+export const UNSERVED = new Set(["translate the app into german"])
+
+/** True for a prompt that is chatter ("thanks, that's all"): no label and not an unserved request. */
+export function chatter(l: Labelled): boolean {
+  return l.relevant.length === 0 && !UNSERVED.has(l.prompt)
+}
+
+/** The text of one catalogue file: its frontmatter (as written when it was malformed) and its first paragraph. */
+export function text(item: Item): string {
+  const body = item.lead ? `${item.lead}\n` : ""
+  if (item.raw !== undefined) return `${item.raw}\n\n${body}`
+  const front = [
+    item.name !== undefined ? `name: ${JSON.stringify(item.name)}` : undefined,
+    item.description !== undefined ? `description: ${JSON.stringify(item.description)}` : undefined,
+  ].filter((l) => l !== undefined)
+  return front.length ? `---\n${front.join("\n")}\n---\n\n${body}` : body
+}
+
+/**
+ * Writes a set's catalogue below `root` (`home/` is the home directory, `project/` the project) and returns both.
+ *
+ * @example
+ * const { home, project } = await layout(SETS.tuning, await fs.mkdtemp(path.join(os.tmpdir(), "real-")))
+ */
+export async function layout(set: RealSet, root: string): Promise<{ home: string; project: string }> {
+  const dirs = new Set<string>()
+  for (const item of set.items) dirs.add(path.dirname(path.join(root, item.path)))
+  await Promise.all([...dirs].map((d) => fs.mkdir(d, { recursive: true })))
+  await fs.mkdir(path.join(root, "project"), { recursive: true })
+  await Promise.all(set.items.map((item) => fs.writeFile(path.join(root, item.path), text(item))))
+  return { home: path.join(root, "home"), project: path.join(root, "project") }
+}
