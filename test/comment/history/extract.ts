@@ -1,0 +1,247 @@
+import { $ } from "bun"
+import fs from "fs"
+import path from "path"
+import { CommentSyntax } from "../../../packages/core/comment/syntax"
+import { CommentHistory } from "./history"
+
+/**
+ * Draws the comments that real commits added from a repository's history, for labelling (developer tool, not a test;
+ * it needs the repositories as git directories, e.g. the mirrors the search tool's `fetch` brings).
+ *
+ * For each sampled commit and code file it reads the file before and after (`git show`), marks the added lines from
+ * the diff's hunks, extracts the comments of the new file and keeps those that are new (a line added and a text not
+ * among the old file's comments). It writes `<out>/<name>.candidates.json` (the fixture form, labels `"?"`) and
+ * `<out>/<name>.view.txt` (each comment with its surrounding lines, added ones marked `+`) to label from.
+ *
+ * @example
+ * // bun test/comment/history/extract.ts /work/.mirror /tmp/comment-label aider
+ */
+export namespace CommentHistoryExtract {
+  export type Source = {
+    /** Short name, also the fixture's file name. */
+    name: string
+    /** owner/name of the public repository. */
+    repo: string
+    /** Who wrote the code: "assistant" when commits are marked as written with an AI assistant. */
+    style: "assistant" | "human"
+    /** Which commits: git log arguments (author, grep, date range). */
+    select: string[]
+    /** Comments to draw. */
+    target: number
+  }
+
+  /** Extensions of the programming languages drawn (prose, data and markup are not). */
+  const CODE = /\.(ts|tsx|js|mjs|py|go|rs|c|h|rb|sh)$/
+  const SKIP =
+    /(^|\/)(vendor|node_modules|dist|build|testdata|fixtures?|__snapshots__|third_party)\/|\.min\.|generated/i
+  /** A file change with more new comments than this is left out (one file would dominate a repository's share). */
+  const MAX_PER_FILE = 20
+  /** Lines of a long comment stored in full (plus its last line). */
+  const KEEP = 4
+
+  export const SOURCES: Source[] = [
+    {
+      name: "aider",
+      repo: "Aider-AI/aider",
+      style: "assistant",
+      select: ["--author=(aider)", "--no-merges"],
+      target: 40,
+    },
+    {
+      name: "oh-my-opencode",
+      repo: "code-yeongyu/oh-my-opencode",
+      style: "assistant",
+      select: ["-i", "--grep=ohmyopencode", "--grep=oh-my-opencode", "--grep=sisyphus", "--no-merges"],
+      target: 40,
+    },
+    {
+      name: "crush",
+      repo: "charmbracelet/crush",
+      style: "assistant",
+      select: ["-i", "--grep=co-authored-by: (charm )?crush", "-E", "--no-merges"],
+      target: 35,
+    },
+    {
+      name: "gemini-cli",
+      repo: "google-gemini/gemini-cli",
+      style: "assistant",
+      select: ["--grep=Co-authored-by: gemini-code-assist", "--no-merges"],
+      target: 35,
+    },
+    {
+      name: "openhands",
+      repo: "All-Hands-AI/OpenHands",
+      style: "assistant",
+      select: ["--grep=Co-authored-by: openhands", "--no-merges"],
+      target: 40,
+    },
+    {
+      name: "ripgrep",
+      repo: "BurntSushi/ripgrep",
+      style: "human",
+      select: ["--author=Andrew Gallant", "--until=2022-11-01", "--no-merges"],
+      target: 30,
+    },
+    {
+      name: "fzf",
+      repo: "junegunn/fzf",
+      style: "human",
+      select: ["--author=Junegunn", "--until=2022-11-01", "--no-merges"],
+      target: 30,
+    },
+    {
+      name: "requests",
+      repo: "psf/requests",
+      style: "human",
+      select: ["--until=2022-11-01", "--no-merges"],
+      target: 25,
+    },
+    {
+      name: "sinatra",
+      repo: "sinatra/sinatra",
+      style: "human",
+      select: ["--until=2022-11-01", "--no-merges"],
+      target: 25,
+    },
+    { name: "jq", repo: "jqlang/jq", style: "human", select: ["--until=2022-11-01", "--no-merges"], target: 25 },
+  ]
+
+  /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */
+  function shuffle<T>(items: T[], seed: number): T[] {
+    let a = seed >>> 0
+    const rand = () => {
+      a = (a + 0x6d2b79f5) >>> 0
+      let t = a
+      t = Math.imul(t ^ (t >>> 15), t | 1)
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+    }
+    const out = [...items]
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1))
+      ;[out[i], out[j]] = [out[j], out[i]]
+    }
+    return out
+  }
+
+  /** Line numbers (1-based, new side) the diff of `file` in `sha` added. */
+  function addedLines(diff: string): Set<number> {
+    const added = new Set<number>()
+    let next = 0
+    for (const line of diff.split("\n")) {
+      const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line)
+      if (hunk) {
+        next = Number(hunk[1])
+        continue
+      }
+      if (!next) continue
+      if (line.startsWith("+")) added.add(next++)
+      else if (line.startsWith(" ")) next++
+    }
+    return added
+  }
+
+  export async function draw(mirrors: string, out: string, source: Source) {
+    const git = path.join(mirrors, source.repo.replace("/", "+"), "repo")
+    const log = await $`git --git-dir=${git} log --format=%H ${source.select} HEAD`.quiet().text()
+    const commits = shuffle(log.trim().split("\n").filter(Boolean), 20260823)
+    const changes: CommentHistory.Change[] = []
+    const view: string[] = []
+    let total = 0
+    for (const sha of commits) {
+      if (total >= source.target) break
+      const numstat = await $`git --git-dir=${git} show --format= --numstat --no-renames ${sha}`.quiet().text()
+      const files = numstat
+        .trim()
+        .split("\n")
+        .map((l) => l.split("\t"))
+        .filter(([a, , f]) => f && a !== "-" && Number(a) > 0 && Number(a) <= 400 && CODE.test(f) && !SKIP.test(f))
+      // At most two files of one commit, so that one large commit does not fill a repository's share.
+      for (const [, , file] of files.slice(0, 2)) {
+        const syntax = CommentSyntax.forFile(file)!
+        const after = await $`git --git-dir=${git} show ${sha}:${file}`.quiet().nothrow().text()
+        const before = await $`git --git-dir=${git} show ${sha}^:${file}`.quiet().nothrow().text()
+        const diff = await $`git --git-dir=${git} show --format= -U0 --no-renames ${sha} -- ${file}`.quiet().text()
+        const added = addedLines(diff)
+        const lines = after.split("\n")
+        const { kinds, comments } = CommentSyntax.extract(lines, syntax)
+        const old = new Set(CommentSyntax.extract(before.split("\n"), syntax).comments.map((c) => c.text))
+        const fresh = comments.filter((c) => {
+          for (let l = c.line; l <= c.end; l++) if (added.has(l + 1)) return !old.has(c.text)
+          return false
+        })
+        if (!fresh.length || fresh.length > MAX_PER_FILE) continue
+        const change: CommentHistory.Change = {
+          commit: sha,
+          file,
+          added: [...added].filter((l) => lines[l - 1]?.trim()).length,
+          comments: fresh.map((c) => CommentHistory.fromComment(lines, kinds, c, syntax)),
+        }
+        changes.push(change)
+        total += fresh.length
+        view.push(`######## ${sha.slice(0, 10)} ${file} (${change.added} added non-blank lines)`)
+        fresh.forEach((c, i) => {
+          view.push(`--- [${changes.length - 1}.${i}] line ${c.line + 1}`)
+          for (let l = Math.max(0, c.line - 3); l <= Math.min(lines.length - 1, c.end + 4); l++)
+            view.push(`${added.has(l + 1) ? "+" : " "}${l >= c.line && l <= c.end ? ">" : " "} ${lines[l]}`)
+        })
+      }
+    }
+    const fixture: CommentHistory.Fixture = {
+      repo: source.repo,
+      style: source.style,
+      note:
+        "Added comments of real commits, labelled by the criteria in docs/comment-checker.md. No code is stored: " +
+        "`next` holds the code lines after a comment reduced to at most 12 lower-case words.",
+      changes,
+    }
+    fs.mkdirSync(out, { recursive: true })
+    fs.writeFileSync(path.join(out, `${source.name}.candidates.json`), JSON.stringify(fixture, null, 1))
+    fs.writeFileSync(path.join(out, `${source.name}.view.txt`), view.join("\n") + "\n")
+    return total
+  }
+
+  /**
+   * Writes the labelled fixture `test/comment/history/<name>.json` from `<dir>/<name>.candidates.json` and the labels
+   * in `<dir>/<name>.labels`: one line per change, `<change index> <one label letter per comment>`.
+   *
+   * @example
+   * // bun test/comment/history/extract.ts --label /tmp/comment-label aider
+   */
+  export function label(dir: string, name: string) {
+    const fixture = CommentHistory.Fixture.parse(
+      JSON.parse(fs.readFileSync(path.join(dir, `${name}.candidates.json`), "utf8")),
+    )
+    const rows = fs
+      .readFileSync(path.join(dir, `${name}.labels`), "utf8")
+      .trim()
+      .split("\n")
+    if (rows.length !== fixture.changes.length)
+      throw new Error(`${name}: ${rows.length} label rows, ${fixture.changes.length} changes`)
+    rows.forEach((row, i) => {
+      const [index, letters] = row.trim().split(/\s+/)
+      const change = fixture.changes[i]
+      if (Number(index) !== i || letters.length !== change.comments.length)
+        throw new Error(`${name}: row ${i} has ${letters.length} labels for ${change.comments.length} comments`)
+      change.comments.forEach((c, j) => {
+        c.label = CommentHistory.Label.parse(letters[j])
+        // Long comments (doc blocks, licenses) keep their first lines and their last; the others keep only their
+        // comment prefix, so that the comment keeps its shape and length without storing its text.
+        if (c.lines.length > KEEP + 1)
+          c.lines = c.lines.map((l, k) => (k < KEEP || k === c.lines.length - 1 ? l : l.replace(/^([^\w]*).*$/, "$1…")))
+      })
+    })
+    const out = path.join(import.meta.dir, `${name}.json`)
+    fs.writeFileSync(out, JSON.stringify(fixture, null, 2) + "\n")
+    return out
+  }
+}
+
+if (import.meta.main && process.argv[2] === "--label") {
+  const [, , , dir, ...names] = process.argv
+  for (const name of names) console.log(CommentHistoryExtract.label(dir, name))
+} else if (import.meta.main) {
+  const [mirrors, out, ...names] = process.argv.slice(2)
+  for (const source of CommentHistoryExtract.SOURCES.filter((s) => !names.length || names.includes(s.name)))
+    console.log(source.name, await CommentHistoryExtract.draw(mirrors, out, source))
+}
