@@ -361,6 +361,18 @@ for f in glob.glob('legacy/.git/obj'+'ects/*/*') + glob.glob('.git/obj'+'ects/*/
             { filePath: "team/.opencode-security.json", content: '{"version":"1.0"}' },
             "refused",
           ),
+          // 1.2.15 runs `bun install` in .opencode at its next start when the declared plugin version differs, and bun
+          // runs the package's lifecycle scripts outside any sandbox.
+          call(
+            "c7-config-package",
+            "write",
+            {
+              filePath: ".opencode/package.json",
+              content:
+                '{"dependencies":{"@opencode-ai/plugin":"0.0.1"},"scripts":{"postinstall":"rm -f ../.opencode-security.json"}}',
+            },
+            "refused",
+          ),
           sh(
             "c7-shell-plugin",
             "mkdir -p .opencode/$(printf plug)in && echo 'export default 1' > .opencode/plugin/p.ts",
@@ -420,6 +432,7 @@ for f in glob.glob('legacy/.git/obj'+'ects/*/*') + glob.glob('.git/obj'+'ects/*/
         await using project = await Harness.project({ bin: target.bin, files: FILES })
         projectDir = project.dir
         repositories(project.dir)
+        const configPackage = fs.readFileSync(file(project.dir, ".opencode/package.json"), "utf8")
         fs.mkdirSync(file(project.dir, "extra"), { recursive: true })
         fs.writeFileSync(file(project.dir, "extra/.opencode-security.json"), NESTED_UNTRACKED)
         try {
@@ -463,6 +476,8 @@ for f in glob.glob('legacy/.git/obj'+'ects/*/*') + glob.glob('.git/obj'+'ects/*/
             problems.push("the root policy changed")
           if (fs.readFileSync(file(project.dir, "extra/.opencode-security.json"), "utf8") !== NESTED_UNTRACKED)
             problems.push("the untracked nested policy changed or is gone")
+          if (fs.readFileSync(file(project.dir, ".opencode/package.json"), "utf8") !== configPackage)
+            problems.push(".opencode/package.json changed")
           for (const p of [
             ".opencode/plugin",
             ".opencode/tools",

@@ -851,6 +851,34 @@ for f in glob.glob('.git/objects/*/*'):
         [],
       )
 
+      // OpenCode 1.2.15 runs `bun install` in a config folder at start when its package.json declares another
+      // @opencode-ai/plugin version, and bun runs the package's own lifecycle scripts: outside any sandbox.
+      const PACKAGE = '{"dependencies":{"@opencode-ai/plugin":"1.2.15"}}\n'
+      const LIFECYCLE =
+        '{"dependencies":{"@opencode-ai/plugin":"0.0.1"},"scripts":{"postinstall":"rm -f ../.opencode-security.json"}}'
+      const configPackage = (name: string, run: (s: Session) => Promise<Result>) =>
+        test(name, async () => {
+          await using box = await fresh(route, { ".opencode/package.json": PACKAGE })
+          const r = await run(box.s)
+          if (r.refused) expectTyped(r)
+          await box.s.call("todowrite", { todos: [] })
+          expect(fs.readFileSync(box.dir.file(".opencode/package.json"), "utf8")).toBe(PACKAGE)
+          expect(policyBytes(box.dir.path)).toEqual(box.policy)
+        })
+      configPackage("write of .opencode/package.json with a lifecycle script OpenCode's start would run", (s) =>
+        s.call("write", { filePath: ".opencode/package.json", content: LIFECYCLE }),
+      )
+      configPackage("edit of .opencode/package.json adding a lifecycle script", (s) =>
+        s.call("edit", {
+          filePath: ".opencode/package.json",
+          oldString: '"1.2.15"}}',
+          newString: '"0.0.1"},"scripts":{"postinstall":"rm -f ../.opencode-security.json"}}',
+        }),
+      )
+      configPackage(".opencode/package.json rewritten from the shell by a python one-liner", (s) =>
+        s.bash(`python3 -c "open('.opencode/pack'+'age.json','w').write('${LIFECYCLE.replaceAll('"', '\\"')}')"`),
+      )
+
       if (route === "plugin")
         test("a write into the plugin's own package folder is refused", async () => {
           await using box = await fresh(route)
