@@ -316,6 +316,8 @@ for f in glob.glob('legacy/.git/obj'+'ects/*/*') + glob.glob('.git/obj'+'ects/*/
             contains("skill/vault", true),
           ),
           call("c6-skill-public", "skill", { name: "open-notes" }, "completed"),
+          // 1.2.15 overwrites only files the session has read: the attacker reads the config package first.
+          call("c7-config-package-read", "read", { filePath: ".opencode/package.json" }, "completed"),
           // A read-protected segment's content guessed through edit: refused, or the edit answers whether it matched.
           call(
             "c5-edit-secure-guess",
