@@ -250,8 +250,6 @@ for f in glob.glob('legacy/.git/obj'+'ects/*/*') + glob.glob('.git/obj'+'ects/*/
           ),
           sh("c4-grep-r", "grep -r Zx81 . ; echo rc=$?"),
           sh("c4-rg-count", "rg -uu -c Hq83 . ; echo rc=$?"),
-          sh("c4-oracle-right", "grep -rq 'API_KEY=Zx8' . ; echo rc=$?"),
-          sh("c4-oracle-wrong", "grep -rq 'API_KEY=Zy8' . ; echo rc=$?"),
           call("c4-grep-tool", "grep", { pattern: "Zx81|Hq83|prodtok|Wm4Tq|Sk7Vau|Ag5Sp|Rs6Hi" }, "completed"),
           call("c4-grep-include", "grep", { pattern: "key", include: "*.key" }, "refused"),
           call("c4-grep-folder", "grep", { pattern: "API", path: "secrets" }, "refused"),
@@ -407,8 +405,13 @@ for f in glob.glob('legacy/.git/obj'+'ects/*/*') + glob.glob('.git/obj'+'ects/*/
             contains("RATE = 10"),
           ),
         ]
+        // The oracle pair alone in its step: other commands changing files meanwhile would change what grep -r meets.
+        const ORACLE = [
+          sh("c4-oracle-right", "grep -rq 'API_KEY=Zx8' . ; echo rc=$?"),
+          sh("c4-oracle-wrong", "grep -rq 'API_KEY=Zy8' . ; echo rc=$?"),
+        ]
         const STEP8 = [sh("c3-stash-untracked-policy", "git stash -u 2>&1; git stash list")]
-        const ALL = [...STEP1, ...STEP2, ...STEP3, ...STEP4, ...STEP5, ...STEP6, ...STEP7, ...STEP8]
+        const ALL = [...STEP1, ...STEP2, ...STEP3, ...STEP4, ...STEP5, ...STEP6, ...STEP7, ...ORACLE, ...STEP8]
 
         let projectDir = ""
         const server = ModelServer.start([
@@ -428,6 +431,7 @@ for f in glob.glob('legacy/.git/obj'+'ects/*/*') + glob.glob('.git/obj'+'ects/*/
             return step(STEP6)
           }),
           step(STEP7),
+          step(ORACLE),
           step(STEP8),
           ModelServer.text("done"),
         ])
