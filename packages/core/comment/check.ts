@@ -19,6 +19,8 @@ export namespace CommentCheck {
   export const NOTE = "Note: The generated code contains excessive comments. Consider removing obvious comments."
 
   export type Finding = { line?: number; text: string }
+  /** Plain narrations in one change from which its likely ones count too. */
+  export const CONSISTENT = 2
   export type Verdict = {
     file: string
     flagged: boolean
@@ -26,6 +28,8 @@ export namespace CommentCheck {
     density: { comments: number; lines: number; ratio: number }
     obvious: Finding[]
     duplicates: Finding[]
+    /** The comments the note holds against the change: those of the obvious and duplicate reasons that apply. */
+    named: Finding[]
   }
 
   /**
@@ -43,6 +47,7 @@ export namespace CommentCheck {
     const density = { comments: 0, lines: 0, ratio: 0 }
     const obvious: Finding[] = []
     const duplicates: Finding[] = []
+    const likely: Finding[] = []
 
     let judged = 0
     for (const doc of docs) {
@@ -62,21 +67,28 @@ export namespace CommentCheck {
           !isNew ||
           header ||
           CommentHeuristics.isDirective(comment.text) ||
-          CommentHeuristics.looksLikeCode(comment.text)
+          CommentHeuristics.looksLikeCode(comment.parts)
         )
           continue
+        // Go and Ruby read a plain comment right above a declaration as its documentation.
+        const declaration = syntax.declaration && !comment.trailing && kinds[comment.end + 1] === "code"
+        const documented = comment.doc || (declaration && syntax.declaration!.test(doc.lines[comment.end + 1].trim()))
         judged++
         const lines = comment.end - comment.line + 1
-        if (!comment.doc && (comment.trailing || lines <= 2))
+        if (!documented && (comment.trailing || lines <= 2))
           for (let l = comment.line; l <= comment.end; l++) annotations.add(l)
+        if (documented) continue
         const where = doc.firstLine ? doc.firstLine + comment.line : undefined
-        if (!comment.doc && comment.parts.some((p) => CommentHeuristics.obvious(p.trim())))
-          obvious.push({ line: where, text: comment.text })
         const code = comment.trailing
-          ? codePart(doc.lines[comment.line], comment.text)
-          : nextCode(doc.lines, kinds, comment.end)
-        if (code !== undefined && CommentHeuristics.restates(comment.text, code))
+          ? [codePart(doc.lines[comment.line], comment.text)]
+          : followingCode(doc.lines, kinds, comment.end)
+        // Narration is a short remark: one or two lines.
+        const narration = lines <= 2 ? CommentHeuristics.narration(comment.text, code) : undefined
+        if (narration === "plain" || (narration === "likely" && limits.likely))
+          obvious.push({ line: where, text: comment.text })
+        else if (code.length && CommentHeuristics.restates(comment.text, code[0]))
           duplicates.push({ line: where, text: comment.text })
+        else if (narration === "likely") likely.push({ line: where, text: comment.text })
       }
       const d = CommentHeuristics.density({ kinds, added: doc.added, annotations })
       density.comments += d.comments
@@ -92,11 +104,18 @@ export namespace CommentCheck {
       )
     }
     const share = (n: number) => judged > 0 && n / judged >= limits.share
-    if (obvious.length >= limits.obvious && share(obvious.length))
+    // A change whose comments narrate plainly narrates in its likely cases too (one style per change).
+    if (obvious.length >= CONSISTENT) obvious.push(...likely.splice(0))
+    const named: Finding[] = []
+    if (obvious.length >= limits.obvious && share(obvious.length)) {
       reasons.push(`${count(obvious.length, "comment")} restating the code: ${examples(obvious)}`)
-    if (duplicates.length >= limits.duplicates && share(duplicates.length))
+      named.push(...obvious)
+    }
+    if (duplicates.length >= limits.duplicates && share(duplicates.length)) {
       reasons.push(`${count(duplicates.length, "comment")} repeating the next line of code: ${examples(duplicates)}`)
-    return { file, flagged: reasons.length > 0, reasons, density, obvious, duplicates }
+      named.push(...duplicates)
+    }
+    return { file, flagged: reasons.length > 0, reasons, density, obvious, duplicates, named }
   }
 
   /**
@@ -134,13 +153,14 @@ export namespace CommentCheck {
     return new Set(CommentSyntax.extract(before.split(/\r?\n/), syntax).comments.map((c) => c.text))
   }
 
-  /** The code line right after the comment ending at `end` (other comment lines may sit between; a blank line ends the search). */
-  function nextCode(lines: string[], kinds: CommentSyntax.LineKind[], end: number): string | undefined {
-    for (let i = end + 1; i < Math.min(lines.length, end + 4); i++) {
-      if (kinds[i] === "code") return lines[i]
-      if (kinds[i] === "blank") return undefined
+  /** Up to three code lines after the comment ending at `end`, until a blank line (comment lines are passed over). */
+  function followingCode(lines: string[], kinds: CommentSyntax.LineKind[], end: number): string[] {
+    const code: string[] = []
+    for (let i = end + 1; i < lines.length && code.length < 3; i++) {
+      if (kinds[i] === "blank") break
+      if (kinds[i] === "code") code.push(lines[i])
     }
-    return undefined
+    return code
   }
 
   /** A line with a trailing comment, minus the comment. */

@@ -30,11 +30,20 @@ export namespace CommentHeuristics {
 
   export const THRESHOLDS: Record<
     Level,
-    { density: number; obvious: number; duplicates: number; share: number; minLines: number; minComments: number }
+    {
+      density: number
+      obvious: number
+      duplicates: number
+      share: number
+      minLines: number
+      minComments: number
+      /** Whether "likely" narration counts (see `narration`). */
+      likely: boolean
+    }
   > = {
-    strict: { density: 0.15, obvious: 1, duplicates: 1, share: 0.15, minLines: 5, minComments: 2 },
-    normal: { density: 0.3, obvious: 3, duplicates: 1, share: 0.3, minLines: 5, minComments: 3 },
-    relaxed: { density: 0.5, obvious: 5, duplicates: 2, share: 0.45, minLines: 8, minComments: 4 },
+    strict: { density: 0.15, obvious: 1, duplicates: 1, share: 0, minLines: 5, minComments: 2, likely: true },
+    normal: { density: 0.3, obvious: 1, duplicates: 1, share: 0.3, minLines: 5, minComments: 3, likely: false },
+    relaxed: { density: 0.5, obvious: 2, duplicates: 2, share: 0.3, minLines: 8, minComments: 4, likely: false },
   }
 
   /** Obvious comments are short: a restatement, not an explanation. */
@@ -65,7 +74,7 @@ export namespace CommentHeuristics {
 
   /** Comments that are instructions to tools or markers, never slop. */
   const DIRECTIVE =
-    /^(eslint|prettier|@ts-|tslint|istanbul|c8|biome|noqa|type:|pylint|mypy|fmt:|nolint|go:|rubocop|TODO|FIXME|XXX|HACK|NOTE|SAFETY|region|endregion|#region|#endregion|-\*-|vim:|@license|@preserve|SPDX|Copyright|\(c\))/i
+    /^(eslint|prettier|@ts-|tslint|istanbul|c8|biome|noqa|type:|pylint|mypy|fmt:|nolint|go:|rubocop|TODO|FIXME|XXX|HACK|NOTE|SAFETY|region|endregion|#region|#endregion|-\*-|vim:|@license|@preserve|SPDX|Copyright|\(c\)|\+build|(-\*-\s*)?(en)?coding[:=])/i
 
   /**
    * True for comments addressed to tools (lint, type checker, coverage) and for markers such as TODO or a license line.
@@ -93,6 +102,157 @@ export namespace CommentHeuristics {
     if (!first || isDirective(first)) return false
     if (words(first).length > MAX_WORDS || text.length > 120) return false
     return PATTERNS.some((p) => p.test(first))
+  }
+
+  /**
+   * Imperative verbs that open a narration of the statement below ("Get …", "Set up …", "Mock …", "Fall back …"):
+   * operations that code spells out itself.
+   */
+  export const NARRATION_VERBS = new Set(
+    (
+      "get set create initialize initialise init define declare make build construct instantiate generate compute " +
+      "calculate count increment decrement add append extend concat push insert prepend remove delete drop clear " +
+      "reset clean update modify change replace rename convert transform parse format serialize deserialize encode " +
+      "decode normalize load read write save store persist fetch retrieve request send emit dispatch publish call " +
+      "invoke run execute start stop open close print log display show render return check verify validate ensure " +
+      "assert compare find search filter map sort group merge split join extract collect copy move mock simulate " +
+      "stub spy wait sleep register setup teardown tear prepare configure apply assign import export use switch fall " +
+      "loop iterate handle process record track determine capture"
+    ).split(" "),
+  )
+
+  /** Words after the first that mark an explanation, a condition on use, or an instruction: never narration. */
+  const EXPLAINS =
+    /\b(because|since|so that|otherwise|instead|unless|avoid\w*|prevent\w*|workaround|hack|why|e\.g|i\.e|see|in case|ideally|but|however|although|though|due to|compat\w*|legacy|bug|issue|must|should|never|always|only|can't|cannot|won't|don't|do not|assum\w*|expects|note|important|warning|careful|race|deadlock|(un)?safe|easier|harder|simpler|faster|slower|cheaper|safer|better|worse)\b/i
+
+  /** Comment words that carry no content of their own when comparing a comment with code. */
+  const STOP = new Set(
+    (
+      "the a an to of and or for with in on at is it its this that by from into as be we our then all any each " +
+      "every some new now just also here there up out using via yet already when if not no do does did has have " +
+      "had was were are will would can could may might so than too very more most such same other own which who " +
+      "what where how s t"
+    ).split(" "),
+  )
+
+  /**
+   * Verbs of comments and the words code uses for the same operation (a comment says "Display", the code `print`s).
+   */
+  const FAMILIES = [
+    "display show print output log echo puts write render emit",
+    "find search glob rglob locate lookup query match",
+    "get fetch retrieve read load obtain request",
+    "create new make build init initialize construct instantiate spawn",
+    "remove delete del drop unlink rm pop clear discard",
+    "add append push insert concat extend",
+    "check if assert expect verify validate ensure is has",
+    "loop iterate for each foreach map while",
+    "start begin open launch run exec execute",
+    "stop end close kill terminate shutdown exit",
+    "save write store persist dump set",
+    "parse decode loads unmarshal deserialize",
+    "convert to cast str int float format transform join",
+    "compute calculate sum count len total",
+    "wait sleep await join",
+    "mock patch stub spy fake",
+    "record track measure time",
+    "return yield",
+    "call invoke",
+  ].map((f) => f.split(" "))
+
+  function family(verb: string): string[] {
+    return FAMILIES.filter((f) => f.includes(verb)).flat()
+  }
+
+  /** Abbreviations code uses for words comments spell out. */
+  const ABBREVIATIONS: Record<string, string> = Object.fromEntries(
+    (
+      "args:arguments arg:argument argv:arguments cfg:config conf:config msg:message msgs:messages err:error " +
+      "ctx:context env:environment dir:directory num:number str:string val:value idx:index btn:button req:request " +
+      "res:response resp:response db:database fn:function func:function param:parameter params:parameters " +
+      "repo:repository pkg:package info:information doc:document tmp:temporary len:length max:maximum min:minimum " +
+      "src:source dst:destination dest:destination cmd:command opts:options opt:option"
+    )
+      .split(" ")
+      .map((pair) => pair.split(":")),
+  )
+
+  /**
+   * Two words are the same for comparing comments with code: equal, one a prefix (≥ 4 letters) of the other, or the
+   * code's abbreviation of the comment's word.
+   */
+  function same(a: string, b: string) {
+    if (a === b) return true
+    if (ABBREVIATIONS[b] && same(a, ABBREVIATIONS[b])) return true
+    const [short, long] = a.length <= b.length ? [a, b] : [b, a]
+    return short.length >= 4 && long.startsWith(short)
+  }
+
+  /**
+   * How many of the comment's content words occur in the code (compared by `same`; two comment words written as one
+   * in the code, "key map" and `keymap`, count once).
+   *
+   * @example
+   * CommentHeuristics.overlap("Parse CLI arguments", ["args = parser.parse_args()"]) // { shared: 2, total: 3 }
+   */
+  export function overlap(comment: string, code: string[]): { shared: number; total: number } {
+    const raw = normalize(comment).split(" ").filter(Boolean)
+    const codeWords = new Set(code.flatMap((line) => normalize(line).split(" ")).filter((w) => w.length >= 2))
+    const list = [...codeWords]
+    const words = [...new Set(raw.filter((w) => !STOP.has(w) && w.length >= 2))]
+    const shared = new Set<string>()
+    for (const w of words) if (list.some((c) => same(w, c))) shared.add(w)
+    // A narration verb (the first word, or one joined to it by "and") matches the code's word for its operation.
+    const plain = comment.toLowerCase().split(/[^a-z]+/)
+    const verbs = [raw[0], plain[1] === "and" ? plain[2] : undefined]
+    for (const v of verbs)
+      if (v && NARRATION_VERBS.has(v) && !shared.has(v) && family(v).some((f) => codeWords.has(f))) shared.add(v)
+    for (let i = 0; i + 1 < raw.length; i++) {
+      const joined = raw[i] + raw[i + 1]
+      if (!shared.has(raw[i]) && !shared.has(raw[i + 1]) && codeWords.has(joined)) shared.add(raw[i])
+    }
+    return { shared: shared.size, total: words.length }
+  }
+
+  /**
+   * Whether a short comment narrates the code it sits on (`code`: the lines right after it, or its own line for a
+   * trailing comment):
+   *
+   * - `"plain"`: an obvious pattern (`obvious`), or an imperative narration verb ("Get", "Use", "Fall back") whose
+   *   content words the code repeats (two of them, or at least half).
+   * - `"likely"`: a narration verb with one content word in the code, or a phrase without a verb whose content
+   *   words the code nearly all repeats ("Path to the sample code base" over `sample_code_base = Path(…)`).
+   *
+   * Never narration: more than 12 words, a question, a link, a `Label: text` note, or explanation words after the
+   * first ("because", "so that", "only", "should", "don't", "e.g.", …).
+   *
+   * @example
+   * CommentHeuristics.narration("Parse CLI arguments", ["args = parser.parse_args()"]) // "plain"
+   * CommentHeuristics.narration("Parse lazily: the config is large", ["args = parser.parse_args()"]) // undefined
+   */
+  export function narration(text: string, code: string[]): "plain" | "likely" | undefined {
+    const t = text.trim()
+    const all = words(t)
+    if (!all.length || all.length > 12 || t.length > 120 || isDirective(t)) return undefined
+    if (/\?|https?:|:\s+\S/.test(t) || EXPLAINS.test(all.slice(1).join(" "))) return undefined
+    if (obvious(t)) return "plain"
+    // "If …, <main clause>" and "Otherwise <main clause>": the main clause is what may narrate.
+    const main = /^(if|when|else|otherwise)\b[^,]*,\s*(.+)$/i.exec(t)?.[2]
+    if (main && main !== t) {
+      const inner = narration(main.replace(/^(just|then|simply)\s+/i, ""), code)
+      return inner === "plain" ? "likely" : undefined
+    }
+    // An imperative opens a phrase of two words or more ("Import" alone is a heading; "start is …" a subject).
+    const verb =
+      all.length >= 2 &&
+      /^[a-z]+$/i.test(all[0]) &&
+      NARRATION_VERBS.has(all[0].toLowerCase()) &&
+      !/^(is|are|was|were|has|have|had|can|will|would|should|must|may|might|does|do)$/i.test(all[1])
+    const { shared, total } = overlap(t, code)
+    if (verb && (shared >= 2 || (shared >= 1 && shared * 2 >= total))) return "plain"
+    if (verb && shared >= 1) return "likely"
+    if (!verb && all.length >= 2 && total >= 2 && shared * 4 >= total * 3) return "likely"
+    return undefined
   }
 
   const FILLER = new Set(
@@ -128,16 +288,60 @@ export namespace CommentHeuristics {
     return distance(c, k) < 0.3 * c.length
   }
 
+  /** Keywords that open a statement in common languages, when followed by code rather than prose. */
+  const STATEMENT =
+    /^(if|elif|else if|while|for|foreach|switch|match|case|return|yield|await|throw|raise|import|from \S+ import|export|const|let|var|val|def|fn|func|function|class|struct|impl|pub|use|package|try|catch|except|finally|with|defer|go|print|puts|echo|require|include|local|end)\b/
+  /** Comment words that make a line read as prose even when it has code-like punctuation. */
+  const PROSE = /\b(the|an|is|are|was|were|this|that|which|because|when|should|would|will|we|you|it's|don't|doesn't)\b/i
+
   /**
-   * The comment ends like a statement or block of code: commented-out code, which is not prose.
+   * One line of a comment is code: it ends like a statement or opens a block (`;` `{` `}` `(` `,` after code, `end`,
+   * `do |x|`, `:` after a Python header), is a call or an assignment, or starts with a statement keyword followed by
+   * code (`if (`, `return x`, `for x in y:`, `import os`, `#include <x>`, `def f(`), or is a lone string literal. A
+   * line with prose words (`the`, `is`, `should`, …) needs one of the stronger signs (`;`, `{`, `}` at its end, or
+   * an assignment or call shape).
+   *
+   * @example
+   * CommentHeuristics.codeLine("x = compute(y)") // true
+   * CommentHeuristics.codeLine("Compute y and keep it in x.") // false
+   */
+  export function codeLine(line: string): boolean {
+    const t = line.trim()
+    if (!t || /^(https?:|www\.)/.test(t)) return false
+    if (/^#\s*(include|define|ifn?def|endif|if|else|pragma|cgo)\b/.test(t)) return true
+    // Statement ends and block delimiters.
+    if (/(;|\{|\}|\{\s*\|[\w, ]*\|)$/.test(t) && !/^[A-Z][a-z]+ [a-z]+ [a-z]+.*\.\s*\}$/.test(t)) return true
+    if (/^[)\]}]+[;,)]*$/.test(t) || /^(end|do|else|fi|done|esac|endif|})$/.test(t)) return true
+    if (/\sdo(\s*\|[^|]*\|)?$/.test(t) && !PROSE.test(t)) return true
+    // Calls and assignments: `a.b(c)`, `x = y`, `x := y`, `x += 1`, `await f()`, `@decorator(…)`, `$x = 1`.
+    if (/^(await |new |@)?[\w$.]+(!|\?)?\(.*\)[;,]?$/.test(t) && !/\s\w+\s\w+\s\w+/.test(t.split("(")[0])) return true
+    if (/^[\w$.[\]'"]+\s*(=|:=|\+=|-=|\*=|\/=|\|\|=|\?\?=|<-|=>)\s*\S/.test(t) && !/^\w+ = \w+ \w+ \w+/.test(t))
+      return true
+    if (/^(if|while|for|elif|else|def|class|with|try|except)\b.*:$/.test(t)) return true
+    if (/^(['"`]).*\1[,;]?$/.test(t) && t.length > 2) return true
+    const statement = STATEMENT.exec(t)
+    if (statement && !PROSE.test(t)) {
+      const rest = t.slice(statement[0].length)
+      const loose = !/^(if|elif|else if|while|for|foreach|switch|match|case|try|catch|except|finally|with|end)$/.test(
+        statement[0],
+      )
+      if (loose && /^\s*($|[\w$"'`<(\[{.*&!-]+[^\s]*($|\s*[=({[<:;.,+\-*/|&!?]))/.test(rest)) return true
+      if (/[(){}[\];=<>]/.test(rest)) return true
+    }
+    return false
+  }
+
+  /**
+   * The comment is commented-out code: at least half of its non-blank lines are code lines (`codeLine`).
    *
    * @example
    * CommentHeuristics.looksLikeCode("const x = compute(y);") // true
+   * CommentHeuristics.looksLikeCode(["get '/' do", '  "Hello World!"', "end"]) // true
    */
-  export function looksLikeCode(text: string): boolean {
-    return /[;{}]$|^\w+(\.\w+)*\(.*\)$|^(const|let|var|import|export|return|if|for|while|def|fn|func|function)\b.*[=(:{]/.test(
-      text,
-    )
+  export function looksLikeCode(text: string | string[]): boolean {
+    const lines = (typeof text === "string" ? [text] : text).map((l) => l.trim()).filter(Boolean)
+    if (!lines.length) return false
+    return lines.filter(codeLine).length * 2 >= lines.length
   }
 
   export type DensityInput = { kinds: CommentSyntax.LineKind[]; added: boolean[]; annotations: Set<number> }

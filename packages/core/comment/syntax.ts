@@ -22,6 +22,11 @@ export namespace CommentSyntax {
     block: [open: string, close: string][]
     /** Python-style docstrings delimited by `"""` or `'''`. */
     docstrings: boolean
+    /**
+     * Where a plain comment right above a declaration is its documentation (Go's godoc, Ruby's RDoc and YARD): the
+     * declaration's first line.
+     */
+    declaration?: RegExp
   }
 
   const C_LIKE: Syntax = { line: ["//"], block: [["/*", "*/"]], docstrings: false }
@@ -48,6 +53,8 @@ export namespace CommentSyntax {
   )
   assign(HASH, "rb sh bash zsh ksh yaml yml toml nix r pl ex exs mk dockerfile")
   assign(PYTHON, "py pyi")
+  BY_EXTENSION.go = { ...C_LIKE, declaration: /^(func|type|var|const|package)\b/ }
+  BY_EXTENSION.rb = { ...HASH, declaration: /^(def|class|module|attr_(reader|writer|accessor)|[A-Z][A-Z0-9_]* =)\s/ }
   assign(MARKUP, "html htm xml xhtml")
   /** Single-file components: markup comments plus the script's. */
   const COMPONENT: Syntax = {

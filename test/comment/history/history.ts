@@ -188,9 +188,7 @@ export namespace CommentHistory {
     for (const { change, repo } of changes) {
       const { doc, at } = document(change)
       const verdict = CommentCheck.judge([doc], level)
-      const named = new Set(
-        verdict?.flagged ? [...verdict.obvious, ...verdict.duplicates].map((f) => f.line).filter((l) => l) : [],
-      )
+      const named = new Set(verdict?.named.map((f) => f.line))
       const hasPositive = change.comments.some((c) => c.label === "N")
       if (hasPositive) out.changes.positives++
       if (verdict?.flagged) {
@@ -209,7 +207,7 @@ export namespace CommentHistory {
         } else if (comment.label === "N") out.missed.push({ text, change: where })
       })
     }
-    out.precision = out.flagged ? out.hits / out.flagged : 1
+    out.precision = out.flagged ? out.hits / out.flagged : NaN
     out.recall = out.positives ? out.hits / out.positives : 1
     return out
   }

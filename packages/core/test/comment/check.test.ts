@@ -65,11 +65,14 @@ describe("judging one change", () => {
     expect(untouched.obvious).toEqual([])
   })
 
-  test("a comment that repeats the next line is flagged; commented-out code and directives are not", () => {
-    const dup = "function f(a: number, b: number) {\n  // return a + b\n  return a + b\n}\n"
+  test("a comment that repeats its line is flagged; commented-out code and directives are not", () => {
+    const dup = "function f(items: number[]) {\n  items.sort() // items sort\n  return items\n}\n"
     const verdict = CommentCheck.judge(AddedLines.fromEdit("/r/f.ts", "", dup), "normal")!
-    expect(verdict.duplicates.map((d) => d.text)).toEqual(["return a + b"])
-    expect(verdict.reasons.join()).toContain('1 comment repeating the next line of code: "return a + b"')
+    expect(verdict.duplicates.map((d) => d.text)).toEqual(["items sort"])
+    expect(verdict.reasons.join()).toContain('1 comment repeating the next line of code: "items sort"')
+    // The next line written out again in a comment is an old version of it: commented-out code.
+    const old = "function f(a: number, b: number) {\n  // return a + b\n  return a + b\n}\n"
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/f.ts", "", old), "strict")!.flagged).toBe(false)
     const fine =
       "// eslint-disable-next-line no-console\nconsole.log(x)\n// const old = compute(x);\nconst next = compute(x)\n"
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/f.ts", "", fine), "strict")!.flagged).toBe(false)
@@ -92,5 +95,22 @@ describe("judging one change", () => {
     const verdict = CommentCheck.judge(docs, "normal")!
     expect(verdict.obvious).toHaveLength(3)
     expect(CommentCheck.note([verdict], "/r").split("\n")).toHaveLength(2)
+  })
+
+  test("one narrating comment in an edit is enough at normal; an explanation with the same verb is not", () => {
+    const narrating = "// Parse CLI arguments\nconst args = parser.parseArgs(argv)\nrun(args)\n"
+    const verdict = CommentCheck.judge(AddedLines.fromEdit("/r/cli.ts", "", narrating), "normal")!
+    expect(verdict.flagged).toBe(true)
+    expect(verdict.named.map((f) => f.text)).toEqual(["Parse CLI arguments"])
+    const explaining =
+      "// Parse lazily: most commands never read their arguments\nconst args = () => parser.parseArgs(argv)\n"
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/cli.ts", "", explaining), "strict")!.flagged).toBe(false)
+  })
+
+  test("Go and Ruby comments right above a declaration are documentation, not narration", () => {
+    const go = "// NewServer creates a new server.\nfunc NewServer() *Server {\n\treturn &Server{}\n}\n"
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/s.go", "", go), "strict")!.flagged).toBe(false)
+    const ts = "// Create a new server\nfunction newServer() {\n  return new Server()\n}\n"
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/s.ts", "", ts), "normal")!.flagged).toBe(true)
   })
 })
