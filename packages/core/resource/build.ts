@@ -169,10 +169,16 @@ export namespace ResourceBuild {
     return { path: f.path, relativePath: f.relativePath, id: ResourceParse.defaultId(f.relativePath), reason }
   }
 
+  /**
+   * Schemas are read whole up to this size, whatever `maxFileSize` says: JSON cannot be parsed from a head, and a
+   * valid schema over the load limit is still worth indexing (SchemaStore has several of 1.5–3 MB).
+   */
+  export const SCHEMA_INDEX_LIMIT = 64 * 1024 * 1024
+
   function readFile(file: ResourceScan.File, config: Pick<Resource.Config, "fileReadTimeout" | "maxFileSize">) {
     return ResourceRead.text(file.real, {
       timeoutMs: config.fileReadTimeout,
-      maxBytes: config.maxFileSize,
+      maxBytes: file.type === "schema" ? Math.max(config.maxFileSize, SCHEMA_INDEX_LIMIT) : config.maxFileSize,
       size: file.size,
     })
   }
@@ -201,10 +207,12 @@ export namespace ResourceBuild {
       size: file.size,
       lastModified: file.mtimeMs,
       text: read.text,
+      truncated: read.truncated,
     })
-    if (read.truncated) {
+    // Over the load limit is a setting, not a defect of the file: it is indexed and listed, so lint warns.
+    if (file.size > config.maxFileSize) {
       result.warnings.push({
-        severity: "error",
+        severity: "warning",
         code: "oversize",
         path: file.relativePath,
         id: result.metadata.id,

@@ -18,7 +18,7 @@ import { Resource } from "./schema"
  * index.graph.backward.get("pre-commit") // Set { "git-operations" }
  */
 export namespace ResourceIndex {
-  export const VERSION = "1"
+  export const VERSION = "2"
 
   export type ParsedFile = {
     relativePath: string
@@ -135,25 +135,41 @@ export namespace ResourceIndex {
     }
     const byPath = new Map<string, string>()
     const byUri = new Map<string, string>()
+    const urisOf = new Map<string, readonly string[]>()
     const refs = new Map<string, ResourceParse.RawRef[]>()
+    /** Files left out as duplicates: a link to one is not dangling (the duplicate is the error reported). */
+    const shadowed = new Set<string>()
     for (const file of ordered) {
       warnings.push(...file.result.warnings)
-      const meta = file.result.metadata
-      const kept = index.resources.get(meta.id)
+      let meta = file.result.metadata
+      const uris = file.result.uris ?? []
+      let kept = index.resources.get(meta.id)
+      // Two schemas whose different `$id`s end alike (`https://a/v1/schema`, `https://b/schema#`) are not duplicates:
+      // the second takes the id its file name gives it.
+      const fallback = file.result.fallbackId
+      if (kept && fallback && !index.resources.has(fallback) && !uris.some((u) => urisOf.get(kept!.id)?.includes(u))) {
+        meta = { ...meta, id: fallback }
+        kept = undefined
+      }
       if (kept) {
+        const same = uris.some((u) => urisOf.get(kept!.id)?.includes(u))
+        shadowed.add(file.relativePath)
         warnings.push({
           severity: "error",
           code: "duplicate-id",
           path: file.relativePath,
           id: meta.id,
-          message: `duplicate id '${meta.id}': ${kept.relativePath} is used, ${file.relativePath} is ignored`,
+          message: same
+            ? `duplicate id '${meta.id}': declares the same $id as ${kept.relativePath} (used), ${file.relativePath} is ignored`
+            : `duplicate id '${meta.id}': ${kept.relativePath} is used, ${file.relativePath} is ignored`,
         })
         continue
       }
       // Fresh copies: the parsed result may be shared with a cache and reused by later builds.
       index.resources.set(meta.id, { ...meta, tags: [...meta.tags], referencedBy: [...meta.referencedBy] })
       byPath.set(file.relativePath, meta.id)
-      if (file.result.uri) byUri.set(file.result.uri, meta.id)
+      urisOf.set(meta.id, uris)
+      for (const uri of uris) if (!byUri.has(uri)) byUri.set(uri, meta.id)
       refs.set(meta.id, file.result.refs)
     }
 
@@ -168,8 +184,11 @@ export namespace ResourceIndex {
         ? index.withheld.get(ref.value)
         : ref.kind === "path"
           ? withheldByPath.get(ref.value)
-          : undefined
+          : ref.path === undefined
+            ? undefined
+            : withheldByPath.get(ref.path)
 
+    /** A schema `$ref` resolves by the URI it names (a schema's `$id`), else by the file it names as a path. */
     const resolve = (ref: ResourceParse.RawRef): string | undefined =>
       ref.kind === "id"
         ? index.resources.has(ref.value)
@@ -177,7 +196,8 @@ export namespace ResourceIndex {
           : undefined
         : ref.kind === "path"
           ? byPath.get(ref.value)
-          : byUri.get(ref.value)
+          : ((ref.uri === undefined ? undefined : byUri.get(ref.uri)) ??
+            (ref.path === undefined ? undefined : byPath.get(ref.path)))
 
     for (const [id, raw] of refs) {
       const meta = index.resources.get(id)!
@@ -186,6 +206,8 @@ export namespace ResourceIndex {
       for (const ref of raw) {
         const target = resolve(ref)
         if (target === id) {
+          // A schema naming itself is recursion, which JSON Schema allows.
+          if (ref.kind === "schema") continue
           warnings.push({
             severity: "warning",
             code: "self-reference",
@@ -199,6 +221,10 @@ export namespace ResourceIndex {
           if (!resolved.includes(target)) resolved.push(target)
           continue
         }
+        // A document published elsewhere (a meta-schema, a schema on the web) or a duplicate already reported.
+        if (ref.kind === "schema" && ref.external) continue
+        const named = ref.kind === "id" ? undefined : ref.kind === "path" ? ref.value : ref.path
+        if (named !== undefined && shadowed.has(named)) continue
         const hidden = protectedTarget(ref)
         if (hidden) {
           const list = index.withheldRefs.get(id) ?? []

@@ -22,7 +22,16 @@ import { Resource } from "./schema"
  */
 export namespace ResourceParse {
   /** A reference as written, resolved to an id once every file is known. */
-  export type RawRef = { kind: "id"; value: string } | { kind: "path"; value: string } | { kind: "uri"; value: string }
+  export type RawRef =
+    | { kind: "id"; value: string }
+    | { kind: "path"; value: string }
+    /**
+     * A JSON schema `$ref` to another document: `value` as written (without its fragment), `uri` the absolute URI it
+     * resolves to (against the `$id` in scope), `path` the project file it names when read as a relative path.
+     * `external`: written as an absolute URI, so one that matches no schema of the project is a document elsewhere
+     * (a meta-schema, a schema published on the web), not a dangling reference.
+     */
+    | { kind: "schema"; value: string; uri?: string; path?: string; external: boolean }
 
   export type Input = {
     type: Resource.Type
@@ -32,6 +41,8 @@ export namespace ResourceParse {
     size: number
     lastModified: number
     text: string
+    /** Only the head of a file too large to read whole (see `ResourceRead`). */
+    truncated?: boolean
   }
 
   export type Result = {
@@ -39,6 +50,16 @@ export namespace ResourceParse {
     refs: RawRef[]
     /** For JSON schemas: the `$id` as written, so other schemas can `$ref` it. */
     uri?: string
+    /**
+     * For JSON schemas: the absolute URIs naming the document (its `$id`, or a draft-04 root `id`, resolved and
+     * without fragment; `ResourceParse.uriKey` form), which `$ref`s of other schemas resolve against.
+     */
+    uris?: string[]
+    /**
+     * Set when the id was derived from the schema's `$id`: the id the file name gives, used instead when another
+     * schema with a different `$id` already holds the derived one (two `…/schema` URIs on different hosts).
+     */
+    fallbackId?: string
     warnings: Resource.Warning[]
   }
 
@@ -103,7 +124,7 @@ export namespace ResourceParse {
     return input.type === "schema" ? parseSchema(input) : parseMarkdown(input)
   }
 
-  function base(input: Input, warnings: Resource.Warning[], declaredId: string | undefined, name?: string) {
+  function identity(input: Input, warnings: Resource.Warning[], declaredId: string | undefined, name?: string) {
     let id: string | undefined
     if (declaredId !== undefined) {
       const reason = invalidIdReason(declaredId)
@@ -151,7 +172,7 @@ export namespace ResourceParse {
       ? declaredRefs.map((r) => classify(r, input.relativePath))
       : inlineReferences(fm.body, input.relativePath)
     const metadata: Resource.Metadata = {
-      ...base(input, warnings, s(d.id), s(d.title) ?? s(d.name)),
+      ...identity(input, warnings, s(d.id), s(d.title) ?? s(d.name)),
       domain,
       category: s(d.category),
       tags: unique(Frontmatter.list(d.tags)),
@@ -180,18 +201,21 @@ export namespace ResourceParse {
   function parseSchema(input: Input): Result {
     const warnings: Resource.Warning[] = []
     let json: any
-    try {
-      json = JSON.parse(input.text)
-    } catch (error) {
-      warnings.push({
-        severity: "error",
-        code: input.text.trim() ? "invalid-json" : "empty-file",
-        path: input.relativePath,
-        message: input.text.trim()
-          ? `not valid JSON (${error instanceof Error ? error.message : String(error)}); indexed by file name only`
-          : "the file is empty",
-      })
-      json = undefined
+    // A head cut off a file too large to read whole is not JSON: such a schema is listed by its name only.
+    if (!input.truncated) {
+      try {
+        json = JSON.parse(input.text)
+      } catch (error) {
+        warnings.push({
+          severity: "error",
+          code: input.text.trim() ? "invalid-json" : "empty-file",
+          path: input.relativePath,
+          message: input.text.trim()
+            ? `not valid JSON (${error instanceof Error ? error.message : String(error)}); indexed by file name only`
+            : "the file is empty",
+        })
+        json = undefined
+      }
     }
     if (json !== undefined && (json === null || typeof json !== "object" || Array.isArray(json))) {
       warnings.push({
@@ -205,13 +229,17 @@ export namespace ResourceParse {
     const j = json ?? {}
     const s = Frontmatter.string
     const uri = s(j.$id)
+    // Draft-04 and earlier name a document (and subschemas) by `id`.
+    const legacy = j.$id === undefined && (typeof j.id === "string" || /draft-0[34]\b/.test(s(j.$schema) ?? ""))
+    const name = uri ?? (legacy ? s(j.id) : undefined)
+    const base = name && SCHEME.test(name) ? absolute(name) : undefined
     const declaredId = uri === undefined ? undefined : idFromUri(uri)
     const declaredRefs = j["x-references"] !== undefined ? Frontmatter.list(j["x-references"]) : undefined
     const refs = declaredRefs
       ? declaredRefs.map((r) => classify(r, input.relativePath))
-      : schemaRefs(j, input.relativePath)
+      : schemaRefs(j, input.relativePath, base ?? name, legacy)
     const metadata: Resource.Metadata = {
-      ...base(input, warnings, declaredId, s(j.title)),
+      ...identity(input, warnings, declaredId, s(j.title)),
       domain: domainFromPath(input.relativePath, input.type),
       category: s(j["x-category"]),
       tags: unique(Frontmatter.list(j["x-tags"])),
@@ -222,7 +250,13 @@ export namespace ResourceParse {
       author: s(j["x-author"]),
       status: s(j["x-status"]),
     }
-    return { metadata, refs, uri, warnings }
+    const result: Result = { metadata, refs, uri, warnings }
+    if (name) result.uris = unique([uriKey(base ?? name), uriKey(name)])
+    if (declaredId !== undefined && metadata.id === declaredId) {
+      const fallback = defaultId(input.relativePath)
+      if (fallback !== declaredId) result.fallbackId = fallback
+    }
+    return result
   }
 
   /** `$id` values are often URIs (`https://x/schemas/user.schema.json`); their last segment names the schema. */
@@ -237,23 +271,110 @@ export namespace ResourceParse {
     return last.replace(/(\.schema)?\.json$/i, "")
   }
 
-  function schemaRefs(json: unknown, from: string): RawRef[] {
-    const out: RawRef[] = []
+  const SCHEME = /^[a-z][a-z0-9+.-]*:/i
+
+  /**
+   * The form URIs are compared in: without fragment, `http:` read as `https:` (schemas name the same published
+   * document either way).
+   *
+   * @example
+   * ResourceParse.uriKey("http://json.schemastore.org/feed-1#") // "https://json.schemastore.org/feed-1"
+   */
+  export function uriKey(uri: string): string {
+    const hash = uri.indexOf("#")
+    const bare = hash < 0 ? uri : uri.slice(0, hash)
+    return bare.startsWith("http://") ? "https://" + bare.slice(7) : bare
+  }
+
+  /** An absolute URI in normal form (host lower-cased, dot segments removed), or as given when it cannot be parsed. */
+  function absolute(uri: string): string {
+    try {
+      return new URL(uri).href
+    } catch {
+      return uri
+    }
+  }
+
+  /** `ref` resolved against `base` as JSON Schema does, or undefined when there is no absolute base to resolve on. */
+  function resolveUri(ref: string, base: string | undefined): string | undefined {
+    if (SCHEME.test(ref)) return absolute(ref)
+    if (!base || !SCHEME.test(base)) return undefined
+    try {
+      return new URL(ref, base).href
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Keywords whose values are instance data, never schemas: a `$ref` key inside them is not a reference. */
+  const DATA_KEYWORDS: ReadonlySet<string> = new Set(["enum", "const", "default", "examples", "example"])
+  /** Keywords whose values map names to schemas: their keys are names, not keywords. */
+  const SCHEMA_MAPS: ReadonlySet<string> = new Set([
+    "properties",
+    "patternProperties",
+    "definitions",
+    "$defs",
+    "dependentSchemas",
+    "dependencies",
+  ])
+
+  /**
+   * The `$ref`s of a schema that name another document, each resolved against the `$id` (draft-04: `id`) in scope
+   * as JSON Schema resolves them. Fragments (`#/definitions/a`), references to the document itself and to its own
+   * subschemas' ids (draft-04 `"id": "path"` next to `"$ref": "path"`) are internal and left out; instance data
+   * (`enum`, `const`, `default`, `examples`) is never searched. Each target is listed once.
+   */
+  function schemaRefs(root: Record<string, unknown>, from: string, rootName: string | undefined, legacy: boolean) {
+    const found: { target: string; base: string | undefined }[] = []
+    const internal = new Set<string>()
     const seen = new Set<unknown>()
-    const visit = (node: unknown, depth: number) => {
+    const visit = (node: unknown, base: string | undefined, depth: number, map: boolean) => {
       if (!node || typeof node !== "object" || seen.has(node) || depth > 64) return
       seen.add(node)
-      if (Array.isArray(node)) return node.forEach((n) => visit(n, depth + 1))
-      for (const [key, value] of Object.entries(node)) {
-        if (key === "$ref" && typeof value === "string") {
-          const target = value.split("#")[0]
-          if (!target) continue
-          if (/^[a-z][a-z0-9+.-]*:/i.test(target)) out.push({ kind: "uri", value: target })
-          else out.push({ kind: "path", value: resolveRelative(from, target) })
-        } else visit(value, depth + 1)
+      if (Array.isArray(node)) {
+        for (const item of node) visit(item, base, depth + 1, false)
+        return
+      }
+      const object = node as Record<string, unknown>
+      if (map) {
+        for (const key in object) visit(object[key], base, depth + 1, false)
+        return
+      }
+      let scope = base
+      if (depth > 0) {
+        const own =
+          typeof object.$id === "string" ? object.$id : legacy && typeof object.id === "string" ? object.id : ""
+        if (own && !own.startsWith("#")) {
+          const resolved = resolveUri(own, base)
+          internal.add(uriKey(resolved ?? own))
+          if (resolved) scope = resolved
+        }
+      }
+      for (const key in object) {
+        const value = object[key]
+        if (key === "$ref") {
+          if (typeof value === "string") found.push({ target: value, base: scope })
+        } else if (!DATA_KEYWORDS.has(key)) visit(value, scope, depth + 1, SCHEMA_MAPS.has(key))
       }
     }
-    visit(json, 0)
+    visit(root, rootName, 0, false)
+    const self = rootName === undefined ? undefined : uriKey(resolveUri(rootName, undefined) ?? rootName)
+    const out: RawRef[] = []
+    const listed = new Set<string>()
+    for (const { target: raw, base } of found) {
+      const hash = raw.indexOf("#")
+      const target = (hash < 0 ? raw : raw.slice(0, hash)).trim()
+      if (!target) continue
+      const external = SCHEME.test(target)
+      const uri = uriKey(resolveUri(target, base) ?? target)
+      if (uri === self || internal.has(uri) || listed.has(uri)) continue
+      listed.add(uri)
+      out.push(
+        external
+          ? { kind: "schema", value: target, uri, external }
+          : { kind: "schema", value: target, uri, path: resolveRelative(from, target), external },
+      )
+    }
     return out
   }
 
@@ -281,38 +402,109 @@ export namespace ResourceParse {
   const INLINE_CODE = /`[^`\n]*`/g
   const WIKI = /\[\[([^\]|\n]+)(?:\|[^\]\n]*)?\]\]/g
   const LINK = /\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g
+  /**
+   * Code blocks that are not markdown fences, opener and closer: Hugo's code shortcodes (`{{< highlight go >}}`…
+   * `{{< /highlight >}}`, `code-toggle`, `code`; `{{% … %}}` alike; a self-closing `/>}}` has no body), Jekyll's
+   * `{% highlight %}`…`{% endhighlight %}` and HTML `<pre>`…`</pre>`. An opener never closed later hides nothing.
+   */
+  const CODE_BLOCKS: { open: RegExp; names: string[]; close: (name: string) => RegExp }[] = [
+    {
+      open: /\{\{[<%]\s*(code-toggle|code|highlight)\b(?:[^}/]|\/(?!\s*[>%]\}\})|\}(?!\}))*[>%]\}\}/,
+      names: ["code-toggle", "code", "highlight"],
+      close: (name) => new RegExp(`\\{\\{[<%]\\s*\\/\\s*${name}\\s*[>%]\\}\\}`),
+    },
+    { open: /\{%-?\s*(highlight)\b[^%]*%\}/, names: ["highlight"], close: () => /\{%-?\s*endhighlight\s*-?%\}/ },
+    { open: /<(pre)\b[^>]*>/i, names: ["pre"], close: () => /<\/pre\s*>/i },
+  ]
+  const CLOSERS = new Map<string, RegExp>(
+    CODE_BLOCKS.flatMap((kind, k) => kind.names.map((name) => [`${k}:${name}`, kind.close(name)] as const)),
+  )
+  const CODE_BLOCK_HINT = /\{\{[<%]|\{%|<pre\b/i
 
-  /** `[[id]]` wiki links and markdown links to `.md`/`.json` files, outside code. */
+  /** Characters no wiki link target has, but TOML and JSON arrays of strings do (`[['\\(', '\\)']]`). */
+  const NOT_A_TARGET = /['"\\,=`{}<>]/
+
+  /**
+   * `[[id]]` wiki links and markdown links to `.md`/`.json` files, outside code: fenced blocks (at any indentation,
+   * as inside list items), inline code spans and the code blocks of static site generators (`CODE_BLOCKS`), where
+   * TOML's `[[menus.main]]` table headers live. A `[[…]]` whose target holds quotes, commas or `=` is an array
+   * literal, not a link.
+   *
+   * @example
+   * ResourceParse.inlineReferences("{{< code-toggle >}}\n[[menus.main]]\n{{< /code-toggle >}}\n[[git-ops]]", "a.md")
+   * // [{ kind: "id", value: "git-ops" }]
+   */
   export function inlineReferences(body: string, from: string): RawRef[] {
     // Most files have no link at all: skip the code-stripping passes for them.
     if (!body.includes("[[") && !body.includes("](")) return []
-    const fenced = body.includes("```") || body.includes("~~~")
-    const text = (fenced ? withoutFencedCode(body) : body).replace(INLINE_CODE, "")
+    const text = (
+      body.includes("```") || body.includes("~~~") || CODE_BLOCK_HINT.test(body) ? withoutCode(body) : body
+    ).replace(INLINE_CODE, "")
     const out: RawRef[] = []
-    for (const m of text.matchAll(WIKI)) out.push({ kind: "id", value: m[1].trim() })
+    for (const m of text.matchAll(WIKI)) {
+      const target = m[1].trim()
+      if (target && !NOT_A_TARGET.test(target)) out.push({ kind: "id", value: target })
+    }
     for (const m of text.matchAll(LINK)) {
       const target = m[1].split("#")[0]
-      if (!target || /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("/")) continue
+      if (!target || SCHEME.test(target) || target.startsWith("/")) continue
       if (!/\.(md|markdown|json)$/i.test(target)) continue
       out.push({ kind: "path", value: resolveRelative(from, target) })
     }
     return out
   }
 
-  /** The text with fenced code blocks (``` or ~~~, closed by the same fence or the end of text) removed. */
-  function withoutFencedCode(body: string): string {
+  /**
+   * The text without its code blocks: fences (``` or ~~~, closed by the same fence or the end of text, recognised at
+   * any indentation: inside a list item a fence is indented as deep as the item's text) and `CODE_BLOCKS`. Linear:
+   * whether an opener is ever closed is known from the last line each closer appears on.
+   */
+  function withoutCode(body: string): string {
+    const lines = body.split("\n")
+    const lastClose = new Map<string, number>()
+    if (CODE_BLOCK_HINT.test(body))
+      lines.forEach((line, i) => {
+        if (line.includes("{{") || line.includes("{%") || line.includes("</"))
+          for (const [key, close] of CLOSERS) if (close.test(line)) lastClose.set(key, i)
+      })
     const kept: string[] = []
     let fence: string | undefined
-    for (const line of body.split("\n")) {
-      const m = /^\s{0,3}(`{3,}|~{3,})/.exec(line)
+    let block: RegExp | undefined
+    for (let i = 0; i < lines.length; i++) {
+      let line = lines[i]
       if (fence) {
+        const m = /^\s*(`{3,}|~{3,})/.exec(line)
         if (m && m[1][0] === fence[0] && m[1].length >= fence.length && !line.trim().slice(m[1].length).trim())
           fence = undefined
         continue
       }
+      if (block) {
+        const m = block.exec(line)
+        if (!m) continue
+        block = undefined
+        line = line.slice(m.index + m[0].length)
+      }
+      const m = /^\s*(`{3,}|~{3,})/.exec(line)
       if (m) {
         fence = m[1]
         continue
+      }
+      // Openers, possibly several on one line (`<pre>a</pre> <pre>b`): cut each closed block out.
+      for (let k = 0; k < CODE_BLOCKS.length && !block; k++) {
+        const kind = CODE_BLOCKS[k]
+        let open: RegExpExecArray | null
+        while (!block && (open = kind.open.exec(line))) {
+          const key = `${k}:${open[1].toLowerCase()}`
+          if ((lastClose.get(key) ?? -1) < i) break
+          const close = CLOSERS.get(key)!
+          const rest = line.slice(open.index + open[0].length)
+          const end = close.exec(rest)
+          if (end) line = line.slice(0, open.index) + rest.slice(end.index + end[0].length)
+          else {
+            line = line.slice(0, open.index)
+            block = close
+          }
+        }
       }
       kept.push(line)
     }

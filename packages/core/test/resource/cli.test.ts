@@ -41,7 +41,9 @@ describe("opencode-builtins resources lint", () => {
     ])
       expect(io.stdout).toContain(code)
     expect(io.stdout.indexOf("error ")).toBeLessThan(io.stdout.indexOf("warn "))
-    expect(io.stdout).toContain("5 error(s), 1 warning(s)")
+    // Over the load limit is a warning: the file is listed and indexed, only resource-load refuses it.
+    expect(io.stdout).toContain("warn  oversize  .opencode/task/huge.md")
+    expect(io.stdout).toContain("4 error(s), 2 warning(s)")
   })
 
   test("--json prints the whole report", async () => {

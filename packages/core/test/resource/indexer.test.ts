@@ -103,7 +103,7 @@ describe("index assembly", () => {
     ])
   })
 
-  test("unreadable content (binary, non-UTF-8) is reported and left out; oversize files are listed with an error", async () => {
+  test("unreadable content (binary, non-UTF-8) is reported and left out; oversize files are listed with a warning", async () => {
     await using dir = await tmpdir({
       ".opencode/task/ok.md": "ok",
       ".opencode/task/bin.md": new Uint8Array([1, 0, 2]),
@@ -118,6 +118,7 @@ describe("index assembly", () => {
       "not-utf8:.opencode/task/latin.md",
       "oversize:.opencode/task/huge.md",
     ])
+    expect(index.warnings.find((w) => w.code === "oversize")!.severity).toBe("warning")
   })
 })
 

@@ -194,6 +194,39 @@ describe("references", () => {
     ])
   })
 
+  test("code of static site generators hides its [[…]]: Hugo shortcodes, Jekyll highlight, <pre>; closed ones only", () => {
+    // TOML tables of arrays as gohugoio/hugoDocs writes them (content/en/methods/menu/*.md).
+    const body = [
+      "{{< code-toggle file=hugo >}}",
+      "[[menus.main]]",
+      "name = 'Services'",
+      "{{< /code-toggle >}}",
+      "{{< code-toggle config=menus />}} [[after-self-closing]]",
+      "{{% highlight toml %}}",
+      "[[module.mounts]]",
+      "{{% /highlight %}}",
+      "{% highlight toml %}",
+      "[[jekyll.table]]",
+      "{% endhighlight %}",
+      "<pre>[[pre.inline]]</pre> [[between]] <pre>",
+      "[[pre.block]]",
+      "</pre>[[after-pre]]",
+      "{{< code lang=toml >}} never closed [[kept]]",
+    ].join("\n")
+    expect(ResourceParse.inlineReferences(body, ".opencode/knowledge-base/a.md").map((r) => r.value)).toEqual([
+      "after-self-closing",
+      "between",
+      "after-pre",
+      "kept",
+    ])
+  })
+
+  test("fences at any indentation (inside list items) and array literals are not links", () => {
+    const body =
+      "1. Step:\n\n      ```toml\n      [[module.mounts]]\n      ```\n\ninline = [['\\(', '\\)']] [[\"a\"]] [[ok]]"
+    expect(ResourceParse.inlineReferences(body, "a.md")).toEqual([{ kind: "id", value: "ok" }])
+  })
+
   test("an unclosed code fence hides the rest of the file", () => {
     const r = ResourceParse.parse(input("task", ".opencode/task/a.md", "[[seen]]\n```\n[[hidden]]"))
     expect(r.refs).toEqual([{ kind: "id", value: "seen" }])
@@ -225,9 +258,60 @@ describe("JSON schemas", () => {
       type: "schema",
     })
     expect(r.uri).toBe("https://example.com/schemas/user.schema.json")
+    expect(r.uris).toEqual(["https://example.com/schemas/user.schema.json"])
+    // Relative refs resolve against the $id (and name a file as a path); absolute ones may be published elsewhere.
     expect(r.refs).toEqual([
-      { kind: "path", value: ".opencode/schema/address.json" },
-      { kind: "uri", value: "https://example.com/schemas/org.json" },
+      {
+        kind: "schema",
+        value: "./address.json",
+        uri: "https://example.com/schemas/address.json",
+        path: ".opencode/schema/address.json",
+        external: false,
+      },
+      {
+        kind: "schema",
+        value: "https://example.com/schemas/org.json",
+        uri: "https://example.com/schemas/org.json",
+        external: true,
+      },
+    ])
+  })
+
+  test("a nested $id is the base below it; subschema ids and the document's own $id are internal", () => {
+    const schema = {
+      $id: "https://x.org/a/root.json",
+      $defs: {
+        inner: { $id: "https://y.org/b/inner.json", properties: { p: { $ref: "sibling.json" } } },
+        again: { $ref: "https://y.org/b/inner.json" },
+        self: { $ref: "root.json#/$defs/inner" },
+      },
+      properties: { $ref: { type: "string" }, q: { $ref: "other.json" }, r: { $ref: "other.json#/x" } },
+    }
+    const r = ResourceParse.parse(input("schema", ".opencode/schema/root.json", JSON.stringify(schema)))
+    expect(r.refs.map((ref) => (ref.kind === "schema" ? ref.uri : ref.value))).toEqual([
+      "https://y.org/b/sibling.json",
+      "https://x.org/a/other.json",
+    ])
+  })
+
+  test("draft-04 names documents and subschemas by `id`; the file name stays the resource id", () => {
+    const schema = {
+      $schema: "http://json-schema.org/draft-04/schema#",
+      id: "http://json.schemastore.org/tsoa",
+      definitions: { path: { id: "path", type: "string" } },
+      properties: { a: { $ref: "path" }, b: { $ref: "tsconfig#/definitions/compilerOptionsDefinition" } },
+    }
+    const r = ResourceParse.parse(input("schema", ".opencode/schema/tsoa.json", JSON.stringify(schema)))
+    expect(r.metadata.id).toBe("tsoa")
+    expect(r.uris).toEqual(["https://json.schemastore.org/tsoa"])
+    expect(r.refs).toEqual([
+      {
+        kind: "schema",
+        value: "tsconfig",
+        uri: "https://json.schemastore.org/tsconfig",
+        path: ".opencode/schema/tsconfig",
+        external: false,
+      },
     ])
   })
 
