@@ -18,6 +18,8 @@ import { Discovery } from "./schema"
  */
 export class DiscoveryCache {
   private readonly cache = new Map<string, Discovery.CacheEntry>()
+  /** Files that could not be parsed, with the reason, as of their modification time: not read again until changed. */
+  private readonly failures = new Map<string, { mtimeMs: number; error: string }>()
   private maxSize: number
 
   constructor(maxSize: number = Discovery.MAX_CACHE_SIZE) {
@@ -53,21 +55,53 @@ export class DiscoveryCache {
     return entry.content
   }
 
-  /** Stores `item` for `filePath` as of `mtimeMs`, evicting the least recently used entries beyond capacity. */
-  set(filePath: string, item: Discovery.DiscoveredItem, mtimeMs: number): void {
+  /**
+   * Stores `item` for `filePath` as of `mtimeMs` (with the lenient read's `warning`, if any), evicting the least
+   * recently used entries beyond capacity.
+   */
+  set(filePath: string, item: Discovery.DiscoveredItem, mtimeMs: number, warning?: string): void {
     this.cache.delete(filePath)
-    this.cache.set(filePath, { content: item, mtimeMs, lastAccessed: now() })
+    this.failures.delete(filePath)
+    this.cache.set(filePath, { content: item, mtimeMs, lastAccessed: now(), ...(warning ? { warning } : {}) })
     while (this.cache.size > this.maxSize) this.evictLRU()
   }
 
-  /** Removes one entry (no-op when absent). */
-  invalidate(filePath: string): void {
+  /**
+   * Remembers that `filePath`, as of `mtimeMs`, could not be parsed (`error`), so a scan reports it again without
+   * reading it until it changes. At most as many as the capacity are kept.
+   *
+   * @example
+   * cache.fail("/p/.claude/agents/bad.md", stat.mtimeMs, "malformed frontmatter: …")
+   * cache.failure("/p/.claude/agents/bad.md", stat.mtimeMs) // "malformed frontmatter: …"
+   */
+  fail(filePath: string, mtimeMs: number, error: string): void {
     this.cache.delete(filePath)
+    this.failures.delete(filePath)
+    this.failures.set(filePath, { mtimeMs, error })
+    while (this.failures.size > this.maxSize) this.failures.delete(this.failures.keys().next().value!)
   }
 
-  /** Removes every entry. */
+  /** The remembered parse failure of `filePath` while its modification time is still `mtimeMs`, else undefined. */
+  failure(filePath: string, mtimeMs: number): string | undefined {
+    const entry = this.failures.get(filePath)
+    if (!entry) return undefined
+    if (entry.mtimeMs !== mtimeMs) {
+      this.failures.delete(filePath)
+      return undefined
+    }
+    return entry.error
+  }
+
+  /** Removes one entry and any remembered failure (no-op when absent). */
+  invalidate(filePath: string): void {
+    this.cache.delete(filePath)
+    this.failures.delete(filePath)
+  }
+
+  /** Removes every entry and every remembered failure. */
   clear(): void {
     this.cache.clear()
+    this.failures.clear()
   }
 
   /** Raises the capacity to at least `size` (never lowers it). */

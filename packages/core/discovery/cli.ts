@@ -163,7 +163,10 @@ function footer(
     )
   for (const d of degraded)
     lines.push(`${d.reason === "timeout" ? "timed out" : "failed   "}  ${d.source}${d.error ? `: ${d.error}` : ""}`)
-  for (const p of problems) lines.push(`skipped    ${DiscoveryFormat.display(p.path)}: ${p.error}`)
+  for (const p of problems)
+    lines.push(
+      `${p.severity === "warning" ? "lenient  " : "skipped  "}  ${DiscoveryFormat.display(p.path)}: ${p.error}`,
+    )
   return lines.length ? lines.join("\n") + "\n" : ""
 }
 

@@ -30,6 +30,9 @@ import { Discovery } from "./schema"
  * result.context?.matchedAgents[0]?.item.name // "code-reviewer"
  */
 export namespace DynamicDiscovery {
+  /** Share of the best score a hit needs in a memory-think prompt (a choice of agents and styles is offered). */
+  export const MEMORY_THINK_CUT = 0.5
+
   export type Init = {
     directory: string
     worktree?: string
@@ -190,20 +193,37 @@ export namespace DynamicDiscovery {
     /** Matches `prompt` against a catalogue: the top `MAX_SUGGESTIONS` per type, best first. */
     function match(cat: Pick<Catalogue, "items" | "resources">, prompt: string): Discovery.DynamicContext {
       const detection = MemoryThink.detect(prompt)
-      return contextOf(cat, indexOf(cat).search(detection ? detection.topic : prompt), detection)
+      return contextOf(cat, search(indexOf(cat), prompt, detection), detection)
+    }
+
+    /**
+     * The hits of a prompt. A memory-think prompt is matched on its thought, and keeps hits down to half the best
+     * score: it offers agents and styles to choose from for `--agent` and `--style`, not a single answer.
+     */
+    function search(
+      index: DiscoveryMatch.Index,
+      prompt: string,
+      detection: MemoryThink.Detection | undefined,
+      options: DiscoveryMatch.SearchOptions = {},
+    ) {
+      return detection
+        ? index.search(detection.topic, { ...options, relativeCut: MEMORY_THINK_CUT, groupCut: MEMORY_THINK_CUT })
+        : index.search(prompt, options)
     }
 
     /**
      * `match` over a catalogue already filtered by the check, with one more look at the project resources about to be
      * suggested (their provider, the resource index, leaves protected files out already): a denied one is dropped and
-     * the next best takes its place.
+     * the next best takes its place, and the cuts relative to the best hit are made among what is left, so a denied
+     * resource's score moves no floor.
      */
     async function matchChecked(
       cat: Pick<Catalogue, "items" | "resources">,
       prompt: string,
     ): Promise<Discovery.DynamicContext> {
       const detection = MemoryThink.detect(prompt)
-      const hits = indexOf(cat).search(detection ? detection.topic : prompt)
+      const index = indexOf(cat)
+      const hits = search(index, prompt, detection, { all: true })
       const resourceHits = hits.filter((h) => h.index >= cat.items.length)
       const pathOf = (h: DiscoveryMatch.Hit) => cat.resources[h.index - cat.items.length].path
       // Best first, a few at a time, until enough are allowed: only what could be shown is asked about.
@@ -214,7 +234,8 @@ export namespace DynamicDiscovery {
         for (const h of batch) if (!denied.has(pathOf(h) ?? "")) allowed.add(h.index)
       }
       const kept = hits.filter((h) => h.index < cat.items.length || allowed.has(h.index))
-      return contextOf(cat, kept, detection)
+      const cut = detection ? { relativeCut: MEMORY_THINK_CUT, groupCut: MEMORY_THINK_CUT } : {}
+      return contextOf(cat, index.select(kept, cut), detection)
     }
 
     function contextOf(
@@ -309,10 +330,16 @@ export namespace DynamicDiscovery {
    */
   export function documents(cat: Pick<Catalogue, "items" | "resources">): DiscoveryMatch.Doc[] {
     return [
-      ...cat.items,
+      ...cat.items.map((i) => ({
+        ...i,
+        explicitKeywords: i.keywordSource === undefined || i.keywordSource === "explicit",
+        group: i.resourceType,
+      })),
       ...cat.resources.map((r) => ({
         name: `${r.name} ${r.id}`,
         keywords: Keywords.extract({ name: r.name, description: r.description ?? "", explicit: r.tags }).keywords,
+        explicitKeywords: (r.tags?.length ?? 0) > 0,
+        group: "resource",
         description: r.description ?? "",
       })),
     ]

@@ -1,10 +1,12 @@
 import { stemmer } from "stemmer"
+import { DiscoveryLexicon } from "./lexicon"
 import { Discovery } from "./schema"
 
 /**
  * Words of prompts and resource definitions: tokenizing (camelCase, kebab-case and snake_case split; lower case;
- * stop words dropped), Porter stemming, and keyword extraction for a discovered item (explicit frontmatter keywords,
- * else the description's words, else the file name's).
+ * stop words dropped), a light inflectional stemmer (plurals, -ing, -ed; "responsive" stays apart from "response"),
+ * the Porter stemmer for the older strategies, and keyword extraction for a discovered item (explicit frontmatter
+ * keywords, else the description's words, else the file name's).
  *
  * @example
  * Keywords.words("Review my pull-request") // ["review", "pull", "request"]
@@ -27,7 +29,12 @@ export namespace Keywords {
       "through to too under until up upon us use used using ve very via want wants was wasn way we well were weren " +
       "what when where whether which while who whom whose why will with within without won would wouldn yes yet you " +
       "your yours yourself yourselves hi hello hey ok okay sure help maybe kind quick quickly lot lots go going " +
-      "able try trying make makes made d m y"
+      "able try trying make makes made d m y " +
+      // conversation: acknowledgements and chatter carry no request
+      "thx ty cool great good nice fine perfect awesome excellent yeah yep yup nope lol haha wow ah oh hmm uh um " +
+      "bye night morning evening cheers sounds looks seems works worked done continue ahead mind never anyway " +
+      "everything anything nothing stuff actually also still just basically right now today tomorrow yesterday " +
+      "ll'd we'll i'm it's that's what's"
     ).split(/\s+/),
   )
 
@@ -59,7 +66,8 @@ export namespace Keywords {
 
   const stems = new Map<string, string>()
   /**
-   * The Porter stem of a lower-case word (memoised).
+   * The Porter stem of a lower-case word (memoised). Aggressive: "responsive" and "response" meet; used by the
+   * strategies kept for comparison.
    *
    * @example
    * Keywords.stem("reviewing") // "review"
@@ -75,13 +83,78 @@ export namespace Keywords {
   }
 
   /**
-   * Stems of `text`'s words, in order.
+   * Porter stems of `text`'s words, in order.
    *
    * @example
    * Keywords.terms("Reviews deployments") // ["review", "deploy"]
    */
   export function terms(text: string): string[] {
     return words(text).map(stem)
+  }
+
+  const lights = new Map<string, string>()
+  /**
+   * A light inflectional stem of a lower-case word (memoised): plurals ("dependencies" → "dependency", "tests" →
+   * "test"), -ing and -ed ("debugging" → "debug", "deployed" → "deploy"), and a final "e" dropped so that "write" and
+   * "writing" meet ("writ"). Derivations are left alone ("responsive", "response" and "responder" stay apart); the
+   * matcher folds "-er", "-ation", "-ment" forms only onto a word its catalogue contains (`DiscoveryMatch`).
+   *
+   * @example
+   * Keywords.light("debugging") // "debug"
+   * Keywords.light("responsive") // "responsiv"
+   */
+  export function light(word: string): string {
+    let s = lights.get(word)
+    if (s === undefined) {
+      s = inflection(word)
+      if (lights.size > 50_000) lights.clear()
+      lights.set(word, s)
+    }
+    return s
+  }
+
+  const VOWEL = /[aeiouy]/
+  function inflection(word: string): string {
+    if (word.length <= 3 || /\d/.test(word)) return word
+    let w = word
+    if (w.endsWith("ies") && w.length > 4) w = w.slice(0, -3) + "y"
+    else if (w.endsWith("sses")) w = w.slice(0, -2)
+    else if (/(xes|zes|ches|shes)$/.test(w)) w = w.slice(0, -2)
+    else if (w.endsWith("s") && !/(ss|us|is|as|os)$/.test(w)) w = w.slice(0, -1)
+    if (w.endsWith("ing") && w.length >= 6 && VOWEL.test(w.slice(0, -3))) w = undouble(w.slice(0, -3))
+    else if (w.endsWith("ed") && w.length >= 6 && VOWEL.test(w.slice(0, -2)) && !w.endsWith("eed"))
+      w = undouble(w.slice(0, -2))
+    if (w.endsWith("e") && w.length >= 4) w = w.slice(0, -1)
+    return w
+  }
+
+  /** "debugg" → "debug", "runn" → "run"; "ll", "ss" and "zz" stay ("install", "class"). */
+  function undouble(w: string): string {
+    const n = w.length
+    if (n >= 4 && w[n - 1] === w[n - 2] && !/[lsz]/.test(w[n - 1]) && !VOWEL.test(w[n - 1])) return w.slice(0, -1)
+    return w
+  }
+
+  /**
+   * The terms of `text` for the `bm25f` matcher: phrases of the lexicon joined ("end-to-end" → "e2e"), words split
+   * and stop words dropped, spellings of one thing folded ("k8s" → "kubernetes"), light stems. `word` is the word as
+   * written (lower case), `term` what is matched.
+   *
+   * @example
+   * Keywords.lightTerms("Write end-to-end tests for k8s").map((t) => t.term) // ["writ", "e2e", "test", "kubernet"]
+   */
+  export function lightTerms(text: string): { word: string; term: string }[] {
+    return words(DiscoveryLexicon.phrases(text)).map((word) => ({ word, term: termOf(word) }))
+  }
+
+  /**
+   * The term of one lower-case word: its spelling folded by the lexicon's abbreviations, then its light stem.
+   *
+   * @example
+   * Keywords.termOf("k8s") // "kubernet"
+   */
+  export function termOf(word: string): string {
+    return light(DiscoveryLexicon.ABBREVIATIONS.get(word) ?? word)
   }
 
   /**

@@ -1,22 +1,36 @@
+import { DiscoveryLexicon } from "./lexicon"
 import { Keywords } from "./keywords"
 
 /**
  * Ranks documents (discovered items and project resources) against a prompt.
  *
- * Three strategies, compared on the labelled prompts in `test/discovery/` (figures in docs/discovery.md):
- * - `overlap`: the spec's keyword overlap — score = number of the item's keywords that appear in the prompt.
- * - `overlap-stem`: the same on Porter stems ("reviewing" meets "review").
- * - `bm25`: BM25 over the name (weight 3), keywords (1) and description (1), on stems, with a relevance floor
- *   relative to the best match so that one incidental shared word does not make a suggestion.
- *
- * `bm25` is the default: it has the best recall@5 and precision@5 on the labelled set.
+ * Strategies, compared on the labelled sets in `test/discovery/` (figures in docs/discovery.md):
+ * - `bm25f` (the default): BM25F over the name, explicit keywords, description and the first paragraph of the body,
+ *   each field with its own weight and length normalisation; light stems ("responsive" is not "response"), the
+ *   derived forms a catalogue contains folded together ("reviewer" meets "review"), the lexicon's phrases and
+ *   spellings (`DiscoveryLexicon`), prompt words expanded to related words at half weight. Hits are kept when they
+ *   are strong on their own (a share of what the prompt could score) and close to the best, at most `MAX_HITS`.
+ * - `bm25`: the earlier matcher — BM25 over name (weight 3), keywords and description on Porter stems, with a
+ *   relevance floor at half the best score.
+ * - `plain`: plain BM25 over name and description (no floor, no lexicon, Porter stems): the baseline.
+ * - `overlap`, `overlap-stem`: the spec's keyword overlap (exact words, or stems).
  *
  * @example
  * const index = DiscoveryMatch.index([{ name: "code-reviewer", keywords: [], description: "Reviews diffs for bugs" }])
  * index.search("please review this diff") // [{ index: 0, score: 2.1, matched: ["review", "diff"] }]
  */
 export namespace DiscoveryMatch {
-  export type Doc = { name: string; keywords: readonly string[]; description: string }
+  export type Doc = {
+    name: string
+    keywords: readonly string[]
+    description: string
+    /** The first paragraph of the body (a command without a description is known by it). */
+    lead?: string
+    /** False when `keywords` were extracted from the description rather than written: `bm25f` then ignores them. */
+    explicitKeywords?: boolean
+    /** The kind of entry (agent, command, …): `bm25f` cuts each group relative to its own best hit too. */
+    group?: string
+  }
   export type Hit = {
     /** Position of the document in the indexed list. */
     index: number
@@ -24,10 +38,10 @@ export namespace DiscoveryMatch {
     /** The prompt's words that matched, as written in the prompt (lower case), first occurrence first. */
     matched: string[]
   }
-  export type Strategy = "overlap" | "overlap-stem" | "bm25"
-  export const STRATEGIES: readonly Strategy[] = ["overlap", "overlap-stem", "bm25"]
+  export type Strategy = "overlap" | "overlap-stem" | "plain" | "bm25" | "bm25f"
+  export const STRATEGIES: readonly Strategy[] = ["overlap", "overlap-stem", "plain", "bm25", "bm25f"]
   /** The strategy discovery uses (chosen by the labelled-set evaluation). */
-  export const STRATEGY: Strategy = "bm25"
+  export const STRATEGY: Strategy = "bm25f"
 
   /**
    * Field weights of `bm25`. Keywords weigh as much as the description: most items have no explicit keywords, and
@@ -48,14 +62,29 @@ export namespace DiscoveryMatch {
    */
   export const MIN_SCORE = 0.3
 
+  /** Per-search changes to `bm25f`'s selection. */
+  export type SearchOptions = {
+    /** Replaces `FieldTuning.relativeCut` (share of the best hit) for this search. */
+    relativeCut?: number
+    /** Replaces `FieldTuning.groupCut` (share of the best hit of the same group) for this search. */
+    groupCut?: number
+    /** Every hit above the prompt's own floor (coverage), before the cuts relative to other hits; see `select`. */
+    all?: boolean
+  }
+
   export type Index = {
     strategy: Strategy
     size: number
     /** Hits with a positive score, best first, after the strategy's relevance floor. */
-    search(prompt: string): Hit[]
+    search(prompt: string, options?: SearchOptions): Hit[]
+    /**
+     * The cuts relative to other hits and the cap, applied to hits of `search(prompt, { all: true })` once some were
+     * left out (a caller that drops hits, e.g. protected ones, selects among the rest). Other strategies: unchanged.
+     */
+    select(hits: readonly Hit[], options?: SearchOptions): Hit[]
   }
 
-  /** Parameters of `bm25`. */
+  /** Parameters of `bm25` and `plain`. */
   export type Tuning = {
     weights: { name: number; keywords: number; description: number }
     k1: number
@@ -65,14 +94,68 @@ export namespace DiscoveryMatch {
   }
   export const TUNING: Tuning = { weights: WEIGHTS, k1: K1, b: B, relativeCut: RELATIVE_CUT, minScore: MIN_SCORE }
 
+  /** Parameters of `bm25f`, chosen on the tuning set (the evaluation test prints the trade-offs). */
+  export type FieldTuning = {
+    /** Weight and length normalisation (b) of each field. */
+    fields: Record<"name" | "keywords" | "description" | "lead", { weight: number; b: number }>
+    k1: number
+    /** Weight of a related word added to the prompt (`DiscoveryLexicon.RELATED`). */
+    related: number
+    /** A hit must score at least this share of the prompt's own best possible score (its idf mass). */
+    coverage: number
+    /** A hit must score at least this share of the best hit. */
+    relativeCut: number
+    /** A hit must score at least this share of the best hit of its group (type), when documents have groups. */
+    groupCut: number
+    /** At most this many hits, all types together. */
+    maxHits: number
+    /** Added per prompt term found in a document's name: this times the term's idf among names. */
+    nameBonus: number
+    /**
+     * Hits below this absolute score are dropped: a word that (nearly) every item contains has an idf near 0 and
+     * suggests nothing on its own, while in a catalogue of one item a shared word still does.
+     */
+    minScore: number
+  }
+  export const FIELD_TUNING: FieldTuning = {
+    fields: {
+      name: { weight: 2, b: 0.3 },
+      keywords: { weight: 1, b: 0.5 },
+      description: { weight: 1, b: 0.75 },
+      lead: { weight: 0.5, b: 0.75 },
+    },
+    k1: 1.2,
+    related: DiscoveryLexicon.RELATED_WEIGHT,
+    coverage: 0.1,
+    relativeCut: 0.5,
+    groupCut: 0.8,
+    maxHits: 5,
+    nameBonus: 0.1,
+    minScore: 0.25,
+  }
+
   /**
-   * Builds the index of `docs` for `strategy` (`tuning` applies to `bm25`).
+   * Builds the index of `docs` for `strategy` (`tuning` applies to `bm25` and `plain`, `fields` to `bm25f`).
    *
    * @example
-   * DiscoveryMatch.index(docs, "overlap").search("review") // the spec's keyword overlap, for comparison
+   * DiscoveryMatch.index(docs, "plain").search("review") // plain BM25, for comparison
    */
-  export function index(docs: readonly Doc[], strategy: Strategy = STRATEGY, tuning: Tuning = TUNING): Index {
+  export function index(
+    docs: readonly Doc[],
+    strategy: Strategy = STRATEGY,
+    tuning: Tuning = TUNING,
+    fields: FieldTuning = FIELD_TUNING,
+  ): Index {
+    if (strategy === "bm25f") return bm25f(docs, fields)
     if (strategy === "bm25") return bm25(docs, tuning)
+    if (strategy === "plain")
+      return {
+        ...bm25(
+          docs.map((d) => ({ ...d, keywords: [] })),
+          { ...tuning, weights: { name: 1, keywords: 0, description: 1 }, relativeCut: 0, minScore: 0 },
+        ),
+        strategy: "plain",
+      }
     return overlap(docs, strategy === "overlap-stem")
   }
 
@@ -98,6 +181,7 @@ export namespace DiscoveryMatch {
     return {
       strategy: stemmed ? "overlap-stem" : "overlap",
       size: docs.length,
+      select: (hits) => [...hits],
       search(prompt) {
         const matched = new Map<number, string[]>()
         const seen = new Set<string>()
@@ -145,6 +229,7 @@ export namespace DiscoveryMatch {
     return {
       strategy: "bm25",
       size: n,
+      select: (hits) => [...hits],
       search(prompt) {
         const scores = new Map<number, { score: number; matched: string[] }>()
         const seen = new Set<string>()
@@ -170,6 +255,171 @@ export namespace DiscoveryMatch {
         const floor = Math.max(t.minScore, hits[0].score * t.relativeCut)
         return hits.filter((h) => h.score >= floor)
       },
+    }
+  }
+
+  type FieldName = keyof FieldTuning["fields"]
+  const FIELDS: FieldName[] = ["name", "keywords", "description", "lead"]
+
+  /** The text of each field of a document (a name's separators are spaces). */
+  function fieldsOf(doc: Doc): Record<FieldName, string> {
+    return {
+      name: doc.name.replace(/[/:._-]+/g, " "),
+      keywords: doc.explicitKeywords === false ? "" : doc.keywords.join(" "),
+      description: doc.description,
+      lead: doc.lead ?? "",
+    }
+  }
+
+  /**
+   * Derived forms folded onto a word of the catalogue: "reviewer" onto "review", "optimization" onto "optimiz"
+   * ("optimize"), "deployment" onto "deploy", "dockerize" onto "docker" — only when the catalogue has that word, so
+   * "docker" is not "dock" and "server" is not "serve" unless both are there (a few such words are never folded).
+   */
+  const SUFFIXES: [string, string[]][] = [
+    ["ization", ["ize", ""]],
+    ["isation", ["ize", ""]],
+    ["ation", ["", "at", "e"]],
+    ["ement", [""]],
+    ["ment", [""]],
+    ["izer", ["ize", ""]],
+    ["iser", ["ize", ""]],
+    ["ize", [""]],
+    ["ise", [""]],
+    ["er", ["", "e"]],
+    ["or", ["", "e"]],
+    ["ist", ["", "y"]],
+  ]
+  const NEVER_FOLDED = new Set(["server", "user", "container", "layer", "order", "number", "power", "paper", "letter"])
+
+  function folder(vocabulary: Set<string>) {
+    const memo = new Map<string, string>()
+    return (term: string): string => {
+      let out = memo.get(term)
+      if (out !== undefined) return out
+      out = term
+      if (!NEVER_FOLDED.has(term))
+        for (const [suffix, replacements] of SUFFIXES) {
+          if (!term.endsWith(suffix) || term.length - suffix.length < 3) continue
+          const base = term.slice(0, -suffix.length)
+          const candidates = replacements.flatMap((r) => {
+            const c = Keywords.light(base + r)
+            const undoubled =
+              base.length >= 4 && base.at(-1) === base.at(-2) ? Keywords.light(base.slice(0, -1) + r) : c
+            return [c, undoubled]
+          })
+          const found = candidates.find((c) => c !== term && vocabulary.has(c))
+          if (found) {
+            out = found
+            break
+          }
+        }
+      memo.set(term, out)
+      return out
+    }
+  }
+
+  function bm25f(docs: readonly Doc[], t: FieldTuning): Index {
+    const tokenized = docs.map((doc) => {
+      const f = fieldsOf(doc)
+      return FIELDS.map((name) => Keywords.lightTerms(f[name]).map((x) => x.term))
+    })
+    const vocabulary = new Set<string>()
+    for (const fields of tokenized) for (const terms of fields) for (const term of terms) vocabulary.add(term)
+    const fold = folder(vocabulary)
+    const n = docs.length
+    const lengths = FIELDS.map(() => new Float64Array(n))
+    /** term → per document: the field-weighted term frequency before normalisation, per field. */
+    const postings = new Map<string, { doc: number; tf: number[] }[]>()
+    tokenized.forEach((fields, doc) => {
+      const local = new Map<string, number[]>()
+      fields.forEach((terms, f) => {
+        lengths[f][doc] = terms.length
+        for (const raw of terms) {
+          const term = fold(raw)
+          let tf = local.get(term)
+          if (!tf) local.set(term, (tf = FIELDS.map(() => 0)))
+          tf[f]++
+        }
+      })
+      for (const [term, tf] of local) {
+        const list = postings.get(term)
+        if (list) list.push({ doc, tf })
+        else postings.set(term, [{ doc, tf }])
+      }
+    })
+    const avg = lengths.map((l) => (n ? l.reduce((a, b) => a + b, 0) / n || 1 : 1))
+    const params = FIELDS.map((f) => t.fields[f])
+    const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))
+    const nameDf = new Map<string, number>()
+    for (const [term, list] of postings) {
+      const df = list.reduce((a, p) => a + (p.tf[0] ? 1 : 0), 0)
+      if (df) nameDf.set(term, df)
+    }
+
+    /** The prompt's terms with their weight (1, or `related` for an expansion) and the word that brought each. */
+    function query(prompt: string) {
+      const terms = new Map<string, { weight: number; word: string }>()
+      const words = Keywords.lightTerms(prompt.slice(0, Keywords.MAX_PROMPT_CHARS))
+      for (const { word, term } of words) {
+        const folded = fold(term)
+        if (!terms.has(folded)) terms.set(folded, { weight: 1, word })
+      }
+      for (const { word } of words)
+        for (const related of DiscoveryLexicon.RELATED.get(word) ?? []) {
+          const folded = fold(Keywords.termOf(related))
+          if (!terms.has(folded)) terms.set(folded, { weight: t.related, word })
+        }
+      return terms
+    }
+
+    return {
+      strategy: "bm25f",
+      size: n,
+      select,
+      search(prompt, options = {}) {
+        const scores = new Map<number, { score: number; matched: string[] }>()
+        let mass = 0
+        for (const [term, { weight, word }] of query(prompt)) {
+          const list = postings.get(term)
+          if (!list) continue
+          const w = weight * idf(list.length)
+          // The most a document can score on this term (x → ∞).
+          mass += w * (t.k1 + 1)
+          for (const { doc, tf } of list) {
+            let x = 0
+            for (let f = 0; f < tf.length; f++) {
+              if (!tf[f]) continue
+              const p = params[f]
+              x += (p.weight * tf[f]) / (1 - p.b + (p.b * lengths[f][doc]) / avg[f])
+            }
+            let s = (w * x * (t.k1 + 1)) / (x + t.k1)
+            if (tf[0] && t.nameBonus) s += t.nameBonus * weight * idf(nameDf.get(term)!)
+            const entry = scores.get(doc)
+            if (entry) {
+              entry.score += s
+              if (!entry.matched.includes(word)) entry.matched.push(word)
+            } else scores.set(doc, { score: s, matched: [word] })
+          }
+        }
+        const floor = Math.max(t.coverage * mass, t.minScore, Number.MIN_VALUE)
+        const hits = [...scores]
+          .map(([index, e]) => ({ index, score: round(e.score), matched: e.matched }))
+          .filter((h) => h.score >= floor)
+          .sort((a, b) => b.score - a.score || a.index - b.index)
+        return options.all ? hits : select(hits, options)
+      },
+    }
+
+    function select(hits: readonly Hit[], options: SearchOptions = {}): Hit[] {
+      if (!hits.length) return []
+      const relative = hits[0].score * (options.relativeCut ?? t.relativeCut)
+      const groupCut = options.groupCut ?? t.groupCut
+      const best = new Map<string | undefined, number>()
+      for (const h of hits) if (!best.has(docs[h.index].group)) best.set(docs[h.index].group, h.score)
+      return hits
+        .filter((h) => h.score >= relative && h.score >= groupCut * best.get(docs[h.index].group)!)
+        .slice(0, t.maxHits)
     }
   }
 

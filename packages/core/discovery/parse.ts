@@ -1,15 +1,22 @@
 import path from "path"
 import { Frontmatter } from "../util/frontmatter"
 import { Keywords } from "./keywords"
+import { DiscoveryLocate } from "./locate"
 import { Discovery } from "./schema"
 
 /**
  * Turns the text of an agent, command, skill or output-style file into a validated `DiscoveredItem`, through the
  * frontmatter parser the resource loader uses. Never throws: problems come back as `{ success: false, error }`.
  *
+ * Frontmatter that YAML refuses is read again the way OpenCode retries it (`DiscoveryLocate.frontmatter`: a value
+ * holding `: `, such as `description: Use when: asked`, read as text), since Claude Code loads such files too; the
+ * item then carries a `warning`. What fails that retry is still refused.
+ *
  * - `name`: frontmatter `name`, else `fallbackName` (the file's name); 1–200 characters after trimming.
- * - `description`: frontmatter `description` (empty when missing); longer than 1,000 characters it is shortened at a
- *   word boundary with "…" (keywords are taken from the whole text first).
+ * - `description`: frontmatter `description`, else the first paragraph of the body (as Claude Code shows a command
+ *   without one), else empty; longer than 1,000 characters it is shortened at a word boundary with "…" (keywords are
+ *   taken from the whole text first).
+ * - `lead`: the first paragraph of the body (`lead`), matched with a low weight.
  * - `keywords`: frontmatter `keywords` (or `tags`), else the description's words, else the name's; at most 100.
  *
  * @example
@@ -33,8 +40,16 @@ export namespace DiscoveryParse {
   export function parse(input: Input): Discovery.ParseResult {
     if (!path.isAbsolute(input.filePath)) return fail(`filePath must be an absolute path: ${input.filePath}`)
     if (input.text.includes("\u0000")) return fail("binary file (contains NUL bytes), not markdown")
-    const fm = Frontmatter.parse(input.text)
-    if (fm.error) return fail(`malformed frontmatter: ${fm.error}`)
+    let fm = Frontmatter.parse(input.text)
+    let warning: string | undefined
+    if (fm.error) {
+      const retried = DiscoveryLocate.frontmatter(input.text)
+      const data = retried?.data
+      if (!retried || data === null || typeof data !== "object" || Array.isArray(data))
+        return fail(`malformed frontmatter: ${fm.error}`)
+      warning = `frontmatter is not valid YAML (${fm.error}); read leniently, values holding ": " taken as text`
+      fm = { data: data as Record<string, unknown>, body: retried.content }
+    }
 
     const rawName = fm.data.name
     if (rawName !== undefined && rawName !== null && !isScalar(rawName)) return fail("frontmatter `name` must be text")
@@ -43,7 +58,8 @@ export namespace DiscoveryParse {
       return fail("frontmatter `description` must be text")
 
     const name = Frontmatter.string(rawName) ?? input.fallbackName
-    const fullDescription = (Frontmatter.string(rawDescription) ?? "").trim()
+    const first = lead(fm.body)
+    const fullDescription = (Frontmatter.string(rawDescription) ?? first?.replace("\n", ": ") ?? "").trim()
     const explicit = Frontmatter.list(fm.data.keywords ?? fm.data.tags)
     const extracted = Keywords.extract({ name, description: fullDescription, explicit })
 
@@ -51,13 +67,15 @@ export namespace DiscoveryParse {
       name,
       description: shorten(fullDescription, Discovery.DESCRIPTION_MAX),
       keywords: extracted.keywords,
+      keywordSource: extracted.source,
+      ...(first ? { lead: first } : {}),
       filePath: input.filePath,
       resourceType: input.type,
       source: input.source,
       origin: input.origin,
     })
     if (!checked.success) return fail(checked.error.issues.map((i) => i.message).join("; "))
-    return { success: true, item: checked.data }
+    return { success: true, item: checked.data, ...(warning ? { warning } : {}) }
   }
 
   /**
@@ -71,6 +89,29 @@ export namespace DiscoveryParse {
     const cut = text.slice(0, max - 1)
     const space = cut.search(/\s\S*$/)
     return (space > max * 0.8 ? cut.slice(0, space) : cut).trimEnd() + "…"
+  }
+
+  /**
+   * The first paragraph of a markdown body: a heading's text and the line after it (when that is not a heading too),
+   * or the first line; code fences, rules and comments skipped; at most `LEAD_MAX` characters. Undefined when the body
+   * has no text.
+   *
+   * @example
+   * DiscoveryParse.lead("# Security Scan\n\nFinds vulnerabilities.\n\n## Steps") // "Security Scan\nFinds vulnerabilities."
+   */
+  export function lead(body: string): string | undefined {
+    const lines: string[] = []
+    for (const raw of body.split(/\r?\n/, 200)) {
+      const line = raw.trim()
+      if (!line || /^(---|```|~~~|<!--)/.test(line)) continue
+      lines.push(line)
+      if (lines.length === 2) break
+    }
+    if (!lines.length) return undefined
+    const heading = /^#{1,6}\s/.test(lines[0])
+    const first = lines[0].replace(/^#{1,6}\s+/, "")
+    const text = heading && lines[1] && !/^#/.test(lines[1]) ? `${first}\n${lines[1]}` : first
+    return shorten(text, Discovery.LEAD_MAX)
   }
 
   function isScalar(value: unknown) {

@@ -310,7 +310,16 @@ export namespace DiscoveryScan {
       const cached = cache.get(candidate.path, stat.mtimeMs)
       if (cached) {
         p.cacheHits++
+        const warning = cache.peek(candidate.path)?.warning
+        if (warning) p.problems.push({ path: candidate.path, error: warning, severity: "warning" })
         return cached
+      }
+      // A file that failed to parse is not read again until it changes.
+      const failed = cache.failure(candidate.path, stat.mtimeMs)
+      if (failed !== undefined) {
+        p.cacheHits++
+        p.problems.push({ path: candidate.path, error: failed })
+        return undefined
       }
       let bytes: Buffer
       if (stat.size <= MAX_READ_BYTES) {
@@ -331,6 +340,7 @@ export namespace DiscoveryScan {
       const text = decode(bytes, stat.size > MAX_READ_BYTES || bytes.length === MAX_READ_BYTES)
       if (text === undefined) {
         p.problems.push({ path: candidate.path, error: "not UTF-8 text" })
+        cache.fail(candidate.path, stat.mtimeMs, "not UTF-8 text")
         return undefined
       }
       if (options.segments?.length && ResourceAccess.headProtected(text, options.segments)) return undefined
@@ -344,10 +354,13 @@ export namespace DiscoveryScan {
       })
       p.parsed++
       if (!parsed.success || !parsed.item) {
-        p.problems.push({ path: candidate.path, error: parsed.error ?? "could not be parsed" })
+        const error = parsed.error ?? "could not be parsed"
+        p.problems.push({ path: candidate.path, error })
+        cache.fail(candidate.path, stat.mtimeMs, error)
         return undefined
       }
-      cache.set(candidate.path, parsed.item, stat.mtimeMs)
+      if (parsed.warning) p.problems.push({ path: candidate.path, error: parsed.warning, severity: "warning" })
+      cache.set(candidate.path, parsed.item, stat.mtimeMs, parsed.warning)
       return parsed.item
     } catch (error) {
       p.problems.push({ path: candidate.path, error: describe(error) })

@@ -25,6 +25,8 @@ export namespace Discovery {
   export const NAME_MAX = 200
   export const DESCRIPTION_MAX = 1000
   export const KEYWORDS_MAX = 100
+  /** Characters kept of a definition's first body paragraph (matched, and its description when it has none). */
+  export const LEAD_MAX = 300
 
   export const RESOURCE_TYPES = ["agent", "command", "skill", "outputStyle"] as const
   export const ResourceType = z.enum(RESOURCE_TYPES)
@@ -46,9 +48,16 @@ export namespace Discovery {
     .object({
       /** From frontmatter `name`, else the file name (relative path without `.md`; a skill's folder name). */
       name: z.string().trim().min(1, "name is empty").max(NAME_MAX, `name is longer than ${NAME_MAX} characters`),
-      /** From frontmatter `description`; empty when missing. */
+      /**
+       * From frontmatter `description`; when missing, the first paragraph of the body (Claude Code shows a command's
+       * first line the same way); empty when there is neither.
+       */
       description: z.string().max(DESCRIPTION_MAX, `description is longer than ${DESCRIPTION_MAX} characters`),
       keywords: z.array(z.string().min(1)).max(KEYWORDS_MAX, `more than ${KEYWORDS_MAX} keywords`),
+      /** Where `keywords` come from: written in the frontmatter, or extracted from the description or the name. */
+      keywordSource: z.enum(["explicit", "description", "filename"]).optional(),
+      /** The first paragraph of the body (a heading and the line after it), at most `LEAD_MAX` characters. */
+      lead: z.string().max(LEAD_MAX).optional(),
       filePath: z.string().refine((p) => path.isAbsolute(p), "filePath must be an absolute path"),
       resourceType: ResourceType,
       source: ResourceSource,
@@ -60,6 +69,8 @@ export namespace Discovery {
   export const CacheEntry = z
     .object({
       content: DiscoveredItem,
+      /** The lenient read's note, reported again on every scan that uses the entry. */
+      warning: z.string().optional(),
       mtimeMs: z.number().positive(),
       lastAccessed: z.number().positive(),
     })
@@ -201,7 +212,13 @@ export namespace Discovery {
   export type DynamicDiscoveryResult = z.infer<typeof DynamicDiscoveryResult>
 
   /** Problems met while scanning: files that could not be read or parsed (reported, never fatal). */
-  export const FileProblem = z.object({ path: z.string(), error: z.string() }).readonly()
+  /**
+   * A file skipped with the reason, or (`severity: "warning"`) read leniently: discovered, with a note of what was
+   * wrong (frontmatter YAML refuses, read as Claude Code reads it).
+   */
+  export const FileProblem = z
+    .object({ path: z.string(), error: z.string(), severity: z.literal("warning").optional() })
+    .readonly()
   export type FileProblem = z.infer<typeof FileProblem>
 
   export const ScanResult = z
@@ -211,7 +228,7 @@ export namespace Discovery {
       timedOut: z.boolean(),
       /** Set when the directory itself could not be scanned. */
       error: z.string().optional(),
-      /** Files skipped with a reason (unparseable, unreadable, invalid). */
+      /** Files skipped with a reason (unparseable, unreadable, invalid), and files read leniently (warnings). */
       problems: z.array(FileProblem),
       cacheHits: z.number().int().min(0),
       parsed: z.number().int().min(0),
@@ -224,6 +241,8 @@ export namespace Discovery {
       success: z.boolean(),
       item: DiscoveredItem.optional(),
       error: z.string().optional(),
+      /** Set when the item was read leniently (its frontmatter needed the retry), saying what was wrong. */
+      warning: z.string().optional(),
     })
     .readonly()
     .refine((r) => (r.success ? r.item !== undefined : r.error !== undefined), {

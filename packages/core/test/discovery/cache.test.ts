@@ -70,6 +70,23 @@ describe("DiscoveryCache", () => {
     expect(cache.capacity).toBe(10)
   })
 
+  test("parse failures are remembered per mtime; set, invalidate and clear forget them", () => {
+    const cache = new DiscoveryCache()
+    cache.fail("/a.md", 1, "malformed frontmatter: x")
+    expect(cache.failure("/a.md", 1)).toBe("malformed frontmatter: x")
+    expect(cache.failure("/a.md", 2)).toBeUndefined()
+    expect(cache.failure("/a.md", 1)).toBeUndefined()
+    cache.fail("/a.md", 1, "e")
+    cache.set("/a.md", item("a"), 1)
+    expect(cache.failure("/a.md", 1)).toBeUndefined()
+    cache.fail("/b.md", 1, "e")
+    cache.invalidate("/b.md")
+    expect(cache.failure("/b.md", 1)).toBeUndefined()
+    cache.fail("/c.md", 1, "e")
+    cache.clear()
+    expect(cache.failure("/c.md", 1)).toBeUndefined()
+  })
+
   test("entries have the CacheEntry shape", () => {
     const cache = new DiscoveryCache()
     cache.set("/x/a.md", item("a"), 12.5)

@@ -37,6 +37,40 @@ describe("Keywords.stem", () => {
   })
 })
 
+describe("Keywords.light and lightTerms (the bm25f matcher's words)", () => {
+  test("plurals, -ing and -ed are removed, a final e dropped; derivations stay apart", () => {
+    const same = (a: string, b: string) => expect(Keywords.light(a)).toBe(Keywords.light(b))
+    same("tests", "testing")
+    same("debugging", "debug")
+    same("deployed", "deploys")
+    same("writing", "write")
+    same("dependencies", "dependency")
+    same("patches", "patch")
+    expect(Keywords.light("responsive")).not.toBe(Keywords.light("response"))
+    expect(Keywords.light("status")).toBe("status")
+    expect(Keywords.light("analysis")).toBe("analysis")
+    expect(Keywords.light("speed")).toBe("speed")
+    expect(Keywords.light("class")).toBe("class")
+  })
+
+  test("phrases join, spellings fold, chatter is no word", () => {
+    expect(Keywords.lightTerms("Write end-to-end tests for k8s").map((t) => t.term)).toEqual([
+      Keywords.light("write"),
+      "e2e",
+      "test",
+      Keywords.light("kubernetes"),
+    ])
+    expect(Keywords.lightTerms("Write end-to-end tests for k8s").map((t) => t.word)).toEqual([
+      "write",
+      "e2e",
+      "tests",
+      "k8s",
+    ])
+    expect(Keywords.lightTerms("thanks, that's all, looks good to me")).toEqual([])
+    expect(Keywords.termOf("docs")).toBe(Keywords.termOf("documentation"))
+  })
+})
+
 describe("Keywords.extract", () => {
   test("explicit keywords win, split into words, distinct", () => {
     expect(

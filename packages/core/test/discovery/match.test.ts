@@ -8,13 +8,95 @@ const docs: DiscoveryMatch.Doc[] = [
   { name: "pdf-forms", keywords: [], description: "Fill in PDF forms" },
 ]
 
-describe("DiscoveryMatch bm25 (the default)", () => {
+describe("DiscoveryMatch bm25f (the default)", () => {
   const index = DiscoveryMatch.index(docs)
 
   test("is the default strategy", () => {
-    expect(index.strategy).toBe("bm25")
-    expect(DiscoveryMatch.STRATEGY).toBe("bm25")
+    expect(index.strategy).toBe("bm25f")
+    expect(DiscoveryMatch.STRATEGY).toBe("bm25f")
   })
+
+  test("ranks by relevance and reports the prompt's words that matched, as written", () => {
+    const hits = index.search("Please review my changes before merging")
+    expect(hits[0]).toMatchObject({ index: 0, matched: ["review", "changes"] })
+  })
+
+  test("light stems: inflections meet, derivations only onto a word the catalogue has", () => {
+    expect(index.search("deploying to staging")[0]).toMatchObject({ index: 2, matched: ["deploying", "staging"] })
+    // "reviewer" folds onto "review" (the catalogue has it); "responsive" is not "response".
+    expect(index.search("a reviewer")[0]?.index).toBe(0)
+    const styles = DiscoveryMatch.index([
+      { name: "incident-response", keywords: [], description: "Responds to outages" },
+      { name: "css-layout", keywords: [], description: "Responsive layouts" },
+    ])
+    expect(styles.search("the page is not responsive").map((h) => h.index)).toEqual([1])
+  })
+
+  test("the lexicon: spellings fold (k8s, docs), phrases join, related words weigh half", () => {
+    const infra = DiscoveryMatch.index([
+      { name: "kubernetes-specialist", keywords: [], description: "Runs clusters" },
+      { name: "doc-writer", keywords: [], description: "Writes documentation" },
+      { name: "perf", keywords: [], description: "Performance profiling" },
+      { name: "other", keywords: [], description: "Something else entirely" },
+    ])
+    expect(infra.search("deploy to k8s")[0]).toMatchObject({ index: 0, matched: ["k8s"] })
+    expect(infra.search("update the docs")[0]).toMatchObject({ index: 1, matched: ["docs"] })
+    // "slow" is related to "performance": matched at half weight, reported as the prompt's word.
+    expect(infra.search("the page is slow")[0]).toMatchObject({ index: 2, matched: ["slow"] })
+  })
+
+  test("the first paragraph of the body is matched too, below the description", () => {
+    const two = DiscoveryMatch.index([
+      { name: "a", keywords: [], description: "", lead: "Security Scan\nFinds vulnerabilities" },
+      { name: "b", keywords: [], description: "Unrelated" },
+    ])
+    expect(two.search("scan for vulnerabilities").map((h) => h.index)).toEqual([0])
+  })
+
+  test("hits far below the best are dropped; within a group the cut is stricter than across groups", () => {
+    const grouped = DiscoveryMatch.index([
+      { name: "release-manager", keywords: [], description: "Ships releases", group: "agent" },
+      { name: "helper", keywords: [], description: "Ships things", group: "agent" },
+      { name: "release-notes", keywords: [], description: "Drafts notes", group: "skill" },
+      { name: "x", keywords: [], description: "Unrelated", group: "skill" },
+    ])
+    const hits = grouped.search("ship the release with notes")
+    expect(hits.map((h) => h.index).sort()).toEqual([0, 2])
+    const all = grouped.search("ship the release with notes", { all: true })
+    expect(all.map((h) => h.index)).toContain(1)
+    expect(grouped.select(all)).toEqual(hits)
+  })
+
+  test("no shared word, only stop words or chatter, or an empty catalogue: no hit", () => {
+    expect(index.search("what is the capital of Australia")).toEqual([])
+    expect(index.search("can you help me with this please")).toEqual([])
+    expect(index.search("thanks, that's all, looks good")).toEqual([])
+    expect(DiscoveryMatch.index([]).search("review")).toEqual([])
+  })
+
+  test("a word that every item contains makes no suggestion on its own (minScore)", () => {
+    const all = DiscoveryMatch.index([
+      { name: "a", keywords: [], description: "code lint" },
+      { name: "b", keywords: [], description: "code format" },
+    ])
+    expect(all.search("code")).toEqual([])
+    expect(all.search("code lint").map((h) => h.index)).toEqual([0])
+    expect(
+      DiscoveryMatch.index([{ name: "a", keywords: [], description: "Reviews code" }]).search("review"),
+    ).toHaveLength(1)
+  })
+
+  test("at most maxHits, whatever the catalogue", () => {
+    const many = DiscoveryMatch.index([
+      ...Array.from({ length: 12 }, (_, i) => ({ name: `lint-${i}`, keywords: [], description: "Runs the linter" })),
+      ...Array.from({ length: 40 }, (_, i) => ({ name: `other-${i}`, keywords: [], description: "Something else" })),
+    ])
+    expect(many.search("run the linter")).toHaveLength(DiscoveryMatch.FIELD_TUNING.maxHits)
+  })
+})
+
+describe("DiscoveryMatch bm25 (the earlier matcher, for comparison)", () => {
+  const index = DiscoveryMatch.index(docs, "bm25")
 
   test("ranks by relevance and reports the prompt's words that matched, as written", () => {
     const hits = index.search("Please review my changes before merging")
@@ -27,11 +109,14 @@ describe("DiscoveryMatch bm25 (the default)", () => {
   })
 
   test("the name weighs more than the description", () => {
-    const two = DiscoveryMatch.index([
-      { name: "helper", keywords: [], description: "Writes release notes" },
-      { name: "release-helper", keywords: [], description: "Writes notes" },
-      { name: "other", keywords: [], description: "Unrelated" },
-    ])
+    const two = DiscoveryMatch.index(
+      [
+        { name: "helper", keywords: [], description: "Writes release notes" },
+        { name: "release-helper", keywords: [], description: "Writes notes" },
+        { name: "other", keywords: [], description: "Unrelated" },
+      ],
+      "bm25",
+    )
     expect(two.search("release")[0].index).toBe(1)
   })
 
@@ -51,19 +136,25 @@ describe("DiscoveryMatch bm25 (the default)", () => {
   test("each prompt word counts once; results are sorted by score, then catalogue order", () => {
     const hits = index.search("review review review")
     expect(hits[0].matched).toEqual(["review"])
-    const same = DiscoveryMatch.index([
-      { name: "a", keywords: [], description: "lint" },
-      { name: "b", keywords: [], description: "lint" },
-      { name: "c", keywords: [], description: "format" },
-    ]).search("lint")
+    const same = DiscoveryMatch.index(
+      [
+        { name: "a", keywords: [], description: "lint" },
+        { name: "b", keywords: [], description: "lint" },
+        { name: "c", keywords: [], description: "format" },
+      ],
+      "bm25",
+    ).search("lint")
     expect(same.map((h) => h.index)).toEqual([0, 1])
   })
 
   test("a word that every item contains makes no suggestion on its own (MIN_SCORE)", () => {
-    const all = DiscoveryMatch.index([
-      { name: "a", keywords: [], description: "code lint" },
-      { name: "b", keywords: [], description: "code format" },
-    ])
+    const all = DiscoveryMatch.index(
+      [
+        { name: "a", keywords: [], description: "code lint" },
+        { name: "b", keywords: [], description: "code format" },
+      ],
+      "bm25",
+    )
     expect(all.search("code")).toEqual([])
     expect(all.search("code lint").map((h) => h.index)).toEqual([0])
   })
@@ -71,6 +162,15 @@ describe("DiscoveryMatch bm25 (the default)", () => {
   test("only the first MAX_PROMPT_CHARS of a huge prompt are considered", () => {
     const prompt = "x ".repeat(10_000) + "review"
     expect(index.search(prompt)).toEqual([])
+  })
+})
+
+describe("DiscoveryMatch plain (plain BM25 over name and description: the baseline)", () => {
+  test("no floor: every hit, best first; keywords are not read", () => {
+    const plain = DiscoveryMatch.index(docs, "plain")
+    expect(plain.strategy).toBe("plain")
+    expect(plain.search("fill in the pdf forms and review").map((h) => h.index)).toEqual([3, 0])
+    expect(plain.search("quality")).toEqual([])
   })
 })
 

@@ -22,6 +22,8 @@ describe("DiscoveryParse", () => {
         name: "reviewer",
         description: "Reviews diffs",
         keywords: ["review", "diff"],
+        keywordSource: "explicit",
+        lead: "Body",
         filePath: base.filePath,
         resourceType: "agent",
         source: "global",
@@ -30,14 +32,33 @@ describe("DiscoveryParse", () => {
     })
   })
 
-  test("without frontmatter: the file name, an empty description, keywords from the file name", () => {
+  test("without frontmatter: the file name; the description is the body's first paragraph, as Claude Code shows it", () => {
     const r = parse("Do the thing for $ARGUMENTS", { fallbackName: "lint-fix", type: "command" })
     expect(r.item).toMatchObject({
       name: "lint-fix",
-      description: "",
-      keywords: ["lint", "fix"],
+      description: "Do the thing for $ARGUMENTS",
+      lead: "Do the thing for $ARGUMENTS",
+      keywordSource: "description",
       resourceType: "command",
     })
+    const headed = parse("\n# Security Scan\n\nFinds vulnerabilities in $ARGUMENTS.\n\n## Steps\n", { type: "command" })
+    expect(headed.item).toMatchObject({
+      description: "Security Scan: Finds vulnerabilities in $ARGUMENTS.",
+      lead: "Security Scan\nFinds vulnerabilities in $ARGUMENTS.",
+    })
+    expect(parse("", { fallbackName: "empty", type: "command" }).item).toMatchObject({
+      description: "",
+      keywords: ["empty"],
+      keywordSource: "filename",
+    })
+    expect(parse("", { fallbackName: "empty" }).item?.lead).toBeUndefined()
+  })
+
+  test("lead: a heading and its first line, code fences and rules skipped, at most LEAD_MAX characters", () => {
+    expect(DiscoveryParse.lead("```\ncode\n```\n## Title\ntext\nmore")).toBe("code")
+    expect(DiscoveryParse.lead("# One\n## Two")).toBe("One")
+    expect(DiscoveryParse.lead("word ".repeat(200))!.length).toBeLessThanOrEqual(300)
+    expect(DiscoveryParse.lead("\n\n")).toBeUndefined()
   })
 
   test("`tags` stand in for `keywords`; a comma-separated string is a list", () => {
@@ -86,6 +107,22 @@ describe("DiscoveryParse", () => {
     const r = parse("---\nname: [unclosed\n---\nbody")
     expect(r.success).toBe(false)
     expect(r.error).toStartWith("malformed frontmatter:")
+    // Still refused after the lenient retry: bad indentation, an unclosed quote, a tab-indented mapping.
+    expect(parse("---\nname: a\n  description: b\n---\n").success).toBe(false)
+    expect(parse('---\ndescription: "unclosed: quote\n---\n').success).toBe(false)
+  })
+
+  test("a value holding ': ' (YAML refuses it, Claude Code reads it): read leniently, with a warning", () => {
+    const r = parse(
+      "---\nname: ab-test-analysis\ndescription: Use when the user wants A/B results. Triggers on: 'p-value', 'significance'.\ntools: Read\n---\nBody",
+    )
+    expect(r.success).toBe(true)
+    expect(r.item).toMatchObject({
+      name: "ab-test-analysis",
+      description: "Use when the user wants A/B results. Triggers on: 'p-value', 'significance'.",
+    })
+    expect(r.warning).toStartWith("frontmatter is not valid YAML")
+    expect(parse("---\nname: fine\n---\n").warning).toBeUndefined()
   })
 
   test("a name or description that is not text is an error", () => {

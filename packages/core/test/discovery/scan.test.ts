@@ -98,6 +98,40 @@ describe("DiscoveryScan", () => {
     ])
   })
 
+  test("files that fail to parse are not read again until they change; their problem is reported every time", async () => {
+    await using dir = await tmpdir({
+      "agents/good.md": md({ description: "Good" }),
+      "agents/bad.md": "---\nname: [unclosed\n---\n",
+      "agents/latin1.md": new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0xe9, 0xff, 0x0a]),
+    })
+    const cache = new DiscoveryCache()
+    const first = await scan(place(dir.file("agents")), cache)
+    expect(first).toMatchObject({ parsed: 2, cacheHits: 0 })
+    // Nothing parsed: the two broken files are answered from the cache, with the same problems.
+    const second = await scan(place(dir.file("agents")), cache)
+    expect(second).toMatchObject({ parsed: 0, cacheHits: 3 })
+    expect(second.problems).toEqual(first.problems)
+    await fs.writeFile(dir.file("agents/bad.md"), md({ description: "Fixed" }))
+    await fs.utimes(dir.file("agents/bad.md"), new Date(), new Date(Date.now() + 10_000))
+    const fixed = await scan(place(dir.file("agents")), cache)
+    expect(fixed.items.map((i) => i.name)).toEqual(["bad", "good"])
+    expect(fixed.problems.map((p) => p.path)).toEqual([dir.file("agents/latin1.md")])
+  })
+
+  test("frontmatter YAML refuses but Claude Code reads (`: ` in a value) is discovered with a warning, also from the cache", async () => {
+    await using dir = await tmpdir({
+      "agents/gdpr.md": "---\nname: gdpr\ndescription: Use for privacy. Triggers on: 'GDPR', 'CCPA'\n---\nBody",
+    })
+    const cache = new DiscoveryCache()
+    const r = await scan(place(dir.file("agents")), cache)
+    expect(r.items[0]).toMatchObject({ name: "gdpr", description: "Use for privacy. Triggers on: 'GDPR', 'CCPA'" })
+    expect(r.problems).toEqual([
+      { path: dir.file("agents/gdpr.md"), error: expect.stringContaining("read leniently"), severity: "warning" },
+    ])
+    const warm = await scan(place(dir.file("agents")), cache)
+    expect(warm).toMatchObject({ parsed: 0, cacheHits: 1, problems: r.problems })
+  })
+
   test("only the first 64 KiB are read: a huge file still yields its frontmatter", async () => {
     const body = "é".repeat(100_000)
     await using dir = await tmpdir({ "agents/big.md": md({ description: "Big one" }, body) })
