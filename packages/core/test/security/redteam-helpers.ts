@@ -30,6 +30,7 @@ import { SecurityError } from "../../security/errors"
 import { SecurityGuard } from "../../security/guard"
 import { SecurityHooks } from "../../security/hooks"
 import { SecurityPatch } from "../../security/patch"
+import { Sandbox } from "../../security/sandbox"
 import { SecurityTools } from "../../security/tools"
 import { Logger } from "../../util/log"
 import OpencodeBuiltins from "../../../plugin/index"
@@ -227,6 +228,34 @@ export type Session = {
 let counter = 0
 const nextID = () => `call_rt_${process.pid}_${++counter}`
 
+/** Roots of the projects this process made (to find the plugin's sandbox state folders afterwards). */
+const roots = new Set<string>()
+
+/**
+ * The plugin has no dispose hook, so the sandbox state folders of its guards outlive the test: those whose mount plan
+ * names one of this process's projects are removed (other processes' folders are left alone).
+ */
+function removeOwnSandboxes() {
+  const base = Sandbox.privateFolder()
+  for (const name of fs.readdirSync(base)) {
+    if (!name.startsWith("sandbox-")) continue
+    const dir = path.join(base, name)
+    let args: string
+    try {
+      args = fs.readFileSync(path.join(dir, "args"), "utf8")
+    } catch {
+      continue
+    }
+    if (![...roots].some((r) => args.includes(`\0${r}\0`))) continue
+    try {
+      fs.chmodSync(path.join(dir, "deny-dir"), 0o700)
+    } catch {
+      // Already gone.
+    }
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 /** A temporary home for the whole test process: skills, global config and plugin folders stay inside it. */
 export function isolateHome() {
   const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }
@@ -238,6 +267,7 @@ export function isolateHome() {
   return {
     home,
     restore() {
+      removeOwnSandboxes()
       for (const [k, v] of Object.entries(saved))
         if (v === undefined) delete process.env[k]
         else process.env[k] = v
@@ -249,6 +279,7 @@ export function isolateHome() {
 /** The red-team project: fixture files, red-team files, `extra`, and a git repository holding the ordinary files. */
 export async function redteamProject(extra: Record<string, string> = {}, policy: unknown = REDTEAM_POLICY) {
   const dir = await project({ ...REDTEAM_FILES, ...extra }, policy)
+  roots.add(dir.path)
   fs.rmSync(dir.file(".git"), { recursive: true, force: true })
   git(dir.path, "init", "-q")
   fs.writeFileSync(dir.file(".gitignore"), ".opencode-security-audit.log*\n")
