@@ -141,15 +141,34 @@ export namespace CommentHistoryExtract {
     return added
   }
 
-  export async function draw(mirrors: string, out: string, source: Source) {
+  /**
+   * Draws `source`'s comments into `<out>/<name>.candidates.json` (batch 1) or `<out>/<name>.<batch>.candidates.json`:
+   * a later batch uses another seed, half the quota, and skips the commits of the earlier batches' fixtures.
+   */
+  export async function draw(mirrors: string, out: string, source: Source, batch = 1) {
     const git = path.join(mirrors, source.repo.replace("/", "+"), "repo")
     const log = await $`git --git-dir=${git} log --format=%H ${source.select} HEAD`.quiet().text()
-    const commits = shuffle(log.trim().split("\n").filter(Boolean), 20260823)
+    const seen = new Set<string>()
+    for (let b = 1; b < batch; b++) {
+      const file = path.join(import.meta.dir, `${source.name}${b > 1 ? "." + b : ""}.json`)
+      if (fs.existsSync(file))
+        for (const change of CommentHistory.Fixture.parse(JSON.parse(fs.readFileSync(file, "utf8"))).changes)
+          seen.add(change.commit)
+    }
+    const target = batch > 1 ? Math.ceil(source.target / 2) : source.target
+    const name = source.name + (batch > 1 ? "." + batch : "")
+    const commits = shuffle(
+      log
+        .trim()
+        .split("\n")
+        .filter((c) => c && !seen.has(c)),
+      20260823 + batch - 1,
+    )
     const changes: CommentHistory.Change[] = []
     const view: string[] = []
     let total = 0
     for (const sha of commits) {
-      if (total >= source.target) break
+      if (total >= target) break
       const numstat = await $`git --git-dir=${git} show --format= --numstat --no-renames ${sha}`.quiet().text()
       const files = numstat
         .trim()
@@ -196,8 +215,8 @@ export namespace CommentHistoryExtract {
       changes,
     }
     fs.mkdirSync(out, { recursive: true })
-    fs.writeFileSync(path.join(out, `${source.name}.candidates.json`), JSON.stringify(fixture, null, 1))
-    fs.writeFileSync(path.join(out, `${source.name}.view.txt`), view.join("\n") + "\n")
+    fs.writeFileSync(path.join(out, `${name}.candidates.json`), JSON.stringify(fixture, null, 1))
+    fs.writeFileSync(path.join(out, `${name}.view.txt`), view.join("\n") + "\n")
     return total
   }
 
@@ -241,7 +260,9 @@ if (import.meta.main && process.argv[2] === "--label") {
   const [, , , dir, ...names] = process.argv
   for (const name of names) console.log(CommentHistoryExtract.label(dir, name))
 } else if (import.meta.main) {
-  const [mirrors, out, ...names] = process.argv.slice(2)
+  const [mirrors, out, ...rest] = process.argv.slice(2)
+  const batch = rest[0] === "--batch" ? Number(rest[1]) : 1
+  const names = rest[0] === "--batch" ? rest.slice(2) : rest
   for (const source of CommentHistoryExtract.SOURCES.filter((s) => !names.length || names.includes(s.name)))
-    console.log(source.name, await CommentHistoryExtract.draw(mirrors, out, source))
+    console.log(source.name, await CommentHistoryExtract.draw(mirrors, out, source, batch))
 }

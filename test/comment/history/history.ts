@@ -19,8 +19,8 @@ import type { CommentSyntax } from "../../../packages/core/comment/syntax"
  * - `U` useful (explains why, a constraint, a reference, a non-obvious what),
  * - `C` commented-out code, `D` doc comment (JSDoc, docstring, `///`), `M` marker or directive (TODO, lint, license).
  *
- * Only `N` is a positive. Changes are split by their commit: the first hex digit of the hash even → tuning part,
- * odd → held-out part.
+ * Only `N` is a positive. The first batch's changes are split by their commit: the first hex digit of the hash even
+ * → tuning part, odd → held-out part; the second batch (`<name>.2.json`) is a second held-out part.
  *
  * @example
  * const result = CommentHistory.evaluate(CommentHistory.load(), "normal")
@@ -110,7 +110,8 @@ export namespace CommentHistory {
 
   const DIR = import.meta.dir
 
-  export type Loaded = Fixture & { name: string }
+  /** A fixture with its file name; `batch` 2 for `<name>.2.json` (drawn and labelled after the rules were tuned). */
+  export type Loaded = Fixture & { name: string; batch: number }
 
   /**
    * Every labelled fixture of this folder.
@@ -123,7 +124,11 @@ export namespace CommentHistory {
       .readdirSync(dir)
       .filter((f) => f.endsWith(".json"))
       .sort()
-      .map((f) => ({ name: f.slice(0, -5), ...Fixture.parse(JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"))) }))
+      .map((f) => ({
+        name: f.slice(0, -5),
+        batch: Number(/\.(\d+)\.json$/.exec(f)?.[1] ?? 1),
+        ...Fixture.parse(JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"))),
+      }))
   }
 
   /**
@@ -213,20 +218,27 @@ export namespace CommentHistory {
   }
 
   /**
-   * Precision and recall of the comments the checker's note names, on the tuning and held-out parts.
+   * Precision and recall of the comments the checker's note names, on the three parts: the first batch's tuning part
+   * (even commit hashes) and held-out part (odd), and the second batch (`fresh`), drawn and labelled after the rules
+   * were written.
    *
    * @example
    * CommentHistory.evaluate(CommentHistory.load(), "strict").tune.recall
    */
-  export function evaluate(fixtures: Fixture[], level: CommentHeuristics.Level) {
-    const all = fixtures.flatMap((f) => f.changes.map((change) => ({ change, repo: f.repo })))
+  export function evaluate(fixtures: Loaded[], level: CommentHeuristics.Level) {
+    const all = fixtures.flatMap((f) => f.changes.map((change) => ({ change, repo: f.repo, batch: f.batch })))
+    const first = all.filter((c) => c.batch === 1)
     return {
       tune: figures(
-        all.filter((c) => !heldOut(c.change)),
+        first.filter((c) => !heldOut(c.change)),
         level,
       ),
       held: figures(
-        all.filter((c) => heldOut(c.change)),
+        first.filter((c) => heldOut(c.change)),
+        level,
+      ),
+      fresh: figures(
+        all.filter((c) => c.batch > 1),
         level,
       ),
     }
