@@ -610,7 +610,17 @@ export namespace SecurityConfig {
     const now = options.now ?? Date.now
     const nested = new Set(options.nested ?? [])
     const stamps = new Map<string, string>()
-    const folders = new Map<string, number>()
+    const folders = new Map<string, string>()
+    /** A folder's identity and time; one taken within the clock's granularity of now is never reused. */
+    const folderStamp = (dir: string): string | undefined => {
+      try {
+        const stat = fs.statSync(dir)
+        if (Date.now() - stat.mtimeMs < 2_000) return `racy:${Math.random()}`
+        return `${stat.ino}:${stat.mtimeMs}`
+      } catch {
+        return undefined
+      }
+    }
     let lastValid: Loaded | undefined
     let current: State
     let checked = 0
@@ -658,16 +668,18 @@ export namespace SecurityConfig {
       },
       notice(absolute) {
         if (!SecurityPath.isInside(absolute, root)) return
-        const t = now()
         const found: string[] = []
         for (
           let dir = path.dirname(absolute);
           dir !== root && SecurityPath.isInside(dir, root);
           dir = path.dirname(dir)
         ) {
-          const at = folders.get(dir)
-          if (at !== undefined && t - at < interval) continue
-          folders.set(dir, t)
+          // A folder is looked at again whenever its own time changes (a policy file created in it changes it), not
+          // after a fixed interval: a policy written a moment after a check must count for the next one.
+          const stamp = folderStamp(dir)
+          if (stamp === undefined) continue
+          if (folders.get(dir) === stamp) continue
+          folders.set(dir, stamp)
           if (folders.size > 10_000) folders.clear()
           const file = path.join(dir, SecuritySchema.FILE)
           if (!nested.has(file) && exists(file)) found.push(file)

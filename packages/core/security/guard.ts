@@ -191,6 +191,10 @@ export namespace SecurityGuard {
     "opencode.json",
     "opencode.jsonc",
     "config.json",
+    "package.json",
+    "bun.lock",
+    "bun.lockb",
+    "package-lock.json",
     path.basename(OPTIONS_FILE),
     ...PLUGIN_FOLDERS,
   ])
@@ -226,6 +230,10 @@ export namespace SecurityGuard {
       // The packages plugins import (a config folder's node_modules), the npm plugins OpenCode installed and the
       // programs it downloaded (ripgrep): changed code there runs inside OpenCode at its next start.
       ...configDirs.map((d) => path.join(d, "node_modules") + path.sep),
+      // OpenCode installs a config folder's package.json (lifecycle scripts included) at its next start.
+      ...configDirs.flatMap((d) =>
+        ["package.json", "bun.lock", "bun.lockb", "package-lock.json"].map((f) => path.join(d, f)),
+      ),
       cacheDir + path.sep,
       path.join(dataDir, "bin") + path.sep,
       ...(env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : []),
@@ -465,20 +473,29 @@ export namespace SecurityGuard {
         ...extra,
       }) satisfies SecurityDecide.Facts
 
-    /** A change to a file with write-protected segments: a reason when it would touch one. */
+    /**
+     * A change to a file with protected segments: a reason when it would touch one. Write-protected segments may not
+     * change; an edit or patch may not even match inside a segment the role may not read (whether it applies would
+     * tell what the segment holds, guess by guess). Replacing the whole file tells nothing and is judged by `write`.
+     */
     const segmentChange = (d: Derived, file: string, change: SecurityTools.Change): string | undefined => {
-      if (!d.writeMarkers.length) return undefined
+      const hidden = change.kind === "write" ? [] : d.readMarkers
+      if (!d.writeMarkers.length && !hidden.length) return undefined
       let text: string
       try {
         const stat = fs.statSync(file)
-        if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return undefined
+        if (!stat.isFile()) return undefined
         text = fs.readFileSync(file, "utf8")
       } catch {
         return undefined
       }
-      const found = SecuritySegments.find(text, d.writeMarkers)
-      if (!found.length) return undefined
-      return SecurityEdit.touches(text, change, found)
+      const locked = SecuritySegments.find(text, d.writeMarkers)
+      const why = locked.length ? SecurityEdit.touches(text, change, locked) : undefined
+      if (why) return why
+      const unreadable = hidden.length ? SecuritySegments.find(text, hidden) : []
+      if (unreadable.length && SecurityEdit.touches(text, change, unreadable))
+        return "would match inside a segment the policy keeps from being read (whether it applies would tell what the segment holds)"
+      return undefined
     }
 
     /**
