@@ -10,11 +10,12 @@ import type { CommentSyntax } from "./syntax"
  *    comments (JSDoc, `///`, docstrings), license headers, lint/type directives and commented-out code do not
  *    count — people write those, assistants narrate line by line. Judged only when the change added at least
  *    `minLines` non-blank lines and `minComments` annotations, so a one-line fix with a comment is not "dense".
- * 2. Obvious comments — after the comment prefix is stripped, the comment matches a narration pattern (the PRD's
- *    six, plus common restating verbs) and is short (at most `MAX_WORDS` words): "Initialize the counter", "Loop
- *    through the items", "Return the result". A long explanatory sentence that happens to start with "Check that"
- *    is not obvious. Triggers at `obvious` such comments when they are also at least `share` of the new comments
- *    (a large file with a few terse comments among many good ones is not flagged).
+ * 2. Narrating comments — a short comment judged against the code it sits on (`narration`): an obvious pattern
+ *    (the PRD's six and common restating verbs, at most `MAX_WORDS` words: "Initialize the counter", "Return the
+ *    result"), or an imperative narration verb whose content words the code repeats ("Parse CLI arguments" over
+ *    `parser.parse_args()`); explanations ("because", "only", "should", a `Label: text` note) never narrate.
+ *    Triggers at `obvious` such comments when they are also at least `share` of the new comments; "likely"
+ *    narration counts where `likely` is set (strict).
  * 3. Duplication — the comment restates the next code line: after both are split into lower-case words
  *    (camelCase and snake_case split, filler words dropped), their Levenshtein distance is under 30% of the
  *    comment's length. Same `share` rule.
@@ -123,7 +124,7 @@ export namespace CommentHeuristics {
 
   /** Words after the first that mark an explanation, a condition on use, or an instruction: never narration. */
   const EXPLAINS =
-    /\b(because|since|so that|otherwise|instead|unless|avoid\w*|prevent\w*|workaround|hack|why|e\.g|i\.e|see|in case|ideally|but|however|although|though|due to|compat\w*|legacy|bug|issue|must|should|never|always|only|can't|cannot|won't|don't|do not|assum\w*|expects|note|important|warning|careful|race|deadlock|(un)?safe|easier|harder|simpler|faster|slower|cheaper|safer|better|worse)\b/i
+    /\b(because|since|so that|otherwise|instead|unless|avoid\w*|prevent\w*|workaround|hack|why|e\.g|i\.e|see|in case|ideally|but|however|although|though|due to|compat\w*|legacy|bug|issue|must|should|never|always|only|can't|cannot|won't|don't|do not|assum\w*|expects|note|important|warning|careful|race|deadlock|(un)?safe|easier|harder|simpler|faster|slower|cheaper|safer|better|worse|allows?|enables?|lets)\b|\([^)]*\b(is|are|was|were|means?)\b/i
 
   /** Comment words that carry no content of their own when comparing a comment with code. */
   const STOP = new Set(
@@ -137,6 +138,7 @@ export namespace CommentHeuristics {
 
   /**
    * Verbs of comments and the words code uses for the same operation (a comment says "Display", the code `print`s).
+   * No word that most code lines hold (`if`, `is`, `for`, `to`, `set`, `time`): a family must point at the operation.
    */
   const FAMILIES = [
     "display show print output log echo puts write render emit",
@@ -145,17 +147,17 @@ export namespace CommentHeuristics {
     "create new make build init initialize construct instantiate spawn",
     "remove delete del drop unlink rm pop clear discard",
     "add append push insert concat extend",
-    "check if assert expect verify validate ensure is has",
-    "loop iterate for each foreach map while",
+    "check assert expect verify validate ensure",
+    "loop iterate foreach each map",
     "start begin open launch run exec execute",
     "stop end close kill terminate shutdown exit",
-    "save write store persist dump set",
+    "save write store persist dump",
     "parse decode loads unmarshal deserialize",
-    "convert to cast str int float format transform join",
+    "convert cast format transform",
     "compute calculate sum count len total",
-    "wait sleep await join",
+    "wait sleep await",
     "mock patch stub spy fake",
-    "record track measure time",
+    "record track measure",
     "return yield",
     "call invoke",
   ].map((f) => f.split(" "))
