@@ -10,7 +10,7 @@ import type { Resource } from "./schema"
 
 /**
  * One (re)build of the index: scan, reuse every cached parse whose file kept its size and mtime, read and parse the
- * rest (a bounded number at a time), assemble. Returns the new cache data too, so the caller decides about writing.
+ * rest (a bounded number at a time), assemble. Agent and command files are read only when there is a resource file. Returns the new cache data too, so the caller decides about writing.
  *
  * With a security gate, every scanned file (resources, and the agent and command files that reference them) is
  * checked before anything else: a protected file is never read, never parsed, never cached (so no description of it
@@ -82,7 +82,12 @@ export namespace ResourceBuild {
       return stale
     }
     const toRead = reuse(scan.resources, old.files, cache.files, (e, f) => e.type === f.type)
-    const refsToRead = reuse(scan.references, old.references, cache.references, (e, f) => e.kind === f.kind)
+    // Agent and command files matter only for the resources they reference: with no resource file they are not read
+    // (a project with hundreds of Claude Code agents and no resources paid for reading them all). Adding a resource
+    // changes its folder's stamp, and the build that follows reads them.
+    const refsToRead = scan.resources.length
+      ? reuse(scan.references, old.references, cache.references, (e, f) => e.kind === f.kind)
+      : []
 
     // Read a batch (many reads in flight), then parse it. Parsing inside each read's continuation measured ~20%
     // slower at 10k files: every completion then waits behind parsing work and the I/O threads stall.

@@ -144,6 +144,23 @@ describe("incremental builds and the cache", () => {
     expect([...after.index.resources.keys()].sort()).toEqual(["a", "c"])
   })
 
+  test("without a resource file, agent and command files are not read; the first resource brings them in", async () => {
+    await using dir = await tmpdir({
+      ".claude/agents/reviewer.md": "Before approving, check [[pre-commit]].",
+      ".opencode/command/ship.md": "Ship it.",
+    })
+    const empty = await build(dir.path)
+    expect(empty.stats).toEqual({ parsed: 0, reused: 0, removed: 0 })
+    expect(empty.index.resources.size).toBe(0)
+    expect(Object.keys(empty.cache.references)).toEqual([])
+    await fs.mkdir(dir.file(".opencode/checklist"), { recursive: true })
+    await fs.writeFile(dir.file(".opencode/checklist/pre-commit.md"), md({}))
+    const one = await build(dir.path, empty.cache)
+    expect(one.stats).toMatchObject({ parsed: 3 })
+    expect(ids(one.index.graph.agents.get("reviewer"))).toEqual(["pre-commit"])
+    expect(one.index.resources.get("pre-commit")!.referencedBy).toEqual(["reviewer"])
+  })
+
   test("the cache round-trips through disk, written atomically; unusable caches are ignored", async () => {
     await using dir = await tmpdir({ ".opencode/task/a.md": "a" })
     const file = dir.file("cache/index.json")
