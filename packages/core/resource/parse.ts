@@ -1,6 +1,7 @@
 import path from "path"
 import { Frontmatter } from "../util/frontmatter"
 import { titleCase } from "./format"
+import { ResourceFrontmatter } from "./frontmatter"
 import { Resource } from "./schema"
 
 /**
@@ -152,7 +153,7 @@ export namespace ResourceParse {
 
   function parseMarkdown(input: Input): Result {
     const warnings: Resource.Warning[] = []
-    const fm = Frontmatter.parse(input.text)
+    const fm = ResourceFrontmatter.parse(input.text)
     if (fm.error) {
       warnings.push({
         severity: "error",
