@@ -18,6 +18,8 @@ import { Discovery } from "./schema"
  */
 export class DiscoveryCache {
   private readonly cache = new Map<string, Discovery.CacheEntry>()
+  /** The files a folder of definitions held, with the modification time of every folder listed to find them. */
+  private readonly listings = new Map<string, DiscoveryCache.Listing>()
   /** Files that could not be parsed, with the reason, as of their modification time: not read again until changed. */
   private readonly failures = new Map<string, { mtimeMs: number; error: string }>()
   private maxSize: number
@@ -98,10 +100,27 @@ export class DiscoveryCache {
     this.failures.delete(filePath)
   }
 
-  /** Removes every entry and every remembered failure. */
+  /** Removes every entry, every remembered failure and every listing. */
   clear(): void {
     this.cache.clear()
     this.failures.clear()
+    this.listings.clear()
+  }
+
+  /**
+   * The files found in a folder of definitions (`key`: its type and path) at its last listing, with the folder
+   * stamps that listing saw; the scan reuses them while every stamp is unchanged (see `DiscoveryScan`).
+   *
+   * @example
+   * cache.setListing("agent\u0000/p/.claude/agents", { stamps: [["/p/.claude/agents", 1700000000000]], files })
+   */
+  listing(key: string): DiscoveryCache.Listing | undefined {
+    return this.listings.get(key)
+  }
+
+  /** Remembers the listing of a folder of definitions (replacing the previous one). */
+  setListing(key: string, listing: DiscoveryCache.Listing): void {
+    this.listings.set(key, listing)
   }
 
   /** Raises the capacity to at least `size` (never lowers it). */
@@ -123,6 +142,14 @@ export class DiscoveryCache {
     // Map order is access order (every get/set re-inserts), so the first key has the oldest lastAccessed.
     const oldest = this.cache.keys().next()
     if (!oldest.done) this.cache.delete(oldest.value)
+  }
+}
+
+export namespace DiscoveryCache {
+  /** A folder's definition files (path and the name used without frontmatter) and the folders' mtimes. */
+  export type Listing = {
+    stamps: readonly (readonly [string, number])[]
+    files: readonly { path: string; fallbackName: string }[]
   }
 }
 

@@ -321,6 +321,8 @@ export namespace DynamicDiscovery {
     return { config, cache, access, catalogue, match, gather }
   }
 
+  const itemDocs = new WeakMap<Discovery.DiscoveredItem, DiscoveryMatch.Doc>()
+
   /**
    * The ranking documents of a catalogue: its items, then its resources (an id such as "task/ship-release" names a
    * resource as much as its title does, so it is matched like the name). Hit indexes refer to this order.
@@ -330,11 +332,20 @@ export namespace DynamicDiscovery {
    */
   export function documents(cat: Pick<Catalogue, "items" | "resources">): DiscoveryMatch.Doc[] {
     return [
-      ...cat.items.map((i) => ({
-        ...i,
-        explicitKeywords: i.keywordSource === undefined || i.keywordSource === "explicit",
-        group: i.resourceType,
-      })),
+      ...cat.items.map((i) => {
+        // One document per item object (items come from the parse cache): the matcher keeps each document's words,
+        // so an index rebuilt after one edit tokenizes one document.
+        let doc = itemDocs.get(i)
+        if (!doc) {
+          doc = {
+            ...i,
+            explicitKeywords: i.keywordSource === undefined || i.keywordSource === "explicit",
+            group: i.resourceType,
+          }
+          itemDocs.set(i, doc)
+        }
+        return doc
+      }),
       ...cat.resources.map((r) => ({
         name: `${r.name} ${r.id}`,
         keywords: Keywords.extract({ name: r.name, description: r.description ?? "", explicit: r.tags }).keywords,

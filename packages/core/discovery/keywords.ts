@@ -50,18 +50,34 @@ export namespace Keywords {
    * Keywords.words("parseHTTPResponse for the DB") // ["parse", "http", "response", "db"]
    */
   export function words(text: string): string[] {
+    return tokens(text).filter(keep)
+  }
+
+  /** Lower-case words of `text`, camelCase split, nothing dropped. */
+  function tokens(text: string): string[] {
+    // ASCII text without a case boundary (most of it) skips the Unicode expressions, which cost more than the rest.
+    if (!NON_ASCII.test(text)) {
+      const spaced = CAMEL_ASCII.test(text)
+        ? text.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/([A-Z])([A-Z][a-z])/g, "$1 $2")
+        : text
+      return spaced
+        .toLowerCase()
+        .split(SPLIT_ASCII)
+        .filter((w) => w.length > 0)
+    }
     const spaced = text
       // camelCase / PascalCase boundaries: "fooBar" → "foo Bar", "HTTPServer" → "HTTP Server"
       .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
       .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
       .toLowerCase()
-    const out: string[] = []
-    for (const word of spaced.split(SPLIT)) {
-      if (word.length < 2 && !/\d/.test(word)) continue
-      if (STOP_WORDS.has(word)) continue
-      out.push(word)
-    }
-    return out
+    return spaced.split(SPLIT).filter((w) => w.length > 0)
+  }
+  const NON_ASCII = /[^\x00-\x7f]/
+  const CAMEL_ASCII = /[a-z][A-Z]|[A-Z][A-Z][a-z]/
+  const SPLIT_ASCII = /[^a-z0-9]+/
+
+  function keep(word: string): boolean {
+    return (word.length >= 2 || /\d/.test(word)) && !STOP_WORDS.has(word)
   }
 
   const stems = new Map<string, string>()
@@ -144,7 +160,9 @@ export namespace Keywords {
    * Keywords.lightTerms("Write end-to-end tests for k8s").map((t) => t.term) // ["writ", "e2e", "test", "kubernet"]
    */
   export function lightTerms(text: string): { word: string; term: string }[] {
-    return words(DiscoveryLexicon.phrases(text)).map((word) => ({ word, term: termOf(word) }))
+    return DiscoveryLexicon.phrases(tokens(text))
+      .filter(keep)
+      .map((word) => ({ word, term: termOf(word) }))
   }
 
   /**

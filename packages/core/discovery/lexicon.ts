@@ -401,28 +401,45 @@ export namespace DiscoveryLexicon {
     ["parallel", ["concurrent"]],
   ])
 
-  const PHRASE_LIST = PHRASES.map(([words, word]) => ({
-    first: words.split(" ")[0],
-    // The last word may take a plural ("root causes", "pull requests").
-    re: new RegExp(`(?<![\\p{L}\\p{N}])${words.split(" ").join("[^\\p{L}\\p{N}]+")}(?:e?s)?(?![\\p{L}\\p{N}])`, "giu"),
-    word,
-  }))
+  /** Phrases by their first word: the rest of each phrase's words and the word that replaces them. */
+  const BY_FIRST = new Map<string, { rest: string[]; word: string }[]>()
+  for (const [words, word] of PHRASES) {
+    const [first, ...rest] = words.split(" ")
+    const list = BY_FIRST.get(first) ?? []
+    list.push({ rest, word })
+    BY_FIRST.set(first, list)
+  }
+  const HTTP_ERROR = /^[45]\d\d$/
 
   /**
-   * `text` with each phrase of `PHRASES` (lower case, any non-letter separators) replaced by its word.
+   * `tokens` (lower-case words, stop words still in) with each phrase of `PHRASES` replaced by its word; the last
+   * word of a phrase may take a plural ("root causes"). An HTTP error status ("500", "404") reads as "httperror".
    *
    * @example
-   * DiscoveryLexicon.phrases("End-to-End tests") // "e2e tests"
+   * DiscoveryLexicon.phrases(["end", "to", "end", "tests"]) // ["e2e", "tests"]
    */
-  export function phrases(text: string): string {
-    text = text.replace(/(?<![\p{L}\p{N}])[45]\d\d(?![\p{L}\p{N}])/gu, "httperror")
-    if (text.length === 0) return text
-    let out = text
-    let lower = text.toLowerCase()
-    for (const { first, re, word } of PHRASE_LIST) {
-      if (!lower.includes(first)) continue
-      const next = out.replace(re, word)
-      if (next !== out) lower = (out = next).toLowerCase()
+  export function phrases(tokens: readonly string[]): string[] {
+    const out: string[] = []
+    for (let i = 0; i < tokens.length; i++) {
+      const token = tokens[i]
+      const candidates = BY_FIRST.get(token)
+      let joined = false
+      if (candidates)
+        for (const { rest, word } of candidates) {
+          if (i + rest.length >= tokens.length) continue
+          let all = true
+          for (let k = 0; k < rest.length && all; k++) {
+            const t = tokens[i + 1 + k]
+            const last = k === rest.length - 1
+            all = t === rest[k] || (last && (t === rest[k] + "s" || t === rest[k] + "es"))
+          }
+          if (!all) continue
+          out.push(word)
+          i += rest.length
+          joined = true
+          break
+        }
+      if (!joined) out.push(HTTP_ERROR.test(token) ? "httperror" : token)
     }
     return out
   }

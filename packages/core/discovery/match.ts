@@ -319,41 +319,63 @@ export namespace DiscoveryMatch {
     }
   }
 
-  function bm25f(docs: readonly Doc[], t: FieldTuning): Index {
-    const tokenized = docs.map((doc) => {
+  /** Terms of each field of a document, kept per document object: an index rebuilt after one edit re-reads one. */
+  const fieldTerms = new WeakMap<Doc, string[][]>()
+  function termsOf(doc: Doc): string[][] {
+    let terms = fieldTerms.get(doc)
+    if (!terms) {
       const f = fieldsOf(doc)
-      return FIELDS.map((name) => Keywords.lightTerms(f[name]).map((x) => x.term))
-    })
+      terms = FIELDS.map((name) => Keywords.lightTerms(f[name]).map((x) => x.term))
+      fieldTerms.set(doc, terms)
+    }
+    return terms
+  }
+
+  function bm25f(docs: readonly Doc[], t: FieldTuning): Index {
+    const tokenized = docs.map(termsOf)
     const vocabulary = new Set<string>()
     for (const fields of tokenized) for (const terms of fields) for (const term of terms) vocabulary.add(term)
     const fold = folder(vocabulary)
     const n = docs.length
-    const lengths = FIELDS.map(() => new Float64Array(n))
-    /** term → per document: the field-weighted term frequency before normalisation, per field. */
-    const postings = new Map<string, { doc: number; tf: number[] }[]>()
+    const avg = FIELDS.map((_, f) => {
+      let total = 0
+      for (const fields of tokenized) total += fields[f].length
+      return n ? total / n || 1 : 1
+    })
+    const params = FIELDS.map((f) => t.fields[f])
+    /**
+     * term → the documents holding it, each with its field-weighted, length-normalised frequency (BM25F's pseudo
+     * frequency, before saturation) and whether the name holds it.
+     */
+    const postings = new Map<string, { docs: number[]; xs: number[]; names: boolean[] }>()
+    const local = new Map<string, number>()
+    const named = new Set<string>()
     tokenized.forEach((fields, doc) => {
-      const local = new Map<string, number[]>()
+      local.clear()
+      named.clear()
       fields.forEach((terms, f) => {
-        lengths[f][doc] = terms.length
+        const p = params[f]
+        const unit = p.weight / (1 - p.b + (p.b * terms.length) / avg[f])
         for (const raw of terms) {
           const term = fold(raw)
-          let tf = local.get(term)
-          if (!tf) local.set(term, (tf = FIELDS.map(() => 0)))
-          tf[f]++
+          local.set(term, (local.get(term) ?? 0) + unit)
+          if (f === 0) named.add(term)
         }
       })
-      for (const [term, tf] of local) {
-        const list = postings.get(term)
-        if (list) list.push({ doc, tf })
-        else postings.set(term, [{ doc, tf }])
+      for (const [term, x] of local) {
+        if (x <= 0) continue
+        let list = postings.get(term)
+        if (!list) postings.set(term, (list = { docs: [], xs: [], names: [] }))
+        list.docs.push(doc)
+        list.xs.push(x)
+        list.names.push(named.has(term))
       }
     })
-    const avg = lengths.map((l) => (n ? l.reduce((a, b) => a + b, 0) / n || 1 : 1))
-    const params = FIELDS.map((f) => t.fields[f])
     const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))
     const nameDf = new Map<string, number>()
     for (const [term, list] of postings) {
-      const df = list.reduce((a, p) => a + (p.tf[0] ? 1 : 0), 0)
+      let df = 0
+      for (const named of list.names) if (named) df++
       if (df) nameDf.set(term, df)
     }
 
@@ -383,18 +405,14 @@ export namespace DiscoveryMatch {
         for (const [term, { weight, word }] of query(prompt)) {
           const list = postings.get(term)
           if (!list) continue
-          const w = weight * idf(list.length)
+          const w = weight * idf(list.docs.length)
           // The most a document can score on this term (x → ∞).
           mass += w * (t.k1 + 1)
-          for (const { doc, tf } of list) {
-            let x = 0
-            for (let f = 0; f < tf.length; f++) {
-              if (!tf[f]) continue
-              const p = params[f]
-              x += (p.weight * tf[f]) / (1 - p.b + (p.b * lengths[f][doc]) / avg[f])
-            }
-            let s = (w * x * (t.k1 + 1)) / (x + t.k1)
-            if (tf[0] && t.nameBonus) s += t.nameBonus * weight * idf(nameDf.get(term)!)
+          const bonus = t.nameBonus && nameDf.has(term) ? t.nameBonus * weight * idf(nameDf.get(term)!) : 0
+          for (let i = 0; i < list.docs.length; i++) {
+            const x = list.xs[i]
+            const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (list.names[i] ? bonus : 0)
+            const doc = list.docs[i]
             const entry = scores.get(doc)
             if (entry) {
               entry.score += s

@@ -15,6 +15,9 @@ import { Discovery } from "./schema"
  * - Every entry is stat'ed before use and only regular files are read (FIFOs, sockets and devices are skipped, never
  *   opened); symbolic links are followed, link loops are detected; dot entries are skipped.
  * - Only the first `MAX_READ_BYTES` of a file are read: the frontmatter is all discovery needs.
+ * - A folder's listing is remembered with the modification time of every folder it visited: while none changed (an
+ *   added, removed or renamed entry changes its folder's time), the next scan stats those folders and the listed
+ *   files instead of listing again. Listings that met a symbolic link or a problem are not remembered.
  * - A missing directory is not an error. A directory that cannot be read, or that is not a directory, is reported as
  *   `error` on its `ScanResult`; a file that cannot be read or parsed is listed in `problems`. Neither fails the scan.
  * - When the time budget runs out, the directories still being scanned return what they found so far with
@@ -169,13 +172,21 @@ export namespace DiscoveryScan {
     options: Options,
     reserve: (files: number) => void,
   ): Promise<{ error?: string }> {
-    let candidates: Candidate[]
-    try {
-      candidates = place.type === "skill" ? await skillFiles(place.path, p) : await markdownFiles(place.path, p)
-    } catch (error) {
-      return { error: `${place.path}: ${describe(error)}` }
+    const key = `${place.type}\u0000${place.path}`
+    let candidates = await listed(options.cache.listing(key))
+    if (!candidates) {
+      const seen: Seen = { stamps: [], links: false }
+      const problems = p.problems.length
+      try {
+        candidates =
+          place.type === "skill" ? await skillFiles(place.path, p, seen) : await markdownFiles(place.path, p, seen)
+      } catch (error) {
+        return { error: `${place.path}: ${describe(error)}` }
+      }
+      candidates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      if (!seen.links && p.problems.length === problems && !p.stopped)
+        options.cache.setListing(key, { stamps: seen.stamps, files: candidates })
     }
-    candidates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     reserve(candidates.length)
     const found: (Discovery.DiscoveredItem | undefined)[] = new Array(candidates.length)
     let next = 0
@@ -192,16 +203,41 @@ export namespace DiscoveryScan {
     return {}
   }
 
+  /** What a listing saw: the folders it read with their modification time (taken before reading), and any link. */
+  type Seen = { stamps: (readonly [string, number])[]; links: boolean }
+
+  /** The files of a remembered listing while every folder it read keeps its modification time, else undefined. */
+  async function listed(listing: DiscoveryCache.Listing | undefined): Promise<Candidate[] | undefined> {
+    if (!listing) return undefined
+    const now = await Promise.all(
+      listing.stamps.map(([dir]) =>
+        fs.stat(dir).then(
+          (s) => s.mtimeMs,
+          () => -1,
+        ),
+      ),
+    )
+    return listing.stamps.every(([, mtime], i) => now[i] === mtime) ? [...listing.files] : undefined
+  }
+
+  async function stamp(dir: string, seen: Seen) {
+    seen.stamps.push([dir, (await fs.stat(dir)).mtimeMs])
+  }
+
   /** `<dir>/<name>/SKILL.md` for every sub-folder that has one. */
-  async function skillFiles(dir: string, p: Progress): Promise<Candidate[]> {
+  async function skillFiles(dir: string, p: Progress, seen: Seen): Promise<Candidate[]> {
     const out: Candidate[] = []
+    await stamp(dir, seen)
     for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
       if (p.stopped) break
       const name = entry.name
       if (name.startsWith(".")) continue
       const folder = path.join(dir, name)
+      if (entry.isSymbolicLink()) seen.links = true
       const kind = await kindOf(folder, entry)
       if (kind !== "dir") continue
+      // A SKILL.md added or removed later changes this folder's time.
+      await stamp(folder, seen)
       const file = path.join(folder, "SKILL.md")
       const fileKind = await kindOf(file)
       if (fileKind === "file") out.push({ path: file, fallbackName: name })
@@ -211,7 +247,7 @@ export namespace DiscoveryScan {
   }
 
   /** Every `*.md` below `root` (case-insensitive extension), following links, without loops. */
-  async function markdownFiles(root: string, p: Progress): Promise<Candidate[]> {
+  async function markdownFiles(root: string, p: Progress, seen: Seen): Promise<Candidate[]> {
     const out: Candidate[] = []
     const visited = new Set<string>()
     const walk = async (dir: string, depth: number) => {
@@ -221,10 +257,12 @@ export namespace DiscoveryScan {
         return
       }
       visited.add(real)
+      await stamp(dir, seen)
       for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
         if (p.stopped) return
         const name = entry.name
         if (name.startsWith(".")) continue
+        if (entry.isSymbolicLink()) seen.links = true
         const full = path.join(dir, name)
         const kind = await kindOf(full, entry)
         if (kind === "dir") {
@@ -298,7 +336,7 @@ export namespace DiscoveryScan {
     let handle: fs.FileHandle | undefined
     try {
       const stat = await fs.stat(candidate.path)
-      if (access && (await guarded(access, candidate, place.type, identity(stat)))) {
+      if (access?.active() && (await guarded(access, candidate, place.type, identity(stat)))) {
         cache.invalidate(candidate.path)
         return undefined
       }

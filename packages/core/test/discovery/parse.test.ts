@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { DiscoveryParse } from "../../discovery/parse"
+import { Discovery } from "../../discovery/schema"
 
 const base = {
   filePath: "/home/me/.claude/agents/code-reviewer.md",
@@ -59,6 +60,19 @@ describe("DiscoveryParse", () => {
     expect(DiscoveryParse.lead("# One\n## Two")).toBe("One")
     expect(DiscoveryParse.lead("word ".repeat(200))!.length).toBeLessThanOrEqual(300)
     expect(DiscoveryParse.lead("\n\n")).toBeUndefined()
+  })
+
+  test("the item is what the schema makes of it (the usual item skips the zod parse)", () => {
+    for (const text of [
+      "---\nname: '  spaced  '\ndescription: d\n---\n# T\nbody",
+      "plain body",
+      "---\nkeywords: [a]\n---\n",
+    ]) {
+      const item = parse(text).item!
+      expect(Discovery.DiscoveredItem.parse(item)).toEqual(item)
+      expect(Object.isFrozen(item)).toBe(true)
+    }
+    expect(parse("---\nname: '  spaced  '\n---\n").item?.name).toBe("spaced")
   })
 
   test("`tags` stand in for `keywords`; a comma-separated string is a list", () => {

@@ -132,6 +132,30 @@ describe("DiscoveryScan", () => {
     expect(warm).toMatchObject({ parsed: 0, cacheHits: 1, problems: r.problems })
   })
 
+  test("a folder's listing is reused while no folder changed; files added in nested folders and new skills are found", async () => {
+    await using dir = await tmpdir({
+      "cmd/a.md": md({ description: "A" }),
+      "cmd/git/b.md": md({ description: "B" }),
+      "skills/x/SKILL.md": md({ description: "X" }),
+      "skills/y/notes.md": "not yet a skill",
+    })
+    const cache = new DiscoveryCache()
+    await scan(place(dir.file("cmd"), "command"), cache)
+    await scan(place(dir.file("skills"), "skill"), cache)
+    expect(cache.listing(`command\u0000${dir.file("cmd")}`)?.files.map((f) => f.fallbackName)).toEqual(["a", "git/b"])
+    // Wait out the file system's time granularity, so that a change is a different modification time.
+    await Bun.sleep(20)
+    await fs.writeFile(dir.file("cmd/git/c.md"), md({ description: "C" }))
+    await fs.writeFile(dir.file("skills/y/SKILL.md"), md({ description: "Y" }))
+    const cmd = await scan(place(dir.file("cmd"), "command"), cache)
+    expect(cmd.items.map((i) => i.name)).toEqual(["a", "git/b", "git/c"])
+    expect(cmd).toMatchObject({ parsed: 1, cacheHits: 2 })
+    const skills = await scan(place(dir.file("skills"), "skill"), cache)
+    expect(skills.items.map((i) => i.name)).toEqual(["x", "y"])
+    await fs.rm(dir.file("cmd/git"), { recursive: true })
+    expect((await scan(place(dir.file("cmd"), "command"), cache)).items.map((i) => i.name)).toEqual(["a"])
+  })
+
   test("only the first 64 KiB are read: a huge file still yields its frontmatter", async () => {
     const body = "é".repeat(100_000)
     await using dir = await tmpdir({ "agents/big.md": md({ description: "Big one" }, body) })
