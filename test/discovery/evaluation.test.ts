@@ -9,47 +9,85 @@ import { MemoryThink } from "@opencode-builtins/core/discovery/memory-think"
 import { ResourceLoader } from "@opencode-builtins/core/resource/loader"
 import { Logger } from "@opencode-builtins/core/util/log"
 import { files, names } from "./catalogue"
-import { LABELLED } from "./labelled"
+import { LABELLED, type Labelled } from "./labelled"
+import { SETS, chatter, layout, type RealSet } from "./real/sets"
 
 /**
- * Matching quality on the labelled prompts: recall@5 and precision@5 of each ranking strategy over the realistic
- * catalogue, discovered from real files (and the real resource loader) in a temporary home and project.
+ * Matching quality on three labelled sets, each discovered from real files in a temporary home and project:
  *
- * - recall@5: over prompts that expect something, the share of expected entries among the first 5 suggestions
- *   (suggestions of all types ranked together by score), averaged per prompt.
- * - precision@5: over prompts that get at least one suggestion, the share of the first 5 suggestions that are
- *   expected, averaged per prompt (prompts expecting nothing count 0 when they get any suggestion).
- * - quiet: the share of prompts expecting nothing that get no suggestion.
+ * - `synthetic`: the catalogue and prompts of catalogue.ts / labelled.ts (written for this project);
+ * - `tuning`: real public collections (real/README.md), the set the matcher was designed on;
+ * - `held-out`: other real public collections, prompts written before the matcher was run on them.
+ *
+ * Measures, over the first 5 suggestions as the user gets them (all types ranked together by score):
+ * - recall@5: over prompts that expect something, the share of expected entries shown, averaged per prompt;
+ * - precision@5: over prompts that get at least one suggestion, the share of suggestions that are expected, averaged
+ *   per prompt (a prompt expecting nothing counts 0 when it gets any);
+ * - MRR: over prompts that expect something, 1 / rank of the first expected entry (0 when none is shown);
+ * - quiet: the share of chatter prompts ("thanks, that's all") that get no suggestion.
+ *
+ * The engine is compared with plain BM25 over name and description (`plain`: top 5, no floor), prompt by prompt:
+ * prompts with a better and a worse recall@5 (and precision@5), a two-sided sign test, and a bootstrap interval of the
+ * mean difference (10,000 resamples of the prompts, fixed seed).
  */
 
-type Metrics = { recall: number; precision: number; quiet: number; shown: number; misses: string[] }
+type Ranked = (prompt: string) => string[]
+type PerPrompt = { recall?: number; precision?: number; rr?: number }
+type Metrics = {
+  recall: number
+  precision: number
+  mrr: number
+  quiet: number
+  shown: number
+  per: PerPrompt[]
+  misses: string[]
+}
+type Env = { id: string; labelled: Labelled[]; cat: DynamicDiscovery.Catalogue; engine: DynamicDiscovery.Engine }
 
-let root: string
-let engine: DynamicDiscovery.Engine
-let cat: DynamicDiscovery.Catalogue
-let loader: ResourceLoader.Loader
+const roots: string[] = []
+const loaders: ResourceLoader.Loader[] = []
+const envs: Record<string, Env> = {}
 
-beforeAll(async () => {
-  root = realpathSync(await fs.mkdtemp(path.join(os.tmpdir(), "ocb-discovery-eval-")))
+async function realEnv(set: RealSet): Promise<Env> {
+  const root = realpathSync(await fs.mkdtemp(path.join(os.tmpdir(), `ocb-discovery-${set.id}-`)))
+  roots.push(root)
+  const { home, project } = await layout(set, root)
+  const engine = DynamicDiscovery.create({ directory: project, worktree: project, env: { HOME: home } })
+  return { id: set.id, labelled: set.labelled, cat: await engine.catalogue(), engine }
+}
+
+async function syntheticEnv(): Promise<Env> {
+  const root = realpathSync(await fs.mkdtemp(path.join(os.tmpdir(), "ocb-discovery-eval-")))
+  roots.push(root)
   for (const [rel, text] of Object.entries(files())) {
     await fs.mkdir(path.dirname(path.join(root, rel)), { recursive: true })
     await fs.writeFile(path.join(root, rel), text)
   }
   const project = path.join(root, "project")
-  loader = ResourceLoader.create({ directory: project, worktree: project, log: Logger.silent }, { persistCache: false })
-  engine = DynamicDiscovery.create({
+  const loader = ResourceLoader.create(
+    { directory: project, worktree: project, log: Logger.silent },
+    { persistCache: false },
+  )
+  loaders.push(loader)
+  const engine = DynamicDiscovery.create({
     directory: project,
     worktree: project,
     // A temporary home and no XDG_CONFIG_HOME: OpenCode's global folder is ~/.config/opencode.
     env: { HOME: path.join(root, "home") },
     resources: async () => (await loader.index()).resources.values(),
   })
-  cat = await engine.catalogue()
+  return { id: "synthetic", labelled: LABELLED, cat: await engine.catalogue(), engine }
+}
+
+beforeAll(async () => {
+  envs.synthetic = await syntheticEnv()
+  envs.tuning = await realEnv(SETS.tuning)
+  envs.heldout = await realEnv(SETS.heldout)
 })
 
 afterAll(async () => {
-  await loader?.dispose()
-  await fs.rm(root, { recursive: true, force: true })
+  for (const loader of loaders) await loader.dispose()
+  for (const root of roots) await fs.rm(root, { recursive: true, force: true })
 })
 
 function key(cat: DynamicDiscovery.Catalogue, index: number) {
@@ -57,136 +95,263 @@ function key(cat: DynamicDiscovery.Catalogue, index: number) {
   return `resource:${cat.resources[index - cat.items.length].id}`
 }
 
-function evaluate(rank: (prompt: string) => string[]): Metrics {
+/** What the user is shown: the engine's per-type lists, ranked together by score. */
+function engineRanking(env: Env): Ranked {
+  return (prompt) => {
+    const ctx = env.engine.match(env.cat, prompt)
+    return [
+      ...ctx.matchedAgents.map((m) => ({ k: `agent:${m.item.name}`, s: m.score })),
+      ...ctx.matchedCommands.map((m) => ({ k: `command:${m.item.name}`, s: m.score })),
+      ...ctx.matchedSkills.map((m) => ({ k: `skill:${m.item.name}`, s: m.score })),
+      ...ctx.matchedOutputStyles.map((m) => ({ k: `outputStyle:${m.item.name}`, s: m.score })),
+      ...ctx.matchedResources.map((m) => ({ k: `resource:${m.resource.id}`, s: m.score })),
+    ]
+      .sort((a, b) => b.s - a.s)
+      .map((x) => x.k)
+  }
+}
+
+function strategyRanking(env: Env, strategy: DiscoveryMatch.Strategy): Ranked {
+  const index = DiscoveryMatch.index(DynamicDiscovery.documents(env.cat), strategy)
+  return (prompt) => {
+    const detection = MemoryThink.detect(prompt)
+    return index.search(detection ? detection.topic : prompt).map((h) => key(env.cat, h.index))
+  }
+}
+
+function evaluate(labelled: Labelled[], rank: Ranked): Metrics {
   let recall = 0
   let positives = 0
   let precision = 0
   let answered = 0
+  let rr = 0
   let quiet = 0
-  let negatives = 0
+  let chats = 0
   let shown = 0
+  const per: PerPrompt[] = []
   const misses: string[] = []
-  for (const { prompt, relevant } of LABELLED) {
-    const top = rank(prompt).slice(0, 5)
+  for (const l of labelled) {
+    const top = rank(l.prompt).slice(0, 5)
     shown += top.length
-    const hits = top.filter((k) => relevant.includes(k)).length
-    if (relevant.length) {
+    const hits = top.filter((k) => l.relevant.includes(k)).length
+    const p: PerPrompt = {}
+    if (l.relevant.length) {
       positives++
-      recall += hits / relevant.length
-      const missing = relevant.filter((r) => !top.includes(r))
+      p.recall = hits / l.relevant.length
+      const first = top.findIndex((k) => l.relevant.includes(k))
+      p.rr = first < 0 ? 0 : 1 / (first + 1)
+      recall += p.recall
+      rr += p.rr
+      const missing = l.relevant.filter((r) => !top.includes(r))
       if (missing.length)
-        misses.push(`${JSON.stringify(prompt)} missed ${missing.join(", ")} (got ${top.join(", ") || "nothing"})`)
+        misses.push(`${JSON.stringify(l.prompt)} missed ${missing.join(", ")} (got ${top.join(", ") || "nothing"})`)
     } else {
-      negatives++
-      if (top.length === 0) quiet++
-      else misses.push(`${JSON.stringify(prompt)} expected nothing, got ${top.join(", ")}`)
+      if (chatter(l)) {
+        chats++
+        if (top.length === 0) quiet++
+      }
+      if (top.length) misses.push(`${JSON.stringify(l.prompt)} expected nothing, got ${top.join(", ")}`)
     }
     if (top.length) {
       answered++
-      precision += hits / top.length
+      p.precision = hits / top.length
+      precision += p.precision
     }
+    per.push(p)
   }
   return {
     recall: recall / positives,
     precision: answered ? precision / answered : 0,
-    quiet: negatives ? quiet / negatives : 1,
-    shown: shown / LABELLED.length,
+    mrr: rr / positives,
+    quiet: chats ? quiet / chats : 1,
+    shown: shown / labelled.length,
+    per,
     misses,
   }
 }
 
-function byStrategy(strategy: DiscoveryMatch.Strategy, tuning = DiscoveryMatch.TUNING) {
-  const index = DiscoveryMatch.index(DynamicDiscovery.documents(cat), strategy, tuning)
-  return (prompt: string) => {
-    const detection = MemoryThink.detect(prompt)
-    return index.search(detection ? detection.topic : prompt).map((h) => key(cat, h.index))
+/** Two-sided sign test: the probability of a split at least this uneven among `better + worse` fair coin flips. */
+function signTest(better: number, worse: number): number {
+  const n = better + worse
+  if (n === 0) return 1
+  const k = Math.min(better, worse)
+  let tail = 0
+  for (let i = 0; i <= k; i++) tail += Math.exp(logChoose(n, i) - n * Math.LN2)
+  return Math.min(1, 2 * tail)
+}
+
+function logChoose(n: number, k: number) {
+  let s = 0
+  for (let i = 1; i <= k; i++) s += Math.log((n - k + i) / i)
+  return s
+}
+
+/** Mean of `diffs` and its 95 % bootstrap interval (percentiles of 10,000 resamples; fixed seed). */
+function bootstrap(diffs: number[]): { mean: number; low: number; high: number } {
+  let seed = 12345
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / (xs.length || 1)
+  const means: number[] = []
+  for (let r = 0; r < 10_000; r++) {
+    let s = 0
+    for (let i = 0; i < diffs.length; i++) s += diffs[Math.floor(random() * diffs.length)]
+    means.push(s / diffs.length)
+  }
+  means.sort((a, b) => a - b)
+  return {
+    mean: mean(diffs),
+    low: means[Math.floor(0.025 * means.length)],
+    high: means[Math.floor(0.975 * means.length)],
   }
 }
 
+type Paired = { better: number; worse: number; same: number; p: number; mean: number; low: number; high: number }
+
+/** Prompt-by-prompt comparison of `a` with `b` on one per-prompt measure (prompts where both have it). */
+function paired(a: Metrics, b: Metrics, measure: keyof PerPrompt): Paired {
+  const diffs: number[] = []
+  let better = 0
+  let worse = 0
+  a.per.forEach((x, i) => {
+    const y = b.per[i]
+    // A prompt that gets no suggestion has precision 0 when it expected something (it showed nothing useful).
+    const ax = x[measure] ?? (measure === "precision" && x.recall !== undefined ? 0 : undefined)
+    const bx = y[measure] ?? (measure === "precision" && y.recall !== undefined ? 0 : undefined)
+    if (ax === undefined || bx === undefined) return
+    diffs.push(ax - bx)
+    if (ax > bx) better++
+    else if (ax < bx) worse++
+  })
+  return { better, worse, same: diffs.length - better - worse, p: signTest(better, worse), ...bootstrap(diffs) }
+}
+
 const fmt = (x: number) => x.toFixed(3)
+const row = (name: string, m: Metrics) =>
+  `${name.padEnd(16)} ${fmt(m.recall)}    ${fmt(m.precision)}       ${fmt(m.mrr)}  ${fmt(m.quiet)}  ${m.shown.toFixed(2)}`
+const pairLine = (what: string, r: Paired) =>
+  `  ${what}: ${r.better} prompts better, ${r.worse} worse, ${r.same} same; sign test p = ${r.p.toFixed(4)}; ` +
+  `mean difference ${r.mean >= 0 ? "+" : ""}${fmt(r.mean)} (95 % bootstrap ${fmt(r.low)} … ${fmt(r.high)})`
 
-describe("discovery matching quality (labelled set)", () => {
-  test("the catalogue is discovered completely from real files, and every label names a catalogue entry", () => {
-    const discovered = new Set([
-      ...cat.items.map((i) => `${i.resourceType}:${i.name}`),
-      ...cat.resources.map((r) => `resource:${r.id}`),
-    ])
-    expect([...names()].filter((n) => !discovered.has(n))).toEqual([])
-    expect(cat.problems).toEqual([])
-    expect(cat.degraded).toEqual([])
-    const unknown = LABELLED.flatMap((l) => l.relevant).filter((r) => !discovered.has(r))
-    expect(unknown).toEqual([])
-    expect(LABELLED.length).toBeGreaterThanOrEqual(50)
+/** Every strategy, the engine, and the paired comparison with plain BM25, printed; returned for the assertions. */
+function report(env: Env) {
+  const strategies = Object.fromEntries(
+    DiscoveryMatch.STRATEGIES.map((s) => [s, evaluate(env.labelled, strategyRanking(env, s))]),
+  ) as Record<DiscoveryMatch.Strategy, Metrics>
+  const engine = evaluate(env.labelled, engineRanking(env))
+  const plain = strategies.plain
+  const recall = paired(engine, plain, "recall")
+  const precision = paired(engine, plain, "precision")
+  const positives = env.labelled.filter((l) => l.relevant.length).length
+  console.log(
+    [
+      `discovery evaluation, ${env.id} set: ${env.labelled.length} prompts (${positives} expecting suggestions, ` +
+        `${env.labelled.filter(chatter).length} chatter), ${env.cat.items.length} items + ${env.cat.resources.length} ` +
+        `resources, ${env.cat.problems.filter((p) => p.severity !== "warning").length} files skipped, ` +
+        `${env.cat.problems.filter((p) => p.severity === "warning").length} read leniently`,
+      `strategy         recall@5  precision@5  MRR    quiet  avg shown`,
+      ...Object.entries(strategies).map(([s, m]) => row(s, m)),
+      row(`engine (${DiscoveryMatch.STRATEGY})`, engine),
+      `engine vs plain BM25, prompt by prompt:`,
+      pairLine("recall@5", recall),
+      pairLine("precision@5", precision),
+      `misses of the engine:`,
+      ...engine.misses.map((m) => `  ${m}`),
+    ].join("\n"),
+  )
+  return { strategies, engine, plain, recall, precision }
+}
+
+describe("discovery matching quality", () => {
+  test("the catalogues are discovered completely from real files, and every label names an entry", () => {
+    const synthetic = envs.synthetic
+    const discovered = (env: Env) =>
+      new Set([
+        ...env.cat.items.map((i) => `${i.resourceType}:${i.name}`),
+        ...env.cat.resources.map((r) => `resource:${r.id}`),
+      ])
+    expect([...names()].filter((n) => !discovered(synthetic).has(n))).toEqual([])
+    expect(synthetic.cat.problems).toEqual([])
     // The project's code-reviewer overrides the global one of the same name.
-    const reviewer = cat.items.find((i) => i.name === "code-reviewer")!
-    expect(reviewer.source).toBe("local")
-    expect(cat.shadowed.map((s) => s.item.filePath)).toEqual([path.join(root, "home/.claude/agents/code-reviewer.md")])
-  })
-
-  test("recall@5 and precision@5 per strategy; the default strategy is the best and reaches recall@5 ≥ 0.8", () => {
-    const results = Object.fromEntries(DiscoveryMatch.STRATEGIES.map((s) => [s, evaluate(byStrategy(s))])) as Record<
-      DiscoveryMatch.Strategy,
-      Metrics
-    >
-    // What the user is shown: the engine's own per-type lists, ranked together.
-    const shown = evaluate((prompt) => {
-      const ctx = engine.match(cat, prompt)
-      return [
-        ...ctx.matchedAgents.map((m) => ({ k: `agent:${m.item.name}`, s: m.score })),
-        ...ctx.matchedCommands.map((m) => ({ k: `command:${m.item.name}`, s: m.score })),
-        ...ctx.matchedSkills.map((m) => ({ k: `skill:${m.item.name}`, s: m.score })),
-        ...ctx.matchedOutputStyles.map((m) => ({ k: `outputStyle:${m.item.name}`, s: m.score })),
-        ...ctx.matchedResources.map((m) => ({ k: `resource:${m.resource.id}`, s: m.score })),
-      ]
-        .sort((a, b) => b.s - a.s)
-        .map((x) => x.k)
-    })
-    const positives = LABELLED.filter((l) => l.relevant.length).length
-    const lines = [
-      `discovery evaluation: ${LABELLED.length} prompts (${positives} expecting suggestions, ${LABELLED.length - positives} expecting none), ` +
-        `${cat.items.length} items + ${cat.resources.length} resources`,
-      `strategy       recall@5  precision@5  quiet  avg shown`,
-      ...Object.entries(results).map(
-        ([s, m]) =>
-          `${s.padEnd(14)} ${fmt(m.recall)}    ${fmt(m.precision)}        ${fmt(m.quiet)}  ${m.shown.toFixed(2)}`,
-      ),
-      `engine (${DiscoveryMatch.STRATEGY})  ${fmt(shown.recall)}    ${fmt(shown.precision)}        ${fmt(shown.quiet)}  ${shown.shown.toFixed(2)}`,
-      `misses of ${DiscoveryMatch.STRATEGY}:`,
-      ...results[DiscoveryMatch.STRATEGY].misses.map((m) => `  ${m}`),
-    ]
-    console.log(lines.join("\n"))
-
-    const chosen = results[DiscoveryMatch.STRATEGY]
-    for (const [name, other] of Object.entries(results)) {
-      if (name === DiscoveryMatch.STRATEGY) continue
-      // Chosen by the numbers: no other strategy has a better recall@5, nor the same recall with better precision.
-      expect(chosen.recall).toBeGreaterThanOrEqual(other.recall)
-      if (chosen.recall === other.recall) expect(chosen.precision).toBeGreaterThanOrEqual(other.precision)
+    expect(synthetic.cat.items.find((i) => i.name === "code-reviewer")!.source).toBe("local")
+    for (const env of Object.values(envs)) {
+      expect(env.cat.degraded).toEqual([])
+      expect(env.labelled.flatMap((l) => l.relevant).filter((r) => !discovered(env).has(r))).toEqual([])
     }
-    expect(chosen.recall).toBeGreaterThanOrEqual(0.8)
-    // The engine's lists are what the chosen strategy ranks (per-type caps do not lose expected entries here).
-    expect(shown.recall).toBeGreaterThanOrEqual(0.8)
+    // The 8 VoltAgent agents with an unquoted ": " in their description are read leniently, as Claude Code reads
+    // them; the 5 Command Suite templates whose name is "{{SKILL_NAME}}" (a YAML mapping) are still refused.
+    const lenient = envs.tuning.cat.problems.filter((p) => p.severity === "warning")
+    expect(lenient).toHaveLength(8)
+    expect(envs.tuning.cat.problems).toHaveLength(8)
+    expect(envs.tuning.cat.items).toHaveLength(232)
+    const refused = envs.heldout.cat.problems.filter((p) => p.severity !== "warning")
+    expect(refused.map((p) => path.basename(p.path)).sort()).toEqual([
+      "enhanced-multi-file-skill-template.md",
+      "enhanced-simple-skill-template.md",
+      "multi-file-skill-template.md",
+      "simple-skill-template.md",
+      "tool-restricted-skill-template.md",
+    ])
+    expect(refused.every((p) => p.error === "frontmatter `name` must be text")).toBe(true)
   })
 
-  test("the relevance floor of bm25 trades recall for precision (figures for docs/discovery.md)", () => {
-    const cuts = [0, 0.35, 0.5, 0.65, 0.8]
-    const rows = cuts.map((cut) => ({
-      cut,
-      ...evaluate(byStrategy("bm25", { ...DiscoveryMatch.TUNING, relativeCut: cut })),
-    }))
+  test("synthetic set: the engine keeps recall@5 ≥ 0.8 with precision@5 ≥ 0.7", () => {
+    const { engine } = report(envs.synthetic)
+    expect(engine.recall).toBeGreaterThanOrEqual(0.8)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.7)
+  })
+
+  test("tuning set (real collections the matcher was designed on): figures and the comparison with plain BM25", () => {
+    const { engine, plain, precision } = report(envs.tuning)
+    // Figures of docs/discovery.md (in-sample: this set chose the matcher's parameters): recall@5 0.781, precision@5
+    // 0.715, plain BM25 0.755 / 0.250.
+    expect(engine.recall).toBeGreaterThanOrEqual(0.78)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.71)
+    expect(engine.precision).toBeGreaterThan(plain.precision + 0.3)
+    expect(precision.p).toBeLessThan(0.01)
+    expect(engine.quiet).toBe(1)
+  })
+
+  test("held-out set (other real collections, prompts written before the first run): goals and measured floors", () => {
+    const { engine, plain, precision } = report(envs.heldout)
+    // Goal met: chatter stays quiet.
+    expect(engine.quiet).toBeGreaterThanOrEqual(0.95)
+    // Goals NOT met (recall@5 ≥ 0.85, precision@5 ≥ 0.70): these are the measured floors (recall@5 0.694, precision@5
+    // 0.521; plain BM25 0.803 / 0.261), asserted so that a change can only keep or raise them. Precision is clearly
+    // above plain BM25 (sign test); recall is below it (docs/discovery.md, "Figures").
+    expect(engine.recall).toBeGreaterThanOrEqual(0.69)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.52)
+    expect(engine.precision).toBeGreaterThan(plain.precision)
+    expect(precision.p).toBeLessThan(0.01)
+  })
+
+  test("held-out trade-off of the cuts (descriptive: printed after the one run, not used to choose them)", () => {
+    const env = envs.heldout
+    const docs = DynamicDiscovery.documents(env.cat)
+    console.log("held-out, group cut (global = 0.625×)  recall@5  precision@5  avg shown")
+    for (const cut of [0, 0.4, 0.6, 0.8]) {
+      const fields = { ...DiscoveryMatch.FIELD_TUNING, relativeCut: cut * 0.625, groupCut: cut }
+      const index = DiscoveryMatch.index(docs, "bm25f", DiscoveryMatch.TUNING, fields)
+      const m = evaluate(env.labelled, (p) => index.search(p).map((h) => key(env.cat, h.index)))
+      console.log(`${cut.toFixed(2).padEnd(38)} ${fmt(m.recall)}    ${fmt(m.precision)}        ${m.shown.toFixed(2)}`)
+    }
+  })
+
+  test("the relative cuts of bm25f trade recall for precision (tuning set; figures for docs/discovery.md)", () => {
+    const env = envs.tuning
+    const docs = DynamicDiscovery.documents(env.cat)
+    const rows = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8].map((cut) => {
+      const fields = { ...DiscoveryMatch.FIELD_TUNING, relativeCut: cut * 0.625, groupCut: cut }
+      const index = DiscoveryMatch.index(docs, "bm25f", DiscoveryMatch.TUNING, fields)
+      return { cut, ...evaluate(env.labelled, (p) => index.search(p).map((h) => key(env.cat, h.index))) }
+    })
     console.log(
       [
-        "relative cut  recall@5  precision@5  avg shown",
+        "group cut (global = 0.625×)  recall@5  precision@5  avg shown",
         ...rows.map(
-          (r) => `${r.cut.toFixed(2).padEnd(13)} ${fmt(r.recall)}    ${fmt(r.precision)}        ${r.shown.toFixed(2)}`,
+          (r) => `${r.cut.toFixed(2).padEnd(28)} ${fmt(r.recall)}    ${fmt(r.precision)}        ${r.shown.toFixed(2)}`,
         ),
       ].join("\n"),
     )
-    // A higher floor never shows more, so precision does not drop while recall does not rise.
-    for (let i = 1; i < rows.length; i++) {
-      expect(rows[i].shown).toBeLessThanOrEqual(rows[i - 1].shown)
-      expect(rows[i].recall).toBeLessThanOrEqual(rows[i - 1].recall)
-    }
-    expect(rows.find((r) => r.cut === DiscoveryMatch.RELATIVE_CUT)!.recall).toBeGreaterThanOrEqual(0.8)
+    for (let i = 1; i < rows.length; i++) expect(rows[i].shown).toBeLessThanOrEqual(rows[i - 1].shown)
   })
 })

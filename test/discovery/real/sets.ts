@@ -34,9 +34,13 @@ export function chatter(l: Labelled): boolean {
   return l.relevant.length === 0 && !UNSERVED.has(l.prompt)
 }
 
-/** The text of one catalogue file: its frontmatter (as written when it was malformed) and its first paragraph. */
+/**
+ * The text of one catalogue file: its frontmatter (as written when it was malformed) and its first paragraph (a
+ * heading and the line under it when the file began with a heading, as `extract.ts` keeps them).
+ */
 export function text(item: Item): string {
-  const body = item.lead ? `${item.lead}\n` : ""
+  const [first, ...rest] = (item.lead ?? "").split("\n")
+  const body = !item.lead ? "" : rest.length ? `# ${first}\n\n${rest.join("\n")}\n` : `${first}\n`
   if (item.raw !== undefined) return `${item.raw}\n\n${body}`
   const front = [
     item.name !== undefined ? `name: ${JSON.stringify(item.name)}` : undefined,
