@@ -209,4 +209,34 @@ async function real(root: string) {
   )
   console.log(`                first of the process, code not yet optimised by the JIT: ${ms(first[0])}`)
   console.log(`  repeat prompt ${ms(rp)} (target ≤10 ms) = ${(rp / pf).toFixed(2)}× the plain read`)
+
+  // The same in new processes, as a user runs the command: `opencode-builtins discover "<prompt>"` against a process
+  // that only lists and reads the same files (both pay Bun's start-up and their module loading).
+  const cli = path.join(import.meta.dir, "../../packages/plugin/cli.ts")
+  const reader = `
+    const fs = require("fs"), path = require("path")
+    for (const d of ${JSON.stringify(dirs)})
+      for (const e of fs.readdirSync(d, { recursive: true, withFileTypes: true }))
+        if (e.isFile()) fs.readFileSync(path.join(e.parentPath, e.name))`
+  const spawn = async (args: string[]) => {
+    const t = performance.now()
+    const proc = Bun.spawn([process.execPath, ...args], {
+      cwd: project,
+      env: { ...process.env, HOME: home },
+      stdout: "ignore",
+    })
+    if ((await proc.exited) !== 0) throw new Error(`${args.join(" ")} failed`)
+    return performance.now() - t
+  }
+  const cliTimes: number[] = []
+  const readTimes: number[] = []
+  for (let i = 0; i < 7; i++) {
+    readTimes.push(await spawn(["-e", reader]))
+    cliTimes.push(await spawn([cli, "discover", prompts[i]]))
+  }
+  const ct = median(cliTimes)
+  const rt = median(readTimes)
+  console.log(
+    `  new process: discover "<prompt>" ${ms(ct)} = ${(ct / rt).toFixed(2)}× a process that lists and reads the same files (${ms(rt)})`,
+  )
 }
