@@ -7,16 +7,18 @@ import type { ResourceParse } from "./parse"
 import type { Resource } from "./schema"
 
 /**
- * The persisted index cache: per file, its size, mtime and parse result. A warm start stats every file and re-reads
- * only those whose size or mtime changed; new and removed files are found by the scan. A cache that is missing,
- * corrupt, from another format version or for another project is ignored (and rewritten), never trusted.
+ * The persisted index cache: per file, its size, mtime and parse result, and the folder stamps of the scan that found
+ * them. A warm start whose folders all kept their stamps restores the index from it without a scan, then checks every
+ * file's size and mtime in the background; otherwise it scans, stats every file and re-reads only those whose size or
+ * mtime changed. A cache that is missing, corrupt, from another format version or for another project is ignored
+ * (and rewritten), never trusted.
  *
  * @example
  * const file = ResourceCache.defaultPath("/repo") // ~/.cache/opencode-builtins/resource-index/<hash>.json
  * const cache = await ResourceCache.read(file, "/repo") // undefined when unusable
  */
 export namespace ResourceCache {
-  export const FORMAT = 1
+  export const FORMAT = 2
 
   export type FileEntry = {
     size: number
@@ -46,6 +48,14 @@ export namespace ResourceCache {
     segments?: string
     files: Record<string, FileEntry>
     references: Record<string, ReferenceEntry>
+    /**
+     * What the scan behind these entries saw besides the files: every folder's stamp (`ResourceScan.Result.dirs`),
+     * when it began, and its warnings. With them a start whose folders all kept their stamps needs no scan at all
+     * (`ResourceBuild.restore`).
+     */
+    scan?: { dirs: [string, number | null][]; listedAt: number; warnings: Resource.Warning[] }
+    /** What assembling these entries decided (ids, resolved references, warnings), when no security check was on. */
+    snapshot?: ResourceIndex.Snapshot
   }
 
   export function empty(projectRoot: string, segments = ""): Data {

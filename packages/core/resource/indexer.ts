@@ -116,23 +116,8 @@ export namespace ResourceIndex {
       )
       .map((r) => r.file)
 
-    const index: Index = {
-      version: VERSION,
-      generatedAt: Date.now(),
-      projectRoot: project.root,
-      resources: new Map(),
-      byType: new Map(),
-      byDomain: new Map(),
-      byTag: new Map(),
-      byReference: new Map(),
-      graph: { forward: new Map(), backward: new Map(), agents: new Map(), commands: new Map() },
-      dangling: new Map(),
-      withheld: new Map(),
-      withheldRefs: new Map(),
-      warnings,
-      haystack: new Map(),
-      text: { bytes: Buffer.alloc(0), starts: [], metas: [], hays: [] },
-    }
+    const index = empty(project)
+    index.warnings = warnings
     const byPath = new Map<string, string>()
     const byUri = new Map<string, string>()
     const urisOf = new Map<string, readonly string[]>()
@@ -264,8 +249,17 @@ export namespace ResourceIndex {
       }
     }
 
+    for (const meta of index.resources.values()) meta.referencedBy.sort()
+    return finish(index)
+  }
+
+  /**
+   * The parts of an index that follow from its resources alone: secondary indexes, the reference graph's forward and
+   * backward maps (from each resource's resolved references), the search text. Shared by `assemble` and `hydrate`.
+   */
+  function finish(index: Index): Index {
+    const parts: string[] = []
     for (const [id, meta] of index.resources) {
-      meta.referencedBy.sort()
       add(index.byType, meta.type, id)
       add(index.byDomain, meta.domain, id)
       for (const tag of meta.tags) add(index.byTag, tag.toLowerCase(), id)
@@ -280,17 +274,101 @@ export namespace ResourceIndex {
       }
       hay.all = `${hay.id}\n${hay.name}\n${hay.tags}\n${hay.description}\n${hay.rest}`
       index.haystack.set(id, hay)
-    }
-    const parts: string[] = []
-    let offset = 0
-    for (const [id, hay] of index.haystack) {
-      index.text.starts.push(offset)
-      index.text.metas.push(index.resources.get(id)!)
+      index.text.metas.push(meta)
       index.text.hays.push(hay)
       parts.push(hay.all)
-      offset += Buffer.byteLength(hay.all) + 1
     }
-    index.text.bytes = Buffer.from(parts.join("\u0000"))
+    const joined = parts.join("\u0000")
+    index.text.bytes = Buffer.from(joined)
+    // Byte offsets: for ASCII text (the common case) they are the character offsets.
+    const ascii = index.text.bytes.length === joined.length
+    let offset = 0
+    for (const part of parts) {
+      index.text.starts.push(offset)
+      offset += (ascii ? part.length : Buffer.byteLength(part)) + 1
+    }
     return index
+  }
+
+  /**
+   * What `assemble` decided beyond the parsed files, to persist beside them: per resource (in index order) its file,
+   * its id where a duplicate moved it off the parsed one, its resolved and dangling references and who references
+   * it; the agent and command graph; every warning. `hydrate` rebuilds the same index from it without resolving
+   * anything again. Only for an index built without a security check (no withheld files).
+   *
+   * @example
+   * const again = ResourceIndex.hydrate(project, parsedByPath, ResourceIndex.snapshot(index))
+   */
+  export type Snapshot = {
+    resources: [relativePath: string, id: string | null, references: string[], referencedBy: string[]][]
+    agents: [string, string[]][]
+    commands: [string, string[]][]
+    dangling: [string, string[]][]
+    warnings: Resource.Warning[]
+  }
+
+  export function snapshot(index: Index, parsedIds: (relativePath: string) => string | undefined): Snapshot {
+    const list = (map: Map<string, Set<string>>) => [...map].map(([k, v]) => [k, [...v]] as [string, string[]])
+    return {
+      resources: [...index.resources.values()].map((m) => [
+        m.relativePath,
+        parsedIds(m.relativePath) === m.id ? null : m.id,
+        m.references,
+        m.referencedBy,
+      ]),
+      agents: list(index.graph.agents),
+      commands: list(index.graph.commands),
+      dangling: [...index.dangling],
+      warnings: index.warnings,
+    }
+  }
+
+  /** The index `snapshot` was taken of, from the same parsed files (by project-relative path). */
+  export function hydrate(
+    project: ResourceProject.Info,
+    parsed: (relativePath: string) => Resource.Metadata | undefined,
+    snap: Snapshot,
+  ): Index | undefined {
+    const index = empty(project)
+    index.warnings = snap.warnings
+    for (const [k, v] of snap.dangling) index.dangling.set(k, v)
+    for (const [relativePath, id, references, referencedBy] of snap.resources) {
+      const meta = parsed(relativePath)
+      if (!meta) return undefined
+      const copy = { ...meta, references, referencedBy }
+      if (id !== null) copy.id = id
+      index.resources.set(copy.id, copy)
+    }
+    // `references` lists the resolved ids first, then the dangling references (`assemble`).
+    for (const [id, meta] of index.resources) {
+      const resolved = meta.references.length - (index.dangling.get(id)?.length ?? 0)
+      for (let i = 0; i < resolved; i++) {
+        add(index.graph.forward, id, meta.references[i])
+        add(index.graph.backward, meta.references[i], id)
+      }
+    }
+    for (const [k, v] of snap.agents) index.graph.agents.set(k, new Set(v))
+    for (const [k, v] of snap.commands) index.graph.commands.set(k, new Set(v))
+    return finish(index)
+  }
+
+  function empty(project: ResourceProject.Info): Index {
+    return {
+      version: VERSION,
+      generatedAt: Date.now(),
+      projectRoot: project.root,
+      resources: new Map(),
+      byType: new Map(),
+      byDomain: new Map(),
+      byTag: new Map(),
+      byReference: new Map(),
+      graph: { forward: new Map(), backward: new Map(), agents: new Map(), commands: new Map() },
+      dangling: new Map(),
+      withheld: new Map(),
+      withheldRefs: new Map(),
+      warnings: [],
+      haystack: new Map(),
+      text: { bytes: Buffer.alloc(0), starts: [], metas: [], hays: [] },
+    }
   }
 }

@@ -104,25 +104,47 @@ export namespace ResourceLoader {
 
     // ---- index ---------------------------------------------------------------------------------------------
 
+    /** The background check of a restored index's files (see `rebuild`); dispose waits for it. */
+    let checking: Promise<void> = Promise.resolve()
+
     async function rebuild(): Promise<ResourceIndex.Index> {
       const started = performance.now()
       dirty = false
       let previous = cacheData
       let hadDisk = previous !== undefined
-      if (!previous && config.persistCache) {
+      const fromDisk = !previous && config.persistCache
+      if (fromDisk) {
         previous = await ResourceCache.read(cachePath, project.root)
         hadDisk = previous !== undefined
       }
       const version = host.accessVersion?.()
       const segments = ResourceAccess.pairs(host)
-      const out = await ResourceBuild.run(project, config, previous, gate, segments)
+      // A start with a persisted cache whose folders kept their stamps needs no scan; files edited in place (their
+      // folder keeps its stamp) are looked for right after, in the background, and a change rebuilds at the next use.
+      const restored =
+        fromDisk && !config.autoRebuildIndex
+          ? await ResourceBuild.restore(project, previous, gate, segments).catch(() => undefined)
+          : undefined
+      const out = restored ?? (await ResourceBuild.run(project, config, previous, gate, segments))
       current = out.index
       cacheData = out.cache
       dirs = out.dirs
       verified = { ...out.access, version, segments: ResourceAccess.pairsKey(segments) }
       stats.indexBuilds++
       stats.lastBuild = { ...out.stats, ms: performance.now() - started }
-      if (config.persistCache && (!hadDisk || out.stats.parsed > 0 || out.stats.removed > 0)) {
+      if (restored) {
+        const data = restored.cache
+        checking = ResourceBuild.filesChanged(data).then(
+          (changed) => {
+            if (changed && cacheData === data) dirty = true
+          },
+          () => {
+            if (cacheData === data) dirty = true
+          },
+        )
+      }
+      const stampsOutdated = fromDisk && !restored && ResourceBuild.stampsOutdated(previous, out.cache)
+      if (config.persistCache && (!hadDisk || out.stats.parsed > 0 || out.stats.removed > 0 || stampsOutdated)) {
         pendingWrite = pendingWrite
           .then(() => ResourceCache.write(cachePath, out.cache))
           .catch((error) =>
@@ -502,9 +524,10 @@ export namespace ResourceLoader {
       sessions.delete(sessionID)
     }
 
-    /** Stops the cleanup timer and waits for a pending cache write. */
+    /** Stops the cleanup timer and waits for a pending cache write and file check. */
     async function dispose() {
       clearInterval(cleanup)
+      await checking
       await pendingWrite
     }
 
@@ -527,8 +550,8 @@ export namespace ResourceLoader {
       forget,
       sweep,
       dispose,
-      /** Resolves when the last cache write has finished. */
-      flush: () => pendingWrite,
+      /** Resolves when the last cache write, and the background check of a restored index's files, have finished. */
+      flush: () => Promise.all([checking, pendingWrite]).then(() => {}),
       sessions,
     }
   }

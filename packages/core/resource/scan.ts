@@ -35,6 +35,20 @@ export namespace ResourceScan {
      * or renaming an entry changes its folder's mtime, so these stamps tell whether a scan is out of date.
      */
     dirs: Map<string, number | null>
+    /** When the scan began (`Date.now()`): folders changed shortly before it may change again unseen (`racy`). */
+    listedAt: number
+  }
+
+  /**
+   * Timestamps come from a coarse clock (a file system may keep seconds, the kernel ticks every few milliseconds): a
+   * folder whose mtime lies within this of its listing may change again without its mtime changing, so its stamp
+   * proves nothing (git's "racily clean" entries; `SecurityTree` does the same).
+   */
+  export const RACY_MS = 2_000
+
+  /** True when a stamp taken by a scan that began at `listedAt` cannot be trusted to show later changes. */
+  export function racy(mtimeMs: number | null, listedAt: number): boolean {
+    return mtimeMs !== null && mtimeMs > listedAt - RACY_MS
   }
 
   /** True when a folder of an earlier scan changed, appeared or disappeared since. */
@@ -63,7 +77,7 @@ export namespace ResourceScan {
   ]
 
   export async function scan(project: ResourceProject.Info): Promise<Result> {
-    const result: Result = { resources: [], references: [], warnings: [], dirs: new Map() }
+    const result: Result = { resources: [], references: [], warnings: [], dirs: new Map(), listedAt: Date.now() }
     const visited = new Set<string>()
     for (const opencodeDir of project.opencodeDirs) {
       for (const type of Resource.TYPES) {

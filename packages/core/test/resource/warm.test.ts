@@ -1,0 +1,141 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import path from "path"
+import { ResourceBuild } from "../../resource/build"
+import { ResourceCache } from "../../resource/cache"
+import { ResourceIndex } from "../../resource/indexer"
+import { ResourceLoader } from "../../resource/loader"
+import { ResourceProject } from "../../resource/project"
+import { Resource } from "../../resource/schema"
+import { Logger } from "../../util/log"
+import { md, tmpdir } from "../fixture"
+
+const FIXTURE = path.join(import.meta.dir, "fixtures", "real-shapes")
+const config = Resource.Config.parse({})
+
+/** Every folder below `root` (and `root`) dated an hour back: stamps well outside the racy window of a listing. */
+async function age(root: string) {
+  const past = new Date(Date.now() - 3_600_000)
+  const folders = [root]
+  for (const entry of await fs.readdir(root, { recursive: true, withFileTypes: true }))
+    if (entry.isDirectory()) folders.push(path.join(entry.parentPath, entry.name))
+  for (const folder of folders.reverse()) await fs.utimes(folder, past, past)
+}
+
+const loaderOf = (dir: string, cachePath: string) =>
+  ResourceLoader.create(
+    { directory: dir, worktree: dir, log: Logger.silent },
+    { persistCache: true, indexCachePath: cachePath },
+  )
+
+/** The index without the build time, for comparing two builds of the same files. */
+const plain = (index: ResourceIndex.Index) => ({ ...index, generatedAt: 0 })
+
+describe("warm start without a scan", () => {
+  test("a snapshot hydrates to exactly the index assemble made (duplicates, fallback ids, dangling, agents)", async () => {
+    await using dir = await tmpdir()
+    await fs.cp(FIXTURE, dir.path, { recursive: true })
+    const project = ResourceProject.resolve(dir.path, dir.path)
+    const cold = await ResourceBuild.run(project, config)
+    const data = JSON.parse(JSON.stringify(cold.cache)) as ResourceCache.Data
+    const again = ResourceIndex.hydrate(project, (rel) => data.files[rel]?.result?.metadata, data.snapshot!)
+    expect(plain(again!)).toEqual(plain(cold.index))
+    expect(again!.resources.get("specif-1.1")!.relativePath).toBe(".opencode/schema/specif-1.1.json")
+  })
+
+  test("folders that kept their stamps: the index comes from the cache, equal to a cold build, no file read", async () => {
+    await using dir = await tmpdir()
+    await fs.cp(FIXTURE, dir.path, { recursive: true })
+    await age(dir.path)
+    const cachePath = path.join(dir.path, "..", `${path.basename(dir.path)}-cache.json`)
+    try {
+      const first = loaderOf(dir.path, cachePath)
+      const cold = await first.index()
+      await first.dispose()
+      const second = loaderOf(dir.path, cachePath)
+      const warm = await second.index()
+      expect(second.stats.lastBuild).toMatchObject({ parsed: 0, restored: true })
+      expect(plain(warm)).toEqual(plain(cold))
+      // Unchanged files: the background check finds nothing and the next use keeps the index.
+      await second.flush()
+      expect(await second.index()).toBe(warm)
+      await second.dispose()
+    } finally {
+      await fs.rm(cachePath, { force: true })
+    }
+  })
+
+  test("a file edited in place (its folder keeps its stamp) is found by the background check; the next use has it", async () => {
+    await using dir = await tmpdir({ ".opencode/task/ship.md": md({ title: "Ship", tags: ["release"] }) })
+    await age(dir.path)
+    const cachePath = path.join(dir.path, "..", `${path.basename(dir.path)}-cache.json`)
+    try {
+      const first = loaderOf(dir.path, cachePath)
+      await first.index()
+      await first.dispose()
+      const folder = (await fs.stat(dir.file(".opencode/task"))).mtimeMs
+      await fs.writeFile(dir.file(".opencode/task/ship.md"), md({ title: "Ship it", tags: ["release", "edited"] }))
+      await fs.utimes(dir.file(".opencode/task/ship.md"), new Date(), new Date(Date.now() + 5_000))
+      expect((await fs.stat(dir.file(".opencode/task"))).mtimeMs).toBe(folder)
+      const second = loaderOf(dir.path, cachePath)
+      // The first answer comes from the cache (what the check is for) …
+      expect((await second.index()).resources.get("ship")!.name).toBe("Ship")
+      expect(second.stats.lastBuild?.restored).toBe(true)
+      // … and once the check has run, the edit is there.
+      await second.flush()
+      expect((await second.index()).resources.get("ship")!.name).toBe("Ship it")
+      expect(second.stats.lastBuild).toMatchObject({ parsed: 1 })
+      await second.dispose()
+    } finally {
+      await fs.rm(cachePath, { force: true })
+    }
+  })
+
+  test("a folder changed since (a file added) or changed within 2 s of its listing is scanned, not restored", async () => {
+    await using dir = await tmpdir({ ".opencode/task/ship.md": md({ title: "Ship" }) })
+    await age(dir.path)
+    const cachePath = path.join(dir.path, "..", `${path.basename(dir.path)}-cache.json`)
+    try {
+      const first = loaderOf(dir.path, cachePath)
+      await first.index()
+      await first.dispose()
+      await fs.writeFile(dir.file(".opencode/task/new.md"), md({ title: "New" }))
+      const second = loaderOf(dir.path, cachePath)
+      expect([...(await second.index()).resources.keys()].sort()).toEqual(["new", "ship"])
+      expect(second.stats.lastBuild).toMatchObject({ parsed: 1 })
+      expect(second.stats.lastBuild?.restored).toBeUndefined()
+      await second.dispose()
+      // That scan listed .opencode/task right after its change: its stamp is racy, so the next start scans again
+      // (reading nothing) rather than trust it.
+      const third = loaderOf(dir.path, cachePath)
+      await third.index()
+      expect(third.stats.lastBuild?.restored).toBeUndefined()
+      expect(third.stats.lastBuild).toMatchObject({ parsed: 0 })
+      await third.dispose()
+      const data = (await ResourceCache.read(cachePath, ResourceProject.resolve(dir.path, dir.path).root))!
+      expect(data.scan!.dirs.some(([, stamp]) => stamp !== null && stamp > data.scan!.listedAt - 2_000)).toBe(true)
+    } finally {
+      await fs.rm(cachePath, { force: true })
+    }
+  })
+
+  test("with a security check in play the cache is never restored (verdicts need the scan)", async () => {
+    await using dir = await tmpdir({ ".opencode/task/ship.md": md({ title: "Ship" }) })
+    await age(dir.path)
+    const cachePath = path.join(dir.path, "..", `${path.basename(dir.path)}-cache.json`)
+    try {
+      const first = loaderOf(dir.path, cachePath)
+      await first.index()
+      await first.dispose()
+      const guarded = ResourceLoader.create(
+        { directory: dir.path, worktree: dir.path, log: Logger.silent, access: async () => undefined },
+        { persistCache: true, indexCachePath: cachePath },
+      )
+      await guarded.index()
+      expect(guarded.stats.lastBuild?.restored).toBeUndefined()
+      await guarded.dispose()
+    } finally {
+      await fs.rm(cachePath, { force: true })
+    }
+  })
+})
