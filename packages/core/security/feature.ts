@@ -19,7 +19,7 @@ const CORE_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 export const SecurityFeature: BuiltinFeature = {
   id: "builtin-tool-security",
   section: "security",
-  async init({ options, log, host, native }) {
+  async init({ options, log, host, native, expose }) {
     const config = validSection(SecurityGuard.Config, options, "security", log)
     const worktree = host.worktree || host.directory
     const guard = await SecurityGuard.create({
@@ -74,6 +74,7 @@ export const SecurityFeature: BuiltinFeature = {
       describe: (_tool, description) => strip(description),
     })
 
+    expose?.({ guard, security: hooks })
     return {
       ...hooks,
       async config(cfg) {
@@ -84,6 +85,32 @@ export const SecurityFeature: BuiltinFeature = {
         guard.setMcpServers(mcpServers)
         // OpenCode 1.14+ lets the configuration choose the shell commands run with.
         if (typeof c.shell === "string" && c.shell) guard.setShell(c.shell)
+        // Agents defined in protected files: their description and prompt leave the live configuration, which is
+        // where OpenCode builds the task tool's list of agents from (1.18 appends that list after tool.definition)
+        // and an agent's system prompt. The task tool refuses them anyway.
+        if (guard.active() && c.agent && typeof c.agent === "object") {
+          await ready()
+          for (const [name, agent] of Object.entries(c.agent)) {
+            if (!agent || typeof agent !== "object") continue
+            const why = await locate()
+              .refusal("agent", name, host)
+              .catch(() => undefined)
+            if (!why) continue
+            const entry = agent as Record<string, unknown>
+            try {
+              entry.description = "(hidden: the security policy protects its definition)"
+              if (typeof entry.prompt === "string") entry.prompt = ""
+            } catch {
+              // A frozen entry: the task tool still refuses the agent.
+            }
+            guard.audit?.logSecurityEvent({
+              action: "redact",
+              source: "policy",
+              tool: "task",
+              reason: `agent '${name}': ${why}`,
+            })
+          }
+        }
       },
     }
   },

@@ -179,6 +179,13 @@ export namespace SecurityGuard {
     close(): void
   }
 
+  /** Loose git objects with protected content hidden one by one inside the sandbox, at most. */
+  const MAX_HIDDEN_OBJECTS = 512
+
+  /** Git commands that read or write the work tree against the index (a redacted copy would mislead them). */
+  const GIT_WORKTREE =
+    /^git (add|commit|stash|diff|checkout|restore|reset|apply|am|rm|mv|cherry-pick|merge|rebase|pull|switch|worktree|update-index|difftool)\b/
+
   /** Names of OpenCode's plugin and tool folders (1.2.15 and 1.18 read both spellings). */
   export const PLUGIN_FOLDERS = ["plugin", "plugins", "tool", "tools"] as const
 
@@ -643,7 +650,8 @@ export namespace SecurityGuard {
         if (ops.has("read") || ops.has("llm")) {
           try {
             const text = fs.readFileSync(file, "utf8")
-            mask.push({ path: file, text: SecurityOutput.mask(text, d.readMarkers) })
+            const mtimeMs = fs.statSync(file).mtimeMs
+            mask.push({ path: file, text: SecurityOutput.maskInPlace(text, d.readMarkers), mtimeMs })
           } catch {
             continue
           }
@@ -655,7 +663,42 @@ export namespace SecurityGuard {
         if (dir !== root && !writable(path.dirname(dir))) break
         pin.add(dir)
       }
+      hide.push(...historyObjects(d, config))
       return { sandbox: { hide, lock, mask, pin: [...pin] }, absent }
+    }
+
+    /**
+     * Loose objects of the project's repositories (its own and any nested one) that hold protected content — files
+     * committed or staged before the policy protected them, every version of a tracked file with protected segments:
+     * a command could decompress them from `.git/objects` without git. Packed ones cannot be hidden one by one; the
+     * first time a repository has some, the log and the audit say so.
+     */
+    const warnedPacked = new Set<string>()
+    const historyObjects = (d: Derived, config: SecurityConfig.Loaded): SandboxPlan.Entry[] => {
+      if (!tree) return []
+      const masked = [...index.segmented].filter(([, ops]) => ops.has("read") || ops.has("llm")).map(([f]) => f)
+      const tops = [root]
+      for (const e of SecurityTree.entries(tree))
+        if (e.name === ".git" && path.dirname(e.path) !== root) tops.push(path.dirname(e.path))
+      const out: SandboxPlan.Entry[] = []
+      for (const top of tops) {
+        const specs = SecurityHistory.pathspecs(config, d.role, top)
+        const inside = masked.filter(
+          (f) =>
+            SecurityPath.isInside(f, top) &&
+            !tops.some((t) => t !== top && t.length > top.length && SecurityPath.isInside(f, t)),
+        )
+        if (!specs.length && !inside.length) continue
+        const blobs = SecurityHistory.blobs(top, specs, inside, watcher.version)
+        for (const file of blobs.loose.slice(0, MAX_HIDDEN_OBJECTS)) out.push({ path: file, dir: false })
+        if ((blobs.packed || blobs.loose.length > MAX_HIDDEN_OBJECTS) && !warnedPacked.has(top)) {
+          warnedPacked.add(top)
+          const why = `the git history of ${SecurityAccess.display(root, top)} holds protected content the sandbox cannot hide (${blobs.packed} packed object(s)${blobs.loose.length > MAX_HIDDEN_OBJECTS ? `, ${blobs.loose.length} loose ones` : ""}); a command can read it from .git/objects. Remove it from the history (e.g. git filter-repo) to close this`
+          log.warn(why)
+          audit(d, { action: "refuse", source: "policy", reason: why })
+        }
+      }
+      return out
     }
 
     /** Prepares the sandbox for a shell command (or refuses): the tree refreshed, protections written. */
@@ -918,8 +961,24 @@ export namespace SecurityGuard {
           sandboxed = prepared.sandboxed
           ;({ state, d } = current())
         }
+        // Files with segments this role may not read are shown redacted inside the sandbox: git there must not stage
+        // the redaction or diff it against the real text it holds.
+        const masked = [...index.segmented].filter(([, ops]) => ops.has("read") || ops.has("llm")).map(([f]) => f)
+        if (sandboxed && masked.length && plan.requests.some((r) => r.shell && GIT_WORKTREE.test(r.via))) {
+          const unrecorded = SecurityHistory.unrecorded(directory, masked)
+          if (unrecorded.length)
+            return refuse(d, base, {
+              reason: `${unrecorded.map((f) => SecurityAccess.display(root, f)).join(", ")} holds a segment the policy keeps from being read and has changes git has not recorded; inside the sandbox git sees its redacted copy, so it would stage the redaction or print the hidden lines. Stage it from outside OpenCode first, or leave it out of the command`,
+              path: unrecorded[0],
+              op: "read",
+            })
+        }
         if (plan.objects.length) {
-          const specs = SecurityHistory.pathspecs(config, d.role, root)
+          const specs = [
+            ...SecurityHistory.pathspecs(config, d.role, root),
+            // A tracked file with such segments holds them in the history too.
+            ...masked.map((f) => `:(literal)${path.relative(root, f)}`),
+          ]
           const history = new Map<string, string>()
           for (const read of plan.objects) {
             // A repository not known statically (`cd $X; git log -p`) is taken to be the project's own.
@@ -1022,12 +1081,16 @@ export namespace SecurityGuard {
         )
           return text
         const config = d.config
+        // Read and grep output had their segments redacted by line number: the scanner must not find the markers
+        // again and redact around them (it cannot tell the lines' numbers apart from their text).
+        const byLine = source === "builtin-tool" && !!config && (call.tool === "read" || call.tool === "grep")
         if (source === "builtin-tool" && config) text = structured(d, config, call, text)
         // OpenCode 1.18's read lists a folder's entries: protected names go like in any listing.
         const listing = call.tool === "read" && text.includes("<type>directory</type>")
         const mode = listing ? "line" : OUTPUT_MODE(call.tool, source)
         if (d.tool.markers.length) learnSegments(d, mentionedFiles(text))
-        let ranges = LLMScanner.scanForProtectedContent(text, d.tool, { paths: mode, base: directory })
+        const scanner = byLine ? { ...d.tool, markers: [] } : d.tool
+        let ranges = LLMScanner.scanForProtectedContent(text, scanner, { paths: mode, base: directory })
         if (ranges.length) {
           if (call.tool === "grep") ranges = SecurityTools.widenGrepBlocks(text, ranges)
           text = SecurityRedact.redactContent(

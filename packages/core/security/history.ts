@@ -34,11 +34,20 @@ export namespace SecurityHistory {
         .replace(/^(\.\/)+/, "")
         .replace(/\/+$/, "")
       if (!pattern || pattern.startsWith("/") || pattern.startsWith("~")) continue
-      const base = path.relative(top, path.dirname(rule.file)).split(path.sep).join("/")
-      if (base.startsWith("..")) continue
-      const prefix = base ? `${base}/` : ""
       const anchored = rule.pattern.trim().startsWith("./") || pattern.includes("/")
-      const spec = anchored ? `${prefix}${pattern}` : `${prefix}**/${pattern}`
+      const base = path.relative(top, path.dirname(rule.file)).split(path.sep).join("/")
+      let spec: string
+      if (!base.startsWith(".."))
+        spec = anchored ? `${base ? `${base}/` : ""}${pattern}` : `${base ? `${base}/` : ""}**/${pattern}`
+      else if (!anchored) spec = `**/${pattern}`
+      else {
+        // A repository nested below the policy's folder: the part of an anchored pattern that lies inside it.
+        const inside = path.relative(path.dirname(rule.file), top).split(path.sep).join("/") + "/"
+        if (pattern.startsWith(inside)) spec = pattern.slice(inside.length)
+        // A leading `**/` consumes the folders above the nested repository as well.
+        else if (pattern.startsWith("**/")) spec = pattern
+        else continue
+      }
       out.add(`${magic}${spec}`)
       if (rule.type === "directory") out.add(`${magic}${spec}/**`)
     }
@@ -81,6 +90,111 @@ export namespace SecurityHistory {
     return held
   }
 
+  /**
+   * Of `files` (absolute), those git would find changed in the work tree against its index — after bringing the
+   * index's stat data up to date (`update-index --refresh`), so a file changed within the same second as the index
+   * was written is judged by its content. Run outside the sandbox, on the real files.
+   *
+   * @example
+   * SecurityHistory.unrecorded("/repo", ["/repo/src/app.ts"]) // ["/repo/src/app.ts"] when edited and not staged
+   */
+  export function unrecorded(cwd: string, files: string[]): string[] {
+    if (!files.length) return []
+    const top = git(cwd, ["rev-parse", "--show-toplevel"])?.trim()
+    if (!top) return []
+    git(top, ["update-index", "-q", "--refresh"])
+    const out = git(top, [
+      "status",
+      "--porcelain=v1",
+      "-z",
+      "--untracked-files=no",
+      "--",
+      ...files.map((f) => path.relative(top, f)),
+    ])
+    if (!out) return []
+    const changed: string[] = []
+    for (const entry of out.split("\0")) {
+      if (entry.length < 4) continue
+      if (entry[1] !== " ") changed.push(path.join(top, entry.slice(3)))
+    }
+    return changed
+  }
+
+  export type Blobs = {
+    /** Loose object files (absolute) holding protected content. */
+    loose: string[]
+    /** Protected blobs stored only in packfiles (cannot be hidden one by one). */
+    packed: number
+  }
+
+  /** Per repository: the ref tips already walked and the blob ids found at protected paths so far. */
+  const blobCache = new Map<string, { key: string; tips: Set<string>; ids: Set<string>; blobs?: Blobs; at: string }>()
+
+  /**
+   * The objects of a repository (named by its top folder) that hold protected content in any version on any ref: the
+   * blobs at the protected paths (`specs`) and at `files` (absolute; files with protected segments), as loose object
+   * files the sandbox can hide one by one, and a count of those only in packfiles. Cached until refs change.
+   *
+   * @example
+   * SecurityHistory.blobs("/repo", [":(glob)**\/.env*"], []).loose // ["/repo/.git/objects/72/cf88…"]
+   */
+  export function blobs(top: string, specs: string[], files: string[], policyVersion = 0): Blobs {
+    const none = { loose: [], packed: 0 }
+    const all = [...specs, ...files.map((f) => `:(literal)${path.relative(top, f)}`)]
+    if (!all.length) return none
+    const gitDir = git(top, ["rev-parse", "--absolute-git-dir"])?.trim()
+    if (!gitDir) return none
+    // The walk is incremental: only commits reachable from tips not walked before (a large history is walked once).
+    const key = `${policyVersion}\0${all.join("\0")}`
+    let entry = blobCache.get(gitDir)
+    if (!entry || entry.key !== key) {
+      entry = { key, tips: new Set(), ids: new Set(), at: "" }
+      blobCache.set(gitDir, entry)
+      if (blobCache.size > 64) blobCache.delete(blobCache.keys().next().value!)
+    }
+    const at = `${refsStamp(gitDir)}|${stamp(path.join(gitDir, "index"))}`
+    if (entry.blobs && entry.at === at) return entry.blobs
+    const tips = (git(top, ["for-each-ref", "--format=%(objectname)"]) ?? "")
+      .split("\n")
+      .concat(git(top, ["rev-parse", "--verify", "-q", "HEAD"]) ?? "")
+      .map((t) => t.trim())
+      .filter(Boolean)
+    const fresh = [...new Set(tips)].filter((t) => !entry.tips.has(t))
+    if (fresh.length) {
+      const args = ["rev-list", "--objects", ...fresh, ...[...entry.tips].map((t) => `^${t}`), "--", ...all]
+      for (const line of (git(top, args) ?? "").split("\n")) {
+        const [id, ...name] = line.split(" ")
+        if (id && name.length && name.join(" ")) entry.ids.add(id)
+      }
+      for (const t of fresh) entry.tips.add(t)
+    }
+    const ids = new Set(entry.ids)
+    // Staged versions too.
+    for (const line of (git(top, ["ls-files", "--stage", "--", ...all]) ?? "").split("\n")) {
+      const id = line.split(/\s+/)[1]
+      if (id) ids.add(id)
+    }
+    const result: Blobs = { loose: [], packed: 0 }
+    // Trees along the paths are listed too; only blobs hold content.
+    const checked = git(top, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], [...ids].join("\n") + "\n")
+    for (const line of (checked ?? "").split("\n")) {
+      const [id, type] = line.split(" ")
+      if (type !== "blob") continue
+      const file = path.join(gitDir, "objects", id.slice(0, 2), id.slice(2))
+      let loose = false
+      try {
+        loose = fs.statSync(file).isFile()
+      } catch {
+        loose = false
+      }
+      if (loose) result.loose.push(file)
+      else result.packed++
+    }
+    entry.blobs = result
+    entry.at = at
+    return result
+  }
+
   /** The same question for a repository named by its git directory (a bare one, or `GIT_DIR=…`). */
   function heldIn(gitDir: string, specs: string[], policyVersion: number): string | undefined {
     const dir = git(path.dirname(gitDir), ["--git-dir", gitDir, "rev-parse", "--absolute-git-dir"])?.trim()
@@ -109,13 +223,14 @@ export namespace SecurityHistory {
     return held
   }
 
-  function git(cwd: string, args: string[]): string | undefined {
+  function git(cwd: string, args: string[], input?: string): string | undefined {
     const result = spawnSync("git", ["-c", "core.fsmonitor=false", ...args], {
       cwd,
       encoding: "utf8",
       timeout: 20_000,
       maxBuffer: 16 * 1024 * 1024,
-      stdio: ["ignore", "pipe", "ignore"],
+      input,
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "ignore"],
       env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
     })
     return result.status === 0 ? result.stdout : undefined

@@ -54,6 +54,30 @@ export namespace SecurityOutput {
   }
 
   /**
+   * Like `mask`, but every protected line keeps its length in bytes (the marker padded with spaces, or `*`s when the
+   * line is shorter): the copy the sandbox shows in place of the file then has the file's size, so git, comparing
+   * only size and time inside the sandbox, does not take it for a changed file.
+   *
+   * @example
+   * SecurityOutput.maskInPlace("a\n// @s\nk = 1\n// @e", [{ start: "@s", end: "@e" }]) // "a\n// @s\n*****\n// @e"
+   */
+  export function maskInPlace(text: string, pairs: readonly SecuritySegments.Pair[]): string {
+    const ranges = lineRanges(text, pairs)
+    if (!ranges.length) return text
+    const label = SecurityRedact.marker(SEGMENT_LABEL)
+    const lines = text.split("\n")
+    for (const r of ranges)
+      for (let n = r.from; n <= r.to && n <= lines.length; n++) {
+        const line = lines[n - 1]
+        const cr = line.endsWith("\r")
+        const bytes = Buffer.byteLength(cr ? line.slice(0, -1) : line, "utf8")
+        lines[n - 1] =
+          (bytes >= label.length ? label + " ".repeat(bytes - label.length) : "*".repeat(bytes)) + (cr ? "\r" : "")
+      }
+    return lines.join("\n")
+  }
+
+  /**
    * Raw file lines (no gutter) starting at line `first`, with protected lines redacted: the `preview` and `display`
    * text OpenCode keeps in a read's metadata.
    *

@@ -43,8 +43,11 @@ export namespace Sandbox {
   export type Protections = {
     hide: SandboxPlan.Entry[]
     lock: SandboxPlan.Entry[]
-    /** Files shown redacted: the path and the text shown in its place. */
-    mask: { path: string; text: string }[]
+    /**
+     * Files shown redacted: the path, the text shown in its place and the file's modification time, which the copy
+     * keeps (with the same size, git inside the sandbox takes the copy for the unchanged file).
+     */
+    mask: { path: string; text: string; mtimeMs?: number }[]
     pin: string[]
   }
 
@@ -138,10 +141,17 @@ export namespace Sandbox {
       scripts = bwrap
     }
 
-    const maskFile = (text: string) => {
-      const hash = crypto.createHash("sha256").update(text).digest("hex").slice(0, 32)
+    const maskFile = (m: Protections["mask"][number]) => {
+      const hash = crypto
+        .createHash("sha256")
+        .update(`${m.path}\0${m.mtimeMs ?? ""}\0${m.text}`)
+        .digest("hex")
+        .slice(0, 32)
       const file = path.join(dir, "masks", hash)
-      if (!fs.existsSync(file)) atomicWrite(file, text, 0o444)
+      if (!fs.existsSync(file)) {
+        atomicWrite(file, m.text, 0o444)
+        if (m.mtimeMs !== undefined) fs.utimesSync(file, new Date(), new Date(m.mtimeMs))
+      }
       return file
     }
 
@@ -151,7 +161,7 @@ export namespace Sandbox {
       prepare(protections) {
         const nextMasks = new Map<string, string>()
         const mask = protections.mask.map((m) => {
-          const copy = maskFile(m.text)
+          const copy = maskFile(m)
           nextMasks.set(copy, m.path)
           return { path: m.path, copy }
         })
@@ -164,7 +174,7 @@ export namespace Sandbox {
           // Every sandbox state folder of this user (other projects' and other processes' too) is hidden.
           conceal: [parent],
           unset: [...UNSET, ENV.call],
-          set: { [ENV.inside]: "1" },
+          set: { [ENV.inside]: "1", ...gitStat(options.env ?? process.env) },
         })
         const key = plan.args.join("\0")
         if (key !== currentKey) {
@@ -209,6 +219,26 @@ export namespace Sandbox {
         }
         fs.rmSync(dir, { recursive: true, force: true })
       },
+    }
+  }
+
+  /**
+   * Git settings added inside the sandbox (after any the user passes in the environment): compare only size and
+   * modification time, so a redacted copy shown in place of a file with protected segments is not taken for a change
+   * (`git status` stays clean, `git commit -a` does not stage the redaction).
+   *
+   * @example
+   * Sandbox.gitStat({}) // { GIT_CONFIG_COUNT: "2", GIT_CONFIG_KEY_0: "core.checkStat", … }
+   */
+  export function gitStat(env: Record<string, string | undefined>): Record<string, string> {
+    const given = Number.parseInt(env.GIT_CONFIG_COUNT ?? "0", 10)
+    const n = Number.isFinite(given) && given > 0 ? given : 0
+    return {
+      GIT_CONFIG_COUNT: String(n + 2),
+      [`GIT_CONFIG_KEY_${n}`]: "core.checkStat",
+      [`GIT_CONFIG_VALUE_${n}`]: "minimal",
+      [`GIT_CONFIG_KEY_${n + 1}`]: "core.trustctime",
+      [`GIT_CONFIG_VALUE_${n + 1}`]: "false",
     }
   }
 
