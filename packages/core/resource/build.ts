@@ -139,10 +139,22 @@ export namespace ResourceBuild {
       Object.keys(old.files).filter((k) => !cache.files[k]).length +
       Object.keys(old.references).filter((k) => !cache.references[k]).length
     cache.scan = { dirs: [...scan.dirs], listedAt: scan.listedAt, warnings: scan.warnings }
-    const index = assemble(project, cache, scan.warnings, access.withheld)
-    if (!access.active && !segments.length)
-      cache.snapshot = ResourceIndex.snapshot(index, (rel) => cache.files[rel]?.result?.metadata.id)
+    const files = parsedOf(cache)
+    const index = assemble(project, cache, scan.warnings, access.withheld, files)
+    if (!access.active && !segments.length) cache.snapshot = ResourceIndex.snapshot(index, files.parsed)
     return { index, cache, stats, dirs: scan.dirs, access }
+  }
+
+  /** The parsed files of a cache, in its order (the order a snapshot's positions refer to), and their problems. */
+  function parsedOf(cache: ResourceCache.Data) {
+    const parsed: ResourceIndex.ParsedFile[] = []
+    const problems: Resource.Warning[] = []
+    for (const relativePath in cache.files) {
+      const entry = cache.files[relativePath]
+      if (entry.problem) problems.push(entry.problem)
+      if (entry.result) parsed.push({ relativePath, path: entry.result.metadata.path, result: entry.result })
+    }
+    return { parsed, problems }
   }
 
   function assemble(
@@ -150,20 +162,14 @@ export namespace ResourceBuild {
     cache: ResourceCache.Data,
     scanWarnings: Resource.Warning[],
     withheld: ResourceIndex.Withheld[] = [],
+    files = parsedOf(cache),
   ) {
-    const parsed: ResourceIndex.ParsedFile[] = []
-    const problems: Resource.Warning[] = [...scanWarnings]
-    for (const relativePath in cache.files) {
-      const entry = cache.files[relativePath]
-      if (entry.problem) problems.push(entry.problem)
-      if (entry.result) parsed.push({ relativePath, path: entry.result.metadata.path, result: entry.result })
-    }
     const references: ResourceIndex.ReferenceFile[] = []
     for (const relativePath in cache.references) {
       const e = cache.references[relativePath]
       references.push({ kind: e.kind, name: e.name, relativePath, words: e.words, explicit: e.explicit })
     }
-    return ResourceIndex.assemble(project, parsed, references, problems, withheld)
+    return ResourceIndex.assemble(project, files.parsed, references, [...scanWarnings, ...files.problems], withheld)
   }
 
   /**
@@ -189,10 +195,11 @@ export namespace ResourceBuild {
     const dirs = new Map(data.scan.dirs)
     for (const stamp of dirs.values()) if (ResourceScan.racy(stamp, listedAt)) return undefined
     if (!dirs.size || (await ResourceScan.changed(dirs))) return undefined
+    const files = parsedOf(data)
     const index =
-      (data.snapshot && ResourceIndex.hydrate(project, (rel) => data.files[rel]?.result?.metadata, data.snapshot)) ||
-      assemble(project, data, data.scan.warnings)
-    const reused = Object.keys(data.files).length + Object.keys(data.references).length
+      (data.snapshot && ResourceIndex.hydrate(project, files.parsed, data.snapshot)) ||
+      assemble(project, data, data.scan.warnings, [], files)
+    const reused = files.parsed.length + files.problems.length + Object.keys(data.references).length
     return {
       index,
       cache: data,

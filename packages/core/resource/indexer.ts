@@ -91,6 +91,25 @@ export namespace ResourceIndex {
     set.add(value)
   }
 
+  /**
+   * `target[key]` computed on first read (then a plain property): parts of an index few uses need. Assigning it
+   * replaces it like a plain property.
+   */
+  function lazy<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]) {
+    const settle = (value: T[K]) =>
+      Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+    Object.defineProperty(target, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const value = compute()
+        settle(value)
+        return value
+      },
+      set: settle,
+    })
+  }
+
   function distinctive(id: string) {
     return /[-_.]/.test(id) || id.length >= 8
   }
@@ -151,7 +170,8 @@ export namespace ResourceIndex {
         continue
       }
       // Fresh copies: the parsed result may be shared with a cache and reused by later builds.
-      index.resources.set(meta.id, { ...meta, tags: [...meta.tags], referencedBy: [...meta.referencedBy] })
+      // Tags are never changed, so they are shared.
+      index.resources.set(meta.id, { ...meta, referencedBy: [...meta.referencedBy] })
       byPath.set(file.relativePath, meta.id)
       urisOf.set(meta.id, uris)
       for (const uri of uris) if (!byUri.has(uri)) byUri.set(uri, meta.id)
@@ -258,18 +278,28 @@ export namespace ResourceIndex {
    * backward maps (from each resource's resolved references), the search text. Shared by `assemble` and `hydrate`.
    */
   function finish(index: Index): Index {
+    // Tag and referencing-agent lookups serve only queries that filter by them: built at the first such query.
+    lazy(index, "byTag", () => {
+      const map: Index["byTag"] = new Map()
+      for (const [id, meta] of index.resources) for (const tag of meta.tags) add(map, tag.toLowerCase(), id)
+      return map
+    })
+    lazy(index, "byReference", () => {
+      const map: Index["byReference"] = new Map()
+      for (const [id, meta] of index.resources) for (const name of meta.referencedBy) add(map, name, id)
+      return map
+    })
     const parts: string[] = []
     for (const [id, meta] of index.resources) {
       add(index.byType, meta.type, id)
       add(index.byDomain, meta.domain, id)
-      for (const tag of meta.tags) add(index.byTag, tag.toLowerCase(), id)
-      for (const name of meta.referencedBy) add(index.byReference, name, id)
       const hay = {
         id: id.toLowerCase(),
         name: meta.name.toLowerCase(),
         tags: meta.tags.join(" ").toLowerCase(),
         description: (meta.description ?? "").toLowerCase(),
-        rest: `${meta.type} ${meta.domain} ${meta.category ?? ""}`.toLowerCase(),
+        // Types and domains are lower-case names already.
+        rest: `${meta.type} ${meta.domain} ${meta.category ? meta.category.toLowerCase() : ""}`,
         all: "",
       }
       hay.all = `${hay.id}\n${hay.name}\n${hay.tags}\n${hay.description}\n${hay.rest}`
@@ -297,25 +327,25 @@ export namespace ResourceIndex {
    * anything again. Only for an index built without a security check (no withheld files).
    *
    * @example
-   * const again = ResourceIndex.hydrate(project, parsedByPath, ResourceIndex.snapshot(index))
+   * const again = ResourceIndex.hydrate(project, parsedFiles, ResourceIndex.snapshot(index, parsedFiles))
    */
   export type Snapshot = {
-    resources: [relativePath: string, id: string | null, references: string[], referencedBy: string[]][]
+    /** `file`: the position of the resource's file among the parsed files `snapshot` was given. */
+    resources: [file: number, id: string | null, references: string[], referencedBy: string[]][]
     agents: [string, string[]][]
     commands: [string, string[]][]
     dangling: [string, string[]][]
     warnings: Resource.Warning[]
   }
 
-  export function snapshot(index: Index, parsedIds: (relativePath: string) => string | undefined): Snapshot {
+  export function snapshot(index: Index, files: readonly ParsedFile[]): Snapshot {
     const list = (map: Map<string, Set<string>>) => [...map].map(([k, v]) => [k, [...v]] as [string, string[]])
+    const position = new Map(files.map((f, i) => [f.relativePath, i]))
     return {
-      resources: [...index.resources.values()].map((m) => [
-        m.relativePath,
-        parsedIds(m.relativePath) === m.id ? null : m.id,
-        m.references,
-        m.referencedBy,
-      ]),
+      resources: [...index.resources.values()].map((m) => {
+        const i = position.get(m.relativePath)!
+        return [i, files[i].result.metadata.id === m.id ? null : m.id, m.references, m.referencedBy]
+      }),
       agents: list(index.graph.agents),
       commands: list(index.graph.commands),
       dangling: [...index.dangling],
@@ -323,30 +353,36 @@ export namespace ResourceIndex {
     }
   }
 
-  /** The index `snapshot` was taken of, from the same parsed files (by project-relative path). */
+  /** The index `snapshot` was taken of, from the same parsed files in the same order; undefined if they differ. */
   export function hydrate(
     project: ResourceProject.Info,
-    parsed: (relativePath: string) => Resource.Metadata | undefined,
+    files: readonly ParsedFile[],
     snap: Snapshot,
   ): Index | undefined {
     const index = empty(project)
     index.warnings = snap.warnings
     for (const [k, v] of snap.dangling) index.dangling.set(k, v)
-    for (const [relativePath, id, references, referencedBy] of snap.resources) {
-      const meta = parsed(relativePath)
+    for (const [i, id, references, referencedBy] of snap.resources) {
+      const meta = files[i]?.result.metadata
       if (!meta) return undefined
       const copy = { ...meta, references, referencedBy }
       if (id !== null) copy.id = id
       index.resources.set(copy.id, copy)
     }
-    // `references` lists the resolved ids first, then the dangling references (`assemble`).
-    for (const [id, meta] of index.resources) {
-      const resolved = meta.references.length - (index.dangling.get(id)?.length ?? 0)
-      for (let i = 0; i < resolved; i++) {
-        add(index.graph.forward, id, meta.references[i])
-        add(index.graph.backward, meta.references[i], id)
+    // `references` lists the resolved ids first, then the dangling references (`assemble`). The graph serves only
+    // loads that follow references: built at the first one.
+    const edges = (reverse: boolean) => {
+      const map: Map<string, Set<string>> = new Map()
+      for (const [id, meta] of index.resources) {
+        const resolved = meta.references.length - (index.dangling.get(id)?.length ?? 0)
+        for (let i = 0; i < resolved; i++)
+          if (reverse) add(map, meta.references[i], id)
+          else add(map, id, meta.references[i])
       }
+      return map
     }
+    lazy(index.graph, "forward", () => edges(false))
+    lazy(index.graph, "backward", () => edges(true))
     for (const [k, v] of snap.agents) index.graph.agents.set(k, new Set(v))
     for (const [k, v] of snap.commands) index.graph.commands.set(k, new Set(v))
     return finish(index)

@@ -38,7 +38,10 @@ describe("warm start without a scan", () => {
     const project = ResourceProject.resolve(dir.path, dir.path)
     const cold = await ResourceBuild.run(project, config)
     const data = JSON.parse(JSON.stringify(cold.cache)) as ResourceCache.Data
-    const again = ResourceIndex.hydrate(project, (rel) => data.files[rel]?.result?.metadata, data.snapshot!)
+    const parsed = Object.entries(data.files)
+      .filter(([, e]) => e.result)
+      .map(([relativePath, e]) => ({ relativePath, path: e.result!.metadata.path, result: e.result! }))
+    const again = ResourceIndex.hydrate(project, parsed, data.snapshot!)
     expect(plain(again!)).toEqual(plain(cold.index))
     expect(again!.resources.get("specif-1.1")!.relativePath).toBe(".opencode/schema/specif-1.1.json")
   })
