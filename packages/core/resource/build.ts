@@ -141,7 +141,15 @@ export namespace ResourceBuild {
     cache.scan = { dirs: [...scan.dirs], listedAt: scan.listedAt, warnings: scan.warnings }
     const files = parsedOf(cache)
     const index = assemble(project, cache, scan.warnings, access.withheld, files)
-    if (!access.active && !segments.length) cache.snapshot = ResourceIndex.snapshot(index, files.parsed)
+    // Taken when the cache is written (never for lint, which does not persist it).
+    if (!access.active && !segments.length) {
+      let snapshot: ResourceIndex.Snapshot | undefined
+      Object.defineProperty(cache, "snapshot", {
+        enumerable: true,
+        configurable: true,
+        get: () => (snapshot ??= ResourceIndex.snapshot(index, files.parsed)),
+      })
+    }
     return { index, cache, stats, dirs: scan.dirs, access }
   }
 

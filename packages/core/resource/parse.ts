@@ -121,6 +121,8 @@ export namespace ResourceParse {
     return "common"
   }
 
+  const NOT_BLANK = /\S/
+
   export function parse(input: Input): Result {
     return input.type === "schema" ? parseSchema(input) : parseMarkdown(input)
   }
@@ -187,7 +189,8 @@ export namespace ResourceParse {
       difficulty: s(d.difficulty),
       status: s(d.status),
     }
-    if (!input.text.trim()) {
+    // A search stops at the first non-blank character; trim() would copy the whole text.
+    if (!NOT_BLANK.test(input.text)) {
       warnings.push({
         severity: "warning",
         code: "empty-file",
@@ -439,7 +442,11 @@ export namespace ResourceParse {
     // Most files have no link at all: skip the code-stripping passes for them.
     if (!body.includes("[[") && !body.includes("](")) return []
     const text = (
-      body.includes("```") || body.includes("~~~") || CODE_BLOCK_HINT.test(body) ? withoutCode(body) : body
+      body.includes("```") ||
+      body.includes("~~~") ||
+      ((body.includes("{") || body.includes("<")) && CODE_BLOCK_HINT.test(body))
+        ? withoutCode(body)
+        : body
     ).replace(INLINE_CODE, "")
     const out: RawRef[] = []
     for (const m of text.matchAll(WIKI)) {
