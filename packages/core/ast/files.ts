@@ -1,10 +1,17 @@
 import fs from "fs/promises"
 import { readFileSync } from "fs"
+import { createRequire } from "module"
 import path from "path"
-import ignore, { type Ignore } from "ignore"
-import picomatch from "picomatch"
+import type { Ignore } from "ignore"
+import type picomatchType from "picomatch"
 import z from "zod"
 import { NamedError } from "../util/error"
+
+const require = createRequire(import.meta.url)
+// Loaded when first needed (a project with a .gitignore, a search with globs): a search command starts without them.
+const ignore = (options: { ignorecase: boolean }) => (require("ignore") as typeof import("ignore"))(options)
+const picomatch = (glob: string, options: picomatchType.PicomatchOptions) =>
+  (require("picomatch") as typeof picomatchType)(glob, options)
 
 /**
  * The files an AST search or replace looks at.
@@ -60,6 +67,8 @@ export namespace AstFiles {
     denied: string[]
     /** Files skipped for size. */
     tooLarge: string[]
+    /** Size in bytes of each of `files` (a search balances its work by it). */
+    sizes: Map<string, number>
   }
 
   type Level = { dir: string; rules: Ignore }
@@ -72,14 +81,14 @@ export namespace AstFiles {
    * exclude[0]("a.test.ts") // true
    */
   export function matchers(globs: string[]) {
-    const include: picomatch.Matcher[] = []
-    const exclude: picomatch.Matcher[] = []
+    const include: picomatchType.Matcher[] = []
+    const exclude: picomatchType.Matcher[] = []
     const extraExtensions: string[] = []
     for (const raw of globs) {
       const negated = raw.startsWith("!")
       const glob = (negated ? raw.slice(1) : raw).trim().replace(/^\.\//, "")
       if (!glob) throw new InvalidGlob({ glob: raw, reason: "empty glob" })
-      let matcher: picomatch.Matcher
+      let matcher: picomatchType.Matcher
       try {
         matcher = picomatch(glob, { dot: true, basename: !glob.includes("/"), strictBrackets: true })
       } catch (error) {
@@ -104,7 +113,7 @@ export namespace AstFiles {
     const { include, exclude, extraExtensions } = matchers(options.globs ?? [])
     const extensions = new Set([...options.extensions, ...extraExtensions].map((e) => e.toLowerCase()))
     const maxBytes = options.maxFileBytes ?? MAX_FILE_BYTES
-    const result: Result = { files: [], denied: [], tooLarge: [] }
+    const result: Result = { files: [], denied: [], tooLarge: [], sizes: new Map() }
     const seen = new Set<string>()
 
     const relToProject = (file: string) => path.relative(directory, file).split(path.sep).join("/")
@@ -129,6 +138,7 @@ export namespace AstFiles {
         return
       }
       result.files.push(file)
+      result.sizes.set(file, size)
     }
 
     const walk = async (dir: string, levels: Level[]) => {

@@ -1,10 +1,16 @@
 import fs from "fs/promises"
+import { createRequire } from "module"
 import path from "path"
-import { structuredPatch } from "diff"
 import type { AstReplace } from "./replace"
 import type { AstSearch } from "./search"
-import { SecurityOutput } from "../security/output"
 import type { SecuritySegments } from "../security/segments"
+
+const require = createRequire(import.meta.url)
+// Loaded when first needed: a search without protected segments never needs them, and a process that only searches
+// (the search command, cli.ts) starts without them.
+const diff = () => require("diff") as typeof import("diff")
+const mask = (text: string, pairs: readonly SecuritySegments.Pair[]) =>
+  (require("../security/output") as typeof import("../security/output")).SecurityOutput.mask(text, pairs)
 
 /**
  * The text the AST tools return to the model. Paths are relative to the project directory. Both results start
@@ -76,7 +82,7 @@ export namespace AstFormat {
     const rel = (file: string) => path.relative(options.directory, file) || path.basename(file)
     const read = options.read ?? readFile
     // Lines inside protected segments this role may not read are shown as a redaction, context lines included.
-    const shown = (text: string) => (options.hidden?.length ? SecurityOutput.mask(text, options.hidden) : text)
+    const shown = (text: string) => (options.hidden?.length ? mask(text, options.hidden) : text)
     const context = Math.max(0, options.context ?? 0)
     const header =
       result.totalMatches === 0
@@ -107,7 +113,9 @@ export namespace AstFormat {
         blocks.push(`${rel(file)}\n(the file could not be read again to show its matches)`)
         continue
       }
-      blocks.push([rel(file), ...render(shown(text).split("\n"), matches, context)].join("\n"))
+      const lines = text.split("\n")
+      const visible = options.hidden?.length ? shown(text).split("\n") : lines
+      blocks.push([rel(file), ...render(visible, lines, matches, context)].join("\n"))
     }
     const omittedMatches = result.totalMatches - shownMatches
     if (omittedMatches > 0) {
@@ -124,7 +132,22 @@ export namespace AstFormat {
 
   type Row = { kind: "match" | "context"; columns: number[]; more?: number }
 
-  function render(source: string[], matches: AstSearch.Match[], context: number): string[] {
+  /**
+   * The column the ast-grep CLI prints for a UTF-16 `column` of `line`: characters (code points) before it, plus 1.
+   *
+   * @example
+   * AstFormat.column('const s = "😀"; f()', 16) // 16: the emoji is two UTF-16 units but one character
+   */
+  export function column(line: string, utf16: number): number {
+    const before = line.slice(0, utf16)
+    if (!/[\uD800-\uDFFF]/.test(before)) return utf16 + 1
+    let chars = 0
+    for (const _ of before) chars++
+    return chars + 1
+  }
+
+  /** `source`: the lines shown (protected ones masked); `original`: the file's lines, which positions refer to. */
+  function render(source: string[], original: string[], matches: AstSearch.Match[], context: number): string[] {
     const rows = new Map<number, Row>()
     const mark = (line: number, kind: Row["kind"]) => {
       if (line < 0 || line >= source.length) return undefined
@@ -141,7 +164,7 @@ export namespace AstFormat {
       const first = match.start.line
       const last = Math.min(match.end.line, first + LIMITS.linesPerMatch - 1)
       for (let l = first; l <= last; l++) mark(l, "match")
-      rows.get(first)?.columns.push(match.start.column + 1)
+      rows.get(first)?.columns.push(column(original[first] ?? "", match.start.column))
       if (match.end.line > last) {
         const row = rows.get(last)
         if (row) row.more = Math.max(row.more ?? 0, match.end.line - last)
@@ -174,7 +197,7 @@ export namespace AstFormat {
     result: AstReplace.Result,
     options: { directory: string; hidden?: SecuritySegments.Pair[] },
   ): string {
-    const visible = (text: string) => (options.hidden?.length ? SecurityOutput.mask(text, options.hidden) : text)
+    const visible = (text: string) => (options.hidden?.length ? mask(text, options.hidden) : text)
     const rel = (file: string) => path.relative(options.directory, file) || path.basename(file)
     const changed = result.files.length
     const verb = result.dryRun ? "Dry run: would replace" : result.written ? "Replaced" : "Would replace"
@@ -200,7 +223,9 @@ export namespace AstFormat {
     const diffs: string[] = []
     for (const change of result.files.slice(0, LIMITS.files)) {
       const name = rel(change.file)
-      const patch = structuredPatch(name, name, visible(change.before), visible(change.after), "", "", { context: 1 })
+      const patch = diff().structuredPatch(name, name, visible(change.before), visible(change.after), "", "", {
+        context: 1,
+      })
       const body: string[] = [`--- ${name}`, `+++ ${name}`]
       for (const hunk of patch.hunks) {
         body.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`)

@@ -1,6 +1,7 @@
 import { parse, type SgNode } from "@ast-grep/napi"
 import z from "zod"
 import { NamedError, errorMessage } from "../util/error"
+import { AstMatch } from "./match"
 
 /**
  * A checked ast-grep pattern and the literal tokens any match must contain.
@@ -9,7 +10,13 @@ import { NamedError, errorMessage } from "../util/error"
  * by their kind, so every named leaf of the pattern that is not a meta-variable occurs verbatim in a matching file,
  * and every keyword occurs up to letter case (PHP keywords are case-insensitive). Files lacking one of them cannot
  * match and are never parsed: that pre-filter is what makes the in-process search faster than the CLI on most
- * patterns. Patterns that do not parse cleanly get no pre-filter (and a warning, as the CLI gives).
+ * patterns. This holds for patterns with syntax errors too: ast-grep lets an ERROR node of the pattern match a node of
+ * any kind, but still compares the leaves under it (named ones by text, the others by kind).
+ *
+ * Like the CLI, a pattern whose node is an ERROR node (after stripping the single-child wrappers, e.g. `program`)
+ * gets a warning, which the tools show only when the search matched nothing: `import $X from $Y` is an ERROR node in
+ * TypeScript (the source must be a string) yet matches every default import, so an unconditional warning would be
+ * false. An ERROR node deeper in the pattern (`foo(a b)`) gets none, as in the CLI.
  *
  * @example
  * const p = AstPattern.compile("TypeScript", "typescript", "console.log($$$ARGS)")
@@ -30,7 +37,7 @@ export namespace AstPattern {
     literals: string[]
     /** Keyword tokens every match contains, compared ignoring case. */
     keywords: string[]
-    /** Set when the pattern contains a syntax error node: it may match nothing or behave unexpectedly. */
+    /** Set when the pattern's node is an ERROR node (as the CLI judges it): the tools show it when nothing matched. */
     warning?: string
     /** False when no literal or keyword constrains the pattern: every file may match. */
     selective: boolean
@@ -72,28 +79,34 @@ export namespace AstPattern {
     }
     const expanded = expand(pattern, expando)
     const root = parse(napiLang, expanded).root()
-    const hasError = root.kind() === "ERROR" || root.find({ rule: { kind: "ERROR" } }) !== null
     const literals = new Set<string>()
     const keywords = new Set<string>()
-    if (!hasError) collect(root, metaSpans(expanded, expando), literals, keywords)
+    collect(root, metaSpans(expanded, expando), literals, keywords)
     const literalList = [...literals].sort((a, b) => b.length - a.length)
     const keywordList = [...keywords]
-    const keywordTests = keywordList.map((k) => ({ exact: k, any: new RegExp(escape(k), "i") }))
     return {
       pattern,
       literals: literalList,
       keywords: keywordList,
-      warning: hasError
-        ? `the pattern does not parse as complete ${lang} code (it contains a syntax error node), so it may match ` +
-          "nothing; write a full statement or expression, e.g. a whole call or declaration"
+      warning: isError(root)
+        ? `the pattern does not parse as complete ${lang} code (ast-grep sees an ERROR node), which is likely why ` +
+          "nothing matched; write a full statement or expression, e.g. a whole call or declaration"
         : undefined,
       selective: literalList.length + keywordList.length > 0,
-      mayMatch(text) {
-        for (const literal of literalList) if (!text.includes(literal)) return false
-        // The exact spelling is by far the most common; the case-insensitive test runs only when it is absent.
-        for (const test of keywordTests) if (!text.includes(test.exact) && !test.any.test(text)) return false
-        return true
-      },
+      mayMatch: AstMatch.tester(literalList, keywordList),
+    }
+  }
+
+  /**
+   * The CLI's test (`Pattern::has_error`): descend while a node has a single child (or a second one that is empty,
+   * as a MISSING node is) and look at the kind of the node reached.
+   */
+  function isError(root: SgNode): boolean {
+    let node = root
+    for (;;) {
+      const children = node.children()
+      if (children.length === 1 || (children.length === 2 && children[1].text() === "")) node = children[0]
+      else return node.kind() === "ERROR"
     }
   }
 
@@ -115,6 +128,8 @@ export namespace AstPattern {
       // Part of a meta-variable (bash parses `$A` as `$` + `A`): not literal text of the matched code.
       if (metas.some(([a, b]) => start.index < b && end.index > a)) return
       if (node.isNamed()) literals.add(text)
+      // An unnamed ERROR leaf would be compared by kind, and an ERROR kind matches any node: no constraint.
+      else if (node.kind() === "ERROR") return
       else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) keywords.add(text)
       return
     }

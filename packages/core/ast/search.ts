@@ -1,15 +1,17 @@
-import { findInFiles } from "@ast-grep/napi"
-import { SecurityOutput } from "../security/output"
+import { AstMatch } from "./match"
+import { AstPool } from "./pool"
 import { AstScan } from "./scan"
 
 /**
- * `ast_grep_search`'s engine: matches of an ast-grep pattern across the project, in-process through
- * `@ast-grep/napi`'s parallel `findInFiles` (no CLI is spawned).
+ * `ast_grep_search`'s engine: matches of an ast-grep pattern across the project, in-process through `@ast-grep/napi`
+ * (no CLI is spawned), parsed in worker threads (pool.ts, match.ts).
  *
- * Files are handed to napi in batches so that a deadline or an abort stops the search between batches: the result
- * then holds what was found so far and says so. Every match is counted; positions are kept only for the first
- * `maxStoredMatches` in file and position order (the same N whatever order napi's threads report files in): a file
- * that sorts after the kept ones once the cap is reached costs no range extraction (see `FirstMatches`).
+ * The files, in path order, are cut into batches of about `BATCH_CHARS` bytes that the workers take one at a time; a
+ * worker reads each file once, skips it when it lacks one of the pattern's literal tokens, else parses it and counts
+ * the matches, and sends back numbers only. A deadline or an abort stops the search between batches: the result then
+ * holds what was found so far and says so. Every match is counted; positions are kept only for the first
+ * `maxStoredMatches` in file and position order (the same N whatever order the batches finish in), and a batch that
+ * starts after that many kept matches is asked for counts only (see `FirstMatches`).
  *
  * @example
  * const result = await AstSearch.run({ directory: "/repo", lang: "typescript", pattern: "console.log($$$A)" })
@@ -17,7 +19,7 @@ import { AstScan } from "./scan"
  */
 export namespace AstSearch {
   export type Position = { line: number; column: number }
-  /** 0-based lines; columns count UTF-16 code units, like JavaScript string indices. */
+  /** 0-based lines; columns count UTF-16 code units, like JavaScript string indices (the output shows characters). */
   export type Match = { file: string; start: Position; end: Position }
 
   export type Options = {
@@ -26,12 +28,17 @@ export namespace AstSearch {
     /** Positions kept: the first N in file and position order (all matches are counted). The search tool keeps
      *  only what its output shows. */
     maxStoredMatches?: number
+    /** Most files in one batch (default `BATCH_FILES`). */
     batchSize?: number
+    /** Worker threads (default: one per core, at most `AstPool.MAX_WORKERS`, none for a search under
+     *  `IN_THREAD_CHARS` while no worker is running); 0 parses on the calling thread. */
+    workers?: number
   }
 
   export type Result = {
     lang: string
     pattern: string
+    /** Why the pattern may have matched nothing; set only when nothing matched (as the CLI warns). */
     warning?: string
     matches: Match[]
     totalMatches: number
@@ -50,8 +57,15 @@ export namespace AstSearch {
 
   export const TIMEOUT_MS = 60_000
   export const MAX_STORED_MATCHES = 200_000
-  const BATCH = 2048
-  const CONCURRENT_CALLS = 2
+  /** Source bytes per batch: small enough to balance the workers and bound what one holds, large enough that
+   *  messages cost nothing next to parsing. */
+  export const BATCH_CHARS = 96 * 1024
+  export const BATCH_FILES = 256
+  /** Below this many bytes to search (and with no worker already running) the calling thread parses: starting
+   *  workers would cost more than they save. */
+  export const IN_THREAD_CHARS = 256 * 1024
+
+  type Batch = { start: number; files: string[] }
 
   /**
    * Searches the project for `input.pattern`; never throws for too many matches or a timeout (see `Result`).
@@ -66,66 +80,124 @@ export namespace AstSearch {
     const deadline = AstScan.deadline(timeoutMs)
     const signal = input.signal ? AbortSignal.any([input.signal, deadline]) : deadline
     const scan = await AstScan.prepare({ ...input, signal })
-    const filtered = await AstScan.filter(scan, { keepText: false })
+    const files = scan.files.files
     const maxStored = options.maxStoredMatches ?? MAX_STORED_MATCHES
-    const batchSize = options.batchSize ?? BATCH
+    const prefilter = input.prefilter !== false
+    const job = (batch: Batch, positions: boolean): AstMatch.Job => ({
+      lang: scan.napiLang,
+      pattern: input.pattern,
+      literals: prefilter ? scan.pattern.literals : [],
+      keywords: prefilter ? scan.pattern.keywords : [],
+      hidden: input.segments?.().read ?? [],
+      files: batch.files,
+      positions,
+    })
 
+    const sizes = scan.files.sizes
+    const total = files.reduce((sum, file) => sum + (sizes.get(file) ?? 0), 0)
+    const batches = plan(files, sizes, options.batchSize ?? BATCH_FILES, total)
     const first = new FirstMatches(maxStored)
-    // Matches inside lines a protected segment hides are dropped before they are counted: a count is an answer too.
-    const hidden = input.segments?.().read ?? []
-    const visible = <N extends Found & { getRoot(): { root(): { text(): string } } }>(nodes: N[]): N[] => {
-      if (!hidden.length) return nodes
-      const text = nodes[0].getRoot().root().text()
-      const ranges = SecurityOutput.lineRanges(text, hidden)
-      if (!ranges.length) return nodes
-      return nodes.filter((node) => {
-        const r = node.range()
-        return !ranges.some((x) => r.start.line + 1 <= x.to && r.end.line + 1 >= x.from)
-      })
-    }
+    const counts: number[] = new Array(files.length).fill(0)
+    let totalMatches = 0
     let filesWithMatches = 0
-    let total = 0
-    const candidates = filtered.candidates.map((c) => c.file)
-    // Two napi calls at a time: one call's threads wait while the JS thread takes their results, leaving a core idle
-    // (on 2 cores, 27k matches: ~1.0 s alone, ~0.85 s as two halves at once, as fast as the CLI).
-    const size = Math.max(1, Math.min(batchSize, Math.ceil(candidates.length / CONCURRENT_CALLS)))
-    let next = 0
-    const worker = async () => {
-      while (next < candidates.length && !signal.aborted) {
-        const batch = candidates.slice(next, (next += size))
-        await findInFiles(
-          scan.napiLang,
-          { paths: batch, matcher: { rule: { pattern: input.pattern } } },
-          (error, found) => {
-            if (error || !found.length) return
-            const nodes = visible(found)
-            if (!nodes.length) return
-            filesWithMatches++
-            total += nodes.length
-            first.add(nodes[0].getRoot().filename(), nodes)
-          },
-        )
+    const record = (batch: Batch, done: AstMatch.Done) => {
+      done.counts.forEach((count, i) => {
+        counts[batch.start + i] = count
+        if (count > 0) {
+          totalMatches += count
+          filesWithMatches++
+        }
+      })
+      const p = done.positions
+      for (let i = 0; i < p.length;) {
+        const index = p[i]
+        const matches: Match[] = []
+        const file = batch.files[index]
+        for (; i < p.length && p[i] === index; i += 5)
+          matches.push({ file, start: { line: p[i + 1], column: p[i + 2] }, end: { line: p[i + 3], column: p[i + 4] } })
+        first.addMatches(file, matches)
       }
     }
-    await Promise.all(Array.from({ length: CONCURRENT_CALLS }, worker))
-    const matches = first.matches()
+
+    let next = 0
+    const take = () => (next < batches.length && !signal.aborted ? batches[next++] : undefined)
+    // Batches are handed out in path order, so every batch already recorded precedes the next one: once the kept
+    // matches reach the cap, the positions of later batches cannot be shown and are not read.
+    const wantPositions = () => first.size() < maxStored
+    const inThread = async () => {
+      for (let batch = take(); batch; batch = take()) {
+        record(batch, await AstMatch.files(job(batch, wantPositions())))
+        // A turn of the event loop between batches: napi's finalizers run, and the thread stays responsive.
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    }
+    const inWorker = async (runner: AstPool.Runner) => {
+      try {
+        await runner.ready
+      } catch {
+        return inThread()
+      }
+      for (let batch = take(); batch; batch = take()) {
+        const work = job(batch, wantPositions())
+        let done: AstMatch.Done
+        try {
+          done = await runner.run(work)
+        } catch {
+          // The worker died: this batch and the rest of its share are done here.
+          record(batch, await AstMatch.files(work))
+          return inThread()
+        }
+        record(batch, done)
+      }
+      AstPool.release(runner)
+    }
+
+    // Explicit `workers` is obeyed; by default a small search with no worker running stays on this thread.
+    const small = options.workers === undefined && total < IN_THREAD_CHARS && !AstPool.idleCount()
+    const workers = small ? 0 : Math.max(0, Math.min(options.workers ?? AstPool.parallelism(), batches.length))
+    if (workers === 0) await inThread()
+    else await Promise.all(AstPool.acquire(workers).map(inWorker))
+
     const interrupted = signal.aborted
+    const unreadable = files.filter((_, i) => counts[i] === AstMatch.UNREADABLE)
     return {
       lang: scan.lang,
       pattern: input.pattern,
-      warning: scan.pattern.warning,
-      matches,
-      totalMatches: total,
+      warning: totalMatches === 0 ? scan.pattern.warning : undefined,
+      matches: first.matches(),
+      totalMatches,
       filesWithMatches,
-      filesSearched: scan.files.files.length,
-      filesSkippedByPrefilter: scan.files.files.length - candidates.length - filtered.unreadable.length,
+      filesSearched: files.length,
+      filesSkippedByPrefilter: counts.filter((c) => c === AstMatch.SKIPPED).length,
       denied: scan.files.denied,
       tooLarge: scan.files.tooLarge,
-      unreadable: filtered.unreadable,
+      unreadable,
       timedOut: interrupted && deadline.aborted,
       aborted: interrupted && !deadline.aborted,
       elapsedMs: performance.now() - started,
     }
+  }
+
+  /**
+   * Cuts the sorted file list into batches of about `BATCH_CHARS` bytes and at most `maxFiles` files, smaller when
+   * the whole search is small so that every worker gets several.
+   */
+  function plan(files: string[], sizes: Map<string, number>, maxFiles: number, total: number): Batch[] {
+    const target = Math.max(4096, Math.min(BATCH_CHARS, Math.ceil(total / (4 * AstPool.MAX_WORKERS))))
+    const batches: Batch[] = []
+    let current: Batch = { start: 0, files: [] }
+    let bytes = 0
+    files.forEach((file, i) => {
+      if (current.files.length && (bytes >= target || current.files.length >= maxFiles)) {
+        batches.push(current)
+        current = { start: i, files: [] }
+        bytes = 0
+      }
+      current.files.push(file)
+      bytes += sizes.get(file) ?? 0
+    })
+    if (current.files.length) batches.push(current)
+    return batches
   }
 
   type Found = { range(): { start: Position; end: Position } }
@@ -147,9 +219,7 @@ export namespace AstSearch {
     constructor(private readonly cap: number) {}
 
     add(file: string, nodes: readonly Found[]) {
-      if (this.cap <= 0) return
-      const last = this.files[this.files.length - 1]
-      if (this.stored >= this.cap && last && file > last.file) return
+      if (!this.wanted(file)) return
       const matches: Match[] = nodes.map((node) => {
         const range = node.range()
         return {
@@ -158,6 +228,26 @@ export namespace AstSearch {
           end: { line: range.end.line, column: range.end.column },
         }
       })
+      this.insert(file, matches)
+    }
+
+    /** `add` for positions already read (a worker's answer). */
+    addMatches(file: string, matches: Match[]) {
+      if (this.wanted(file)) this.insert(file, matches)
+    }
+
+    /** Matches kept so far (may exceed `cap` by the last file's excess until `matches()` trims it). */
+    size(): number {
+      return this.stored
+    }
+
+    private wanted(file: string): boolean {
+      if (this.cap <= 0) return false
+      const last = this.files[this.files.length - 1]
+      return !(this.stored >= this.cap && last && file > last.file)
+    }
+
+    private insert(file: string, matches: Match[]) {
       matches.sort((a, b) => a.start.line - b.start.line || a.start.column - b.start.column)
       let lo = 0
       let hi = this.files.length

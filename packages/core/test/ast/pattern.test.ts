@@ -31,9 +31,10 @@ describe("pattern checks", () => {
   test("meta-variable parts never become literals (bash parses $A as `$` + `A`, PHP as a variable)", async () => {
     expect((await compile("bash", "echo $A")).literals).toEqual(["echo"])
     expect((await compile("php", "foo($X, $$$A)")).literals).toEqual(["foo"])
-    // Not valid PHP once expanded (`µX = …`): like the CLI, a warning, and no pre-filter.
+    // Not valid PHP once expanded (`µX = …`): an ERROR node, which ast-grep still matches by its leaves (the CLI
+    // finds `$a = foo(1, 2)`), so `foo` still pre-filters; the warning is kept for a search that matches nothing.
     const assignment = await compile("php", "$X = foo($$$A)")
-    expect([assignment.literals, assignment.selective, !!assignment.warning]).toEqual([[], false, true])
+    expect([assignment.literals, assignment.selective, !!assignment.warning]).toEqual([["foo"], true, true])
     expect((await compile("python", "print($A, $_)")).literals).toEqual(["print"])
     expect((await compile("nix", "import $P")).literals).toEqual(["import"]) // an identifier in nix
   })
@@ -54,11 +55,17 @@ describe("pattern checks", () => {
     expect(error.message).toContain("Multiple AST nodes are detected")
   })
 
-  test("a pattern with a syntax error gets a warning and no pre-filter", async () => {
+  test("the CLI's ERROR-node check: the pattern's own node, not one deeper; literals under it still pre-filter", async () => {
     const p = await compile("typescript", "console.log(")
     expect(p.warning).toContain("does not parse as complete typescript code")
-    expect(p.selective).toBe(false)
-    expect(p.mayMatch("anything")).toBe(true)
+    expect([p.literals.sort(), p.selective]).toEqual([["console", "log"], true])
+    expect(p.mayMatch("console.log(1)")).toBe(true)
+    expect(p.mayMatch("print(1)")).toBe(false)
+    // `$Y` cannot be an import source in TypeScript: the pattern is an ERROR node, yet matches every default import.
+    const imports = await compile("typescript", "import $X from $Y")
+    expect([!!imports.warning, imports.keywords.sort()]).toEqual([true, ["from", "import"]])
+    // An ERROR node inside a call: the CLI does not warn (and matches `foo(a b)` as written).
+    expect((await compile("typescript", "foo(a b)")).warning).toBeUndefined()
     expect((await compile("typescript", "console.log($A)")).warning).toBeUndefined()
   })
 })
@@ -76,9 +83,13 @@ describe("the pre-filter never changes results", () => {
     "$X === undefined",
     "typeof $X === 'string'",
     "async ($$$P) => $B",
+    // The patterns of the independent check on OpenCode's sources; `import $X from $Y` is an ERROR node.
+    "await $X",
+    "import $X from $Y",
+    "if ($C) { $$$ }",
   ]
 
-  test("on real TypeScript from node_modules, for ten patterns, results equal the unfiltered search and the CLI", async () => {
+  test("on real TypeScript from node_modules, for 13 patterns, results equal the unfiltered search and the CLI", async () => {
     const root = path.resolve(import.meta.dir, "../../../../node_modules")
     const sources: Record<string, Uint8Array> = {}
     for (const pkg of ["zod/src/v4/core", "gpt-tokenizer/src", "@ast-grep/napi/types"]) {
@@ -92,9 +103,15 @@ describe("the pre-filter never changes results", () => {
     await using dir = await tmpdir(sources)
     let total = 0
     for (const pattern of PATTERNS) {
-      const filtered = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern })
-      const full = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern, prefilter: false })
+      // Worker threads with the pre-filter, the calling thread without it: the same matches and totals.
+      const filtered = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern }, { workers: 2 })
+      const full = await AstSearch.run(
+        { directory: dir.path, lang: "typescript", pattern, prefilter: false },
+        { workers: 0 },
+      )
       expect(filtered.matches).toEqual(full.matches)
+      expect([filtered.totalMatches, filtered.filesWithMatches]).toEqual([full.totalMatches, full.filesWithMatches])
+      expect(filtered.warning).toBeUndefined()
       const oracle = CliOracle.search(dir.path, pattern, "ts")
       expect(filtered.matches.map((m) => [m.file, m.start.line + 1, m.start.column + 1])).toEqual(
         oracle.map((m) => [m.file, m.line, m.column]),

@@ -1,8 +1,11 @@
 import { describe, expect, test } from "bun:test"
 import path from "path"
 import { AstFormat } from "../../ast/format"
+import { AstLanguage } from "../../ast/languages"
+import { AstPool } from "../../ast/pool"
 import { AstSearch } from "../../ast/search"
 import { tmpdir } from "../fixture"
+import { CliOracle } from "./cli-oracle"
 
 const SOURCE = [
   "import { log } from './log'", // 1
@@ -199,4 +202,118 @@ describe("ast_grep_search results", () => {
     first.add("/z.ts", [{ range: () => (read++, { start: { line: 0, column: 0 }, end: { line: 0, column: 1 } }) }])
     expect(read).toBe(0)
   })
+})
+
+describe("the search engine: worker threads, the calling thread, warnings, columns, protected segments", () => {
+  const SEGMENTS = [{ start: "@secure-start", end: "@secure-end" }]
+  const PROTECTED = [
+    "hit(1)", // 1
+    "// @secure-start", // 2
+    "hit(2); hit(3)", // 3
+    "const key = 'Kd93mV'", // 4
+    "// @secure-end", // 5
+    "hit(4)", // 6
+  ].join("\n")
+
+  test("worker threads and the calling thread give the same matches, totals and skipped files", async () => {
+    const files: Record<string, string> = {}
+    for (let f = 0; f < 40; f++)
+      files[`d${f % 3}/f${String(f).padStart(2, "0")}.ts`] = f % 4 ? "hit(1)\n".repeat(f % 9) + "miss()\n" : "none()\n"
+    files["bin.ts"] = "hit(1)\0"
+    await using dir = await tmpdir(files)
+    const run = (workers: number, maxStoredMatches?: number) =>
+      AstSearch.run(
+        { directory: dir.path, lang: "typescript", pattern: "hit($A)" },
+        { workers, batchSize: 3, maxStoredMatches },
+      )
+    const inThread = await run(0)
+    for (const result of [await run(2), await run(1)]) {
+      expect(result.matches).toEqual(inThread.matches)
+      expect([result.totalMatches, result.filesWithMatches, result.filesSkippedByPrefilter, result.unreadable]).toEqual(
+        [inThread.totalMatches, inThread.filesWithMatches, inThread.filesSkippedByPrefilter, inThread.unreadable],
+      )
+    }
+    expect(inThread.filesSkippedByPrefilter).toBe(13) // the `none()` files and the three with no `hit(1)` line
+    expect(inThread.unreadable.map((f) => path.basename(f))).toEqual(["bin.ts"])
+    // A small cap: later batches are asked for counts only, the kept matches are still the first ones.
+    const capped = await run(2, 5)
+    expect([capped.matches, capped.totalMatches]).toEqual([inThread.matches.slice(0, 5), inThread.totalMatches])
+  })
+
+  test("a worker that cannot start: its share is searched on the calling thread, with the same result", async () => {
+    await using dir = await tmpdir({ "a.ts": "hit(1)\nhit(2)\n", "b.ts": "hit(3)\n", "c.ts": "x\n" })
+    const expected = await AstSearch.run(
+      { directory: dir.path, lang: "typescript", pattern: "hit($A)" },
+      { workers: 0 },
+    )
+    AstPool.setEntry(path.join(dir.path, "no-such-worker.ts"))
+    try {
+      const result = await AstSearch.run(
+        { directory: dir.path, lang: "typescript", pattern: "hit($A)" },
+        { workers: 2, batchSize: 1 },
+      )
+      expect([result.matches, result.totalMatches]).toEqual([expected.matches, 3])
+    } finally {
+      AstPool.setEntry(new URL("../../ast/worker.ts", import.meta.url))
+    }
+  })
+
+  test("dynamic languages work in the workers (registered once per process)", async () => {
+    await AstLanguage.load("python")
+    await using dir = await tmpdir({ "a.py": "print(1)\nlog(2)\nprint(3, 4)\n" })
+    const result = await AstSearch.run({ directory: dir.path, lang: "python", pattern: "print($$$A)" }, { workers: 2 })
+    expect(result.matches.map((m) => m.start.line)).toEqual([0, 2])
+  })
+
+  test("the ERROR-node warning only when nothing matched, as the CLI gives it", async () => {
+    await using dir = await tmpdir({ "a.ts": "import x from 'y'\nimport { z } from 'w'\nconsole.log(1)\n" })
+    const imports = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "import $X from $Y" })
+    expect([imports.totalMatches, imports.warning]).toEqual([2, undefined])
+    expect(await AstFormat.search(imports, { directory: dir.path })).not.toContain("[NOTE] Pattern")
+    const broken = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "console.log(" })
+    expect(broken.totalMatches).toBe(0)
+    expect(await AstFormat.search(broken, { directory: dir.path })).toContain(
+      "[NOTE] Pattern: the pattern does not parse as complete typescript code (ast-grep sees an ERROR node), " +
+        "which is likely why nothing matched",
+    )
+  })
+
+  test("columns count characters as the CLI prints them (an emoji is one), also inside the line", async () => {
+    const source = 'const s = "😀é"; console.log(s)\nconst t = "中"; console.log(t) // 👍 console.log(u)\n'
+    await using dir = await tmpdir({ "a.ts": source })
+    const result = await AstSearch.run({ directory: dir.path, lang: "typescript", pattern: "console.log($A)" })
+    const text = await AstFormat.search(result, { directory: dir.path })
+    const oracle = CliOracle.search(dir.path, "console.log($A)", "ts")
+    expect(oracle.map((m) => `${m.line}:${m.column}`)).toEqual(["1:17", "2:16"])
+    expect(text).toContain('\n1:17: const s = "😀é"; console.log(s)')
+    expect(text).toContain('\n2:16: const t = "中"; console.log(t)')
+    // The positions kept in the result stay JavaScript (UTF-16) indices.
+    expect(result.matches[0].start.column).toBe(17)
+    expect(AstFormat.column("a😀b", 3)).toBe(3)
+  })
+
+  for (const workers of [0, 2])
+    test(`protected segments (${workers ? "worker threads" : "calling thread"}): matches on hidden lines are neither shown nor counted, context masked`, async () => {
+      await using dir = await tmpdir({ "a.ts": PROTECTED, "b.ts": "hit(5)\n" })
+      const input = {
+        directory: dir.path,
+        lang: "typescript",
+        pattern: "hit($A)",
+        segments: () => ({ read: SEGMENTS, write: [] }),
+      }
+      const result = await AstSearch.run(input, { workers })
+      expect([result.totalMatches, result.filesWithMatches]).toEqual([3, 2])
+      expect(result.matches.map((m) => `${path.basename(m.file)}:${m.start.line + 1}`)).toEqual([
+        "a.ts:1",
+        "a.ts:6",
+        "b.ts:1",
+      ])
+      const text = await AstFormat.search(result, { directory: dir.path, context: 3, hidden: SEGMENTS })
+      expect(text).toStartWith("Found 3 matches in 2 files")
+      expect(text).not.toContain("Kd93mV")
+      expect(text).not.toContain("hit(2)")
+      expect(text).toContain("3- [REDACTED")
+      // Without segments the same search finds all five.
+      expect((await AstSearch.run({ ...input, segments: undefined }, { workers })).totalMatches).toBe(5)
+    })
 })

@@ -1,0 +1,125 @@
+import { parse } from "@ast-grep/napi"
+import { readFileSync } from "fs"
+import type { SecuritySegments } from "../security/segments"
+
+/**
+ * The per-file work of `ast_grep_search`: read a file, rule it out by the pattern's literal tokens or parse it with
+ * napi and count the pattern's matches, keeping positions only when asked. It runs in the search workers
+ * (worker.ts) and, when no worker can be started, on the calling thread; it imports neither zod nor the security
+ * layer (the segment check is loaded only when protected segments exist), so a worker starts fast and small.
+ *
+ * napi frees a parsed tree only when the garbage collector has collected every `SgRoot`/`SgNode` of it and an event
+ * loop turn has run its finalizers: nothing here outlives one file, and the worker forces a collection every few
+ * hundred kilobytes parsed (see worker.ts).
+ *
+ * @example
+ * const done = await AstMatch.files({ lang: "TypeScript", pattern: "foo($A)", literals: ["foo"], keywords: [], hidden: [], files: ["/r/a.ts"], positions: true })
+ * done.counts // [2]
+ * done.positions // [0, 3, 2, 3, 8, 0, 9, 0, 9, 6]: file index, start line, start column, end line, end column
+ */
+export namespace AstMatch {
+  export type Job = {
+    /** napi language id ("TypeScript", "python", …). */
+    lang: string
+    pattern: string
+    /** Named leaf texts every match contains verbatim (see pattern.ts); [] skips no file. */
+    literals: string[]
+    /** Keyword tokens every match contains, compared ignoring case. */
+    keywords: string[]
+    /** Marker pairs of the segments this role may not read: matches on their lines are dropped before counting. */
+    hidden: SecuritySegments.Pair[]
+    files: string[]
+    /** Keep positions (false: only count, e.g. once the matches the output can show are already found). */
+    positions: boolean
+  }
+
+  export type Done = {
+    /** Per file of the job: its match count, or `SKIPPED`, or `UNREADABLE`. */
+    counts: number[]
+    /** Five numbers per match: file index in the job, start line, start column, end line, end column (0-based lines,
+     *  UTF-16 columns), in the order napi reports them within a file. */
+    positions: number[]
+    /** Characters of source parsed (files the literals ruled out not included). */
+    parsed: number
+  }
+
+  /** The file lacks one of the pattern's literals: it cannot match and was not parsed. */
+  export const SKIPPED = -1
+  /** The file could not be read, or holds binary data (NUL bytes). */
+  export const UNREADABLE = -2
+
+  /**
+   * A test that `text` may contain a match: every literal verbatim, every keyword up to letter case.
+   *
+   * @example
+   * const may = AstMatch.tester(["console", "log"], [])
+   * may("console.log(1)") // true
+   * may("print(1)") // false
+   */
+  export function tester(literals: readonly string[], keywords: readonly string[]): (text: string) => boolean {
+    const longestFirst = [...literals].sort((a, b) => b.length - a.length)
+    const keywordTests = keywords.map((k) => ({
+      exact: k,
+      any: new RegExp(k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i"),
+    }))
+    return (text) => {
+      for (const literal of longestFirst) if (!text.includes(literal)) return false
+      // The exact spelling is by far the most common; the case-insensitive test runs only when it is absent.
+      for (const test of keywordTests) if (!text.includes(test.exact) && !test.any.test(text)) return false
+      return true
+    }
+  }
+
+  type Lines = { from: number; to: number }
+  let segmentLines: ((text: string, pairs: readonly SecuritySegments.Pair[]) => Lines[]) | undefined
+
+  /**
+   * Counts the matches of `job.pattern` in each of `job.files` (never throws for a file: an unreadable one is
+   * reported as `UNREADABLE`).
+   *
+   * @example
+   * const { counts } = await AstMatch.files({ ...job, files: ["/r/a.ts", "/r/b.bin"] }) // [3, AstMatch.UNREADABLE]
+   */
+  export async function files(job: Job): Promise<Done> {
+    const mayMatch = job.literals.length || job.keywords.length ? tester(job.literals, job.keywords) : undefined
+    if (job.hidden.length && !segmentLines)
+      segmentLines = (await import("../security/output")).SecurityOutput.lineRanges
+    const counts: number[] = []
+    const positions: number[] = []
+    let parsed = 0
+    for (let index = 0; index < job.files.length; index++) {
+      let text: string
+      try {
+        text = readFileSync(job.files[index], "utf8")
+      } catch {
+        counts.push(UNREADABLE)
+        continue
+      }
+      if (text.includes("\0")) {
+        counts.push(UNREADABLE)
+        continue
+      }
+      if (mayMatch && !mayMatch(text)) {
+        counts.push(SKIPPED)
+        continue
+      }
+      parsed += text.length
+      let found = parse(job.lang, text).root().findAll(job.pattern)
+      // Matches inside lines a protected segment hides are dropped before they are counted: a count is an answer too.
+      const hidden = found.length && job.hidden.length ? segmentLines!(text, job.hidden) : []
+      if (hidden.length) {
+        found = found.filter((node) => {
+          const { start, end } = node.range()
+          return !hidden.some((r) => start.line + 1 <= r.to && end.line + 1 >= r.from)
+        })
+      }
+      counts.push(found.length)
+      if (job.positions)
+        for (const node of found) {
+          const { start, end } = node.range()
+          positions.push(index, start.line, start.column, end.line, end.column)
+        }
+    }
+    return { counts, positions, parsed }
+  }
+}
