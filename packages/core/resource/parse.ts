@@ -114,10 +114,12 @@ export namespace ResourceParse {
 
   /** The domain from the directories between the type folder and the file (`/dev/`, `/docs/`…), else `common`. */
   export function domainFromPath(relativePath: string, type: Resource.Type): Resource.Domain {
-    const parts = relativePath.split("/")
-    const typeIndex = parts.lastIndexOf(type)
-    const dirs = parts.slice(typeIndex + 1, -1)
-    for (const domain of ["opencode", "core", "docs", "dev"] as const) if (dirs.includes(domain)) return domain
+    // The folders as "/a/b/" between the last folder named like the type and the file name (no split: hot path).
+    const full = "/" + relativePath
+    const end = full.lastIndexOf("/") + 1
+    const at = full.lastIndexOf(`/${type}/`, end - 1)
+    const dirs = at < 0 ? full.slice(0, end) : full.slice(at + type.length + 1, end)
+    for (const domain of ["opencode", "core", "docs", "dev"] as const) if (dirs.includes(`/${domain}/`)) return domain
     return "common"
   }
 
@@ -390,7 +392,13 @@ export namespace ResourceParse {
     return { kind: "id", value }
   }
 
+  /** Plain relative targets (`b.md`, `sub/c.json`): no dot segment, escape, backslash or empty segment to resolve. */
+  const PLAIN_TARGET = /^(?!\.{1,2}(?:\/|$))[^%\\/\s][^%\\\s]*$/
+
   function resolveRelative(from: string, target: string): string {
+    const dir = from.lastIndexOf("/")
+    if (PLAIN_TARGET.test(target) && !target.includes("/.") && !target.includes("//") && !target.endsWith("/"))
+      return dir < 0 ? target : from.slice(0, dir + 1) + target
     const clean = decodeSafe(target.trim()).replace(/\\/g, "/")
     return path.posix.normalize(path.posix.join(path.posix.dirname(from), clean))
   }
@@ -449,12 +457,17 @@ export namespace ResourceParse {
         : body
     ).replace(INLINE_CODE, "")
     const out: RawRef[] = []
-    for (const m of text.matchAll(WIKI)) {
+    // exec loops: matchAll copies the expression on every call.
+    let m: RegExpExecArray | null
+    WIKI.lastIndex = 0
+    while ((m = WIKI.exec(text))) {
       const target = m[1].trim()
       if (target && !NOT_A_TARGET.test(target)) out.push({ kind: "id", value: target })
     }
-    for (const m of text.matchAll(LINK)) {
-      const target = m[1].split("#")[0]
+    LINK.lastIndex = 0
+    while ((m = LINK.exec(text))) {
+      const hash = m[1].indexOf("#")
+      const target = hash < 0 ? m[1] : m[1].slice(0, hash)
       if (!target || SCHEME.test(target) || target.startsWith("/")) continue
       if (!/\.(md|markdown|json)$/i.test(target)) continue
       out.push({ kind: "path", value: resolveRelative(from, target) })
@@ -520,6 +533,10 @@ export namespace ResourceParse {
   }
 
   function unique(values: string[]): string[] {
-    return [...new Set(values)]
+    // Lists are short (tags, names): a scan is cheaper than a Set.
+    if (values.length < 2) return values
+    const out: string[] = []
+    for (const v of values) if (!out.includes(v)) out.push(v)
+    return out
   }
 }
