@@ -206,6 +206,10 @@ export namespace ResourceIndex {
 
     for (const [id, raw] of refs) {
       const meta = index.resources.get(id)!
+      if (raw.length === 0) {
+        meta.references = []
+        continue
+      }
       const resolved: string[] = []
       const dangling: string[] = []
       for (const ref of raw) {
@@ -237,7 +241,7 @@ export namespace ResourceIndex {
           index.withheldRefs.set(id, list)
         } else if (!dangling.includes(ref.value)) dangling.push(ref.value)
       }
-      meta.references = [...resolved, ...dangling]
+      meta.references = dangling.length ? resolved.concat(dangling) : resolved
       if (dangling.length) {
         index.dangling.set(id, dangling)
         warnings.push({
@@ -248,10 +252,8 @@ export namespace ResourceIndex {
           message: `'${id}' references ${dangling.map((d) => `'${d}'`).join(", ")}, which match no resource`,
         })
       }
-      for (const target of resolved) {
-        add(index.graph.forward, id, target)
-        add(index.graph.backward, target, id)
-      }
+      if (resolved.length) index.graph.forward.set(id, new Set(resolved))
+      for (const target of resolved) add(index.graph.backward, target, id)
     }
 
     for (const ref of [...references].sort((a, b) => (a.relativePath < b.relativePath ? -1 : 1))) {
