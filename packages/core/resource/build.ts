@@ -197,16 +197,17 @@ export namespace ResourceBuild {
     gate?: ResourceAccess.Gate,
     segments: readonly ResourceAccess.Pair[] = [],
   ): Promise<Output | undefined> {
-    if (!data?.scan || data.projectRoot !== project.root || data.segments || segments.length || gate?.active())
+    // A cache written under a security check has no snapshot (and lacks the files it withheld): never restored.
+    if (!data?.scan || !data.snapshot || data.projectRoot !== project.root || data.segments || segments.length)
       return undefined
+    if (gate?.active()) return undefined
     const { listedAt } = data.scan
     const dirs = new Map(data.scan.dirs)
     for (const stamp of dirs.values()) if (ResourceScan.racy(stamp, listedAt)) return undefined
     if (!dirs.size || (await ResourceScan.changed(dirs))) return undefined
     const files = parsedOf(data)
-    const index =
-      (data.snapshot && ResourceIndex.hydrate(project, files.parsed, data.snapshot)) ||
-      assemble(project, data, data.scan.warnings, [], files)
+    const index = ResourceIndex.hydrate(project, files.parsed, data.snapshot)
+    if (!index) return undefined
     const reused = files.parsed.length + files.problems.length + Object.keys(data.references).length
     return {
       index,

@@ -122,6 +122,34 @@ describe("warm start without a scan", () => {
     }
   })
 
+  test("a cache written under a security check is never restored, so files it withheld come back", async () => {
+    await using dir = await tmpdir({
+      ".opencode/task/ship.md": md({ title: "Ship" }),
+      ".opencode/task/secret.md": md({ title: "Secret" }),
+    })
+    await age(dir.path)
+    const cachePath = path.join(dir.path, "..", `${path.basename(dir.path)}-cache.json`)
+    try {
+      const guarded = ResourceLoader.create(
+        {
+          directory: dir.path,
+          worktree: dir.path,
+          log: Logger.silent,
+          access: async (p) => (p.endsWith("secret.md") ? "protected" : undefined),
+        },
+        { persistCache: true, indexCachePath: cachePath },
+      )
+      expect([...(await guarded.index()).resources.keys()]).toEqual(["ship"])
+      await guarded.dispose()
+      const open = loaderOf(dir.path, cachePath)
+      expect([...(await open.index()).resources.keys()].sort()).toEqual(["secret", "ship"])
+      expect(open.stats.lastBuild?.restored).toBeUndefined()
+      await open.dispose()
+    } finally {
+      await fs.rm(cachePath, { force: true })
+    }
+  })
+
   test("with a security check in play the cache is never restored (verdicts need the scan)", async () => {
     await using dir = await tmpdir({ ".opencode/task/ship.md": md({ title: "Ship" }) })
     await age(dir.path)
