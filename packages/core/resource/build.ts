@@ -11,7 +11,9 @@ import type { Resource } from "./schema"
 
 /**
  * One (re)build of the index: scan, reuse every cached parse whose file kept its size and mtime, read and parse the
- * rest (a bounded number at a time), assemble. Agent and command files are read only when there is a resource file. Returns the new cache data too, so the caller decides about writing.
+ * rest (a bounded number at a time), assemble. Agent and command files are read only when there is a resource file.
+ * Returns the new cache data too, so the caller decides about writing. `restore` makes the index from a persisted cache
+ * without any scan when no folder changed.
  *
  * With a security gate, every scanned file (resources, and the agent and command files that reference them) is
  * checked before anything else: a protected file is never read, never parsed, never cached (so no description of it

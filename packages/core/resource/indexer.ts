@@ -164,7 +164,8 @@ export namespace ResourceIndex {
           path: file.relativePath,
           id: meta.id,
           message: same
-            ? `duplicate id '${meta.id}': declares the same $id as ${kept.relativePath} (used), ${file.relativePath} is ignored`
+            ? `duplicate id '${meta.id}': declares the same $id as ${kept.relativePath} (used), ` +
+              `${file.relativePath} is ignored`
             : `duplicate id '${meta.id}': ${kept.relativePath} is used, ${file.relativePath} is ignored`,
         })
         continue
