@@ -1,6 +1,8 @@
 import type { Hooks } from "@opencode-ai/plugin"
 import type { Host } from "../host"
 import type { Options } from "../options"
+import type { SecurityGuard } from "../security/guard"
+import type { SecurityHooks } from "../security/hooks"
 import type { Logger } from "../util/log"
 
 /**
@@ -29,4 +31,17 @@ export type FeatureContext = {
   log: Logger
   /** True when the host provides a feature natively (the fork's `hasBuiltIn`). */
   native(id: string): boolean
+  /** Hands parts of the feature to the composition root, for the seams that need more than hooks (see `Exposed`). */
+  expose?(parts: Exposed): void
+}
+
+/**
+ * What the security feature hands to the composition root: its guard (payload guard for other plugins' hooks, MCP
+ * policy) and its own hook rules (run once more after other plugins' hooks, so their additions are redacted too).
+ */
+export type Exposed = {
+  guard?: SecurityGuard.Guard
+  security?: Partial<SecurityHooks.Hooks>
+  /** Resolves when the guard's first index of protected files is built (or after a few seconds). */
+  ready?: () => Promise<unknown> | undefined
 }

@@ -8,7 +8,7 @@ import { ResourcesFeature } from "../resource/feature"
 import { SecurityFeature } from "../security/feature"
 import type { Logger } from "../util/log"
 import { compose } from "./compose"
-import type { BuiltinFeature } from "./feature"
+import type { BuiltinFeature, Exposed } from "./feature"
 import { BuiltIn } from "./registry"
 
 /**
@@ -53,6 +53,8 @@ export namespace Builtins {
     built: string[]
     /** Ids left out because the host provides them natively. */
     skipped: string[]
+    /** The security feature's guard and hook rules, when it was built (the fork's seams use them). */
+    exposed: Exposed
   }
 
   /**
@@ -66,6 +68,7 @@ export namespace Builtins {
     const active: Hooks[] = []
     const built: string[] = []
     const skipped: string[] = []
+    const exposed: Exposed = {}
     for (const feature of FEATURES) {
       if (input.only && !input.only.includes(feature.id)) continue
       if (native(feature.id)) {
@@ -81,11 +84,12 @@ export namespace Builtins {
           all: input.options,
           log: input.logger(`opencode-builtins.${feature.section}`),
           native,
+          expose: (parts) => Object.assign(exposed, parts),
         }),
       )
       built.push(feature.id)
     }
-    return { hooks: compose(active), built, skipped }
+    return { hooks: compose(active), built, skipped, exposed }
   }
 
   /** The `hasBuiltIn` registry (see `BuiltIn`). */
@@ -93,4 +97,5 @@ export namespace Builtins {
 }
 
 export { BuiltIn } from "./registry"
-export type { BuiltinFeature, FeatureContext } from "./feature"
+export { BuiltinsSeams } from "./seams"
+export type { BuiltinFeature, Exposed, FeatureContext } from "./feature"

@@ -16,11 +16,12 @@ export namespace BuiltIn {
       "agents, commands, skills, output styles and project resources matched to the prompt and suggested in it",
     "ast-grep": "ast_grep_search and ast_grep_replace tools: in-process AST search and rewrite over 25 languages",
     "comment-checker": "advisory note on edit/write/multiedit/apply_patch output when the added comments are excessive",
-    "plugin-audit": "opencode plugin audit <npm-name | dir>: static AST analysis of a plugin's code for dangerous APIs",
+    "plugin-audit":
+      "opencode builtins audit <npm-name | dir> (opencode-builtins audit on stock OpenCode): static AST analysis of a plugin's code for dangerous APIs",
     "builtin-tool-security":
       ".opencode-security.json enforced on built-in tools (paths, shell analysis), output and model-bound text redacted, audit log, self-protection",
     "plugin-tool-guard":
-      "plugin-defined tools wrapped in fromPlugin: path arguments checked, output (JSON for objects) scanned and redacted",
+      "plugin-defined tools judged at every call site: path arguments checked, output, title and metadata redacted (structured results kept)",
     "hook-payload-guard":
       "plugin hooks get redacted clones of messages and system prompts; only structural changes come back",
     "mcp-security-policy":

@@ -74,7 +74,7 @@ export const SecurityFeature: BuiltinFeature = {
       describe: (_tool, description) => strip(description),
     })
 
-    expose?.({ guard, security: hooks })
+    expose?.({ guard, security: hooks, ready })
     return {
       ...hooks,
       async config(cfg) {
