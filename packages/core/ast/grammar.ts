@@ -1,4 +1,5 @@
 import { execFile } from "child_process"
+import { createHash } from "crypto"
 import { createRequire } from "module"
 import fs from "fs"
 import os from "os"
@@ -56,6 +57,43 @@ export namespace Grammar {
   }
 
   const pending = new Map<string, Promise<string>>()
+
+  /** True for a path inside a compiled Bun binary (its virtual file system), which `dlopen` cannot open. */
+  export function embedded(file: string): boolean {
+    return file.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(file)
+  }
+
+  /**
+   * A real file for a library that may live inside a compiled binary: an embedded one is copied to
+   * `<cache>/embedded/<content hash>-<name>` (written atomically; an existing copy is used only when its content
+   * still has that hash); any other path is returned as it is.
+   *
+   * @example
+   * await Grammar.materialize("/$bunfs/root/python-a1b2.so") // "~/.cache/opencode-builtins/grammars/embedded/3f…-python-a1b2.so"
+   */
+  export async function materialize(file: string, env: Record<string, string | undefined> = process.env) {
+    if (!embedded(file)) return file
+    const bytes = new Uint8Array(await Bun.file(file).arrayBuffer())
+    const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 32)
+    const name = `${hash}-${path.basename(file)}`
+    const digest = (f: string) => createHash("sha256").update(fs.readFileSync(f)).digest("hex").slice(0, 32)
+    let lastError = ""
+    for (const dir of [...cacheDirs(env), path.join(os.tmpdir(), `opencode-builtins-${process.getuid?.() ?? 0}`)]) {
+      if (embedded(dir)) continue
+      const target = path.join(dir, "embedded", name)
+      try {
+        if (fs.existsSync(target) && digest(target) === hash) return target
+        fs.mkdirSync(path.dirname(target), { recursive: true })
+        const temp = `${target}.${process.pid}.${Date.now()}.tmp`
+        fs.writeFileSync(temp, bytes, { mode: 0o755 })
+        fs.renameSync(temp, target)
+        return target
+      } catch (error) {
+        lastError = `cannot write ${target}: ${(error as Error).message}`
+      }
+    }
+    throw new BuildFailed({ pkg: path.basename(file), reason: lastError || "no writable cache directory" })
+  }
 
   /**
    * The shared library for `source`, compiling it on first use. Rejects with `BuildFailed` (never half-built).

@@ -1,4 +1,5 @@
 import { registerDynamicLanguage, type DynamicLangRegistrations } from "@ast-grep/napi"
+import fs from "fs"
 import { createRequire } from "module"
 import path from "path"
 import z from "zod"
@@ -135,6 +136,7 @@ export namespace AstLanguage {
     const spec = SPECS[lang]
     if (spec.kind === "builtin") return "$"
     if (spec.expando) return spec.expando
+    if (provided[lang]) return provided[lang].expando ?? "$"
     if (spec.kind === "package") return (require(spec.pkg) as { expandoChar?: string }).expandoChar ?? "$"
     return "$"
   }
@@ -149,6 +151,80 @@ export namespace AstLanguage {
     const ext = path.extname(file).slice(1).toLowerCase()
     if (!ext) return undefined
     return NAMES.find((name) => SPECS[name].extensions.includes(ext))
+  }
+
+  /** A parser library built for this platform: the file, its exported language symbol, its expando character. */
+  export type Prebuilt = { library: string; symbol: string; expando?: string }
+
+  let provided: Partial<Record<Name, Prebuilt>> = {}
+
+  /**
+   * Parser libraries the host ships, used instead of the `@ast-grep/lang-*` packages and the compiled grammars (a
+   * compiled OpenCode binary cannot resolve packages; the fork's build embeds every library, see `prebuilt`). A
+   * library inside a compiled binary is copied out once (see `Grammar.materialize`). Call before the first `load`.
+   *
+   * @example
+   * AstLanguage.provide({ python: { library: "/opt/grammars/python.so", symbol: "tree_sitter_python", expando: "µ" } })
+   */
+  export function provide(libraries: Partial<Record<Name, Prebuilt>>) {
+    provided = { ...provided, ...libraries }
+  }
+
+  /** Names of the languages napi does not build in (those `provide` and `prebuilt` are about). */
+  export const DYNAMIC = NAMES.filter((name) => SPECS[name].kind !== "builtin")
+
+  /**
+   * The library of every dynamic language for this platform, resolved from the packages or compiled here: what a
+   * build ships. Failures are returned by name, not thrown.
+   *
+   * @example
+   * const { libraries, failures } = await AstLanguage.prebuilt() // libraries.python.library: ".../parser.so"
+   */
+  export async function prebuilt(): Promise<{
+    libraries: Partial<Record<Name, Prebuilt>>
+    failures: Map<Name, string>
+  }> {
+    const libraries: Partial<Record<Name, Prebuilt>> = {}
+    const failures = new Map<Name, string>()
+    await Promise.all(
+      DYNAMIC.map(async (name) => {
+        try {
+          libraries[name] = await resolve(name)
+        } catch (error) {
+          failures.set(name, errorMessage(error))
+        }
+      }),
+    )
+    return { libraries, failures }
+  }
+
+  async function resolve(name: Name): Promise<Prebuilt> {
+    const spec = SPECS[name]
+    if (provided[name]) return { ...provided[name], library: await Grammar.materialize(provided[name].library) }
+    if (spec.kind === "package") {
+      const mod = require(spec.pkg) as { libraryPath: string; languageSymbol: string; expandoChar?: string }
+      return {
+        library: packaged(spec.pkg, mod.libraryPath),
+        symbol: mod.languageSymbol,
+        expando: spec.expando ?? mod.expandoChar,
+      }
+    }
+    if (spec.kind === "grammar")
+      return { library: await Grammar.build(spec.source), symbol: spec.source.symbol, expando: spec.expando }
+    throw new Error(`${name} is built into napi`)
+  }
+
+  /**
+   * A package's library. Older `@ast-grep/lang-*` releases point at `parser.so`, which their install script copies
+   * from `prebuilds/`; installers that skip install scripts (Bun, for packages it does not trust) leave it there.
+   */
+  function packaged(pkg: string, libraryPath: string): string {
+    if (fs.existsSync(libraryPath)) return libraryPath
+    const os = ({ darwin: "macOS", linux: "Linux", win32: "Windows" } as Record<string, string>)[process.platform]
+    const arch = ({ x64: "X64", arm64: "ARM64" } as Record<string, string>)[process.arch]
+    const dir = path.dirname(require.resolve(`${pkg}/package.json`))
+    const prebuilt = path.join(dir, "prebuilds", `prebuild-${os}-${arch}`, "parser.so")
+    return fs.existsSync(prebuilt) ? prebuilt : libraryPath
   }
 
   let registration: Promise<Map<Name, string>> | undefined
@@ -182,21 +258,12 @@ export namespace AstLanguage {
         const spec = SPECS[name]
         if (spec.kind === "builtin") return
         try {
-          if (spec.kind === "package") {
-            const mod = require(spec.pkg) as { libraryPath: string; languageSymbol: string; expandoChar?: string }
-            entries[name] = {
-              libraryPath: mod.libraryPath,
-              extensions: spec.extensions,
-              languageSymbol: mod.languageSymbol,
-              expandoChar: spec.expando ?? mod.expandoChar,
-            }
-          } else {
-            entries[name] = {
-              libraryPath: await Grammar.build(spec.source),
-              extensions: spec.extensions,
-              languageSymbol: spec.source.symbol,
-              ...(spec.expando ? { expandoChar: spec.expando } : {}),
-            }
+          const lib = await resolve(name)
+          entries[name] = {
+            libraryPath: lib.library,
+            extensions: spec.extensions,
+            languageSymbol: lib.symbol,
+            ...(lib.expando ? { expandoChar: lib.expando } : {}),
           }
         } catch (error) {
           failures.set(name, errorMessage(error))
