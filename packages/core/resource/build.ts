@@ -140,7 +140,7 @@ export namespace ResourceBuild {
     stats.removed =
       Object.keys(old.files).filter((k) => !cache.files[k]).length +
       Object.keys(old.references).filter((k) => !cache.references[k]).length
-    cache.scan = { dirs: [...scan.dirs], listedAt: scan.listedAt, warnings: scan.warnings }
+    cache.scan = { roots: project.opencodeDirs, dirs: [...scan.dirs], listedAt: scan.listedAt, warnings: scan.warnings }
     const files = parsedOf(cache)
     const index = assemble(project, cache, scan.warnings, access.withheld, files)
     // Taken when the cache is written (never for lint, which does not persist it).
@@ -203,7 +203,10 @@ export namespace ResourceBuild {
     if (!data?.scan || !data.snapshot || data.projectRoot !== project.root || data.segments || segments.length)
       return undefined
     if (gate?.active()) return undefined
-    const { listedAt } = data.scan
+    const { listedAt, roots } = data.scan
+    // Scanned from another folder of the project (another set of `.opencode` folders): not this index.
+    if (roots?.length !== project.opencodeDirs.length || roots.some((r, i) => r !== project.opencodeDirs[i]))
+      return undefined
     const dirs = new Map(data.scan.dirs)
     for (const stamp of dirs.values()) if (ResourceScan.racy(stamp, listedAt)) return undefined
     if (!dirs.size || (await ResourceScan.changed(dirs))) return undefined

@@ -53,7 +53,14 @@ export namespace ResourceCache {
      * when it began, and its warnings. With them a start whose folders all kept their stamps needs no scan at all
      * (`ResourceBuild.restore`).
      */
-    scan?: { dirs: [string, number | null][]; listedAt: number; warnings: Resource.Warning[] }
+    scan?: {
+      /** The `.opencode` folders scanned (`ResourceProject.Info.opencodeDirs`): OpenCode started in another folder
+       * of the same project scans others, and shares this cache file. */
+      roots: string[]
+      dirs: [string, number | null][]
+      listedAt: number
+      warnings: Resource.Warning[]
+    }
     /** What assembling these entries decided (ids, resolved references, warnings), when no security check was on. */
     snapshot?: ResourceIndex.Snapshot
   }

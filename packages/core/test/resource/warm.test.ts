@@ -122,6 +122,31 @@ describe("warm start without a scan", () => {
     }
   })
 
+  test("OpenCode started in another folder of the project shares the cache file but never restores its index", async () => {
+    await using dir = await tmpdir({
+      ".opencode/task/root.md": md({ title: "Root" }),
+      "packages/app/.opencode/task/app.md": md({ title: "App" }),
+    })
+    await age(dir.path)
+    const cachePath = path.join(dir.path, "..", `${path.basename(dir.path)}-cache.json`)
+    const at = (directory: string) =>
+      ResourceLoader.create(
+        { directory, worktree: dir.path, log: Logger.silent },
+        { persistCache: true, indexCachePath: cachePath },
+      )
+    try {
+      const root = at(dir.path)
+      expect([...(await root.index()).resources.keys()]).toEqual(["root"])
+      await root.dispose()
+      const app = at(dir.file("packages/app"))
+      expect([...(await app.index()).resources.keys()].sort()).toEqual(["app", "root"])
+      expect(app.stats.lastBuild?.restored).toBeUndefined()
+      await app.dispose()
+    } finally {
+      await fs.rm(cachePath, { force: true })
+    }
+  })
+
   test("a cache written under a security check is never restored, so files it withheld come back", async () => {
     await using dir = await tmpdir({
       ".opencode/task/ship.md": md({ title: "Ship" }),
