@@ -1,13 +1,19 @@
 // AST tools benchmarks, each against a baseline measured in the same run:
-//  - ast_grep_search's engine (in-process @ast-grep/napi, AstSearch.run) vs the ast-grep command-line tool from
-//    @ast-grep/cli (same 0.51.1 release; `sg` is its deprecated alias) on the same corpus, same patterns: every
-//    TypeScript source file under node_modules copied into a temporary directory (no .gitignore, no node_modules
-//    directory names, so both tools see exactly the same files). Match counts must agree or the run says so.
-//  - the full tool call (search + formatting of the capped result) for the same patterns;
+//  - ast_grep_search vs the ast-grep command-line tool from @ast-grep/cli (same 0.51.1 release as napi; `sg` is its
+//    deprecated alias) on the same files and patterns, two ways:
+//      * fresh process: `bun packages/core/ast/cli.ts` (starts, searches, prints the tool's text, exits) next to
+//        `ast-grep run --json=stream` (its cheapest output that still yields every match): wall time and peak RSS;
+//      * in-process: the tool call (AstSearch.run + AstFormat.search) inside this warm process, as OpenCode runs it,
+//        against the same CLI figure;
+//    on two corpora: every TypeScript source file under node_modules, and a real project given by BENCH_AST_CORPUS
+//    (e.g. upstream OpenCode's packages/opencode), both copied into a temporary directory (no .gitignore, no
+//    node_modules directory names) so both tools see exactly the same files. Match counts must agree or the run
+//    says so.
 //  - the comment checker's cost per typical edit (a 24-line window of a real or AI-slop corpus file, 8 of its lines
 //    added by the edit) against the work OpenCode's edit tool itself does per edit: a unified diff of the same
 //    strings (createTwoFilesPatch, as upstream's edit tool computes for its output); plus whole-file writes.
-// Nothing fails on timing; the goals (search ≤ 1.0× the CLI, comment check ≤ 1 ms per edit) are printed.
+// Nothing fails on timing; the goals (search ≤ 1.0× the CLI's time and ≤ 2× its memory, comment check ≤ 1 ms per
+// edit) are printed.
 import fs from "fs/promises"
 import { existsSync } from "fs"
 import os from "os"
@@ -25,31 +31,30 @@ const want = (part: string) => !only || only.includes(part)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`
+const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`
 
-async function buildCorpus(): Promise<{ dir: string; files: number; bytes: number }> {
+type Corpus = { name: string; dir: string; files: number; bytes: number }
+
+/** Copies every `.ts` file under `source` into a new temporary directory (node_modules directories renamed). */
+async function buildCorpus(name: string, source: string): Promise<Corpus> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "ocb-ast-corpus-"))
   let files = 0
   let bytes = 0
-  const source = path.join(ROOT, "node_modules")
   for (const rel of await fs.readdir(source, { recursive: true })) {
     if (!rel.endsWith(".ts")) continue
+    const parts = rel.split(path.sep)
+    if (parts.includes(".git")) continue
     const full = path.join(source, rel)
     const stat = await fs.lstat(full).catch(() => undefined)
-    if (!stat?.isFile()) continue
+    if (!stat?.isFile() || stat.size > 5 * 1024 * 1024) continue
     // Renamed so that neither tool's default skip of node_modules directories applies.
-    const target = path.join(
-      dir,
-      rel
-        .split(path.sep)
-        .map((p) => (p === "node_modules" ? "nm" : p))
-        .join(path.sep),
-    )
+    const target = path.join(dir, parts.map((p) => (p === "node_modules" ? "nm" : p)).join(path.sep))
     await fs.mkdir(path.dirname(target), { recursive: true })
     await fs.copyFile(full, target)
     files++
     bytes += stat.size
   }
-  return { dir, files, bytes }
+  return { name, dir, files, bytes }
 }
 
 function cliBinary(): string {
@@ -58,105 +63,166 @@ function cliBinary(): string {
   return bin
 }
 
-async function cli(dir: string, pattern: string): Promise<{ ms: number; matches: number }> {
+type Run = { ms: number; cpuMs: number; rssKb: number; matches: number }
+
+// GNU time reports the peak RSS and CPU time of the command alone (a spawned child's own rusage would count the
+// memory of this process it was forked from); without it those columns read 0.
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined
+
+async function timed(cmd: string[], cwd: string, count: (out: string) => number): Promise<Run> {
+  const stats = path.join(os.tmpdir(), `ocb-ast-bench-${process.pid}.time`)
   const started = performance.now()
-  const proc = Bun.spawn([cliBinary(), "run", "--pattern", pattern, "--lang", "ts", "--json=stream", dir], {
+  const proc = Bun.spawn(TIME ? [TIME, "-o", stats, "-f", "%M %U %S", ...cmd] : cmd, {
+    cwd,
     stdout: "pipe",
     stderr: "ignore",
   })
   const out = await new Response(proc.stdout).text()
   await proc.exited
-  return { ms: performance.now() - started, matches: out.split("\n").filter((l) => l.trim()).length }
+  const elapsed = performance.now() - started
+  const [rssKb = 0, user = 0, sys = 0] = TIME
+    ? (await fs.readFile(stats, "utf8")).trim().split("\n").pop()!.split(" ").map(Number)
+    : []
+  return { ms: elapsed, cpuMs: (user + sys) * 1000, rssKb, matches: count(out) }
 }
 
-// What ast_grep_search runs (tools.ts): every match counted, positions kept for the matches its output can show.
-const SEARCH_OPTIONS: AstSearch.Options = { maxStoredMatches: AstFormat.LIMITS.matches }
+const cli = (dir: string, pattern: string) =>
+  timed([cliBinary(), "run", "--pattern", pattern, "--lang", "ts", "--json=stream", "."], dir, (out) => {
+    let n = 0
+    for (let i = out.indexOf("\n"); i >= 0; i = out.indexOf("\n", i + 1)) n++
+    return n
+  })
 
+// What ast_grep_search prints, from a process started for this one search.
+const fresh = (dir: string, pattern: string) =>
+  timed(
+    [process.execPath, path.join(ROOT, "packages/core/ast/cli.ts"), "-p", pattern, "-l", "typescript", "."],
+    dir,
+    (out) => Number(/^Found (\d+) match/.exec(out)?.[1] ?? 0),
+  )
+
+// The tool call inside this (warm) process: what OpenCode runs (tools.ts), search and formatting.
 async function inProcess(dir: string, pattern: string) {
   const started = performance.now()
-  const result = await AstSearch.run({ directory: dir, lang: "typescript", pattern }, SEARCH_OPTIONS)
-  return { ms: performance.now() - started, matches: result.totalMatches, result }
-}
-
-async function tool(dir: string, pattern: string) {
-  const started = performance.now()
-  const result = await AstSearch.run({ directory: dir, lang: "typescript", pattern }, SEARCH_OPTIONS)
-  const text = await AstFormat.search(result, { directory: dir, context: 2 })
-  return { ms: performance.now() - started, bytes: text.length }
+  const result = await AstSearch.run(
+    { directory: dir, lang: "typescript", pattern },
+    { maxStoredMatches: AstFormat.LIMITS.matches },
+  )
+  await AstFormat.search(result, { directory: dir, context: 2 })
+  return { ms: performance.now() - started, matches: result.totalMatches }
 }
 
 const ALL_PATTERNS = [
-  "console.log($$$ARGS)",
+  "console.log($$$A)",
+  "$A.$B($$$C)",
+  "await $X",
+  "function $F($$$P) { $$$B }",
+  "import $X from $Y",
+  "if ($C) { $$$ }",
   "JSON.parse($X)",
   "export interface $I { $$$ }",
-  "import $X from '$M'",
-  "function $F($$$P) { $$$B }",
-  "$A.$B($$$C)",
 ]
-// BENCH_PATTERNS=5 (or 0,5): only those patterns, by index.
+// BENCH_PATTERNS=1 (or 0,1): only those patterns, by index.
 const PATTERNS = process.env.BENCH_PATTERNS
   ? process.env.BENCH_PATTERNS.split(",").map((i) => ALL_PATTERNS[Number(i)])
   : ALL_PATTERNS
 
-async function searchBench() {
-  const corpus = await buildCorpus()
-  try {
-    console.log(
-      `corpus: ${corpus.files} TypeScript files, ${(corpus.bytes / 1024 / 1024).toFixed(1)} MB (node_modules sources), ` +
-        `${ROUNDS} rounds, median; ${os.cpus().length} CPUs`,
-    )
-    await cli(corpus.dir, PATTERNS[0])
-    await inProcess(corpus.dir, PATTERNS[0])
-    console.log(
-      "pattern".padEnd(30),
-      "matches".padStart(8),
-      "CLI".padStart(9),
-      "in-process".padStart(11),
-      "ratio".padStart(7),
-      "tool call".padStart(10),
-      "ratio".padStart(7),
-    )
-    const ratios: number[] = []
-    const callRatios: number[] = []
-    for (const pattern of PATTERNS) {
-      const base: number[] = []
-      const ours: number[] = []
-      const calls: number[] = []
-      let counts = { cli: 0, ours: 0 }
-      for (let i = 0; i < ROUNDS; i++) {
-        // Alternate the order so neither side always runs on a warmer cache.
-        const first = i % 2 === 0
-        const a = first ? await cli(corpus.dir, pattern) : undefined
-        const b = await inProcess(corpus.dir, pattern)
-        const c = first ? undefined : await cli(corpus.dir, pattern)
-        const baseline = (a ?? c)!
-        base.push(baseline.ms)
-        ours.push(b.ms)
-        counts = { cli: baseline.matches, ours: b.matches }
-        calls.push((await tool(corpus.dir, pattern)).ms)
-      }
-      const ratio = median(ours) / median(base)
-      ratios.push(ratio)
-      const callRatio = median(calls) / median(base)
-      callRatios.push(callRatio)
-      const agree = counts.cli === counts.ours ? String(counts.ours) : `${counts.ours}≠${counts.cli}!`
-      console.log(
-        pattern.padEnd(30),
-        agree.padStart(8),
-        ms(median(base)).padStart(9),
-        ms(median(ours)).padStart(11),
-        `${ratio.toFixed(2)}×`.padStart(7),
-        ms(median(calls)).padStart(10),
-        `${callRatio.toFixed(2)}×`.padStart(7),
-      )
+async function searchCorpus(corpus: Corpus) {
+  console.log(
+    `\n${corpus.name}: ${corpus.files} TypeScript files, ${(corpus.bytes / 1024 / 1024).toFixed(1)} MB; ` +
+      `${ROUNDS} rounds, median; ${os.availableParallelism()} CPUs, load average ${os.loadavg()[0].toFixed(1)}`,
+  )
+  await cli(corpus.dir, PATTERNS[0])
+  await fresh(corpus.dir, PATTERNS[0])
+  await inProcess(corpus.dir, PATTERNS[0])
+  console.log(
+    "pattern".padEnd(28),
+    "matches".padStart(7),
+    "CLI".padStart(8),
+    "fresh".padStart(8),
+    "ratio".padStart(6),
+    "in-proc".padStart(8),
+    "ratio".padStart(6),
+    "CLI RSS".padStart(8),
+    "fresh RSS".padStart(9),
+    "ratio".padStart(6),
+    "CLI CPU".padStart(8),
+    "fresh CPU".padStart(9),
+    "ratio".padStart(6),
+  )
+  const ratios = { fresh: [] as number[], warm: [] as number[], rss: [] as number[], cpu: [] as number[] }
+  for (const pattern of PATTERNS) {
+    const runs = { cli: [] as Run[], fresh: [] as Run[], warm: [] as number[] }
+    let warmMatches = 0
+    for (let i = 0; i < ROUNDS; i++) {
+      // Rotate the order so that no side always runs first (on a colder cache) or last.
+      const steps = [
+        async () => runs.cli.push(await cli(corpus.dir, pattern)),
+        async () => runs.fresh.push(await fresh(corpus.dir, pattern)),
+        async () => {
+          const r = await inProcess(corpus.dir, pattern)
+          runs.warm.push(r.ms)
+          warmMatches = r.matches
+        },
+      ]
+      for (let k = 0; k < steps.length; k++) await steps[(i + k) % steps.length]()
     }
-    const geo = (rs: number[]) => Math.exp(rs.reduce((s, r) => s + Math.log(r), 0) / rs.length).toFixed(2)
+    const base = median(runs.cli.map((r) => r.ms))
+    const freshMs = median(runs.fresh.map((r) => r.ms))
+    const warmMs = median(runs.warm)
+    const baseRss = median(runs.cli.map((r) => r.rssKb))
+    const freshRss = median(runs.fresh.map((r) => r.rssKb))
+    const baseCpu = median(runs.cli.map((r) => r.cpuMs))
+    const freshCpu = median(runs.fresh.map((r) => r.cpuMs))
+    ratios.cpu.push(freshCpu / baseCpu)
+    const counts = [runs.cli[0].matches, runs.fresh[0].matches, warmMatches]
+    ratios.fresh.push(freshMs / base)
+    ratios.warm.push(warmMs / base)
+    ratios.rss.push(freshRss / baseRss)
+    const agree = counts.every((c) => c === counts[0]) ? String(counts[0]) : `${counts.join("≠")}!`
     console.log(
-      `geometric mean ratio in-process / CLI: ${geo(ratios)}×, tool call / CLI: ${geo(callRatios)}× (goal ≤ 1.00×); ` +
-        `worst in-process / CLI: ${Math.max(...ratios).toFixed(2)}×`,
+      pattern.padEnd(28),
+      agree.padStart(7),
+      ms(base).padStart(8),
+      ms(freshMs).padStart(8),
+      `${(freshMs / base).toFixed(2)}×`.padStart(6),
+      ms(warmMs).padStart(8),
+      `${(warmMs / base).toFixed(2)}×`.padStart(6),
+      mb(baseRss).padStart(8),
+      mb(freshRss).padStart(9),
+      `${(freshRss / baseRss).toFixed(1)}×`.padStart(6),
+      ms(baseCpu).padStart(8),
+      ms(freshCpu).padStart(9),
+      `${(freshCpu / baseCpu).toFixed(2)}×`.padStart(6),
     )
+  }
+  const geo = (rs: number[]) => Math.exp(rs.reduce((s, r) => s + Math.log(r), 0) / rs.length).toFixed(2)
+  const worst = (rs: number[]) => Math.max(...rs).toFixed(2)
+  console.log(
+    `time / CLI: fresh process geometric mean ${geo(ratios.fresh)}×, worst ${worst(ratios.fresh)}×; in-process ` +
+      `${geo(ratios.warm)}×, worst ${worst(ratios.warm)}× (goal ≤ 1.00× on every pattern). Peak RSS / CLI: worst ` +
+      `${worst(ratios.rss)}× (goal ≤ 2×). CPU time (user + system) / CLI, fresh process: geometric mean ` +
+      `${geo(ratios.cpu)}×, worst ${worst(ratios.cpu)}× (what the wall times tend to on an idle machine)`,
+  )
+}
+
+async function searchBench() {
+  // BENCH_AST_NODE_MODULES=0 leaves the node_modules corpus out (e.g. to time only the real project).
+  const corpora =
+    process.env.BENCH_AST_NODE_MODULES === "0"
+      ? []
+      : [await buildCorpus("node_modules sources", path.join(ROOT, "node_modules"))]
+  for (const source of process.env.BENCH_AST_CORPUS?.split(",").filter(Boolean) ?? []) {
+    if (!existsSync(source)) console.log(`BENCH_AST_CORPUS: ${source} does not exist, skipped`)
+    else corpora.push(await buildCorpus(source, source))
+  }
+  if (!process.env.BENCH_AST_CORPUS)
+    console.log("(set BENCH_AST_CORPUS=/path/to/opencode/packages/opencode to add a real project's sources)")
+  try {
+    for (const corpus of corpora) await searchCorpus(corpus)
   } finally {
-    await fs.rm(corpus.dir, { recursive: true, force: true })
+    for (const corpus of corpora) await fs.rm(corpus.dir, { recursive: true, force: true })
+    await fs.rm(path.join(os.tmpdir(), `ocb-ast-bench-${process.pid}.time`), { force: true })
   }
 }
 

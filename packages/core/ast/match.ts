@@ -9,8 +9,8 @@ import type { SecuritySegments } from "../security/segments"
  * layer (the segment check is loaded only when protected segments exist), so a worker starts fast and small.
  *
  * napi frees a parsed tree only when the garbage collector has collected every `SgRoot`/`SgNode` of it and an event
- * loop turn has run its finalizers: nothing here outlives one file, and the worker forces a collection every few
- * hundred kilobytes parsed (see worker.ts).
+ * loop turn has run its finalizers: nothing here outlives one file, and the worker forces a collection every
+ * 128 KB parsed (see worker.ts).
  *
  * @example
  * const done = await AstMatch.files({ lang: "TypeScript", pattern: "foo($A)", literals: ["foo"], keywords: [], hidden: [], files: ["/r/a.ts"], positions: true })

@@ -10,8 +10,8 @@ import type { AstMatch } from "./match"
  * and sends back numbers, so no `SgNode` crosses to the main thread, whose heap (OpenCode's, hundreds of megabytes)
  * is never collected on napi's behalf; each worker collects its own small heap to free the trees it parsed.
  *
- * When a worker cannot start (e.g. a compiled binary built without worker.ts as an entry point), `Runner.ready`
- * rejects and the search does that share of the work on its own thread (see search.ts).
+ * When a worker cannot start (e.g. a compiled binary built without worker.ts as an entry point, see `DEFAULT_ENTRY`),
+ * `Runner.ready` rejects and the search does that share of the work on its own thread (see search.ts).
  *
  * @example
  * const [runner] = AstPool.acquire(1)
@@ -25,7 +25,17 @@ export namespace AstPool {
   /** Longest wait for a new worker to load napi before its share is done on the calling thread. */
   export const START_TIMEOUT_MS = 15_000
 
-  let entry: string | URL = new URL("./worker.ts", import.meta.url)
+  /**
+   * worker.ts beside this file; inside a binary built with `bun build --compile` (whose modules live under
+   * `/$bunfs/`), the path a build run from the repository root gives for it as an extra entry point, which is how
+   * such a binary names the embedded worker: `bun build --compile <entry> ./packages/core/ast/worker.ts`.
+   */
+  export const DEFAULT_ENTRY: string | URL =
+    import.meta.path.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(import.meta.path)
+      ? "./packages/core/ast/worker.ts"
+      : new URL("./worker.ts", import.meta.url)
+
+  let entry: string | URL = DEFAULT_ENTRY
 
   /**
    * Where new workers load their code from (default: worker.ts beside this file). A host that ships the worker
@@ -55,7 +65,10 @@ export namespace AstPool {
     /** Resolves once the worker has loaded napi; rejects when it cannot start. */
     readonly ready: Promise<void>
     private worker?: Worker
-    private pending?: { id: number; resolve: (done: AstMatch.Done) => void; reject: (error: Error) => void }
+    private readonly pending = new Map<
+      number,
+      { resolve: (done: AstMatch.Done) => void; reject: (error: Error) => void }
+    >()
     private failure?: Error
     private settle: (error?: Error) => void = () => undefined
     private readonly timer: ReturnType<typeof setTimeout>
@@ -89,18 +102,18 @@ export namespace AstPool {
     }
 
     /**
-     * Runs one job in the worker; rejects when the worker fails (the caller may redo the job elsewhere).
+     * Runs one job in the worker (jobs sent while it works wait in its queue, so it never waits for this thread);
+     * rejects when the worker fails (the caller may redo the job elsewhere).
      *
      * @example
      * const { counts } = await runner.run({ lang: "TypeScript", pattern: "f($A)", literals: ["f"], keywords: [], hidden: [], files, positions: false })
      */
     run(job: AstMatch.Job): Promise<AstMatch.Done> {
       if (this.failure || !this.worker) return Promise.reject(this.failure ?? new Error("the search worker is gone"))
-      if (this.pending) return Promise.reject(new Error("the search worker is busy"))
       const id = ++this.nextId
       const worker = this.worker
       return new Promise<AstMatch.Done>((resolve, reject) => {
-        this.pending = { id, resolve, reject }
+        this.pending.set(id, { resolve, reject })
         // Referenced while it works, so that a process whose only pending work is this job waits for it.
         worker.ref()
         worker.postMessage({ id, job })
@@ -117,10 +130,10 @@ export namespace AstPool {
         this.settle()
         return
       }
-      const pending = this.pending
-      if (!pending || pending.id !== data.id) return
-      this.pending = undefined
-      this.worker?.unref()
+      const pending = this.pending.get(data.id!)
+      if (!pending) return
+      this.pending.delete(data.id!)
+      if (!this.pending.size) this.worker?.unref()
       if (data.done) pending.resolve(data.done)
       else pending.reject(new Error(data.error ?? "the search worker failed"))
     }
@@ -130,9 +143,8 @@ export namespace AstPool {
       this.failure = error
       clearTimeout(this.timer)
       this.settle(error)
-      const pending = this.pending
-      this.pending = undefined
-      pending?.reject(error)
+      for (const pending of this.pending.values()) pending.reject(error)
+      this.pending.clear()
       this.worker?.terminate()
     }
   }
@@ -172,6 +184,17 @@ export namespace AstPool {
     if (idleTimer) clearTimeout(idleTimer)
     idleTimer = setTimeout(shutdown, IDLE_MS)
     idleTimer.unref?.()
+  }
+
+  /**
+   * Starts `count` workers now, idle until a search takes them: a command that will search (cli.ts) calls it first,
+   * so the workers load napi while the main thread is still loading its modules and listing files.
+   *
+   * @example
+   * AstPool.prestart(AstPool.parallelism())
+   */
+  export function prestart(count: number) {
+    for (const runner of acquire(count)) release(runner)
   }
 
   /**

@@ -53,6 +53,8 @@ export namespace AstSearch {
     timedOut: boolean
     aborted: boolean
     elapsedMs: number
+    /** Worker threads that searched (0: the calling thread did all the work). */
+    workers: number
   }
 
   export const TIMEOUT_MS = 60_000
@@ -64,6 +66,8 @@ export namespace AstSearch {
   /** Below this many bytes to search (and with no worker already running) the calling thread parses: starting
    *  workers would cost more than they save. */
   export const IN_THREAD_CHARS = 256 * 1024
+  /** Batches sent ahead to each worker. */
+  const IN_FLIGHT = 2
 
   type Batch = { start: number; files: string[] }
 
@@ -75,7 +79,7 @@ export namespace AstSearch {
    * result.totalMatches // 12
    */
   export async function run(input: AstScan.Input, options: Options = {}): Promise<Result> {
-    const started = performance.now()
+    const begun = performance.now()
     const timeoutMs = options.timeoutMs ?? TIMEOUT_MS
     const deadline = AstScan.deadline(timeoutMs)
     const signal = input.signal ? AbortSignal.any([input.signal, deadline]) : deadline
@@ -120,6 +124,7 @@ export namespace AstSearch {
     }
 
     let next = 0
+    let started = 0
     const take = () => (next < batches.length && !signal.aborted ? batches[next++] : undefined)
     // Batches are handed out in path order, so every batch already recorded precedes the next one: once the kept
     // matches reach the cap, the positions of later batches cannot be shown and are not read.
@@ -131,12 +136,7 @@ export namespace AstSearch {
         await new Promise((resolve) => setImmediate(resolve))
       }
     }
-    const inWorker = async (runner: AstPool.Runner) => {
-      try {
-        await runner.ready
-      } catch {
-        return inThread()
-      }
+    const feed = async (runner: AstPool.Runner) => {
       for (let batch = take(); batch; batch = take()) {
         const work = job(batch, wantPositions())
         let done: AstMatch.Done
@@ -149,6 +149,17 @@ export namespace AstSearch {
         }
         record(batch, done)
       }
+    }
+    const inWorker = async (runner: AstPool.Runner) => {
+      try {
+        await runner.ready
+      } catch {
+        return inThread()
+      }
+      started++
+      // Two batches in flight per worker: the next one waits in its queue, so a worker never idles until this
+      // thread (busy, or descheduled on a loaded machine) gets round to sending more.
+      await Promise.all(Array.from({ length: IN_FLIGHT }, () => feed(runner)))
       AstPool.release(runner)
     }
 
@@ -174,7 +185,8 @@ export namespace AstSearch {
       unreadable,
       timedOut: interrupted && deadline.aborted,
       aborted: interrupted && !deadline.aborted,
-      elapsedMs: performance.now() - started,
+      elapsedMs: performance.now() - begun,
+      workers: started,
     }
   }
 

@@ -227,7 +227,9 @@ describe("the search engine: worker threads, the calling thread, warnings, colum
         { workers, batchSize: 3, maxStoredMatches },
       )
     const inThread = await run(0)
+    expect(inThread.workers).toBe(0)
     for (const result of [await run(2), await run(1)]) {
+      expect(result.workers).toBeGreaterThan(0)
       expect(result.matches).toEqual(inThread.matches)
       expect([result.totalMatches, result.filesWithMatches, result.filesSkippedByPrefilter, result.unreadable]).toEqual(
         [inThread.totalMatches, inThread.filesWithMatches, inThread.filesSkippedByPrefilter, inThread.unreadable],
@@ -252,9 +254,9 @@ describe("the search engine: worker threads, the calling thread, warnings, colum
         { directory: dir.path, lang: "typescript", pattern: "hit($A)" },
         { workers: 2, batchSize: 1 },
       )
-      expect([result.matches, result.totalMatches]).toEqual([expected.matches, 3])
+      expect([result.matches, result.totalMatches, result.workers]).toEqual([expected.matches, 3, 0])
     } finally {
-      AstPool.setEntry(new URL("../../ast/worker.ts", import.meta.url))
+      AstPool.setEntry(AstPool.DEFAULT_ENTRY)
     }
   })
 
