@@ -416,14 +416,28 @@ export namespace ResourceParse {
   const LINK = /\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g
   /**
    * Code blocks that are not markdown fences, opener and closer: Hugo's code shortcodes (`{{< highlight go >}}`…
-   * `{{< /highlight >}}`, `code-toggle`, `code`; `{{% … %}}` alike; a self-closing `/>}}` has no body), Jekyll's
-   * `{% highlight %}`…`{% endhighlight %}` and HTML `<pre>`…`</pre>`. An opener never closed later hides nothing.
+   * `{{< /highlight >}}`, `code-toggle`, `code`; `{{% … %}}` alike; a self-closing `/>}}` has no body), Docsy's
+   * `{{< tab >}}` in a `{{< tabpane >}}` without `text=true`, Jekyll's `{% highlight %}`…`{% endhighlight %}` and
+   * HTML `<pre>`…`</pre>`. An opener never closed later hides nothing.
    */
-  const CODE_BLOCKS: { open: RegExp; names: string[]; close: (name: string) => RegExp }[] = [
+  const CODE_BLOCKS: {
+    open: RegExp
+    names: string[]
+    close: (name: string) => RegExp
+    /** Whether this opener starts code, given whether it lies in a Docsy tab pane whose tabs are code. */
+    when?: (opener: string, inCodePane: boolean) => boolean
+  }[] = [
     {
       open: /\{\{[<%]\s*(code-toggle|code|highlight)\b(?:[^}/]|\/(?!\s*[>%]\}\})|\}(?!\}))*[>%]\}\}/,
       names: ["code-toggle", "code", "highlight"],
       close: (name) => new RegExp(`\\{\\{[<%]\\s*\\/\\s*${name}\\s*[>%]\\}\\}`),
+    },
+    {
+      // Docsy: inside `{{< tabpane >}}` (without `text=true`) each `{{< tab lang=… >}}` is shown as code.
+      open: /\{\{<\s*(tab)\b(?:[^}/]|\/(?!\s*>\}\})|\}(?!\}))*>\}\}/,
+      names: ["tab"],
+      close: () => /\{\{[<%]\s*\/\s*tab\s*[>%]\}\}/,
+      when: (opener, inCodePane) => inCodePane && !TEXT_TRUE.test(opener),
     },
     { open: /\{%-?\s*(highlight)\b[^%]*%\}/, names: ["highlight"], close: () => /\{%-?\s*endhighlight\s*-?%\}/ },
     { open: /<(pre)\b[^>]*>/i, names: ["pre"], close: () => /<\/pre\s*>/i },
@@ -432,6 +446,9 @@ export namespace ResourceParse {
     CODE_BLOCKS.flatMap((kind, k) => kind.names.map((name) => [`${k}:${name}`, kind.close(name)] as const)),
   )
   const CODE_BLOCK_HINT = /\{\{[<%]|\{%|<pre\b/i
+  const TEXT_TRUE = /\btext\s*=\s*"?true\b/
+  const PANE_OPEN = /\{\{[<%]\s*tabpane\b([^}]*)[>%]\}\}/
+  const PANE_CLOSE = /\{\{[<%]\s*\/\s*tabpane\s*[>%]\}\}/
 
   /** Characters no wiki link target has, but TOML and JSON arrays of strings do (`[['\\(', '\\)']]`). */
   const NOT_A_TARGET = /['"\\,=`{}<>]/
@@ -491,6 +508,7 @@ export namespace ResourceParse {
     const kept: string[] = []
     let fence: string | undefined
     let block: RegExp | undefined
+    let inCodePane = false
     for (let i = 0; i < lines.length; i++) {
       let line = lines[i]
       if (fence) {
@@ -510,6 +528,11 @@ export namespace ResourceParse {
         fence = m[1]
         continue
       }
+      if (line.includes("tabpane")) {
+        const pane = PANE_OPEN.exec(line)
+        if (pane) inCodePane = !TEXT_TRUE.test(pane[1])
+        if (PANE_CLOSE.test(line)) inCodePane = false
+      }
       // Openers, possibly several on one line (`<pre>a</pre> <pre>b`): cut each closed block out.
       for (let k = 0; k < CODE_BLOCKS.length && !block; k++) {
         const kind = CODE_BLOCKS[k]
@@ -517,6 +540,7 @@ export namespace ResourceParse {
         while (!block && (open = kind.open.exec(line))) {
           const key = `${k}:${open[1].toLowerCase()}`
           if ((lastClose.get(key) ?? -1) < i) break
+          if (kind.when && !kind.when(open[0], inCodePane)) break
           const close = CLOSERS.get(key)!
           const rest = line.slice(open.index + open[0].length)
           const end = close.exec(rest)

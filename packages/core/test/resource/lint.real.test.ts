@@ -66,7 +66,7 @@ describe("lint over real shapes: only true errors", () => {
     expect(index.resources.get("specif-1.1")!.name).toBe("SpecIF 1.1")
   })
 
-  test("TOML [[tables]] in Hugo code shortcodes, indented fences and array literals are not wiki links", async () => {
+  test("TOML [[tables]] in Hugo and Docsy code shortcodes, indented fences and array literals are not wiki links", async () => {
     const { dir, report } = await lintOf()
     await using _ = dir
     const byName = report.problems.filter((p) => p.path.endsWith("ByName.md"))
@@ -74,6 +74,8 @@ describe("lint over real shapes: only true errors", () => {
     const index = await indexOf(dir.path)
     // The real link after the self-closing shortcode is kept, as are links outside code; agents' code is skipped.
     expect([...(index.graph.forward.get("ByName") ?? [])]).toEqual(["multilingual"])
+    // Docsy: tabs of a tab pane are code, unless the pane is text=true.
+    expect([...(index.graph.forward.get("versioning") ?? [])]).toEqual(["multilingual"])
     expect(index.dangling.get("multilingual")).toEqual(["missing-page"])
     expect([...(index.graph.agents.get("backend-architect") ?? [])].sort()).toEqual(["ByName", "multilingual"])
   })
