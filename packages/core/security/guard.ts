@@ -28,6 +28,7 @@ import { SandboxPlan } from "./sandbox/plan"
 import { ScanCache } from "./scan-cache"
 import { LLMScanner } from "./scanner"
 import type { SecuritySchema } from "./schema"
+import type { SecurityShell } from "./shell"
 import { SecuritySegments } from "./segments"
 import { SecurityTools } from "./tools"
 import { SecurityTree } from "./tree"
@@ -183,8 +184,85 @@ export namespace SecurityGuard {
   const MAX_HIDDEN_OBJECTS = 512
 
   /** Git commands that read or write the work tree against the index (a redacted copy would mislead them). */
-  const GIT_WORKTREE =
-    /^git (add|commit|stash|diff|checkout|restore|reset|apply|am|rm|mv|cherry-pick|merge|rebase|pull|switch|worktree|update-index|difftool)\b/
+  const GIT_WORKTREE = new Set([
+    "add",
+    "commit",
+    "stash",
+    "diff",
+    "checkout",
+    "restore",
+    "reset",
+    "apply",
+    "am",
+    "rm",
+    "mv",
+    "cherry-pick",
+    "merge",
+    "rebase",
+    "pull",
+    "switch",
+    "worktree",
+    "update-index",
+    "difftool",
+  ])
+
+  /**
+   * Whether a git invocation would read or write `file` in the work tree: a path argument covering it; without
+   * paths, `add -A/-u`, `commit -a`, and every other work-tree command (stash, diff, checkout of a branch…), except
+   * creating a branch.
+   */
+  /** Whether a git invocation names `file` (or a folder holding it) among its path arguments. */
+  function gitNames(run: SecurityShell.GitRun, file: string): boolean {
+    const cwd = run.cwd || path.dirname(file)
+    const dash = run.args.indexOf("--")
+    const values = new Set(["-m", "--message", "-F", "--file", "-C", "-c", "--author", "--date", "--fixup", "--squash"])
+    const candidates: string[] = []
+    for (let i = 0; i < run.args.length; i++) {
+      const a = run.args[i]
+      if (dash >= 0 && i > dash) candidates.push(a)
+      else if (dash >= 0 && i === dash) continue
+      else if (values.has(a)) i++
+      else if (!a.startsWith("-")) candidates.push(a)
+    }
+    return candidates
+      .map((a) => path.resolve(cwd, a))
+      .filter((p) => dash >= 0 || fs.existsSync(p))
+      .some((p) => SecurityPath.isInside(file, p))
+  }
+
+  function mtimeOf(file: string) {
+    try {
+      return fs.statSync(file).mtimeMs
+    } catch {
+      return 0
+    }
+  }
+
+  function gitCovers(run: SecurityShell.GitRun, file: string): boolean {
+    const flags = run.args.filter((a) => a.startsWith("-"))
+    // Only commands that compare the work tree's content with the index and print it (a patch), or store it away:
+    // the others either work on the index and history only, or fail on the read-only copy before changing anything.
+    // `git diff` prints the work tree against the index; its output is filtered like any patch (`gitPatches`).
+    if (run.sub === "stash" && run.args[0] && !["push", "save"].includes(run.args[0]) && !run.args[0].startsWith("-"))
+      return false
+    if (!["add", "commit", "stash"].includes(run.sub)) return false
+    const cwd = run.cwd || path.dirname(file)
+    const dash = run.args.indexOf("--")
+    const candidates = dash >= 0 ? run.args.slice(dash + 1) : run.args.filter((a) => !a.startsWith("-"))
+    const paths = candidates.map((a) => path.resolve(cwd, a)).filter((p) => dash >= 0 || fs.existsSync(p))
+    if (paths.length) return paths.some((p) => SecurityPath.isInside(file, p))
+    switch (run.sub) {
+      case "add":
+        return flags.some((f) => ["-A", "--all", "-u", "--update"].includes(f) || /^-[a-zA-Z]*[Au]/.test(f))
+      case "commit":
+        return flags.some((f) => f === "--all" || (/^-[a-zA-Z]+$/.test(f) && f.includes("a")))
+      case "checkout":
+      case "switch":
+        return !flags.some((f) => ["-b", "-B", "-c", "-C", "--orphan"].includes(f))
+      default:
+        return true
+    }
+  }
 
   /** Names of OpenCode's plugin and tool folders (1.2.15 and 1.18 read both spellings). */
   export const PLUGIN_FOLDERS = ["plugin", "plugins", "tool", "tools"] as const
@@ -663,42 +741,86 @@ export namespace SecurityGuard {
         if (dir !== root && !writable(path.dirname(dir))) break
         pin.add(dir)
       }
-      hide.push(...historyObjects(d, config))
+      const objects = historyObjects(d, config)
+      hide.push(...objects.hide)
+      mask.push(...objects.mask)
       return { sandbox: { hide, lock, mask, pin: [...pin] }, absent }
     }
 
     /**
-     * Loose objects of the project's repositories (its own and any nested one) that hold protected content — files
-     * committed or staged before the policy protected them, every version of a tracked file with protected segments:
-     * a command could decompress them from `.git/objects` without git. Packed ones cannot be hidden one by one; the
-     * first time a repository has some, the log and the audit say so.
+     * Loose objects of the project's repositories (its own and any nested one) that hold protected content: files
+     * committed or staged before the policy protected them are hidden (a command could decompress them from
+     * `.git/objects` without git); every version of a tracked file with protected segments is shown with them
+     * redacted in place (same length), so git inside the sandbox still diffs, shows and blames that file. Packed
+     * objects cannot be hidden or redacted one by one; the first time a repository has some, the log and the audit
+     * say so.
      */
     const warnedPacked = new Set<string>()
-    const historyObjects = (d: Derived, config: SecurityConfig.Loaded): SandboxPlan.Entry[] => {
-      if (!tree) return []
+    const maskedObjects = new Map<string, { key: string; result: Uint8Array | "same" | "hide" }>()
+    const historyObjects = (
+      d: Derived,
+      config: SecurityConfig.Loaded,
+    ): { hide: SandboxPlan.Entry[]; mask: Sandbox.Protections["mask"] } => {
+      const hide: SandboxPlan.Entry[] = []
+      const mask: Sandbox.Protections["mask"] = []
+      if (!tree) return { hide, mask }
       const masked = [...index.segmented].filter(([, ops]) => ops.has("read") || ops.has("llm")).map(([f]) => f)
       const tops = [root]
       for (const e of SecurityTree.entries(tree))
         if (e.name === ".git" && path.dirname(e.path) !== root) tops.push(path.dirname(e.path))
-      const out: SandboxPlan.Entry[] = []
+      const warn = (top: string, packed: number, loose: number) => {
+        if (warnedPacked.has(top)) return
+        warnedPacked.add(top)
+        const why = `the git history of ${SecurityAccess.display(root, top)} holds protected content the sandbox cannot hide (${packed} packed object(s)${loose > MAX_HIDDEN_OBJECTS ? `, ${loose} loose ones` : ""}); a command can read it from .git/objects. Remove it from the history (e.g. git filter-repo) to close this`
+        log.warn(why)
+        audit(d, { action: "refuse", source: "policy", reason: why })
+      }
       for (const top of tops) {
         const specs = SecurityHistory.pathspecs(config, d.role, top)
+        if (specs.length) {
+          const blobs = SecurityHistory.blobs(top, specs, [], watcher.version)
+          for (const file of blobs.loose.slice(0, MAX_HIDDEN_OBJECTS)) hide.push({ path: file, dir: false })
+          if (blobs.packed || blobs.loose.length > MAX_HIDDEN_OBJECTS) warn(top, blobs.packed, blobs.loose.length)
+        }
         const inside = masked.filter(
           (f) =>
             SecurityPath.isInside(f, top) &&
             !tops.some((t) => t !== top && t.length > top.length && SecurityPath.isInside(f, t)),
         )
-        if (!specs.length && !inside.length) continue
-        const blobs = SecurityHistory.blobs(top, specs, inside, watcher.version)
-        for (const file of blobs.loose.slice(0, MAX_HIDDEN_OBJECTS)) out.push({ path: file, dir: false })
-        if ((blobs.packed || blobs.loose.length > MAX_HIDDEN_OBJECTS) && !warnedPacked.has(top)) {
-          warnedPacked.add(top)
-          const why = `the git history of ${SecurityAccess.display(root, top)} holds protected content the sandbox cannot hide (${blobs.packed} packed object(s)${blobs.loose.length > MAX_HIDDEN_OBJECTS ? `, ${blobs.loose.length} loose ones` : ""}); a command can read it from .git/objects. Remove it from the history (e.g. git filter-repo) to close this`
-          log.warn(why)
-          audit(d, { action: "refuse", source: "policy", reason: why })
+        if (!inside.length) continue
+        // Lines of today's segments, by text: an older version may hold one without its markers (short lines such
+        // as a closing brace are left out, they would redact every version's code).
+        const known = new Set<string>()
+        for (const file of inside) {
+          let text: string
+          try {
+            text = fs.readFileSync(file, "utf8")
+          } catch {
+            continue
+          }
+          for (const line of SecuritySegments.lines(text, d.readMarkers)) {
+            const t = line.trim()
+            if (t.replace(/\s/g, "").length >= 6) known.add(t)
+          }
         }
+        const key = `${JSON.stringify(d.readMarkers)}\0${[...known].sort().join("\n")}`
+        const blobs = SecurityHistory.blobs(top, [], inside, watcher.version)
+        for (const file of blobs.loose.slice(0, MAX_HIDDEN_OBJECTS)) {
+          let hit = maskedObjects.get(file)
+          if (!hit || hit.key !== key) {
+            hit = {
+              key,
+              result: SecurityHistory.maskObject(file, (t) => SecurityOutput.maskInPlace(t, d.readMarkers, known)),
+            }
+            maskedObjects.set(file, hit)
+            if (maskedObjects.size > 4 * MAX_HIDDEN_OBJECTS) maskedObjects.delete(maskedObjects.keys().next().value!)
+          }
+          if (hit.result === "hide") hide.push({ path: file, dir: false })
+          else if (hit.result !== "same") mask.push({ path: file, text: hit.result })
+        }
+        if (blobs.packed || blobs.loose.length > MAX_HIDDEN_OBJECTS) warn(top, blobs.packed, blobs.loose.length)
       }
-      return out
+      return { hide, mask }
     }
 
     /** Prepares the sandbox for a shell command (or refuses): the tree refreshed, protections written. */
@@ -964,21 +1086,36 @@ export namespace SecurityGuard {
         // Files with segments this role may not read are shown redacted inside the sandbox: git there must not stage
         // the redaction or diff it against the real text it holds.
         const masked = [...index.segmented].filter(([, ops]) => ops.has("read") || ops.has("llm")).map(([f]) => f)
-        if (sandboxed && masked.length && plan.requests.some((r) => r.shell && GIT_WORKTREE.test(r.via))) {
-          const unrecorded = SecurityHistory.unrecorded(directory, masked)
-          if (unrecorded.length)
-            return refuse(d, base, {
-              reason: `${unrecorded.map((f) => SecurityAccess.display(root, f)).join(", ")} holds a segment the policy keeps from being read and has changes git has not recorded; inside the sandbox git sees its redacted copy, so it would stage the redaction or print the hidden lines. Stage it from outside OpenCode first, or leave it out of the command`,
-              path: unrecorded[0],
-              op: "read",
-            })
+        const worktreeGits = plan.gits.filter((g) => GIT_WORKTREE.has(g.sub))
+        // Files git cannot change inside the sandbox: shown redacted (read-protected segments) or read-only
+        // (write-protected segments and files).
+        const fixed = [
+          ...new Set([
+            ...masked,
+            ...[...index.segmented].filter(([, ops]) => ops.has("write")).map(([f]) => f),
+            ...[...index.files].filter(([, ops]) => ops.has("write") && !ops.has("read")).map(([f]) => f),
+          ]),
+        ]
+        if (sandboxed && fixed.length && worktreeGits.length) {
+          const work = gitWork(worktreeGits, masked, fixed)
+          if (work.denial) return refuse(d, base, work.denial)
+          // The staged versions are new objects: the sandbox must show them redacted too.
+          if (work.staged) {
+            const again = await prepareShell(d, config, call)
+            if ("error" in again) {
+              audit(d, { ...base, action: "deny", reason: again.error.message })
+              return { allowed: false, reason: again.error.message, error: again.error }
+            }
+          }
         }
         if (plan.objects.length) {
-          const specs = [
-            ...SecurityHistory.pathspecs(config, d.role, root),
-            // A tracked file with such segments holds them in the history too.
-            ...masked.map((f) => `:(literal)${path.relative(root, f)}`),
-          ]
+          // Versions of a tracked file with protected segments are shown redacted in the sandbox (see
+          // `historyObjects`), except those in packfiles: then the file counts as protected for history reads.
+          const packed =
+            masked.length && SecurityHistory.blobs(root, [], masked, watcher.version).packed
+              ? masked.map((f) => `:(literal)${path.relative(root, f)}`)
+              : []
+          const specs = [...SecurityHistory.pathspecs(config, d.role, root), ...packed]
           const history = new Map<string, string>()
           for (const read of plan.objects) {
             // A repository not known statically (`cd $X; git log -p`) is taken to be the project's own.
@@ -1083,8 +1220,11 @@ export namespace SecurityGuard {
         const config = d.config
         // Read and grep output had their segments redacted by line number: the scanner must not find the markers
         // again and redact around them (it cannot tell the lines' numbers apart from their text).
-        const byLine = source === "builtin-tool" && !!config && (call.tool === "read" || call.tool === "grep")
-        if (source === "builtin-tool" && config) text = structured(d, config, call, text)
+        // Output whose structure was recognised (read's numbered lines, grep's file and line blocks, git patches) had
+        // its segments redacted by line: the scanner must not find the markers again and redact around them (it
+        // cannot tell the lines' numbers apart from their text). Anything else is scanned for markers as text.
+        let byLine = false
+        if (source === "builtin-tool" && config) ({ text, byLine } = structured(d, config, call, text))
         // OpenCode 1.18's read lists a folder's entries: protected names go like in any listing.
         const listing = call.tool === "read" && text.includes("<type>directory</type>")
         const mode = listing ? "line" : OUTPUT_MODE(call.tool, source)
@@ -1270,8 +1410,81 @@ export namespace SecurityGuard {
       }
     }
 
+    /**
+     * Git work-tree commands inside the sandbox, where files with read-protected segments are redacted copies and
+     * write-protected ones are read-only: a change the command stages anyway (add, commit -a) is staged here from the
+     * real file first, so the copy matches the index and git sees nothing to re-read; a commit naming such a file
+     * (git would take its content from the copy) and a stash of one with unrecorded changes (it would store the copy,
+     * then fail to reset it) are refused with what to do instead.
+     */
+    const gitWork = (
+      runs: SecurityShell.GitRun[],
+      masked: string[],
+      fixed: string[],
+    ): { denial?: SecurityDecide.Denial; staged?: boolean } => {
+      const show = (files: string[]) => files.map((f) => SecurityAccess.display(root, f)).join(", ")
+      const named = masked.filter((f) => runs.some((g) => g.sub === "commit" && gitNames(g, f)))
+      if (named.length)
+        return {
+          denial: {
+            reason: `git commit with paths takes ${show(named)} from the sandbox's redacted copy (it holds a segment the policy keeps from being read); stage it with git add, then commit without paths`,
+            path: named[0],
+            op: "read",
+          },
+        }
+      // A change within the file system's time granularity of the index makes git re-read a file to be sure: wait it
+      // out, so no redacted copy is ever compared with the real text.
+      const newest = Math.max(0, ...fixed.map((f) => mtimeOf(f)))
+      const wait = newest + 2_000 - Date.now()
+      if (wait > 0) Bun.sleepSync(Math.min(wait, 2_000))
+      const unrecorded = SecurityHistory.unrecorded(directory, fixed)
+      const stashing = unrecorded.filter((f) => runs.some((g) => g.sub === "stash" && gitCovers(g, f)))
+      if (stashing.length)
+        return {
+          denial: {
+            reason: `${show(stashing)} has changes git has not recorded and cannot be stashed inside the sandbox (it is read-only there, or shown with a protected segment redacted); commit it first (git add names it), or stash only other files (git stash push -- <paths>)`,
+            path: stashing[0],
+            op: "write",
+          },
+        }
+      const stage = unrecorded.filter(
+        (f) => masked.includes(f) && runs.some((g) => (g.sub === "add" || g.sub === "commit") && gitCovers(g, f)),
+      )
+      if (!stage.length) return {}
+      if (!SecurityHistory.stage(directory, stage))
+        return {
+          denial: { reason: `${show(stage)} could not be staged before the command`, path: stage[0], op: "read" },
+        }
+      return { staged: true }
+    }
+
+    /** A file named in git patch output (relative to a repository; the project's own is assumed), when it holds segments. */
+    const patchFile = (d: Derived, rel: string): SecurityOutput.PatchFile | undefined => {
+      const abs = path.resolve(root, rel)
+      const ops = index.segmented.get(abs)
+      if (!ops || !(ops.has("read") || ops.has("llm"))) return undefined
+      try {
+        const text = fs.readFileSync(abs, "utf8")
+        return {
+          lines: new Set(
+            SecuritySegments.lines(text, d.readMarkers)
+              .map((l) => l.trim())
+              .filter(Boolean),
+          ),
+          ranges: SecurityOutput.lineRanges(text, d.readMarkers),
+        }
+      } catch {
+        return undefined
+      }
+    }
+
     /** Structure-aware filtering of built-in tool output: read by line number, grep by file and line. */
-    const structured = (d: Derived, config: SecurityConfig.Loaded, call: Call, text: string): string => {
+    const structured = (
+      d: Derived,
+      config: SecurityConfig.Loaded,
+      call: Call,
+      text: string,
+    ): { text: string; byLine: boolean } => {
       const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
       const hiddenFile = (p: string) => {
         const abs = SecurityPath.expand(p, directory, home)
@@ -1292,7 +1505,20 @@ export namespace SecurityGuard {
             kinds: [out.redacted ? "segment" : "", out.removed.length ? "instructions" : ""].filter(Boolean),
             count: out.redacted + out.removed.length,
           })
-        return out.text
+        return { text: out.text, byLine: SecurityOutput.numbered(text) }
+      }
+      if ((call.tool === "bash" || call.tool === "batch") && text.includes("diff --git ") && d.readMarkers.length) {
+        const out = SecurityOutput.patches(text, (rel) => patchFile(d, rel), d.readMarkers)
+        if (out.redacted)
+          audit(d, {
+            action: "redact",
+            source: "builtin-tool",
+            tool: call.tool,
+            callID: call.callID,
+            kinds: ["segment"],
+            count: out.redacted,
+          })
+        return { text: out.text, byLine: true }
       }
       if (call.tool === "grep") {
         const out = SecurityOutput.grep(text, { hidden: hiddenFile, lines: linesOf })
@@ -1305,9 +1531,9 @@ export namespace SecurityGuard {
             kinds: ["search"],
             count: out.removed + out.redacted,
           })
-        return out.text
+        return { text: out.text, byLine: /^Found (?:at least )?\d+ match/.test(text) }
       }
-      return text
+      return { text, byLine: false }
     }
 
     current()

@@ -1,6 +1,7 @@
 import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
+import zlib from "zlib"
 import { SecurityAccess } from "./access"
 import type { SecurityConfig } from "./config"
 
@@ -146,10 +147,11 @@ export namespace SecurityHistory {
     if (!gitDir) return none
     // The walk is incremental: only commits reachable from tips not walked before (a large history is walked once).
     const key = `${policyVersion}\0${all.join("\0")}`
-    let entry = blobCache.get(gitDir)
-    if (!entry || entry.key !== key) {
+    const slot = `${gitDir}\0${key}`
+    let entry = blobCache.get(slot)
+    if (!entry) {
       entry = { key, tips: new Set(), ids: new Set(), at: "" }
-      blobCache.set(gitDir, entry)
+      blobCache.set(slot, entry)
       if (blobCache.size > 64) blobCache.delete(blobCache.keys().next().value!)
     }
     const at = `${refsStamp(gitDir)}|${stamp(path.join(gitDir, "index"))}`
@@ -193,6 +195,49 @@ export namespace SecurityHistory {
     entry.blobs = result
     entry.at = at
     return result
+  }
+
+  /**
+   * A loose object file with its content passed through `mask` (which must keep the byte length of UTF-8 text):
+   * "same" when nothing changed, "hide" when the object is not a blob, not UTF-8 or its length would change (then it
+   * can only be hidden), else the new object file's bytes (zlib, like git's). Git does not check an object's hash when
+   * it reads one, so the sandbox can show this in place of the original: diffs, `show` and `cat-file` inside it print
+   * the redacted version, and a command inflating the file itself finds no protected text.
+   *
+   * @example
+   * SecurityHistory.maskObject("/repo/.git/objects/ab/cdef…", (t) => SecurityOutput.maskInPlace(t, pairs))
+   */
+  export function maskObject(file: string, mask: (text: string) => string): Uint8Array | "same" | "hide" {
+    let raw: Buffer
+    try {
+      raw = zlib.inflateSync(fs.readFileSync(file))
+    } catch {
+      return "hide"
+    }
+    const nul = raw.indexOf(0)
+    const header = nul > 0 ? raw.subarray(0, nul).toString("latin1") : ""
+    const m = /^blob (\d+)$/.exec(header)
+    if (!m || Number(m[1]) !== raw.length - nul - 1) return "hide"
+    const body = raw.subarray(nul + 1)
+    const text = body.toString("utf8")
+    if (!Buffer.from(text, "utf8").equals(body)) return "hide"
+    const masked = mask(text)
+    if (masked === text) return "same"
+    const out = Buffer.from(masked, "utf8")
+    if (out.length !== body.length) return "hide"
+    return zlib.deflateSync(Buffer.concat([raw.subarray(0, nul + 1), out]))
+  }
+
+  /**
+   * Stages `files` (absolute) from the real work tree, outside the sandbox; true when git succeeded.
+   *
+   * @example
+   * SecurityHistory.stage("/repo", ["/repo/src/app.ts"]) // true
+   */
+  export function stage(cwd: string, files: string[]): boolean {
+    const top = git(cwd, ["rev-parse", "--show-toplevel"])?.trim()
+    if (!top) return false
+    return git(top, ["add", "--", ...files.map((f) => path.relative(top, f))]) !== undefined
   }
 
   /** The same question for a repository named by its git directory (a bare one, or `GIT_DIR=…`). */

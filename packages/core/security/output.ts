@@ -56,23 +56,33 @@ export namespace SecurityOutput {
   /**
    * Like `mask`, but every protected line keeps its length in bytes (the marker padded with spaces, or `*`s when the
    * line is shorter): the copy the sandbox shows in place of the file then has the file's size, so git, comparing
-   * only size and time inside the sandbox, does not take it for a changed file.
+   * only size and time inside the sandbox, does not take it for a changed file. `known` adds lines protected because
+   * of their text (trimmed): an older version of a file may hold a line of today's segment without its markers.
    *
    * @example
    * SecurityOutput.maskInPlace("a\n// @s\nk = 1\n// @e", [{ start: "@s", end: "@e" }]) // "a\n// @s\n*****\n// @e"
    */
-  export function maskInPlace(text: string, pairs: readonly SecuritySegments.Pair[]): string {
+  export function maskInPlace(
+    text: string,
+    pairs: readonly SecuritySegments.Pair[],
+    known?: ReadonlySet<string>,
+  ): string {
     const ranges = lineRanges(text, pairs)
-    if (!ranges.length) return text
+    if (!ranges.length && !known?.size) return text
     const label = SecurityRedact.marker(SEGMENT_LABEL)
     const lines = text.split("\n")
-    for (const r of ranges)
-      for (let n = r.from; n <= r.to && n <= lines.length; n++) {
-        const line = lines[n - 1]
-        const cr = line.endsWith("\r")
-        const bytes = Buffer.byteLength(cr ? line.slice(0, -1) : line, "utf8")
-        lines[n - 1] =
-          (bytes >= label.length ? label + " ".repeat(bytes - label.length) : "*".repeat(bytes)) + (cr ? "\r" : "")
+    const pad = (n: number) => {
+      const line = lines[n - 1]
+      const cr = line.endsWith("\r")
+      const bytes = Buffer.byteLength(cr ? line.slice(0, -1) : line, "utf8")
+      lines[n - 1] =
+        (bytes >= label.length ? label + " ".repeat(bytes - label.length) : "*".repeat(bytes)) + (cr ? "\r" : "")
+    }
+    for (const r of ranges) for (let n = r.from; n <= r.to && n <= lines.length; n++) pad(n)
+    if (known?.size)
+      for (let n = 1; n <= lines.length; n++) {
+        const trimmed = lines[n - 1].trim()
+        if (trimmed && known.has(trimmed)) pad(n)
       }
     return lines.join("\n")
   }
@@ -186,6 +196,110 @@ export namespace SecurityOutput {
   function endOfReminder(text: string, from: number) {
     const close = text.indexOf("\n</system-reminder>", from)
     return close < 0 ? text.length : close + 1
+  }
+
+  export type PatchFile = {
+    /** Lines inside the file's protected segments now (trimmed), whatever their position in older versions. */
+    lines: ReadonlySet<string>
+    /** The current file's protected line numbers (for the new side of a patch against the current version). */
+    ranges: readonly Lines[]
+  }
+
+  /**
+   * Shell output holding git patches (`git diff`, `git log -p`, `git show`) with the lines of protected segments
+   * redacted line by line: everywhere, lines between a start and an end marker, and the lines before an end marker
+   * with no start marker in front of it, back to the start of its hunk (the hunk began inside a segment) or of the
+   * text between patches; in files that hold segments now (`fileOf`), also hunk lines whose text is a protected line
+   * of the file and new-side lines whose number falls in one of its segments. Hunk lines keep their `+`, `-` or space.
+   * Unknown paths (renamed, deleted, another repository) get the marker rules, so a segment is never shown because
+   * its file moved; an unclosed start marker ends at its hunk (a diff's context often cuts a segment).
+   *
+   * @example
+   * SecurityOutput.patches("diff --git a/a.ts b/a.ts\n@@ -1,3 +1,3 @@\n // @s\n-k = 1\n+k = 2", (f) => …, [{ start: "@s", end: "@e" }])
+   * // "… // @s\n-[REDACTED: protected segment]\n+[REDACTED: protected segment]"
+   */
+  export function patches(
+    text: string,
+    fileOf: (relative: string) => PatchFile | undefined,
+    pairs: readonly SecuritySegments.Pair[],
+  ): { text: string; redacted: number } {
+    if (!text.includes("diff --git ") || !pairs.length) return { text, redacted: 0 }
+    const starts = pairs.map((p) => p.start.toLowerCase())
+    const ends = pairs.map((p) => p.end.toLowerCase())
+    const label = SecurityRedact.marker(SEGMENT_LABEL)
+    const lines = text.split("\n")
+    let redacted = 0
+    const redact = (i: number, hunk: boolean) => {
+      if (lines[i].endsWith(label)) return
+      lines[i] = hunk ? `${lines[i][0]}${label}` : label
+      redacted++
+    }
+    let file: PatchFile | undefined
+    let inside = false
+    // First line of the current hunk, or of the current run of text outside hunks.
+    let from = 0
+    let inHunk = false
+    let newLine = 0
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]
+      const header = /^diff --git (?:"?a\/(.*?)"?) (?:"?b\/(.*?)"?)$/.exec(line)
+      if (header) {
+        file = fileOf(header[2] ?? header[1]) ?? fileOf(header[1])
+        inside = false
+        inHunk = false
+        from = i + 1
+        continue
+      }
+      const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line)
+      if (hunk) {
+        newLine = Number(hunk[1])
+        inside = false
+        inHunk = true
+        from = i + 1
+        continue
+      }
+      if (line.startsWith("\\")) continue
+      const mark = line[0]
+      if (inHunk && mark !== " " && mark !== "+" && mark !== "-") {
+        // A line that is no hunk line (the next commit's header in git log -p) ends the hunk.
+        inHunk = false
+        inside = false
+        from = i
+      }
+      const body = inHunk ? line.slice(1) : line
+      const lower = body.toLowerCase()
+      const number = inHunk && mark !== "-" ? newLine : undefined
+      if (inHunk && mark !== "-") newLine++
+      if (starts.some((m) => lower.includes(m))) {
+        inside = true
+        continue
+      }
+      if (ends.some((m) => lower.includes(m))) {
+        if (!inside) for (let j = from; j < i; j++) redact(j, inHunk)
+        inside = false
+        from = i + 1
+        continue
+      }
+      const known =
+        inHunk &&
+        !!file &&
+        ((number !== undefined && file.ranges.some((r) => number >= r.from && number <= r.to)) ||
+          file.lines.has(body.trim()))
+      if (inside || known) redact(i, inHunk)
+    }
+    return { text: lines.join("\n"), redacted }
+  }
+
+  /** True when `output` is OpenCode `read` output: a `<content>` block whose lines carry line numbers. */
+  export function numbered(output: string): boolean {
+    const at = output.indexOf("<content>")
+    return (
+      at >= 0 &&
+      output
+        .slice(at, at + 4096)
+        .split("\n", 3)
+        .some((l) => GUTTER.test(l))
+    )
   }
 
   export type GrepOptions = {

@@ -47,6 +47,8 @@ export namespace SecurityTools {
     dynamic: SecurityShell.Dynamic[]
     /** Git reads of the object store (refused when the history holds a protected path). */
     objects: ObjectRead[]
+    /** Every git invocation of a shell command, as written. */
+    gits: SecurityShell.GitRun[]
     /** A search tool's folder and include glob (an include that selects protected files is refused). */
     search?: { base: string; include?: string }
     notes: string[]
@@ -92,7 +94,7 @@ export namespace SecurityTools {
    */
   export async function plan(tool: string, args: unknown, ctx: Context, depth = 0): Promise<Plan | undefined> {
     const a = (args && typeof args === "object" ? args : {}) as Record<string, unknown>
-    const out: Plan = { requests: [], dynamic: [], objects: [], notes: [], output: "token", opaque: [] }
+    const out: Plan = { requests: [], dynamic: [], objects: [], gits: [], notes: [], output: "token", opaque: [] }
     const read = (p: string | undefined, via: string, extra: Partial<Request> = {}) => {
       if (p !== undefined) out.requests.push({ path: resolve(p, ctx), op: "read", via, ...extra })
     }
@@ -219,6 +221,7 @@ export namespace SecurityTools {
           })
         out.dynamic.push(...analysis.dynamic)
         out.objects.push(...analysis.objects)
+        out.gits.push(...analysis.gits)
         out.notes.push(...analysis.notes)
         out.output = "line"
         return out
@@ -246,6 +249,7 @@ export namespace SecurityTools {
           out.requests.push(...inner.requests)
           out.dynamic.push(...inner.dynamic)
           out.objects.push(...inner.objects)
+          out.gits.push(...inner.gits)
           out.notes.push(...inner.notes)
           out.opaque.push(...inner.opaque)
           if (inner.output === "line") out.output = "line"

@@ -47,7 +47,7 @@ export namespace Sandbox {
      * Files shown redacted: the path, the text shown in its place and the file's modification time, which the copy
      * keeps (with the same size, git inside the sandbox takes the copy for the unchanged file).
      */
-    mask: { path: string; text: string; mtimeMs?: number }[]
+    mask: { path: string; text: string | Uint8Array; mtimeMs?: number }[]
     pin: string[]
   }
 
@@ -144,7 +144,8 @@ export namespace Sandbox {
     const maskFile = (m: Protections["mask"][number]) => {
       const hash = crypto
         .createHash("sha256")
-        .update(`${m.path}\0${m.mtimeMs ?? ""}\0${m.text}`)
+        .update(`${m.path}\0${m.mtimeMs ?? ""}\0`)
+        .update(m.text)
         .digest("hex")
         .slice(0, 32)
       const file = path.join(dir, "masks", hash)
@@ -242,7 +243,7 @@ export namespace Sandbox {
     }
   }
 
-  function atomicWrite(file: string, text: string, mode: number) {
+  function atomicWrite(file: string, text: string | Uint8Array, mode: number) {
     const temp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}`
     fs.writeFileSync(temp, text, { mode })
     fs.renameSync(temp, file)

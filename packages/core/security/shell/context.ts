@@ -44,12 +44,12 @@ export namespace ShellContext {
    * A fresh analysis context.
    *
    * @example
-   * ShellContext.create(parser, { cwd: "/r" }).out // { accesses: [], dynamic: [], objects: [], notes: [] }
+   * ShellContext.create(parser, { cwd: "/r" }).out // { accesses: [], dynamic: [], objects: [], gits: [], notes: [] }
    */
   export function create(parser: Parser, options: SecurityShell.Options): Context {
     return {
       parser,
-      out: { accesses: [], dynamic: [], objects: [], notes: [] },
+      out: { accesses: [], dynamic: [], objects: [], gits: [], notes: [] },
       options,
       git: { aliases: new Map(), remotes: new Set() },
     }

@@ -119,6 +119,11 @@ export namespace ShellGit {
       ShellContext.anything(ctx, "git", "git runs a subcommand not known statically")
       return objects(g, "all")
     }
+    ctx.out.gits.push({
+      cwd: state.cwd ?? "",
+      sub: g.sub,
+      args: g.args.map((a) => (a.dynamic ? a.raw : (a.values[0] ?? a.raw))),
+    })
     // Naming a repository's folder reads it, like naming any folder.
     if (g.gitDir) ShellContext.emit(ctx, ShellContext.literal(g.gitDir), "read", `git ${g.sub}`, state)
     if (g.workTree !== undefined)

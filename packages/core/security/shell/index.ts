@@ -73,10 +73,15 @@ export namespace SecurityShell {
     gitDir?: string
   }
 
+  /** One git invocation as written: where it runs, its subcommand and its arguments (literal text). */
+  export type GitRun = { cwd: string; sub: string; args: string[] }
+
   export type Analysis = {
     accesses: Access[]
     dynamic: Dynamic[]
     objects: ObjectRead[]
+    /** Every git invocation met (for checks that depend on the repository's state). */
+    gits: GitRun[]
     notes: string[]
     error?: string
   }

@@ -6,21 +6,38 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { spawnSync } from "child_process"
 import fs from "fs"
+import path from "path"
 import {
   ROUTES,
   isolateHome,
   leaks,
   open,
   policyBytes,
+  REDTEAM_POLICY,
   redteamProject,
   type Result,
   type Session,
 } from "./redteam-helpers"
+import { SecurityGlob } from "../../security/glob"
 
 const home = isolateHome()
 afterAll(() => home.restore())
 
 const GIT_ID = "-c user.name=Agent -c user.email=agent@example.invalid"
+
+/**
+ * The policy's patterns kept from the model (read or llm denied: both hidden in the sandbox): a root-wide command may
+ * only complain about paths matching one.
+ */
+const READ_PROTECTED = REDTEAM_POLICY.rules
+  .filter((r) => r.deniedOperations.some((op) => op === "read" || op === "llm"))
+  .map((r) => SecurityGlob.compile(r.pattern))
+
+/** The path in a `Permission denied` line of grep, find or rg (`grep: ./a/b: …`, `find: './a': …`, `a/b: … (os error 13)`). */
+function deniedPath(line: string): string {
+  const m = /^(?:[a-z]+: )?['‘]?(?:\.\/)?(.+?)['’]?: Permission denied/.exec(line)
+  return m?.[1] ?? line
+}
 
 const EXTRA = {
   "build.js": [
@@ -49,6 +66,8 @@ type Step = {
   shows?: string
   /** Further checks on the result or the files. */
   check?: (r: Result, s: Session) => void
+  /** "protected": a non-zero exit is accepted when every complaint is an access error on a protected path. */
+  exit?: "protected"
 }
 
 const patch = (...lines: string[]) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
@@ -334,11 +353,23 @@ const STEPS: Step[] = [
     bash: "find build -name '*.tmp' -delete && ls build",
     shows: "keep.txt",
   },
-  { name: "find and delete temporary files from the root", bash: "touch a.tmp && find . -name '*.tmp' -delete" },
+  // From the root a recursive command meets the protected files: the kernel refuses them (an access error, never a
+  // vanished file), so the command does its work and exits non-zero, naming only protected paths.
+  {
+    name: "find and delete temporary files from the root",
+    bash: "touch a.tmp && find . -name '*.tmp' -delete",
+    exit: "protected",
+    check: (_r, s) => expect(fs.existsSync(path.join(s.dir, "a.tmp"))).toBe(false),
+  },
   { name: "grep -rn in src", bash: "grep -rn TODO src", shows: "src/log.ts" },
-  { name: "grep -rn from the root", bash: "grep -rn 'export function visible' .", shows: "src/app.ts" },
+  {
+    name: "grep -rn from the root",
+    bash: "grep -rn 'export function visible' .",
+    shows: "src/app.ts",
+    exit: "protected",
+  },
   { name: "rg in src", bash: "rg -n export src", shows: "src/util.ts" },
-  { name: "rg from the root", bash: "rg -n 'def keep'", shows: "src/locked.py" },
+  { name: "rg from the root", bash: "rg -n 'def keep'", shows: "src/locked.py", exit: "protected" },
   { name: "head of the README", bash: "head -5 README.md", shows: "# Project" },
   { name: "sed -n of lines", bash: "sed -n '1,3p' src/app.ts", shows: "visible" },
   {
@@ -425,6 +456,18 @@ const STEPS: Step[] = [
     tool: "edit",
     args: { filePath: "src/util.ts", oldString: "export const y = 3", newString: "export const y = 4" },
   },
+  // A file with protected segments is shown redacted inside the sandbox: stashing it would store the redaction, so
+  // its change is committed first (stashing it is refused, see sandbox.test.ts › git inside the sandbox).
+  {
+    name: "commit the AST change to the file with segments",
+    bash: `git add src/app.ts src/locked.py && git ${GIT_ID} commit -qm "return 4" && git show --stat HEAD`,
+    shows: "src/app.ts",
+    // What was committed is the real file, not the sandbox's redacted copy (read from outside the sandbox).
+    check: (_r, s) =>
+      expect(spawnSync("git", ["show", "HEAD:src/app.ts"], { cwd: s.dir, encoding: "utf8" }).stdout).toBe(
+        file(s, "src/app.ts"),
+      ),
+  },
   { name: "git stash", bash: "git stash 2>&1", shows: "Saved working directory" },
   { name: "git stash list", bash: "git stash list", shows: "stash@{0}" },
   { name: "git stash pop", bash: "git stash pop 2>&1" },
@@ -471,7 +514,19 @@ for (const route of ROUTES) {
           if (r.refused) throw new Error(`refused: ${r.reason}`)
           expect(r.failed).toBeUndefined()
           if (step.bash) {
-            if (r.code !== 0) throw new Error(`exit ${r.code}:\n${r.raw}`)
+            if (step.exit === "protected" && r.code !== 0) {
+              // Every complaint is an access error on a path the policy protects.
+              const complaints = r.raw.split("\n").filter((l) => /Permission denied/.test(l))
+              expect(complaints.length).toBeGreaterThan(0)
+              for (const l of complaints)
+                expect({
+                  line: l,
+                  protected: READ_PROTECTED.some((g) => SecurityGlob.testWithParents(g, deniedPath(l))),
+                }).toEqual({
+                  line: l,
+                  protected: true,
+                })
+            } else if (r.code !== 0) throw new Error(`exit ${r.code}:\n${r.raw}`)
             expect(r.output).not.toContain("outside the kernel sandbox")
           }
           if (step.shows) expect(r.output).toContain(step.shows)

@@ -58,6 +58,7 @@ const plan = (p: Partial<SecurityTools.Plan>): SecurityTools.Plan => ({
   requests: [],
   dynamic: [],
   objects: [],
+  gits: [],
   notes: [],
   output: "token",
   opaque: [],

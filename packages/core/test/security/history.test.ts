@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { spawnSync } from "child_process"
+import fs from "fs"
+import path from "path"
 import { SecurityConfig } from "../../security/config"
 import { SecurityHistory } from "../../security/history"
 import { tmpdir } from "../fixture"
@@ -18,7 +20,7 @@ function git(dir: string, ...args: string[]) {
   if (r.status !== 0) throw new Error(String(r.stderr))
 }
 
-async function repo(files: Record<string, string>) {
+async function repo(files: Record<string, string | Uint8Array>) {
   const dir = await tmpdir({ ".opencode-security.json": JSON.stringify(POLICY), ...files })
   git(dir.path, "init", "-q")
   const state = SecurityConfig.load(dir.path)
@@ -56,5 +58,36 @@ describe("SecurityHistory", () => {
   test("outside a repository: nothing", async () => {
     await using dir = await tmpdir({})
     expect(SecurityHistory.held(dir.path, [":(glob)**/x"], 3)).toBeUndefined()
+  })
+})
+
+describe("SecurityHistory.maskObject", () => {
+  const objectOf = (dir: string, file: string) => {
+    const id = spawnSync("git", ["rev-parse", `:${file}`], { cwd: dir, encoding: "utf8" }).stdout.trim()
+    return path.join(dir, ".git/objects", id.slice(0, 2), id.slice(2))
+  }
+  const upper = (t: string) => t.replace(/secret/g, "SECRET")
+
+  test("a blob passed through a length-keeping mask is a valid object git reads back (it does not check the hash)", async () => {
+    const r = await repo({ "a.txt": "one\nsecret two\n" })
+    await using _ = r.dir
+    git(r.dir.path, "add", "a.txt")
+    const file = objectOf(r.dir.path, "a.txt")
+    const out = SecurityHistory.maskObject(file, upper)
+    expect(out).toBeInstanceOf(Uint8Array)
+    fs.chmodSync(file, 0o644)
+    fs.writeFileSync(file, out as Uint8Array)
+    const shown = spawnSync("git", ["cat-file", "-p", ":a.txt"], { cwd: r.dir.path, encoding: "utf8" })
+    expect(shown.stdout).toBe("one\nSECRET two\n")
+  })
+
+  test('"same" when the mask changes nothing; "hide" for a mask that changes the length, binary blobs, non-objects', async () => {
+    const r = await repo({ "a.txt": "plain\n", "b.bin": Buffer.from([0x61, 0xff, 0xfe, 0x0a]) })
+    await using _ = r.dir
+    git(r.dir.path, "add", "a.txt", "b.bin")
+    expect(SecurityHistory.maskObject(objectOf(r.dir.path, "a.txt"), upper)).toBe("same")
+    expect(SecurityHistory.maskObject(objectOf(r.dir.path, "a.txt"), (t) => t + "x")).toBe("hide")
+    expect(SecurityHistory.maskObject(objectOf(r.dir.path, "b.bin"), upper)).toBe("hide")
+    expect(SecurityHistory.maskObject(path.join(r.dir.path, ".opencode-security.json"), upper)).toBe("hide")
   })
 })

@@ -137,3 +137,91 @@ describe("SecurityOutput.grep: OpenCode's grep output by file and line", () => {
     expect(SecurityOutput.grep("No files found", { hidden, lines }).text).toBe("No files found")
   })
 })
+
+describe("SecurityOutput.numbered: is this OpenCode's read output", () => {
+  test("a <content> block with numbered lines (both gutters, first line glued or not)", () => {
+    expect(SecurityOutput.numbered("<path>/a</path>\n<content>\n1: a\n2: b\n</content>")).toBe(true)
+    expect(SecurityOutput.numbered("<file>\n<content>00001| a\n</content>")).toBe(true)
+  })
+  test("raw text, or an empty file's block, is not (it is scanned for markers as text)", () => {
+    expect(SecurityOutput.numbered("a\n// @secure-start\nhidden\n// @secure-end")).toBe(false)
+    expect(SecurityOutput.numbered("<content>\n(End of file - total 0 lines)\n</content>")).toBe(false)
+  })
+})
+
+describe("SecurityOutput.patches: git patches in shell output", () => {
+  const none = () => undefined
+  const redacted = "[REDACTED: protected segment]"
+  test("lines between markers in a hunk of any file, with their +/-/space kept", () => {
+    const diff = [
+      "diff --git a/old.ts b/old.ts",
+      "@@ -1,5 +1,5 @@",
+      " a = 1",
+      " // @secure-start",
+      "-pw = 'hunter2'",
+      "+pw = 'swordfish'",
+      " // @secure-end",
+      " b = 2",
+    ].join("\n")
+    const out = SecurityOutput.patches(diff, none, PAIRS)
+    expect(out.text).not.toContain("hunter2")
+    expect(out.text).not.toContain("swordfish")
+    expect(out.text).toContain(`-${redacted}\n+${redacted}`)
+    expect(out.text).toContain(" b = 2")
+    expect(out.redacted).toBe(2)
+  })
+  test("a hunk that begins inside a segment is redacted back to its start; an unclosed start ends at its hunk", () => {
+    const diff = [
+      "diff --git a/x.ts b/x.ts",
+      "@@ -3,3 +3,3 @@",
+      " k",
+      "-pw = 1",
+      "+pw = 2",
+      " // @secure-end",
+      " after",
+      "@@ -20,2 +20,3 @@",
+      " // @secure-start",
+      "+token = 'abc'",
+      "diff --git a/y.ts b/y.ts",
+      "@@ -1 +1 @@",
+      "-y = 1",
+      "+y = 2",
+    ].join("\n")
+    const out = SecurityOutput.patches(diff, none, PAIRS).text
+    for (const secret of [" k", "pw = 1", "pw = 2", "token"]) expect(out).not.toContain(secret)
+    expect(out).toContain(" after")
+    expect(out).toContain("+y = 2")
+  })
+  test("a file holding segments now: its protected lines and new-side line numbers, even with no marker in the hunk", () => {
+    const diff = ["diff --git a/app.ts b/app.ts", "@@ -4,2 +4,2 @@", "-pw = 'old'", "+pw = 'hunter2'", " b = 2"].join(
+      "\n",
+    )
+    const file = { lines: new Set(["pw = 'hunter2'", "k"]), ranges: [{ from: 4, to: 4 }] }
+    const out = SecurityOutput.patches(diff, (rel) => (rel === "app.ts" ? file : undefined), PAIRS).text
+    expect(out).not.toContain("hunter2")
+    expect(out).toContain(" b = 2")
+    // The old side's line is not in the file now and not between markers: history before the segment existed.
+    expect(out).toContain("-pw = 'old'")
+  })
+  test("text outside patches (commit headers, other commands' output) gets the marker rules too", () => {
+    const text = [
+      "commit abc",
+      "// @secure-start",
+      "secret line",
+      "// @secure-end",
+      "diff --git a/a b/a",
+      "@@ -1 +1 @@",
+      "-x",
+      "+y",
+    ].join("\n")
+    const out = SecurityOutput.patches(text, none, PAIRS).text
+    expect(out).not.toContain("secret line")
+    expect(out).toContain("+y")
+  })
+  test("text without a patch is left alone", () => {
+    expect(SecurityOutput.patches("// @secure-start\nsecret", none, PAIRS)).toEqual({
+      text: "// @secure-start\nsecret",
+      redacted: 0,
+    })
+  })
+})

@@ -390,6 +390,86 @@ describe("git inside the sandbox", () => {
   })
 })
 
+describe("git inside the sandbox: a tracked file with protected segments", () => {
+  const SECRET_LINE = 'const pricing = "the confidential pricing algorithm"'
+  /** Three versions of src/app.ts: without markers yet, with them, and an uncommitted edit outside the segment. */
+  async function history() {
+    const box = await sandboxed()
+    fs.rmSync(box.dir.file(".git"), { recursive: true })
+    git(box.dir.path, "init", "-q")
+    fs.writeFileSync(box.dir.file("src/app.ts"), `export const first = 1\n${SECRET_LINE}\n`)
+    git(box.dir.path, "add", "src/app.ts", "README.md")
+    git(box.dir.path, "commit", "-qm", "before the segment was marked")
+    fs.writeFileSync(box.dir.file("src/app.ts"), APP)
+    git(box.dir.path, "commit", "-qam", "marked")
+    fs.writeFileSync(box.dir.file("src/app.ts"), APP.replace("return 1", "return 2"))
+    return box
+  }
+
+  test("every version is shown redacted: show, log -p, blame, cat-file and inflating .git/objects print none of it", async () => {
+    await using box = await history()
+    const run = await box.run(
+      [
+        "git show HEAD:src/app.ts HEAD~1:src/app.ts",
+        "git log -p",
+        "git blame src/app.ts",
+        "git cat-file --batch-all-objects --batch",
+        `python3 -c "import zlib,glob\nfor f in glob.glob('.git/objects/*/*'): print(zlib.decompress(open(f,'rb').read()))"`,
+      ].join("; "),
+    )
+    expect(run.allowed).toBe(true)
+    expect(leaks(run.raw)).toEqual([])
+    // The versions are there, only their protected lines are not.
+    expect(run.raw).toContain("export const first = 1")
+    expect(run.raw).toContain("[REDACTED: protected segment]")
+    expect(run.code).toBe(0)
+  }, 60_000)
+
+  test("honest git still works: diff shows the edit outside the segment, add and commit store the real file", async () => {
+    await using box = await history()
+    const diff = await box.run("git diff; git diff HEAD~1 -- src")
+    expect(diff.code).toBe(0)
+    expect(diff.raw).toContain("+  return 2")
+    expect(leaks(diff.raw)).toEqual([])
+    const commit = await box.run(
+      "git add src/app.ts && git -c user.name=a -c user.email=a@b.c commit -qm two && git status --short src/app.ts",
+    )
+    expect(commit.code).toBe(0)
+    expect(commit.raw.trim()).toBe("")
+    // What was committed is the real file (read outside the sandbox), not the redacted copy.
+    expect(git(box.dir.path, "show", "HEAD:src/app.ts")).toBe(fs.readFileSync(box.dir.file("src/app.ts"), "utf8"))
+    expect(git(box.dir.path, "status", "--short")).not.toContain("src/app.ts")
+  }, 60_000)
+
+  test("a commit naming the file takes the redacted copy, so it is refused with what to do instead", async () => {
+    await using box = await history()
+    const run = await box.run("git -c user.name=a -c user.email=a@b.c commit -qm two -- src/app.ts")
+    expect(run.allowed).toBe(false)
+    expect(run.reason).toContain("stage it with git add, then commit without paths")
+    expect(git(box.dir.path, "log", "--oneline")).not.toContain("two")
+  })
+
+  test("stashing the file while it has unrecorded changes is refused; other paths can be stashed", async () => {
+    await using box = await history()
+    fs.writeFileSync(box.dir.file("README.md"), "# changed\n")
+    const all = await box.run("git stash")
+    expect(all.allowed).toBe(false)
+    expect(all.reason).toContain("git stash push -- <paths>")
+    const other = await box.run("git stash push -- README.md 2>&1")
+    expect(other.code).toBe(0)
+    expect(fs.readFileSync(box.dir.file("src/app.ts"), "utf8")).toContain("return 2")
+  }, 60_000)
+
+  test("versions in a packfile cannot be redacted one by one: history reads are refused, the log says why", async () => {
+    await using box = await history()
+    git(box.dir.path, "gc", "-q")
+    const run = await box.run("git log -p")
+    expect(run.allowed).toBe(false)
+    expect(run.reason).toContain("git history")
+    expect((await box.run("git log --oneline")).allowed).toBe(true)
+  }, 60_000)
+})
+
 describe("when the sandbox cannot hold the command", () => {
   test("a shell that ignores the startup hook is noticed, and shell commands are refused from then on", async () => {
     await using box = await sandboxed()
