@@ -2,6 +2,12 @@ import { Harness } from "./harness"
 
 export type Target = { label: string; bin: string; version: string }
 
+/**
+ * `OPENCODE_FORK=1` (with `OPENCODE_BIN` at a build of the patched OpenCode) says the binary under test is the fork:
+ * the features are native (no plugin needed), `hasBuiltIn` answers, and fork-only scenarios run.
+ */
+export const FORK = process.env.OPENCODE_FORK === "1" && Boolean(process.env.OPENCODE_BIN)
+
 /** The stock releases every end-to-end scenario runs against, each a pinned npm alias of `opencode-ai`. */
 export const STOCK = [
   { alias: "opencode-ai", version: "1.2.15", label: "1.2.15 (pinned)" },
@@ -16,7 +22,13 @@ export const STOCK = [
  */
 export function targets(): Target[] {
   if (process.env.OPENCODE_BIN)
-    return [{ label: `OPENCODE_BIN=${process.env.OPENCODE_BIN}`, bin: Harness.bin(), version: "custom" }]
+    return [
+      {
+        label: `${FORK ? "fork " : ""}OPENCODE_BIN=${process.env.OPENCODE_BIN}`,
+        bin: Harness.bin(),
+        version: "custom",
+      },
+    ]
   return STOCK.map((s) => {
     const bin = s.alias === "opencode-ai" ? Harness.bin() : Harness.installed(s.alias)
     if (!bin) throw new Error(`${s.alias} (opencode-ai@${s.version}) is not installed: run \`npm install\``)
