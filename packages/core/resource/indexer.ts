@@ -253,8 +253,6 @@ export namespace ResourceIndex {
           message: `'${id}' references ${dangling.map((d) => `'${d}'`).join(", ")}, which match no resource`,
         })
       }
-      if (resolved.length) index.graph.forward.set(id, new Set(resolved))
-      for (const target of resolved) add(index.graph.backward, target, id)
     }
 
     for (const ref of [...references].sort((a, b) => (a.relativePath < b.relativePath ? -1 : 1))) {
@@ -281,6 +279,20 @@ export namespace ResourceIndex {
    * backward maps (from each resource's resolved references), the search text. Shared by `assemble` and `hydrate`.
    */
   function finish(index: Index): Index {
+    // `references` lists the resolved ids first, then the dangling references (`assemble`). The graph serves only
+    // loads that follow references: built at the first one.
+    const edges = (reverse: boolean) => {
+      const map: Map<string, Set<string>> = new Map()
+      for (const [id, meta] of index.resources) {
+        const resolved = meta.references.length - (index.dangling.get(id)?.length ?? 0)
+        for (let i = 0; i < resolved; i++)
+          if (reverse) add(map, meta.references[i], id)
+          else add(map, id, meta.references[i])
+      }
+      return map
+    }
+    lazy(index.graph, "forward", () => edges(false))
+    lazy(index.graph, "backward", () => edges(true))
     // Tag and referencing-agent lookups serve only queries that filter by them: built at the first such query.
     lazy(index, "byTag", () => {
       const map: Index["byTag"] = new Map()
@@ -372,20 +384,6 @@ export namespace ResourceIndex {
       if (id !== null) copy.id = id
       index.resources.set(copy.id, copy)
     }
-    // `references` lists the resolved ids first, then the dangling references (`assemble`). The graph serves only
-    // loads that follow references: built at the first one.
-    const edges = (reverse: boolean) => {
-      const map: Map<string, Set<string>> = new Map()
-      for (const [id, meta] of index.resources) {
-        const resolved = meta.references.length - (index.dangling.get(id)?.length ?? 0)
-        for (let i = 0; i < resolved; i++)
-          if (reverse) add(map, meta.references[i], id)
-          else add(map, id, meta.references[i])
-      }
-      return map
-    }
-    lazy(index.graph, "forward", () => edges(false))
-    lazy(index.graph, "backward", () => edges(true))
     for (const [k, v] of snap.agents) index.graph.agents.set(k, new Set(v))
     for (const [k, v] of snap.commands) index.graph.commands.set(k, new Set(v))
     return finish(index)
