@@ -216,15 +216,19 @@ export namespace ResourceBuild {
   }
 
   /**
-   * True when the folder stamps a cache holds are worth replacing by those of a new scan: missing, different, or
-   * racy where the new ones are not (so the next start can `restore`). A cache whose restore failed for another
-   * reason (a security check in play) keeps its stamps and is not rewritten at every start.
+   * True when the folder stamps a cache holds are worth replacing by those of a new scan: missing, different, taken
+   * from other `.opencode` folders or without a snapshot, or racy where the new ones are not (so the next start can
+   * `restore`). A cache whose restore failed for another reason (a security check in play) keeps its stamps and is
+   * not rewritten at every start.
    */
   export function stampsOutdated(before: ResourceCache.Data | undefined, after: ResourceCache.Data): boolean {
     const a = before?.scan
     const b = after.scan
     if (!b) return false
     if (!a || a.dirs.length !== b.dirs.length) return true
+    // Written from another folder of the project, or under a security check that is gone now ("snapshot" is a getter
+    // until written: `in`, not a read).
+    if (a.roots?.join("\n") !== b.roots.join("\n") || (!before?.snapshot && "snapshot" in after)) return true
     for (let i = 0; i < a.dirs.length; i++)
       if (a.dirs[i][0] !== b.dirs[i][0] || a.dirs[i][1] !== b.dirs[i][1]) return true
     const racy = (scan: NonNullable<ResourceCache.Data["scan"]>) =>

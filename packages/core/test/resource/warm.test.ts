@@ -170,6 +170,11 @@ describe("warm start without a scan", () => {
       expect([...(await open.index()).resources.keys()].sort()).toEqual(["secret", "ship"])
       expect(open.stats.lastBuild?.restored).toBeUndefined()
       await open.dispose()
+      // That start rewrote the cache with a snapshot: the next one restores it.
+      const next = loaderOf(dir.path, cachePath)
+      expect([...(await next.index()).resources.keys()].sort()).toEqual(["secret", "ship"])
+      expect(next.stats.lastBuild?.restored).toBe(true)
+      await next.dispose()
     } finally {
       await fs.rm(cachePath, { force: true })
     }
