@@ -744,7 +744,10 @@ export namespace SecurityGuard {
       const objects = historyObjects(d, config)
       hide.push(...objects.hide)
       mask.push(...objects.mask)
-      return { sandbox: { hide, lock, mask, pin: [...pin] }, absent }
+      // OpenCode's ripgrep exclusions, read by `rg` inside the sandbox too: it skips protected paths (which it could
+      // not read there anyway) instead of exiting with an error for each.
+      const ripgrepFile = options.ripgrep !== false ? SecurityRipgrep.file() : undefined
+      return { sandbox: { hide, lock, mask, pin: [...pin], expose: ripgrepFile ? [ripgrepFile] : [] }, absent }
     }
 
     /**
@@ -1183,10 +1186,11 @@ export namespace SecurityGuard {
         }
         if (!sb.plan()) return {}
         const out = sb.env(input.callID, shellEnv)
-        const user = SecurityRipgrep.userConfig()
-        // Inside the sandbox ripgrep needs no exclusions (protected files are unreadable there): the user's own
-        // configuration, if any, is what it reads.
-        out[SecurityRipgrep.ENV] = user ?? ""
+        // Inside the sandbox ripgrep reads the exclusions (shown read-only there, with the user's own lines first), so
+        // a search from the root skips protected paths instead of failing on them; without them, the user's file.
+        const file = SecurityRipgrep.file()
+        out[SecurityRipgrep.ENV] =
+          file && sb.plan()?.exposed.includes(file) ? file : (SecurityRipgrep.userConfig() ?? "")
         return out
       },
       after(call, output) {

@@ -67,6 +67,17 @@ export namespace SecurityRipgrep {
     write(env, state)
   }
 
+  /**
+   * The config file in force for `env` (ours, holding the exclusions), when one was written.
+   *
+   * @example
+   * SecurityRipgrep.file() // "/tmp/opencode-builtins-0/ripgrep-Ab12/config"
+   */
+  export function file(env: NodeJS.ProcessEnv = process.env): string | undefined {
+    const state = states.get(env)
+    return state?.installed ? state.file : undefined
+  }
+
   /** The user's own config file, when one was set before ours. */
   export function userConfig(env: NodeJS.ProcessEnv = process.env): string | undefined {
     return states.get(env)?.original ?? (states.get(env) ? undefined : env[ENV])

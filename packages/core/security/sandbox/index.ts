@@ -49,6 +49,11 @@ export namespace Sandbox {
      */
     mask: { path: string; text: string | Uint8Array; mtimeMs?: number }[]
     pin: string[]
+    /**
+     * Files in the private folder that commands may read (read-only at the same path): ripgrep's exclusion file, so
+     * `rg` run by a command skips protected paths instead of failing on them.
+     */
+    expose?: string[]
   }
 
   export type Options = {
@@ -174,6 +179,7 @@ export namespace Sandbox {
           placeholders,
           // Every sandbox state folder of this user (other projects' and other processes' too) is hidden.
           conceal: [parent],
+          expose: (protections.expose ?? []).filter((f) => fs.existsSync(f)),
           unset: [...UNSET, ENV.call],
           set: { [ENV.inside]: "1", ...gitStat(options.env ?? process.env) },
         })

@@ -34,6 +34,8 @@ export namespace SandboxPlan {
     placeholders: { file: string; dir: string }
     /** Folders replaced by an empty tmpfs once the binds above have used them as sources (the sandbox's own state). */
     conceal: string[]
+    /** Files inside a concealed folder shown again, read-only, at their own path (state the commands may read). */
+    expose?: string[]
     /** Environment variables removed inside the sandbox. */
     unset?: string[]
     /** Environment variables set inside the sandbox. */
@@ -47,6 +49,8 @@ export namespace SandboxPlan {
     mounts: Mount[]
     /** Entries left out because another entry already covers them. */
     covered: { path: string; by: string }[]
+    /** Files of concealed folders shown read-only (`Input.expose`). */
+    exposed: string[]
   }
 
   /** Mounts are made parents first; at one path, stronger kinds win (hide over mask over lock over pin). */
@@ -109,9 +113,11 @@ export namespace SandboxPlan {
     ]
     for (const m of mounts) args.push(m.kind === "pin" || m.kind === "hide" ? "--bind" : "--ro-bind", m.source, m.path)
     for (const dir of input.conceal) args.push("--tmpfs", clean(dir))
+    const exposed = (input.expose ?? []).map(clean)
+    for (const file of exposed) args.push("--ro-bind", file, file)
     for (const name of input.unset ?? []) args.push("--unsetenv", name)
     for (const [name, value] of Object.entries(input.set ?? {})) args.push("--setenv", name, value)
-    return { args, mounts, covered }
+    return { args, mounts, covered, exposed }
   }
 
   /**

@@ -470,6 +470,28 @@ describe("git inside the sandbox: a tracked file with protected segments", () =>
   }, 60_000)
 })
 
+describe("ripgrep inside the sandbox", () => {
+  test("rg from the root reads OpenCode's exclusions (shown read-only), so it skips protected paths and exits 0", async () => {
+    await using dir = await project()
+    const guard = await guardFor(dir.path, {}, { shell: "/bin/bash" })
+    try {
+      const run = await shell(
+        guard,
+        dir.path,
+        "rg -n --hidden -e line -e secret -e export . ; echo rg=$?; echo x >> $RIPGREP_CONFIG_PATH 2>&1",
+      )
+      expect(leaks(run.raw)).toEqual([])
+      expect(run.raw).not.toContain("Permission denied")
+      expect(run.raw).toContain("rg=0")
+      expect(run.raw).toContain("src/app.ts")
+      // The exclusion file is read-only inside.
+      expect(run.raw).toContain("Read-only file system")
+    } finally {
+      guard.close()
+    }
+  })
+})
+
 describe("when the sandbox cannot hold the command", () => {
   test("a shell that ignores the startup hook is noticed, and shell commands are refused from then on", async () => {
     await using box = await sandboxed()
