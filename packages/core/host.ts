@@ -33,6 +33,8 @@ export type Host = {
    * security layer): tools that show or rewrite file content (AST search and replace) honour them.
    */
   segments?: () => { read: { start: string; end: string }[]; write: { start: string; end: string }[] }
+  /** Folders holding the code of the host's own plugin or build: read-only for the agent (changed code would run). */
+  code?: string[]
   /**
    * The stored messages of a session, oldest first, in OpenCode's `{ info, parts }` shape. Features derive session
    * state from it instead of shadowing it.

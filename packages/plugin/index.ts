@@ -1,26 +1,20 @@
-import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin"
+import path from "path"
+import { fileURLToPath } from "url"
+import type { Plugin, PluginInput } from "@opencode-ai/plugin"
+import { Builtins } from "@opencode-builtins/core/builtins"
 import type { Host } from "@opencode-builtins/core/host"
-import { compose } from "./compose"
-import type { Feature } from "./feature"
+import { loadOptions } from "@opencode-builtins/core/options"
 import { hostLogger } from "./log"
-import { loadOptions } from "./options"
-import { SecurityFeature } from "./features/security"
-import { ResourcesFeature } from "./features/resources"
-import { DiscoveryFeature } from "./features/discovery"
-import { AstFeature } from "./features/ast"
-import { CommentCheckerFeature } from "./features/comment-checker"
-
-/**
- * Feature adapters, in hook order: inbound hooks (tool.execute.before, chat.message) run top to bottom, outbound
- * hooks (tool results, transforms) bottom to top — see compose.ts.
- */
-const FEATURES: Feature[] = [SecurityFeature, ResourcesFeature, DiscoveryFeature, AstFeature, CommentCheckerFeature]
 
 type HostInput = PluginInput & { hasBuiltIn?: (feature: string) => boolean }
 
+/** This package's folder: its code is read-only for the agent (see the security feature). */
+const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)))
+
 /**
- * OpenCode Built-ins for stock OpenCode. Each feature switches itself off when the host reports it as built in
- * (`input.hasBuiltIn?.(id)`, present in the patched OpenCode), so the same configuration works on both.
+ * OpenCode Built-ins for stock OpenCode: a mapping from `PluginInput` to the composition root in core. Each feature
+ * switches itself off when the host reports it as built in (`input.hasBuiltIn?.(id)`, present in the patched
+ * OpenCode), so the same configuration works on both.
  *
  * @example
  * // opencode.json
@@ -34,6 +28,7 @@ const OpencodeBuiltins: Plugin = async (input: HostInput, explicit?: unknown) =>
     directory: input.directory,
     worktree: input.worktree || input.directory,
     log,
+    code: [PACKAGE],
     // In-process call (the SDK client is wired straight to OpenCode's server), no network round trip.
     async messages(sessionID) {
       const result = await input.client.session.messages({ path: { id: sessionID } })
@@ -41,27 +36,13 @@ const OpencodeBuiltins: Plugin = async (input: HostInput, explicit?: unknown) =>
       return result.data as any
     },
   }
-  const active: Hooks[] = []
-  const native: string[] = []
-  for (const feature of FEATURES) {
-    if (input.hasBuiltIn?.(feature.id) === true) {
-      native.push(feature.id)
-      continue
-    }
-    const section = options[feature.section] ?? {}
-    if (section.enabled === false) continue
-    active.push(
-      await feature.init({
-        input,
-        options: section,
-        all: options,
-        log: hostLogger(input.client, `opencode-builtins.${feature.section}`),
-        host,
-      }),
-    )
-  }
-  if (native.length) log.info(`built into this OpenCode, so not registered by the plugin: ${native.join(", ")}`)
-  return compose(active)
+  const { hooks, skipped } = await Builtins.create(host, {
+    options,
+    logger: (service) => hostLogger(input.client, service),
+    native: (id) => input.hasBuiltIn?.(id) === true,
+  })
+  if (skipped.length) log.info(`built into this OpenCode, so not registered by the plugin: ${skipped.join(", ")}`)
+  return hooks
 }
 
 // The only export: OpenCode 1.2.15 calls every export of a plugin module as a plugin.

@@ -1,13 +1,13 @@
-import { CommentHooks } from "@opencode-builtins/core/comment/hooks"
-import type { Feature } from "../feature"
+import type { BuiltinFeature } from "../builtins/feature"
 import { validSection } from "../options"
+import { CommentHooks } from "./hooks"
 
 /**
- * The comment checker on stock OpenCode: appends an advisory note to the output of edit, write, multiedit and
+ * The comment checker: appends an advisory note to the output of edit, write, multiedit and
  * apply_patch when the comments they added are excessive. Options (section `commentChecker`): `sensitivity`
  * ("strict" | "normal" | "relaxed" | false, default "normal"), `enabled` (default true).
  */
-export const CommentCheckerFeature: Feature = {
+export const CommentCheckerFeature: BuiltinFeature = {
   id: "comment-checker",
   section: "commentChecker",
   async init({ options, log, host }) {

@@ -1,16 +1,16 @@
-import type { Host } from "@opencode-builtins/core/host"
-import { DynamicDiscovery } from "@opencode-builtins/core/discovery/discover"
-import { DiscoveryHooks } from "@opencode-builtins/core/discovery/hooks"
-import { Discovery } from "@opencode-builtins/core/discovery/schema"
-import type { Feature } from "../feature"
+import type { BuiltinFeature } from "../builtins/feature"
+import type { Host } from "../host"
 import { validSection } from "../options"
+import { DynamicDiscovery } from "./discover"
+import { DiscoveryHooks } from "./hooks"
+import { Discovery } from "./schema"
 
 /**
- * Dynamic context discovery on stock OpenCode: `chat.message` adds a suggestion of the matching agents, commands,
+ * Dynamic context discovery: `chat.message` adds a suggestion of the matching agents, commands,
  * skills, output styles and project resources to the user's message. Options: `discovery.enabled` (default true),
  * `discovery.scanTimeoutMs` (default 2000).
  */
-export const DiscoveryFeature: Feature = {
+export const DiscoveryFeature: BuiltinFeature = {
   id: "dynamic-discovery",
   section: "discovery",
   async init({ options, log, host }) {

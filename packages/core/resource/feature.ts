@@ -1,12 +1,12 @@
-import { Resource } from "@opencode-builtins/core/resource/schema"
-import { ResourceHooks } from "@opencode-builtins/core/resource/hooks"
-import { ResourceLoader } from "@opencode-builtins/core/resource/loader"
-import { ResourceTools } from "@opencode-builtins/core/resource/tools"
-import type { Feature } from "../feature"
+import type { BuiltinFeature } from "../builtins/feature"
 import { validSection } from "../options"
+import { ResourceHooks } from "./hooks"
+import { ResourceLoader } from "./loader"
+import { Resource } from "./schema"
+import { ResourceTools } from "./tools"
 
-/** The resource loader on stock OpenCode: its four tools plus lifecycle hooks, over core. */
-export const ResourcesFeature: Feature = {
+/** The resource loader: its four tools plus lifecycle hooks. */
+export const ResourcesFeature: BuiltinFeature = {
   id: "resource-loader",
   section: "resources",
   async init({ options, log, host }) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import OpencodeBuiltins from "../index"
-import { AstFeature } from "../features/ast"
-import { CommentCheckerFeature } from "../features/comment-checker"
+import { AstFeature } from "@opencode-builtins/core/ast/feature"
+import { CommentCheckerFeature } from "@opencode-builtins/core/comment/feature"
 import { tmpdir } from "../../core/test/fixture"
 import { pluginInput as input } from "./input"
 

@@ -4,7 +4,7 @@ import path from "path"
 import type { Host } from "@opencode-builtins/core/host"
 import { Logger } from "@opencode-builtins/core/util/log"
 import OpencodeBuiltins from "../index"
-import { SecurityFeature } from "../features/security"
+import { SecurityFeature } from "@opencode-builtins/core/security/feature"
 import { SECRET_FILE, project } from "../../core/test/security/fixture"
 import { pluginInput as input } from "./input"
 
@@ -56,11 +56,11 @@ describe("security feature of the external plugin", () => {
     await using dir = await project()
     const host: Host = { directory: dir.path, worktree: dir.path, log: Logger.silent }
     const hooks: any = await SecurityFeature.init({
-      input: input(dir.path).input,
       options: {},
       all: {},
       log: Logger.silent,
       host,
+      native: () => false,
     })
     expect(await host.access!(path.join(dir.path, "secrets/api.key"), "read")).toContain("secrets/api.key")
     expect(await host.access!(path.join(dir.path, "docs/public.md"), "read")).toBeUndefined()
@@ -110,11 +110,11 @@ describe("security feature of the external plugin", () => {
     await using dir = await project()
     const log = Logger.memory()
     await SecurityFeature.init({
-      input: input(dir.path).input,
       options: { intervalMs: "fast", bogus: 1 },
       all: {},
       log,
       host: { directory: dir.path, worktree: dir.path, log },
+      native: () => false,
     })
     expect(log.entries.map((e) => e.message).join("\n")).toContain("security.intervalMs")
     expect(log.entries.map((e) => e.message).join("\n")).toContain("unknown option security.bogus")

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import type { Hooks } from "@opencode-ai/plugin"
-import { compose } from "../compose"
+import { compose } from "../../builtins/compose"
 
 describe("compose", () => {
   test("inbound hooks run in feature order, outbound ones in reverse (the first feature touches results last)", async () => {

@@ -1,0 +1,62 @@
+import { describe, expect, test } from "bun:test"
+import { Builtins } from "../../builtins"
+import type { Host } from "../../host"
+import { Logger } from "../../util/log"
+import { tmpdir } from "../fixture"
+
+const host = (dir: string): Host => ({ directory: dir, worktree: dir, log: Logger.silent })
+
+describe("Builtins.create: the composition root both routes call", () => {
+  test("every feature in order; tools and hooks merged", async () => {
+    await using dir = await tmpdir({ "README.md": "# x\n" })
+    const { hooks, built, skipped } = await Builtins.create(host(dir.path), {
+      options: {},
+      logger: () => Logger.silent,
+    })
+    expect(built).toEqual([
+      "builtin-tool-security",
+      "resource-loader",
+      "dynamic-discovery",
+      "ast-grep",
+      "comment-checker",
+    ])
+    expect(skipped).toEqual([])
+    expect(Object.keys(hooks.tool ?? {}).sort()).toEqual([
+      "ast_grep_replace",
+      "ast_grep_search",
+      "resource-list-loaded",
+      "resource-load",
+      "resource-query",
+      "resource-release",
+    ])
+    for (const hook of ["tool.execute.before", "tool.execute.after", "shell.env", "chat.message", "tool.definition"])
+      expect(typeof (hooks as Record<string, unknown>)[hook]).toBe("function")
+  })
+
+  test("features the host provides natively are skipped; a disabled section is not built", async () => {
+    await using dir = await tmpdir({})
+    const { built, skipped } = await Builtins.create(host(dir.path), {
+      options: { discovery: { enabled: false } },
+      logger: () => Logger.silent,
+      native: (id) => id === "ast-grep",
+    })
+    expect(skipped).toEqual(["ast-grep"])
+    expect(built).not.toContain("dynamic-discovery")
+    expect(built).not.toContain("ast-grep")
+  })
+
+  test("the security feature installs the host's checks the other features use", async () => {
+    await using dir = await tmpdir({
+      ".opencode-security.json": JSON.stringify({
+        version: "1.0",
+        rules: [{ pattern: "secret.txt", type: "file", deniedOperations: ["read"] }],
+      }),
+      "secret.txt": "x",
+    })
+    const h = host(dir.path)
+    await Builtins.create(h, { options: {}, logger: () => Logger.silent, only: ["builtin-tool-security"] })
+    expect(await h.access!(`${dir.path}/secret.txt`, "read")).toContain("secret.txt")
+    expect(typeof h.accessVersion).toBe("function")
+    expect(Builtins.has("resource-loader")).toBe(true)
+  })
+})
