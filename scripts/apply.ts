@@ -1,5 +1,5 @@
 // `npm run apply -- <opencode-checkout> [--check]`: applies patches/ to an OpenCode checkout of the pinned version
-// (see docs/fork.md). Building the result is done by hand, the way upstream documents it.
+// (see docs/fork.md). `npm run fork` does this and the rest of the build.
 import path from "path"
 import { parseArgs } from "util"
 import { PatchApply } from "./patches/apply"
@@ -33,7 +33,7 @@ try {
     "would-apply": `--check: all ${report.patches.length} patches apply cleanly; nothing was changed`,
   }[report.status]
   console.log(what)
-  if (report.status === "applied") console.log("next: bun install, then build as upstream documents (see docs/fork.md)")
+  if (report.status === "applied") console.log("next: npm run fork -- <the same checkout> builds it (see docs/fork.md)")
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error))
   process.exit(1)

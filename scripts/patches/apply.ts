@@ -11,9 +11,12 @@ import { Series } from "./series"
  *
  * - The checkout must be the pinned version (`packages/opencode/package.json`, and the pinned commit when it is a
  *   git checkout whose history has it).
+ * - Every upstream file the series changes must be the pinned release's (its git blob id, recorded in the pin);
+ *   otherwise the files that differ are named and nothing is changed.
  * - Every patch is first applied to a scratch copy of the files it touches, in order, with `git apply` (exact
  *   context, no fuzz). A failure names the patch and git's message (file and hunk) and changes nothing.
- * - A series that is already applied (it reverses cleanly) is reported as such; the vendored core is refreshed.
+ * - A series that is already applied (it reverses cleanly to the pinned files) is reported as such; the vendored core
+ *   is refreshed.
  * - `check` does all of that and changes nothing.
  *
  * @example
@@ -22,6 +25,18 @@ import { Series } from "./series"
  */
 export namespace PatchApply {
   export const VENDOR_DIR = "packages/opencode-builtins-core"
+  /**
+   * The parser libraries the glue embeds in the binary. Apply writes an empty table when the file is absent; the fork
+   * build replaces it with the libraries of the build machine (see `scripts/fork.ts`).
+   */
+  export const GRAMMARS = "packages/opencode/src/builtins/grammars.gen.ts"
+  export const GRAMMARS_EMPTY = [
+    "// The AST tools' parser libraries embedded in the binary: none (`npm run fork` writes the real table).",
+    'import type { AstLanguage } from "@opencode-builtins/core/ast/languages"',
+    "",
+    "export default {} as Partial<Record<AstLanguage.Name, AstLanguage.Prebuilt>>",
+    "",
+  ].join("\n")
 
   export type Options = {
     checkout: string
@@ -66,6 +81,28 @@ export namespace PatchApply {
           )
       }
     }
+  }
+
+  /**
+   * The pinned files whose content is not the pinned release's, with both blob ids (`actual` undefined: missing).
+   *
+   * @example
+   * PatchApply.drift("/src/opencode", pin) // [{ path: "packages/opencode/src/index.ts", actual: "…", expected: "…" }]
+   */
+  export function drift(dir: string, pin: Series.Pin) {
+    return Object.entries(pin.files)
+      .map(([rel, expected]) => {
+        const file = path.join(dir, rel)
+        const actual = fs.existsSync(file) ? Series.blobId(fs.readFileSync(file)) : undefined
+        return { path: rel, actual, expected }
+      })
+      .filter((f) => f.actual !== f.expected)
+  }
+
+  function describeDrift(list: ReturnType<typeof drift>, pin: Series.Pin) {
+    return list
+      .map((f) => `${f.path}: ${f.actual ? `blob ${f.actual}` : "missing"}, ${pin.tag} has ${f.expected}`)
+      .join("\n  ")
   }
 
   /** Copies the files the series touches (those that exist) into a fresh scratch folder. */
@@ -128,22 +165,49 @@ export namespace PatchApply {
     verifyCheckout(checkout, report.pin!)
     const names = report.patches.map((p) => p.name)
 
-    const reversed = scratch(checkout, report.patches)
-    try {
-      if (!applyEach(reversed, report.patches, true)) {
-        log(`already applied: ${names.length} patches`)
-        if (options.check) return { status: "already-applied", patches: names, vendored: false }
-        vendor(options.core, checkout)
-        log(`refreshed ${VENDOR_DIR}`)
-        return { status: "already-applied", patches: names, vendored: true }
+    const pin = report.pin!
+    const drifted = drift(checkout, pin)
+    if (drifted.length) {
+      // Either the series is applied already (it reverses to the pinned files), or the files are not the release's.
+      const reversed = scratch(checkout, report.patches)
+      let beyond: ReturnType<typeof drift> | undefined
+      try {
+        if (!applyEach(reversed, report.patches, true)) {
+          beyond = drift(reversed, pin)
+          if (!beyond.length) {
+            log(`already applied: ${names.length} patches`)
+            if (options.check) return { status: "already-applied", patches: names, vendored: false }
+            vendor(options.core, checkout)
+            writeDefaults(checkout)
+            log(`refreshed ${VENDOR_DIR}`)
+            return { status: "already-applied", patches: names, vendored: true }
+          }
+        }
+      } finally {
+        fs.rmSync(reversed, { recursive: true, force: true })
       }
-    } finally {
-      fs.rmSync(reversed, { recursive: true, force: true })
+      throw new ApplyError(
+        beyond
+          ? `${checkout}: the series is applied, but files it changes differ from ${pin.tag} besides the patches (nothing was changed):\n  ${describeDrift(beyond, pin)}`
+          : `${checkout}: files the series changes are not those of ${pin.tag} (nothing was changed):\n  ${describeDrift(drifted, pin)}`,
+      )
     }
 
     const forward = scratch(checkout, report.patches)
     try {
       const failure = applyEach(forward, report.patches, false)
+      if (failure && !Object.keys(pin.files).length) {
+        // A series that only adds files: applied already when it reverses cleanly.
+        const reversed = scratch(checkout, report.patches)
+        const applied = !applyEach(reversed, report.patches, true)
+        fs.rmSync(reversed, { recursive: true, force: true })
+        if (applied) {
+          if (options.check) return { status: "already-applied", patches: names, vendored: false }
+          vendor(options.core, checkout)
+          writeDefaults(checkout)
+          return { status: "already-applied", patches: names, vendored: true }
+        }
+      }
       if (failure)
         throw new ApplyError(
           `${failure.failed.name} does not apply to ${checkout} (nothing was changed):\n${failure.message}`,
@@ -165,6 +229,7 @@ export namespace PatchApply {
         if (!backup.has(file)) backup.set(file, fs.existsSync(file) ? fs.readFileSync(file) : null)
       }
     const vendorExisted = fs.existsSync(path.join(checkout, VENDOR_DIR))
+    const grammarsExisted = fs.existsSync(path.join(checkout, GRAMMARS))
     try {
       vendor(options.core, checkout)
       for (const p of report.patches) {
@@ -172,14 +237,23 @@ export namespace PatchApply {
         if (!r.ok) throw new ApplyError(`${p.name} failed while applying:\n${r.out}`, p.name)
         log(`applied ${p.name}`)
       }
+      writeDefaults(checkout)
     } catch (error) {
       for (const [file, content] of backup) {
         if (content === null) fs.rmSync(file, { force: true })
         else fs.writeFileSync(file, content)
       }
       if (!vendorExisted) fs.rmSync(path.join(checkout, VENDOR_DIR), { recursive: true, force: true })
+      if (!grammarsExisted) fs.rmSync(path.join(checkout, GRAMMARS), { force: true })
       throw error
     }
     return { status: "applied", patches: names, vendored: true }
+  }
+
+  /** Files the patched checkout needs that a build later fills in: written only when absent. */
+  function writeDefaults(checkout: string) {
+    const file = path.join(checkout, GRAMMARS)
+    if (fs.existsSync(file) || !fs.existsSync(path.dirname(file))) return
+    fs.writeFileSync(file, GRAMMARS_EMPTY)
   }
 }

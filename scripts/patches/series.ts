@@ -11,7 +11,11 @@ import path from "path"
  * if (report.errors.length) console.error(report.errors.join("\n"))
  */
 export namespace Series {
-  export type Pin = { repository: string; version: string; commit: string; tag: string }
+  /**
+   * The upstream release the series is for, and the git blob id of every upstream file the series changes (what
+   * `npm run apply` checks before changing anything).
+   */
+  export type Pin = { repository: string; version: string; commit: string; tag: string; files: Record<string, string> }
 
   export type FileChange = {
     path: string
@@ -33,7 +37,66 @@ export namespace Series {
 
   export const PIN = "UPSTREAM.json"
   export const SERIES = "series"
+  /** Real files of this repository that patches add to the checkout: `glue/<rel>` becomes `packages/opencode/<rel>`. */
+  export const GLUE = "glue"
+  export const GLUE_TARGET = "packages/opencode"
   const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)+\.patch$/
+  /** Header text that points outside the repository (document ids, shared notes) instead of stating the requirement. */
+  const OUTSIDE = /\b(?:PRD|NFR|FR-?\d+|US-?\d+)\b|\.\.\/shared|port map/i
+
+  /**
+   * Git's blob id of a file's content (`git hash-object`), computed without git.
+   *
+   * @example
+   * Series.blobId(Buffer.from("hello\n")) // "ce013625030ba8dba906f756967f9e9ca394464a"
+   */
+  export function blobId(content: Uint8Array | string): string {
+    const bytes = typeof content === "string" ? Buffer.from(content) : content
+    const hash = new Bun.CryptoHasher("sha1")
+    hash.update(`blob ${bytes.byteLength}\0`)
+    hash.update(bytes)
+    return hash.digest("hex")
+  }
+
+  /**
+   * The diff that adds a glue file to the checkout, exactly as the glue patches carry it.
+   *
+   * @example
+   * Series.glueDiff("src/builtins/a.ts", "export {}\n") // "diff --git a/packages/opencode/src/builtins/a.ts …"
+   */
+  export function glueDiff(rel: string, content: string): string {
+    const target = `${GLUE_TARGET}/${rel}`
+    const lines = content.split("\n")
+    const trailing = lines.at(-1) === ""
+    if (trailing) lines.pop()
+    return [
+      `diff --git a/${target} b/${target}`,
+      "new file mode 100644",
+      "--- /dev/null",
+      `+++ b/${target}`,
+      `@@ -0,0 +1${lines.length === 1 ? "" : `,${lines.length}`} @@`,
+      ...lines.map((l) => `+${l}`),
+      ...(trailing ? [] : ["\\ No newline at end of file"]),
+      "",
+    ].join("\n")
+  }
+
+  /** Glue files (relative to `glue/`), sorted. */
+  export function glueFiles(dir: string): string[] {
+    const root = path.join(dir, GLUE)
+    if (!fs.existsSync(root)) return []
+    return (fs.readdirSync(root, { recursive: true }) as string[])
+      .filter((rel) => fs.statSync(path.join(root, rel)).isFile())
+      .map((rel) => rel.split(path.sep).join("/"))
+      .sort()
+  }
+
+  /** A glue patch's text regenerated from its file: the patch's header, then the file's diff. */
+  export function regenerate(patchText: string, rel: string, content: string): string {
+    const at = patchText.indexOf("diff --git ")
+    const header = at < 0 ? patchText : patchText.slice(0, at)
+    return header + glueDiff(rel, content)
+  }
 
   export function readPin(dir: string): Pin {
     const file = path.join(dir, PIN)
@@ -51,8 +114,20 @@ export namespace Series {
     if (typeof data?.commit !== "string" || !/^[0-9a-f]{40}$/.test(data.commit))
       problems.push("commit must be a full 40-character hex sha")
     if (typeof data?.tag !== "string" || !data.tag) problems.push("tag must be a non-empty string")
+    const files = data?.files
+    if (!files || typeof files !== "object" || Array.isArray(files))
+      problems.push("files must map every upstream file the series changes to its git blob id")
+    else
+      for (const [rel, blob] of Object.entries(files))
+        if (typeof blob !== "string" || !/^[0-9a-f]{40}$/.test(blob)) problems.push(`files['${rel}'] must be a blob id`)
     if (problems.length) throw new Error(`${file}: ${problems.join("; ")}`)
-    return { repository: data.repository, version: data.version, commit: data.commit, tag: data.tag }
+    return {
+      repository: data.repository,
+      version: data.version,
+      commit: data.commit,
+      tag: data.tag,
+      files: { ...files },
+    }
   }
 
   /** Series entries in order (blank lines and `#` comments ignored). */
@@ -85,6 +160,11 @@ export namespace Series {
     for (const key of ["what", "why", "upstream"])
       if (!header[key])
         throw new Error(`${name}: header field '${key[0].toUpperCase()}${key.slice(1)}:' is missing or empty`)
+    const outside = OUTSIDE.exec(`${header.what} ${header.why}`)
+    if (outside)
+      throw new Error(
+        `${name}: the header points outside the repository ('${outside[0]}'); state the requirement instead`,
+      )
 
     const files: FileChange[] = []
     let i = first
@@ -187,6 +267,28 @@ export namespace Series {
     }
     for (const file of fs.existsSync(dir) ? fs.readdirSync(dir) : [])
       if (file.endsWith(".patch") && !seen.has(file)) report.errors.push(`'${file}' is not listed in series`)
+    // The pin names exactly the upstream files the series changes.
+    if (report.pin) {
+      const changed = new Set(report.patches.flatMap((p) => p.files.filter((f) => f.kind !== "add").map((f) => f.path)))
+      for (const rel of changed)
+        if (!report.pin.files[rel]) report.errors.push(`${PIN}: no blob id for ${rel}, which the series changes`)
+      for (const rel of Object.keys(report.pin.files))
+        if (!changed.has(rel)) report.errors.push(`${PIN}: ${rel} is pinned but no patch changes it`)
+    }
+    // Glue patches are generated from the repository's files and must agree with them.
+    for (const rel of glueFiles(dir)) {
+      const target = `${GLUE_TARGET}/${rel}`
+      const adding = report.patches.filter((p) => p.files.some((f) => f.path === target && f.kind === "add"))
+      if (adding.length !== 1) {
+        report.errors.push(`${GLUE}/${rel}: ${adding.length} patches add ${target} (expected exactly one)`)
+        continue
+      }
+      const text = fs.readFileSync(adding[0].file, "utf8")
+      if (adding[0].files.length !== 1)
+        report.errors.push(`${adding[0].name}: a glue patch adds ${target} and nothing else`)
+      else if (text !== regenerate(text, rel, fs.readFileSync(path.join(dir, GLUE, rel), "utf8")))
+        report.errors.push(`${adding[0].name} does not match ${GLUE}/${rel}: run npm run glue`)
+    }
     return report
   }
 }

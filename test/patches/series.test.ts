@@ -6,9 +6,10 @@ import { tmpdir } from "../../packages/core/test/fixture"
 const ROOT = path.resolve(import.meta.dir, "../..")
 const PIN = JSON.stringify({
   repository: "https://github.com/anomalyco/opencode",
-  version: "1.2.15",
-  tag: "v1.2.15",
-  commit: "799b2623cbb1c0f19e045d87c2c8593e83678bc0",
+  version: "1.18.3",
+  tag: "v1.18.3",
+  commit: "127bdb30784d508cc556c71a0f32b508a3061517",
+  files: { "a.txt": "814f4a422927b82f5f8a43f8fab6d3839e3983f2" },
 })
 const PATCH = `What: Adds a line.
 Why: Because the test needs one.
@@ -27,10 +28,13 @@ index 1111111..2222222 100644
 describe("the project's patch series (static validator)", () => {
   const report = Series.validate(path.join(ROOT, "patches"))
 
-  test("pin, series, every patch present, listed once, with a header, parsing as a diff", () => {
+  test("pin, series, every patch present, listed once, with a header, parsing as a diff; glue patches current", () => {
     expect(report.errors).toEqual([])
-    expect(report.pin).toMatchObject({ version: "1.2.15", commit: "799b2623cbb1c0f19e045d87c2c8593e83678bc0" })
+    expect(report.pin).toMatchObject({ version: "1.18.3", commit: "127bdb30784d508cc556c71a0f32b508a3061517" })
     expect(report.patches.length).toBeGreaterThan(0)
+    // Every upstream file changed has a blob id; glue files each have their patch.
+    expect(Object.keys(report.pin!.files).length).toBeGreaterThan(0)
+    expect(Series.glueFiles(path.join(ROOT, "patches"))).toContain("src/builtins/builtins.ts")
   })
 
   test("patches stay thin wiring: small, and no logic-bearing upstream file is added outside the builtins glue", () => {
@@ -85,6 +89,50 @@ describe("Series.validate catches", () => {
     }
   })
 
+  test("a pin that misses a changed file or names one no patch changes; a header pointing outside", async () => {
+    const pin = JSON.parse(PIN)
+    const errors = await check({
+      "UPSTREAM.json": JSON.stringify({ ...pin, files: { "b.txt": pin.files["a.txt"] } }),
+      series: "fix-add-line.patch",
+      "fix-add-line.patch": PATCH,
+    })
+    expect(errors).toEqual([
+      "UPSTREAM.json: no blob id for a.txt, which the series changes",
+      "UPSTREAM.json: b.txt is pinned but no patch changes it",
+    ])
+    for (const why of ["Why: US-013: audit a plugin.", "Why: see FR-16.", "Why: per the port map."]) {
+      const text = PATCH.replace("Why: Because the test needs one.", why)
+      const found = await check({ "UPSTREAM.json": PIN, series: "fix-add-line.patch", "fix-add-line.patch": text })
+      expect(found.join("\n")).toContain("the header points outside the repository")
+    }
+  })
+
+  test("a glue patch must be its file's diff; npm run glue's regeneration keeps the header", async () => {
+    const glue = "export const glue = 1\n"
+    const header = "What: Adds the glue.\nWhy: It connects.\nUpstream: none\n---\n"
+    const good = header + Series.glueDiff("src/builtins/glue.ts", glue)
+    expect(good).toContain("+++ b/packages/opencode/src/builtins/glue.ts\n@@ -0,0 +1 @@\n+export const glue = 1\n")
+    const files = {
+      "UPSTREAM.json": PIN,
+      series: "fix-add-line.patch\nglue-add-module.patch",
+      "fix-add-line.patch": PATCH,
+    }
+    expect(await check({ ...files, "glue-add-module.patch": good, "glue/src/builtins/glue.ts": glue })).toEqual([])
+    const stale = await check({ ...files, "glue-add-module.patch": good, "glue/src/builtins/glue.ts": "changed\n" })
+    expect(stale).toEqual(["glue-add-module.patch does not match glue/src/builtins/glue.ts: run npm run glue"])
+    expect(Series.regenerate(good, "src/builtins/glue.ts", "changed\n")).toBe(
+      header + Series.glueDiff("src/builtins/glue.ts", "changed\n"),
+    )
+    const orphan = await check({
+      ...files,
+      "glue-add-module.patch": good,
+      "glue/src/builtins/glue.ts": glue,
+      "glue/x.ts": "1\n",
+    })
+    expect(orphan).toEqual(["glue/x.ts: 0 patches add packages/opencode/x.ts (expected exactly one)"])
+    expect(Series.blobId("hello\n")).toBe("ce013625030ba8dba906f756967f9e9ca394464a")
+  })
+
   test("a malformed pin file", async () => {
     const errors = await check({
       "UPSTREAM.json": JSON.stringify({ repository: "ftp://x", version: "one", commit: "abc", tag: "" }),
@@ -93,6 +141,7 @@ describe("Series.validate catches", () => {
     expect(errors[0]).toContain("repository must be an https URL")
     expect(errors[0]).toContain("version must look like 1.2.15")
     expect(errors[0]).toContain("commit must be a full 40-character hex sha")
+    expect(errors[0]).toContain("files must map every upstream file the series changes to its git blob id")
     expect((await check({ "UPSTREAM.json": "{", series: "" }))[0]).toContain("UPSTREAM.json")
   })
 })
