@@ -5,6 +5,7 @@
 //    a single `indexOf` pass over the same text (the floor of any scan);
 //  - the hook payload guard on a 200-message history (messages transform: clone, redact, structural diff), against
 //    a plain structuredClone of the same history.
+//  - the kernel sandbox's cost per bash call (see _sandbox.ts), against the same command run plainly;
 //  - pattern check: hostile patterns (SecurityGlob) on 32- and 4096-character paths, p50 and max per check, against
 //    an `includes` of the pattern's literal over the same path; and, once and capped, picomatch on the first one.
 // Nothing here fails on timing; targets are printed next to the figures.
@@ -14,6 +15,7 @@ import path from "path"
 import { SecurityGlob } from "../../packages/core/security/glob"
 import { SecurityGuard } from "../../packages/core/security/guard"
 import { SecurityShell } from "../../packages/core/security/shell"
+import { sandboxCost } from "./_sandbox"
 
 const ROOT = path.resolve(import.meta.dir, "../..")
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -47,6 +49,11 @@ function project(rules: number, withPolicy = true) {
       }
     fs.writeFileSync(path.join(dir, ".opencode-security.json"), JSON.stringify({ version: "1.0", rules: list }))
   }
+  // Dated back as in a real project: a folder changed within the last 2 s is looked at again on every call (a policy
+  // file may just have been created in it), which is the state of the folder the agent just wrote to, not of most.
+  const past = new Date(Date.now() - 3_600_000)
+  for (const d of [dir, path.join(dir, "src"), path.join(dir, "src/feature"), path.join(dir, "secrets")])
+    fs.utimesSync(d, past, past)
   return dir
 }
 
@@ -351,6 +358,7 @@ try {
   await throughput(hundred)
   await hookGuard(hundred)
   await hostilePatterns()
+  await sandboxCost()
 } finally {
   for (const d of [none, empty, hundred]) fs.rmSync(d, { recursive: true, force: true })
 }

@@ -62,6 +62,26 @@ export namespace SecurityAccess {
     return undefined
   }
 
+  const deniableCache = new WeakMap<SecurityConfig.Loaded, Map<string, boolean>>()
+
+  /**
+   * Whether any rule of `config` denies `op` to `role` (for some path).
+   *
+   * @example
+   * SecurityAccess.deniable(config, "read", "viewer") // false for a policy that only protects files from writes
+   */
+  export function deniable(config: SecurityConfig.Loaded, op: Operation, role: string): boolean {
+    let byKey = deniableCache.get(config)
+    if (!byKey) deniableCache.set(config, (byKey = new Map()))
+    const key = `${op}\0${role}`
+    let answer = byKey.get(key)
+    if (answer === undefined) {
+      answer = config.rules.some((rule) => rule.deniedOperations.has(op) && denies(rule, op, role))
+      byKey.set(key, answer)
+    }
+    return answer
+  }
+
   /**
    * The decision for one path and operation.
    *
@@ -76,6 +96,9 @@ export namespace SecurityAccess {
     options: Options = {},
   ): Decision {
     const lexical = SecurityPath.expand(target, options.base ?? config.root, options.home ?? config.home)
+    // No rule denies this operation to this role anywhere: nothing a link could lead to is protected for it (the
+    // usual read under a policy that only keeps files from being written), so no path is resolved.
+    if (!deniable(config, op, role)) return { allowed: true, path: lexical }
     const quick = firstDenying(config, lexical, op, role)
     if (quick) return deny(config, lexical, lexical, op, role, quick)
     const resolved = (options.resolve ?? SecurityPath.resolve)(lexical)

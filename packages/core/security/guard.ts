@@ -758,6 +758,11 @@ export namespace SecurityGuard {
      * objects cannot be hidden or redacted one by one; the first time a repository has some, the log and the audit
      * say so.
      */
+    /** Files with segments the role may not read: shown redacted inside the sandbox. */
+    const maskedFiles = () =>
+      index.segmented.size
+        ? [...index.segmented].filter(([, ops]) => ops.has("read") || ops.has("llm")).map(([f]) => f)
+        : []
     const warnedPacked = new Set<string>()
     const maskedObjects = new Map<string, { key: string; result: Uint8Array | "same" | "hide" }>()
     const historyObjects = (
@@ -767,7 +772,7 @@ export namespace SecurityGuard {
       const hide: SandboxPlan.Entry[] = []
       const mask: Sandbox.Protections["mask"] = []
       if (!tree) return { hide, mask }
-      const masked = [...index.segmented].filter(([, ops]) => ops.has("read") || ops.has("llm")).map(([f]) => f)
+      const masked = maskedFiles()
       const tops = [root]
       for (const e of SecurityTree.entries(tree))
         if (e.name === ".git" && path.dirname(e.path) !== root) tops.push(path.dirname(e.path))
@@ -1088,17 +1093,20 @@ export namespace SecurityGuard {
         }
         // Files with segments this role may not read are shown redacted inside the sandbox: git there must not stage
         // the redaction or diff it against the real text it holds.
-        const masked = [...index.segmented].filter(([, ops]) => ops.has("read") || ops.has("llm")).map(([f]) => f)
-        const worktreeGits = plan.gits.filter((g) => GIT_WORKTREE.has(g.sub))
+        const masked = maskedFiles()
+        const worktreeGits = shellCall ? plan.gits.filter((g) => GIT_WORKTREE.has(g.sub)) : []
         // Files git cannot change inside the sandbox: shown redacted (read-protected segments) or read-only
         // (write-protected segments and files).
-        const fixed = [
-          ...new Set([
-            ...masked,
-            ...[...index.segmented].filter(([, ops]) => ops.has("write")).map(([f]) => f),
-            ...[...index.files].filter(([, ops]) => ops.has("write") && !ops.has("read")).map(([f]) => f),
-          ]),
-        ]
+        const fixed =
+          sandboxed && worktreeGits.length
+            ? [
+                ...new Set([
+                  ...masked,
+                  ...[...index.segmented].filter(([, ops]) => ops.has("write")).map(([f]) => f),
+                  ...[...index.files].filter(([, ops]) => ops.has("write") && !ops.has("read")).map(([f]) => f),
+                ]),
+              ]
+            : []
         if (sandboxed && fixed.length && worktreeGits.length) {
           const work = gitWork(worktreeGits, masked, fixed)
           if (work.denial) return refuse(d, base, work.denial)

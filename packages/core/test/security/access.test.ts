@@ -60,3 +60,27 @@ describe("SecurityAccess.checkAccess", () => {
     expect(SecurityAccess.display("/r", "/x")).toBe("/x")
   })
 })
+
+describe("SecurityAccess.deniable: no path is resolved for an operation no rule denies", () => {
+  test("per operation and role", () => {
+    expect(SecurityAccess.deniable(config, "read", "viewer")).toBe(true)
+    expect(SecurityAccess.deniable(config, "write", "viewer")).toBe(true)
+  })
+  test("a policy that only protects from writes: every read is allowed, a write through a link is still refused", async () => {
+    await using p = await project(
+      {},
+      {
+        version: "1.0",
+        rules: [{ pattern: "vendor/**", type: "directory", deniedOperations: ["write"] }],
+      },
+    )
+    fs.symlinkSync(p.file("vendor/lib.js"), p.file("docs/lib-link.js"))
+    const state = SecurityConfig.load(p.path, { home: path.join(p.path, "home") })
+    if (state.status !== "valid") throw new Error("policy invalid")
+    expect(SecurityAccess.deniable(state.config, "read", "viewer")).toBe(false)
+    expect(SecurityAccess.checkAccess(state.config, "docs/lib-link.js", "read", "viewer").allowed).toBe(true)
+    const write = SecurityAccess.checkAccess(state.config, "docs/lib-link.js", "write", "viewer")
+    expect(write.allowed).toBe(false)
+    if (!write.allowed) expect(write.via).toBe("symlink")
+  })
+})
