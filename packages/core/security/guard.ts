@@ -744,6 +744,10 @@ export namespace SecurityGuard {
       const objects = historyObjects(d, config)
       hide.push(...objects.hide)
       mask.push(...objects.mask)
+      // A repository with objects shown redacted gets a read-only pack folder: `git gc` or `repack` inside would
+      // write the redacted versions into a pack, which git on the host reads before the real loose objects.
+      for (const dir of new Set(objects.mask.map((m) => path.join(path.dirname(path.dirname(m.path)), "pack"))))
+        if (kindOf(dir) === "dir") lock.push({ path: dir, dir: true })
       // OpenCode's ripgrep exclusions, read by `rg` inside the sandbox too: it skips protected paths (which it could
       // not read there anyway) instead of exiting with an error for each.
       const ripgrepFile = options.ripgrep !== false ? SecurityRipgrep.file() : undefined

@@ -232,21 +232,31 @@ export namespace Sandbox {
   /**
    * Git settings added inside the sandbox (after any the user passes in the environment): compare only size and
    * modification time, so a redacted copy shown in place of a file with protected segments is not taken for a change
-   * (`git status` stays clean, `git commit -a` does not stage the redaction).
+   * (`git status` stays clean, `git commit -a` does not stage the redaction); never pack objects on the side (the
+   * sandbox shows some objects redacted: packing them would store the redaction where git on the host reads first),
+   * and keep fetched objects loose, since the pack folder may be read-only inside.
    *
    * @example
-   * Sandbox.gitStat({}) // { GIT_CONFIG_COUNT: "2", GIT_CONFIG_KEY_0: "core.checkStat", … }
+   * Sandbox.gitStat({}) // { GIT_CONFIG_COUNT: "7", GIT_CONFIG_KEY_0: "core.checkStat", … }
    */
   export function gitStat(env: Record<string, string | undefined>): Record<string, string> {
     const given = Number.parseInt(env.GIT_CONFIG_COUNT ?? "0", 10)
     const n = Number.isFinite(given) && given > 0 ? given : 0
-    return {
-      GIT_CONFIG_COUNT: String(n + 2),
-      [`GIT_CONFIG_KEY_${n}`]: "core.checkStat",
-      [`GIT_CONFIG_VALUE_${n}`]: "minimal",
-      [`GIT_CONFIG_KEY_${n + 1}`]: "core.trustctime",
-      [`GIT_CONFIG_VALUE_${n + 1}`]: "false",
-    }
+    const settings: [string, string][] = [
+      ["core.checkStat", "minimal"],
+      ["core.trustctime", "false"],
+      ["gc.auto", "0"],
+      ["maintenance.auto", "false"],
+      ["fetch.unpackLimit", "2147483647"],
+      ["transfer.unpackLimit", "2147483647"],
+      ["receive.unpackLimit", "2147483647"],
+    ]
+    const out: Record<string, string> = { GIT_CONFIG_COUNT: String(n + settings.length) }
+    settings.forEach(([key, value], i) => {
+      out[`GIT_CONFIG_KEY_${n + i}`] = key
+      out[`GIT_CONFIG_VALUE_${n + i}`] = value
+    })
+    return out
   }
 
   function atomicWrite(file: string, text: string | Uint8Array, mode: number) {

@@ -441,6 +441,18 @@ describe("git inside the sandbox: a tracked file with protected segments", () =>
     expect(git(box.dir.path, "status", "--short")).not.toContain("src/app.ts")
   }, 60_000)
 
+  test("git gc or repack inside cannot pack the redacted versions: the history on the host stays intact", async () => {
+    await using box = await history()
+    const before = git(box.dir.path, "show", "HEAD~1:src/app.ts")
+    expect(before).toContain("the confidential pricing algorithm")
+    const run = await box.run("git gc 2>&1; git repack -a -d 2>&1; git config --get gc.auto; echo done")
+    expect(run.raw).toContain("done")
+    expect(leaks(run.raw)).toEqual([])
+    expect(git(box.dir.path, "show", "HEAD~1:src/app.ts")).toBe(before)
+    expect(git(box.dir.path, "show", "HEAD:src/app.ts")).toBe(APP)
+    expect(fs.readdirSync(box.dir.file(".git/objects/pack")).filter((f) => f.endsWith(".pack"))).toEqual([])
+  }, 60_000)
+
   test("a commit naming the file takes the redacted copy, so it is refused with what to do instead", async () => {
     await using box = await history()
     const run = await box.run("git -c user.name=a -c user.email=a@b.c commit -qm two -- src/app.ts")
