@@ -1,6 +1,7 @@
 // Builds the catalogue fixtures of the real labelled sets (tuning.json, heldout.json) from local clones of the public
 // collections named below. Not run by the tests (the clones are not part of the project): kept so that the fixtures'
-// provenance is reproducible. Usage: bun test/discovery/real/extract.ts <folder holding owner+name/repo clones>
+// provenance is reproducible. Usage: bun test/discovery/real/extract.ts <folder holding owner+name/repo clones> [set…]
+// (every set when none is named).
 //
 // Each item keeps only what discovery reads to match: its installed path, frontmatter `name` and `description`
 // (descriptions over 500 characters are shortened at a word), and the first paragraph of the body (at most 300
@@ -12,11 +13,13 @@ import path from "path"
 import { Frontmatter } from "../../../packages/core/util/frontmatter"
 import { DiscoveryParse } from "../../../packages/core/discovery/parse"
 
+type SetId = "tuning" | "heldout" | "heldout2"
+
 type Collection = {
   id: string
   repo: string
   license: string
-  set: "tuning" | "heldout"
+  set: SetId
   match: RegExp
   to: (p: string) => string
   /** Items whose licence is not open: their description is replaced by one written for this project. */
@@ -78,6 +81,41 @@ export const COLLECTIONS: Collection[] = [
     match: /^\.claude\/(commands\/.+|agents\/.+|skills\/[^/]+\/SKILL)\.md$/,
     to: (p) => `project/${p}`,
   },
+  {
+    id: "everything-claude-code",
+    repo: "affaan-m/everything-claude-code",
+    license: "MIT",
+    set: "heldout2",
+    match: /^(agents\/[^/]+|commands\/[^/]+|skills\/[^/]+\/SKILL)\.md$/,
+    to: (p) => `home/.claude/${p}`,
+  },
+  {
+    id: "superclaude",
+    repo: "SuperClaude-Org/SuperClaude_Framework",
+    license: "MIT",
+    set: "heldout2",
+    match: /^src\/superclaude\/(agents|commands)\/[^/]+\.md$/,
+    // Its installer puts the commands in ~/.claude/commands/sc/ (invoked as /sc:analyze) and the agents beside others.
+    to: (p) =>
+      `home/.claude/${p.replace(/^src\/superclaude\/commands\//, "commands/sc/").replace(/^src\/superclaude\//, "")}`,
+  },
+  {
+    id: "jeffallan-skills",
+    repo: "Jeffallan/claude-skills",
+    license: "MIT",
+    set: "heldout2",
+    match: /^skills\/[^/]+\/SKILL\.md$/,
+    to: (p) => `project/.claude/${p}`,
+  },
+  {
+    id: "awesome-claude-agents",
+    repo: "vijaythecoder/awesome-claude-agents",
+    license: "MIT",
+    set: "heldout2",
+    match: /^agents\/.+\.md$/,
+    // Its README links or copies the agents folder to ~/.claude/agents/awesome-claude-agents; here the project holds it.
+    to: (p) => `project/.claude/agents/awesome-claude-agents/${p.slice("agents/".length)}`,
+  },
 ]
 
 export type Item = { path: string; name?: string; description?: string; lead?: string; raw?: string }
@@ -96,11 +134,10 @@ export function lead(body: string): string | undefined {
 
 if (import.meta.main) {
   const mirrors = process.argv[2]
-  const out: Record<string, { collections: object[]; items: (Item & { collection: string })[] }> = {
-    tuning: { collections: [], items: [] },
-    heldout: { collections: [], items: [] },
-  }
-  for (const c of COLLECTIONS) {
+  const sets: SetId[] = process.argv.length > 3 ? (process.argv.slice(3) as SetId[]) : ["tuning", "heldout", "heldout2"]
+  const out: Record<string, { collections: object[]; items: (Item & { collection: string })[] }> = {}
+  for (const set of sets) out[set] = { collections: [], items: [] }
+  for (const c of COLLECTIONS.filter((c) => sets.includes(c.set))) {
     const dir = path.join(mirrors, c.repo.replace("/", "+"), "repo")
     const commit = (await $`git -C ${dir} rev-parse HEAD`.text()).trim()
     const files = (await $`git -C ${dir} ls-tree -r --name-only HEAD`.text())
@@ -133,7 +170,7 @@ if (import.meta.main) {
     }
     out[c.set].collections.push({ id: c.id, repo: c.repo, commit, license: c.license, files: files.length })
   }
-  for (const set of ["tuning", "heldout"]) {
+  for (const set of sets) {
     const file = path.join(import.meta.dir, `${set}.json`)
     fs.writeFileSync(file, JSON.stringify(out[set], null, 1) + "\n")
     console.log(`${file}: ${out[set].items.length} items`)

@@ -6,8 +6,10 @@ import fs from "fs/promises"
 import path from "path"
 import type { Labelled } from "../labelled"
 import { HELDOUT } from "./heldout-labels"
+import { HELDOUT2 } from "./heldout2-labels"
 import { TUNING } from "./tuning-labels"
 import heldout from "./heldout.json"
+import heldout2 from "./heldout2.json"
 import tuning from "./tuning.json"
 
 export type Item = {
@@ -19,15 +21,31 @@ export type Item = {
   raw?: string
 }
 export type Collection = { id: string; repo: string; commit: string; license: string; files: number }
-export type RealSet = { id: "tuning" | "heldout"; collections: Collection[]; items: Item[]; labelled: Labelled[] }
+export type RealSet = {
+  id: "tuning" | "heldout" | "heldout2"
+  collections: Collection[]
+  items: Item[]
+  labelled: Labelled[]
+}
 
 export const SETS: Record<RealSet["id"], RealSet> = {
   tuning: { id: "tuning", ...(tuning as Omit<RealSet, "id" | "labelled">), labelled: TUNING },
   heldout: { id: "heldout", ...(heldout as Omit<RealSet, "id" | "labelled">), labelled: HELDOUT },
+  heldout2: { id: "heldout2", ...(heldout2 as Omit<RealSet, "id" | "labelled">), labelled: HELDOUT2 },
 }
 
 /** Real requests that nothing in their catalogue serves: they expect no suggestion, but they are not chatter. */
-export const UNSERVED = new Set(["translate the app into german"])
+export const UNSERVED = new Set([
+  "translate the app into german",
+  // heldout2: nothing in its catalogue integrates a payment provider, sets up linters or git hooks, speeds up a test
+  // suite, internationalises an app or writes a token contract (customer-billing-ops says it is "not generic payment
+  // API design"; defi-amm-security is a security checklist for AMM pools).
+  "integrate stripe checkout for subscriptions",
+  "set up eslint and prettier with a pre-commit hook",
+  "our test suite takes 20 minutes, speed it up",
+  "add i18n so we can ship the app in spanish",
+  "write a smart contract for an ERC-20 token",
+])
 
 /** True for a prompt that is chatter ("thanks, that's all"): no label and not an unserved request. */
 export function chatter(l: Labelled): boolean {
