@@ -143,7 +143,7 @@ export namespace SecurityHistory {
     const none = { loose: [], packed: 0 }
     const all = [...specs, ...files.map((f) => `:(literal)${path.relative(top, f)}`)]
     if (!all.length) return none
-    const gitDir = git(top, ["rev-parse", "--absolute-git-dir"])?.trim()
+    const gitDir = gitDirOf(top)
     if (!gitDir) return none
     // The walk is incremental: only commits reachable from tips not walked before (a large history is walked once).
     const key = `${policyVersion}\0${all.join("\0")}`
@@ -266,6 +266,31 @@ export namespace SecurityHistory {
     const held = found ? `${dir}:${found}` : undefined
     cache.set(`git-dir:${dir}`, { key, held })
     return held
+  }
+
+  /** Per folder: the `.git` entries of it and its parents when last asked, and git's answer then. */
+  const gitDirs = new Map<string, { key: string; dir?: string }>()
+
+  /**
+   * The git directory of the repository holding `top`, without starting git when neither `top` nor a parent has a
+   * `.git` entry (a shell command in a project without git would otherwise start one per call); git's answer is
+   * kept while those entries stay as they were.
+   */
+  function gitDirOf(top: string): string | undefined {
+    const parts: string[] = []
+    for (let dir = top; ; dir = path.dirname(dir)) {
+      const entry = stamp(path.join(dir, ".git"))
+      if (entry !== "-") parts.push(`${dir}:${entry}`)
+      if (dir === path.dirname(dir)) break
+    }
+    if (!parts.length && !process.env.GIT_DIR) return undefined
+    const key = parts.join("|")
+    const hit = gitDirs.get(top)
+    if (hit && hit.key === key) return hit.dir
+    const dir = git(top, ["rev-parse", "--absolute-git-dir"])?.trim() || undefined
+    gitDirs.set(top, { key, dir })
+    if (gitDirs.size > 64) gitDirs.delete(gitDirs.keys().next().value!)
+    return dir
   }
 
   function git(cwd: string, args: string[], input?: string): string | undefined {
