@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { Builtins } from "../../packages/core/builtins"
 import { BuiltinsSeams } from "../../packages/core/builtins/seams"
 import type { Host } from "../../packages/core/host"
 import { Logger } from "../../packages/core/util/log"
@@ -23,6 +24,7 @@ async function project(policy = true) {
   const seams = await BuiltinsSeams.create(host, { options: {}, logger: () => Logger.silent })
   return {
     seams,
+    dir: dir.path,
     [Symbol.asyncDispose]: async () => {
       await seams.dispose()
       await dir[Symbol.asyncDispose]()
@@ -123,6 +125,22 @@ describe("BuiltinsSeams: core's hooks around the other plugins' hooks", () => {
     expect(seen).not.toContain(SECRET)
     expect(seen).toContain('"id":"m1"')
     expect(input.message.system).toContain(SECRET)
+  })
+
+  test("a tool end reported with no result (a failed subtask) runs the plugins' hooks and nothing else", async () => {
+    await using p = await project()
+    const seen: unknown[] = []
+    const input = { tool: "task", sessionID: "s", callID: "c", args: {} }
+    await p.seams.trigger("tool.execute.after", input, undefined, async (out) => void seen.push(out))
+    expect(seen).toEqual([undefined])
+    // The composed hooks the plugin returns take the same report without failing.
+    const hooks = (
+      await Builtins.create(
+        { directory: p.dir, worktree: p.dir, log: Logger.silent },
+        { options: {}, logger: () => Logger.silent },
+      )
+    ).hooks
+    await hooks["tool.execute.after"]!(input, undefined as never)
   })
 
   test("without a policy every hook point just runs the plugins' hooks", async () => {

@@ -6,6 +6,9 @@ import type { Hooks } from "@opencode-ai/plugin"
  */
 const INBOUND = new Set<string>(["tool.execute.before", "chat.message", "command.execute.before"])
 
+/** Hooks whose output OpenCode may leave undefined (a failed subtask's `tool.execute.after`). */
+const RESULT = new Set<string>(["tool.execute.after"])
+
 /**
  * Merges the hooks of several features into one `Hooks` object (the composition root's last step).
  *
@@ -35,12 +38,16 @@ export function compose(list: Hooks[]): Hooks {
       ...args: unknown[]
     ) => Promise<void>)[]
     if (name === "auth" || fns.length === 0) continue
-    result[name] =
+    const all =
       fns.length === 1
         ? fns[0]
         : async (...args: unknown[]) => {
             for (const fn of fns) await fn(...args)
           }
+    // OpenCode 1.18 reports a failed subtask's end with no result: nothing for a feature to change.
+    result[name] = RESULT.has(name)
+      ? async (input: unknown, output: unknown) => output != null && all(input, output)
+      : all
   }
   return result as Hooks
 }

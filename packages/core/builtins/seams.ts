@@ -86,6 +86,8 @@ export namespace BuiltinsSeams {
         guard?.close()
       },
       async trigger(name, input, output, others) {
+        // Nothing to guard or change (OpenCode 1.18 reports a failed subtask's end with no result).
+        if (output === undefined || output === null) return others(output)
         switch (name) {
           // Set last: arguments as the tool will run with them, the sandbox entry, what the model is told.
           case "tool.execute.before":
