@@ -43,6 +43,62 @@ export namespace AstMatch {
     parsed: number
   }
 
+  /**
+   * A whole search, for every thread that works on it: each claims the next batch through `control`, a counter in
+   * shared memory, so no thread waits for the one that started the search to hand out work (on a loaded machine, or
+   * in OpenCode while its main thread is busy, that wait left workers idle).
+   */
+  export type Search = Omit<Job, "files" | "positions"> & {
+    /** File lists in path order. */
+    batches: string[][]
+    /** `Int32Array` over a `SharedArrayBuffer`, indexed by `NEXT`, `POSITIONS_UNTIL` and `STOP` (see `control`). */
+    control: Int32Array
+  }
+
+  /** The next batch to claim. */
+  export const NEXT = 0
+  /** The last batch whose positions may still be shown; later ones are only counted (it only ever decreases). */
+  export const POSITIONS_UNTIL = 1
+  /** Non-zero: claim no more batches (deadline or abort). */
+  export const STOP = 2
+
+  /**
+   * A fresh control block for `batches` batches, shareable with worker threads.
+   *
+   * @example
+   * const control = AstMatch.control(12) // [0, 11, 0]
+   */
+  export function control(batches: number): Int32Array {
+    const block = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT))
+    block[POSITIONS_UNTIL] = batches - 1
+    return block
+  }
+
+  /**
+   * Claims batches of `search` until none is left or `STOP` is set, reporting each one; `between` runs after each
+   * batch (a worker collects its heap there), then one event loop turn passes so that napi's finalizers run.
+   *
+   * @example
+   * await AstMatch.drain(search, (index, done) => record(index, done))
+   */
+  export async function drain(
+    search: Search,
+    report: (index: number, done: Done) => void,
+    between?: (done: Done) => void,
+  ): Promise<void> {
+    const { batches, control, ...rest } = search
+    for (;;) {
+      if (Atomics.load(control, STOP)) return
+      const index = Atomics.add(control, NEXT, 1)
+      if (index >= batches.length) return
+      const positions = index <= Atomics.load(control, POSITIONS_UNTIL)
+      const done = await files({ ...rest, files: batches[index], positions })
+      report(index, done)
+      between?.(done)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
   /** The file lacks one of the pattern's literals: it cannot match and was not parsed. */
   export const SKIPPED = -1
   /** The file could not be read, or holds binary data (NUL bytes). */

@@ -16,7 +16,7 @@ import type { AstMatch } from "./match"
  * @example
  * const [runner] = AstPool.acquire(1)
  * await runner.ready
- * const done = await runner.run(job)
+ * await runner.search(search, (index, done) => record(index, done))
  * AstPool.release(runner)
  */
 export namespace AstPool {
@@ -60,14 +60,14 @@ export namespace AstPool {
     return Math.max(1, Math.min(MAX_WORKERS, cores))
   }
 
-  /** One worker thread; `run` sends it one job at a time. */
+  /** One worker thread; `search` has it work on a search until no batch is left. */
   export class Runner {
     /** Resolves once the worker has loaded napi; rejects when it cannot start. */
     readonly ready: Promise<void>
     private worker?: Worker
     private readonly pending = new Map<
       number,
-      { resolve: (done: AstMatch.Done) => void; reject: (error: Error) => void }
+      { report: (index: number, done: AstMatch.Done) => void; resolve: () => void; reject: (error: Error) => void }
     >()
     private failure?: Error
     private settle: (error?: Error) => void = () => undefined
@@ -102,21 +102,21 @@ export namespace AstPool {
     }
 
     /**
-     * Runs one job in the worker (jobs sent while it works wait in its queue, so it never waits for this thread);
-     * rejects when the worker fails (the caller may redo the job elsewhere).
+     * Has the worker claim and search batches of `search` until none is left, calling `report` for each; resolves
+     * when it stops, rejects when the worker fails (batches it claimed but did not report are then missing).
      *
      * @example
-     * const { counts } = await runner.run({ lang: "TypeScript", pattern: "f($A)", literals: ["f"], keywords: [], hidden: [], files, positions: false })
+     * await runner.search(search, (index, done) => record(index, done))
      */
-    run(job: AstMatch.Job): Promise<AstMatch.Done> {
+    search(search: AstMatch.Search, report: (index: number, done: AstMatch.Done) => void): Promise<void> {
       if (this.failure || !this.worker) return Promise.reject(this.failure ?? new Error("the search worker is gone"))
       const id = ++this.nextId
       const worker = this.worker
-      return new Promise<AstMatch.Done>((resolve, reject) => {
-        this.pending.set(id, { resolve, reject })
-        // Referenced while it works, so that a process whose only pending work is this job waits for it.
+      return new Promise<void>((resolve, reject) => {
+        this.pending.set(id, { report, resolve, reject })
+        // Referenced while it works, so that a process whose only pending work is this search waits for it.
         worker.ref()
-        worker.postMessage({ id, job })
+        worker.postMessage({ id, search })
       })
     }
 
@@ -124,7 +124,14 @@ export namespace AstPool {
       this.fail(new Error("the search worker was ended"))
     }
 
-    private receive(data: { ready?: true; id?: number; done?: AstMatch.Done; error?: string }) {
+    private receive(data: {
+      ready?: true
+      id?: number
+      index?: number
+      done?: AstMatch.Done
+      finished?: true
+      error?: string
+    }) {
       if (data.ready) {
         clearTimeout(this.timer)
         this.settle()
@@ -132,9 +139,13 @@ export namespace AstPool {
       }
       const pending = this.pending.get(data.id!)
       if (!pending) return
+      if (data.done) {
+        pending.report(data.index!, data.done)
+        return
+      }
       this.pending.delete(data.id!)
       if (!this.pending.size) this.worker?.unref()
-      if (data.done) pending.resolve(data.done)
+      if (data.finished) pending.resolve()
       else pending.reject(new Error(data.error ?? "the search worker failed"))
     }
 

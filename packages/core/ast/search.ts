@@ -66,8 +66,6 @@ export namespace AstSearch {
   /** Below this many bytes to search (and with no worker already running) the calling thread parses: starting
    *  workers would cost more than they save. */
   export const IN_THREAD_CHARS = 256 * 1024
-  /** Batches sent ahead to each worker. */
-  const IN_FLIGHT = 2
 
   type Batch = { start: number; files: string[] }
 
@@ -87,24 +85,35 @@ export namespace AstSearch {
     const files = scan.files.files
     const maxStored = options.maxStoredMatches ?? MAX_STORED_MATCHES
     const prefilter = input.prefilter !== false
-    const job = (batch: Batch, positions: boolean): AstMatch.Job => ({
+
+    const sizes = scan.files.sizes
+    const total = files.reduce((sum, file) => sum + (sizes.get(file) ?? 0), 0)
+    const batches = plan(files, sizes, options.batchSize ?? BATCH_FILES, total)
+    const control = AstMatch.control(batches.length)
+    const search: AstMatch.Search = {
       lang: scan.napiLang,
       pattern: input.pattern,
       literals: prefilter ? scan.pattern.literals : [],
       keywords: prefilter ? scan.pattern.keywords : [],
       hidden: input.segments?.().read ?? [],
-      files: batch.files,
-      positions,
-    })
+      batches: batches.map((b) => b.files),
+      control,
+    }
+    const stop = () => Atomics.store(control, AstMatch.STOP, 1)
+    if (signal.aborted) stop()
+    else signal.addEventListener("abort", stop, { once: true })
 
-    const sizes = scan.files.sizes
-    const total = files.reduce((sum, file) => sum + (sizes.get(file) ?? 0), 0)
-    const batches = plan(files, sizes, options.batchSize ?? BATCH_FILES, total)
+    const batchOf = new Map<string, number>()
+    batches.forEach((batch, index) => batch.files.forEach((file) => batchOf.set(file, index)))
     const first = new FirstMatches(maxStored)
     const counts: number[] = new Array(files.length).fill(0)
+    const recorded: boolean[] = new Array(batches.length).fill(false)
     let totalMatches = 0
     let filesWithMatches = 0
-    const record = (batch: Batch, done: AstMatch.Done) => {
+    const record = (index: number, done: AstMatch.Done) => {
+      if (recorded[index]) return
+      recorded[index] = true
+      const batch = batches[index]
       done.counts.forEach((count, i) => {
         counts[batch.start + i] = count
         if (count > 0) {
@@ -114,42 +123,27 @@ export namespace AstSearch {
       })
       const p = done.positions
       for (let i = 0; i < p.length;) {
-        const index = p[i]
+        const at = p[i]
         const matches: Match[] = []
-        const file = batch.files[index]
-        for (; i < p.length && p[i] === index; i += 5)
+        const file = batch.files[at]
+        for (; i < p.length && p[i] === at; i += 5)
           matches.push({ file, start: { line: p[i + 1], column: p[i + 2] }, end: { line: p[i + 3], column: p[i + 4] } })
         first.addMatches(file, matches)
       }
+      // Once the cap is reached, no match of a batch after the last kept file can be shown: those are only counted.
+      const last = first.size() >= maxStored ? first.lastFile() : undefined
+      if (maxStored <= 0) Atomics.store(control, AstMatch.POSITIONS_UNTIL, -1)
+      else if (last !== undefined) {
+        const until = batchOf.get(last)!
+        if (until < Atomics.load(control, AstMatch.POSITIONS_UNTIL))
+          Atomics.store(control, AstMatch.POSITIONS_UNTIL, until)
+      }
     }
+    if (maxStored <= 0) Atomics.store(control, AstMatch.POSITIONS_UNTIL, -1)
 
-    let next = 0
+    // This thread takes batches from the same counter when it has no worker, or when its worker fails.
+    const inThread = () => AstMatch.drain(search, record)
     let started = 0
-    const take = () => (next < batches.length && !signal.aborted ? batches[next++] : undefined)
-    // Batches are handed out in path order, so every batch already recorded precedes the next one: once the kept
-    // matches reach the cap, the positions of later batches cannot be shown and are not read.
-    const wantPositions = () => first.size() < maxStored
-    const inThread = async () => {
-      for (let batch = take(); batch; batch = take()) {
-        record(batch, await AstMatch.files(job(batch, wantPositions())))
-        // A turn of the event loop between batches: napi's finalizers run, and the thread stays responsive.
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-    }
-    const feed = async (runner: AstPool.Runner) => {
-      for (let batch = take(); batch; batch = take()) {
-        const work = job(batch, wantPositions())
-        let done: AstMatch.Done
-        try {
-          done = await runner.run(work)
-        } catch {
-          // The worker died: this batch and the rest of its share are done here.
-          record(batch, await AstMatch.files(work))
-          return inThread()
-        }
-        record(batch, done)
-      }
-    }
     const inWorker = async (runner: AstPool.Runner) => {
       try {
         await runner.ready
@@ -157,9 +151,11 @@ export namespace AstSearch {
         return inThread()
       }
       started++
-      // Two batches in flight per worker: the next one waits in its queue, so a worker never idles until this
-      // thread (busy, or descheduled on a loaded machine) gets round to sending more.
-      await Promise.all(Array.from({ length: IN_FLIGHT }, () => feed(runner)))
+      try {
+        await runner.search(search, record)
+      } catch {
+        return inThread()
+      }
       AstPool.release(runner)
     }
 
@@ -168,6 +164,19 @@ export namespace AstSearch {
     const workers = small ? 0 : Math.max(0, Math.min(options.workers ?? AstPool.parallelism(), batches.length))
     if (workers === 0) await inThread()
     else await Promise.all(AstPool.acquire(workers).map(inWorker))
+    // Batches a failed worker claimed but never reported.
+    const claimed = Math.min(Atomics.load(control, AstMatch.NEXT), batches.length)
+    for (let index = 0; index < claimed && !signal.aborted; index++)
+      if (!recorded[index])
+        record(
+          index,
+          await AstMatch.files({
+            ...search,
+            files: batches[index].files,
+            positions: index <= control[AstMatch.POSITIONS_UNTIL],
+          }),
+        )
+    signal.removeEventListener("abort", stop)
 
     const interrupted = signal.aborted
     const unreadable = files.filter((_, i) => counts[i] === AstMatch.UNREADABLE)
@@ -246,6 +255,11 @@ export namespace AstSearch {
     /** `add` for positions already read (a worker's answer). */
     addMatches(file: string, matches: Match[]) {
       if (this.wanted(file)) this.insert(file, matches)
+    }
+
+    /** The last file holding kept matches, if any. */
+    lastFile(): string | undefined {
+      return this.files[this.files.length - 1]?.file
     }
 
     /** Matches kept so far (may exceed `cap` by the last file's excess until `matches()` trims it). */

@@ -260,6 +260,30 @@ describe("the search engine: worker threads, the calling thread, warnings, colum
     }
   })
 
+  test("a worker that dies after claiming a batch: the batch and the rest are searched here, nothing is lost", async () => {
+    const files: Record<string, string> = {}
+    for (let f = 0; f < 12; f++) files[`f${String(f).padStart(2, "0")}.ts`] = "hit(1)\n".repeat(f + 1)
+    files["crash-worker.ts"] = [
+      "declare const self: Worker",
+      "self.postMessage({ ready: true })",
+      "self.onmessage = (event: MessageEvent) => {",
+      "  Atomics.add(event.data.search.control, 0, 1)",
+      "  throw new Error('the worker crashed')",
+      "}",
+    ].join("\n")
+    await using dir = await tmpdir(files)
+    const input = { directory: dir.path, lang: "typescript", pattern: "hit($A)" }
+    const expected = await AstSearch.run(input, { workers: 0 })
+    AstPool.setEntry(path.join(dir.path, "crash-worker.ts"))
+    try {
+      const result = await AstSearch.run(input, { workers: 2, batchSize: 1, maxStoredMatches: 20 })
+      expect([result.totalMatches, result.filesWithMatches]).toEqual([expected.totalMatches, 12])
+      expect(result.matches).toEqual(expected.matches.slice(0, 20))
+    } finally {
+      AstPool.setEntry(AstPool.DEFAULT_ENTRY)
+    }
+  })
+
   test("dynamic languages work in the workers (registered once per process)", async () => {
     await AstLanguage.load("python")
     await using dir = await tmpdir({ "a.py": "print(1)\nlog(2)\nprint(3, 4)\n" })
