@@ -119,7 +119,8 @@ export namespace AstReplace {
       pattern: input.pattern,
       rewrite: options.rewrite,
       dryRun: options.dryRun,
-      warning: scan.pattern.warning,
+      // As the CLI: the ERROR-node note only when nothing matched (a pattern with one may still match, see pattern.ts).
+      warning: total === 0 ? scan.pattern.warning : undefined,
       files,
       totalReplacements: total,
       unchanged,

@@ -6,12 +6,12 @@ import { AstScan } from "./scan"
  * `ast_grep_search`'s engine: matches of an ast-grep pattern across the project, in-process through `@ast-grep/napi`
  * (no CLI is spawned), parsed in worker threads (pool.ts, match.ts).
  *
- * The files, in path order, are cut into batches of about `BATCH_CHARS` bytes that the workers take one at a time; a
- * worker reads each file once, skips it when it lacks one of the pattern's literal tokens, else parses it and counts
- * the matches, and sends back numbers only. A deadline or an abort stops the search between batches: the result then
- * holds what was found so far and says so. Every match is counted; positions are kept only for the first
- * `maxStoredMatches` in file and position order (the same N whatever order the batches finish in), and a batch that
- * starts after that many kept matches is asked for counts only (see `FirstMatches`).
+ * The files, in path order, are cut into batches of about `BATCH_CHARS` bytes that the workers claim one at a time
+ * through a counter in shared memory; a worker reads each file once, skips it when it lacks one of the pattern's
+ * literal tokens, else parses it and counts the matches, and sends back numbers only. A deadline or an abort stops the
+ * search between batches: the result then holds what was found so far and says so. Every match is counted; positions
+ * are kept only for the first `maxStoredMatches` in file and position order (the same N whatever order the batches
+ * finish in), and batches after the last kept file are only counted (see `FirstMatches`).
  *
  * @example
  * const result = await AstSearch.run({ directory: "/repo", lang: "typescript", pattern: "console.log($$$A)" })

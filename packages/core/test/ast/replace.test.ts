@@ -152,6 +152,20 @@ describe("ast_grep_replace", () => {
     expect([same.files.length, same.unchanged.length, same.written]).toEqual([0, 1, false])
     expect(await fs.readFile(dir.file("a.ts"), "utf8")).toBe(A)
   })
+
+  test("the ERROR-node note only when nothing was replaced (import $X from $Y is one, and matches)", async () => {
+    await using dir = await tmpdir({ "a.ts": "import a from 'b'\nconsole.log(a)\n" })
+    const imports = await AstReplace.run(
+      { directory: dir.path, lang: "typescript", pattern: "import $X from $Y" },
+      { rewrite: "import { default as $X } from $Y", dryRun: true },
+    )
+    expect([imports.totalReplacements, imports.warning]).toEqual([1, undefined])
+    const broken = await AstReplace.run(
+      { directory: dir.path, lang: "typescript", pattern: "console.log(" },
+      { rewrite: "x", dryRun: true },
+    )
+    expect(AstFormat.replace(broken, { directory: dir.path })).toContain("[NOTE] Pattern: the pattern does not parse")
+  })
 })
 
 describe("atomic multi-file writes", () => {
