@@ -16,6 +16,18 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
       "security validate [dir] | security check <path> --op read|write|llm [--role r]   the .opencode-security.json policy",
     load: () => import("@opencode-builtins/core/security/cli"),
   },
+  mcp: {
+    summary: "mcp [--directory d] [--log-file f]   MCP server (stdio): resource tools, discovery, learnings",
+    load: () => import("@opencode-builtins/core/mcp/cli"),
+  },
+  init: {
+    summary: "init [dir] [--mcp] [--dry-run]   add opencode-builtins to opencode.json(c), scaffold .opencode/",
+    load: () => import("@opencode-builtins/core/init/cli"),
+  },
+  learnings: {
+    summary: "learnings list [--kind k] [--json] | learnings delete <id> | learnings clear --yes   session learnings",
+    load: () => import("@opencode-builtins/core/learning/cli"),
+  },
   audit: {
     summary: "audit <npm-name | dir> [--json]   static AST analysis of a plugin for dangerous APIs (exit 1: critical)",
     load: () => import("@opencode-builtins/core/audit/cli"),

@@ -3,6 +3,9 @@ import { AstFeature } from "../ast/feature"
 import { CommentCheckerFeature } from "../comment/feature"
 import { DiscoveryFeature } from "../discovery/feature"
 import type { Host } from "../host"
+import { KnowledgeFeature } from "../knowledge/feature"
+import { LearningFeature } from "../learning/feature"
+import { LocalState } from "../learning/local"
 import type { Options } from "../options"
 import { ResourcesFeature } from "../resource/feature"
 import { SecurityFeature } from "../security/feature"
@@ -33,6 +36,8 @@ export namespace Builtins {
     DiscoveryFeature,
     AstFeature,
     CommentCheckerFeature,
+    LearningFeature,
+    KnowledgeFeature,
   ]
 
   export type Input = {
@@ -69,6 +74,8 @@ export namespace Builtins {
     const built: string[] = []
     const skipped: string[] = []
     const exposed: Exposed = {}
+    // The integration features redact what they store with the security layer's guard, once it is exposed.
+    LocalState.bind(host, exposed)
     for (const feature of FEATURES) {
       if (input.only && !input.only.includes(feature.id)) continue
       if (native(feature.id)) {

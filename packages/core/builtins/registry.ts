@@ -26,6 +26,10 @@ export namespace BuiltIn {
       "plugin hooks get redacted clones of messages and system prompts; only structural changes come back",
     "mcp-security-policy":
       "MCP tools of unknown servers enforced (arguments checked, output redacted) when a security policy exists",
+    "session-learning":
+      "corrections, decisions and preferences in user messages become redacted, deduplicated learnings (rule-based, no model call); learnings-list/forget tools",
+    "knowledge-injection":
+      "learnings and relevant knowledge-base articles injected once per session and after compaction, in a message part, within a token budget",
   } as const satisfies Record<string, string>
 
   export type Feature = keyof typeof FEATURES

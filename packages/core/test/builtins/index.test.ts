@@ -19,11 +19,15 @@ describe("Builtins.create: the composition root both routes call", () => {
       "dynamic-discovery",
       "ast-grep",
       "comment-checker",
+      "session-learning",
+      "knowledge-injection",
     ])
     expect(skipped).toEqual([])
     expect(Object.keys(hooks.tool ?? {}).sort()).toEqual([
       "ast_grep_replace",
       "ast_grep_search",
+      "learnings-forget",
+      "learnings-list",
       "resource-list-loaded",
       "resource-load",
       "resource-query",

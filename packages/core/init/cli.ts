@@ -1,0 +1,74 @@
+import path from "path"
+import { parseArgs } from "util"
+import { Exit, type CliIO } from "../util/cli"
+import { errorMessage } from "../util/error"
+import { Init } from "./init"
+
+const USAGE = `usage:
+  opencode-builtins init [dir] [--mcp] [--dry-run]
+      Sets up OpenCode Built-ins in a project (default: the current directory):
+      - adds "opencode-builtins" to "plugin" in opencode.jsonc or opencode.json (created only when neither exists),
+        or with --mcp the MCP server entry under "mcp" instead; comments, trailing commas and key order are kept;
+      - creates the .opencode resource folders that do not exist yet (checklist, knowledge-base, schema, task,
+        template), one example in each;
+      - adds the local state (.opencode/builtins-local/) and the security audit log to .gitignore.
+      Running it again changes nothing. A configuration that is not valid JSONC is refused and nothing is written.
+      --dry-run prints what would change without writing.
+Exit: 0 done (or nothing to do), 1 refused, 2 bad usage.
+`
+
+/**
+ * `opencode-builtins init`.
+ *
+ * @example
+ * await run(["--mcp"], io)
+ */
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        mcp: { type: "boolean" },
+        "dry-run": { type: "boolean", short: "n" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (error) {
+    io.err(`init: ${errorMessage(error)}\n\n${USAGE}`)
+    return Exit.usage
+  }
+  if (args.values.help) return (io.out(USAGE), Exit.ok)
+  if (args.positionals.length > 1) {
+    io.err(`init: at most one directory\n\n${USAGE}`)
+    return Exit.usage
+  }
+  const dir = path.resolve(io.cwd, args.positionals[0] ?? ".")
+  const plan = Init.plan(dir, { mcp: args.values.mcp === true })
+  if (!plan.ok) {
+    io.err(`init: ${plan.error}\n`)
+    return Exit.findings
+  }
+  const dry = args.values["dry-run"] === true
+  if (!dry) {
+    try {
+      Init.apply(plan.changes)
+    } catch (error) {
+      io.err(`init: ${errorMessage(error)}\n`)
+      return Exit.findings
+    }
+  }
+  const verb = (c: Init.Change) => (dry ? `would ${c.action}` : c.action === "create" ? "created" : "edited")
+  for (const c of plan.changes) io.out(`${verb(c)}  ${path.relative(dir, c.path) || c.path}: ${c.summary}\n`)
+  for (const note of plan.notes) io.err(`init: note: ${note}\n`)
+  if (!plan.changes.length) io.out("Already set up: nothing to change.\n")
+  else if (!dry)
+    io.out(
+      args.values.mcp
+        ? "Done. OpenCode starts the MCP server (npx opencode-builtins mcp) in this project at its next start.\n"
+        : "Done. Install the plugin where OpenCode can load it (npm install -D opencode-builtins) and start OpenCode.\n",
+    )
+  return Exit.ok
+}

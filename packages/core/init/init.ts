@@ -1,0 +1,352 @@
+import fs from "fs"
+import {
+  applyEdits,
+  findNodeAtLocation,
+  modify,
+  parse,
+  parseTree,
+  printParseErrorCode,
+  type Edit,
+  type FormattingOptions,
+  type ParseError,
+} from "jsonc-parser"
+import path from "path"
+import { LocalState } from "../learning/local"
+import { Resource } from "../resource/schema"
+
+/**
+ * `opencode-builtins init`: a project set up in one command. It adds the plugin (or, with `mcp`, the MCP server
+ * entry) to the project's OpenCode configuration, scaffolds the `.opencode/` resource folders with one example each,
+ * and git-ignores the local state. Non-destructive and idempotent:
+ *
+ * - the configuration is edited in place with jsonc-parser: comments, trailing commas, key order, indentation and
+ *   line endings stay as they are; only the key it owns changes;
+ * - `opencode.jsonc` is edited when it exists (an `opencode.json` is never created beside it); a new `opencode.json`
+ *   is created only when the project has neither;
+ * - a configuration that is not valid JSONC (or whose `plugin`/`mcp` has the wrong type) is refused with the reason
+ *   and its position, and nothing at all is written;
+ * - folders that exist are left alone (no example added to them), files are never overwritten, `.gitignore` lines
+ *   already present are not added again: a second run changes nothing.
+ *
+ * @example
+ * const plan = Init.plan("/repo", { mcp: false })
+ * if (plan.ok) Init.apply(plan.changes) // writes; plan.changes describes each file
+ */
+export namespace Init {
+  export const PACKAGE = "opencode-builtins"
+  export const CONFIG_FILES = ["opencode.jsonc", "opencode.json"] as const
+  export const SCHEMA = "https://opencode.ai/config.json"
+  /** The MCP entry `--mcp` adds under `mcp`. */
+  export const MCP_ENTRY = { type: "local", command: ["npx", "-y", PACKAGE, "mcp"] } as const
+
+  export type Options = { mcp?: boolean }
+  export type Change = { path: string; action: "create" | "edit"; summary: string; text: string }
+  export type Plan = { ok: true; changes: Change[]; notes: string[] } | { ok: false; error: string }
+
+  /** Examples, one per resource type (each passes `opencode-builtins resources lint`). */
+  export const EXAMPLES: Record<Resource.Type, { file: string; text: string }> = {
+    checklist: {
+      file: "example-checklist.md",
+      text: [
+        "---",
+        "title: Example checklist",
+        'description: "What to check before asking for a review (an example: edit or replace it)"',
+        "tags: [example, review]",
+        "---",
+        "",
+        "- [ ] Tests added or updated, and passing",
+        "- [ ] No debug output or commented-out code left",
+        "- [ ] Documentation updated when behaviour changed",
+        "",
+      ].join("\n"),
+    },
+    "knowledge-base": {
+      file: "example-article.md",
+      text: [
+        "---",
+        "title: Example article",
+        'description: "How this project is built and tested (an example: edit or replace it)"',
+        "tags: [example, build]",
+        "---",
+        "",
+        "# Building and testing",
+        "",
+        "Write down what a newcomer (or the agent) must know and cannot read from the code: conventions, commands,",
+        "decisions and their reasons. The agent finds articles with `resource-query` and loads one with",
+        "`resource-load`; the ones relevant to a session's first prompt are offered to it at the start.",
+        "",
+      ].join("\n"),
+    },
+    schema: {
+      file: "example-schema.json",
+      text:
+        JSON.stringify(
+          {
+            $id: "example-schema",
+            title: "Example schema",
+            description: "The shape of a configuration file (an example: edit or replace it)",
+            "x-tags": ["example"],
+            type: "object",
+            properties: { name: { type: "string" }, port: { type: "integer", minimum: 1 } },
+            required: ["name"],
+          },
+          null,
+          2,
+        ) + "\n",
+    },
+    task: {
+      file: "example-task.md",
+      text: [
+        "---",
+        "title: Example task",
+        'description: "Steps to add a new command to the project (an example: edit or replace it)"',
+        "tags: [example]",
+        "references: [example-checklist]",
+        "---",
+        "",
+        "1. Write the command and its help text.",
+        "2. Add a test.",
+        "3. Go through [[example-checklist]].",
+        "",
+      ].join("\n"),
+    },
+    template: {
+      file: "example-template.md",
+      text: [
+        "---",
+        "title: Example template",
+        'description: "A pull request description (an example: edit or replace it)"',
+        "tags: [example, docs]",
+        "---",
+        "",
+        "## What changes",
+        "",
+        "## Why",
+        "",
+        "## How it was tested",
+        "",
+      ].join("\n"),
+    },
+  }
+
+  type Parsed = { file: string; text: string; value: unknown }
+
+  function readConfig(file: string): Parsed | { error: string } | undefined {
+    if (!fs.existsSync(file)) return undefined
+    const text = fs.readFileSync(file, "utf8")
+    const errors: ParseError[] = []
+    const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false })
+    if (errors.length) {
+      const e = errors[0]
+      const before = text.slice(0, e.offset)
+      const line = before.split("\n").length
+      const column = e.offset - before.lastIndexOf("\n")
+      return {
+        error: `${path.basename(file)}:${line}:${column}: ${printParseErrorCode(e.error)} (not valid JSONC); fix it and run init again — nothing was written`,
+      }
+    }
+    if (!value || typeof value !== "object" || Array.isArray(value))
+      return { error: `${path.basename(file)}: the configuration is not a JSON object; nothing was written` }
+    return { file, text, value }
+  }
+
+  /** Whether a `plugin` entry is this package (by name, a versioned name, a tuple with options, or a path to it). */
+  export function isOurPlugin(entry: unknown): boolean {
+    const name = Array.isArray(entry) ? entry[0] : entry
+    if (typeof name !== "string") return false
+    if (name === PACKAGE || name.startsWith(`${PACKAGE}@`)) return true
+    return /(?:^|[/\\])opencode-builtins(?:[/\\]|$)|packages[/\\]plugin[/\\]index\.ts$/.test(name)
+  }
+
+  /** Whether an `mcp` entry runs this package's server. */
+  export function isOurMcp(name: string, entry: unknown): boolean {
+    if (name === PACKAGE) return true
+    const command = (entry as { command?: unknown })?.command
+    return Array.isArray(command) && command.some((c) => typeof c === "string" && c.includes(PACKAGE))
+  }
+
+  /** Indentation and line ending of an existing file, so inserted text looks like the rest. */
+  export function formatting(text: string): FormattingOptions {
+    const eol = text.includes("\r\n") ? "\r\n" : "\n"
+    const indent = /^([ \t]+)\S/m.exec(text)?.[1]
+    if (indent?.startsWith("\t")) return { insertSpaces: false, tabSize: 1, eol }
+    return { insertSpaces: true, tabSize: indent ? indent.length : 2, eol }
+  }
+
+  function configChange(dir: string, options: Options): { change?: Change; note?: string } | { error: string } {
+    const found: Parsed[] = []
+    for (const name of CONFIG_FILES) {
+      const read = readConfig(path.join(dir, name))
+      if (read && "error" in read) return { error: read.error }
+      if (read) found.push(read)
+    }
+    const what = options.mcp ? "the MCP server entry" : "the plugin"
+    for (const config of found) {
+      const value = config.value as { plugin?: unknown; mcp?: unknown }
+      if (value.plugin !== undefined && !Array.isArray(value.plugin))
+        return { error: `${path.basename(config.file)}: "plugin" is not an array; nothing was written` }
+      if (value.mcp !== undefined && (!value.mcp || typeof value.mcp !== "object" || Array.isArray(value.mcp)))
+        return { error: `${path.basename(config.file)}: "mcp" is not an object; nothing was written` }
+    }
+    const hasPlugin = found.some((c) => ((c.value as { plugin?: unknown[] }).plugin ?? []).some(isOurPlugin))
+    const hasMcp = found.some((c) =>
+      Object.entries((c.value as { mcp?: Record<string, unknown> }).mcp ?? {}).some(([k, v]) => isOurMcp(k, v)),
+    )
+    const present = options.mcp ? hasMcp : hasPlugin
+    const note =
+      options.mcp && hasPlugin
+        ? "the plugin is configured too: OpenCode then offers the resource tools twice (remove one of them)"
+        : !options.mcp && hasMcp
+          ? "an opencode-builtins MCP entry is configured too: OpenCode then offers the resource tools twice"
+          : undefined
+    if (present) return { note }
+
+    // The file OpenCode reads last wins; opencode.jsonc is preferred, and never joined by a new opencode.json.
+    const target = found[0]
+    if (!target) {
+      const config = options.mcp
+        ? { $schema: SCHEMA, mcp: { [PACKAGE]: MCP_ENTRY } }
+        : { $schema: SCHEMA, plugin: [PACKAGE] }
+      return {
+        note,
+        change: {
+          path: path.join(dir, "opencode.json"),
+          action: "create",
+          summary: `created with ${what}`,
+          text: JSON.stringify(config, null, 2) + "\n",
+        },
+      }
+    }
+    const value = target.value as { plugin?: unknown[]; mcp?: Record<string, unknown> }
+    const format = { formattingOptions: formatting(target.text) }
+    const edits = options.mcp
+      ? value.mcp
+        ? modify(target.text, ["mcp", PACKAGE], MCP_ENTRY, format)
+        : modify(target.text, ["mcp"], { [PACKAGE]: MCP_ENTRY }, format)
+      : value.plugin
+        ? append(target.text, ["plugin"], PACKAGE)
+        : modify(target.text, ["plugin"], [PACKAGE], format)
+    const text = applyEdits(target.text, edits)
+    // The edit must give valid JSONC that has the entry, or nothing is written.
+    const errors: ParseError[] = []
+    const after = parse(text, errors, { allowTrailingComma: true }) as typeof value
+    const ok = options.mcp ? isOurMcp(PACKAGE, after?.mcp?.[PACKAGE]) : (after?.plugin ?? []).some(isOurPlugin)
+    if (errors.length || !ok)
+      return { error: `${path.basename(target.file)}: could not be edited safely; nothing was written` }
+    return {
+      note,
+      change: {
+        path: target.file,
+        action: "edit",
+        summary: options.mcp ? `added "mcp.${PACKAGE}"` : `added "${PACKAGE}" to "plugin"`,
+        text,
+      },
+    }
+  }
+
+  /**
+   * The edit appending `item` to the array at `at`, in the array's own style: on the last element's line when the
+   * list is on one line, else on a new line indented like that element, after the element's comma and any comment
+   * on its line (jsonc-parser's own insertion would put it before that comment, taking the comment with it). A
+   * trailing comma stays trailing.
+   */
+  export function append(text: string, at: (string | number)[], item: string): Edit[] {
+    const node = findNodeAtLocation(parseTree(text, [], { allowTrailingComma: true })!, at)
+    const last = node?.children?.[node.children.length - 1]
+    if (!node) return modify(text, at, [item], { formattingOptions: formatting(text) })
+    if (!last) return [{ offset: node.offset + 1, length: 0, content: JSON.stringify(item) }]
+    const end = last.offset + last.length
+    let i = end
+    const spaces = () => {
+      while (text[i] === " " || text[i] === "\t") i++
+    }
+    const comment = () => {
+      if (text.startsWith("//", i)) {
+        while (i < text.length && text[i] !== "\n" && text[i] !== "\r") i++
+        return true
+      }
+      if (text.startsWith("/*", i)) {
+        const close = text.indexOf("*/", i + 2)
+        if (close < 0 || /[\r\n]/.test(text.slice(i, close))) return false
+        i = close + 2
+        return true
+      }
+      return false
+    }
+    spaces()
+    while (comment()) spaces()
+    const comma = text[i] === ","
+    if (comma) i++
+    spaces()
+    while (comment()) spaces()
+    const value = JSON.stringify(item)
+    if (text[i] !== "\n" && text[i] !== "\r")
+      // One line: right after the last element (a trailing comma then follows the new one).
+      return [{ offset: end, length: 0, content: `, ${value}` }]
+    const lineStart = text.lastIndexOf("\n", last.offset - 1) + 1
+    const indent = /^[ \t]*/.exec(text.slice(lineStart))![0]
+    const eol = text[i] === "\r" ? "\r\n" : "\n"
+    return [
+      ...(comma ? [] : [{ offset: end, length: 0, content: "," }]),
+      { offset: i, length: 0, content: `${eol}${indent}${value}${comma ? "," : ""}` },
+    ]
+  }
+
+  function gitignoreChange(dir: string): Change | undefined {
+    const file = path.join(dir, ".gitignore")
+    const exists = fs.existsSync(file)
+    const text = exists ? fs.readFileSync(file, "utf8") : ""
+    const lines = new Set(text.split(/\r?\n/).map((l) => l.trim()))
+    const missing = LocalState.GITIGNORE.filter(
+      (entry) => !lines.has(entry) && !lines.has(entry.replace(/\/$/, "")) && !lines.has("/" + entry),
+    )
+    if (!missing.length) return undefined
+    const eol = text.includes("\r\n") ? "\r\n" : "\n"
+    const gap = text && !text.endsWith("\n") ? eol : ""
+    const block = [
+      "# opencode-builtins: local state (learnings, captured tool calls) and the security audit log",
+      ...missing,
+    ]
+    return {
+      path: file,
+      action: exists ? "edit" : "create",
+      summary: `ignores ${missing.join(", ")}`,
+      text: text + gap + (text.trim() ? eol : "") + block.join(eol) + eol,
+    }
+  }
+
+  /** What init would write in `dir`, or why it refuses. Reads only. */
+  export function plan(dir: string, options: Options = {}): Plan {
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return { ok: false, error: `${dir} is not a directory` }
+    const config = configChange(dir, options)
+    if ("error" in config) return { ok: false, error: config.error }
+    const changes: Change[] = []
+    if (config.change) changes.push(config.change)
+    for (const type of Resource.TYPES) {
+      const folder = path.join(dir, ".opencode", type)
+      if (fs.existsSync(folder)) continue
+      const example = EXAMPLES[type]
+      changes.push({
+        path: path.join(folder, example.file),
+        action: "create",
+        summary: `example ${type} resource`,
+        text: example.text,
+      })
+    }
+    const ignore = gitignoreChange(dir)
+    if (ignore) changes.push(ignore)
+    return { ok: true, changes, notes: config.note ? [config.note] : [] }
+  }
+
+  /** Writes the planned changes (each atomically; an edited file keeps its mode). */
+  export function apply(changes: readonly Change[]) {
+    for (const change of changes) {
+      fs.mkdirSync(path.dirname(change.path), { recursive: true })
+      const target = change.action === "edit" ? fs.realpathSync(change.path) : change.path
+      const mode = change.action === "edit" ? fs.statSync(target).mode & 0o7777 : undefined
+      const tmp = `${target}.${process.pid}.init.tmp`
+      fs.writeFileSync(tmp, change.text, mode === undefined ? undefined : { mode })
+      fs.renameSync(tmp, target)
+    }
+  }
+}

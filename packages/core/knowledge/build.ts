@@ -1,0 +1,131 @@
+import { Keywords } from "../discovery/keywords"
+import type { Host } from "../host"
+import type { LearningStore } from "../learning/store"
+import type { Resource } from "../resource/schema"
+import { ResourceFetch } from "../resource/fetch"
+
+/**
+ * The knowledge block injected into a session: the project's learnings (what the user corrected, decided and
+ * prefers) and the knowledge-base articles relevant to the first prompt, within a token budget. Deterministic: the
+ * same learnings, resources and prompt give the same bytes, so a session's request prefix stays cacheable.
+ *
+ * Tokens are estimated at one per 3 characters (English prose and code run at 3.5–4.5 with the common tokenizers),
+ * so the block stays under its budget whatever the model's tokenizer.
+ *
+ * @example
+ * const text = KnowledgeBuild.block({ prompt: "deploy it", learnings, resources, budget: 1000, ... })
+ * // "<project-knowledge>\nLearned from the user in earlier sessions …"
+ */
+export namespace KnowledgeBuild {
+  export const OPEN = "<project-knowledge>"
+  export const CLOSE = "</project-knowledge>"
+
+  export const tokens = (text: string) => Math.ceil(text.length / 3)
+
+  export type Input = {
+    prompt: string
+    learnings: readonly LearningStore.Learning[]
+    resources: readonly Resource.Metadata[]
+    /** Token budget of the whole block (0: nothing). */
+    budget: number
+    /** At most this many learnings… */
+    maxLearnings: number
+    /** …within this many tokens. */
+    learningsBudget: number
+    /** Reads a resource's body for the model (undefined: not readable or protected). */
+    content: (resource: Resource.Metadata) => Promise<string | undefined>
+  }
+
+  const KIND: Record<string, string> = { correction: "Correction", decision: "Decision", preference: "Preference" }
+
+  /** Learnings ordered for a prompt: shared terms first, then kind priority, count and recency (the store's order). */
+  export function rankLearnings(prompt: string, learnings: readonly LearningStore.Learning[]) {
+    const wanted = new Set(Keywords.terms(prompt))
+    const overlap = (l: LearningStore.Learning) => Keywords.terms(l.text).filter((t) => wanted.has(t)).length
+    return learnings
+      .map((l, i) => ({ l, i, o: overlap(l) }))
+      .sort((a, b) => b.o - a.o || a.i - b.i)
+      .map((x) => x.l)
+  }
+
+  /** Knowledge-base resources sharing terms with the prompt, best first (shared terms, then id). */
+  export function rankResources(prompt: string, resources: readonly Resource.Metadata[]) {
+    const wanted = new Set(Keywords.terms(prompt))
+    if (!wanted.size) return []
+    return resources
+      .filter((r) => r.type === "knowledge-base")
+      .map((r) => {
+        const hay = new Set(Keywords.terms([r.id, r.name, r.tags.join(" "), r.description ?? ""].join(" ")))
+        let score = 0
+        for (const t of wanted) if (hay.has(t)) score++
+        return { r, score }
+      })
+      .filter((x) => x.score > 0)
+      .sort((a, b) => b.score - a.score || (a.r.id < b.r.id ? -1 : 1))
+      .map((x) => x.r)
+  }
+
+  /** The block, or "" when there is nothing to say or no budget. */
+  export async function block(input: Input): Promise<string> {
+    if (input.budget <= 0) return ""
+    const frame = tokens(`${OPEN}\n\n${CLOSE}`)
+    let left = input.budget - frame
+    const sections: string[] = []
+
+    const learningLines: string[] = []
+    let learningLeft = Math.min(input.learningsBudget, left)
+    const learningHead = "Learned from the user in earlier sessions of this project (follow unless told otherwise):"
+    learningLeft -= tokens(learningHead) + 1
+    for (const l of rankLearnings(input.prompt, input.learnings)) {
+      if (learningLines.length >= input.maxLearnings) break
+      const line = `- ${KIND[l.kind] ?? l.kind}${l.count > 1 ? ` (said ${l.count} times)` : ""}: ${l.text}`
+      const cost = tokens(line) + 1
+      if (cost > learningLeft) continue
+      learningLeft -= cost
+      learningLines.push(line)
+    }
+    if (learningLines.length) {
+      const text = [learningHead, ...learningLines].join("\n")
+      sections.push(text)
+      left -= tokens(text) + 2
+    }
+
+    const head = "Project knowledge base (resource-load <id> loads an article in full):"
+    const resourceParts: string[] = []
+    let headCost = tokens(head) + 2
+    for (const r of rankResources(input.prompt, input.resources)) {
+      const line = `- ${r.id}: ${r.description ?? r.name}`
+      const body = await input.content(r)
+      const full = body ? `## ${r.id}: ${r.name}\n${body.trim()}` : undefined
+      if (full && tokens(full) + 1 + headCost <= left) {
+        resourceParts.push(full)
+        left -= tokens(full) + 1
+      } else if (tokens(line) + 1 + headCost <= left) {
+        resourceParts.push(line)
+        left -= tokens(line) + 1
+      } else continue
+      left -= headCost
+      headCost = 0
+    }
+    if (resourceParts.length) sections.push([head, ...resourceParts].join("\n"))
+
+    if (!sections.length) return ""
+    return `${OPEN}\n${sections.join("\n\n")}\n${CLOSE}`
+  }
+
+  /**
+   * A resource's body for the block, read as `resource-load` reads it (inside the project, allowed by the security
+   * check, within the size limit, frontmatter stripped), then redacted (`redact`) like everything injected.
+   */
+  export async function readBody(
+    root: string,
+    host: Pick<Host, "access">,
+    resource: Resource.Metadata,
+    redact: (text: string) => string,
+    maxFileSize = 64 * 1024,
+  ): Promise<string | undefined> {
+    if (resource.type === "schema") return undefined
+    const read = await ResourceFetch.read(resource, { root, access: host.access, maxFileSize, fileReadTimeout: 2_000 })
+    return read.ok ? redact(read.content) : undefined
+  }
+}

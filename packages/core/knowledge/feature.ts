@@ -1,0 +1,104 @@
+import z from "zod"
+import type { BuiltinFeature } from "../builtins/feature"
+import { DiscoveryHooks } from "../discovery/hooks"
+import { LocalState } from "../learning/local"
+import { LearningStore } from "../learning/store"
+import { validSection } from "../options"
+import { errorMessage } from "../util/error"
+import { KnowledgeBuild } from "./build"
+
+/**
+ * Knowledge injection: at the first user message of a session, and at the first one after each compaction, one
+ * synthetic text part is added to the message (`chat.message`) with the project's learnings and the knowledge-base
+ * articles relevant to the prompt, within a token budget. OpenCode stores the part with the message, so every later
+ * request of the session carries the same bytes at the same place: the request prefix stays cacheable. Whether a
+ * session already has it is derived from its history (a part opening with `<project-knowledge>` in a user message
+ * after the last compaction), so a restart does not inject twice.
+ *
+ * Options (`knowledge` section): `budget` (tokens, default 1000; 0 disables), `maxLearnings` (default 5),
+ * `learningsBudget` (tokens, default 500).
+ */
+export namespace Knowledge {
+  export const Config = z.object({
+    budget: z.number().int().min(0).max(100_000).optional().describe("Tokens of the injected block (0: none)"),
+    maxLearnings: z.number().int().min(0).max(50).optional().describe("Learnings injected at most"),
+    learningsBudget: z.number().int().min(0).max(100_000).optional().describe("Tokens of the learnings at most"),
+  })
+  export const DEFAULTS = { budget: 1000, maxLearnings: 5, learningsBudget: 500 } as const
+
+  type Message = { info: { role?: string; [k: string]: unknown }; parts: { type: string; text?: string }[] }
+
+  /** True when a user message after the session's last compaction carries the knowledge block. */
+  export function injectedSinceCompaction(messages: readonly Message[]): boolean {
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const m = messages[i]
+      if (m.info.role !== "user") continue
+      if (m.parts.some((p) => p.type === "text" && p.text?.startsWith(KnowledgeBuild.OPEN))) return true
+      if (m.parts.some((p) => p.type === "compaction")) return false
+    }
+    return false
+  }
+}
+
+export const KnowledgeFeature: BuiltinFeature = {
+  id: "knowledge-injection",
+  section: "knowledge",
+  async init({ options, log, host }) {
+    const config = { ...Knowledge.DEFAULTS, ...validSection(Knowledge.Config, options, "knowledge", log) }
+    const root = LocalState.root(host.directory, host.worktree)
+    const redact = LocalState.redactor(host)
+    /** Sessions whose current stretch (since the start or the last compaction) has been decided. */
+    const decided = new Set<string>()
+
+    return {
+      "chat.message": async (
+        input: { sessionID: string; messageID?: string },
+        output: { message: { id: string; sessionID?: string }; parts: DiscoveryHooks.Part[] },
+      ) => {
+        try {
+          if (config.budget <= 0 || decided.has(input.sessionID)) return
+          if (output.parts.some((p) => p.type === "text" && p.text?.startsWith(KnowledgeBuild.OPEN))) return
+          if (host.messages) {
+            const history = await host.messages(input.sessionID).catch(() => [])
+            if (Knowledge.injectedSinceCompaction(history as never)) {
+              decided.add(input.sessionID)
+              return
+            }
+          }
+          decided.add(input.sessionID)
+          await LocalState.ready(host)
+          const prompt = output.parts
+            .filter((p) => p.type === "text" && !p.synthetic && !p.ignored && typeof p.text === "string")
+            .map((p) => p.text)
+            .join("\n")
+          const text = await KnowledgeBuild.block({
+            prompt,
+            learnings: LearningStore.open(root).list(),
+            resources: host.resources ? [...(await host.resources())] : [],
+            budget: config.budget,
+            maxLearnings: config.maxLearnings,
+            learningsBudget: config.learningsBudget,
+            content: (r) => KnowledgeBuild.readBody(root, host, r, redact),
+          })
+          if (!text) return
+          output.parts.push({
+            id: DiscoveryHooks.partID(output.parts.map((p) => p.id)),
+            sessionID: output.message.sessionID ?? input.sessionID,
+            messageID: output.message.id,
+            type: "text",
+            text: redact(text),
+            synthetic: true,
+          })
+        } catch (error) {
+          log.error("knowledge: chat.message failed", { error: errorMessage(error) })
+        }
+      },
+      event: async (input: { event: { type: string; properties?: any } }) => {
+        const { type, properties = {} } = input.event
+        if (type === "session.compacted" && typeof properties.sessionID === "string")
+          decided.delete(properties.sessionID)
+        if (type === "session.deleted" && properties.info?.id) decided.delete(properties.info.id)
+      },
+    }
+  },
+}

@@ -1,0 +1,103 @@
+import fs from "fs"
+import path from "path"
+import { parseArgs } from "util"
+import { Exit, type CliIO } from "../util/cli"
+import { errorMessage } from "../util/error"
+import { LocalState } from "./local"
+import { LearningStore } from "./store"
+
+const USAGE = `usage:
+  opencode-builtins learnings list [--kind correction|decision|preference] [--json]
+      What OpenCode learned from your messages in this project, most important first, with how often you said it
+      and where (session, message, time).
+  opencode-builtins learnings delete <id>
+      Forget one learning (an id from list, or a unique prefix of one).
+  opencode-builtins learnings clear --yes
+      Forget every learning of this project.
+Learnings live in ${LocalState.DIR}/${LearningStore.FILE} under the project root (git-ignored by init).
+`
+
+/**
+ * `opencode-builtins learnings …`.
+ *
+ * @example
+ * await run(["list", "--json"], io)
+ */
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        kind: { type: "string" },
+        json: { type: "boolean" },
+        yes: { type: "boolean" },
+        directory: { type: "string", short: "C" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (error) {
+    io.err(`learnings: ${errorMessage(error)}\n\n${USAGE}`)
+    return Exit.usage
+  }
+  const [command, ...rest] = args.positionals
+  if (args.values.help || !command) {
+    ;(args.values.help ? io.out : io.err)(USAGE)
+    return args.values.help ? Exit.ok : Exit.usage
+  }
+  const directory = args.values.directory ?? io.cwd
+  const store = LearningStore.open(LocalState.root(directory, gitRoot(directory)))
+  switch (command) {
+    case "list": {
+      const kind = args.values.kind
+      if (kind && !LearningStore.PRIORITY.includes(kind as never)) {
+        io.err(`learnings: --kind must be one of ${LearningStore.PRIORITY.join(", ")}\n`)
+        return Exit.usage
+      }
+      const list = store.list().filter((l) => !kind || l.kind === kind)
+      if (args.values.json) return (io.out(JSON.stringify(list, null, 2) + "\n"), Exit.ok)
+      if (!list.length) return (io.out("No learnings recorded in this project.\n"), Exit.ok)
+      for (const l of list) {
+        const last = l.sources[l.sources.length - 1]
+        io.out(`${l.id}  ${l.kind.padEnd(10)}  ×${l.count}  ${l.text}\n`)
+        io.out(
+          `    last said ${new Date(l.lastSeen).toISOString()} in ${last?.sessionID ?? "?"}${last?.messageID ? ` (${last.messageID})` : ""}\n`,
+        )
+      }
+      return Exit.ok
+    }
+    case "delete": {
+      if (rest.length !== 1) {
+        io.err(`learnings: delete takes one id\n\n${USAGE}`)
+        return Exit.usage
+      }
+      const removed = store.remove(rest[0])
+      if (!removed) {
+        io.err(`learnings: no single learning matches '${rest[0]}' (learnings list shows the ids)\n`)
+        return Exit.findings
+      }
+      io.out(`Forgot ${removed.id}: ${removed.text}\n`)
+      return Exit.ok
+    }
+    case "clear": {
+      if (!args.values.yes) {
+        io.err("learnings: clear forgets every learning of this project; run it again with --yes\n")
+        return Exit.usage
+      }
+      io.out(`Forgot ${store.clear()} learning(s).\n`)
+      return Exit.ok
+    }
+    default:
+      io.err(`learnings: unknown command '${command}'\n\n${USAGE}`)
+      return Exit.usage
+  }
+}
+
+function gitRoot(dir: string): string | undefined {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, ".git"))) return d
+    if (d === path.dirname(d)) return undefined
+  }
+}

@@ -1,0 +1,98 @@
+import fs from "fs"
+import path from "path"
+import { format, parseArgs } from "util"
+import { loadOptions } from "../options"
+import { Exit, type CliIO } from "../util/cli"
+import { errorMessage } from "../util/error"
+import type { Logger } from "../util/log"
+
+const USAGE = `usage:
+  opencode-builtins mcp [--directory <dir>] [--log-file <file>] [--quiet]
+      An MCP server on stdio (Model Context Protocol) over this project's resources, discovery and learnings:
+      resource-query, resource-load, discover, learnings-list, learnings-forget. The project's
+      .opencode-security.json applies: what it protects is as invisible here as in OpenCode.
+      stdout carries protocol messages only; logs go to stderr, or to --log-file.
+  In opencode.json:  "mcp": { "opencode-builtins": { "type": "local", "command": ["npx", "opencode-builtins", "mcp"] } }
+  Or run:            npx opencode-builtins init --mcp
+`
+
+/**
+ * `opencode-builtins mcp`: serves until the client closes stdin. Nothing but protocol messages is ever written to
+ * stdout: `console.*` is sent to stderr for the life of the process, before any feature module loads.
+ *
+ * @example
+ * await run(["--directory", "/repo"], io) // resolves when the client disconnects
+ */
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        directory: { type: "string", short: "C" },
+        "log-file": { type: "string" },
+        quiet: { type: "boolean", short: "q" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    })
+  } catch (error) {
+    io.err(`mcp: ${errorMessage(error)}\n\n${USAGE}`)
+    return Exit.usage
+  }
+  if (args.values.help) return (io.out(USAGE), Exit.ok)
+
+  // stdout belongs to the protocol from here on.
+  const toStderr = (...items: unknown[]) => void process.stderr.write(format(...items) + "\n")
+  console.log = console.info = console.debug = console.warn = console.error = console.trace = toStderr
+
+  const directory = path.resolve(io.cwd, args.values.directory ?? ".")
+  const logFile = args.values["log-file"] ? path.resolve(io.cwd, args.values["log-file"]) : undefined
+  const quiet = args.values.quiet === true
+  const logger = (service: string): Logger => {
+    const write = (level: string) => (message: string, extra?: Record<string, unknown>) => {
+      if (quiet && (level === "debug" || level === "info")) return
+      const line = `${new Date().toISOString()} ${level} [${service}] ${message}${extra ? " " + JSON.stringify(extra) : ""}\n`
+      try {
+        if (logFile) fs.appendFileSync(logFile, line)
+        else if (level !== "debug") io.err(line)
+      } catch {
+        // A log that cannot be written never stops the server.
+      }
+    }
+    return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") }
+  }
+  const log = logger("opencode-builtins.mcp")
+  if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) {
+    io.err(`mcp: ${directory} is not a directory\n`)
+    return Exit.usage
+  }
+
+  const { options, error } = loadOptions(directory, undefined)
+  if (error) log.warn(error)
+  const [{ BuiltinsMcp }, { StdioServerTransport }] = await Promise.all([
+    import("./server"),
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+  ])
+  const mcp = await BuiltinsMcp.create({ directory, worktree: gitRoot(directory), options, log, logger })
+  const transport = new StdioServerTransport()
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve()
+    process.stdin.on("end", () => resolve())
+    process.stdin.on("close", () => resolve())
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve())
+  })
+  await mcp.server.connect(transport)
+  log.info(`serving ${directory} over stdio`, { tools: mcp.tools.map((t) => t.name) })
+  await closed
+  await mcp.close()
+  return Exit.ok
+}
+
+/** The git worktree root above `dir` (what OpenCode reports as the worktree), else `dir`. */
+function gitRoot(dir: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, ".git"))) return d
+    if (d === path.dirname(d)) return dir
+  }
+}

@@ -1,0 +1,178 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { Init } from "../../init/init"
+import { run } from "../../init/cli"
+import { ResourceLint } from "../../resource/lint"
+import { memoryIO } from "../../util/cli"
+import { tmpdir } from "../fixture"
+
+/** Every file under `dir` with its content (relative paths, sorted). */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const rel of (fs.readdirSync(dir, { recursive: true }) as string[]).sort()) {
+    const full = path.join(dir, rel)
+    if (fs.statSync(full).isFile()) out[rel] = fs.readFileSync(full, "utf8")
+  }
+  return out
+}
+
+async function init(dir: string, ...argv: string[]) {
+  const io = memoryIO(dir)
+  const code = await run(argv, io)
+  return { code, out: io.stdout, err: io.stderr }
+}
+
+const JSONC = `// Project configuration
+{
+\t"$schema": "https://opencode.ai/config.json",
+\t/* the model we pay for */
+\t"model": "anthropic/claude-sonnet-4",
+\t"plugin": [
+\t\t"opencode-wakatime", // time tracking
+\t],
+\t"theme": "tokyonight",
+}
+`
+
+describe("opencode-builtins init", () => {
+  test("an empty project: opencode.json with the plugin, one valid example per resource folder, .gitignore", async () => {
+    await using dir = await tmpdir({})
+    const first = await init(dir.path)
+    expect(first.code).toBe(0)
+    const files = snapshot(dir.path)
+    expect(Object.keys(files)).toEqual([
+      ".gitignore",
+      ".opencode/checklist/example-checklist.md",
+      ".opencode/knowledge-base/example-article.md",
+      ".opencode/schema/example-schema.json",
+      ".opencode/task/example-task.md",
+      ".opencode/template/example-template.md",
+      "opencode.json",
+    ])
+    expect(JSON.parse(files["opencode.json"])).toEqual({
+      $schema: "https://opencode.ai/config.json",
+      plugin: ["opencode-builtins"],
+    })
+    expect(files[".gitignore"]).toContain(".opencode/builtins-local/\n")
+    const lint = await ResourceLint.run(dir.path, dir.path)
+    expect(lint.problems).toEqual([])
+    expect(lint.resources).toBe(5)
+
+    const second = await init(dir.path)
+    expect(second).toEqual({ code: 0, out: "Already set up: nothing to change.\n", err: "" })
+    expect(snapshot(dir.path)).toEqual(files)
+  })
+
+  test("opencode.jsonc with comments, trailing commas, tabs and its own key order: only the plugin list changes", async () => {
+    await using dir = await tmpdir({ "opencode.jsonc": JSONC })
+    expect((await init(dir.path)).code).toBe(0)
+    expect(fs.existsSync(dir.file("opencode.json"))).toBe(false)
+    expect(fs.readFileSync(dir.file("opencode.jsonc"), "utf8")).toBe(
+      JSONC.replace(
+        `\t\t"opencode-wakatime", // time tracking\n`,
+        `\t\t"opencode-wakatime", // time tracking\n\t\t"opencode-builtins",\n`,
+      ),
+    )
+    const again = snapshot(dir.path)
+    expect((await init(dir.path)).out).toBe("Already set up: nothing to change.\n")
+    expect(snapshot(dir.path)).toEqual(again)
+  })
+
+  test("a .jsonc without a plugin key gets one; CRLF line endings are kept", async () => {
+    const text = '{\r\n  // keep me\r\n  "model": "x/y"\r\n}\r\n'
+    await using dir = await tmpdir({ "opencode.jsonc": text })
+    await init(dir.path)
+    const after = fs.readFileSync(dir.file("opencode.jsonc"), "utf8")
+    expect(after).toContain("// keep me")
+    expect(after.replace(/\r\n/g, "")).not.toContain("\n")
+    expect(after).toContain('"plugin": [\r\n')
+  })
+
+  test("invalid JSONC is refused with its position and nothing is written", async () => {
+    await using dir = await tmpdir({ "opencode.jsonc": '{\n  "plugin": ["a"\n  "model": "x"\n}\n' })
+    const before = snapshot(dir.path)
+    const result = await init(dir.path)
+    expect(result.code).toBe(1)
+    expect(result.err).toMatch(/opencode\.jsonc:3:3: CommaExpected/)
+    expect(result.err).toContain("nothing was written")
+    expect(snapshot(dir.path)).toEqual(before)
+  })
+
+  test('"plugin" of the wrong type is refused, nothing written', async () => {
+    await using dir = await tmpdir({ "opencode.json": '{ "plugin": "opencode-builtins" }' })
+    const before = snapshot(dir.path)
+    expect((await init(dir.path)).code).toBe(1)
+    expect(snapshot(dir.path)).toEqual(before)
+  })
+
+  test("--mcp adds the server entry (and only that); a second run changes nothing", async () => {
+    await using dir = await tmpdir({
+      "opencode.json": '{\n    "mcp": {\n        "docs": { "type": "remote", "url": "https://x" }\n    }\n}\n',
+    })
+    expect((await init(dir.path, "--mcp")).code).toBe(0)
+    const config = JSON.parse(fs.readFileSync(dir.file("opencode.json"), "utf8"))
+    expect(config.mcp).toEqual({ docs: { type: "remote", url: "https://x" }, "opencode-builtins": Init.MCP_ENTRY })
+    expect(config.plugin).toBeUndefined()
+    expect(fs.readFileSync(dir.file("opencode.json"), "utf8")).toContain('\n        "opencode-builtins": {')
+    const files = snapshot(dir.path)
+    expect((await init(dir.path, "--mcp")).out).toBe("Already set up: nothing to change.\n")
+    expect(snapshot(dir.path)).toEqual(files)
+    // The plugin next to the MCP entry would offer the tools twice: said, not refused.
+    const both = await init(dir.path)
+    expect(both.code).toBe(0)
+    expect(both.err).toContain("twice")
+  })
+
+  test("appending keeps a comment on its element and the list's style (one line, trailing comma)", async () => {
+    const cases: [string, string][] = [
+      ['{ "plugin": ["a", "b"] }', '{ "plugin": ["a", "b", "opencode-builtins"] }'],
+      ['{ "plugin": ["a",] }', '{ "plugin": ["a", "opencode-builtins",] }'],
+      [
+        '{\n  "plugin": [\n    "a" // why\n  ]\n}',
+        '{\n  "plugin": [\n    "a", // why\n    "opencode-builtins"\n  ]\n}',
+      ],
+      [
+        '{\n  "plugin": [\n    "a" /* x */,\n  ]\n}',
+        '{\n  "plugin": [\n    "a" /* x */,\n    "opencode-builtins",\n  ]\n}',
+      ],
+      ['{ "plugin": [] }', '{ "plugin": ["opencode-builtins"] }'],
+    ]
+    for (const [before, after] of cases) {
+      await using dir = await tmpdir({ "opencode.jsonc": before })
+      await init(dir.path)
+      expect(fs.readFileSync(dir.file("opencode.jsonc"), "utf8")).toBe(after)
+    }
+  })
+
+  test("an existing plugin entry (versioned, with options, or a path) counts as present", async () => {
+    for (const entry of [
+      '"opencode-builtins@0.1.0"',
+      '["opencode-builtins", {"resources": {}}]',
+      '"file:///x/packages/plugin/index.ts"',
+    ]) {
+      await using dir = await tmpdir({
+        "opencode.json": `{ "plugin": [${entry}] }`,
+        ".opencode/task/mine.md": "# Mine\n",
+      })
+      const before = fs.readFileSync(dir.file("opencode.json"), "utf8")
+      await init(dir.path)
+      expect(fs.readFileSync(dir.file("opencode.json"), "utf8")).toBe(before)
+    }
+  })
+
+  test("folders that exist get no example; .gitignore lines are appended once, its last line ended first", async () => {
+    await using dir = await tmpdir({
+      ".opencode/task/mine.md": "# Mine\n",
+      ".gitignore": "node_modules\r\n.opencode-security-audit.log*",
+    })
+    const { out } = await init(dir.path, "--dry-run")
+    expect(out).toContain("would create")
+    expect(fs.existsSync(dir.file("opencode.json"))).toBe(false)
+    await init(dir.path)
+    expect(fs.readdirSync(dir.file(".opencode/task"))).toEqual(["mine.md"])
+    expect(fs.readFileSync(dir.file(".gitignore"), "utf8")).toBe(
+      "node_modules\r\n.opencode-security-audit.log*\r\n\r\n# opencode-builtins: local state (learnings, captured tool calls) and the security audit log\r\n.opencode/builtins-local/\r\n",
+    )
+  })
+})

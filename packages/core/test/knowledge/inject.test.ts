@@ -1,0 +1,131 @@
+import { describe, expect, test } from "bun:test"
+import { encode } from "gpt-tokenizer"
+import { Builtins } from "../../builtins"
+import type { Host } from "../../host"
+import { KnowledgeBuild } from "../../knowledge/build"
+import { LearningStore } from "../../learning/store"
+import { Logger } from "../../util/log"
+import { md, tmpdir } from "../fixture"
+
+const ARTICLES = {
+  ".opencode/knowledge-base/deploy.md": md(
+    { title: "Deploying", description: "How the billing service is deployed with helm", tags: ["deploy", "helm"] },
+    "Run `helm upgrade billing ./chart` from the release branch.\n",
+  ),
+  ".opencode/knowledge-base/huge.md": md(
+    { title: "Deploy history", description: "Every deploy of the last years", tags: ["deploy"] },
+    "A deploy happened.\n".repeat(2_000),
+  ),
+  ".opencode/knowledge-base/style.md": md({ title: "Style", description: "Naming rules for CSS classes" }, "BEM.\n"),
+}
+
+function seed(dir: string, n = 8) {
+  const store = LearningStore.open(dir)
+  store.record(
+    Array.from({ length: n }, (_, i) => ({
+      kind: i % 2 ? ("decision" as const) : ("correction" as const),
+      text: `Lesson ${"abcdefghij"[i]} about ${["pnpm", "helm", "ports", "tabs", "dates", "logs", "tests", "commits"][i]} ${"word ".repeat(i * 3)}`,
+      source: { sessionID: "ses_old", messageID: `msg_${i}`, at: i },
+    })),
+  )
+}
+
+type Hooks = Record<string, any>
+async function build(dir: string, options: Record<string, unknown> = {}, history: unknown[] = []) {
+  const host: Host = { directory: dir, worktree: dir, log: Logger.silent, messages: async () => history as never }
+  const { hooks } = await Builtins.create(host, {
+    options: { knowledge: options },
+    logger: () => Logger.silent,
+    only: ["resource-loader", "knowledge-injection"],
+  })
+  return hooks as Hooks
+}
+
+async function prompt(hooks: Hooks, sessionID: string, text: string) {
+  const output = {
+    message: { id: `msg_${Math.random()}`, sessionID },
+    parts: [{ id: "prt_0", type: "text", text }] as any[],
+  }
+  await hooks["chat.message"]({ sessionID }, output)
+  return output.parts.slice(1).map((p) => p.text as string)
+}
+
+describe("knowledge injection", () => {
+  test("one part: at most 5 learnings within 500 tokens, then the relevant articles, the whole within 1,000 tokens", async () => {
+    await using dir = await tmpdir(ARTICLES)
+    seed(dir.path)
+    const hooks = await build(dir.path)
+    const [part, ...more] = await prompt(hooks, "ses_1", "deploy the billing service with helm")
+    expect(more).toEqual([])
+    expect(part.startsWith("<project-knowledge>\n")).toBe(true)
+    expect(encode(part).length).toBeLessThanOrEqual(1_000)
+    const learnings = part.split("\n").filter((l) => l.startsWith("- Correction") || l.startsWith("- Decision"))
+    expect(learnings.length).toBeLessThanOrEqual(5)
+    expect(encode(learnings.join("\n")).length).toBeLessThanOrEqual(500)
+    // The learning about helm shares a word with the prompt: it comes first.
+    expect(learnings[0]).toContain("helm")
+    expect(part).toContain("## deploy: Deploying\nRun `helm upgrade billing ./chart`")
+    // Over the budget: named with its description, not included.
+    expect(part).toContain("- huge: Every deploy of the last years")
+    expect(part).not.toContain("style")
+  })
+
+  test("once per session: later prompts get nothing; the same inputs give the same bytes", async () => {
+    await using dir = await tmpdir(ARTICLES)
+    seed(dir.path, 2)
+    const hooks = await build(dir.path)
+    const first = await prompt(hooks, "ses_1", "deploy it")
+    expect(first).toHaveLength(1)
+    expect(await prompt(hooks, "ses_1", "and deploy again")).toEqual([])
+    expect(await prompt(hooks, "ses_2", "deploy it")).toEqual(first)
+  })
+
+  test("derived from the history: a restarted OpenCode does not inject twice; after a compaction it injects again", async () => {
+    await using dir = await tmpdir(ARTICLES)
+    seed(dir.path, 2)
+    const injected = {
+      info: { role: "user" },
+      parts: [
+        { type: "text", text: "hi" },
+        { type: "text", text: "<project-knowledge>\nx" },
+      ],
+    }
+    const restarted = await build(dir.path, {}, [injected, { info: { role: "assistant" }, parts: [] }])
+    expect(await prompt(restarted, "ses_1", "deploy")).toEqual([])
+
+    const compacted = [injected, { info: { role: "user" }, parts: [{ type: "compaction", auto: true }] }]
+    const after = await build(dir.path, {}, compacted)
+    expect(await prompt(after, "ses_1", "deploy")).toHaveLength(1)
+    // In the same process, the compaction event re-opens the session.
+    const live = await build(dir.path)
+    expect(await prompt(live, "ses_1", "deploy")).toHaveLength(1)
+    expect(await prompt(live, "ses_1", "deploy")).toHaveLength(0)
+    await live.event({ event: { type: "session.compacted", properties: { sessionID: "ses_1" } } })
+    expect(await prompt(live, "ses_1", "deploy")).toHaveLength(1)
+  })
+
+  test("budget 0 disables it; nothing known, nothing injected", async () => {
+    await using dir = await tmpdir(ARTICLES)
+    seed(dir.path, 2)
+    expect(await prompt(await build(dir.path, { budget: 0 }), "ses_1", "deploy")).toEqual([])
+    await using empty = await tmpdir({})
+    expect(await prompt(await build(empty.path), "ses_1", "deploy")).toEqual([])
+  })
+
+  test("small budgets are kept whatever the tokenizer (estimate: 3 characters a token)", async () => {
+    await using dir = await tmpdir(ARTICLES)
+    seed(dir.path)
+    for (const budget of [60, 150, 400]) {
+      const text = await KnowledgeBuild.block({
+        prompt: "deploy",
+        learnings: LearningStore.open(dir.path).list(),
+        resources: [],
+        budget,
+        maxLearnings: 5,
+        learningsBudget: 500,
+        content: async () => undefined,
+      })
+      expect(encode(text).length).toBeLessThanOrEqual(budget)
+    }
+  })
+})

@@ -1,0 +1,132 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import { Builtins } from "../../builtins"
+import type { Host } from "../../host"
+import { LearningStore } from "../../learning/store"
+import { LocalState } from "../../learning/local"
+import { Logger } from "../../util/log"
+import { tmpdir } from "../fixture"
+
+const src = (sessionID: string, messageID: string, at = 1) => ({ sessionID, messageID, at })
+
+describe("LearningStore", () => {
+  test("the same correction three times is one learning with count 3; the same message is counted once", async () => {
+    await using dir = await tmpdir({})
+    const store = LearningStore.open(dir.path)
+    store.record([{ kind: "correction", text: "Use pnpm instead of npm", source: src("s1", "m1", 10) }])
+    store.record([{ kind: "correction", text: "use pnpm instead of npm!", source: src("s2", "m2", 20) }])
+    store.record([{ kind: "correction", text: "Use pnpm, instead of npm", source: src("s3", "m3", 30) }])
+    store.record([{ kind: "correction", text: "Use pnpm instead of npm", source: src("s3", "m3", 31) }])
+    const [one, ...rest] = store.list()
+    expect(rest).toEqual([])
+    expect(one).toMatchObject({ kind: "correction", count: 3, firstSeen: 10, lastSeen: 30 })
+    expect(one.sources.map((s) => [s.sessionID, s.messageID])).toEqual([
+      ["s1", "m1"],
+      ["s2", "m2"],
+      ["s3", "m3"],
+    ])
+    expect(fs.existsSync(dir.file(".opencode/builtins-local/learnings.json"))).toBe(true)
+  })
+
+  test("different lessons stay apart; order: corrections, decisions, preferences, then count", async () => {
+    await using dir = await tmpdir({})
+    const store = LearningStore.open(dir.path)
+    store.record([
+      { kind: "preference", text: "Keep answers short", source: src("s", "a") },
+      { kind: "decision", text: "We deploy with Helm charts", source: src("s", "b") },
+      { kind: "correction", text: "The port is 5433 for the test database", source: src("s", "c") },
+      { kind: "correction", text: "Use pnpm instead of npm", source: src("s", "d") },
+      { kind: "correction", text: "Use pnpm instead of npm", source: src("s", "e") },
+    ])
+    expect(store.list().map((l) => [l.kind, l.count, l.text])).toEqual([
+      ["correction", 2, "Use pnpm instead of npm"],
+      ["correction", 1, "The port is 5433 for the test database"],
+      ["decision", 1, "We deploy with Helm charts"],
+      ["preference", 1, "Keep answers short"],
+    ])
+  })
+
+  test("bounded: the least said, oldest learnings go first; delete by id or unique prefix; clear", async () => {
+    await using dir = await tmpdir({})
+    const store = LearningStore.open(dir.path, { max: 3 })
+    for (let i = 0; i < 5; i++)
+      store.record([
+        { kind: "decision", text: `We use tool number${"x".repeat(i)} ${i}`, source: src("s", `m${i}`, i) },
+      ])
+    expect(
+      store
+        .list()
+        .map((l) => l.lastSeen)
+        .sort(),
+    ).toEqual([2, 3, 4])
+    const first = store.list()[0]
+    expect(store.remove(first.id.slice(0, 8))?.id).toBe(first.id)
+    expect(store.remove("lrn_nothing")).toBeUndefined()
+    expect(store.clear()).toBe(2)
+    expect(store.list()).toEqual([])
+  })
+})
+
+describe("the session-learning feature", () => {
+  const host = (dir: string, messages: Host["messages"] = async () => []): Host => ({
+    directory: dir,
+    worktree: dir,
+    log: Logger.silent,
+    messages,
+  })
+  const user = (text: string, extra: Record<string, unknown> = {}) => ({ id: "prt_1", type: "text", text, ...extra })
+
+  test("a correction is held until the session goes idle, then stored with provenance; agent-written text is not", async () => {
+    await using dir = await tmpdir({})
+    const { hooks } = await Builtins.create(host(dir.path), {
+      options: {},
+      logger: () => Logger.silent,
+      only: ["session-learning"],
+    })
+    const h = hooks as Record<string, any>
+    await h["chat.message"]({ sessionID: "ses_1" }, { message: { id: "msg_1" }, parts: [user("Add a health check.")] })
+    await h["chat.message"](
+      { sessionID: "ses_1" },
+      { message: { id: "msg_2" }, parts: [user("no, use pnpm instead of npm"), user("<x>", { synthetic: true })] },
+    )
+    // A subagent's prompt is written by the agent.
+    await h.event({ event: { type: "session.created", properties: { info: { id: "ses_child", parentID: "ses_1" } } } })
+    await h["chat.message"](
+      { sessionID: "ses_child" },
+      { message: { id: "msg_c" }, parts: [user("no, use yarn instead")] },
+    )
+    // Synthetic parts (discovery, knowledge, compaction's "continue") are not the user's words.
+    await h["chat.message"](
+      { sessionID: "ses_1" },
+      { message: { id: "msg_3" }, parts: [user("No, use bun.", { synthetic: true })] },
+    )
+    const store = LearningStore.open(dir.path)
+    expect(store.list()).toEqual([])
+    await h.event({ event: { type: "session.idle", properties: { sessionID: "ses_child" } } })
+    await h.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } })
+    expect(store.list().map((l) => [l.kind, l.text, l.sources[0].sessionID, l.sources[0].messageID])).toEqual([
+      ["correction", "Use pnpm instead of npm", "ses_1", "msg_2"],
+    ])
+  })
+
+  test("with a security policy, what is stored is redacted", async () => {
+    await using dir = await tmpdir({
+      ".opencode-security.json": JSON.stringify({ version: "1.0", roles: [{ name: "viewer", level: 10 }], rules: [] }),
+    })
+    const { hooks } = await Builtins.create(host(dir.path), {
+      options: {},
+      logger: () => Logger.silent,
+      only: ["builtin-tool-security", "session-learning"],
+    })
+    const h = hooks as Record<string, any>
+    const key = "AKIA" + "IOSFODNN7EXAMPLQ"
+    await h["chat.message"](
+      { sessionID: "ses_1" },
+      { message: { id: "msg_1" }, parts: [user(`no, use the deploy key ${key} instead of the old one`)] },
+    )
+    await h.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } })
+    const [learning] = LearningStore.open(dir.path).list()
+    expect(learning.text).toContain("[REDACTED")
+    expect(fs.readFileSync(dir.file(`${LocalState.DIR}/learnings.json`), "utf8")).not.toContain(key)
+  })
+})

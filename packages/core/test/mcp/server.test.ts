@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { encode } from "gpt-tokenizer"
+import path from "path"
+import OpencodeBuiltins from "../../../plugin/index"
+import { pluginInput } from "../../../plugin/test/input"
+import { LearningStore } from "../../learning/store"
+import { tmpdir } from "../fixture"
+
+const CLI = path.resolve(import.meta.dir, "../../../plugin/cli.ts")
+const TIMEOUT = { timeout: 60_000 }
+
+const POLICY = JSON.stringify({
+  version: "1.0",
+  roles: [{ name: "viewer", level: 10 }],
+  rules: [{ pattern: ".opencode/knowledge-base/payroll.md", type: "file", deniedOperations: ["read", "llm"] }],
+})
+
+const PROJECT = {
+  ".opencode/knowledge-base/deploy.md":
+    "---\ntitle: Deploying the service\ndescription: How we deploy the billing service with helm\ntags: [deploy, helm]\n---\nRun `helm upgrade billing`.\n",
+  ".opencode/knowledge-base/payroll.md":
+    "---\ntitle: Payroll deploy secrets\ndescription: Deploy keys of the payroll system\ntags: [deploy]\n---\nkey: 7f3a-payroll\n",
+  ".opencode/task/release.md":
+    "---\ntitle: Ship a release\ndescription: Tag and publish a release of the billing service\ntags: [release]\n---\n1. Tag.\n",
+  ".opencode/agent/release-manager.md":
+    "---\ndescription: Prepares and ships releases of the billing service\nmode: subagent\n---\nYou ship releases.\n",
+  ".opencode-security.json": POLICY,
+}
+
+/** Home and XDG folders of the test, so discovery scans the same (empty) user folders in both routes. */
+const saved: Record<string, string | undefined> = {}
+let home: Awaited<ReturnType<typeof tmpdir>>
+beforeAll(async () => {
+  home = await tmpdir({ ".keep": "" })
+  for (const key of ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"]) {
+    saved[key] = process.env[key]
+    process.env[key] = path.join(home.path, key.toLowerCase())
+  }
+})
+afterAll(async () => {
+  for (const [key, value] of Object.entries(saved))
+    if (value === undefined) delete process.env[key]
+    else process.env[key] = value
+  await home[Symbol.asyncDispose]()
+})
+
+/** The real server process, driven by the SDK's own client; closed (and the process stopped) when disposed. */
+async function connect(dir: string) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "mcp", "--quiet"],
+    cwd: dir,
+    env: { ...(process.env as Record<string, string>) },
+    stderr: "pipe",
+  })
+  const client = new Client({ name: "test", version: "1.0.0" })
+  await client.connect(transport)
+  return {
+    client,
+    async call(name: string, args: Record<string, unknown>) {
+      const result = (await client.callTool({ name, arguments: args })) as {
+        content: { type: string; text: string }[]
+        isError?: boolean
+      }
+      return { text: result.content.map((c) => c.text).join(""), isError: result.isError === true }
+    },
+    [Symbol.asyncDispose]: () => client.close(),
+  }
+}
+
+/** The plugin route: the tool run the way OpenCode runs a plugin tool (before hook, execute, after hook). */
+async function pluginRoute(dir: string) {
+  const hooks = (await OpencodeBuiltins(pluginInput(dir).input)) as Record<string, any>
+  let n = 0
+  return {
+    hooks,
+    async call(name: string, args: Record<string, unknown>) {
+      const sessionID = `ses_plugin_${++n}`
+      const input = { tool: name, sessionID, callID: `call_${n}` }
+      const before = { args }
+      try {
+        await hooks["tool.execute.before"](input, before)
+      } catch (error) {
+        return { text: (error as Error).message, isError: true }
+      }
+      const ctx = { sessionID, messageID: `msg_${n}`, agent: "build", abort: new AbortController().signal }
+      const output = await hooks.tool[name].execute(before.args, ctx)
+      const result = { title: "", output, metadata: {} }
+      await hooks["tool.execute.after"]({ ...input, args: before.args }, result)
+      return { text: result.output as string, isError: false }
+    },
+    async discover(prompt: string) {
+      const output = {
+        message: { id: "msg_d", sessionID: "ses_d" },
+        parts: [{ id: "prt_0", type: "text", text: prompt }] as any[],
+      }
+      await hooks["chat.message"]({ sessionID: "ses_d" }, output)
+      return output.parts.find((p) => p.text?.startsWith("<dynamic-context>"))?.text ?? ""
+    },
+  }
+}
+
+/** resource-load's output carries a random nonce per load. */
+const nonce = (text: string) => {
+  const found = /^<!-- resource-load ([0-9a-f]+) /.exec(text)?.[1]
+  return found ? text.replaceAll(found, "<nonce>") : text
+}
+
+describe("opencode-builtins mcp, with the SDK's client against the real server process", () => {
+  test(
+    "lists the five tools within 1,500 tokens; the lifecycle tools are not offered",
+    async () => {
+      await using dir = await tmpdir(PROJECT)
+      await using mcp = await connect(dir.path)
+      const { tools } = await mcp.client.listTools()
+      expect(tools.map((t) => t.name)).toEqual([
+        "resource-query",
+        "resource-load",
+        "discover",
+        "learnings-list",
+        "learnings-forget",
+      ])
+      const cost = encode(JSON.stringify(tools)).length
+      expect(cost).toBeLessThanOrEqual(1_500)
+      expect(tools.find((t) => t.name === "resource-load")!.description).not.toContain("resource-release")
+    },
+    TIMEOUT,
+  )
+
+  test(
+    "golden: the same arguments give the same output as the plugin route (policy in force)",
+    async () => {
+      await using dir = await tmpdir(PROJECT)
+      LearningStore.open(dir.path).record([
+        { kind: "correction", text: "Use pnpm instead of npm", source: { sessionID: "ses_a", messageID: "m1", at: 1 } },
+        {
+          kind: "decision",
+          text: "We deploy with helm charts",
+          source: { sessionID: "ses_a", messageID: "m2", at: 2 },
+        },
+      ])
+      const plugin = await pluginRoute(dir.path)
+      await using mcp = await connect(dir.path)
+      const calls: [string, Record<string, unknown>][] = [
+        ["resource-query", {}],
+        ["resource-query", { query: "deploy" }],
+        ["resource-query", { type: "task", limit: 1 }],
+        ["resource-load", { id: "deploy" }],
+        ["resource-load", { id: "release", includeReferences: true }],
+        ["resource-load", { id: "payroll" }],
+        ["resource-load", { id: "no-such-thing" }],
+        ["learnings-list", {}],
+        ["learnings-list", { kind: "decision" }],
+        ["learnings-list", { query: "pnpm" }],
+        ["learnings-forget", { id: "lrn_nonexistent" }],
+      ]
+      for (const [name, args] of calls) {
+        const viaPlugin = await plugin.call(name, args)
+        const viaMcp = await mcp.call(name, args)
+        expect({ name, args, ...viaMcp, text: nonce(viaMcp.text) }).toEqual({
+          name,
+          args,
+          ...viaPlugin,
+          text: nonce(viaPlugin.text),
+        })
+      }
+      // The protected article is as invisible over MCP as in OpenCode: never listed, never loaded, never named.
+      const all = await mcp.call("resource-query", { query: "deploy" })
+      expect(all.text).toContain('"id":"deploy"')
+      expect(all.text).not.toContain("payroll")
+      expect((await mcp.call("resource-load", { id: "payroll" })).text).not.toContain("7f3a")
+
+      const prompt = "Please ship the release of the billing service"
+      const suggested = await plugin.discover(prompt)
+      expect(suggested).toContain("release-manager")
+      expect((await mcp.call("discover", { prompt })).text).toBe(suggested)
+    },
+    TIMEOUT,
+  )
+
+  test(
+    "learnings-forget removes a learning for every route; invalid arguments are refused with the reason",
+    async () => {
+      await using dir = await tmpdir({})
+      const store = LearningStore.open(dir.path)
+      const { added } = store.record([
+        { kind: "correction", text: "Use pnpm instead of npm", source: { sessionID: "s", messageID: "m", at: 1 } },
+      ])
+      await using mcp = await connect(dir.path)
+      const gone = await mcp.call("learnings-forget", { id: added[0].id })
+      expect(JSON.parse(gone.text).forgotten.id).toBe(added[0].id)
+      expect(store.list()).toEqual([])
+      const bad = await mcp.call("resource-query", { limit: "ten" })
+      expect(bad.isError).toBe(true)
+      expect(bad.text).toContain("limit")
+    },
+    TIMEOUT,
+  )
+})
