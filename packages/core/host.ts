@@ -1,5 +1,6 @@
 import type { Resource } from "./resource/schema"
 import type { SessionView } from "./resource/session"
+import type { HostSessions } from "./sessions"
 import type { Logger } from "./util/log"
 
 /**
@@ -40,6 +41,8 @@ export type Host = {
    * state from it instead of shadowing it.
    */
   messages?: (sessionID: string) => Promise<SessionView.Message[]>
+  /** Session operations beyond reading messages (todo continuation, crash recovery); see `HostSessions`. */
+  sessions?: HostSessions
   /**
    * The project's resources as the resource loader indexes them, when the loader runs in this host (installed by
    * the resources feature); other features (discovery) match against them instead of indexing twice.

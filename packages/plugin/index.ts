@@ -5,6 +5,7 @@ import { Builtins } from "@opencode-builtins/core/builtins"
 import type { Host } from "@opencode-builtins/core/host"
 import { loadOptions } from "@opencode-builtins/core/options"
 import { hostLogger } from "./log"
+import { pluginSessions } from "./sessions"
 
 type HostInput = PluginInput & { hasBuiltIn?: (feature: string) => boolean }
 
@@ -35,6 +36,8 @@ const OpencodeBuiltins: Plugin = async (input: HostInput, explicit?: unknown) =>
       if (result.error || !Array.isArray(result.data)) throw new Error(`session ${sessionID}: messages unavailable`)
       return result.data as any
     },
+    // Todo continuation and crash recovery: session records, todos, agents, appended messages, part updates.
+    sessions: pluginSessions(input.client),
   }
   const { hooks, skipped } = await Builtins.create(host, {
     options,

@@ -2,6 +2,7 @@ import type { Hooks } from "@opencode-ai/plugin"
 import { AstFeature } from "../ast/feature"
 import { CommentCheckerFeature } from "../comment/feature"
 import { DiscoveryFeature } from "../discovery/feature"
+import { LspFeature } from "../lsp/feature"
 import type { Host } from "../host"
 import { KnowledgeFeature } from "../knowledge/feature"
 import { LearningFeature } from "../learning/feature"
@@ -36,6 +37,7 @@ export namespace Builtins {
     DiscoveryFeature,
     AstFeature,
     CommentCheckerFeature,
+    LspFeature,
     LearningFeature,
     KnowledgeFeature,
   ]

@@ -26,6 +26,7 @@ export namespace BuiltIn {
       "plugin hooks get redacted clones of messages and system prompts; only structural changes come back",
     "mcp-security-policy":
       "MCP tools of unknown servers enforced (arguments checked, output redacted) when a security policy exists",
+    lsp: "lsp tool: the nine read-only LSP operations plus diagnostics (file or project, severity filter), prepareRename and an atomic rename",
     "session-learning":
       "corrections, decisions and preferences in user messages become redacted, deduplicated learnings (rule-based, no model call); learnings-list/forget tools",
     "knowledge-injection":

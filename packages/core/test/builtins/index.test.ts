@@ -21,6 +21,7 @@ describe("Builtins.create: the composition root both routes call", () => {
       "comment-checker",
       "session-learning",
       "knowledge-injection",
+      "todo-continuation",
     ])
     expect(skipped).toEqual([])
     expect(Object.keys(hooks.tool ?? {}).sort()).toEqual([

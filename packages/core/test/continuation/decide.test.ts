@@ -1,0 +1,161 @@
+import { describe, expect, test } from "bun:test"
+import { ContinuationDecide } from "../../continuation/decide"
+import { ContinuationHistory } from "../../continuation/history"
+import { TodoContinuation } from "../../continuation/schema"
+import { ContinuationText } from "../../continuation/text"
+import { Logger } from "../../util/log"
+import { validSection } from "../../options"
+
+describe("what the text says", () => {
+  test.each([
+    "Done. Should I also update the docs?",
+    "I finished the parser.\n\nWould you like me to continue with the docs",
+    "Which option do you prefer: A or B?**",
+    "The build fails with a missing key. Can you provide the API key so I can continue.",
+    "Let me know if you want the tests too.",
+  ])("asks the user: %p", (text) => expect(ContinuationText.asksUser(text)).toBe(true))
+
+  test.each([
+    "Implemented the parser. Next I will write the docs.",
+    "Used `a?.b` in the helper.",
+    "```ts\nconst ok = x ? y : z // why?\n```\nParser done.",
+    "",
+  ])("does not ask: %p", (text) => expect(ContinuationText.asksUser(text)).toBe(false))
+
+  test.each(["stop", "Stop!", "wait, not like that", "please don't continue", "ok stop here", "hold on"])(
+    "the user stops: %p",
+    (text) => expect(ContinuationText.userStops(text)).toBe(true),
+  )
+  test.each(["build the parser", "make the loop stop when the list is empty and add tests for it", ""])(
+    "the user does not stop: %p",
+    (text) => expect(ContinuationText.userStops(text)).toBe(false),
+  )
+})
+
+describe("counting", () => {
+  test("open = pending + in_progress; cancelled is neither", () => {
+    expect(
+      TodoContinuation.counts([
+        { content: "a", status: "pending" },
+        { content: "b", status: "in_progress" },
+        { content: "c", status: "completed" },
+        { content: "d", status: "cancelled" },
+      ]),
+    ).toEqual({ open: 2, completed: 1, total: 4 })
+  })
+
+  test("progress: completed up or open down; nothing else", () => {
+    const p = TodoContinuation.progressed
+    expect(p({ open: 2, completed: 0, total: 2 }, { open: 1, completed: 1, total: 2 })).toBe(true)
+    expect(p({ open: 2, completed: 0, total: 2 }, { open: 1, completed: 0, total: 2 })).toBe(true) // cancelled one
+    expect(p({ open: 2, completed: 0, total: 2 }, { open: 2, completed: 0, total: 2 })).toBe(false)
+    expect(p({ open: 2, completed: 1, total: 3 }, { open: 3, completed: 1, total: 4 })).toBe(false) // one added
+  })
+
+  test("the stop-early run: the first continuation never counts as stalled", () => {
+    const c = (open: number, completed = 0): ContinuationHistory.Continuation => ({
+      messageID: "m",
+      mark: { index: 1, of: 3, after: "a", counts: { open, completed, total: open + completed } },
+    })
+    const now = { open: 2, completed: 0, total: 2 }
+    expect(ContinuationDecide.stalledRun([], now)).toEqual({ run: 0, next: false })
+    expect(ContinuationDecide.stalledRun([c(2)], now)).toEqual({ run: 0, next: true })
+    expect(ContinuationDecide.stalledRun([c(2), c(2)], now)).toEqual({ run: 1, next: true })
+    expect(ContinuationDecide.stalledRun([c(2), c(2), c(2)], now)).toEqual({ run: 2, next: true })
+    expect(ContinuationDecide.stalledRun([c(3), c(2), c(2)], now)).toEqual({ run: 1, next: true })
+    expect(ContinuationDecide.stalledRun([c(2), c(2), c(2)], { open: 1, completed: 1, total: 2 }).next).toBe(false)
+  })
+})
+
+describe("agents", () => {
+  const kind = ContinuationDecide.agentKind
+  test("the last matching edit rule decides; plan is plan mode whatever its rules", () => {
+    expect(kind({ name: "build", permission: [{ permission: "*", pattern: "*", action: "allow" }] })).toEqual({
+      plan: false,
+      mayEdit: true,
+    })
+    expect(
+      kind({
+        name: "docs",
+        permission: [
+          { permission: "edit", pattern: "*", action: "deny" },
+          { permission: "edit", pattern: ".opencode/plans/*.md", action: "allow" },
+        ],
+      }),
+    ).toEqual({ plan: false, mayEdit: false })
+    expect(kind({ name: "plan", permission: [{ permission: "edit", pattern: "*", action: "allow" }] })?.plan).toBe(true)
+    expect(kind({ name: "old", tools: { edit: false, write: false } })?.mayEdit).toBe(false)
+    expect(kind({ name: "nothing" })?.mayEdit).toBe(true)
+    expect(kind(undefined)).toBeUndefined()
+  })
+})
+
+describe("history", () => {
+  const user = (id: string, text: string, extra: object = {}): ContinuationHistory.Message => ({
+    info: { id, role: "user" },
+    parts: [{ type: "text", text, ...extra }],
+  })
+  const assistant = (id: string, tools = false): ContinuationHistory.Message => ({
+    info: { id, role: "assistant" },
+    parts: tools ? [{ type: "tool", tool: "read", state: { status: "completed" } }] : [{ type: "text", text: "x" }],
+  })
+  const cont = (id: string, after: string, index = 1): ContinuationHistory.Message =>
+    user(id, "[todo continuation]", {
+      synthetic: true,
+      metadata: {
+        [TodoContinuation.MARK]: { index, of: 3, after, counts: { open: 1, completed: 0, total: 1 } },
+      },
+    })
+
+  test("counts effective continuations since the last real user message", () => {
+    const h = ContinuationHistory.derive([
+      user("m1", "first"),
+      assistant("m2"),
+      cont("m3", "m2"),
+      assistant("m4"),
+      user("m5", "second"),
+      assistant("m6", true), // text came before tool calls: its continuation is void
+      cont("m7", "m6"),
+      assistant("m8"),
+      cont("m9", "m8"),
+    ])
+    expect(h.userText).toBe("second")
+    expect(h.continuations.map((c) => c.messageID)).toEqual(["m9"])
+    expect([...h.answered]).toEqual(["m6", "m8"])
+  })
+
+  test("dropped: void ones and unanswered ones followed by a user message", () => {
+    const list = [
+      user("m1", "a"),
+      assistant("m2", true),
+      cont("m3", "m2"),
+      assistant("m4"),
+      cont("m5", "m4"),
+      user("m6", "b"),
+    ]
+    expect([...ContinuationHistory.dropped(list)]).toEqual(["m3", "m5"])
+    // The newest continuation, not answered yet, is exactly what the next request must carry.
+    expect([...ContinuationHistory.dropped(list.slice(0, 5))]).toEqual(["m3"])
+  })
+
+  test("a malformed mark is not a continuation", () => {
+    const bad = user("m2", "x", { metadata: { [TodoContinuation.MARK]: { index: "one" } } })
+    expect(ContinuationHistory.mark(bad)).toBeUndefined()
+    expect(ContinuationHistory.isReal(bad)).toBe(true)
+  })
+})
+
+describe("options", () => {
+  test("maxContinuations is an integer 0–10; bad values fall back to the default with a log line", () => {
+    const log = Logger.memory()
+    const config = validSection(
+      TodoContinuation.Config,
+      { maxContinuations: 11, subagents: true },
+      "todoContinuation",
+      log,
+    )
+    expect(TodoContinuation.settings(config)).toEqual({ maxContinuations: 3, subagents: true })
+    expect(log.entries[0].message).toContain("todoContinuation.maxContinuations")
+    expect(TodoContinuation.settings({ maxContinuations: 0 }).maxContinuations).toBe(0)
+  })
+})
