@@ -1,0 +1,509 @@
+import { spawn, type ChildProcess } from "child_process"
+import { pathToFileURL } from "url"
+import path from "path"
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from "vscode-jsonrpc/node"
+import type {
+  Diagnostic,
+  DocumentDiagnosticReport,
+  InitializeResult,
+  PublishDiagnosticsParams,
+  ServerCapabilities,
+} from "vscode-languageserver-protocol"
+import type { Logger } from "../util/log"
+import { LspServers } from "./servers"
+
+/**
+ * One running language server over JSON-RPC on its stdio (framing by vscode-jsonrpc), with the document state and
+ * the diagnostics logic the tools rely on.
+ *
+ * Documents are synchronised from disk before every operation: the first use sends `didOpen` (version 1); a later use
+ * whose content differs sends `didChange` with the next version. Diagnostics are then awaited for *that* version:
+ *
+ * - `tsserver` servers (typescript-language-server): TypeScript's syntactic, semantic and suggestion diagnostics are
+ *   requested through its `typescript.tsserverRequest` command. Requests are processed after the change, so the
+ *   answer is for the current content — and a clean file answers an empty list at once.
+ * - servers with pull diagnostics (`textDocument/diagnostic`, static or registered): the report answers the request.
+ * - otherwise the first `publishDiagnostics` for the document that carries the current version, or, from a server
+ *   that sends no versions, the first one received after the change was sent.
+ *
+ * A wait that sees no result within its limit says `timeout`; it is never reported as a clean file.
+ *
+ * @example
+ * await using client = await LspClient.start({ id: "typescript", root, launch, log })
+ * const { status, items } = await client.diagnostics("/repo/a.ts", { timeoutMs: 15_000 })
+ */
+export class LspClient {
+  static readonly INITIALIZE_TIMEOUT_MS = 45_000
+  static readonly REQUEST_TIMEOUT_MS = 30_000
+
+  readonly id: string
+  readonly root: string
+  capabilities: ServerCapabilities = {}
+  /** Set when the process exited or the connection closed; the client is then replaced on next use. */
+  dead?: string
+  /** Milliseconds the `initialize` handshake took (spawn to answer). */
+  initMs = 0
+
+  private readonly docs = new Map<string, { uri: string; version: number; text: string; languageId: string }>()
+  /** Latest publish per URI: its diagnostics, its version when the server gave one, and its arrival number. */
+  private readonly published = new Map<string, { items: Diagnostic[]; version?: number; seq: number }>()
+  /** Arrival number of the last change sent per URI (publishes after it are about that change or later). */
+  private readonly changedAt = new Map<string, number>()
+  private readonly waiters = new Set<() => void>()
+  private readonly registrations = new Map<string, { method: string; options?: any }>()
+  private readonly pullResults = new Map<string, { resultId?: string; items: Diagnostic[] }>()
+  private seq = 0
+
+  private constructor(
+    private readonly proc: ChildProcess,
+    readonly connection: MessageConnection,
+    private readonly spec: Pick<LspServers.Spec, "id" | "diagnostics">,
+    root: string,
+    private readonly initialization: Record<string, unknown> | undefined,
+    private readonly log: Logger,
+  ) {
+    this.id = spec.id
+    this.root = root
+  }
+
+  /**
+   * Spawns the server in its own process group (so stopping it also stops the helpers it starts), connects and
+   * initialises it. Throws when it exits or does not answer `initialize` within 45 s; the process is then stopped.
+   */
+  static async start(input: {
+    spec: Pick<LspServers.Spec, "id" | "diagnostics">
+    root: string
+    launch: LspServers.Launch
+    log: Logger
+  }): Promise<LspClient> {
+    const started = performance.now()
+    const [bin, ...args] = input.launch.command
+    const proc = spawn(bin, args, {
+      cwd: input.root,
+      env: { ...process.env, ...input.launch.env },
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: process.platform !== "win32",
+    })
+    const connection = createMessageConnection(
+      new StreamMessageReader(proc.stdout!),
+      new StreamMessageWriter(proc.stdin!),
+    )
+    const client = new LspClient(proc, connection, input.spec, input.root, input.launch.initialization, input.log)
+    let stderr = ""
+    proc.stderr!.on("data", (chunk) => {
+      stderr = (stderr + chunk.toString()).slice(-2000)
+    })
+    const exited = new Promise<string>((resolve) => {
+      proc.on("error", (error) => resolve(`could not start ${bin}: ${error.message}`))
+      proc.on("exit", (code, signal) =>
+        resolve(`${input.spec.id} exited (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim()}` : ""}`),
+      )
+    })
+    void exited.then((reason) => client.markDead(reason))
+    connection.onClose(() => client.markDead("connection closed"))
+    connection.onError(([error]) => input.log.debug?.(`lsp ${input.spec.id}: ${error.message}`))
+    client.listen()
+    connection.listen()
+    try {
+      const result = await Promise.race([
+        connection.sendRequest<InitializeResult>("initialize", client.initializeParams()),
+        exited.then((reason) => Promise.reject(new Error(reason))),
+        delay(LspClient.INITIALIZE_TIMEOUT_MS).then(() =>
+          Promise.reject(new Error(`${input.spec.id} did not answer initialize within 45 s`)),
+        ),
+      ])
+      client.capabilities = result.capabilities ?? {}
+      await connection.sendNotification("initialized", {})
+      if (input.launch.initialization)
+        await connection.sendNotification("workspace/didChangeConfiguration", {
+          settings: input.launch.initialization,
+        })
+      client.initMs = performance.now() - started
+      return client
+    } catch (error) {
+      await client.stop()
+      throw error
+    }
+  }
+
+  private markDead(reason: string) {
+    if (this.dead) return
+    this.dead = reason
+    for (const wake of [...this.waiters]) wake()
+  }
+
+  private initializeParams() {
+    const uri = pathToFileURL(this.root).href
+    return {
+      processId: process.pid,
+      rootUri: uri,
+      rootPath: this.root,
+      workspaceFolders: [{ uri, name: path.basename(this.root) || "root" }],
+      initializationOptions: this.initialization ?? {},
+      capabilities: {
+        general: { positionEncodings: ["utf-16"] },
+        window: { workDoneProgress: true },
+        workspace: {
+          configuration: true,
+          workspaceFolders: true,
+          applyEdit: false,
+          workspaceEdit: {
+            documentChanges: true,
+            resourceOperations: ["create", "rename", "delete"],
+            failureHandling: "abort",
+          },
+          symbol: { dynamicRegistration: false },
+          diagnostics: { refreshSupport: false },
+          didChangeWatchedFiles: { dynamicRegistration: false },
+        },
+        textDocument: {
+          synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
+          publishDiagnostics: { versionSupport: true, relatedInformation: true, codeDescriptionSupport: true },
+          diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false },
+          hover: { contentFormat: ["markdown", "plaintext"] },
+          definition: { linkSupport: true },
+          implementation: { linkSupport: true },
+          references: {},
+          documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+          callHierarchy: {},
+          rename: { prepareSupport: true, prepareSupportDefaultBehavior: 1, honorsChangeAnnotations: false },
+        },
+      },
+    }
+  }
+
+  private listen() {
+    const c = this.connection
+    c.onNotification("textDocument/publishDiagnostics", (params: PublishDiagnosticsParams) => {
+      this.published.set(params.uri, {
+        items: params.diagnostics ?? [],
+        version: typeof params.version === "number" ? params.version : undefined,
+        seq: ++this.seq,
+      })
+      for (const wake of [...this.waiters]) wake()
+    })
+    c.onNotification("window/logMessage", () => {})
+    c.onNotification("window/showMessage", () => {})
+    c.onNotification("$/progress", () => {})
+    c.onNotification("telemetry/event", () => {})
+    c.onRequest("window/workDoneProgress/create", () => null)
+    c.onRequest("window/showMessageRequest", () => null)
+    c.onRequest("workspace/configuration", (params: { items?: { section?: string }[] }) =>
+      (params.items ?? []).map((item) => section(this.initialization, item.section)),
+    )
+    c.onRequest("workspace/workspaceFolders", () => [
+      { uri: pathToFileURL(this.root).href, name: path.basename(this.root) || "root" },
+    ])
+    c.onRequest("client/registerCapability", (params: { registrations?: any[] }) => {
+      for (const r of params.registrations ?? [])
+        this.registrations.set(r.id, { method: r.method, options: r.registerOptions })
+      for (const wake of [...this.waiters]) wake()
+      return null
+    })
+    c.onRequest("client/unregisterCapability", (params: { unregisterations?: any[] }) => {
+      for (const r of params.unregisterations ?? []) this.registrations.delete(r.id)
+      return null
+    })
+    c.onRequest("workspace/diagnostic/refresh", () => null)
+    c.onRequest("workspace/semanticTokens/refresh", () => null)
+    c.onRequest("workspace/inlayHint/refresh", () => null)
+    // Edits are applied by the rename operation itself, atomically and under the security checks.
+    c.onRequest("workspace/applyEdit", () => ({ applied: false, failureReason: "the client applies edits itself" }))
+  }
+
+  /** Files open in the server (sent with `sync`). */
+  openFiles(): string[] {
+    return [...this.docs.keys()]
+  }
+
+  async notify(method: string, params: unknown): Promise<void> {
+    this.alive()
+    await this.connection.sendNotification(method, params)
+  }
+
+  /** Kills the process group at once (the host is exiting). */
+  kill() {
+    try {
+      if (this.proc.pid && process.platform !== "win32") process.kill(-this.proc.pid, "SIGKILL")
+      else this.proc.kill("SIGKILL")
+    } catch {}
+  }
+
+  /** The document's current version as last sent, or undefined when it is not open. */
+  version(file: string): number | undefined {
+    return this.docs.get(file)?.version
+  }
+
+  /** The text last sent for an open document. */
+  text(file: string): string | undefined {
+    return this.docs.get(file)?.text
+  }
+
+  /**
+   * Makes the server's copy of `file` equal `text`: `didOpen` (version 1) the first time, `didChange` with the next
+   * version when the text differs from what was last sent. Returns the version the server now holds.
+   */
+  async sync(file: string, text: string): Promise<{ version: number; changed: boolean }> {
+    this.alive()
+    const uri = pathToFileURL(file).href
+    const doc = this.docs.get(file)
+    if (doc && doc.text === text) return { version: doc.version, changed: false }
+    this.changedAt.set(uri, this.seq)
+    if (!doc) {
+      const opened = { uri, version: 1, text, languageId: LspServers.languageId(file) }
+      this.docs.set(file, opened)
+      await this.connection.sendNotification("textDocument/didOpen", {
+        textDocument: { uri, languageId: opened.languageId, version: 1, text },
+      })
+      return { version: 1, changed: true }
+    }
+    doc.version += 1
+    doc.text = text
+    await this.connection.sendNotification("textDocument/didChange", {
+      textDocument: { uri, version: doc.version },
+      contentChanges: [{ text }],
+    })
+    return { version: doc.version, changed: true }
+  }
+
+  /** Closes a document opened by `sync` (the project-wide diagnostics close what they opened). */
+  async close(file: string): Promise<void> {
+    const doc = this.docs.get(file)
+    if (!doc || this.dead) return
+    this.docs.delete(file)
+    this.changedAt.delete(doc.uri)
+    this.published.delete(doc.uri)
+    this.pullResults.delete(doc.uri)
+    await this.connection.sendNotification("textDocument/didClose", { textDocument: { uri: doc.uri } })
+  }
+
+  /** True when the server can answer `method` (by its static capabilities or a dynamic registration). */
+  supports(capability: keyof ServerCapabilities, method?: string): boolean {
+    if (this.capabilities[capability]) return true
+    return method ? [...this.registrations.values()].some((r) => r.method === method) : false
+  }
+
+  /** A request with a time limit and the caller's abort signal. */
+  async request<T>(method: string, params: unknown, options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
+    this.alive()
+    const limit = options.timeoutMs ?? LspClient.REQUEST_TIMEOUT_MS
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const abort = new AbortController()
+    const onAbort = () => abort.abort()
+    options.signal?.addEventListener("abort", onAbort)
+    try {
+      return await Promise.race([
+        this.connection.sendRequest<T>(method, params),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new RequestTimeout(this.id, method, limit)), limit)
+          abort.signal.addEventListener("abort", () => reject(new Error("aborted")))
+        }),
+        new Promise<never>((_, reject) => {
+          const wake = () => this.dead && reject(new Error(`${this.id}: ${this.dead}`))
+          this.waiters.add(wake)
+          abort.signal.addEventListener("abort", () => this.waiters.delete(wake))
+          setTimeout(() => this.waiters.delete(wake), limit + 10)
+        }),
+      ])
+    } finally {
+      clearTimeout(timer)
+      options.signal?.removeEventListener("abort", onAbort)
+      abort.abort()
+    }
+  }
+
+  /**
+   * Diagnostics of an open document for the version last sent (call `sync` first). `timeout` when no result for
+   * that version came within `timeoutMs`.
+   */
+  async diagnostics(
+    file: string,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<{ status: "ok" | "timeout"; items: Diagnostic[]; via: "tsserver" | "pull" | "push" }> {
+    const doc = this.docs.get(file)
+    if (!doc) throw new Error(`${file} is not open in ${this.id}`)
+    const deadline = performance.now() + options.timeoutMs
+    if (this.spec.diagnostics === "tsserver") {
+      const items = await this.tsserverDiagnostics(file, options.timeoutMs, options.signal).catch((error) => {
+        if (error instanceof RequestTimeout) return "timeout" as const
+        this.log.debug?.(`lsp ${this.id}: tsserverRequest failed, using published diagnostics: ${error}`)
+        return undefined
+      })
+      if (items === "timeout") return { status: "timeout", items: [], via: "tsserver" }
+      if (items) return { status: "ok", items, via: "tsserver" }
+    }
+    if (this.supports("diagnosticProvider", "textDocument/diagnostic")) {
+      const items = await this.pull(doc.uri, Math.max(1, deadline - performance.now()), options.signal).catch(
+        (error) => {
+          if (error instanceof RequestTimeout) return "timeout" as const
+          this.log.debug?.(`lsp ${this.id}: textDocument/diagnostic failed, waiting for a publish: ${error}`)
+          return undefined
+        },
+      )
+      if (items === "timeout") return { status: "timeout", items: [], via: "pull" }
+      if (items) return { status: "ok", items, via: "pull" }
+    }
+    const pullable = () => this.supports("diagnosticProvider", "textDocument/diagnostic")
+    const items = await this.waitForPublish(doc.uri, doc.version, deadline, options.signal, pullable)
+    // The server registered pull diagnostics while we waited (pyright does so after `initialized`): ask it.
+    if (items === "pull")
+      return this.diagnostics(file, { ...options, timeoutMs: Math.max(1, deadline - performance.now()) })
+    return items ? { status: "ok", items, via: "push" } : { status: "timeout", items: [], via: "push" }
+  }
+
+  private async tsserverDiagnostics(file: string, timeoutMs: number, signal?: AbortSignal) {
+    const ask = (command: string) =>
+      this.request<any>(
+        "workspace/executeCommand",
+        { command: "typescript.tsserverRequest", arguments: [command, { file }, { executionTarget: 0 }] },
+        { timeoutMs, signal },
+      )
+    const results = await Promise.all(
+      ["syntacticDiagnosticsSync", "semanticDiagnosticsSync", "suggestionDiagnosticsSync"].map(ask),
+    )
+    const items: Diagnostic[] = []
+    for (const result of results) {
+      const body = result?.body ?? result
+      if (!Array.isArray(body)) throw new Error(`unexpected tsserver answer: ${JSON.stringify(result)?.slice(0, 200)}`)
+      for (const d of body) items.push(fromTsserver(d))
+    }
+    return items
+  }
+
+  private async pull(uri: string, timeoutMs: number, signal?: AbortSignal): Promise<Diagnostic[]> {
+    for (let attempt = 0; ; attempt++) {
+      const previous = this.pullResults.get(uri)
+      try {
+        const report = await this.request<DocumentDiagnosticReport>(
+          "textDocument/diagnostic",
+          { textDocument: { uri }, previousResultId: previous?.resultId },
+          { timeoutMs, signal },
+        )
+        if (report?.kind === "unchanged") return previous?.items ?? []
+        const items = (report as any)?.items ?? []
+        this.pullResults.set(uri, { resultId: (report as any)?.resultId, items })
+        return items
+      } catch (error: any) {
+        // ServerCancelled with retriggerRequest: the server asks to be asked again (its state moved on).
+        if (error?.code === -32802 && attempt < 5) continue
+        throw error
+      }
+    }
+  }
+
+  private waitForPublish(
+    uri: string,
+    version: number,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    pullable: () => boolean,
+  ) {
+    const current = () => {
+      const hit = this.published.get(uri)
+      if (!hit) return undefined
+      if (hit.version !== undefined) return hit.version === version ? hit.items : undefined
+      return hit.seq > (this.changedAt.get(uri) ?? 0) ? hit.items : undefined
+    }
+    return new Promise<Diagnostic[] | "pull" | undefined>((resolve) => {
+      const finish = (value: Diagnostic[] | "pull" | undefined) => {
+        clearTimeout(timer)
+        this.waiters.delete(wake)
+        signal?.removeEventListener("abort", onAbort)
+        resolve(value)
+      }
+      const wake = () => {
+        const items = current()
+        if (items) finish(items)
+        else if (pullable()) finish("pull")
+        else if (this.dead) finish(undefined)
+      }
+      const onAbort = () => finish(undefined)
+      const timer = setTimeout(() => finish(undefined), Math.max(0, deadline - performance.now()))
+      this.waiters.add(wake)
+      signal?.addEventListener("abort", onAbort)
+      wake()
+    })
+  }
+
+  private alive() {
+    if (this.dead) throw new Error(`${this.id} is not running: ${this.dead}`)
+  }
+
+  /** Polite shutdown (`shutdown` then `exit`, 2 s), then SIGTERM and SIGKILL to the whole process group. */
+  async stop(): Promise<void> {
+    const proc = this.proc
+    const gone = new Promise<void>((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) resolve()
+      else proc.once("exit", () => resolve())
+    })
+    if (!this.dead) {
+      await Promise.race([
+        this.connection
+          .sendRequest("shutdown")
+          .then(() => this.connection.sendNotification("exit"))
+          .catch(() => {}),
+        delay(2000),
+      ])
+    }
+    const kill = (signal: NodeJS.Signals) => {
+      try {
+        if (proc.pid && process.platform !== "win32") process.kill(-proc.pid, signal)
+        else proc.kill(signal)
+      } catch {}
+    }
+    if (!(await Promise.race([gone.then(() => true), delay(1000).then(() => false)]))) kill("SIGTERM")
+    if (!(await Promise.race([gone.then(() => true), delay(2000).then(() => false)]))) kill("SIGKILL")
+    // Helpers of the server (tsserver under typescript-language-server) share its group.
+    kill("SIGKILL")
+    this.markDead("stopped")
+    this.connection.dispose()
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.stop()
+  }
+}
+
+export class RequestTimeout extends Error {
+  constructor(server: string, method: string, ms: number) {
+    super(`${server} did not answer ${method} within ${Math.round(ms / 1000)} s`)
+    this.name = "LspRequestTimeout"
+  }
+}
+
+function delay(ms: number) {
+  return new Promise<void>((resolve) => setTimeout(resolve, ms))
+}
+
+function section(settings: unknown, name?: string) {
+  if (!name) return settings ?? null
+  let value: unknown = settings
+  for (const key of name.split(".")) {
+    if (!value || typeof value !== "object") return null
+    value = (value as Record<string, unknown>)[key]
+  }
+  return value ?? null
+}
+
+/** A tsserver diagnostic (1-based line/offset) as an LSP one (0-based, UTF-16). */
+function fromTsserver(d: any): Diagnostic {
+  const severity = d.category === "error" ? 1 : d.category === "warning" ? 2 : d.category === "suggestion" ? 4 : 3
+  const out: Diagnostic = {
+    range: {
+      start: { line: d.start.line - 1, character: d.start.offset - 1 },
+      end: { line: d.end.line - 1, character: d.end.offset - 1 },
+    },
+    severity: severity as Diagnostic["severity"],
+    code: d.code,
+    source: d.source ?? "typescript",
+    message: typeof d.text === "string" ? d.text : String(d.message ?? ""),
+  }
+  if (d.reportsUnnecessary) out.tags = [1]
+  if (d.reportsDeprecated) out.tags = [...(out.tags ?? []), 2]
+  return out
+}

@@ -1,0 +1,498 @@
+import fs from "fs/promises"
+import path from "path"
+import { fileURLToPath, pathToFileURL } from "url"
+import z from "zod"
+import type {
+  CallHierarchyItem,
+  Diagnostic,
+  Location,
+  LocationLink,
+  Range,
+  WorkspaceEdit,
+} from "vscode-languageserver-protocol"
+import { AstFiles } from "../ast/files"
+import { NamedError } from "../util/error"
+import type { Logger } from "../util/log"
+import { LspClient } from "./client"
+import { LspEdit } from "./edit"
+import { LspServers } from "./servers"
+
+/**
+ * The language servers of one project and the operations over them. Servers start on first use (one per server id
+ * and root) and run until `stop`; a server that died is started again on next use. Every file is read from disk
+ * (after the `read` access check) and synchronised before the server is asked, so answers are about the content on
+ * disk now.
+ *
+ * @example
+ * await using lsp = Lsp.create({ directory: "/repo", worktree: "/repo", log })
+ * const report = await lsp.diagnostics({ file: "src/a.ts" })
+ * // { status: "ok", files: [{ file: "/repo/src/a.ts", items: [{ code: 2322, … }] }], … }
+ */
+export namespace Lsp {
+  export const SEVERITIES = ["error", "warning", "information", "hint", "all"] as const
+  export type Severity = (typeof SEVERITIES)[number]
+  export const DIAGNOSTICS_TIMEOUT_MS = 20_000
+  /** Project-wide diagnostics look at most this many files. */
+  export const MAX_PROJECT_FILES = 500
+
+  export type Input = LspServers.Context & {
+    log: Logger
+    /** OpenCode's `lsp` configuration (default: read from its configuration files). */
+    config?: unknown
+    env?: Record<string, string | undefined>
+    access?: (file: string, op: "read" | "write") => Promise<string | undefined>
+    segments?: () => { write: { start: string; end: string }[] }
+    diagnosticsTimeoutMs?: number
+  }
+
+  export type Position = { file: string; line: number; character: number }
+
+  export type FileDiagnostics = { file: string; server: string; status: "ok" | "timeout"; items: Diagnostic[] }
+  export type DiagnosticsReport = {
+    /** `timeout` when any file's server gave no result in time: its list is unknown, not empty. */
+    status: "ok" | "timeout"
+    files: FileDiagnostics[]
+    /** Files of the project left out (no server installed, refused by the security policy, over the cap). */
+    skipped: { file: string; reason: string }[]
+    truncated: boolean
+  }
+
+  export type RenameCheck =
+    { ok: true; range: Range; placeholder: string; server: string } | { ok: false; reason: string; server?: string }
+
+  export type RenameResult = {
+    server: string
+    files: { file: string; edits: number; renamedFrom?: string; created?: boolean; deleted?: boolean }[]
+    edits: number
+  }
+
+  export const NotFound = NamedError.create(
+    "LspFileNotFound",
+    z.object({ file: z.string() }),
+    (d) => `File not found: ${d.file}`,
+  )
+  export const Refused = NamedError.create(
+    "LspAccessRefused",
+    z.object({ file: z.string(), reason: z.string() }),
+    (d) => `${d.file} is protected by the security policy: ${d.reason}`,
+  )
+  export const CannotRename = NamedError.create(
+    "LspCannotRename",
+    z.object({ file: z.string(), reason: z.string() }),
+    (d) => `Cannot rename here (${d.file}): ${d.reason}`,
+  )
+
+  export type Service = ReturnType<typeof create>
+
+  const live = new Set<LspClient>()
+  let exitHook = false
+
+  export function create(input: Input) {
+    const directory = path.resolve(input.directory)
+    const ctx = { directory, worktree: input.worktree || directory }
+    const clients = new Map<string, Promise<LspClient>>()
+    const timeoutMs = input.diagnosticsTimeoutMs ?? DIAGNOSTICS_TIMEOUT_MS
+    let stopped = false
+    if (!exitHook) {
+      exitHook = true
+      // OpenCode exiting: no time for a polite shutdown; the servers' process groups go with it.
+      process.once("exit", () => {
+        for (const client of live) client.kill()
+      })
+    }
+
+    const servers = () => LspServers.resolve({ ...ctx, config: input.config, env: input.env })
+
+    const absolute = (file: string) => path.resolve(directory, file)
+
+    /** The running (or started) clients for `file`; throws the named error when none can serve it. */
+    async function clientsFor(file: string): Promise<LspClient[]> {
+      if (stopped) throw new Error("the language servers were stopped")
+      const resolved = servers()
+      if (resolved.disabled) throw new LspServers.Disabled({ source: resolved.disabled })
+      const matches = resolved.forFile(file)
+      if (!matches.length) throw new LspServers.NotConfigured({ file: rel(file), extension: path.extname(file) })
+      const out: LspClient[] = []
+      let missing: { spec: LspServers.Spec } | undefined
+      for (const { spec, root } of matches) {
+        const key = `${spec.id}\0${root}`
+        let pending = clients.get(key)
+        const existing = pending && (await pending.catch(() => undefined))
+        if (existing && !existing.dead) {
+          out.push(existing)
+          continue
+        }
+        const launch = spec.find(root, resolved.ctx)
+        if (!launch) {
+          missing ??= { spec }
+          continue
+        }
+        pending = LspClient.start({ spec, root, launch, log: input.log }).then((client) => {
+          live.add(client)
+          return client
+        })
+        clients.set(key, pending)
+        try {
+          out.push(await pending)
+        } catch (error) {
+          clients.delete(key)
+          throw error
+        }
+      }
+      if (!out.length && missing)
+        throw new LspServers.NotInstalled({ server: missing.spec.id, file: rel(file), install: missing.spec.install })
+      return out
+    }
+
+    async function read(file: string) {
+      const reason = await input.access?.(file, "read")
+      if (reason) throw new Refused({ file: rel(file), reason })
+      return fs.readFile(file, "utf8").catch((error) => {
+        if (error?.code === "ENOENT" || error?.code === "EISDIR") throw new NotFound({ file: rel(file) })
+        throw error
+      })
+    }
+
+    /** Opens or updates `file` in its servers; returns them. */
+    async function prepare(file: string) {
+      const text = await read(file)
+      const list = await clientsFor(file)
+      await Promise.all(list.map((c) => c.sync(file, text)))
+      return { list, text }
+    }
+
+    function rel(file: string) {
+      const r = path.relative(directory, file)
+      return r && !r.startsWith("..") && !path.isAbsolute(r) ? r : file
+    }
+
+    function at(p: Position) {
+      return { textDocument: { uri: pathToFileURL(p.file).href }, position: { line: p.line, character: p.character } }
+    }
+
+    async function ask<T>(p: Position, capability: string, method: string, params: unknown, signal?: AbortSignal) {
+      const { list } = await prepare(p.file)
+      const able = list.filter((c) => c.supports(capability as any, method))
+      if (!able.length) throw new Error(`${list.map((c) => c.id).join(", ")} cannot answer ${method}`)
+      return Promise.all(able.map((c) => c.request<T>(method, params, { signal }).then((r) => ({ server: c.id, r }))))
+    }
+
+    async function diagnosticsOf(file: string, severity: Severity, signal?: AbortSignal, keepOpen = true) {
+      const { list, text } = await prepare(file)
+      const out: FileDiagnostics[] = []
+      for (const client of list) {
+        const wasOpen = client.version(file) !== undefined
+        await client.sync(file, text)
+        const result = await client.diagnostics(file, { timeoutMs, signal })
+        out.push({ file, server: client.id, status: result.status, items: filter(result.items, severity) })
+        if (!keepOpen && !wasOpen) await client.close(file)
+      }
+      return out
+    }
+
+    return {
+      directory,
+      /** The running clients (for the benchmark and tests). */
+      async running() {
+        const out: LspClient[] = []
+        for (const pending of clients.values()) {
+          const client = await pending.catch(() => undefined)
+          if (client && !client.dead) out.push(client)
+        }
+        return out
+      },
+      clientsFor: (file: string) => clientsFor(absolute(file)),
+
+      /**
+       * Diagnostics of a file, or of every file under a folder (the whole project when `file` is omitted), at least
+       * as severe as `severity` (`all` and `hint`: everything).
+       */
+      async diagnostics(options: { file?: string; severity?: Severity; signal?: AbortSignal }) {
+        const severity = options.severity ?? "all"
+        const target = absolute(options.file ?? ".")
+        const stat = await fs.stat(target).catch(() => undefined)
+        if (!stat) throw new NotFound({ file: rel(target) })
+        const report: DiagnosticsReport = { status: "ok", files: [], skipped: [], truncated: false }
+        if (stat.isFile()) {
+          report.files = await diagnosticsOf(target, severity, options.signal)
+        } else {
+          const resolved = servers()
+          if (resolved.disabled) throw new LspServers.Disabled({ source: resolved.disabled })
+          const extensions = [...new Set(resolved.specs.flatMap((s) => s.extensions.map((e) => e.slice(1))))]
+          const found = await AstFiles.collect({
+            directory,
+            worktree: ctx.worktree,
+            paths: [target],
+            extensions,
+            access: input.access ? (f) => input.access!(f, "read") : undefined,
+            signal: options.signal,
+          })
+          for (const file of found.denied) report.skipped.push({ file, reason: "protected by the security policy" })
+          const files = found.files.slice(0, MAX_PROJECT_FILES)
+          report.truncated = found.files.length > files.length
+          for (const file of files) {
+            if (options.signal?.aborted) break
+            try {
+              report.files.push(...(await diagnosticsOf(file, severity, options.signal, false)))
+            } catch (error) {
+              if (LspServers.NotInstalled.is(error) || LspServers.NotConfigured.is(error))
+                report.skipped.push({ file, reason: error.message })
+              else throw error
+            }
+          }
+        }
+        if (report.files.some((f) => f.status === "timeout")) report.status = "timeout"
+        return report
+      },
+
+      async hover(p: Position, signal?: AbortSignal) {
+        p = { ...p, file: absolute(p.file) }
+        return ask<any>(p, "hoverProvider", "textDocument/hover", at(p), signal)
+      },
+      async definition(p: Position, signal?: AbortSignal) {
+        p = { ...p, file: absolute(p.file) }
+        return locations(await ask<any>(p, "definitionProvider", "textDocument/definition", at(p), signal))
+      },
+      async implementation(p: Position, signal?: AbortSignal) {
+        p = { ...p, file: absolute(p.file) }
+        return locations(await ask<any>(p, "implementationProvider", "textDocument/implementation", at(p), signal))
+      },
+      async references(p: Position, signal?: AbortSignal) {
+        p = { ...p, file: absolute(p.file) }
+        const params = { ...at(p), context: { includeDeclaration: true } }
+        return locations(await ask<any>(p, "referencesProvider", "textDocument/references", params, signal))
+      },
+      async documentSymbol(file: string, signal?: AbortSignal) {
+        file = absolute(file)
+        const p = { file, line: 0, character: 0 }
+        const params = { textDocument: { uri: pathToFileURL(file).href } }
+        const results = await ask<any[]>(p, "documentSymbolProvider", "textDocument/documentSymbol", params, signal)
+        return results.flatMap((x) => x.r ?? [])
+      },
+      async workspaceSymbol(query: string, file: string | undefined, signal?: AbortSignal) {
+        let list: LspClient[]
+        if (file) list = (await prepare(absolute(file))).list
+        else {
+          list = await this.running()
+          if (!list.length)
+            throw new Error("no language server is running yet: give filePath (any file of the language) to start one")
+        }
+        const able = list.filter((c) => c.supports("workspaceSymbolProvider", "workspace/symbol"))
+        const results = await Promise.all(
+          able.map((c) => c.request<any[]>("workspace/symbol", { query }, { signal }).then((r) => r ?? [])),
+        )
+        return results.flat()
+      },
+      async prepareCallHierarchy(p: Position, signal?: AbortSignal) {
+        p = { ...p, file: absolute(p.file) }
+        const results = await ask<CallHierarchyItem[] | null>(
+          p,
+          "callHierarchyProvider",
+          "textDocument/prepareCallHierarchy",
+          at(p),
+          signal,
+        )
+        return results.flatMap((x) => x.r ?? [])
+      },
+      async calls(p: Position, direction: "incoming" | "outgoing", signal?: AbortSignal) {
+        p = { ...p, file: absolute(p.file) }
+        const { list } = await prepare(p.file)
+        const out: any[] = []
+        for (const client of list.filter((c) =>
+          c.supports("callHierarchyProvider", "textDocument/prepareCallHierarchy"),
+        )) {
+          const items = await client.request<CallHierarchyItem[] | null>("textDocument/prepareCallHierarchy", at(p), {
+            signal,
+          })
+          if (!items?.length) continue
+          const calls = await client.request<any[] | null>(
+            `callHierarchy/${direction}Calls`,
+            { item: items[0] },
+            {
+              signal,
+            },
+          )
+          out.push(...(calls ?? []))
+        }
+        return out
+      },
+
+      /** Whether the symbol at `p` can be renamed: its range and current name, or why not (never throws for that). */
+      async prepareRename(p: Position, signal?: AbortSignal): Promise<RenameCheck> {
+        p = { ...p, file: absolute(p.file) }
+        const { list, text } = await prepare(p.file)
+        const client = list.find((c) => c.supports("renameProvider", "textDocument/rename"))
+        if (!client) return { ok: false, reason: `${list.map((c) => c.id).join(", ")} cannot rename` }
+        return check(client, p, text, signal)
+      },
+
+      /**
+       * Renames the symbol at `p` across the workspace and applies the server's edit atomically (see `LspEdit`).
+       * `confirm` runs with the planned files before anything is written (the tool asks OpenCode's edit permission).
+       */
+      async rename(
+        p: Position,
+        newName: string,
+        options: { signal?: AbortSignal; confirm?: (files: string[]) => Promise<void> } = {},
+      ): Promise<RenameResult> {
+        p = { ...p, file: absolute(p.file) }
+        const { list, text } = await prepare(p.file)
+        const client = list.find((c) => c.supports("renameProvider", "textDocument/rename"))
+        if (!client)
+          throw new CannotRename({ file: rel(p.file), reason: `${list.map((c) => c.id).join(", ")} cannot rename` })
+        // Documents the server holds open are brought up to date first, so its edit is computed on disk content.
+        for (const file of client.openFiles()) {
+          if (file === p.file) continue
+          const current = await fs.readFile(file, "utf8").catch(() => undefined)
+          if (current === undefined) await client.close(file)
+          else await client.sync(file, current)
+        }
+        const checked = await check(client, p, text, options.signal)
+        if (!checked.ok) throw new CannotRename({ file: rel(p.file), reason: checked.reason })
+        const sent = Date.now()
+        const held = new Map(client.openFiles().map((f) => [f, client.text(f)!]))
+        const edit = await client.request<WorkspaceEdit | null>(
+          "textDocument/rename",
+          { ...at(p), newName },
+          { signal: options.signal },
+        )
+        if (!edit || (!edit.documentChanges?.length && !Object.keys(edit.changes ?? {}).length))
+          throw new CannotRename({ file: rel(p.file), reason: `${client.id} returned no edit` })
+        const plan = await LspEdit.plan(edit, {
+          access: input.access,
+          locked: input.segments?.().write,
+          expect: (file) => held.get(file),
+          version: (file) => client.version(file),
+        })
+        // Files the server read from disk itself: changed on disk after the request was sent → refused.
+        for (const change of plan.files) {
+          if (held.has(change.file) || change.before === undefined) continue
+          const stat = await fs.stat(change.file).catch(() => undefined)
+          if (stat && stat.mtimeMs > sent)
+            throw new LspEdit.Refused({ file: change.file, reason: "it changed since the request was sent" })
+        }
+        await options.confirm?.(plan.files.map((f) => f.file))
+        await LspEdit.apply(plan)
+        // The server's copies follow the disk: edited documents get their new text, removed ones are closed.
+        for (const change of plan.files) {
+          if (client.version(change.file) === undefined) continue
+          if (change.after === undefined) await client.close(change.file)
+          else await client.sync(change.file, change.after)
+        }
+        await client
+          .notify("workspace/didChangeWatchedFiles", {
+            changes: plan.files.map((f) => ({
+              uri: pathToFileURL(f.file).href,
+              type: f.before === undefined ? 1 : f.after === undefined ? 3 : 2,
+            })),
+          })
+          .catch(() => {})
+        return {
+          server: client.id,
+          edits: plan.edits,
+          files: plan.files
+            .filter((f) => f.after !== undefined || !plan.renames.some((r) => r.from === f.file))
+            .map((f) => ({
+              file: f.file,
+              edits: f.edits,
+              ...(f.renamedFrom ? { renamedFrom: f.renamedFrom } : {}),
+              ...(f.before === undefined && !f.renamedFrom ? { created: true } : {}),
+              ...(f.after === undefined ? { deleted: true } : {}),
+            })),
+        }
+      },
+
+      /** Stops every server (polite shutdown, then the process groups are killed). */
+      async stop() {
+        stopped = true
+        const all = [...clients.values()]
+        clients.clear()
+        await Promise.all(
+          all.map(async (pending) => {
+            const client = await pending.catch(() => undefined)
+            if (!client) return
+            await client.stop()
+            live.delete(client)
+          }),
+        )
+      },
+      async [Symbol.asyncDispose]() {
+        await this.stop()
+      },
+    }
+  }
+
+  async function check(client: LspClient, p: Position, text: string, signal?: AbortSignal): Promise<RenameCheck> {
+    const provider = client.capabilities.renameProvider
+    const word = wordAt(text, p.line, p.character)
+    if (!(typeof provider === "object" && provider?.prepareProvider)) {
+      if (!word) return { ok: false, reason: "no identifier at this position", server: client.id }
+      return { ok: true, range: word.range, placeholder: word.text, server: client.id }
+    }
+    try {
+      const result = await client.request<any>(
+        "textDocument/prepareRename",
+        { textDocument: { uri: pathToFileURL(p.file).href }, position: { line: p.line, character: p.character } },
+        { signal },
+      )
+      if (!result) return { ok: false, reason: "the server says this element cannot be renamed", server: client.id }
+      if ("defaultBehavior" in result) {
+        if (!word) return { ok: false, reason: "no identifier at this position", server: client.id }
+        return { ok: true, range: word.range, placeholder: word.text, server: client.id }
+      }
+      const range: Range = "range" in result ? result.range : result
+      const placeholder = "placeholder" in result ? result.placeholder : slice(text, range)
+      return { ok: true, range, placeholder, server: client.id }
+    } catch (error: any) {
+      const reason = String(error?.message ?? error).replace(/^Request \S+ failed with message: /, "")
+      return { ok: false, reason, server: client.id }
+    }
+  }
+
+  function wordAt(text: string, line: number, character: number) {
+    const content = text.split(/\r\n|\r|\n/)[line]
+    if (content === undefined) return undefined
+    const isWord = (ch: string | undefined) => !!ch && /[\p{L}\p{N}_$]/u.test(ch)
+    let start = character
+    let end = character
+    while (isWord(content[start - 1])) start--
+    while (isWord(content[end])) end++
+    if (start === end) return undefined
+    return {
+      text: content.slice(start, end),
+      range: { start: { line, character: start }, end: { line, character: end } },
+    }
+  }
+
+  function slice(text: string, range: Range) {
+    const lines = text.split(/\r\n|\r|\n/)
+    if (range.start.line === range.end.line)
+      return (lines[range.start.line] ?? "").slice(range.start.character, range.end.character)
+    return [
+      (lines[range.start.line] ?? "").slice(range.start.character),
+      ...lines.slice(range.start.line + 1, range.end.line),
+      (lines[range.end.line] ?? "").slice(0, range.end.character),
+    ].join("\n")
+  }
+
+  export function filter(items: Diagnostic[], severity: Severity): Diagnostic[] {
+    const max = { error: 1, warning: 2, information: 3, hint: 4, all: 4 }[severity]
+    return items.filter((d) => (d.severity ?? 1) <= max)
+  }
+
+  /** Location | Location[] | LocationLink[] from each server, as a flat list of file + range. */
+  function locations(results: { server: string; r: any }[]): { file: string; range: Range }[] {
+    const out: { file: string; range: Range }[] = []
+    for (const { r } of results) {
+      for (const item of Array.isArray(r) ? r : r ? [r] : []) {
+        const link = item as LocationLink
+        const loc = item as Location
+        const uri = link.targetUri ?? loc.uri
+        const range = link.targetSelectionRange ?? link.targetRange ?? loc.range
+        if (!uri?.startsWith("file:") || !range) continue
+        out.push({ file: fileURLToPath(uri), range })
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,59 @@
+import fs from "fs/promises"
+import os from "os"
+import path from "path"
+
+/** Temporary projects for the LSP tests (removed by `await using`). */
+export async function project(files: Record<string, string>) {
+  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "ocb-lsp-")))
+  for (const [rel, content] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(dir, rel)), { recursive: true })
+    await fs.writeFile(path.join(dir, rel), content)
+  }
+  return { dir, [Symbol.asyncDispose]: () => fs.rm(dir, { recursive: true, force: true }) }
+}
+
+export const SILENT = path.join(import.meta.dir, "fixtures/silent-server.mjs")
+
+export const TSCONFIG = JSON.stringify({
+  compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler" },
+  include: ["src"],
+})
+
+/** An exported symbol used in three files (and a TS2322 nowhere). */
+export const THREE_FILES = {
+  "package.json": '{ "name": "p", "private": true, "type": "module" }\n',
+  "tsconfig.json": TSCONFIG,
+  "src/util.ts":
+    "export function computeTotal(items: number[]): number {\n  return items.reduce((a, b) => a + b, 0)\n}\n",
+  "src/a.ts": 'import { computeTotal } from "./util"\n\nexport const a = computeTotal([1, 2])\n',
+  "src/b.ts":
+    'import { computeTotal } from "./util"\n\nexport function b() {\n  return computeTotal([3]) + computeTotal([4])\n}\n',
+}
+
+/** `tsc --noEmit -p dir`: exit code and output. */
+export function tsc(dir: string) {
+  const bin = path.resolve(import.meta.dir, "../../../../node_modules/typescript/bin/tsc")
+  const proc = Bun.spawnSync(["node", bin, "--noEmit", "-p", dir])
+  return { code: proc.exitCode, out: proc.stdout.toString() + proc.stderr.toString() }
+}
+
+/** Processes whose working directory is inside `dir` (language servers a test forgot to stop). */
+export async function processesIn(dir: string): Promise<number[]> {
+  // A killed process can take a moment to leave the table.
+  for (let i = 0; i < 30; i++) {
+    const found = await scan(dir)
+    if (!found.length) return found
+    await Bun.sleep(100)
+  }
+  return scan(dir)
+}
+
+async function scan(dir: string): Promise<number[]> {
+  const out: number[] = []
+  for (const pid of await fs.readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(pid)) continue
+    const cwd = await fs.readlink(`/proc/${pid}/cwd`).catch(() => "")
+    if (cwd === dir || cwd.startsWith(dir + "/")) out.push(Number(pid))
+  }
+  return out
+}

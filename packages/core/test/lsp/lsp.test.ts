@@ -1,0 +1,316 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import path from "path"
+import { LspEdit } from "../../lsp/edit"
+import { LspServers } from "../../lsp/servers"
+import { Lsp } from "../../lsp/service"
+import { Logger } from "../../util/log"
+import { SILENT, THREE_FILES, processesIn, project, tsc } from "./fixtures"
+
+// Real language servers from npm (typescript-language-server 6.0.2 + TypeScript 5.9.3, pyright 1.1.414). Each
+// describe block starts its servers once and stops them in afterAll; the last test checks none is left.
+const SLOW = { timeout: 180_000 }
+const log = Logger.silent
+
+describe("lsp with typescript-language-server", () => {
+  let proj: Awaited<ReturnType<typeof project>>
+  let lsp: Lsp.Service
+  const file = (rel: string) => path.join(proj.dir, rel)
+  const write = (rel: string, text: string) => fs.writeFile(file(rel), text)
+  const read = (rel: string) => fs.readFile(file(rel), "utf8")
+  let denyWrite: string | undefined
+  let onWriteCheck: (() => Promise<void>) | undefined
+
+  beforeAll(async () => {
+    proj = await project({
+      ...THREE_FILES,
+      "src/bad.ts": "export const count: number = 'three'\n",
+      "src/clean.ts": "export const ok = 1\n",
+    })
+    lsp = Lsp.create({
+      directory: proj.dir,
+      worktree: proj.dir,
+      log,
+      config: true,
+      access: async (f, op) => {
+        if (op === "write") await onWriteCheck?.()
+        return op === "write" && denyWrite && f.endsWith(denyWrite) ? "protected for the test" : undefined
+      },
+    })
+  })
+
+  afterAll(async () => {
+    await lsp?.stop()
+    expect(await processesIn(proj.dir)).toEqual([])
+    await proj[Symbol.asyncDispose]()
+  })
+
+  test(
+    "the first diagnostics call on a file with a TS2322 returns code 2322 at its position",
+    async () => {
+      const report = await lsp.diagnostics({ file: "src/bad.ts" })
+      expect(report.status).toBe("ok")
+      expect(report.files).toHaveLength(1)
+      const [d] = report.files[0].items
+      expect(d.code).toBe(2322)
+      expect(d.severity).toBe(1)
+      expect(d.range.start).toEqual({ line: 0, character: 13 })
+    },
+    SLOW,
+  )
+
+  test("a clean file returns an empty list with status ok", async () => {
+    const report = await lsp.diagnostics({ file: "src/clean.ts" })
+    expect(report.status).toBe("ok")
+    expect(report.files[0].items).toEqual([])
+  })
+
+  test(
+    "fresh after edits: an error introduced then fixed is seen 20 times out of 20",
+    async () => {
+      let seen = 0
+      for (let i = 0; i < 20; i++) {
+        await write("src/clean.ts", `export const ok${i}: number = ${i % 2 ? "'x'" : `"y${i}"`}\n`)
+        const broken = await lsp.diagnostics({ file: "src/clean.ts" })
+        await write("src/clean.ts", `export const ok${i}: number = ${i}\n`)
+        const fixed = await lsp.diagnostics({ file: "src/clean.ts" })
+        if (
+          broken.status === "ok" &&
+          broken.files[0].items.map((d) => d.code).join() === "2322" &&
+          fixed.status === "ok" &&
+          fixed.files[0].items.length === 0
+        )
+          seen++
+      }
+      expect(seen).toBe(20)
+    },
+    SLOW,
+  )
+
+  test(
+    "severity filter and whole-project diagnostics",
+    async () => {
+      await write("src/warn.ts", "export function f(a: number) {\n  const unused = 1\n  return a\n}\n")
+      const all = await lsp.diagnostics({ file: "src/warn.ts", severity: "all" })
+      expect(all.files[0].items.some((d) => d.severity === 4)).toBe(true) // 'unused' is declared but never read
+      const errors = await lsp.diagnostics({ file: "src/warn.ts", severity: "error" })
+      expect(errors.files[0].items).toEqual([])
+      const project = await lsp.diagnostics({ severity: "error" })
+      expect(project.status).toBe("ok")
+      const withErrors = project.files.filter((f) => f.items.length).map((f) => path.relative(proj.dir, f.file))
+      expect(withErrors).toEqual(["src/bad.ts"])
+      expect(project.files.length).toBeGreaterThanOrEqual(6)
+    },
+    SLOW,
+  )
+
+  test("prepareRename: range and placeholder on an identifier; a structured refusal on a keyword or a string", async () => {
+    await write("src/strings.ts", 'export const greeting = "hello"\nconsole.log(greeting)\n')
+    const ok = await lsp.prepareRename({ file: "src/util.ts", line: 0, character: 18 })
+    expect(ok).toMatchObject({ ok: true, placeholder: "computeTotal" })
+    if (ok.ok) expect(ok.range).toEqual({ start: { line: 0, character: 16 }, end: { line: 0, character: 28 } })
+    // `return` (a keyword; TypeScript renames a declaration from its `export` modifier, so that is not one here).
+    const keyword = await lsp.prepareRename({ file: "src/util.ts", line: 1, character: 3 })
+    expect(keyword.ok).toBe(false)
+    const literal = await lsp.prepareRename({ file: "src/strings.ts", line: 0, character: 26 })
+    expect(literal.ok).toBe(false)
+    if (!literal.ok) expect(literal.reason).toBe("You cannot rename this element.")
+  })
+
+  test(
+    "rename of an exported symbol used in three files: all rewritten, tsc passes before and after",
+    async () => {
+      await fs.rm(file("src/bad.ts"))
+      await fs.rm(file("src/warn.ts"))
+      await fs.rm(file("src/strings.ts"))
+      await write("src/clean.ts", "export const ok = 1\n")
+      expect(tsc(proj.dir)).toMatchObject({ code: 0 })
+      const result = await lsp.rename({ file: "src/a.ts", line: 2, character: 18 }, "sumAll")
+      expect(result.files.map((f) => [path.relative(proj.dir, f.file), f.edits]).sort()).toEqual([
+        ["src/a.ts", 2],
+        ["src/b.ts", 3],
+        ["src/util.ts", 1],
+      ])
+      expect(result.edits).toBe(6)
+      expect(await read("src/util.ts")).toContain("export function sumAll(")
+      expect(await read("src/b.ts")).toBe(
+        'import { sumAll } from "./util"\n\nexport function b() {\n  return sumAll([3]) + sumAll([4])\n}\n',
+      )
+      expect(await read("src/a.ts")).not.toContain("computeTotal")
+      expect(tsc(proj.dir)).toMatchObject({ code: 0 })
+      // The servers' view follows: no stale error about the old name.
+      const after = await lsp.diagnostics({ file: "src/b.ts", severity: "error" })
+      expect(after.files[0].items).toEqual([])
+    },
+    SLOW,
+  )
+
+  test("rename refused for one target (security policy): no file changes", async () => {
+    const before = await Promise.all(["src/a.ts", "src/b.ts", "src/util.ts"].map(read))
+    denyWrite = "src/b.ts"
+    try {
+      const error = await lsp.rename({ file: "src/util.ts", line: 0, character: 18 }, "addUp").catch((e) => e)
+      expect(LspEdit.Refused.is(error)).toBe(true)
+      expect(error.message).toContain("b.ts")
+    } finally {
+      denyWrite = undefined
+    }
+    expect(await Promise.all(["src/a.ts", "src/b.ts", "src/util.ts"].map(read))).toEqual(before)
+  })
+
+  test(
+    "rename refused when a target changed on disk since the request: no file changes",
+    async () => {
+      await lsp.stop()
+      lsp = Lsp.create({
+        directory: proj.dir,
+        worktree: proj.dir,
+        log,
+        config: true,
+        access: async (_f, op) => {
+          if (op === "write") await onWriteCheck?.()
+          return undefined
+        },
+      })
+      const before = await Promise.all(["src/a.ts", "src/util.ts"].map(read))
+      let touched = false
+      onWriteCheck = async () => {
+        if (touched) return
+        touched = true
+        // Another writer changes b.ts (not open in the server) after the server computed its edit.
+        await Bun.sleep(20)
+        await write("src/b.ts", (await read("src/b.ts")) + "// edited meanwhile\n")
+      }
+      try {
+        const error = await lsp.rename({ file: "src/util.ts", line: 0, character: 18 }, "addUp").catch((e) => e)
+        expect(error instanceof Error ? error.message : JSON.stringify(error)).toContain("changed since")
+        expect(LspEdit.Refused.is(error)).toBe(true)
+      } finally {
+        onWriteCheck = undefined
+      }
+      expect(await Promise.all(["src/a.ts", "src/util.ts"].map(read))).toEqual(before)
+      expect(await read("src/b.ts")).toContain("sumAll([3])")
+    },
+    SLOW,
+  )
+
+  test("rename on a keyword is a named 'cannot rename' error, nothing written", async () => {
+    const error = await lsp.rename({ file: "src/util.ts", line: 1, character: 3 }, "x").catch((e) => e)
+    expect(Lsp.CannotRename.is(error)).toBe(true)
+  })
+
+  test("read-only operations answer", async () => {
+    const defs = await lsp.definition({ file: "src/b.ts", line: 3, character: 10 })
+    expect(defs.map((d) => [path.relative(proj.dir, d.file), d.range.start.line])).toEqual([["src/util.ts", 0]])
+    const refs = await lsp.references({ file: "src/util.ts", line: 0, character: 18 })
+    expect(refs.length).toBe(6)
+    const hover = await lsp.hover({ file: "src/util.ts", line: 0, character: 18 })
+    expect(JSON.stringify(hover)).toContain("sumAll(items: number[]): number")
+    const symbols = await lsp.documentSymbol("src/util.ts")
+    expect(symbols.map((s: any) => s.name)).toEqual(["sumAll"])
+    const ws = await lsp.workspaceSymbol("sumAll", "src/a.ts")
+    expect(ws.some((s: any) => s.name === "sumAll")).toBe(true)
+    const incoming = await lsp.calls({ file: "src/util.ts", line: 0, character: 18 }, "incoming")
+    expect(incoming.length).toBeGreaterThanOrEqual(1)
+    const prepared = await lsp.prepareCallHierarchy({ file: "src/util.ts", line: 0, character: 18 })
+    expect(prepared[0]?.name).toBe("sumAll")
+    expect(await lsp.implementation({ file: "src/util.ts", line: 0, character: 18 })).toBeArray()
+  })
+})
+
+describe("lsp with pyright", () => {
+  test(
+    "diagnostics, prepareRename on an identifier, refusal on a keyword and a string",
+    async () => {
+      await using proj = await project({
+        "pyproject.toml": "",
+        "app.py":
+          'def total(values: list[int]) -> int:\n    return sum(values)\n\nlabel: int = "x"\nprint(total([1]))\n',
+      })
+      const lsp = Lsp.create({ directory: proj.dir, worktree: proj.dir, log, config: true })
+      try {
+        const report = await lsp.diagnostics({ file: "app.py", severity: "error" })
+        expect(report.status).toBe("ok")
+        const [d] = report.files[0].items
+        expect(d.range.start).toEqual({ line: 3, character: 13 })
+        expect(String(d.code)).toBe("reportAssignmentType")
+        await fs.writeFile(path.join(proj.dir, "app.py"), "label: int = 1\n")
+        expect((await lsp.diagnostics({ file: "app.py", severity: "error" })).files[0].items).toEqual([])
+        await fs.writeFile(
+          path.join(proj.dir, "app.py"),
+          'def total(values: list[int]) -> int:\n    return sum(values)\n\nprint(total([1]), "text")\n',
+        )
+        const ok = await lsp.prepareRename({ file: "app.py", line: 0, character: 6 })
+        expect(ok).toMatchObject({ ok: true, placeholder: "total" })
+        expect((await lsp.prepareRename({ file: "app.py", line: 0, character: 1 })).ok).toBe(false)
+        expect((await lsp.prepareRename({ file: "app.py", line: 3, character: 21 })).ok).toBe(false)
+        const renamed = await lsp.rename({ file: "app.py", line: 0, character: 6 }, "grand_total")
+        expect(renamed.edits).toBe(2)
+        expect(await fs.readFile(path.join(proj.dir, "app.py"), "utf8")).toContain("print(grand_total([1]), ")
+      } finally {
+        await lsp.stop()
+      }
+      expect(await processesIn(proj.dir)).toEqual([])
+    },
+    SLOW,
+  )
+})
+
+describe("lsp without a usable server", () => {
+  test("a silent server yields status timeout, never an empty clean list", async () => {
+    await using proj = await project({ "a.silent": "anything\n" })
+    const lsp = Lsp.create({
+      directory: proj.dir,
+      worktree: proj.dir,
+      log,
+      config: { silent: { command: ["node", SILENT], extensions: [".silent"] } },
+      diagnosticsTimeoutMs: 300,
+    })
+    try {
+      const report = await lsp.diagnostics({ file: "a.silent" })
+      expect(report.status).toBe("timeout")
+      expect(report.files[0]).toMatchObject({ server: "silent", status: "timeout", items: [] })
+    } finally {
+      await lsp.stop()
+    }
+    expect(await processesIn(proj.dir)).toEqual([])
+  })
+
+  test("no server for the file type: the error names the configuration needed", async () => {
+    await using proj = await project({ "a.xyz": "x\n" })
+    const lsp = Lsp.create({ directory: proj.dir, worktree: proj.dir, log, config: true })
+    const error = await lsp.diagnostics({ file: "a.xyz" }).catch((e) => e)
+    expect(LspServers.NotConfigured.is(error)).toBe(true)
+    expect(error.message).toContain('"extensions": [".xyz"]')
+    await lsp.stop()
+  })
+
+  test("server not installed: the error names the package to install and the command setting", async () => {
+    await using proj = await project({ "main.go": "package main\n" })
+    const lsp = Lsp.create({
+      directory: proj.dir,
+      worktree: proj.dir,
+      log,
+      config: { gopls: { command: ["gopls-not-installed-here"] } },
+    })
+    const error = await lsp.diagnostics({ file: "main.go" }).catch((e) => e)
+    expect(LspServers.NotInstalled.is(error)).toBe(true)
+    expect(error.message).toContain("gopls-not-installed-here")
+    expect(error.message).toContain('"lsp": { "gopls": { "command"')
+    const bare = Lsp.create({ directory: proj.dir, worktree: proj.dir, log, config: true, env: { PATH: "" } })
+    if (!LspServers.which("gopls")) {
+      const missing = await bare.diagnostics({ file: "main.go" }).catch((e) => e)
+      expect(missing.message).toContain("go install golang.org/x/tools/gopls")
+    }
+    await lsp.stop()
+    await bare.stop()
+  })
+
+  test('"lsp": false turns the servers off with an error saying where', async () => {
+    await using proj = await project({ "a.ts": "export {}\n", "opencode.json": '{ "lsp": false }' })
+    const lsp = Lsp.create({ directory: proj.dir, worktree: proj.dir, log })
+    const error = await lsp.diagnostics({ file: "a.ts" }).catch((e) => e)
+    expect(LspServers.Disabled.is(error)).toBe(true)
+    expect(error.message).toContain("opencode.json")
+  })
+})
