@@ -48,4 +48,25 @@ export type Host = {
    * the resources feature); other features (discovery) match against them instead of indexing twice.
    */
   resources?: () => Promise<Iterable<Resource.Metadata>>
+  /** The models the host can call and the input they accept (look_at's capability check and fallback model). */
+  models?: () => Promise<HostModel[]>
+  /**
+   * One model call in a new child session of `sessionID`, without tools, removed afterwards: its file parts never
+   * enter the parent conversation. Resolves to the reply's text; rejects with the model's error.
+   */
+  child?: (call: HostChildCall) => Promise<string>
+}
+
+/** A model as `Host.models` lists it. */
+export type HostModel = { providerID: string; modelID: string; name?: string; input: { image: boolean; pdf: boolean } }
+
+/** What `Host.child` sends: text parts and file parts (data URLs) in one user message. */
+export type HostChildCall = {
+  sessionID: string
+  model: { providerID: string; modelID: string }
+  agent?: string
+  system?: string
+  title?: string
+  parts: ({ type: "text"; text: string } | { type: "file"; mime: string; url: string; filename?: string })[]
+  signal?: AbortSignal
 }

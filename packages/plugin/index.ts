@@ -3,6 +3,7 @@ import { fileURLToPath } from "url"
 import type { Plugin, PluginInput } from "@opencode-ai/plugin"
 import { Builtins } from "@opencode-builtins/core/builtins"
 import type { Host } from "@opencode-builtins/core/host"
+import { LookClient } from "@opencode-builtins/core/look/client"
 import { loadOptions } from "@opencode-builtins/core/options"
 import { hostLogger } from "./log"
 import { pluginSessions } from "./sessions"
@@ -38,6 +39,8 @@ const OpencodeBuiltins: Plugin = async (input: HostInput, explicit?: unknown) =>
     },
     // Todo continuation and crash recovery: session records, todos, agents, appended messages, part updates.
     sessions: pluginSessions(input.client),
+    // look_at: the provider list and a child-session model call, over the same in-process client.
+    ...LookClient.fromSdk(input.client as never),
   }
   const { hooks, skipped } = await Builtins.create(host, {
     options,

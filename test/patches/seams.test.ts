@@ -38,6 +38,9 @@ describe("BuiltinsSeams: core's hooks around the other plugins' hooks", () => {
     expect(Object.keys(p.seams.tools).sort()).toEqual([
       "ast_grep_replace",
       "ast_grep_search",
+      "learnings-forget",
+      "learnings-list",
+      "lsp",
       "resource-list-loaded",
       "resource-load",
       "resource-query",

@@ -1,13 +1,16 @@
 import type { Hooks } from "@opencode-ai/plugin"
 import { AstFeature } from "../ast/feature"
 import { CommentCheckerFeature } from "../comment/feature"
+import { TodoContinuationFeature } from "../continuation/feature"
 import { DiscoveryFeature } from "../discovery/feature"
 import { LspFeature } from "../lsp/feature"
 import type { Host } from "../host"
 import { KnowledgeFeature } from "../knowledge/feature"
 import { LearningFeature } from "../learning/feature"
 import { LocalState } from "../learning/local"
+import { LookAtFeature } from "../look/feature"
 import type { Options } from "../options"
+import { ReadmeFeature } from "../readme/feature"
 import { ResourcesFeature } from "../resource/feature"
 import { SecurityFeature } from "../security/feature"
 import type { Logger } from "../util/log"
@@ -38,8 +41,11 @@ export namespace Builtins {
     AstFeature,
     CommentCheckerFeature,
     LspFeature,
+    ReadmeFeature,
+    LookAtFeature,
     LearningFeature,
     KnowledgeFeature,
+    TodoContinuationFeature,
   ]
 
   export type Input = {

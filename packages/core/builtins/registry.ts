@@ -27,10 +27,16 @@ export namespace BuiltIn {
     "mcp-security-policy":
       "MCP tools of unknown servers enforced (arguments checked, output redacted) when a security policy exists",
     lsp: "lsp tool: the nine read-only LSP operations plus diagnostics (file or project, severity filter), prepareRename and an atomic rename",
+    "readme-injection":
+      "a read result carries the README.md of the folders it reads in, once while the model still sees it (root README opt-in)",
+    "look-at":
+      "look_at tool: images, SVG and PDF analysed for a goal by a model in a child session; the conversation keeps text only",
     "session-learning":
       "corrections, decisions and preferences in user messages become redacted, deduplicated learnings (rule-based, no model call); learnings-list/forget tools",
     "knowledge-injection":
       "learnings and relevant knowledge-base articles injected once per session and after compaction, in a message part, within a token budget",
+    "todo-continuation":
+      "a turn that ends with todos open goes on with a synthetic message listing them, at most N times (default 3), never after an abort, a question or in plan mode",
   } as const satisfies Record<string, string>
 
   export type Feature = keyof typeof FEATURES

@@ -1,0 +1,36 @@
+import type { BuiltinFeature } from "../builtins/feature"
+import { validSection } from "../options"
+import { LookModels } from "./models"
+import { LookTool } from "./tool"
+
+/**
+ * look_at (US-003): images, SVG and PDF analysed by a model in a child session, the conversation keeping text only.
+ * Options (section `lookAt`): `model` ("provider/model" used when the current model cannot take the file),
+ * `maxBytes`, `maxSvgBytes`, `maxAnswerTokens`, `enabled` (default true). Needs a host that can make a child model
+ * call (`Host.child`); without one the tool is not offered.
+ */
+export const LookAtFeature: BuiltinFeature = {
+  id: "look-at",
+  section: "lookAt",
+  async init({ options, log, host }) {
+    const config = validSection(LookTool.Config, options, "lookAt", log)
+    if (!host.child) {
+      log.info("look_at is not offered: this host gives no child model call (Host.child)")
+      return {}
+    }
+    const models = LookModels.create(host)
+    let agent: string | undefined
+    return {
+      tool: LookTool.create({ host, config, models, agent: () => agent }),
+      async config(cfg) {
+        const c = cfg as { agent?: Record<string, unknown> }
+        c.agent ??= {}
+        c.agent[LookTool.AGENT] ??= structuredClone(LookTool.AGENT_CONFIG)
+        agent = LookTool.AGENT
+      },
+      async "chat.params"(input) {
+        models.observe(input as never)
+      },
+    }
+  },
+}

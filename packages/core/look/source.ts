@@ -1,0 +1,153 @@
+import fs from "fs"
+import os from "os"
+import path from "path"
+import { LookMime } from "./mime"
+
+/**
+ * What look_at is asked to analyse, opened in steps so that every refusal comes before the bytes it would need:
+ * `open` checks the size (a file's `stat`, or the length of `image_data` before decoding) and reads only the first
+ * bytes to tell the type; `bytes` reads the rest once the model call is known to be possible.
+ *
+ * @example
+ * const source = LookSource.data("data:image/png;base64,iVBORw0KGgo…", 10 * 1024 * 1024)
+ * source.type // { mime: "image/png", kind: "image" }
+ */
+export namespace LookSource {
+  export type Source = {
+    /** A name for the answer and the error messages: the path relative to the project, or "image_data". */
+    label: string
+    /** The absolute path, for a file. */
+    file?: string
+    size: number
+    type: LookMime.Type
+    /** The whole content (read now for a file). */
+    bytes(): Uint8Array
+  }
+
+  export class LookError extends Error {
+    override name = "LookError"
+  }
+
+  export function kb(bytes: number): string {
+    return bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(1)} MB` : `${+(bytes / 1024).toFixed(1)} KB`
+  }
+
+  /** `file_path` as an absolute path: `~/` is the home folder, relative paths start at the project directory. */
+  export function resolve(file: string, directory: string): string {
+    if (file === "~" || file.startsWith("~/")) return path.join(os.homedir(), file.slice(1))
+    return path.resolve(directory, file)
+  }
+
+  function unsupported(label: string, head: Uint8Array): LookError {
+    return new LookError(
+      `look_at: ${label} is ${LookMime.describe(head)}, not a supported type (${LookMime.SUPPORTED}; told by its ` +
+        "content, not its name)",
+    )
+  }
+
+  function tooLarge(label: string, size: number, max: number, kind?: LookMime.Kind): LookError {
+    return new LookError(
+      `look_at: ${label} is ${kb(size)}, over the ${kind === "svg" ? "SVG " : ""}limit of ${kb(max)}` +
+        (kind === "svg" ? " (SVG is sent as text)" : " (lookAt.maxBytes)"),
+    )
+  }
+
+  /**
+   * A file, after the caller checked access: its size against `max` and its type from its first bytes.
+   *
+   * @example
+   * LookSource.file("/repo/shot.png", "/repo", { maxBytes: 10 << 20, maxSvgBytes: 256 << 10 }).type.mime // "image/png"
+   */
+  export function file(full: string, directory: string, limits: Limits): Source {
+    const rel = path.relative(directory, full)
+    const label = rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : full
+    let stat: fs.Stats
+    try {
+      stat = fs.statSync(full)
+    } catch {
+      throw new LookError(`look_at: ${label} does not exist`)
+    }
+    if (!stat.isFile()) throw new LookError(`look_at: ${label} is not a file`)
+    if (stat.size === 0) throw new LookError(`look_at: ${label} is empty`)
+    if (stat.size > limits.maxBytes) throw tooLarge(label, stat.size, limits.maxBytes)
+    const fd = fs.openSync(full, "r")
+    let head: Uint8Array
+    try {
+      const buffer = Buffer.alloc(Math.min(stat.size, LookMime.HEAD_BYTES))
+      head = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0))
+    } finally {
+      fs.closeSync(fd)
+    }
+    const type = LookMime.sniff(head)
+    if (!type) throw unsupported(label, head)
+    if (type.kind === "svg" && stat.size > limits.maxSvgBytes)
+      throw tooLarge(label, stat.size, limits.maxSvgBytes, "svg")
+    return {
+      label,
+      file: full,
+      size: stat.size,
+      type,
+      bytes: () => {
+        const bytes = fs.readFileSync(full)
+        if (bytes.length > limits.maxBytes) throw tooLarge(label, bytes.length, limits.maxBytes)
+        return bytes
+      },
+    }
+  }
+
+  export type Limits = { maxBytes: number; maxSvgBytes: number }
+
+  const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/
+
+  /**
+   * `image_data`: raw base64 (standard or URL-safe, whitespace ignored) or a data URL (`data:<mime>;base64,<data>`,
+   * or a percent-encoded one such as `data:image/svg+xml,%3Csvg…`). The declared MIME type is ignored: the bytes
+   * tell it. The decoded size is checked before decoding.
+   *
+   * @example
+   * LookSource.data("R0lGODlhAQABAAAAACw=", { maxBytes: 1024, maxSvgBytes: 1024 }).type.mime // "image/gif"
+   */
+  export function data(input: string, limits: Limits): Source {
+    const label = "image_data"
+    let text = input.trim()
+    let bytes: Uint8Array
+    if (/^data:/i.test(text)) {
+      const comma = text.indexOf(",")
+      if (comma < 0) throw new LookError("look_at: image_data is a data URL without a comma before its data")
+      const params = text.slice(5, comma).toLowerCase().split(";")
+      const payload = text.slice(comma + 1)
+      if (!params.includes("base64")) {
+        if (payload.length > limits.maxBytes * 3) throw tooLarge(label, payload.length, limits.maxBytes)
+        let decoded: string
+        try {
+          decoded = decodeURIComponent(payload)
+        } catch {
+          throw new LookError("look_at: image_data is a data URL whose percent-encoding is invalid")
+        }
+        bytes = new TextEncoder().encode(decoded)
+        return checked(label, bytes, limits)
+      }
+      text = payload
+    }
+    text = text.replace(/\s+/g, "")
+    if (!text) throw new LookError("look_at: image_data is empty")
+    if (!BASE64.test(text) || text.length % 4 === 1)
+      throw new LookError("look_at: image_data is neither base64 nor a data URL (data:<mime>;base64,<data>)")
+    const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0
+    const size = Math.floor((text.length * 3) / 4) - padding
+    if (size > limits.maxBytes) throw tooLarge(label, size, limits.maxBytes)
+    bytes = Buffer.from(text.replace(/-/g, "+").replace(/_/g, "/"), "base64")
+    return checked(label, bytes, limits)
+  }
+
+  function checked(label: string, bytes: Uint8Array, limits: Limits): Source {
+    if (!bytes.length) throw new LookError(`look_at: ${label} is empty`)
+    if (bytes.length > limits.maxBytes) throw tooLarge(label, bytes.length, limits.maxBytes)
+    const head = bytes.subarray(0, LookMime.HEAD_BYTES)
+    const type = LookMime.sniff(head)
+    if (!type) throw unsupported(label, head)
+    if (type.kind === "svg" && bytes.length > limits.maxSvgBytes)
+      throw tooLarge(label, bytes.length, limits.maxSvgBytes, "svg")
+    return { label, size: bytes.length, type, bytes: () => bytes }
+  }
+}

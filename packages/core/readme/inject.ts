@@ -1,0 +1,135 @@
+import fs from "fs"
+import path from "path"
+
+/**
+ * Which READMEs a read of a file may bring in, and the block that carries one.
+ *
+ * - The folder chain: the file's folder, then each parent, inside the project bound (the worktree; the project
+ *   directory when there is no git worktree, OpenCode's worktree then being `/`). A file outside the bound brings in
+ *   nothing, and neither does a README whose real path (symbolic links resolved) leaves it.
+ * - The project directory and its ancestors are the root: their README only with `includeRoot`.
+ * - Folders named `node_modules` or `.git` (anywhere in the file's path) bring in nothing: a dependency's README
+ *   documents the dependency, not the project.
+ * - One README per folder: the first of `names` that exists.
+ *
+ * @example
+ * ReadmeInject.chain("/r/pkg/a/x.ts", { directory: "/r", worktree: "/r", includeRoot: false })
+ * // ["/r/pkg/a", "/r/pkg"]
+ */
+export namespace ReadmeInject {
+  export const DEFAULT_NAMES = ["README.md", "readme.md", "Readme.md"]
+  /** OpenCode's own estimate: about four characters per token. */
+  export const CHARS_PER_TOKEN = 4
+  export const HEADER = "README from: "
+
+  export type Bounds = { directory: string; worktree: string; includeRoot: boolean }
+
+  /** The folder that bounds injection: the worktree, or the directory when the worktree is `/` or does not hold it. */
+  export function bound(b: Pick<Bounds, "directory" | "worktree">): string {
+    const dir = path.resolve(b.directory)
+    const tree = path.resolve(b.worktree || b.directory)
+    return tree !== path.parse(tree).root && inside(dir, tree) ? tree : dir
+  }
+
+  /** True when `child` is `parent` or lies below it. */
+  export function inside(child: string, parent: string): boolean {
+    if (child === parent) return true
+    const rel = path.relative(parent, child)
+    return !!rel && !rel.startsWith("..") && !path.isAbsolute(rel)
+  }
+
+  /**
+   * The folders whose README a read of `file` may bring in, nearest first (empty when the file is outside the bound
+   * or under `node_modules`/`.git`).
+   */
+  export function chain(file: string, b: Bounds): string[] {
+    const target = path.resolve(b.directory, file)
+    const top = bound(b)
+    if (!inside(target, top) || target === top) return []
+    const rel = path.relative(top, target).split(path.sep)
+    if (rel.some((s) => s === "node_modules" || s === ".git")) return []
+    const directory = path.resolve(b.directory)
+    const folders: string[] = []
+    for (let dir = path.dirname(target); inside(dir, top); dir = path.dirname(dir)) {
+      const root = inside(directory, dir)
+      if (!root || b.includeRoot) folders.push(dir)
+      if (dir === top) break
+    }
+    return folders
+  }
+
+  /** The README of `folder` (first of `names` that is a file), or undefined. */
+  export function find(folder: string, names: readonly string[]): string | undefined {
+    for (const name of names) {
+      const file = path.join(folder, name)
+      try {
+        if (fs.statSync(file).isFile()) return file
+      } catch {}
+    }
+    return undefined
+  }
+
+  /** True when the real path of `file` (links resolved) stays inside the bound's real path. */
+  export function staysInside(file: string, b: Pick<Bounds, "directory" | "worktree">): boolean {
+    try {
+      return inside(fs.realpathSync(file), fs.realpathSync(bound(b)))
+    } catch {
+      return false
+    }
+  }
+
+  /**
+   * The first `maxChars` characters of a file (read without loading a large file whole), and whether more follow.
+   *
+   * @example
+   * ReadmeInject.head("/r/pkg/a/README.md", 8000) // { text: "# a\n…", more: false }
+   */
+  export function head(file: string, maxChars: number): { text: string; more: boolean } {
+    const fd = fs.openSync(file, "r")
+    try {
+      const size = fs.fstatSync(fd).size
+      // A character takes at most 4 bytes in UTF-8; one more character tells whether the text goes on.
+      const want = Math.min(size, (maxChars + 1) * 4)
+      const buffer = Buffer.alloc(want)
+      const got = fs.readSync(fd, buffer, 0, want, 0)
+      let text = buffer
+        .subarray(0, got)
+        .toString("utf8")
+        .replace(/^\uFEFF/, "")
+      if (got < size) text = text.replace(/\uFFFD$/, "") // a character cut by the byte limit
+      return { text, more: text.length > maxChars || got < size }
+    } finally {
+      fs.closeSync(fd)
+    }
+  }
+
+  /**
+   * The text of one README block: its source, then its content cut to `maxTokens` (at a line break when one is near)
+   * with a pointer to the file when cut.
+   *
+   * @example
+   * ReadmeInject.block("/r/pkg/a/README.md", "# a\nText", false, 2000)
+   * // "README from: /r/pkg/a/README.md\n# a\nText"
+   */
+  export function block(file: string, text: string, more: boolean, maxTokens: number): string {
+    const max = maxTokens * CHARS_PER_TOKEN
+    let body = text.replace(/\r\n?/g, "\n").trimEnd()
+    const cut = more || body.length > max
+    if (body.length > max) {
+      let end = max
+      const line = body.lastIndexOf("\n", end)
+      if (line > max * 0.8) end = line
+      // Never split a surrogate pair.
+      const code = body.charCodeAt(end - 1)
+      if (code >= 0xd800 && code <= 0xdbff) end--
+      body = body.slice(0, end).trimEnd()
+    }
+    const note = cut ? `\n[truncated at ~${maxTokens} tokens — read ${file} for the rest]` : ""
+    return `${HEADER}${file}\n${body}${note}`
+  }
+
+  /** The blocks appended to a tool result, in one reminder element of their own. */
+  export function reminder(blocks: string[]): string {
+    return `\n\n<system-reminder>\n${blocks.join("\n\n")}\n</system-reminder>`
+  }
+}

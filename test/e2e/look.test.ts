@@ -1,0 +1,192 @@
+import { describe, expect, test } from "bun:test"
+import { Harness } from "./harness"
+import { ModelServer } from "./model-server"
+import { targets } from "./targets"
+
+// A complete 1×1 PNG and GIF; their base64 is what a request carrying the image contains.
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+)
+// Trailing bytes after the GIF's end make image_data long enough (over 256 characters) for look_at to shorten.
+const GIF = Buffer.concat([
+  Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"),
+  Buffer.alloc(300, 0x3b),
+])
+const PDF = Buffer.from(
+  "%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n",
+)
+const SVG = '<svg xmlns="http://www.w3.org/2000/svg"><text>SVG-GATEWAY-LABEL</text></svg>\n'
+const B64 = { png: PNG.toString("base64"), gif: GIF.toString("base64"), pdf: PDF.toString("base64") }
+/** Requests without tools get the model server's fixed reply: the child call's answer. */
+const CHILD_ANSWER = "Scripted session"
+const TIMEOUT = { timeout: 240_000 }
+
+/** A provider on the scripted server with a vision model and a text-only one (no modalities declared). */
+function provider(server: ModelServer.Instance) {
+  return {
+    vision: {
+      npm: "@ai-sdk/openai-compatible",
+      name: "Vision test provider",
+      options: { baseURL: server.url, apiKey: "scripted" },
+      models: {
+        eye: {
+          name: "Eye",
+          tool_call: true,
+          attachment: true,
+          modalities: { input: ["text", "image", "pdf"], output: ["text"] },
+          limit: { context: 200_000, output: 8_192 },
+        },
+        blind: { name: "Blind", tool_call: true, limit: { context: 200_000, output: 8_192 } },
+      },
+    },
+  }
+}
+
+const FILES = { "shots/screen.png": PNG, "docs/spec.pdf": PDF, "docs/arch.svg": SVG }
+const carrying = (server: ModelServer.Instance, b64: string) => server.requests.filter((r) => r.raw.includes(b64))
+
+for (const target of targets()) {
+  describe(`look_at on stock opencode ${target.label}`, () => {
+    test(
+      "a vision model: the image goes out in exactly one request (the child call, no tools); the conversation stays text-only",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.call("look_at", { file_path: "shots/screen.png", goal: "What does the screen show?" }),
+          ModelServer.call("look_at", { image_data: `data:image/png;base64,${B64.gif}`, goal: "Which colour?" }),
+          ModelServer.call("look_at", { file_path: "docs/arch.svg", goal: "Which labels?" }),
+          ModelServer.call("look_at", { file_path: "docs/spec.pdf", goal: "Summarise the spec" }),
+          ModelServer.text("done"),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: FILES,
+          config: { provider: provider(server), model: "vision/eye", small_model: "vision/eye" },
+        })
+        try {
+          const result = await Harness.run(project, server, "Look at the screenshot")
+          expect(result.exitCode).toBe(0)
+          const looks = result.tools.filter((t) => t.tool === "look_at")
+          // 1.2.15 and 1.18 differ in two ways seen here: the AI SDK's OpenAI-compatible provider of 1.2.15 cannot
+          // send a PDF file part (1.18's sends it as file_data), and 1.2.15 stores the tool call's arguments as the
+          // tool left them (see image_data below).
+          const v12 = (await Harness.version(target.bin)).startsWith("1.2.")
+          const pdfSupported = !v12
+          expect(looks.map((t) => t.status)).toEqual([
+            "completed",
+            "completed",
+            "completed",
+            pdfSupported ? "completed" : "error",
+          ])
+          expect(looks[0].output).toBe(
+            `look_at shots/screen.png (image/png, 0.1 KB), analysed by vision/eye:\n\n${CHILD_ANSWER}`,
+          )
+          expect(looks[1].output).toStartWith("look_at image_data (image/gif, ")
+          expect(looks[2].output).toStartWith("look_at docs/arch.svg (image/svg+xml, ")
+
+          // Exactly one request carried the PNG: the child call, made without tools, to the vision model.
+          const png = carrying(server, B64.png)
+          expect(png).toHaveLength(1)
+          expect(png[0].agentTurn).toBe(false)
+          expect(png[0].body.model).toBe("eye")
+          expect(png[0].raw).toContain("What does the screen show?")
+          expect(png[0].raw).toContain("image_url")
+          // The SVG went as text to one child request.
+          expect(server.requests.filter((r) => !r.agentTurn && r.raw.includes("SVG-GATEWAY-LABEL"))).toHaveLength(1)
+
+          // The PDF: one child request carrying it (file_data), or the provider's clear refusal and none.
+          const pdf = carrying(server, B64.pdf)
+          if (pdfSupported) {
+            expect(looks[3].output).toStartWith("look_at docs/spec.pdf (application/pdf, ")
+            expect(pdf).toHaveLength(1)
+            expect(pdf[0].agentTurn).toBe(false)
+          } else {
+            expect(looks[3].error).toContain("vision/eye failed: ")
+            expect(looks[3].error).toContain("application/pdf")
+            expect(pdf).toHaveLength(0)
+          }
+
+          // The parent conversation: text only, no image part, no PNG bytes, in any of its requests.
+          const turns = server.turns()
+          expect(turns).toHaveLength(5)
+          expect(server.overruns).toBe(0)
+          for (const turn of turns) {
+            expect(turn.raw).not.toContain(B64.png)
+            expect(turn.raw).not.toContain("image_url")
+            expect(turn.raw).not.toContain(B64.pdf)
+            expect(turn.raw).not.toContain("file_data")
+          }
+          expect(turns[1].raw).toContain(CHILD_ANSWER)
+          // image_data came from the model itself, in its tool call. 1.2.15 stores the argument object look_at
+          // shortened, so later requests carry a short note; 1.18 stores the call as the model sent it.
+          expect(carrying(server, B64.gif).filter((r) => !r.agentTurn)).toHaveLength(1)
+          const later = turns.slice(2).map((t) => t.raw.includes(B64.gif))
+          expect(later).toEqual(later.map(() => !v12))
+          if (v12) expect(turns[2].raw).toContain("[image/gif, 0.3 KB: given to look_at, not kept here]")
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+
+    test(
+      "a text-only model: a clear error naming it and zero requests carrying the image; a configured fallback model is used instead",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.call("look_at", { file_path: "shots/screen.png", goal: "What does the screen show?" }),
+          ModelServer.text("done"),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: FILES,
+          config: { provider: provider(server), model: "vision/blind", small_model: "vision/blind" },
+        })
+        try {
+          const result = await Harness.run(project, server, "Look at the screenshot")
+          expect(result.exitCode).toBe(0)
+          const [look] = result.tools
+          expect(look.tool).toBe("look_at")
+          expect(look.status).toBe("error")
+          expect(look.error).toContain(
+            "look_at: the current model vision/blind does not accept image input, so no model was called.",
+          )
+          expect(carrying(server, B64.png)).toHaveLength(0)
+          expect(server.requests.filter((r) => !r.agentTurn && r.raw.includes("What does the screen show?"))).toEqual(
+            [],
+          )
+          expect(server.turns()).toHaveLength(2)
+          const part = result.events.find((e) => e.part?.tool === "look_at" && e.part?.state?.status === "error")?.part
+          const ms = part?.state?.time ? part.state.time.end - part.state.time.start : NaN
+          console.log(`[look_at e2e ${target.label}] capability refusal, tool time as OpenCode recorded it: ${ms} ms`)
+        } finally {
+          server.stop()
+        }
+
+        const again = ModelServer.start([
+          ModelServer.call("look_at", { file_path: "shots/screen.png", goal: "What does the screen show?" }),
+          ModelServer.text("done"),
+        ])
+        await using fallback = await Harness.project({
+          bin: target.bin,
+          files: { ...FILES, ".opencode/opencode-builtins.json": JSON.stringify({ lookAt: { model: "vision/eye" } }) },
+          config: { provider: provider(again), model: "vision/blind", small_model: "vision/blind" },
+        })
+        try {
+          const result = await Harness.run(fallback, again, "Look at the screenshot")
+          expect(result.exitCode).toBe(0)
+          expect(result.tools[0].output).toBe(
+            `look_at shots/screen.png (image/png, 0.1 KB), analysed by vision/eye:\n\n${CHILD_ANSWER}`,
+          )
+          const png = carrying(again, B64.png)
+          expect(png).toHaveLength(1)
+          expect(png[0].body.model).toBe("eye")
+          for (const turn of again.turns()) expect(turn.body.model).toBe("blind")
+        } finally {
+          again.stop()
+        }
+      },
+      TIMEOUT,
+    )
+  })
+}
