@@ -1,29 +1,34 @@
 import { parse, type SgNode } from "@ast-grep/napi"
+import { AuditRules } from "./rules"
 
 /**
  * Static analysis of one JavaScript/TypeScript file by syntax tree (tree-sitter through `@ast-grep/napi`), never by
  * regular expression over the text: comments and strings that merely mention `eval` are not findings, and
  * obfuscated spellings are seen through where they can be resolved statically.
  *
- * Names are resolved to what they refer to: module aliases (`import * as cp from "node:child_process"`,
- * `const { readFileSync: r } = require("fs")`), the global object (`globalThis`, `global`, `window`, `self`), and
- * computed members whose key is a constant expression — string literals, templates without substitutions, `+`
- * concatenation, `const` names bound to such values, `[…].join(…)`, `String.fromCharCode(…)` and `atob(…)` of
- * literals. So `globalThis["ev" + "al"](x)` is `eval`.
+ * The analysis follows values forward from where they enter the file — the global names that matter (`fetch`,
+ * `eval`, `Function`, `process`, `Bun`, `require`, the global object `globalThis`/`global`/`window`/`self`, timers,
+ * `WebSocket`…), modules imported or required by name, literal `constructor` chains — through member accesses,
+ * computed members with a constant key, calls, `.bind`/`.call`/`.apply`, `await`, `??`/`||`, and into every name
+ * they are bound to: `const f = fetch`, `const { fetch: get } = globalThis`, `let f; f = fetch`, destructuring,
+ * `this.fetch = …` in a class, functions that return them (`function getFetch() { return fetch }`), module-level
+ * `var fs = __require("fs")` in bundles. Names are resolved by lexical scope: a parameter or local named `fetch`
+ * hides the global, an alias is only followed where its declaration is visible.
  *
- * Severity classes (PRD US-013): critical = code injection (`eval`, `Function`/`new Function`,
- * `Function('return this')`, `….constructor.constructor`, string timers); high = sensitive path literals
- * (`/etc/`, `~/.ssh/`, `.env`, …), `import()`/`require()` with a non-literal argument, `vm` code execution;
- * medium = direct API use (fs reads/writes, `Bun.file/write/serve/spawn/$`, child_process, net/http/https…);
- * low = informational (`fetch`, `process.env`, `os.homedir`, WebSocket).
+ * Constant keys are string literals, templates, `+`, `[…].join(…)`, `String.fromCharCode(…)`, `atob(…)` and names
+ * bound once to such values, so `const k = "ev" + "al"; globalThis[k](x)` is `eval`. A name imported from another
+ * module of the audit is a `Ref`: uses that depend on it are returned as `deferred` and classified by link.ts once
+ * that module's exports are known; the file's own exports are returned for the same purpose.
+ *
+ * Candidate nodes are selected in Rust by kind and name (one traversal per round of newly bound names, restricted to
+ * the scope that declares them), so the size of a bundle costs little beyond its parse.
  *
  * @example
- * PluginAnalysis.analyze("index.js", 'globalThis["ev"+"al"]("1")')
- * // [{ severity: "critical", rule: "eval", line: 1, column: 1, … }]
+ * PluginAnalysis.analyze("index.js", 'const f = fetch; f("https://x")').map((f) => f.rule) // ["network-client"]
  */
 export namespace PluginAnalysis {
-  export type Severity = "critical" | "high" | "medium" | "low"
-  export const SEVERITIES: Severity[] = ["critical", "high", "medium", "low"]
+  export type Severity = AuditRules.Severity
+  export const SEVERITIES = AuditRules.SEVERITIES
 
   export type Finding = {
     severity: Severity
@@ -34,6 +39,47 @@ export namespace PluginAnalysis {
     line: number
     column: number
     snippet: string
+  }
+
+  type Path = AuditRules.Path
+  type Ref = AuditRules.Ref
+  const CALL = AuditRules.CALL
+
+  /** A value that flows: a path, or a function whose return values are paths. */
+  export type Value = { path: Path } | { returns: Path[] }
+
+  export type Position = { line: number; column: number }
+
+  /** A use whose meaning depends on another module's exports (see link.ts). */
+  export type Deferred =
+    | ({ kind: "site"; path: Path; site: AuditRules.Site } & Position)
+    | ({ kind: "module"; how: "import" | "require"; spec: Ref } & Position)
+    /** Reported when `path` turns out to be `process.env` itself. */
+    | ({ kind: "env"; path: Path; text: string } & Position)
+
+  export type Export = { values: Value[]; constant?: string | Ref }
+
+  export type Result = {
+    findings: Finding[]
+    deferred: Deferred[]
+    /** By exported name; `"*module"` is a CommonJS `module.exports = …`. */
+    exports: Record<string, Export>
+    /** Files re-exported whole (`export * from "./x"`). */
+    stars: string[]
+    /** Module names this file loads by a constant name (import, export-from, require, import()). */
+    imports: string[]
+  }
+
+  export type Options = {
+    /** The audited file a module name loaded by this file resolves to, if any (enables cross-module values). */
+    resolve?: (spec: string) => string | undefined
+    /**
+     * What a path headed by another module's export stands for, when that module is analysed already (link.ts);
+     * undefined leaves it open for the end of the audit.
+     */
+    settle?: (path: Path) => Value[] | undefined
+    /** The string another module's export holds, when known (null: not a constant). */
+    constant?: (ref: Ref) => string | null | undefined
   }
 
   const LANG: Record<string, string> = {
@@ -59,319 +105,6 @@ export namespace PluginAnalysis {
     return LANG[file.slice(file.lastIndexOf(".") + 1).toLowerCase()]
   }
 
-  const GLOBALS = new Set(["globalThis", "global", "window", "self"])
-  const FS_IO =
-    /^(readFile|readFileSync|writeFile|writeFileSync|appendFile|appendFileSync|createReadStream|createWriteStream|open|openSync|rm|rmSync|unlink|unlinkSync|rename|renameSync|copyFile|copyFileSync|cp|cpSync|readdir|readdirSync|mkdir|mkdirSync|truncate|truncateSync|chmod|chmodSync|symlink|symlinkSync)$/
-  const CHILD = /^(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork)$/
-  const NET_MODULES = new Set(["net", "http", "https", "http2", "tls", "dgram"])
-  const BUN_APIS = new Set(["file", "write", "serve", "spawn", "spawnSync", "$", "listen", "connect"])
-  const SENSITIVE: [RegExp, string][] = [
-    [/(^|[^\w])\/etc\//, "/etc/"],
-    [/~\/\.ssh(\/|$)|(^|[/\\])\.ssh[/\\]/, ".ssh"],
-    [/(^|[/\\])\.env($|[./\\_-])/, ".env"],
-    [/(^|[/\\])id_(rsa|ed25519|ecdsa|dsa)\b/, "SSH private key"],
-    [/(^|[/\\])\.aws[/\\]credentials\b/, ".aws/credentials"],
-    [/(^|[/\\])\.(npmrc|netrc|pgpass|git-credentials)$/, "credentials file"],
-  ]
-
-  type Path = string[]
-
-  /**
-   * The findings of one file, sorted by position.
-   *
-   * @example
-   * PluginAnalysis.analyze("a.js", "eval(x)")[0].rule // "eval"
-   */
-  export function analyze(file: string, source: string): Finding[] {
-    const lang = languageOf(file)
-    if (!lang) return []
-    const root = parse(lang, source).root()
-    const lines = source.split("\n")
-    const findings: Finding[] = []
-    const report = (node: SgNode, severity: Severity, rule: string, message: string) => {
-      const { line, column } = node.range().start
-      const snippet = (lines[line] ?? "").trim()
-      findings.push({
-        severity,
-        rule,
-        message,
-        file,
-        line: line + 1,
-        column: column + 1,
-        snippet: snippet.length > 160 ? snippet.slice(0, 157) + "…" : snippet,
-      })
-    }
-
-    // Pass 1: constants and module aliases.
-    const constants = new Map<string, string>()
-    const aliases = new Map<string, Path>()
-    const declarators = root.findAll({ rule: { kind: "variable_declarator" } })
-    // Twice, so a constant built from an earlier constant resolves regardless of order in the tree walk.
-    for (let round = 0; round < 2; round++) {
-      for (const decl of declarators) {
-        const name = decl.field("name")
-        const value = decl.field("value")
-        if (!name || !value || name.kind() !== "identifier") continue
-        const parent = decl.parent()
-        if (parent?.kind() === "lexical_declaration" && parent.child(0)?.text() === "const") {
-          const text = evaluate(value, constants)
-          if (text !== undefined) constants.set(name.text(), text)
-        }
-      }
-    }
-    const moduleOf = (node: SgNode | null): string | undefined => {
-      if (!node) return undefined
-      let inner = node
-      if (inner.kind() === "await_expression") inner = inner.child(inner.children().length - 1) ?? inner
-      if (inner.kind() !== "call_expression") return undefined
-      const callee = inner.field("function")
-      if (!callee || !(callee.text() === "require" || callee.kind() === "import")) return undefined
-      const arg = firstArgument(inner)
-      const name = arg ? evaluate(arg, constants) : undefined
-      return name === undefined ? undefined : normalizeModule(name)
-    }
-    for (const decl of declarators) {
-      const mod = moduleOf(decl.field("value"))
-      if (!mod) continue
-      const name = decl.field("name")!
-      if (name.kind() === "identifier") aliases.set(name.text(), mod.split("."))
-      else if (name.kind() === "object_pattern") bindPattern(name, mod, aliases)
-    }
-    for (const stmt of root.findAll({ rule: { kind: "import_statement" } })) {
-      const source = stmt.field("source")
-      const mod = source ? normalizeModule(evaluate(source, constants) ?? "") : ""
-      if (!mod) continue
-      moduleImport(stmt, mod)
-      for (const id of stmt.findAll({
-        rule: { kind: "identifier", inside: { kind: "import_clause", stopBy: "end" } },
-      })) {
-        const parent = id.parent()
-        if (parent?.kind() === "import_specifier") {
-          const imported = parent.field("name")?.text() ?? id.text()
-          const local = parent.field("alias")?.text() ?? imported
-          if (id.text() === local) aliases.set(local, [...mod.split("."), imported])
-        } else aliases.set(id.text(), mod.split("."))
-      }
-    }
-
-    function moduleImport(node: SgNode, mod: string) {
-      const top = mod.split(".")[0]
-      if (top === "child_process") report(node, "medium", "child_process", `imports ${mod}: can run programs`)
-      else if (NET_MODULES.has(top)) report(node, "medium", "network", `imports ${mod}: network servers/clients`)
-      else if (top === "vm") report(node, "high", "vm", `imports vm: compiles and runs code`)
-    }
-
-    const pathOf = (node: SgNode | null, depth = 0): Path | undefined => {
-      if (!node || depth > 20) return undefined
-      switch (node.kind()) {
-        case "identifier": {
-          const name = node.text()
-          if (GLOBALS.has(name)) return []
-          return aliases.get(name) ?? [name]
-        }
-        case "this":
-          return ["this"]
-        case "member_expression": {
-          const base = pathOf(node.field("object"), depth + 1)
-          const prop = node.field("property")?.text()
-          return base && prop ? [...base, prop] : undefined
-        }
-        case "subscript_expression": {
-          const base = pathOf(node.field("object"), depth + 1)
-          const index = node.field("index")
-          const key = index ? evaluate(index, constants) : undefined
-          return base && key !== undefined ? [...base, key] : undefined
-        }
-        case "parenthesized_expression":
-        case "non_null_expression":
-          return pathOf(node.child(node.kind() === "parenthesized_expression" ? 1 : 0), depth + 1)
-        case "sequence_expression": {
-          const parts = node.children().filter((c) => c.isNamed())
-          return pathOf(parts[parts.length - 1] ?? null, depth + 1)
-        }
-        case "call_expression":
-        case "await_expression": {
-          // require("fs").readFileSync, (await import("node:fs")).writeFile
-          const mod = moduleOf(node)
-          return mod ? mod.split(".") : undefined
-        }
-        case "array":
-          return ["[]"]
-        case "object":
-          return ["{}"]
-        case "arrow_function":
-        case "function_expression":
-        case "function":
-          return ["function"]
-        case "string":
-        case "template_string":
-          return ['""']
-      }
-      return undefined
-    }
-
-    // Pass 2: calls and constructions.
-    for (const call of root.findAll({ rule: { any: [{ kind: "call_expression" }, { kind: "new_expression" }] } })) {
-      const isNew = call.kind() === "new_expression"
-      const callee = call.field(isNew ? "constructor" : "function")
-      if (!callee) continue
-      const arg = firstArgument(call)
-      if (callee.kind() === "import") {
-        if (arg && evaluate(arg, constants) === undefined)
-          report(call, "high", "dynamic-import", "import() with a computed module name: what it loads is unknown")
-        continue
-      }
-      const p = pathOf(callee)
-      if (!p) continue
-      const name = p.join(".")
-      const last = p[p.length - 1]
-      if (p.length >= 2 && last === "constructor" && p[p.length - 2] === "constructor") {
-        report(call, "critical", "constructor-constructor", `${callee.text()}(…) reaches the Function constructor`)
-      } else if (name === "eval") {
-        report(
-          call,
-          "critical",
-          "eval",
-          `eval(…)${callee.text() === "eval" ? "" : ` spelled ${callee.text()}`}: runs a string as code`,
-        )
-      } else if (
-        name === "Function" ||
-        name === "Function.prototype.constructor" ||
-        (p.length === 2 && p[0] === "function" && last === "constructor")
-      ) {
-        const body = arg ? evaluate(lastArgument(call)!, constants) : undefined
-        const detail =
-          body !== undefined && /^\s*return\s+this\b/.test(body) ? " ('return this' grabs the global object)" : ""
-        report(
-          call,
-          "critical",
-          "function-constructor",
-          `${isNew ? "new " : ""}Function(…) compiles a string into code${detail}`,
-        )
-      } else if (
-        (name === "setTimeout" || name === "setInterval" || name === "setImmediate") &&
-        arg &&
-        isStringLike(arg)
-      ) {
-        report(call, "critical", "string-timer", `${name} with a string argument runs it as code`)
-      } else if ((name === "require" || name === "module.require") && !isNew) {
-        if (arg && evaluate(arg, constants) === undefined)
-          report(call, "high", "dynamic-require", "require() with a computed module name: what it loads is unknown")
-        else if (arg) {
-          const mod = normalizeModule(evaluate(arg, constants)!)
-          if (mod) moduleImport(call, mod)
-        }
-      } else if (p[0] === "vm" && p.length > 1) {
-        report(call, "high", "vm", `vm.${p.slice(1).join(".")}: compiles and runs code`)
-      } else if (p[0] === "Bun" && p.length === 2 && BUN_APIS.has(last)) {
-        report(
-          call,
-          "medium",
-          `bun-${last === "$" ? "shell" : last}`,
-          `Bun.${last}(…): ${BUN_EFFECT[last] ?? "host access"}`,
-        )
-      } else if (p[0] === "fs" && FS_IO.test(last)) {
-        report(
-          call,
-          "medium",
-          /write|append|rm|unlink|rename|copy|cp|mkdir|truncate|chmod|symlink|open/i.test(last)
-            ? "fs-write"
-            : "fs-read",
-          `${name}(…): direct file system access`,
-        )
-      } else if (p[0] === "child_process" && CHILD.test(last)) {
-        report(call, "medium", "child_process", `${name}(…): runs a program`)
-      } else if (NET_MODULES.has(p[0]) && p.length > 1) {
-        report(call, "medium", "network", `${name}(…): network access`)
-      } else if (name === "fetch" || (isNew && (name === "WebSocket" || name === "EventSource"))) {
-        report(call, "low", "network-client", `${isNew ? "new " : ""}${name}(…): outbound network request`)
-      } else if (name === "os.homedir") {
-        report(call, "low", "homedir", "os.homedir(): locates the user's home directory")
-      }
-    }
-
-    // Member reads that reach the Function constructor without a call, and environment reads.
-    // Member reads worth resolving: names ending in constructor or eval, process.env, and every computed member
-    // (its key may spell anything). The text test runs in Rust, so a large bundle's other members cost nothing.
-    const members = root.findAll({
-      rule: {
-        any: [{ kind: "member_expression", regex: "(constructor|eval)$|\\benv\\b" }, { kind: "subscript_expression" }],
-      },
-    })
-    for (const member of members) {
-      const parent = member.parent()
-      if (parent && (parent.kind() === "member_expression" || parent.kind() === "subscript_expression")) continue
-      if (
-        parent &&
-        (parent.kind() === "call_expression" || parent.kind() === "new_expression") &&
-        parent.field(parent.kind() === "call_expression" ? "function" : "constructor")?.id() === member.id()
-      )
-        continue
-      const p = pathOf(member)
-      if (!p) continue
-      if (p.length >= 2 && p[p.length - 1] === "constructor" && p[p.length - 2] === "constructor")
-        report(member, "critical", "constructor-constructor", `${member.text()} is the Function constructor`)
-      else if (p.length === 1 && p[0] === "eval")
-        report(member, "critical", "eval", `${member.text()} reads eval indirectly`)
-      else if (p[0] === "process" && p[1] === "env" && p.length <= 3)
-        report(member, "low", "process-env", `${member.text()}: reads the environment`)
-    }
-
-    // Sensitive paths in string literals and templates.
-    for (const str of root.findAll({ rule: { any: [{ kind: "string" }, { kind: "template_string" }] } })) {
-      if (str.parent()?.kind() === "import_statement") continue
-      const text = literalText(str)
-      for (const [pattern, label] of SENSITIVE) {
-        if (pattern.test(text)) {
-          report(
-            str,
-            "high",
-            "sensitive-path",
-            `string mentions ${label}: ${JSON.stringify(text.length > 80 ? text.slice(0, 77) + "…" : text)}`,
-          )
-          break
-        }
-      }
-    }
-
-    return dedupe(findings)
-  }
-
-  const BUN_EFFECT: Record<string, string> = {
-    file: "reads or writes files",
-    write: "writes files",
-    serve: "starts a network server",
-    listen: "opens a network socket",
-    connect: "opens a network connection",
-    spawn: "runs a program",
-    spawnSync: "runs a program",
-    $: "runs shell commands",
-  }
-
-  function dedupe(findings: Finding[]): Finding[] {
-    const seen = new Set<string>()
-    return findings
-      .filter((f) => {
-        const key = `${f.rule}:${f.line}:${f.column}`
-        if (seen.has(key)) return false
-        seen.add(key)
-        return true
-      })
-      .sort((a, b) => a.line - b.line || a.column - b.column)
-  }
-
-  function bindPattern(pattern: SgNode, mod: string, aliases: Map<string, Path>) {
-    for (const child of pattern.children()) {
-      if (child.kind() === "shorthand_property_identifier_pattern")
-        aliases.set(child.text(), [...mod.split("."), child.text()])
-      else if (child.kind() === "pair_pattern") {
-        const key = child.field("key")?.text()
-        const value = child.field("value")
-        if (key && value?.kind() === "identifier") aliases.set(value.text(), [...mod.split("."), key])
-      }
-    }
-  }
-
   /**
    * `node:fs` → `fs`, `fs/promises` → `fs.promises`, `child_process` stays; relative paths → "".
    *
@@ -385,134 +118,1650 @@ export namespace PluginAnalysis {
     return bare.split("/")[0] === "fs" ? "fs" : bare
   }
 
-  function firstArgument(call: SgNode): SgNode | undefined {
-    const args = call.field("arguments")
-    return args?.children().find((c) => c.isNamed() && c.kind() !== "comment")
+  /** Globals whose uses are followed (besides imported modules and literal constructor chains). */
+  const ROOTS = [
+    "fetch",
+    "eval",
+    "Function",
+    "process",
+    "Bun",
+    "require",
+    "module",
+    "exports",
+    "setTimeout",
+    "setInterval",
+    "setImmediate",
+    "WebSocket",
+    "EventSource",
+    "XMLHttpRequest",
+    "globalThis",
+    "global",
+    "window",
+    "self",
+  ]
+  /** Modules whose imported names are followed; other packages are opaque unless they are part of the audit. */
+  const MODULES = new Set([
+    "fs",
+    "fs.promises",
+    "child_process",
+    "net",
+    "http",
+    "https",
+    "http2",
+    "tls",
+    "dgram",
+    "vm",
+    "os",
+    "module",
+    "process",
+  ])
+  /** Bundler and compiler helpers that hand a module through (`__toESM(require("fs"))`). */
+  const INTEROP = new Set([
+    "__toESM",
+    "__toCommonJS",
+    "__importDefault",
+    "__importStar",
+    "_interopRequireDefault",
+    "_interopRequireWildcard",
+    "__importDefault2",
+  ])
+  const FUNCTION_SCOPES = new Set([
+    "function_declaration",
+    "function_expression",
+    "function",
+    "arrow_function",
+    "method_definition",
+    "generator_function_declaration",
+    "generator_function",
+    "class_static_block",
+    "program",
+  ])
+  const BLOCK_SCOPES = new Set([
+    ...FUNCTION_SCOPES,
+    "statement_block",
+    "for_statement",
+    "for_in_statement",
+    "switch_body",
+    "catch_clause",
+  ])
+  const PATTERNS = new Set([
+    "object_pattern",
+    "array_pattern",
+    "pair_pattern",
+    "rest_pattern",
+    "assignment_pattern",
+    "object_assignment_pattern",
+    "shorthand_property_identifier_pattern",
+  ])
+  const FUNCTIONS = new Set([
+    "function_expression",
+    "function",
+    "arrow_function",
+    "generator_function",
+    "function_declaration",
+  ])
+  const TRANSPARENT = new Set([
+    "parenthesized_expression",
+    "non_null_expression",
+    "as_expression",
+    "satisfies_expression",
+    "type_assertion",
+    "await_expression",
+    "instantiation_expression",
+  ])
+  const SENSITIVE: [RegExp, string][] = [
+    [/(^|[^\w])\/etc\//, "/etc/"],
+    [/~\/\.ssh(\/|$)|(^|[/\\])\.ssh[/\\]/, ".ssh"],
+    [/(^|[/\\])\.env($|[./\\_-])/, ".env"],
+    [/(^|[/\\])id_(rsa|ed25519|ecdsa|dsa)\b/, "SSH private key"],
+    [/(^|[/\\])\.aws[/\\]credentials\b/, ".aws/credentials"],
+    [/(^|[/\\])\.(npmrc|netrc|pgpass|git-credentials)$/, "credentials file"],
+  ]
+  /** Rust-side filter for string nodes: a superset of SENSITIVE on the raw text (escapes are decoded in JS). */
+  const SENSITIVE_RAW = "etc|ssh|env|id_|aws|npmrc|netrc|pgpass|git-credentials|\\\\[xu0-7]"
+  const MAX_VALUES = 8
+  const MAX_PATH = 12
+  const MAX_ROUNDS = 16
+
+  /**
+   * The findings of one file, sorted by position (names imported from other files are opaque here; PluginAudit
+   * resolves them across the modules of a plugin).
+   *
+   * @example
+   * PluginAnalysis.analyze("a.js", "eval(x)")[0].rule // "eval"
+   */
+  export function analyze(file: string, source: string): Finding[] {
+    const lang = languageOf(file)
+    if (!lang) return []
+    return analyzeTree(file, parse(lang, source).root(), source).findings
   }
 
-  function lastArgument(call: SgNode): SgNode | undefined {
-    const args =
-      call
-        .field("arguments")
-        ?.children()
-        .filter((c) => c.isNamed() && c.kind() !== "comment") ?? []
-    return args[args.length - 1]
+  type Occurrence = { node: SgNode; start: number; end: number; role?: Role }
+  type Role = { kind: "decl"; binding: Binding } | { kind: "assign" } | { kind: "use" } | { kind: "ignore" }
+  type Binding = {
+    key: string
+    name: string
+    /** The declaring identifier. */
+    node: SgNode
+    start: number
+    scope: SgNode
+    scopeStart: number
+    scopeEnd: number
+    kind: "const" | "let" | "var" | "param" | "function" | "class" | "import" | "catch" | "other"
+    /** The initializer of `name = init` declarators (for constant keys). */
+    init?: SgNode
+    values: Map<string, Value>
+    /** The other module's export it was bound to, before settling (for constants). */
+    ref?: Ref
+    assigned: boolean
+    uses?: SgNode[]
   }
+  type MemberAlias = { key: string; scope: SgNode; prop: string; values: Map<string, Value>; uses?: SgNode[] }
+  type Query = { node: SgNode; start: number; end: number; names: Set<string>; props: Set<string> }
+  const NEED = Symbol("need")
+  type Key = string | null | Ref
 
-  function isStringLike(node: SgNode): boolean {
-    return node.kind() === "string" || node.kind() === "template_string" || node.kind() === "binary_expression"
-  }
+  const valueKey = (v: Value) =>
+    JSON.stringify("path" in v ? v.path : { r: v.returns }, (_, x) => (x === CALL ? "\u0000()" : x))
+  const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  const isRef = (k: unknown): k is Ref => typeof k === "object" && k !== null && "ref" in k
 
-  /** A string or template's text with substitutions shown as `${…}` (for path checks). */
-  function literalText(node: SgNode): string {
-    return node
-      .children()
-      .map((c) =>
-        c.kind() === "string_fragment"
-          ? c.text()
-          : c.kind() === "escape_sequence"
-            ? unescape(c.text())
-            : c.kind() === "template_substitution"
-              ? "${…}"
-              : "",
-      )
-      .join("")
+  /**
+   * The findings of one parsed file plus what link.ts needs to resolve names across modules.
+   *
+   * @example
+   * const root = parse("JavaScript", src).root()
+   * PluginAnalysis.analyzeTree("/p/a.js", root, src, { resolve: (s) => resolver(s) }).exports
+   */
+  export function analyzeTree(file: string, root: SgNode, source: string, options: Options = {}): Result {
+    const steps = analysis(file, root, source, options)
+    for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
   }
 
   /**
-   * The constant string value of an expression, or undefined when it is not statically known. Numbers evaluate to
-   * their decimal text (for `+` and `String.fromCharCode`).
+   * `analyzeTree` in steps: yields between rounds how many native node wrappers it has roughly created since the
+   * last yield, so a caller can let the collector free them (they are ~1 KB each until finalized).
    *
    * @example
-   * PluginAnalysis.evaluate(parse("JavaScript", `"ev" + "al"`).root().child(0)!.child(0)!, new Map()) // "eval"
+   * const steps = PluginAnalysis.analysis("a.js", root, src)
+   * for (let s = steps.next(); !s.done; s = steps.next()) if (s.value > 20_000) await collect()
    */
-  export function evaluate(node: SgNode, constants: Map<string, string>, depth = 0): string | undefined {
-    if (depth > 50) return undefined
-    switch (node.kind()) {
-      case "string":
-        return node
-          .children()
-          .filter((c) => c.kind() === "string_fragment" || c.kind() === "escape_sequence")
-          .map((c) => (c.kind() === "escape_sequence" ? unescape(c.text()) : c.text()))
-          .join("")
-      case "template_string": {
-        let out = ""
-        for (const c of node.children()) {
-          if (c.kind() === "string_fragment") out += c.text()
-          else if (c.kind() === "escape_sequence") out += unescape(c.text())
-          else if (c.kind() === "template_substitution") {
-            const inner = c.children().find((x) => x.isNamed())
-            const value = inner ? evaluate(inner, constants, depth + 1) : undefined
-            if (value === undefined) return undefined
-            out += value
+  export function* analysis(
+    file: string,
+    root: SgNode,
+    source: string,
+    options: Options = {},
+  ): Generator<number, Result> {
+    let effort = 0
+    let lines: string[] | undefined
+    const findings: Finding[] = []
+    const deferred: Deferred[] = []
+    const exports: Record<string, Export & { local?: string; expr?: SgNode; at?: number }> = Object.create(null)
+    const stars: string[] = []
+    const imports = new Set<string>()
+
+    const position = (node: SgNode): Position => {
+      const { line, column } = node.range().start
+      return { line: line + 1, column: column + 1 }
+    }
+    const reported = new Set<string>()
+    const report = (node: SgNode, verdict: AuditRules.Verdict) => {
+      const at = position(node)
+      const key = `${verdict.rule}:${at.line}:${at.column}`
+      if (reported.has(key)) return
+      reported.add(key)
+      lines ??= source.split("\n")
+      const text = (lines[at.line - 1] ?? "").trim()
+      findings.push({ ...verdict, file, ...at, snippet: text.length > 160 ? text.slice(0, 157) + "…" : text })
+    }
+
+    /** A value headed by another module's export, replaced by what it stands for where that module is known. */
+    function settleValue(value: Value, depth = 0): Value[] {
+      if (!options.settle || depth > 8) return [value]
+      if ("returns" in value) {
+        const returns = value.returns.flatMap((p) =>
+          settleValue({ path: p }, depth + 1).flatMap((v) => ("path" in v ? [v.path] : [])),
+        )
+        return returns.length ? [{ returns }] : []
+      }
+      const head = value.path[0]
+      if (!isRef(head) || head.key) return [value]
+      const next = options.settle(value.path)
+      if (next === undefined) return [value]
+      return next.flatMap((v) => settleValue(v, depth + 1))
+    }
+    /** An export's constant where its module is known; the Ref itself otherwise. */
+    function constantOf(ref: Ref): Key {
+      const c = options.constant?.(ref)
+      return c === undefined ? ref : c
+    }
+
+    // ---- names, scopes and bindings ----
+    const occurrences = new Map<string, Occurrence[]>()
+    const seenOccurrence = new Set<number>()
+    const coverage = new Map<string, [number, number][]>()
+    const decls = new Map<string, Binding[]>()
+    const bindings = new Map<string, Binding>()
+    const waiting: Binding[] = []
+    const members = new Map<string, MemberAlias>()
+    const seenMembers = new Set<string>()
+    const waitingMembers: MemberAlias[] = []
+    const memberCoverage = new Map<string, Set<number>>()
+    const queries = new Map<number, Query>()
+    let retries: (() => void)[] = []
+    const work: [SgNode, Value][] = []
+    const rootRange = root.range()
+    const programEnd = rootRange.end.index + 1
+
+    const covered = (name: string, start: number, end: number) =>
+      (coverage.get(name) ?? []).some(([s, e]) => s <= start && end <= e)
+
+    const want = (scope: SgNode, name: string, prop = false) => {
+      const id = scope.id()
+      let q = queries.get(id)
+      if (!q) {
+        const r = scope.range()
+        q = { node: scope, start: r.start.index, end: r.end.index + 1, names: new Set(), props: new Set() }
+        queries.set(id, q)
+      }
+      ;(prop ? q.props : q.names).add(name)
+    }
+    const wantName = (name: string) => want(root, name)
+
+    function nearest(node: SgNode, kinds: Set<string>): SgNode {
+      let current: SgNode | null = node.parent()
+      while (current && !kinds.has(current.kind() as string)) current = current.parent()
+      return current ?? root
+    }
+
+    function makeBinding(id: SgNode, start: number, kind: Binding["kind"], scope: SgNode, init?: SgNode): Binding {
+      const name = id.text()
+      const key = `${name}@${start}`
+      const existing = bindings.get(key)
+      if (existing) return existing
+      const r = scope.range()
+      const binding: Binding = {
+        key,
+        name,
+        node: id,
+        start,
+        scope,
+        scopeStart: r.start.index,
+        scopeEnd: r.end.index + 1,
+        kind,
+        init,
+        values: new Map(),
+        assigned: false,
+      }
+      bindings.set(key, binding)
+      const list = decls.get(name) ?? []
+      list.push(binding)
+      decls.set(name, list)
+      return binding
+    }
+
+    /** The binding an identifier or pattern name declares, if it is a declaration. */
+    function declaration(id: SgNode, start: number): Binding | "ignore" | undefined {
+      const parent = id.parent()
+      if (!parent) return undefined
+      const pk = parent.kind()
+      if (pk === "variable_declarator") {
+        if (!sameNode(parent.field("name"), id)) return undefined
+        return declarator(parent, id, start, parent.field("value") ?? undefined)
+      }
+      if (PATTERNS.has(pk as string) || id.kind() === "shorthand_property_identifier_pattern") {
+        if (pk === "pair_pattern" && sameNode(parent.field("key"), id)) return "ignore"
+        if (pk === "assignment_pattern" && !sameNode(parent.field("left"), id)) return undefined
+        if (pk === "object_assignment_pattern" && !sameNode(parent.field("left"), id)) return undefined
+        let top: SgNode = parent
+        while (top.parent() && PATTERNS.has(top.parent()!.kind() as string)) top = top.parent()!
+        const holder = top.parent()
+        if (!holder) return undefined
+        const hk = holder.kind()
+        if (hk === "variable_declarator") return declarator(holder, id, start)
+        if (hk === "assignment_expression" || hk === "for_in_statement") {
+          if (hk === "for_in_statement" && holder.field("kind"))
+            return makeBinding(id, start, holder.field("kind")!.text() === "var" ? "var" : "let", holder)
+          return undefined
+        }
+        return makeBinding(id, start, "param", nearest(id, FUNCTION_SCOPES))
+      }
+      switch (pk) {
+        case "formal_parameters":
+          return makeBinding(id, start, "param", nearest(id, FUNCTION_SCOPES))
+        case "required_parameter":
+        case "optional_parameter":
+          return sameNode(parent.field("pattern"), id)
+            ? makeBinding(id, start, "param", nearest(id, FUNCTION_SCOPES))
+            : undefined
+        case "arrow_function":
+          return sameNode(parent.field("parameter"), id) ? makeBinding(id, start, "param", parent) : undefined
+        case "function_declaration":
+        case "generator_function_declaration":
+          return sameNode(parent.field("name"), id)
+            ? makeBinding(id, start, "function", nearest(parent, FUNCTION_SCOPES))
+            : undefined
+        case "function_expression":
+        case "function":
+        case "generator_function":
+        case "class":
+          return sameNode(parent.field("name"), id) ? makeBinding(id, start, "function", parent) : undefined
+        case "class_declaration":
+        case "enum_declaration":
+        case "internal_module":
+          return sameNode(parent.field("name"), id) ? makeBinding(id, start, "class", scopeOf(parent)) : undefined
+        case "catch_clause":
+          return makeBinding(id, start, "catch", parent)
+        case "for_in_statement":
+          if (sameNode(parent.field("left"), id) && parent.field("kind"))
+            return makeBinding(id, start, parent.field("kind")!.text() === "var" ? "var" : "let", parent)
+          return undefined
+        case "import_clause":
+        case "namespace_import":
+        case "import_require_clause":
+          return makeBinding(id, start, "import", root)
+        case "import_specifier": {
+          const alias = parent.field("alias")
+          if (alias && !sameNode(alias, id)) return "ignore"
+          return makeBinding(id, start, "import", root)
+        }
+        case "export_specifier":
+        case "type_query":
+        case "labeled_statement":
+        case "break_statement":
+        case "continue_statement":
+          return "ignore"
+      }
+      return undefined
+    }
+
+    function scopeOf(node: SgNode): SgNode {
+      return nearest(node, BLOCK_SCOPES)
+    }
+
+    function declarator(decl: SgNode, id: SgNode, start: number, init?: SgNode): Binding | "ignore" {
+      const holder = decl.parent()
+      if (holder?.parent()?.kind() === "ambient_declaration") return "ignore"
+      const keyword = holder?.kind() === "lexical_declaration" ? holder.field("kind")?.text() : "var"
+      const kind = keyword === "const" ? "const" : keyword === "let" ? "let" : "var"
+      const scope = kind === "var" ? nearest(decl, FUNCTION_SCOPES) : scopeOf(decl)
+      return makeBinding(id, start, kind, scope, init)
+    }
+
+    function roleOf(o: Occurrence): Role {
+      if (o.role) return o.role
+      effort += 3
+      const d = declaration(o.node, o.start)
+      if (d === "ignore") return (o.role = { kind: "ignore" })
+      if (d) return (o.role = { kind: "decl", binding: d })
+      const parent = o.node.parent()
+      const pk = parent?.kind()
+      if (
+        (pk === "assignment_expression" && sameNode(parent!.field("left"), o.node)) ||
+        (pk === "augmented_assignment_expression" && sameNode(parent!.field("left"), o.node)) ||
+        pk === "update_expression"
+      )
+        return (o.role = { kind: "assign" })
+      return (o.role = { kind: "use" })
+    }
+
+    /** The binding visible at `start` for `name` (its occurrences there must have been queried). */
+    const classified = new Map<string, number>()
+    function classifyAll(name: string) {
+      const list = occurrences.get(name)
+      if (!list) return
+      for (let i = classified.get(name) ?? 0; i < list.length; i++) roleOf(list[i])
+      classified.set(name, list.length)
+    }
+
+    function bindingAt(name: string, start: number): Binding | undefined {
+      classifyAll(name)
+      let best: Binding | undefined
+      for (const b of decls.get(name) ?? []) {
+        if (
+          b.scopeStart <= start &&
+          start < b.scopeEnd &&
+          (!best || b.scopeEnd - b.scopeStart < best.scopeEnd - best.scopeStart)
+        )
+          best = b
+      }
+      return best
+    }
+
+    function addOccurrences(nodes: SgNode[], query: Query) {
+      effort += nodes.length
+      for (const node of nodes) {
+        const r = node.range()
+        const start = r.start.index
+        if (seenOccurrence.has(start)) continue
+        seenOccurrence.add(start)
+        const name = node.text()
+        const list = occurrences.get(name) ?? []
+        list.push({ node, start, end: r.end.index })
+        occurrences.set(name, list)
+      }
+      for (const name of query.names) {
+        const list = coverage.get(name) ?? []
+        list.push([query.start, query.end])
+        coverage.set(name, list)
+      }
+    }
+
+    function addValue(binding: Binding, incoming: Value) {
+      binding.ref ??= refOf(incoming)
+      for (const value of settleValue(incoming)) addSettled(binding, value)
+    }
+    function addSettled(binding: Binding, value: Value) {
+      if (binding.values.size >= MAX_VALUES || !worthFollowing(value)) return
+      const key = valueKey(value)
+      if (binding.values.has(key)) return
+      binding.values.set(key, value)
+      if (binding.uses) for (const use of binding.uses) work.push([use, value])
+      else if (binding.values.size === 1) {
+        if (covered(binding.name, binding.scopeStart, binding.scopeEnd)) resolveUses(binding)
+        else {
+          want(binding.scope, binding.name)
+          waiting.push(binding)
+        }
+      }
+    }
+
+    function resolveUses(binding: Binding) {
+      if (binding.uses) return
+      classifyAll(binding.name)
+      binding.uses = []
+      for (const o of occurrences.get(binding.name) ?? []) {
+        if (o.start < binding.scopeStart || o.start >= binding.scopeEnd) continue
+        const role = roleOf(o)
+        if (role.kind === "assign") {
+          if (bindingAt(binding.name, o.start) === binding) binding.assigned = true
+          continue
+        }
+        if (role.kind !== "use") continue
+        if (bindingAt(binding.name, o.start) === binding) binding.uses.push(o.node)
+      }
+      for (const use of binding.uses) for (const value of binding.values.values()) work.push([use, value])
+    }
+
+    function worthFollowing(value: Value): boolean {
+      return "path" in value ? AuditRules.useful(value.path) : value.returns.some((p) => AuditRules.useful(p))
+    }
+
+    function memberAlias(scope: SgNode, prop: string, value: Value) {
+      if (!worthFollowing(value)) return
+      const key = `${scope.id()}.${prop}`
+      let alias = members.get(key)
+      if (!alias) {
+        alias = { key, scope, prop, values: new Map() }
+        members.set(key, alias)
+      }
+      if (alias.values.size >= MAX_VALUES) return
+      const vk = valueKey(value)
+      if (alias.values.has(vk)) return
+      alias.values.set(vk, value)
+      if (alias.uses) for (const use of alias.uses) work.push([use, value])
+      else if (alias.values.size === 1) {
+        want(scope, prop, true)
+        waitingMembers.push(alias)
+      }
+    }
+
+    /** What `this` means at a node: the class body of a method or field, or the nearest non-arrow function. */
+    function thisScope(node: SgNode): SgNode {
+      let current: SgNode | null = node.parent()
+      while (current) {
+        const k = current.kind()
+        if (k === "class_body" || k === "program") return current
+        if (k === "function_declaration" || k === "function_expression" || k === "function") return current
+        if (k === "generator_function" || k === "generator_function_declaration") return current
+        current = current.parent()
+      }
+      return root
+    }
+
+    // ---- constant keys ----
+    function evalKey(node: SgNode | null | undefined, soft: boolean, depth = 0): Key | typeof NEED {
+      if (!node || depth > 30) return null
+      switch (node.kind()) {
+        case "string":
+          return stringValue(node)
+        case "template_string": {
+          let out = ""
+          for (const c of node.children()) {
+            const k = c.kind()
+            if (k === "string_fragment") out += c.text()
+            else if (k === "escape_sequence") out += unescape(c.text())
+            else if (k === "template_substitution") {
+              const inner = c.children().find((x) => x.isNamed())
+              const v = evalKey(inner, soft, depth + 1)
+              if (v === NEED) return NEED
+              if (typeof v !== "string") return null
+              out += v
+            }
           }
+          return out
         }
-        return out
-      }
-      case "number": {
-        const n = Number(node.text().replace(/_/g, ""))
-        return Number.isFinite(n) ? String(n) : undefined
-      }
-      case "parenthesized_expression": {
-        const inner = node.children().find((c) => c.isNamed())
-        return inner ? evaluate(inner, constants, depth + 1) : undefined
-      }
-      case "identifier":
-        return constants.get(node.text())
-      case "binary_expression": {
-        if (node.field("operator")?.text() !== "+") return undefined
-        const left = node.field("left")
-        const right = node.field("right")
-        const l = left ? evaluate(left, constants, depth + 1) : undefined
-        const r = right ? evaluate(right, constants, depth + 1) : undefined
-        return l === undefined || r === undefined ? undefined : l + r
-      }
-      case "call_expression": {
-        const callee = node.field("function")
-        const args =
-          node
-            .field("arguments")
-            ?.children()
-            .filter((c) => c.isNamed()) ?? []
-        if (!callee) return undefined
-        const calleeText = callee.text().replace(/\s+/g, "")
-        if (calleeText === "String.fromCharCode") {
-          const codes = args.map((a) => evaluate(a, constants, depth + 1))
-          if (codes.some((c) => c === undefined || !/^\d+$/.test(c))) return undefined
-          return String.fromCharCode(...codes.map(Number))
+        case "number": {
+          const n = Number(node.text().replace(/_/g, ""))
+          return Number.isFinite(n) ? String(n) : null
         }
-        if (calleeText === "atob" && args.length === 1) {
-          const encoded = evaluate(args[0], constants, depth + 1)
-          if (encoded === undefined) return undefined
-          try {
-            return atob(encoded)
-          } catch {
-            return undefined
+        case "parenthesized_expression":
+        case "as_expression":
+        case "satisfies_expression":
+        case "non_null_expression":
+          return evalKey(
+            node.children().find((c) => c.isNamed()),
+            soft,
+            depth + 1,
+          )
+        case "identifier": {
+          const name = node.text()
+          const start = node.range().start.index
+          if (!covered(name, start, start + 1)) {
+            if (soft) return null
+            wantName(name)
+            return NEED
           }
+          const b = bindingAt(name, start)
+          if (!b) return null
+          const constant =
+            b.kind === "const" || b.kind === "import" || ((b.kind === "let" || b.kind === "var") && !assigned(b))
+          if (!constant) return null
+          // Bound to another module's export (`import { K }`, `const { K } = require("./keys")`).
+          if (b.ref) return constantOf(b.ref)
+          return b.init ? evalKey(b.init, soft, depth + 1) : null
         }
-        if (callee.kind() === "member_expression" && callee.field("property")?.text() === "join") {
-          const array = callee.field("object")
-          if (array?.kind() !== "array") return undefined
-          const items = array
-            .children()
-            .filter((c) => c.isNamed())
-            .map((c) => evaluate(c, constants, depth + 1))
-          if (items.some((i) => i === undefined)) return undefined
-          const sep = args[0] ? evaluate(args[0], constants, depth + 1) : ","
-          return sep === undefined ? undefined : items.join(sep)
+        case "member_expression": {
+          // `ns.K` where ns is a module namespace of the audit.
+          const object = node.field("object")
+          if (object?.kind() !== "identifier") return null
+          const name = object.text()
+          const start = object.range().start.index
+          if (!covered(name, start, start + 1)) {
+            if (soft) return null
+            wantName(name)
+            return NEED
+          }
+          const b = bindingAt(name, start)
+          const prop = node.field("property")?.text()
+          if (!b?.ref || b.ref.name !== "*" || !prop) return null
+          return constantOf({ ref: b.ref.ref, name: prop })
         }
+        case "binary_expression": {
+          if (node.field("operator")?.text() !== "+") return null
+          const l = evalKey(node.field("left"), soft, depth + 1)
+          if (l === NEED) return NEED
+          const r = evalKey(node.field("right"), soft, depth + 1)
+          if (r === NEED) return NEED
+          return typeof l === "string" && typeof r === "string" ? l + r : null
+        }
+        case "call_expression": {
+          const callee = node.field("function")
+          if (!callee) return null
+          const args = (node.field("arguments")?.children() ?? []).filter((c) => c.isNamed() && c.kind() !== "comment")
+          const ck = callee.kind()
+          const calleeText =
+            ck === "identifier"
+              ? callee.text()
+              : ck === "member_expression" && callee.field("object")?.kind() === "identifier"
+                ? `${callee.field("object")!.text()}.${callee.field("property")?.text()}`
+                : ""
+          const all = (list: SgNode[]) => {
+            const out: string[] = []
+            for (const a of list) {
+              const v = evalKey(a, soft, depth + 1)
+              if (v === NEED) return NEED
+              if (typeof v !== "string") return null
+              out.push(v)
+            }
+            return out
+          }
+          if (calleeText === "String.fromCharCode") {
+            const codes = all(args)
+            if (codes === NEED || codes === null || codes.some((c) => !/^\d+$/.test(c)))
+              return codes === NEED ? NEED : null
+            return String.fromCharCode(...codes.map(Number))
+          }
+          if (calleeText === "atob" && args.length === 1) {
+            const encoded = evalKey(args[0], soft, depth + 1)
+            if (encoded === NEED) return NEED
+            if (typeof encoded !== "string") return null
+            try {
+              return atob(encoded)
+            } catch {
+              return null
+            }
+          }
+          if (callee.kind() === "member_expression" && callee.field("property")?.text() === "join") {
+            const array = callee.field("object")
+            if (array?.kind() !== "array") return null
+            const items = all(array.children().filter((c) => c.isNamed() && c.kind() !== "comment"))
+            if (items === NEED || items === null) return items
+            const sep = args[0] ? evalKey(args[0], soft, depth + 1) : ","
+            if (sep === NEED) return NEED
+            return typeof sep === "string" ? items.join(sep) : null
+          }
+          return null
+        }
+      }
+      return null
+    }
+
+    /** `[Ref]` or `[namespace Ref, key]` as the one export they stand for. */
+    function refOf(v: Value): Ref | undefined {
+      if (!("path" in v)) return undefined
+      const [first, key] = v.path
+      if (!isRef(first) || first.key) return undefined
+      if (v.path.length === 1) return first
+      if (v.path.length === 2 && first.name === "*" && typeof key === "string") return { ref: first.ref, name: key }
+      return undefined
+    }
+
+    function assigned(b: Binding): boolean {
+      if (!b.uses) resolveUses(b)
+      return b.assigned
+    }
+
+    // ---- following values ----
+    const extend = (path: Path, key: Key): Path => {
+      if (path.length === 0 && typeof key === "string" && AuditRules.GLOBAL_OBJECTS.has(key)) return path
+      if (path.length === 1 && key === "default") return path
+      if (path.length >= MAX_PATH) return path
+      return [...path, isRef(key) ? { ref: key.ref, name: key.name, key: true } : key]
+    }
+    const isEnv = (p: Path) => p.length === 2 && p[0] === "process" && p[1] === "env"
+
+    function finish(node: SgNode, path: Path, site: AuditRules.Site) {
+      if (AuditRules.isConcrete(path)) {
+        const verdict = AuditRules.classify(path, site)
+        if (verdict) report(node, verdict)
+      } else if (path.length <= MAX_PATH) deferred.push({ kind: "site", path, site: plain(site), ...position(node) })
+    }
+
+    function reportEnv(node: SgNode, parent: SgNode | null) {
+      const pk = parent?.kind()
+      const whole =
+        parent &&
+        (pk === "member_expression" || pk === "subscript_expression") &&
+        sameNode(parent.field("object"), node)
+      const text = shortText(whole ? parent : node)
+      const written =
+        parent?.parent()?.kind() === "assignment_expression" && sameNode(parent.parent()!.field("left"), parent)
+      report(node, {
+        severity: "low",
+        rule: "process-env",
+        message: `${text.length > 80 ? text.slice(0, 77) + "…" : text}: ${written ? "sets" : "reads"} the environment`,
+      })
+    }
+
+    function arguments_(call: SgNode): SgNode[] {
+      return (call.field("arguments")?.children() ?? []).filter((c) => c.isNamed() && c.kind() !== "comment")
+    }
+
+    /** A call site whose details are computed only if the rule table asks for them. */
+    function siteOf(kind: "call" | "new", call: SgNode, callee: SgNode, shift = 0): AuditRules.Site {
+      let list: SgNode[] | undefined
+      const args = () => {
+        if (list) return list
+        const a = call.field("arguments")
+        return (list = a?.kind() === "arguments" ? arguments_(call).slice(shift) : a ? [a] : [])
+      }
+      return {
+        kind,
+        get callee() {
+          return shortText(callee)
+        },
+        get firstStringLike() {
+          const first = args()[0]
+          return first ? ["string", "template_string", "binary_expression"].includes(first.kind() as string) : false
+        },
+        get lastArgument() {
+          const all = args()
+          const v = all.length ? evalKey(all[all.length - 1], true) : null
+          return typeof v === "string" ? v : undefined
+        },
+      }
+    }
+
+    /** Materialized for a deferred site (no node survives the analysis). */
+    const plain = (site: AuditRules.Site): AuditRules.Site => ({
+      kind: site.kind,
+      callee: site.callee,
+      firstStringLike: site.firstStringLike,
+      lastArgument: site.lastArgument,
+      flows: site.flows,
+    })
+
+    /** Source text for messages: whitespace collapsed, at most 80 characters, without reading a large node whole. */
+    function shortText(node: SgNode): string {
+      const r = node.range()
+      let text: string
+      if (r.end.index - r.start.index <= 160) text = node.text()
+      else {
+        lines ??= source.split("\n")
+        text = (lines[r.start.line] ?? "").slice(r.start.column, r.start.column + 120)
+      }
+      text = text.replace(/\s+/g, " ")
+      return text.length > 80 ? text.slice(0, 77) + "…" : text
+    }
+
+    /** A module loaded by name; returns its value (undefined when unknown) or NEED. */
+    function load(call: SgNode, how: "import" | "require"): Path | undefined | typeof NEED {
+      const arg = arguments_(call)[0]
+      if (!arg) return undefined
+      const spec = evalKey(arg, false)
+      if (spec === NEED) return NEED
+      if (spec === null) {
+        report(
+          call,
+          how === "import"
+            ? {
+                severity: "high",
+                rule: "dynamic-import",
+                message: "import() with a computed module name: what it loads is unknown",
+              }
+            : {
+                severity: "high",
+                rule: "dynamic-require",
+                message: "require() with a computed module name: what it loads is unknown",
+              },
+        )
         return undefined
       }
+      if (isRef(spec)) {
+        deferred.push({ kind: "module", how, spec, ...position(call) })
+        return undefined
+      }
+      return moduleValue(spec, call)
     }
-    return undefined
+
+    function moduleValue(spec: string, node: SgNode | undefined): Path | undefined {
+      imports.add(spec)
+      const mod = normalizeModule(spec)
+      if (mod && node) {
+        const verdict = AuditRules.moduleImport(mod)
+        if (verdict) report(node, verdict)
+      }
+      const target = options.resolve?.(spec)
+      if (target) return [{ ref: target, name: "*" }]
+      return mod ? mod.split(".") : undefined
+    }
+
+    /** The value of calling `value` at `call`, or undefined. */
+    function result(value: Value, call: SgNode): Value[] | typeof NEED {
+      if ("returns" in value) return value.returns.map((path) => ({ path }))
+      const p = value.path
+      if (p.length === 1 && p[0] === "require") {
+        const v = load(call, "require")
+        return v === NEED ? NEED : v ? [{ path: v }] : []
+      }
+      if (p.length === 2 && p[0] === "module" && p[1] === "require") {
+        const v = load(call, "require")
+        return v === NEED ? NEED : v ? [{ path: v }] : []
+      }
+      if (p.length === 2 && p[0] === "module" && p[1] === "createRequire") return [{ path: ["require"] }]
+      if (!AuditRules.isConcrete(p) && p.length < MAX_PATH) return [{ path: [...p, CALL] }]
+      return []
+    }
+
+    function climb(start: SgNode, value: Value) {
+      let node = start
+      let val = value
+      for (let steps = 0; steps < 64; steps++) {
+        effort += 4
+        if ("path" in val && isRef(val.path[0]) && !val.path[0].key) {
+          const next = settleValue(val)
+          if (next.length !== 1 || next[0] !== val) {
+            if (!next.length) return
+            for (const extra of next.slice(1)) work.push([node, extra])
+            val = next[0]
+          }
+        }
+        const parent = node.parent()
+        if ("path" in val) {
+          const p = val.path
+          if (isEnv(p)) reportEnv(node, parent)
+          else if (!AuditRules.isConcrete(p)) {
+            if (p.length > 4) return
+            if (p.length <= 2 && !p.includes(CALL)) probe(node, p)
+          } else if (!AuditRules.useful(p)) return
+        }
+        if (!parent) return
+        const pk = parent.kind()
+        if (TRANSPARENT.has(pk as string)) {
+          node = parent
+          continue
+        }
+        switch (pk) {
+          case "member_expression": {
+            if (!("path" in val) || !sameNode(parent.field("object"), node)) return
+            const prop = parent.field("property")?.text() ?? null
+            const outer = parent.parent()
+            if (prop === "then" && outer?.kind() === "call_expression" && sameNode(outer.field("function"), parent)) {
+              // `import("fs").then((fs) => …)`: the callback receives the value.
+              const callback = arguments_(outer)[0]
+              if (callback && FUNCTIONS.has(callback.kind() as string)) bindParameter(callback, 0, val)
+              return
+            }
+            if (
+              outer?.kind() === "call_expression" &&
+              sameNode(outer.field("function"), parent) &&
+              (prop === "call" || prop === "apply" || prop === "bind")
+            ) {
+              if (prop === "bind") {
+                node = outer
+                continue
+              }
+              const site = siteOf("call", outer, node, 1)
+              finish(outer, val.path, prop === "apply" ? { ...site, firstStringLike: false } : site)
+              const next = result(val, outer)
+              if (next === NEED || !next.length) return
+              for (const extra of next.slice(1)) work.push([outer, extra])
+              node = outer
+              val = next[0]
+              continue
+            }
+            val = { path: extend(val.path, prop) }
+            node = parent
+            continue
+          }
+          case "subscript_expression": {
+            if (!("path" in val)) return
+            if (!sameNode(parent.field("object"), node)) return read(node, val, true)
+            const key = evalKey(parent.field("index"), false)
+            if (key === NEED) {
+              retries.push(() => climb(node, val))
+              return
+            }
+            val = { path: extend(val.path, key) }
+            node = parent
+            continue
+          }
+          case "call_expression": {
+            if (!sameNode(parent.field("function"), node)) return
+            if ("path" in val) finish(parent, val.path, siteOf("call", parent, node))
+            const next = result(val, parent)
+            if (next === NEED) {
+              retries.push(() => climb(node, val))
+              return
+            }
+            if (!next.length) return
+            for (const extra of next.slice(1)) work.push([parent, extra])
+            node = parent
+            val = next[0]
+            continue
+          }
+          case "new_expression": {
+            if ("path" in val && sameNode(parent.field("constructor"), node))
+              finish(parent, val.path, siteOf("new", parent, node))
+            return
+          }
+          case "arguments": {
+            const call = parent.parent()
+            const callee = call?.field("function")
+            if (
+              call?.kind() === "call_expression" &&
+              callee?.kind() === "identifier" &&
+              INTEROP.has(callee.text()) &&
+              sameNode(arguments_(call)[0], node)
+            ) {
+              node = call
+              continue
+            }
+            if (call?.kind() === "call_expression" && callee?.kind() === "identifier")
+              passArgument(call, callee, node, val)
+            return read(node, val, true)
+          }
+          case "assignment_pattern":
+          case "object_assignment_pattern":
+          case "required_parameter":
+          case "optional_parameter": {
+            // A default value: the parameter or destructured name may hold it.
+            const typed = pk === "required_parameter" || pk === "optional_parameter"
+            if (!sameNode(parent.field(typed ? "value" : "right"), node)) return
+            const left = parent.field(typed ? "pattern" : "left")
+            if (left?.kind() === "object_pattern") {
+              if ("path" in val) pattern(left, val.path)
+            } else if (left) bindName(left, val)
+            return
+          }
+          case "sequence_expression": {
+            const parts = parent.children().filter((c) => c.isNamed())
+            if (!sameNode(parts[parts.length - 1], node)) return
+            node = parent
+            continue
+          }
+          case "binary_expression": {
+            const op = parent.field("operator")?.text()
+            if (op === "??" || op === "||" || (op === "&&" && sameNode(parent.field("right"), node))) {
+              node = parent
+              continue
+            }
+            return
+          }
+          case "ternary_expression": {
+            if (sameNode(parent.field("condition"), node)) return
+            node = parent
+            continue
+          }
+          case "variable_declarator": {
+            if (!sameNode(parent.field("value"), node)) return
+            read(node, val, true)
+            const name = parent.field("name")
+            if (name) bind(name, val)
+            return
+          }
+          case "assignment_expression": {
+            if (sameNode(parent.field("right"), node)) {
+              read(node, val, true)
+              return assign(parent.field("left"), val)
+            }
+            if ("path" in val && sameNode(parent.field("left"), node)) {
+              const p = val.path
+              const right = parent.field("right")
+              if (p.length === 2 && p[0] === "exports" && typeof p[1] === "string") exportExpr(p[1], right)
+              else if (p.length === 3 && p[0] === "module" && p[1] === "exports" && typeof p[2] === "string")
+                exportExpr(p[2], right)
+              else if (p.length === 2 && p[0] === "module" && p[1] === "exports") exportExpr("*module", right)
+            }
+            return
+          }
+          case "return_statement":
+            read(node, val, true)
+            return returns(parent, val)
+          case "arrow_function":
+            if (!sameNode(parent.field("body"), node)) return
+            read(node, val, true)
+            return returns(parent, val)
+          case "export_statement":
+            read(node, val, true)
+            return exportValue("default", val)
+          case "pair":
+          case "array":
+          case "spread_element":
+          case "object":
+            return read(node, val, true)
+          case "unary_expression":
+          case "expression_statement":
+            return read(node, val, false)
+          default:
+            return read(node, val, false)
+        }
+      }
+    }
+
+    const probed = new Set<string>()
+    function probe(node: SgNode, path: Path) {
+      const at = position(node)
+      const key = `${at.line}:${at.column}:${path.length}`
+      if (probed.has(key)) return
+      probed.add(key)
+      deferred.push({ kind: "env", path, text: shortText(node), ...at })
+    }
+
+    function read(node: SgNode, val: Value, flows: boolean) {
+      if (!("path" in val)) return
+      const p = val.path
+      if (AuditRules.isConcrete(p)) {
+        const verdict = AuditRules.classify(p, {
+          kind: "read",
+          get callee() {
+            return shortText(node)
+          },
+          flows,
+        })
+        if (verdict) report(node, verdict)
+      } else if (p.length <= 2 && isRef(p[0]))
+        deferred.push({
+          kind: "site",
+          path: p,
+          site: { kind: "read", callee: shortText(node), flows },
+          ...position(node),
+        })
+    }
+
+    /** Binds parameter `index` of a function node to a value passed for it. */
+    function bindParameter(fn: SgNode, index: number, val: Value) {
+      const single = fn.field("parameter")
+      let param: SgNode | null | undefined = index === 0 && single ? single : undefined
+      if (!param) {
+        const list = (fn.field("parameters")?.children() ?? []).filter((c) => c.isNamed() && c.kind() !== "comment")
+        param = list[index]
+      }
+      if (!param) return
+      let k = param.kind()
+      if (k === "required_parameter" || k === "optional_parameter") {
+        param = param.field("pattern")
+        k = param?.kind() ?? ""
+      }
+      if (k === "assignment_pattern") {
+        param = param!.field("left")
+        k = param?.kind() ?? ""
+      }
+      if (!param) return
+      if (k === "identifier") bindName(param, val)
+      else if (k === "object_pattern" && "path" in val) pattern(param, val.path)
+    }
+
+    /** A value passed to a function of this file reaches its parameter (`read(fs)` with `function read(fs) {…}`). */
+    function passArgument(call: SgNode, callee: SgNode, argument: SgNode, val: Value) {
+      const name = callee.text()
+      const start = callee.range().start.index
+      if (!covered(name, start, start + 1)) {
+        wantName(name)
+        retries.push(() => passArgument(call, callee, argument, val))
+        return
+      }
+      const b = bindingAt(name, start)
+      if (!b) return
+      let fn: SgNode | null | undefined
+      if (b.kind === "function") fn = b.node.parent()
+      else if ((b.kind === "const" || b.kind === "let" || b.kind === "var") && b.init) fn = b.init
+      while (fn && TRANSPARENT.has(fn.kind() as string)) fn = fn.children().find((c) => c.isNamed()) ?? null
+      if (!fn || !FUNCTIONS.has(fn.kind() as string)) return
+      const index = arguments_(call).findIndex((a) => sameNode(a, argument))
+      if (index >= 0) bindParameter(fn, index, val)
+    }
+
+    function bind(name: SgNode, val: Value) {
+      const k = name.kind()
+      if (k === "identifier") return bindName(name, val)
+      if (k === "object_pattern" && "path" in val) return pattern(name, val.path)
+    }
+
+    function bindName(id: SgNode, val: Value) {
+      const start = id.range().start.index
+      const d = declaration(id, start)
+      if (d && d !== "ignore") addValue(d, val)
+    }
+
+    function pattern(node: SgNode, path: Path) {
+      for (const child of node.children()) {
+        const k = child.kind()
+        if (k === "shorthand_property_identifier_pattern") bindName(child, { path: extend(path, child.text()) })
+        else if (k === "object_assignment_pattern") {
+          const left = child.field("left")
+          if (left?.kind() === "shorthand_property_identifier_pattern")
+            bindName(left, { path: extend(path, left.text()) })
+        } else if (k === "pair_pattern") {
+          const keyNode = child.field("key")
+          let key: Key = null
+          if (keyNode?.kind() === "property_identifier") key = keyNode.text()
+          else if (keyNode?.kind() === "computed_property_name") {
+            const v = evalKey(
+              keyNode.children().find((c) => c.isNamed()),
+              true,
+            )
+            key = v === NEED ? null : v
+          } else if (keyNode) {
+            const v = evalKey(keyNode, true)
+            key = v === NEED ? null : v
+          }
+          let value = child.field("value")
+          if (value?.kind() === "assignment_pattern") value = value.field("left")
+          const sub = extend(path, key)
+          if (value?.kind() === "identifier") bindName(value, { path: sub })
+          else if (value?.kind() === "object_pattern") pattern(value, sub)
+        }
+      }
+    }
+
+    function assign(left: SgNode | null, val: Value) {
+      if (!left) return
+      const k = left.kind()
+      if (k === "identifier") {
+        const name = left.text()
+        const start = left.range().start.index
+        if (!covered(name, start, start + 1)) {
+          wantName(name)
+          retries.push(() => assign(left, val))
+          return
+        }
+        const b = bindingAt(name, start)
+        if (b) {
+          b.assigned = true
+          addValue(b, val)
+        }
+        return
+      }
+      if (k !== "member_expression") return
+      const object = left.field("object")
+      const prop = left.field("property")?.text()
+      if (!object || !prop) return
+      if (object.kind() === "this") return memberAlias(thisScope(left), prop, val)
+      // CommonJS: `exports.x = …`, `module.exports.x = …`, `module.exports = …`.
+      const global = (id: SgNode | null | undefined, name: string) => {
+        if (id?.kind() !== "identifier" || id.text() !== name) return false
+        const start = id.range().start.index
+        return covered(name, start, start + 1) && !bindingAt(name, start)
+      }
+      if (global(object, "exports")) exportValue(prop, val)
+      else if (prop === "exports" && global(object, "module")) exportValue("*module", val)
+      else if (object.kind() === "member_expression" && object.field("property")?.text() === "exports")
+        if (global(object.field("object"), "module")) exportValue(prop, val)
+    }
+
+    function returns(node: SgNode, val: Value) {
+      if (!("path" in val)) return
+      const fn = node.kind() === "arrow_function" ? node : nearest(node, FUNCTION_SCOPES)
+      if (!AuditRules.useful(val.path)) return
+      const value: Value = { returns: [val.path] }
+      const k = fn.kind()
+      if (k === "program") return
+      if (k === "function_declaration" || k === "generator_function_declaration") {
+        const name = fn.field("name")
+        if (name) bindName(name, value)
+        if (
+          fn.parent()?.kind() === "export_statement" &&
+          fn
+            .parent()!
+            .children()
+            .some((c) => c.kind() === "default")
+        )
+          exportValue("default", value)
+        return
+      }
+      if (k === "method_definition") {
+        const name = fn.field("name")?.text()
+        const body = fn.parent()
+        if (name && body?.kind() === "class_body") memberAlias(body, name, value)
+        return
+      }
+      // A function expression: where is it put?
+      let holder = fn.parent()
+      while (holder && TRANSPARENT.has(holder.kind() as string)) holder = holder.parent()
+      if (!holder) return
+      const hk = holder.kind()
+      if (hk === "variable_declarator") {
+        const name = holder.field("name")
+        if (name?.kind() === "identifier") bindName(name, value)
+      } else if (hk === "assignment_expression") assign(holder.field("left"), value)
+      else if (hk === "export_statement") exportValue("default", value)
+      else if (hk === "public_field_definition" || hk === "field_definition") {
+        const name = holder.field("name")?.text()
+        const body = holder.parent()
+        if (name && body?.kind() === "class_body") memberAlias(body, name, value)
+      }
+    }
+
+    function exportEntry(name: string) {
+      return (exports[name] ??= { values: [] })
+    }
+    function exportValue(name: string, val: Value) {
+      if (!worthFollowing(val)) return
+      const entry = exportEntry(name)
+      if (entry.values.length < MAX_VALUES && !entry.values.some((v) => valueKey(v) === valueKey(val)))
+        entry.values.push(val)
+    }
+    function exportExpr(name: string, expr: SgNode | null) {
+      if (!expr) return
+      const entry = exportEntry(name)
+      entry.expr = expr
+      entry.at = expr.range().start.index
+      if (expr.kind() === "identifier") {
+        entry.local = expr.text()
+        wantName(entry.local)
+      }
+    }
+
+    // ---- the top level: imports and exports ----
+    const programNames = new Set(ROOTS)
+    const importBindings: [SgNode, Value][] = []
+
+    function importStatement(stmt: SgNode) {
+      const sourceNode = stmt.field("source") ?? stmt.find({ rule: { kind: "import_require_clause" } })?.field("source")
+      const spec = sourceNode ? evalKey(sourceNode, true) : null
+      if (typeof spec !== "string") return
+      const base = moduleValue(spec, stmt)
+      if (!base) return
+      const followed = isRef(base[0]) || MODULES.has(base.join("."))
+      for (const child of stmt.children()) {
+        const ck = child.kind()
+        if (ck === "import_require_clause") {
+          const id = child.children().find((c) => c.kind() === "identifier")
+          if (id && followed) importBindings.push([id, { path: base }])
+        }
+        if (ck !== "import_clause") continue
+        for (const part of child.children()) {
+          const pk = part.kind()
+          if (pk === "identifier") {
+            const path: Path = isRef(base[0]) ? [{ ref: (base[0] as Ref).ref, name: "default" }] : base
+            if (followed) importBindings.push([part, { path }])
+          } else if (pk === "namespace_import") {
+            const id = part.children().find((c) => c.kind() === "identifier")
+            if (id && followed) importBindings.push([id, { path: base }])
+          } else if (pk === "named_imports") {
+            for (const spec of part.children()) {
+              if (spec.kind() !== "import_specifier") continue
+              const imported = spec.field("name")
+              const local = spec.field("alias") ?? imported
+              if (!imported || !local) continue
+              const name = imported.kind() === "string" ? (stringValue(imported) ?? "") : imported.text()
+              const path: Path = isRef(base[0]) ? [{ ref: (base[0] as Ref).ref, name }] : [...base, name]
+              if (followed) importBindings.push([local, { path }])
+            }
+          }
+        }
+      }
+    }
+
+    function exportStatement(stmt: SgNode) {
+      const sourceNode = stmt.field("source")
+      const isDefault = stmt.children().some((c) => c.kind() === "default")
+      if (sourceNode) {
+        const spec = evalKey(sourceNode, true)
+        if (typeof spec !== "string") return
+        const base = moduleValue(spec, undefined)
+        if (!base) return
+        const clause = stmt.children().find((c) => c.kind() === "export_clause")
+        const ns = stmt.children().find((c) => c.kind() === "namespace_export")
+        if (clause) {
+          for (const s of clause.children()) {
+            if (s.kind() !== "export_specifier") continue
+            const name = s.field("name")?.text()
+            const alias = s.field("alias")?.text() ?? name
+            if (!name || !alias) continue
+            exportValue(alias, { path: isRef(base[0]) ? [{ ref: (base[0] as Ref).ref, name }] : [...base, name] })
+          }
+        } else if (ns) {
+          const id = ns.children().find((c) => c.isNamed())
+          if (id) exportValue(id.text(), { path: base })
+        } else if (isRef(base[0])) stars.push((base[0] as Ref).ref)
+        return
+      }
+      const declaration = stmt.field("declaration")
+      if (declaration) {
+        const dk = declaration.kind()
+        if (dk === "lexical_declaration" || dk === "variable_declaration") {
+          for (const d of declaration.children()) {
+            if (d.kind() !== "variable_declarator") continue
+            const name = d.field("name")
+            if (name?.kind() !== "identifier") continue
+            Object.assign(exportEntry(name.text()), { local: name.text(), at: stmt.range().start.index })
+            wantName(name.text())
+          }
+        } else {
+          const name = declaration.field("name")
+          if (name) {
+            Object.assign(exportEntry(isDefault ? "default" : name.text()), {
+              local: name.text(),
+              at: stmt.range().start.index,
+            })
+            wantName(name.text())
+          }
+        }
+        return
+      }
+      const clause = stmt.children().find((c) => c.kind() === "export_clause")
+      if (clause) {
+        for (const s of clause.children()) {
+          if (s.kind() !== "export_specifier") continue
+          const name = s.field("name")?.text()
+          const alias = s.field("alias")?.text() ?? name
+          if (!name || !alias) continue
+          Object.assign(exportEntry(alias), { local: name, at: stmt.range().start.index })
+          wantName(name)
+        }
+        return
+      }
+      const value = stmt.field("value")
+      if (isDefault && value) {
+        exportExpr("default", value)
+        if (value.kind() === "identifier") wantName(value.text())
+      }
+    }
+
+    // Imports and exports are top-level statements: their names join the first traversal.
+    for (const stmt of root.children()) {
+      const k = stmt.kind()
+      if (k === "import_statement") importStatement(stmt)
+      else if (k === "export_statement") exportStatement(stmt)
+    }
+    for (const [id] of importBindings) programNames.add(id.text())
+    for (const entry of Object.values(exports)) if (entry.local) programNames.add(entry.local)
+
+    // ---- round 0: one traversal for the program's names and the literal sites ----
+    const nameRule = (names: Set<string>) => {
+      const regex = `^(${[...names].map(escapeRegex).join("|")})$`
+      return [
+        { kind: "identifier", regex },
+        { kind: "shorthand_property_identifier_pattern", regex },
+        { kind: "shorthand_property_identifier", regex },
+      ]
+    }
+    const first: Query = { node: root, start: 0, end: programEnd, names: programNames, props: new Set() }
+    const found = root.findAll({
+      rule: {
+        any: [
+          ...nameRule(programNames),
+          { kind: "call_expression", has: { field: "function", kind: "import" } },
+          { kind: "property_identifier", regex: "^constructor$" },
+          { kind: "meta_property" },
+          {
+            kind: "subscript_expression",
+            has: {
+              field: "index",
+              any: [
+                { kind: "string" },
+                { kind: "template_string" },
+                { kind: "binary_expression" },
+                { kind: "call_expression" },
+                { kind: "parenthesized_expression" },
+              ],
+            },
+          },
+          {
+            // obj[k] with a name as key matters only in a chain (`x[k1][k2]`, `f[k](…)`), for constructor chains.
+            kind: "subscript_expression",
+            has: { field: "index", kind: "identifier" },
+            inside: {
+              any: [
+                { kind: "member_expression" },
+                { kind: "subscript_expression" },
+                { kind: "call_expression" },
+                { kind: "new_expression" },
+              ],
+            },
+          },
+          { kind: "string", regex: SENSITIVE_RAW },
+          { kind: "template_string", regex: SENSITIVE_RAW },
+        ],
+      },
+    } as any)
+    const names: SgNode[] = []
+    const literal: SgNode[] = []
+    for (const node of found) {
+      const k = node.kind()
+      if (k === "identifier" || k === "shorthand_property_identifier_pattern" || k === "shorthand_property_identifier")
+        names.push(node)
+      else literal.push(node)
+    }
+    addOccurrences(names, first)
+    for (const [id, value] of importBindings) {
+      const d = declaration(id, id.range().start.index)
+      if (d && d !== "ignore") addValue(d, value)
+    }
+    for (const name of ROOTS) {
+      for (const o of occurrences.get(name) ?? []) {
+        if (roleOf(o).kind !== "use") continue
+        if (bindingAt(name, o.start)) continue
+        work.push([o.node, { path: AuditRules.GLOBAL_OBJECTS.has(name) ? [] : [name] }])
+      }
+    }
+    for (const node of literal) literalSite(node)
+
+    function literalSite(node: SgNode) {
+      const k = node.kind()
+      if (k === "call_expression") {
+        const v = load(node, "import")
+        if (v === NEED) {
+          retries.push(() => literalSite(node))
+          return
+        }
+        if (v) work.push([node, { path: v }])
+      } else if (k === "meta_property") {
+        // Bun's bundles: `var __require = import.meta.require`.
+        const member = node.parent()
+        if (member?.kind() === "member_expression" && member.field("property")?.text() === "require")
+          work.push([member, { path: ["require"] }])
+      } else if (k === "property_identifier") {
+        const member = node.parent()
+        if (member?.kind() !== "member_expression") return
+        work.push([member, { path: [...literalBase(member.field("object")), "constructor"] }])
+      } else if (k === "subscript_expression") {
+        const index = node.field("index")
+        const outer = node.parent()
+        const ok = outer?.kind()
+        const chained =
+          ok === "member_expression" ||
+          ok === "subscript_expression" ||
+          (ok === "call_expression" && sameNode(outer!.field("function"), node)) ||
+          ok === "new_expression"
+        const key = evalKey(index, !(chained && index?.kind() === "identifier"))
+        if (key === NEED) {
+          retries.push(() => literalSite(node))
+          return
+        }
+        if (key === "constructor") work.push([node, { path: [...literalBase(node.field("object")), "constructor"] }])
+      } else if (k === "string" || k === "template_string") sensitive(node)
+    }
+
+    function literalBase(node: SgNode | null, depth = 0): Path {
+      if (!node || depth > 10) return [null]
+      switch (node.kind()) {
+        case "parenthesized_expression":
+          return literalBase(node.children().find((c) => c.isNamed()) ?? null, depth + 1)
+        case "arrow_function":
+        case "function_expression":
+        case "function":
+        case "generator_function":
+          return ["function"]
+        case "array":
+          return ["[]"]
+        case "object":
+          return ["{}"]
+        case "string":
+        case "template_string":
+          return ['""']
+        case "member_expression":
+          if (node.field("property")?.text() === "constructor")
+            return [...literalBase(node.field("object"), depth + 1), "constructor"]
+          return [null]
+        case "subscript_expression": {
+          const key = evalKey(node.field("index"), true)
+          if (key === "constructor") return [...literalBase(node.field("object"), depth + 1), "constructor"]
+          return [null]
+        }
+      }
+      return [null]
+    }
+
+    function sensitive(node: SgNode) {
+      if (node.parent()?.kind() === "import_statement") return
+      const text = literalText(node)
+      for (const [pattern, label] of SENSITIVE) {
+        if (pattern.test(text)) {
+          report(node, {
+            severity: "high",
+            rule: "sensitive-path",
+            message: `string mentions ${label}: ${JSON.stringify(text.length > 80 ? text.slice(0, 77) + "…" : text)}`,
+          })
+          return
+        }
+      }
+    }
+
+    // ---- rounds: follow values; query the names they were bound to; repeat ----
+    let finalized = false
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      while (work.length) {
+        const [node, value] = work.pop()!
+        climb(node, value)
+      }
+      yield effort
+      effort = 0
+      if (queries.size) {
+        runQueries()
+        const again = retries
+        retries = []
+        for (const r of again) r()
+        continue
+      }
+      if (retries.length) {
+        // Needed names were all covered meanwhile (or cannot be): run once more without waiting.
+        const again = retries
+        retries = []
+        for (const r of again) r()
+        if (!work.length && !queries.size) break
+        continue
+      }
+      if (!finalized) {
+        finalized = true
+        finalizeExports()
+        if (work.length || queries.size) continue
+      }
+      break
+    }
+    if (!finalized) finalizeExports()
+
+    /**
+     * One traversal per scope that gained names this round; when those scopes add up to half the program (or one of
+     * them is the program), a single traversal of the program serves them all.
+     */
+    function runQueries() {
+      let pending = [...queries.values()]
+      queries.clear()
+      for (const q of pending) for (const name of [...q.names]) if (covered(name, q.start, q.end)) q.names.delete(name)
+      pending = pending.filter((q) => q.names.size || q.props.size)
+      const total = pending.reduce((n, q) => n + (q.end - q.start), 0)
+      const origins = new Map<number, Set<string>>()
+      for (const q of pending) origins.set(q.node.id(), new Set(q.props))
+      if (pending.length > 1 && (total > programEnd / 2 || pending.some((q) => q.node === root))) {
+        const merged: Query = { node: root, start: 0, end: programEnd, names: new Set(), props: new Set() }
+        for (const q of pending) {
+          for (const n of q.names) merged.names.add(n)
+          for (const p of q.props) merged.props.add(p)
+        }
+        pending = [merged]
+      } else {
+        // A scope inside another pending scope is served by the outer traversal.
+        pending.sort((x, y) => y.end - y.start - (x.end - x.start))
+        const kept: Query[] = []
+        for (const q of pending) {
+          const outer = kept.find((k) => k.start <= q.start && q.end <= k.end)
+          if (!outer) kept.push(q)
+          else {
+            for (const n of q.names) outer.names.add(n)
+            for (const p of q.props) outer.props.add(p)
+          }
+        }
+        pending = kept
+      }
+      for (const q of pending) {
+        const rules: object[] = q.names.size ? nameRule(q.names) : []
+        if (q.props.size)
+          rules.push({ kind: "property_identifier", regex: `^(${[...q.props].map(escapeRegex).join("|")})$` })
+        if (!rules.length) continue
+        const nodes = q.node.findAll({ rule: { any: rules } } as any)
+        const named: SgNode[] = []
+        const properties: SgNode[] = []
+        for (const n of nodes) (n.kind() === "property_identifier" ? properties : named).push(n)
+        addOccurrences(named, q)
+        for (const prop of properties) memberUse(prop)
+      }
+      for (const [id, props] of origins)
+        for (const p of props) {
+          const set = memberCoverage.get(p) ?? new Set()
+          set.add(id)
+          memberCoverage.set(p, set)
+        }
+      for (const b of waiting.splice(0)) {
+        if (covered(b.name, b.scopeStart, b.scopeEnd)) resolveUses(b)
+        else waiting.push(b)
+      }
+      for (const alias of waitingMembers.splice(0)) {
+        if (memberCoverage.get(alias.prop)?.has(alias.scope.id())) alias.uses ??= []
+        else waitingMembers.push(alias)
+      }
+    }
+
+    function memberUse(prop: SgNode) {
+      const member = prop.parent()
+      if (member?.kind() !== "member_expression" || member.field("object")?.kind() !== "this") return
+      const outer = member.parent()
+      if (outer?.kind() === "assignment_expression" && sameNode(outer.field("left"), member)) return
+      const alias = members.get(`${thisScope(member).id()}.${prop.text()}`)
+      if (!alias) return
+      const seen = `${alias.key}@${prop.range().start.index}`
+      if (seenMembers.has(seen)) return
+      seenMembers.add(seen)
+      alias.uses ??= []
+      alias.uses.push(member)
+      for (const v of alias.values.values()) work.push([member, v])
+    }
+
+    function finalizeExports() {
+      for (const [name, entry] of Object.entries(exports)) {
+        if (entry.local) {
+          const b = bindingAt(entry.local, entry.at ?? programEnd - 1)
+          if (!b) continue
+          for (const v of b.values.values()) exportValue(name, v)
+          if (b.kind === "import") {
+            const c = b.ref ? constantOf(b.ref) : null
+            if (typeof c === "string" || isRef(c)) entry.constant = c
+          } else if (b.init && (b.kind === "const" || !assigned(b))) {
+            const c = evalKey(b.init, true)
+            if (typeof c === "string" || isRef(c)) entry.constant = c
+          }
+        } else if (entry.expr) {
+          const c = evalKey(entry.expr, true)
+          if (typeof c === "string" || isRef(c)) entry.constant = c
+        }
+      }
+    }
+
+    const out: Record<string, Export> = Object.create(null)
+    for (const [name, entry] of Object.entries(exports))
+      out[name] =
+        entry.constant === undefined ? { values: entry.values } : { values: entry.values, constant: entry.constant }
+    findings.sort((a, b) => a.line - b.line || a.column - b.column)
+    return { findings, deferred, exports: out, stars, imports: [...imports] }
   }
 
-  function unescape(sequence: string): string {
-    try {
-      return JSON.parse(`"${sequence.replace(/^\\'/, "'")}"`)
-    } catch {
-      if (/^\\x[0-9a-f]{2}$/i.test(sequence)) return String.fromCharCode(parseInt(sequence.slice(2), 16))
-      return sequence.slice(1)
+  function sameNode(a: SgNode | null | undefined, b: SgNode | null | undefined): boolean {
+    return !!a && !!b && a.id() === b.id()
+  }
+
+  function stringValue(node: SgNode): string {
+    return literalText(node)
+  }
+
+  /**
+   * A string or template's text with substitutions shown as `${…}` and escapes decoded (for path checks), read from
+   * the node's source text: its children would be one native node each, and bundles carry templates of many KB.
+   */
+  function literalText(node: SgNode): string {
+    const raw = node.text()
+    let body = raw.slice(1, -1)
+    if (node.kind() === "template_string" && body.includes("${")) {
+      let out = ""
+      for (let i = 0; i < body.length; i++) {
+        if (body[i] === "\\") {
+          out += body.slice(i, i + 2)
+          i++
+        } else if (body[i] === "$" && body[i + 1] === "{") {
+          let depth = 0
+          let j = i + 1
+          for (; j < body.length; j++) {
+            if (body[j] === "{") depth++
+            else if (body[j] === "}" && --depth === 0) break
+          }
+          out += "${…}"
+          i = j
+        } else out += body[i]
+      }
+      body = out
     }
+    if (!body.includes("\\")) return body
+    return body.replace(/\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{1,3}|\r?\n|.)/g, (sequence) =>
+      unescape(sequence),
+    )
+  }
+
+  const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", v: "\v" }
+
+  function unescape(sequence: string): string {
+    const c = sequence[1]
+    try {
+      if (c === "u" && sequence[2] === "{") return String.fromCodePoint(parseInt(sequence.slice(3, -1), 16))
+      if ((c === "u" && sequence.length === 6) || (c === "x" && sequence.length === 4))
+        return String.fromCharCode(parseInt(sequence.slice(2), 16))
+    } catch {
+      return ""
+    }
+    if (/^[0-7]+$/.test(sequence.slice(1))) return String.fromCharCode(parseInt(sequence.slice(1), 8))
+    if (c in SIMPLE_ESCAPES) return SIMPLE_ESCAPES[c]
+    if (c === "\n" || c === "\r") return ""
+    return sequence.slice(1)
   }
 }

@@ -1,12 +1,26 @@
+import { parse, parseAsync, type SgRoot } from "@ast-grep/napi"
 import fs from "fs/promises"
+import { readFileSync, realpathSync } from "fs"
 import path from "path"
 import { errorMessage } from "../util/error"
 import { PluginAnalysis } from "./analyze"
+import { AuditDeps } from "./deps"
+import { AuditLink } from "./link"
 
 /**
- * Audits every JavaScript/TypeScript file of a plugin directory (see analyze.ts). Declaration files (`.d.ts`),
- * `.git` and — unless `includeDependencies` — `node_modules` are skipped; symbolic links are not followed; files over
- * `maxFileBytes` are skipped and listed. A file that cannot be read or parsed is listed, never fatal.
+ * Audits every JavaScript/TypeScript file of a plugin directory (see analyze.ts), then resolves the values that flow
+ * between its modules (link.ts). Declaration files (`.d.ts`), `.git` and `node_modules` folders are skipped; symbolic
+ * links inside the plugin are not followed; files over `maxFileBytes` are skipped and listed. A file that cannot be
+ * read or parsed is listed, never fatal.
+ *
+ * With `includeDependencies`, the packages the plugin loads are audited too, found as Node finds them (deps.ts): the
+ * `dependencies` and `optionalDependencies` of its package.json and, transitively, of theirs, plus any package its
+ * code (or a dependency's) imports by a constant name — peers included — each looked up from the importing folder
+ * upward, so packages npm hoisted beside the plugin are included. Every code file of such a package is audited.
+ *
+ * Files are parsed two at a time in native threads while the previous one is analysed, and the syntax trees of at
+ * most `memoryBudget` bytes of source are alive at once (a tree takes ~25 bytes per byte of source; native memory is
+ * only returned once the JavaScript wrappers are collected, so the audit collects them itself).
  *
  * @example
  * const report = await PluginAudit.run("/tmp/pkg")
@@ -14,6 +28,21 @@ import { PluginAnalysis } from "./analyze"
  */
 export namespace PluginAudit {
   export const MAX_FILE_BYTES = 20 * 1024 * 1024
+  export const MEMORY_BUDGET = 4 * 1024 * 1024
+  /** Files at least this large are parsed on the main thread (see `start`). */
+  const POOL_MAX_BYTES = 512 * 1024
+  /** Native node wrappers (~1 KB each until collected) a file's analysis may create before the audit collects. */
+  const WRAPPERS_BETWEEN_COLLECTIONS = 40_000
+
+  export type Dependency = {
+    name: string
+    version: string
+    /** The package's folder, relative to the audited directory. */
+    path: string
+    files: number
+    /** Declared in a package.json, or only imported by code. */
+    via: "package.json" | "import"
+  }
 
   export type Report = {
     target: string
@@ -22,7 +51,22 @@ export namespace PluginAudit {
     findings: PluginAnalysis.Finding[]
     counts: Record<PluginAnalysis.Severity, number>
     skipped: { file: string; reason: string }[]
+    /** With includeDependencies: the packages audited, and declared ones that are not installed. */
+    dependencies?: Dependency[]
+    missing?: { name: string; from: string; optional: boolean }[]
   }
+
+  export type Options = {
+    label?: string
+    includeDependencies?: boolean
+    maxFileBytes?: number
+    /** Bytes of source whose syntax trees may be alive at once (one larger file is parsed alone). */
+    memoryBudget?: number
+    /** Files parsed at once in native threads. */
+    concurrency?: number
+  }
+
+  type Task = { file: string; size: number }
 
   /**
    * Audits `dir`; `label` names the target in the report.
@@ -30,43 +74,346 @@ export namespace PluginAudit {
    * @example
    * const report = await PluginAudit.run("/tmp/plugin", { includeDependencies: true })
    */
-  export async function run(
-    dir: string,
-    options: { label?: string; includeDependencies?: boolean; maxFileBytes?: number } = {},
-  ): Promise<Report> {
-    const files: string[] = []
-    const skipped: Report["skipped"] = []
+  export async function run(dir: string, options: Options = {}): Promise<Report> {
+    const root = safeRealpath(dir)
     const maxBytes = options.maxFileBytes ?? MAX_FILE_BYTES
+    const budget = options.memoryBudget ?? MEMORY_BUDGET
+    const concurrency = Math.max(1, options.concurrency ?? 2)
+    const skipped: Report["skipped"] = []
+    const tasks: Task[] = []
+    const fileSet = new Set<string>()
+    const rel = (file: string) => path.relative(root, file).split(path.sep).join("/") || "."
+
+    const addFiles = async (folder: string) => {
+      let count = 0
+      for (const file of await codeFiles(folder)) {
+        if (fileSet.has(file)) continue
+        fileSet.add(file)
+        tasks.push({ file, size: AuditDeps.size(file) })
+        count++
+      }
+      return count
+    }
+    await addFiles(root)
+
+    // Dependencies, as Node resolves them.
+    const packages = new Map<string, Dependency>()
+    const missing: NonNullable<Report["missing"]> = []
+    const lookups = new Map<string, string | undefined>()
+    const findPackage = (name: string, from: string) => {
+      const key = `${from}\u0000${name}`
+      if (!lookups.has(key)) lookups.set(key, AuditDeps.findPackage(name, from))
+      return lookups.get(key)
+    }
+    const addPackage = async (folder: string, via: Dependency["via"]) => {
+      if (packages.has(folder) || folder === root) return
+      const m = AuditDeps.manifest(folder) ?? {}
+      const entry: Dependency = {
+        name: m.name ?? path.basename(folder),
+        version: m.version ?? "",
+        path: rel(folder),
+        files: 0,
+        via,
+      }
+      packages.set(folder, entry)
+      entry.files = await addFiles(folder)
+      await addDeclared(folder, m)
+    }
+    const addDeclared = async (folder: string, m: AuditDeps.Manifest) => {
+      for (const dep of AuditDeps.declared(m)) {
+        const found = findPackage(dep.name, folder)
+        if (found) await addPackage(found, "package.json")
+        else missing.push({ name: dep.name, from: m.name ?? rel(folder), optional: dep.optional })
+      }
+    }
+    if (options.includeDependencies) await addDeclared(root, AuditDeps.manifest(root) ?? {})
+
+    // Module names in code → audited files, for values that cross modules.
+    const manifests = new Map<string, AuditDeps.Manifest>()
+    const probed = new Map<string, boolean>()
+    const onDisk = {
+      has: (file: string) => {
+        if (!probed.has(file)) probed.set(file, fileSet.has(file) || AuditDeps.isFile(file))
+        return probed.get(file)!
+      },
+    }
+    const resolver = (from: string) => (spec: string) => {
+      if (spec.startsWith(".") || spec.startsWith("/")) return AuditDeps.resolveFile(spec, from, fileSet)
+      if (!options.includeDependencies) return undefined
+      const name = AuditDeps.packageName(spec)
+      if (!name) return undefined
+      const folder = findPackage(name, path.dirname(from))
+      if (!folder || folder === root) return undefined
+      // The package may not be walked yet (found through this very import): probe the disk.
+      if (!manifests.has(folder)) manifests.set(folder, AuditDeps.manifest(folder) ?? {})
+      const sub = spec.slice(name.length)
+      return AuditDeps.entry(folder, manifests.get(folder)!, sub ? "." + sub : ".", onDisk)
+    }
+
+    const modules = new Map<string, AuditLink.Module>()
+    const known = AuditLink.exportsOf(modules)
+    // Dependencies first, so that an import is resolved when its file is analysed (see link.ts).
+    let ordered = 0
+    const reorder = async () => {
+      const pending = tasks.slice(ordered)
+      tasks.length = ordered
+      tasks.push(...(await dependencyOrder(pending, resolver)))
+      ordered = tasks.length
+    }
+    await reorder()
+    let next = 0
+    let inflight = 0
+    let unfreed = 0
+    // A parsed file is handed over in a box that is emptied once analysed: the promise and the loop's variables
+    // would otherwise keep the last tree alive.
+    type Box = { root?: SgRoot; source?: string; error?: Error }
+    const window: { task: Task; parsed: Promise<Box> }[] = []
+    const start = (task: Task, lang: string) => {
+      inflight += task.size
+      // Large files are parsed on this thread: memory a native thread allocated stays with that thread's malloc arena
+      // after it is freed, so large trees built in the pool would each keep their size resident.
+      const inPool = task.size < POOL_MAX_BYTES
+      window.push({
+        task,
+        parsed: fs
+          .readFile(task.file, "utf8")
+          .then(async (source): Promise<Box> => ({
+            root: inPool ? await parseAsync(lang as any, source) : parse(lang as any, source),
+            source,
+          }))
+          .catch((error: unknown) => ({ error: error instanceof Error ? error : new Error(String(error)) })),
+      })
+    }
+    const analyzeBox = async (task: Task, box: Box): Promise<PluginAnalysis.Result | Error> => {
+      const { root: tree, source, error } = box
+      box.root = box.source = undefined
+      if (error || !tree || source === undefined) return error ?? new Error("not parsed")
+      try {
+        const steps = PluginAnalysis.analysis(rel(task.file), tree.root(), source, {
+          resolve: resolver(task.file),
+          settle: known.settle,
+          constant: known.constant,
+        })
+        // A large file creates many node wrappers: let them be freed between rounds.
+        let effort = 0
+        for (let step = steps.next(); ; step = steps.next()) {
+          if (step.done) return step.value
+          effort += step.value
+          if (effort > WRAPPERS_BETWEEN_COLLECTIONS) {
+            await collect()
+            effort = 0
+          }
+        }
+      } catch (e) {
+        return e instanceof Error ? e : new Error(String(e))
+      }
+    }
+    while (true) {
+      while (next < tasks.length && window.length < concurrency) {
+        const task = tasks[next]
+        const lang = PluginAnalysis.languageOf(task.file)
+        if (!lang) {
+          next++
+          continue
+        }
+        if (task.size > maxBytes) {
+          skipped.push({ file: rel(task.file), reason: `over ${Math.round(maxBytes / 1024 / 1024)} MB` })
+          next++
+          continue
+        }
+        if (task.size < 0) {
+          skipped.push({ file: rel(task.file), reason: "cannot be read" })
+          next++
+          continue
+        }
+        if (inflight + unfreed + task.size > budget) {
+          if (window.length) break
+          if (unfreed) {
+            await collect()
+            unfreed = 0
+          }
+        }
+        start(task, lang)
+        next++
+      }
+      const head = window.shift()
+      if (!head) break
+      const box = await head.parsed
+      const outcome = await analyzeBox(head.task, box)
+      inflight -= head.task.size
+      unfreed += head.task.size
+      if (outcome instanceof Error) {
+        skipped.push({ file: rel(head.task.file), reason: errorMessage(outcome) })
+        continue
+      }
+      modules.set(head.task.file, { rel: rel(head.task.file), result: outcome })
+      if (options.includeDependencies)
+        for (const spec of outcome.imports) {
+          const name = AuditDeps.packageName(spec)
+          const folder = name && findPackage(name, path.dirname(head.task.file))
+          if (folder && !packages.has(folder) && folder !== root) await addPackage(folder, "import")
+        }
+      if (tasks.length > ordered) await reorder()
+    }
+
+    const lineCache = new Map<string, string[]>()
+    const sourceLines = (file: string) => {
+      if (!lineCache.has(file)) {
+        let text = ""
+        try {
+          text = readFileSync(file, "utf8")
+        } catch {}
+        lineCache.set(file, text.split("\n"))
+      }
+      return lineCache.get(file)!
+    }
+    const findings: PluginAnalysis.Finding[] = []
+    for (const mod of modules.values()) findings.push(...mod.result.findings)
+    findings.push(...AuditLink.link(modules, sourceLines))
+    const counts = { critical: 0, high: 0, medium: 0, low: 0 }
+    for (const f of findings) counts[f.severity]++
+    const order = (s: PluginAnalysis.Severity) => PluginAnalysis.SEVERITIES.indexOf(s)
+    findings.sort(
+      (a, b) =>
+        order(a.severity) - order(b.severity) || a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column,
+    )
+    const report: Report = {
+      target: options.label ?? dir,
+      dir,
+      filesScanned: modules.size,
+      findings,
+      counts,
+      skipped,
+    }
+    if (options.includeDependencies) {
+      report.dependencies = [...packages.values()].sort((a, b) => a.path.localeCompare(b.path))
+      report.missing = missing
+    }
+    return report
+  }
+
+  /**
+   * `tasks` with each file after the files it imports (cycles broken where they close), from Bun's import scanner —
+   * the analysis can then resolve an import to what the imported module exports. Without Bun, the order is kept.
+   */
+  async function dependencyOrder(
+    tasks: Task[],
+    resolver: (from: string) => (spec: string) => string | undefined,
+  ): Promise<Task[]> {
+    const Transpiler = (globalThis as { Bun?: { Transpiler: typeof Bun.Transpiler } }).Bun?.Transpiler
+    if (!Transpiler || tasks.length < 2) return tasks
+    const scanners = new Map<string, InstanceType<typeof Bun.Transpiler>>()
+    const scanner = (file: string) => {
+      const loader = /\.tsx$/.test(file) ? "tsx" : /\.[cm]?ts$/.test(file) ? "ts" : /\.jsx$/.test(file) ? "jsx" : "js"
+      if (!scanners.has(loader)) scanners.set(loader, new Transpiler({ loader }))
+      return scanners.get(loader)!
+    }
+    const byFile = new Map(tasks.map((t) => [t.file, t]))
+    const edges = new Map<string, string[]>()
+    for (const task of tasks) {
+      if (task.size < 0 || task.size > MAX_FILE_BYTES) continue
+      const source = await fs.readFile(task.file, "utf8").catch(() => "")
+      let specs: { path: string }[] = []
+      try {
+        specs = scanner(task.file).scanImports(source)
+      } catch {
+        continue
+      }
+      const resolve = resolver(task.file)
+      const targets: string[] = []
+      for (const { path: spec } of specs) {
+        const target = resolve(spec)
+        if (target && byFile.has(target) && target !== task.file) targets.push(target)
+      }
+      edges.set(task.file, targets)
+    }
+    const out: Task[] = []
+    const state = new Map<string, 1 | 2>()
+    for (const task of tasks) {
+      if (state.has(task.file)) continue
+      // Iterative depth-first post-order.
+      const stack: [string, number][] = [[task.file, 0]]
+      state.set(task.file, 1)
+      while (stack.length) {
+        const top = stack[stack.length - 1]
+        const next = edges.get(top[0])?.[top[1]++]
+        if (next === undefined) {
+          stack.pop()
+          state.set(top[0], 2)
+          out.push(byFile.get(top[0])!)
+        } else if (!state.has(next)) {
+          state.set(next, 1)
+          stack.push([next, 0])
+        }
+      }
+    }
+    return out
+  }
+
+  /** Code files under `folder`, sorted; skips `.git`, `node_modules`, declaration files and symbolic links. */
+  async function codeFiles(folder: string): Promise<string[]> {
+    const out: string[] = []
     const walk = async (current: string) => {
       const entries = await fs.readdir(current, { withFileTypes: true }).catch(() => [])
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
         const full = path.join(current, entry.name)
         if (entry.isDirectory()) {
-          if (entry.name === ".git" || (entry.name === "node_modules" && !options.includeDependencies)) continue
+          if (entry.name === ".git" || entry.name === "node_modules") continue
           await walk(full)
-        } else if (entry.isFile() && PluginAnalysis.languageOf(entry.name)) files.push(full)
+        } else if (entry.isFile() && PluginAnalysis.languageOf(entry.name)) out.push(full)
       }
     }
-    await walk(dir)
+    await walk(folder)
+    return out
+  }
 
-    const findings: PluginAnalysis.Finding[] = []
-    for (const file of files) {
-      const rel = path.relative(dir, file).split(path.sep).join("/")
-      try {
-        const stat = await fs.stat(file)
-        if (stat.size > maxBytes) {
-          skipped.push({ file: rel, reason: `over ${Math.round(maxBytes / 1024 / 1024)} MB` })
-          continue
+  function safeRealpath(dir: string): string {
+    try {
+      return realpathSync(dir)
+    } catch {
+      return path.resolve(dir)
+    }
+  }
+
+  /**
+   * Frees the native syntax trees no longer referenced: napi finalizers run on the turn after a collection, and the
+   * memory they release is reclaimed by the next one. The stack is overwritten first: the collector scans it
+   * conservatively, and a stale slot that still points at one node wrapper keeps that node's whole tree alive. Last,
+   * glibc is asked to return the freed pages (`malloc_trim`): trees are millions of small allocations, and without it
+   * the process keeps the high-water mark of every tree size it has seen, in every thread's arena.
+   */
+  async function collect() {
+    const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun
+    const node = (globalThis as { gc?: () => void }).gc
+    if (!bun && !node) return
+    scrub(2000)
+    for (let i = 0; i < 2; i++) {
+      if (bun) bun.gc(true)
+      else node!()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    trim()
+  }
+
+  function scrub(depth: number): number {
+    return depth ? scrub(depth - 1) + 1 : 0
+  }
+
+  let mallocTrim: ((pad: number) => number) | null | undefined
+  /** glibc's malloc_trim through Bun's FFI; nothing elsewhere (musl, macOS, Windows, Node). */
+  function trim() {
+    if (mallocTrim === undefined) {
+      mallocTrim = null
+      if (process.platform === "linux" && (globalThis as { Bun?: unknown }).Bun) {
+        try {
+          const { dlopen } = require("bun:ffi") as typeof import("bun:ffi")
+          const libc = dlopen("libc.so.6", { malloc_trim: { args: ["u64"], returns: "i32" } })
+          mallocTrim = (pad) => libc.symbols.malloc_trim(pad) as number
+        } catch {
+          mallocTrim = null
         }
-        findings.push(...PluginAnalysis.analyze(rel, await fs.readFile(file, "utf8")))
-      } catch (error) {
-        skipped.push({ file: rel, reason: errorMessage(error) })
       }
     }
-    const counts = { critical: 0, high: 0, medium: 0, low: 0 }
-    for (const f of findings) counts[f.severity]++
-    const order = (s: PluginAnalysis.Severity) => PluginAnalysis.SEVERITIES.indexOf(s)
-    findings.sort((a, b) => order(a.severity) - order(b.severity) || a.file.localeCompare(b.file) || a.line - b.line)
-    return { target: options.label ?? dir, dir, filesScanned: files.length - skipped.length, findings, counts, skipped }
+    mallocTrim?.(0)
   }
 }

@@ -9,10 +9,12 @@ const USAGE = `usage:
   opencode-builtins audit <npm-package | directory> [--json] [--include-dependencies]
       Static analysis of a plugin's JavaScript/TypeScript by syntax tree: code injection (eval, Function,
       constructor.constructor, computed spellings), dynamic import()/require(), sensitive path literals, direct
-      fs / Bun / child_process / network use. A package name (name, @scope/name, name@version) is fetched with
+      fs / Bun / child_process / network use, environment reads — followed through aliases, constants and
+      imports between modules. A package name (name, @scope/name, name@version) is fetched with
       npm pack into a temporary directory and never installed or run.
       --json                  print the report as JSON
-      --include-dependencies  also scan node_modules inside the directory
+      --include-dependencies  also audit the packages the plugin loads (its dependencies and what its code
+                              imports, found as Node finds them: from the plugin's folder upward)
 Severity: critical = code injection; high = sensitive paths, dynamic imports, vm; medium = direct API use;
 low = informational. Exit: 0 no critical finding, 1 critical findings, 2 bad usage or target not found.
 `
@@ -82,6 +84,12 @@ export function format(report: PluginAudit.Report): string {
     `critical ${counts.critical} · high ${counts.high} · medium ${counts.medium} · low ${counts.low}`,
     `Risk: ${worst ? RISK[worst] : "none found"}`,
   ]
+  if (report.dependencies) {
+    const files = report.dependencies.reduce((n, d) => n + d.files, 0)
+    lines.push(`Dependencies: ${report.dependencies.length} package(s), ${files} file(s) audited`)
+    const missing = (report.missing ?? []).filter((m) => !m.optional)
+    if (missing.length) lines.push(`  not installed: ${missing.map((m) => `${m.name} (for ${m.from})`).join(", ")}`)
+  }
   for (const severity of ["critical", "high", "medium", "low"] as const) {
     const list = report.findings.filter((f) => f.severity === severity)
     if (!list.length) continue

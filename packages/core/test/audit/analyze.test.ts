@@ -88,7 +88,7 @@ describe("plugin analysis by syntax tree", () => {
   })
 
   test("informational findings are low", () => {
-    expect(rules("fetch(url); new WebSocket(u); process.env.HOME; os.homedir()")).toEqual([
+    expect(rules('import os from "node:os"; fetch(url); new WebSocket(u); process.env.HOME; os.homedir()')).toEqual([
       "low:network-client",
       "low:network-client",
       "low:process-env",
@@ -112,5 +112,113 @@ describe("plugin analysis by syntax tree", () => {
     const [f] = PluginAnalysis.analyze("src/a.tsx", "const el = <div>{x}</div>\nconst run = (s: string) => eval(s)\n")
     expect(f).toMatchObject({ severity: "critical", rule: "eval", file: "src/a.tsx", line: 2, column: 28 })
     expect(f.snippet).toBe("const run = (s: string) => eval(s)")
+  })
+})
+
+// Shapes the independent check found missed, reproduced small (see docs/audit.md, "Data flow").
+describe("values followed through aliases, scopes and calls", () => {
+  const at = (code: string, file = "index.ts") =>
+    PluginAnalysis.analyze(file, code).map((f) => `${f.rule}@${f.line}:${f.column}`)
+
+  test("process.env reached through optional chains, computed keys and the global object", () => {
+    expect(rules("process.env.X?.y()")).toEqual(["low:process-env"])
+    expect(rules('import { KEY } from "./keys"\nprocess.env[KEY]')).toEqual(["low:process-env"])
+    expect(rules("globalThis.process.env?.[k]")).toEqual(["low:process-env"])
+    expect(rules('const { env } = process\nspawn(cmd, { env })\nenv["TOKEN"]')).toEqual([
+      "low:process-env",
+      "low:process-env",
+    ])
+    expect(at("const e = process.env\nconst t = e.TOKEN")).toEqual(["process-env@1:11", "process-env@2:11"])
+    // The value read is data, not a capability: following it further finds nothing more.
+    expect(rules("const home = process.env.HOME\nhome.startsWith('/')\nfetch2(home)")).toEqual(["low:process-env"])
+    const [f] = PluginAnalysis.analyze("a.js", "process.env.API_KEY?.trim()")
+    expect(f.message).toBe("process.env.API_KEY: reads the environment")
+  })
+
+  test("fetch through a variable, destructuring, bind, reassignment and ?? is a network request", () => {
+    for (const code of [
+      "const f = fetch\nf(url)",
+      "const { fetch: get } = globalThis\nget(url)",
+      "const g = globalThis.fetch.bind(globalThis)\ng(url)",
+      "let h\nh = fetch\nh(url)",
+      "const request = options.fetch ?? globalThis.fetch\nawait request(url)",
+      "const f = window['fe' + 'tch']\nf(url)",
+    ])
+      expect([code, rules(code)]).toEqual([code, ["low:network-client"]])
+    const [f] = PluginAnalysis.analyze("a.js", "const { fetch: get } = globalThis\nget(url)")
+    expect(f.message).toBe("fetch(…) as get: outbound network request")
+  })
+
+  test("an SDK's default fetch kept on `this` and called with .call (opencode-supermemory's client)", () => {
+    const code = [
+      "function getDefaultFetch() {",
+      '  if (typeof fetch !== "undefined") return fetch',
+      '  throw new Error("`fetch` is not defined as a global")',
+      "}",
+      "class Supermemory {",
+      "  constructor(options = {}) {",
+      "    this.fetch = options.fetch ?? getDefaultFetch()",
+      "  }",
+      "  async fetchWithTimeout(url, init) {",
+      "    return await this.fetch.call(undefined, url, init)",
+      "  }",
+      "}",
+    ].join("\n")
+    expect(at(code, "index.js")).toEqual(["network-client@10:18"])
+  })
+
+  test("fs metadata calls are file access (fs-meta), through every import form", () => {
+    const code = [
+      'import { existsSync, statSync } from "node:fs"',
+      'import fs from "fs"',
+      'import { access } from "node:fs/promises"',
+      "existsSync(p)",
+      "statSync(p)",
+      "fs.lstatSync(p)",
+      "fs.realpathSync.native(p)",
+      "fs.promises.stat(p)",
+      "await access(p)",
+      "fs.watch(dir)",
+    ].join("\n")
+    expect(rules(code)).toEqual(Array(7).fill("medium:fs-meta"))
+  })
+
+  test("names are resolved by scope: a parameter or local hides the global, an alias only where it is visible", () => {
+    for (const code of [
+      "function f(fetch) { fetch(x) }",
+      "const fetch = myFetch\nfetch(x)",
+      "function a() { var t = fetch; return t.name }\nfunction b(t) { t(x) }",
+      'const k = "ev" + "al"\nfunction z(k) { globalThis[k](x) }',
+      "function c(process) { return process.env.X }",
+      "import fetch from 'node-fetch'\nfetch(u)",
+    ])
+      expect([code, rules(code)]).toEqual([code, []])
+  })
+
+  test("bundle shapes: import.meta.require, createRequire, __toESM, (0, f)(), defaults, .then, arguments", () => {
+    const cases: [string, string[]][] = [
+      ['var __require = import.meta.require\nvar fs2 = __require("fs")\nfs2.openSync(p)', ["medium:fs-write"]],
+      [
+        'import { createRequire } from "node:module"\nconst require2 = createRequire(import.meta.url)\nconst cp = require2("child_process")\ncp.execSync("ls")',
+        ["medium:child_process", "medium:child_process"],
+      ],
+      [
+        'var import_fs = __toESM(require("fs"));\n(0, import_fs.readFileSync)(p);\nimport_fs.default.writeFileSync(p, "")',
+        ["medium:fs-read", "medium:fs-write"],
+      ],
+      [
+        'import { readFileSync as readFileSync51 } from "fs"\nfunction load(readFile10 = readFileSync51) { return readFile10(p) }',
+        ["medium:fs-read"],
+      ],
+      ['await import("node:fs/promises").then((fs) => fs.writeFile(f, "x"))', ["medium:fs-write"]],
+      [
+        'import * as nodeFs from "node:fs"\nfunction read(cwd, fs) { return fs.readFileSync(cwd) }\nread(".", nodeFs)',
+        ["medium:fs-read"],
+      ],
+      ["const F = Function\nnew F('return 1')", ["critical:function-constructor"]],
+      // Read where it is returned, called where the result is used.
+      ["function getEval() { return globalThis.eval }\ngetEval()(code)", ["critical:eval", "critical:eval"]],
+    ]
+    for (const [code, expected] of cases) expect([code, rules(code)]).toEqual([code, expected])
   })
 })

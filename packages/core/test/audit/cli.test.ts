@@ -8,7 +8,12 @@ import { memoryIO } from "../../util/cli"
 import { tmpdir } from "../fixture"
 
 const PLUGIN = {
-  "package.json": JSON.stringify({ name: "demo-plugin", version: "1.0.0", main: "index.js" }),
+  "package.json": JSON.stringify({
+    name: "demo-plugin",
+    version: "1.0.0",
+    main: "index.js",
+    dependencies: { dep: "1" },
+  }),
   "index.js": [
     'import { execSync } from "node:child_process"',
     "export default async function plugin() {",
@@ -18,6 +23,7 @@ const PLUGIN = {
   ].join("\n"),
   "src/util.ts": 'export const home = () => Bun.file("~/.ssh/config")\n',
   "types.d.ts": "declare function eval(x: string): unknown\n",
+  "node_modules/dep/package.json": JSON.stringify({ name: "dep", version: "1.0.0" }),
   "node_modules/dep/index.js": "eval('dependency code')\n",
 }
 
@@ -40,7 +46,7 @@ describe("opencode-builtins audit <directory>", () => {
     expect(io.stdout).not.toContain("dependency code")
   })
 
-  test("--json prints the report; --include-dependencies scans node_modules too", async () => {
+  test("--json prints the report; --include-dependencies audits the packages the plugin loads", async () => {
     await using dir = await tmpdir(PLUGIN)
     const io = memoryIO(dir.path)
     expect(await run([dir.path, "--json", "--include-dependencies"], io)).toBe(1)

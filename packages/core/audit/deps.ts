@@ -1,0 +1,220 @@
+import { existsSync, readFileSync, realpathSync, statSync } from "fs"
+import { builtinModules } from "module"
+import path from "path"
+
+/**
+ * Finds a plugin's dependencies the way Node (and Bun) load them: a package named `x` required from folder `F` is the
+ * first `node_modules/x` in `F`, then in each parent of `F` up to the file system root — so packages npm hoisted next to
+ * the plugin (`…/node_modules/plugin` and `…/node_modules/dep` side by side) are found, and a nested copy
+ * (`plugin/node_modules/dep`) wins over a hoisted one. Symbolic links (pnpm) are resolved to the real folder.
+ *
+ * Also resolves module names inside the audited files to a file (relative paths with the extensions and index files
+ * Node, Bun and TypeScript accept; package names through `exports`, `module`, `main`), for values that flow across
+ * modules.
+ *
+ * @example
+ * AuditDeps.findPackage("zod", "/tmp/x/node_modules/plugin") // "/tmp/x/node_modules/zod"
+ */
+export namespace AuditDeps {
+  export type Manifest = {
+    name?: string
+    version?: string
+    main?: string
+    module?: string
+    exports?: unknown
+    dependencies?: Record<string, string>
+    optionalDependencies?: Record<string, string>
+  }
+
+  const BUILTIN = new Set(builtinModules.flatMap((m) => [m, m.split("/")[0]]))
+
+  /**
+   * True for `fs`, `node:fs`, `bun:sqlite`…: modules that are not packages.
+   *
+   * @example
+   * AuditDeps.isBuiltin("node:child_process") // true
+   */
+  export function isBuiltin(spec: string): boolean {
+    return spec.startsWith("node:") || spec.startsWith("bun:") || spec === "bun" || BUILTIN.has(spec.split("/")[0])
+  }
+
+  /**
+   * The package name part of a bare module name (`@scope/pkg/sub` → `@scope/pkg`), or undefined for relative,
+   * absolute, URL and built-in names.
+   *
+   * @example
+   * AuditDeps.packageName("zod/v4") // "zod"
+   */
+  export function packageName(spec: string): string | undefined {
+    if (!spec || spec.startsWith(".") || spec.startsWith("/") || /^[a-z]+:/i.test(spec) || isBuiltin(spec))
+      return undefined
+    const parts = spec.split("/")
+    return spec.startsWith("@") ? (parts.length >= 2 ? `${parts[0]}/${parts[1]}` : undefined) : parts[0]
+  }
+
+  /**
+   * Node's lookup of package `name` from folder `from`; the real path of its folder, or undefined.
+   *
+   * @example
+   * AuditDeps.findPackage("dep", "/p/node_modules/plugin/lib")
+   */
+  export function findPackage(name: string, from: string): string | undefined {
+    let dir = path.resolve(from)
+    while (true) {
+      if (path.basename(dir) !== "node_modules") {
+        const candidate = path.join(dir, "node_modules", name)
+        if (existsSync(path.join(candidate, "package.json"))) {
+          try {
+            return realpathSync(candidate)
+          } catch {
+            return undefined
+          }
+        }
+      }
+      const up = path.dirname(dir)
+      if (up === dir) return undefined
+      dir = up
+    }
+  }
+
+  /**
+   * A folder's package.json, or undefined when it has none or it is not valid JSON.
+   *
+   * @example
+   * AuditDeps.manifest("/p")?.dependencies // { zod: "^4.0.0" }
+   */
+  export function manifest(dir: string): Manifest | undefined {
+    try {
+      const value = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"))
+      return value && typeof value === "object" ? value : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * What a package declares it loads: `dependencies` and `optionalDependencies`, with whether a missing one is expected.
+   * `peerDependencies` are left to the code: the host provides them and they are often there only for types (a peer
+   * is audited when audited code imports it).
+   *
+   * @example
+   * AuditDeps.declared({ dependencies: { a: "1" } }) // [{ name: "a", optional: false }]
+   */
+  export function declared(m: Manifest): { name: string; optional: boolean }[] {
+    const out = new Map<string, boolean>()
+    for (const name of Object.keys(m.dependencies ?? {})) out.set(name, false)
+    for (const name of Object.keys(m.optionalDependencies ?? {})) out.set(name, true)
+    return [...out].map(([name, optional]) => ({ name, optional }))
+  }
+
+  const EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx"]
+
+  /**
+   * The audited file a relative or absolute module name refers to from `fromFile` (`./x` → `x.ts`, `x.js`, `x/index.js`;
+   * `./x.js` → `x.ts` as TypeScript allows), among the files `files` has.
+   *
+   * @example
+   * AuditDeps.resolveFile("./net.js", "/p/src/a.ts", new Set(["/p/src/net.ts"])) // "/p/src/net.ts"
+   */
+  export function resolveFile(
+    spec: string,
+    fromFile: string,
+    files: { has(file: string): boolean },
+  ): string | undefined {
+    const base = path.resolve(path.dirname(fromFile), spec)
+    if (files.has(base)) return base
+    const stripped = base.replace(/\.(m|c)?js$|\.jsx$/, "")
+    for (const ext of EXTENSIONS) {
+      if (files.has(base + ext)) return base + ext
+      if (stripped !== base && files.has(stripped + ext)) return stripped + ext
+    }
+    for (const ext of EXTENSIONS) if (files.has(path.join(base, "index" + ext))) return path.join(base, "index" + ext)
+    return undefined
+  }
+
+  const CONDITIONS = ["bun", "node", "import", "module", "require", "default"]
+
+  function pick(target: unknown, depth = 0): string | undefined {
+    if (depth > 8 || target === null || target === undefined) return undefined
+    if (typeof target === "string") return target
+    if (Array.isArray(target)) {
+      for (const t of target) {
+        const found = pick(t, depth + 1)
+        if (found) return found
+      }
+      return undefined
+    }
+    if (typeof target === "object") {
+      const record = target as Record<string, unknown>
+      for (const c of CONDITIONS) if (c in record) return pick(record[c], depth + 1)
+    }
+    return undefined
+  }
+
+  /**
+   * The file a package name (`pkg`, `pkg/sub`) loads, given the package's folder and manifest: `exports` (the first
+   * of the bun, node, import, module, require, default conditions; `./*` patterns), else `module`, `main`, `index`.
+   *
+   * @example
+   * AuditDeps.entry("/nm/zod", { exports: { ".": { import: "./index.js" } } }, ".") // "/nm/zod/index.js"
+   */
+  export function entry(
+    dir: string,
+    m: Manifest,
+    subpath: string,
+    files: { has(file: string): boolean },
+  ): string | undefined {
+    const exports = m.exports
+    let target: string | undefined
+    if (exports !== undefined) {
+      const map =
+        typeof exports === "string" || Array.isArray(exports) || !Object.keys(exports as object)[0]?.startsWith(".")
+          ? { ".": exports }
+          : (exports as Record<string, unknown>)
+      if (subpath in map) target = pick(map[subpath])
+      else
+        for (const [key, value] of Object.entries(map)) {
+          const star = key.indexOf("*")
+          if (star < 0) continue
+          const prefix = key.slice(0, star)
+          const suffix = key.slice(star + 1)
+          if (subpath.startsWith(prefix) && subpath.endsWith(suffix) && subpath.length >= key.length - 1) {
+            const match = subpath.slice(prefix.length, subpath.length - suffix.length)
+            target = pick(value)?.replaceAll("*", match)
+            break
+          }
+        }
+    } else if (subpath === ".") target = m.module ?? m.main ?? "./index"
+    else target = subpath
+    if (!target) return undefined
+    return resolveFile("./" + target.replace(/^\.\//, ""), path.join(dir, "package.json"), files)
+  }
+
+  /**
+   * Size in bytes of a file, or -1.
+   *
+   * @example
+   * AuditDeps.size("/p/a.js") // 120
+   */
+  export function size(file: string): number {
+    try {
+      return statSync(file).size
+    } catch {
+      return -1
+    }
+  }
+
+  /**
+   * True for an existing regular file.
+   *
+   * @example
+   * AuditDeps.isFile("/p/index.js") // true
+   */
+  export function isFile(file: string): boolean {
+    try {
+      return statSync(file).isFile()
+    } catch {
+      return false
+    }
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * What a resolved name means: the audit's rule table, shared by the analysis of one file (analyze.ts) and the step
+ * that resolves names imported from other modules once every file is analysed (link.ts).
+ *
+ * A value is described by a path from a root: `[]` is the global object, `["fetch"]` the global `fetch` (so
+ * `globalThis.fetch` and `fetch` are the same path), `["fs", "readFileSync"]` a member of the `fs` module,
+ * `["process", "env", "HOME"]` an environment variable. A segment is `null` when the key is not statically known, a
+ * `Ref` when it is a value exported by another module of the audit (resolved later), and `CALL` for the result of
+ * calling what precedes it. Literal bases are `"function"` (a function literal), `"[]"`, `"{}"` and `'""'`.
+ *
+ * @example
+ * AuditRules.classify(["child_process", "execSync"], { kind: "call", callee: "cp.execSync" })
+ * // { severity: "medium", rule: "child_process", message: "child_process.execSync(…): runs a program" }
+ */
+export namespace AuditRules {
+  export type Severity = "critical" | "high" | "medium" | "low"
+  export const SEVERITIES: Severity[] = ["critical", "high", "medium", "low"]
+
+  /**
+   * A value exported as `name` by the module `ref` (an absolute path; `"*"` is the module namespace); with `key`, the
+   * string that export holds, used as a member name (`globalThis[IMPORTED]`).
+   */
+  export type Ref = { ref: string; name: string; key?: true }
+  export const CALL = Object.freeze({ call: true as const })
+  export type Call = typeof CALL
+  export type Seg = string | null | Ref | Call
+  export type Path = Seg[]
+
+  /** How a value is used where it was found. */
+  export type Site = {
+    kind: "call" | "new" | "read"
+    /** The callee's or the expression's source text (for messages). */
+    callee: string
+    /** The first argument, when it is string-like syntax (a literal, template or concatenation). */
+    firstStringLike?: boolean
+    /** The constant value of the last argument, when known (`Function('return this')`). */
+    lastArgument?: string
+    /** Why a read matters: its value is bound to a name, passed on, returned… (`typeof eval` is none of these). */
+    flows?: boolean
+  }
+
+  export type Verdict = { severity: Severity; rule: string; message: string }
+
+  export const GLOBAL_OBJECTS = new Set(["globalThis", "global", "window", "self"])
+  export const NET_MODULES = new Set(["net", "http", "https", "http2", "tls", "dgram"])
+  const BUN_APIS: Record<string, string> = {
+    file: "reads or writes files",
+    write: "writes files",
+    serve: "starts a network server",
+    listen: "opens a network socket",
+    connect: "opens a network connection",
+    spawn: "runs a program",
+    spawnSync: "runs a program",
+    $: "runs shell commands",
+  }
+  const FS_READ =
+    /^(readFile|readFileSync|createReadStream|readdir|readdirSync|opendir|opendirSync|read|readSync|readv|readvSync|glob|globSync)$/
+  const FS_WRITE =
+    /^(writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|open|openSync|rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync|rename|renameSync|copyFile|copyFileSync|cp|cpSync|mkdir|mkdirSync|mkdtemp|mkdtempSync|truncate|truncateSync|ftruncate|ftruncateSync|chmod|chmodSync|lchmod|lchmodSync|fchmod|fchmodSync|chown|chownSync|lchown|lchownSync|fchown|fchownSync|utimes|utimesSync|lutimes|lutimesSync|futimes|futimesSync|symlink|symlinkSync|link|linkSync|write|writeSync|writev|writevSync)$/
+  const FS_META =
+    /^(exists|existsSync|stat|statSync|lstat|lstatSync|fstat|fstatSync|statfs|statfsSync|access|accessSync|readlink|readlinkSync|realpath|realpathSync|watch|watchFile|unwatchFile)$/
+  const CHILD = /^(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork)$/
+  const TIMERS = new Set(["setTimeout", "setInterval", "setImmediate"])
+
+  const LEAVES = new Set([
+    "fetch",
+    "eval",
+    "setTimeout",
+    "setInterval",
+    "setImmediate",
+    "WebSocket",
+    "EventSource",
+    "XMLHttpRequest",
+    "require",
+  ])
+  const MODULE_DEPTH: Record<string, number> = {
+    fs: 3,
+    child_process: 2,
+    vm: 2,
+    os: 2,
+    module: 3,
+    exports: 2,
+    Bun: 2,
+    Function: 3,
+    net: 2,
+    http: 2,
+    https: 2,
+    http2: 2,
+    tls: 2,
+    dgram: 2,
+  }
+
+  /**
+   * True when a value may still lead to a finding and is worth following further: capabilities (`fetch`, `fs`,
+   * `process.env`, the global object…) and their members up to where the rule table looks; not the data they yield
+   * (`process.env.HOME`, `fs.constants`, `os.platform`). Paths through another module's export are always followed.
+   *
+   * @example
+   * AuditRules.useful(["process", "env"]) // true
+   * AuditRules.useful(["process", "env", "HOME"]) // false
+   */
+  export function useful(path: Path): boolean {
+    const n = path.length
+    if (n === 0) return true
+    const first = path[0]
+    if (typeof first === "object" && first !== null) return true
+    const last = path[n - 1]
+    if (last === "constructor" || (n >= 2 && path[n - 2] === "constructor" && last === "constructor")) return true
+    if (typeof first !== "string") return false
+    if (first === "process") return n === 1 || (n === 2 && path[1] === "env")
+    if (LEAVES.has(first)) return n === 1
+    const depth = MODULE_DEPTH[first]
+    return depth !== undefined && Object.hasOwn(MODULE_DEPTH, first) && n <= depth
+  }
+
+  /** True when the path is fully known (no `Ref` left to resolve). */
+  export function isConcrete(path: Path): path is (string | null | Call)[] {
+    return path.every((s) => s === null || typeof s === "string" || s === CALL)
+  }
+
+  /**
+   * `a.b.?` for messages (`?` for an unknown key, `()` for a call).
+   *
+   * @example
+   * AuditRules.show(["process", "env", null]) // "process.env.?"
+   */
+  export function show(path: Path): string {
+    return path.map((s) => (s === null ? "?" : typeof s === "string" ? s : "ref" in s ? `<${s.name}>` : "()")).join(".")
+  }
+
+  /**
+   * The finding for a module loaded by name (import statement, constant `require`/`import()`), or undefined.
+   *
+   * @example
+   * AuditRules.moduleImport("child_process")?.rule // "child_process"
+   */
+  export function moduleImport(mod: string): Verdict | undefined {
+    const top = mod.split(".")[0]
+    if (top === "child_process")
+      return { severity: "medium", rule: "child_process", message: `imports ${mod}: can run programs` }
+    if (NET_MODULES.has(top))
+      return { severity: "medium", rule: "network", message: `imports ${mod}: network servers/clients` }
+    if (top === "vm") return { severity: "high", rule: "vm", message: "imports vm: compiles and runs code" }
+    return undefined
+  }
+
+  /**
+   * The finding for a value with a fully resolved path used at a site, or undefined when it is harmless. Environment
+   * reads are reported where `process.env` itself is reached (see analyze.ts), not here.
+   *
+   * @example
+   * AuditRules.classify(["eval"], { kind: "call", callee: "(0, eval)" })?.rule // "eval"
+   */
+  export function classify(path: Path, site: Site): Verdict | undefined {
+    const p = path
+    const n = p.length
+    const last = p[n - 1]
+    // Read only when a message is written: the site may compute it from the syntax tree.
+    const callee = () => (site.callee.length > 60 ? site.callee.slice(0, 57) + "…" : site.callee)
+    if (n >= 2 && last === "constructor" && p[n - 2] === "constructor") {
+      if (site.kind === "read")
+        return {
+          severity: "critical",
+          rule: "constructor-constructor",
+          message: `${callee()} is the Function constructor`,
+        }
+      return {
+        severity: "critical",
+        rule: "constructor-constructor",
+        message: `${callee()}(…) reaches the Function constructor`,
+      }
+    }
+    const name = show(p)
+    if (site.kind === "read") {
+      if (name === "eval" && site.flows)
+        return { severity: "critical", rule: "eval", message: `${callee()} reads eval indirectly` }
+      return undefined
+    }
+    const isNew = site.kind === "new"
+    if (name === "eval")
+      return {
+        severity: "critical",
+        rule: "eval",
+        message: `eval(…)${callee() === "eval" ? "" : ` spelled ${callee()}`}: runs a string as code`,
+      }
+    if (name === "Function" || name === "Function.prototype.constructor" || name === "function.constructor") {
+      const detail =
+        site.lastArgument !== undefined && /^\s*return\s+this\b/.test(site.lastArgument)
+          ? " ('return this' grabs the global object)"
+          : ""
+      return {
+        severity: "critical",
+        rule: "function-constructor",
+        message: `${isNew ? "new " : ""}Function(…) compiles a string into code${detail}`,
+      }
+    }
+    if (n === 1 && typeof last === "string" && TIMERS.has(last) && site.firstStringLike)
+      return { severity: "critical", rule: "string-timer", message: `${last} with a string argument runs it as code` }
+    if (p[0] === "vm" && n > 1 && !isNew)
+      return { severity: "high", rule: "vm", message: `${name}: compiles and runs code` }
+    if (p[0] === "vm" && n > 1) return { severity: "high", rule: "vm", message: `new ${name}: compiles code` }
+    if (p[0] === "Bun" && n === 2 && typeof last === "string" && Object.hasOwn(BUN_APIS, last))
+      return {
+        severity: "medium",
+        rule: `bun-${last === "$" ? "shell" : last}`,
+        message: `Bun.${last}(…): ${BUN_APIS[last]}`,
+      }
+    if (p[0] === "fs" && !isNew) {
+      const rest = p[1] === "promises" ? p.slice(2) : p.slice(1)
+      const fn = rest.length === 1 || (rest.length === 2 && rest[1] === "native") ? rest[0] : undefined
+      if (typeof fn !== "string") return undefined
+      if (FS_META.test(fn))
+        return { severity: "medium", rule: "fs-meta", message: `${name}(…): file metadata (what exists, where, when)` }
+      if (FS_WRITE.test(fn))
+        return { severity: "medium", rule: "fs-write", message: `${name}(…): direct file system access` }
+      if (FS_READ.test(fn))
+        return { severity: "medium", rule: "fs-read", message: `${name}(…): direct file system access` }
+      return undefined
+    }
+    if (p[0] === "child_process" && n === 2 && typeof last === "string" && CHILD.test(last))
+      return { severity: "medium", rule: "child_process", message: `${name}(…): runs a program` }
+    if (typeof p[0] === "string" && NET_MODULES.has(p[0]) && n > 1)
+      return { severity: "medium", rule: "network", message: `${name}(…): network access` }
+    if (
+      (name === "fetch" && !isNew) ||
+      (isNew && (name === "WebSocket" || name === "EventSource" || name === "XMLHttpRequest"))
+    )
+      return {
+        severity: "low",
+        rule: "network-client",
+        message: `${isNew ? "new " : ""}${name}(…)${callee() === name ? "" : ` as ${callee()}`}: outbound network request`,
+      }
+    if (name === "os.homedir" && !isNew)
+      return { severity: "low", rule: "homedir", message: "os.homedir(): locates the user's home directory" }
+    return undefined
+  }
+}

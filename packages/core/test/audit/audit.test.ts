@@ -1,0 +1,157 @@
+import { describe, expect, test } from "bun:test"
+import { PluginAudit } from "../../audit/audit"
+import { tmpdir } from "../fixture"
+
+const found = (report: PluginAudit.Report) => report.findings.map((f) => `${f.file}:${f.line}:${f.rule}`)
+const pkg = (name: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ name, version: "1.0.0", main: "index.js", ...extra })
+
+describe("values that cross modules (link)", () => {
+  test("an alias of fetch exported by one module is a network request where another calls it", async () => {
+    await using dir = await tmpdir({
+      "src/net.ts": "export const get = globalThis.fetch\nexport function client() { return fetch }\n",
+      "src/api.ts": 'export { get as request } from "./net"\nexport * from "./net"\n',
+      "src/index.ts": [
+        'import { request, client } from "./api"',
+        'import * as net from "./net.js"',
+        "await request(url)",
+        "client()(url)",
+        "net.get(url)",
+      ].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report)).toEqual([
+      "src/index.ts:3:network-client",
+      "src/index.ts:4:network-client",
+      "src/index.ts:5:network-client",
+    ])
+  })
+
+  test("constant keys and module names imported from another module (ESM and CommonJS)", async () => {
+    await using dir = await tmpdir({
+      "keys.js": 'export const EVAL = "ev" + "al"\nexport const TOKEN = "GITHUB_TOKEN"\n',
+      "names.cjs": 'exports.MOD = ["child", "process"].join("_")\n',
+      "index.js": [
+        'import { EVAL } from "./keys.js"',
+        'import * as keys from "./keys.js"',
+        "globalThis[EVAL](payload)",
+        "process.env[keys.TOKEN]",
+        "self[keys.EVAL]('1')",
+      ].join("\n"),
+      "main.cjs": ['const names = require("./names.cjs")', "const cp = require(names.MOD)", 'cp.exec("id")'].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report)).toEqual([
+      "index.js:3:eval",
+      "index.js:5:eval",
+      "main.cjs:2:child_process",
+      "main.cjs:3:child_process",
+      "index.js:4:process-env",
+    ])
+    // An imported name that is not a constant is still a computed module name.
+    await dir.write({ "names.cjs": "exports.MOD = process.argv[2]\n" })
+    expect(found(await PluginAudit.run(dir.path))).toContain("main.cjs:2:dynamic-require")
+  })
+
+  test("process.env exported under another name is read where it is used", async () => {
+    await using dir = await tmpdir({
+      "config.ts": "export const env = process.env\n",
+      "index.ts": 'import { env } from "./config"\nconst token = env.OPENAI_API_KEY\n',
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report)).toEqual(["config.ts:1:process-env", "index.ts:2:process-env"])
+    expect(report.findings[1].message).toBe("env.OPENAI_API_KEY: reads the environment")
+  })
+
+  test("cycles between modules end", async () => {
+    await using dir = await tmpdir({
+      "a.js": 'export { x } from "./b.js"\nexport const y = fetch\n',
+      "b.js": 'export { x } from "./a.js"\n',
+      "c.js": 'import { x, y } from "./a.js"\nx(1)\ny(2)\n',
+    })
+    expect(found(await PluginAudit.run(dir.path))).toEqual(["c.js:3:network-client"])
+  })
+})
+
+describe("--include-dependencies: Node's resolution from the plugin's folder upward", () => {
+  test("hoisted dependencies (installed beside the plugin) are audited; without the flag they are not", async () => {
+    await using dir = await tmpdir({
+      "node_modules/plugin/package.json": pkg("plugin", { dependencies: { dep: "^1.0.0" } }),
+      "node_modules/plugin/index.js": 'import { run } from "dep"\nrun("ls")\n',
+      "node_modules/dep/package.json": pkg("dep", { dependencies: { deeper: "1" } }),
+      "node_modules/dep/index.js": 'import { exec } from "node:child_process"\nexport const run = exec\n',
+      "node_modules/deeper/package.json": pkg("deeper"),
+      "node_modules/deeper/index.js": "eval(process.argv[2])\n",
+      "node_modules/unrelated/package.json": pkg("unrelated"),
+      "node_modules/unrelated/index.js": "eval('never loaded by the plugin')\n",
+    })
+    const plugin = dir.file("node_modules/plugin")
+    expect(found(await PluginAudit.run(plugin))).toEqual([])
+    const report = await PluginAudit.run(plugin, { includeDependencies: true })
+    expect(found(report)).toEqual([
+      "../deeper/index.js:1:eval",
+      "../dep/index.js:1:child_process",
+      "index.js:2:child_process", // run is child_process.exec, through the dependency's export
+    ])
+    expect(report.dependencies).toEqual([
+      { name: "deeper", version: "1.0.0", path: "../deeper", files: 1, via: "package.json" },
+      { name: "dep", version: "1.0.0", path: "../dep", files: 1, via: "package.json" },
+    ])
+    expect(report.missing).toEqual([])
+  })
+
+  test("a nested copy wins over a hoisted one; missing packages are listed; imported-only packages are found", async () => {
+    await using dir = await tmpdir({
+      "plugin/package.json": pkg("plugin", {
+        dependencies: { dep: "2", gone: "1" },
+        optionalDependencies: { "maybe-native": "1" },
+      }),
+      "plugin/index.js": 'import "dep"\nimport "undeclared/sub.js"\n',
+      "plugin/node_modules/dep/package.json": pkg("dep", { version: "2.0.0" }),
+      "plugin/node_modules/dep/index.js": "fetch(url)\n",
+      "node_modules/dep/package.json": pkg("dep"),
+      "node_modules/dep/index.js": "eval(x)\n",
+      "node_modules/undeclared/package.json": pkg("undeclared"),
+      "node_modules/undeclared/sub.js": "require('fs').existsSync(p)\n",
+    })
+    const report = await PluginAudit.run(dir.file("plugin"), { includeDependencies: true })
+    expect(found(report)).toEqual([
+      "../node_modules/undeclared/sub.js:1:fs-meta",
+      "node_modules/dep/index.js:1:network-client",
+    ])
+    expect(report.dependencies?.map((d) => `${d.name}@${d.version}:${d.via}`)).toEqual([
+      "undeclared@1.0.0:import",
+      "dep@2.0.0:package.json",
+    ])
+    expect(report.missing).toEqual([
+      { name: "gone", from: "plugin", optional: false },
+      { name: "maybe-native", from: "plugin", optional: true },
+    ])
+  })
+
+  test("a plugin folder without package.json (a local plugin) finds what its code imports", async () => {
+    await using dir = await tmpdir({
+      ".opencode/plugin/notify.ts": 'import { spawn } from "cross-spawn"\nspawn("notify-send", ["done"])\n',
+      ".opencode/node_modules/cross-spawn/package.json": pkg("cross-spawn", { main: "lib/index.js" }),
+      ".opencode/node_modules/cross-spawn/lib/index.js":
+        'const cp = require("child_process")\nexports.spawn = cp.spawn\n',
+    })
+    const report = await PluginAudit.run(dir.file(".opencode/plugin"), { includeDependencies: true })
+    expect(found(report)).toEqual([
+      "../node_modules/cross-spawn/lib/index.js:1:child_process",
+      "notify.ts:2:child_process",
+    ])
+  })
+})
+
+describe("memory", () => {
+  test("a small budget parses one file at a time and gives the same findings", async () => {
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 12; i++) files[`f${i}.js`] = `const f${i} = fetch\nf${i}(u)\n${"x = 1\n".repeat(200)}`
+    await using dir = await tmpdir(files)
+    const small = await PluginAudit.run(dir.path, { memoryBudget: 1, concurrency: 1 })
+    const large = await PluginAudit.run(dir.path)
+    expect(small.findings.length).toBe(12)
+    expect(small.findings).toEqual(large.findings)
+  })
+})
