@@ -223,6 +223,18 @@ export namespace LearningDetect {
     )
   }
 
+  /** A message wholly wrapped in quotes (`opencode run "no, use pnpm"` quotes arguments with spaces) unwrapped. */
+  function unquote(text: string): string {
+    const m = /^(["'“‘])([^]*)(["'”’])$/.exec(text)
+    if (!m) return text
+    const pair =
+      (m[1] === '"' && m[3] === '"') ||
+      (m[1] === "'" && m[3] === "'") ||
+      (m[1] === "“" && m[3] === "”") ||
+      (m[1] === "‘" && m[3] === "’")
+    return pair && !m[2].includes(m[1]) ? m[2].trim() : text
+  }
+
   /**
    * What `message` teaches, or undefined. Rules are tried per kind in this order: correction, decision, preference;
    * within a message the first kind found wins.
@@ -231,7 +243,7 @@ export namespace LearningDetect {
    * LearningDetect.detect("Let's go with Postgres for the job queue instead of Redis.")?.kind // "decision"
    */
   export function detect(message: string): Found | undefined {
-    const text = message.replace(/\s+/g, " ").trim()
+    const text = unquote(message.replace(/\s+/g, " ").trim())
     if (!text || text.length > MAX_MESSAGE) return undefined
     const all = sentences(text)
     const statements = all.filter((s) => !isQuestion(s))

@@ -90,7 +90,9 @@ export const LearningFeature: BuiltinFeature = {
         const { type, properties = {} } = input.event
         if ((type === "session.created" || type === "session.updated") && properties.info?.parentID)
           children.add(properties.info.id)
-        if (type === "session.idle" && typeof properties.sessionID === "string") flush(properties.sessionID)
+        // session.status (idle) comes just before session.idle: the earliest moment, before `opencode run` can exit.
+        const idle = type === "session.idle" || (type === "session.status" && properties.status?.type === "idle")
+        if (idle && typeof properties.sessionID === "string") flush(properties.sessionID)
         if (type === "session.deleted" && properties.info?.id) {
           pending.delete(properties.info.id)
           children.delete(properties.info.id)

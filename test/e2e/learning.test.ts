@@ -1,0 +1,80 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { Harness } from "./harness"
+import { ModelServer } from "./model-server"
+import { targets } from "./targets"
+
+const TIMEOUT = { timeout: 240_000 }
+
+/** The text of the user messages of a recorded request (OpenAI chat format: a string or text parts). */
+function userText(request: ModelServer.RecordedRequest): string {
+  return (request.body.messages as any[])
+    .filter((m) => m.role === "user")
+    .map((m) =>
+      typeof m.content === "string"
+        ? m.content
+        : (m.content as any[])
+            .filter((c) => c.type === "text")
+            .map((c) => c.text)
+            .join("\n"),
+    )
+    .join("\n")
+}
+
+const PROJECT = {
+  ".opencode/knowledge-base/packages.md":
+    "---\ntitle: Package management\ndescription: How dependencies are installed in this repository\ntags: [dependencies, install]\n---\nThe lockfile is committed.\n",
+}
+
+for (const target of targets()) {
+  describe(`session learning on opencode ${target.label}`, () => {
+    test(
+      "a correction typed in turn 2 is stored when the session goes idle and reaches the first request of the next session",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.text("I will run npm install."),
+          ModelServer.text("Understood, pnpm it is."),
+          ModelServer.text("Installing with pnpm."),
+        ])
+        await using project = await Harness.project({ bin: target.bin, files: PROJECT })
+        const store = path.join(project.dir, ".opencode/builtins-local/learnings.json")
+        try {
+          const first = await Harness.run(project, server, "Install the dependencies please")
+          expect(first.exitCode).toBe(0)
+          expect(fs.existsSync(store)).toBe(false)
+
+          const second = await Harness.run(project, server, "no, use pnpm instead of npm", { args: ["--continue"] })
+          expect(second.exitCode).toBe(0)
+          // Same session, so the second turn was sent the first one's exchange.
+          expect(userText(server.turns()[1])).toContain("Install the dependencies please")
+
+          // Stored when the session went idle (the run ends right after): redacted, with its provenance.
+          const saved = JSON.parse(fs.readFileSync(store, "utf8"))
+          expect(saved.learnings).toHaveLength(1)
+          const [learning] = saved.learnings
+          expect(learning).toMatchObject({ kind: "correction", text: "Use pnpm instead of npm", count: 1 })
+          expect(learning.sources[0].sessionID).toMatch(/^ses_/)
+          expect(learning.sources[0].messageID).toMatch(/^msg_/)
+
+          // A new session: its very first request carries the learning, once, in the first user message.
+          const third = await Harness.run(project, server, "Add the left-pad dependency")
+          expect(third.exitCode).toBe(0)
+          const next = server.turns()[2]
+          const text = userText(next)
+          expect(text).toContain("Add the left-pad dependency")
+          expect(text).toContain("<project-knowledge>")
+          expect(text).toContain("- Correction: Use pnpm instead of npm")
+          expect(text.match(/<project-knowledge>/g)).toHaveLength(1)
+          // The first session's conversation is not in it: only the learning travelled.
+          expect(text).not.toContain("Install the dependencies please")
+          // No background model call: every request was an agent turn or OpenCode's own title request.
+          expect(server.turns()).toHaveLength(3)
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+  })
+}
