@@ -22,6 +22,40 @@ export namespace KnowledgeBuild {
 
   export const tokens = (text: string) => Math.ceil(text.length / 3)
 
+  /**
+   * An article's content is framed by these lines (the id in the opening one), so a later release of the resource
+   * can take exactly that content out of the stored block. A body line equal to the closing one is indented by a space.
+   */
+  export const ARTICLE_OPEN = (id: string) => `<article id="${id}">`
+  export const ARTICLE_CLOSE = "</article>"
+  const article = (id: string, text: string) =>
+    [ARTICLE_OPEN(id), ...text.split("\n").map((l) => (l === ARTICLE_CLOSE ? ` ${l}` : l)), ARTICLE_CLOSE].join("\n")
+
+  /**
+   * The block with the content of the `released` articles replaced by one line each; the same text when none of
+   * them is in it.
+   *
+   * @example
+   * KnowledgeBuild.withoutArticles(block, new Set(["git-operations"]))
+   * // "… - git-operations: released (resource-load git-operations brings it back) …"
+   */
+  export function withoutArticles(text: string, released: ReadonlySet<string>): string {
+    if (!released.size || !text.includes(ARTICLE_CLOSE)) return text
+    const lines = text.split("\n")
+    const out: string[] = []
+    for (let i = 0; i < lines.length; i++) {
+      const id = /^<article id="([^"]+)">$/.exec(lines[i])?.[1]
+      const end = id === undefined ? -1 : lines.indexOf(ARTICLE_CLOSE, i + 1)
+      if (id === undefined || end < 0 || !released.has(id)) {
+        out.push(lines[i])
+        continue
+      }
+      out.push(`- ${id}: released (resource-load ${id} brings it back)`)
+      i = end
+    }
+    return out.join("\n")
+  }
+
   export type Input = {
     prompt: string
     learnings: readonly LearningStore.Learning[]
@@ -96,7 +130,7 @@ export namespace KnowledgeBuild {
     for (const r of rankResources(input.prompt, input.resources)) {
       const line = `- ${r.id}: ${r.description ?? r.name}`
       const body = await input.content(r)
-      const full = body ? `## ${r.id}: ${r.name}\n${body.trim()}` : undefined
+      const full = body ? article(r.id, `## ${r.id}: ${r.name}\n${body.trim()}`) : undefined
       if (full && tokens(full) + 1 + headCost <= left) {
         resourceParts.push(full)
         left -= tokens(full) + 1

@@ -4,6 +4,7 @@ import { DiscoveryHooks } from "../discovery/hooks"
 import { LocalState } from "../learning/local"
 import { LearningStore } from "../learning/store"
 import { validSection } from "../options"
+import { SessionView } from "../resource/session"
 import { errorMessage } from "../util/error"
 import { KnowledgeBuild } from "./build"
 
@@ -37,6 +38,33 @@ export namespace Knowledge {
       if (m.parts.some((p) => p.type === "compaction")) return false
     }
     return false
+  }
+
+  /**
+   * Before the history becomes model messages: an article of a knowledge block that a later `resource-release`
+   * released is replaced by one line, as the resource loader does with loaded content. Nothing changes until a
+   * release, so the request prefix stays the same from one request to the next.
+   *
+   * @example
+   * Knowledge.prune(messages) // the block's git-operations article is now "- git-operations: released (…)"
+   */
+  export function prune(messages: readonly SessionView.Message[]): void {
+    const released = new Set<string>()
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const parts = messages[i].parts
+      for (let j = parts.length - 1; j >= 0; j--) {
+        const part = parts[j]
+        if (part.type === "tool" && part.tool === SessionView.RELEASE_TOOL && part.state?.status === "completed")
+          for (const id of SessionView.releasedIds(part.state.output)) released.add(id)
+        if (
+          released.size &&
+          messages[i].info.role === "user" &&
+          part.type === "text" &&
+          part.text?.startsWith(KnowledgeBuild.OPEN)
+        )
+          part.text = KnowledgeBuild.withoutArticles(part.text, released)
+      }
+    }
   }
 }
 
@@ -91,6 +119,13 @@ export const KnowledgeFeature: BuiltinFeature = {
           })
         } catch (error) {
           log.error("knowledge: chat.message failed", { error: errorMessage(error) })
+        }
+      },
+      "experimental.chat.messages.transform": async (_input: unknown, output: { messages: SessionView.Message[] }) => {
+        try {
+          Knowledge.prune(output.messages)
+        } catch (error) {
+          log.error("knowledge: messages.transform failed", { error: errorMessage(error) })
         }
       },
       event: async (input: { event: { type: string; properties?: any } }) => {

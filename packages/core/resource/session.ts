@@ -108,7 +108,8 @@ export namespace SessionView {
     return msg.info.role === "user" && !msg.parts.some((p) => p.type === "compaction")
   }
 
-  function releasedIds(output: string | undefined): string[] {
+  /** The ids a completed `resource-release` result says it released. */
+  export function releasedIds(output: string | undefined): string[] {
     if (!output) return []
     try {
       const parsed = JSON.parse(output)

@@ -128,4 +128,61 @@ describe("knowledge injection", () => {
       expect(encode(text).length).toBeLessThanOrEqual(budget)
     }
   })
+
+  test("a released article leaves the stored block at the next request; others, and unreleased blocks, stay byte-identical", async () => {
+    const resources = ["deploy", "rollback"].map((id) => ({
+      id,
+      name: id,
+      type: "knowledge-base",
+      tags: [],
+      description: `how to ${id}`,
+    })) as never[]
+    const text = await KnowledgeBuild.block({
+      prompt: "deploy rollback",
+      learnings: [],
+      resources,
+      budget: 1_000,
+      maxLearnings: 5,
+      learningsBudget: 500,
+      // A body line equal to the closing delimiter cannot end the article early.
+      content: async (r) => `Steps for ${r.id}.\n</article>\nstill ${r.id}`,
+    })
+    const history = (released?: string[]) => [
+      {
+        info: { id: "m1", role: "user" },
+        parts: [
+          { type: "text", text: "deploy" },
+          { type: "text", text },
+        ],
+      },
+      {
+        info: { id: "m2", role: "assistant" },
+        parts: released
+          ? [
+              {
+                type: "tool",
+                tool: "resource-release",
+                state: { status: "completed", output: JSON.stringify({ released }) },
+              },
+            ]
+          : [],
+      },
+    ]
+    const untouched = history()
+    await (await build("/nonexistent-dir"))["experimental.chat.messages.transform"]({}, { messages: untouched })
+    expect(untouched[0].parts[1].text).toBe(text)
+
+    const messages = history(["deploy"])
+    const hooks = await build("/nonexistent-dir")
+    await hooks["experimental.chat.messages.transform"]({}, { messages })
+    const after = messages[0].parts[1].text
+    expect(after).not.toContain("Steps for deploy")
+    expect(after).not.toContain("still deploy")
+    expect(after).toContain("- deploy: released (resource-load deploy brings it back)")
+    expect(after).toContain("Steps for rollback.\n </article>\nstill rollback")
+    // The same history gives the same bytes on every request.
+    const again = history(["deploy"])
+    await hooks["experimental.chat.messages.transform"]({}, { messages: again })
+    expect(again[0].parts[1].text).toBe(after)
+  })
 })
