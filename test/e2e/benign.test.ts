@@ -98,6 +98,8 @@ const STEPS = [
     sh("find build -name '*.tmp' -delete && ls build", "clean build"),
     call("skill", { name: "open-notes" }),
     call("resource-query", { query: "docs" }),
+    // An honest agent closes its todo list; one left open would (rightly) get todo continuations.
+    call("todowrite", { todos: [{ id: "1", content: "add the feature", status: "completed", priority: "high" }] }),
   ],
 ]
 
