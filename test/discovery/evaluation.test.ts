@@ -17,7 +17,10 @@ import { SETS, chatter, layout, type RealSet } from "./real/sets"
  *
  * - `synthetic`: the catalogue and prompts of catalogue.ts / labelled.ts (written for this project);
  * - `tuning`: real public collections (real/README.md), the set the matcher was designed on;
- * - `held-out`: other real public collections, prompts written before the matcher was run on them.
+ * - `heldout`: other real public collections, prompts written before the matcher was first run on them; its results
+ *   were looked at while changing the matcher since, so it is tuning material now;
+ * - `heldout2`: four more collections, prompts and labels committed before the matcher was run on them, run once
+ *   after the last change: the set that says how the matcher does on material it was not tuned on.
  *
  * Measures, over the first 5 suggestions as the user gets them (all types ranked together by score):
  * - recall@5: over prompts that expect something, the share of expected entries shown, averaged per prompt;
@@ -83,6 +86,7 @@ beforeAll(async () => {
   envs.synthetic = await syntheticEnv()
   envs.tuning = await realEnv(SETS.tuning)
   envs.heldout = await realEnv(SETS.heldout)
+  envs.heldout2 = await realEnv(SETS.heldout2)
 })
 
 afterAll(async () => {
@@ -111,8 +115,8 @@ function engineRanking(env: Env): Ranked {
   }
 }
 
-function strategyRanking(env: Env, strategy: DiscoveryMatch.Strategy): Ranked {
-  const index = DiscoveryMatch.index(DynamicDiscovery.documents(env.cat), strategy)
+function strategyRanking(env: Env, strategy: DiscoveryMatch.Strategy, fields?: DiscoveryMatch.FieldTuning): Ranked {
+  const index = DiscoveryMatch.index(DynamicDiscovery.documents(env.cat), strategy, DiscoveryMatch.TUNING, fields)
   return (prompt) => {
     const detection = MemoryThink.detect(prompt)
     return index.search(detection ? detection.topic : prompt).map((h) => key(env.cat, h.index))
@@ -239,6 +243,14 @@ function report(env: Env) {
   ) as Record<DiscoveryMatch.Strategy, Metrics>
   const engine = evaluate(env.labelled, engineRanking(env))
   const plain = strategies.plain
+  // What the start of the body adds: the same matcher without it (descriptive).
+  const bodyless = evaluate(
+    env.labelled,
+    strategyRanking(env, "bm25f", {
+      ...DiscoveryMatch.FIELD_TUNING,
+      fields: { ...DiscoveryMatch.FIELD_TUNING.fields, body: { weight: 0, b: 0.75 } },
+    }),
+  )
   const recall = paired(engine, plain, "recall")
   const precision = paired(engine, plain, "precision")
   const positives = env.labelled.filter((l) => l.relevant.length).length
@@ -251,6 +263,7 @@ function report(env: Env) {
       `strategy         recall@5  precision@5  MRR    quiet  avg shown`,
       ...Object.entries(strategies).map(([s, m]) => row(s, m)),
       row(`engine (${DiscoveryMatch.STRATEGY})`, engine),
+      row("bm25f, no body", bodyless),
       `engine vs plain BM25, prompt by prompt:`,
       pairLine("recall@5", recall),
       pairLine("precision@5", precision),
@@ -292,6 +305,10 @@ describe("discovery matching quality", () => {
       "tool-restricted-skill-template.md",
     ])
     expect(refused.every((p) => p.error === "frontmatter `name` must be text")).toBe(true)
+    // heldout2: one awesome-claude-agents file is refused (a description breaking YAML in a way no retry repairs); the
+    // project's copies of three agents shadow everything-claude-code's.
+    expect(envs.heldout2.cat.items).toHaveLength(509)
+    expect(envs.heldout2.cat.problems.map((p) => path.basename(p.path))).toEqual(["rails-backend-expert.md"])
   })
 
   test("synthetic set: the engine keeps recall@5 ≥ 0.8 with precision@5 ≥ 0.7", () => {
@@ -302,32 +319,42 @@ describe("discovery matching quality", () => {
 
   test("tuning set (real collections the matcher was designed on): figures and the comparison with plain BM25", () => {
     const { engine, plain, precision } = report(envs.tuning)
-    // Figures of docs/discovery.md (in-sample: this set chose the matcher's parameters): recall@5 0.781, precision@5
-    // 0.715, plain BM25 0.755 / 0.250.
-    expect(engine.recall).toBeGreaterThanOrEqual(0.78)
-    expect(engine.precision).toBeGreaterThanOrEqual(0.71)
+    // Figures of docs/discovery.md (in-sample: this set chose the matcher's parameters): recall@5 0.805, precision@5
+    // 0.722, plain BM25 0.755 / 0.250.
+    expect(engine.recall).toBeGreaterThanOrEqual(0.8)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.72)
     expect(engine.precision).toBeGreaterThan(plain.precision + 0.3)
     expect(precision.p).toBeLessThan(0.01)
     expect(engine.quiet).toBe(1)
   })
 
-  test("held-out set (other real collections, prompts written before the first run): goals and measured floors", () => {
+  test("first held-out set (looked at while changing the matcher, so tuning material now): measured floors", () => {
     const { engine, plain, precision } = report(envs.heldout)
-    // Goal met: chatter stays quiet.
     expect(engine.quiet).toBeGreaterThanOrEqual(0.95)
-    // Goals NOT met (recall@5 ≥ 0.85, precision@5 ≥ 0.70): these are the measured floors (recall@5 0.694, precision@5
-    // 0.521; plain BM25 0.803 / 0.261), asserted so that a change can only keep or raise them. Precision is clearly
-    // above plain BM25 (sign test); recall is below it (docs/discovery.md, "Figures").
-    expect(engine.recall).toBeGreaterThanOrEqual(0.69)
-    expect(engine.precision).toBeGreaterThanOrEqual(0.52)
+    // Measured (in-sample since the body text and the cuts were chosen on it too): recall@5 0.766, precision@5 0.612;
+    // plain BM25 0.803 / 0.261. Recall is still below plain BM25's here (docs/discovery.md, "Figures").
+    expect(engine.recall).toBeGreaterThanOrEqual(0.76)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.61)
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
   })
 
-  test("held-out trade-off of the cuts (descriptive: printed after the one run, not used to choose them)", () => {
-    const env = envs.heldout
+  test("second held-out set (prompts and labels committed before the matcher was run on them): goals and floors", () => {
+    const { engine, plain, precision } = report(envs.heldout2)
+    // Goals NOT met (recall@5 ≥ 0.85, precision@5 ≥ 0.70, chatter quiet ≥ 0.95): these are the figures of the one
+    // run after the last change (recall@5 0.473, precision@5 0.390, quiet 0.75; plain BM25 0.494 / 0.210), asserted
+    // as floors so that a change can only keep or raise them. Before the changes: 0.491 / 0.390 / 0.75.
+    expect(engine.recall).toBeGreaterThanOrEqual(0.47)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.39)
+    expect(engine.quiet).toBeGreaterThanOrEqual(0.75)
+    expect(engine.precision).toBeGreaterThan(plain.precision)
+    expect(precision.p).toBeLessThan(0.01)
+  })
+
+  test("second held-out set, trade-off of the cuts (descriptive: printed after the one run, not used to choose)", () => {
+    const env = envs.heldout2
     const docs = DynamicDiscovery.documents(env.cat)
-    console.log("held-out, group cut (global = 0.625×)  recall@5  precision@5  avg shown")
+    console.log("held-out 2, group cut (global = 0.625×)  recall@5  precision@5  avg shown")
     for (const cut of [0, 0.4, 0.6, 0.8]) {
       const fields = { ...DiscoveryMatch.FIELD_TUNING, relativeCut: cut * 0.625, groupCut: cut }
       const index = DiscoveryMatch.index(docs, "bm25f", DiscoveryMatch.TUNING, fields)
@@ -336,17 +363,20 @@ describe("discovery matching quality", () => {
     }
   })
 
-  test("the relative cuts of bm25f trade recall for precision (tuning set; figures for docs/discovery.md)", () => {
-    const env = envs.tuning
-    const docs = DynamicDiscovery.documents(env.cat)
+  test("the relative cuts of bm25f trade recall for precision (both tuning sets; figures for docs/discovery.md)", () => {
     const rows = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8].map((cut) => {
       const fields = { ...DiscoveryMatch.FIELD_TUNING, relativeCut: cut * 0.625, groupCut: cut }
-      const index = DiscoveryMatch.index(docs, "bm25f", DiscoveryMatch.TUNING, fields)
-      return { cut, ...evaluate(env.labelled, (p) => index.search(p).map((h) => key(env.cat, h.index))) }
+      // Averaged over the tuning set and the first held-out set, as the cuts were chosen.
+      const per = [envs.tuning, envs.heldout].map((env) => {
+        const index = DiscoveryMatch.index(DynamicDiscovery.documents(env.cat), "bm25f", DiscoveryMatch.TUNING, fields)
+        return evaluate(env.labelled, (p) => index.search(p).map((h) => key(env.cat, h.index)))
+      })
+      const mean = (f: (m: Metrics) => number) => (f(per[0]) + f(per[1])) / 2
+      return { cut, recall: mean((m) => m.recall), precision: mean((m) => m.precision), shown: mean((m) => m.shown) }
     })
     console.log(
       [
-        "group cut (global = 0.625×)  recall@5  precision@5  avg shown",
+        "group cut (global = 0.625×), mean of tuning and held-out 1  recall@5  precision@5  avg shown",
         ...rows.map(
           (r) => `${r.cut.toFixed(2).padEnd(28)} ${fmt(r.recall)}    ${fmt(r.precision)}        ${r.shown.toFixed(2)}`,
         ),

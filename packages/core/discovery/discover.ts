@@ -5,6 +5,7 @@ import { DiscoveryCache } from "./cache"
 import { DiscoveryDirectories } from "./directories"
 import { Keywords } from "./keywords"
 import { DiscoveryMatch } from "./match"
+import { DiscoveryParse } from "./parse"
 import { MemoryThink } from "./memory-think"
 import { DiscoveryScan } from "./scan"
 import { Discovery } from "./schema"
@@ -339,6 +340,7 @@ export namespace DynamicDiscovery {
         if (!doc) {
           doc = {
             ...i,
+            body: DiscoveryParse.body(i),
             explicitKeywords: i.keywordSource === undefined || i.keywordSource === "explicit",
             group: i.resourceType,
           }
@@ -347,13 +349,25 @@ export namespace DynamicDiscovery {
         return doc
       }),
       ...cat.resources.map((r) => ({
-        name: `${r.name} ${r.id}`,
+        name: resourceName(r),
         keywords: Keywords.extract({ name: r.name, description: r.description ?? "", explicit: r.tags }).keywords,
         explicitKeywords: (r.tags?.length ?? 0) > 0,
         group: "resource",
         description: r.description ?? "",
       })),
     ]
+  }
+
+  /**
+   * A resource's name for matching: its title, then the words of its id the title lacks ("Ship a release" and
+   * "task/ship-release" give "Ship a release task"). A word both spell is one name word, counted once: counted twice, a
+   * resource outranked an agent or skill whose name holds the same word once.
+   */
+  function resourceName(r: { name: string; id: string }): string {
+    const words = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean)
+    const seen = new Set(words(r.name).map((w) => w.toLowerCase()))
+    const extra = words(r.id).filter((w) => !seen.has(w.toLowerCase()) && (seen.add(w.toLowerCase()), true))
+    return [r.name, ...extra].join(" ")
   }
 
   /**

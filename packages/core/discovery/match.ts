@@ -5,8 +5,9 @@ import { Keywords } from "./keywords"
  * Ranks documents (discovered items and project resources) against a prompt.
  *
  * Strategies, compared on the labelled sets in `test/discovery/` (figures in docs/discovery.md):
- * - `bm25f` (the default): BM25F over the name, explicit keywords, description and the first paragraph of the body,
- *   each field with its own weight and length normalisation; light stems ("responsive" is not "response"), the
+ * - `bm25f` (the default): BM25F over the name, explicit keywords, description, the first paragraph of the body and
+ *   the start of the body (`Discovery.BODY_MAX` characters, weight 0.2), each field with its own weight and length
+ *   normalisation; light stems ("responsive" is not "response"), the
  *   derived forms a catalogue contains folded together ("reviewer" meets "review"), the lexicon's phrases and
  *   spellings (`DiscoveryLexicon`), prompt words expanded to related words at half weight. Hits are kept when they
  *   are strong on their own (a share of what the prompt could score) and close to the best, at most `MAX_HITS`.
@@ -26,6 +27,8 @@ export namespace DiscoveryMatch {
     description: string
     /** The first paragraph of the body (a command without a description is known by it). */
     lead?: string
+    /** Words of the rest of the body (its first `Discovery.BODY_MAX` characters), matched with a low weight. */
+    body?: string
     /** False when `keywords` were extracted from the description rather than written: `bm25f` then ignores them. */
     explicitKeywords?: boolean
     /** The kind of entry (agent, command, …): `bm25f` cuts each group relative to its own best hit too. */
@@ -97,7 +100,7 @@ export namespace DiscoveryMatch {
   /** Parameters of `bm25f`, chosen on the tuning set (the evaluation test prints the trade-offs). */
   export type FieldTuning = {
     /** Weight and length normalisation (b) of each field. */
-    fields: Record<"name" | "keywords" | "description" | "lead", { weight: number; b: number }>
+    fields: Record<"name" | "keywords" | "description" | "lead" | "body", { weight: number; b: number }>
     k1: number
     /** Weight of a related word added to the prompt (`DiscoveryLexicon.RELATED`). */
     related: number
@@ -123,6 +126,7 @@ export namespace DiscoveryMatch {
       keywords: { weight: 1, b: 0.5 },
       description: { weight: 1, b: 0.75 },
       lead: { weight: 0.5, b: 0.75 },
+      body: { weight: 0.2, b: 0.75 },
     },
     k1: 1.2,
     related: DiscoveryLexicon.RELATED_WEIGHT,
@@ -130,7 +134,7 @@ export namespace DiscoveryMatch {
     relativeCut: 0.5,
     groupCut: 0.8,
     maxHits: 5,
-    nameBonus: 0.1,
+    nameBonus: 0.3,
     minScore: 0.25,
   }
 
@@ -259,7 +263,7 @@ export namespace DiscoveryMatch {
   }
 
   type FieldName = keyof FieldTuning["fields"]
-  const FIELDS: FieldName[] = ["name", "keywords", "description", "lead"]
+  const FIELDS: FieldName[] = ["name", "keywords", "description", "lead", "body"]
 
   /** The text of each field of a document (a name's separators are spaces). */
   function fieldsOf(doc: Doc): Record<FieldName, string> {
@@ -268,6 +272,7 @@ export namespace DiscoveryMatch {
       keywords: doc.explicitKeywords === false ? "" : doc.keywords.join(" "),
       description: doc.description,
       lead: doc.lead ?? "",
+      body: doc.body ?? "",
     }
   }
 
@@ -334,7 +339,8 @@ export namespace DiscoveryMatch {
   function bm25f(docs: readonly Doc[], t: FieldTuning): Index {
     const tokenized = docs.map(termsOf)
     const vocabulary = new Set<string>()
-    for (const fields of tokenized) for (const terms of fields) for (const term of terms) vocabulary.add(term)
+    // Derived forms are folded onto words of the catalogue's own descriptions, not of bodies (whose words are many).
+    for (const fields of tokenized) for (let f = 0; f < 4; f++) for (const term of fields[f]) vocabulary.add(term)
     const fold = folder(vocabulary)
     const n = docs.length
     const avg = FIELDS.map((_, f) => {
@@ -395,31 +401,39 @@ export namespace DiscoveryMatch {
       return terms
     }
 
+    type Terms = Map<string, { weight: number; word: string }>
+    /** Scores of every document holding a term of `terms`, and the prompt's idf mass (the most a document scores). */
+    function score(terms: Terms) {
+      const scores = new Map<number, { score: number; matched: string[] }>()
+      let mass = 0
+      for (const [term, { weight, word }] of terms) {
+        const list = postings.get(term)
+        if (!list) continue
+        const w = weight * idf(list.docs.length)
+        // The most a document can score on this term (x → ∞).
+        mass += w * (t.k1 + 1)
+        const bonus = t.nameBonus && nameDf.has(term) ? t.nameBonus * weight * idf(nameDf.get(term)!) : 0
+        for (let i = 0; i < list.docs.length; i++) {
+          const x = list.xs[i]
+          const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (list.names[i] ? bonus : 0)
+          const doc = list.docs[i]
+          const entry = scores.get(doc)
+          if (entry) {
+            entry.score += s
+            if (!entry.matched.includes(word)) entry.matched.push(word)
+          } else scores.set(doc, { score: s, matched: [word] })
+        }
+      }
+      return { scores, mass }
+    }
+
     return {
       strategy: "bm25f",
       size: n,
       select,
       search(prompt, options = {}) {
-        const scores = new Map<number, { score: number; matched: string[] }>()
-        let mass = 0
-        for (const [term, { weight, word }] of query(prompt)) {
-          const list = postings.get(term)
-          if (!list) continue
-          const w = weight * idf(list.docs.length)
-          // The most a document can score on this term (x → ∞).
-          mass += w * (t.k1 + 1)
-          const bonus = t.nameBonus && nameDf.has(term) ? t.nameBonus * weight * idf(nameDf.get(term)!) : 0
-          for (let i = 0; i < list.docs.length; i++) {
-            const x = list.xs[i]
-            const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (list.names[i] ? bonus : 0)
-            const doc = list.docs[i]
-            const entry = scores.get(doc)
-            if (entry) {
-              entry.score += s
-              if (!entry.matched.includes(word)) entry.matched.push(word)
-            } else scores.set(doc, { score: s, matched: [word] })
-          }
-        }
+        const terms = query(prompt)
+        const { scores, mass } = score(terms)
         const floor = Math.max(t.coverage * mass, t.minScore, Number.MIN_VALUE)
         const hits = [...scores]
           .map(([index, e]) => ({ index, score: round(e.score), matched: e.matched }))

@@ -17,6 +17,7 @@ import { Discovery } from "./schema"
  *   without one), else empty; longer than 1,000 characters it is shortened at a word boundary with "…" (keywords are
  *   taken from the whole text first).
  * - `lead`: the first paragraph of the body (`lead`), matched with a low weight.
+ * - the start of the body (`body`, `Discovery.BODY_MAX` characters), kept beside the item and matched with a lower one.
  * - `keywords`: frontmatter `keywords` (or `tags`), else the description's words, else the name's; at most 100.
  *
  * @example
@@ -78,6 +79,7 @@ export namespace DiscoveryParse {
     // The schema's rules, checked directly for the usual item (a zod parse per file was ~15 % of a cold scan); any
     // item they do not clearly pass goes through the schema, which gives the reasons.
     const trimmed = name.trim()
+    const text = fm.body.slice(0, Discovery.BODY_MAX)
     if (
       trimmed.length >= 1 &&
       trimmed.length <= Discovery.NAME_MAX &&
@@ -88,10 +90,30 @@ export namespace DiscoveryParse {
       (input.source === "global" || input.source === "local") &&
       (input.origin === "claude" || input.origin === "opencode")
     )
-      return { success: true, item: Object.freeze({ ...candidate, name: trimmed }), ...extra }
+      return { success: true, item: withBody(Object.freeze({ ...candidate, name: trimmed }), text), ...extra }
     const checked = Discovery.DiscoveredItem.safeParse(candidate)
     if (!checked.success) return fail(checked.error.issues.map((i) => i.message).join("; "))
-    return { success: true, item: checked.data, ...extra }
+    return { success: true, item: withBody(checked.data, text), ...extra }
+  }
+
+  /**
+   * The start of each parsed item's body (`Discovery.BODY_MAX` characters), kept beside the item rather than in it: it
+   * is matched, never shown, so it stays out of results, `--list` and everything else that prints items.
+   */
+  const bodies = new WeakMap<Discovery.DiscoveredItem, string>()
+  function withBody(item: Discovery.DiscoveredItem, text: string): Discovery.DiscoveredItem {
+    if (text.trim()) bodies.set(item, text)
+    return item
+  }
+
+  /**
+   * The start of the body of an item `parse` returned (empty for other items).
+   *
+   * @example
+   * DiscoveryParse.body(parse({ text: "---\nname: a\n---\n# A\nDoes a.\n", ... }).item!) // "# A\nDoes a.\n"
+   */
+  export function body(item: Discovery.DiscoveredItem): string {
+    return bodies.get(item) ?? ""
   }
 
   /**

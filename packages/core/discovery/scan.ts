@@ -383,7 +383,8 @@ export namespace DiscoveryScan {
       }
       if (options.segments?.length && ResourceAccess.headProtected(text, options.segments)) return undefined
       const parsed = DiscoveryParse.parse({
-        text,
+        // The body is matched too (never shown): what a protected segment holds must not move a score.
+        text: options.segments?.length ? ResourceAccess.blank(text, options.segments) : text,
         filePath: candidate.path,
         fallbackName: candidate.fallbackName,
         type: place.type,

@@ -27,6 +27,12 @@ export namespace Discovery {
   export const KEYWORDS_MAX = 100
   /** Characters kept of a definition's first body paragraph (matched, and its description when it has none). */
   export const LEAD_MAX = 300
+  /**
+   * Characters of a definition's body matched (with a low weight) beyond its description: its first sections name
+   * what it is for in words the description leaves out ("screen reader" under an accessibility agent). Chosen on the
+   * tuning sets (800–2,500 compared; test/discovery/evaluation.test.ts).
+   */
+  export const BODY_MAX = 1500
 
   export const RESOURCE_TYPES = ["agent", "command", "skill", "outputStyle"] as const
   export const ResourceType = z.enum(RESOURCE_TYPES)

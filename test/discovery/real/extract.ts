@@ -5,13 +5,16 @@
 //
 // Each item keeps only what discovery reads to match: its installed path, frontmatter `name` and `description`
 // (descriptions over 500 characters are shortened at a word), and the first paragraph of the body (at most 300
-// characters; Claude Code shows a command's first line when it has no description). Frontmatter that YAML refuses is
-// kept as written (`raw`) so the fixture reproduces the malformed files.
+// characters; Claude Code shows a command's first line when it has no description), and the words of the start of the
+// body as a sorted bag (`bag`), not its prose. Frontmatter that YAML refuses is kept as written (`raw`) so the fixture
+// reproduces the malformed files.
 import { $ } from "bun"
 import fs from "fs"
 import path from "path"
 import { Frontmatter } from "../../../packages/core/util/frontmatter"
 import { DiscoveryParse } from "../../../packages/core/discovery/parse"
+import { Keywords } from "../../../packages/core/discovery/keywords"
+import { Discovery } from "../../../packages/core/discovery/schema"
 
 type SetId = "tuning" | "heldout" | "heldout2"
 
@@ -118,7 +121,26 @@ export const COLLECTIONS: Collection[] = [
   },
 ]
 
-export type Item = { path: string; name?: string; description?: string; lead?: string; raw?: string }
+export type Item = { path: string; name?: string; description?: string; lead?: string; raw?: string; body?: string }
+
+/**
+ * The words the matcher reads in the start of a body (`Discovery.BODY_MAX` characters), less those of its first
+ * paragraph (written as text already), as a sorted bag `word:count …`: what matching needs, not the prose.
+ */
+export function bag(body: string, first: string | undefined): string | undefined {
+  const counts = new Map<string, number>()
+  for (const { word } of Keywords.lightTerms(body.slice(0, Discovery.BODY_MAX)))
+    counts.set(word, (counts.get(word) ?? 0) + 1)
+  for (const { word } of Keywords.lightTerms(first ?? "")) {
+    const n = counts.get(word)
+    if (n !== undefined) n > 1 ? counts.set(word, n - 1) : counts.delete(word)
+  }
+  if (!counts.size) return undefined
+  return [...counts]
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([w, n]) => `${w}:${n}`)
+    .join(" ")
+}
 
 /** The first paragraph of a markdown body: a heading's text and the line after it, or the first line. */
 export function lead(body: string): string | undefined {
@@ -159,12 +181,15 @@ if (import.meta.main) {
           .slice(0, 800)
         const after = text.slice(head.length)
         item.lead = lead(after)
+        item.body = bag(after, item.lead)
       } else {
         if (typeof fm.data.name === "string") item.name = fm.data.name
         const description = Frontmatter.string(fm.data.description)
         if (description) item.description = DiscoveryParse.shorten(description, 500)
-        if (skill && c.paraphrase?.[skill]) item.description = c.paraphrase[skill]
         item.lead = lead(fm.body)
+        // Not for items whose licence is not open: their description is paraphrased and their body left out.
+        if (skill && c.paraphrase?.[skill]) item.description = c.paraphrase[skill]
+        else item.body = bag(fm.body, item.lead)
       }
       out[c.set].items.push(item)
     }

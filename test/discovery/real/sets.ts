@@ -19,6 +19,8 @@ export type Item = {
   description?: string
   lead?: string
   raw?: string
+  /** The words of the start of the body (after the first paragraph) as a sorted bag, `word:count …`. */
+  body?: string
 }
 export type Collection = { id: string; repo: string; commit: string; license: string; files: number }
 export type RealSet = {
@@ -53,12 +55,24 @@ export function chatter(l: Labelled): boolean {
 }
 
 /**
- * The text of one catalogue file: its frontmatter (as written when it was malformed) and its first paragraph (a
- * heading and the line under it when the file began with a heading, as `extract.ts` keeps them).
+ * The text of one catalogue file: its frontmatter (as written when it was malformed), its first paragraph (a heading
+ * and the line under it when the file began with a heading, as `extract.ts` keeps them), then the words of the rest of
+ * the start of its body, each as often as it occurs there (in alphabetical order: the matcher reads words, not prose).
  */
 export function text(item: Item): string {
   const [first, ...rest] = (item.lead ?? "").split("\n")
-  const body = !item.lead ? "" : rest.length ? `# ${first}\n\n${rest.join("\n")}\n` : `${first}\n`
+  const words = (item.body ?? "")
+    .split(" ")
+    .filter(Boolean)
+    .map((e) => {
+      const at = e.lastIndexOf(":")
+      return Array(Number(e.slice(at + 1)))
+        .fill(e.slice(0, at))
+        .join(" ")
+    })
+    .join(" ")
+  const lead = !item.lead ? "" : rest.length ? `# ${first}\n\n${rest.join("\n")}\n` : `${first}\n`
+  const body = words ? `${lead}${lead ? "\n" : ""}${words}\n` : lead
   if (item.raw !== undefined) return `${item.raw}\n\n${body}`
   const front = [
     item.name !== undefined ? `name: ${JSON.stringify(item.name)}` : undefined,

@@ -333,7 +333,7 @@ describe("DynamicDiscovery with a security policy", () => {
     { pattern: ".claude/skills/vault", type: "directory", deniedOperations: ["read"] },
     { pattern: "~/.claude/output-styles/boardroom.md", type: "file", deniedOperations: ["llm"] },
   ]
-  const PROMPT = "review, lint and draft the contracts with templates in the board style"
+  const PROMPT = "review the deal, lint and draft the contracts with templates in the plain board style"
   const all = (c: Discovery.DynamicContext) =>
     [c.matchedAgents, c.matchedCommands, c.matchedSkills, c.matchedOutputStyles].flatMap(names).sort()
 
