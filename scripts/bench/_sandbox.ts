@@ -8,7 +8,8 @@ import os from "os"
 import path from "path"
 import { SecurityGuard } from "../../packages/core/security/guard"
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]
 
 /** A project of `files` ordinary files in nested folders, a policy with `rules` rules and some protected files. */
 function project(files: number, rules: number) {

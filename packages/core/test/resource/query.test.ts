@@ -47,7 +47,10 @@ describe("resource-query", () => {
     // Multi-byte characters before a match shift byte offsets away from character offsets: each hit must still land
     // on the resource whose text holds it, including the one right after a multi-byte-heavy resource.
     const { index, dir } = await indexOf({
-      ".opencode/knowledge-base/a-uberpruefung.md": md({ title: `Überprüfung 日本語 ${"🚀".repeat(60)}`, tags: ["größe"] }),
+      ".opencode/knowledge-base/a-uberpruefung.md": md({
+        title: `Überprüfung 日本語 ${"🚀".repeat(60)}`,
+        tags: ["größe"],
+      }),
       ".opencode/knowledge-base/b-plain.md": md({ title: "Plain", description: "zebra crossing" }),
       ".opencode/knowledge-base/c-cafe.md": md({ title: "Café", description: "Crème brûlée — zebra" }),
     })
