@@ -28,6 +28,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: "learnings list [--kind k] [--json] | learnings delete <id> | learnings clear --yes   session learnings",
     load: () => import("@opencode-builtins/core/learning/cli"),
   },
+  capture: {
+    summary:
+      "capture list [--failed] [--tool t] [--json] | capture show <callID> | capture clear --yes   tool calls captured",
+    load: () => import("@opencode-builtins/core/capture/cli"),
+  },
   audit: {
     summary: "audit <npm-name | dir> [--json]   static AST analysis of a plugin for dangerous APIs (exit 1: critical)",
     load: () => import("@opencode-builtins/core/audit/cli"),

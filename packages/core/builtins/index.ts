@@ -1,5 +1,6 @@
 import type { Hooks } from "@opencode-ai/plugin"
 import { AstFeature } from "../ast/feature"
+import { CaptureFeature } from "../capture/feature"
 import { CommentCheckerFeature } from "../comment/feature"
 import { TodoContinuationFeature } from "../continuation/feature"
 import { DiscoveryFeature } from "../discovery/feature"
@@ -25,7 +26,9 @@ import { BuiltIn } from "./registry"
  *
  * Order matters: security first (it installs `host.access` and friends that the others use, its inbound hooks run
  * first and its outbound hooks last), then the resource loader (it installs `host.resources` for discovery), then
- * discovery, the AST tools and the comment checker.
+ * discovery, the AST tools and the comment checker. Tool capture is listed before security, for its one outbound hook:
+ * it then runs after the security layer's, and stores tool output as `scanAndRedact` left it (its inbound hook only
+ * notes when a call started).
  *
  * @example
  * const builtins = await Builtins.create(host, { options, logger: (service) => log })
@@ -35,6 +38,7 @@ import { BuiltIn } from "./registry"
 export namespace Builtins {
   /** The features in composition order. */
   export const FEATURES: readonly BuiltinFeature[] = [
+    CaptureFeature,
     SecurityFeature,
     ResourcesFeature,
     DiscoveryFeature,

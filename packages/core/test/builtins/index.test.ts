@@ -14,6 +14,7 @@ describe("Builtins.create: the composition root both routes call", () => {
       logger: () => Logger.silent,
     })
     expect(built).toEqual([
+      "tool-capture",
       "builtin-tool-security",
       "resource-loader",
       "dynamic-discovery",

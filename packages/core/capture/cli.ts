@@ -1,0 +1,137 @@
+import fs from "fs"
+import path from "path"
+import { parseArgs } from "util"
+import { LocalState } from "../learning/local"
+import { loadOptions } from "../options"
+import { Exit, type CliIO } from "../util/cli"
+import { errorMessage } from "../util/error"
+import { Capture } from "./feature"
+import { CaptureStore } from "./store"
+
+const USAGE = `usage:
+  opencode-builtins capture list [--session id] [--tool name] [--failed] [--limit n] [--json]
+      Tool calls captured in this project, newest first (default limit 50): time, status, tool, call id, title.
+  opencode-builtins capture show <callID> [--json]
+      One captured call: arguments, output (redacted, cut to the configured length) or error.
+  opencode-builtins capture clear --yes
+      Delete every captured call of this project.
+Captures live in ${LocalState.DIR}/${CaptureStore.FOLDER}/ under the project root (git-ignored by init), bounded by
+the "capture" section of .opencode/opencode-builtins.json (maxBytes, maxEntries, maxOutputChars, segments).
+`
+
+/**
+ * `opencode-builtins capture …`.
+ *
+ * @example
+ * await run(["list", "--failed", "--json"], io)
+ */
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        session: { type: "string" },
+        tool: { type: "string" },
+        failed: { type: "boolean" },
+        limit: { type: "string" },
+        json: { type: "boolean" },
+        yes: { type: "boolean" },
+        directory: { type: "string", short: "C" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (error) {
+    io.err(`capture: ${errorMessage(error)}\n\n${USAGE}`)
+    return Exit.usage
+  }
+  const [command, ...rest] = args.positionals
+  if (args.values.help || !command) {
+    ;(args.values.help ? io.out : io.err)(USAGE)
+    return args.values.help ? Exit.ok : Exit.usage
+  }
+  const directory = path.resolve(io.cwd, args.values.directory ?? ".")
+  const root = LocalState.root(directory, gitRoot(directory))
+  // The same limits as the feature, so the CLI reads every segment the feature writes.
+  const section = loadOptions(directory, undefined).options.capture ?? {}
+  const parsed = Capture.Config.safeParse(Object.fromEntries(Object.entries(section).filter(([k]) => k !== "enabled")))
+  const { exclude: _exclude, ...limits } = parsed.success ? parsed.data : {}
+  const store = CaptureStore.open(root, limits)
+  switch (command) {
+    case "list": {
+      if (rest.length) {
+        io.err(`capture: list takes no positional arguments\n\n${USAGE}`)
+        return Exit.usage
+      }
+      const limit = args.values.limit === undefined ? 50 : Number(args.values.limit)
+      if (!Number.isInteger(limit) || limit < 1) {
+        io.err(`capture: --limit must be a whole number ≥ 1, got '${args.values.limit}'\n`)
+        return Exit.usage
+      }
+      const list = store.list({
+        sessionID: args.values.session,
+        tool: args.values.tool,
+        failed: args.values.failed,
+        limit,
+      })
+      if (args.values.json) return (io.out(JSON.stringify(list, null, 2) + "\n"), Exit.ok)
+      if (!list.length) return (io.out("No tool calls captured in this project.\n"), Exit.ok)
+      for (const r of list) {
+        const status = r.status === "error" ? "FAILED" : "ok"
+        const what = r.status === "error" ? (r.error ?? "") : (r.title ?? "")
+        io.out(`${new Date(r.at).toISOString()}  ${status.padEnd(6)}  ${r.tool}  ${r.callID}  ${oneLine(what, 80)}\n`)
+      }
+      return Exit.ok
+    }
+    case "show": {
+      if (rest.length !== 1) {
+        io.err(`capture: show takes one call id\n\n${USAGE}`)
+        return Exit.usage
+      }
+      let record: CaptureStore.Record
+      try {
+        record = store.get(rest[0])
+      } catch (error) {
+        if (!CaptureStore.NotFound.is(error)) throw error
+        io.err(`capture: ${error.message}\n`)
+        return Exit.findings
+      }
+      if (args.values.json) return (io.out(JSON.stringify(record, null, 2) + "\n"), Exit.ok)
+      io.out(`${record.tool} ${record.callID} (${record.status === "error" ? "failed" : "completed"})\n`)
+      io.out(`session ${record.sessionID}${record.parentID ? ` (subagent of ${record.parentID})` : ""}\n`)
+      io.out(`ended ${new Date(record.at).toISOString()}`)
+      io.out(record.startedAt ? ` after ${record.at - record.startedAt} ms\n` : "\n")
+      if (record.title) io.out(`title: ${record.title}\n`)
+      if (record.args) io.out(`args: ${record.args}\n`)
+      if (record.error) io.out(`error: ${record.error}\n`)
+      if (record.output !== undefined)
+        io.out(`output${record.outputChars ? ` (of ${record.outputChars} characters)` : ""}:\n${record.output}\n`)
+      return Exit.ok
+    }
+    case "clear": {
+      if (!args.values.yes) {
+        io.err("capture: clear deletes every captured call of this project; run it again with --yes\n")
+        return Exit.usage
+      }
+      io.out(`Deleted ${store.clear()} captured call(s).\n`)
+      return Exit.ok
+    }
+    default:
+      io.err(`capture: unknown command '${command}'\n\n${USAGE}`)
+      return Exit.usage
+  }
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > max ? flat.slice(0, max - 1) + "…" : flat
+}
+
+function gitRoot(dir: string): string | undefined {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, ".git"))) return d
+    if (d === path.dirname(d)) return undefined
+  }
+}

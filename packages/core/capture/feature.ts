@@ -1,0 +1,178 @@
+import z from "zod"
+import type { BuiltinFeature } from "../builtins/feature"
+import { LocalState } from "../learning/local"
+import { validSection } from "../options"
+import { errorMessage } from "../util/error"
+import type { Logger } from "../util/log"
+import { CaptureStore } from "./store"
+
+/**
+ * Tool-execution capture: every tool call that ends (built-in, plugin, MCP, a subagent's `task` and the calls inside
+ * the subagent's session) is appended once to the project's capture store (see `CaptureStore`).
+ *
+ * - A call that succeeds is taken at `tool.execute.after`. The composition root lists this feature before the
+ *   security layer, and outbound hooks run in reverse order, so this hook runs after the security layer's and sees the
+ *   output, title and (MCP) content as `scanAndRedact` left them. Arguments are redacted here (nothing else redacts
+ *   them).
+ * - A call that fails never reaches `tool.execute.after` (OpenCode 1.2.15 through 1.18.x; 1.18 may report a failed
+ *   subtask's end with no result, which the composition drops): it is taken from the `message.part.updated` event
+ *   whose tool part has `state.status: "error"`, marked `status: "error"`, with the error text redacted.
+ * - Each call id is captured once (the ids of the last `Capture.SEEN` calls are remembered).
+ * - A capture that fails (an unwritable folder, a full disk) never fails the tool: it is logged once, and once again
+ *   when capture works again.
+ *
+ * Options (`capture` section of `.opencode/opencode-builtins.json`): `enabled` (default true; false switches capture
+ * off), `maxBytes`, `maxEntries`, `maxOutputChars`, `segments` (see `CaptureStore.Limits`), `exclude` (tool ids
+ * never captured).
+ *
+ * @example
+ * // .opencode/opencode-builtins.json
+ * { "capture": { "maxEntries": 1000, "exclude": ["todowrite"] } }
+ */
+export namespace Capture {
+  export const Config = CaptureStore.Limits.extend({
+    exclude: z.array(z.string()).max(200).optional().describe("Tool ids never captured"),
+  })
+  export type Config = z.infer<typeof Config>
+
+  /** Call ids remembered to capture each call once; calls that started and never ended, at most this many. */
+  export const SEEN = 4_096
+
+  type Part = {
+    type?: string
+    callID?: string
+    tool?: string
+    sessionID?: string
+    state?: { status?: string; input?: unknown; error?: unknown; time?: { start?: number; end?: number } }
+  }
+
+  /**
+   * The capture hooks over one store (the feature's `init` and the tests call this).
+   *
+   * @example
+   * const hooks = Capture.hooks({ store: CaptureStore.open(root), redact: (t) => t, log })
+   * await hooks["tool.execute.after"]({ tool: "read", sessionID: "s", callID: "c", args: {} }, { title: "", output: "x" })
+   */
+  export function hooks(options: {
+    store: CaptureStore.Store
+    redact: LocalState.Redactor
+    log: Logger
+    exclude?: readonly string[]
+    now?: () => number
+  }) {
+    const { store, redact, log } = options
+    const now = options.now ?? Date.now
+    const exclude = new Set(options.exclude ?? [])
+    const seen = new Set<string>()
+    const started = new Map<string, number>()
+    const parents = new Map<string, string>()
+    let failing = false
+
+    const remember = <K, V>(map: Map<K, V> | Set<K>, key: K, value?: V) => {
+      if (map instanceof Set) map.add(key)
+      else map.set(key, value as V)
+      if (map.size > SEEN) map.delete(map.keys().next().value as K)
+    }
+
+    const json = (value: unknown) => {
+      if (value === undefined) return undefined
+      try {
+        return redact(typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)))
+      } catch {
+        return undefined
+      }
+    }
+
+    function save(input: CaptureStore.Input) {
+      try {
+        store.append(input)
+        if (failing) log.info("capture works again", { file: store.file })
+        failing = false
+      } catch (error) {
+        if (!failing)
+          log.error("capture failed; tool calls go on uncaptured", { file: store.file, error: errorMessage(error) })
+        failing = true
+      }
+    }
+
+    /** True the first time a call id is seen ending (captured from now on). */
+    function first(callID: string | undefined, tool: string) {
+      if (!callID || exclude.has(tool) || seen.has(callID)) return false
+      remember(seen, callID)
+      return true
+    }
+
+    return {
+      async "tool.execute.before"(input: { tool: string; callID?: string }, _output: unknown) {
+        if (input.callID && !exclude.has(input.tool)) remember(started, input.callID, now())
+      },
+      async "tool.execute.after"(
+        input: { tool: string; sessionID?: string; callID?: string; args?: unknown },
+        output: { title?: unknown; output?: unknown; content?: unknown } | undefined,
+      ) {
+        try {
+          if (!output || !first(input.callID, input.tool)) return
+          const text = output.output ?? output.content
+          save({
+            callID: input.callID!,
+            sessionID: input.sessionID ?? "",
+            parentID: input.sessionID ? parents.get(input.sessionID) : undefined,
+            tool: input.tool,
+            status: "completed",
+            title: typeof output.title === "string" && output.title ? output.title : undefined,
+            args: json(input.args),
+            // Already redacted by the security layer's hook, which ran before this one.
+            output: typeof text === "string" ? text : text === undefined ? undefined : JSON.stringify(text),
+            startedAt: started.get(input.callID!),
+            at: now(),
+          })
+          started.delete(input.callID!)
+        } catch (error) {
+          log.error("capture: tool.execute.after failed", { error: errorMessage(error) })
+        }
+      },
+      async event(input: { event: { type: string; properties?: any } }) {
+        const { type, properties } = input.event
+        if (type === "message.part.updated") {
+          const part = properties?.part as Part | undefined
+          if (part?.type !== "tool" || part.state?.status !== "error") return
+          try {
+            if (!first(part.callID, part.tool ?? "")) return
+            save({
+              callID: part.callID!,
+              sessionID: part.sessionID ?? "",
+              parentID: part.sessionID ? parents.get(part.sessionID) : undefined,
+              tool: part.tool ?? "",
+              status: "error",
+              args: json(part.state.input),
+              error: json(typeof part.state.error === "string" ? part.state.error : errorMessage(part.state.error)),
+              startedAt: part.state.time?.start ?? started.get(part.callID!),
+              at: part.state.time?.end ?? now(),
+            })
+            started.delete(part.callID!)
+          } catch (error) {
+            log.error("capture: a failed call could not be captured", { error: errorMessage(error) })
+          }
+          return
+        }
+        if ((type === "session.created" || type === "session.updated") && properties?.info?.parentID)
+          remember(parents, properties.info.id as string, properties.info.parentID as string)
+      },
+    }
+  }
+}
+
+/**
+ * The capture feature (`tool-capture`): listed before the security layer in the composition root, so its
+ * `tool.execute.after` sees redacted output (see `Capture`).
+ */
+export const CaptureFeature: BuiltinFeature = {
+  id: "tool-capture",
+  section: "capture",
+  async init({ options, log, host }) {
+    const config = validSection(Capture.Config, options, "capture", log)
+    const { exclude, ...limits } = config
+    const store = CaptureStore.open(LocalState.root(host.directory, host.worktree), limits)
+    return Capture.hooks({ store, redact: LocalState.redactor(host), log, exclude })
+  },
+}

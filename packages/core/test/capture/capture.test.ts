@@ -1,0 +1,274 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { Builtins } from "../../builtins"
+import { Capture } from "../../capture/feature"
+import { CaptureStore } from "../../capture/store"
+import type { Host } from "../../host"
+import { LocalState } from "../../learning/local"
+import { Logger } from "../../util/log"
+import { tmpdir } from "../fixture"
+
+const host = (dir: string): Host => ({ directory: dir, worktree: dir, log: Logger.silent })
+
+/** Built the way the external plugin builds it, with a real policy file in the project. */
+async function compose(dir: string, options: Record<string, Record<string, unknown>> = {}, log = Logger.silent) {
+  const { hooks, built, exposed } = await Builtins.create(host(dir), { options, logger: () => log })
+  return { h: hooks as Record<string, any>, built, close: () => exposed.guard?.close() }
+}
+
+// An AWS key id the secret scanner knows (split so this file does not hold one).
+const KEY = "AKIA" + "IOSFODNN7EXAMPLQ"
+const POLICY = JSON.stringify({
+  version: "1.0",
+  roles: [{ name: "viewer", level: 10 }],
+  rules: [{ pattern: "payroll.md", type: "file", deniedOperations: ["read", "llm"] }],
+})
+
+const errorEvent = (callID: string, tool: string, error: string, sessionID = "ses_1") => ({
+  event: {
+    type: "message.part.updated",
+    properties: {
+      part: {
+        type: "tool",
+        callID,
+        tool,
+        sessionID,
+        state: { status: "error", input: { filePath: "missing.txt" }, error, time: { start: 1_000, end: 1_250 } },
+      },
+    },
+  },
+})
+
+describe("CaptureStore: the bounded local store", () => {
+  test("records round-trip, newest first, filtered by session, tool and failure", async () => {
+    await using dir = await tmpdir()
+    const store = CaptureStore.open(dir.path)
+    store.append({ callID: "c1", sessionID: "s1", tool: "read", status: "completed", output: "one", at: 1 })
+    store.append({ callID: "c2", sessionID: "s2", tool: "bash", status: "error", error: "boom", at: 2 })
+    store.append({ callID: "c3", sessionID: "s1", tool: "read", status: "completed", output: "three", at: 3 })
+    expect(store.file).toBe(path.join(dir.path, LocalState.DIR, "capture", "captures.jsonl"))
+    expect(store.list().map((r) => r.callID)).toEqual(["c3", "c2", "c1"])
+    expect(store.list({ sessionID: "s1" }).map((r) => r.callID)).toEqual(["c3", "c1"])
+    expect(store.list({ tool: "bash" }).map((r) => r.callID)).toEqual(["c2"])
+    expect(store.list({ failed: true }).map((r) => r.error)).toEqual(["boom"])
+    expect(store.list({ limit: 1 }).map((r) => r.callID)).toEqual(["c3"])
+    expect(store.get("c1").output).toBe("one")
+    expect(() => store.get("nope")).toThrow(CaptureStore.NotFound)
+    expect(store.clear()).toBe(3)
+    expect(store.list()).toEqual([])
+  })
+
+  test("output is cut to maxOutputChars, with the original length kept", async () => {
+    await using dir = await tmpdir()
+    const store = CaptureStore.open(dir.path, { maxOutputChars: 10 })
+    const record = store.append({
+      callID: "c1",
+      sessionID: "s",
+      tool: "read",
+      status: "completed",
+      output: "x".repeat(25),
+      args: JSON.stringify({ text: "y".repeat(5_000) }),
+      at: 1,
+    })
+    expect(record.output).toStartWith("x".repeat(10) + "\n… (15 more characters not captured)")
+    expect(record.outputChars).toBe(25)
+    expect(record.args!.length).toBeLessThan(CaptureStore.MAX_ARGS_CHARS + 100)
+    expect(store.get("c1")).toEqual(record)
+  })
+
+  test("rotation keeps at most maxEntries records, the oldest dropped first", async () => {
+    await using dir = await tmpdir()
+    const store = CaptureStore.open(dir.path, { maxEntries: 20, segments: 4 })
+    for (let i = 0; i < 100; i++)
+      store.append({ callID: `c${i}`, sessionID: "s", tool: "read", status: "completed", output: "o", at: i })
+    const ids = store.list().map((r) => r.callID)
+    expect(ids.length).toBeLessThanOrEqual(20)
+    expect(ids.length).toBeGreaterThanOrEqual(15)
+    expect(ids[0]).toBe("c99")
+    expect(ids).not.toContain("c0")
+    const files = fs.readdirSync(store.folder).sort()
+    expect(files).toEqual(["captures.1.jsonl", "captures.2.jsonl", "captures.3.jsonl", "captures.jsonl"])
+  })
+
+  test("rotation keeps the store under maxBytes whatever the record size", async () => {
+    await using dir = await tmpdir()
+    const maxBytes = 64 * 1024
+    const store = CaptureStore.open(dir.path, { maxBytes, maxOutputChars: 3_000 })
+    for (let i = 0; i < 300; i++)
+      store.append({
+        callID: `c${i}`,
+        sessionID: "s",
+        tool: "read",
+        status: "completed",
+        output: "z".repeat(3_000),
+        at: i,
+      })
+    const total = fs.readdirSync(store.folder).reduce((n, f) => n + fs.statSync(path.join(store.folder, f)).size, 0)
+    expect(total).toBeLessThanOrEqual(maxBytes)
+    expect(store.list()[0].callID).toBe("c299")
+  })
+
+  test("a store reopened later goes on counting from what is on disk", async () => {
+    await using dir = await tmpdir()
+    for (let i = 0; i < 50; i++)
+      CaptureStore.open(dir.path, { maxEntries: 20 }).append({
+        callID: `c${i}`,
+        sessionID: "s",
+        tool: "read",
+        status: "completed",
+        at: i,
+      })
+    expect(CaptureStore.open(dir.path).list().length).toBeLessThanOrEqual(20)
+  })
+
+  test("a line cut short by a crash is skipped, the others read", async () => {
+    await using dir = await tmpdir()
+    const store = CaptureStore.open(dir.path)
+    store.append({ callID: "c1", sessionID: "s", tool: "read", status: "completed", output: "ok", at: 1 })
+    fs.appendFileSync(store.file, '{"v":1,"callID":"c2","sessi')
+    expect(store.list().map((r) => r.callID)).toEqual(["c1"])
+  })
+})
+
+describe("tool-capture in the composition root", () => {
+  test("a completed call is stored once, with the output the security layer redacted", async () => {
+    await using dir = await tmpdir({ ".opencode-security.json": POLICY, "payroll.md": "salary table: 7f3a-payroll\n" })
+    const { h, built, close } = await compose(dir.path)
+    try {
+      expect(built[0]).toBe("tool-capture")
+      const input = { tool: "bash", sessionID: "ses_1", callID: "call_1", args: { command: `echo ${KEY}` } }
+      await h["tool.execute.before"](input, { args: input.args })
+      const output = { title: "echo", output: `deploy key ${KEY}\ndone\n`, metadata: {} }
+      await h["tool.execute.after"](input, output)
+      // What the model gets is redacted...
+      expect(output.output).not.toContain(KEY)
+      expect(output.output).toContain("[REDACTED")
+      // ...and the store holds exactly that, arguments redacted too.
+      const records = CaptureStore.open(dir.path).list()
+      expect(records).toHaveLength(1)
+      expect(records[0]).toMatchObject({ callID: "call_1", tool: "bash", status: "completed", output: output.output })
+      expect(records[0].args).not.toContain(KEY)
+      expect(records[0].startedAt).toBeNumber()
+      expect(fs.readFileSync(CaptureStore.open(dir.path).file, "utf8")).not.toContain(KEY)
+      // The same call reported again (another route, a retry of the hook) is not stored twice.
+      await h["tool.execute.after"](input, { ...output })
+      expect(CaptureStore.open(dir.path).list()).toHaveLength(1)
+    } finally {
+      close()
+    }
+  })
+
+  test("a failed call is taken from its error event, once, marked and redacted", async () => {
+    await using dir = await tmpdir({ ".opencode-security.json": POLICY })
+    const { h, close } = await compose(dir.path)
+    try {
+      await h["tool.execute.before"](
+        { tool: "read", sessionID: "ses_1", callID: "call_2" },
+        { args: { filePath: "missing.txt" } },
+      )
+      const event = errorEvent("call_2", "read", `File not found; token ${KEY}`)
+      await h.event(event)
+      await h.event(event)
+      // OpenCode 1.18 may also end a failed subtask with no result: nothing more is stored.
+      await h["tool.execute.after"]({ tool: "read", sessionID: "ses_1", callID: "call_2" }, undefined)
+      const records = CaptureStore.open(dir.path).list()
+      expect(records).toHaveLength(1)
+      expect(records[0]).toMatchObject({ callID: "call_2", tool: "read", status: "error", startedAt: 1_000, at: 1_250 })
+      expect(records[0].error).toStartWith("File not found; token [REDACTED")
+      expect(records[0].args).toBe('{"filePath":"missing.txt"}')
+      // Other parts' updates (pending, running, completed, text) are not captures.
+      await h.event({
+        event: {
+          type: "message.part.updated",
+          properties: { part: { type: "tool", callID: "c9", state: { status: "running" } } },
+        },
+      })
+      await h.event({ event: { type: "message.part.updated", properties: { part: { type: "text", text: "hi" } } } })
+      expect(CaptureStore.open(dir.path).list()).toHaveLength(1)
+    } finally {
+      close()
+    }
+  })
+
+  test("calls in a subagent's session name their parent session", async () => {
+    await using dir = await tmpdir()
+    const { h, close } = await compose(dir.path)
+    try {
+      await h.event({
+        event: { type: "session.created", properties: { info: { id: "ses_child", parentID: "ses_1" } } },
+      })
+      await h["tool.execute.after"](
+        { tool: "grep", sessionID: "ses_child", callID: "call_3", args: { pattern: "x" } },
+        { title: "x", output: "no matches", metadata: {} },
+      )
+      expect(CaptureStore.open(dir.path).get("call_3")).toMatchObject({ sessionID: "ses_child", parentID: "ses_1" })
+    } finally {
+      close()
+    }
+  })
+
+  test("an unwritable store leaves the tool result unchanged and logs one line", async () => {
+    // The local state folder is a file: nothing can be created under it (root included).
+    await using dir = await tmpdir({ [LocalState.DIR]: "not a folder" })
+    const log = Logger.memory()
+    const { h, close } = await compose(dir.path, {}, log)
+    try {
+      for (let i = 0; i < 5; i++) {
+        const output = { title: "t", output: `result ${i}`, metadata: { n: i } }
+        await h["tool.execute.after"]({ tool: "read", sessionID: "s", callID: `call_${i}`, args: {} }, output)
+        expect(output).toEqual({ title: "t", output: `result ${i}`, metadata: { n: i } })
+      }
+      await h.event(errorEvent("call_x", "read", "nope"))
+      const lines = log.entries.filter((e) => e.level === "error" || e.level === "warn")
+      expect(lines).toHaveLength(1)
+      expect(lines[0].message).toContain("capture failed")
+      expect(String(lines[0].extra?.error)).toMatch(/ENOTDIR|EEXIST/)
+    } finally {
+      close()
+    }
+  })
+
+  test('"enabled": false switches capture off', async () => {
+    await using dir = await tmpdir()
+    const { h, built, close } = await compose(dir.path, { capture: { enabled: false } })
+    try {
+      expect(built).not.toContain("tool-capture")
+      await h["tool.execute.after"](
+        { tool: "read", sessionID: "s", callID: "c1", args: {} },
+        { title: "", output: "x" },
+      )
+      expect(fs.existsSync(CaptureStore.dir(dir.path))).toBe(false)
+    } finally {
+      close()
+    }
+  })
+
+  test("excluded tools are not captured; invalid options are reported and replaced by defaults", async () => {
+    await using dir = await tmpdir()
+    const log = Logger.memory()
+    const { h, close } = await compose(dir.path, { capture: { exclude: ["todowrite"], maxEntries: -1 } }, log)
+    try {
+      await h["tool.execute.after"]({ tool: "todowrite", sessionID: "s", callID: "c1" }, { title: "", output: "x" })
+      await h["tool.execute.after"]({ tool: "read", sessionID: "s", callID: "c2" }, { title: "", output: "y" })
+      expect(
+        CaptureStore.open(dir.path)
+          .list()
+          .map((r) => r.tool),
+      ).toEqual(["read"])
+      expect(log.entries.some((e) => e.level === "error" && e.message.includes("capture.maxEntries"))).toBe(true)
+    } finally {
+      close()
+    }
+  })
+
+  test("structured (MCP) content is stored as JSON when there is no text output", async () => {
+    await using dir = await tmpdir()
+    const hooks = Capture.hooks({ store: CaptureStore.open(dir.path), redact: (t) => t, log: Logger.silent })
+    await hooks["tool.execute.after"](
+      { tool: "docs_search", sessionID: "s", callID: "c1", args: { q: "x" } },
+      { title: "", content: [{ type: "text", text: "hit" }] },
+    )
+    expect(CaptureStore.open(dir.path).get("c1").output).toBe('[{"type":"text","text":"hit"}]')
+  })
+})

@@ -1,0 +1,75 @@
+import { describe, expect, test } from "bun:test"
+import { run } from "../../capture/cli"
+import { CaptureStore } from "../../capture/store"
+import { memoryIO } from "../../util/cli"
+import { tmpdir } from "../fixture"
+
+async function project() {
+  const dir = await tmpdir({ ".git/HEAD": "ref: refs/heads/main\n", "src/a.ts": "" })
+  const store = CaptureStore.open(dir.path)
+  store.append({
+    callID: "call_ok",
+    sessionID: "ses_1",
+    tool: "read",
+    status: "completed",
+    title: "src/a.ts",
+    args: '{"filePath":"src/a.ts"}',
+    output: "1: export {}",
+    startedAt: Date.UTC(2026, 10, 23, 12, 0, 0),
+    at: Date.UTC(2026, 10, 23, 12, 0, 0, 40),
+  })
+  store.append({
+    callID: "call_bad",
+    sessionID: "ses_1",
+    tool: "bash",
+    status: "error",
+    error: "exit code 2",
+    at: Date.UTC(2026, 10, 23, 12, 0, 1),
+  })
+  return dir
+}
+
+describe("opencode-builtins capture", () => {
+  test("list shows the newest first, --failed only failures, --json the records", async () => {
+    await using dir = await project()
+    const io = memoryIO(dir.file("src"))
+    expect(await run(["list"], io)).toBe(0)
+    expect(io.stdout.split("\n").filter(Boolean)).toEqual([
+      "2026-11-23T12:00:01.000Z  FAILED  bash  call_bad  exit code 2",
+      "2026-11-23T12:00:00.040Z  ok      read  call_ok  src/a.ts",
+    ])
+    const failed = memoryIO(dir.path)
+    expect(await run(["list", "--failed", "--json"], failed)).toBe(0)
+    expect(JSON.parse(failed.stdout).map((r: CaptureStore.Record) => r.callID)).toEqual(["call_bad"])
+  })
+
+  test("show prints one call; an unknown id is an error naming the way to find ids", async () => {
+    await using dir = await project()
+    const io = memoryIO(dir.path)
+    expect(await run(["show", "call_ok"], io)).toBe(0)
+    expect(io.stdout).toContain("read call_ok (completed)")
+    expect(io.stdout).toContain("after 40 ms")
+    expect(io.stdout).toContain('args: {"filePath":"src/a.ts"}')
+    expect(io.stdout).toContain("output:\n1: export {}")
+    const missing = memoryIO(dir.path)
+    expect(await run(["show", "call_nope"], missing)).toBe(1)
+    expect(missing.stderr).toContain("no captured call 'call_nope' (capture list shows the call ids)")
+  })
+
+  test("clear needs --yes; bad input is refused with usage", async () => {
+    await using dir = await project()
+    const refused = memoryIO(dir.path)
+    expect(await run(["clear"], refused)).toBe(2)
+    expect(CaptureStore.open(dir.path).list()).toHaveLength(2)
+    const io = memoryIO(dir.path)
+    expect(await run(["clear", "--yes"], io)).toBe(0)
+    expect(io.stdout).toBe("Deleted 2 captured call(s).\n")
+    expect(CaptureStore.open(dir.path).list()).toEqual([])
+    const bad = memoryIO(dir.path)
+    expect(await run(["list", "--limit", "0"], bad)).toBe(2)
+    expect(bad.stderr).toContain("--limit must be a whole number")
+    const unknown = memoryIO(dir.path)
+    expect(await run(["frobnicate"], unknown)).toBe(2)
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'")
+  })
+})
