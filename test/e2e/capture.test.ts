@@ -1,0 +1,103 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { pathToFileURL } from "url"
+import { CaptureStore } from "../../packages/core/capture/store"
+import { Harness } from "./harness"
+import { ModelServer } from "./model-server"
+import { targets } from "./targets"
+
+const TIMEOUT = { timeout: 240_000 }
+const THIRD_PARTY = pathToFileURL(path.join(Harness.ROOT, "test/fixtures/third-party-plugin.ts")).href
+
+const POLICY = {
+  version: "1.0",
+  roles: [{ name: "viewer", level: 10 }],
+  rules: [{ pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"] }],
+  segments: { markers: [{ start: "@secure-start", end: "@secure-end", deniedOperations: ["read", "llm"] }] },
+}
+const SEGMENT = "the confidential pricing algorithm lives on this line"
+const SECRET = [
+  "API_KEY=Zx81Qp0vLk27mNb5Yt3RwE9u",
+  "line two of the api key file, long enough to remember",
+  "line three of the api key file, also long enough",
+].join("\n")
+const FILES = {
+  ".opencode-security.json": JSON.stringify(POLICY, null, 2),
+  "secrets/api.key": SECRET,
+  // A copy no path rule covers: only the output scanner catches it (in a plugin tool's output).
+  "notes/copied.txt": `notes\n${SECRET}\n`,
+  "src/app.ts": ["export const visible = 1", "// @secure-start", `const p = "${SEGMENT}"`, "// @secure-end", ""].join(
+    "\n",
+  ),
+}
+/** Bytes that must never reach the capture store. */
+const PROTECTED = [SEGMENT, "Zx81Qp0vLk27mNb5Yt3RwE9u", "line two of the api key file"]
+
+for (const target of targets()) {
+  describe(`tool capture on opencode ${target.label}`, () => {
+    test(
+      "a built-in call, a plugin call, failed calls (missing file, unknown subagent): each captured once, failures marked, protected content redacted in the store",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.calls(
+            { name: "read", args: { filePath: "src/app.ts" } },
+            { name: "read", args: { filePath: "missing.txt" } },
+            { name: "peek", args: { file: "notes/copied.txt" } },
+          ),
+          ModelServer.call("task", { description: "delegate", prompt: "do it", subagent_type: "no-such-agent" }),
+          ModelServer.text("done"),
+        ])
+        await using project = await Harness.project({ bin: target.bin, files: FILES, plugins: [THIRD_PARTY] })
+        try {
+          const result = await Harness.run(project, server, "Look at the app and the notes")
+          expect(result.exitCode).toBe(0)
+          expect(server.overruns).toBe(0)
+          expect(result.tools.map((t) => `${t.tool}:${t.status}`).sort()).toEqual([
+            "peek:completed",
+            "read:completed",
+            "read:error",
+            "task:error",
+          ])
+
+          const store = CaptureStore.open(project.dir)
+          const records = store.list()
+          // Exactly once: one record per call OpenCode reported, no call id twice.
+          expect(records).toHaveLength(4)
+          expect(new Set(records.map((r) => r.callID)).size).toBe(4)
+          const byTool = (tool: string, status: string) => records.find((r) => r.tool === tool && r.status === status)!
+          const read = byTool("read", "completed")
+          const missing = byTool("read", "error")
+          const peek = byTool("peek", "completed")
+          const task = byTool("task", "error")
+          for (const r of records) expect(r.sessionID).toMatch(/^ses_/)
+
+          // Completed calls hold what the model was given: redacted by the security layer first.
+          const reported = (tool: string) => result.tools.find((t) => t.tool === tool && t.status === "completed")!
+          expect(read.output).toBe(reported("read").output)
+          expect(read.output).toContain("export const visible = 1")
+          expect(read.output).toContain("[REDACTED: protected segment]")
+          expect(peek.output).toBe(reported("peek").output)
+          expect(peek.output).toContain("notes")
+          expect(peek.output).toContain("[REDACTED")
+          expect(read.args).toBe('{"filePath":"src/app.ts"}')
+
+          // Failures are marked, with OpenCode's error and the arguments.
+          expect(missing.error).toContain("File not found")
+          expect(missing.args).toContain("missing.txt")
+          expect(task.error).toContain("no-such-agent")
+          expect(missing.output).toBeUndefined()
+
+          // Nothing protected anywhere in the store's files.
+          for (const name of fs.readdirSync(store.folder)) {
+            const text = fs.readFileSync(path.join(store.folder, name), "utf8")
+            for (const bytes of PROTECTED) expect(text).not.toContain(bytes)
+          }
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+  })
+}
