@@ -1,0 +1,134 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import path from "path"
+import type { Host } from "../../host"
+import { LspServers } from "../../lsp/servers"
+import { Lsp } from "../../lsp/service"
+import { LspTools } from "../../lsp/tools"
+import { Logger } from "../../util/log"
+import { SILENT, THREE_FILES, processesIn, project } from "./fixtures"
+
+// The `lsp` tool definition over the service: the text the model gets and the permissions it asks. Real
+// typescript-language-server for the rename; the deliberately silent fake server only for the timeout.
+const log = Logger.silent
+
+function context(directory: string, asks: any[] = []) {
+  return {
+    sessionID: "s",
+    messageID: "m",
+    agent: "build",
+    directory,
+    worktree: directory,
+    abort: new AbortController().signal,
+    metadata() {},
+    async ask(input: any) {
+      asks.push(input)
+    },
+  }
+}
+
+function tool(dir: string, config: unknown, extra: Partial<Lsp.Input> = {}) {
+  const host: Host = { directory: dir, worktree: dir, log }
+  const service = Lsp.create({ directory: dir, worktree: dir, log, config, ...extra })
+  return { service, lsp: LspTools.create(host, () => service).lsp }
+}
+
+describe("the lsp tool", () => {
+  test("the description states the limits: project file cap, per-file wait, item cap, timeout is not clean", () => {
+    const { lsp } = tool("/x", true)
+    expect(lsp.description).toContain(`at most ${Lsp.MAX_PROJECT_FILES} files`)
+    expect(lsp.description).toContain(`within ${Lsp.DIAGNOSTICS_TIMEOUT_MS / 1000} s per file`)
+    expect(lsp.description).toContain("at most 200 items")
+    expect(lsp.description).toContain("NOT clean")
+  })
+
+  test("a silent server: the text says status timeout and NOT clean, never 'no diagnostics'", async () => {
+    await using proj = await project({ "a.silent": "anything\n" })
+    const { lsp, service } = tool(
+      proj.dir,
+      { silent: { command: ["node", SILENT], extensions: [".silent"] } },
+      {
+        diagnosticsTimeoutMs: 300,
+      },
+    )
+    try {
+      const out = await lsp.execute({ operation: "diagnostics", filePath: "a.silent" }, context(proj.dir) as any)
+      expect(out).toStartWith("status: timeout — no diagnostics result came for 1 file(s) within the wait.")
+      expect(out).toContain("This is NOT a clean result")
+      expect(out).toContain("  no result: a.silent (silent)")
+      expect(out).not.toContain("no diagnostics in")
+    } finally {
+      await service.stop()
+    }
+    expect(await processesIn(proj.dir)).toEqual([])
+  })
+
+  test("no server for the file type: the error names the setting; a known server not installed names its package", async () => {
+    await using proj = await project({ "a.xyz": "x\n", "conf.yaml": "a: 1\n" })
+    const { lsp, service } = tool(proj.dir, true)
+    const ctx = context(proj.dir) as any
+    const none = await lsp.execute({ operation: "diagnostics", filePath: "a.xyz" }, ctx).catch((e) => e)
+    expect(LspServers.NotConfigured.is(none)).toBe(true)
+    expect(none.message).toContain(
+      'opencode.json, e.g. "lsp": { "my-server": { "command": ["my-language-server", "--stdio"]',
+    )
+    expect(none.message).toContain('"extensions": [".xyz"]')
+    // yaml-language-server is in the catalog but not a dependency of this repository (asserted, so a machine that
+    // has it fails here rather than passing on another path).
+    expect(LspServers.packageDir("yaml-language-server", proj.dir, { directory: proj.dir, worktree: proj.dir })).toBe(
+      undefined,
+    )
+    expect(LspServers.which("yaml-language-server")).toBe(undefined)
+    const missing = await lsp
+      .execute({ operation: "hover", filePath: "conf.yaml", line: 1, character: 1 }, ctx)
+      .catch((e) => e)
+    expect(LspServers.NotInstalled.is(missing)).toBe(true)
+    expect(missing.message).toContain("npm install -D yaml-language-server")
+    expect(missing.message).toContain('"lsp": { "yaml-ls": { "command": ["/path/to/server", "--stdio"] } }')
+    await service.stop()
+  })
+
+  test("bad arguments are refused before any server starts", async () => {
+    await using proj = await project({ "a.ts": "export {}\n" })
+    const { lsp, service } = tool(proj.dir, true)
+    const ctx = context(proj.dir) as any
+    expect((await lsp.execute({ operation: "hover", filePath: "a.ts" }, ctx).catch((e) => e)).message).toBe(
+      "hover needs line and character (1-based)",
+    )
+    expect(
+      (await lsp.execute({ operation: "rename", filePath: "a.ts", line: 1, character: 1 }, ctx).catch((e) => e))
+        .message,
+    ).toBe("rename needs newName")
+    expect((await lsp.execute({ operation: "documentSymbol" }, ctx).catch((e) => e)).message).toBe(
+      "documentSymbol needs filePath",
+    )
+    expect(await service.running()).toEqual([])
+  })
+
+  test(
+    "rename asks the edit permission for every file it writes and lists each with its edit count",
+    async () => {
+      await using proj = await project(THREE_FILES)
+      const { lsp, service } = tool(proj.dir, true)
+      const asks: any[] = []
+      try {
+        const out = await lsp.execute(
+          { operation: "rename", filePath: "src/util.ts", line: 1, character: 17, newName: "sumAll" },
+          context(proj.dir, asks) as any,
+        )
+        const [head, ...files] = out.split("\n")
+        expect(head).toBe(
+          "Renamed `computeTotal` to `sumAll`: 6 edits in 3 files (typescript). All files were written.",
+        )
+        expect(files.sort()).toEqual(["src/a.ts: 2 edits", "src/b.ts: 3 edits", "src/util.ts: 1 edit"])
+        expect(asks.map((a) => a.permission)).toEqual(["lsp", "edit"])
+        expect([...asks[1].patterns].sort()).toEqual(["src/a.ts", "src/b.ts", "src/util.ts"])
+        expect(await fs.readFile(path.join(proj.dir, "src/b.ts"), "utf8")).toContain("sumAll([3]) + sumAll([4])")
+      } finally {
+        await service.stop()
+      }
+      expect(await processesIn(proj.dir)).toEqual([])
+    },
+    { timeout: 120_000 },
+  )
+})
