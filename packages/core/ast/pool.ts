@@ -37,6 +37,9 @@ export namespace AstPool {
 
   let entry: string | URL = DEFAULT_ENTRY
 
+  /** Bun's Worker (ref/unref), also where a host type-checks with the DOM's Worker type (OpenCode does). */
+  type Thread = Worker & { ref(): void; unref(): void }
+
   /**
    * Where new workers load their code from (default: worker.ts beside this file). A host that ships the worker
    * elsewhere, e.g. as an extra entry point of a compiled binary, points here; idle workers are ended.
@@ -64,7 +67,7 @@ export namespace AstPool {
   export class Runner {
     /** Resolves once the worker has loaded napi; rejects when it cannot start. */
     readonly ready: Promise<void>
-    private worker?: Worker
+    private worker?: Thread
     private readonly pending = new Map<
       number,
       { report: (index: number, done: AstMatch.Done) => void; resolve: () => void; reject: (error: Error) => void }
@@ -83,7 +86,7 @@ export namespace AstPool {
       this.timer = setTimeout(() => this.fail(new Error("the search worker did not start in time")), START_TIMEOUT_MS)
       this.timer.unref?.()
       try {
-        this.worker = new Worker(entry)
+        this.worker = new Worker(entry) as Thread
       } catch (error) {
         this.fail(error instanceof Error ? error : new Error(String(error)))
         return
