@@ -17,7 +17,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     load: () => import("@opencode-builtins/core/security/cli"),
   },
   mcp: {
-    summary: "mcp [--directory d] [--log-file f]   MCP server (stdio): resource tools, discovery, learnings",
+    summary: "mcp [--directory d] [--log-file f]   MCP server (stdio): resource tools, discovery, learnings, captures",
     load: () => import("@opencode-builtins/core/mcp/cli"),
   },
   init: {

@@ -55,10 +55,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const directory = path.resolve(io.cwd, args.values.directory ?? ".")
   const root = LocalState.root(directory, gitRoot(directory))
   // The same limits as the feature, so the CLI reads every segment the feature writes.
-  const section = loadOptions(directory, undefined).options.capture ?? {}
-  const parsed = Capture.Config.safeParse(Object.fromEntries(Object.entries(section).filter(([k]) => k !== "enabled")))
-  const { exclude: _exclude, ...limits } = parsed.success ? parsed.data : {}
-  const store = CaptureStore.open(root, limits)
+  const store = CaptureStore.open(root, Capture.limits(loadOptions(directory, undefined).options.capture))
   switch (command) {
     case "list": {
       if (rest.length) {

@@ -5,6 +5,7 @@ import { validSection } from "../options"
 import { errorMessage } from "../util/error"
 import type { Logger } from "../util/log"
 import { CaptureStore } from "./store"
+import { CaptureTools } from "./tools"
 
 /**
  * Tool-execution capture: every tool call that ends (built-in, plugin, MCP, a subagent's `task` and the calls inside
@@ -17,13 +18,13 @@ import { CaptureStore } from "./store"
  * - A call that fails never reaches `tool.execute.after` (OpenCode 1.2.15 through 1.18.x; 1.18 may report a failed
  *   subtask's end with no result, which the composition drops): it is taken from the `message.part.updated` event
  *   whose tool part has `state.status: "error"`, marked `status: "error"`, with the error text redacted.
- * - Each call id is captured once (the ids of the last `Capture.SEEN` calls are remembered).
+ * - Each call (session and call id) is captured once (the last `Capture.SEEN` calls are remembered).
  * - A capture that fails (an unwritable folder, a full disk) never fails the tool: it is logged once, and once again
  *   when capture works again.
  *
  * Options (`capture` section of `.opencode/opencode-builtins.json`): `enabled` (default true; false switches capture
  * off), `maxBytes`, `maxEntries`, `maxOutputChars`, `segments` (see `CaptureStore.Limits`), `exclude` (tool ids
- * never captured).
+ * never captured; `capture-list`, the MCP server's reader, never is).
  *
  * @example
  * // .opencode/opencode-builtins.json
@@ -34,6 +35,19 @@ export namespace Capture {
     exclude: z.array(z.string()).max(200).optional().describe("Tool ids never captured"),
   })
   export type Config = z.infer<typeof Config>
+
+  /**
+   * The store limits of a `capture` section (invalid values left to their defaults; `validSection` reports them).
+   *
+   * @example
+   * Capture.limits({ maxEntries: 100, enabled: true }) // { maxEntries: 100 }
+   */
+  export function limits(section: Record<string, unknown> | undefined): CaptureStore.Limits {
+    const limits: Record<string, unknown> = {}
+    for (const [key, schema] of Object.entries(CaptureStore.Limits.shape))
+      if (section?.[key] !== undefined && schema.safeParse(section[key]).success) limits[key] = section[key]
+    return limits as CaptureStore.Limits
+  }
 
   /** Call ids remembered to capture each call once; calls that started and never ended, at most this many. */
   export const SEEN = 4_096
@@ -62,7 +76,8 @@ export namespace Capture {
   }) {
     const { store, redact, log } = options
     const now = options.now ?? Date.now
-    const exclude = new Set(options.exclude ?? [])
+    // Reading the captures is never a capture.
+    const exclude = new Set([...CaptureTools.IDS, ...(options.exclude ?? [])])
     const seen = new Set<string>()
     const started = new Map<string, number>()
     const parents = new Map<string, string>()
@@ -95,10 +110,14 @@ export namespace Capture {
       }
     }
 
-    /** True the first time a call id is seen ending (captured from now on). */
-    function first(callID: string | undefined, tool: string) {
-      if (!callID || exclude.has(tool) || seen.has(callID)) return false
-      remember(seen, callID)
+    /**
+     * True the first time a call is seen ending (captured from now on). Keyed by session and call id: a call id is
+     * the model's, and some providers number calls per response.
+     */
+    function first(sessionID: string | undefined, callID: string | undefined, tool: string) {
+      const key = `${sessionID ?? ""}\u0000${callID}`
+      if (!callID || exclude.has(tool) || seen.has(key)) return false
+      remember(seen, key)
       return true
     }
 
@@ -111,7 +130,7 @@ export namespace Capture {
         output: { title?: unknown; output?: unknown; content?: unknown } | undefined,
       ) {
         try {
-          if (!output || !first(input.callID, input.tool)) return
+          if (!output || !first(input.sessionID, input.callID, input.tool)) return
           const text = output.output ?? output.content
           save({
             callID: input.callID!,
@@ -137,7 +156,7 @@ export namespace Capture {
           const part = properties?.part as Part | undefined
           if (part?.type !== "tool" || part.state?.status !== "error") return
           try {
-            if (!first(part.callID, part.tool ?? "")) return
+            if (!first(part.sessionID, part.callID, part.tool ?? "")) return
             save({
               callID: part.callID!,
               sessionID: part.sessionID ?? "",

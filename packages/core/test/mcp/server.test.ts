@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { encode } from "gpt-tokenizer"
+import fs from "fs"
 import path from "path"
 import OpencodeBuiltins from "../../../plugin/index"
 import { pluginInput } from "../../../plugin/test/input"
+import { CaptureStore } from "../../capture/store"
+import { CaptureTools } from "../../capture/tools"
 import { LearningStore } from "../../learning/store"
 import { tmpdir } from "../fixture"
 
@@ -110,7 +113,7 @@ const nonce = (text: string) => {
 
 describe("opencode-builtins mcp, with the SDK's client against the real server process", () => {
   test(
-    "lists the five tools within 1,500 tokens; the lifecycle tools are not offered",
+    "lists the six tools within 1,500 tokens; the lifecycle tools are not offered",
     async () => {
       await using dir = await tmpdir(PROJECT)
       await using mcp = await connect(dir.path)
@@ -121,8 +124,10 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
         "discover",
         "learnings-list",
         "learnings-forget",
+        "capture-list",
       ])
       const cost = encode(JSON.stringify(tools)).length
+      console.log(`MCP tool list: ${tools.length} tools, ${cost} tokens (gpt-tokenizer)`)
       expect(cost).toBeLessThanOrEqual(1_500)
       expect(tools.find((t) => t.name === "resource-load")!.description).not.toContain("resource-release")
     },
@@ -195,6 +200,38 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
       const bad = await mcp.call("resource-query", { limit: "ten" })
       expect(bad.isError).toBe(true)
       expect(bad.text).toContain("limit")
+    },
+    TIMEOUT,
+  )
+  test(
+    "the server's calls are captured once, a refused one marked failed; capture-list reads them as the core tool does",
+    async () => {
+      await using dir = await tmpdir(PROJECT)
+      await using mcp = await connect(dir.path)
+      expect((await mcp.call("resource-query", { query: "deploy" })).isError).toBe(false)
+      // A prompt naming a protected file: refused by the security layer before the tool runs.
+      const refused = await mcp.call("discover", { prompt: "cat .opencode/knowledge-base/payroll.md" })
+      expect(refused.isError).toBe(true)
+      const store = CaptureStore.open(dir.path)
+      const records = store.list()
+      expect(records.map((r) => [r.tool, r.status])).toEqual([
+        ["discover", "error"],
+        ["resource-query", "completed"],
+      ])
+      expect(records[0].error).toContain("Blocked by the project's security policy")
+      expect(new Set(records.map((r) => `${r.sessionID} ${r.callID}`)).size).toBe(2)
+      // Stored redacted: the protected file's content and path (the refusal names it) are not in the store.
+      for (const r of records) expect(JSON.stringify(r)).not.toContain("7f3a")
+      expect(fs.readFileSync(store.file, "utf8")).not.toContain("payroll.md")
+
+      const ctx = { sessionID: "s", messageID: "m", agent: "mcp", abort: new AbortController().signal } as never
+      const direct = CaptureTools.create(() => CaptureStore.open(dir.path))["capture-list"]
+      for (const args of [{}, { failed: true }, { tool: "resource-query" }, { callID: records[1].callID }]) {
+        const viaMcp = await mcp.call("capture-list", args)
+        expect({ args, ...viaMcp }).toEqual({ args, text: await direct.execute(args as never, ctx), isError: false })
+      }
+      // Reading the captures is not captured.
+      expect(CaptureStore.open(dir.path).list()).toHaveLength(2)
     },
     TIMEOUT,
   )
