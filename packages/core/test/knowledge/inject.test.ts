@@ -168,14 +168,15 @@ describe("knowledge injection", () => {
           : [],
       },
     ]
+    const blockOf = (m: ReturnType<typeof history>) => (m[0].parts[1] as { text: string }).text
     const untouched = history()
     await (await build("/nonexistent-dir"))["experimental.chat.messages.transform"]({}, { messages: untouched })
-    expect(untouched[0].parts[1].text).toBe(text)
+    expect(blockOf(untouched)).toBe(text)
 
     const messages = history(["deploy"])
     const hooks = await build("/nonexistent-dir")
     await hooks["experimental.chat.messages.transform"]({}, { messages })
-    const after = messages[0].parts[1].text
+    const after = blockOf(messages)
     expect(after).not.toContain("Steps for deploy")
     expect(after).not.toContain("still deploy")
     expect(after).toContain("- deploy: released (resource-load deploy brings it back)")
@@ -183,6 +184,6 @@ describe("knowledge injection", () => {
     // The same history gives the same bytes on every request.
     const again = history(["deploy"])
     await hooks["experimental.chat.messages.transform"]({}, { messages: again })
-    expect(again[0].parts[1].text).toBe(after)
+    expect(blockOf(again)).toBe(after)
   })
 })
