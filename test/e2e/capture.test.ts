@@ -27,6 +27,8 @@ const FILES = {
   "secrets/api.key": SECRET,
   // A copy no path rule covers: only the output scanner catches it (in a plugin tool's output).
   "notes/copied.txt": `notes\n${SECRET}\n`,
+  ".opencode/agent/checker.md":
+    "---\ndescription: Checks one file of the project\nmode: subagent\n---\nYou check files.\n",
   "src/app.ts": ["export const visible = 1", "// @secure-start", `const p = "${SEGMENT}"`, "// @secure-end", ""].join(
     "\n",
   ),
@@ -37,7 +39,7 @@ const PROTECTED = [SEGMENT, "Zx81Qp0vLk27mNb5Yt3RwE9u", "line two of the api key
 for (const target of targets()) {
   describe(`tool capture on opencode ${target.label}`, () => {
     test(
-      "a built-in call, a plugin call, failed calls (missing file, unknown subagent): each captured once, failures marked, protected content redacted in the store",
+      "built-in, plugin and subagent calls, failed calls (missing file, unknown subagent): each captured once, failures marked, protected content redacted in the store",
       async () => {
         const server = ModelServer.start([
           ModelServer.calls(
@@ -46,6 +48,10 @@ for (const target of targets()) {
             { name: "peek", args: { file: "notes/copied.txt" } },
           ),
           ModelServer.call("task", { description: "delegate", prompt: "do it", subagent_type: "no-such-agent" }),
+          // A subagent that runs: its own session's turns take the next two steps.
+          ModelServer.call("task", { description: "check", prompt: "check the app", subagent_type: "checker" }),
+          ModelServer.call("glob", { pattern: "src/*.ts" }),
+          ModelServer.text("checked"),
           ModelServer.text("done"),
         ])
         await using project = await Harness.project({ bin: target.bin, files: FILES, plugins: [THIRD_PARTY] })
@@ -53,24 +59,40 @@ for (const target of targets()) {
           const result = await Harness.run(project, server, "Look at the app and the notes")
           expect(result.exitCode).toBe(0)
           expect(server.overruns).toBe(0)
+          // `opencode run` prints the parent session's parts only: the subagent's glob is not among them.
           expect(result.tools.map((t) => `${t.tool}:${t.status}`).sort()).toEqual([
             "peek:completed",
             "read:completed",
             "read:error",
+            "task:completed",
             "task:error",
           ])
 
           const store = CaptureStore.open(project.dir)
           const records = store.list()
-          // Exactly once: one record per call OpenCode reported, no call id twice.
-          expect(records).toHaveLength(4)
-          expect(new Set(records.map((r) => r.callID)).size).toBe(4)
+          // Exactly once: one record per call, the subagent's glob included, no call twice.
+          expect(records.map((r) => `${r.tool}:${r.status}`).sort()).toEqual([
+            "glob:completed",
+            "peek:completed",
+            "read:completed",
+            "read:error",
+            "task:completed",
+            "task:error",
+          ])
+          expect(new Set(records.map((r) => `${r.sessionID} ${r.callID}`)).size).toBe(6)
           const byTool = (tool: string, status: string) => records.find((r) => r.tool === tool && r.status === status)!
           const read = byTool("read", "completed")
           const missing = byTool("read", "error")
           const peek = byTool("peek", "completed")
           const task = byTool("task", "error")
           for (const r of records) expect(r.sessionID).toMatch(/^ses_/)
+          // The subagent's call ran in its own session, a child of the one every other call ran in.
+          const glob = byTool("glob", "completed")
+          const parent = byTool("task", "completed").sessionID
+          expect(records.filter((r) => r !== glob).every((r) => r.sessionID === parent)).toBe(true)
+          expect(glob.sessionID).not.toBe(parent)
+          expect(glob.parentID).toBe(parent)
+          expect(glob.output).toContain("app.ts")
 
           // Completed calls hold what the model was given: redacted by the security layer first.
           const reported = (tool: string) => result.tools.find((t) => t.tool === tool && t.status === "completed")!

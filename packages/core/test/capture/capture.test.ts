@@ -191,6 +191,18 @@ describe("tool-capture in the composition root", () => {
     }
   })
 
+  test("the same call id in two sessions is two calls (providers may number calls per response)", async () => {
+    await using dir = await tmpdir()
+    const hooks = Capture.hooks({ store: CaptureStore.open(dir.path), redact: (t) => t, log: Logger.silent })
+    for (const sessionID of ["ses_a", "ses_b", "ses_a"])
+      await hooks["tool.execute.after"]({ tool: "read", sessionID, callID: "0" }, { title: "", output: sessionID })
+    expect(
+      CaptureStore.open(dir.path)
+        .list()
+        .map((r) => r.output),
+    ).toEqual(["ses_b", "ses_a"])
+  })
+
   test("calls in a subagent's session name their parent session", async () => {
     await using dir = await tmpdir()
     const { h, close } = await compose(dir.path)
