@@ -19,8 +19,8 @@ import type { Logger } from "../util/log"
 /**
  * OpenCode Built-ins as an MCP server: the resource tools, discovery, the learnings tools and the captured tool calls
  * (`capture-list`) of one project, for any MCP client (another agent, Claude Code, OpenCode itself as an `mcp` entry).
- * It runs the same composition as the plugin (`Builtins.create` with tool capture, the security layer, the resource
- * loader and discovery, so the server's own calls are captured too, failed ones marked), and every call goes the way
+ * It runs the same composition as the plugin (`Builtins.create` with the security layer, the resource loader and
+ * discovery), and every call goes the way
  * OpenCode runs a plugin tool: `tool.execute.before` (arguments judged by the security policy), the tool, then
  * `tool.execute.after` (output redacted). So a client gets byte for byte what the model gets in OpenCode for the
  * same arguments, and what the policy protects stays invisible.
@@ -44,8 +44,12 @@ export namespace BuiltinsMcp {
     "learnings-forget",
     "capture-list",
   ] as const
-  /** The features composed for the server (the others act on OpenCode sessions, which an MCP client has not). */
-  export const FEATURES = ["tool-capture", "builtin-tool-security", "resource-loader", "dynamic-discovery"] as const
+  /**
+   * The features composed for the server (the others act on OpenCode sessions, which an MCP client has not). Tool
+   * capture is not one of them: with OpenCode as the client, its plugin already captures the call, and a second
+   * record of the same execution from the server would break "captured exactly once".
+   */
+  export const FEATURES = ["builtin-tool-security", "resource-loader", "dynamic-discovery"] as const
 
   export type Init = {
     directory: string
@@ -143,9 +147,8 @@ export namespace BuiltinsMcp {
         metadata: () => {},
         ask: async () => {},
       }
-      const input = { tool: name, sessionID, callID }
-      const start = Date.now()
       try {
+        const input = { tool: name, sessionID, callID }
         const before = { args: parsed.data }
         await hooks["tool.execute.before"]?.(input, before)
         const text = await def.execute(before.args, ctx)
@@ -153,15 +156,6 @@ export namespace BuiltinsMcp {
         await hooks["tool.execute.after"]?.({ ...input, args: before.args }, result)
         return { text: result.output, isError: false }
       } catch (error) {
-        // Reported to the other features as OpenCode reports a failed call (tool capture marks it failed).
-        const state = {
-          status: "error",
-          input: parsed.data,
-          error: errorMessage(error),
-          time: { start, end: Date.now() },
-        }
-        const part = { type: "tool", callID, tool: name, sessionID, state }
-        await hooks.event?.({ event: { type: "message.part.updated", properties: { part } } })
         return { text: errorMessage(error), isError: true }
       } finally {
         await hooks.event?.({ event: { type: "session.deleted", properties: { info: { id: sessionID } } } })

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { encode } from "gpt-tokenizer"
-import fs from "fs"
 import path from "path"
 import OpencodeBuiltins from "../../../plugin/index"
 import { pluginInput } from "../../../plugin/test/input"
@@ -204,34 +203,45 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
     TIMEOUT,
   )
   test(
-    "the server's calls are captured once, a refused one marked failed; capture-list reads them as the core tool does",
+    "capture-list gives what the core tool gives over the same store; the server's own calls are not captured",
     async () => {
       await using dir = await tmpdir(PROJECT)
-      await using mcp = await connect(dir.path)
-      expect((await mcp.call("resource-query", { query: "deploy" })).isError).toBe(false)
-      // A prompt naming a protected file: refused by the security layer before the tool runs.
-      const refused = await mcp.call("discover", { prompt: "cat .opencode/knowledge-base/payroll.md" })
-      expect(refused.isError).toBe(true)
       const store = CaptureStore.open(dir.path)
-      const records = store.list()
-      expect(records.map((r) => [r.tool, r.status])).toEqual([
-        ["discover", "error"],
-        ["resource-query", "completed"],
-      ])
-      expect(records[0].error).toContain("Blocked by the project's security policy")
-      expect(new Set(records.map((r) => `${r.sessionID} ${r.callID}`)).size).toBe(2)
-      // Stored redacted: the protected file's content and path (the refusal names it) are not in the store.
-      for (const r of records) expect(JSON.stringify(r)).not.toContain("7f3a")
-      expect(fs.readFileSync(store.file, "utf8")).not.toContain("payroll.md")
-
+      store.append({
+        callID: "call_1",
+        sessionID: "ses_1",
+        tool: "read",
+        status: "completed",
+        title: "src/app.ts",
+        output: "1: export const x = 1",
+        at: Date.UTC(2026, 10, 23, 12),
+      })
+      store.append({
+        callID: "call_2",
+        sessionID: "ses_1",
+        tool: "bash",
+        status: "error",
+        args: '{"command":"make"}',
+        error: "make: *** No rule to make target",
+        at: Date.UTC(2026, 10, 23, 12, 1),
+      })
+      await using mcp = await connect(dir.path)
       const ctx = { sessionID: "s", messageID: "m", agent: "mcp", abort: new AbortController().signal } as never
       const direct = CaptureTools.create(() => CaptureStore.open(dir.path))["capture-list"]
-      for (const args of [{}, { failed: true }, { tool: "resource-query" }, { callID: records[1].callID }]) {
+      const calls = [{}, { failed: true }, { tool: "read" }, { callID: "call_2" }, { callID: "call_nope" }]
+      for (const args of calls) {
         const viaMcp = await mcp.call("capture-list", args)
         expect({ args, ...viaMcp }).toEqual({ args, text: await direct.execute(args as never, ctx), isError: false })
       }
-      // Reading the captures is not captured.
-      expect(CaptureStore.open(dir.path).list()).toHaveLength(2)
+      expect(JSON.parse((await mcp.call("capture-list", { failed: true })).text).calls).toMatchObject([
+        { callID: "call_2", tool: "bash", status: "error", error: "make: *** No rule to make target" },
+      ])
+      expect((await mcp.call("resource-query", { query: "deploy" })).isError).toBe(false)
+      expect(
+        CaptureStore.open(dir.path)
+          .list()
+          .map((r) => r.callID),
+      ).toEqual(["call_2", "call_1"])
     },
     TIMEOUT,
   )
