@@ -33,6 +33,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
       "capture list [--failed] [--tool t] [--json] | capture show <callID> | capture clear --yes   tool calls captured",
     load: () => import("@opencode-builtins/core/capture/cli"),
   },
+  recovery: {
+    summary: "recovery list | recovery resume <id> | recovery dismiss <id>   sessions interrupted by a crash",
+    load: () => import("@opencode-builtins/core/recovery/cli"),
+  },
   audit: {
     summary: "audit <npm-name | dir> [--json]   static AST analysis of a plugin for dangerous APIs (exit 1: critical)",
     load: () => import("@opencode-builtins/core/audit/cli"),

@@ -12,6 +12,7 @@ import { LocalState } from "../learning/local"
 import { LookAtFeature } from "../look/feature"
 import type { Options } from "../options"
 import { ReadmeFeature } from "../readme/feature"
+import { SessionRecoveryFeature } from "../recovery/feature"
 import { ResourcesFeature } from "../resource/feature"
 import { SecurityFeature } from "../security/feature"
 import type { Logger } from "../util/log"
@@ -50,6 +51,7 @@ export namespace Builtins {
     LearningFeature,
     KnowledgeFeature,
     TodoContinuationFeature,
+    SessionRecoveryFeature,
   ]
 
   export type Input = {

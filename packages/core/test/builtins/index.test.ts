@@ -26,6 +26,7 @@ describe("Builtins.create: the composition root both routes call", () => {
       "session-learning",
       "knowledge-injection",
       "todo-continuation",
+      "crash-recovery",
     ])
     expect(skipped).toEqual([])
     expect(Object.keys(hooks.tool ?? {}).sort()).toEqual([

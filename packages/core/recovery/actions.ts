@@ -1,0 +1,127 @@
+import fs from "fs"
+import type { HostSessions } from "../sessions"
+import type { Logger } from "../util/log"
+import { RecoveryDecide } from "./decide"
+import { RecoveryLease } from "./lease"
+import { SessionRecovery } from "./schema"
+import { RecoveryStore } from "./store"
+
+/**
+ * What the user can do with an interrupted session, through the host's session operations (the plugin's in-process
+ * client, the CLI's HTTP client, the fork's services). Nothing here runs unless the user asks for it.
+ *
+ * - `resume`: every tool call left pending or running gets an error result (never re-run), the todo list is checked
+ *   against the heartbeat's and written back where the host can write todos, a synthetic note tells the model what
+ *   happened and the working directory, and the heartbeat is removed.
+ * - `dismiss`: the same tool calls are closed, the session is archived, the heartbeat removed.
+ *
+ * Both refuse a session whose owner is alive, and leave the heartbeat in place when a step fails (a retry is safe:
+ * calls already closed are no longer pending).
+ *
+ * @example
+ * const result = await RecoveryActions.resume({ folder, sessions, messages }, "ses_1")
+ * result.closed // [{ callID: "call_2", tool: "bash", title: "sleep 30", started: … }]
+ */
+export namespace RecoveryActions {
+  export type Message = { info: { id: string; role?: string }; parts: { type: string; [key: string]: unknown }[] }
+
+  export type Context = {
+    folder: string
+    sessions: HostSessions
+    messages: (sessionID: string) => Promise<Message[]>
+    probe?: RecoveryLease.Probe
+    now?: () => number
+    log?: Logger
+  }
+
+  export type Result = {
+    sessionID: string
+    action: "resume" | "dismiss"
+    /** The calls closed with an error result. */
+    closed: SessionRecovery.Running[]
+    /** unchanged: the host's list is JSON-equal to the heartbeat's; restored: written back; differs: could not be. */
+    todos: RecoveryDecide.TodoState | "restored"
+    /** The project directory and the last working directory of the session. */
+    directory: string
+    workdir: string
+  }
+
+  /** The heartbeat of an interrupted session, or a named error (none, unreadable, owner alive). */
+  export function load(context: Context, sessionID: string): SessionRecovery.Heartbeat {
+    const file = RecoveryStore.file(context.folder, sessionID)
+    if (!fs.existsSync(file)) throw new SessionRecovery.NotFound({ sessionID, folder: context.folder })
+    const parsed = RecoveryStore.parse(file)
+    if ("reason" in parsed) throw new Error(`heartbeat ${file} is unreadable (${parsed.reason}); remove it by hand`)
+    const verdict = RecoveryLease.judge(
+      parsed.beat,
+      context.probe ?? RecoveryLease.probe(),
+      (context.now ?? Date.now)(),
+    )
+    if (!verdict.interrupted) throw new SessionRecovery.OwnerAlive({ sessionID, pid: parsed.beat.owner.pid })
+    return parsed.beat
+  }
+
+  async function close(context: Context, beat: SessionRecovery.Heartbeat): Promise<SessionRecovery.Running[]> {
+    const now = (context.now ?? Date.now)()
+    const parts = RecoveryDecide.unfinished(await context.messages(beat.sessionID))
+    const closed: SessionRecovery.Running[] = []
+    for (const part of parts) {
+      await context.sessions.updatePart(RecoveryDecide.closed(part, now))
+      const known = beat.running.find((r) => r.callID === part.callID)
+      closed.push({
+        callID: String(part.callID ?? part.id),
+        tool: String(part.tool ?? "tool"),
+        title: known?.title ?? RecoveryDecide.title(String(part.tool), part.state.input),
+        started: typeof part.state.time?.start === "number" ? part.state.time.start : now,
+      })
+    }
+    return closed
+  }
+
+  /**
+   * Resumes an interrupted session (see the namespace).
+   *
+   * @example
+   * await RecoveryActions.resume(context, "ses_1") // { action: "resume", closed: [...], todos: "unchanged", … }
+   */
+  export async function resume(context: Context, sessionID: string): Promise<Result> {
+    const beat = load(context, sessionID)
+    const closed = await close(context, beat)
+    let todos: Result["todos"] = RecoveryDecide.todoState(beat.todos, await context.sessions.todos(sessionID))
+    if (todos === "differs" && beat.todos && context.sessions.setTodos) {
+      await context.sessions.setTodos(sessionID, beat.todos as HostSessions.Todo[])
+      todos = "restored"
+    }
+    if (todos === "differs")
+      context.log?.warn("the todo list differs from the one before the interruption and this host cannot write it", {
+        sessionID,
+      })
+    await context.sessions.append(sessionID, {
+      parts: [
+        {
+          type: "text",
+          text: RecoveryDecide.note(beat, closed, todos === "restored" ? "unchanged" : todos),
+          synthetic: true,
+          metadata: { [SessionRecovery.MARK]: { closed: closed.map((c) => c.callID), todos } },
+        },
+      ],
+    })
+    RecoveryStore.remove(context.folder, sessionID)
+    return { sessionID, action: "resume", closed, todos, directory: beat.directory, workdir: beat.workdir }
+  }
+
+  /**
+   * Dismisses an interrupted session: its unfinished calls closed, the session archived, the heartbeat removed.
+   *
+   * @example
+   * await RecoveryActions.dismiss(context, "ses_1")
+   */
+  export async function dismiss(context: Context, sessionID: string): Promise<Result> {
+    const beat = load(context, sessionID)
+    const closed = await close(context, beat)
+    const todos = RecoveryDecide.todoState(beat.todos, await context.sessions.todos(sessionID))
+    await context.sessions.archive(sessionID)
+    RecoveryStore.remove(context.folder, sessionID)
+    return { sessionID, action: "dismiss", closed, todos, directory: beat.directory, workdir: beat.workdir }
+  }
+}

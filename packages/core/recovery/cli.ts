@@ -1,0 +1,183 @@
+import { spawn } from "child_process"
+import fs from "fs"
+import path from "path"
+import { parseArgs } from "util"
+import { LocalState } from "../learning/local"
+import { Exit, type CliIO } from "../util/cli"
+import { errorMessage } from "../util/error"
+import { RecoveryActions } from "./actions"
+import { RecoveryDecide } from "./decide"
+import { RecoveryHttp } from "./http"
+import { RecoveryLease } from "./lease"
+import { SessionRecovery } from "./schema"
+import { RecoveryStore } from "./store"
+
+const USAGE = `usage:
+  opencode-builtins recovery list [--json] [-C dir]
+      Sessions of this project that OpenCode was working on when it stopped (crash, kill -9, power loss).
+      A session still owned by a live OpenCode process is not listed.
+  opencode-builtins recovery resume <session-id> [--server url | --opencode bin] [--json]
+      Close the tool calls the crash left running with an error result (never re-run), check the todo list,
+      add a note for the model (what was interrupted, the working directory), and forget the heartbeat.
+      Then continue with: opencode --session <session-id>   (or opencode run --session <session-id> "…")
+  opencode-builtins recovery dismiss <session-id> [--server url | --opencode bin] [--json]
+      Close the interrupted calls, archive the session and forget its heartbeat.
+resume and dismiss talk to OpenCode's HTTP API: --server of a running \`opencode serve\` (or a TUI started with
+--port), else a temporary \`opencode serve\` started in the session's directory with --opencode, $OPENCODE_BIN or
+the opencode on PATH (OPENCODE_SERVER_PASSWORD is sent when set).
+Heartbeats live in ${LocalState.DIR}/${SessionRecovery.FOLDER}/ under the project root.
+`
+
+/**
+ * `opencode-builtins recovery list|resume|dismiss`.
+ *
+ * @example
+ * await run(["list", "--json"], io)
+ */
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        json: { type: "boolean" },
+        server: { type: "string" },
+        opencode: { type: "string" },
+        directory: { type: "string", short: "C" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (error) {
+    io.err(`recovery: ${errorMessage(error)}\n\n${USAGE}`)
+    return Exit.usage
+  }
+  const [command, ...rest] = args.positionals
+  if (args.values.help || !command) {
+    ;(args.values.help ? io.out : io.err)(USAGE)
+    return args.values.help ? Exit.ok : Exit.usage
+  }
+  const directory = path.resolve(io.cwd, args.values.directory ?? ".")
+  const folder = RecoveryStore.folder(LocalState.root(directory, gitRoot(directory)))
+  if (command === "list") {
+    if (rest.length) return usage(io, "list takes no arguments")
+    const { beats, skipped } = RecoveryStore.read(folder)
+    for (const s of skipped) io.err(`recovery: skipping heartbeat ${s.file}: ${s.reason}\n`)
+    const found = RecoveryDecide.interrupted(beats, RecoveryLease.probe(), Date.now())
+    if (args.values.json) {
+      io.out(
+        JSON.stringify(
+          found.map((f) => ({ ...f.beat, reason: f.reason })),
+          null,
+          2,
+        ) + "\n",
+      )
+      return Exit.ok
+    }
+    if (!found.length) return (io.out("No interrupted sessions in this project.\n"), Exit.ok)
+    for (const f of found) {
+      io.out(`${RecoveryDecide.line(f)}\n`)
+      io.out(`    directory ${f.beat.workdir}\n`)
+    }
+    io.out(`\nopencode-builtins recovery resume <id>   or   opencode-builtins recovery dismiss <id>\n`)
+    return Exit.ok
+  }
+  if (command !== "resume" && command !== "dismiss") return usage(io, `unknown command '${command}'`)
+  if (rest.length !== 1) return usage(io, `${command} takes one session id`)
+  const sessionID = rest[0]
+  if (args.values.server && args.values.opencode) return usage(io, "--server and --opencode exclude each other")
+  let beat: SessionRecovery.Heartbeat
+  try {
+    // Checked before any server is reached or started: an unknown id or a live owner changes nothing.
+    beat = RecoveryActions.load({ folder } as RecoveryActions.Context, sessionID)
+  } catch (error) {
+    io.err(`recovery: ${errorMessage(error)}\n`)
+    return Exit.findings
+  }
+  let server: { url: string; stop(): Promise<void> } | undefined
+  try {
+    server = args.values.server
+      ? { url: args.values.server, stop: async () => {} }
+      : await serve(args.values.opencode ?? io.env.OPENCODE_BIN ?? "opencode", beat.directory, io.env)
+    const http = RecoveryHttp.client(server.url, beat.directory, io.env.OPENCODE_SERVER_PASSWORD)
+    const context: RecoveryActions.Context = { folder, ...http }
+    const result =
+      command === "resume"
+        ? await RecoveryActions.resume(context, sessionID)
+        : await RecoveryActions.dismiss(context, sessionID)
+    if (args.values.json) io.out(JSON.stringify(result, null, 2) + "\n")
+    else {
+      const calls = result.closed.map((c) => (c.title ? `${c.tool} (${RecoveryDecide.clip(c.title, 60)})` : c.tool))
+      io.out(
+        `${command === "resume" ? "Resumed" : "Dismissed (archived)"} ${sessionID}: ` +
+          `${calls.length ? `closed ${calls.join(", ")} with an error result, not re-run` : "no call was left running"}; ` +
+          `todos ${result.todos}.\n`,
+      )
+      if (command === "resume")
+        io.out(`Continue with:\n  cd ${JSON.stringify(result.workdir)} && opencode --session ${sessionID}\n`)
+    }
+    return Exit.ok
+  } catch (error) {
+    io.err(`recovery: ${command} ${sessionID} failed: ${errorMessage(error)} (the heartbeat is kept; retry is safe)\n`)
+    return Exit.findings
+  } finally {
+    await server?.stop()
+  }
+}
+
+function usage(io: CliIO, message: string) {
+  io.err(`recovery: ${message}\n\n${USAGE}`)
+  return Exit.usage
+}
+
+function gitRoot(dir: string): string | undefined {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, ".git"))) return d
+    if (path.dirname(d) === d) return undefined
+  }
+}
+
+/** A temporary `opencode serve` in `directory` on a free local port, stopped by `stop()`. */
+async function serve(bin: string, directory: string, env: Record<string, string | undefined>) {
+  const child = spawn(bin, ["serve", "--port", "0", "--hostname", "127.0.0.1"], {
+    cwd: directory,
+    env: { ...process.env, ...env, PWD: directory } as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+  let err = ""
+  child.stderr!.on("data", (d) => (err = (err + d).slice(-2_000)))
+  const stop = async () => {
+    // Never started (no such binary), or already gone.
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000)
+    await exited
+    clearTimeout(timer)
+  }
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ""
+    const timer = setTimeout(() => reject(new Error(`${bin} serve did not start within 60 s: ${err}`)), 60_000)
+    child.once("error", (error) => {
+      clearTimeout(timer)
+      reject(new Error(`cannot start ${bin} (${error.message}); pass --opencode <bin> or --server <url>`))
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${bin} serve exited (${code}): ${err}`))
+    })
+    child.stdout!.on("data", (d) => {
+      out += d
+      const match = /listening on (http:\/\/[^\s]+)/.exec(out)
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[1])
+      }
+    })
+  }).catch(async (error) => {
+    await stop()
+    throw error
+  })
+  return { url, stop }
+}

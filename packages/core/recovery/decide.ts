@@ -1,0 +1,137 @@
+import type { HostSessions } from "../sessions"
+import { RecoveryLease } from "./lease"
+import { SessionRecovery } from "./schema"
+
+/**
+ * The decisions of crash recovery as pure functions over values (heartbeats, the machine probe, stored messages):
+ * which sessions were interrupted, which tool calls a resume closes and with what, whether the todo list survived,
+ * and the texts shown to the user and the model.
+ *
+ * @example
+ * const found = RecoveryDecide.interrupted(beats, RecoveryLease.probe(), Date.now())
+ */
+export namespace RecoveryDecide {
+  export type Found = { beat: SessionRecovery.Heartbeat; reason: RecoveryLease.Verdict["reason"] }
+
+  /** The heartbeats whose owner is gone (see `RecoveryLease.judge`), oldest first. */
+  export function interrupted(beats: SessionRecovery.Heartbeat[], probe: RecoveryLease.Probe, now: number): Found[] {
+    const out: Found[] = []
+    for (const beat of beats) {
+      const verdict = RecoveryLease.judge(beat, probe, now)
+      if (verdict.interrupted) out.push({ beat, reason: verdict.reason })
+    }
+    return out.sort((a, b) => a.beat.lease.renewed - b.beat.lease.renewed)
+  }
+
+  type Message = { info: { id: string; role?: string }; parts: { type: string; [key: string]: unknown }[] }
+  type ToolPart = HostSessions.Part & {
+    type: "tool"
+    callID?: string
+    tool?: string
+    state: { status: string; input?: unknown; title?: string; metadata?: unknown; time?: { start?: number } }
+  }
+
+  /** Tool parts a crash left pending or running (never ended), in message order. */
+  export function unfinished(messages: Message[]): ToolPart[] {
+    const out: ToolPart[] = []
+    for (const message of messages)
+      for (const part of message.parts) {
+        if (part.type !== "tool") continue
+        const status = (part.state as { status?: string } | undefined)?.status
+        if (status === "pending" || status === "running") out.push(part as unknown as ToolPart)
+      }
+    return out
+  }
+
+  /**
+   * The part with its call ended by an error result (what OpenCode stores for a failed call): the model's next
+   * request carries a result for every call it made, and nothing runs the tool again.
+   *
+   * @example
+   * RecoveryDecide.closed(part, Date.now()).state // { status: "error", error: "Interrupted: …", input, time }
+   */
+  export function closed(part: ToolPart, now: number): HostSessions.Part {
+    const state = part.state
+    const start = typeof state.time?.start === "number" ? state.time.start : now
+    return {
+      ...part,
+      state: {
+        status: "error",
+        input: (state.input ?? {}) as Record<string, unknown>,
+        error: SessionRecovery.INTERRUPTED,
+        ...(state.metadata && typeof state.metadata === "object" ? { metadata: state.metadata } : {}),
+        time: { start, end: Math.max(now, start) },
+      },
+    }
+  }
+
+  export type TodoState = "unchanged" | "differs" | "unknown"
+
+  /** Whether the host's todo list is JSON-equal to the heartbeat's (the last state before the crash). */
+  export function todoState(snapshot: SessionRecovery.Todo[] | null, current: unknown[]): TodoState {
+    if (snapshot === null) return "unknown"
+    return canonical(snapshot) === canonical(current) ? "unchanged" : "differs"
+  }
+
+  /** JSON with object keys sorted, so key order does not count as a difference. */
+  export function canonical(value: unknown): string {
+    return JSON.stringify(value, (_key, v) =>
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : v,
+    )
+  }
+
+  /** One line for the startup report and `recovery list`. */
+  export function line(found: Found): string {
+    const b = found.beat
+    const tools = b.running.map((r) => (r.title ? `${r.tool} (${clip(r.title, 60)})` : r.tool))
+    const open = b.todos?.filter((t) => t.status === "pending" || t.status === "in_progress").length
+    const head = `${b.sessionID}${b.title ? ` "${clip(b.title, 50)}"` : ""} interrupted ${new Date(b.lease.renewed).toISOString()}`
+    const why = ` (${REASONS[found.reason as keyof typeof REASONS] ?? found.reason})`
+    return `${head}${why}${tools.length ? ` during ${tools.join(", ")}` : ""}${open ? `, ${open} open todo${open === 1 ? "" : "s"}` : ""}`
+  }
+
+  const REASONS = {
+    "owner-dead": "its OpenCode process is gone",
+    "pid-reused": "its OpenCode process is gone; the pid now belongs to another process",
+    rebooted: "the machine restarted",
+    "lease-expired": "its lease expired",
+  }
+
+  /**
+   * The synthetic message a resumed session gets: what was interrupted, that it was not re-run, the working
+   * directory, and the todo list when the host could not confirm it survived.
+   */
+  export function note(beat: SessionRecovery.Heartbeat, closedTools: SessionRecovery.Running[], todos: TodoState) {
+    const lines = [
+      `[session recovered] OpenCode stopped unexpectedly at ${new Date(beat.lease.renewed).toISOString()} while this session was working.`,
+    ]
+    if (closedTools.length)
+      lines.push(
+        `Tool calls that were running were closed with an error and NOT re-run: ${closedTools.map((t) => (t.title ? `${t.tool} (${clip(t.title, 120)})` : t.tool)).join("; ")}. Their effects are unknown: check before repeating them.`,
+      )
+    lines.push(`Working directory: ${beat.workdir}`)
+    if (todos === "differs" && beat.todos)
+      lines.push(
+        "The todo list before the interruption was:",
+        ...beat.todos.map((t) => `- [${t.status}] ${t.content}${t.priority ? ` (${t.priority})` : ""}`),
+      )
+    lines.push("Wait for the user's next instruction before continuing.")
+    return lines.join("\n")
+  }
+
+  export function clip(text: string, max: number) {
+    const one = text.replace(/\s+/g, " ").trim()
+    return one.length > max ? `${one.slice(0, max - 1)}…` : one
+  }
+
+  /** A short description of a call for the report: the bash command, a file path, a pattern. */
+  export function title(tool: string, args: unknown): string | undefined {
+    if (!args || typeof args !== "object") return undefined
+    const a = args as Record<string, unknown>
+    for (const key of ["command", "filePath", "path", "pattern", "url", "description"])
+      if (typeof a[key] === "string" && a[key]) return clip(a[key] as string, 200)
+    return tool === "task" && typeof a.prompt === "string" ? clip(a.prompt, 200) : undefined
+  }
+}

@@ -1,0 +1,276 @@
+import type { Hooks } from "@opencode-ai/plugin"
+import path from "path"
+import type { Host } from "../host"
+import { LocalState } from "../learning/local"
+import { errorMessage } from "../util/error"
+import type { Logger } from "../util/log"
+import { RecoveryDecide } from "./decide"
+import { RecoveryLease } from "./lease"
+import { SessionRecovery } from "./schema"
+import { RecoveryStore } from "./store"
+
+/**
+ * Crash recovery inside OpenCode — the I/O around `RecoveryLease` and `RecoveryDecide`:
+ *
+ * - At start (`report`): reads the project's heartbeats, logs one line per unreadable file and collects old ones,
+ *   and reports every session whose owner is gone (OpenCode's log, and a toast where a TUI listens) with the
+ *   commands that resume or dismiss it. Nothing is resumed.
+ * - While a session is busy (`session.status` busy, a model request's `chat.params`, a tool starting), its heartbeat is written: owner
+ *   identity and lease, the tool calls running (`tool.execute.before/after`), the last todo list (`todowrite`,
+ *   `todo.updated`, and the host's list when the session starts), the last shell working directory. The lease is
+ *   renewed every third of its length; the heartbeat is removed when the session goes idle, is deleted, or the
+ *   process exits normally — so a clean exit leaves nothing to report.
+ *
+ * @example
+ * const recovery = RecoveryHooks.create({ host, settings: SessionRecovery.DEFAULTS, log })
+ * recovery.report() // [{ beat, reason: "owner-dead" }] after a kill -9
+ */
+export namespace RecoveryHooks {
+  export type Options = {
+    host: Host
+    settings: SessionRecovery.Settings
+    log: Logger
+    now?: () => number
+    probe?: RecoveryLease.Probe
+    owner?: SessionRecovery.Owner
+  }
+
+  export type Instance = {
+    hooks: Hooks
+    folder: string
+    /** Scans the heartbeats and reports the interrupted sessions (called once when the feature starts). */
+    report(): RecoveryDecide.Found[]
+    /** Heartbeats this process holds, by session (tests, benchmark). */
+    tracked(): ReadonlyMap<string, SessionRecovery.Heartbeat>
+    /** Stops renewing and removes this process's heartbeats (what a normal exit does). */
+    close(): void
+  }
+
+  type Tracked = { beat: SessionRecovery.Heartbeat }
+
+  const live = new Set<Instance>()
+  let exitHook = false
+  function onExit() {
+    for (const instance of live) instance.close()
+  }
+
+  export function create(options: Options): Instance {
+    const { host, settings, log } = options
+    const now = options.now ?? Date.now
+    const root = LocalState.root(host.directory, host.worktree)
+    const folder = RecoveryStore.folder(root)
+    const owner = options.owner ?? RecoveryLease.self()
+    const sessions = new Map<string, Tracked>()
+    const todos = new Map<string, SessionRecovery.Todo[]>()
+    const workdirs = new Map<string, string>()
+    let timer: ReturnType<typeof setInterval> | undefined
+    let ignored = false
+
+    const write = (tracked: Tracked) => {
+      try {
+        RecoveryStore.write(folder, tracked.beat)
+      } catch (error) {
+        log.warn("heartbeat not written", { sessionID: tracked.beat.sessionID, error: errorMessage(error) })
+      }
+    }
+
+    const renew = () => {
+      const t = now()
+      for (const tracked of sessions.values()) {
+        tracked.beat.lease = { renewed: t, expires: t + settings.leaseMs }
+        write(tracked)
+      }
+    }
+
+    function start(sessionID: string): Tracked {
+      const known = sessions.get(sessionID)
+      if (known) return known
+      const t = now()
+      const tracked: Tracked = {
+        beat: {
+          version: 1,
+          sessionID,
+          directory: host.directory,
+          workdir: workdirs.get(sessionID) ?? host.directory,
+          owner,
+          lease: { renewed: t, expires: t + settings.leaseMs },
+          busySince: t,
+          todos: todos.get(sessionID) ?? null,
+          running: [],
+        },
+      }
+      sessions.set(sessionID, tracked)
+      if (sessions.size === 1) {
+        live.add(instance)
+        if (!exitHook) process.once("exit", onExit)
+        exitHook = true
+        timer = setInterval(renew, Math.max(1_000, Math.floor(settings.leaseMs / 3)))
+        timer.unref?.()
+      }
+      if (!ignored) {
+        ignored = true
+        try {
+          if (RecoveryStore.ensureIgnored(root)) log.info(`added ${LocalState.DIR}/ to ${root}/.gitignore`)
+        } catch (error) {
+          log.warn("could not add the local state folder to .gitignore", { error: errorMessage(error) })
+        }
+      }
+      write(tracked)
+      void learn(sessionID, tracked)
+      return tracked
+    }
+
+    /** The session's record and todo list from the host, once, without holding up the hook that started it. */
+    async function learn(sessionID: string, tracked: Tracked) {
+      const api = host.sessions
+      if (!api) return
+      try {
+        const [info, list] = await Promise.all([
+          api.get(sessionID).catch(() => undefined),
+          tracked.beat.todos === null ? api.todos(sessionID).catch(() => undefined) : undefined,
+        ])
+        if (sessions.get(sessionID) !== tracked) return
+        if (info?.parentID) {
+          // A subagent's session: its parent's heartbeat covers it (the parent's task call is what was running).
+          stop(sessionID)
+          return
+        }
+        if (info?.title) tracked.beat.title = info.title
+        if (list && tracked.beat.todos === null) tracked.beat.todos = list.map((t) => ({ ...t }))
+        write(tracked)
+      } catch (error) {
+        log.debug("session record not read", { sessionID, error: errorMessage(error) })
+      }
+    }
+
+    function stop(sessionID: string) {
+      if (!sessions.delete(sessionID)) return
+      RecoveryStore.remove(folder, sessionID)
+      if (sessions.size === 0) {
+        if (timer) clearInterval(timer)
+        timer = undefined
+        live.delete(instance)
+      }
+    }
+
+    function setTodos(sessionID: string, list: unknown) {
+      if (!Array.isArray(list)) return
+      const copy = list.map((t) => ({ ...(t as SessionRecovery.Todo) }))
+      todos.set(sessionID, copy)
+      const tracked = sessions.get(sessionID)
+      if (!tracked) return
+      tracked.beat.todos = copy
+      write(tracked)
+    }
+
+    const hooks: Hooks = {
+      // Called before every model request of a running loop. Not `chat.message`: a message added without a reply
+      // (noReply, as a resume adds its note) starts no loop, and would leave a heartbeat no idle ever removes.
+      // The title and summary agents run beside the loop and may finish after the session went idle.
+      async "chat.params"(input) {
+        if (input.agent === "title" || input.agent === "summary") return
+        start(input.sessionID)
+      },
+      async "tool.execute.before"(input, output) {
+        const tracked = start(input.sessionID)
+        const args = output.args as Record<string, unknown> | undefined
+        if (input.tool === "bash" && typeof args?.workdir === "string" && args.workdir) {
+          const dir = path.resolve(host.directory, args.workdir)
+          workdirs.set(input.sessionID, dir)
+          tracked.beat.workdir = dir
+        }
+        tracked.beat.running = tracked.beat.running.filter((r) => r.callID !== input.callID)
+        tracked.beat.running.push({
+          callID: input.callID,
+          tool: input.tool,
+          title: RecoveryDecide.title(input.tool, args),
+          started: now(),
+        })
+        write(tracked)
+      },
+      async "tool.execute.after"(input) {
+        if (input.tool === "todowrite") {
+          const next = (input as { args?: { todos?: unknown } }).args?.todos
+          if (Array.isArray(next)) todos.set(input.sessionID, next as SessionRecovery.Todo[])
+        }
+        const tracked = sessions.get(input.sessionID)
+        if (!tracked) return
+        tracked.beat.running = tracked.beat.running.filter((r) => r.callID !== input.callID)
+        const list = todos.get(input.sessionID)
+        if (input.tool === "todowrite" && list) tracked.beat.todos = list.map((t) => ({ ...t }))
+        write(tracked)
+      },
+      async event({ event }) {
+        const e = event as { type: string; properties?: any }
+        const p = e.properties ?? {}
+        switch (e.type) {
+          case "todo.updated":
+            if (typeof p.sessionID === "string") setTodos(p.sessionID, p.todos)
+            return
+          case "session.status":
+            if (typeof p.sessionID !== "string") return
+            if (p.status?.type === "idle") stop(p.sessionID)
+            else if (p.status?.type === "busy" || p.status?.type === "retry") start(p.sessionID)
+            return
+          case "session.idle":
+            if (typeof p.sessionID === "string") stop(p.sessionID)
+            return
+          case "session.deleted": {
+            const id = p.info?.id ?? p.sessionID
+            if (typeof id === "string") {
+              stop(id)
+              todos.delete(id)
+              workdirs.delete(id)
+            }
+            return
+          }
+        }
+      },
+    }
+
+    function report(): RecoveryDecide.Found[] {
+      const started = performance.now()
+      const { beats, skipped } = RecoveryStore.read(folder)
+      for (const s of skipped) log.warn(`skipping heartbeat ${s.file}: ${s.reason}`)
+      const t = now()
+      const removed = RecoveryStore.collect(folder, beats, t, settings.maxAgeDays * 86_400_000)
+      if (removed.length) log.info(`collected ${removed.length} old heartbeat file(s)`, { removed })
+      const gone = new Set(removed)
+      const found = RecoveryDecide.interrupted(
+        beats.filter((b) => !gone.has(`${b.sessionID}.json`)),
+        options.probe ?? RecoveryLease.probe(),
+        t,
+      )
+      const ms = Math.round((performance.now() - started) * 100) / 100
+      for (const f of found)
+        log.warn(
+          `interrupted session: ${RecoveryDecide.line(f)}. Resume: opencode-builtins recovery resume ${f.beat.sessionID}; dismiss: opencode-builtins recovery dismiss ${f.beat.sessionID}`,
+          { sessionID: f.beat.sessionID, reason: f.reason, scanMs: ms },
+        )
+      // Both figures in the text, so they can be read from any log format: the scan, and the process's age at report.
+      const age = Math.round(process.uptime() * 1000)
+      log.info(
+        `recovery scan: ${beats.length} heartbeat(s), ${found.length} interrupted, ${ms} ms, ${age} ms after the process started`,
+      )
+      if (found.length && host.sessions?.notify) {
+        const text =
+          found.length === 1
+            ? `Interrupted session ${RecoveryDecide.line(found[0])}. Resume: opencode-builtins recovery resume ${found[0].beat.sessionID}`
+            : `${found.length} interrupted sessions: opencode-builtins recovery list`
+        void host.sessions.notify(text, "warning").catch(() => {})
+      }
+      return found
+    }
+
+    const instance: Instance = {
+      hooks,
+      folder,
+      report,
+      tracked: () => new Map([...sessions].map(([id, t]) => [id, t.beat])),
+      close() {
+        for (const id of [...sessions.keys()]) stop(id)
+      },
+    }
+    return instance
+  }
+}

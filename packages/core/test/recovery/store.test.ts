@@ -1,0 +1,123 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { RecoveryStore } from "../../recovery/store"
+import { tmpdir } from "../fixture"
+import { beat } from "./beat"
+
+const DAY = 86_400_000
+
+describe("RecoveryStore: heartbeat files", () => {
+  test("written atomically under .opencode/builtins-local/recovery/, read back equal; no temporary file left", async () => {
+    await using dir = await tmpdir()
+    const folder = RecoveryStore.folder(dir.path)
+    expect(folder).toBe(path.join(dir.path, ".opencode/builtins-local/recovery"))
+    const b = beat()
+    RecoveryStore.write(folder, b)
+    expect(fs.readdirSync(folder)).toEqual(["ses_test1.json"])
+    expect(RecoveryStore.read(folder)).toEqual({ beats: [b], skipped: [] })
+    expect(RecoveryStore.remove(folder, b.sessionID)).toBe(true)
+    expect(RecoveryStore.remove(folder, b.sessionID)).toBe(false)
+    expect(RecoveryStore.read(folder).beats).toEqual([])
+  })
+
+  test("a missing folder reads as no heartbeats", async () => {
+    await using dir = await tmpdir()
+    expect(RecoveryStore.read(path.join(dir.path, "nowhere"))).toEqual({ beats: [], skipped: [] })
+  })
+
+  test("truncated, corrupt, foreign and misnamed files are skipped with the reason; the good one is kept", async () => {
+    await using dir = await tmpdir()
+    const folder = RecoveryStore.folder(dir.path)
+    const good = beat({ sessionID: "ses_good" })
+    RecoveryStore.write(folder, good)
+    const text = JSON.stringify(beat({ sessionID: "ses_cut" }))
+    await dir.write({
+      ".opencode/builtins-local/recovery/ses_cut.json": text.slice(0, text.length / 2),
+      ".opencode/builtins-local/recovery/ses_bin.json": new Uint8Array([0xff, 0x00, 0x13]),
+      ".opencode/builtins-local/recovery/ses_old.json": JSON.stringify({ version: 0, sessionID: "ses_old" }),
+      ".opencode/builtins-local/recovery/ses_other.json": JSON.stringify(beat({ sessionID: "ses_else" })),
+      ".opencode/builtins-local/recovery/notes.txt": "not a heartbeat",
+    })
+    const { beats, skipped } = RecoveryStore.read(folder)
+    expect(beats).toEqual([good])
+    const reasons = Object.fromEntries(skipped.map((s) => [path.basename(s.file), s.reason]))
+    expect(Object.keys(reasons).sort()).toEqual(["ses_bin.json", "ses_cut.json", "ses_old.json", "ses_other.json"])
+    expect(reasons["ses_cut.json"]).toStartWith("not JSON (truncated or corrupt")
+    expect(reasons["ses_bin.json"]).toStartWith("not JSON")
+    expect(reasons["ses_old.json"]).toStartWith("not a heartbeat: version")
+    expect(reasons["ses_other.json"]).toContain("holds session ses_else")
+  })
+
+  test("a session id that is not one is refused, never used as a path", async () => {
+    await using dir = await tmpdir()
+    expect(() => RecoveryStore.file(dir.path, "../../etc/passwd")).toThrow("is not a session id")
+    expect(() => RecoveryStore.write(dir.path, beat({ sessionID: "a/b" }))).toThrow("is not a session id")
+    expect(fs.readdirSync(dir.path)).toEqual([])
+  })
+
+  test("collectable: heartbeats not renewed for maxAge, unreadable files as old, temporary files after a minute", () => {
+    const now = 100 * DAY
+    const fresh = beat({}, now - DAY)
+    const old = beat({ sessionID: "ses_old" }, now - 8 * DAY)
+    expect(
+      RecoveryStore.collectable(
+        [
+          { name: "ses_test1.json", mtime: now - DAY, beat: fresh },
+          { name: "ses_old.json", mtime: now - 8 * DAY, beat: old },
+          { name: "ses_corrupt.json", mtime: now - 8 * DAY },
+          { name: "ses_corrupt2.json", mtime: now - DAY },
+          { name: "ses_x.json.1.abc.tmp", mtime: now - 61_000 },
+          { name: "ses_y.json.1.abc.tmp", mtime: now - 1_000 },
+          { name: "README", mtime: 0 },
+        ],
+        now,
+        7 * DAY,
+      ),
+    ).toEqual(["ses_old.json", "ses_corrupt.json", "ses_x.json.1.abc.tmp"])
+  })
+
+  test("collect removes what collectable selects, on disk", async () => {
+    await using dir = await tmpdir()
+    const folder = RecoveryStore.folder(dir.path)
+    const old = beat({ sessionID: "ses_old" }, Date.now() - 8 * DAY)
+    const fresh = beat({ sessionID: "ses_new" })
+    RecoveryStore.write(folder, old)
+    RecoveryStore.write(folder, fresh)
+    const tmp = path.join(folder, "ses_new.json.1.x.tmp")
+    fs.writeFileSync(tmp, "{")
+    const past = new Date(Date.now() - 120_000)
+    fs.utimesSync(tmp, past, past)
+    const removed = RecoveryStore.collect(folder, [old, fresh], Date.now(), 7 * DAY)
+    expect(removed.sort()).toEqual(["ses_new.json.1.x.tmp", "ses_old.json"])
+    expect(fs.readdirSync(folder)).toEqual(["ses_new.json"])
+  })
+})
+
+describe("RecoveryStore.ensureIgnored: the local state folder in .gitignore, once", () => {
+  test("added once to a git project's .gitignore, keeping its content and CRLF line endings", async () => {
+    await using dir = await tmpdir({ ".git/HEAD": "ref: refs/heads/main\n", ".gitignore": "node_modules\r\ndist" })
+    expect(RecoveryStore.ensureIgnored(dir.path)).toBe(true)
+    expect(RecoveryStore.ensureIgnored(dir.path)).toBe(false)
+    expect(fs.readFileSync(dir.file(".gitignore"), "utf8")).toBe(
+      "node_modules\r\ndist\r\n# opencode-builtins: local state (crash recovery heartbeats)\r\n.opencode/builtins-local/\r\n",
+    )
+  })
+
+  test("a line that already covers it (the folder, or .opencode/) means no change; no git, no .gitignore", async () => {
+    await using covered = await tmpdir({ ".git/HEAD": "x", ".gitignore": "/.opencode/\n" })
+    expect(RecoveryStore.ensureIgnored(covered.path)).toBe(false)
+    expect(fs.readFileSync(covered.file(".gitignore"), "utf8")).toBe("/.opencode/\n")
+    await using plain = await tmpdir({})
+    expect(RecoveryStore.ensureIgnored(plain.path)).toBe(false)
+    expect(fs.existsSync(plain.file(".gitignore"))).toBe(false)
+  })
+
+  test("created when the git project has none", async () => {
+    await using dir = await tmpdir({ ".git/HEAD": "x" })
+    expect(RecoveryStore.ensureIgnored(dir.path)).toBe(true)
+    expect(fs.readFileSync(dir.file(".gitignore"), "utf8")).toBe(
+      "# opencode-builtins: local state (crash recovery heartbeats)\n.opencode/builtins-local/\n",
+    )
+  })
+})
