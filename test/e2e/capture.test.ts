@@ -8,6 +8,7 @@ import { ModelServer } from "./model-server"
 import { targets } from "./targets"
 
 const TIMEOUT = { timeout: 240_000 }
+const CLI = path.join(Harness.ROOT, "packages/plugin/cli.ts")
 const THIRD_PARTY = pathToFileURL(path.join(Harness.ROOT, "test/fixtures/third-party-plugin.ts")).href
 
 const POLICY = {
@@ -115,6 +116,48 @@ for (const target of targets()) {
             const text = fs.readFileSync(path.join(store.folder, name), "utf8")
             for (const bytes of PROTECTED) expect(text).not.toContain(bytes)
           }
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+    test(
+      "MCP tools (opencode-builtins mcp as the project's MCP server): each call captured once with OpenCode's status",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.calls(
+            { name: "builtins_resource-query", args: { query: "deploy" } },
+            // Invalid arguments: the MCP server answers with an error result.
+            { name: "builtins_resource-query", args: { limit: "ten" } },
+          ),
+          ModelServer.text("done"),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: {
+            ".opencode/knowledge-base/deploy.md":
+              "---\ntitle: Deploying\ndescription: How we deploy with helm\ntags: [deploy]\n---\nRun helm.\n",
+          },
+          config: { mcp: { builtins: { type: "local", command: [process.execPath, CLI, "mcp", "--quiet"] } } },
+        })
+        try {
+          const result = await Harness.run(project, server, "Find the deploy notes")
+          expect(result.exitCode).toBe(0)
+          expect(result.tools.map((t) => t.tool)).toEqual(["builtins_resource-query", "builtins_resource-query"])
+          const records = CaptureStore.open(project.dir).list()
+          // One record per call OpenCode ran, with the status OpenCode gave it; the server adds none of its own.
+          expect(records).toHaveLength(2)
+          const reported = (result.events as any[])
+            .filter((e) => e.part?.type === "tool")
+            .map((e) => [e.part.callID, e.part.tool, e.part.state.status])
+            .sort()
+          expect(records.map((r) => [r.callID, r.tool, r.status]).sort()).toEqual(reported)
+          const ok = records.find((r) => r.args?.includes("deploy"))!
+          expect(ok.status).toBe("completed")
+          // The MCP result's text (OpenCode hands the hook its content parts), as the model got it.
+          expect(ok.output).toStartWith('{"query":{"query":"deploy"}')
+          expect(ok.output).toContain('"id":"deploy"')
         } finally {
           server.stop()
         }

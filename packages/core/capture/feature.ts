@@ -131,7 +131,9 @@ export namespace Capture {
       ) {
         try {
           if (!output || !first(input.sessionID, input.callID, input.tool)) return
-          const text = output.output ?? output.content
+          // MCP tools come with `content` (their result parts) and no `output` at this point.
+          const text =
+            typeof output.output === "string" ? output.output : (contentText(output.content) ?? output.output)
           save({
             callID: input.callID!,
             sessionID: input.sessionID ?? "",
@@ -179,6 +181,16 @@ export namespace Capture {
       },
     }
   }
+}
+
+/** The text parts of an MCP result joined (other parts named by type), or undefined when it is not one. */
+function contentText(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined
+  return content
+    .map((part: { type?: unknown; text?: unknown }) =>
+      part?.type === "text" && typeof part.text === "string" ? part.text : `[${String(part?.type)}]`,
+    )
+    .join("\n\n")
 }
 
 /**

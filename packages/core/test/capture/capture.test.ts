@@ -274,13 +274,21 @@ describe("tool-capture in the composition root", () => {
     }
   })
 
-  test("structured (MCP) content is stored as JSON when there is no text output", async () => {
+  test("an MCP result (content parts, no output yet) is stored as its text; other structured output as JSON", async () => {
     await using dir = await tmpdir()
     const hooks = Capture.hooks({ store: CaptureStore.open(dir.path), redact: (t) => t, log: Logger.silent })
     await hooks["tool.execute.after"](
       { tool: "docs_search", sessionID: "s", callID: "c1", args: { q: "x" } },
-      { title: "", content: [{ type: "text", text: "hit" }] },
+      {
+        title: "",
+        content: [
+          { type: "text", text: "hit" },
+          { type: "image", data: "AAAA" },
+        ],
+      },
     )
-    expect(CaptureStore.open(dir.path).get("c1").output).toBe('[{"type":"text","text":"hit"}]')
+    expect(CaptureStore.open(dir.path).get("c1").output).toBe("hit\n\n[image]")
+    await hooks["tool.execute.after"]({ tool: "x", sessionID: "s", callID: "c2" }, { title: "", output: { n: 1 } })
+    expect(CaptureStore.open(dir.path).get("c2").output).toBe('{"n":1}')
   })
 })
