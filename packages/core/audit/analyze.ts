@@ -852,20 +852,7 @@ export namespace PluginAnalysis {
       const spec = evalKey(arg, false)
       if (spec === NEED) return NEED
       if (spec === null) {
-        report(
-          call,
-          how === "import"
-            ? {
-                severity: "high",
-                rule: "dynamic-import",
-                message: "import() with a computed module name: what it loads is unknown",
-              }
-            : {
-                severity: "high",
-                rule: "dynamic-require",
-                message: "require() with a computed module name: what it loads is unknown",
-              },
-        )
+        report(call, AuditRules.dynamicLoad(how))
         return undefined
       }
       if (isRef(spec)) {

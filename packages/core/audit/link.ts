@@ -159,21 +159,7 @@ export namespace AuditLink {
       for (const d of mod.result.deferred) {
         if (d.kind === "module") {
           const spec = exports.constant(d.spec) ?? null
-          if (spec === null)
-            add(
-              d,
-              d.how === "import"
-                ? {
-                    severity: "high",
-                    rule: "dynamic-import",
-                    message: "import() with a computed module name: what it loads is unknown",
-                  }
-                : {
-                    severity: "high",
-                    rule: "dynamic-require",
-                    message: "require() with a computed module name: what it loads is unknown",
-                  },
-            )
+          if (spec === null) add(d, AuditRules.dynamicLoad(d.how))
           else {
             const verdict = AuditRules.moduleImport(PluginAnalysis.normalizeModule(spec))
             if (verdict) add(d, verdict)

@@ -145,6 +145,20 @@ export namespace AuditRules {
   }
 
   /**
+   * The verdict on `import()` or `require()` of a module name that is not a constant.
+   *
+   * @example
+   * AuditRules.dynamicLoad("import").rule // "dynamic-import"
+   */
+  export function dynamicLoad(how: "import" | "require"): Verdict {
+    return {
+      severity: "high",
+      rule: `dynamic-${how}`,
+      message: `${how}() with a computed module name: what it loads is unknown`,
+    }
+  }
+
+  /**
    * The finding for a value with a fully resolved path used at a site, or undefined when it is harmless. Environment
    * reads are reported where `process.env` itself is reached (see analyze.ts), not here.
    *
