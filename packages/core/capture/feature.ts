@@ -114,16 +114,18 @@ export namespace Capture {
      * True the first time a call is seen ending (captured from now on). Keyed by session and call id: a call id is
      * the model's, and some providers number calls per response.
      */
+    const keyOf = (sessionID: string | undefined, callID: string) => `${sessionID ?? ""}\u0000${callID}`
     function first(sessionID: string | undefined, callID: string | undefined, tool: string) {
-      const key = `${sessionID ?? ""}\u0000${callID}`
-      if (!callID || exclude.has(tool) || seen.has(key)) return false
+      if (!callID || exclude.has(tool)) return false
+      const key = keyOf(sessionID, callID)
+      if (seen.has(key)) return false
       remember(seen, key)
       return true
     }
 
     return {
-      async "tool.execute.before"(input: { tool: string; callID?: string }, _output: unknown) {
-        if (input.callID && !exclude.has(input.tool)) remember(started, input.callID, now())
+      async "tool.execute.before"(input: { tool: string; sessionID?: string; callID?: string }, _output: unknown) {
+        if (input.callID && !exclude.has(input.tool)) remember(started, keyOf(input.sessionID, input.callID), now())
       },
       async "tool.execute.after"(
         input: { tool: string; sessionID?: string; callID?: string; args?: unknown },
@@ -144,10 +146,10 @@ export namespace Capture {
             args: json(input.args),
             // Already redacted by the security layer's hook, which ran before this one.
             output: typeof text === "string" ? text : text === undefined ? undefined : JSON.stringify(text),
-            startedAt: started.get(input.callID!),
+            startedAt: started.get(keyOf(input.sessionID, input.callID!)),
             at: now(),
           })
-          started.delete(input.callID!)
+          started.delete(keyOf(input.sessionID, input.callID!))
         } catch (error) {
           log.error("capture: tool.execute.after failed", { error: errorMessage(error) })
         }
@@ -167,10 +169,10 @@ export namespace Capture {
               status: "error",
               args: json(part.state.input),
               error: json(typeof part.state.error === "string" ? part.state.error : errorMessage(part.state.error)),
-              startedAt: part.state.time?.start ?? started.get(part.callID!),
+              startedAt: part.state.time?.start ?? started.get(keyOf(part.sessionID, part.callID!)),
               at: part.state.time?.end ?? now(),
             })
-            started.delete(part.callID!)
+            started.delete(keyOf(part.sessionID, part.callID!))
           } catch (error) {
             log.error("capture: a failed call could not be captured", { error: errorMessage(error) })
           }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
 import { run } from "../../capture/cli"
 import { CaptureStore } from "../../capture/store"
 import { memoryIO } from "../../util/cli"
@@ -71,5 +72,18 @@ describe("opencode-builtins capture", () => {
     const unknown = memoryIO(dir.path)
     expect(await run(["frobnicate"], unknown)).toBe(2)
     expect(unknown.stderr).toContain("unknown command 'frobnicate'")
+  })
+  test("the store's limits come from the capture options, so every segment the feature wrote is read", async () => {
+    await using dir = await tmpdir({
+      ".opencode/opencode-builtins.json": JSON.stringify({ capture: { maxEntries: 80, segments: 8 } }),
+    })
+    const store = CaptureStore.open(dir.path, { maxEntries: 80, segments: 8 })
+    for (let i = 0; i < 75; i++)
+      store.append({ callID: `c${i}`, sessionID: "s", tool: "read", status: "completed", at: i })
+    expect(fs.readdirSync(store.folder)).toHaveLength(8)
+    const io = memoryIO(dir.path)
+    expect(await run(["list", "--json", "--limit", "1000"], io)).toBe(0)
+    expect(JSON.parse(io.stdout)).toHaveLength(store.all().length)
+    expect(store.all().length).toBeGreaterThan(CaptureStore.DEFAULTS.segments * 10)
   })
 })
