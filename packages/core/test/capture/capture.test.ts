@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { Builtins } from "../../builtins"
+import { BuiltinsSeams } from "../../builtins/seams"
 import { Capture } from "../../capture/feature"
 import { CaptureStore } from "../../capture/store"
 import type { Host } from "../../host"
@@ -290,5 +291,44 @@ describe("tool-capture in the composition root", () => {
     expect(CaptureStore.open(dir.path).get("c1").output).toBe("hit\n\n[image]")
     await hooks["tool.execute.after"]({ tool: "x", sessionID: "s", callID: "c2" }, { title: "", output: { n: 1 } })
     expect(CaptureStore.open(dir.path).get("c2").output).toBe('{"n":1}')
+  })
+})
+
+describe("tool-capture on the fork's route (BuiltinsSeams)", () => {
+  test("a completed call through Plugin.trigger is stored redacted; a failed one from the event OpenCode publishes", async () => {
+    await using dir = await tmpdir({ ".opencode-security.json": POLICY })
+    const seams = await BuiltinsSeams.create(host(dir.path), { options: {}, logger: () => Logger.silent })
+    try {
+      expect(seams.built[0]).toBe("tool-capture")
+      const input = { tool: "bash", sessionID: "ses_1", callID: "call_1", args: { command: "cat deploy.env" } }
+      const output = { title: "cat", output: `KEY=${KEY}\n`, metadata: {} }
+      // Another plugin appends to the result after core's hooks; the security layer's second pass redacts it.
+      await seams.trigger("tool.execute.after", input, output, async (out) => {
+        out.output += "(seen by another plugin)\n"
+      })
+      expect(output.output).toContain("(seen by another plugin)")
+      expect(output.output).not.toContain(KEY)
+      const [record] = CaptureStore.open(dir.path).list()
+      // Captured inside core's chain: redacted, before the other plugin's addition.
+      expect(record).toMatchObject({ callID: "call_1", status: "completed" })
+      expect(record.output).toContain("[REDACTED")
+      expect(record.output).not.toContain(KEY)
+      expect(record.output).not.toContain("(seen by another plugin)")
+
+      await seams.event({
+        type: "message.part.updated",
+        properties: errorEvent("call_2", "read", "gone").event.properties,
+      })
+      expect(
+        CaptureStore.open(dir.path)
+          .list()
+          .map((r) => [r.callID, r.status]),
+      ).toEqual([
+        ["call_2", "error"],
+        ["call_1", "completed"],
+      ])
+    } finally {
+      await seams.dispose()
+    }
   })
 })
