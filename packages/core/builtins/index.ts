@@ -41,6 +41,9 @@ export namespace Builtins {
   export const FEATURES: readonly BuiltinFeature[] = [
     CaptureFeature,
     SecurityFeature,
+    // Early, so its startup report does not wait for the features that index the project; after security, so a call
+    // the guard refuses never counts as running.
+    SessionRecoveryFeature,
     ResourcesFeature,
     DiscoveryFeature,
     AstFeature,
@@ -51,7 +54,6 @@ export namespace Builtins {
     LearningFeature,
     KnowledgeFeature,
     TodoContinuationFeature,
-    SessionRecoveryFeature,
   ]
 
   export type Input = {

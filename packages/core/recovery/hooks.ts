@@ -46,7 +46,10 @@ export namespace RecoveryHooks {
     close(): void
   }
 
-  type Tracked = { beat: SessionRecovery.Heartbeat }
+  type Tracked = { beat: SessionRecovery.Heartbeat; written?: string }
+
+  /** When this module was loaded: with the plugin, before any feature starts. */
+  const LOADED = performance.now()
 
   const live = new Set<Instance>()
   let exitHook = false
@@ -68,7 +71,11 @@ export namespace RecoveryHooks {
 
     const write = (tracked: Tracked) => {
       try {
-        RecoveryStore.write(folder, tracked.beat)
+        // The same state twice (todowrite's result, then its todo.updated event) is written once.
+        const text = JSON.stringify(tracked.beat)
+        if (text === tracked.written) return
+        RecoveryStore.write(folder, tracked.beat, text)
+        tracked.written = text
       } catch (error) {
         log.warn("heartbeat not written", { sessionID: tracked.beat.sessionID, error: errorMessage(error) })
       }
@@ -247,10 +254,12 @@ export namespace RecoveryHooks {
           `interrupted session: ${RecoveryDecide.line(f)}. Resume: opencode-builtins recovery resume ${f.beat.sessionID}; dismiss: opencode-builtins recovery dismiss ${f.beat.sessionID}`,
           { sessionID: f.beat.sessionID, reason: f.reason, scanMs: ms },
         )
-      // Both figures in the text, so they can be read from any log format: the scan, and the process's age at report.
+      // The figures in the text, so they can be read from any log format: the scan, and when it reported, counted
+      // from the plugin's load and from the process's start.
       const age = Math.round(process.uptime() * 1000)
+      const sinceLoad = Math.round(performance.now() - LOADED)
       log.info(
-        `recovery scan: ${beats.length} heartbeat(s), ${found.length} interrupted, ${ms} ms, ${age} ms after the process started`,
+        `recovery scan: ${beats.length} heartbeat(s), ${found.length} interrupted, ${ms} ms; reported ${sinceLoad} ms after the plugin loaded, ${age} ms after the process started`,
       )
       if (found.length && host.sessions?.notify) {
         const text =

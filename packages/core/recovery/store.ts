@@ -26,9 +26,9 @@ export namespace RecoveryStore {
     return path.join(folder, `${sessionID}.json`)
   }
 
-  /** Writes a heartbeat atomically. */
-  export function write(folder: string, beat: SessionRecovery.Heartbeat) {
-    LocalState.write(file(folder, beat.sessionID), JSON.stringify(beat))
+  /** Writes a heartbeat atomically (`text`: its JSON when the caller has it already). */
+  export function write(folder: string, beat: SessionRecovery.Heartbeat, text = JSON.stringify(beat)) {
+    LocalState.write(file(folder, beat.sessionID), text)
   }
 
   /** Removes a session's heartbeat; true when there was one. */

@@ -16,6 +16,7 @@ describe("Builtins.create: the composition root both routes call", () => {
     expect(built).toEqual([
       "tool-capture",
       "builtin-tool-security",
+      "crash-recovery",
       "resource-loader",
       "dynamic-discovery",
       "ast-grep",
@@ -26,7 +27,6 @@ describe("Builtins.create: the composition root both routes call", () => {
       "session-learning",
       "knowledge-injection",
       "todo-continuation",
-      "crash-recovery",
     ])
     expect(skipped).toEqual([])
     expect(Object.keys(hooks.tool ?? {}).sort()).toEqual([

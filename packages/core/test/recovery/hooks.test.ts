@@ -89,6 +89,23 @@ describe("RecoveryHooks: the heartbeat of a busy session", () => {
     expect(read("ses_2")).toBeUndefined()
   })
 
+  test("the same state twice (todowrite, then its todo.updated event) is written once", async () => {
+    await using dir = await tmpdir()
+    const { hooks, read } = setup(dir.path)
+    await hooks.event(status("ses_1", "busy"))
+    await hooks["tool.execute.after"](
+      { tool: "todowrite", sessionID: "ses_1", callID: "c", args: { todos: TODOS } },
+      { title: "", output: "", metadata: {} },
+    )
+    expect(read()!.todos).toEqual(TODOS)
+    const file = RecoveryStore.file(RecoveryStore.folder(dir.path), "ses_1")
+    fs.unlinkSync(file)
+    await hooks.event({ event: { type: "todo.updated", properties: { sessionID: "ses_1", todos: TODOS } } })
+    expect(fs.existsSync(file)).toBe(false)
+    await hooks.event({ event: { type: "todo.updated", properties: { sessionID: "ses_1", todos: [] } } })
+    expect(read()!.todos).toEqual([])
+  })
+
   test("close (a normal exit) removes every heartbeat this process holds", async () => {
     await using dir = await tmpdir()
     const { hooks, read, recovery } = setup(dir.path)
