@@ -73,6 +73,8 @@ export namespace Capture {
     log: Logger
     exclude?: readonly string[]
     now?: () => number
+    /** Awaited before redacting (the guard's first index of protected files; see `LocalState.ready`). */
+    ready?: () => Promise<void>
   }) {
     const { store, redact, log } = options
     const now = options.now ?? Date.now
@@ -110,11 +112,9 @@ export namespace Capture {
       }
     }
 
-    /**
-     * True the first time a call is seen ending (captured from now on). Keyed by session and call id: a call id is
-     * the model's, and some providers number calls per response.
-     */
+    /** Calls are keyed by session and call id: a call id is the model's, and some providers number calls per response. */
     const keyOf = (sessionID: string | undefined, callID: string) => `${sessionID ?? ""}\u0000${callID}`
+    /** True the first time a call is seen ending (captured from now on). */
     function first(sessionID: string | undefined, callID: string | undefined, tool: string) {
       if (!callID || exclude.has(tool)) return false
       const key = keyOf(sessionID, callID)
@@ -133,6 +133,7 @@ export namespace Capture {
       ) {
         try {
           if (!output || !first(input.sessionID, input.callID, input.tool)) return
+          await options.ready?.()
           // MCP tools come with `content` (their result parts) and no `output` at this point.
           const text =
             typeof output.output === "string" ? output.output : (contentText(output.content) ?? output.output)
@@ -161,6 +162,7 @@ export namespace Capture {
           if (part?.type !== "tool" || part.state?.status !== "error") return
           try {
             if (!first(part.sessionID, part.callID, part.tool ?? "")) return
+            await options.ready?.()
             save({
               callID: part.callID!,
               sessionID: part.sessionID ?? "",
@@ -206,6 +208,12 @@ export const CaptureFeature: BuiltinFeature = {
     const config = validSection(Capture.Config, options, "capture", log)
     const { exclude, ...limits } = config
     const store = CaptureStore.open(LocalState.root(host.directory, host.worktree), limits)
-    return Capture.hooks({ store, redact: LocalState.redactor(host), log, exclude })
+    return Capture.hooks({
+      store,
+      redact: LocalState.redactor(host),
+      log,
+      exclude,
+      ready: () => LocalState.ready(host),
+    })
   },
 }
