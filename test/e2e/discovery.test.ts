@@ -25,20 +25,6 @@ const HOME = {
     "---\nname: concise\ndescription: Short answers without preamble\n---\nBe brief.\n",
 }
 
-/** The text of the user messages of a recorded request (OpenAI chat format: a string or text parts). */
-function userText(request: ModelServer.RecordedRequest): string[] {
-  return (request.body.messages as any[])
-    .filter((m) => m.role === "user")
-    .map((m) =>
-      typeof m.content === "string"
-        ? m.content
-        : (m.content as any[])
-            .filter((c) => c.type === "text")
-            .map((c) => c.text)
-            .join("\n"),
-    )
-}
-
 for (const target of targets()) {
   describe(`dynamic discovery on stock opencode ${target.label}`, () => {
     test(
@@ -56,7 +42,7 @@ for (const target of targets()) {
           expect(result.exitCode).toBe(0)
           expect(result.text).toContain("Noted.")
           const [turn] = server.turns()
-          const texts = userText(turn)
+          const texts = ModelServer.userTexts(turn)
           expect(texts).toHaveLength(1)
           const user = texts[0]
           // The user's words first, then the one suggestion block with what matched and how to use it.
@@ -77,7 +63,7 @@ for (const target of targets()) {
           const second = await Harness.run(project, server, "What time is it?")
           expect(second.exitCode).toBe(0)
           const later = server.turns()[1]
-          expect(userText(later).join("\n")).not.toContain("<dynamic-context>")
+          expect(ModelServer.userTexts(later).join("\n")).not.toContain("<dynamic-context>")
           expect(server.overruns).toBe(0)
         } finally {
           server.stop()

@@ -7,21 +7,6 @@ import { targets } from "./targets"
 
 const TIMEOUT = { timeout: 240_000 }
 
-/** The text of the user messages of a recorded request (OpenAI chat format: a string or text parts). */
-function userText(request: ModelServer.RecordedRequest): string {
-  return (request.body.messages as any[])
-    .filter((m) => m.role === "user")
-    .map((m) =>
-      typeof m.content === "string"
-        ? m.content
-        : (m.content as any[])
-            .filter((c) => c.type === "text")
-            .map((c) => c.text)
-            .join("\n"),
-    )
-    .join("\n")
-}
-
 const PROJECT = {
   ".opencode/knowledge-base/packages.md":
     "---\ntitle: Package management\ndescription: How dependencies are installed in this repository\ntags: [dependencies, install]\n---\nThe lockfile is committed.\n",
@@ -47,7 +32,7 @@ for (const target of targets()) {
           const second = await Harness.run(project, server, "no, use pnpm instead of npm", { args: ["--continue"] })
           expect(second.exitCode).toBe(0)
           // Same session, so the second turn was sent the first one's exchange.
-          expect(userText(server.turns()[1])).toContain("Install the dependencies please")
+          expect(ModelServer.userTexts(server.turns()[1]).join("\n")).toContain("Install the dependencies please")
 
           // Stored when the session went idle (the run ends right after): redacted, with its provenance.
           const saved = JSON.parse(fs.readFileSync(store, "utf8"))
@@ -61,7 +46,7 @@ for (const target of targets()) {
           const third = await Harness.run(project, server, "Add the left-pad dependency")
           expect(third.exitCode).toBe(0)
           const next = server.turns()[2]
-          const text = userText(next)
+          const text = ModelServer.userTexts(next).join("\n")
           expect(text).toContain("Add the left-pad dependency")
           expect(text).toContain("<project-knowledge>")
           expect(text).toContain("- Correction: Use pnpm instead of npm")

@@ -57,6 +57,25 @@ export namespace ModelServer {
 
   const TITLE = "Scripted session"
 
+  /**
+   * The text of each user message of a recorded request (OpenAI chat format: a string or text parts, joined by lines).
+   *
+   * @example
+   * ModelServer.userTexts(server.turns()[0]) // ["Please tag and ship…\n<dynamic-context>…"]
+   */
+  export function userTexts(request: RecordedRequest): string[] {
+    return (request.body.messages as any[])
+      .filter((m) => m.role === "user")
+      .map((m) =>
+        typeof m.content === "string"
+          ? m.content
+          : (m.content as any[])
+              .filter((c) => c.type === "text")
+              .map((c) => c.text)
+              .join("\n"),
+      )
+  }
+
   export function start(scenario: Step[] = []): Instance {
     const steps = [...scenario]
     let next = 0
