@@ -14,6 +14,8 @@ import type {
   PublishDiagnosticsParams,
   ServerCapabilities,
 } from "vscode-languageserver-protocol"
+import z from "zod"
+import { NamedError } from "../util/error"
 import type { Logger } from "../util/log"
 import { LspServers } from "./servers"
 
@@ -49,6 +51,11 @@ export class LspClient {
   /** Milliseconds the `initialize` handshake took (spawn to answer). */
   initMs = 0
 
+  /** The server's process id, also the id of its process group (its helpers, e.g. tsserver, are in it). */
+  get pid(): number | undefined {
+    return this.proc.pid
+  }
+
   private readonly docs = new Map<string, { uri: string; version: number; text: string; languageId: string }>()
   /** Latest publish per URI: its diagnostics, its version when the server gave one, and its arrival number. */
   private readonly published = new Map<string, { items: Diagnostic[]; version?: number; seq: number }>()
@@ -73,14 +80,17 @@ export class LspClient {
 
   /**
    * Spawns the server in its own process group (so stopping it also stops the helpers it starts), connects and
-   * initialises it. Throws when it exits or does not answer `initialize` within 45 s; the process is then stopped.
+   * initialises it. Throws `LspClient.StartFailed` when it cannot be started, exits, or does not answer `initialize`
+   * within `initializeTimeoutMs` (default 45 s); the process is then stopped.
    */
   static async start(input: {
     spec: Pick<LspServers.Spec, "id" | "diagnostics">
     root: string
     launch: LspServers.Launch
     log: Logger
+    initializeTimeoutMs?: number
   }): Promise<LspClient> {
+    const limit = input.initializeTimeoutMs ?? LspClient.INITIALIZE_TIMEOUT_MS
     const started = performance.now()
     const [bin, ...args] = input.launch.command
     const proc = spawn(bin, args, {
@@ -113,9 +123,7 @@ export class LspClient {
       const result = await Promise.race([
         connection.sendRequest<InitializeResult>("initialize", client.initializeParams()),
         exited.then((reason) => Promise.reject(new Error(reason))),
-        delay(LspClient.INITIALIZE_TIMEOUT_MS).then(() =>
-          Promise.reject(new Error(`${input.spec.id} did not answer initialize within 45 s`)),
-        ),
+        delay(limit).then(() => Promise.reject(new Error(`it did not answer initialize within ${limit / 1000} s`))),
       ])
       client.capabilities = result.capabilities ?? {}
       await connection.sendNotification("initialized", {})
@@ -127,9 +135,21 @@ export class LspClient {
       return client
     } catch (error) {
       await client.stop()
-      throw error
+      throw new LspClient.StartFailed({
+        server: input.spec.id,
+        reason: error instanceof Error ? error.message : String(error),
+      })
     }
   }
+
+  /** A server that could not be started or initialised: its answers are unknown (never an empty result). */
+  static readonly StartFailed = NamedError.create(
+    "LspServerStartFailed",
+    z.object({ server: z.string(), reason: z.string() }),
+    (d) =>
+      `The ${d.server} language server did not start: ${d.reason}. Nothing is known about the file (this is not a ` +
+      `clean result); check the server's command in opencode.json "lsp" or call again.`,
+  )
 
   private markDead(reason: string) {
     if (this.dead) return

@@ -43,6 +43,8 @@ export namespace Lsp {
     access?: (file: string, op: "read" | "write") => Promise<string | undefined>
     segments?: () => { write: { start: string; end: string }[] }
     diagnosticsTimeoutMs?: number
+    /** How long a starting server may take to answer `initialize` (default 45 s). */
+    initializeTimeoutMs?: number
   }
 
   export type Position = { file: string; line: number; character: number }
@@ -127,7 +129,13 @@ export namespace Lsp {
           missing ??= { spec }
           continue
         }
-        pending = LspClient.start({ spec, root, launch, log: input.log }).then((client) => {
+        pending = LspClient.start({
+          spec,
+          root,
+          launch,
+          log: input.log,
+          initializeTimeoutMs: input.initializeTimeoutMs,
+        }).then((client) => {
           live.add(client)
           return client
         })

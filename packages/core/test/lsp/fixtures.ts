@@ -57,3 +57,29 @@ async function scan(dir: string): Promise<number[]> {
   }
   return out
 }
+
+/**
+ * Live processes in the given process groups (a server and the helpers it started; pyright changes its working
+ * directory to its own package, so `processesIn` cannot see it).
+ */
+export async function processesInGroups(groups: number[], waitMs = 3000): Promise<number[]> {
+  const deadline = Date.now() + waitMs
+  for (;;) {
+    const found = await groupScan(new Set(groups))
+    if (!found.length || Date.now() > deadline) return found
+    await Bun.sleep(100)
+  }
+}
+
+async function groupScan(groups: Set<number>): Promise<number[]> {
+  const out: number[] = []
+  for (const pid of await fs.readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(pid)) continue
+    const stat = await fs.readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    if (fields[0] === "Z") continue
+    if (groups.has(Number(fields[2]))) out.push(Number(pid))
+  }
+  return out
+}

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import path from "path"
+import { LspClient } from "../../lsp/client"
 import { LspEdit } from "../../lsp/edit"
 import { LspServers } from "../../lsp/servers"
 import { Lsp } from "../../lsp/service"
 import { Logger } from "../../util/log"
-import { SILENT, THREE_FILES, processesIn, project, tsc } from "./fixtures"
+import { SILENT, THREE_FILES, processesIn, processesInGroups, project, tsc } from "./fixtures"
 
 // Real language servers from npm (typescript-language-server 6.0.2 + TypeScript 5.9.3, pyright 1.1.414). Each
 // describe block starts its servers once and stops them in afterAll; the last test checks none is left.
@@ -228,8 +229,10 @@ describe("lsp with pyright", () => {
           'def total(values: list[int]) -> int:\n    return sum(values)\n\nlabel: int = "x"\nprint(total([1]))\n',
       })
       const lsp = Lsp.create({ directory: proj.dir, worktree: proj.dir, log, config: true })
+      const groups: number[] = []
       try {
         const report = await lsp.diagnostics({ file: "app.py", severity: "error" })
+        groups.push(...(await lsp.running()).map((c) => c.pid!))
         expect(report.status).toBe("ok")
         const [d] = report.files[0].items
         expect(d.range.start).toEqual({ line: 3, character: 13 })
@@ -251,6 +254,59 @@ describe("lsp with pyright", () => {
         await lsp.stop()
       }
       expect(await processesIn(proj.dir)).toEqual([])
+      // pyright works from its own package folder: its process group is what shows it stopped.
+      expect(groups).toHaveLength(1)
+      expect(await processesInGroups(groups)).toEqual([])
+    },
+    SLOW,
+  )
+})
+
+describe("lsp when the host dies", () => {
+  test(
+    "the host killed with SIGKILL (no exit hook runs): its servers and their helpers exit on their own",
+    async () => {
+      await using proj = await project({
+        ...THREE_FILES,
+        "pyproject.toml": "",
+        "app.py": "x: int = 1\n",
+      })
+      const script = path.join(proj.dir, "host.ts")
+      const service = path.resolve(import.meta.dir, "../../lsp/service.ts")
+      const logger = path.resolve(import.meta.dir, "../../util/log.ts")
+      await fs.writeFile(
+        script,
+        [
+          `import { Lsp } from ${JSON.stringify(service)}`,
+          `import { Logger } from ${JSON.stringify(logger)}`,
+          `const lsp = Lsp.create({ directory: ${JSON.stringify(proj.dir)}, worktree: ${JSON.stringify(proj.dir)}, log: Logger.silent, config: true })`,
+          `await lsp.diagnostics({ file: "src/a.ts" })`,
+          `await lsp.diagnostics({ file: "app.py" })`,
+          `console.log(JSON.stringify((await lsp.running()).map((c) => c.pid)))`,
+          `setInterval(() => {}, 1000)`,
+        ].join("\n"),
+      )
+      const host = Bun.spawn([process.execPath, script], { cwd: proj.dir, stdout: "pipe", stderr: "pipe" })
+      const timer = setTimeout(() => host.kill("SIGKILL"), 120_000)
+      let groups: number[] = []
+      try {
+        const reader = host.stdout.getReader()
+        let out = ""
+        while (!out.includes("\n")) {
+          const { value, done } = await reader.read()
+          if (done) break
+          out += new TextDecoder().decode(value)
+        }
+        groups = JSON.parse(out.trim() || "[]")
+        expect(groups).toHaveLength(2) // typescript-language-server and pyright
+        expect((await processesInGroups(groups, 0)).length).toBeGreaterThanOrEqual(3) // tsserver is in the first group
+      } finally {
+        clearTimeout(timer)
+        host.kill("SIGKILL")
+        await host.exited
+      }
+      // They watch the processId sent in initialize and their stdin; a generous wait, no timing asserted.
+      expect(await processesInGroups(groups, 60_000)).toEqual([])
     },
     SLOW,
   )
@@ -270,6 +326,28 @@ describe("lsp without a usable server", () => {
       const report = await lsp.diagnostics({ file: "a.silent" })
       expect(report.status).toBe("timeout")
       expect(report.files[0]).toMatchObject({ server: "silent", status: "timeout", items: [] })
+    } finally {
+      await lsp.stop()
+    }
+    expect(await processesIn(proj.dir)).toEqual([])
+  })
+
+  test("a server that never answers initialize: a named error saying so, never a result", async () => {
+    await using proj = await project({ "a.mute": "anything\n" })
+    const lsp = Lsp.create({
+      directory: proj.dir,
+      worktree: proj.dir,
+      log,
+      config: { mute: { command: ["node", SILENT, "--mute"], extensions: [".mute"] } },
+      initializeTimeoutMs: 500,
+    })
+    try {
+      const error = await lsp.diagnostics({ file: "a.mute" }).catch((e) => e)
+      expect(LspClient.StartFailed.is(error)).toBe(true)
+      expect(error.message).toBe(
+        "The mute language server did not start: it did not answer initialize within 0.5 s. Nothing is known about " +
+          'the file (this is not a clean result); check the server\'s command in opencode.json "lsp" or call again.',
+      )
     } finally {
       await lsp.stop()
     }
