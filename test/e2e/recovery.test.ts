@@ -67,6 +67,23 @@ function unanswered(messages: any[]): string[] {
   return messages.flatMap((m) => (m.tool_calls ?? []).map((c: any) => c.id)).filter((id: string) => !answered.has(id))
 }
 
+/** Runs a slash command in a session through the server's command route (what the TUI sends when the user types it). */
+async function slash(serve: Serve.Instance, dir: string, sessionID: string, command: string, args: string) {
+  const response = await fetch(`${serve.url}/session/${sessionID}/command?directory=${encodeURIComponent(dir)}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ command, arguments: args }),
+  })
+  if (!response.ok) throw new Error(`/${command} ${args}: HTTP ${response.status} ${await response.text()}`)
+  await serve.waitFor(async () => !(await serve.busy(sessionID)), 60_000)
+}
+
+/** The text of the last user message of a recorded request. */
+function lastUser(request: ModelServer.RecordedRequest): string {
+  const content = (request.body.messages as any[]).filter((m) => m.role === "user").at(-1)?.content
+  return typeof content === "string" ? content : (content ?? []).map((p: any) => p.text ?? "").join("\n")
+}
+
 for (const target of targets()) {
   describe(`crash recovery on stock opencode ${target.label}`, () => {
     test(
@@ -76,7 +93,10 @@ for (const target of targets()) {
           ModelServer.call("todowrite", { todos: TODOS }),
           ModelServer.call("bash", { command: BASH("runs-a.txt"), description: "long job A" }),
           ModelServer.call("bash", { command: BASH("runs-b.txt"), description: "long job B" }),
+          ModelServer.call("bash", { command: BASH("runs-c.txt"), description: "long job C" }),
+          ModelServer.text("Three sessions were interrupted."),
           ModelServer.text("The job was interrupted; I will check runs-a.txt before running it again."),
+          ModelServer.text("Session B is archived."),
         ])
         // Todo continuation is switched off so every model request in this scenario is one the test asks for.
         await using project = await Harness.project({
@@ -84,20 +104,23 @@ for (const target of targets()) {
           files: { ".opencode/opencode-builtins.json": JSON.stringify({ todoContinuation: { enabled: false } }) },
         })
         const folder = path.join(project.dir, HEARTBEATS)
+        const runs = (x: string) => lines(path.join(project.dir, `runs-${x}.txt`))
         try {
-          // 1. Two sessions busy in a long bash call, then OpenCode is killed with SIGKILL.
-          let a: string
-          let b: string
+          // 1. Three sessions busy in a long bash call, then OpenCode is killed with SIGKILL.
+          const ids: Record<string, string> = {}
           {
             await using first = await Serve.start(project, server)
-            a = await first.createSession()
-            await first.promptAsync(a, "Build the parser")
-            await first.waitFor(async () => (await first.runningTools(a)).includes("bash"), 60_000)
-            b = await first.createSession()
-            await first.promptAsync(b, "Run job B")
-            await first.waitFor(async () => (await first.runningTools(b)).includes("bash"), 60_000)
-            await first.waitFor(async () => lines(path.join(project.dir, "runs-b.txt")) === 1, 10_000)
-            const beat = JSON.parse(fs.readFileSync(path.join(folder, `${a}.json`), "utf8"))
+            for (const [x, prompt] of [
+              ["a", "Build the parser"],
+              ["b", "Run job B"],
+              ["c", "Run job C"],
+            ]) {
+              const id = (ids[x] = await first.createSession())
+              await first.promptAsync(id, prompt)
+              await first.waitFor(async () => (await first.runningTools(id)).includes("bash"), 60_000)
+              await first.waitFor(async () => runs(x) === 1, 10_000)
+            }
+            const beat = JSON.parse(fs.readFileSync(path.join(folder, `${ids.a}.json`), "utf8"))
             expect(beat.todos).toEqual(TODOS)
             expect(beat.running.map((r: any) => r.title)).toEqual([BASH("runs-a.txt")])
             expect(beat.owner.pid).toBe(first.pid)
@@ -107,23 +130,18 @@ for (const target of targets()) {
             expect(JSON.parse(live.stdout)).toEqual([])
             process.kill(first.pid, "SIGKILL")
           }
+          const { a, b, c } = ids
           for (const pid of strays(project.dir)) process.kill(pid, "SIGKILL")
-          expect(lines(path.join(project.dir, "runs-a.txt"))).toBe(1)
           // .gitignore got the local state folder once.
           expect(fs.readFileSync(path.join(project.dir, ".gitignore"), "utf8").match(/builtins-local/g)).toHaveLength(1)
 
-          // 2. The next start reports both sessions (log line at plugin start; the CLI lists them).
+          // 2. The next start reports the three sessions (log line at plugin start; the CLI lists them).
           const listed = await cli(project, ["recovery", "list", "--json"])
           expect(
             JSON.parse(listed.stdout)
-              .map((x: any) => [x.sessionID, x.reason])
+              .map((x: any) => `${x.sessionID} ${x.reason}`)
               .sort(),
-          ).toEqual(
-            [
-              [a, "owner-dead"],
-              [b, "owner-dead"],
-            ].sort(),
-          )
+          ).toEqual([a, b, c].map((id) => `${id} owner-dead`).sort())
           const spawned = performance.now()
           await using second = await Serve.start(project, server)
           const listening = performance.now()
@@ -132,14 +150,13 @@ for (const target of targets()) {
           await fetch(`${second.url}/session?directory=${encodeURIComponent(project.dir)}`)
           await second.waitFor(async () => logs(project).includes(`interrupted session: ${a}`), 30_000)
           const reported = performance.now()
-          expect(logs(project)).toContain(`interrupted session: ${b}`)
-          expect(logs(project)).toContain(`opencode-builtins recovery resume ${a}`)
+          for (const id of [b, c]) expect(logs(project)).toContain(`interrupted session: ${id}`)
+          expect(logs(project)).toContain(`/recover resume ${a}`)
           // The figures the feature logs itself: the scan, and when it reported, from the plugin's load.
-          const scan =
-            /recovery scan: \d+ heartbeat\(s\), 2 interrupted, ([\d.]+) ms; reported (\d+) ms after the plugin loaded, (\d+) ms after the process started/.exec(
-              logs(project),
-            )
-          expect(scan).not.toBeNull()
+          const figures =
+            /recovery scan: \d+ heartbeat\(s\), 3 interrupted, ([\d.]+) ms; reported (\d+) ms after the plugin loaded, (\d+) ms after the process started/
+          await second.waitFor(async () => figures.test(logs(project)), 10_000)
+          const scan = figures.exec(logs(project))
           console.log(
             `[recovery ${target.version}] scan ${scan![1]} ms, reported ${scan![2]} ms after the plugin loaded ` +
               `(${scan![3]} ms after the process started); the line was in the log ${Math.round(reported - request)} ms ` +
@@ -148,12 +165,19 @@ for (const target of targets()) {
           // Baseline: stock OpenCode leaves the call running in the stored history.
           expect(await second.runningTools(a)).toEqual(["bash"])
 
-          // 3. Resume through the running server.
+          // 3. /recover in a new session lists them; the model is sent the outcome, not the template.
+          const d = await second.createSession()
+          await slash(second, project.dir, d, "recover", "")
+          const listing = lastUser(server.turns().at(-1)!)
+          expect(listing).toContain("[session recovery] 3 interrupted sessions:")
+          for (const id of [a, b, c]) expect(listing).toMatch(new RegExp(`^- ${id} .* interrupted .* during bash`, "m"))
+
+          // 4. Resume A through the running server with the CLI.
           const resumed = await cli(project, ["recovery", "resume", a, "--server", second.url, "--json"])
           expect(resumed.stderr).toBe("")
           expect(resumed.code).toBe(0)
           const result = JSON.parse(resumed.stdout)
-          expect(result.closed.map((c: any) => c.tool)).toEqual(["bash"])
+          expect(result.closed.map((x: any) => x.tool)).toEqual(["bash"])
           expect(result.todos).toBe("unchanged")
           expect(result.workdir).toBe(project.dir)
           expect(fs.existsSync(path.join(folder, `${a}.json`))).toBe(false)
@@ -170,7 +194,7 @@ for (const target of targets()) {
           await second.waitFor(async () => server.turns().length > before && !(await second.busy(a)), 60_000)
           const sent = server.turns().at(-1)!.body.messages as any[]
           expect(unanswered(sent)).toEqual([])
-          const call = sent.flatMap((m) => m.tool_calls ?? []).find((c: any) => c.function.name === "bash")
+          const call = sent.flatMap((m) => m.tool_calls ?? []).find((x: any) => x.function.name === "bash")
           const answer = sent.find((m) => m.role === "tool" && m.tool_call_id === call.id)
           expect(JSON.stringify(answer.content)).toContain("Interrupted: OpenCode stopped")
           expect(JSON.stringify(sent)).toContain(`Working directory: ${project.dir}`)
@@ -178,21 +202,30 @@ for (const target of targets()) {
           expect(last.info.role).toBe("assistant")
           expect(last.info.error).toBeUndefined()
           expect(last.parts.map((p: any) => p.text ?? "").join("")).toContain("I will check runs-a.txt")
-          // Never re-run: the side effect happened once.
-          expect(lines(path.join(project.dir, "runs-a.txt"))).toBe(1)
           expect(fs.existsSync(path.join(folder, `${a}.json`))).toBe(false)
 
-          // 4. Dismiss without a running server: the command starts its own `opencode serve` and stops it.
-          const dismissed = await cli(project, ["recovery", "dismiss", b, "--json"], { OPENCODE_BIN: target.bin })
+          // 5. /recover dismiss B from a session (the TUI's way): closed, archived, heartbeat gone.
+          await slash(second, project.dir, d, "recover", `dismiss ${b}`)
+          expect(lastUser(server.turns().at(-1)!)).toContain(`[session recovery] Session ${b} dismissed and archived`)
+          const infoB = await fetch(`${second.url}/session/${b}?directory=${encodeURIComponent(project.dir)}`)
+          expect(((await infoB.json()) as any).time.archived).toBeNumber()
+          const bashB = (await second.messages(b)).flatMap((m: any) => m.parts).find((p: any) => p.tool === "bash")
+          expect(bashB.state.status).toBe("error")
+          expect(fs.existsSync(path.join(folder, `${b}.json`))).toBe(false)
+
+          // 6. Dismiss C without a running server: the command starts its own `opencode serve` and stops it.
+          const dismissed = await cli(project, ["recovery", "dismiss", c, "--json"], { OPENCODE_BIN: target.bin })
           expect(dismissed.stderr).toBe("")
           expect(dismissed.code).toBe(0)
-          expect(JSON.parse(dismissed.stdout).closed.map((c: any) => c.tool)).toEqual(["bash"])
-          const info = await fetch(`${second.url}/session/${b}?directory=${encodeURIComponent(project.dir)}`)
-          expect(((await info.json()) as any).time.archived).toBeNumber()
-          expect(fs.existsSync(path.join(folder, `${b}.json`))).toBe(false)
-          expect(lines(path.join(project.dir, "runs-b.txt"))).toBe(1)
+          expect(JSON.parse(dismissed.stdout).closed.map((x: any) => x.tool)).toEqual(["bash"])
+          const infoC = await fetch(`${second.url}/session/${c}?directory=${encodeURIComponent(project.dir)}`)
+          expect(((await infoC.json()) as any).time.archived).toBeNumber()
+          expect(fs.existsSync(path.join(folder, `${c}.json`))).toBe(false)
 
-          // 5. A clean run leaves nothing to report.
+          // Never re-run: each side effect happened once.
+          expect([runs("a"), runs("b"), runs("c")]).toEqual([1, 1, 1])
+
+          // 7. A clean run leaves nothing to report.
           const clean = await Harness.run(project, server, "Say hello", { timeoutMs: 120_000 })
           expect(clean.exitCode).toBe(0)
           expect(fs.readdirSync(folder)).toEqual([])

@@ -38,7 +38,7 @@ export namespace BuiltIn {
     "todo-continuation":
       "a turn that ends with todos open goes on with a synthetic message listing them, at most N times (default 3), never after an abort, a question or in plan mode",
     "crash-recovery":
-      "busy sessions keep a heartbeat (lease, process start time, running calls, todos); the next start reports sessions whose OpenCode died; resume/dismiss only on request (opencode-builtins recovery; stock OpenCode: todos checked, not rewritten)",
+      "busy sessions keep a heartbeat (lease, process start time, running calls, todos); the next start reports sessions whose OpenCode died; resume/dismiss only on request (/recover, opencode-builtins recovery; stock OpenCode: todos checked, not rewritten)",
     "tool-capture":
       "every tool call (failed ones marked) stored once, redacted, in .opencode/builtins-local/capture/: at most 4 MB and 4,000 records by default (4 rotating files), output cut to 2,000 characters; opencode-builtins capture list|show|clear",
   } as const satisfies Record<string, string>

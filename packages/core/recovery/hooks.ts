@@ -4,6 +4,7 @@ import type { Host } from "../host"
 import { LocalState } from "../learning/local"
 import { errorMessage } from "../util/error"
 import type { Logger } from "../util/log"
+import { RecoveryActions } from "./actions"
 import { RecoveryDecide } from "./decide"
 import { RecoveryLease } from "./lease"
 import { SessionRecovery } from "./schema"
@@ -15,6 +16,9 @@ import { RecoveryStore } from "./store"
  * - At start (`report`): reads the project's heartbeats, logs one line per unreadable file and collects old ones,
  *   and reports every session whose owner is gone (OpenCode's log, and a toast where a TUI listens) with the
  *   commands that resume or dismiss it. Nothing is resumed.
+ * - `/recover [list | resume <id> | dismiss <id>]` (a command registered in `config`, carried out in
+ *   `command.execute.before`): the user's way in the TUI and over the server's command route; the command's message
+ *   is replaced by the outcome, which the model reports.
  * - While a session is busy (`session.status` busy, a model request's `chat.params`, a tool starting), its heartbeat is written: owner
  *   identity and lease, the tool calls running (`tool.execute.before/after`), the last todo list (`todowrite`,
  *   `todo.updated`, and the host's list when the session starts), the last shell working directory. The lease is
@@ -60,6 +64,7 @@ export namespace RecoveryHooks {
   export function create(options: Options): Instance {
     const { host, settings, log } = options
     const now = options.now ?? Date.now
+    const probe = () => options.probe ?? RecoveryLease.probe()
     const root = LocalState.root(host.directory, host.worktree)
     const folder = RecoveryStore.folder(root)
     const owner = options.owner ?? RecoveryLease.self()
@@ -170,7 +175,69 @@ export namespace RecoveryHooks {
       write(tracked)
     }
 
+    /** What `/recover [list | resume <id> | dismiss <id>]` did, as the text the command's message carries. */
+    async function command(args: string): Promise<string> {
+      const [verb = "list", id, ...extra] = args.trim().split(/\s+/).filter(Boolean)
+      const usage = "usage: /recover [list | resume <session-id> | dismiss <session-id>]"
+      if (verb === "list" && !id) {
+        const found = RecoveryDecide.interrupted(RecoveryStore.read(folder).beats, probe(), now())
+        if (!found.length) return "No interrupted sessions in this project."
+        return [
+          `${found.length} interrupted session${found.length === 1 ? "" : "s"}:`,
+          ...found.map((f) => `- ${RecoveryDecide.line(f)}`),
+          "Resume one with /recover resume <session-id>, or archive it with /recover dismiss <session-id>.",
+        ].join("\n")
+      }
+      if ((verb !== "resume" && verb !== "dismiss") || !id || extra.length)
+        return `Not understood: /recover ${args}. ${usage}`
+      if (!host.sessions || !host.messages)
+        return new SessionRecovery.HostUnsupported({ operation: "updatePart" }).message
+      const context: RecoveryActions.Context = {
+        folder,
+        sessions: host.sessions,
+        messages: host.messages as RecoveryActions.Context["messages"],
+        probe: options.probe,
+        now,
+        log,
+      }
+      try {
+        const result =
+          verb === "resume" ? await RecoveryActions.resume(context, id) : await RecoveryActions.dismiss(context, id)
+        const calls = result.closed.map((c) => (c.title ? `${c.tool} (${RecoveryDecide.clip(c.title, 80)})` : c.tool))
+        const closed = calls.length
+          ? `closed ${calls.join(", ")} with an error result (not re-run)`
+          : "no call was left running"
+        return verb === "resume"
+          ? `Session ${id} resumed: ${closed}; todo list ${result.todos}; working directory ${result.workdir}. Open it from the session list to continue.`
+          : `Session ${id} dismissed and archived: ${closed}.`
+      } catch (error) {
+        return `Could not ${verb} session ${id}: ${errorMessage(error)}`
+      }
+    }
+
     const hooks: Hooks = {
+      async config(config) {
+        const c = config as { command?: Record<string, unknown> }
+        c.command ??= {}
+        // The text below reaches the model only where command.execute.before does not run; there it is replaced by
+        // the outcome.
+        c.command[SessionRecovery.COMMAND] ??= {
+          description: "Sessions interrupted by a crash: /recover | /recover resume <id> | /recover dismiss <id>",
+          template:
+            "The user ran /recover $ARGUMENTS, which this OpenCode could not carry out. Tell the user to run " +
+            "`opencode-builtins recovery $ARGUMENTS` in a terminal instead, in one sentence, and do nothing else.",
+        }
+      },
+      async "command.execute.before"(input, output) {
+        if (input.command !== SessionRecovery.COMMAND) return
+        const outcome = await command(input.arguments ?? "")
+        const text = `[session recovery] ${outcome}\nReport this to the user in one or two sentences and do nothing else.`
+        const parts = output.parts as { type: string; text?: string }[]
+        const first = parts.find((p) => p.type === "text")
+        if (first) first.text = text
+        else parts.push({ type: "text", text } as never)
+        for (const p of parts) if (p !== first && p.type === "text") p.text = ""
+      },
       // Called before every model request of a running loop. Not `chat.message`: a message added without a reply
       // (noReply, as a resume adds its note) starts no loop, and would leave a heartbeat no idle ever removes.
       // The title and summary agents run beside the loop and may finish after the session went idle.
@@ -245,13 +312,13 @@ export namespace RecoveryHooks {
       const gone = new Set(removed)
       const found = RecoveryDecide.interrupted(
         beats.filter((b) => !gone.has(`${b.sessionID}.json`)),
-        options.probe ?? RecoveryLease.probe(),
+        probe(),
         t,
       )
       const ms = Math.round((performance.now() - started) * 100) / 100
       for (const f of found)
         log.warn(
-          `interrupted session: ${RecoveryDecide.line(f)}. Resume: opencode-builtins recovery resume ${f.beat.sessionID}; dismiss: opencode-builtins recovery dismiss ${f.beat.sessionID}`,
+          `interrupted session: ${RecoveryDecide.line(f)}. Resume: /recover resume ${f.beat.sessionID} (or opencode-builtins recovery resume ${f.beat.sessionID}); dismiss: /recover dismiss ${f.beat.sessionID}`,
           { sessionID: f.beat.sessionID, reason: f.reason, scanMs: ms },
         )
       // The figures in the text, so they can be read from any log format: the scan, and when it reported, counted
@@ -264,8 +331,8 @@ export namespace RecoveryHooks {
       if (found.length && host.sessions?.notify) {
         const text =
           found.length === 1
-            ? `Interrupted session ${RecoveryDecide.line(found[0])}. Resume: opencode-builtins recovery resume ${found[0].beat.sessionID}`
-            : `${found.length} interrupted sessions: opencode-builtins recovery list`
+            ? `Interrupted session ${RecoveryDecide.line(found[0])}. Resume: /recover resume ${found[0].beat.sessionID}`
+            : `${found.length} interrupted sessions: /recover lists them`
         void host.sessions.notify(text, "warning").catch(() => {})
       }
       return found

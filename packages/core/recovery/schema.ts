@@ -76,6 +76,9 @@ export namespace SessionRecovery {
     "Interrupted: OpenCode stopped (crash or kill) while this tool call was running. It was not re-run by crash " +
     "recovery; its effects, if any, are unknown — check them before repeating it."
 
+  /** The command users list, resume and dismiss interrupted sessions with inside OpenCode (`/recover`). */
+  export const COMMAND = "recover"
+
   /** Key of the metadata on the part crash recovery adds to a resumed session. */
   export const MARK = "opencode-builtins.sessionRecovery"
 

@@ -8,7 +8,7 @@ import { RecoveryStore } from "../../recovery/store"
 import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
 import { beat } from "./beat"
-import { memorySessions } from "./sessions"
+import { crashed, memorySessions } from "./sessions"
 
 const TODOS = [{ content: "Write the parser", status: "in_progress", priority: "high" }]
 
@@ -192,5 +192,55 @@ describe("RecoveryHooks.report: what the next start says", () => {
     } finally {
       child.kill("SIGKILL")
     }
+  })
+})
+
+describe("/recover: the user's way in from a session", () => {
+  const run = async (hooks: any, args: string, command = "recover") => {
+    const output = { parts: [{ type: "text", text: "template" }] }
+    await hooks["command.execute.before"]({ command, sessionID: "ses_now", arguments: args }, output)
+    return output.parts[0].text
+  }
+
+  test("registered in the config with a template that points to the CLI where the hook does not run", async () => {
+    await using dir = await tmpdir()
+    const { hooks } = setup(dir.path)
+    const config: any = {}
+    await hooks.config(config)
+    expect(config.command.recover.template).toContain("opencode-builtins recovery $ARGUMENTS")
+  })
+
+  test("list, resume and dismiss replace the command's text by the outcome; other commands are left alone", async () => {
+    await using dir = await tmpdir()
+    const log = Logger.memory()
+    const store = memorySessions(crashed("ses_dead"), TODOS)
+    const host: Host = {
+      directory: dir.path,
+      worktree: dir.path,
+      log,
+      sessions: store.sessions,
+      messages: store.messages as unknown as Host["messages"],
+    }
+    const { hooks, folder } = RecoveryHooks.create({ host, settings: SessionRecovery.DEFAULTS, log })
+    expect(await run(hooks, "")).toStartWith("[session recovery] No interrupted sessions in this project.")
+    RecoveryStore.write(
+      folder,
+      beat({ sessionID: "ses_dead", todos: TODOS, owner: { ...beat().owner, pid: 2 ** 22 + 3 } }),
+    )
+    RecoveryStore.write(folder, beat({ sessionID: "ses_gone", owner: { ...beat().owner, pid: 2 ** 22 + 4 } }))
+    const list = await run(hooks, "list")
+    expect(list).toContain("2 interrupted sessions:")
+    expect(list).toContain("- ses_dead interrupted")
+    expect(await run(hooks, "", "continuation")).toBe("template")
+    const resumed = await run(hooks, "resume ses_dead")
+    expect(resumed).toContain(
+      "Session ses_dead resumed: closed bash (sleep 30), read with an error result (not re-run)",
+    )
+    expect(resumed).toContain("todo list unchanged")
+    expect(store.writes.map((w) => w.op)).toEqual(["updatePart", "updatePart", "append"])
+    expect(await run(hooks, "resume ses_dead")).toContain("Could not resume session ses_dead: no heartbeat")
+    expect(await run(hooks, "dismiss ses_gone")).toContain("Session ses_gone dismissed and archived")
+    expect(await run(hooks, "resume")).toContain("Not understood: /recover resume. usage:")
+    expect(await run(hooks, "frob x")).toContain("Not understood")
   })
 })
