@@ -54,7 +54,10 @@ export namespace Lsp {
     /** `timeout` when any file's server gave no result in time: its list is unknown, not empty. */
     status: "ok" | "timeout"
     files: FileDiagnostics[]
-    /** Files of the project left out (no server installed, refused by the security policy, over the cap). */
+    /**
+     * Files of the project left out (no server installed, refused by the security policy, not checked because their
+     * server gave no result for an earlier file).
+     */
     skipped: { file: string; reason: string }[]
     truncated: boolean
   }
@@ -238,16 +241,30 @@ export namespace Lsp {
           for (const file of found.denied) report.skipped.push({ file, reason: "protected by the security policy" })
           const files = found.files.slice(0, MAX_PROJECT_FILES)
           report.truncated = found.files.length > files.length
+          // A server that gave no result for one file is not waited for again in this run (a silent server would
+          // otherwise cost the full wait per file): its other files are listed as not checked, and the status says
+          // timeout.
+          const silent = new Set<string>()
+          let unchecked = false
           for (const file of files) {
             if (options.signal?.aborted) break
+            const ids = resolved.forFile(file).map((m) => m.spec.id)
+            if (ids.length && ids.every((id) => silent.has(id))) {
+              report.skipped.push({ file, reason: `not checked: ${ids.join(", ")} gave no result for an earlier file` })
+              unchecked = true
+              continue
+            }
             try {
-              report.files.push(...(await diagnosticsOf(file, severity, options.signal, false)))
+              const results = await diagnosticsOf(file, severity, options.signal, false)
+              for (const r of results) if (r.status === "timeout") silent.add(r.server)
+              report.files.push(...results)
             } catch (error) {
               if (LspServers.NotInstalled.is(error) || LspServers.NotConfigured.is(error))
                 report.skipped.push({ file, reason: error.message })
               else throw error
             }
           }
+          if (unchecked) report.status = "timeout"
         }
         if (report.files.some((f) => f.status === "timeout")) report.status = "timeout"
         return report

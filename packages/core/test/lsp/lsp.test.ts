@@ -332,6 +332,29 @@ describe("lsp without a usable server", () => {
     expect(await processesIn(proj.dir)).toEqual([])
   })
 
+  test("project-wide with a silent server: one wait, its other files listed as not checked, status timeout", async () => {
+    await using proj = await project({ "a.silent": "a\n", "b.silent": "b\n", "c.silent": "c\n" })
+    const lsp = Lsp.create({
+      directory: proj.dir,
+      worktree: proj.dir,
+      log,
+      config: { silent: { command: ["node", SILENT], extensions: [".silent"] } },
+      diagnosticsTimeoutMs: 300,
+    })
+    try {
+      const report = await lsp.diagnostics({})
+      expect(report.status).toBe("timeout")
+      expect(report.files.map((f) => [path.basename(f.file), f.status])).toEqual([["a.silent", "timeout"]])
+      expect(report.skipped.map((s) => [path.basename(s.file), s.reason])).toEqual([
+        ["b.silent", "not checked: silent gave no result for an earlier file"],
+        ["c.silent", "not checked: silent gave no result for an earlier file"],
+      ])
+    } finally {
+      await lsp.stop()
+    }
+    expect(await processesIn(proj.dir)).toEqual([])
+  })
+
   test("a server that never answers initialize: a named error saying so, never a result", async () => {
     await using proj = await project({ "a.mute": "anything\n" })
     const lsp = Lsp.create({
