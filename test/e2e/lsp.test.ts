@@ -89,7 +89,8 @@ for (const target of targets()) {
     test(
       "with upstream's experimental lsp tool turned on (OPENCODE_EXPERIMENTAL_LSP_TOOL=1), the model still gets one lsp tool: the plugin's",
       async () => {
-        await using project = await Harness.project({ bin: target.bin, files: FILES })
+        // OpenCode's default permissions here (no permission block): the lsp permission the tool asks is allowed.
+        await using project = await Harness.project({ bin: target.bin, files: FILES, permission: {} })
         const server = ModelServer.start([
           ModelServer.call("lsp", { operation: "diagnostics", filePath: "src/bad.ts", severity: "error" }),
           ModelServer.text("done"),
