@@ -85,6 +85,24 @@ describe("OpenCode Built-ins", () => {
     ),
   )
 
+  it.instance("core's configuration additions are made before the plugins' config hooks see the configuration", () =>
+    withProject(
+      [
+        "export default async () => ({",
+        "  config: async (cfg) => {",
+        '    ;(globalThis.__builtinsConfig ??= []).push(Boolean(cfg.agent?.["look-at"]))',
+        "  },",
+        "})",
+        "",
+      ].join("\n"),
+      false,
+      Effect.gen(function* () {
+        yield* (yield* Plugin.Service).trigger("experimental.chat.system.transform", {} as never, { system: [] })
+        expect((globalThis as { __builtinsConfig?: unknown[] }).__builtinsConfig).toEqual([true])
+      }),
+    ),
+  )
+
   it.instance("another plugin's hook sees protected content redacted, and what it adds is redacted too", () =>
     withProject(
       [
