@@ -152,4 +152,45 @@ export namespace ForkPrepare {
       failing: [...new Set(failing)],
     }
   }
+
+  /**
+   * The tests of pristine v1.18.3 that fail on a 2-core machine under the fork build's `bun test --timeout 30000`
+   * (measured on the release commit): 11 subprocess tests that time out while other files run beside them, one whose
+   * in-process `/status` request answers 500 on this machine, and two that expect a read-only file to stop a write,
+   * which root ignores. A fork test failing outside this list is a new failure.
+   */
+  export const UPSTREAM_FAILING: readonly string[] = [
+    "HttpApi Server.listen > default in-process handler does not emit Effect HTTP response logs",
+    "continues loading tui config when legacy source cannot be stripped",
+    "opencode acp lifecycle subprocess > stdin EOF exits cleanly",
+    "opencode run (non-interactive subprocess) > --format json emits a pure error record for a rejected prompt request",
+    "opencode run (non-interactive subprocess) > --format json emits parseable line-delimited JSON to stdout",
+    "opencode run (non-interactive subprocess) > --format json preserves reasoning, tool, and continuation ordering",
+    "opencode run (non-interactive subprocess) > --format json records partial output for an unknown stream finish",
+    "opencode run (non-interactive subprocess) > exits 0 and writes the response to stdout on a successful prompt",
+    "opencode run (non-interactive subprocess) > exits nonzero promptly when the model is unknown (regression for #27371)",
+    "opencode run (non-interactive subprocess) > prints each completed text part in order around a tool continuation",
+    "opencode run (non-interactive subprocess) > prints reasoning before text only with --thinking",
+    "opencode run (non-interactive subprocess) > rejects requested permissions by default and allows them with the dangerous flag",
+    "opencode run (non-interactive subprocess) > unknown stream finish preserves partial output and exits 0",
+    "tool.write > error handling > throws error when OS denies write access",
+  ]
+
+  /**
+   * The test file each failing test of `bun test` output belongs to (bun prints a file's path before its results).
+   *
+   * @example
+   * ForkPrepare.failingFiles("test/a.test.ts:\n(fail) a > two [3.00ms]\n") // Map { "a > two" => "test/a.test.ts" }
+   */
+  export function failingFiles(output: string): Map<string, string> {
+    const files = new Map<string, string>()
+    let file = ""
+    for (const line of output.split("\n")) {
+      const header = /^(\S.*\.test\.[cm]?[jt]sx?):$/.exec(line)
+      if (header) file = header[1]
+      const failed = /^\(fail\) (.+?)(?: \[[\d.]+m?s\])?$/.exec(line)
+      if (failed && file && !files.has(failed[1])) files.set(failed[1], file)
+    }
+    return files
+  }
 }

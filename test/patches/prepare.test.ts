@@ -108,4 +108,21 @@ describe("ForkPrepare", () => {
     ].join("\n")
     expect(ForkPrepare.summary(out)).toEqual({ pass: 10, fail: 2, skip: 2, todo: 1, failing: ["a > two", "b > three"] })
   })
+
+  test("each failing test's file, for running it again alone", () => {
+    const out = [
+      "test/a.test.ts:",
+      "(pass) a > one [1.00ms]",
+      "(fail) a > two [3.00ms]",
+      "",
+      "test/tool/b.test.tsx:",
+      "(fail) b > three",
+      "(fail) a > two [3.00ms]",
+    ].join("\n")
+    expect([...ForkPrepare.failingFiles(out)]).toEqual([
+      ["a > two", "test/a.test.ts"],
+      ["b > three", "test/tool/b.test.tsx"],
+    ])
+    expect(ForkPrepare.UPSTREAM_FAILING).toHaveLength(14)
+  })
 })
