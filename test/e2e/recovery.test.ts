@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
+import { RecoveryStore } from "../../packages/core/recovery/store"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { Serve } from "./serve"
@@ -120,10 +121,12 @@ for (const target of targets()) {
               await first.waitFor(async () => (await first.runningTools(id)).includes("bash"), 60_000)
               await first.waitFor(async () => runs(x) === 1, 10_000)
             }
-            const beat = JSON.parse(fs.readFileSync(path.join(folder, `${ids.a}.json`), "utf8"))
-            expect(beat.todos).toEqual(TODOS)
-            expect(beat.running.map((r: any) => r.title)).toEqual([BASH("runs-a.txt")])
-            expect(beat.owner.pid).toBe(first.pid)
+            const found = RecoveryStore.find(folder, ids.a)
+            const beat = "beat" in found ? found.beat : undefined
+            expect(beat).toBeDefined()
+            expect(beat!.todos).toEqual(TODOS)
+            expect(beat!.running.map((r) => r.title)).toEqual([BASH("runs-a.txt")])
+            expect(beat!.owner.pid).toBe(first.pid)
             // Owned by a live process: not reported.
             const live = await cli(project, ["recovery", "list", "--json"])
             expect(live.code).toBe(0)
@@ -165,9 +168,10 @@ for (const target of targets()) {
           // Baseline: stock OpenCode leaves the call running in the stored history.
           expect(await second.runningTools(a)).toEqual(["bash"])
 
-          // 3. /recover in a new session lists them; the model is sent the outcome, not the template.
-          const d = await second.createSession()
-          await slash(second, project.dir, d, "recover", "")
+          // 3. `opencode run --command recover list` (a second OpenCode, beside the server) lists them; the model is
+          // sent the outcome, not the template.
+          const run = await Harness.run(project, server, "list", { args: ["--command", "recover"], timeoutMs: 120_000 })
+          expect(run.exitCode).toBe(0)
           const listing = lastUser(server.turns().at(-1)!)
           expect(listing).toContain("[session recovery] 3 interrupted sessions:")
           for (const id of [a, b, c]) expect(listing).toMatch(new RegExp(`^- ${id} .* interrupted .* during bash`, "m"))
@@ -180,7 +184,7 @@ for (const target of targets()) {
           expect(result.closed.map((x: any) => x.tool)).toEqual(["bash"])
           expect(result.todos).toBe("unchanged")
           expect(result.workdir).toBe(project.dir)
-          expect(fs.existsSync(path.join(folder, `${a}.json`))).toBe(false)
+          expect(RecoveryStore.exists(folder, a)).toBe(false)
           const parts = (await second.messages(a)).flatMap((m: any) => m.parts)
           const bash = parts.find((p: any) => p.type === "tool" && p.tool === "bash")
           expect(bash.state.status).toBe("error")
@@ -202,16 +206,18 @@ for (const target of targets()) {
           expect(last.info.role).toBe("assistant")
           expect(last.info.error).toBeUndefined()
           expect(last.parts.map((p: any) => p.text ?? "").join("")).toContain("I will check runs-a.txt")
-          expect(fs.existsSync(path.join(folder, `${a}.json`))).toBe(false)
+          expect(RecoveryStore.exists(folder, a)).toBe(false)
 
-          // 5. /recover dismiss B from a session (the TUI's way): closed, archived, heartbeat gone.
+          // 5. /recover dismiss B from a session, through the server's command route (what the TUI sends): closed,
+          // archived, heartbeat gone.
+          const d = await second.createSession()
           await slash(second, project.dir, d, "recover", `dismiss ${b}`)
           expect(lastUser(server.turns().at(-1)!)).toContain(`[session recovery] Session ${b} dismissed and archived`)
           const infoB = await fetch(`${second.url}/session/${b}?directory=${encodeURIComponent(project.dir)}`)
           expect(((await infoB.json()) as any).time.archived).toBeNumber()
           const bashB = (await second.messages(b)).flatMap((m: any) => m.parts).find((p: any) => p.tool === "bash")
           expect(bashB.state.status).toBe("error")
-          expect(fs.existsSync(path.join(folder, `${b}.json`))).toBe(false)
+          expect(RecoveryStore.exists(folder, b)).toBe(false)
 
           // 6. Dismiss C without a running server: the command starts its own `opencode serve` and stops it.
           const dismissed = await cli(project, ["recovery", "dismiss", c, "--json"], { OPENCODE_BIN: target.bin })
@@ -220,7 +226,7 @@ for (const target of targets()) {
           expect(JSON.parse(dismissed.stdout).closed.map((x: any) => x.tool)).toEqual(["bash"])
           const infoC = await fetch(`${second.url}/session/${c}?directory=${encodeURIComponent(project.dir)}`)
           expect(((await infoC.json()) as any).time.archived).toBeNumber()
-          expect(fs.existsSync(path.join(folder, `${c}.json`))).toBe(false)
+          expect(RecoveryStore.exists(folder, c)).toBe(false)
 
           // Never re-run: each side effect happened once.
           expect([runs("a"), runs("b"), runs("c")]).toEqual([1, 1, 1])

@@ -1,4 +1,3 @@
-import fs from "fs"
 import type { HostSessions } from "../sessions"
 import type { Logger } from "../util/log"
 import { RecoveryDecide } from "./decide"
@@ -48,10 +47,12 @@ export namespace RecoveryActions {
 
   /** The heartbeat of an interrupted session, or a named error (none, unreadable, owner alive). */
   export function load(context: Context, sessionID: string): SessionRecovery.Heartbeat {
-    const file = RecoveryStore.file(context.folder, sessionID)
-    if (!fs.existsSync(file)) throw new SessionRecovery.NotFound({ sessionID, folder: context.folder })
-    const parsed = RecoveryStore.parse(file)
-    if ("reason" in parsed) throw new Error(`heartbeat ${file} is unreadable (${parsed.reason}); remove it by hand`)
+    const parsed = RecoveryStore.find(context.folder, sessionID)
+    if ("missing" in parsed) throw new SessionRecovery.NotFound({ sessionID, folder: context.folder })
+    if ("unreadable" in parsed) {
+      const [first] = parsed.unreadable
+      throw new Error(`heartbeat ${first.file} is unreadable (${first.reason}); remove it by hand`)
+    }
     const verdict = RecoveryLease.judge(
       parsed.beat,
       context.probe ?? RecoveryLease.probe(),

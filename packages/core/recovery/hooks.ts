@@ -304,14 +304,14 @@ export namespace RecoveryHooks {
 
     function report(): RecoveryDecide.Found[] {
       const started = performance.now()
-      const { beats, skipped } = RecoveryStore.read(folder)
+      const { beats, files, skipped } = RecoveryStore.read(folder)
       for (const s of skipped) log.warn(`skipping heartbeat ${s.file}: ${s.reason}`)
       const t = now()
-      const removed = RecoveryStore.collect(folder, beats, t, settings.maxAgeDays * 86_400_000)
-      if (removed.length) log.info(`collected ${removed.length} old heartbeat file(s)`, { removed })
-      const gone = new Set(removed)
+      const removed = new Set(RecoveryStore.collect(folder, files, t, settings.maxAgeDays * 86_400_000))
+      if (removed.size) log.info(`collected ${removed.size} old heartbeat file(s)`, { removed: [...removed] })
+      const kept = new Set([...files].filter(([file]) => !removed.has(path.basename(file))).map(([, b]) => b.sessionID))
       const found = RecoveryDecide.interrupted(
-        beats.filter((b) => !gone.has(`${b.sessionID}.json`)),
+        beats.filter((b) => kept.has(b.sessionID)),
         probe(),
         t,
       )

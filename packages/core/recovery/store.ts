@@ -5,9 +5,14 @@ import { errorMessage } from "../util/error"
 import { SessionRecovery } from "./schema"
 
 /**
- * The heartbeat files: one JSON file per busy session in `<project root>/.opencode/builtins-local/recovery/` (the
- * project's local state folder, see `LocalState`), written atomically (temporary file renamed over it), so a reader
- * sees the previous heartbeat or the next one, never half of one. Unreadable files are reported, not fatal.
+ * The heartbeat files in `<project root>/.opencode/builtins-local/recovery/` (the project's local state folder, see
+ * `LocalState`). Every write is atomic — a temporary file renamed into place — so a reader sees a whole heartbeat or
+ * none. Each write renames to a new generation (`<session>~<generation>.json`) and then deletes the generation before
+ * the previous one, rather than renaming over the same name: on ext4 (the default `auto_da_alloc`) a rename over an
+ * existing file flushes the new file's data first, which made one heartbeat write cost ~4 ms at p95 on a loaded
+ * machine, against ~0.2 ms for a rename to a new name (`bun run bench session`). Two generations stay, so a reader
+ * still finds a whole heartbeat if the newest one was cut short by a power loss. The newest readable generation of a
+ * session counts; unreadable files are reported, not fatal.
  *
  * @example
  * const folder = RecoveryStore.folder("/repo")
@@ -19,48 +24,118 @@ export namespace RecoveryStore {
     return path.join(LocalState.dir(root), SessionRecovery.FOLDER)
   }
 
-  /** The file of one session. Session ids are OpenCode's (`ses_…`); anything else is refused, not used as a path. */
+  const ID = /^[A-Za-z0-9_-]{1,128}$/
+  /** `<session>.json` or `<session>~<generation>.json`. */
+  const NAME = /^([A-Za-z0-9_-]{1,128})(?:~([0-9a-z]{1,32}))?\.json$/
+
+  function checked(sessionID: string): string {
+    if (!ID.test(sessionID)) throw new Error(`'${sessionID}' is not a session id (letters, digits, _ and - only)`)
+    return sessionID
+  }
+
+  /**
+   * The plain file name of one session's heartbeat (also read; writes use generations). Session ids are OpenCode's
+   * (`ses_…`); anything else is refused, not used as a path.
+   */
   export function file(folder: string, sessionID: string): string {
-    if (!/^[A-Za-z0-9_-]{1,128}$/.test(sessionID))
-      throw new Error(`'${sessionID}' is not a session id (letters, digits, _ and - only)`)
-    return path.join(folder, `${sessionID}.json`)
+    return path.join(folder, `${checked(sessionID)}.json`)
   }
 
-  /** Writes a heartbeat atomically (`text`: its JSON when the caller has it already). */
-  export function write(folder: string, beat: SessionRecovery.Heartbeat, text = JSON.stringify(beat)) {
-    LocalState.write(file(folder, beat.sessionID), text)
+  let counter = 0
+  /** Files this process wrote per session, oldest first (at most two are kept). */
+  const written = new Map<string, string[]>()
+
+  /**
+   * Writes a heartbeat atomically as a new generation and deletes the one before the previous. Returns the file.
+   * `text`: the heartbeat's JSON when the caller has it already.
+   */
+  export function write(folder: string, beat: SessionRecovery.Heartbeat, text = JSON.stringify(beat)): string {
+    const id = checked(beat.sessionID)
+    const generation = Date.now().toString(36).padStart(9, "0") + (counter++ % 1_679_616).toString(36).padStart(4, "0")
+    const target = path.join(folder, `${id}~${generation}.json`)
+    LocalState.write(target, text)
+    const key = `${folder}\0${id}`
+    const list = written.get(key) ?? []
+    list.push(target)
+    while (list.length > 2) {
+      try {
+        fs.unlinkSync(list.shift()!)
+      } catch {}
+    }
+    written.set(key, list)
+    return target
   }
 
-  /** Removes a session's heartbeat; true when there was one. */
+  /** Removes every file of a session's heartbeat (all generations, whoever wrote them); true when there was one. */
   export function remove(folder: string, sessionID: string): boolean {
+    checked(sessionID)
+    written.delete(`${folder}\0${sessionID}`)
+    let removed = false
+    for (const name of names(folder)) {
+      if (NAME.exec(name)?.[1] !== sessionID) continue
+      try {
+        fs.unlinkSync(path.join(folder, name))
+        removed = true
+      } catch {}
+    }
+    return removed
+  }
+
+  /** Whether any file of the session's heartbeat exists. */
+  export function exists(folder: string, sessionID: string): boolean {
+    checked(sessionID)
+    return names(folder).some((name) => NAME.exec(name)?.[1] === sessionID)
+  }
+
+  function names(folder: string): string[] {
     try {
-      fs.unlinkSync(file(folder, sessionID))
-      return true
+      return fs.readdirSync(folder)
     } catch {
-      return false
+      return []
     }
   }
 
   export type Skipped = { file: string; reason: string }
-  export type Read = { beats: SessionRecovery.Heartbeat[]; skipped: Skipped[] }
+  export type Read = {
+    /** The newest readable heartbeat of each session. */
+    beats: SessionRecovery.Heartbeat[]
+    /** Every readable file and its heartbeat (older generations included). */
+    files: Map<string, SessionRecovery.Heartbeat>
+    skipped: Skipped[]
+  }
 
-  /** Every heartbeat in the folder; corrupt, truncated or foreign files are returned in `skipped` with the reason. */
+  /** Every session's heartbeat; corrupt, truncated or foreign files are returned in `skipped` with the reason. */
   export function read(folder: string): Read {
-    const out: Read = { beats: [], skipped: [] }
-    let names: string[]
-    try {
-      names = fs.readdirSync(folder)
-    } catch {
-      return out
-    }
-    for (const name of names.sort()) {
+    const out: Read = { beats: [], files: new Map(), skipped: [] }
+    const newest = new Map<string, { generation: string; beat: SessionRecovery.Heartbeat }>()
+    for (const name of names(folder).sort()) {
       if (!name.endsWith(".json")) continue
       const full = path.join(folder, name)
       const parsed = parse(full)
-      if ("beat" in parsed) out.beats.push(parsed.beat)
-      else out.skipped.push({ file: full, reason: parsed.reason })
+      if (!("beat" in parsed)) {
+        out.skipped.push({ file: full, reason: parsed.reason })
+        continue
+      }
+      out.files.set(full, parsed.beat)
+      const generation = NAME.exec(name)?.[2] ?? ""
+      const known = newest.get(parsed.beat.sessionID)
+      if (!known || generation > known.generation) newest.set(parsed.beat.sessionID, { generation, beat: parsed.beat })
     }
+    out.beats = [...newest.values()].map((n) => n.beat)
     return out
+  }
+
+  /** The newest readable heartbeat of one session, or why there is none (no file, or only unreadable ones). */
+  export function find(
+    folder: string,
+    sessionID: string,
+  ): { beat: SessionRecovery.Heartbeat } | { missing: true } | { unreadable: Skipped[] } {
+    checked(sessionID)
+    const { beats, skipped } = read(folder)
+    const beat = beats.find((b) => b.sessionID === sessionID)
+    if (beat) return { beat }
+    const mine = skipped.filter((s) => NAME.exec(path.basename(s.file))?.[1] === sessionID)
+    return mine.length ? { unreadable: mine } : { missing: true }
   }
 
   /** One heartbeat file, or why it cannot be used. */
@@ -82,7 +157,7 @@ export namespace RecoveryStore {
       const issue = check.error.issues[0]
       return { reason: `not a heartbeat: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}` }
     }
-    if (path.basename(full) !== `${check.data.sessionID}.json`)
+    if (NAME.exec(path.basename(full))?.[1] !== check.data.sessionID)
       return { reason: `holds session ${check.data.sessionID}, which is not its file name` }
     return { beat: check.data }
   }
@@ -107,19 +182,18 @@ export namespace RecoveryStore {
       .map((e) => e.name)
   }
 
-  /** Removes what `collectable` selects; returns the names removed. */
-  export function collect(folder: string, beats: SessionRecovery.Heartbeat[], now: number, maxAgeMs: number) {
-    let names: string[]
-    try {
-      names = fs.readdirSync(folder)
-    } catch {
-      return []
-    }
-    const bySession = new Map(beats.map((b) => [`${b.sessionID}.json`, b]))
+  /** Removes what `collectable` selects (`files`: the readable files, from `read`); returns the names removed. */
+  export function collect(
+    folder: string,
+    files: Map<string, SessionRecovery.Heartbeat>,
+    now: number,
+    maxAgeMs: number,
+  ) {
     const entries: Entry[] = []
-    for (const name of names) {
+    for (const name of names(folder)) {
+      const full = path.join(folder, name)
       try {
-        entries.push({ name, mtime: fs.statSync(path.join(folder, name)).mtimeMs, beat: bySession.get(name) })
+        entries.push({ name, mtime: fs.statSync(full).mtimeMs, beat: files.get(full) })
       } catch {}
     }
     const removed: string[] = []

@@ -59,7 +59,7 @@ describe("RecoveryActions.resume", () => {
     expect(note.parts[0].synthetic).toBe(true)
     expect(note.parts[0].text).toContain("Working directory: /repo/pkg")
     expect(note.parts[0].metadata[SessionRecovery.MARK]).toEqual({ closed: ["call_1", "call_2"], todos: "unchanged" })
-    expect(fs.existsSync(RecoveryStore.file(folder, "ses_test1"))).toBe(false)
+    expect(RecoveryStore.exists(folder, "ses_test1")).toBe(false)
   })
 
   test("a todo list that differs is written back exactly where the host can write todos", async () => {
@@ -82,7 +82,7 @@ describe("RecoveryActions.resume", () => {
     const { dir, folder, store, context } = await setup(TODOS, { failPart: "prt_5" })
     await using _ = dir
     await expect(RecoveryActions.resume(context, "ses_test1")).rejects.toThrow("HTTP 500")
-    expect(fs.existsSync(RecoveryStore.file(folder, "ses_test1"))).toBe(true)
+    expect(RecoveryStore.exists(folder, "ses_test1")).toBe(true)
     const retry = memorySessions(await store.messages(), TODOS)
     const result = await RecoveryActions.resume(
       { ...context, sessions: retry.sessions, messages: retry.messages },
@@ -102,12 +102,13 @@ describe("RecoveryActions.resume", () => {
     expect(SessionRecovery.NotFound.is(missing)).toBe(true)
     expect(missing.message).toContain("opencode-builtins recovery list")
     expect(store.writes).toEqual([])
-    expect(fs.existsSync(RecoveryStore.file(folder, "ses_test1"))).toBe(true)
+    expect(RecoveryStore.exists(folder, "ses_test1")).toBe(true)
   })
 
   test("an unreadable heartbeat is refused with its reason", async () => {
     const { dir, folder, context } = await setup()
     await using _ = dir
+    RecoveryStore.remove(folder, "ses_test1")
     fs.writeFileSync(RecoveryStore.file(folder, "ses_test1"), '{"version":1,"sess')
     await expect(RecoveryActions.resume(context, "ses_test1")).rejects.toThrow("is unreadable (not JSON")
   })
@@ -121,6 +122,6 @@ describe("RecoveryActions.dismiss", () => {
     expect(result.action).toBe("dismiss")
     expect(result.closed).toHaveLength(2)
     expect(store.writes.map((w) => w.op)).toEqual(["updatePart", "updatePart", "archive"])
-    expect(fs.existsSync(RecoveryStore.file(folder, "ses_test1"))).toBe(false)
+    expect(RecoveryStore.exists(folder, "ses_test1")).toBe(false)
   })
 })

@@ -55,7 +55,7 @@ describe("opencode-builtins recovery", () => {
     expect(await run(["resume", "ses_dead", "--server", "http://127.0.0.1:9"], io)).toBe(1)
     expect(io.stderr).toContain("recovery: resume ses_dead failed:")
     expect(io.stderr).toContain("the heartbeat is kept; retry is safe")
-    expect(fs.existsSync(RecoveryStore.file(folder, "ses_dead"))).toBe(true)
+    expect(RecoveryStore.exists(folder, "ses_dead")).toBe(true)
   })
 
   test("an opencode that cannot be started is named, with the options that avoid it", async () => {

@@ -24,8 +24,8 @@ function setup(dir: string, options: { leaseMs?: number; todos?: typeof TODOS; n
     log,
   })
   const read = (id = "ses_1") => {
-    const parsed = RecoveryStore.parse(RecoveryStore.file(recovery.folder, id))
-    return "beat" in parsed ? parsed.beat : undefined
+    const found = RecoveryStore.find(recovery.folder, id)
+    return "beat" in found ? found.beat : undefined
   }
   return { log, host, recovery, hooks: recovery.hooks as any, read }
 }
@@ -98,10 +98,11 @@ describe("RecoveryHooks: the heartbeat of a busy session", () => {
       { title: "", output: "", metadata: {} },
     )
     expect(read()!.todos).toEqual(TODOS)
-    const file = RecoveryStore.file(RecoveryStore.folder(dir.path), "ses_1")
-    fs.unlinkSync(file)
+    const folder = RecoveryStore.folder(dir.path)
+    const before = fs.readdirSync(folder)
     await hooks.event({ event: { type: "todo.updated", properties: { sessionID: "ses_1", todos: TODOS } } })
-    expect(fs.existsSync(file)).toBe(false)
+    // No new generation written.
+    expect(fs.readdirSync(folder)).toEqual(before)
     await hooks.event({ event: { type: "todo.updated", properties: { sessionID: "ses_1", todos: [] } } })
     expect(read()!.todos).toEqual([])
   })
@@ -155,7 +156,7 @@ describe("RecoveryHooks.report: what the next start says", () => {
     expect(warnings[0]).toStartWith(`skipping heartbeat ${RecoveryStore.file(recovery.folder, "ses_cut")}: not JSON`)
     expect(warnings[1]).toStartWith("interrupted session: ses_dead interrupted")
     expect(warnings[1]).toContain("opencode-builtins recovery resume ses_dead")
-    expect(fs.existsSync(RecoveryStore.file(recovery.folder, "ses_ancient"))).toBe(false)
+    expect(RecoveryStore.exists(recovery.folder, "ses_ancient")).toBe(false)
     await Bun.sleep(0)
     expect(notices).toHaveLength(1)
     expect(notices[0]).toContain("ses_dead")
