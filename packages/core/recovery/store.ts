@@ -11,8 +11,9 @@ import { SessionRecovery } from "./schema"
  * the previous one, rather than renaming over the same name: on ext4 (the default `auto_da_alloc`) a rename over an
  * existing file flushes the new file's data first, which made one heartbeat write cost ~4 ms at p95 on a loaded
  * machine, against ~0.2 ms for a rename to a new name (`bun run bench session`). Two generations stay, so a reader
- * still finds a whole heartbeat if the newest one was cut short by a power loss. The newest readable generation of a
- * session counts; unreadable files are reported, not fatal.
+ * falls back to the previous one when the newest is unreadable. Nothing is synced to disk: a killed or crashed
+ * OpenCode loses nothing (the kernel holds the data), a power loss may leave the newest generations empty. The newest
+ * readable generation of a session counts; unreadable files are reported, not fatal.
  *
  * @example
  * const folder = RecoveryStore.folder("/repo")
