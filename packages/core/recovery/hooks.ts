@@ -50,7 +50,7 @@ export namespace RecoveryHooks {
     close(): void
   }
 
-  type Tracked = { beat: SessionRecovery.Heartbeat; written?: string }
+  type Tracked = { beat: SessionRecovery.Heartbeat; written?: string; failed?: boolean }
 
   /** When this module was loaded: with the plugin, before any feature starts. */
   const LOADED = performance.now()
@@ -82,7 +82,14 @@ export namespace RecoveryHooks {
         RecoveryStore.write(folder, tracked.beat, text)
         tracked.written = text
       } catch (error) {
-        log.warn("heartbeat not written", { sessionID: tracked.beat.sessionID, error: errorMessage(error) })
+        // Once per session: a folder that cannot be written stays so, and the session must go on.
+        if (tracked.failed) return
+        tracked.failed = true
+        log.warn("heartbeat not written; this session cannot be recovered after a crash", {
+          sessionID: tracked.beat.sessionID,
+          folder,
+          error: errorMessage(error),
+        })
       }
     }
 

@@ -107,6 +107,21 @@ describe("RecoveryHooks: the heartbeat of a busy session", () => {
     expect(read()!.todos).toEqual([])
   })
 
+  test("a folder that cannot be written: the session goes on, one warning names it", async () => {
+    await using dir = await tmpdir()
+    // A file where the local state folder should be: every write fails.
+    await dir.write({ ".opencode/builtins-local": "not a folder" })
+    const { hooks, log } = setup(dir.path)
+    await hooks.event(status("ses_1", "busy"))
+    await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_1", callID: "c" }, { args: { command: "ls" } })
+    await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_1", callID: "c", args: {} }, {})
+    const warnings = log.entries.filter((e) => e.level === "warn")
+    expect(warnings.map((w) => w.message)).toEqual([
+      "heartbeat not written; this session cannot be recovered after a crash",
+    ])
+    expect(warnings[0].extra?.error).toContain("builtins-local")
+  })
+
   test("close (a normal exit) removes every heartbeat this process holds", async () => {
     await using dir = await tmpdir()
     const { hooks, read, recovery } = setup(dir.path)
