@@ -1,10 +1,6 @@
-import fs from "fs"
-import path from "path"
-import { parseArgs } from "util"
 import { LocalState } from "../learning/local"
 import { loadOptions } from "../options"
-import { Exit, type CliIO } from "../util/cli"
-import { errorMessage } from "../util/error"
+import { Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
 import { Capture } from "./feature"
 import { CaptureStore } from "./store"
 
@@ -26,34 +22,23 @@ the "capture" section of .opencode/opencode-builtins.json (maxBytes, maxEntries,
  * await run(["list", "--failed", "--json"], io)
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        session: { type: "string" },
-        tool: { type: "string" },
-        failed: { type: "boolean" },
-        limit: { type: "string" },
-        json: { type: "boolean" },
-        yes: { type: "boolean" },
-        directory: { type: "string", short: "C" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-      strict: true,
-    })
-  } catch (error) {
-    io.err(`capture: ${errorMessage(error)}\n\n${USAGE}`)
-    return Exit.usage
-  }
-  const [command, ...rest] = args.positionals
-  if (args.values.help || !command) {
-    ;(args.values.help ? io.out : io.err)(USAGE)
-    return args.values.help ? Exit.ok : Exit.usage
-  }
-  const directory = path.resolve(io.cwd, args.values.directory ?? ".")
-  const root = LocalState.root(directory, gitRoot(directory))
+  const parsed = parseSubcommand(
+    "capture",
+    argv,
+    io,
+    {
+      session: { type: "string" },
+      tool: { type: "string" },
+      failed: { type: "boolean" },
+      limit: { type: "string" },
+      json: { type: "boolean" },
+      yes: { type: "boolean" },
+    },
+    USAGE,
+  )
+  if (typeof parsed === "number") return parsed
+  const { values, command, rest, directory } = parsed
+  const root = LocalState.root(directory, worktreeOf(directory))
   // The same limits as the feature, so the CLI reads every segment the feature writes.
   const store = CaptureStore.open(root, Capture.limits(loadOptions(directory, undefined).options.capture))
   switch (command) {
@@ -62,18 +47,18 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         io.err(`capture: list takes no positional arguments\n\n${USAGE}`)
         return Exit.usage
       }
-      const limit = args.values.limit === undefined ? 50 : Number(args.values.limit)
+      const limit = values.limit === undefined ? 50 : Number(values.limit)
       if (!Number.isInteger(limit) || limit < 1) {
-        io.err(`capture: --limit must be a whole number ≥ 1, got '${args.values.limit}'\n`)
+        io.err(`capture: --limit must be a whole number ≥ 1, got '${values.limit}'\n`)
         return Exit.usage
       }
       const list = store.list({
-        sessionID: args.values.session,
-        tool: args.values.tool,
-        failed: args.values.failed,
+        sessionID: values.session,
+        tool: values.tool,
+        failed: values.failed,
         limit,
       })
-      if (args.values.json) return (io.out(JSON.stringify(list, null, 2) + "\n"), Exit.ok)
+      if (values.json) return (io.out(JSON.stringify(list, null, 2) + "\n"), Exit.ok)
       if (!list.length) return (io.out("No tool calls captured in this project.\n"), Exit.ok)
       for (const r of list) {
         const status = r.status === "error" ? "FAILED" : "ok"
@@ -95,7 +80,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         io.err(`capture: ${error.message}\n`)
         return Exit.findings
       }
-      if (args.values.json) return (io.out(JSON.stringify(record, null, 2) + "\n"), Exit.ok)
+      if (values.json) return (io.out(JSON.stringify(record, null, 2) + "\n"), Exit.ok)
       io.out(`${record.tool} ${record.callID} (${record.status === "error" ? "failed" : "completed"})\n`)
       io.out(`session ${record.sessionID}${record.parentID ? ` (subagent of ${record.parentID})` : ""}\n`)
       io.out(`ended ${new Date(record.at).toISOString()}`)
@@ -108,7 +93,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       return Exit.ok
     }
     case "clear": {
-      if (!args.values.yes) {
+      if (!values.yes) {
         io.err("capture: clear deletes every captured call of this project; run it again with --yes\n")
         return Exit.usage
       }
@@ -124,11 +109,4 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length > max ? flat.slice(0, max - 1) + "…" : flat
-}
-
-function gitRoot(dir: string): string | undefined {
-  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, ".git"))) return d
-    if (d === path.dirname(d)) return undefined
-  }
 }

@@ -1,10 +1,8 @@
-import fs from "fs"
-import path from "path"
 import { parseArgs } from "util"
 import { loadOptions, validSection } from "../options"
 import { ResourceLoader } from "../resource/loader"
 import { ResourcePolicy } from "../resource/policy"
-import { Exit, type CliIO } from "../util/cli"
+import { Exit, type CliIO, worktreeOf } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { Logger } from "../util/log"
 import { DiscoveryDirectories } from "./directories"
@@ -54,7 +52,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
 
   const settings = readSettings(io)
-  const worktree = gitRoot(io.cwd)
+  const worktree = worktreeOf(io.cwd) ?? io.cwd
   const policy = await ResourcePolicy.open(io.cwd, worktree, DiscoveryDirectories.home(io.env))
   if (policy.notice) io.err(`discover: ${policy.notice}\n`)
   const loader =
@@ -187,9 +185,3 @@ function readSettings(io: CliIO): { discovery?: Discovery.ConfigInput; resources
 }
 
 /** The git worktree root above `dir` (OpenCode's worktree), else `dir`. */
-function gitRoot(dir: string): string {
-  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, ".git"))) return d
-    if (d === path.dirname(d)) return path.resolve(dir)
-  }
-}

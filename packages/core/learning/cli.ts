@@ -1,8 +1,4 @@
-import fs from "fs"
-import path from "path"
-import { parseArgs } from "util"
-import { Exit, type CliIO } from "../util/cli"
-import { errorMessage } from "../util/error"
+import { Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
 import { LocalState } from "./local"
 import { LearningStore } from "./store"
 
@@ -24,40 +20,25 @@ Learnings live in ${LocalState.DIR}/${LearningStore.FILE} under the project root
  * await run(["list", "--json"], io)
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        kind: { type: "string" },
-        json: { type: "boolean" },
-        yes: { type: "boolean" },
-        directory: { type: "string", short: "C" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-      strict: true,
-    })
-  } catch (error) {
-    io.err(`learnings: ${errorMessage(error)}\n\n${USAGE}`)
-    return Exit.usage
-  }
-  const [command, ...rest] = args.positionals
-  if (args.values.help || !command) {
-    ;(args.values.help ? io.out : io.err)(USAGE)
-    return args.values.help ? Exit.ok : Exit.usage
-  }
-  const directory = args.values.directory ?? io.cwd
-  const store = LearningStore.open(LocalState.root(directory, gitRoot(directory)))
+  const parsed = parseSubcommand(
+    "learnings",
+    argv,
+    io,
+    { kind: { type: "string" }, json: { type: "boolean" }, yes: { type: "boolean" } },
+    USAGE,
+  )
+  if (typeof parsed === "number") return parsed
+  const { values, command, rest, directory } = parsed
+  const store = LearningStore.open(LocalState.root(directory, worktreeOf(directory)))
   switch (command) {
     case "list": {
-      const kind = args.values.kind
+      const kind = values.kind
       if (kind && !LearningStore.PRIORITY.includes(kind as never)) {
         io.err(`learnings: --kind must be one of ${LearningStore.PRIORITY.join(", ")}\n`)
         return Exit.usage
       }
       const list = store.list().filter((l) => !kind || l.kind === kind)
-      if (args.values.json) return (io.out(JSON.stringify(list, null, 2) + "\n"), Exit.ok)
+      if (values.json) return (io.out(JSON.stringify(list, null, 2) + "\n"), Exit.ok)
       if (!list.length) return (io.out("No learnings recorded in this project.\n"), Exit.ok)
       for (const l of list) {
         const last = l.sources[l.sources.length - 1]
@@ -82,7 +63,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       return Exit.ok
     }
     case "clear": {
-      if (!args.values.yes) {
+      if (!values.yes) {
         io.err("learnings: clear forgets every learning of this project; run it again with --yes\n")
         return Exit.usage
       }
@@ -92,12 +73,5 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     default:
       io.err(`learnings: unknown command '${command}'\n\n${USAGE}`)
       return Exit.usage
-  }
-}
-
-function gitRoot(dir: string): string | undefined {
-  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, ".git"))) return d
-    if (d === path.dirname(d)) return undefined
   }
 }

@@ -2,7 +2,7 @@ import fs from "fs"
 import path from "path"
 import { format, parseArgs } from "util"
 import { loadOptions } from "../options"
-import { Exit, type CliIO } from "../util/cli"
+import { Exit, type CliIO, worktreeOf } from "../util/cli"
 import { errorMessage } from "../util/error"
 import type { Logger } from "../util/log"
 
@@ -74,7 +74,13 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     import("./server"),
     import("@modelcontextprotocol/sdk/server/stdio.js"),
   ])
-  const mcp = await BuiltinsMcp.create({ directory, worktree: gitRoot(directory), options, log, logger })
+  const mcp = await BuiltinsMcp.create({
+    directory,
+    worktree: worktreeOf(directory) ?? directory,
+    options,
+    log,
+    logger,
+  })
   const transport = new StdioServerTransport()
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve()
@@ -90,9 +96,3 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
 }
 
 /** The git worktree root above `dir` (what OpenCode reports as the worktree), else `dir`. */
-function gitRoot(dir: string): string {
-  for (let d = dir; ; d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, ".git"))) return d
-    if (d === path.dirname(d)) return dir
-  }
-}

@@ -1,9 +1,6 @@
 import { spawn } from "child_process"
-import fs from "fs"
-import path from "path"
-import { parseArgs } from "util"
 import { LocalState } from "../learning/local"
-import { Exit, type CliIO } from "../util/cli"
+import { Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { RecoveryActions } from "./actions"
 import { RecoveryDecide } from "./decide"
@@ -35,37 +32,22 @@ Heartbeats live in ${LocalState.DIR}/${SessionRecovery.FOLDER}/ under the projec
  * await run(["list", "--json"], io)
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        json: { type: "boolean" },
-        server: { type: "string" },
-        opencode: { type: "string" },
-        directory: { type: "string", short: "C" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-      strict: true,
-    })
-  } catch (error) {
-    io.err(`recovery: ${errorMessage(error)}\n\n${USAGE}`)
-    return Exit.usage
-  }
-  const [command, ...rest] = args.positionals
-  if (args.values.help || !command) {
-    ;(args.values.help ? io.out : io.err)(USAGE)
-    return args.values.help ? Exit.ok : Exit.usage
-  }
-  const directory = path.resolve(io.cwd, args.values.directory ?? ".")
-  const folder = RecoveryStore.folder(LocalState.root(directory, gitRoot(directory)))
+  const parsed = parseSubcommand(
+    "recovery",
+    argv,
+    io,
+    { json: { type: "boolean" }, server: { type: "string" }, opencode: { type: "string" } },
+    USAGE,
+  )
+  if (typeof parsed === "number") return parsed
+  const { values, command, rest, directory } = parsed
+  const folder = RecoveryStore.folder(LocalState.root(directory, worktreeOf(directory)))
   if (command === "list") {
     if (rest.length) return usage(io, "list takes no arguments")
     const { beats, skipped } = RecoveryStore.read(folder)
     for (const s of skipped) io.err(`recovery: skipping heartbeat ${s.file}: ${s.reason}\n`)
     const found = RecoveryDecide.interrupted(beats, RecoveryLease.probe(), Date.now())
-    if (args.values.json) {
+    if (values.json) {
       io.out(
         JSON.stringify(
           found.map((f) => ({ ...f.beat, reason: f.reason })),
@@ -86,7 +68,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   if (command !== "resume" && command !== "dismiss") return usage(io, `unknown command '${command}'`)
   if (rest.length !== 1) return usage(io, `${command} takes one session id`)
   const sessionID = rest[0]
-  if (args.values.server && args.values.opencode) return usage(io, "--server and --opencode exclude each other")
+  if (values.server && values.opencode) return usage(io, "--server and --opencode exclude each other")
   let beat: SessionRecovery.Heartbeat
   try {
     // Checked before any server is reached or started: an unknown id or a live owner changes nothing.
@@ -97,16 +79,16 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
   let server: { url: string; stop(): Promise<void> } | undefined
   try {
-    server = args.values.server
-      ? { url: args.values.server, stop: async () => {} }
-      : await serve(args.values.opencode ?? io.env.OPENCODE_BIN ?? "opencode", beat.directory, io.env)
+    server = values.server
+      ? { url: values.server, stop: async () => {} }
+      : await serve(values.opencode ?? io.env.OPENCODE_BIN ?? "opencode", beat.directory, io.env)
     const http = RecoveryHttp.client(server.url, beat.directory, io.env.OPENCODE_SERVER_PASSWORD)
     const context: RecoveryActions.Context = { folder, ...http }
     const result =
       command === "resume"
         ? await RecoveryActions.resume(context, sessionID)
         : await RecoveryActions.dismiss(context, sessionID)
-    if (args.values.json) io.out(JSON.stringify(result, null, 2) + "\n")
+    if (values.json) io.out(JSON.stringify(result, null, 2) + "\n")
     else {
       const calls = result.closed.map((c) => (c.title ? `${c.tool} (${RecoveryDecide.clip(c.title, 60)})` : c.tool))
       io.out(
@@ -129,13 +111,6 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
 function usage(io: CliIO, message: string) {
   io.err(`recovery: ${message}\n\n${USAGE}`)
   return Exit.usage
-}
-
-function gitRoot(dir: string): string | undefined {
-  for (let d = dir; ; d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, ".git"))) return d
-    if (path.dirname(d) === d) return undefined
-  }
 }
 
 /** A temporary `opencode serve` in `directory` on a free local port, stopped by `stop()`. */

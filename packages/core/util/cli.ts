@@ -1,3 +1,8 @@
+import fs from "fs"
+import path from "path"
+import { parseArgs } from "util"
+import { errorMessage } from "./error"
+
 /**
  * The contract between the `opencode-builtins` command and each feature's command module: a module exports
  * `run(argv, io)` and resolves to the process exit code. Output goes through `io` so tests can capture it.
@@ -36,3 +41,72 @@ export function memoryIO(cwd: string, env: Record<string, string | undefined> = 
 
 /** Exit codes shared by all commands. */
 export const Exit = { ok: 0, findings: 1, usage: 2 } as const
+
+/**
+ * The nearest folder at or above `dir` holding a `.git` entry (the worktree OpenCode would use), or undefined.
+ *
+ * @example
+ * worktreeOf("/repo/packages/core") // "/repo"
+ */
+export function worktreeOf(dir: string): string | undefined {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, ".git"))) return d
+    if (d === path.dirname(d)) return undefined
+  }
+}
+
+type OptionSpec = { type: "string" | "boolean"; short?: string }
+type Values<O extends Record<string, OptionSpec>> = {
+  [K in keyof O]?: O[K]["type"] extends "string" ? string : boolean
+}
+
+/** A parsed `<command> [arguments] [options]` line: its options, command, other positionals and project folder. */
+export type Subcommand<O extends Record<string, OptionSpec>> = {
+  values: Values<O>
+  command: string
+  rest: string[]
+  /** `--directory`/`-C` resolved against the working directory (default: the working directory). */
+  directory: string
+}
+
+/**
+ * Parses a feature command's `<command> [arguments] [options]` with `-C/--directory` and `-h/--help` added. Help, a
+ * missing command or an unknown option is answered here (usage on stdout for help, on stderr otherwise) and the exit
+ * code returned instead.
+ *
+ * @example
+ * const parsed = parseSubcommand("capture", argv, io, { json: { type: "boolean" } }, USAGE)
+ * if (typeof parsed === "number") return parsed
+ * parsed.command // "list"
+ */
+export function parseSubcommand<O extends Record<string, OptionSpec>>(
+  name: string,
+  argv: string[],
+  io: CliIO,
+  options: O,
+  usage: string,
+): Subcommand<O> | number {
+  let args
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        ...options,
+        directory: { type: "string", short: "C" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (error) {
+    io.err(`${name}: ${errorMessage(error)}\n\n${usage}`)
+    return Exit.usage
+  }
+  const values = args.values as Values<O> & { help?: boolean; directory?: string }
+  const [command, ...rest] = args.positionals
+  if (values.help || !command) {
+    ;(values.help ? io.out : io.err)(usage)
+    return values.help ? Exit.ok : Exit.usage
+  }
+  return { values, command, rest, directory: path.resolve(io.cwd, values.directory ?? ".") }
+}
