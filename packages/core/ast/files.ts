@@ -1,14 +1,13 @@
 import fs from "fs/promises"
 import { readFileSync } from "fs"
-import { createRequire } from "module"
 import path from "path"
 import type { Ignore } from "ignore"
 import type picomatchType from "picomatch"
 import z from "zod"
 import { NamedError } from "../util/error"
 
-const require = createRequire(import.meta.url)
 // Loaded when first needed (a project with a .gitignore, a search with globs): a search command starts without them.
+// Bun's own require, which `bun build` follows: a compiled binary carries them (createRequire's it does not).
 const ignore = (options: { ignorecase: boolean }) => (require("ignore") as typeof import("ignore"))(options)
 const picomatch = (glob: string, options: picomatchType.PicomatchOptions) =>
   (require("picomatch") as typeof picomatchType)(glob, options)

@@ -1,13 +1,12 @@
 import fs from "fs/promises"
-import { createRequire } from "module"
 import path from "path"
 import type { AstReplace } from "./replace"
 import type { AstSearch } from "./search"
 import type { SecuritySegments } from "../security/segments"
 
-const require = createRequire(import.meta.url)
 // Loaded when first needed: a search without protected segments never needs them, and a process that only searches
-// (the search command, cli.ts) starts without them.
+// (the search command, cli.ts) starts without them. Bun's own require, which `bun build` follows: a compiled binary
+// carries them (createRequire's it does not).
 const diff = () => require("diff") as typeof import("diff")
 const mask = (text: string, pairs: readonly SecuritySegments.Pair[]) =>
   (require("../security/output") as typeof import("../security/output")).SecurityOutput.mask(text, pairs)

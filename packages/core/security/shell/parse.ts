@@ -1,5 +1,7 @@
-import { createRequire } from "module"
 import { Language, Parser, type Node } from "web-tree-sitter"
+// Imported as files, so a binary built with `bun build --compile` embeds them (a path into node_modules elsewhere).
+import RUNTIME_WASM from "web-tree-sitter/tree-sitter.wasm" with { type: "file" }
+import BASH_WASM from "tree-sitter-bash/tree-sitter-bash.wasm" with { type: "file" }
 import { ShellCommands } from "./commands"
 import { ShellContext } from "./context"
 import { ShellOutput } from "./output"
@@ -38,9 +40,8 @@ export namespace ShellParse {
    */
   export function parser(): Promise<Parser> {
     loading ??= (async () => {
-      const require = createRequire(import.meta.url)
-      const runtime = wasm.runtime ?? require.resolve("web-tree-sitter/tree-sitter.wasm")
-      const bash = wasm.bash ?? require.resolve("tree-sitter-bash/tree-sitter-bash.wasm")
+      const runtime = wasm.runtime ?? RUNTIME_WASM
+      const bash = wasm.bash ?? BASH_WASM
       await Parser.init({ locateFile: () => runtime })
       const language = await Language.load(bash)
       const p = new Parser()
