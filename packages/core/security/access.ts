@@ -143,7 +143,9 @@ export namespace SecurityAccess {
         ? "the implicit protection of security policy files"
         : rule.implicit === "audit-log"
           ? "the implicit protection of the security audit log"
-          : "the implicit protection of the configuration that enables enforcement"
+          : rule.implicit === "host-state"
+            ? "the implicit protection of the built-ins' local state (learnings, captured calls, heartbeats)"
+            : "the implicit protection of the configuration that enables enforcement"
       : `rule '${rule.pattern}' (${display(config.root, rule.file ?? "")}${rule.id.slice(rule.id.indexOf("#"))})`
     const who = rule.allowedRoles.length
       ? `role '${role}' is not among ${rule.allowedRoles.map((r) => `'${r}'`).join(", ")}`

@@ -39,7 +39,7 @@ export namespace SecurityConfig {
     deniedOperations: ReadonlySet<Operation>
     allowedRoles: readonly string[]
     file?: string
-    implicit?: "policy-file" | "audit-log" | "host-config"
+    implicit?: "policy-file" | "audit-log" | "host-config" | "host-state"
     /** Role levels visible to this rule (its policy's roles and its ancestors'). */
     roles: SecurityRole.Table
     /** Whether an absolute, normalised path falls under this rule. */
@@ -188,6 +188,11 @@ export namespace SecurityConfig {
      * (e.g. the plugin list in `opencode.json`). Absolute paths.
      */
     protect?: string[]
+    /**
+     * Folders the host keeps for itself (its local state): no role may read or write them while a policy exists, since
+     * they hold what earlier calls returned and what later sessions are told. Absolute paths.
+     */
+    hide?: string[]
   }
 
   /**
@@ -236,7 +241,7 @@ export namespace SecurityConfig {
   export function merge(
     root: string,
     layers: Layer[],
-    options: { home?: string; protect?: string[] } = {},
+    options: { home?: string; protect?: string[]; hide?: string[] } = {},
   ): { config: Loaded } | { problems: Problem[] } {
     const home = (options.home ?? os.homedir()).normalize("NFC")
     const problems: Problem[] = []
@@ -347,6 +352,7 @@ export namespace SecurityConfig {
     const hasExplicit = rules.length > 0 || markers.length > 0
     rules.push(
       ...implicitRules(root, logPath, rules, rootLayer, tables.get(rootLayer!) ?? all, nocase, options.protect ?? []),
+      ...hostStateRules(options.hide ?? [], tables.get(rootLayer!) ?? all, nocase),
     )
     return {
       config: {
@@ -430,6 +436,31 @@ export namespace SecurityConfig {
         message: `${at} is a folder: a 'file' rule would protect only the folder itself, not what is inside; use type 'directory'`,
       }
     return undefined
+  }
+
+  /**
+   * The host's own state folders: no role may read or write them (not even through a rule of the policy).
+   */
+  function hostStateRules(hide: string[], table: SecurityRole.Table, nocase: boolean): Rule[] {
+    if (!hide.length) return []
+    const fold = (s: string) => (nocase ? s.toLowerCase() : s)
+    const dirs = hide.map((d) => fold(path.resolve(d).normalize("NFC")))
+    return [
+      {
+        // "file" as for the host's configuration folders: `test` covers what is below them.
+        type: "file",
+        deniedOperations: new Set<Operation>(["read", "llm", "write"]),
+        allowedRoles: [],
+        roles: table,
+        id: "implicit:host-state",
+        implicit: "host-state",
+        pattern: dirs.map((d) => d + path.sep).join(", "),
+        test: (abs) => {
+          const a = fold(abs)
+          return dirs.some((d) => a === d || a.startsWith(d + path.sep))
+        },
+      },
+    ]
   }
 
   /**

@@ -2,6 +2,7 @@ import path from "path"
 import { fileURLToPath } from "url"
 import type { BuiltinFeature } from "../builtins/feature"
 import { DiscoveryLocate } from "../discovery/locate"
+import { LocalState } from "../learning/local"
 import { validSection } from "../options"
 import { SecurityGuard } from "./guard"
 import { SecurityHooks } from "./hooks"
@@ -22,6 +23,9 @@ export const SecurityFeature: BuiltinFeature = {
   async init({ options, log, host, native, expose }) {
     const config = validSection(SecurityGuard.Config, options, "security", log)
     const worktree = host.worktree || host.directory
+    // The built-ins' local state (learnings injected into later sessions, captured calls, crash heartbeats) is
+    // written by OpenCode's process only: the agent could otherwise plant a "learning" every later session obeys.
+    const local = LocalState.dir(LocalState.root(host.directory, worktree))
     const guard = await SecurityGuard.create({
       ...config,
       directory: host.directory,
@@ -32,6 +36,8 @@ export const SecurityFeature: BuiltinFeature = {
         CORE_PACKAGE,
         ...(host.code ?? []).map((dir) => path.resolve(dir) + path.sep),
       ],
+      ensure: [local],
+      hide: [local],
     })
     // The index of protected files (copies, hard links) is built in the background; hooks wait for the first build,
     // at most 3 s, so the first prompts are scanned against it without delaying OpenCode's start.

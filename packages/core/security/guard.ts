@@ -74,6 +74,17 @@ export namespace SecurityGuard {
      * plugin and tool folders, whose change could switch enforcement off (see `hostProtected`).
      */
     protect?: string[]
+    /**
+     * Folders of `protect` that the host itself writes during a session (its local state): created before a sandboxed
+     * command starts, so the command finds them read-only instead of creating them (what a command creates is moved
+     * aside afterwards, which would also take the host's own writes made meanwhile).
+     */
+    ensure?: string[]
+    /**
+     * Folders the host keeps for itself (its local state): no role may read or write them while a policy exists, and
+     * shell commands see them as unreadable (see `SecurityConfig.LoadOptions.hide`).
+     */
+    hide?: string[]
     /** Configured MCP server names, used to tell MCP tools apart (the plugin learns them from the config hook). */
     mcpServers?: string[]
     /** The shell OpenCode runs commands with (default: as OpenCode picks it from `SHELL`). */
@@ -360,7 +371,8 @@ export namespace SecurityGuard {
     let shell = options.shell ?? defaultShell(env)
     const ripgrepOwner = `guard:${root}:${Math.random().toString(36).slice(2)}`
 
-    const watcher = SecurityConfig.watch(root, { home, intervalMs: options.intervalMs, now, protect })
+    const hostHidden = (options.hide ?? []).map((p) => path.resolve(p))
+    const watcher = SecurityConfig.watch(root, { home, intervalMs: options.intervalMs, now, protect, hide: hostHidden })
 
     let tree: SecurityTree.Tree | undefined
     let index = SecurityInventory.empty()
@@ -531,7 +543,12 @@ export namespace SecurityGuard {
     const updateRipgrep = () => {
       const { d } = current()
       const hidden = d.config
-        ? index.top.filter((e) => e.ops.has("read") || e.ops.has("llm")).map((e) => ({ path: e.path, dir: e.dir }))
+        ? [
+            ...index.top
+              .filter((e) => e.ops.has("read") || e.ops.has("llm"))
+              .map((e) => ({ path: e.path, dir: e.dir })),
+            ...hostHidden.map((p) => ({ path: p, dir: true })),
+          ]
         : []
       SecurityRipgrep.set(ripgrepOwner, SecurityRipgrep.globs(hidden))
     }
@@ -709,6 +726,14 @@ export namespace SecurityGuard {
       // Host paths that exist are read-only; those absent now are watched: a shell command creating one (a plugin
       // folder, an opencode.json naming a plugin) has its creation moved aside afterwards.
       const absent: string[] = []
+      for (const dir of options.ensure ?? []) {
+        try {
+          fs.mkdirSync(dir, { recursive: true })
+        } catch (error) {
+          log.warn(`could not create ${dir}: ${error instanceof Error ? error.message : String(error)}`)
+        }
+      }
+      for (const p of hostHidden) if (kindOf(p) === "dir") hide.push({ path: p, dir: true })
       for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))) {
         const kind = kindOf(p)
         if (kind) lock.push({ path: p, dir: kind === "dir" })

@@ -29,9 +29,13 @@ const GIT_ID = "-c user.name=Agent -c user.email=agent@example.invalid"
  * The policy's patterns kept from the model (read or llm denied: both hidden in the sandbox): a root-wide command may
  * only complain about paths matching one.
  */
-const READ_PROTECTED = REDTEAM_POLICY.rules
-  .filter((r) => r.deniedOperations.some((op) => op === "read" || op === "llm"))
-  .map((r) => SecurityGlob.compile(r.pattern))
+const READ_PROTECTED = [
+  ...REDTEAM_POLICY.rules
+    .filter((r) => r.deniedOperations.some((op) => op === "read" || op === "llm"))
+    .map((r) => SecurityGlob.compile(r.pattern)),
+  // The built-ins' local state, which no role may read while a policy exists.
+  SecurityGlob.compile(".opencode/builtins-local"),
+]
 
 /** The path in a `Permission denied` line of grep, find or rg (`grep: ./a/b: …`, `find: './a': …`, `a/b: … (os error 13)`). */
 function deniedPath(line: string): string {

@@ -32,6 +32,7 @@ import { SecurityHooks } from "../../security/hooks"
 import { SecurityPatch } from "../../security/patch"
 import { Sandbox } from "../../security/sandbox"
 import { SecurityTools } from "../../security/tools"
+import { LocalState } from "../../learning/local"
 import { Logger } from "../../util/log"
 import OpencodeBuiltins from "../../../plugin/index"
 import { APP, POLICY, SECRET_FILE, project } from "./fixture"
@@ -374,6 +375,9 @@ async function coreRoute(dir: string): Promise<Wired> {
     log,
     shell: "/bin/bash",
     protect: SecurityGuard.hostProtected(dir, dir),
+    // As the security feature passes them: the built-ins' local state is the host's alone.
+    ensure: [LocalState.dir(dir)],
+    hide: [LocalState.dir(dir)],
   })
   await Promise.race([guard.ready(), Bun.sleep(3000)])
   const host: Host = {
