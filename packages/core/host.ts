@@ -55,6 +55,13 @@ export type Host = {
    * enter the parent conversation. Resolves to the reply's text; rejects with the model's error.
    */
   child?: (call: HostChildCall) => Promise<string>
+  /**
+   * True when `child` denies the child session every tool by itself (the fork: OpenCode 1.18 turns the call's
+   * `tools: { "*": false }` into the session's permission). Otherwise look_at adds a hidden agent that denies every
+   * tool to the host's configuration and runs its calls as that agent (OpenCode 1.2.15 offers a session's tools
+   * whatever the call says).
+   */
+  childDeniesTools?: boolean
 }
 
 /** A model as `Host.models` lists it. */

@@ -20,14 +20,17 @@ export const LookAtFeature: BuiltinFeature = {
     }
     const models = LookModels.create(host)
     let agent: string | undefined
+    // The hidden agent only where the child call cannot deny tools by itself (see Host.childDeniesTools): the host's
+    // configuration stays as the user wrote it otherwise.
+    const register = async (cfg: unknown) => {
+      const c = cfg as { agent?: Record<string, unknown> }
+      c.agent ??= {}
+      c.agent[LookTool.AGENT] ??= structuredClone(LookTool.AGENT_CONFIG)
+      agent = LookTool.AGENT
+    }
     return {
       tool: LookTool.create({ host, config, models, agent: () => agent }),
-      async config(cfg) {
-        const c = cfg as { agent?: Record<string, unknown> }
-        c.agent ??= {}
-        c.agent[LookTool.AGENT] ??= structuredClone(LookTool.AGENT_CONFIG)
-        agent = LookTool.AGENT
-      },
+      ...(host.childDeniesTools ? {} : { config: register }),
       async "chat.params"(input) {
         models.observe(input as never)
       },

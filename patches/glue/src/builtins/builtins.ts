@@ -84,6 +84,8 @@ const layer = Layer.effect(
           sessions: sessionsOf(bridge, session, todo, events, ctx),
           models: () => late(ctx, ({ Provider }) => Provider.Service.use((p) => p.list())).then(modelsOf),
           child: (call) => child(bridge, session, ctx, call),
+          // The child call's tools: { "*": false } becomes the child session's permission (SessionPrompt.prompt).
+          childDeniesTools: true,
         }
         const seams = yield* Effect.promise(() => BuiltinsSeams.create(host, { options, logger }))
         yield* Effect.addFinalizer(() => Effect.promise(() => seams.dispose()))

@@ -90,7 +90,7 @@ describe("OpenCode Built-ins", () => {
       [
         "export default async () => ({",
         "  config: async (cfg) => {",
-        '    ;(globalThis.__builtinsConfig ??= []).push(Boolean(cfg.agent?.["look-at"]))',
+        "    ;(globalThis.__builtinsConfig ??= []).push(Boolean(cfg.command?.continuation))",
         "  },",
         "})",
         "",
