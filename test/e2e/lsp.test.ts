@@ -11,6 +11,10 @@ import { FORK, targets } from "./targets"
 // downloaded. Every run checks that no process is left in the project afterwards.
 const FILES = { ...THREE_FILES, "src/bad.ts": "export const count: number = 'three'\n" }
 const TIMEOUT = { timeout: 180_000 }
+// The fork's binary carries no language server and the test project has no node_modules: there the server is named
+// in opencode.json, as a user of the fork would (this repository's copy, run by the test's own runtime).
+const TLS = path.join(import.meta.dir, "../../node_modules/typescript-language-server/lib/cli.mjs")
+const CONFIG = FORK ? { lsp: { typescript: { command: [process.execPath, TLS, "--stdio"] } } } : undefined
 const RUN = { timeoutMs: 150_000 }
 
 /** The `lsp` tools OpenCode offered the model in its first agent turn. */
@@ -26,7 +30,7 @@ for (const target of targets()) {
     test(
       "diagnostics of a TS2322 file, then a three-file rename of an exported symbol: all files rewritten, tsc passes",
       async () => {
-        await using project = await Harness.project({ bin: target.bin, files: FILES })
+        await using project = await Harness.project({ bin: target.bin, files: FILES, config: CONFIG })
         // bad.ts is diagnosed first; it would fail tsc, so the rename's project check runs without it.
         const server = ModelServer.start([
           ModelServer.call("lsp", { operation: "diagnostics", filePath: "src/bad.ts" }),
@@ -90,7 +94,7 @@ for (const target of targets()) {
       "with upstream's experimental lsp tool turned on (OPENCODE_EXPERIMENTAL_LSP_TOOL=1), the model still gets one lsp tool: the plugin's",
       async () => {
         // OpenCode's default permissions here (no permission block): the lsp permission the tool asks is allowed.
-        await using project = await Harness.project({ bin: target.bin, files: FILES, permission: {} })
+        await using project = await Harness.project({ bin: target.bin, files: FILES, permission: {}, config: CONFIG })
         const server = ModelServer.start([
           ModelServer.call("lsp", { operation: "diagnostics", filePath: "src/bad.ts", severity: "error" }),
           ModelServer.text("done"),
@@ -115,7 +119,7 @@ for (const target of targets()) {
         expect(await processesIn(project.dir)).toEqual([])
 
         // Control, same binary and flag, without the plugin: an lsp tool is there under the same name.
-        await using bare = await Harness.project({ bin: target.bin, files: FILES, plugin: false })
+        await using bare = await Harness.project({ bin: target.bin, files: FILES, plugin: false, config: CONFIG })
         const control = ModelServer.start([ModelServer.text("done")])
         try {
           const result = await Harness.run(bare, control, "hello", {
