@@ -104,6 +104,23 @@ export namespace CommentHistoryExtract {
       target: 25,
     },
     { name: "jq", repo: "jqlang/jq", style: "human", select: ["--until=2022-11-01", "--no-merges"], target: 25 },
+    // Added for the third batch: repositories whose commits name an AI assistant (Claude Code, Copilot, Cursor) as
+    // co-author, where narrating comments are more common than in the first five.
+    ...(
+      [
+        ["banyancode", "EkagraAgarwal/BanyanCode"],
+        ["naixor-opencode", "Naixor/opencode"],
+        ["superclaude", "SuperClaude-Org/SuperClaude_Framework"],
+        ["claude-skills", "alirezarezvani/claude-skills"],
+        ["everything-claude-code", "affaan-m/everything-claude-code"],
+      ] as const
+    ).map(([name, repo]): Source => ({
+      name,
+      repo,
+      style: "assistant",
+      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
+      target: 50,
+    })),
   ]
 
   /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */
@@ -145,7 +162,7 @@ export namespace CommentHistoryExtract {
    * Draws `source`'s comments into `<out>/<name>.candidates.json` (batch 1) or `<out>/<name>.<batch>.candidates.json`:
    * a later batch uses another seed, half the quota, and skips the commits of the earlier batches' fixtures.
    */
-  export async function draw(mirrors: string, out: string, source: Source, batch = 1) {
+  export async function draw(mirrors: string, out: string, source: Source, batch = 1, quota?: number) {
     const git = path.join(mirrors, source.repo.replace("/", "+"), "repo")
     const log = await $`git --git-dir=${git} log --format=%H ${source.select} HEAD`.quiet().text()
     const seen = new Set<string>()
@@ -155,7 +172,7 @@ export namespace CommentHistoryExtract {
         for (const change of CommentHistory.Fixture.parse(JSON.parse(fs.readFileSync(file, "utf8"))).changes)
           seen.add(change.commit)
     }
-    const target = batch > 1 ? Math.ceil(source.target / 2) : source.target
+    const target = quota ?? (batch > 1 ? Math.ceil(source.target / 2) : source.target)
     const name = source.name + (batch > 1 ? "." + batch : "")
     const commits = shuffle(
       log
@@ -261,8 +278,19 @@ if (import.meta.main && process.argv[2] === "--label") {
   for (const name of names) console.log(CommentHistoryExtract.label(dir, name))
 } else if (import.meta.main) {
   const [mirrors, out, ...rest] = process.argv.slice(2)
-  const batch = rest[0] === "--batch" ? Number(rest[1]) : 1
-  const names = rest[0] === "--batch" ? rest.slice(2) : rest
+  // Options: --batch <n> (default 1), --quota <comments per repository> (default: the source's target, halved
+  // for later batches), then the source names (default all).
+  const option = (flag: string) => {
+    const at = rest.indexOf(flag)
+    if (at < 0) return undefined
+    const value = Number(rest[at + 1])
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${flag} needs a positive integer, got ${rest[at + 1]}`)
+    rest.splice(at, 2)
+    return value
+  }
+  const batch = option("--batch") ?? 1
+  const quota = option("--quota")
+  const names = rest
   for (const source of CommentHistoryExtract.SOURCES.filter((s) => !names.length || names.includes(s.name)))
-    console.log(source.name, await CommentHistoryExtract.draw(mirrors, out, source, batch))
+    console.log(source.name, await CommentHistoryExtract.draw(mirrors, out, source, batch, quota))
 }

@@ -20,7 +20,8 @@ import type { CommentSyntax } from "../../../packages/core/comment/syntax"
  * - `C` commented-out code, `D` doc comment (JSDoc, docstring, `///`), `M` marker or directive (TODO, lint, license).
  *
  * Only `N` is a positive. The first batch's changes are split by their commit: the first hex digit of the hash even
- * → tuning part, odd → held-out part; the second batch (`<name>.2.json`) is a second held-out part.
+ * → tuning part, odd → held-out part; the second batch (`<name>.2.json`) and the third (`<name>.3.json`) are parts
+ * of their own.
  *
  * @example
  * const result = CommentHistory.evaluate(CommentHistory.load(), "normal")
@@ -110,7 +111,7 @@ export namespace CommentHistory {
 
   const DIR = import.meta.dir
 
-  /** A fixture with its file name; `batch` 2 for `<name>.2.json` (drawn and labelled after the rules were tuned). */
+  /** A fixture with its file name; `batch` 2 for `<name>.2.json`, 3 for `<name>.3.json` (see `evaluate`). */
   export type Loaded = Fixture & { name: string; batch: number }
 
   /**
@@ -218,9 +219,10 @@ export namespace CommentHistory {
   }
 
   /**
-   * Precision and recall of the comments the checker's note names, on the three parts: the first batch's tuning part
-   * (even commit hashes) and held-out part (odd), and the second batch (`fresh`), drawn and labelled after the rules
-   * were written.
+   * Precision and recall of the comments the checker's note names, on four parts: the first batch's tuning part
+   * (even commit hashes) and held-out part (odd), the second batch (`fresh`), drawn and labelled after the rules
+   * were written, and the third (`third`, `<name>.3.json`), drawn and labelled before the rules were revised on the
+   * first two.
    *
    * @example
    * CommentHistory.evaluate(CommentHistory.load(), "strict").tune.recall
@@ -238,7 +240,11 @@ export namespace CommentHistory {
         level,
       ),
       fresh: figures(
-        all.filter((c) => c.batch > 1),
+        all.filter((c) => c.batch === 2),
+        level,
+      ),
+      third: figures(
+        all.filter((c) => c.batch === 3),
         level,
       ),
     }
