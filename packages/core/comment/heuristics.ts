@@ -118,13 +118,18 @@ export namespace CommentHeuristics {
       "invoke run execute start stop open close print log display show render return check verify validate ensure " +
       "assert compare find search filter map sort group merge split join extract collect copy move mock simulate " +
       "stub spy wait sleep register setup teardown tear prepare configure apply assign import export use switch fall " +
-      "loop iterate handle process record track determine capture"
+      "loop iterate handle process record track determine capture skip"
     ).split(" "),
   )
 
   /** Words after the first that mark an explanation, a condition on use, or an instruction: never narration. */
   const EXPLAINS =
     /\b(because|since|so that|otherwise|instead|unless|avoid\w*|prevent\w*|workaround|hack|why|e\.g|i\.e|see|in case|ideally|but|however|although|though|due to|compat\w*|legacy|bug|issue|must|should|never|always|only|can't|cannot|won't|don't|do not|assum\w*|expects|note|important|warning|careful|race|deadlock|(un)?safe|easier|harder|simpler|faster|slower|cheaper|safer|better|worse|allows?|enables?|lets)\b|\([^)]*\b(is|are|was|were|means?)\b/i
+
+  /** Explanation words, outside hyphenated compounds ("read-only" and "non-blocking" name a kind, not a reason). */
+  function explains(text: string): boolean {
+    return EXPLAINS.test(text.replace(/\w+(-\w+)+/g, " "))
+  }
 
   /** Comment words that carry no content of their own when comparing a comment with code. */
   const STOP = new Set(
@@ -145,7 +150,7 @@ export namespace CommentHeuristics {
     "find search glob rglob locate lookup query match",
     "get fetch retrieve read load obtain request",
     "create new make build init initialize construct instantiate spawn",
-    "remove delete del drop unlink rm pop clear discard",
+    "remove delete del drop unlink rm pop clear discard clean cleanup",
     "add append push insert concat extend",
     "check assert expect verify validate ensure",
     "loop iterate foreach each map",
@@ -159,6 +164,7 @@ export namespace CommentHeuristics {
     "mock patch stub spy fake",
     "record track measure",
     "return yield",
+    "skip continue pass next",
     "call invoke",
   ].map((f) => f.split(" "))
 
@@ -221,22 +227,32 @@ export namespace CommentHeuristics {
    * trailing comment):
    *
    * - `"plain"`: an obvious pattern (`obvious`), or an imperative narration verb ("Get", "Use", "Fall back") whose
-   *   content words the code repeats (two of them, or at least half).
+   *   content words the code repeats (two of them, or at least half); a short test comment stating the expectation
+   *   of the assertion below it ("Should be trimmed" over `assertEqual(…)`); a `Label: detail` whose label is a
+   *   narration verb phrase and most of whose words the code repeats. A step number ("2.") or a sequencing word
+   *   ("Also", "Then") before the imperative is passed over.
    * - `"likely"`: a narration verb with one content word in the code, or a phrase without a verb whose content
    *   words the code nearly all repeats ("Path to the sample code base" over `sample_code_base = Path(…)`).
    *
-   * Never narration: more than 12 words, a question, a link, a `Label: text` note, or explanation words after the
-   * first ("because", "so that", "only", "should", "don't", "e.g.", …).
+   * Never narration: more than 12 words, a question, a link, any other `Label: text` note, or explanation words
+   * after the first ("because", "so that", "only", "should", "don't", "e.g.", …; not inside a hyphenated compound
+   * such as "read-only").
    *
    * @example
    * CommentHeuristics.narration("Parse CLI arguments", ["args = parser.parse_args()"]) // "plain"
    * CommentHeuristics.narration("Parse lazily: the config is large", ["args = parser.parse_args()"]) // undefined
    */
   export function narration(text: string, code: string[]): "plain" | "likely" | undefined {
-    const t = text.trim()
+    // A step number ("1.", "2)", "Step 3:") says where the step is, not what it does: the rest is judged, as is
+    // the imperative after a sequencing word ("Also remove …").
+    const t = text.trim().replace(STEP, "").replace(SEQUENCE, "")
     const all = words(t)
     if (!all.length || all.length > 12 || t.length > 120 || isDirective(t)) return undefined
-    if (/\?|https?:|:\s+\S/.test(t) || EXPLAINS.test(all.slice(1).join(" "))) return undefined
+    if (/\?|https?:/.test(t)) return undefined
+    if (expectation(t, code)) return "plain"
+    const label = /^([^:]+):\s+\S/.exec(t)?.[1]
+    if (label) return labelled(t, label, code)
+    if (explains(all.slice(1).join(" "))) return undefined
     if (obvious(t)) return "plain"
     // "If …, <main clause>" and "Otherwise <main clause>": the main clause is what may narrate.
     const main = /^(if|when|else|otherwise)\b[^,]*,\s*(.+)$/i.exec(t)?.[2]
@@ -255,6 +271,43 @@ export namespace CommentHeuristics {
     if (verb && shared >= 1) return "likely"
     if (!verb && all.length >= 2 && total >= 2 && shared * 4 >= total * 3) return "likely"
     return undefined
+  }
+
+  /** A sequencing word before an imperative ("Also remove …", "Then parse …", "First, load …"). */
+  const SEQUENCE = /^(also|then|next|finally|first|lastly)\b,?\s+(?=[a-z]+\s)/i
+
+  /** A step number opening a comment: "1.", "2)", "(3)", "Step 4:", "a)". */
+  const STEP = /^(step\s+\d+[.:)]?|\(?\d+[.)]|[a-z]\))\s+(?=\S)/i
+
+  /** An expectation a test asserts: "Should be modified", "It should not throw", "Must fail", "Expect an error". */
+  const EXPECTS = /^((it|this|that|they|we|the \w+)\s+)?(should|must|shall|expects?|needs? to|will)\b/i
+  /** The code is an assertion: `assert …`, `self.assertEqual(…)`, `expect(…)`, `require.Equal(…)`, `t.Fatal(…)`. */
+  const ASSERTION = /^(self |this )?(assert|expect|should|require|must|t (error|fatal|fail)|pytest raises|check)/
+
+  /**
+   * A short comment stating what the assertion right after it checks ("Should BE modified" over
+   * `self.assertEqual(commit.author.name, …)`): the assertion says it already. Explanation words other than the
+   * modal verb (`because`, `instead`, `only`, …) make it a reason, not a restatement.
+   */
+  function expectation(t: string, code: string[]): boolean {
+    const all = words(t)
+    if (all.length > MAX_WORDS || !code.length || !EXPECTS.test(t)) return false
+    if (!ASSERTION.test(normalize(code[0]))) return false
+    const rest = t.replace(EXPECTS, "")
+    return !EXPLAINS.test(rest)
+  }
+
+  /**
+   * A `Label: detail` comment narrates when its label is a narration verb phrase ("Mock coder args: co-authored-by
+   * enabled, author modification disabled") and the code repeats most of its words (three or more, and at least
+   * 60%). Other labels ("API rule: …", "Windows: use …", "Note: …") are notes, never narration.
+   */
+  function labelled(t: string, label: string, code: string[]): "plain" | undefined {
+    const head = words(label)
+    if (head.length < 2 || !/^[a-z]+$/i.test(head[0]) || !NARRATION_VERBS.has(head[0].toLowerCase())) return undefined
+    if (EXPLAINS.test(words(t).slice(1).join(" "))) return undefined
+    const { shared, total } = overlap(t, code)
+    return shared >= 3 && shared * 10 >= total * 6 ? "plain" : undefined
   }
 
   const FILLER = new Set(

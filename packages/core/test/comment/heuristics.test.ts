@@ -62,6 +62,20 @@ describe("comment heuristics", () => {
       ["Import", ['import: $ => seq("import", $.string)'], undefined],
       ["API rule: only the final assistant message may be empty", ["const last = i === n - 1"], undefined],
       ["start is an inclusive index", ["let start = 0"], undefined],
+      // A step number or a sequencing word before the imperative is passed over.
+      ["2. Check that the cache and the index agree", ["if (cache.size !== index.size) fail()"], "plain"],
+      ["Also drop the entry from the cache", ["cache.delete(entry.key)"], "plain"],
+      // A test comment stating the expectation of the assertion right after it; a reason makes it useful.
+      ["Should be trimmed", ["self.assertEqual(result.name, 'x')"], "plain"],
+      ["It must not throw", ["expect(() => run()).not.toThrow()"], "plain"],
+      ["Should be trimmed because the parser keeps spaces", ["self.assertEqual(result.name, 'x')"], undefined],
+      ["Should be trimmed", ["name = name.trim()"], undefined],
+      // `Label: detail` narrates when the label is a narration verb phrase and the code repeats most of it.
+      ["Build request options: retries off, timeout 5", ["opts = RequestOptions(retries=False, timeout=5)"], "plain"],
+      ["Windows: use the local app data folder", ["return env.LOCALAPPDATA"], undefined],
+      // A hyphenated compound is a kind, not an explanation ("read-only" holds "only").
+      ["Collect names of read-only files", ["names = [f.name for f in files if f.readonly]"], "plain"],
+      ["Skip entries without a name", ["if not entry.name:", "continue"], "plain"],
     ]
     for (const [text, code, want] of cases)
       expect([text, CommentHeuristics.narration(text, code)]).toEqual([text, want])
