@@ -203,7 +203,7 @@ export namespace CommentHeuristics {
    * @example
    * CommentHeuristics.overlap("Parse CLI arguments", ["args = parser.parse_args()"]) // { shared: 2, total: 3 }
    */
-  export function overlap(comment: string, code: string[]): { shared: number; total: number } {
+  export function overlap(comment: string, code: string[]): { shared: number; total: number; byFamily?: boolean } {
     const raw = normalize(comment).split(" ").filter(Boolean)
     const codeWords = new Set(code.flatMap((line) => normalize(line).split(" ")).filter((w) => w.length >= 2))
     const list = [...codeWords]
@@ -213,13 +213,19 @@ export namespace CommentHeuristics {
     // A narration verb (the first word, or one joined to it by "and") matches the code's word for its operation.
     const plain = comment.toLowerCase().split(/[^a-z]+/)
     const verbs = [raw[0], plain[1] === "and" ? plain[2] : undefined]
+    let byFamily = false
     for (const v of verbs)
-      if (v && NARRATION_VERBS.has(v) && !shared.has(v) && family(v).some((f) => codeWords.has(f))) shared.add(v)
+      if (v && NARRATION_VERBS.has(v) && !shared.has(v) && family(v).some((f) => codeWords.has(f))) {
+        shared.add(v)
+        byFamily = true
+      }
     for (let i = 0; i + 1 < raw.length; i++) {
       const joined = raw[i] + raw[i + 1]
       if (!shared.has(raw[i]) && !shared.has(raw[i + 1]) && codeWords.has(joined)) shared.add(raw[i])
     }
-    return { shared: shared.size, total: words.length }
+    return byFamily
+      ? { shared: shared.size, total: words.length, byFamily }
+      : { shared: shared.size, total: words.length }
   }
 
   /**
@@ -231,8 +237,10 @@ export namespace CommentHeuristics {
    *   of the assertion below it ("Should be trimmed" over `assertEqual(…)`); a `Label: detail` whose label is a
    *   narration verb phrase and most of whose words the code repeats. A step number ("2.") or a sequencing word
    *   ("Also", "Then") before the imperative is passed over.
-   * - `"likely"`: a narration verb with one content word in the code, or a phrase without a verb whose content
-   *   words the code nearly all repeats ("Path to the sample code base" over `sample_code_base = Path(…)`).
+   *   A phrase without a verb whose four or more content words the code nearly all repeats ("Path to the sample
+   *   code base" over `sample_code_base = Path(…)`), and "If …, &lt;plain narration&gt;" are plain too.
+   * - `"likely"`: a narration verb with one content word in the code (not only the code's word for the verb: "Verify
+   *   login worked" over an `assert` is not), or a shorter phrase without a verb that the code nearly all repeats.
    *
    * Never narration: more than 12 words, a question, a link, any other `Label: text` note, or explanation words
    * after the first ("because", "so that", "only", "should", "don't", "e.g.", …; not inside a hyphenated compound
@@ -258,7 +266,7 @@ export namespace CommentHeuristics {
     const main = /^(if|when|else|otherwise)\b[^,]*,\s*(.+)$/i.exec(t)?.[2]
     if (main && main !== t) {
       const inner = narration(main.replace(/^(just|then|simply)\s+/i, ""), code)
-      return inner === "plain" ? "likely" : undefined
+      return inner === "plain" ? "plain" : undefined
     }
     // An imperative opens a phrase of two words or more ("Import" alone is a heading; "start is …" a subject).
     const verb =
@@ -266,9 +274,11 @@ export namespace CommentHeuristics {
       /^[a-z]+$/i.test(all[0]) &&
       NARRATION_VERBS.has(all[0].toLowerCase()) &&
       !/^(is|are|was|were|has|have|had|can|will|would|should|must|may|might|does|do)$/i.test(all[1])
-    const { shared, total } = overlap(t, code)
+    const { shared, total, byFamily } = overlap(t, code)
     if (verb && (shared >= 2 || (shared >= 1 && shared * 2 >= total))) return "plain"
-    if (verb && shared >= 1) return "likely"
+    // Only the verb's family in the code ("Verify …" over any `assert`) is too little to call it narration.
+    if (verb && shared >= 1 && !(byFamily && shared === 1)) return "likely"
+    if (!verb && shared >= 4 && shared * 4 >= total * 3) return "plain"
     if (!verb && all.length >= 2 && total >= 2 && shared * 4 >= total * 3) return "likely"
     return undefined
   }

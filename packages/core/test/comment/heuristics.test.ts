@@ -54,8 +54,9 @@ describe("comment heuristics", () => {
       ["Display line counts", ['print(f"Lines in {path}: {len(lines)}")'], "plain"],
       ["Setup the runtime", ["get_runtime_cls(config.runtime).setup(config)"], "plain"],
       ["Initialize the counter", [], "plain"],
-      ["Path to the sample code base", ['sample_code_base = Path(__file__).parent / "sample"'], "likely"],
-      ["If the file is missing, return the default", ["if (!exists) return DEFAULT"], "likely"],
+      ["Path to the sample code base", ['sample_code_base = Path(__file__).parent / "sample"'], "plain"],
+      ["Path to the sample", ['sample_code_base = Path(__file__).parent / "sample"'], "likely"],
+      ["If the file is missing, return the default", ["if (!exists) return DEFAULT"], "plain"],
       ["Parse lazily because most commands never need it", ["args = parser.parse_args()"], undefined],
       ["Reverse the expected order", ["os.Chtimes(newest, oldest, oldest)"], undefined],
       ["Block pagers", ['GIT_PAGER: "cat",'], undefined],
@@ -76,6 +77,9 @@ describe("comment heuristics", () => {
       // A hyphenated compound is a kind, not an explanation ("read-only" holds "only").
       ["Collect names of read-only files", ["names = [f.name for f in files if f.readonly]"], "plain"],
       ["Skip entries without a name", ["if not entry.name:", "continue"], "plain"],
+      // Only the verb's family in the code ("Verify" and an `assert`) says too little: the comment names the meaning.
+      ["Verify login worked", ["assert r.status_code == 200"], undefined],
+      ["Verify the response status", ["assert r.status_code == 200"], "plain"],
     ]
     for (const [text, code, want] of cases)
       expect([text, CommentHeuristics.narration(text, code)]).toEqual([text, want])
