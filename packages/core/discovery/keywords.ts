@@ -38,6 +38,38 @@ export namespace Keywords {
     ).split(/\s+/),
   )
 
+  /** Words that acknowledge, praise or hesitate: a message holding one is a reply in a conversation. */
+  export const ACKNOWLEDGEMENTS: ReadonlySet<string> = new Set(
+    (
+      "thanks thank thx ty cheers ok okay cool great good nice fine perfect awesome excellent brilliant lovely " +
+      "yeah yep yup yes no nope sure lol haha wow ah oh hmm hm uh um ugh meh bye"
+    ).split(" "),
+  )
+  /**
+   * Words of talk about the conversation itself (praise of the work, thinking it over, waiting): in a reply with an
+   * acknowledgement they ask for nothing ("nice work!", "hmm, let me think about it", "ok, give me a sec").
+   */
+  export const CONVERSATION: ReadonlySet<string> = new Set(
+    (
+      "work job effort think thinking thought idea point guess suppose wonder wait sorry appreciate appreciated love " +
+      "glad happy later moment sec second bit minute while again exactly agreed agree true indeed totally"
+    ).split(" "),
+  )
+
+  /**
+   * True for a reply that asks for nothing: it acknowledges (`ACKNOWLEDGEMENTS`) and every other word is a stop word
+   * or talk about the conversation (`CONVERSATION`). Such a prompt gets no suggestion however the catalogue is worded.
+   *
+   * @example
+   * Keywords.chatter("nice work!") // true
+   * Keywords.chatter("ok, now review the diff") // false
+   */
+  export function chatter(text: string): boolean {
+    const all = tokens(text.slice(0, 500))
+    if (!all.some((w) => ACKNOWLEDGEMENTS.has(w))) return false
+    return all.every((w) => !keep(w) || ACKNOWLEDGEMENTS.has(w) || CONVERSATION.has(w))
+  }
+
   /** Characters of a prompt considered for matching; the rest of a very long prompt (pasted logs) is ignored. */
   export const MAX_PROMPT_CHARS = 8_000
 

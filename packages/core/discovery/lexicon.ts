@@ -1,12 +1,14 @@
 /**
  * The small lexicon of software-development language that the matcher uses on top of exact words and stems. Written
- * for this project from general usage (not from any labelled prompt), in three parts:
+ * for this project from general usage (not from any labelled prompt), in four parts:
  *
  * - `PHRASES`: multi-word terms read as one word before splitting ("end-to-end" → "e2e", "pull request" → "pr").
  * - `ABBREVIATIONS`: spellings of the same thing, folded into one term on both sides (documents and prompts):
  *   "k8s" and "kubernetes", "db" and "database", "docs" and "documentation".
  * - `RELATED`: words a request uses for what descriptions name otherwise ("slow" → performance, "outage" →
  *   incident). Only prompts are expanded, and an expansion weighs `RELATED_WEIGHT` of a word the prompt contains.
+ * - `CONCEPTS`: families of words descriptions use for one activity (debugging: debug, troubleshoot, diagnose, root
+ *   cause …). A prompt word of a family, or a `RELATED` entry naming one, brings the family's words.
  *
  * @example
  * DiscoveryLexicon.phrases("write end-to-end tests for the pull request") // "write e2e tests for the pr"
@@ -165,24 +167,57 @@ export namespace DiscoveryLexicon {
 
   /**
    * Words of requests and the words descriptions use for the same need. A prompt word adds its related words at
-   * `RELATED_WEIGHT`; the relation is one-way (a description saying "performance" is not expanded to "slow").
+   * `RELATED_WEIGHT`; the relation is one-way (a description saying "performance" is not expanded to "slow"). A value
+   * that names a family of `CONCEPTS` ("debugging", "performance") stands for the family's words.
    */
   export const RELATED: ReadonlyMap<string, readonly string[]> = new Map<string, string[]>([
-    ["httperror", ["error", "debug"]],
-    ["bug", ["debug", "fix"]],
-    ["bugs", ["debug", "fix"]],
-    ["broken", ["debug", "fix"]],
-    ["broke", ["debug", "fix"]],
-    ["crash", ["debug", "error"]],
-    ["crashes", ["debug", "error"]],
-    ["crashing", ["debug", "error"]],
-    ["exception", ["error", "debug"]],
-    ["stacktrace", ["error", "debug"]],
-    ["undefined", ["error", "debug"]],
-    ["null", ["error", "debug"]],
-    ["failing", ["error", "debug"]],
-    ["fails", ["error", "debug"]],
-    ["wrong", ["debug"]],
+    // how requests describe a failure → the debugging family (and "error")
+    ["httperror", ["error", "debugging"]],
+    ["bug", ["debugging"]],
+    ["bugs", ["debugging"]],
+    ["broken", ["debugging"]],
+    ["broke", ["debugging"]],
+    ["crash", ["error", "debugging"]],
+    ["crashes", ["error", "debugging"]],
+    ["crashing", ["error", "debugging"]],
+    ["crashed", ["error", "debugging"]],
+    ["exception", ["error", "debugging"]],
+    ["exceptions", ["error", "debugging"]],
+    ["stacktrace", ["error", "debugging"]],
+    ["traceback", ["error", "debugging"]],
+    ["undefined", ["error", "debugging"]],
+    ["null", ["error", "debugging"]],
+    ["nan", ["error", "debugging"]],
+    ["error", ["debugging"]],
+    ["errors", ["debugging"]],
+    ["fail", ["error", "debugging"]],
+    ["fails", ["error", "debugging"]],
+    ["failing", ["error", "debugging"]],
+    ["failed", ["error", "debugging"]],
+    ["failure", ["error", "debugging"]],
+    ["failures", ["error", "debugging"]],
+    ["wrong", ["debugging"]],
+    ["incorrect", ["debugging"]],
+    ["unexpected", ["debugging"]],
+    ["issue", ["debugging"]],
+    ["issues", ["debugging"]],
+    ["problem", ["debugging"]],
+    ["problems", ["debugging"]],
+    ["hang", ["debugging"]],
+    ["hangs", ["debugging"]],
+    ["hanging", ["debugging"]],
+    ["freeze", ["debugging"]],
+    ["freezes", ["debugging"]],
+    ["stuck", ["debugging"]],
+    ["leak", ["debugging", "memory"]],
+    ["leaks", ["debugging", "memory"]],
+    ["leaking", ["debugging", "memory"]],
+    ["timeout", ["debugging"]],
+    ["timeouts", ["debugging"]],
+    ["intermittent", ["debugging"]],
+    ["intermittently", ["debugging"]],
+    ["glitch", ["debugging"]],
+    ["regression", ["debugging", "test"]],
     ["slow", ["performance", "optimize"]],
     ["slowly", ["performance", "optimize"]],
     ["slower", ["performance", "optimize"]],
@@ -216,11 +251,10 @@ export namespace DiscoveryLexicon {
     ["sso", ["authentication"]],
     ["password", ["authentication"]],
     ["passwords", ["authentication"]],
-    ["flaky", ["test"]],
+    ["flaky", ["test", "debugging"]],
     ["coverage", ["test"]],
     ["tdd", ["test"]],
     ["e2e", ["test"]],
-    ["regression", ["test"]],
     ["mock", ["test"]],
     ["mocks", ["test"]],
     ["fake", ["mock"]],
@@ -401,6 +435,44 @@ export namespace DiscoveryLexicon {
     ["parallel", ["concurrent"]],
   ])
 
+  /**
+   * Families of words that descriptions of developer tools use for one activity: a description of a debugging agent
+   * says "troubleshoot", "diagnose" or "root cause" as often as "debug". A prompt word of a family brings the others
+   * (as one related group, `related`), and so does a `RELATED` word that names a family ("wrong" → debugging).
+   */
+  export const CONCEPTS: Readonly<Record<string, readonly string[]>> = {
+    debugging: ["debug", "troubleshoot", "diagnose", "rootcause", "investigate", "fix"],
+    performance: ["performance", "optimize", "profile", "bottleneck", "speed", "latency"],
+    security: ["security", "secure", "vulnerability", "harden", "owasp", "threat"],
+    documentation: ["documentation", "document", "readme", "guide", "writer", "technical"],
+    testing: ["test", "testing", "tdd", "coverage", "qa", "spec"],
+    refactoring: ["refactor", "simplify", "cleanup", "restructure", "maintainability", "clean"],
+    review: ["review", "reviewer", "audit", "inspect", "critique"],
+    deployment: ["deploy", "deployment", "release", "ci", "cd", "pipeline", "devops"],
+    planning: ["plan", "planning", "planner", "roadmap", "breakdown", "estimate", "task"],
+    architecture: ["architecture", "architect", "design", "system"],
+    understanding: ["explain", "explore", "understand", "onboarding", "walkthrough", "tour"],
+    verification: ["verify", "verification", "validate", "validation", "confirm"],
+    research: ["research", "investigate", "analysis", "survey", "compare"],
+  }
+  const MEMBER = new Map<string, string[]>()
+  for (const [name, words] of Object.entries(CONCEPTS))
+    for (const w of words) MEMBER.set(w, [...(MEMBER.get(w) ?? []), name])
+
+  /**
+   * The related words of a prompt word (lower case, as written): its `RELATED` words, a family named there replaced
+   * by its words, and the other words of the families the word belongs to.
+   *
+   * @example
+   * DiscoveryLexicon.related("slow") // ["performance", "optimize", "profile", "bottleneck", "speed", "latency"]
+   */
+  export function related(word: string): readonly string[] {
+    const out: string[] = []
+    for (const r of RELATED.get(word) ?? []) out.push(...(CONCEPTS[r] ?? [r]))
+    for (const name of MEMBER.get(word) ?? []) out.push(...CONCEPTS[name].filter((w) => w !== word))
+    return [...new Set(out)]
+  }
+
   /** Phrases by their first word: the rest of each phrase's words and the word that replaces them. */
   const BY_FIRST = new Map<string, { rest: string[]; word: string }[]>()
   for (const [words, word] of PHRASES) {
@@ -409,7 +481,7 @@ export namespace DiscoveryLexicon {
     list.push({ rest, word })
     BY_FIRST.set(first, list)
   }
-  const HTTP_ERROR = /^[45]\d\d$/
+  const HTTP_ERROR = /^[45]\d\ds?$/
 
   /**
    * `tokens` (lower-case words, stop words still in) with each phrase of `PHRASES` replaced by its word; the last

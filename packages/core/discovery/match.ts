@@ -9,8 +9,11 @@ import { Keywords } from "./keywords"
  *   the start of the body (`Discovery.BODY_MAX` characters, weight 0.2), each field with its own weight and length
  *   normalisation; light stems ("responsive" is not "response"), the
  *   derived forms a catalogue contains folded together ("reviewer" meets "review"), the lexicon's phrases and
- *   spellings (`DiscoveryLexicon`), prompt words expanded to related words at half weight. Hits are kept when they
- *   are strong on their own (a share of what the prompt could score) and close to the best, at most `MAX_HITS`.
+ *   spellings (`DiscoveryLexicon`), prompt words expanded to related words and families of developer vocabulary at
+ *   half weight (each word's expansion scored as the best of its words), a score shaded by how much of the item's
+ *   name the prompt names (`nameFit`). A reply that asks for nothing (`Keywords.chatter`) matches nothing. Hits are
+ *   kept when they are strong on their own (a share of what the prompt could score) and close to the best of their
+ *   type and of all, at most `MAX_HITS`.
  * - `bm25`: the earlier matcher — BM25 over name (weight 3), keywords and description on Porter stems, with a
  *   relevance floor at half the best score.
  * - `plain`: plain BM25 over name and description (no floor, no lexicon, Porter stems): the baseline.
@@ -119,6 +122,12 @@ export namespace DiscoveryMatch {
      * suggests nothing on its own, while in a catalogue of one item a shared word still does.
      */
     minScore: number
+    /**
+     * Share of a score that depends on how much of the document's name the prompt names (its name words' idf among
+     * names): with 0.1, an item whose name the prompt names in full keeps its score, one whose name it does not name
+     * keeps 90 % ("test" beats "rust-testing" for "tests are red" when their descriptions score alike).
+     */
+    nameFit: number
   }
   export const FIELD_TUNING: FieldTuning = {
     fields: {
@@ -132,10 +141,11 @@ export namespace DiscoveryMatch {
     related: DiscoveryLexicon.RELATED_WEIGHT,
     coverage: 0.1,
     relativeCut: 0.5,
-    groupCut: 0.8,
+    groupCut: 0.6,
     maxHits: 5,
     nameBonus: 0.3,
     minScore: 0.25,
+    nameFit: 0.1,
   }
 
   /**
@@ -384,44 +394,78 @@ export namespace DiscoveryMatch {
       for (const named of list.names) if (named) df++
       if (df) nameDf.set(term, df)
     }
+    /** Each document's name terms' idf (among names) summed: what a prompt naming all of them would cover. */
+    const nameMass = tokenized.map((fields) => {
+      let total = 0
+      for (const term of new Set(fields[0].map(fold))) total += idf(nameDf.get(term) ?? 1)
+      return total
+    })
 
-    /** The prompt's terms with their weight (1, or `related` for an expansion) and the word that brought each. */
-    function query(prompt: string) {
-      const terms = new Map<string, { weight: number; word: string }>()
+    /**
+     * The prompt as groups of terms: each word of the prompt is a group of its one term (weight 1); the related words
+     * of a prompt word (`DiscoveryLexicon.RELATED`) form one group at weight `related`, scored as the best of its terms
+     * for each document (a description naming two of them is not worth more than one naming one). A term belongs to
+     * the first group that has it.
+     */
+    function query(prompt: string): Group[] {
+      const groups: Group[] = []
+      if (Keywords.chatter(prompt)) return groups
+      const seen = new Set<string>()
       const words = Keywords.lightTerms(prompt.slice(0, Keywords.MAX_PROMPT_CHARS))
       for (const { word, term } of words) {
         const folded = fold(term)
-        if (!terms.has(folded)) terms.set(folded, { weight: 1, word })
+        // A bare number ("42" of a line number, "800" lines) names nothing a definition is about.
+        if (seen.has(folded) || /^\d+$/.test(term)) continue
+        seen.add(folded)
+        groups.push({ terms: [folded], weight: 1, word })
       }
-      for (const { word } of words)
-        for (const related of DiscoveryLexicon.RELATED.get(word) ?? []) {
-          const folded = fold(Keywords.termOf(related))
-          if (!terms.has(folded)) terms.set(folded, { weight: t.related, word })
+      for (const { word } of words) {
+        const related = DiscoveryLexicon.related(word)
+        if (!related.length) continue
+        const terms: string[] = []
+        for (const r of related) {
+          const folded = fold(Keywords.termOf(r))
+          if (seen.has(folded)) continue
+          seen.add(folded)
+          terms.push(folded)
         }
-      return terms
+        if (terms.length) groups.push({ terms, weight: t.related, word })
+      }
+      return groups
     }
 
-    type Terms = Map<string, { weight: number; word: string }>
-    /** Scores of every document holding a term of `terms`, and the prompt's idf mass (the most a document scores). */
-    function score(terms: Terms) {
-      const scores = new Map<number, { score: number; matched: string[] }>()
+    type Group = { terms: string[]; weight: number; word: string }
+    /** Scores of every document holding a term of `groups`, and the prompt's idf mass (the most a document scores). */
+    function score(groups: Group[]) {
+      const scores = new Map<number, { score: number; matched: string[]; named: number }>()
       let mass = 0
-      for (const [term, { weight, word }] of terms) {
-        const list = postings.get(term)
-        if (!list) continue
-        const w = weight * idf(list.docs.length)
-        // The most a document can score on this term (x → ∞).
-        mass += w * (t.k1 + 1)
-        const bonus = t.nameBonus && nameDf.has(term) ? t.nameBonus * weight * idf(nameDf.get(term)!) : 0
-        for (let i = 0; i < list.docs.length; i++) {
-          const x = list.xs[i]
-          const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (list.names[i] ? bonus : 0)
-          const doc = list.docs[i]
+      const best = new Map<number, { s: number; named: number }>()
+      for (const { terms, weight, word } of groups) {
+        best.clear()
+        let most = 0
+        for (const term of terms) {
+          const list = postings.get(term)
+          if (!list) continue
+          const w = weight * idf(list.docs.length)
+          // The most a document can score on this term (x → ∞).
+          most = Math.max(most, w * (t.k1 + 1))
+          const bonus = t.nameBonus && nameDf.has(term) ? t.nameBonus * weight * idf(nameDf.get(term)!) : 0
+          for (let i = 0; i < list.docs.length; i++) {
+            const x = list.xs[i]
+            const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (list.names[i] ? bonus : 0)
+            const doc = list.docs[i]
+            const prev = best.get(doc)
+            if (!prev || s > prev.s) best.set(doc, { s, named: list.names[i] ? weight * idf(nameDf.get(term)!) : 0 })
+          }
+        }
+        mass += most
+        for (const [doc, { s, named }] of best) {
           const entry = scores.get(doc)
           if (entry) {
             entry.score += s
+            entry.named += named
             if (!entry.matched.includes(word)) entry.matched.push(word)
-          } else scores.set(doc, { score: s, matched: [word] })
+          } else scores.set(doc, { score: s, matched: [word], named })
         }
       }
       return { scores, mass }
@@ -432,11 +476,14 @@ export namespace DiscoveryMatch {
       size: n,
       select,
       search(prompt, options = {}) {
-        const terms = query(prompt)
-        const { scores, mass } = score(terms)
+        const { scores, mass } = score(query(prompt))
         const floor = Math.max(t.coverage * mass, t.minScore, Number.MIN_VALUE)
         const hits = [...scores]
-          .map(([index, e]) => ({ index, score: round(e.score), matched: e.matched }))
+          .map(([index, e]) => ({
+            index,
+            score: round(e.score * (1 - t.nameFit + t.nameFit * Math.min(1, e.named / (nameMass[index] || 1)))),
+            matched: e.matched,
+          }))
           .filter((h) => h.score >= floor)
           .sort((a, b) => b.score - a.score || a.index - b.index)
         return options.all ? hits : select(hits, options)

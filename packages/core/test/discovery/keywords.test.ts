@@ -71,6 +71,29 @@ describe("Keywords.light and lightTerms (the bm25f matcher's words)", () => {
   })
 })
 
+describe("Keywords.chatter", () => {
+  test("a reply that acknowledges and asks for nothing is chatter; one that asks for something is not", () => {
+    for (const reply of [
+      "nice work!",
+      "hmm, let me think about it",
+      "ok",
+      "thanks a lot",
+      "great job",
+      "ok, wait a sec",
+    ])
+      expect(Keywords.chatter(reply)).toBe(true)
+    for (const request of [
+      "ok, now review the diff",
+      "thanks! can you deploy it",
+      "ugh, tests are red again",
+      "work on the login page",
+      "think through the cache design",
+      "",
+    ])
+      expect(Keywords.chatter(request)).toBe(false)
+  })
+})
+
 describe("Keywords.extract", () => {
   test("explicit keywords win, split into words, distinct", () => {
     expect(

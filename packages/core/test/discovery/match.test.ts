@@ -45,6 +45,53 @@ describe("DiscoveryMatch bm25f (the default)", () => {
     expect(infra.search("the page is slow")[0]).toMatchObject({ index: 2, matched: ["slow"] })
   })
 
+  test("families of developer vocabulary: a symptom or one word of a family finds the others, at half weight", () => {
+    const tools = DiscoveryMatch.index([
+      { name: "troubleshoot", keywords: [], description: "Diagnose and resolve issues in builds" },
+      { name: "dashboard-builder", keywords: [], description: "Builds charts" },
+      { name: "profiler", keywords: [], description: "Finds bottlenecks in hot paths" },
+    ])
+    // "wrong" names the debugging family (debug, troubleshoot, diagnose, …): the troubleshooting command is found,
+    // below the item the prompt names outright.
+    const hits = tools.search("the dashboard shows wrong totals", { all: true })
+    expect(hits.map((h) => h.index)).toEqual([1, 0])
+    expect(hits[1].matched).toEqual(["wrong"])
+    // One word of a family brings the rest: "speed" finds "bottlenecks" (performance).
+    expect(tools.search("speed up this loop")[0]).toMatchObject({ index: 2, matched: ["speed"] })
+  })
+
+  test("a word's related words count as one: a description naming two of them scores as one naming one", () => {
+    const two = DiscoveryMatch.index([
+      { name: "a", keywords: [], description: "debug and troubleshoot" },
+      { name: "b", keywords: [], description: "troubleshoot things" },
+      { name: "c", keywords: [], description: "unrelated words here" },
+      { name: "d", keywords: [], description: "more unrelated words" },
+    ])
+    const [a, b] = two.search("it is broken", { all: true })
+    expect(a.index).toBe(0)
+    // Without the grouping "a" would score about twice "b" (two terms matched): it scores about the same.
+    expect(a.score / b.score).toBeLessThan(1.5)
+  })
+
+  test("a bare number names nothing; an HTTP error status (also plural) reads as an error", () => {
+    const numbered = DiscoveryMatch.index([
+      { name: "line-42", keywords: [], description: "Item 42" },
+      { name: "error-handling", keywords: [], description: "Handles errors" },
+    ])
+    expect(numbered.search("see line 42")[0]?.index).toBe(0)
+    expect(numbered.search("42")).toEqual([])
+    expect(numbered.search("we get 502s")[0]?.index).toBe(1)
+  })
+
+  test("nameFit: of two items that score alike, the one whose whole name the prompt names ranks first", () => {
+    const named = DiscoveryMatch.index([
+      { name: "rust-testing", keywords: [], description: "Runs tests" },
+      { name: "test", keywords: [], description: "Runs tests" },
+      { name: "other", keywords: [], description: "Something" },
+    ])
+    expect(named.search("the tests are red").map((h) => h.index)).toEqual([1, 0])
+  })
+
   test("the first paragraph of the body is matched too, below the description", () => {
     const two = DiscoveryMatch.index([
       { name: "a", keywords: [], description: "", lead: "Security Scan\nFinds vulnerabilities" },
@@ -71,6 +118,11 @@ describe("DiscoveryMatch bm25f (the default)", () => {
     expect(index.search("what is the capital of Australia")).toEqual([])
     expect(index.search("can you help me with this please")).toEqual([])
     expect(index.search("thanks, that's all, looks good")).toEqual([])
+    // A reply with an acknowledgement and only talk about the conversation asks for nothing (Keywords.chatter).
+    expect(index.search("nice work on the review!")).not.toEqual([])
+    expect(
+      DiscoveryMatch.index([{ name: "work", keywords: [], description: "Work log" }]).search("nice work!"),
+    ).toEqual([])
     expect(DiscoveryMatch.index([]).search("review")).toEqual([])
   })
 
