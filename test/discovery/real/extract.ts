@@ -16,7 +16,7 @@ import { DiscoveryParse } from "../../../packages/core/discovery/parse"
 import { Keywords } from "../../../packages/core/discovery/keywords"
 import { Discovery } from "../../../packages/core/discovery/schema"
 
-type SetId = "tuning" | "heldout" | "heldout2"
+type SetId = "tuning" | "heldout" | "heldout2" | "heldout3"
 
 type Collection = {
   id: string
@@ -27,6 +27,13 @@ type Collection = {
   to: (p: string) => string
   /** Items whose licence is not open: their description is replaced by one written for this project. */
   paraphrase?: Record<string, string>
+  /** Paths left out: copies of an earlier set's files (an independent set must not repeat them). */
+  exclude?: RegExp
+  /**
+   * A malformed frontmatter cut at 800 characters keeps its closing `---`: without it the cut file is refused where
+   * the real one is read leniently (held-out 3 on; the earlier sets were made without it and are kept as they are).
+   */
+  closeRaw?: boolean
 }
 
 export const COLLECTIONS: Collection[] = [
@@ -119,6 +126,59 @@ export const COLLECTIONS: Collection[] = [
     // Its README links or copies the agents folder to ~/.claude/agents/awesome-claude-agents; here the project holds it.
     to: (p) => `project/.claude/agents/awesome-claude-agents/${p.slice("agents/".length)}`,
   },
+  {
+    id: "rshah-subagents",
+    repo: "rshah515/claude-code-subagents",
+    license: "MIT",
+    set: "heldout3",
+    closeRaw: true,
+    // One folder per category; its README installs them all flat in ~/.claude/agents.
+    match: /^[a-z0-9-]+\/(?:[a-z0-9-]+\/)?[^/]+\.md$/,
+    to: (p) => `home/.claude/agents/${path.basename(p)}`,
+  },
+  {
+    id: "alirezarezvani-skills",
+    repo: "alirezarezvani/claude-skills",
+    license: "MIT",
+    set: "heldout3",
+    closeRaw: true,
+    // The engineering skills (its INSTALLATION.md copies skill folders to ~/.claude/skills), its commands and agents.
+    match: /^((engineering|engineering-team)\/skills\/[^/]+\/SKILL|commands\/[^/]+|agents\/[a-z-]+\/[a-z0-9-]+)\.md$/,
+    to: (p) => `home/.claude/${p.replace(/^(engineering|engineering-team)\//, "")}`,
+  },
+  {
+    id: "buildwithclaude-skills",
+    repo: "davepoon/buildwithclaude",
+    license: "MIT (artifacts-builder and resemble-detect: Apache-2.0; agent-memory-discipline: CC0-1.0)",
+    set: "heldout3",
+    closeRaw: true,
+    match: /^plugins\/all-skills\/skills\/[^/]+\/SKILL\.md$/,
+    // Its catalogue's skills copied into the project; twelve are copies of anthropics/skills (the tuning set, four of
+    // them proprietary) and are left out.
+    exclude:
+      /\/skills\/(brand-guidelines|canvas-design|docx|internal-comms|mcp-builder|pdf|pptx|skill-creator|slack-gif-creator|theme-factory|webapp-testing|xlsx)\//,
+    to: (p) => `project/.claude/${p.slice("plugins/all-skills/".length)}`,
+  },
+  {
+    id: "centminmod-setup",
+    repo: "centminmod/my-claude-code-setup",
+    license: "MIT",
+    set: "heldout3",
+    closeRaw: true,
+    // Its README copies the repository into the project.
+    match: /^\.claude\/(agents\/[^/]+|commands\/.+|skills\/[^/]+\/SKILL)\.md$/,
+    to: (p) => `project/${p}`,
+  },
+  {
+    id: "feiskyer-settings",
+    repo: "feiskyer/claude-code-settings",
+    license: "MIT",
+    set: "heldout3",
+    closeRaw: true,
+    // Its README clones the repository as ~/.claude.
+    match: /^commands\/.+\.md$/,
+    to: (p) => `home/.claude/${p}`,
+  },
 ]
 
 export type Item = { path: string; name?: string; description?: string; lead?: string; raw?: string; body?: string }
@@ -156,7 +216,8 @@ export function lead(body: string): string | undefined {
 
 if (import.meta.main) {
   const mirrors = process.argv[2]
-  const sets: SetId[] = process.argv.length > 3 ? (process.argv.slice(3) as SetId[]) : ["tuning", "heldout", "heldout2"]
+  const sets: SetId[] =
+    process.argv.length > 3 ? (process.argv.slice(3) as SetId[]) : ["tuning", "heldout", "heldout2", "heldout3"]
   const out: Record<string, { collections: object[]; items: (Item & { collection: string })[] }> = {}
   for (const set of sets) out[set] = { collections: [], items: [] }
   for (const c of COLLECTIONS.filter((c) => sets.includes(c.set))) {
@@ -164,7 +225,7 @@ if (import.meta.main) {
     const commit = (await $`git -C ${dir} rev-parse HEAD`.text()).trim()
     const files = (await $`git -C ${dir} ls-tree -r --name-only HEAD`.text())
       .split("\n")
-      .filter((p) => c.match.test(p) && path.basename(p) !== "README.md")
+      .filter((p) => c.match.test(p) && path.basename(p) !== "README.md" && !c.exclude?.test(p))
     for (const p of files) {
       const text = await $`git -C ${dir} show HEAD:${p}`.text()
       const fm = Frontmatter.parse(text)
@@ -174,11 +235,11 @@ if (import.meta.main) {
       if (fm.error || odd(fm.data.name) || odd(fm.data.description)) {
         // Kept as written: the frontmatter block (or the file's start), name and description lines only.
         const head = text.slice(0, text.indexOf("\n---", 4) + 4 || 400)
-        item.raw = head
+        const kept = head
           .split("\n")
           .filter((l) => /^\s*(---|name:|description:)/.test(l) || !/^\s*[a-z_-]+:/i.test(l))
           .join("\n")
-          .slice(0, 800)
+        item.raw = kept.length > 800 && c.closeRaw ? `${kept.slice(0, 800)}\n---` : kept.slice(0, 800)
         const after = text.slice(head.length)
         item.lead = lead(after)
         item.body = bag(after, item.lead)
