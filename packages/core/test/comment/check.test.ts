@@ -107,6 +107,30 @@ describe("judging one change", () => {
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/cli.ts", "", explaining), "strict")!.flagged).toBe(false)
   })
 
+  test("likely narrations count at normal when two or more make up half of the change's comments", () => {
+    const steps = [
+      "// Prepare the rows for export",
+      "const rows = table.map(toRow)",
+      "",
+      "// Apply the filter before sampling",
+      "const kept = filterRows(rows)",
+      "",
+      "// Region codes follow the 2019 census, not ISO 3166.",
+      "const region = census[code]",
+    ]
+    const verdict = CommentCheck.judge(AddedLines.fromEdit("/r/e.ts", "", steps.join("\n")), "normal")!
+    expect(verdict.named.map((f) => f.text)).toEqual([
+      "Prepare the rows for export",
+      "Apply the filter before sampling",
+    ])
+    const one = [
+      ...steps.slice(0, 3),
+      "// Sampling is uniform: the export must not favour large regions.",
+      ...steps.slice(4),
+    ]
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/e.ts", "", one.join("\n")), "normal")!.named).toEqual([])
+  })
+
   test("Go and Ruby comments right above a declaration are documentation, not narration", () => {
     const go = "// NewServer creates a new server.\nfunc NewServer() *Server {\n\treturn &Server{}\n}\n"
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/s.go", "", go), "strict")!.flagged).toBe(false)
