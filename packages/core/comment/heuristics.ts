@@ -240,7 +240,8 @@ export namespace CommentHeuristics {
    *   A phrase without a verb whose four or more content words the code nearly all repeats ("Path to the sample
    *   code base" over `sample_code_base = Path(…)`), and "If …, &lt;plain narration&gt;" are plain too.
    * - `"likely"`: a narration verb with one content word in the code (not only the code's word for the verb: "Verify
-   *   login worked" over an `assert` is not), or a shorter phrase without a verb that the code nearly all repeats.
+   *   login worked" over an `assert` is not), or a phrase of three content words without a verb that the code nearly all repeats (two are a heading:
+   *   "String delimiter").
    *
    * Never narration: more than 12 words, a question, a link, any other `Label: text` note, or explanation words
    * after the first ("because", "so that", "only", "should", "don't", "e.g.", …; not inside a hyphenated compound
@@ -279,7 +280,7 @@ export namespace CommentHeuristics {
     // Only the verb's family in the code ("Verify …" over any `assert`) is too little to call it narration.
     if (verb && shared >= 1 && !(byFamily && shared === 1)) return "likely"
     if (!verb && shared >= 4 && shared * 4 >= total * 3) return "plain"
-    if (!verb && all.length >= 2 && total >= 2 && shared * 4 >= total * 3) return "likely"
+    if (!verb && all.length >= 2 && total >= 3 && shared * 4 >= total * 3) return "likely"
     return undefined
   }
 

@@ -55,7 +55,9 @@ describe("comment heuristics", () => {
       ["Setup the runtime", ["get_runtime_cls(config.runtime).setup(config)"], "plain"],
       ["Initialize the counter", [], "plain"],
       ["Path to the sample code base", ['sample_code_base = Path(__file__).parent / "sample"'], "plain"],
-      ["Path to the sample", ['sample_code_base = Path(__file__).parent / "sample"'], "likely"],
+      ["Path to the sample code", ['sample_code_base = Path(__file__).parent / "sample"'], "likely"],
+      // Two content words without a verb name a case or a group: a heading ("String delimiter").
+      ["String delimiter", ['check("a,b", delimiter=str_delim)'], undefined],
       ["If the file is missing, return the default", ["if (!exists) return DEFAULT"], "plain"],
       ["Parse lazily because most commands never need it", ["args = parser.parse_args()"], undefined],
       ["Reverse the expected order", ["os.Chtimes(newest, oldest, oldest)"], undefined],
