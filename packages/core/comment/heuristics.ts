@@ -243,7 +243,8 @@ export namespace CommentHeuristics {
    *   login worked" over an `assert` is not), or a phrase of three content words without a verb that the code nearly all repeats (two are a heading:
    *   "String delimiter").
    *
-   * Never narration: more than 12 words, a question, a link, any other `Label: text` note, or explanation words
+   * A comment of 13 to 20 words narrates only as an imperative six or more of whose content words (and at least
+   * half) the code repeats. Never narration: more than 20 words, a question, a link, any other `Label: text` note, or explanation words
    * after the first ("because", "so that", "only", "should", "don't", "e.g.", …; not inside a hyphenated compound
    * such as "read-only").
    *
@@ -256,8 +257,14 @@ export namespace CommentHeuristics {
     // the imperative after a sequencing word ("Also remove …").
     const t = text.trim().replace(STEP, "").replace(SEQUENCE, "")
     const all = words(t)
-    if (!all.length || all.length > 12 || t.length > 120 || isDirective(t)) return undefined
+    if (!all.length || all.length > LONG || t.length > 160 || isDirective(t)) return undefined
     if (/\?|https?:/.test(t)) return undefined
+    // A longer sentence narrates only as an imperative most of whose content words (six or more) the code repeats.
+    if (all.length > 12 || t.length > 120) {
+      if (!NARRATION_VERBS.has(all[0].toLowerCase()) || explains(all.slice(1).join(" "))) return undefined
+      const { shared, total } = overlap(t, code)
+      return shared >= 6 && shared * 2 >= total ? "plain" : undefined
+    }
     if (expectation(t, code)) return "plain"
     const label = /^([^:]+):\s+\S/.exec(t)?.[1]
     if (label) return labelled(t, label, code)
@@ -283,6 +290,9 @@ export namespace CommentHeuristics {
     if (!verb && all.length >= 2 && total >= 3 && shared * 4 >= total * 3) return "likely"
     return undefined
   }
+
+  /** Words of the longest comment judged as narration. */
+  const LONG = 20
 
   /** A sequencing word before an imperative ("Also remove …", "Then parse …", "First, load …"). */
   const SEQUENCE = /^(also|then|next|finally|first|lastly)\b,?\s+(?=[a-z]+\s)/i

@@ -79,6 +79,17 @@ describe("comment heuristics", () => {
       // A hyphenated compound is a kind, not an explanation ("read-only" holds "only").
       ["Collect names of read-only files", ["names = [f.name for f in files if f.readonly]"], "plain"],
       ["Skip entries without a name", ["if not entry.name:", "continue"], "plain"],
+      // Past 12 words, an imperative narrates only when the code repeats six or more of its words.
+      [
+        "Mock the http client so that its first get call raises a timeout error and its second returns the page",
+        ["http_client.get.side_effect = [TimeoutError(), page]"],
+        undefined,
+      ],
+      [
+        "Mock the http client get call to raise a timeout error first and return the cached page next",
+        ["mock_http_client.get.side_effect = [TimeoutError('timeout'), cached_page]"],
+        "plain",
+      ],
       // Only the verb's family in the code ("Verify" and an `assert`) says too little: the comment names the meaning.
       ["Verify login worked", ["assert r.status_code == 200"], undefined],
       ["Verify the response status", ["assert r.status_code == 200"], "plain"],
