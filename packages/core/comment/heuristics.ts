@@ -366,7 +366,7 @@ export namespace CommentHeuristics {
 
   /** Keywords that open a statement in common languages, when followed by code rather than prose. */
   const STATEMENT =
-    /^(if|elif|else if|while|for|foreach|switch|match|case|return|yield|await|throw|raise|import|from \S+ import|export|const|let|var|val|def|fn|func|function|class|struct|impl|pub|use|package|try|catch|except|finally|with|defer|go|print|puts|echo|require|include|local|end)\b/
+    /^(if|elif|else if|while|for|foreach|switch|match|case|return|yield|await|throw|raise|assert|import|from \S+ import|export|const|let|var|val|def|fn|func|function|class|struct|impl|pub|use|package|try|catch|except|finally|with|defer|go|print|puts|echo|require|include|local|end)\b/
   /** Comment words that make a line read as prose even when it has code-like punctuation. */
   const PROSE = /\b(the|an|is|are|was|were|this|that|which|because|when|should|would|will|we|you|it's|don't|doesn't)\b/i
 

@@ -114,9 +114,17 @@ describe("comment heuristics", () => {
       "items.each do |i|",
       '"Hello World!"',
       "end",
+      "assert {'life': 42} == r.json()['json']",
     ])
       expect([code, CommentHeuristics.codeLine(code)]).toEqual([code, true])
-    for (const prose of ["Compute y and keep it in x.", "for compat", "import is lazy", "Return the result", "CTRL-A"])
+    for (const prose of [
+      "Compute y and keep it in x.",
+      "for compat",
+      "import is lazy",
+      "Return the result",
+      "CTRL-A",
+      "assert the invariant holds",
+    ])
       expect([prose, CommentHeuristics.codeLine(prose)]).toEqual([prose, false])
     expect(CommentHeuristics.looksLikeCode(["get '/' do", '  "Hello World!"', "end"])).toBe(true)
     expect(
