@@ -321,9 +321,9 @@ describe("discovery matching quality", () => {
 
   test("tuning set (real collections the matcher was designed on): measured floors and plain BM25", () => {
     const { engine, plain, recall, precision } = report(envs.tuning)
-    // Measured (docs/discovery.md, "Matching"): recall@5 0.816, precision@5 0.672; plain BM25 0.755 / 0.250.
-    expect(engine.recall).toBeGreaterThanOrEqual(0.81)
-    expect(engine.precision).toBeGreaterThanOrEqual(0.67)
+    // Measured (docs/discovery.md, "Matching"): recall@5 0.829, precision@5 0.654; plain BM25 0.755 / 0.250.
+    expect(engine.recall).toBeGreaterThanOrEqual(0.82)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.65)
     expect(engine.recall).toBeGreaterThan(plain.recall)
     expect(engine.precision).toBeGreaterThan(plain.precision + 0.3)
     expect(precision.p).toBeLessThan(0.01)
@@ -334,9 +334,9 @@ describe("discovery matching quality", () => {
   test("first held-out set (read while tuning, so tuning material now): measured floors", () => {
     const { engine, plain, precision } = report(envs.heldout)
     expect(engine.quiet).toBeGreaterThanOrEqual(0.95)
-    // Measured: recall@5 0.822, precision@5 0.559; plain BM25 0.803 / 0.261.
+    // Measured: recall@5 0.827, precision@5 0.547; plain BM25 0.803 / 0.261.
     expect(engine.recall).toBeGreaterThanOrEqual(0.82)
-    expect(engine.precision).toBeGreaterThanOrEqual(0.55)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.54)
     expect(engine.recall).toBeGreaterThan(plain.recall)
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
@@ -344,15 +344,16 @@ describe("discovery matching quality", () => {
 
   test("second held-out set (read while tuning the last changes, so tuning material now): measured floors", () => {
     const { engine, plain, recall, precision } = report(envs.heldout2)
-    // Goals (recall@5 ≥ 0.85, precision@5 ≥ 0.70) not met here. Measured: recall@5 0.596, precision@5
-    // 0.401, quiet 1.0; plain BM25 0.494 / 0.210. Before the changes: 0.473 / 0.390 / quiet 0.75. Recall above plain
-    // BM25's by +0.102 on average (bootstrap interval above 0; the sign test, 18 better / 8 worse, p = 0.08).
-    expect(engine.recall).toBeGreaterThanOrEqual(0.59)
-    expect(engine.precision).toBeGreaterThanOrEqual(0.4)
+    // Goals (recall@5 ≥ 0.85, precision@5 ≥ 0.70) not met here. Measured: recall@5 0.609, precision@5 0.384, quiet
+    // 1.0; plain BM25 0.494 / 0.210. Before the changes: 0.473 / 0.390 / quiet 0.75. Recall above plain BM25's by
+    // +0.115 on average (20 prompts better, 7 worse, sign test p = 0.019; bootstrap interval above 0).
+    expect(engine.recall).toBeGreaterThanOrEqual(0.6)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.38)
     expect(engine.quiet).toBeGreaterThanOrEqual(0.95)
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
-    expect(recall.mean).toBeGreaterThan(0.05)
+    expect(recall.p).toBeLessThan(0.05)
+    expect(recall.low).toBeGreaterThan(0)
   })
 
   test("the type cut of bm25f trades recall for precision on every set (figures for docs/discovery.md)", () => {

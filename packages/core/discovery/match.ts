@@ -10,8 +10,8 @@ import { Keywords } from "./keywords"
  *   normalisation; light stems ("responsive" is not "response"), the
  *   derived forms a catalogue contains folded together ("reviewer" meets "review"), the lexicon's phrases and
  *   spellings (`DiscoveryLexicon`), prompt words expanded to related words and families of developer vocabulary at
- *   half weight (each word's expansion scored as the best of its words), a score shaded by how much of the item's
- *   name the prompt names (`nameFit`). A reply that asks for nothing (`Keywords.chatter`) matches nothing. Hits are
+ *   half weight (each word's expansion scored as the best of its words). A reply that asks for nothing
+ *   (`Keywords.chatter`) matches nothing. Hits are
  *   kept when they are strong on their own (a share of what the prompt could score) and close to the best of their
  *   type and of all, at most `MAX_HITS`.
  * - `bm25`: the earlier matcher — BM25 over name (weight 3), keywords and description on Porter stems, with a
@@ -122,12 +122,6 @@ export namespace DiscoveryMatch {
      * suggests nothing on its own, while in a catalogue of one item a shared word still does.
      */
     minScore: number
-    /**
-     * Share of a score that depends on how much of the document's name the prompt names (its name words' idf among
-     * names): with 0.1, an item whose name the prompt names in full keeps its score, one whose name it does not name
-     * keeps 90 % ("test" beats "rust-testing" for "tests are red" when their descriptions score alike).
-     */
-    nameFit: number
   }
   export const FIELD_TUNING: FieldTuning = {
     fields: {
@@ -145,7 +139,6 @@ export namespace DiscoveryMatch {
     maxHits: 5,
     nameBonus: 0.3,
     minScore: 0.25,
-    nameFit: 0.1,
   }
 
   /**
@@ -394,12 +387,6 @@ export namespace DiscoveryMatch {
       for (const named of list.names) if (named) df++
       if (df) nameDf.set(term, df)
     }
-    /** Each document's name terms' idf (among names) summed: what a prompt naming all of them would cover. */
-    const nameMass = tokenized.map((fields) => {
-      let total = 0
-      for (const term of new Set(fields[0].map(fold))) total += idf(nameDf.get(term) ?? 1)
-      return total
-    })
 
     /**
      * The prompt as groups of terms: each word of the prompt is a group of its one term (weight 1); the related words
@@ -437,9 +424,9 @@ export namespace DiscoveryMatch {
     type Group = { terms: string[]; weight: number; word: string }
     /** Scores of every document holding a term of `groups`, and the prompt's idf mass (the most a document scores). */
     function score(groups: Group[]) {
-      const scores = new Map<number, { score: number; matched: string[]; named: number }>()
+      const scores = new Map<number, { score: number; matched: string[] }>()
       let mass = 0
-      const best = new Map<number, { s: number; named: number }>()
+      const best = new Map<number, number>()
       for (const { terms, weight, word } of groups) {
         best.clear()
         let most = 0
@@ -454,18 +441,16 @@ export namespace DiscoveryMatch {
             const x = list.xs[i]
             const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (list.names[i] ? bonus : 0)
             const doc = list.docs[i]
-            const prev = best.get(doc)
-            if (!prev || s > prev.s) best.set(doc, { s, named: list.names[i] ? weight * idf(nameDf.get(term)!) : 0 })
+            if (s > (best.get(doc) ?? 0)) best.set(doc, s)
           }
         }
         mass += most
-        for (const [doc, { s, named }] of best) {
+        for (const [doc, s] of best) {
           const entry = scores.get(doc)
           if (entry) {
             entry.score += s
-            entry.named += named
             if (!entry.matched.includes(word)) entry.matched.push(word)
-          } else scores.set(doc, { score: s, matched: [word], named })
+          } else scores.set(doc, { score: s, matched: [word] })
         }
       }
       return { scores, mass }
@@ -479,11 +464,7 @@ export namespace DiscoveryMatch {
         const { scores, mass } = score(query(prompt))
         const floor = Math.max(t.coverage * mass, t.minScore, Number.MIN_VALUE)
         const hits = [...scores]
-          .map(([index, e]) => ({
-            index,
-            score: round(e.score * (1 - t.nameFit + t.nameFit * Math.min(1, e.named / (nameMass[index] || 1)))),
-            matched: e.matched,
-          }))
+          .map(([index, e]) => ({ index, score: round(e.score), matched: e.matched }))
           .filter((h) => h.score >= floor)
           .sort((a, b) => b.score - a.score || a.index - b.index)
         return options.all ? hits : select(hits, options)

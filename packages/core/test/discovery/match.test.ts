@@ -83,15 +83,6 @@ describe("DiscoveryMatch bm25f (the default)", () => {
     expect(numbered.search("we get 502s")[0]?.index).toBe(1)
   })
 
-  test("nameFit: of two items that score alike, the one whose whole name the prompt names ranks first", () => {
-    const named = DiscoveryMatch.index([
-      { name: "rust-testing", keywords: [], description: "Runs tests" },
-      { name: "test", keywords: [], description: "Runs tests" },
-      { name: "other", keywords: [], description: "Something" },
-    ])
-    expect(named.search("the tests are red").map((h) => h.index)).toEqual([1, 0])
-  })
-
   test("the first paragraph of the body is matched too, below the description", () => {
     const two = DiscoveryMatch.index([
       { name: "a", keywords: [], description: "", lead: "Security Scan\nFinds vulnerabilities" },
