@@ -35,18 +35,21 @@ test("comment checker: precision and recall on labelled comments from real histo
         : ""),
   )
 
-  // Goals at the default sensitivity, on the held-out part: precision ≥ 0.9 is met and asserted. Recall ≥ 0.6 is
-  // NOT met: the measured figure is 12/39 (0.31), so the assertion is that measured floor, not the goal
-  // (docs/comment-checker.md, "Measured on real history", says why and what is open).
+  // Goals at the default sensitivity: precision ≥ 0.9 with recall ≥ 0.6 on held-out material. The third batch is
+  // the held-out set of the latest rule work (drawn and labelled before it, measured only at its start and end):
+  // precision is met (25/26), recall is NOT (25/45 = 0.56), so the recall assertion is that measured floor, not the
+  // goal (docs/comment-checker.md, "Measured on real history", says what it misses).
+  expect(results.normal.third.precision).toBeGreaterThanOrEqual(0.9)
+  expect(results.normal.third.recall).toBeGreaterThanOrEqual(0.55)
+  // The first two batches were the tuning material of that work, so their figures are no longer held-out ones; the
+  // measured floors are asserted (first batch's odd-hash part 19/19 and 19/39, second batch 25/30 and 25/33, first
+  // batch's even-hash part 29/30 and 29/37).
   expect(results.normal.held.precision).toBeGreaterThanOrEqual(0.9)
-  expect(results.normal.held.recall).toBeGreaterThanOrEqual(0.3)
-  // The second batch, drawn after the rules were written: neither goal is met (precision 15/24, recall 15/33); the
-  // measured floors are asserted.
-  expect(results.normal.fresh.precision).toBeGreaterThanOrEqual(0.6)
-  expect(results.normal.fresh.recall).toBeGreaterThanOrEqual(0.45)
-  // The tuning part, on which the rules were chosen.
+  expect(results.normal.held.recall).toBeGreaterThanOrEqual(0.45)
+  expect(results.normal.fresh.precision).toBeGreaterThanOrEqual(0.8)
+  expect(results.normal.fresh.recall).toBeGreaterThanOrEqual(0.75)
   expect(results.normal.tune.precision).toBeGreaterThanOrEqual(0.95)
-  expect(results.normal.tune.recall).toBeGreaterThanOrEqual(0.7)
+  expect(results.normal.tune.recall).toBeGreaterThanOrEqual(0.75)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
   for (const part of ["tune", "held", "fresh", "third"] as const) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
