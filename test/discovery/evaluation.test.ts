@@ -358,8 +358,13 @@ describe("discovery matching quality", () => {
 
   test("the type cut of bm25f trades recall for precision on every set (figures for docs/discovery.md)", () => {
     const sets = [envs.tuning, envs.heldout, envs.heldout2]
-    const rows = [0, 0.4, 0.5, 0.6, 0.7, 0.8].map((cut) => {
-      const fields = { ...DiscoveryMatch.FIELD_TUNING, groupCut: cut }
+    // "none" (-1): no cut relative to other hits at all, the first 5 hits as ranked.
+    const rows = [-1, 0, 0.4, 0.5, 0.6, 0.7, 0.8].map((cut) => {
+      const fields = {
+        ...DiscoveryMatch.FIELD_TUNING,
+        groupCut: Math.max(cut, 0),
+        ...(cut < 0 ? { relativeCut: 0 } : {}),
+      }
       const per = sets.map((env) => {
         const index = DiscoveryMatch.index(DynamicDiscovery.documents(env.cat), "bm25f", DiscoveryMatch.TUNING, fields)
         return evaluate(env.labelled, (p) => index.search(p).map((h) => key(env.cat, h.index)))
@@ -378,7 +383,7 @@ describe("discovery matching quality", () => {
         `type cut (global ${DiscoveryMatch.FIELD_TUNING.relativeCut}), recall@5 / precision@5 of tuning, held-out 1, held-out 2; mean; avg shown`,
         ...rows.map(
           (r) =>
-            `${r.cut.toFixed(2).padEnd(6)} ${r.per.map((m) => `${fmt(m.recall)} / ${fmt(m.precision)}`).join("   ")}   ` +
+            `${(r.cut < 0 ? "none" : r.cut.toFixed(2)).padEnd(6)} ${r.per.map((m) => `${fmt(m.recall)} / ${fmt(m.precision)}`).join("   ")}   ` +
             `mean ${fmt(r.recall)} / ${fmt(r.precision)}   ${r.shown.toFixed(2)}`,
         ),
       ].join("\n"),
