@@ -256,16 +256,17 @@ export namespace PluginAudit {
       if (tasks.length > ordered) await reorder()
     }
 
-    const lineCache = new Map<string, string[]>()
+    // link.ts asks for one file's lines at a time: only the last file read is kept.
+    let lineCache: { file: string; lines: string[] } | undefined
     const sourceLines = (file: string) => {
-      if (!lineCache.has(file)) {
+      if (lineCache?.file !== file) {
         let text = ""
         try {
           text = readFileSync(file, "utf8")
         } catch {}
-        lineCache.set(file, text.split("\n"))
+        lineCache = { file, lines: text.split("\n") }
       }
-      return lineCache.get(file)!
+      return lineCache.lines
     }
     const findings: PluginAnalysis.Finding[] = []
     for (const mod of modules.values()) findings.push(...mod.result.findings)

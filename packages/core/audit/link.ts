@@ -130,7 +130,7 @@ export namespace AuditLink {
 
     /** Every fully known path a deferred path may stand for. */
     function resolve(path: Path, depth = 0): (string | null)[][] {
-      if (depth > MAX_DEPTH || path.length > 16) return []
+      if (depth > MAX_DEPTH || path.length > 16 || AuditRules.isNamespace(path)) return []
       const first = path[0]
       if (isRef(first) && !first.key) {
         const next = exports.settle(path) ?? []
@@ -151,7 +151,7 @@ export namespace AuditLink {
         if (seen.has(key)) return
         seen.add(key)
         const text = (lines(file)[d.line - 1] ?? "").trim()
-        const snippet = text.length > 160 ? text.slice(0, 157) + "…" : text
+        const snippet = PluginAnalysis.detach(text.length > 160 ? text.slice(0, 157) + "…" : text)
         out.push({ ...verdict, file: mod.rel, line: d.line, column: d.column, snippet })
       }
       if (!mod.result.deferred.length) continue

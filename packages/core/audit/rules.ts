@@ -119,6 +119,21 @@ export namespace AuditRules {
   }
 
   /**
+   * A path that is another module's namespace object itself (`import * as ns from "./x"`, then `ns`). Such a value is
+   * never a global, a built-in module or `process.env`: link.ts resolves it to nothing, so uses of it need not be
+   * kept for the cross-module step (members of it, `ns.x`, are other paths and are kept).
+   *
+   * @example
+   * AuditRules.isNamespace([{ ref: "/p/x.js", name: "*" }]) // true
+   */
+  export function isNamespace(path: Path): boolean {
+    const head = path[0]
+    return (
+      path.length === 1 && typeof head === "object" && head !== null && "ref" in head && !head.key && head.name === "*"
+    )
+  }
+
+  /**
    * `a.b.?` for messages (`?` for an unknown key, `()` for a call).
    *
    * @example

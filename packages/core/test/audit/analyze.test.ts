@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { parse } from "@ast-grep/napi"
 import { PluginAnalysis } from "../../audit/analyze"
 
 const rules = (code: string, file = "index.js") =>
@@ -220,5 +221,30 @@ describe("values followed through aliases, scopes and calls", () => {
       ["function getEval() { return globalThis.eval }\ngetEval()(code)", ["critical:eval", "critical:eval"]],
     ]
     for (const [code, expected] of cases) expect([code, rules(code)]).toEqual([code, expected])
+  })
+
+  test("what a file's result keeps: no lone namespace uses, no empty exports, strings detached from the source", () => {
+    const source = [
+      'import * as ns from "./x.js"',
+      "use(ns)",
+      "ns.y(1)",
+      "export function inert() {}",
+      "export const key = 'ev' + 'al'",
+      "export const get = fetch",
+      "get(u)",
+    ].join("\n")
+    const root = parse("JavaScript" as any, source).root()
+    const result = PluginAnalysis.analyzeTree("/p/index.js", root, source, { resolve: () => "/p/x.js" })
+    // `use(ns)` is the namespace itself (resolves to nothing anywhere); `ns.y(1)` is kept for link.ts.
+    const ns = { ref: "/p/x.js", name: "*" }
+    expect(result.deferred.map((d) => [d.kind, d.kind === "module" ? d.spec : d.path])).toEqual([
+      ["env", [ns, "y"]],
+      ["site", [ns, "y"]],
+    ])
+    expect(Object.keys(result.exports).sort()).toEqual(["get", "key"])
+    expect(result.exports.key.constant).toBe("eval")
+    expect(result.findings.map((f) => [f.line, f.rule, f.snippet])).toEqual([[7, "network-client", "get(u)"]])
+    const line = "x".repeat(1000) + " eval(s)"
+    expect(PluginAnalysis.detach(line.slice(1001))).toBe("eval(s)")
   })
 })

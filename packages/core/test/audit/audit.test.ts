@@ -71,6 +71,31 @@ describe("values that cross modules (link)", () => {
     })
     expect(found(await PluginAudit.run(dir.path))).toEqual(["c.js:3:network-client"])
   })
+
+  test("a namespace used whole is kept out of the cross-module step; its members and shadowing still count", async () => {
+    await using dir = await tmpdir({
+      "net.js": "export const get = fetch\nexport const env = process.env\n",
+      // A local export hides the one `export *` brings in, even though it holds nothing the audit follows.
+      "api.js": 'export * from "./net.js"\nexport const get = 1\n',
+      "index.js": [
+        'import * as net from "./net.js"',
+        'import * as api from "./api.js"',
+        "use(net)",
+        "const n = net",
+        "net.get(url)",
+        "n.env.HOME",
+        "api.get(url)",
+        "api.env.HOME",
+      ].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report)).toEqual([
+      "index.js:5:network-client",
+      "index.js:6:process-env",
+      "index.js:8:process-env",
+      "net.js:2:process-env",
+    ])
+  })
 })
 
 describe("--include-dependencies: Node's resolution from the plugin's folder upward", () => {
