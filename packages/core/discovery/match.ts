@@ -300,7 +300,7 @@ export namespace DiscoveryMatch {
   ]
   const NEVER_FOLDED = new Set(["server", "user", "container", "layer", "order", "number", "power", "paper", "letter"])
 
-  function folder(vocabulary: Set<string>) {
+  function folder(vocabulary: ReadonlySet<string>) {
     const memo = new Map<string, string>()
     return (term: string): string => {
       let out = memo.get(term)
@@ -339,7 +339,49 @@ export namespace DiscoveryMatch {
     return terms
   }
 
-  function bm25f(docs: readonly Doc[], t: FieldTuning): Index {
+  /**
+   * The catalogue-wide state of a `bm25f` index, what building it costs (tokenizing every document): the vocabulary
+   * derived forms are folded onto, and each term's postings. Plain data, so that a cache can keep it (`snapshot`,
+   * `restore`).
+   */
+  export type Snapshot = {
+    /** Documents indexed. */
+    size: number
+    vocabulary: ReadonlySet<string>
+    postings: ReadonlyMap<string, Posting>
+  }
+  /** The documents holding a term, with each one's BM25F pseudo frequency and whether its name holds the term. */
+  export type Posting = { docs: number[]; xs: number[]; names: boolean[] }
+
+  const snapshots = new WeakMap<Index, Snapshot>()
+
+  /**
+   * The state of a `bm25f` index (undefined for other strategies), to be kept and given to `restore` with the same
+   * documents: `restore(docs, snapshot(index(docs)))` ranks exactly as `index(docs)`.
+   *
+   * @example
+   * const kept = DiscoveryMatch.snapshot(DiscoveryMatch.index(docs))
+   */
+  export function snapshot(index: Index): Snapshot | undefined {
+    return snapshots.get(index)
+  }
+
+  /**
+   * The `bm25f` index of `docs` from the `snapshot` of an index of the same documents, without tokenizing them. The
+   * caller vouches that the documents and this module's code are those the snapshot was taken with (a cache keys it
+   * by both); a snapshot of another number of documents is refused.
+   *
+   * @example
+   * DiscoveryMatch.restore(docs, kept).search("review the diff")
+   */
+  export function restore(docs: readonly Doc[], snapshot: Snapshot, fields: FieldTuning = FIELD_TUNING): Index {
+    if (snapshot.size !== docs.length)
+      throw new RangeError(`snapshot of ${snapshot.size} documents given for ${docs.length}`)
+    return bm25f(docs, fields, snapshot)
+  }
+
+  /** Tokenizes `docs` and builds the postings of their terms (see `Snapshot`). */
+  function build(docs: readonly Doc[], t: FieldTuning): Snapshot {
     const tokenized = docs.map(termsOf)
     const vocabulary = new Set<string>()
     // Derived forms are folded onto words of the catalogue's own descriptions, not of bodies (whose words are many).
@@ -380,6 +422,13 @@ export namespace DiscoveryMatch {
         list.names.push(named.has(term))
       }
     })
+    return { size: n, vocabulary, postings }
+  }
+
+  function bm25f(docs: readonly Doc[], t: FieldTuning, built: Snapshot = build(docs, t)): Index {
+    const { vocabulary, postings } = built
+    const fold = folder(vocabulary)
+    const n = docs.length
     const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))
     const nameDf = new Map<string, number>()
     for (const [term, list] of postings) {
@@ -456,7 +505,7 @@ export namespace DiscoveryMatch {
       return { scores, mass }
     }
 
-    return {
+    const index: Index = {
       strategy: "bm25f",
       size: n,
       select,
@@ -470,6 +519,8 @@ export namespace DiscoveryMatch {
         return options.all ? hits : select(hits, options)
       },
     }
+    snapshots.set(index, built)
+    return index
 
     function select(hits: readonly Hit[], options: SearchOptions = {}): Hit[] {
       if (!hits.length) return []
