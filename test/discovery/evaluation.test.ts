@@ -18,11 +18,13 @@ import { SETS, chatter, layout, type RealSet } from "./real/sets"
  * - `synthetic`: the catalogue and prompts of catalogue.ts / labelled.ts (written for this project);
  * - `tuning`: real public collections (real/README.md), the set the matcher was designed on;
  * - `heldout`: other real public collections, prompts written before the matcher was first run on them;
- * - `heldout2`: four more collections, prompts and labels committed before the matcher was run on them.
+ * - `heldout2`: four more collections, prompts and labels committed before the matcher was run on them;
+ * - `heldout3`: five more collections, the same protocol; run once after the last matcher change (the independent
+ *   figure of that change).
  *
- * All four are tuning material now: held-out 1 was read while the body field was added, held-out 2 while the
+ * The first four are tuning material now: held-out 1 was read while the body field was added, held-out 2 while the
  * vocabulary families, the chatter rule, the name fit and the looser type cut were chosen (each change was kept only
- * when it did not hurt the other sets). An independent figure needs a set the matcher was never run on.
+ * when it did not hurt the other sets). Held-out 3 gives the independent figure: its first run is recorded in its test.
  *
  * Measures, over the first 5 suggestions as the user gets them (all types ranked together by score):
  * - recall@5: over prompts that expect something, the share of expected entries shown, averaged per prompt;
@@ -89,6 +91,7 @@ beforeAll(async () => {
   envs.tuning = await realEnv(SETS.tuning)
   envs.heldout = await realEnv(SETS.heldout)
   envs.heldout2 = await realEnv(SETS.heldout2)
+  envs.heldout3 = await realEnv(SETS.heldout3)
 })
 
 afterAll(async () => {
@@ -354,6 +357,19 @@ describe("discovery matching quality", () => {
     expect(precision.p).toBeLessThan(0.01)
     expect(recall.p).toBeLessThan(0.05)
     expect(recall.low).toBeGreaterThan(0)
+  })
+
+  test("third held-out set (prompts and labels committed before the matcher ran on it): the independent figures", () => {
+    const { engine, plain, precision } = report(envs.heldout3)
+    // Its first and only run before anything was chosen (docs/discovery.md): recall@5 0.505, precision@5 0.340, MRR
+    // 0.651, quiet 0.500; plain BM25 0.449 / 0.200 / 0.513 / 0.875. Recall above plain BM25's is not significant (13
+    // prompts better, 7 worse, p = 0.26); precision is (31 / 7, p = 0.0001). Goals not met.
+    expect(engine.recall).toBeGreaterThanOrEqual(0.5)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.34)
+    expect(engine.recall).toBeGreaterThan(plain.recall)
+    expect(engine.precision).toBeGreaterThan(plain.precision)
+    expect(precision.p).toBeLessThan(0.01)
+    expect(engine.quiet).toBeGreaterThanOrEqual(0.5)
   })
 
   test("the type cut of bm25f trades recall for precision on every set (figures for docs/discovery.md)", () => {
