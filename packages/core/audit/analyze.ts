@@ -1410,14 +1410,18 @@ export namespace PluginAnalysis {
     for (const entry of Object.values(exports)) if (entry.local) programNames.add(entry.local)
 
     // ---- round 0: one traversal for the program's names and the literal sites ----
-    const nameRule = (names: Set<string>) => {
-      const regex = `^(${[...names].map(escapeRegex).join("|")})$`
-      return [
-        { kind: "identifier", regex },
-        { kind: "shorthand_property_identifier_pattern", regex },
-        { kind: "shorthand_property_identifier", regex },
-      ]
-    }
+    // One regex per rule: ast-grep compiles each `regex` of a rule on every findAll, and for the many small files of
+    // a dependency tree compiling costs more than matching (three kinds sharing one regex: -20% for round 0).
+    const nameRule = (names: Set<string>) => [
+      {
+        regex: `^(${[...names].map(escapeRegex).join("|")})$`,
+        any: [
+          { kind: "identifier" },
+          { kind: "shorthand_property_identifier_pattern" },
+          { kind: "shorthand_property_identifier" },
+        ],
+      },
+    ]
     const first: Query = { node: root, start: 0, end: programEnd, names: programNames, props: new Set() }
     const found = root.findAll({
       rule: {
@@ -1452,8 +1456,7 @@ export namespace PluginAnalysis {
               ],
             },
           },
-          { kind: "string", regex: SENSITIVE_RAW },
-          { kind: "template_string", regex: SENSITIVE_RAW },
+          { regex: SENSITIVE_RAW, any: [{ kind: "string" }, { kind: "template_string" }] },
         ],
       },
     } as any)
