@@ -42,7 +42,9 @@ export namespace Keywords {
   export const ACKNOWLEDGEMENTS: ReadonlySet<string> = new Set(
     (
       "thanks thank thx ty cheers ok okay cool great good nice fine perfect awesome excellent brilliant lovely " +
-      "yeah yep yup yes no nope sure lol haha wow ah oh hmm hm uh um ugh meh bye"
+      "yeah yep yup yes no nope sure lol haha wow ah oh hmm hm uh um ugh meh bye " +
+      // sign-offs and approvals of chat: "lgtm", "alright", "roger", "gotcha", "noted", "np"
+      "lgtm alright alrighty roger gotcha understood noted np kk"
     ).split(" "),
   )
   /**
@@ -56,18 +58,27 @@ export namespace Keywords {
     ).split(" "),
   )
 
+  /** Content words a reply may hold besides its acknowledgement when none of them is a topic ("haha fair enough"). */
+  export const REPLY_WORDS = 3
+
   /**
-   * True for a reply that asks for nothing: it acknowledges (`ACKNOWLEDGEMENTS`) and every other word is a stop word
-   * or talk about the conversation (`CONVERSATION`). Such a prompt gets no suggestion however the catalogue is worded.
+   * True for a reply that asks for nothing: it acknowledges or talks about the conversation (`ACKNOWLEDGEMENTS`,
+   * `CONVERSATION`), and its other words are stop words, or at most `REPLY_WORDS` words none of which names a topic
+   * (`topical`: the matcher passes the words of the catalogue's names and of the developer lexicon). Such a prompt gets
+   * no suggestion however the descriptions are worded: "appreciate" or "fair" in one description is no request.
    *
    * @example
    * Keywords.chatter("nice work!") // true
-   * Keywords.chatter("ok, now review the diff") // false
+   * Keywords.chatter("alright, I'll take it from here", (w) => w === "review") // true
+   * Keywords.chatter("ok, now review the diff", (w) => w === "review") // false
    */
-  export function chatter(text: string): boolean {
+  export function chatter(text: string, topical: (word: string) => boolean = () => true): boolean {
     const all = tokens(text.slice(0, 500))
-    if (!all.some((w) => ACKNOWLEDGEMENTS.has(w))) return false
-    return all.every((w) => !keep(w) || ACKNOWLEDGEMENTS.has(w) || CONVERSATION.has(w))
+    if (!all.some((w) => ACKNOWLEDGEMENTS.has(w) || CONVERSATION.has(w))) return false
+    const rest = all.filter((w) => keep(w) && !ACKNOWLEDGEMENTS.has(w) && !CONVERSATION.has(w))
+    if (!all.some((w) => ACKNOWLEDGEMENTS.has(w)) && rest.length) return false
+    if (!rest.length) return true
+    return rest.length <= REPLY_WORDS && !rest.some(topical)
   }
 
   /** Characters of a prompt considered for matching; the rest of a very long prompt (pasted logs) is ignored. */

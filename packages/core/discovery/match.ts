@@ -11,7 +11,7 @@ import { Keywords } from "./keywords"
  *   derived forms a catalogue contains folded together ("reviewer" meets "review"), the lexicon's phrases and
  *   spellings (`DiscoveryLexicon`), prompt words expanded to related words and families of developer vocabulary at
  *   half weight (each word's expansion scored as the best of its words). A reply that asks for nothing
- *   (`Keywords.chatter`) matches nothing. Hits are
+ *   (`Keywords.chatter`, or `UNTOPICAL_WORDS` words that no name or lexicon entry holds) matches nothing. Hits are
  *   kept when they are strong on their own (a share of what the prompt could score) and close to the best of their
  *   type and of all, at most `MAX_HITS`.
  * - `bm25`: the earlier matcher — BM25 over name (weight 3), keywords and description on Porter stems, with a
@@ -67,6 +67,11 @@ export namespace DiscoveryMatch {
    * to 3 gives the same figures.
    */
   export const MIN_SCORE = 0.3
+  /**
+   * A prompt of at most this many words (after stop words) none of which a definition's name or the lexicon holds
+   * gets nothing from `bm25f`: "makes sense", "fair enough" are replies, even when some description uses the words.
+   */
+  export const UNTOPICAL_WORDS = 2
 
   /** Per-search changes to `bm25f`'s selection. */
   export type SearchOptions = {
@@ -437,6 +442,14 @@ export namespace DiscoveryMatch {
       if (df) nameDf.set(term, df)
     }
 
+    /** A word a definition's name holds, or one of the developer lexicon's: a reply naming it may be a request. */
+    function topical(word: string): boolean {
+      const term = Keywords.termOf(word)
+      return (
+        nameDf.has(fold(term)) || DiscoveryLexicon.related(word).length > 0 || DiscoveryLexicon.related(term).length > 0
+      )
+    }
+
     /**
      * The prompt as groups of terms: each word of the prompt is a group of its one term (weight 1); the related words
      * of a prompt word (`DiscoveryLexicon.RELATED`) form one group at weight `related`, scored as the best of its terms
@@ -445,9 +458,12 @@ export namespace DiscoveryMatch {
      */
     function query(prompt: string): Group[] {
       const groups: Group[] = []
-      if (Keywords.chatter(prompt)) return groups
+      if (Keywords.chatter(prompt, topical)) return groups
       const seen = new Set<string>()
       const words = Keywords.lightTerms(prompt.slice(0, Keywords.MAX_PROMPT_CHARS))
+      // One or two words that no name and no lexicon entry knows ("makes sense", "fair enough") ask for nothing a
+      // definition serves, even when a description happens to use them.
+      if (words.length <= UNTOPICAL_WORDS && !words.some((w) => topical(w.word))) return groups
       for (const { word, term } of words) {
         const folded = fold(term)
         // A bare number ("42" of a line number, "800" lines) names nothing a definition is about.

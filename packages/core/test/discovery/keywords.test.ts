@@ -92,6 +92,26 @@ describe("Keywords.chatter", () => {
     ])
       expect(Keywords.chatter(request)).toBe(false)
   })
+
+  test("a reply of a few words that name no topic is chatter; one naming a topic, or a longer one, is not", () => {
+    const topics = new Set(["review", "diff", "deploy", "test", "tests", "fair"])
+    const topical = (w: string) => topics.has(w)
+    for (const reply of ["alright, I'll take it from here", "haha true enough", "lgtm", "appreciate it", "roger that"])
+      expect(Keywords.chatter(reply, topical)).toBe(true)
+    for (const request of [
+      // a topic word: the reply may ask for something
+      "ok, now review the diff",
+      "alright, deploy it",
+      "haha fair enough",
+      // more than REPLY_WORDS other words
+      "ok, take the cache layer apart and rebuild it",
+      // talk about the conversation without an acknowledgement, with other words: a request
+      "wait, the login page crashes",
+      // no acknowledgement or conversation word at all
+      "take it from here",
+    ])
+      expect(Keywords.chatter(request, topical)).toBe(false)
+  })
 })
 
 describe("Keywords.extract", () => {

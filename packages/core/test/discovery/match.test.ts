@@ -117,13 +117,31 @@ describe("DiscoveryMatch bm25f (the default)", () => {
     expect(DiscoveryMatch.index([]).search("review")).toEqual([])
   })
 
+  test("one or two words that no name and no lexicon entry holds get nothing, even when a description has them", () => {
+    const catalogue = DiscoveryMatch.index([
+      ...docs,
+      { name: "raffle-picker", keywords: [], description: "Picks a fair winner, which makes sense for giveaways" },
+    ])
+    // Description words only: a reply, not a request.
+    expect(catalogue.search("fair enough")).toEqual([])
+    expect(catalogue.search("makes sense")).toEqual([])
+    // A word of a name, or of the developer lexicon, is a topic: the same length still gets its suggestion.
+    expect(catalogue.search("raffle please").map((h) => h.index)).toEqual([4])
+    expect(catalogue.search("fair raffle").map((h) => h.index)).toEqual([4])
+    expect(catalogue.search("deploy staging").map((h) => h.index)).toEqual([2])
+    // More than UNTOPICAL_WORDS words: matched as before.
+    expect(DiscoveryMatch.UNTOPICAL_WORDS).toBe(2)
+    expect(catalogue.search("is the winner fair enough").map((h) => h.index)).toEqual([4])
+  })
+
   test("a word that every item contains makes no suggestion on its own (minScore)", () => {
     const all = DiscoveryMatch.index([
-      { name: "a", keywords: [], description: "code lint" },
-      { name: "b", keywords: [], description: "code format" },
+      // "tests" is a word of the lexicon (a topic), so only minScore keeps it quiet on its own.
+      { name: "a", keywords: [], description: "tests lint" },
+      { name: "b", keywords: [], description: "tests format" },
     ])
-    expect(all.search("code")).toEqual([])
-    expect(all.search("code lint").map((h) => h.index)).toEqual([0])
+    expect(all.search("tests")).toEqual([])
+    expect(all.search("tests lint").map((h) => h.index)).toEqual([0])
     expect(
       DiscoveryMatch.index([{ name: "a", keywords: [], description: "Reviews code" }]).search("review"),
     ).toHaveLength(1)
