@@ -4,8 +4,9 @@
  * vijaythecoder/awesome-claude-agents in the project's .claude). The prompts were written and committed first
  * (a492829), before anything of the catalogue was read; then labelled from the catalogue's names and descriptions
  * (`type:name`, the one to four entries that fit best), and committed before the matcher was run on this catalogue.
- * Its misses were read later, while the matcher was changed, so it is tuning material now. Prompts with no label expect no suggestion: the 8 chatter prompts
- * at the end, and 5 real requests that nothing in the catalogue serves (`UNSERVED` in sets.ts).
+ * Its misses were read later, while the matcher was changed, so it is tuning material now. Prompts with no label
+ * expect no suggestion: the 8 chatter prompts at the end, and 5 real requests that nothing in the catalogue serves
+ * (`UNSERVED` in sets.ts).
  */
 import type { Labelled } from "../labelled"
 
