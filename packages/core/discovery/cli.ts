@@ -5,6 +5,7 @@ import { ResourcePolicy } from "../resource/policy"
 import { Exit, type CliIO, worktreeOf } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { Logger } from "../util/log"
+import { DiscoveryCacheFile } from "./cache"
 import { DiscoveryDirectories } from "./directories"
 import { DynamicDiscovery } from "./discover"
 import { DiscoveryFormat } from "./format"
@@ -18,6 +19,8 @@ const USAGE = `usage:
       Everything discovered (after precedence), with shadowed entries, skipped files and slow or broken folders.
 Honours the "discovery" (and "resources") section of .opencode/opencode-builtins.json. With a
 .opencode-security.json policy, what it protects (read or llm, for its lowest role) is not shown.
+Parsed definitions are cached in ${DiscoveryCacheFile.NAME} of the project's .opencode/builtins-local/ folder (deleting it
+is safe: it is rebuilt on the next run).
 Exit: 0 done (also when nothing matched or discovery is disabled), 1 when the scan timed out or failed, 2 bad usage.
 `
 
@@ -70,12 +73,17 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       host: policy.host,
       config: settings.discovery,
       resources: loader ? async () => (await loader.index()).resources.values() : undefined,
+      cacheFile: DiscoveryCacheFile.location(io.cwd, worktree),
     })
-    if (args.values.list) return await list(engine, io, args.values.json === true)
-    const result = await engine.gather(prompt)
-    if (args.values.json) io.out(JSON.stringify(result, null, 2) + "\n")
-    else io.out(human(result))
-    return result.skipReason === "timeout" || result.skipReason === "filesystem_error" ? Exit.findings : Exit.ok
+    try {
+      if (args.values.list) return await list(engine, io, args.values.json === true)
+      const result = await engine.gather(prompt)
+      if (args.values.json) io.out(JSON.stringify(result, null, 2) + "\n")
+      else io.out(human(result))
+      return result.skipReason === "timeout" || result.skipReason === "filesystem_error" ? Exit.findings : Exit.ok
+    } finally {
+      await engine.flush()
+    }
   } finally {
     await loader?.dispose()
     policy.close()

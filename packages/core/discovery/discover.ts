@@ -1,7 +1,8 @@
+import crypto from "crypto"
 import { ResourceAccess } from "../resource/access"
 import { errorMessage } from "../util/error"
 import { Logger } from "../util/log"
-import { DiscoveryCache } from "./cache"
+import { DiscoveryCache, DiscoveryCacheFile } from "./cache"
 import { DiscoveryDirectories } from "./directories"
 import { Keywords } from "./keywords"
 import { DiscoveryMatch } from "./match"
@@ -45,6 +46,11 @@ export namespace DynamicDiscovery {
     env?: Record<string, string | undefined>
     /** The host's security check, read at call time (the security layer installs it late); a call may give its own. */
     host?: ResourceAccess.Source
+    /**
+     * The parse cache on disk (`DiscoveryCacheFile.location(directory, worktree)` in the plugin and the CLI): read on
+     * the first scan, rewritten after a scan that changed what it holds. Without it, nothing is kept across processes.
+     */
+    cacheFile?: string
   }
 
   /** The security check of one call; `access: undefined` given explicitly means none, whatever `Init.host` says. */
@@ -83,6 +89,7 @@ export namespace DynamicDiscovery {
     const securityOf = (options: CallOptions) => ("access" in options ? options : init.host)
     /** The segment markers the cache's items were checked against: new markers empty the cache. */
     let markers = ""
+    const disk = init.cacheFile ? diskCache(init.cacheFile, cache, log) : undefined
 
     /** Scans and collects everything discoverable right now (leaving out what the host's check protects). */
     async function catalogue(options: CallOptions = {}): Promise<Catalogue> {
@@ -93,11 +100,15 @@ export namespace DynamicDiscovery {
         markers = ResourceAccess.pairsKey(segments)
       }
       const started = performance.now()
+      disk?.load(DiscoveryCacheFile.markersKey(markers))
       const places = DiscoveryDirectories.resolve({ directory: init.directory, worktree: init.worktree, env: init.env })
+      const ledger: DiscoveryScan.Ledger | undefined = disk ? { files: new Set(), listings: new Set() } : undefined
       const [scans, provided] = await Promise.all([
-        DiscoveryScan.all(places, { cache, timeoutMs: config.scanTimeoutMs, access, segments }),
+        DiscoveryScan.all(places, { cache, timeoutMs: config.scanTimeoutMs, access, segments, ledger }),
         loadResources(),
       ])
+      // A scan that ran out of time saw part of the catalogue: the file on disk keeps what it had.
+      if (disk && ledger && !scans.some((s) => s.timedOut)) disk.keep(ledger, DiscoveryCacheFile.markersKey(markers))
       const degraded: Discovery.Degraded[] = []
       const problems: Discovery.FileProblem[] = []
       const items: Discovery.DiscoveredItem[] = []
@@ -182,11 +193,18 @@ export namespace DynamicDiscovery {
       }
     }
 
-    /** The ranking index of a catalogue, reused while its items and resources are unchanged. */
+    /**
+     * The ranking index of a catalogue, reused while its items and resources are unchanged; with the cache on disk,
+     * the index kept there when it was built from the same documents (`fingerprint`), else built and kept.
+     */
     function indexOf(cat: Pick<Catalogue, "items" | "resources">): DiscoveryMatch.Index {
       const all: readonly unknown[] = [...cat.items, ...cat.resources]
       if (last && last.items.length === all.length && last.items.every((x, i) => x === all[i])) return last.index
-      const index = DiscoveryMatch.index(documents(cat))
+      const docs = documents(cat)
+      const print = disk && fingerprint(cat, cache)
+      const kept = print ? disk.index(print) : undefined
+      const index = kept ? DiscoveryMatch.restore(docs, kept) : DiscoveryMatch.index(docs)
+      if (print && !kept) disk.keepIndex(print, DiscoveryMatch.snapshot(index))
       last = { items: all, index }
       return index
     }
@@ -319,7 +337,177 @@ export namespace DynamicDiscovery {
       }
     }
 
-    return { config, cache, access, catalogue, match, gather }
+    /** Resolves once the cache file is written (after a scan that changed it); at once when nothing is pending. */
+    async function flush(): Promise<void> {
+      await disk?.flush()
+    }
+
+    return { config, cache, access, catalogue, match, gather, flush }
+  }
+
+  /**
+   * The engine's side of the cache on disk. `load` seeds the in-memory cache from the file (once per set of segment
+   * markers); `keep` records the entries and listings the last scan relied on (so files that went away or became
+   * protected leave the file), `keepIndex` the ranking index last built; `index` gives back the kept index when it was
+   * built from the same documents. The file is rewritten only when what it would hold differs from what it holds, after
+   * the prompt's result is returned; `flush` waits for that.
+   */
+  function diskCache(file: string, cache: DiscoveryCache, log: Logger) {
+    let loadedFor: string | undefined
+    /**
+     * What the file holds, as far as telling a change goes: the cache's generation when it matched the file, the
+     * number of files and listings the scan it came from relied on, and its index's fingerprint.
+     */
+    let clean: { generation: number; files: number; listings: number; fingerprint: string } | undefined
+    let kept: { files: string[]; listings: string[]; markers: string } | undefined
+    let index:
+      { fingerprint: string; record?: DiscoveryCacheFile.IndexRecord; snapshot?: DiscoveryMatch.Snapshot } | undefined
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let done: Promise<void> = Promise.resolve()
+    let warned = false
+
+    function load(markersKey: string) {
+      if (loadedFor === markersKey) return
+      loadedFor = markersKey
+      clean = undefined
+      index = undefined
+      const { contents, problem } = DiscoveryCacheFile.read(file, markersKey)
+      if (!contents) {
+        if (problem !== "no cache file")
+          log.debug(`discovery: cache file ignored (${problem}); rebuilding it`, { file })
+        return
+      }
+      cache.ensureCapacity(contents.files.length + Discovery.MAX_CACHE_SIZE)
+      for (const [filePath, [mtimeMs, ctimeMs, size, ino], item, body, warning, error] of contents.files) {
+        const stamp = { mtimeMs, ctimeMs, size, ino, settled: true }
+        if (item)
+          cache.set(filePath, DiscoveryParse.withBody(Object.freeze(item), body), mtimeMs, warning || undefined, stamp)
+        else cache.fail(filePath, mtimeMs, error, stamp)
+      }
+      for (const [key, listing] of contents.listings) cache.setListing(key, listing)
+      if (contents.index) index = { fingerprint: contents.index.fingerprint, record: contents.index }
+      clean = {
+        generation: cache.generation,
+        files: contents.files.length,
+        listings: contents.listings.length,
+        fingerprint: index?.fingerprint ?? "",
+      }
+    }
+
+    function keep(ledger: DiscoveryScan.Ledger, markersKey: string) {
+      kept = { files: [...ledger.files], listings: [...ledger.listings], markers: markersKey }
+      schedule()
+    }
+
+    /** The index kept for the documents `fingerprint` names, if any (unpacked once). */
+    function indexFor(fingerprint: string): DiscoveryMatch.Snapshot | undefined {
+      if (!index || index.fingerprint !== fingerprint) return undefined
+      if (!index.snapshot && index.record) {
+        index.snapshot = DiscoveryCacheFile.unpack(index.record)
+        index.record = undefined
+        if (!index.snapshot) {
+          log.debug("discovery: the cached index is damaged; rebuilding it", { file })
+          index = undefined
+          return undefined
+        }
+      }
+      return index.snapshot
+    }
+
+    function keepIndex(fingerprint: string, snapshot: DiscoveryMatch.Snapshot | undefined) {
+      index = snapshot ? { fingerprint, snapshot } : undefined
+      schedule()
+    }
+
+    /** True when the file would hold something else than it does (counted, not compared: a prompt stays cheap). */
+    function changed(): boolean {
+      return (
+        !kept ||
+        !clean ||
+        clean.generation !== cache.generation ||
+        clean.files !== kept.files.length ||
+        clean.listings !== kept.listings.length ||
+        clean.fingerprint !== (index?.fingerprint ?? "")
+      )
+    }
+
+    function schedule() {
+      if (timer || !kept || !changed()) return
+      const { promise, resolve } = Promise.withResolvers<void>()
+      done = done.then(() => promise)
+      timer = setTimeout(() => {
+        timer = undefined
+        try {
+          write()
+        } catch (error) {
+          clean = undefined
+          if (!warned) log.warn("discovery: could not write its cache file", { file, error: errorMessage(error) })
+          warned = true
+        }
+        resolve()
+      }, 0)
+    }
+
+    function write() {
+      if (!kept || !changed()) return
+      const generation = cache.generation
+      const contents: DiscoveryCacheFile.Contents = {
+        format: DiscoveryCacheFile.FORMAT,
+        version: DiscoveryCacheFile.version(),
+        markers: kept.markers,
+        files: kept.files.flatMap((f): DiscoveryCacheFile.FileRecord[] => {
+          const stamp = cache.stampOf(f)
+          if (!stamp?.settled) return []
+          const identity = [stamp.mtimeMs, stamp.ctimeMs, stamp.size, stamp.ino] as const
+          const entry = cache.peek(f)
+          if (entry) {
+            const body = DiscoveryParse.body(entry.content)
+            return [[f, identity, entry.content, body, entry.warning ?? "", ""]]
+          }
+          const failure = cache.peekFailure(f)
+          return failure ? [[f, identity, null, "", "", failure.error]] : []
+        }),
+        listings: kept.listings.flatMap((key): DiscoveryCacheFile.ListingRecord[] => {
+          const listing = cache.listing(key)
+          return listing?.settled ? [[key, listing]] : []
+        }),
+        ...(index ? { index: index.record ?? DiscoveryCacheFile.pack(index.fingerprint, index.snapshot!) } : {}),
+      }
+      DiscoveryCacheFile.write(file, contents)
+      clean = {
+        generation,
+        files: kept.files.length,
+        listings: kept.listings.length,
+        fingerprint: index?.fingerprint ?? "",
+      }
+    }
+
+    async function flush() {
+      let current: Promise<void>
+      do {
+        current = done
+        await current
+      } while (current !== done)
+    }
+
+    return { load, keep, index: indexFor, keepIndex, flush }
+  }
+
+  /**
+   * What names the ranking documents of a catalogue across processes: each item's file and identity (its content, as
+   * the cache knows it) and each resource's matched fields, in order; undefined when an item's file had not settled
+   * when read (its identity may not tell its content apart yet), so no index of it is kept on disk.
+   */
+  function fingerprint(cat: Pick<Catalogue, "items" | "resources">, cache: DiscoveryCache): string | undefined {
+    const hash = crypto.createHash("sha256")
+    for (const item of cat.items) {
+      const stamp = cache.stampOf(item.filePath)
+      if (!stamp?.settled || cache.peek(item.filePath)?.content !== item) return undefined
+      hash.update(`${item.filePath}\u0000${stamp.mtimeMs}:${stamp.ctimeMs}:${stamp.size}:${stamp.ino}\n`)
+    }
+    for (const r of cat.resources)
+      hash.update(JSON.stringify([r.id, r.name, r.description ?? "", r.tags ?? []])).update("\n")
+    return hash.digest("hex")
   }
 
   const itemDocs = new WeakMap<Discovery.DiscoveredItem, DiscoveryMatch.Doc>()

@@ -1,6 +1,7 @@
 import type { BuiltinFeature } from "../builtins/feature"
 import type { Host } from "../host"
 import { validSection } from "../options"
+import { DiscoveryCacheFile } from "./cache"
 import { DynamicDiscovery } from "./discover"
 import { DiscoveryHooks } from "./hooks"
 import { Discovery } from "./schema"
@@ -8,7 +9,8 @@ import { Discovery } from "./schema"
 /**
  * Dynamic context discovery: `chat.message` adds a suggestion of the matching agents, commands,
  * skills, output styles and project resources to the user's message. Options: `discovery.enabled` (default true),
- * `discovery.scanTimeoutMs` (default 2000).
+ * `discovery.scanTimeoutMs` (default 2000). Parsed definitions are kept on disk across sessions in the project's local
+ * state folder (`DiscoveryCacheFile`).
  */
 export const DiscoveryFeature: BuiltinFeature = {
   id: "dynamic-discovery",
@@ -21,6 +23,7 @@ export const DiscoveryFeature: BuiltinFeature = {
       log,
       config,
       resources: projectResources(host),
+      cacheFile: DiscoveryCacheFile.location(host.directory, host.worktree),
     })
     return DiscoveryHooks.create(engine, { log, host })
   },

@@ -101,7 +101,15 @@ export namespace DiscoveryParse {
    * is matched, never shown, so it stays out of results, `--list` and everything else that prints items.
    */
   const bodies = new WeakMap<Discovery.DiscoveredItem, string>()
-  function withBody(item: Discovery.DiscoveredItem, text: string): Discovery.DiscoveredItem {
+
+  /**
+   * `item` with `text` as the start of its body (what `body` returns for it): how an item read back from a cache gets
+   * the body it was parsed with. Returns `item`.
+   *
+   * @example
+   * DiscoveryParse.body(DiscoveryParse.withBody(item, "# A\nDoes a.\n")) // "# A\nDoes a.\n"
+   */
+  export function withBody(item: Discovery.DiscoveredItem, text: string): Discovery.DiscoveredItem {
     if (text.trim()) bodies.set(item, text)
     return item
   }

@@ -1,8 +1,9 @@
+import { statSync } from "fs"
 import fs from "fs/promises"
 import path from "path"
 import { ResourceAccess } from "../resource/access"
 import { errorMessage } from "../util/error"
-import type { DiscoveryCache } from "./cache"
+import { DiscoveryCache, DiscoveryCacheFile } from "./cache"
 import type { DiscoveryDirectories } from "./directories"
 import { DiscoveryParse } from "./parse"
 import { Discovery } from "./schema"
@@ -41,6 +42,8 @@ export namespace DiscoveryScan {
   export const MAX_DEPTH = 6
   /** Files handled at once per directory. */
   const CONCURRENCY = 16
+  /** Files of a known listing handled between two turns of the event loop. */
+  const YIELD_EVERY = 128
 
   export type Options = {
     cache: DiscoveryCache
@@ -53,6 +56,16 @@ export namespace DiscoveryScan {
      * file. The cache holds no verdict about them: a caller whose pairs change clears it.
      */
     segments?: readonly ResourceAccess.Pair[]
+    /** Filled with what this scan used from the cache or added to it (what a cache on disk may keep). */
+    ledger?: Ledger
+  }
+
+  /** The cache entries a scan relied on: the files it found (hits and new entries) and the folder listings it used. */
+  export type Ledger = {
+    /** Files whose cache entry or remembered failure is current after the scan. */
+    files: Set<string>
+    /** Listings used or made by the scan, all of whose files are visible (none protected). */
+    listings: Set<string>
   }
 
   type Candidate = { path: string; fallbackName: string }
@@ -64,6 +77,8 @@ export namespace DiscoveryScan {
     parsed: number
     exists: boolean
     stopped: boolean
+    /** Files left out because the security gate protects them. */
+    hidden: number
   }
 
   /**
@@ -83,6 +98,7 @@ export namespace DiscoveryScan {
       parsed: 0,
       exists: false,
       stopped: false,
+      hidden: 0,
     }))
     // Every file of this scan must fit in the cache: an LRU smaller than the set a scan cycles through evicts each
     // entry before its next use. Raised as each directory's files are listed, before any is cached.
@@ -174,9 +190,14 @@ export namespace DiscoveryScan {
   ): Promise<{ error?: string }> {
     const key = `${place.type}\u0000${place.path}`
     let candidates = await listed(options.cache.listing(key))
+    // Files of a listing still valid (its folders just stat'ed) are stat'ed synchronously: an asynchronous stat costs
+    // ten times as much, and almost every file of a known listing is a cache hit that needs nothing else.
+    const known = candidates !== undefined
+    let remembered = known
     if (!candidates) {
       const seen: Seen = { stamps: [], links: false }
       const problems = p.problems.length
+      const listedAt = Date.now()
       try {
         candidates =
           place.type === "skill" ? await skillFiles(place.path, p, seen) : await markdownFiles(place.path, p, seen)
@@ -184,8 +205,11 @@ export namespace DiscoveryScan {
         return { error: `${place.path}: ${describe(error)}` }
       }
       candidates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-      if (!seen.links && p.problems.length === problems && !p.stopped)
-        options.cache.setListing(key, { stamps: seen.stamps, files: candidates })
+      if (!seen.links && p.problems.length === problems && !p.stopped) {
+        const settled = seen.stamps.every(([, mtime]) => mtime < listedAt - DiscoveryCacheFile.RACY_MS)
+        options.cache.setListing(key, { stamps: seen.stamps, files: candidates, settled })
+        remembered = true
+      }
     }
     reserve(candidates.length)
     const found: (Discovery.DiscoveredItem | undefined)[] = new Array(candidates.length)
@@ -193,13 +217,22 @@ export namespace DiscoveryScan {
     const worker = async () => {
       while (next < candidates.length && !p.stopped) {
         const index = next++
-        found[index] = await load(candidates[index], place, p, options)
+        // Let the scan's timer run now and then, so a slow folder still stops within the budget.
+        if (known && index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
+        found[index] = await load(candidates[index], place, p, options, known)
         // Keep what is found so far, in order, for a scan that runs out of time.
         if (found[index]) p.items.push(found[index]!)
       }
     }
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, candidates.length) }, worker))
     p.items = found.filter((x): x is Discovery.DiscoveredItem => x !== undefined)
+    // A listing naming a protected file or folder is not handed on (to a cache on disk): not even a name leaves the scan.
+    const listing = remembered && p.hidden === 0 && options.ledger ? options.cache.listing(key) : undefined
+    if (listing) {
+      const access = options.access
+      const hidden = access?.active() ? await access.denied(listing.stamps.map(([dir]) => ({ path: dir }))) : undefined
+      if (!hidden?.size) options.ledger!.listings.add(key)
+    }
     return {}
   }
 
@@ -331,13 +364,16 @@ export namespace DiscoveryScan {
     place: DiscoveryDirectories.Place,
     p: Progress,
     options: Options,
+    sync: boolean,
   ): Promise<Discovery.DiscoveredItem | undefined> {
-    const { cache, access } = options
+    const { cache, access, ledger } = options
     let handle: fs.FileHandle | undefined
     try {
-      const stat = await fs.stat(candidate.path)
+      const statAt = Date.now()
+      const stat = sync ? statSync(candidate.path) : await fs.stat(candidate.path)
       if (access?.active() && (await guarded(access, candidate, place.type, identity(stat)))) {
         cache.invalidate(candidate.path)
+        p.hidden++
         return undefined
       }
       // Checked again right before opening: a FIFO or device put in place of a file is never opened.
@@ -345,16 +381,19 @@ export namespace DiscoveryScan {
         p.problems.push({ path: candidate.path, error: "not a regular file; skipped" })
         return undefined
       }
-      const cached = cache.get(candidate.path, stat.mtimeMs)
+      const stamp = DiscoveryCache.stamp(stat, statAt)
+      const cached = cache.get(candidate.path, stat.mtimeMs, stamp)
       if (cached) {
+        ledger?.files.add(candidate.path)
         p.cacheHits++
         const warning = cache.peek(candidate.path)?.warning
         if (warning) p.problems.push({ path: candidate.path, error: warning, severity: "warning" })
         return cached
       }
       // A file that failed to parse is not read again until it changes.
-      const failed = cache.failure(candidate.path, stat.mtimeMs)
+      const failed = cache.failure(candidate.path, stat.mtimeMs, stamp)
       if (failed !== undefined) {
+        ledger?.files.add(candidate.path)
         p.cacheHits++
         p.problems.push({ path: candidate.path, error: failed })
         return undefined
@@ -378,10 +417,14 @@ export namespace DiscoveryScan {
       const text = decode(bytes, stat.size > MAX_READ_BYTES || bytes.length === MAX_READ_BYTES)
       if (text === undefined) {
         p.problems.push({ path: candidate.path, error: "not UTF-8 text" })
-        cache.fail(candidate.path, stat.mtimeMs, "not UTF-8 text")
+        cache.fail(candidate.path, stat.mtimeMs, "not UTF-8 text", stamp)
+        ledger?.files.add(candidate.path)
         return undefined
       }
-      if (options.segments?.length && ResourceAccess.headProtected(text, options.segments)) return undefined
+      if (options.segments?.length && ResourceAccess.headProtected(text, options.segments)) {
+        p.hidden++
+        return undefined
+      }
       const parsed = DiscoveryParse.parse({
         // The body is matched too (never shown): what a protected segment holds must not move a score.
         text: options.segments?.length ? ResourceAccess.blank(text, options.segments) : text,
@@ -395,11 +438,13 @@ export namespace DiscoveryScan {
       if (!parsed.success || !parsed.item) {
         const error = parsed.error ?? "could not be parsed"
         p.problems.push({ path: candidate.path, error })
-        cache.fail(candidate.path, stat.mtimeMs, error)
+        cache.fail(candidate.path, stat.mtimeMs, error, stamp)
+        ledger?.files.add(candidate.path)
         return undefined
       }
       if (parsed.warning) p.problems.push({ path: candidate.path, error: parsed.warning, severity: "warning" })
-      cache.set(candidate.path, parsed.item, stat.mtimeMs, parsed.warning)
+      cache.set(candidate.path, parsed.item, stat.mtimeMs, parsed.warning, stamp)
+      ledger?.files.add(candidate.path)
       return parsed.item
     } catch (error) {
       p.problems.push({ path: candidate.path, error: describe(error) })
