@@ -219,7 +219,10 @@ export namespace DiscoveryScan {
         const index = next++
         // Let the scan's timer run now and then, so a slow folder still stops within the budget.
         if (known && index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
-        found[index] = await load(candidates[index], place, p, options, known)
+        // The usual file of a known listing, without a security check to wait for: a cache hit, found synchronously.
+        const quick = known && !options.access?.active() ? hit(candidates[index], p, options) : undefined
+        found[index] =
+          quick === undefined ? await load(candidates[index], place, p, options, known) : quick || undefined
         // Keep what is found so far, in order, for a scan that runs out of time.
         if (found[index]) p.items.push(found[index]!)
       }
@@ -357,6 +360,37 @@ export namespace DiscoveryScan {
     const asks = [access.reason(candidate.path, key)]
     if (type === "skill") asks.push(access.reason(path.dirname(candidate.path), key))
     return (await Promise.all(asks)).some((reason) => reason !== undefined)
+  }
+
+  /**
+   * The cached item of `candidate` (or `false` for a remembered failure, reported) when its stat shows it unchanged;
+   * undefined for anything else (a miss, a stat error, not a regular file), which `load` then handles in full.
+   */
+  function hit(candidate: Candidate, p: Progress, options: Options): Discovery.DiscoveredItem | false | undefined {
+    const { cache, ledger } = options
+    const statAt = Date.now()
+    let stat
+    try {
+      stat = statSync(candidate.path, { throwIfNoEntry: false })
+    } catch {
+      return undefined
+    }
+    if (!stat?.isFile()) return undefined
+    const stamp = DiscoveryCache.stamp(stat, statAt)
+    const cached = cache.get(candidate.path, stat.mtimeMs, stamp)
+    if (cached) {
+      ledger?.files.add(candidate.path)
+      p.cacheHits++
+      const warning = cache.peek(candidate.path)?.warning
+      if (warning) p.problems.push({ path: candidate.path, error: warning, severity: "warning" })
+      return cached
+    }
+    const failed = cache.failure(candidate.path, stat.mtimeMs, stamp)
+    if (failed === undefined) return undefined
+    ledger?.files.add(candidate.path)
+    p.cacheHits++
+    p.problems.push({ path: candidate.path, error: failed })
+    return false
   }
 
   async function load(
