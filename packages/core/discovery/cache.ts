@@ -477,23 +477,20 @@ export namespace DiscoveryCacheFile {
     const doc = new Uint32Array(docs.buffer)
     const x = new Float64Array(xs.buffer)
     if (doc.length !== x.length || doc.length !== names.length) return undefined
+    for (let i = 0; i < doc.length; i++) if (doc[i] >= record.size || !(x[i] > 0) || names[i] > 1) return undefined
     const postings = new Map<string, DiscoveryMatch.Posting>()
     let at = 0
     for (let i = 0; i < record.terms.length; i++) {
       const end = at + count[i]
       if (count[i] === 0 || end > doc.length) return undefined
-      const list: DiscoveryMatch.Posting = {
-        docs: new Array(count[i]),
-        xs: new Array(count[i]),
-        names: new Array(count[i]),
-      }
-      for (let j = 0; at < end; j++, at++) {
-        if (doc[at] >= record.size || !(x[at] > 0) || names[at] > 1) return undefined
-        list.docs[j] = doc[at]
-        list.xs[j] = x[at]
-        list.names[j] = names[at] === 1
+      const list: DiscoveryMatch.Posting = { docs: [], xs: [], names: [] }
+      for (let j = at; j < end; j++) {
+        list.docs.push(doc[j])
+        list.xs.push(x[j])
+        list.names.push(names[j] === 1)
       }
       postings.set(record.terms[i], list)
+      at = end
     }
     if (at !== doc.length || postings.size !== record.terms.length) return undefined
     return { size: record.size, vocabulary: new Set(record.vocabulary), postings }

@@ -189,7 +189,7 @@ export namespace DiscoveryScan {
     reserve: (files: number) => void,
   ): Promise<{ error?: string }> {
     const key = `${place.type}\u0000${place.path}`
-    let candidates = await listed(options.cache.listing(key))
+    let candidates = listed(options.cache.listing(key))
     // Files of a listing still valid (its folders just stat'ed) are stat'ed synchronously: an asynchronous stat costs
     // ten times as much, and almost every file of a known listing is a cache hit that needs nothing else.
     const known = candidates !== undefined
@@ -243,17 +243,23 @@ export namespace DiscoveryScan {
   type Seen = { stamps: (readonly [string, number])[]; links: boolean }
 
   /** The files of a remembered listing while every folder it read keeps its modification time, else undefined. */
-  async function listed(listing: DiscoveryCache.Listing | undefined): Promise<Candidate[] | undefined> {
+  /**
+   * The files of a remembered listing while every folder it read keeps its modification time, else undefined. The
+   * folders are stat'ed synchronously, stopping at the first that changed: the place itself was just stat'ed
+   * asynchronously, so the filesystem answers, and a listing's folders are many (one per skill).
+   */
+  function listed(listing: DiscoveryCache.Listing | undefined): Candidate[] | undefined {
     if (!listing) return undefined
-    const now = await Promise.all(
-      listing.stamps.map(([dir]) =>
-        fs.stat(dir).then(
-          (s) => s.mtimeMs,
-          () => -1,
-        ),
-      ),
-    )
-    return listing.stamps.every(([, mtime], i) => now[i] === mtime) ? [...listing.files] : undefined
+    for (const [dir, mtime] of listing.stamps) {
+      let now
+      try {
+        now = statSync(dir, { throwIfNoEntry: false })?.mtimeMs
+      } catch {
+        return undefined
+      }
+      if (now !== mtime) return undefined
+    }
+    return [...listing.files]
   }
 
   async function stamp(dir: string, seen: Seen) {
