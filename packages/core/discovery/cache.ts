@@ -513,6 +513,7 @@ export namespace DiscoveryCacheFile {
       return
     }
     fs.mkdirSync(path.dirname(file), { recursive: true })
+    removeStale(file)
     const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
     try {
       fs.writeFileSync(tmp, text, { mode: 0o600 })
@@ -520,6 +521,20 @@ export namespace DiscoveryCacheFile {
     } catch (error) {
       fs.rmSync(tmp, { force: true })
       throw error
+    }
+  }
+
+  /** A temporary file this old is left over from a process that stopped while writing. */
+  const STALE_MS = 60_000
+
+  /** Removes temporary files of `file` that a process left behind (it stopped between writing and renaming). */
+  function removeStale(file: string) {
+    const dir = path.dirname(file)
+    const prefix = `${path.basename(file)}.`
+    for (const name of fs.readdirSync(dir)) {
+      if (!name.startsWith(prefix) || !name.endsWith(".tmp")) continue
+      const stat = fs.statSync(path.join(dir, name), { throwIfNoEntry: false })
+      if (stat && stat.mtimeMs < Date.now() - STALE_MS) fs.rmSync(path.join(dir, name), { force: true })
     }
   }
 

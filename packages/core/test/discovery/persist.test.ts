@@ -280,6 +280,16 @@ describe("the parse cache on disk", () => {
     expect((await fs.readdir(dir.path)).filter((n) => n.endsWith(".tmp"))).toEqual([])
   })
 
+  test("temporary files left by a process that stopped mid-write are removed; another's fresh one is not", async () => {
+    await using dir = await tmpdir({ "cache.json.123.aa.tmp": "{", "cache.json.456.bb.tmp": "{", "other.tmp": "x" })
+    const old = new Date(Date.now() - 120_000)
+    await fs.utimes(dir.file("cache.json.123.aa.tmp"), old, old)
+    await fs.utimes(dir.file("other.tmp"), old, old)
+    const contents = { format: DiscoveryCacheFile.FORMAT, version: DiscoveryCacheFile.version(), markers: "" }
+    DiscoveryCacheFile.write(dir.file("cache.json"), { ...contents, files: [], listings: [] })
+    expect((await fs.readdir(dir.path)).sort()).toEqual(["cache.json", "cache.json.456.bb.tmp", "other.tmp"])
+  })
+
   test("the file lives in the project's local state folder", () => {
     expect(DiscoveryCacheFile.location("/repo/packages/app", "/repo")).toBe(
       path.join("/repo", LocalState.DIR, DiscoveryCacheFile.NAME),
