@@ -96,6 +96,10 @@ const CATALOGUE = {
   "project/.claude/skills/release-notes/SKILL.md": md({ name: "release-notes", description: "Draft release notes" }),
   "home/.claude/agents/db-tuner.md": md({ description: "Profiles slow database queries and adds indexes" }),
   "home/.claude/output-styles/concise.md": md({ name: "concise", description: "Short answers" }),
+  "home/.claude/output-styles/kurz.md": md({
+    name: "kurz",
+    description: "Kurze Antworten für Änderungen 🚀 – schnell",
+  }),
   "xdg/opencode/command/deploy.md": md({ description: "Deploy the service to staging" }, "Runs the deploy script."),
 }
 const QUESTIONS = [
@@ -128,11 +132,13 @@ describe("the parse cache on disk", () => {
     await first.flush()
     const read = DiscoveryCacheFile.read(w.cacheFile, "")
     expect(read.problem).toBeUndefined()
-    expect(read.contents!.files).toHaveLength(8)
+    expect(read.contents!.files).toHaveLength(9)
+    expect(/^[\x00-\x7f]*$/.test(await fs.readFile(w.cacheFile, "utf8"))).toBe(true)
     expect(read.contents!.index).toBeDefined()
     const next = create(w.cacheFile)
     const cat = await next.catalogue()
-    expect(cat.stats).toMatchObject({ parsed: 0, cacheHits: 8 })
+    expect(cat.stats).toMatchObject({ parsed: 0, cacheHits: 9 })
+    expect(cat.items.find((i) => i.name === "kurz")?.description).toBe("Kurze Antworten für Änderungen 🚀 – schnell")
     expect(cat.problems.map((p) => path.basename(p.path))).toEqual(["broken.md"])
     expect(await outcome(next)).toBe(expected)
   }, 60_000)
