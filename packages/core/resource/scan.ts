@@ -1,3 +1,4 @@
+import { statSync, type Stats } from "fs"
 import fs from "fs/promises"
 import path from "path"
 import { ResourceProject } from "./project"
@@ -22,6 +23,10 @@ export namespace ResourceScan {
     /** Real path (symlinks resolved), always inside the project root. */
     real: string
     relativePath: string
+    /**
+     * Size and mtime from a `stat`. Agent and command files of a project without any resource file are listed
+     * without one (nothing can reference a resource there, so they are never read): `-1` for both.
+     */
     size: number
     mtimeMs: number
   }
@@ -76,9 +81,16 @@ export namespace ResourceScan {
     [".claude/commands", "command"],
   ]
 
+  /** A file found by a listing, not stat'ed yet. */
+  type Found = { path: string; real: string; tag: Pick<File, "kind" | "type"> }
+
   export async function scan(project: ResourceProject.Info): Promise<Result> {
     const result: Result = { resources: [], references: [], warnings: [], dirs: new Map(), listedAt: Date.now() }
     const visited = new Set<string>()
+    // Agent and command files are stat'ed only once a resource file is known to exist: a project with hundreds of
+    // Claude Code agents and no resource (the discovery engine asks on every first prompt) pays one listing and one
+    // stamp per folder, not a stat per file. Their order among themselves is kept.
+    const deferred: Found[] = []
     for (const opencodeDir of project.opencodeDirs) {
       for (const type of Resource.TYPES) {
         const ext = type === "schema" ? ".json" : ".md"
@@ -89,10 +101,56 @@ export namespace ResourceScan {
       }
       const base = path.dirname(opencodeDir)
       for (const [rel, kind] of REFERENCE_DIRS) {
-        await walk(project, path.join(base, rel), visited, result, (p) => p.toLowerCase().endsWith(".md"), { kind })
+        await walk(
+          project,
+          path.join(base, rel),
+          visited,
+          result,
+          (p) => p.toLowerCase().endsWith(".md"),
+          { kind },
+          deferred,
+        )
       }
     }
+    if (result.resources.length) record(project, result, deferred)
+    else
+      for (const f of deferred)
+        result.references.push({
+          ...f.tag,
+          path: f.path,
+          real: f.real,
+          relativePath: relativeTo(project.root, f.path),
+          size: -1,
+          mtimeMs: -1,
+        })
     return result
+  }
+
+  /**
+   * Stats found files and adds them to the result. Synchronous on purpose: files of a listing just made are on a
+   * local, responsive file system, and a promise per stat cost several times the stat itself (10k files: ≈ 50 ms of
+   * CPU time async, ≈ 10 ms sync).
+   */
+  function record(project: ResourceProject.Info, result: Result, found: Found[]) {
+    for (const f of found) {
+      let stat: Stats
+      try {
+        stat = statSync(f.real)
+      } catch (error) {
+        warn(result, project, f.path, "unreadable", `cannot stat ${rel(project, f.path)}: ${code(error)}`)
+        continue
+      }
+      const file: File = {
+        ...f.tag,
+        path: f.path,
+        real: f.real,
+        relativePath: relativeTo(project.root, f.path),
+        size: stat.size,
+        mtimeMs: stat.mtimeMs,
+      }
+      if (f.tag.kind === "resource") result.resources.push(file)
+      else result.references.push(file)
+    }
   }
 
   async function walk(
@@ -102,6 +160,8 @@ export namespace ResourceScan {
     result: Result,
     accept: (p: string) => boolean,
     tag: Pick<File, "kind" | "type">,
+    /** Where to leave found files unstat'ed (see `scan`); without it they are stat'ed folder by folder. */
+    defer?: Found[],
   ) {
     const realDir = await fs.realpath(dir).catch(() => undefined)
     if (!realDir) {
@@ -188,24 +248,9 @@ export namespace ResourceScan {
           stack.push({ dir: full, real: target, chain: new Set([...current.chain, target]) })
         } else if (stat?.isFile() && accept(entry.name)) files.push({ path: full, real: target })
       }
-      const stats = await Promise.all(files.map((f) => fs.stat(f.real).catch((error) => error as Error)))
-      files.forEach((f, i) => {
-        const stat = stats[i]
-        if (stat instanceof Error) {
-          warn(result, project, f.path, "unreadable", `cannot stat ${rel(project, f.path)}: ${code(stat)}`)
-          return
-        }
-        const file: File = {
-          ...tag,
-          path: f.path,
-          real: f.real,
-          relativePath: relativeTo(project.root, f.path),
-          size: stat.size,
-          mtimeMs: stat.mtimeMs,
-        }
-        if (tag.kind === "resource") result.resources.push(file)
-        else result.references.push(file)
-      })
+      const found = files.map((f) => ({ ...f, tag }))
+      if (defer) defer.push(...found)
+      else record(project, result, found)
     }
   }
 

@@ -88,6 +88,32 @@ describe("ResourceScan", () => {
     expect(await ResourceScan.changed(fourth.dirs)).toBe(false)
   })
 
+  test("without any resource file, agent and command files are listed but not stat'ed; with one they are", async () => {
+    await using dir = await tmpdir({
+      ".claude/agents/reviewer.md": "uses deploy-runbook",
+      ".claude/commands/ship.md": "[[deploy-runbook]]",
+      ".opencode/agent/a1.md": "",
+    })
+    const bare = await scan(dir.path)
+    expect(bare.resources).toEqual([])
+    expect(bare.references.map((r) => [r.relativePath, r.size, r.mtimeMs]).sort()).toEqual([
+      [".claude/agents/reviewer.md", -1, -1],
+      [".claude/commands/ship.md", -1, -1],
+      [".opencode/agent/a1.md", -1, -1],
+    ])
+    // Their folders are still stamped, so a later change is seen.
+    expect(bare.dirs.get(dir.file(".claude/agents"))).toBeNumber()
+    await dir.write({ ".opencode/knowledge-base/deploy-runbook.md": "# Deploy" })
+    expect(await ResourceScan.changed(bare.dirs)).toBe(true)
+    const full = await scan(dir.path)
+    const size = (await fs.stat(dir.file(".claude/agents/reviewer.md"))).size
+    expect(full.references.find((r) => r.relativePath === ".claude/agents/reviewer.md")).toMatchObject({
+      size,
+      mtimeMs: (await fs.stat(dir.file(".claude/agents/reviewer.md"))).mtimeMs,
+    })
+    expect(full.references.every((r) => r.size >= 0 && r.mtimeMs > 0)).toBe(true)
+  })
+
   test("agent and command files of OpenCode and Claude Code are found as reference sources", async () => {
     await using dir = await tmpdir({
       ".opencode/agent/a1.md": "",

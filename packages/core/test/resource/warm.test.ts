@@ -199,4 +199,77 @@ describe("warm start without a scan", () => {
       await fs.rm(cachePath, { force: true })
     }
   })
+  test("a corrupt or foreign cache file is ignored: the index equals a cold build, and the file is rewritten", async () => {
+    await using dir = await tmpdir()
+    await fs.cp(FIXTURE, dir.path, { recursive: true })
+    await age(dir.path)
+    const cachePath = path.join(dir.path, "..", `${path.basename(dir.path)}-cache.json`)
+    try {
+      const cold = ResourceLoader.create({ directory: dir.path, worktree: dir.path, log: Logger.silent }, {})
+      const expected = plain(await cold.index())
+      await cold.dispose()
+      const writer = loaderOf(dir.path, cachePath)
+      await writer.index()
+      await writer.dispose()
+      const good = JSON.parse(await fs.readFile(cachePath, "utf8"))
+      const broken: [string, string][] = [
+        ["truncated", JSON.stringify(good).slice(0, 5_000)],
+        ["null", "null"],
+        ["binary", "\u0000\u0001garbage"],
+        ["files not an object", JSON.stringify({ ...good, files: 7 })],
+        [
+          "snapshot positions out of range",
+          JSON.stringify({ ...good, snapshot: { ...good.snapshot, resources: [[9999, null, [], []]] } }),
+        ],
+        ["snapshot of the wrong shape", JSON.stringify({ ...good, snapshot: { resources: 3 } })],
+        ["entry of the wrong shape", JSON.stringify({ ...good, files: { ...good.files, "x.md": { result: 5 } } })],
+        ["another project", JSON.stringify({ ...good, projectRoot: "/elsewhere" })],
+      ]
+      for (const [what, text] of broken) {
+        await fs.writeFile(cachePath, text)
+        const loader = loaderOf(dir.path, cachePath)
+        const index = await loader.index().catch((error) => error as Error)
+        expect([what, index instanceof Error ? index.message : "ok"]).toEqual([what, "ok"])
+        expect(plain(index as ResourceIndex.Index)).toEqual(expected)
+        expect(loader.stats.lastBuild?.restored).toBeUndefined()
+        await loader.dispose()
+        // Rewritten: the next start restores from it.
+        const next = loaderOf(dir.path, cachePath)
+        expect(plain(await next.index())).toEqual(expected)
+        expect([what, next.stats.lastBuild?.restored]).toEqual([what, true])
+        await next.dispose()
+      }
+    } finally {
+      await fs.rm(cachePath, { force: true })
+    }
+  }, 60_000)
+
+  test("a file edited between the scan and its read: the index has the new text, the cache never the old stamp with it", async () => {
+    await using dir = await tmpdir({ ".opencode/task/ship.md": md({ title: "Ship" }) })
+    await age(dir.path)
+    const project = ResourceProject.resolve(dir.path, dir.path)
+    const file = dir.file(".opencode/task/ship.md")
+    // The gate is asked after the scan and before any read: the edit lands in between.
+    const gate = {
+      active: () => true,
+      reason: async () => undefined,
+      denied: async () => {
+        await fs.writeFile(file, md({ title: "Shipped", tags: ["edited"] }))
+        await fs.utimes(file, new Date(), new Date(Date.now() + 5_000))
+        return new Map<string, string>()
+      },
+      asked: 0,
+    }
+    const out = await ResourceBuild.run(project, config, undefined, gate)
+    expect(out.index.resources.get("ship")!.name).toBe("Shipped")
+    // The entry carries the stamp of the scan (before the edit), so the next build reads the file again rather than
+    // trusting a parse it cannot date.
+    const stamp = (await fs.stat(file)).mtimeMs
+    expect(out.cache.files[".opencode/task/ship.md"].mtimeMs).not.toBe(stamp)
+    const again = await ResourceBuild.run(project, config, out.cache)
+    expect(again.stats).toMatchObject({ parsed: 1, reused: 0 })
+    expect(again.cache.files[".opencode/task/ship.md"].mtimeMs).toBe(stamp)
+    expect(await ResourceBuild.filesChanged(again.cache)).toBe(false)
+    expect(await ResourceBuild.filesChanged(out.cache)).toBe(true)
+  })
 })
