@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs/promises"
-import { DiscoveryCache } from "../../discovery/cache"
+import { DiscoveryCache, DiscoveryCacheFile } from "../../discovery/cache"
 import { Discovery } from "../../discovery/schema"
 import { tmpdir } from "../fixture"
 
@@ -91,5 +91,55 @@ describe("DiscoveryCache", () => {
     const cache = new DiscoveryCache()
     cache.set("/x/a.md", item("a"), 12.5)
     expect(Discovery.CacheEntry.safeParse(cache.peek("/x/a.md")).success).toBe(true)
+  })
+})
+
+describe("DiscoveryCache identities", () => {
+  const id = (over: Partial<DiscoveryCache.Identity> = {}): DiscoveryCache.Identity => ({
+    mtimeMs: 100,
+    ctimeMs: 100,
+    size: 10,
+    ino: 7,
+    ...over,
+  })
+
+  test("an entry stored with a stamp is a miss when size, inode or change time differ at the same mtime", () => {
+    for (const other of [{ size: 11 }, { ino: 8 }, { ctimeMs: 101 }]) {
+      const cache = new DiscoveryCache()
+      cache.set("/x/a.md", item("a"), 100, undefined, { ...id(), settled: true })
+      expect(cache.get("/x/a.md", 100, id())?.name).toBe("a")
+      expect(cache.get("/x/a.md", 100, id(other))).toBeNull()
+      expect(cache.size).toBe(0)
+      cache.fail("/x/b.md", 100, "bad", { ...id(), settled: true })
+      expect(cache.failure("/x/b.md", 100, id())).toBe("bad")
+      expect(cache.failure("/x/b.md", 100, id(other))).toBeUndefined()
+    }
+  })
+
+  test("stamp: settled only when both times are older than RACY_MS before the stat", () => {
+    const at = 1_000_000
+    const racy = DiscoveryCacheFile.RACY_MS
+    expect(DiscoveryCache.stamp(id({ mtimeMs: at - racy - 1, ctimeMs: at - racy - 1 }), at).settled).toBe(true)
+    expect(DiscoveryCache.stamp(id({ mtimeMs: at - racy - 1, ctimeMs: at - 5 }), at).settled).toBe(false)
+    expect(DiscoveryCache.stamp(id({ mtimeMs: at - 5, ctimeMs: at - racy - 1 }), at).settled).toBe(false)
+  })
+
+  test("generation counts changes to what is held, not lookups", () => {
+    const cache = new DiscoveryCache()
+    const start = cache.generation
+    cache.set("/x/a.md", item("a"), 1)
+    const afterSet = cache.generation
+    expect(afterSet).toBeGreaterThan(start)
+    cache.get("/x/a.md", 1)
+    cache.peek("/x/a.md")
+    cache.listing("k")
+    expect(cache.generation).toBe(afterSet)
+    cache.setListing("k", { stamps: [], files: [] })
+    expect(cache.generation).toBeGreaterThan(afterSet)
+    const afterListing = cache.generation
+    cache.invalidate("/x/missing.md")
+    expect(cache.generation).toBe(afterListing)
+    cache.invalidate("/x/a.md")
+    expect(cache.generation).toBeGreaterThan(afterListing)
   })
 })
