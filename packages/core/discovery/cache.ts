@@ -1,5 +1,6 @@
 import crypto from "crypto"
 import fs from "fs"
+import fsp from "fs/promises"
 import path from "path"
 import { LocalState } from "../learning/local"
 import { errorMessage } from "../util/error"
@@ -391,29 +392,84 @@ export namespace DiscoveryCacheFile {
     return (memo = hash.digest("hex"))
   }
 
+  /** A cache file read and parsed as JSON, not yet checked (`check`), or why it could not be. */
+  export type Parsed = { data?: unknown; problem?: string }
+
   /**
    * The contents of `file` when it is a cache of this code version written under the segment markers `markers`
    * (`markersKey`), else `problem` says why it is ignored (missing, too large, not JSON, another version…). Never
    * throws.
+   *
+   * @example
+   * DiscoveryCacheFile.read(file, "").contents?.files.length
    */
   export function read(file: string, markers: string): { contents?: Contents; problem?: string } {
     let text: string
     try {
       const stat = fs.statSync(file, { throwIfNoEntry: false })
-      if (!stat) return { problem: "no cache file" }
+      if (!stat) return { problem: NO_FILE }
       if (!stat.isFile()) return { problem: "not a regular file" }
       if (stat.size > MAX_BYTES) return { problem: `larger than ${MAX_BYTES} bytes` }
       text = fs.readFileSync(file, "utf8")
     } catch (error) {
       return { problem: `unreadable: ${errorMessage(error)}` }
     }
-    let data: unknown
+    return check(parse(text), markers)
+  }
+
+  /**
+   * `read` in two steps: the file read and parsed without blocking (an engine starts this when it is created, so the
+   * work is done before its first prompt), then `check`ed for the markers of the first scan. Never rejects.
+   *
+   * @example
+   * const early = DiscoveryCacheFile.readLater(file)
+   * DiscoveryCacheFile.check(await early, markersKey).contents
+   */
+  export async function readLater(file: string): Promise<Parsed> {
     try {
-      data = JSON.parse(text)
+      const stat = await fsp.stat(file).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") return undefined
+        throw error
+      })
+      if (!stat) return { problem: NO_FILE }
+      if (!stat.isFile()) return { problem: "not a regular file" }
+      if (stat.size > MAX_BYTES) return { problem: `larger than ${MAX_BYTES} bytes` }
+      return parse(await fsp.readFile(file, "utf8"))
+    } catch (error) {
+      return { problem: `unreadable: ${errorMessage(error)}` }
+    }
+  }
+
+  /**
+   * The index of a parsed file unpacked ahead of `check` (which needs the first scan's markers), when the file is of
+   * this code version and its index record is sound; undefined otherwise. The caller uses it only once `check` passed.
+   */
+  export function unpackEarly(parsed: Parsed): DiscoveryMatch.Snapshot | undefined {
+    const c = parsed.data as Partial<Contents> | null | undefined
+    if (!c || typeof c !== "object" || c.format !== FORMAT || c.version !== version() || !validIndex(c.index))
+      return undefined
+    try {
+      return unpack(c.index as IndexRecord)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** What `read` says when there is no file (not worth a log line). */
+  export const NO_FILE = "no cache file"
+
+  function parse(text: string): Parsed {
+    try {
+      return { data: JSON.parse(text) }
     } catch (error) {
       return { problem: `not valid JSON (truncated or corrupt): ${errorMessage(error)}` }
     }
-    const c = data as Partial<Contents> | null
+  }
+
+  /** The contents of a parsed file when it is a cache of this code version written under `markers`, else why not. */
+  export function check(parsed: Parsed, markers: string): { contents?: Contents; problem?: string } {
+    if (parsed.problem !== undefined) return { problem: parsed.problem }
+    const c = parsed.data as Partial<Contents> | null
     if (!c || typeof c !== "object" || c.format !== FORMAT) return { problem: "another format" }
     if (c.version !== version()) return { problem: "written by another version of the code" }
     if (c.markers !== markers) return { problem: "written under other protected-segment markers" }

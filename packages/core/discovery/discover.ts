@@ -100,7 +100,7 @@ export namespace DynamicDiscovery {
         markers = ResourceAccess.pairsKey(segments)
       }
       const started = performance.now()
-      disk?.load(DiscoveryCacheFile.markersKey(markers))
+      await disk?.load(DiscoveryCacheFile.markersKey(markers))
       const places = DiscoveryDirectories.resolve({ directory: init.directory, worktree: init.worktree, env: init.env })
       const ledger: DiscoveryScan.Ledger | undefined = disk ? { files: new Set(), listings: new Set() } : undefined
       const [scans, provided] = await Promise.all([
@@ -353,7 +353,7 @@ export namespace DynamicDiscovery {
    * the prompt's result is returned; `flush` waits for that.
    */
   function diskCache(file: string, cache: DiscoveryCache, log: Logger) {
-    let loadedFor: string | undefined
+    let loading: { key: string; done: Promise<void> } | undefined
     /**
      * What the file holds, as far as telling a change goes: the cache's generation when it matched the file, the
      * number of files and listings the scan it came from relied on, and its index's fingerprint.
@@ -366,14 +366,31 @@ export namespace DynamicDiscovery {
     let done: Promise<void> = Promise.resolve()
     let warned = false
 
-    function load(markersKey: string) {
-      if (loadedFor === markersKey) return
-      loadedFor = markersKey
+    // Read, parsed and its index unpacked as soon as the engine exists: a host creates it at start-up, well before
+    // the first prompt. Checked against the first scan's markers before anything of it is used.
+    let early: Promise<{ parsed: DiscoveryCacheFile.Parsed; snapshot?: DiscoveryMatch.Snapshot }> | undefined =
+      DiscoveryCacheFile.readLater(file).then((parsed) => ({
+        parsed,
+        snapshot: DiscoveryCacheFile.unpackEarly(parsed),
+      }))
+
+    /** Seeds the cache from the file once per set of markers; concurrent scans wait for the same seeding. */
+    function load(markersKey: string): Promise<void> {
+      if (loading?.key !== markersKey) loading = { key: markersKey, done: seed(markersKey) }
+      return loading.done
+    }
+
+    async function seed(markersKey: string) {
       clean = undefined
       index = undefined
-      const { contents, problem } = DiscoveryCacheFile.read(file, markersKey)
+      const pending = early
+      early = undefined
+      const read = pending ? await pending : undefined
+      const { contents, problem } = read
+        ? DiscoveryCacheFile.check(read.parsed, markersKey)
+        : DiscoveryCacheFile.read(file, markersKey)
       if (!contents) {
-        if (problem !== "no cache file")
+        if (problem !== DiscoveryCacheFile.NO_FILE)
           log.debug(`discovery: cache file ignored (${problem}); rebuilding it`, { file })
         return
       }
@@ -385,7 +402,10 @@ export namespace DynamicDiscovery {
         else cache.fail(filePath, mtimeMs, error, stamp)
       }
       for (const [key, listing] of contents.listings) cache.setListing(key, listing)
-      if (contents.index) index = { fingerprint: contents.index.fingerprint, record: contents.index }
+      if (contents.index)
+        index = read?.snapshot
+          ? { fingerprint: contents.index.fingerprint, snapshot: read.snapshot }
+          : { fingerprint: contents.index.fingerprint, record: contents.index }
       clean = {
         generation: cache.generation,
         files: contents.files.length,
