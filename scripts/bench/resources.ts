@@ -3,6 +3,8 @@
 //  - warm start (persisted cache restored without a scan; the scanning start printed too) vs cold;
 //    wall time and CPU time (the machine is shared: wall time stretches with other work, CPU time much less);
 //  - query p50/p99 at 10k vs the spec's naive scan; load latency vs a plain file read;
+//  - the first index of a project with 800 Claude Code agents and commands and no resource file (what the discovery
+//    engine pays on every first prompt) vs listing those two folders;
 //  - the token effect in a scripted session on the real stock opencode: load 5 resources, release them, 10 more
 //    turns, request sizes counted with a real tokenizer (o200k), against the same session with pruning off.
 // Nothing here fails on timing; targets are printed next to the figures.
@@ -133,6 +135,47 @@ async function indexBench(size: number, rounds: number) {
   } catch (error) {
     await c.cleanup()
     throw error
+  }
+}
+
+/**
+ * A project with Claude Code agents and commands but no resource file, as most are: the discovery engine asks the
+ * loader on every first prompt. Nothing there can reference a resource, so the floor is listing the two folders.
+ */
+async function noResourceBench() {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "ocb-agents-"))
+  try {
+    for (const sub of [".claude/agents", ".claude/commands"]) await fs.mkdir(path.join(dir, sub), { recursive: true })
+    for (let i = 0; i < 800; i++)
+      await fs.writeFile(
+        path.join(dir, i % 2 ? ".claude/agents" : ".claude/commands", `agent-${i}.md`),
+        `---\nname: agent-${i}\ndescription: reviews changes\n---\nFollow the deploy-runbook before approving.\n`,
+      )
+    await age(dir)
+    const floor: number[] = []
+    const first: number[] = []
+    for (let i = 0; i < 30; i++) {
+      floor.push(
+        await cpuOf(() =>
+          Promise.all(
+            [".claude/agents", ".claude/commands"].map((sub) =>
+              fs.readdir(path.join(dir, sub), { withFileTypes: true }),
+            ),
+          ),
+        ),
+      )
+      const l = loaderFor(dir)
+      first.push(await cpuOf(() => l.index()))
+      if ((await l.index()).resources.size !== 0) throw new Error("the project has no resource")
+      await l.dispose()
+    }
+    const [f, c] = [median(floor), median(first)]
+    console.log(
+      `no resource file, 800 agents and commands: first index ${ms(c)} CPU = ${(c / f).toFixed(1)}× listing their ` +
+        `two folders (${ms(f)}); median of 30`,
+    )
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true })
   }
 }
 
@@ -271,6 +314,7 @@ if (want("index")) {
   await (await indexBench(1_000, 5)).cleanup()
   tenK = await indexBench(10_000, 3)
 }
+if (want("empty")) await noResourceBench()
 if (want("query")) {
   tenK ??= await corpus(10_000)
   await queryAndLoadBench(

@@ -286,6 +286,22 @@ describe("index lifecycle", () => {
     expect(s.loader.stats.cacheHits).toBeGreaterThan(0)
   })
 
+  test("a project with agents and commands but no resource file: nothing read; a resource added later is referenced", async () => {
+    await using dir = await tmpdir({
+      ".claude/agents/reviewer.md": "Follow the deploy-runbook before approving.",
+      ".claude/commands/ship.md": "Run [[deploy-runbook]] then ship.",
+    })
+    await using s = setup(dir.path)
+    const empty = await s.loader.index()
+    expect([empty.resources.size, empty.warnings]).toEqual([0, []])
+    expect(s.loader.stats.lastBuild).toMatchObject({ parsed: 0, reused: 0 })
+    await dir.write({ ".opencode/knowledge-base/deploy-runbook.md": md({ title: "Deploy runbook" }) })
+    const index = await s.loader.index()
+    // The resource and both files that reference it are read now.
+    expect(s.loader.stats.lastBuild).toMatchObject({ parsed: 3 })
+    expect(index.resources.get("deploy-runbook")!.referencedBy).toEqual(["reviewer", "ship"])
+  })
+
   test("invalidation by path rebuilds incrementally; unrelated paths are ignored", async () => {
     await using dir = await tmpdir(GRAPH)
     await using s = setup(dir.path)
