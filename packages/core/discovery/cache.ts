@@ -1,6 +1,6 @@
+import { isAscii } from "buffer"
 import crypto from "crypto"
 import fs from "fs"
-import fsp from "fs/promises"
 import path from "path"
 import { LocalState } from "../learning/local"
 import { errorMessage } from "../util/error"
@@ -404,17 +404,7 @@ export namespace DiscoveryCacheFile {
    * DiscoveryCacheFile.read(file, "").contents?.files.length
    */
   export function read(file: string, markers: string): { contents?: Contents; problem?: string } {
-    let text: string
-    try {
-      const stat = fs.statSync(file, { throwIfNoEntry: false })
-      if (!stat) return { problem: NO_FILE }
-      if (!stat.isFile()) return { problem: "not a regular file" }
-      if (stat.size > MAX_BYTES) return { problem: `larger than ${MAX_BYTES} bytes` }
-      text = fs.readFileSync(file, "utf8")
-    } catch (error) {
-      return { problem: `unreadable: ${errorMessage(error)}` }
-    }
-    return check(parse(text), markers)
+    return check(readParsed(file), markers)
   }
 
   /**
@@ -425,16 +415,23 @@ export namespace DiscoveryCacheFile {
    * const early = DiscoveryCacheFile.readLater(file)
    * DiscoveryCacheFile.check(await early, markersKey).contents
    */
-  export async function readLater(file: string): Promise<Parsed> {
+  export function readLater(file: string): Promise<Parsed> {
+    // At the next turn of the event loop, read synchronously: an asynchronous read of a file this size cost more than
+    // the read itself, and this runs while the host is idle anyway.
+    return new Promise((resolve) => setImmediate(() => resolve(readParsed(file))))
+  }
+
+  function readParsed(file: string): Parsed {
     try {
-      const stat = await fsp.stat(file).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return undefined
-        throw error
-      })
+      const stat = fs.statSync(file, { throwIfNoEntry: false })
       if (!stat) return { problem: NO_FILE }
       if (!stat.isFile()) return { problem: "not a regular file" }
       if (stat.size > MAX_BYTES) return { problem: `larger than ${MAX_BYTES} bytes` }
-      return parse(await fsp.readFile(file, "utf8"))
+      // Written as ASCII (`write`), so read as bytes: decoding UTF-8 cost more than the read. A file with any other
+      // byte was not written by this code.
+      const bytes = fs.readFileSync(file)
+      if (!isAscii(bytes)) return { problem: "not ASCII: not written by this code" }
+      return parse(bytes.toString("latin1"))
     } catch (error) {
       return { problem: `unreadable: ${errorMessage(error)}` }
     }

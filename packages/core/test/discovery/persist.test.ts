@@ -217,6 +217,7 @@ describe("the parse cache on disk", () => {
       ["truncated", good.slice(0, Math.floor(good.length / 2))],
       ["empty", ""],
       ["another version", JSON.stringify({ ...valid, version: "0".repeat(64) })],
+      ["not ASCII", JSON.stringify({ ...valid, listings: [] }).replace("{", '{"note":"é",')],
       ["another format", JSON.stringify({ ...valid, format: DiscoveryCacheFile.FORMAT + 1 })],
       ["other markers", JSON.stringify({ ...valid, markers: "abc" })],
       ["a record of another shape", JSON.stringify({ ...valid, files: [...valid.files, ["relative.md", 1]] })],
