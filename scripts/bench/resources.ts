@@ -3,6 +3,8 @@
 //  - warm start (persisted cache restored without a scan; the scanning start printed too) vs cold;
 //    wall time and CPU time (the machine is shared: wall time stretches with other work, CPU time much less);
 //  - query p50/p99 at 10k vs the spec's naive scan; load latency vs a plain file read;
+//  - pieces of a 10k build, CPU time against the floor: the scan (listing and a stat per file), the background check
+//    of every file's size and mtime after a warm start;
 //  - the first index of a project with 800 Claude Code agents and commands and no resource file (what the discovery
 //    engine pays on every first prompt) vs listing those two folders;
 //  - the token effect in a scripted session on the real stock opencode: load 5 resources, release them, 10 more
@@ -12,8 +14,11 @@ import fs from "fs/promises"
 import os from "os"
 import path from "path"
 import { encode } from "gpt-tokenizer"
+import { ResourceBuild } from "../../packages/core/resource/build"
 import { ResourceLoader } from "../../packages/core/resource/loader"
+import { ResourceProject } from "../../packages/core/resource/project"
 import { ResourceQuery } from "../../packages/core/resource/query"
+import { ResourceScan } from "../../packages/core/resource/scan"
 import { Logger } from "../../packages/core/util/log"
 import { Harness } from "../../test/e2e/harness"
 import { ModelServer } from "../../test/e2e/model-server"
@@ -136,6 +141,26 @@ async function indexBench(size: number, rounds: number) {
     await c.cleanup()
     throw error
   }
+}
+
+/** The scan and the background file check of a 10k build alone, CPU time (min of 5) against the floor. */
+async function piecesBench(dir: string) {
+  const project = ResourceProject.resolve(dir, dir)
+  const out = await ResourceBuild.run(project, { fileReadTimeout: 5000, maxFileSize: 1 << 20 })
+  const min = async (fn: () => Promise<unknown>) => {
+    const runs: number[] = []
+    for (let i = 0; i < 5; i++) runs.push(await cpuOf(fn))
+    return Math.min(...runs)
+  }
+  const floor = await min(() => floorRead(dir))
+  const scan = await min(() => ResourceScan.scan(project))
+  const check = await min(async () => {
+    if (await ResourceBuild.filesChanged(out.cache)) throw new Error("no file changed")
+  })
+  console.log(
+    `pieces at ${out.index.resources.size} resources (CPU, min of 5): floor ${ms(floor)}, scan ${ms(scan)} = ` +
+      `${(scan / floor).toFixed(2)}× floor, background file check ${ms(check)} = ${(check / floor).toFixed(2)}× floor`,
+  )
 }
 
 /**
@@ -313,6 +338,10 @@ let tenK: Awaited<ReturnType<typeof corpus>> | undefined
 if (want("index")) {
   await (await indexBench(1_000, 5)).cleanup()
   tenK = await indexBench(10_000, 3)
+}
+if (want("pieces")) {
+  tenK ??= await corpus(10_000)
+  await piecesBench(tenK.dir)
 }
 if (want("empty")) await noResourceBench()
 if (want("query")) {

@@ -127,9 +127,9 @@ export namespace ResourceScan {
   }
 
   /**
-   * Stats found files and adds them to the result. Synchronous on purpose: files of a listing just made are on a
-   * local, responsive file system, and a promise per stat cost several times the stat itself (10k files: ≈ 50 ms of
-   * CPU time async, ≈ 10 ms sync).
+   * Stats found files and adds them to the result. Synchronous on purpose: a promise per stat cost more than the stat
+   * itself (a 10k-file scan: ≈ 55 ms of CPU time with async stats, ≈ 37 ms with these). The price: a file system that
+   * hangs between a folder's listing (async) and these stats would block the thread instead of one build.
    */
   function record(project: ResourceProject.Info, result: Result, found: Found[]) {
     for (const f of found) {
