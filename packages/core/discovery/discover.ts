@@ -89,7 +89,7 @@ export namespace DynamicDiscovery {
     const securityOf = (options: CallOptions) => ("access" in options ? options : init.host)
     /** The segment markers the cache's items were checked against: new markers empty the cache. */
     let markers = ""
-    const disk = init.cacheFile ? diskCache(init.cacheFile, cache, log) : undefined
+    const disk = init.cacheFile && config.enabled ? diskCache(init.cacheFile, cache, log) : undefined
 
     /** Scans and collects everything discoverable right now (leaving out what the host's check protects). */
     async function catalogue(options: CallOptions = {}): Promise<Catalogue> {
