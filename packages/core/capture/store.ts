@@ -148,13 +148,16 @@ export namespace CaptureStore {
       }
       const line = JSON.stringify(record) + "\n"
       const bytes = Buffer.byteLength(line)
-      current ??= measure()
+      if (!current) {
+        LocalState.ensure(folder)
+        current = measure()
+      }
       if (current.entries > 0 && (current.bytes + bytes > segmentBytes || current.entries >= segmentEntries)) rotate()
       try {
         fs.appendFileSync(file, line)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error
-        fs.mkdirSync(folder, { recursive: true })
+        LocalState.ensure(folder)
         fs.appendFileSync(file, line)
       }
       current.bytes += bytes

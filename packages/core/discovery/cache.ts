@@ -570,7 +570,7 @@ export namespace DiscoveryCacheFile {
       fs.rmSync(file, { force: true })
       return
     }
-    fs.mkdirSync(path.dirname(file), { recursive: true })
+    LocalState.ensure(path.dirname(file))
     removeStale(file)
     const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
     try {

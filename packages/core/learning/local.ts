@@ -29,9 +29,36 @@ export namespace LocalState {
     return path.join(root, DIR)
   }
 
+  /** What the folder's own `.gitignore` holds: everything in it, so no project commits it, with or without `init`. */
+  export const OWN_GITIGNORE =
+    "# Local state of OpenCode Built-ins (caches, heartbeats, captures): never committed.\n*\n"
+
+  const prepared = new Set<string>()
+
+  /**
+   * Creates `folder` (the local state folder or one inside it) and, once per process, the local state folder's own
+   * `.gitignore` ignoring everything in it, when it has none; an existing one is left as it is.
+   *
+   * @example
+   * LocalState.ensure("/repo/.opencode/builtins-local/recovery") // also writes /repo/.opencode/builtins-local/.gitignore
+   */
+  export function ensure(folder: string) {
+    fs.mkdirSync(folder, { recursive: true })
+    const marker = path.sep + path.normalize(DIR)
+    const at = folder.lastIndexOf(marker + path.sep)
+    const local = folder.endsWith(marker) ? folder : at >= 0 ? folder.slice(0, at + marker.length) : undefined
+    if (!local || prepared.has(local)) return
+    try {
+      fs.writeFileSync(path.join(local, ".gitignore"), OWN_GITIGNORE, { flag: "wx" })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+    }
+    prepared.add(local)
+  }
+
   /** Writes `file` atomically (a temporary file renamed over it), creating the folder. */
   export function write(file: string, text: string) {
-    fs.mkdirSync(path.dirname(file), { recursive: true })
+    ensure(path.dirname(file))
     const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`
     fs.writeFileSync(tmp, text)
     fs.renameSync(tmp, file)
