@@ -1,4 +1,4 @@
-import { statSync } from "fs"
+import { statSync, type Stats } from "fs"
 import fs from "fs/promises"
 import path from "path"
 import { ResourceAccess } from "../resource/access"
@@ -382,6 +382,20 @@ export namespace DiscoveryScan {
       return undefined
     }
     if (!stat?.isFile()) return undefined
+    return remembered(candidate, stat, statAt, p, options)
+  }
+
+  /**
+   * What the parse cache remembers of a file with this `stat`: its item, `false` for a parse failure (reported again
+   * from memory: a file that failed is not read again until it changes), `undefined` when it must be read.
+   */
+  function remembered(
+    candidate: Candidate,
+    stat: Stats,
+    statAt: number,
+    p: Progress,
+    { cache, ledger }: Options,
+  ): Discovery.DiscoveredItem | false | undefined {
     const stamp = DiscoveryCache.stamp(stat, statAt)
     const cached = cache.get(candidate.path, stat.mtimeMs, stamp)
     if (cached) {
@@ -421,23 +435,9 @@ export namespace DiscoveryScan {
         p.problems.push({ path: candidate.path, error: "not a regular file; skipped" })
         return undefined
       }
+      const known = remembered(candidate, stat, statAt, p, options)
+      if (known !== undefined) return known || undefined
       const stamp = DiscoveryCache.stamp(stat, statAt)
-      const cached = cache.get(candidate.path, stat.mtimeMs, stamp)
-      if (cached) {
-        ledger?.files.add(candidate.path)
-        p.cacheHits++
-        const warning = cache.peek(candidate.path)?.warning
-        if (warning) p.problems.push({ path: candidate.path, error: warning, severity: "warning" })
-        return cached
-      }
-      // A file that failed to parse is not read again until it changes.
-      const failed = cache.failure(candidate.path, stat.mtimeMs, stamp)
-      if (failed !== undefined) {
-        ledger?.files.add(candidate.path)
-        p.cacheHits++
-        p.problems.push({ path: candidate.path, error: failed })
-        return undefined
-      }
       let bytes: Buffer
       if (stat.size <= MAX_READ_BYTES) {
         // The usual case: one read call. A file that grew since the stat is cut to the limit all the same.
