@@ -406,6 +406,8 @@ for f in glob.glob('legacy/.git/obj'+'ects/*/*') + glob.glob('.git/obj'+'ects/*/
           ),
         ]
         // The oracle pair alone in its step: other commands changing files meanwhile would change what grep -r meets.
+        // OpenCode 1.18's snapshots run `git status` in legacy/ meanwhile; the sandbox keeps that from writing
+        // legacy/.git/index.lock (which one grep would meet and the other not: Sandbox.quietHostGit).
         const ORACLE = [
           sh("c4-oracle-right", "grep -rq 'API_KEY=Zx8' . ; echo rc=$?"),
           sh("c4-oracle-wrong", "grep -rq 'API_KEY=Zy8' . ; echo rc=$?"),
@@ -470,7 +472,9 @@ for f in glob.glob('legacy/.git/obj'+'ects/*/*') + glob.glob('.git/obj'+'ects/*/
           // The oracle: a right and a wrong guess answer the same.
           const out = (id: string) => result.tools.find((t) => t.input?.description === id)?.output ?? ""
           if (out("c4-oracle-right").replaceAll("Zx8", "G") !== out("c4-oracle-wrong").replaceAll("Zy8", "G"))
-            problems.push("c4-oracle: a right and a wrong guess answer differently")
+            problems.push(
+              `c4-oracle: a right and a wrong guess answer differently: ${JSON.stringify(out("c4-oracle-right"))} against ${JSON.stringify(out("c4-oracle-wrong"))}`,
+            )
           // Discovery's suggestion (in the user message) names no protected agent, skill or resource.
           const first = strings(server.turns()[0]?.body.messages ?? []).join("\n")
           const suggestion = first.slice(Math.max(0, first.indexOf("<dynamic-context>")))

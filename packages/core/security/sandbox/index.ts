@@ -17,7 +17,9 @@ import { SandboxPlan } from "./plan"
  * so a command that ran outside the sandbox (a shell that ignored the hook) is noticed.
  *
  * The sandbox's own files (entry scripts, the argument file, placeholders, redacted copies, markers) live in a fresh
- * private folder (mode 0700) per process, hidden (an empty tmpfs) inside the sandbox.
+ * private folder (mode 0700) per process, hidden (an empty tmpfs) inside the sandbox. While a sandbox exists, git run
+ * by the host process takes no optional locks (`quietHostGit`), so OpenCode's own snapshots leave no lock file
+ * appearing and vanishing in the tree a command walks.
  *
  * @example
  * const sandbox = Sandbox.create({ root: "/repo" })
@@ -33,6 +35,9 @@ export namespace Sandbox {
     zdotdir: "OPENCODE_BUILTINS_ZDOTDIR",
     inside: "OPENCODE_BUILTINS_SANDBOX",
   } as const
+
+  /** Set on the host process while the sandbox is in use, removed again inside it (see `quietHostGit`). */
+  export const GIT_LOCKS = "GIT_OPTIONAL_LOCKS"
 
   /** Shells whose startup the sandbox can take over: bash (`BASH_ENV`) and zsh (`ZDOTDIR/.zshenv`). */
   export const SHELLS = ["bash", "zsh"] as const
@@ -63,6 +68,11 @@ export namespace Sandbox {
      */
     base?: string
     env?: Record<string, string | undefined>
+    /**
+     * The host process's environment, which OpenCode's own git commands inherit (default `process.env`; see
+     * `quietHostGit`).
+     */
+    host?: Record<string, string | undefined>
   }
 
   /**
@@ -83,6 +93,32 @@ export namespace Sandbox {
       throw new Error(`${base} is not a private folder of this user; remove it or set another temporary folder`)
     if ((stat.mode & 0o077) !== 0) fs.chmodSync(base, 0o700)
     return fs.realpathSync(base)
+  }
+
+  const quieted = new WeakSet<object>()
+
+  /**
+   * Makes git run by the host process take no optional locks (`GIT_OPTIONAL_LOCKS=0`, unless the user set it), and
+   * returns the variables to remove again inside the sandbox, so commands keep the user's environment.
+   *
+   * OpenCode's snapshots run `git diff-files` over the project, and git checks a nested repository by running
+   * `git status` in it, which refreshes that repository's index through `.git/index.lock`: a file that appears and
+   * is gone within milliseconds, several times a step. A command walking the project meanwhile (`grep -r`, `find`) lists
+   * it and then finds it missing ("No such file or directory"), so two commands asking the same of the same files
+   * answer differently for reasons that have nothing to do with what they asked (a right and a wrong guess of a
+   * protected value would look like an answer). Only optional work is skipped: git reads the index as before and
+   * just does not write refreshed stat data back.
+   *
+   * @example
+   * const env: Record<string, string | undefined> = {}
+   * Sandbox.quietHostGit(env) // ["GIT_OPTIONAL_LOCKS"]; env.GIT_OPTIONAL_LOCKS === "0"
+   */
+  export function quietHostGit(env: Record<string, string | undefined> = process.env): string[] {
+    if (env[GIT_LOCKS] === undefined) {
+      env[GIT_LOCKS] = "0"
+      quieted.add(env)
+    }
+    return quieted.has(env) ? [GIT_LOCKS] : []
   }
 
   export type Instance = {
@@ -122,6 +158,7 @@ export namespace Sandbox {
    */
   export function create(options: Options = {}): Instance {
     const probe = () => SandboxDetect.probe(options.env ? { env: options.env } : {})
+    const restore = quietHostGit(options.host ?? process.env)
     const parent = privateFolder(options.base)
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(parent, "sandbox-")))
     fs.chmodSync(dir, 0o700)
@@ -180,7 +217,7 @@ export namespace Sandbox {
           // Every sandbox state folder of this user (other projects' and other processes' too) is hidden.
           conceal: [parent],
           expose: (protections.expose ?? []).filter((f) => fs.existsSync(f)),
-          unset: [...UNSET, ENV.call],
+          unset: [...UNSET, ENV.call, ...restore],
           set: { [ENV.inside]: "1", ...gitStat(options.env ?? process.env) },
         })
         const key = plan.args.join("\0")

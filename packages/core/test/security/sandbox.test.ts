@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { spawnSync } from "child_process"
 import fs from "fs"
+import os from "os"
 import path from "path"
 import { SecurityGuard } from "../../security/guard"
 import { Sandbox } from "../../security/sandbox"
@@ -242,6 +243,74 @@ describe("reading protected content inside the sandbox", () => {
     })
     expect(run.raw).toContain("inside=1")
     expect(run.raw).not.toContain("hunter2")
+  })
+})
+
+describe("the host's own git leaves nothing appearing and vanishing in the tree commands walk", () => {
+  test("GIT_OPTIONAL_LOCKS=0 is set on the host unless the user set it, and removed again inside the sandbox", () => {
+    const env: Record<string, string | undefined> = {}
+    expect(Sandbox.quietHostGit(env)).toEqual([Sandbox.GIT_LOCKS])
+    expect(env.GIT_OPTIONAL_LOCKS).toBe("0")
+    // A second sandbox of the same process still restores the user's environment inside.
+    expect(Sandbox.quietHostGit(env)).toEqual([Sandbox.GIT_LOCKS])
+    const user: Record<string, string | undefined> = { GIT_OPTIONAL_LOCKS: "1" }
+    expect(Sandbox.quietHostGit(user)).toEqual([])
+    expect(user.GIT_OPTIONAL_LOCKS).toBe("1")
+  })
+
+  test("a sandbox sets it on the host process's environment; its commands get the user's environment back", () => {
+    const base = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocb-locks-")), "private")
+    const host: Record<string, string | undefined> = { PATH: process.env.PATH }
+    const sandbox = Sandbox.create({ base, host })
+    try {
+      expect(host.GIT_OPTIONAL_LOCKS).toBe("0")
+      const args = sandbox.prepare({ hide: [], lock: [], mask: [], pin: [] }).args
+      expect(args.some((a, i) => a === "--unsetenv" && args[i + 1] === Sandbox.GIT_LOCKS)).toBe(true)
+    } finally {
+      sandbox.close()
+      fs.rmSync(path.dirname(base), { recursive: true, force: true })
+    }
+  })
+
+  test("OpenCode's snapshot check of a nested repository then leaves its index alone (no index.lock)", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocb-locks-"))
+    const dir = path.join(root, "project")
+    const snapshot = path.join(root, "snapshot")
+    const nested = path.join(dir, "nested")
+    fs.mkdirSync(nested, { recursive: true })
+    const host: Record<string, string | undefined> = { ...process.env }
+    delete host.GIT_OPTIONAL_LOCKS
+    // OpenCode's snapshot: its own git folder over the project's work tree, where a nested repository is a gitlink.
+    // `git diff-files` runs `git status` in the nested repository, which refreshes a stale index by writing
+    // .git/index.lock and renaming it over .git/index: a file a parallel `grep -r` lists, then finds gone.
+    const opencodeGit = (...args: string[]) =>
+      spawnSync("git", ["--git-dir", snapshot, "--work-tree", dir, ...args], { cwd: dir, encoding: "utf8", env: host })
+    let hours = 0
+    const check = () => {
+      const later = new Date(Date.now() + 3_600_000 * ++hours)
+      fs.utimesSync(path.join(nested, "r.txt"), later, later)
+      const index = path.join(nested, ".git/index")
+      const before = fs.statSync(index).ino
+      expect(opencodeGit("diff-files", "--name-only", "-z", "--", ".").status).toBe(0)
+      return fs.statSync(index).ino !== before
+    }
+    let sandbox: Sandbox.Instance | undefined
+    try {
+      git(nested, "init", "-q")
+      fs.writeFileSync(path.join(nested, "r.txt"), "old\n")
+      git(nested, "add", "-A")
+      git(nested, "commit", "-qm", "old")
+      opencodeGit("init", "-q")
+      opencodeGit("add", "--all", "--", "nested")
+      // Without the sandbox the nested index is rewritten (the scenario is real) …
+      expect(check()).toBe(true)
+      // … with one, OpenCode's git (which inherits the host's environment) leaves it as it is.
+      sandbox = Sandbox.create({ base: path.join(root, "private"), host })
+      expect(check()).toBe(false)
+    } finally {
+      sandbox?.close()
+      fs.rmSync(root, { recursive: true, force: true })
+    }
   })
 })
 
