@@ -130,6 +130,11 @@ export namespace SecurityInventory {
       }
       return hit
     }
+    // The built-ins' local state is protected so that no role reads or plants it, not because it is secret: it holds
+    // paths and copies of definitions found elsewhere (the discovery cache, heartbeats). Its lines and path-like
+    // tokens are not fingerprinted, or every output naming a project path would be redacted as its content.
+    const state = config.rules.filter((r) => r.implicit === "host-state")
+    const isState = (full: string) => state.some((r) => r.test(full))
     index.truncated = tree.truncated
     const maxFile = input.maxFileBytes ?? 2 * 1024 * 1024
     const maxPrints = input.maxFingerprintBytes ?? 32 * 1024 * 1024
@@ -185,7 +190,7 @@ export namespace SecurityInventory {
           index.top.push({ path: full, dir: false, ops: own })
         if (stat) index.inodes.set(`${stat.dev}:${stat.ino}`, full)
       }
-      const wantsPrint = (ops.has("read") || ops.has("llm")) && bytes < maxPrints
+      const wantsPrint = (ops.has("read") || ops.has("llm")) && bytes < maxPrints && !isState(full)
       const wantsSegments = markers.length > 0
       if (!stat || !stamp || stat.size > maxFile || (!wantsPrint && !wantsSegments)) return
       let entry = cache.get(full)

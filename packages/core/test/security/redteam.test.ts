@@ -789,6 +789,20 @@ for f in glob.glob('.git/objects/*/*'):
         expect(fs.existsSync(path.join(state, "learnings.json"))).toBe(false)
         expect(policyBytes(box.dir.path)).toEqual(box.policy)
       })
+      test("the built-ins' local state is hidden, not fingerprinted: outputs naming what it copies stay intact", async () => {
+        // The discovery cache and heartbeats hold project paths and lines of definitions found elsewhere; remembered
+        // as protected content, every output naming such a path (random temporary names are high-entropy tokens) was
+        // redacted as "content of a protected file".
+        const token = "src/generated/Qx7vR2mZp9Lk3Tw8Hy5.ts"
+        await using box = await fresh(route, {
+          ".opencode/builtins-local/discovery-cache.json": JSON.stringify({ files: [token] }) + "\n",
+          "docs/files.md": `The generated client lives in ${token}\n`,
+        })
+        const r = await box.s.call("read", { filePath: "docs/files.md" })
+        expect(r.refused).toBeFalsy()
+        expect(r.output).toContain(token)
+        expect(r.output).not.toContain("REDACTED")
+      })
       created(
         "write of a plugin into .opencode/plugin/",
         "write",
