@@ -33,11 +33,9 @@ export namespace LocalState {
   export const OWN_GITIGNORE =
     "# Local state of OpenCode Built-ins (caches, heartbeats, captures): never committed.\n*\n"
 
-  const prepared = new Set<string>()
-
   /**
-   * Creates `folder` (the local state folder or one inside it) and, once per process, the local state folder's own
-   * `.gitignore` ignoring everything in it, when it has none; an existing one is left as it is.
+   * Creates `folder` (the local state folder or one inside it) and the local state folder's own `.gitignore` ignoring
+   * everything in it, when it has none (also after the folder was deleted); an existing one is left as it is.
    *
    * @example
    * LocalState.ensure("/repo/.opencode/builtins-local/recovery") // also writes /repo/.opencode/builtins-local/.gitignore
@@ -47,13 +45,12 @@ export namespace LocalState {
     const marker = path.sep + path.normalize(DIR)
     const at = folder.lastIndexOf(marker + path.sep)
     const local = folder.endsWith(marker) ? folder : at >= 0 ? folder.slice(0, at + marker.length) : undefined
-    if (!local || prepared.has(local)) return
+    if (!local) return
     try {
       fs.writeFileSync(path.join(local, ".gitignore"), OWN_GITIGNORE, { flag: "wx" })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
     }
-    prepared.add(local)
   }
 
   /** Writes `file` atomically (a temporary file renamed over it), creating the folder. */

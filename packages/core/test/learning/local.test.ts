@@ -16,6 +16,10 @@ describe("LocalState: the folder ignores itself", () => {
       encoding: "utf8",
     })
     expect(status.split("\n").filter(Boolean)).toEqual(["?? README.md"])
+    // Deleted to clear it, the folder comes back with its .gitignore.
+    fs.rmSync(dir.file(".opencode/builtins-local"), { recursive: true })
+    LocalState.write(dir.file(".opencode/builtins-local/learnings.json"), "{}\n")
+    expect(fs.existsSync(dir.file(".opencode/builtins-local/.gitignore"))).toBe(true)
   })
 
   test("a capture store's first append (folder made beforehand by the security layer) writes it too", async () => {
