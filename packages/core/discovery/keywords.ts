@@ -78,7 +78,7 @@ export namespace Keywords {
     const rest = all.filter((w) => keep(w) && !ACKNOWLEDGEMENTS.has(w) && !CONVERSATION.has(w))
     if (!all.some((w) => ACKNOWLEDGEMENTS.has(w)) && rest.length) return false
     if (!rest.length) return true
-    return rest.length <= REPLY_WORDS && !rest.some(topical)
+    return rest.length <= REPLY_WORDS && !rest.some((w) => topical(w))
   }
 
   /** Characters of a prompt considered for matching; the rest of a very long prompt (pasted logs) is ignored. */

@@ -443,8 +443,7 @@ export namespace DiscoveryMatch {
     }
 
     /** A word a definition's name holds, or one of the developer lexicon's: a reply naming it may be a request. */
-    function topical(word: string): boolean {
-      const term = Keywords.termOf(word)
+    function topical(word: string, term = Keywords.termOf(word)): boolean {
       return (
         nameDf.has(fold(term)) || DiscoveryLexicon.related(word).length > 0 || DiscoveryLexicon.related(term).length > 0
       )
@@ -463,7 +462,7 @@ export namespace DiscoveryMatch {
       const words = Keywords.lightTerms(prompt.slice(0, Keywords.MAX_PROMPT_CHARS))
       // One or two words that no name and no lexicon entry knows ("makes sense", "fair enough") ask for nothing a
       // definition serves, even when a description happens to use them.
-      if (words.length <= UNTOPICAL_WORDS && !words.some((w) => topical(w.word))) return groups
+      if (words.length <= UNTOPICAL_WORDS && !words.some((w) => topical(w.word, w.term))) return groups
       for (const { word, term } of words) {
         const folded = fold(term)
         // A bare number ("42" of a line number, "800" lines) names nothing a definition is about.
