@@ -16,7 +16,7 @@ import { DiscoveryParse } from "../../../packages/core/discovery/parse"
 import { Keywords } from "../../../packages/core/discovery/keywords"
 import { Discovery } from "../../../packages/core/discovery/schema"
 
-type SetId = "tuning" | "heldout" | "heldout2" | "heldout3"
+type SetId = "tuning" | "heldout" | "heldout2" | "heldout3" | "heldout4"
 
 type Collection = {
   id: string
@@ -34,6 +34,8 @@ type Collection = {
    * the real one is read leniently (held-out 3 on; the earlier sets were made without it and are kept as they are).
    */
   closeRaw?: boolean
+  /** Files installed at the same path as an earlier one (in path order) are left out: the first is kept (held-out 4). */
+  unique?: boolean
 }
 
 export const COLLECTIONS: Collection[] = [
@@ -179,6 +181,47 @@ export const COLLECTIONS: Collection[] = [
     match: /^commands\/.+\.md$/,
     to: (p) => `home/.claude/${p}`,
   },
+  {
+    id: "wshobson-agents",
+    repo: "wshobson/agents",
+    license: "MIT",
+    set: "heldout4",
+    closeRaw: true,
+    unique: true,
+    // A marketplace of plugins, each with agents, commands and skills; here the agents are copied flat to ~/.claude/agents
+    // and the commands and skills into the project. An agent named in several plugins is kept once (the first plugin in
+    // path order). Left out as copies of earlier sets: ten agents whose description (in one plugin or more) repeats one
+    // of held-out 1 (Command Suite), a skill that repeats one of held-out 2, and the commands named like wshobson/commands'
+    // (the tuning set: their ancestors).
+    match: /^plugins\/[^/]+\/(agents\/[^/]+|commands\/[^/]+|skills\/[^/]+\/SKILL)\.md$/,
+    exclude:
+      /\/agents\/(search-specialist|sales-automator|debugger|error-detective|javascript-pro|payment-integration|quant-analyst|risk-manager|c-pro|cpp-pro)\.md$|\/skills\/recsys-pipeline-architect\/|\/commands\/(accessibility-audit|ai-assistant|ai-review|api-mock|code-explain|code-migrate|compliance-check|config-validate|context-restore|context-save|cost-optimize|data-driven-feature|data-pipeline|debug-trace|deps-audit|deps-upgrade|doc-generate|error-analysis|error-trace|feature-development|full-review|full-stack-feature|git-workflow|improve-agent|incident-response|issue|langchain-agent|legacy-modernize|ml-pipeline|monitor-setup|multi-agent-optimize|multi-agent-review|multi-platform|onboard|performance-optimization|pr-enhance|prompt-optimize|refactor-clean|security-hardening|slo-implement|smart-debug|smart-fix|standup-notes|tdd-cycle|tdd-green|tdd-red|tdd-refactor|tech-debt|workflow-automate)\.md$/,
+    to: (p) => {
+      const [, , kind, ...rest] = p.split("/")
+      return kind === "agents" ? `home/.claude/agents/${rest.join("/")}` : `project/.claude/${kind}/${rest.join("/")}`
+    },
+  },
+  {
+    id: "taches-resources",
+    repo: "glittercowboy/taches-cc-resources",
+    license: "MIT",
+    set: "heldout4",
+    closeRaw: true,
+    // Its README copies commands/ and skills/ to ~/.claude (the agents beside them). The two skills under
+    // skills/expertise/ are knowledge bases other skills load, one level too deep to be discovered: left out.
+    match: /^(agents\/[^/]+|commands\/.+|skills\/[^/]+\/SKILL)\.md$/,
+    to: (p) => `home/.claude/${p}`,
+  },
+  {
+    id: "ccplugins",
+    repo: "brennercruvinel/CCPlugins",
+    license: "MIT",
+    set: "heldout4",
+    closeRaw: true,
+    // Its installer copies the commands to ~/.claude/commands.
+    match: /^commands\/[^/]+\.md$/,
+    to: (p) => `home/.claude/${p}`,
+  },
 ]
 
 export type Item = { path: string; name?: string; description?: string; lead?: string; raw?: string; body?: string }
@@ -217,7 +260,9 @@ export function lead(body: string): string | undefined {
 if (import.meta.main) {
   const mirrors = process.argv[2]
   const sets: SetId[] =
-    process.argv.length > 3 ? (process.argv.slice(3) as SetId[]) : ["tuning", "heldout", "heldout2", "heldout3"]
+    process.argv.length > 3
+      ? (process.argv.slice(3) as SetId[])
+      : ["tuning", "heldout", "heldout2", "heldout3", "heldout4"]
   const out: Record<string, { collections: object[]; items: (Item & { collection: string })[] }> = {}
   for (const set of sets) out[set] = { collections: [], items: [] }
   for (const c of COLLECTIONS.filter((c) => sets.includes(c.set))) {
@@ -226,6 +271,7 @@ if (import.meta.main) {
     const files = (await $`git -C ${dir} ls-tree -r --name-only HEAD`.text())
       .split("\n")
       .filter((p) => c.match.test(p) && path.basename(p) !== "README.md" && !c.exclude?.test(p))
+      .filter((p, i, all) => !c.unique || all.findIndex((q) => c.to(q) === c.to(p)) === i)
     for (const p of files) {
       const text = await $`git -C ${dir} show HEAD:${p}`.text()
       const fm = Frontmatter.parse(text)
