@@ -106,8 +106,9 @@ export namespace CommentCheck {
     const share = (n: number) => judged > 0 && n / judged >= limits.share
     // A change whose comments narrate plainly narrates in its likely cases too (one style per change).
     if (obvious.length >= CONSISTENT) obvious.push(...likely.splice(0))
-    // Likely narrations that make up half of a change's comments are its style too.
-    if (likely.length >= CONSISTENT && (likely.length + obvious.length) * 2 >= judged) obvious.push(...likely.splice(0))
+    // Likely narrations that, with the plain ones, make up two fifths of a change's comments are its style too.
+    if (likely.length >= CONSISTENT && (likely.length + obvious.length) * 5 >= judged * 2)
+      obvious.push(...likely.splice(0))
     const named: Finding[] = []
     if (obvious.length >= limits.obvious && share(obvious.length)) {
       reasons.push(`${count(obvious.length, "comment")} restating the code: ${examples(obvious)}`)

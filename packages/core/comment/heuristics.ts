@@ -75,7 +75,7 @@ export namespace CommentHeuristics {
 
   /** Comments that are instructions to tools or markers, never slop. */
   const DIRECTIVE =
-    /^(eslint|prettier|@ts-|tslint|istanbul|c8|biome|noqa|type:|pylint|mypy|fmt:|nolint|go:|rubocop|TODO|FIXME|XXX|HACK|NOTE|SAFETY|region|endregion|#region|#endregion|-\*-|vim:|@license|@preserve|SPDX|Copyright|\(c\)|\+build|(-\*-\s*)?(en)?coding[:=])/i
+    /^((eslint|prettier|tslint|istanbul|c8|biome|noqa|pylint|mypy|nolint|rubocop|TODO|FIXME|XXX|HACK|NOTE|SAFETY|region|endregion|#region|#endregion|SPDX|Copyright)\b|@ts-|type:|fmt:|go:|-\*-|vim:|@license|@preserve|\(c\)|\+build|(-\*-\s*)?(en)?coding[:=])/i
 
   /**
    * True for comments addressed to tools (lint, type checker, coverage) and for markers such as TODO or a license line.
@@ -118,7 +118,11 @@ export namespace CommentHeuristics {
       "invoke run execute start stop open close print log display show render return check verify validate ensure " +
       "assert compare find search filter map sort group merge split join extract collect copy move mock simulate " +
       "stub spy wait sleep register setup teardown tear prepare configure apply assign import export use switch fall " +
-      "loop iterate handle process record track determine capture skip"
+      "loop iterate handle process record track determine capture skip shutdown raise rebuild prune duplicate keep " +
+      "pass test reload restart refresh resolve trim wrap unwrap toggle disable attach detach inject reverse flatten " +
+      "dedupe truncate escape unescape encrypt decrypt compress decompress download upload install uninstall mount " +
+      "unmount bind subscribe unsubscribe notify schedule cancel abort retry clone allocate acquire unlock commit " +
+      "rollback flush"
     ).split(" "),
   )
 
@@ -234,9 +238,11 @@ export namespace CommentHeuristics {
    *
    * - `"plain"`: an obvious pattern (`obvious`), or an imperative narration verb ("Get", "Use", "Fall back") whose
    *   content words the code repeats (two of them, or at least half); a short test comment stating the expectation
-   *   of the assertion below it ("Should be trimmed" over `assertEqual(…)`); a `Label: detail` whose label is a
+   *   of the assertion below it ("Should be trimmed" over `assertEqual(…)`; up to 12 words when it names two of the
+   *   assertion's words and sets no condition); a `Label: detail` whose label is a
    *   narration verb phrase and most of whose words the code repeats. A step number ("2.") or a sequencing word
-   *   ("Also", "Then") before the imperative is passed over.
+   *   ("Also", "Then") before the imperative is passed over, and so is "Try to" ("Try to load existing", "Try
+   *   importing …": the attempt is the code's `try`).
    *   A phrase without a verb whose four or more content words the code nearly all repeats ("Path to the sample
    *   code base" over `sample_code_base = Path(…)`), and "If …, &lt;plain narration&gt;" are plain too.
    * - `"likely"`: a narration verb with one content word in the code (not only the code's word for the verb: "Verify
@@ -255,7 +261,7 @@ export namespace CommentHeuristics {
   export function narration(text: string, code: string[]): "plain" | "likely" | undefined {
     // A step number ("1.", "2)", "Step 3:") says where the step is, not what it does: the rest is judged, as is
     // the imperative after a sequencing word ("Also remove …").
-    const t = text.trim().replace(STEP, "").replace(SEQUENCE, "")
+    const t = attempt(text.trim().replace(STEP, "").replace(SEQUENCE, ""))
     const all = words(t)
     if (!all.length || all.length > LONG || t.length > 160 || isDirective(t)) return undefined
     if (/\?|https?:/.test(t)) return undefined
@@ -291,6 +297,22 @@ export namespace CommentHeuristics {
     return undefined
   }
 
+  /**
+   * "Try to load …", "Try loading …": the attempt is the code's `try`; the imperative after it is what may narrate.
+   * Returns the text from that imperative on (the gerund as its base form), or the text as it was.
+   */
+  function attempt(t: string): string {
+    const m = /^(?:try|attempt)\s+(?:to\s+)?([a-z]+)(\b.*)$/i.exec(t)
+    if (!m) return t
+    const w = m[1].toLowerCase()
+    const base = w.endsWith("ing")
+      ? [w.slice(0, -3), w.slice(0, -3) + "e", w.slice(0, -4)].find((b) => b.length >= 2 && NARRATION_VERBS.has(b))
+      : NARRATION_VERBS.has(w)
+        ? w
+        : undefined
+    return base ? base + m[2] : t
+  }
+
   /** Words of the longest comment judged as narration. */
   const LONG = 20
 
@@ -299,6 +321,11 @@ export namespace CommentHeuristics {
 
   /** A step number opening a comment: "1.", "2)", "(3)", "Step 4:", "a)". */
   const STEP = /^(step\s+\d+[.:)]?|\(?\d+[.)]|[a-z]\))\s+(?=\S)/i
+
+  /** Words of the longest test expectation judged (`expectation`). */
+  const LONG_EXPECTATION = 12
+  /** A condition or a time in an expectation: what the assertion alone does not say. */
+  const CONDITION = /\b(after|before|when|once|until|while|if)\b/i
 
   /** An expectation a test asserts: "Should be modified", "It should not throw", "Must fail", "Expect an error". */
   const EXPECTS = /^((it|this|that|they|we|the \w+)\s+)?(should|must|shall|expects?|needs? to|will)\b/i
@@ -312,10 +339,13 @@ export namespace CommentHeuristics {
    */
   function expectation(t: string, code: string[]): boolean {
     const all = words(t)
-    if (all.length > MAX_WORDS || !code.length || !EXPECTS.test(t)) return false
+    if (all.length > LONG_EXPECTATION || !code.length || !EXPECTS.test(t)) return false
     if (!ASSERTION.test(normalize(code[0]))) return false
     const rest = t.replace(EXPECTS, "")
-    return !EXPLAINS.test(rest)
+    if (EXPLAINS.test(rest)) return false
+    // A longer one restates the assertion when it names two of the assertion's words and sets no condition ("It
+    // should NOT be our internal "Authentication required" message"); "… after exhausting all retries" tells more.
+    return all.length <= MAX_WORDS || (overlap(rest, code).shared >= 2 && !CONDITION.test(rest))
   }
 
   /**

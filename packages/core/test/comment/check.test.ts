@@ -107,7 +107,7 @@ describe("judging one change", () => {
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/cli.ts", "", explaining), "strict")!.flagged).toBe(false)
   })
 
-  test("likely narrations count at normal when two or more make up half of the change's comments", () => {
+  test("likely narrations count at normal when two or more make up two fifths of the change's comments", () => {
     const steps = [
       "// Prepare the rows for export",
       "const rows = table.map(toRow)",
@@ -129,6 +129,14 @@ describe("judging one change", () => {
       ...steps.slice(4),
     ]
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/e.ts", "", one.join("\n")), "normal")!.named).toEqual([])
+    // Two likely ones among five comments are two fifths; among six, less.
+    const likely = steps.slice(0, 6)
+    const notes = ["// Rows are sorted by census area.", "x()", "", "// Census codes are stable.", "y()", ""]
+    const five = [...likely, ...notes, "// Areas without rows stay empty.", "z()"]
+    const named = (lines: string[]) =>
+      CommentCheck.judge(AddedLines.fromEdit("/r/e.ts", "", lines.join("\n")), "normal")!.named.map((f) => f.text)
+    expect(named(five)).toEqual(["Prepare the rows for export", "Apply the filter before sampling"])
+    expect(named([...five, "", "// Empty areas are listed last.", "w()"])).toEqual([])
   })
 
   test("Go and Ruby comments right above a declaration are documentation, not narration", () => {

@@ -37,6 +37,19 @@ describe("comment heuristics", () => {
       expect([text, CommentHeuristics.obvious(text)]).toEqual([text, false])
   })
 
+  test("directives and markers are whole words: 'TODO:' is a marker, 'Today …' and 'Nothing …' are prose", () => {
+    for (const text of ["TODO: cache it", "NOTE: slow", "eslint-disable-next-line", "@ts-expect-error", "#region io"])
+      expect([text, CommentHeuristics.isDirective(text)]).toEqual([text, true])
+    for (const text of [
+      "Today's entries first",
+      "Nothing to flush",
+      "Hacky but fast",
+      "Notes go last",
+      "Regions sorted",
+    ])
+      expect([text, CommentHeuristics.isDirective(text)]).toEqual([text, false])
+  })
+
   test("restates: within 30% Levenshtein of the next line after splitting identifiers and dropping filler", () => {
     expect(CommentHeuristics.normalize("return this.userName;")).toBe("return user name")
     expect(CommentHeuristics.restates("return the result", "return result")).toBe(true)
@@ -73,6 +86,21 @@ describe("comment heuristics", () => {
       ["It must not throw", ["expect(() => run()).not.toThrow()"], "plain"],
       ["Should be trimmed because the parser keeps spaces", ["self.assertEqual(result.name, 'x')"], undefined],
       ["Should be trimmed", ["name = name.trim()"], undefined],
+      // Up to 12 words when it names two of the assertion's words and sets no condition.
+      [
+        'It should NOT be our internal "Authentication required" message',
+        ['expect(message).not.toContain("Authentication required")'],
+        "plain",
+      ],
+      [
+        "The completion should raise an APIConnectionError after exhausting all retries",
+        ["with self.assertRaises(APIConnectionError):"],
+        undefined,
+      ],
+      // "Try to …" is the code's `try`: the imperative after it is judged.
+      ["Try to load existing", ["existing = self.load_contract()"], "plain"],
+      ["Try importing the SDK", ["from insa import sdk"], "plain"],
+      ["Shutdown the global watcher", ["watcher.Shutdown()"], "plain"],
       // `Label: detail` narrates when the label is a narration verb phrase and the code repeats most of it.
       ["Build request options: retries off, timeout 5", ["opts = RequestOptions(retries=False, timeout=5)"], "plain"],
       ["Windows: use the local app data folder", ["return env.LOCALAPPDATA"], undefined],
