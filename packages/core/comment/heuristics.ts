@@ -128,7 +128,7 @@ export namespace CommentHeuristics {
 
   /** Words after the first that mark an explanation, a condition on use, or an instruction: never narration. */
   const EXPLAINS =
-    /\b(because|since|so that|otherwise|instead|unless|avoid\w*|prevent\w*|workaround|hack|why|e\.g|i\.e|see|in case|ideally|but|however|although|though|due to|compat\w*|legacy|bug|issue|must|should|never|always|only|can't|cannot|won't|don't|do not|assum\w*|expects|note|important|warning|careful|race|deadlock|(un)?safe|easier|harder|simpler|faster|slower|cheaper|safer|better|worse|allows?|enables?|lets)\b|\([^)]*\b(is|are|was|were|means?)\b/i
+    /\b(because|since|so that|otherwise|regardless|anyways?|either way|instead|unless|avoid\w*|prevent\w*|workaround|hack|why|e\.g|i\.e|see|in case|ideally|but|however|although|though|due to|compat\w*|legacy|bug|issue|must|should|never|always|only|can't|cannot|won't|don't|do not|assum\w*|expects|note|important|warning|careful|race|deadlock|(un)?safe|easier|harder|simpler|faster|slower|cheaper|safer|better|worse|allows?|enables?|lets)\b|\([^)]*\b(is|are|was|were|means?)\b/i
 
   /** Explanation words, outside hyphenated compounds ("read-only" and "non-blocking" name a kind, not a reason). */
   function explains(text: string): boolean {

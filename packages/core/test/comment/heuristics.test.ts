@@ -73,6 +73,7 @@ describe("comment heuristics", () => {
       ["String delimiter", ['check("a,b", delimiter=str_delim)'], undefined],
       ["If the file is missing, return the default", ["if (!exists) return DEFAULT"], "plain"],
       ["Parse lazily because most commands never need it", ["args = parser.parse_args()"], undefined],
+      ["Write the audit event regardless of findings", ["write_audit(event)"], undefined],
       ["Reverse the expected order", ["os.Chtimes(newest, oldest, oldest)"], undefined],
       ["Block pagers", ['GIT_PAGER: "cat",'], undefined],
       ["Import", ['import: $ => seq("import", $.string)'], undefined],
