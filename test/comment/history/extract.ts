@@ -121,6 +121,21 @@ export namespace CommentHistoryExtract {
       select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
       target: 50,
     })),
+    // Added for the fourth batch: four more repositories whose commits name an AI assistant the same way.
+    ...(
+      [
+        ["buildwithclaude", "davepoon/buildwithclaude"],
+        ["awesome-claude-code", "hesreallyhim/awesome-claude-code"],
+        ["superpowers", "obra/superpowers"],
+        ["claude-code-templates", "davila7/claude-code-templates"],
+      ] as const
+    ).map(([name, repo]): Source => ({
+      name,
+      repo,
+      style: "assistant",
+      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
+      target: 50,
+    })),
   ]
 
   /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */
@@ -186,8 +201,12 @@ export namespace CommentHistoryExtract {
     let total = 0
     for (const sha of commits) {
       if (total >= target) break
-      const numstat = await $`git --git-dir=${git} show --format= --numstat --no-renames ${sha}`.quiet().text()
-      const files = numstat
+      // A snapshot may lack some objects (a commit whose tree or parent cannot be read): such a commit is skipped.
+      // Earlier batches met none, so their draws are unchanged.
+      const shown = await $`git --git-dir=${git} show --format= --numstat --no-renames ${sha}`.quiet().nothrow()
+      if (shown.exitCode !== 0) continue
+      const files = shown
+        .text()
         .trim()
         .split("\n")
         .map((l) => l.split("\t"))
