@@ -4,8 +4,8 @@ import { CommentHistory } from "./history/history"
 // The comment checker on comments that real commits added, labelled by hand (test/comment/history/, criteria in
 // docs/comment-checker.md). A comment counts as flagged when the checker's note names it; only N (narrating) is a
 // positive. The figures per sensitivity are printed for the first batch's two parts ("tune", "held"), the second
-// batch ("fresh") and the third ("third"); all of them are tuning material now (the docs say when each was held out),
-// and their measured floors are checked at `normal`.
+// batch ("fresh"), the third ("third") and the fourth ("fourth"); the first three are tuning material now (the docs
+// say when each was held out), the fourth is held out; their measured floors are checked at `normal`.
 test("comment checker: precision and recall on labelled comments from real history", () => {
   const fixtures = CommentHistory.load()
   const comments = fixtures.flatMap((f) => f.changes.flatMap((c) => c.comments))
@@ -17,7 +17,7 @@ test("comment checker: precision and recall on labelled comments from real histo
   const results = {} as Record<"strict" | "normal" | "relaxed", ReturnType<typeof CommentHistory.evaluate>>
   for (const level of ["strict", "normal", "relaxed"] as const) {
     const result = (results[level] = CommentHistory.evaluate(fixtures, level))
-    for (const part of ["tune", "held", "fresh", "third"] as const) {
+    for (const part of ["tune", "held", "fresh", "third", "fourth"] as const) {
       const r = result[part]
       rows.push(
         `${level.padEnd(8)} ${part.padEnd(6)} precision ${pct(r.precision)} (${r.hits}/${r.flagged})  ` +
@@ -47,8 +47,12 @@ test("comment checker: precision and recall on labelled comments from real histo
   expect(results.normal.fresh.recall).toBeGreaterThanOrEqual(0.75)
   expect(results.normal.tune.precision).toBeGreaterThanOrEqual(0.95)
   expect(results.normal.tune.recall).toBeGreaterThanOrEqual(0.75)
+  // The fourth batch was committed before the checker ran on it and measured once (not read for rule work): at
+  // normal 33/38 and 33/75 (0.87 and 0.44); before the last rule work 26/30 and 26/75. Goals not met; measured floors.
+  expect(results.normal.fourth.precision).toBeGreaterThanOrEqual(0.85)
+  expect(results.normal.fourth.recall).toBeGreaterThanOrEqual(0.44)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
-  for (const part of ["tune", "held", "fresh", "third"] as const) {
+  for (const part of ["tune", "held", "fresh", "third", "fourth"] as const) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
     expect(results.normal[part].flagged).toBeGreaterThanOrEqual(results.relaxed[part].flagged)
   }

@@ -221,8 +221,9 @@ export namespace CommentHistory {
   /**
    * Precision and recall of the comments the checker's note names, on four parts: the first batch's tuning part
    * (even commit hashes) and held-out part (odd), the second batch (`fresh`), drawn and labelled after the rules
-   * were written, and the third (`third`, `<name>.3.json`), drawn and labelled before the rules were revised on the
-   * first two.
+   * were written, the third (`third`, `<name>.3.json`), drawn and labelled before the rules were revised on the
+   * first two, and the fourth (`fourth`, `<name>.4.json`), drawn and labelled before they were revised on the first
+   * three.
    *
    * @example
    * CommentHistory.evaluate(CommentHistory.load(), "strict").tune.recall
@@ -245,6 +246,10 @@ export namespace CommentHistory {
       ),
       third: figures(
         all.filter((c) => c.batch === 3),
+        level,
+      ),
+      fourth: figures(
+        all.filter((c) => c.batch === 4),
         level,
       ),
     }
