@@ -219,6 +219,10 @@ export namespace PluginAnalysis {
   ]
   /** Rust-side filter for string nodes: a superset of SENSITIVE on the raw text (escapes are decoded in JS). */
   const SENSITIVE_RAW = "etc|ssh|env|id_|aws|npmrc|netrc|pgpass|git-credentials|\\\\[xu0-7]"
+  /** The same words searched in a whole source: none there, no string node can match SENSITIVE_RAW. */
+  const SENSITIVE_RAW_TEXT = new RegExp(SENSITIVE_RAW)
+  /** Sources up to this size have each candidate name looked up before round 0's rule is built (see there). */
+  const TEXT_GATE_BYTES = 256 * 1024
   const MAX_VALUES = 8
   const MAX_PATH = 12
   const MAX_ROUNDS = 16
@@ -401,8 +405,7 @@ export namespace PluginAnalysis {
     }
 
     /** The binding an identifier or pattern name declares, if it is a declaration. */
-    function declaration(id: SgNode, start: number): Binding | "ignore" | undefined {
-      const parent = id.parent()
+    function declaration(id: SgNode, start: number, parent = id.parent()): Binding | "ignore" | undefined {
       if (!parent) return undefined
       const pk = parent.kind()
       if (pk === "variable_declarator") {
@@ -414,8 +417,11 @@ export namespace PluginAnalysis {
         if (pk === "assignment_pattern" && !sameNode(parent.field("left"), id)) return undefined
         if (pk === "object_assignment_pattern" && !sameNode(parent.field("left"), id)) return undefined
         let top: SgNode = parent
-        while (top.parent() && PATTERNS.has(top.parent()!.kind() as string)) top = top.parent()!
-        const holder = top.parent()
+        let holder = top.parent()
+        while (holder && PATTERNS.has(holder.kind() as string)) {
+          top = holder
+          holder = top.parent()
+        }
         if (!holder) return undefined
         const hk = holder.kind()
         if (hk === "variable_declarator") return declarator(holder, id, start)
@@ -491,10 +497,10 @@ export namespace PluginAnalysis {
     function roleOf(o: Occurrence): Role {
       if (o.role) return o.role
       effort += 3
-      const d = declaration(o.node, o.start)
+      const parent = o.node.parent()
+      const d = declaration(o.node, o.start, parent)
       if (d === "ignore") return (o.role = { kind: "ignore" })
       if (d) return (o.role = { kind: "decl", binding: d })
-      const parent = o.node.parent()
       const pk = parent?.kind()
       if (
         (pk === "assignment_expression" && sameNode(parent!.field("left"), o.node)) ||
@@ -1412,23 +1418,32 @@ export namespace PluginAnalysis {
     // ---- round 0: one traversal for the program's names and the literal sites ----
     // One regex per rule: ast-grep compiles each `regex` of a rule on every findAll, and for the many small files of
     // a dependency tree compiling costs more than matching (three kinds sharing one regex: -20% for round 0).
-    const nameRule = (names: Set<string>) => [
-      {
-        regex: `^(${[...names].map(escapeRegex).join("|")})$`,
-        any: [
-          { kind: "identifier" },
-          { kind: "shorthand_property_identifier_pattern" },
-          { kind: "shorthand_property_identifier" },
-        ],
-      },
-    ]
+    const nameRule = (names: Iterable<string>) => {
+      const list = [...names]
+      if (!list.length) return []
+      return [
+        {
+          regex: `^(${list.map(escapeRegex).join("|")})$`,
+          any: [
+            { kind: "identifier" },
+            { kind: "shorthand_property_identifier_pattern" },
+            { kind: "shorthand_property_identifier" },
+          ],
+        },
+      ]
+    }
+    // Compiling those regexes costs more than traversing a small file (names ~70 µs, the sensitive words ~45 µs per
+    // findAll). A node's text is a slice of the source, so a name or word the source does not contain can match no
+    // node: such names and branches are left out of the rule, and the same nodes are found. (Escapes do not matter:
+    // the regexes read the raw text too.) A large file is not searched for every name: its traversal dominates.
+    const small = source.length <= TEXT_GATE_BYTES
     const first: Query = { node: root, start: 0, end: programEnd, names: programNames, props: new Set() }
     const found = root.findAll({
       rule: {
         any: [
-          ...nameRule(programNames),
+          ...nameRule(small ? [...programNames].filter((name) => source.includes(name)) : programNames),
           { kind: "call_expression", has: { field: "function", kind: "import" } },
-          { kind: "property_identifier", regex: "^constructor$" },
+          ...(source.includes("constructor") ? [{ kind: "property_identifier", regex: "^constructor$" }] : []),
           { kind: "meta_property" },
           {
             kind: "subscript_expression",
@@ -1456,7 +1471,9 @@ export namespace PluginAnalysis {
               ],
             },
           },
-          { regex: SENSITIVE_RAW, any: [{ kind: "string" }, { kind: "template_string" }] },
+          ...(SENSITIVE_RAW_TEXT.test(source)
+            ? [{ regex: SENSITIVE_RAW, any: [{ kind: "string" }, { kind: "template_string" }] }]
+            : []),
         ],
       },
     } as any)

@@ -114,6 +114,34 @@ describe("plugin analysis by syntax tree", () => {
     expect(f).toMatchObject({ severity: "critical", rule: "eval", file: "src/a.tsx", line: 2, column: 28 })
     expect(f.snippet).toBe("const run = (s: string) => eval(s)")
   })
+
+  test("round 0 leaves out names and words the source does not contain: spellings without them find the same", () => {
+    // Each source lacks the plain word it reaches (eval, constructor, etc, ssh, env, fetch). The same source made
+    // large (past the size up to which names are looked up) with the words in a comment keeps every branch of the
+    // rule: the findings must not change.
+    const cases: [string, string[]][] = [
+      ['globalThis["ev" + "al"](code)', ["critical:eval"]],
+      ['const k = "ev" + "al"; globalThis[k](code)', ["critical:eval"]],
+      ["window[`\\x65val`](code)", ["critical:eval"]],
+      ["self[String.fromCharCode(101, 118, 97, 108)](code)", ["critical:eval"]],
+      ['self[atob("ZXZhbA==")](code)', ["critical:eval"]],
+      ['const { ["ev" + "al"]: e } = globalThis; e(code)', ["critical:eval"]],
+      ['[]["constr" + "uctor"]["constr" + "uctor"]("return 1")()', ["critical:constructor-constructor"]],
+      ['const c = "con" + "structor"; ({})[c][c]("x")()', ["critical:constructor-constructor"]],
+      ['const p = "/\\x65tc/passwd"', ["high:sensitive-path"]],
+      ['const p = "~/.s\\u0073h/config"', ["high:sensitive-path"]],
+      ['process["e" + "nv"].TOKEN', ["low:process-env"]],
+      ['const f = globalThis["fe" + "tch"]; f(url)', ["low:network-client"]],
+      ["const r = require; r(name)", ["high:dynamic-require"]],
+      ["const x = 1; export const y = x + 1", []],
+    ]
+    const padding =
+      "\n// eval constructor etc ssh env fetch process require globalThis " + "x".repeat(300 * 1024) + "\n"
+    for (const [code, expected] of cases) {
+      expect(rules(code)).toEqual(expected)
+      expect(PluginAnalysis.analyze("index.js", code)).toEqual(PluginAnalysis.analyze("index.js", code + padding))
+    }
+  })
 })
 
 // Shapes the independent check found missed, reproduced small (see docs/audit.md, "Data flow").
