@@ -69,6 +69,7 @@ export namespace CommentHeuristics {
     new RegExp(`^(${VERBS}) (the|a|an|new|this|that|all|each|every|our|some|it) \\w+`, "i"),
     /^(initiali[sz]e|create|set|define|declare|return|increment|decrement) \w+( \w+){0,3}$/i,
     /^this (function|method|class|variable|line|block|loop|code|constant) \w+/i,
+    /^(helper|utility)( function| method)? (to|that|for) \w+/i,
     /^(helper|utility) (function|method) \w+/i,
     /^(constructor|getter|setter|main function|entry point)\.?$/i,
   ]
@@ -128,7 +129,7 @@ export namespace CommentHeuristics {
 
   /** Words after the first that mark an explanation, a condition on use, or an instruction: never narration. */
   const EXPLAINS =
-    /\b(because|since|so that|otherwise|regardless|anyways?|either way|instead|unless|avoid\w*|prevent\w*|workaround|hack|why|e\.g|i\.e|see|in case|ideally|but|however|although|though|due to|compat\w*|legacy|bug|issue|must|should|never|always|only|can't|cannot|won't|don't|do not|assum\w*|expects|note|important|warning|careful|race|deadlock|(un)?safe|easier|harder|simpler|faster|slower|cheaper|safer|better|worse|allows?|enables?|lets)\b|\([^)]*\b(is|are|was|were|means?)\b/i
+    /\b(because|since|so that|otherwise|regardless|anyways?|either way|instead|unless|avoid\w*|prevent\w*|workaround|hack|why|e\.g|i\.e|see|in case|ideally|but|however|although|though|due to|compat\w*|legacy|bug|issue|must|should|never|always|only|can't|cannot|won't|don't|do not|assum\w*|expects|(note|important|warning)(?=\s*[:!,(-])|careful|race|deadlock|(un)?safe|easier|harder|simpler|faster|slower|cheaper|safer|better|worse|allows?|enables?|lets)\b|\([^)]*\b(is|are|was|were|means?)\b/i
 
   /** Explanation words, outside hyphenated compounds ("read-only" and "non-blocking" name a kind, not a reason). */
   function explains(text: string): boolean {
@@ -197,6 +198,8 @@ export namespace CommentHeuristics {
     if (a === b) return true
     if (ABBREVIATIONS[b] && same(a, ABBREVIATIONS[b])) return true
     const [short, long] = a.length <= b.length ? [a, b] : [b, a]
+    // A plural of a short word ("vars" and `var`, "ids" and `id`).
+    if (short.length >= 2 && (long === short + "s" || long === short + "es")) return true
     return short.length >= 4 && long.startsWith(short)
   }
 
@@ -289,10 +292,22 @@ export namespace CommentHeuristics {
       NARRATION_VERBS.has(all[0].toLowerCase()) &&
       !/^(is|are|was|were|has|have|had|can|will|would|should|must|may|might|does|do)$/i.test(all[1])
     const { shared, total, byFamily } = overlap(t, code)
+    const unbracketed = all
+      .slice(1)
+      .join(" ")
+      .replace(/\([^)]*\)/g, " ")
+    const checks = verb && CHECKING.test(all[0]) && code.length > 0 && ASSERTION.test(normalize(code[0]))
+    // A check stated over an assertion (`checks`) that asserts an absence ("Verify server didn't authenticate us"
+    // over `assert r.status_code == 401`) says what the assertion means, not what it does.
+    if (checks && /\b(\w+n't|not|never|no)\b/i.test(unbracketed)) return undefined
     if (verb && (shared >= 2 || (shared >= 1 && shared * 2 >= total))) return "plain"
     // Only the verb's family in the code ("Verify …" over any `assert`) is too little to call it narration.
     if (verb && shared >= 1 && !(byFamily && shared === 1)) return "likely"
-    if (!verb && shared >= 4 && shared * 4 >= total * 3) return "plain"
+    // "Check for header", "Verify …" right over an assertion names what the assertion checks; one that states an
+    // outcome ("Verify server succeeded in authenticating") says what the assertion means.
+    if (checks && !OUTCOME.test(unbracketed)) return "likely"
+    // A lone identifier ("ZodMiniStringFormat") names what follows: a heading, however many words it splits into.
+    if (!verb && all.length >= 2 && shared >= 4 && shared * 4 >= total * 3) return "plain"
     if (!verb && all.length >= 2 && total >= 3 && shared * 4 >= total * 3) return "likely"
     return undefined
   }
@@ -312,6 +327,12 @@ export namespace CommentHeuristics {
         : undefined
     return base ? base + m[2] : t
   }
+
+  /** Verbs of a check a test states. */
+  const CHECKING = /^(check|verify|validate|ensure|assert|confirm|test)$/i
+
+  /** A finite verb in a clause: a past tense or participle, a negation, a form of "be", "do" or "have". */
+  const OUTCOME = /\b(\w+ed|\w+n't|is|are|was|were|be|been|did|does|do|has|have|had)\b/i
 
   /** Words of the longest comment judged as narration. */
   const LONG = 20

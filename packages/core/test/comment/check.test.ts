@@ -84,6 +84,35 @@ describe("judging one change", () => {
     const licensed =
       "// Copyright 2024 Example Ltd.\n// Licensed under the MIT license.\nexport const a = 1\nexport const b = 2\nexport const c = 3\nexport const d = 4\n"
     expect(CommentCheck.judge(AddedLines.fromWrite("/r/a.ts", "", licensed), "strict")!.density.comments).toBe(0)
+    // The word "license" alone does not make a header: this is a step.
+    const step = "# Add license information if available\nlicense_info = entry.get('license', '').strip()\n"
+    expect(CommentCheck.judge(AddedLines.fromWrite("/r/a.py", "", step), "normal")!.named.map((f) => f.text)).toEqual([
+      "Add license information if available",
+    ])
+  })
+
+  test("two plain narrations in a row, written as sentences, name a change whatever their share", () => {
+    const notes = Array.from({ length: 8 }, (_, i) => [
+      `// Indent ${i} marks a nested entry (format 2).`,
+      `f${i}()`,
+      "",
+    ])
+    const steps = [
+      "// Save the previous server",
+      "servers.push(current)",
+      "// Start a new server",
+      "current = { name }",
+    ]
+    const named = (lines: string[]) =>
+      CommentCheck.judge(AddedLines.fromEdit("/r/d.ts", "", lines.join("\n")), "normal")!.named.map((f) => f.text)
+    expect(named([...notes.flat(), ...steps])).toEqual(["Save the previous server", "Start a new server"])
+    // Apart, they are two of ten comments: under the share.
+    expect(
+      named([...notes.slice(0, 4).flat(), ...steps.slice(0, 2), "", ...notes.slice(4).flat(), ...steps.slice(2)]),
+    ).toEqual([])
+    // Terse lower-case step notes are a style of well-commented human code.
+    const lower = steps.map((l) => l.replace("// S", "// s"))
+    expect(named([...notes.flat(), ...lower])).toEqual([])
   })
 
   test("the documents of one file are judged together: one verdict, one note line per file", () => {

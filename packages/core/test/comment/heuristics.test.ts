@@ -77,6 +77,19 @@ describe("comment heuristics", () => {
       ["Reverse the expected order", ["os.Chtimes(newest, oldest, oldest)"], undefined],
       ["Block pagers", ['GIT_PAGER: "cat",'], undefined],
       ["Import", ['import: $ => seq("import", $.string)'], undefined],
+      // A check over an assertion names what it asserts; an outcome or an absence says what the assertion means.
+      ["Check for header and main structure", ['self.assertIn("## Announcements", result)'], "likely"],
+      ["Check for subcategories (also have a suffix)", ['self.assertIn("basic-setup-", result)'], "likely"],
+      ["Verify server succeeded in authenticating", ["assert r.status_code == 200"], undefined],
+      ["Verify server didn't authenticate us", ["assert r.status_code == 401"], undefined],
+      // A plural of a short code word, and "Helper to …" over the helper.
+      ["Validate required vars", ['for var in VERCEL_ORG_ID VERCEL_PROJECT_ID; do if [ -z "${!var}" ]'], "likely"],
+      ["Helper to generate bootstrap content", ["const getBootstrapContent = () => {"], "plain"],
+      // "Important", "Note", "Warning" mark an explanation as a label ("Important: …"), not as an adjective.
+      ["Download important files to local machine", ['print("Downloading files to local machine")'], "plain"],
+      ["Download the files. Important: the sandbox expires", ['print("Downloading files")'], undefined],
+      // A lone identifier is a heading, however many words it splits into.
+      ["ZodMiniStringFormat", ["export interface ZodMiniStringFormat<Format extends string = string>"], undefined],
       ["API rule: only the final assistant message may be empty", ["const last = i === n - 1"], undefined],
       ["start is an inclusive index", ["let start = 0"], undefined],
       // A step number or a sequencing word before the imperative is passed over.
