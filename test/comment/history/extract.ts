@@ -136,6 +136,29 @@ export namespace CommentHistoryExtract {
       select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
       target: 50,
     })),
+    // Added for the fifth batch: four more repositories whose commits name an AI assistant the same way, and one
+    // human-written control from before November 2022.
+    ...(
+      [
+        ["beads", "steveyegge/beads"],
+        ["claude-agent-sdk-python", "anthropics/claude-agent-sdk-python"],
+        ["ccusage", "ryoppippi/ccusage"],
+        ["claw-code", "ultraworkers/claw-code"],
+      ] as const
+    ).map(([name, repo]): Source => ({
+      name,
+      repo,
+      style: "assistant",
+      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
+      target: 50,
+    })),
+    {
+      name: "ast-grep",
+      repo: "ast-grep/ast-grep",
+      style: "human",
+      select: ["-E", "--author=Herrington ?Darkholme", "--until=2022-11-01", "--no-merges"],
+      target: 50,
+    },
   ]
 
   /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */
