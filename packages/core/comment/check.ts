@@ -66,6 +66,9 @@ export namespace CommentCheck {
 
     let judged = 0
     let run = 0
+    // Comments other than documentation, and those of them written as sentences.
+    let notes = 0
+    let sentences = 0
     let longest = 0
     for (const doc of docs) {
       run = 0
@@ -96,6 +99,8 @@ export namespace CommentCheck {
         if (!documented && (comment.trailing || lines <= 2))
           for (let l = comment.line; l <= comment.end; l++) annotations.add(l)
         if (documented) continue
+        notes++
+        if (SENTENCE.test(comment.text)) sentences++
         const where = doc.firstLine ? doc.firstLine + comment.line : undefined
         const code = comment.trailing
           ? [codePart(doc.lines[comment.line], comment.text)]
@@ -125,11 +130,18 @@ export namespace CommentCheck {
       )
     }
     // Narrations that are at least `share` of the change's comments, or that come as a run of steps.
-    const share = (n: number) => (judged > 0 && n / judged >= limits.share) || longest >= RUN
+    // The share is taken among the comments that are not documentation when at least half of them are written as
+    // sentences (docstrings and JSDoc say what an API is; they do not dilute a narrated body), among all otherwise.
+    const base = sentences * 2 >= notes ? notes : judged
+    const share = (n: number) => (base > 0 && n / base >= limits.share) || longest >= RUN
     // A change whose comments narrate plainly narrates in its likely cases too (one style per change).
     if (obvious.length >= CONSISTENT) obvious.push(...likely.splice(0))
     // Likely narrations that, with the plain ones, make up two fifths of a change's comments are its style too.
     if (likely.length >= CONSISTENT && (likely.length + obvious.length) * 5 >= judged * 2)
+      obvious.push(...likely.splice(0))
+    // A change all of whose comments (other than documentation) narrate, written as sentences, narrates in its
+    // likely ones too: a lone "Raise an exception for HTTP errors" over `raise_for_status()`.
+    if (likely.length && likely.length + obvious.length >= base && likely.every((f) => SENTENCE.test(f.text)))
       obvious.push(...likely.splice(0))
     const named: Finding[] = []
     if (obvious.length >= limits.obvious && share(obvious.length)) {

@@ -123,9 +123,14 @@ export namespace CommentHeuristics {
       "pass test reload restart refresh resolve trim wrap unwrap toggle disable attach detach inject reverse flatten " +
       "dedupe truncate escape unescape encrypt decrypt compress decompress download upload install uninstall mount " +
       "unmount bind subscribe unsubscribe notify schedule cancel abort retry clone allocate acquire unlock commit " +
-      "rollback flush"
+      "rollback flush kill terminate"
     ).split(" "),
   )
+
+  /** A narration verb, or one of them done again ("reopen", "recompute", "reconnect"). */
+  function narrationVerb(w: string): boolean {
+    return NARRATION_VERBS.has(w) || (w.length >= 5 && w.startsWith("re") && NARRATION_VERBS.has(w.slice(2)))
+  }
 
   /** Words after the first that mark an explanation, a condition on use, or an instruction: never narration. */
   const EXPLAINS =
@@ -268,9 +273,12 @@ export namespace CommentHeuristics {
     const all = words(t)
     if (!all.length || all.length > LONG || t.length > 160 || isDirective(t)) return undefined
     if (/\?|https?:/.test(t)) return undefined
+    // A second clause after a semicolon or a dash adds to the step ("Load .env.local locally; on Railway vars are
+    // already injected", "Download with fetch() - Bun handles redirects automatically").
+    if (/(;|\s[-–—])\s+\S+\s+\S/.test(t)) return undefined
     // A longer sentence narrates only as an imperative most of whose content words (six or more) the code repeats.
     if (all.length > 12 || t.length > 120) {
-      if (!NARRATION_VERBS.has(all[0].toLowerCase()) || explains(all.slice(1).join(" "))) return undefined
+      if (!narrationVerb(all[0].toLowerCase()) || explains(all.slice(1).join(" "))) return undefined
       const { shared, total } = overlap(t, code)
       return shared >= 6 && shared * 2 >= total ? "plain" : undefined
     }
@@ -289,7 +297,7 @@ export namespace CommentHeuristics {
     const verb =
       all.length >= 2 &&
       /^[a-z]+$/i.test(all[0]) &&
-      NARRATION_VERBS.has(all[0].toLowerCase()) &&
+      narrationVerb(all[0].toLowerCase()) &&
       !/^(is|are|was|were|has|have|had|can|will|would|should|must|may|might|does|do)$/i.test(all[1])
     const { shared, total, byFamily } = overlap(t, code)
     const unbracketed = all
@@ -351,7 +359,8 @@ export namespace CommentHeuristics {
   /** An expectation a test asserts: "Should be modified", "It should not throw", "Must fail", "Expect an error". */
   const EXPECTS = /^((it|this|that|they|we|the \w+)\s+)?(should|must|shall|expects?|needs? to|will)\b/i
   /** The code is an assertion: `assert …`, `self.assertEqual(…)`, `expect(…)`, `require.Equal(…)`, `t.Fatal(…)`. */
-  const ASSERTION = /^(self |this )?(assert|expect|should|require|must|t (error|fatal|fail)|pytest raises|check)/
+  const ASSERTION =
+    /^(self |this )?(assert|expect|should|require|must|t (error|fatal|fail)|pytest raises|check|(await )?screen (get|find)s? )/
 
   /**
    * A short comment stating what the assertion right after it checks ("Should BE modified" over
@@ -376,7 +385,7 @@ export namespace CommentHeuristics {
    */
   function labelled(t: string, label: string, code: string[]): "plain" | undefined {
     const head = words(label)
-    if (head.length < 2 || !/^[a-z]+$/i.test(head[0]) || !NARRATION_VERBS.has(head[0].toLowerCase())) return undefined
+    if (head.length < 2 || !/^[a-z]+$/i.test(head[0]) || !narrationVerb(head[0].toLowerCase())) return undefined
     if (EXPLAINS.test(words(t).slice(1).join(" "))) return undefined
     const { shared, total } = overlap(t, code)
     return shared >= 3 && shared * 10 >= total * 6 ? "plain" : undefined

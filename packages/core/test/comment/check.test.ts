@@ -91,7 +91,7 @@ describe("judging one change", () => {
     ])
   })
 
-  test("two plain narrations in a row, written as sentences, name a change whatever their share", () => {
+  test("runs of narrations, the share among non-doc comments, a lone likely narration: in changes written as sentences", () => {
     const notes = Array.from({ length: 8 }, (_, i) => [
       `// Indent ${i} marks a nested entry (format 2).`,
       `f${i}()`,
@@ -110,6 +110,16 @@ describe("judging one change", () => {
     expect(
       named([...notes.slice(0, 4).flat(), ...steps.slice(0, 2), "", ...notes.slice(4).flat(), ...steps.slice(2)]),
     ).toEqual([])
+    // Doc comments do not dilute the share of a change written in sentences; they do in a lower-case one.
+    const api = ["/** Parses the catalog. */", "export function parse() {", "  run()", "}", ""]
+    const body = ["// Deeper indentation marks a nested entry (format 2).", "if (depth > 2) nest()", ""]
+    const withDocs = [...api, ...api, ...api, ...body, "// Save the previous server", "servers.push(current)"]
+    expect(named(withDocs)).toEqual(["Save the previous server"])
+    const lowerDocs = withDocs.map((l) => l.replace("// Deeper", "// deeper").replace("// Save", "// save"))
+    expect(named(lowerDocs)).toEqual([])
+    // A lone likely narration in a change whose every comment narrates counts.
+    const lone = "# Raise an exception for HTTP errors\nresponse.raise_for_status()\n"
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/b.py", "", lone), "normal")!.named).toHaveLength(1)
     // Terse lower-case step notes are a style of well-commented human code.
     const lower = steps.map((l) => l.replace("// S", "// s"))
     expect(named([...notes.flat(), ...lower])).toEqual([])

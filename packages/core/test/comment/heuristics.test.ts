@@ -88,6 +88,10 @@ describe("comment heuristics", () => {
       // "Important", "Note", "Warning" mark an explanation as a label ("Important: …"), not as an adjective.
       ["Download important files to local machine", ['print("Downloading files to local machine")'], "plain"],
       ["Download the files. Important: the sandbox expires", ['print("Downloading files")'], undefined],
+      // A second clause after a semicolon or a dash adds to the step.
+      ["Download with fetch() - Bun handles redirects automatically", ["const response = await fetch(url)"], undefined],
+      ["Load .env.local locally; on Railway vars are already injected", ['loadEnv(".env.local")'], undefined],
+      ["Reopen the database and read its meta", ["const db = openDatabase(path)", "const meta = db.meta()"], "plain"],
       // A lone identifier is a heading, however many words it splits into.
       ["ZodMiniStringFormat", ["export interface ZodMiniStringFormat<Format extends string = string>"], undefined],
       ["API rule: only the final assistant message may be empty", ["const last = i === n - 1"], undefined],
