@@ -276,6 +276,13 @@ export namespace CommentHeuristics {
     // A second clause after a semicolon or a dash adds to the step ("Load .env.local locally; on Railway vars are
     // already injected", "Download with fetch() - Bun handles redirects automatically").
     if (/(;|\s[-–—])\s+\S+\s+\S/.test(t)) return undefined
+    // So does a parenthesis with three or more content words the code does not hold ("Merge built-in MCP servers
+    // (auto-enabled by API key, respecting disabled_mcps)").
+    const aside = /\(([^)]*)\)/.exec(t)?.[1]
+    if (aside) {
+      const { shared, total } = overlap(aside, code)
+      if (total - shared >= ASIDE) return undefined
+    }
     // A longer sentence narrates only as an imperative most of whose content words (six or more) the code repeats.
     if (all.length > 12 || t.length > 120) {
       if (!narrationVerb(all[0].toLowerCase()) || explains(all.slice(1).join(" "))) return undefined
@@ -341,6 +348,9 @@ export namespace CommentHeuristics {
 
   /** A finite verb in a clause: a past tense or participle, a negation, a form of "be", "do" or "have". */
   const OUTCOME = /\b(\w+ed|\w+n't|is|are|was|were|be|been|did|does|do|has|have|had)\b/i
+
+  /** Content words a parenthesis adds beyond the code that make a comment more than narration. */
+  const ASIDE = 3
 
   /** Words of the longest comment judged as narration. */
   const LONG = 20

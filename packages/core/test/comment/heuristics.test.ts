@@ -92,6 +92,13 @@ describe("comment heuristics", () => {
       ["Download with fetch() - Bun handles redirects automatically", ["const response = await fetch(url)"], undefined],
       ["Load .env.local locally; on Railway vars are already injected", ['loadEnv(".env.local")'], undefined],
       ["Reopen the database and read its meta", ["const db = openDatabase(path)", "const meta = db.meta()"], "plain"],
+      // So does a parenthesis of three content words or more that the code does not hold.
+      [
+        "Merge built-in servers (auto-enabled by API key, respecting disabled ones)",
+        ["servers.merge(builtIn)"],
+        undefined,
+      ],
+      ["Merge built-in servers (builtIn)", ["servers.merge(builtIn)"], "plain"],
       // A lone identifier is a heading, however many words it splits into.
       ["ZodMiniStringFormat", ["export interface ZodMiniStringFormat<Format extends string = string>"], undefined],
       ["API rule: only the final assistant message may be empty", ["const last = i === n - 1"], undefined],
