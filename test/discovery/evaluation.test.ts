@@ -25,7 +25,9 @@ import { REPLIES, SHORT_REQUESTS } from "./real/replies"
  *
  * The first four are tuning material now: held-out 1 was read while the body field was added, held-out 2 while the
  * vocabulary families, the chatter rule, the name fit and the looser type cut were chosen (each change was kept only
- * when it did not hurt the other sets). Held-out 3 gives the independent figure: its first run is recorded in its test.
+ * when it did not hurt the other sets). Held-out 3 gave the independent figure of that work: its first run is recorded
+ * in its test. All five are tuning material now: the field weights of the last round (name weight and length
+ * normalisation, related-word weight, coverage floor) were chosen on all four real sets and the replies.
  *
  * Measures, over the first 5 suggestions as the user gets them (all types ranked together by score):
  * - recall@5: over prompts that expect something, the share of expected entries shown, averaged per prompt;
@@ -325,9 +327,10 @@ describe("discovery matching quality", () => {
 
   test("tuning set (real collections the matcher was designed on): measured floors and plain BM25", () => {
     const { engine, plain, recall, precision } = report(envs.tuning)
-    // Measured (docs/discovery.md, "Matching"): recall@5 0.829, precision@5 0.654; plain BM25 0.755 / 0.250.
-    expect(engine.recall).toBeGreaterThanOrEqual(0.82)
-    expect(engine.precision).toBeGreaterThanOrEqual(0.65)
+    // Measured (docs/discovery.md, "Matching"): recall@5 0.837, precision@5 0.641 (0.829 / 0.654 before the field
+    // weights of the last round); plain BM25 0.755 / 0.250.
+    expect(engine.recall).toBeGreaterThanOrEqual(0.83)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.64)
     expect(engine.recall).toBeGreaterThan(plain.recall)
     expect(engine.precision).toBeGreaterThan(plain.precision + 0.3)
     expect(precision.p).toBeLessThan(0.01)
@@ -338,9 +341,9 @@ describe("discovery matching quality", () => {
   test("first held-out set (read while tuning, so tuning material now): measured floors", () => {
     const { engine, plain, precision } = report(envs.heldout)
     expect(engine.quiet).toBeGreaterThanOrEqual(0.95)
-    // Measured: recall@5 0.827, precision@5 0.547; plain BM25 0.803 / 0.261.
-    expect(engine.recall).toBeGreaterThanOrEqual(0.82)
-    expect(engine.precision).toBeGreaterThanOrEqual(0.54)
+    // Measured: recall@5 0.851, precision@5 0.558 (0.827 / 0.547 before the last round); plain BM25 0.803 / 0.261.
+    expect(engine.recall).toBeGreaterThanOrEqual(0.85)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.55)
     expect(engine.recall).toBeGreaterThan(plain.recall)
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
@@ -348,11 +351,12 @@ describe("discovery matching quality", () => {
 
   test("second held-out set (read while tuning the last changes, so tuning material now): measured floors", () => {
     const { engine, plain, recall, precision } = report(envs.heldout2)
-    // Goals (recall@5 ≥ 0.85, precision@5 ≥ 0.70) not met here. Measured: recall@5 0.609, precision@5 0.384, quiet
-    // 1.0; plain BM25 0.494 / 0.210. Before the changes: 0.473 / 0.390 / quiet 0.75. Recall above plain BM25's by
-    // +0.115 on average (20 prompts better, 7 worse, sign test p = 0.019; bootstrap interval above 0).
-    expect(engine.recall).toBeGreaterThanOrEqual(0.6)
-    expect(engine.precision).toBeGreaterThanOrEqual(0.38)
+    // Goals (recall@5 ≥ 0.85, precision@5 ≥ 0.70) not met here. Measured: recall@5 0.621, precision@5 0.402, quiet
+    // 1.0 (0.609 / 0.384 before the last round, 0.473 / 0.390 / quiet 0.75 before the one before); plain BM25 0.494 /
+    // 0.210. Recall above plain BM25's by +0.127 on average (21 prompts better, 7 worse, sign test p = 0.013;
+    // bootstrap interval above 0).
+    expect(engine.recall).toBeGreaterThanOrEqual(0.62)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.4)
     expect(engine.quiet).toBeGreaterThanOrEqual(0.95)
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
@@ -366,9 +370,11 @@ describe("discovery matching quality", () => {
     // 0.651, quiet 0.500; plain BM25 0.449 / 0.200 / 0.513 / 0.875. Recall above plain BM25's is not significant (13
     // prompts better, 7 worse, p = 0.26); precision is (31 / 7, p = 0.0001). Goals not met. Its 4 loud chatter
     // prompts were then read and the reply rules widened (Keywords.chatter, DiscoveryMatch.UNTOPICAL_WORDS): quiet
-    // 1.0, precision@5 0.359, recall unchanged; its chatter figure is no longer independent.
-    expect(engine.recall).toBeGreaterThanOrEqual(0.5)
-    expect(engine.precision).toBeGreaterThanOrEqual(0.355)
+    // 1.0, precision@5 0.359, recall unchanged; its chatter figure is no longer independent. It was then tuning
+    // material for the field weights of the last round: recall@5 0.512, precision@5 0.394 (recall above plain BM25's:
+    // 15 prompts better, 8 worse, p = 0.21, not significant).
+    expect(engine.recall).toBeGreaterThanOrEqual(0.51)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.39)
     expect(engine.recall).toBeGreaterThan(plain.recall)
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
@@ -380,7 +386,9 @@ describe("discovery matching quality", () => {
     // reply rule of Keywords.chatter was widened on held-out 3's chatter: quiet on 66-68 of 80 replies per real
     // catalogue (76 synthetic), exactly as before that change, and 60/60 short requests answered. Read after that run,
     // it led to DiscoveryMatch.UNTOPICAL_WORDS (so it is tuning material now): quiet 74-75/80 (77 synthetic), 57-59/60
-    // short requests answered (docs/discovery.md).
+    // short requests answered (docs/discovery.md). The field weights of the last round (all sets tuning material):
+    // 74-75/80 quiet, 56-59/60 answered (in the tuning catalogue "rename userId to accountId everywhere" now falls
+    // under the raised coverage floor).
     const rows = Object.values(envs).map((env) => {
       const shown = (p: string) => engineRanking(env)(p).slice(0, 5)
       const loud = REPLIES.filter((p) => shown(p).length > 0)
@@ -399,7 +407,7 @@ describe("discovery matching quality", () => {
     )
     for (const r of rows) {
       expect(REPLIES.length - r.loud.length).toBeGreaterThanOrEqual(74)
-      expect(r.answered).toBeGreaterThanOrEqual(57)
+      expect(r.answered).toBeGreaterThanOrEqual(56)
     }
   })
 

@@ -16,7 +16,7 @@
  */
 export namespace DiscoveryLexicon {
   /** Weight of a related word added to a prompt, relative to a word of the prompt. */
-  export const RELATED_WEIGHT = 0.5
+  export const RELATED_WEIGHT = 0.6
 
   /** Phrases (lower case, words separated by spaces or hyphens) and the word that stands for each. */
   export const PHRASES: readonly [string, string][] = [

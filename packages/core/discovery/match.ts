@@ -130,7 +130,7 @@ export namespace DiscoveryMatch {
   }
   export const FIELD_TUNING: FieldTuning = {
     fields: {
-      name: { weight: 2, b: 0.3 },
+      name: { weight: 3, b: 0.5 },
       keywords: { weight: 1, b: 0.5 },
       description: { weight: 1, b: 0.75 },
       lead: { weight: 0.5, b: 0.75 },
@@ -138,7 +138,7 @@ export namespace DiscoveryMatch {
     },
     k1: 1.2,
     related: DiscoveryLexicon.RELATED_WEIGHT,
-    coverage: 0.1,
+    coverage: 0.12,
     relativeCut: 0.5,
     groupCut: 0.6,
     maxHits: 5,
