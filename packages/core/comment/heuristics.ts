@@ -14,8 +14,9 @@ import type { CommentSyntax } from "./syntax"
  *    (the PRD's six and common restating verbs, at most `MAX_WORDS` words: "Initialize the counter", "Return the
  *    result"), or an imperative narration verb whose content words the code repeats ("Parse CLI arguments" over
  *    `parser.parse_args()`); explanations ("because", "only", "should", a `Label: text` note) never narrate.
- *    Triggers at `obvious` such comments when they are also at least `share` of the new comments; "likely"
- *    narration counts where `likely` is set (strict).
+ *    Triggers at `obvious` such comments when they are also at least `share` of the new comments (of the non-doc
+ *    ones in a change written as sentences), or come two in a row (`CommentCheck.RUN`); "likely" narration counts
+ *    where `likely` is set (strict), and in changes whose style is narration (see `CommentCheck.judge`).
  * 3. Duplication — the comment restates the next code line: after both are split into lower-case words
  *    (camelCase and snake_case split, filler words dropped), their Levenshtein distance is under 30% of the
  *    comment's length. Same `share` rule.
@@ -255,12 +256,13 @@ export namespace CommentHeuristics {
    *   code base" over `sample_code_base = Path(…)`), and "If …, &lt;plain narration&gt;" are plain too.
    * - `"likely"`: a narration verb with one content word in the code (not only the code's word for the verb: "Verify
    *   login worked" over an `assert` is not), or a phrase of three content words without a verb that the code nearly all repeats (two are a heading:
-   *   "String delimiter").
+   *   "String delimiter"); a check verb right over an assertion that states no outcome ("Check for header").
    *
    * A comment of 13 to 20 words narrates only as an imperative six or more of whose content words (and at least
    * half) the code repeats. Never narration: more than 20 words, a question, a link, any other `Label: text` note, or explanation words
    * after the first ("because", "so that", "only", "should", "don't", "e.g.", …; not inside a hyphenated compound
-   * such as "read-only").
+   * such as "read-only"), a second clause after a semicolon or a dash, a parenthesis adding three content words the
+   * code does not hold, or a check over an assertion that asserts an absence ("Verify server didn't authenticate us").
    *
    * @example
    * CommentHeuristics.narration("Parse CLI arguments", ["args = parser.parse_args()"]) // "plain"
