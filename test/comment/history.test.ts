@@ -4,8 +4,8 @@ import { CommentHistory } from "./history/history"
 // The comment checker on comments that real commits added, labelled by hand (test/comment/history/, criteria in
 // docs/comment-checker.md). A comment counts as flagged when the checker's note names it; only N (narrating) is a
 // positive. The figures per sensitivity are printed for the first batch's two parts ("tune", "held"), the second
-// batch ("fresh"), the third ("third") and the fourth ("fourth"); all four are tuning material now (the docs say when
-// each was held out); their measured floors are checked at `normal`.
+// batch ("fresh"), the third ("third"), the fourth ("fourth") and the fifth ("fifth", held out when first measured);
+// all are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
 test("comment checker: precision and recall on labelled comments from real history", () => {
   const fixtures = CommentHistory.load()
   const comments = fixtures.flatMap((f) => f.changes.flatMap((c) => c.comments))
@@ -17,7 +17,7 @@ test("comment checker: precision and recall on labelled comments from real histo
   const results = {} as Record<"strict" | "normal" | "relaxed", ReturnType<typeof CommentHistory.evaluate>>
   for (const level of ["strict", "normal", "relaxed"] as const) {
     const result = (results[level] = CommentHistory.evaluate(fixtures, level))
-    for (const part of ["tune", "held", "fresh", "third", "fourth"] as const) {
+    for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth"] as const) {
       const r = result[part]
       rows.push(
         `${level.padEnd(8)} ${part.padEnd(6)} precision ${pct(r.precision)} (${r.hits}/${r.flagged})  ` +
@@ -51,8 +51,13 @@ test("comment checker: precision and recall on labelled comments from real histo
   // The fourth batch is tuning material now (its misses and false alarms were read for the work on batches 1-4).
   expect(results.normal.fourth.precision).toBeGreaterThanOrEqual(0.92)
   expect(results.normal.fourth.recall).toBeGreaterThanOrEqual(0.62)
+  // The fifth batch was committed before the checker ran on it and measured once after that work (held out): 21/31
+  // and 21/62 at normal (before both rounds of rule work 16/24 and 16/62). Goals not met; measured floors. Its
+  // comments were read afterwards (docs: "Batch 5, held out"), so it is tuning material for any later work.
+  expect(results.normal.fifth.precision).toBeGreaterThanOrEqual(0.65)
+  expect(results.normal.fifth.recall).toBeGreaterThanOrEqual(0.33)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
-  for (const part of ["tune", "held", "fresh", "third", "fourth"] as const) {
+  for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth"] as const) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
     expect(results.normal[part].flagged).toBeGreaterThanOrEqual(results.relaxed[part].flagged)
   }

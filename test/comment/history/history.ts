@@ -222,8 +222,8 @@ export namespace CommentHistory {
    * Precision and recall of the comments the checker's note names, on four parts: the first batch's tuning part
    * (even commit hashes) and held-out part (odd), the second batch (`fresh`), drawn and labelled after the rules
    * were written, the third (`third`, `<name>.3.json`), drawn and labelled before the rules were revised on the
-   * first two, and the fourth (`fourth`, `<name>.4.json`), drawn and labelled before they were revised on the first
-   * three.
+   * first two, the fourth (`fourth`, `<name>.4.json`), drawn and labelled before they were revised on the first
+   * three, and the fifth (`fifth`, `<name>.5.json`), drawn and labelled before they were revised on the first four.
    *
    * @example
    * CommentHistory.evaluate(CommentHistory.load(), "strict").tune.recall
@@ -250,6 +250,10 @@ export namespace CommentHistory {
       ),
       fourth: figures(
         all.filter((c) => c.batch === 4),
+        level,
+      ),
+      fifth: figures(
+        all.filter((c) => c.batch === 5),
         level,
       ),
     }
