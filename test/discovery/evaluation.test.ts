@@ -14,14 +14,16 @@ import { SETS, chatter, layout, type RealSet } from "./real/sets"
 import { REPLIES, SHORT_REQUESTS } from "./real/replies"
 
 /**
- * Matching quality on four labelled sets, each discovered from real files in a temporary home and project:
+ * Matching quality on labelled sets, each discovered from real files in a temporary home and project:
  *
  * - `synthetic`: the catalogue and prompts of catalogue.ts / labelled.ts (written for this project);
  * - `tuning`: real public collections (real/README.md), the set the matcher was designed on;
  * - `heldout`: other real public collections, prompts written before the matcher was first run on them;
  * - `heldout2`: four more collections, prompts and labels committed before the matcher was run on them;
- * - `heldout3`: five more collections, the same protocol; run once after the last matcher change (the independent
- *   figure of that change).
+ * - `heldout3`: five more collections, the same protocol; run once after a matcher change (the independent
+ *   figure of that change);
+ * - `heldout4`: three more collections, the same protocol; run in aggregate only, before and after the last round
+ *   of field weights, its misses unread.
  *
  * The first four are tuning material now: held-out 1 was read while the body field was added, held-out 2 while the
  * vocabulary families, the chatter rule, the name fit and the looser type cut were chosen (each change was kept only
@@ -95,6 +97,7 @@ beforeAll(async () => {
   envs.heldout = await realEnv(SETS.heldout)
   envs.heldout2 = await realEnv(SETS.heldout2)
   envs.heldout3 = await realEnv(SETS.heldout3)
+  envs.heldout4 = await realEnv(SETS.heldout4)
 })
 
 afterAll(async () => {
@@ -244,8 +247,11 @@ const pairLine = (what: string, r: Paired) =>
   `  ${what}: ${r.better} prompts better, ${r.worse} worse, ${r.same} same; sign test p = ${r.p.toFixed(4)}; ` +
   `mean difference ${r.mean >= 0 ? "+" : ""}${fmt(r.mean)} (95 % bootstrap ${fmt(r.low)} … ${fmt(r.high)})`
 
-/** Every strategy, the engine, and the paired comparison with plain BM25, printed; returned for the assertions. */
-function report(env: Env) {
+/**
+ * Every strategy, the engine, and the paired comparison with plain BM25, printed; returned for the assertions. The
+ * engine's misses are printed unless `misses` is false (a set kept unread for later independent figures).
+ */
+function report(env: Env, misses = true) {
   const strategies = Object.fromEntries(
     DiscoveryMatch.STRATEGIES.map((s) => [s, evaluate(env.labelled, strategyRanking(env, s))]),
   ) as Record<DiscoveryMatch.Strategy, Metrics>
@@ -275,8 +281,7 @@ function report(env: Env) {
       `engine vs plain BM25, prompt by prompt:`,
       pairLine("recall@5", recall),
       pairLine("precision@5", precision),
-      `misses of the engine:`,
-      ...engine.misses.map((m) => `  ${m}`),
+      ...(misses ? [`misses of the engine:`, ...engine.misses.map((m) => `  ${m}`)] : []),
     ].join("\n"),
   )
   return { strategies, engine, plain, recall, precision }
@@ -376,6 +381,19 @@ describe("discovery matching quality", () => {
     expect(engine.recall).toBeGreaterThanOrEqual(0.51)
     expect(engine.precision).toBeGreaterThanOrEqual(0.39)
     expect(engine.recall).toBeGreaterThan(plain.recall)
+    expect(engine.precision).toBeGreaterThan(plain.precision)
+    expect(precision.p).toBeLessThan(0.01)
+    expect(engine.quiet).toBe(1)
+  })
+
+  test("fourth held-out set (prompts and labels committed before the matcher ran on it): the independent figures", () => {
+    const { engine, plain, precision } = report(envs.heldout4, false)
+    // Run in aggregate only, its misses unread (docs/discovery.md, "Held-out 4"): with the matcher before the last
+    // round's field weights (9bfa89d) recall@5 0.636, precision@5 0.517, MRR 0.745; after them 0.622, 0.512, 0.749;
+    // plain BM25 0.615 / 0.279 / 0.697. Recall is no better than plain BM25's (13 prompts better, 13 worse); precision
+    // is (47 / 7, p < 0.0001). Goals not met; measured floors.
+    expect(engine.recall).toBeGreaterThanOrEqual(0.62)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.51)
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
     expect(engine.quiet).toBe(1)
