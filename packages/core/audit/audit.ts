@@ -173,16 +173,20 @@ export namespace PluginAudit {
       // Large files are parsed on this thread: memory a native thread allocated stays with that thread's malloc arena
       // after it is freed, so large trees built in the pool would each keep their size resident.
       const inPool = task.size < POOL_MAX_BYTES
-      window.push({
-        task,
-        parsed: fs
-          .readFile(task.file, "utf8")
-          .then(async (source): Promise<Box> => ({
-            root: inPool ? await parseAsync(lang as any, source) : parse(lang as any, source),
-            source,
-          }))
-          .catch((error: unknown) => ({ error: error instanceof Error ? error : new Error(String(error)) })),
-      })
+      const failed = (error: unknown): Box => ({ error: error instanceof Error ? error : new Error(String(error)) })
+      // Read here and handed to the pool at once: a continuation after an asynchronous read would only run once this
+      // thread is done analysing the file before, and the pool would sit idle meanwhile.
+      let parsed: Promise<Box>
+      try {
+        const source = readFileSync(task.file, "utf8")
+        parsed = inPool
+          ? parseAsync(lang as any, source).then((root): Box => ({ root, source }))
+          : Promise.resolve().then((): Box => ({ root: parse(lang as any, source), source }))
+        parsed = parsed.catch(failed)
+      } catch (error) {
+        parsed = Promise.resolve(failed(error))
+      }
+      window.push({ task, parsed })
     }
     const analyzeBox = async (task: Task, box: Box): Promise<PluginAnalysis.Result | Error> => {
       const { root: tree, source, error } = box
