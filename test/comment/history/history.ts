@@ -258,4 +258,45 @@ export namespace CommentHistory {
       ),
     }
   }
+
+  /**
+   * The key of a comment in a label override map: the fixture's file name, the change's index in it and the
+   * comment's index in the change (as in `relabel.5.tsv`).
+   *
+   * @example
+   * CommentHistory.labelKey("jq.5.json", 0, 1) // "jq.5.json\t0\t1"
+   */
+  export function labelKey(file: string, change: number, comment: number): string {
+    return `${file}\t${change}\t${comment}`
+  }
+
+  /**
+   * The figures of one batch (as `evaluate` computes them for it) when `labels` is the truth: a comment whose key
+   * (`labelKey`) is in the map takes that label, any other keeps its fixture label. The fixtures are not changed.
+   *
+   * @example
+   * CommentHistory.relabelled(CommentHistory.load(), 5, new Map([["jq.5.json\t0\t0", "N"]]), "normal").recall
+   */
+  export function relabelled(
+    fixtures: Loaded[],
+    batch: number,
+    labels: ReadonlyMap<string, Label>,
+    level: CommentHeuristics.Level,
+  ): Figures {
+    const changes = fixtures
+      .filter((f) => f.batch === batch)
+      .flatMap((f) =>
+        f.changes.map((change, c) => ({
+          repo: f.repo,
+          change: {
+            ...change,
+            comments: change.comments.map((comment, i) => ({
+              ...comment,
+              label: labels.get(labelKey(`${f.name}.json`, c, i)) ?? comment.label,
+            })),
+          },
+        })),
+      )
+    return figures(changes, level)
+  }
 }
