@@ -1,4 +1,5 @@
 import { parse, type SgNode } from "@ast-grep/napi"
+import { IdentifierEscapes } from "./escapes"
 import { AuditRules } from "./rules"
 
 /**
@@ -298,6 +299,15 @@ export namespace PluginAnalysis {
   ): Generator<number, Result> {
     let effort = 0
     let lines: string[] | undefined
+    // Snippets quote the file as written; the analysis reads identifiers spelled with escapes plainly.
+    const written = source
+    let writtenLines: string[] | undefined
+    const lang = IdentifierEscapes.possible(source) ? languageOf(file) : undefined
+    const unescaped = lang ? IdentifierEscapes.unescape(root, source, lang) : undefined
+    if (unescaped !== undefined && lang) {
+      root = parse(lang, unescaped).root()
+      source = unescaped
+    }
     const findings: Finding[] = []
     const deferred: Deferred[] = []
     const exports: Record<string, Export & { local?: string; expr?: SgNode; at?: number }> = Object.create(null)
@@ -314,8 +324,8 @@ export namespace PluginAnalysis {
       const key = `${verdict.rule}:${at.line}:${at.column}`
       if (reported.has(key)) return
       reported.add(key)
-      lines ??= source.split("\n")
-      const text = (lines[at.line - 1] ?? "").trim()
+      writtenLines ??= written.split("\n")
+      const text = (writtenLines[at.line - 1] ?? "").trim()
       findings.push({ ...verdict, file, ...at, snippet: text.length > 160 ? text.slice(0, 157) + "…" : text })
     }
 

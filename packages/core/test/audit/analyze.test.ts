@@ -144,6 +144,53 @@ describe("plugin analysis by syntax tree", () => {
   })
 })
 
+describe("identifiers spelled with Unicode escapes", () => {
+  test("are the names they spell: same findings, positions and the snippet as written", () => {
+    const plainAndEscaped: [string, string][] = [
+      ["eval(code)", "\\u0065val(code)"],
+      ["globalThis.eval(code)", "globalThis.\\u0065val(code)"],
+      ["fetch(url)", "\\u{66}etch(url)"],
+      ["fetch(url)", "\\u{0066}\\u0065tch(url)"],
+      ["process.env.TOKEN", "process.\\u0065nv.TOKEN"],
+      ["const { env: e } = process\ne.SECRET", "const { \\u0065nv: e } = process\ne.SECRET"],
+      ["new Function('return 1')()", "new \\u0046unction('return 1')()"],
+      [
+        "const cp = require('child_process'); cp.exec('ls')",
+        "const cp = require('child_process'); cp.\\u0065xec('ls')",
+      ],
+      ["const f = fetch; f(url); eval(x)", "const \\u0066 = fetch; f(url); eval(x)"],
+    ]
+    for (const [plain, escaped] of plainAndEscaped) {
+      const want = PluginAnalysis.analyze("a.js", plain)
+      const got = PluginAnalysis.analyze("a.js", escaped)
+      expect(want.length).toBeGreaterThan(0)
+      // Rules and lines are the same; columns after an escape on its line move by the escape's extra length.
+      expect(got.map((f) => `${f.severity}:${f.rule}@${f.line}`)).toEqual(
+        want.map((f) => `${f.severity}:${f.rule}@${f.line}`),
+      )
+      for (const f of got) expect(f.snippet).toBe(escaped.split("\n")[f.line - 1].trim())
+    }
+    // Positions count the source as written: the call after an escaped name on the same line keeps its column.
+    expect(
+      PluginAnalysis.analyze("a.ts", "const n: number = 1; \\u0065val(code as string)").map((f) => f.column),
+    ).toEqual([22])
+    expect(PluginAnalysis.analyze("a.tsx", "const d = <div/>; \\u0065val(code)").map((f) => f.rule)).toEqual(["eval"])
+  })
+
+  test("escapes in strings stay strings, escaped keywords stay unread, and nothing else moves", () => {
+    expect(rules("const s = '\\u0065val'; foo(s)")).toEqual([])
+    expect(rules("let \\u0069f = 1")).toEqual([])
+    expect(rules("class A { #\\u0065val = 1 }")).toEqual([])
+    const code = "const s = '\\u0041'\nprocess.env.X\nconst t = `\\u{42}`; fetch(u)"
+    expect(PluginAnalysis.analyze("a.js", code)).toEqual(
+      PluginAnalysis.analyze("a.js", code.replace("\\u0041", "A")).map((f) => ({
+        ...f,
+        snippet: f.snippet.replace("'A'", "'\\u0041'"),
+      })),
+    )
+  })
+})
+
 // Shapes the independent check found missed, reproduced small (see docs/audit.md, "Data flow").
 describe("values followed through aliases, scopes and calls", () => {
   const at = (code: string, file = "index.ts") =>
