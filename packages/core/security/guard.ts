@@ -296,8 +296,8 @@ export namespace SecurityGuard {
   ])
 
   /**
-   * Host paths whose change could switch enforcement off: the plugin list and options (`opencode.json`/`.jsonc` of the
-   * project and of `~/.config/opencode`, `.opencode/opencode.json`, the built-ins' own options), the folders
+   * Host paths whose change could switch enforcement off: the plugin list and options (`opencode.json`/`.jsonc` of
+   * every folder from the directory up to the worktree and of `~/.config/opencode` and `~/.opencode`, `.opencode/opencode.json`, the built-ins' own options), the folders
    * OpenCode loads code from at start (`.opencode/plugin(s)`, `.opencode/tool(s)` and their global counterparts, the
    * config folders' `node_modules`, OpenCode's cache with the npm plugins it installed) and the programs it
    * downloads (`~/.local/share/opencode/bin`).
@@ -315,8 +315,11 @@ export namespace SecurityGuard {
     const globalDir = path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "opencode")
     const cacheDir = path.join(env.XDG_CACHE_HOME || path.join(home, ".cache"), "opencode")
     const dataDir = path.join(env.XDG_DATA_HOME || path.join(home, ".local", "share"), "opencode")
-    const dirs = [...new Set([directory, worktree])]
-    const configDirs = [...dirs.map((d) => path.join(d, ".opencode")), globalDir]
+    // OpenCode looks for `opencode.json(c)` and `.opencode/` in every folder from the directory up to the worktree
+    // (up to `/` when the worktree is not above it, as for a project without git), and always in `~/.opencode/`.
+    const dirs = [...new Set([...upTo(directory, worktree), ...upTo(realpath(directory), realpath(worktree))])]
+    const configDirs = [...new Set([...dirs.map((d) => path.join(d, ".opencode")), path.join(home, ".opencode")])]
+    configDirs.push(globalDir)
     if (env.OPENCODE_CONFIG_DIR) configDirs.push(env.OPENCODE_CONFIG_DIR)
     return [
       ...dirs.flatMap((d) => ["opencode.json", "opencode.jsonc"].map((f) => path.join(d, f))),
@@ -334,6 +337,21 @@ export namespace SecurityGuard {
       path.join(dataDir, "bin") + path.sep,
       ...(env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : []),
     ]
+  }
+
+  /** `directory` and each of its parents up to `stop` (included), or up to `/` when `stop` is not one of them. */
+  function upTo(directory: string, stop: string): string[] {
+    const out: string[] = []
+    let current = path.resolve(directory)
+    const end = path.resolve(stop)
+    while (true) {
+      out.push(current)
+      if (current === end) break
+      const parent = path.dirname(current)
+      if (parent === current) break
+      current = parent
+    }
+    return out
   }
 
   /** @deprecated the files of `hostProtected` (folders left out). */

@@ -132,6 +132,42 @@ describe("SecurityGuard", () => {
     }
   })
 
+  test("every folder OpenCode loads configuration and plugins from is protected: the levels between the directory and the worktree, and ~/.opencode", async () => {
+    // OpenCode reads opencode.json(c) and .opencode/ in each folder from where it started up to the worktree (up to
+    // `/` without git) and always ~/.opencode/: a plugin planted in any of them runs in OpenCode at its next start.
+    await using dir = await project({ "a/b/x.txt": "x" })
+    const home = path.join(dir.path, "home")
+    const directory = path.join(dir.path, "a", "b")
+    const g = await guardFor(
+      directory,
+      {},
+      {
+        worktree: dir.path,
+        protect: SecurityGuard.hostProtected(directory, dir.path, { HOME: home }),
+      },
+    )
+    try {
+      for (const target of [
+        "a/opencode.json",
+        "a/opencode.jsonc",
+        "a/.opencode/plugin/evil.ts",
+        "a/.opencode/opencode.json",
+        "a/b/.opencode/tools/t.ts",
+        "opencode.json",
+        "home/.opencode/plugin/evil.ts",
+        "home/.opencode/opencode.jsonc",
+        "home/.opencode/package.json",
+      ])
+        expect(await g.access(path.join(dir.path, target), "write")).toBeDefined()
+      expect(await g.access(path.join(dir.path, "a/notes.md"), "write")).toBeUndefined()
+    } finally {
+      g.close()
+    }
+    const outside = SecurityGuard.hostProtected("/srv/work/proj", "/", { HOME: "/home/u" })
+    for (const p of ["/srv/work/opencode.json", "/srv/.opencode/plugin/", "/opencode.jsonc", "/home/u/.opencode/tool/"])
+      expect(outside).toContain(p)
+  })
+
   test("rootOf: the worktree when it holds the directory, never /", () => {
     expect(SecurityGuard.rootOf({ directory: "/tmp", worktree: "/" })).toBe(fs.realpathSync("/tmp"))
   })

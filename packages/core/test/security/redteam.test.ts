@@ -852,6 +852,19 @@ for f in glob.glob('.git/objects/*/*'):
         path.join(home.home, ".config/opencode/plugin/p.ts"),
       )
 
+      // OpenCode also loads `~/.opencode/` (config and plugins) at every start, whatever the project.
+      created(
+        "write of a plugin into ~/.opencode/plugin/",
+        "write",
+        { filePath: path.join(home.home, ".opencode/plugin/p.ts"), content: "export default 1" },
+        path.join(home.home, ".opencode/plugin/p.ts"),
+      )
+      created(
+        "write of ~/.opencode/opencode.json with a plugin list",
+        "write",
+        { filePath: path.join(home.home, ".opencode/opencode.json"), content: '{"plugin":["file:///tmp/evil.ts"]}' },
+        path.join(home.home, ".opencode/opencode.json"),
+      )
       const shell = (name: string, command: string, targets: string[]) =>
         test(name, async () => {
           await using box = await fresh(route)
@@ -882,6 +895,11 @@ for f in glob.glob('.git/objects/*/*'):
         "the global plugin folder from the shell",
         "mkdir -p $HOME/.config/opencode/plugin && echo x > $HOME/.config/opencode/plugin/p.ts",
         [path.join(home.home, ".config/opencode/plugin")],
+      )
+      shell(
+        "the home folder's .opencode plugin folder and config from the shell",
+        `mkdir -p $HOME/.opencode/plugins && echo x > $HOME/.opencode/plugins/p.ts; echo '{"plugin":["x"]}' > $HOME/.opencode/opencode.json`,
+        [path.join(home.home, ".opencode/plugins"), path.join(home.home, ".opencode/opencode.json")],
       )
       shell(
         "the policy overwritten, truncated and removed",
