@@ -284,6 +284,7 @@ export namespace SecurityGuard {
    * locked when they exist: one appearing during a command may be OpenCode's own.
    */
   const SWEPT = new Set<string>([
+    ".git",
     "opencode.json",
     "opencode.jsonc",
     "config.json",
@@ -321,7 +322,15 @@ export namespace SecurityGuard {
     const configDirs = [...new Set([...dirs.map((d) => path.join(d, ".opencode")), path.join(home, ".opencode")])]
     configDirs.push(globalDir)
     if (env.OPENCODE_CONFIG_DIR) configDirs.push(env.OPENCODE_CONFIG_DIR)
+    // OpenCode takes the worktree from the nearest `.git` above the directory (a folder or a file, even an empty one):
+    // one created in another of these folders than the root (`git init` in a subfolder OpenCode started in, or in a
+    // parent of a project without git) moves the next session's root, and the root's policy would no longer apply.
+    const root = rootOf({ directory, worktree })
+    const given = worktree && worktree !== "/" && SecurityPath.isInside(path.resolve(directory), path.resolve(worktree))
+    const givenRoot = given ? path.resolve(worktree) : path.resolve(directory)
+    const gitLevels = dirs.filter((d) => d !== root && d !== givenRoot)
     return [
+      ...gitLevels.map((d) => path.join(d, ".git")),
       ...dirs.flatMap((d) => ["opencode.json", "opencode.jsonc"].map((f) => path.join(d, f))),
       ...dirs.map((d) => path.join(d, OPTIONS_FILE)),
       ...configDirs.flatMap((d) => ["opencode.json", "opencode.jsonc", "config.json"].map((f) => path.join(d, f))),

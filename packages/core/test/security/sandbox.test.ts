@@ -371,6 +371,43 @@ describe("the policy, the audit log and the host configuration cannot be changed
   })
 })
 
+describe("the next session's root cannot be moved away from the policy", () => {
+  // OpenCode started in a subfolder of the repository: the worktree (the repository) is the root and holds the policy.
+  // OpenCode takes the worktree from the nearest `.git` above where it starts, so a `.git` made in the subfolder
+  // would make the subfolder the next session's root, where no policy is.
+  const commands = ["git init -q .", "printf 'gitdir: /tmp/elsewhere\\n' > .g$(printf it)", "mkdir -p $(printf .gi)t"]
+  for (const command of commands)
+    test(command, async () => {
+      await using dir = await project({ "app/web/index.ts": "export const x = 1\n" })
+      git(dir.path, "init", "-q")
+      const web = dir.file("app/web")
+      const env = { HOME: path.join(dir.path, "home"), XDG_CONFIG_HOME: path.join(dir.path, "home/.config") }
+      const guard = await guardFor(
+        web,
+        {},
+        {
+          worktree: dir.path,
+          shell: "/bin/bash",
+          ripgrep: false,
+          protect: SecurityGuard.hostProtected(web, dir.path, env),
+        },
+      )
+      try {
+        expect(guard.root).toBe(fs.realpathSync(dir.path))
+        const refused = await guard.before({ tool: "write", args: { filePath: path.join(web, ".git"), content: "x" } })
+        expect(refused.allowed).toBe(false)
+        // The kernel and the sweep alone (static reading skipped, as for a command the user types).
+        const run = await shell(guard, web, `${command}; echo RAN-OK`, { kernelOnly: true })
+        expect(run.allowed).toBe(true)
+        expect(run.raw).toContain("RAN-OK")
+        await guard.before({ tool: "todowrite", args: { todos: [] } })
+        for (const level of [web, dir.file("app")]) expect(fs.existsSync(path.join(level, ".git"))).toBe(false)
+      } finally {
+        guard.close()
+      }
+    })
+})
+
 describe("renames cannot move a protected path out of its rule", () => {
   test("renaming the folder an anchored rule names fails, and the file stays unreadable", async () => {
     await using box = await sandboxed()
