@@ -126,8 +126,38 @@ export namespace LLMScanner {
         if (label)
           out.push({ start: block.start, end: block.end, kind: "encoded", label: `${block.encoding}-encoded ${label}` })
       }
+      for (const run of percentRuns(text)) {
+        const label = run.decoded.map((d) => decodedLabel(d, scanner, options.extra, 1)).find(Boolean)
+        if (label) out.push({ start: run.start, end: run.end, kind: "encoded", label: `url-encoded ${label}` })
+      }
     }
     return out.sort((a, b) => a.start - b.start || b.end - a.end)
+  }
+
+  /** A run of characters a URL or a query string can hold (linear: each character is looked at once). */
+  const URL_RUN = /[^\s"'`<>]+/g
+  const ESCAPE = /%[0-9A-Fa-f]{2}/
+
+  /**
+   * Percent-encoded runs (`urllib.parse.quote`, `encodeURIComponent`, `jq @uri`, `curl --data-urlencode`) with their
+   * decoded text: as written, and with `+` read as a space (`quote_plus`, form encoding) when the run has one.
+   */
+  function percentRuns(text: string): { start: number; end: number; decoded: string[] }[] {
+    if (!text.includes("%")) return []
+    const out: { start: number; end: number; decoded: string[] }[] = []
+    URL_RUN.lastIndex = 0
+    for (let m = URL_RUN.exec(text); m; m = URL_RUN.exec(text)) {
+      const run = m[0]
+      if (!ESCAPE.test(run)) continue
+      const decode = (s: string) =>
+        s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (escapes) =>
+          Buffer.from(escapes.replaceAll("%", ""), "hex").toString("utf8"),
+        )
+      const decoded = [decode(run)]
+      if (run.includes("+")) decoded.push(decode(run.replaceAll("+", " ")))
+      out.push({ start: m.index, end: m.index + run.length, decoded })
+    }
+    return out
   }
 
   /** Encodings undone in turn (base64 of a hex dump of a file): at most this many. */
@@ -151,6 +181,11 @@ export namespace LLMScanner {
       const label = decodedLabel(block.decoded, scanner, extra, layer + 1)
       if (label) return `${block.encoding}-encoded ${label}`
     }
+    for (const run of percentRuns(decoded))
+      for (const d of run.decoded) {
+        const label = decodedLabel(d, scanner, extra, layer + 1)
+        if (label) return `url-encoded ${label}`
+      }
     return undefined
   }
 

@@ -81,6 +81,30 @@ describe("LLMScanner", () => {
       await dir[Symbol.asyncDispose]()
     }
   })
+  test("percent-encoded secrets and copies (quote, quote_plus, a query string, base64 of them) are found", async () => {
+    const { dir, config } = await loaded()
+    try {
+      const index = SecurityFingerprint.create()
+      SecurityFingerprint.add(index, "KEY=8f2c1e9a7b6d5c4e3f2a1b0c\n")
+      const s = LLMScanner.create(config, { role: "viewer", scope: "llm", indexes: [index] })
+      const labels = (text: string) => LLMScanner.scanForProtectedContent(text, s).map((r) => r.label)
+      const aws = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9kLp3nTs\n"
+      // The value is written plainly; only the separator is escaped, so the secret's pattern does not see it.
+      expect(labels(encodeURIComponent(aws))).toEqual(["url-encoded secret (aws-secret-access-key)"])
+      expect(labels(`GET /x?d=${aws.replaceAll(" ", "+").replace("=", "%3D")}`)).toEqual([
+        "url-encoded secret (aws-secret-access-key)",
+      ])
+      expect(labels(encodeURIComponent("KEY=8f2c1e9a7b6d5c4e3f2a1b0c\n"))).toContain(
+        "url-encoded content of a protected file",
+      )
+      expect(labels(Buffer.from(encodeURIComponent(aws)).toString("base64"))).toEqual([
+        "base64-encoded url-encoded secret (aws-secret-access-key)",
+      ])
+      expect(labels("100%25 done, see https://example.com/a%20b?q=x%2Fy")).toEqual([])
+    } finally {
+      await dir[Symbol.asyncDispose]()
+    }
+  })
   test("scanAndRedact redacts and keeps the line count", async () => {
     const { dir, config } = await loaded()
     try {
