@@ -616,6 +616,8 @@ export namespace SecurityConfig {
     state(): State
     /** Re-checks now. */
     refresh(): State
+    /** Loads again now, whether or not a file changed (the options' `protect` list changed). */
+    reload(): State
     /** Adds policy files found in subdirectories (reloads when they are new). */
     add(files: string[]): void
     /** Looks for policy files in the folders from `absolute`'s folder up to the root (cached per folder). */
@@ -686,6 +688,7 @@ export namespace SecurityConfig {
     return {
       state: () => (now() - checked >= interval ? refresh() : current),
       refresh,
+      reload,
       add(files) {
         let fresh = false
         for (const f of files) {

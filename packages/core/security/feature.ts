@@ -17,7 +17,28 @@ const CORE_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
  * `host.accessVersion` and `host.segments` for the other features. Listed first, so its inbound hooks run first and
  * its outbound hooks last.
  */
-export const SecurityFeature: BuiltinFeature = {
+export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): string[] } = {
+  /**
+   * The files of the plugins a configuration's `plugin` list names by path (`file://` URLs or absolute paths; an entry
+   * may be `[specifier, options]`); package names are left out (OpenCode's cache holds them, protected already).
+   *
+   * @example
+   * SecurityFeature.pluginFiles(["opencode-builtins", "file:///repo/tools/p.ts"]) // ["/repo/tools/p.ts"]
+   */
+  pluginFiles(list) {
+    if (!Array.isArray(list)) return []
+    return list.flatMap((entry) => {
+      const spec = Array.isArray(entry) ? entry[0] : entry
+      if (typeof spec !== "string") return []
+      if (spec.startsWith("file:"))
+        try {
+          return [fileURLToPath(spec)]
+        } catch {
+          return []
+        }
+      return path.isAbsolute(spec) ? [spec] : []
+    })
+  },
   id: "builtin-tool-security",
   section: "security",
   async init({ options, log, host, native, expose }) {
@@ -84,8 +105,11 @@ export const SecurityFeature: BuiltinFeature = {
     return {
       ...hooks,
       async config(cfg) {
-        const c = cfg as { mcp?: Record<string, unknown>; shell?: unknown } & DiscoveryLocate.Config
+        const c = cfg as { mcp?: Record<string, unknown>; shell?: unknown; plugin?: unknown } & DiscoveryLocate.Config
         mcpServers = Object.keys(c.mcp ?? {})
+        // Plugins the configuration names by path (OpenCode resolves `./x.ts` against the config file to a file URL):
+        // OpenCode imports them at its next start, outside the sandbox, so they are as protected as the plugin folders.
+        guard.protectHost(SecurityFeature.pluginFiles(c.plugin))
         locateConfig = { skills: c.skills, agent: c.agent }
         locator = undefined
         guard.setMcpServers(mcpServers)

@@ -187,6 +187,11 @@ export namespace SecurityGuard {
     setMcpServers(servers: string[]): void
     /** The shell OpenCode runs commands with (learned from the host's configuration). */
     setShell(shell: string): void
+    /**
+     * More host paths no role may write (as `protect`): files OpenCode loads code from that only its configuration
+     * names, such as plugins given by path in the `plugin` list.
+     */
+    protectHost(paths: string[]): void
     readonly audit: SecurityAudit.Log | undefined
     close(): void
   }
@@ -1454,6 +1459,13 @@ export namespace SecurityGuard {
       },
       setShell(next) {
         shell = next
+      },
+      protectHost(paths) {
+        const fresh = paths.map((p) => path.resolve(p)).filter((p) => !protect.includes(p))
+        if (!fresh.length) return
+        // The watcher reads the same list on every load.
+        protect.push(...fresh)
+        watcher.reload()
       },
       get audit() {
         return current().d.audit

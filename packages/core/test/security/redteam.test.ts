@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
+import { pathToFileURL } from "url"
 import { SecurityError } from "../../security/errors"
 import {
   APP_TS,
@@ -941,6 +942,25 @@ for f in glob.glob('.git/objects/*/*'):
           const own = path.resolve(import.meta.dir, "../../../plugin/features/zz-planted.ts")
           const r = await box.s.call("write", { filePath: own, content: "x" }, { noExecute: true })
           expectTyped(r)
+        })
+
+      // A plugin the user's configuration names by path (`"plugin": ["./tools/local-plugin.ts"]`, which OpenCode
+      // resolves to a file URL): OpenCode imports it at its next start, outside the sandbox.
+      if (route === "plugin")
+        test("a plugin the configuration names by path cannot be changed by any route", async () => {
+          const original = "export default async () => ({})\n"
+          await using box = await fresh(route, { "tools/local-plugin.ts": original })
+          const file = box.dir.file("tools/local-plugin.ts")
+          await box.s.hooks.config({ plugin: ["opencode-builtins", [pathToFileURL(file).href, {}]] })
+          expectTyped(await box.s.call("write", { filePath: "tools/local-plugin.ts", content: "export default 1" }))
+          expectTyped(
+            await box.s.call("edit", { filePath: "tools/local-plugin.ts", oldString: "({})", newString: "({ x: 1 })" }),
+          )
+          const r = await box.s.bash("f=tools/local-plu$(printf gin).ts; echo 'export default 2' >> $f; echo RAN-OK")
+          if (r.refused) expectTyped(r)
+          else expect(r.raw).toContain("RAN-OK")
+          expect(fs.readFileSync(file, "utf8")).toBe(original)
+          expect(policyBytes(box.dir.path)).toEqual(box.policy)
         })
 
       const midSession = (name: string, next: (s: Session) => Promise<Result>) =>
