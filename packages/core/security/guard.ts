@@ -290,6 +290,8 @@ export namespace SecurityGuard {
    */
   const SWEPT = new Set<string>([
     ".git",
+    "tui.json",
+    "tui.jsonc",
     "opencode.json",
     "opencode.jsonc",
     "config.json",
@@ -336,9 +338,10 @@ export namespace SecurityGuard {
     const gitLevels = dirs.filter((d) => d !== root && d !== givenRoot)
     return [
       ...gitLevels.map((d) => path.join(d, ".git")),
-      ...dirs.flatMap((d) => ["opencode.json", "opencode.jsonc"].map((f) => path.join(d, f))),
+      // `tui.json(c)` (OpenCode 1.18) has a plugin list of its own, loaded into the TUI at its next start.
+      ...dirs.flatMap((d) => [...CONFIG_FILES, ...TUI_FILES].map((f) => path.join(d, f))),
       ...dirs.map((d) => path.join(d, OPTIONS_FILE)),
-      ...configDirs.flatMap((d) => ["opencode.json", "opencode.jsonc", "config.json"].map((f) => path.join(d, f))),
+      ...configDirs.flatMap((d) => [...CONFIG_FILES, "config.json", ...TUI_FILES].map((f) => path.join(d, f))),
       ...configDirs.flatMap((d) => PLUGIN_FOLDERS.map((f) => path.join(d, f) + path.sep)),
       // The packages plugins import (a config folder's node_modules), the npm plugins OpenCode installed and the
       // programs it downloaded (ripgrep): changed code there runs inside OpenCode at its next start.
@@ -350,8 +353,12 @@ export namespace SecurityGuard {
       cacheDir + path.sep,
       path.join(dataDir, "bin") + path.sep,
       ...(env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : []),
+      ...(env.OPENCODE_TUI_CONFIG ? [env.OPENCODE_TUI_CONFIG] : []),
     ]
   }
+
+  const CONFIG_FILES = ["opencode.json", "opencode.jsonc"]
+  const TUI_FILES = ["tui.json", "tui.jsonc"]
 
   /** `directory` and each of its parents up to `stop` (included), or up to `/` when `stop` is not one of them. */
   function upTo(directory: string, stop: string): string[] {

@@ -150,6 +150,8 @@ describe("SecurityGuard", () => {
       for (const target of [
         "a/opencode.json",
         "a/opencode.jsonc",
+        "a/tui.json",
+        "a/.opencode/tui.jsonc",
         "a/.opencode/plugin/evil.ts",
         "a/.opencode/opencode.json",
         "a/b/.opencode/tools/t.ts",

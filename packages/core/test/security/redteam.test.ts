@@ -866,6 +866,13 @@ for f in glob.glob('.git/objects/*/*'):
         { filePath: path.join(home.home, ".opencode/opencode.json"), content: '{"plugin":["file:///tmp/evil.ts"]}' },
         path.join(home.home, ".opencode/opencode.json"),
       )
+      // OpenCode 1.18's TUI has a plugin list of its own in tui.json(c), loaded at its next start.
+      created(
+        "write of tui.json with a TUI plugin list",
+        "write",
+        { filePath: "tui.json", content: '{"plugin":["file:///tmp/evil.ts"]}' },
+        "tui.json",
+      )
       const shell = (name: string, command: string, targets: string[]) =>
         test(name, async () => {
           await using box = await fresh(route)
@@ -901,6 +908,11 @@ for f in glob.glob('.git/objects/*/*'):
         "the home folder's .opencode plugin folder and config from the shell",
         `mkdir -p $HOME/.opencode/plugins && echo x > $HOME/.opencode/plugins/p.ts; echo '{"plugin":["x"]}' > $HOME/.opencode/opencode.json`,
         [path.join(home.home, ".opencode/plugins"), path.join(home.home, ".opencode/opencode.json")],
+      )
+      shell(
+        ".opencode/tui.jsonc with a TUI plugin, named at run time",
+        `echo '{"plugin":["x"]}' > .opencode/tui.$(printf jsonc)`,
+        [".opencode/tui.jsonc"],
       )
       shell(
         "the policy overwritten, truncated and removed",
