@@ -342,6 +342,10 @@ export namespace SecurityGuard {
       ...dirs.flatMap((d) => [...CONFIG_FILES, ...TUI_FILES].map((f) => path.join(d, f))),
       ...dirs.map((d) => path.join(d, OPTIONS_FILE)),
       ...configDirs.flatMap((d) => [...CONFIG_FILES, "config.json", ...TUI_FILES].map((f) => path.join(d, f))),
+      // The TUI looks for them in every folder up to `/`, past the worktree, and in each one's `.opencode/`.
+      ...[...new Set([...upTo(directory, "/"), ...upTo(realpath(directory), "/")])].flatMap((d) =>
+        TUI_FILES.flatMap((f) => [path.join(d, f), path.join(d, ".opencode", f)]),
+      ),
       ...configDirs.flatMap((d) => PLUGIN_FOLDERS.map((f) => path.join(d, f) + path.sep)),
       // The packages plugins import (a config folder's node_modules), the npm plugins OpenCode installed and the
       // programs it downloaded (ripgrep): changed code there runs inside OpenCode at its next start.

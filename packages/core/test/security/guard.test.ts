@@ -168,6 +168,10 @@ describe("SecurityGuard", () => {
     const outside = SecurityGuard.hostProtected("/srv/work/proj", "/", { HOME: "/home/u" })
     for (const p of ["/srv/work/opencode.json", "/srv/.opencode/plugin/", "/opencode.jsonc", "/home/u/.opencode/tool/"])
       expect(outside).toContain(p)
+    // The TUI of OpenCode 1.18 reads tui.json(c) up to `/` whatever the worktree.
+    const inRepo = SecurityGuard.hostProtected("/srv/repo/app", "/srv/repo", { HOME: "/home/u" })
+    for (const p of ["/srv/tui.json", "/tui.jsonc", "/srv/.opencode/tui.json"]) expect(inRepo).toContain(p)
+    expect(inRepo).not.toContain("/srv/opencode.json")
   })
 
   test("rootOf: the worktree when it holds the directory, never /", () => {
