@@ -175,6 +175,10 @@ describe("identifiers spelled with Unicode escapes", () => {
       PluginAnalysis.analyze("a.ts", "const n: number = 1; \\u0065val(code as string)").map((f) => f.column),
     ).toEqual([22])
     expect(PluginAnalysis.analyze("a.tsx", "const d = <div/>; \\u0065val(code)").map((f) => f.rule)).toEqual(["eval"])
+    // Offsets are UTF-16 units: text outside the Basic Multilingual Plane before the name moves nothing.
+    expect(
+      PluginAnalysis.analyze("a.js", "const é = '😀'; \\u0065val(x); fetch(u)").map((f) => `${f.rule}@${f.column}`),
+    ).toEqual(["eval@17", "network-client@31"])
   })
 
   test("escapes in strings stay strings, escaped keywords stay unread, and nothing else moves", () => {
