@@ -116,6 +116,8 @@ export namespace PluginAnalysis {
     if (!name || name.startsWith(".") || name.startsWith("/")) return ""
     const bare = name.replace(/^node:/, "")
     if (bare === "fs/promises") return "fs.promises"
+    // Bun's own module exports what the `Bun` global holds (`import { $ } from "bun"` is `Bun.$`).
+    if (bare === "bun") return "Bun"
     return bare.split("/")[0] === "fs" ? "fs" : bare
   }
 
@@ -135,6 +137,8 @@ export namespace PluginAnalysis {
     "WebSocket",
     "EventSource",
     "XMLHttpRequest",
+    "Worker",
+    "navigator",
     "globalThis",
     "global",
     "window",
@@ -155,6 +159,9 @@ export namespace PluginAnalysis {
     "os",
     "module",
     "process",
+    "Bun",
+    "dns",
+    "worker_threads",
   ])
   /** Bundler and compiler helpers that hand a module through (`__toESM(require("fs"))`). */
   const INTEROP = new Set([
@@ -201,6 +208,12 @@ export namespace PluginAnalysis {
     "generator_function",
     "function_declaration",
   ])
+  /** `Reflect` functions that access or call their first argument, as the syntax they stand for. */
+  const REFLECT: Record<string, "member" | "call" | "new"> = {
+    "Reflect.get": "member",
+    "Reflect.apply": "call",
+    "Reflect.construct": "new",
+  }
   const TRANSPARENT = new Set([
     "parenthesized_expression",
     "non_null_expression",
@@ -748,6 +761,22 @@ export namespace PluginAnalysis {
               return null
             }
           }
+          if (ck === "member_expression" && callee.field("property")?.text() === "toString") {
+            // `Buffer.from("ZXZhbA==", "base64").toString()`: a constant decoded as atob does.
+            const from = callee.field("object")
+            const fromCallee = from?.kind() === "call_expression" ? from.field("function") : undefined
+            if (fromCallee?.text() !== "Buffer.from") return null
+            const parts = all(
+              (from!.field("arguments")?.children() ?? []).filter((c) => c.isNamed() && c.kind() !== "comment"),
+            )
+            const target = all(args)
+            if (parts === NEED || target === NEED) return NEED
+            if (!parts || !target || parts.length < 1 || parts.length > 2 || target.length > 1) return null
+            const [text, encoding = "utf8"] = parts
+            const to = target[0] ?? "utf8"
+            if (!Buffer.isEncoding(encoding) || !Buffer.isEncoding(to)) return null
+            return Buffer.from(text, encoding).toString(to)
+          }
           if (callee.kind() === "member_expression" && callee.field("property")?.text() === "join") {
             const array = callee.field("object")
             if (array?.kind() !== "array") return null
@@ -785,7 +814,7 @@ export namespace PluginAnalysis {
       if (path.length >= MAX_PATH) return path
       return [...path, isRef(key) ? { ref: key.ref, name: key.name, key: true } : key]
     }
-    const isEnv = (p: Path) => p.length === 2 && p[0] === "process" && p[1] === "env"
+    const isEnv = (p: Path) => p.length === 2 && (p[0] === "process" || p[0] === "Bun") && p[1] === "env"
 
     function finish(node: SgNode, path: Path, site: AuditRules.Site) {
       if (AuditRules.isConcrete(path)) {
@@ -1003,6 +1032,32 @@ export namespace PluginAnalysis {
           case "arguments": {
             const call = parent.parent()
             const callee = call?.field("function")
+            const reflect = callee?.kind() === "member_expression" ? REFLECT[callee.text()] : undefined
+            if (reflect && "path" in val && sameNode(arguments_(call!)[0], node)) {
+              // `Reflect.get(o, k)` is `o[k]`, `Reflect.apply(f, t, a)` calls f, `Reflect.construct(F, a)` is `new F`.
+              if (reflect === "new") {
+                finish(call!, val.path, siteOf("new", call!, node, 1))
+                return
+              }
+              if (reflect === "call") {
+                finish(call!, val.path, { ...siteOf("call", call!, node, 2), firstStringLike: false })
+                if (val.path[0] === "require" || val.path[0] === "module") return
+                const next = result(val, call!)
+                if (next === NEED || !next.length) return
+                for (const extra of next.slice(1)) work.push([call!, extra])
+                node = call!
+                val = next[0]
+                continue
+              }
+              const key = evalKey(arguments_(call!)[1], false)
+              if (key === NEED) {
+                retries.push(() => climb(node, val))
+                return
+              }
+              val = { path: extend(val.path, key) }
+              node = call!
+              continue
+            }
             if (
               call?.kind() === "call_expression" &&
               callee?.kind() === "identifier" &&
@@ -1500,6 +1555,7 @@ export namespace PluginAnalysis {
       const d = declaration(id, id.range().start.index)
       if (d && d !== "ignore") addValue(d, value)
     }
+    pluginEntries()
     for (const name of ROOTS) {
       for (const o of occurrences.get(name) ?? []) {
         if (roleOf(o).kind !== "use") continue
@@ -1508,6 +1564,62 @@ export namespace PluginAnalysis {
       }
     }
     for (const node of literal) literalSite(node)
+
+    /**
+     * OpenCode calls every function a plugin module exports (and the `server` of a 1.18 plugin object) with its input,
+     * `{ $, client, directory, … }`: the first parameter of each is bound to that input, so `ctx.$\`…\`` and
+     * `async ({ $ }) => $\`…\`` are shell commands.
+     */
+    function pluginEntries() {
+      const top = new Map<string, SgNode>()
+      const entry = (node: SgNode | null | undefined, depth = 0) => {
+        while (node && TRANSPARENT.has(node.kind() as string)) node = node.children().find((c) => c.isNamed())
+        if (!node || depth > 2) return
+        const k = node.kind() as string
+        if (FUNCTIONS.has(k) || k === "method_definition")
+          return bindParameter(node, 0, { path: [AuditRules.PLUGIN_INPUT] })
+        if (k === "identifier") return entry(top.get(node.text()), depth + 1)
+        if (k === "object")
+          for (const member of node.children()) {
+            if (member.kind() === "method_definition") entry(member, depth + 1)
+            else if (member.kind() === "pair") entry(member.field("value"), depth + 1)
+            else if (member.kind() === "shorthand_property_identifier") entry(top.get(member.text()), depth + 1)
+          }
+      }
+      const declared = (stmt: SgNode) => {
+        const k = stmt.kind()
+        if (k === "function_declaration" || k === "generator_function_declaration") {
+          const name = stmt.field("name")?.text()
+          if (name) top.set(name, stmt)
+        } else if (k === "lexical_declaration" || k === "variable_declaration")
+          for (const d of stmt.children()) {
+            const name = d.kind() === "variable_declarator" ? d.field("name") : null
+            const value = d.field("value")
+            if (name?.kind() === "identifier" && value) top.set(name.text(), value)
+          }
+      }
+      for (const stmt of root.children())
+        declared(stmt.kind() === "export_statement" ? (stmt.field("declaration") ?? stmt) : stmt)
+      for (const stmt of root.children()) {
+        const k = stmt.kind()
+        if (k === "export_statement") {
+          if (stmt.field("source")) continue
+          const decl = stmt.field("declaration")
+          if (decl?.kind() === "function_declaration" || decl?.kind() === "generator_function_declaration") entry(decl)
+          else if (decl)
+            for (const d of decl.children()) if (d.kind() === "variable_declarator") entry(d.field("value"))
+          entry(stmt.field("value"))
+          const clause = stmt.children().find((c) => c.kind() === "export_clause")
+          for (const s of clause?.children() ?? [])
+            if (s.kind() === "export_specifier") entry(top.get(s.field("name")?.text() ?? ""))
+        } else if (k === "expression_statement") {
+          // CommonJS: `module.exports = plugin`, `exports.default = …`, `module.exports.server = …`.
+          const e = stmt.children().find((c) => c.isNamed())
+          const left = e?.kind() === "assignment_expression" ? e.field("left")?.text() : undefined
+          if (left && /^(module\.)?exports(\.\w+)?$/.test(left) && left !== "module") entry(e!.field("right"))
+        }
+      }
+    }
 
     function literalSite(node: SgNode) {
       const k = node.kind()
@@ -1521,8 +1633,10 @@ export namespace PluginAnalysis {
       } else if (k === "meta_property") {
         // Bun's bundles: `var __require = import.meta.require`.
         const member = node.parent()
-        if (member?.kind() === "member_expression" && member.field("property")?.text() === "require")
-          work.push([member, { path: ["require"] }])
+        const prop = member?.kind() === "member_expression" ? member.field("property")?.text() : undefined
+        if (prop === "require") work.push([member!, { path: ["require"] }])
+        // Bun (and bundlers) give the environment as `import.meta.env` too.
+        else if (prop === "env") work.push([member!, { path: ["process", "env"] }])
       } else if (k === "property_identifier") {
         const member = node.parent()
         if (member?.kind() !== "member_expression") return
@@ -1566,6 +1680,14 @@ export namespace PluginAnalysis {
           if (node.field("property")?.text() === "constructor")
             return [...literalBase(node.field("object"), depth + 1), "constructor"]
           return [null]
+        case "call_expression": {
+          // `Object.getPrototypeOf(async function () {})` is AsyncFunction.prototype: its constructor compiles code
+          // as Function does (so do the generator kinds').
+          const callee = node.field("function")?.text()
+          if (callee !== "Object.getPrototypeOf" && callee !== "Reflect.getPrototypeOf") return [null]
+          const arg = arguments_(node)[0]
+          return arg && literalBase(arg, depth + 1)[0] === "function" ? ["function"] : [null]
+        }
         case "subscript_expression": {
           const key = evalKey(node.field("index"), true)
           if (key === "constructor") return [...literalBase(node.field("object"), depth + 1), "constructor"]

@@ -42,7 +42,18 @@ export namespace AuditRules {
   export type Verdict = { severity: Severity; rule: string; message: string }
 
   export const GLOBAL_OBJECTS = new Set(["globalThis", "global", "window", "self"])
-  export const NET_MODULES = new Set(["net", "http", "https", "http2", "tls", "dgram"])
+  export const NET_MODULES = new Set(["net", "http", "https", "http2", "tls", "dgram", "dns"])
+  /**
+   * The root of what OpenCode passes to a plugin's entry function (`{ $, client, directory, … }`): the first parameter
+   * of every function the module exports. Not an identifier, so no global can be mistaken for it.
+   */
+  export const PLUGIN_INPUT = "plugin input"
+  /** `process` members that reach native code: internal bindings and native addons. */
+  const PROCESS_NATIVE: Record<string, string> = {
+    binding: "reaches Node's internal native bindings (spawning, files) past every module",
+    _linkedBinding: "reaches a linked native binding past every module",
+    dlopen: "loads a native library into the process",
+  }
   const BUN_APIS: Record<string, string> = {
     file: "reads or writes files",
     write: "writes files",
@@ -71,6 +82,7 @@ export namespace AuditRules {
     "WebSocket",
     "EventSource",
     "XMLHttpRequest",
+    "Worker",
     "require",
   ])
   const MODULE_DEPTH: Record<string, number> = {
@@ -88,6 +100,10 @@ export namespace AuditRules {
     http2: 2,
     tls: 2,
     dgram: 2,
+    dns: 2,
+    worker_threads: 2,
+    navigator: 2,
+    [PLUGIN_INPUT]: 2,
   }
 
   /**
@@ -107,7 +123,8 @@ export namespace AuditRules {
     const last = path[n - 1]
     if (last === "constructor" || (n >= 2 && path[n - 2] === "constructor" && last === "constructor")) return true
     if (typeof first !== "string") return false
-    if (first === "process") return n === 1 || (n === 2 && path[1] === "env")
+    if (first === "process")
+      return n === 1 || (n === 2 && (path[1] === "env" || Object.hasOwn(PROCESS_NATIVE, path[1] as string)))
     if (LEAVES.has(first)) return n === 1
     const depth = MODULE_DEPTH[first]
     return depth !== undefined && Object.hasOwn(MODULE_DEPTH, first) && n <= depth
@@ -150,7 +167,11 @@ export namespace AuditRules {
    * AuditRules.moduleImport("child_process")?.rule // "child_process"
    */
   export function moduleImport(mod: string): Verdict | undefined {
-    const top = mod.split(".")[0]
+    const top = mod.split(/[./]/)[0]
+    if (top === "bun:ffi")
+      return { severity: "high", rule: "native-code", message: "imports bun:ffi: calls native code outside JavaScript" }
+    if (top === "bun:sqlite")
+      return { severity: "medium", rule: "sqlite", message: "imports bun:sqlite: opens database files directly" }
     if (top === "child_process")
       return { severity: "medium", rule: "child_process", message: `imports ${mod}: can run programs` }
     if (NET_MODULES.has(top))
@@ -228,6 +249,18 @@ export namespace AuditRules {
     if (p[0] === "vm" && n > 1 && !isNew)
       return { severity: "high", rule: "vm", message: `${name}: compiles and runs code` }
     if (p[0] === "vm" && n > 1) return { severity: "high", rule: "vm", message: `new ${name}: compiles code` }
+    if (p[0] === "process" && n === 2 && typeof last === "string" && Object.hasOwn(PROCESS_NATIVE, last) && !isNew)
+      return { severity: "high", rule: "native-code", message: `${name}(…): ${PROCESS_NATIVE[last]}` }
+    if (p[0] === PLUGIN_INPUT && n === 2 && last === "$" && !isNew)
+      return {
+        severity: "medium",
+        rule: "bun-shell",
+        message: `${callee()}\`…\`: the $ OpenCode passes to a plugin runs shell commands`,
+      }
+    if (isNew && (name === "Worker" || name === "worker_threads.Worker"))
+      return { severity: "medium", rule: "worker", message: `new ${name}(…): runs a script in another thread` }
+    if (name === "navigator.sendBeacon" && !isNew)
+      return { severity: "low", rule: "network-client", message: `${callee()}(…): outbound network request` }
     if (p[0] === "Bun" && n === 2 && typeof last === "string" && Object.hasOwn(BUN_APIS, last))
       return {
         severity: "medium",

@@ -302,6 +302,77 @@ describe("values followed through aliases, scopes and calls", () => {
     for (const [code, expected] of cases) expect([code, rules(code)]).toEqual([code, expected])
   })
 
+  test("the $ OpenCode passes to a plugin is a shell, however the entry function is exported and takes it", () => {
+    const cases: string[] = [
+      "export const P = async ({ $ }) => { await $`curl https://x.example` }",
+      "export const P: Plugin = async (ctx) => { await ctx.$`id` }",
+      "export default async function (input) { const sh = input.$; await sh`id` }",
+      "export async function P({ $: shell, client }) { await shell`id` }",
+      "const P = async ({ $ }) => { $`id` }\nexport default P",
+      "var plugin = async (input) => { await input.$`id` }\nexport { plugin as default }",
+      "export default { id: 'p', server: async ({ $ }) => ({ 'tool.execute.before': async () => { await $`id` } }) }",
+      "export default { async server(input) { await input.$`id` } }",
+      "module.exports = async function (ctx) { await ctx.$`id` }",
+    ]
+    for (const code of cases) expect([code, rules(code, "index.ts")]).toEqual([code, ["medium:bun-shell"]])
+    const [f] = PluginAnalysis.analyze("a.ts", "export const P = async (ctx) => { await ctx.$`id` }")
+    expect(f.message).toBe("ctx.$`…`: the $ OpenCode passes to a plugin runs shell commands")
+    // Only what OpenCode calls receives the input: a local function's parameter, another member, or a jQuery-like
+    // `$` parameter called directly are not the shell.
+    for (const code of [
+      "const helper = async (ctx) => { await ctx.$`id` }",
+      "export const P = async (ctx) => { ctx.client.session.list() }",
+      "export function init($) { $('div') }",
+      "export const P = async (ctx) => { const f = (ctx) => ctx.$`x` }",
+    ])
+      expect([code, rules(code, "index.ts")]).toEqual([code, []])
+  })
+
+  test("Bun's module, environment and native routes: import from 'bun', Bun.env, import.meta.env, ffi, bindings", () => {
+    const cases: [string, string[]][] = [
+      ['import { $ } from "bun"\n$`id`', ["medium:bun-shell"]],
+      ['import { spawn as run } from "bun"\nrun(["id"])', ["medium:bun-spawn"]],
+      ['const { $ } = await import("bun")\n$`id`', ["medium:bun-shell"]],
+      ["Bun.env.OPENAI_API_KEY", ["low:process-env"]],
+      ["const k = import.meta.env.SECRET", ["low:process-env"]],
+      ['import { dlopen } from "bun:ffi"\ndlopen("libc.so.6", {})', ["high:native-code"]],
+      ['process.binding("spawn_sync")', ["high:native-code"]],
+      ["process.dlopen(module, path)", ["high:native-code"]],
+      ['import { Database } from "bun:sqlite"\nnew Database(p)', ["medium:sqlite"]],
+      ['import dns from "node:dns"\ndns.resolve(host, cb)', ["medium:network", "medium:network"]],
+      ['new Worker("data:text/javascript,1")', ["medium:worker"]],
+      ['import { Worker } from "node:worker_threads"\nnew Worker(code, { eval: true })', ["medium:worker"]],
+      ['navigator.sendBeacon("https://x", data)', ["low:network-client"]],
+      // Not findings: the same words as data, or a module of that name that is not Bun's.
+      ['const env = { Bun: 1 }\nenv.Bun\nimport x from "bunyan"\nx.$`y`', []],
+    ]
+    for (const [code, expected] of cases) expect([code, rules(code, "index.ts")]).toEqual([code, expected])
+  })
+
+  test("spellings through Reflect, Buffer decoding and the async and generator function constructors", () => {
+    const cases: [string, string][] = [
+      ['Reflect.get(globalThis, "eval")(code)', "critical:eval"],
+      ['Reflect.get(globalThis, "ev" + "al")(code)', "critical:eval"],
+      ['Reflect.apply(eval, null, ["1"])', "critical:eval"],
+      ['Reflect.construct(Function, ["return 1"])', "critical:function-constructor"],
+      ['Reflect.apply(Reflect.get(globalThis, "fetch"), null, [url])', "low:network-client"],
+      ['globalThis[Buffer.from("ZXZhbA==", "base64").toString()](code)', "critical:eval"],
+      ['const n = Buffer.from("6576616c", "hex").toString("utf8")\nglobalThis[n](code)', "critical:eval"],
+      ["Object.getPrototypeOf(async function () {}).constructor('return 1')", "critical:function-constructor"],
+      [
+        "const G = Object.getPrototypeOf(function* () {}).constructor\nnew G('yield 1')",
+        "critical:function-constructor",
+      ],
+    ]
+    for (const [code, rule] of cases) expect([code, rules(code)]).toEqual([code, [rule]])
+    // An encoding Buffer does not know, or a value that is not constant, decodes to nothing.
+    for (const code of [
+      'globalThis[Buffer.from("x", "rot13").toString()](c)',
+      "globalThis[Buffer.from(s).toString()](c)",
+    ])
+      expect([code, rules(code)]).toEqual([code, []])
+  })
+
   test("what a file's result keeps: no lone namespace uses, no empty exports, strings detached from the source", () => {
     const source = [
       'import * as ns from "./x.js"',
