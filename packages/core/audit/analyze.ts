@@ -892,8 +892,8 @@ export namespace PluginAnalysis {
     }
 
     /** A module loaded by name; returns its value (undefined when unknown) or NEED. */
-    function load(call: SgNode, how: "import" | "require"): Path | undefined | typeof NEED {
-      const arg = arguments_(call)[0]
+    function load(call: SgNode, how: "import" | "require", shift = 0): Path | undefined | typeof NEED {
+      const arg = arguments_(call)[shift]
       if (!arg) return undefined
       const spec = evalKey(arg, false)
       if (spec === NEED) return NEED
@@ -910,6 +910,7 @@ export namespace PluginAnalysis {
 
     function moduleValue(spec: string, node: SgNode | undefined): Path | undefined {
       imports.add(spec)
+      if (node && /^(data|blob):/i.test(spec)) report(node, AuditRules.inlineModule(spec))
       const mod = normalizeModule(spec)
       if (mod && node) {
         const verdict = AuditRules.moduleImport(mod)
@@ -920,16 +921,12 @@ export namespace PluginAnalysis {
       return mod ? mod.split(".") : undefined
     }
 
-    /** The value of calling `value` at `call`, or undefined. */
-    function result(value: Value, call: SgNode): Value[] | typeof NEED {
+    /** The value of calling `value` at `call` (its arguments from `shift` on, 1 for `.call`), or undefined. */
+    function result(value: Value, call: SgNode, shift = 0): Value[] | typeof NEED {
       if ("returns" in value) return value.returns.map((path) => ({ path }))
       const p = value.path
-      if (p.length === 1 && p[0] === "require") {
-        const v = load(call, "require")
-        return v === NEED ? NEED : v ? [{ path: v }] : []
-      }
-      if (p.length === 2 && p[0] === "module" && p[1] === "require") {
-        const v = load(call, "require")
+      if (AuditRules.isLoader(p)) {
+        const v = load(call, "require", shift)
         return v === NEED ? NEED : v ? [{ path: v }] : []
       }
       if (p.length === 2 && p[0] === "module" && p[1] === "createRequire") return [{ path: ["require"] }]
@@ -987,7 +984,7 @@ export namespace PluginAnalysis {
               }
               const site = siteOf("call", outer, node, 1)
               finish(outer, val.path, prop === "apply" ? { ...site, firstStringLike: false } : site)
-              const next = result(val, outer)
+              const next = result(val, outer, prop === "call" ? 1 : 0)
               if (next === NEED || !next.length) return
               for (const extra of next.slice(1)) work.push([outer, extra])
               node = outer

@@ -124,10 +124,48 @@ export namespace AuditRules {
     if (last === "constructor" || (n >= 2 && path[n - 2] === "constructor" && last === "constructor")) return true
     if (typeof first !== "string") return false
     if (first === "process")
-      return n === 1 || (n === 2 && (path[1] === "env" || Object.hasOwn(PROCESS_NATIVE, path[1] as string)))
+      return (
+        n === 1 ||
+        (n === 2 && (path[1] === "env" || Object.hasOwn(PROCESS_NATIVE, path[1] as string))) ||
+        (n <= 4 && path[1] === "mainModule") ||
+        isLoader(path)
+      )
     if (LEAVES.has(first)) return n === 1
     const depth = MODULE_DEPTH[first]
     return depth !== undefined && Object.hasOwn(MODULE_DEPTH, first) && n <= depth
+  }
+
+  /** Functions that load a module by name as `require` does. */
+  const LOADERS = new Set([
+    "require",
+    "module.require",
+    "process.getBuiltinModule",
+    "process.mainModule.require",
+    "process.mainModule.constructor._load",
+    "module._load",
+    "module.constructor._load",
+  ])
+
+  /**
+   * True for a function that loads a module by name: `require` and the routes to it that avoid the word
+   * (`process.getBuiltinModule`, `process.mainModule.require`, `Module._load`).
+   *
+   * @example
+   * AuditRules.isLoader(["process", "getBuiltinModule"]) // true
+   */
+  export function isLoader(path: Path): boolean {
+    return path.length <= 4 && path.every((s) => typeof s === "string") && LOADERS.has(path.join("."))
+  }
+
+  /**
+   * The finding for a module written inline as a `data:` or `blob:` URL: importing it runs the code in it.
+   *
+   * @example
+   * AuditRules.inlineModule("data:text/javascript,1").rule // "dynamic-import"
+   */
+  export function inlineModule(spec: string): Verdict {
+    const scheme = spec.slice(0, spec.indexOf(":"))
+    return { severity: "high", rule: "dynamic-import", message: `loads a ${scheme}: URL: runs the code written in it` }
   }
 
   /** True when the path is fully known (no `Ref` left to resolve). */

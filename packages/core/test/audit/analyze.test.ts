@@ -373,6 +373,23 @@ describe("values followed through aliases, scopes and calls", () => {
       expect([code, rules(code)]).toEqual([code, []])
   })
 
+  test("modules loaded without the word require, and code written inline as a data: URL", () => {
+    const cases: [string, string[]][] = [
+      ['process.getBuiltinModule("child_process").execSync("id")', ["medium:child_process"]],
+      ["const m = process.getBuiltinModule(name)", ["high:dynamic-require"]],
+      ['process.mainModule.require("child_process").execSync("id")', ["medium:child_process"]],
+      ['globalThis.process.mainModule.constructor._load("fs").readFileSync(p)', ["medium:fs-read"]],
+      ['module.constructor._load("child_process")', ["medium:child_process"]],
+      ['require("module")._load("child_process")', ["medium:child_process"]],
+      ['require.call(null, "child_process").exec("id")', ["medium:child_process"]],
+      ['import("data:text/javascript,console.log(1)")', ["high:dynamic-import"]],
+      ['import x from "data:text/javascript,export default 1"', ["high:dynamic-import"]],
+    ]
+    for (const [code, expected] of cases) expect([code, rules(code)]).toEqual([code, expected])
+    const [f] = PluginAnalysis.analyze("a.js", 'await import("blob:https://x/1")')
+    expect(f.message).toBe("loads a blob: URL: runs the code written in it")
+  })
+
   test("what a file's result keeps: no lone namespace uses, no empty exports, strings detached from the source", () => {
     const source = [
       'import * as ns from "./x.js"',
