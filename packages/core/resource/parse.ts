@@ -412,8 +412,14 @@ export namespace ResourceParse {
   }
 
   const INLINE_CODE = /`[^`\n]*`/g
-  const WIKI = /\[\[([^\]|\n]+)(?:\|[^\]\n]*)?\]\]/g
-  const LINK = /\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g
+  /** `[[id]]` or `[[id|label]]`; no bracket inside, so a long run of `[` costs linear time, not quadratic. */
+  const WIKI = /\[\[([^[\]|\n]+)(?:\|[^[\]\n]*)?\]\]/g
+  /**
+   * A markdown link; its text may hold one level of brackets, as CommonMark allows (`[[1]](notes.md)`). The text is
+   * bounded (512 characters, pieces in brackets 128) and the destination holds no `(`, so text made of nothing but
+   * unfinished links (`[a](` repeated, a long line of `[a]`) costs linear time, not quadratic.
+   */
+  const LINK = /\[(?:[^[\]\n]|\[[^[\]\n]{0,128}\]){0,512}\]\(\s*<?([^()\s<>]+)>?(?:\s+"[^"]*")?\s*\)/g
   /**
    * Code blocks that are not markdown fences, opener and closer: Hugo's code shortcodes (`{{< highlight go >}}`…
    * `{{< /highlight >}}`, `code-toggle`, `code`; `{{% … %}}` alike; a self-closing `/>}}` has no body), Docsy's
@@ -478,6 +484,9 @@ export namespace ResourceParse {
     let m: RegExpExecArray | null
     WIKI.lastIndex = 0
     while ((m = WIKI.exec(text))) {
+      // `[[1]](page.md)` and `[[1]][ref]` are markdown links whose text is `[1]`, not wiki links.
+      const next = text[m.index + m[0].length]
+      if (next === "(" || next === "[") continue
       const target = m[1].trim()
       if (target && !NOT_A_TARGET.test(target)) out.push({ kind: "id", value: target })
     }

@@ -231,6 +231,43 @@ describe("references", () => {
     const r = ResourceParse.parse(input("task", ".opencode/task/a.md", "[[seen]]\n```\n[[hidden]]"))
     expect(r.refs).toEqual([{ kind: "id", value: "seen" }])
   })
+
+  test("a markdown link whose text is in brackets is a link, not a wiki link (mkdocs' release notes)", () => {
+    const body = "See [[1]](../guide/a.md#x) [[2]](b.md), a [[3]][ref] footnote, [[real-id]] and [[x|label]]."
+    expect(ResourceParse.inlineReferences(body, ".opencode/knowledge-base/notes/n.md")).toEqual([
+      { kind: "id", value: "real-id" },
+      { kind: "id", value: "x" },
+      { kind: "path", value: ".opencode/knowledge-base/guide/a.md" },
+      { kind: "path", value: ".opencode/knowledge-base/notes/b.md" },
+    ])
+  })
+
+  test(
+    "text made of unfinished links and brackets is read in linear time (a 1 MB file of them)",
+    async () => {
+      // Each body took minutes with the earlier expressions (quadratic backtracking), blocking the thread: run apart and
+      // end the process if it does not finish.
+      const shapes = [
+        '"[".repeat(N) + "](a.md)"',
+        '"[[a".repeat(N / 3)',
+        '"[a](".repeat(N / 4)',
+        '"[[x]](".repeat(N / 6)',
+      ]
+      const script = [
+        `import { ResourceParse } from ${JSON.stringify(require.resolve("../../resource/parse"))}`,
+        "const N = 1_000_000",
+        `for (const body of [${shapes.join(", ")}]) ResourceParse.inlineReferences(body, "a.md")`,
+        'console.log("done")',
+      ].join("\n")
+      const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" })
+      const timer = setTimeout(() => proc.kill(), 60_000)
+      const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]).finally(() =>
+        clearTimeout(timer),
+      )
+      expect({ out: out.trim(), code }).toEqual({ out: "done", code: 0 })
+    },
+    { timeout: 90_000 },
+  )
 })
 
 describe("JSON schemas", () => {
