@@ -10,7 +10,9 @@ import { Discovery } from "./schema"
  *
  * Frontmatter that YAML refuses is read again the way OpenCode retries it (`DiscoveryLocate.frontmatter`: a value
  * holding `: `, such as `description: Use when: asked`, read as text), since Claude Code loads such files too; the
- * item then carries a `warning`. What fails that retry is still refused.
+ * item then carries a `warning`. Frontmatter that fails that retry too (`argument-hint: [id] [reason]`, a stray
+ * line) does not stop Claude Code either: it loads the file with no frontmatter. So does discovery, taking `name`,
+ * `description` and `keywords`/`tags` from their own lines as text (`salvage`), with a warning.
  *
  * - `name`: frontmatter `name`, else `fallbackName` (the file's name); 1–200 characters after trimming.
  * - `description`: frontmatter `description`, else the first paragraph of the body (as Claude Code shows a command
@@ -46,10 +48,13 @@ export namespace DiscoveryParse {
     if (fm.error) {
       const retried = DiscoveryLocate.frontmatter(input.text)
       const data = retried?.data
-      if (!retried || data === null || typeof data !== "object" || Array.isArray(data))
-        return fail(`malformed frontmatter: ${fm.error}`)
-      warning = `frontmatter is not valid YAML (${fm.error}); read leniently, values holding ": " taken as text`
-      fm = { data: data as Record<string, unknown>, body: retried.content }
+      if (retried && data !== null && typeof data === "object" && !Array.isArray(data)) {
+        warning = `frontmatter is not valid YAML (${fm.error}); read leniently, values holding ": " taken as text`
+        fm = { data: data as Record<string, unknown>, body: retried.content }
+      } else {
+        warning = `frontmatter is not valid YAML (${fm.error}); loaded without it as Claude Code does, name, description and keywords taken from their lines as text`
+        fm = { ...salvage(input.text), error: undefined }
+      }
     }
 
     const rawName = fm.data.name
@@ -158,6 +163,42 @@ export namespace DiscoveryParse {
     const first = lines[0].replace(/^#{1,6}\s+/, "")
     const text = heading && lines[1] && !/^#/.test(lines[1]) ? `${first}\n${lines[1]}` : first
     return shorten(text, Discovery.LEAD_MAX)
+  }
+
+  /** The fields discovery reads; others (`tools`, `argument-hint`…) are not needed to match a file. */
+  const SALVAGED = new Set(["name", "description", "keywords", "tags"])
+
+  /**
+   * Frontmatter no YAML reading accepts, read line by line: each top-level `name`, `description`, `keywords` or `tags`
+   * line's value as text (with the indented lines under it, joined by spaces; surrounding quotes or brackets
+   * removed; a name still opening a bracket dropped), the rest left out. The body starts after the closing `---`, or is the whole text when there is none.
+   *
+   * @example
+   * DiscoveryParse.salvage("---\ndescription: Close an issue\nargument-hint: [id] [reason]\n---\nBody").data
+   * // { description: "Close an issue" }
+   */
+  export function salvage(text: string): { data: Record<string, unknown>; body: string } {
+    const block = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text)
+    if (!block) return { data: {}, body: text }
+    const data: Record<string, unknown> = {}
+    let key: string | undefined
+    for (const line of block[1].split(/\r?\n/)) {
+      const pair = /^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$/.exec(line)
+      if (pair) {
+        key = SALVAGED.has(pair[1]) && !(pair[1] in data) ? pair[1] : undefined
+        if (key) data[key] = pair[2]?.trim() ?? ""
+      } else if (key && /^\s/.test(line) && line.trim()) data[key] = `${data[key]} ${line.trim()}`.trim()
+      else if (!/^\s/.test(line)) key = undefined
+    }
+    for (const [k, v] of Object.entries(data)) {
+      const value = v as string
+      const quoted = /^(["'])([\s\S]*)\1$/.exec(value) ?? /^\[([\s\S]*)\]$/.exec(value)
+      const text = quoted ? quoted[quoted.length - 1] : value
+      // A name that opens a flow collection it never closes (`name: [unclosed`) is not a name: the file's is used.
+      if (text && !(k === "name" && /^[[{]/.test(text))) data[k] = text.replace(/^[|>][+-]?\s*/, "")
+      else delete data[k]
+    }
+    return { data, body: text.slice(block[0].length) }
   }
 
   function isScalar(value: unknown) {

@@ -74,7 +74,8 @@ describe("opencode-builtins discover", () => {
   test("--list shows everything discovered, shadowed entries and skipped files", async () => {
     await using dir = await project({
       "home/.claude/agents/release-manager.md": md({ description: "global one" }),
-      "project/.claude/agents/broken.md": "---\nname: [x\n---\n",
+      "project/.claude/agents/broken.md": "---\nname: [x, y]\n---\n",
+      "project/.claude/commands/close.md": "---\ndescription: Close an issue\nargument-hint: [id] [reason]\n---\n",
     })
     const io = memoryIO(dir.file("project"), { HOME: dir.file("home") })
     expect(await run(["--list"], io)).toBe(0)
@@ -82,7 +83,10 @@ describe("opencode-builtins discover", () => {
     expect(io.stdout).toContain("Output styles:\n  concise  [global]")
     expect(io.stdout).toContain("Project resources:\n  ship-release  [task]  Ship a release")
     expect(io.stdout).toContain(`shadowed  ${dir.file("home/.claude/agents/release-manager.md")}`)
-    expect(io.stdout).toContain(`skipped    ${dir.file("project/.claude/agents/broken.md")}: malformed frontmatter`)
+    expect(io.stdout).toContain(
+      `skipped    ${dir.file("project/.claude/agents/broken.md")}: frontmatter \`name\` must be text`,
+    )
+    expect(io.stdout).toContain(`lenient    ${dir.file("project/.claude/commands/close.md")}: frontmatter is not valid`)
   })
 
   test("a failed scan exits 1 with the reason; nothing at all is no_resources_found, exit 0", async () => {

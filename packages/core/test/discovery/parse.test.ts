@@ -117,13 +117,43 @@ describe("DiscoveryParse", () => {
     })
   })
 
-  test("malformed frontmatter is an error naming the problem, not a guess", () => {
-    const r = parse("---\nname: [unclosed\n---\nbody")
-    expect(r.success).toBe(false)
-    expect(r.error).toStartWith("malformed frontmatter:")
-    // Still refused after the lenient retry: bad indentation, an unclosed quote, a tab-indented mapping.
-    expect(parse("---\nname: a\n  description: b\n---\n").success).toBe(false)
-    expect(parse('---\ndescription: "unclosed: quote\n---\n').success).toBe(false)
+  test("frontmatter no YAML reading accepts is loaded without it, as Claude Code does, its own lines read as text", () => {
+    // Shapes of real files Claude Code loads (it logs the YAML error and goes on with no frontmatter): steveyegge/beads'
+    // commands, davila7/claude-code-templates' cleanup-cache, affaan-m/everything-claude-code's Japanese go-reviewer.
+    const beads = parse(
+      "---\ndescription: Close a completed issue\nargument-hint: [issue-id] [reason]\n---\n\nClose it.",
+    )
+    expect(beads.item).toMatchObject({
+      name: "code-reviewer",
+      description: "Close a completed issue",
+      lead: "Close it.",
+    })
+    expect(beads.warning).toStartWith("frontmatter is not valid YAML (can not read an implicit mapping pair")
+    expect(beads.warning).toContain("loaded without it as Claude Code does")
+    const hint = parse(
+      "---\nallowed-tools: Bash(df:*), Bash(rm:*)\nargument-hint: [--aggressive] | [--maximum]\ndescription: Clean system caches\n---\n",
+    )
+    expect(hint.item?.description).toBe("Clean system caches")
+    const split = parse(
+      '---\nname: go-reviewer\ndescription: 専門Goコードレビュアー。すべてのGo\n\nコード変更に使用してください。\ntools: ["Read"]\n---\n本文',
+    )
+    expect(split.item).toMatchObject({ name: "go-reviewer", description: "専門Goコードレビュアー。すべてのGo" })
+    // Indented lines continue a value; quotes, brackets and block markers are removed; other keys are not read.
+    expect(
+      DiscoveryParse.salvage(
+        "---\nname: 'quoted'\ndescription: >\n  folded\n  lines\nkeywords: [git, ship]\nx: [a] [b]\n---\nBody",
+      ),
+    ).toEqual({ data: { name: "quoted", description: "folded lines", keywords: "git, ship" }, body: "Body" })
+    // Nothing usable in it: the file's name and the body's first paragraph, as for a file without frontmatter.
+    const bare = parse("---\nname: [unclosed\n---\n# Title\nDoes a thing.")
+    expect(bare.item).toMatchObject({ name: "code-reviewer", description: "Title: Does a thing." })
+    expect(parse("---\nname: a\n  description: b\n---\n").item?.name).toBe("a description: b")
+    expect(parse('---\ndescription: "unclosed: quote\n---\n').item?.description).toBe('"unclosed: quote')
+    // A block never closed is no frontmatter: all of it is the body.
+    expect(parse("---\nname: [x\nbody").item?.name).toBe("code-reviewer")
+    // Still refused: a valid frontmatter whose name is not text, binary content.
+    expect(parse("---\nname: [a, b]\n---\n").error).toBe("frontmatter `name` must be text")
+    expect(parse("---\nname: a\u0000\n---\n").success).toBe(false)
   })
 
   test("a value holding ': ' (YAML refuses it, Claude Code reads it): read leniently, with a warning", () => {

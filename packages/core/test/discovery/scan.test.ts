@@ -87,13 +87,13 @@ describe("DiscoveryScan", () => {
   test("unparseable and non-UTF-8 files are problems with their reason; the rest is discovered", async () => {
     await using dir = await tmpdir({
       "agents/good.md": md({ description: "Good" }),
-      "agents/bad.md": "---\nname: [unclosed\n---\n",
+      "agents/bad.md": "---\nname: [a, b]\n---\n",
       "agents/latin1.md": new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0xe9, 0xff, 0x0a]),
     })
     const r = await scan(place(dir.file("agents")))
     expect(r.items.map((i) => i.name)).toEqual(["good"])
     expect(r.problems.map((p) => [p.path, p.error.split(":")[0]])).toEqual([
-      [dir.file("agents/bad.md"), "malformed frontmatter"],
+      [dir.file("agents/bad.md"), "frontmatter `name` must be text"],
       [dir.file("agents/latin1.md"), "not UTF-8 text"],
     ])
   })
