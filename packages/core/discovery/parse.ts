@@ -11,8 +11,10 @@ import { Discovery } from "./schema"
  * Frontmatter that YAML refuses is read again the way OpenCode retries it (`DiscoveryLocate.frontmatter`: a value
  * holding `: `, such as `description: Use when: asked`, read as text), since Claude Code loads such files too; the
  * item then carries a `warning`. Frontmatter that fails that retry too (`argument-hint: [id] [reason]`, a stray
- * line) does not stop Claude Code either: it loads the file with no frontmatter. So does discovery, taking `name`,
- * `description` and `keywords`/`tags` from their own lines as text (`salvage`), with a warning.
+ * line) does not stop Claude Code either: it loads the file with no frontmatter. So does discovery for Claude Code's
+ * files, taking `name`, `description` and `keywords`/`tags` from their own lines as text (`salvage`), with a warning.
+ * Files OpenCode loads itself (its own agents and commands, every skill) are refused, as OpenCode refuses them: a
+ * suggestion to invoke them would fail.
  *
  * - `name`: frontmatter `name`, else `fallbackName` (the file's name); 1–200 characters after trimming.
  * - `description`: frontmatter `description`, else the first paragraph of the body (as Claude Code shows a command
@@ -51,7 +53,9 @@ export namespace DiscoveryParse {
       if (retried && data !== null && typeof data === "object" && !Array.isArray(data)) {
         warning = `frontmatter is not valid YAML (${fm.error}); read leniently, values holding ": " taken as text`
         fm = { data: data as Record<string, unknown>, body: retried.content }
-      } else {
+      } else if (input.origin === "opencode" || input.type === "skill")
+        return fail(`malformed frontmatter: ${fm.error}`)
+      else {
         warning = `frontmatter is not valid YAML (${fm.error}); loaded without it as Claude Code does, name, description and keywords taken from their lines as text`
         fm = { ...salvage(input.text), error: undefined }
       }

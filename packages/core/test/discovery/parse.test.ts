@@ -151,6 +151,18 @@ describe("DiscoveryParse", () => {
     expect(parse('---\ndescription: "unclosed: quote\n---\n').item?.description).toBe('"unclosed: quote')
     // A block never closed is no frontmatter: all of it is the body.
     expect(parse("---\nname: [x\nbody").item?.name).toBe("code-reviewer")
+    // OpenCode refuses such a file of its own and such a skill (wherever it lies: OpenCode loads every skill), so
+    // discovery does not suggest an invocation that would fail.
+    const own = parse("---\ndescription: Close\nargument-hint: [id] [reason]\n---\n", {
+      filePath: "/p/.opencode/command/close.md",
+      origin: "opencode",
+    })
+    expect(own.error).toStartWith("malformed frontmatter: can not read an implicit mapping pair")
+    const skill = parse("---\nname: s\nargument-hint: [id] [reason]\n---\n", {
+      filePath: "/p/.claude/skills/s/SKILL.md",
+      type: "skill",
+    })
+    expect(skill.error).toStartWith("malformed frontmatter:")
     // Still refused: a valid frontmatter whose name is not text, binary content.
     expect(parse("---\nname: [a, b]\n---\n").error).toBe("frontmatter `name` must be text")
     expect(parse("---\nname: a\u0000\n---\n").success).toBe(false)
