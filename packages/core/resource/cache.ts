@@ -18,7 +18,8 @@ import type { Resource } from "./schema"
  * const cache = await ResourceCache.read(file, "/repo") // undefined when unusable
  */
 export namespace ResourceCache {
-  export const FORMAT = 2
+  /** Raised whenever what is cached changes meaning: parse results and assembling (3: links and wiki links read anew). */
+  export const FORMAT = 3
 
   export type FileEntry = {
     size: number

@@ -19,6 +19,9 @@ import { Resource } from "./schema"
  */
 export namespace ResourceIndex {
   export const VERSION = "2"
+  /** File names a wiki link may embed or link that are not resources: images, documents, media, notes apps' files. */
+  const ATTACHMENT =
+    /\.(png|jpe?g|gif|bmp|svg|webp|avif|ico|pdf|mp3|wav|m4a|ogg|flac|webm|mp4|mov|mkv|canvas|base|excalidraw)$/i
 
   export type ParsedFile = {
     relativePath: string
@@ -194,12 +197,54 @@ export namespace ResourceIndex {
             ? undefined
             : withheldByPath.get(ref.path)
 
+    /**
+     * An id reference resolves to that id, else the way a notes app resolves a wiki link (`[[Create a base]]`,
+     * `[[Bases/Views]]`): the resource whose file name, without extension and case, is the target (the shortest path
+     * when several are; with folders, the one whose path ends with them), else the id the target's name would get.
+     */
+    let byName: Map<string, string[]> | undefined
+    /**
+     * The file a wiki-style target names (indexed or left out as a duplicate), by name and trailing folders; of several,
+     * the one in the linking file's folder, else the shortest path.
+     */
+    const noteFile = (value: string, from?: string): string | undefined => {
+      if (!byName) {
+        byName = new Map()
+        const files = [...byPath.keys(), ...shadowed]
+        for (const file of files.sort((a, b) => a.length - b.length || (a < b ? -1 : 1))) {
+          const key = ResourceParse.stem(file).toLowerCase()
+          const list = byName.get(key)
+          if (list) list.push(file)
+          else byName.set(key, [file])
+        }
+      }
+      const lower = value.toLowerCase()
+      const slash = lower.lastIndexOf("/")
+      const files = byName.get(slash < 0 ? lower : lower.slice(slash + 1))
+      if (slash < 0) {
+        const folder = from === undefined ? undefined : from.slice(0, from.lastIndexOf("/") + 1)
+        return (
+          (folder !== undefined && files?.find((f) => f.startsWith(folder) && !f.includes("/", folder.length))) ||
+          files?.[0]
+        )
+      }
+      return files?.find((file) => {
+        const bare = file.slice(0, file.length - path.extname(file).length).toLowerCase()
+        return bare === lower || bare.endsWith("/" + lower)
+      })
+    }
+    const byNote = (value: string, from?: string): string | undefined => {
+      const file = noteFile(value, from)
+      if (file) return byPath.get(file)
+      const slugged = ResourceParse.slug(value)
+      return slugged && index.resources.has(slugged) ? slugged : undefined
+    }
     /** A schema `$ref` resolves by the URI it names (a schema's `$id`), else by the file it names as a path. */
-    const resolve = (ref: ResourceParse.RawRef): string | undefined =>
+    const resolve = (ref: ResourceParse.RawRef, from?: string): string | undefined =>
       ref.kind === "id"
         ? index.resources.has(ref.value)
           ? ref.value
-          : undefined
+          : byNote(ref.value, from)
         : ref.kind === "path"
           ? byPath.get(ref.value)
           : ((ref.uri === undefined ? undefined : byUri.get(ref.uri)) ??
@@ -214,10 +259,10 @@ export namespace ResourceIndex {
       const resolved: string[] = []
       const dangling: string[] = []
       for (const ref of raw) {
-        const target = resolve(ref)
+        const target = resolve(ref, meta.relativePath)
         if (target === id) {
-          // A schema naming itself is recursion, which JSON Schema allows.
-          if (ref.kind === "schema") continue
+          // A schema naming itself is recursion, which JSON Schema allows; a page links its own sections.
+          if (ref.kind === "schema" || (ref.kind === "id" && ref.section)) continue
           warnings.push({
             severity: "warning",
             code: "self-reference",
@@ -233,7 +278,10 @@ export namespace ResourceIndex {
         }
         // A document published elsewhere (a meta-schema, a schema on the web) or a duplicate already reported.
         if (ref.kind === "schema" && ref.external) continue
-        const named = ref.kind === "id" ? undefined : ref.kind === "path" ? ref.value : ref.path
+        // A wiki link to an attachment (`![[diagram.png]]`, `[[report.pdf]]`) names no resource, and none is missing.
+        if (ref.kind === "id" && ATTACHMENT.test(ref.value)) continue
+        const named =
+          ref.kind === "id" ? noteFile(ref.value, meta.relativePath) : ref.kind === "path" ? ref.value : ref.path
         if (named !== undefined && shadowed.has(named)) continue
         const hidden = protectedTarget(ref)
         if (hidden) {

@@ -24,7 +24,8 @@ import { Resource } from "./schema"
 export namespace ResourceParse {
   /** A reference as written, resolved to an id once every file is known. */
   export type RawRef =
-    | { kind: "id"; value: string }
+    /** `section`: written with a `#heading` (`[[Note#Setup]]`), so linking its own page is no mistake. */
+    | { kind: "id"; value: string; section?: true }
     | { kind: "path"; value: string }
     /**
      * A JSON schema `$ref` to another document: `value` as written (without its fragment), `uri` the absolute URI it
@@ -488,7 +489,11 @@ export namespace ResourceParse {
       const next = text[m.index + m[0].length]
       if (next === "(" || next === "[") continue
       const target = m[1].trim()
-      if (target && !NOT_A_TARGET.test(target)) out.push({ kind: "id", value: target })
+      if (!target || NOT_A_TARGET.test(target)) continue
+      // As Obsidian reads them: `[[Note#Heading]]` and `[[Note#^block]]` link the note, `[[#Heading]]` the page itself.
+      const hash = target.indexOf("#")
+      const note = (hash < 0 ? target : target.slice(0, hash)).trim().replace(/\.(md|markdown)$/i, "")
+      if (note) out.push(hash < 0 ? { kind: "id", value: note } : { kind: "id", value: note, section: true })
     }
     LINK.lastIndex = 0
     while ((m = LINK.exec(text))) {

@@ -35,13 +35,15 @@ const errors = (report: ResourceLint.Report) =>
   report.problems.filter((p) => p.severity === "error").map((p) => `${p.code} ${p.path} ${p.message}`)
 
 describe("lint over real shapes: only true errors", () => {
-  test("the errors are exactly the true ones: a dangling $ref (ajv agrees), a reused $id, two SKILL.md, a missing page", async () => {
+  test("the errors are exactly the true ones: a dangling $ref (ajv agrees), a reused $id, file names used twice, a missing page", async () => {
     const { dir, report } = await lintOf()
     await using _ = dir
     // In lint's order: by path.
     expect(errors(report)).toEqual([
       "dangling-reference .opencode/knowledge-base/content-management/multilingual.md 'multilingual' references 'missing-page', which match no resource",
       "duplicate-id .opencode/knowledge-base/skills/deployment/SKILL.md duplicate id 'SKILL': .opencode/knowledge-base/skills/api-design/SKILL.md is used, .opencode/knowledge-base/skills/deployment/SKILL.md is ignored",
+      "duplicate-id .opencode/knowledge-base/vault/Plugins/Templates.md duplicate id 'Templates': .opencode/knowledge-base/vault/Clipper/Templates.md is used, .opencode/knowledge-base/vault/Plugins/Templates.md is ignored",
+      "duplicate-id .opencode/knowledge-base/vault/Sync/Security and privacy.md duplicate id 'security-and-privacy': .opencode/knowledge-base/vault/Publish/Security and privacy.md is used, .opencode/knowledge-base/vault/Sync/Security and privacy.md is ignored",
       "duplicate-id .opencode/schema/anywork-ac-1.1.json duplicate id 'anywork-ac-1.0': declares the same $id as .opencode/schema/anywork-ac-1.0.json (used), .opencode/schema/anywork-ac-1.1.json is ignored",
       "dangling-reference .opencode/schema/base-04.json 'base-04' references 'osi-license', which match no resource",
     ])
@@ -78,6 +80,22 @@ describe("lint over real shapes: only true errors", () => {
     expect([...(index.graph.forward.get("versioning") ?? [])]).toEqual(["multilingual"])
     expect(index.dangling.get("multilingual")).toEqual(["missing-page"])
     expect([...(index.graph.agents.get("backend-architect") ?? [])].sort()).toEqual(["ByName", "multilingual"])
+  })
+
+  test("wiki links of a notes vault resolve as the notes app does: by title in any case, through folders, to a section", async () => {
+    const { dir, report } = await lintOf()
+    await using _ = dir
+    expect(report.problems.filter((p) => p.path.endsWith("Set up Sync.md"))).toEqual([])
+    const index = await indexOf(dir.path)
+    // `[[publish/SECURITY AND PRIVACY#Encryption|…]]` and `[[Templates]]` (no note of that name in the linking folder:
+    // the shortest path) are links; `[[Security and privacy]]` names the note in the same folder and
+    // `[[Plugins/Templates]]` a folder's note, both left out as duplicates (reported as such, not as dangling); the
+    // page's own sections, the embedded image and icon and a PDF are no resources.
+    expect([...(index.graph.forward.get("set-up-sync") ?? [])].sort()).toEqual(["Templates", "security-and-privacy"])
+    expect(index.resources.get("security-and-privacy")!.relativePath).toBe(
+      ".opencode/knowledge-base/vault/Publish/Security and privacy.md",
+    )
+    expect(index.dangling.has("set-up-sync")).toBe(false)
   })
 
   test("a valid schema over the 1 MB load limit is parsed whole: no invalid-json, only an oversize warning", async () => {

@@ -232,6 +232,16 @@ describe("references", () => {
     expect(r.refs).toEqual([{ kind: "id", value: "seen" }])
   })
 
+  test("wiki links name notes: a section is the note's (flagged), a page's own section and the .md suffix are dropped", () => {
+    expect(
+      ResourceParse.inlineReferences("[[Set up#Steps|steps]] [[#Intro]] [[Guide.md]] [[a/B#^x1]]", "k/a.md"),
+    ).toEqual([
+      { kind: "id", value: "Set up", section: true },
+      { kind: "id", value: "Guide" },
+      { kind: "id", value: "a/B", section: true },
+    ])
+  })
+
   test("a markdown link whose text is in brackets is a link, not a wiki link (mkdocs' release notes)", () => {
     const body = "See [[1]](../guide/a.md#x) [[2]](b.md), a [[3]][ref] footnote, [[real-id]] and [[x|label]]."
     expect(ResourceParse.inlineReferences(body, ".opencode/knowledge-base/notes/n.md")).toEqual([
