@@ -82,16 +82,22 @@ export namespace AstReplace {
     const files: FileChange[] = []
     const unchanged: string[] = []
     let total = 0
+    const hidden = input.segments?.().read ?? []
     for (const candidate of filtered.candidates) {
       if (signal.aborted) break
       const before = candidate.text!
       const root = (await parseAsync(scan.napiLang, before)).root()
       const found = root.findAll(input.pattern)
       if (!found.length) continue
+      // A match touching a segment this role may not read is neither rewritten nor counted, as the search neither
+      // shows nor counts it: its captures would carry the segment's text out of the markers that protect it.
+      const segments = hidden.length ? SecuritySegments.find(before, hidden) : []
       // Outermost first; a match inside one already replaced is skipped.
       const ordered = found
         .map((node) => ({ node, range: node.range() }))
+        .filter(({ range }) => !segments.some((s) => range.start.index <= s.end && range.end.index >= s.start))
         .sort((a, b) => a.range.start.index - b.range.start.index || b.range.end.index - a.range.end.index)
+      if (!ordered.length) continue
       const edits: Edit[] = []
       let end = -1
       for (const { node, range } of ordered) {
@@ -109,7 +115,9 @@ export namespace AstReplace {
     const locked = input.segments?.().write ?? []
     for (const change of files) {
       const reason =
-        (await input.access?.(change.file, "write")) ?? SecuritySegments.kept(change.before, change.after, locked)
+        (await input.access?.(change.file, "write")) ??
+        SecuritySegments.kept(change.before, change.after, locked) ??
+        (SecuritySegments.kept(change.before, change.after, hidden) && "a read-protected segment would change")
       if (reason) writeDenied.push({ file: change.file, reason })
     }
 

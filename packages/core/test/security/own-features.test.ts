@@ -1,0 +1,164 @@
+// Red team of the product's OWN features as routes around the security layer: every tool and hook a feature adds
+// (AST search and replace, lsp, look_at, README and knowledge injection, the resource loader, discovery, capture,
+// learnings, crash recovery, the comment checker, the MCP server) is called the way OpenCode calls it, over the real
+// composition root (`Builtins.create`, which the plugin returns as its hooks; `BuiltinsSeams`, which the fork's seams
+// call), in a real temporary project with a real policy. Each attack asserts what the model would be given: the
+// tool's result after every hook, or the parts a hook adds to a prompt.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { Builtins, BuiltinsSeams } from "../../builtins"
+import type { Host } from "../../host"
+import { Logger } from "../../util/log"
+import { project } from "./fixture"
+import { isolateHome } from "./redteam-helpers"
+
+/** Phrases of protected content in the project below: none may reach the model. */
+const PHRASES = [
+  "the confidential pricing algorithm", // src/seg.ts, inside a read-protected segment
+  "line two of the api key file", // secrets/api.key (fixture)
+  "launch on the fourth of july", // secrets/plan.ts
+  "readme segment phrase alpha", // pkg/README.md, inside a segment
+  "svg segment phrase charlie", // pkg/diagram.svg, inside a segment
+  "AKIAIOSFODNN7EXAMPLE", // a secret by its format, in a resource's description
+]
+
+const leaked = (text: string) => PHRASES.filter((p) => text.includes(p))
+
+const FILES: Record<string, string> = {
+  "src/seg.ts": [
+    "export const a = 1",
+    "// @secure-start",
+    'export const pricing = "the confidential pricing algorithm"',
+    "// @secure-end",
+    "export const b = 2",
+    "",
+  ].join("\n"),
+  "secrets/plan.ts": 'export const launch = "launch on the fourth of july"\n',
+  "pkg/README.md": "# pkg\n<!-- @secure-start -->\nreadme segment phrase alpha\n<!-- @secure-end -->\nok\n",
+  "pkg/x.ts": "export const x = 1\n",
+  "pkg/diagram.svg":
+    '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">\n<!-- @secure-start -->\n<text>svg segment phrase charlie</text>\n<!-- @secure-end -->\n<text>API gateway</text>\n</svg>\n',
+  ".opencode/knowledge-base/payroll-guide.md":
+    "---\ntitle: Payroll guide\ndescription: How payroll exports work, key AKIAIOSFODNN7EXAMPLE\ntags: [payroll]\n---\nPayroll exports go through the finance pipeline.\n",
+}
+
+type Route = "plugin" | "fork"
+const ROUTES: Route[] = ["plugin", "fork"]
+
+type Result = { refused?: string; failed?: string; output: string }
+
+/**
+ * One OpenCode session over the composition root. "plugin": the hooks `Builtins.create` returns, called as OpenCode
+ * calls a plugin's hooks; "fork": the same composition behind `BuiltinsSeams.trigger`, as the fork's seams call it
+ * (no other plugin).
+ */
+async function open(route: Route, dir: string, extra: Partial<Host> = {}) {
+  const host: Host = { directory: dir, worktree: dir, log: Logger.silent, messages: async () => [], ...extra }
+  const instance = await Builtins.create(host, { options: {}, logger: () => Logger.silent, native: () => false })
+  const seams = BuiltinsSeams.from(instance)
+  const hooks = instance.hooks as Record<string, any>
+  const trigger = (name: string, input: unknown, output: unknown) =>
+    route === "plugin" ? hooks[name]?.(input, output) : seams.trigger(name, input, output, async () => {})
+  let n = 0
+  const context = {
+    sessionID: "ses_own",
+    messageID: "msg_own",
+    agent: "build",
+    directory: dir,
+    worktree: dir,
+    abort: new AbortController().signal,
+    metadata() {},
+    ask: async () => {},
+  }
+  return {
+    host,
+    instance,
+    /** One tool call of our own tools: before hook, the tool, after hook. */
+    async call(tool: string, args: Record<string, unknown>): Promise<Result> {
+      const input = { tool, sessionID: "ses_own", callID: `call_own_${++n}` }
+      const payload = { args }
+      try {
+        await trigger("tool.execute.before", input, payload)
+      } catch (error) {
+        return { refused: String((error as Error).message), output: "" }
+      }
+      let raw: string
+      try {
+        raw = await (instance.hooks.tool as Record<string, any>)[tool].execute(payload.args, context)
+      } catch (error) {
+        return { failed: String((error as Error).message), output: "" }
+      }
+      const result = { title: "", output: raw, metadata: {} }
+      await trigger("tool.execute.after", { ...input, args: payload.args }, result)
+      return { output: result.output }
+    },
+    /** OpenCode's `read` result for `file` (its numbered lines) through the after hooks. */
+    async read(file: string): Promise<string> {
+      const full = path.join(dir, file)
+      const lines = fs.readFileSync(full, "utf8").split("\n")
+      if (lines.at(-1) === "") lines.pop()
+      const output = {
+        title: "",
+        output: `<path>${full}</path>\n<type>file</type>\n<content>\n${lines.map((l, i) => `${i + 1}: ${l}`).join("\n")}\n\n(End of file - total ${lines.length} lines)\n</content>`,
+        metadata: {},
+      }
+      const input = { tool: "read", sessionID: "ses_own", callID: `call_own_${++n}` }
+      await trigger("tool.execute.before", input, { args: { filePath: full } })
+      await trigger("tool.execute.after", { ...input, args: { filePath: full } }, output)
+      return output.output
+    },
+    /** A user prompt through `chat.message`: the parts OpenCode stores. */
+    async prompt(text: string) {
+      const output = {
+        message: { id: `msg_prompt_${++n}`, sessionID: `ses_prompt_${n}`, role: "user" },
+        parts: [{ id: "prt_0", type: "text", text }] as { id?: string; type: string; text?: string }[],
+      }
+      await trigger("chat.message", { sessionID: output.message.sessionID, messageID: output.message.id }, output)
+      return output.parts
+    },
+    close() {
+      instance.exposed.guard?.close()
+    },
+  }
+}
+
+let home: ReturnType<typeof isolateHome>
+beforeAll(() => {
+  home = isolateHome()
+})
+afterAll(() => home.restore())
+
+describe.each(ROUTES)("route %s: AST tools", (route) => {
+  test("ast_grep_replace cannot move a read-protected segment's text out of its markers (dry run or live)", async () => {
+    await using dir = await project(FILES)
+    const session = await open(route, dir.path)
+    try {
+      const before = fs.readFileSync(dir.file("src/seg.ts"), "utf8")
+      // The rewrite closes the segment early and repeats the captured value after it.
+      const rewrite = "export const pricing = $V\n// @secure-end\nexport const leak = $V\n// @secure-start"
+      for (const dryRun of [true, false]) {
+        const result = await session.call("ast_grep_replace", {
+          pattern: "export const pricing = $V",
+          rewrite,
+          lang: "typescript",
+          paths: ["src/seg.ts"],
+          dryRun,
+        })
+        expect(leaked(result.output + (result.failed ?? ""))).toEqual([])
+        expect(result.output).toContain("No matches")
+      }
+      expect(fs.readFileSync(dir.file("src/seg.ts"), "utf8")).toBe(before)
+      // A match around the whole segment (a rewrite of the statement list would carry it out too) is skipped alike.
+      const around = await session.call("ast_grep_replace", {
+        pattern: "export const a = 1",
+        rewrite: "export const a = 1 // ok",
+        lang: "typescript",
+        paths: ["src/seg.ts"],
+      })
+      expect(around.output).toContain("Dry run: would replace 1 match")
+    } finally {
+      session.close()
+    }
+  }, 60_000)
+})
