@@ -112,7 +112,31 @@ export namespace Builtins {
       )
       built.push(feature.id)
     }
-    return { hooks: compose(active), built, skipped, exposed }
+    return { hooks: redactAdded(compose(active), exposed), built, skipped, exposed }
+  }
+
+  /** Inbound hooks through which features add text to what OpenCode stores (a prompt's parts, a command's parts). */
+  export const ADDING = ["chat.message", "command.execute.before"] as const
+
+  /**
+   * The security layer's redaction of prompt and command parts runs first (later features see redacted text) and once
+   * more after every feature: the parts other features add there (discovery's suggestion quoting a description,
+   * knowledge, `/recover`'s outcome) are stored by OpenCode as the last hook leaves them, and OpenCode 1.2.15 sends
+   * stored parts to its compaction model without any hook.
+   */
+  function redactAdded(hooks: Hooks, exposed: Exposed): Hooks {
+    const security = exposed.security as Record<string, ((input: any, output: any) => Promise<void>) | undefined>
+    const all = hooks as Record<string, unknown>
+    for (const name of ADDING) {
+      const run = all[name] as ((input: any, output: any) => Promise<void>) | undefined
+      const again = security?.[name]
+      if (!run || !again || run === again) continue
+      all[name] = async (input: unknown, output: unknown) => {
+        await run(input, output)
+        await again(input, output)
+      }
+    }
+    return hooks
   }
 
   /** The `hasBuiltIn` registry (see `BuiltIn`). */

@@ -162,3 +162,19 @@ describe.each(ROUTES)("route %s: AST tools", (route) => {
     }
   }, 60_000)
 })
+
+describe.each(ROUTES)("route %s: text our features add to a prompt", (route) => {
+  test("discovery's suggestion and the knowledge block are stored redacted (a description holding a secret)", async () => {
+    await using dir = await project(FILES)
+    const session = await open(route, dir.path)
+    try {
+      const parts = await session.prompt("how do the payroll exports of the finance pipeline work?")
+      const added = parts.slice(1).map((p) => p.text ?? "")
+      // Both features answered: the suggestion names the resource, the knowledge block carries the article.
+      expect(added.some((t) => t.includes("payroll-guide"))).toBe(true)
+      expect(leaked(added.join("\n"))).toEqual([])
+    } finally {
+      session.close()
+    }
+  }, 60_000)
+})
