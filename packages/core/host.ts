@@ -34,6 +34,13 @@ export type Host = {
    * security layer): tools that show or rewrite file content (AST search and replace) honour them.
    */
   segments?: () => { read: { start: string; end: string }[]; write: { start: string; end: string }[] }
+  /**
+   * Optional companion of `access` (installed by a security layer): how to start a long-running helper process the
+   * agent's calls drive (a language server, which reads the project by itself) inside the kernel sandbox shell
+   * commands run in, so it cannot read protected files and sees protected segments redacted. Resolves to undefined
+   * when the helper may run as it is; rejects when it must be sandboxed and cannot be.
+   */
+  sandbox?: () => Promise<HostSandbox | undefined>
   /** Folders holding the code of the host's own plugin or build: read-only for the agent (changed code would run). */
   code?: string[]
   /**
@@ -63,6 +70,12 @@ export type Host = {
    */
   childDeniesTools?: boolean
 }
+
+/**
+ * `Host.sandbox`'s answer: run `bwrap --args <fd> -- <command…>` with `args` (NUL-terminated) readable on that
+ * descriptor; `key` changes whenever the protections do (a helper started under another key is out of date).
+ */
+export type HostSandbox = { bwrap: string; args: string[]; key: string }
 
 /** A model as `Host.models` lists it. */
 export type HostModel = { providerID: string; modelID: string; name?: string; input: { image: boolean; pdf: boolean } }

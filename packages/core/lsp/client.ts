@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "child_process"
 import { pathToFileURL } from "url"
 import path from "path"
+import type { Writable } from "stream"
 import {
   createMessageConnection,
   StreamMessageReader,
@@ -15,6 +16,7 @@ import type {
   ServerCapabilities,
 } from "vscode-languageserver-protocol"
 import z from "zod"
+import type { HostSandbox } from "../host"
 import { NamedError } from "../util/error"
 import type { Logger } from "../util/log"
 import { LspServers } from "./servers"
@@ -65,6 +67,8 @@ export class LspClient {
   private readonly registrations = new Map<string, { method: string; options?: any }>()
   private readonly pullResults = new Map<string, { resultId?: string; items: Diagnostic[] }>()
   private seq = 0
+  /** Started inside the kernel sandbox (see `start`). */
+  private sandboxed = false
 
   private constructor(
     private readonly proc: ChildProcess,
@@ -87,23 +91,33 @@ export class LspClient {
     spec: Pick<LspServers.Spec, "id" | "diagnostics">
     root: string
     launch: LspServers.Launch
+    /** Start the server inside this kernel sandbox (`Host.sandbox`): bubblewrap reads its arguments on fd 3. */
+    sandbox?: HostSandbox
     log: Logger
     initializeTimeoutMs?: number
   }): Promise<LspClient> {
     const limit = input.initializeTimeoutMs ?? LspClient.INITIALIZE_TIMEOUT_MS
     const started = performance.now()
-    const [bin, ...args] = input.launch.command
+    const box = input.sandbox
+    const [bin, ...args] = box ? [box.bwrap, "--args", "3", "--", ...input.launch.command] : input.launch.command
     const proc = spawn(bin, args, {
       cwd: input.root,
       env: { ...process.env, ...input.launch.env },
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: box ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
     })
+    if (box) {
+      const channel = proc.stdio[3] as Writable | null
+      channel?.on("error", () => {})
+      channel?.end(box.args.map((a) => a + "\0").join(""))
+    }
     const connection = createMessageConnection(
       new StreamMessageReader(proc.stdout!),
       new StreamMessageWriter(proc.stdin!),
     )
     const client = new LspClient(proc, connection, input.spec, input.root, input.launch.initialization, input.log)
+    // In the sandbox's own process namespace this process's id names nothing: a server watching it would exit.
+    client.sandboxed = box !== undefined
     let stderr = ""
     proc.stderr!.on("data", (chunk) => {
       stderr = (stderr + chunk.toString()).slice(-2000)
@@ -160,7 +174,7 @@ export class LspClient {
   private initializeParams() {
     const uri = pathToFileURL(this.root).href
     return {
-      processId: process.pid,
+      processId: this.sandboxed ? null : process.pid,
       rootUri: uri,
       rootPath: this.root,
       workspaceFolders: [{ uri, name: path.basename(this.root) || "root" }],

@@ -1,3 +1,4 @@
+import type { Hooks } from "@opencode-ai/plugin"
 import z from "zod"
 import type { BuiltinFeature } from "../builtins/feature"
 import { validSection } from "../options"
@@ -45,7 +46,15 @@ export const LspFeature: BuiltinFeature = {
         // Read at call time: the security feature installs host.access after this feature was created.
         access: (file, op) => host.access?.(file, op) ?? Promise.resolve(undefined),
         segments: host.segments ? () => host.segments!() : undefined,
+        // Read at call time too: the security layer's kernel sandbox, which servers start in under a policy.
+        sandbox: () => host.sandbox?.() ?? Promise.resolve(undefined),
       }))
-    return { tool: LspTools.create(host, get) }
+    return {
+      tool: LspTools.create(host, get),
+      // The fork's seams call it when the instance ends (the plugin's servers end with OpenCode's process).
+      async dispose() {
+        await service?.stop()
+      },
+    } as Hooks
   },
 }

@@ -82,6 +82,10 @@ export namespace LspFormat {
     if (report.truncated) lines.push(`[TRUNCATED: only the first ${Lsp.MAX_PROJECT_FILES} files were checked]`)
     for (const s of report.skipped.slice(0, 20)) lines.push(`skipped ${rel(options.directory, s.file)}: ${s.reason}`)
     if (report.skipped.length > 20) lines.push(`… and ${report.skipped.length - 20} more files skipped`)
+    if (report.denied)
+      lines.push(
+        `[NOTE] ${report.denied} file${report.denied === 1 ? "" : "s"} not checked: protected by the security policy.`,
+      )
     return lines.join("\n")
   }
 

@@ -11,6 +11,9 @@ import type {
   WorkspaceEdit,
 } from "vscode-languageserver-protocol"
 import { AstFiles } from "../ast/files"
+import type { HostSandbox } from "../host"
+import { SecurityOutput } from "../security/output"
+import type { SecuritySegments } from "../security/segments"
 import { NamedError } from "../util/error"
 import type { Logger } from "../util/log"
 import { LspClient } from "./client"
@@ -41,7 +44,17 @@ export namespace Lsp {
     config?: unknown
     env?: Record<string, string | undefined>
     access?: (file: string, op: "read" | "write") => Promise<string | undefined>
-    segments?: () => { write: { start: string; end: string }[] }
+    /**
+     * Marker pairs of protected segments: a file's lines inside one the role may not `read` reach its servers blank
+     * (same lines, so every position outside stays), and no edit may change one it may not `write`.
+     */
+    segments?: () => { read?: SecuritySegments.Pair[]; write: SecuritySegments.Pair[] }
+    /**
+     * The kernel sandbox servers start in (`Host.sandbox`): a server reads the project by itself (a TypeScript server
+     * every file a project or an import names), so under a security policy it runs where protected files are
+     * unreadable and protected segments redacted. A server started under other protections is restarted.
+     */
+    sandbox?: () => Promise<HostSandbox | undefined>
     diagnosticsTimeoutMs?: number
     /** How long a starting server may take to answer `initialize` (default 45 s). */
     initializeTimeoutMs?: number
@@ -59,6 +72,8 @@ export namespace Lsp {
      * server gave no result for an earlier file).
      */
     skipped: { file: string; reason: string }[]
+    /** Files of the project the security policy keeps from reading: counted, never named. */
+    denied?: number
     truncated: boolean
   }
 
@@ -96,6 +111,10 @@ export namespace Lsp {
     const directory = path.resolve(input.directory)
     const ctx = { directory, worktree: input.worktree || directory }
     const clients = new Map<string, Promise<LspClient>>()
+    /** The sandbox key each server was started under (see `Input.sandbox`). */
+    const boxes = new Map<string, string | undefined>()
+    /** What was sent to the servers for a file whose protected segments were blanked: that text and the real one. */
+    const shownAs = new Map<string, { shown: string; real: string }>()
     const timeoutMs = input.diagnosticsTimeoutMs ?? DIAGNOSTICS_TIMEOUT_MS
     let stopped = false
     if (!exitHook) {
@@ -119,23 +138,32 @@ export namespace Lsp {
       if (!matches.length) throw new LspServers.NotConfigured({ file: rel(file), extension: path.extname(file) })
       const out: LspClient[] = []
       let missing: { spec: LspServers.Spec } | undefined
+      const box = input.sandbox ? await input.sandbox() : undefined
       for (const { spec, root } of matches) {
         const key = `${spec.id}\0${root}`
         let pending = clients.get(key)
         const existing = pending && (await pending.catch(() => undefined))
-        if (existing && !existing.dead) {
+        if (existing && !existing.dead && boxes.get(key) === box?.key) {
           out.push(existing)
           continue
+        }
+        // Started under other protections (a file protected since, a segment changed): it may hold what it read then.
+        if (existing && !existing.dead) {
+          clients.delete(key)
+          live.delete(existing)
+          await existing.stop()
         }
         const launch = spec.find(root, resolved.ctx)
         if (!launch) {
           missing ??= { spec }
           continue
         }
+        boxes.set(key, box?.key)
         pending = LspClient.start({
           spec,
           root,
           launch,
+          sandbox: box,
           log: input.log,
           initializeTimeoutMs: input.initializeTimeoutMs,
         }).then((client) => {
@@ -164,12 +192,38 @@ export namespace Lsp {
       })
     }
 
+    /**
+     * The text a server gets for `file`: lines inside segments the role may not read are blank (their length kept),
+     * so no answer about this file (hover, symbols, diagnostics, a rename's edit) carries them.
+     */
+    function shown(file: string, real: string) {
+      const pairs = input.segments?.().read ?? []
+      const ranges = pairs.length ? SecurityOutput.lineRanges(real, pairs) : []
+      if (!ranges.length) {
+        shownAs.delete(file)
+        return real
+      }
+      const lines = real.split("\n")
+      for (const r of ranges)
+        for (let n = r.from; n <= r.to && n <= lines.length; n++) lines[n - 1] = lines[n - 1].replace(/[^\r]/g, " ")
+      const text = lines.join("\n")
+      shownAs.set(file, { shown: text, real })
+      return text
+    }
+
+    /** The file's text on disk when `sent` is what the servers were given for it. */
+    function realOf(file: string, sent: string) {
+      const known = shownAs.get(file)
+      return known && known.shown === sent ? known.real : sent
+    }
+
     /** Opens or updates `file` in its servers; returns them. */
     async function prepare(file: string) {
       const text = await read(file)
       const list = await clientsFor(file)
-      await Promise.all(list.map((c) => c.sync(file, text)))
-      return { list, text }
+      const sent = shown(file, text)
+      await Promise.all(list.map((c) => c.sync(file, sent)))
+      return { list, text: sent }
     }
 
     function rel(file: string) {
@@ -238,7 +292,7 @@ export namespace Lsp {
             access: input.access ? (f) => input.access!(f, "read") : undefined,
             signal: options.signal,
           })
-          for (const file of found.denied) report.skipped.push({ file, reason: "protected by the security policy" })
+          report.denied = found.denied.length
           const files = found.files.slice(0, MAX_PROJECT_FILES)
           report.truncated = found.files.length > files.length
           // A server that gave no result for one file is not waited for again in this run (a silent server would
@@ -370,12 +424,12 @@ export namespace Lsp {
           if (file === p.file) continue
           const current = await fs.readFile(file, "utf8").catch(() => undefined)
           if (current === undefined) await client.close(file)
-          else await client.sync(file, current)
+          else await client.sync(file, shown(file, current))
         }
         const checked = await check(client, p, text, options.signal)
         if (!checked.ok) throw new CannotRename({ file: rel(p.file), reason: checked.reason })
         const sent = Date.now()
-        const held = new Map(client.openFiles().map((f) => [f, client.text(f)!]))
+        const held = new Map(client.openFiles().map((f) => [f, realOf(f, client.text(f)!)]))
         const edit = await client.request<WorkspaceEdit | null>(
           "textDocument/rename",
           { ...at(p), newName },
@@ -402,7 +456,7 @@ export namespace Lsp {
         for (const change of plan.files) {
           if (client.version(change.file) === undefined) continue
           if (change.after === undefined) await client.close(change.file)
-          else await client.sync(change.file, change.after)
+          else await client.sync(change.file, shown(change.file, change.after))
         }
         await client
           .notify("workspace/didChangeWatchedFiles", {

@@ -1,7 +1,9 @@
 import fs from "fs/promises"
 import path from "path"
+import { fileURLToPath } from "url"
 import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin"
 import type { Host } from "../host"
+import { SecurityOutput } from "../security/output"
 import { LspFormat } from "./format"
 import { Lsp } from "./service"
 
@@ -109,45 +111,57 @@ export namespace LspTools {
           const p = { file: file!, line: (args.line ?? 1) - 1, character: (args.character ?? 1) - 1 }
           const signal = ctx.abort
           const context = { directory }
+          const view = Visible.create(host)
           switch (operation) {
             case "diagnostics": {
               const report = await lsp.diagnostics({ file, severity: args.severity as Lsp.Severity, signal })
+              for (const f of report.files)
+                f.items = await view.keep(f.items, (d) => ({ file: f.file, range: d.range }))
               const scope = file ? LspFormat.rel(directory, file) || "the project" : "the project"
               return LspFormat.diagnostics(report, { ...context, severity: args.severity ?? "all", scope })
             }
             case "hover":
+              if (!(await view.shows({ file: p.file, range: { start: p, end: p } })))
+                return "No results found for hover"
               return LspFormat.hover(await lsp.hover(p, signal))
             case "goToDefinition":
             case "findReferences":
             case "goToImplementation": {
-              const items =
+              const found =
                 operation === "goToDefinition"
                   ? await lsp.definition(p, signal)
                   : operation === "findReferences"
                     ? await lsp.references(p, signal)
                     : await lsp.implementation(p, signal)
-              const lines = await readable(
-                host,
-                items.map((i) => i.file),
+              const items = await view.keep(found, (i) => i)
+              return view.note(
+                LspFormat.locations(operation, items, { ...context, lines: (f) => view.lines(f) }),
+                found.length - items.length,
               )
-              return LspFormat.locations(operation, items, { ...context, lines: (f) => lines.get(f) })
             }
-            case "documentSymbol":
-              return LspFormat.documentSymbols(await lsp.documentSymbol(file!, signal), { ...context, file: file! })
-            case "workspaceSymbol":
-              return LspFormat.workspaceSymbols(await lsp.workspaceSymbol(args.query ?? "", file, signal), {
-                ...context,
-                query: args.query ?? "",
-              })
-            case "prepareCallHierarchy":
-              return LspFormat.callItems(operation, await lsp.prepareCallHierarchy(p, signal), context)
-            case "incomingCalls":
-            case "outgoingCalls":
-              return LspFormat.callItems(
-                operation,
-                await lsp.calls(p, operation === "incomingCalls" ? "incoming" : "outgoing", signal),
-                context,
+            case "documentSymbol": {
+              const found = await lsp.documentSymbol(file!, signal)
+              const items = await view.keepTree(file!, found)
+              return LspFormat.documentSymbols(items, { ...context, file: file! })
+            }
+            case "workspaceSymbol": {
+              const found = await lsp.workspaceSymbol(args.query ?? "", file, signal)
+              const items = await view.keep(found, Visible.located)
+              return view.note(
+                LspFormat.workspaceSymbols(items, { ...context, query: args.query ?? "" }),
+                found.length - items.length,
               )
+            }
+            case "prepareCallHierarchy":
+            case "incomingCalls":
+            case "outgoingCalls": {
+              const found =
+                operation === "prepareCallHierarchy"
+                  ? await lsp.prepareCallHierarchy(p, signal)
+                  : await lsp.calls(p, operation === "incomingCalls" ? "incoming" : "outgoing", signal)
+              const items = await view.keep(found, (raw: any) => Visible.located(raw.from ?? raw.to ?? raw))
+              return view.note(LspFormat.callItems(operation, items, context), found.length - items.length)
+            }
             case "prepareRename":
               return LspFormat.prepareRename(await lsp.prepareRename(p, signal), where)
             case "rename": {
@@ -176,15 +190,85 @@ export namespace LspTools {
     }
   }
 
-  /** Lines of the files the policy lets the agent read (context shown beside locations). */
-  async function readable(host: Host, files: string[]) {
-    const out = new Map<string, string[]>()
-    for (const file of new Set(files)) {
-      if (await host.access?.(file, "read", { quiet: true })) continue
-      const text = await fs.readFile(file, "utf8").catch(() => undefined)
-      if (text !== undefined) out.set(file, text.split(/\r\n|\r|\n/))
+  /**
+   * What of the servers' answers the model may see: nothing located in a file the policy protects, or on a line of a
+   * segment the role may not read. The servers never see that content when they run in the kernel sandbox
+   * (`Host.sandbox`); this also holds where they do not (a policy whose sandbox is `off`, or `optional` without one).
+   */
+  export namespace Visible {
+    type Range = { start: { line: number }; end: { line: number } }
+    type Located = { file: string; range: Range } | undefined
+    type File = { denied: boolean; hidden: { from: number; to: number }[]; lines?: string[] }
+
+    /**
+     * Where a workspace symbol or call item is named: its file and the first line of its range (a declaration holding
+     * a segment is still listed by its name, which lies outside it).
+     */
+    export function located(item: any): Located {
+      const uri: unknown = item?.location?.uri ?? item?.uri
+      const range = item?.selectionRange ?? item?.location?.range ?? item?.range
+      if (typeof uri !== "string" || !uri.startsWith("file:")) return undefined
+      const start = { line: typeof range?.start?.line === "number" ? range.start.line : 0 }
+      return { file: fileURLToPath(uri), range: { start, end: start } }
     }
-    return out
+
+    export function create(host: Host) {
+      const files = new Map<string, Promise<File>>()
+      const load = (file: string) => {
+        let known = files.get(file)
+        if (!known) {
+          known = (async (): Promise<File> => {
+            if (await host.access?.(file, "read", { quiet: true })) return { denied: true, hidden: [] }
+            const text = await fs.readFile(file, "utf8").catch(() => undefined)
+            if (text === undefined) return { denied: false, hidden: [] }
+            const pairs = host.segments?.().read ?? []
+            const masked = pairs.length ? SecurityOutput.mask(text, pairs) : text
+            return {
+              denied: false,
+              hidden: pairs.length ? SecurityOutput.lineRanges(text, pairs) : [],
+              lines: masked.split(/\r\n|\r|\n/),
+            }
+          })()
+          files.set(file, known)
+        }
+        return known
+      }
+      const loaded = new Map<string, File>()
+      const view = {
+        /** True when `at` lies in a readable file, off its read-protected segments (lines are 0-based). */
+        async shows(at: Located) {
+          if (!at) return true
+          const f = await load(at.file)
+          loaded.set(at.file, f)
+          if (f.denied) return false
+          const from = at.range.start.line + 1
+          const to = at.range.end.line + 1
+          return !f.hidden.some((h) => from <= h.to && to >= h.from)
+        },
+        async keep<T>(items: T[], where: (item: T) => Located) {
+          const out: T[] = []
+          for (const item of items) if (await view.shows(where(item))) out.push(item)
+          return out
+        },
+        /** Document symbols of `file` without those on hidden lines (children included). */
+        async keepTree(file: string, symbols: any[]): Promise<any[]> {
+          const out: any[] = []
+          for (const s of symbols) {
+            const range = s.selectionRange ?? s.location?.range ?? s.range
+            if (range && !(await view.shows({ file, range: { start: range.start, end: range.start } }))) continue
+            out.push(Array.isArray(s.children) ? { ...s, children: await view.keepTree(file, s.children) } : s)
+          }
+          return out
+        },
+        /** Lines of a file already checked, protected segment lines redacted (context beside a location). */
+        lines: (file: string) => loaded.get(file)?.lines,
+        note: (text: string, left: number) =>
+          left > 0
+            ? `${text}\n[NOTE] ${left} result${left === 1 ? "" : "s"} in files or segments protected by the security policy not shown.`
+            : text,
+      }
+      return view
+    }
   }
 
   /** OpenCode's rule for paths outside the project: ask the `external_directory` permission for their folder. */

@@ -72,6 +72,10 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
     }
     host.accessVersion = () => guard.accessVersion()
     host.segments = () => guard.segments()
+    host.sandbox = async () => {
+      await ready()
+      return guard.helper()
+    }
     // The fork may make parts native one by one; those parts are then left to it.
     const pluginTools = !native("plugin-tool-guard")
     const mcp = !native("mcp-security-policy")

@@ -154,6 +154,13 @@ export namespace SecurityGuard {
       input: { callID?: string; sessionID?: string },
       env?: Record<string, string | undefined>,
     ): Record<string, string>
+    /**
+     * How to start a long-running helper the agent's calls drive (a language server) inside the kernel sandbox, with
+     * the protections in force now: bubblewrap and the arguments it reads on a descriptor (`key` changes with them).
+     * Undefined when nothing needs it (no valid policy, sandbox `off`) or `optional` cannot start it; throws
+     * `SandboxUnavailable` when it is `required` and cannot start.
+     */
+    helper(): Promise<{ bwrap: string; args: string[]; key: string } | undefined>
     /** After a tool ran: its output with protected content removed or redacted. */
     after(call: Call, output: string): string
     /** Every string of a tool result object redacted in place (MCP results, metadata). */
@@ -1239,6 +1246,21 @@ export namespace SecurityGuard {
         )
         audit(d, { ...base, action: "allow", count: plan.requests.length })
         return { allowed: true, notes: plan.notes.length ? plan.notes : undefined, sandboxed: sandboxed || undefined }
+      },
+      async helper() {
+        const { state, d } = current()
+        if (state.status !== "valid" || d.sandbox === "off") return undefined
+        const sb = ensureSandbox()
+        const probe = sb.probe()
+        if (!probe.ok) {
+          if (d.sandbox !== "required") return undefined
+          throw new SecurityError.SandboxUnavailable({ reason: probe.reason, install: probe.install })
+        }
+        await fresh()
+        const latest = current()
+        const config = latest.state.status === "valid" ? latest.state.config : state.config
+        const plan = sb.prepare(protections(latest.d, config).sandbox)
+        return { bwrap: probe.bwrap, args: plan.args, key: plan.args.join("\0") }
       },
       shellEnv(input, shellEnv = process.env) {
         const { state, d } = current()

@@ -105,6 +105,9 @@ export namespace SecurityTools {
     switch (tool) {
       case "read":
       case "lsp":
+        // The lsp tool of OpenCode Built-ins takes no file for project diagnostics and workspace symbols; it checks
+        // every file it reads with `Host.access` and never names protected ones.
+        if (tool === "lsp" && a.filePath === undefined) return { ...out, output: "off" }
         if (!str(a.filePath)) return { ...out, error: `${tool}: no filePath given` }
         read(str(a.filePath), tool)
         out.output = "off"

@@ -10,7 +10,8 @@ import path from "path"
 import { Builtins, BuiltinsSeams } from "../../builtins"
 import type { Host } from "../../host"
 import { Logger } from "../../util/log"
-import { project } from "./fixture"
+import { TSCONFIG, processesIn } from "../lsp/fixtures"
+import { POLICY, project } from "./fixture"
 import { isolateHome } from "./redteam-helpers"
 
 /** Phrases of protected content in the project below: none may reach the model. */
@@ -117,8 +118,8 @@ async function open(route: Route, dir: string, extra: Partial<Host> = {}) {
       await trigger("chat.message", { sessionID: output.message.sessionID, messageID: output.message.id }, output)
       return output.parts
     },
-    close() {
-      instance.exposed.guard?.close()
+    async close() {
+      await seams.dispose()
     },
   }
 }
@@ -158,7 +159,7 @@ describe.each(ROUTES)("route %s: AST tools", (route) => {
       })
       expect(around.output).toContain("Dry run: would replace 1 match")
     } finally {
-      session.close()
+      await session.close()
     }
   }, 60_000)
 })
@@ -174,7 +175,100 @@ describe.each(ROUTES)("route %s: text our features add to a prompt", (route) => 
       expect(added.some((t) => t.includes("payroll-guide"))).toBe(true)
       expect(leaked(added.join("\n"))).toEqual([])
     } finally {
-      session.close()
+      await session.close()
     }
   }, 60_000)
+})
+
+/** A TypeScript project around the protected files: a file of ours importing from both. */
+const TS_FILES: Record<string, string> = {
+  "package.json": '{ "name": "p", "private": true, "type": "module" }\n',
+  "tsconfig.json": TSCONFIG.replace('["src"]', '["src", "secrets"]'),
+  "src/use.ts": [
+    'import { launch } from "../secrets/plan"',
+    'import { pricing } from "./seg"',
+    "export const copyLaunch = launch",
+    "export const copyPricing = pricing",
+    "export const n: number = launch",
+    "",
+  ].join("\n"),
+}
+
+describe.each(ROUTES)("route %s: lsp", (route) => {
+  // typescript-language-server reads every file the project and its imports name, by itself: under a policy it runs in
+  // the kernel sandbox, where secrets/ is unreadable and src/seg.ts shows its segment redacted, and the client sends
+  // segment lines blank.
+  test("no operation gives the model a protected file's or a protected segment's content", async () => {
+    await using dir = await project({ ...FILES, ...TS_FILES })
+    const session = await open(route, dir.path)
+    const outputs: string[] = []
+    const lsp = async (args: Record<string, unknown>) => {
+      const result = await session.call("lsp", args)
+      outputs.push(`${JSON.stringify(args)}\n${result.output}${result.failed ?? ""}${result.refused ?? ""}`)
+      return result
+    }
+    try {
+      // Hover on the segment's own line, and on copies of both values in a file the agent may read and write.
+      await lsp({ operation: "hover", filePath: "src/seg.ts", line: 3, character: 15 })
+      const copy = await lsp({ operation: "hover", filePath: "src/use.ts", line: 3, character: 15 })
+      await lsp({ operation: "hover", filePath: "src/use.ts", line: 4, character: 15 })
+      // A type error quoting the protected literal, symbols, references and definitions into both.
+      const diagnostics = await lsp({ operation: "diagnostics", filePath: "src/use.ts" })
+      const symbols = await lsp({ operation: "documentSymbol", filePath: "src/seg.ts" })
+      await lsp({ operation: "workspaceSymbol", filePath: "src/use.ts", query: "launch" })
+      await lsp({ operation: "findReferences", filePath: "src/use.ts", line: 4, character: 28 })
+      await lsp({ operation: "goToDefinition", filePath: "src/use.ts", line: 3, character: 28 })
+      // Project diagnostics (no filePath): protected files are neither read nor named.
+      const project = await lsp({ operation: "diagnostics" })
+      for (const text of outputs) expect({ text, leaked: leaked(text) }).toEqual({ text, leaked: [] })
+      expect(outputs.join("\n")).not.toContain("secrets/plan.ts")
+      // The operations answered.
+      expect(copy.output).toContain("copyLaunch")
+      expect(diagnostics.output).toContain("status: ok")
+      expect(symbols.output).toContain("constant b")
+      expect(symbols.output).not.toContain("pricing")
+      expect(project.refused).toBeUndefined()
+      expect(project.output).toContain("[NOTE] 1 file not checked: protected by the security policy.")
+      expect(project.output.split("\n").filter((l) => l.startsWith("secrets"))).toEqual([])
+    } finally {
+      await session.close()
+    }
+    expect(await processesIn(dir.path)).toEqual([])
+  }, 120_000)
+
+  test("without the sandbox (mode off) answers located in protected files or segments are still left out", async () => {
+    const policy = { ...POLICY, sandbox: { mode: "off" } }
+    await using dir = await project({ ...FILES, ...TS_FILES }, policy)
+    const session = await open(route, dir.path)
+    try {
+      const symbols = await session.call("lsp", { operation: "documentSymbol", filePath: "src/seg.ts" })
+      expect(symbols.output).toContain("constant b")
+      expect(symbols.output).not.toContain("pricing")
+      const hover = await session.call("lsp", { operation: "hover", filePath: "src/seg.ts", line: 3, character: 15 })
+      expect(leaked(hover.output)).toEqual([])
+      const workspace = await session.call("lsp", {
+        operation: "workspaceSymbol",
+        filePath: "src/use.ts",
+        query: "launch",
+      })
+      expect(workspace.output).not.toContain("secrets/plan.ts")
+      const definition = await session.call("lsp", {
+        operation: "goToDefinition",
+        filePath: "src/use.ts",
+        line: 3,
+        character: 28,
+      })
+      expect(definition.output).not.toContain("secrets/plan.ts")
+      const references = await session.call("lsp", {
+        operation: "findReferences",
+        filePath: "src/use.ts",
+        line: 4,
+        character: 28,
+      })
+      expect(leaked(references.output)).toEqual([])
+    } finally {
+      await session.close()
+    }
+    expect(await processesIn(dir.path)).toEqual([])
+  }, 120_000)
 })
