@@ -230,6 +230,19 @@ describe.each(ROUTES)("route %s: lsp", (route) => {
       expect(project.refused).toBeUndefined()
       expect(project.output).toContain("[NOTE] 1 file not checked: protected by the security policy.")
       expect(project.output.split("\n").filter((l) => l.startsWith("secrets"))).toEqual([])
+      // A rename still works inside the sandbox, around the segment it cannot see, and leaves the segment as it was.
+      const segment = fs.readFileSync(dir.file("src/seg.ts"), "utf8").split("\n").slice(1, 4).join("\n")
+      const renamed = await session.call("lsp", {
+        operation: "rename",
+        filePath: "src/seg.ts",
+        line: 5,
+        character: 14,
+        newName: "bee",
+      })
+      expect(renamed.output).toContain("All files were written")
+      const after = fs.readFileSync(dir.file("src/seg.ts"), "utf8")
+      expect(after).toContain("export const bee = 2")
+      expect(after).toContain(segment)
     } finally {
       await session.close()
     }
@@ -266,6 +279,20 @@ describe.each(ROUTES)("route %s: lsp", (route) => {
         character: 28,
       })
       expect(leaked(references.output)).toEqual([])
+      // The server reads secrets/plan.ts here: a rename whose edit reaches it is refused, nothing written.
+      const plan = fs.readFileSync(dir.file("secrets/plan.ts"), "utf8")
+      const use = fs.readFileSync(dir.file("src/use.ts"), "utf8")
+      const renamed = await session.call("lsp", {
+        operation: "rename",
+        filePath: "src/use.ts",
+        line: 1,
+        character: 10,
+        newName: "liftoff",
+      })
+      expect(renamed.failed).toContain("security policy")
+      expect(leaked(renamed.failed ?? "")).toEqual([])
+      expect(fs.readFileSync(dir.file("secrets/plan.ts"), "utf8")).toBe(plan)
+      expect(fs.readFileSync(dir.file("src/use.ts"), "utf8")).toBe(use)
     } finally {
       await session.close()
     }
