@@ -3,6 +3,7 @@ import path from "path"
 import z from "zod"
 import type { Host, HostChildCall } from "../host"
 import { ReadmeInject } from "../readme/inject"
+import { SecurityOutput } from "../security/output"
 import { LookModels } from "./models"
 import { LookSource } from "./source"
 
@@ -197,12 +198,15 @@ export namespace LookTool {
           const name = source.file ? path.basename(source.file) : "image_data"
           const about = `${source.label} (${source.type.mime}, ${LookSource.kb(source.size)})`
           const parts: HostChildCall["parts"] = [{ type: "text", text: `Goal: ${args.goal}\nFile: ${about}` }]
-          if (source.type.kind === "svg")
+          if (source.type.kind === "svg") {
+            // The child model is a model too: lines of segments the role may not read leave the source first.
+            const svg = new TextDecoder().decode(bytes).replace(/^\uFEFF/, "")
+            const hidden = host.segments?.().read ?? []
             parts.push({
               type: "text",
-              text: `SVG source of ${name}:\n${new TextDecoder().decode(bytes).replace(/^\uFEFF/, "")}`,
+              text: `SVG source of ${name}:\n${hidden.length ? SecurityOutput.mask(svg, hidden) : svg}`,
             })
-          else
+          } else
             parts.push({
               type: "file",
               mime: source.type.mime,

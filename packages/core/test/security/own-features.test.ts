@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { Builtins, BuiltinsSeams } from "../../builtins"
-import type { Host } from "../../host"
+import type { Host, HostChildCall } from "../../host"
 import { Logger } from "../../util/log"
+import { PNG } from "../look/fixtures"
 import { TSCONFIG, processesIn } from "../lsp/fixtures"
 import { POLICY, project } from "./fixture"
 import { isolateHome } from "./redteam-helpers"
@@ -109,6 +110,8 @@ async function open(route: Route, dir: string, extra: Partial<Host> = {}) {
       await trigger("tool.execute.after", { ...input, args: { filePath: full } }, output)
       return output.output
     },
+    /** Any other hook, as OpenCode calls it. */
+    hook: (name: string, input: unknown, output: unknown = {}) => trigger(name, input, output),
     /** A user prompt through `chat.message`: the parts OpenCode stores. */
     async prompt(text: string) {
       const output = {
@@ -298,4 +301,48 @@ describe.each(ROUTES)("route %s: lsp", (route) => {
     }
     expect(await processesIn(dir.path)).toEqual([])
   }, 120_000)
+})
+
+describe.each(ROUTES)("route %s: look_at", (route) => {
+  test("the child model gets an SVG without its protected segment; protected images are refused", async () => {
+    await using dir = await project(FILES)
+    fs.writeFileSync(dir.file("secrets/shot.png"), PNG)
+    fs.symlinkSync("../secrets/shot.png", dir.file("pkg/shot.png"))
+    const sent: HostChildCall[] = []
+    // A child model that transcribes every text it is given.
+    const child = async (call: HostChildCall) => {
+      sent.push(call)
+      return call.parts.map((p) => (p.type === "text" ? p.text : `[${p.mime}]`)).join("\n")
+    }
+    const models = async () => [{ providerID: "p", modelID: "m", input: { image: true, pdf: true } }]
+    const session = await open(route, dir.path, { child, models, childDeniesTools: true })
+    try {
+      await session.hook("chat.params", {
+        sessionID: "ses_own",
+        model: { providerID: "p", id: "m", capabilities: { input: { image: true, pdf: true } } },
+        message: { model: { providerID: "p", modelID: "m" } },
+      })
+      const svg = await session.call("look_at", { file_path: "pkg/diagram.svg", goal: "transcribe every text" })
+      expect(svg.output).toContain("API gateway")
+      expect(leaked(JSON.stringify(sent))).toEqual([])
+      expect(leaked(svg.output)).toEqual([])
+      sent.length = 0
+      // The path as written, with `..`, through a symbolic link, as a file URL.
+      for (const file_path of [
+        "secrets/shot.png",
+        `${dir.path}/src/../secrets/shot.png`,
+        "pkg/shot.png",
+        `file://${dir.path}/secrets/shot.png`,
+      ]) {
+        const image = await session.call("look_at", { file_path, goal: "describe it" })
+        expect({ file_path, refusal: image.refused ?? image.failed }).toEqual({
+          file_path,
+          refusal: expect.stringContaining("security policy"),
+        })
+      }
+      expect(sent).toEqual([])
+    } finally {
+      await session.close()
+    }
+  }, 60_000)
 })
