@@ -1,4 +1,6 @@
 import { tool, type ToolDefinition } from "@opencode-ai/plugin"
+import type { Host } from "../host"
+import { SecurityPluginTool } from "../security/plugin-tool"
 import { CaptureStore } from "./store"
 
 /**
@@ -18,7 +20,43 @@ export namespace CaptureTools {
 
   const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString())
 
-  export function create(store: () => CaptureStore.Store): Record<(typeof IDS)[number], ToolDefinition> {
+  /** What a call's text is replaced by when it names a path the security policy protects now. */
+  export const WITHHELD = "[withheld: this call names a path the security policy protects now]"
+
+  export type Options = {
+    /**
+     * The security layer's check (`Host.access`): a call whose arguments, title, output or error name a path it
+     * refuses to read now shows none of them. Captures are kept for days; a file protected since (or moved under a
+     * protected folder) may have been read, printed or written by a call captured before, and a short content is
+     * not a copy the output scanner can recognise.
+     */
+    access?: Host["access"]
+    directory?: string
+    home?: string
+  }
+
+  export function create(
+    store: () => CaptureStore.Store,
+    options: Options = {},
+  ): Record<(typeof IDS)[number], ToolDefinition> {
+    /** The record as listed: whole, or without its texts when one of them names a path protected now. */
+    const checked = async (r: CaptureStore.Record, max: number) => {
+      const out = shown(r, max)
+      if (!options.access || !options.directory) return out
+      const texts = [r.args, r.title, r.output, r.error].filter((t): t is string => typeof t === "string")
+      // Also with `:` as a separator: `path:line:text` (grep, compilers) names the path before the first colon.
+      const candidates = SecurityPluginTool.candidates([...texts, ...texts.map((t) => t.replaceAll(":", " "))], {
+        directory: options.directory,
+        home: options.home ?? process.env.HOME ?? "/",
+      })
+      for (const c of candidates) {
+        if (!c.exists) continue
+        if (await options.access(c.path, "read", { quiet: true }))
+          return { ...out, args: WITHHELD, title: undefined, output: WITHHELD, error: out.error && WITHHELD }
+      }
+      return out
+    }
+
     return {
       "capture-list": tool({
         description:
@@ -39,7 +77,7 @@ export namespace CaptureTools {
         async execute(args) {
           if (args.callID) {
             try {
-              return JSON.stringify({ call: shown(store().get(args.callID.trim()), Infinity) })
+              return JSON.stringify({ call: await checked(store().get(args.callID.trim()), Infinity) })
             } catch (error) {
               if (CaptureStore.NotFound.is(error)) return JSON.stringify(error.toJSON())
               throw error
@@ -47,7 +85,7 @@ export namespace CaptureTools {
           }
           const matching = store().list({ tool: args.tool, failed: args.failed })
           return JSON.stringify({
-            calls: matching.slice(0, args.limit ?? 20).map((r) => shown(r, PREVIEW)),
+            calls: await Promise.all(matching.slice(0, args.limit ?? 20).map((r) => checked(r, PREVIEW))),
             total: matching.length,
             message: matching.length ? undefined : "No tool calls captured (that match) in this project",
           })

@@ -105,7 +105,11 @@ export namespace BuiltinsMcp {
       ...(built.hooks.tool ?? {}),
       discover,
       ...LearningTools.create(() => LearningStore.open(root)),
-      ...CaptureTools.create(() => CaptureStore.open(root, Capture.limits(init.options?.capture))),
+      ...CaptureTools.create(() => CaptureStore.open(root, Capture.limits(init.options?.capture)), {
+        // Read at call time: installed by the security feature.
+        access: (target, op, options) => host.access?.(target, op, options) ?? Promise.resolve(undefined),
+        directory: host.directory,
+      }),
     }
     const offered = TOOLS.filter((id) => all[id])
 

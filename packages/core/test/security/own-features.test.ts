@@ -9,6 +9,7 @@ import fs from "fs"
 import path from "path"
 import { Builtins, BuiltinsSeams } from "../../builtins"
 import type { Host, HostChildCall } from "../../host"
+import { BuiltinsMcp } from "../../mcp/server"
 import { Logger } from "../../util/log"
 import { PNG } from "../look/fixtures"
 import { TSCONFIG, processesIn } from "../lsp/fixtures"
@@ -344,5 +345,74 @@ describe.each(ROUTES)("route %s: look_at", (route) => {
     } finally {
       await session.close()
     }
+  }, 60_000)
+})
+
+describe("the MCP server (an external client calling our tools)", () => {
+  test("capture-list withholds calls naming a path protected since they were captured", async () => {
+    await using dir = await project({ ...FILES, "notes/plan.txt": "launch code is tango\n" })
+    // A session reads the file and greps for its text while nothing protects it; capture stores both calls.
+    const session = await open("plugin", dir.path)
+    const input = { tool: "read", sessionID: "ses_own", callID: "call_read" }
+    await session.hook("tool.execute.before", input, { args: { filePath: "notes/plan.txt" } })
+    await session.hook(
+      "tool.execute.after",
+      { ...input, args: { filePath: "notes/plan.txt" } },
+      { title: "notes/plan.txt", output: "<content>\n1: launch code is tango\n</content>", metadata: {} },
+    )
+    const grep = { tool: "bash", sessionID: "ses_own", callID: "call_grep" }
+    await session.hook("tool.execute.before", grep, { args: { command: "grep -rn tango ." } })
+    await session.hook(
+      "tool.execute.after",
+      { ...grep, args: { command: "grep -rn tango ." } },
+      { title: "", output: "./notes/plan.txt:1:launch code is tango\n", metadata: {} },
+    )
+    await session.close()
+    // Then the user protects the folder; a client asks the MCP server for the captured calls.
+    const policy = {
+      ...POLICY,
+      rules: [...POLICY.rules, { pattern: "notes", type: "directory", deniedOperations: ["read", "llm"] }],
+    }
+    fs.writeFileSync(dir.file(".opencode-security.json"), JSON.stringify(policy))
+    const mcp = await BuiltinsMcp.create({ directory: dir.path, log: Logger.silent })
+    try {
+      const list = await mcp.call("capture-list", {})
+      expect(list.text).not.toContain("tango")
+      expect(list.isError).toBe(false)
+      expect(JSON.parse(list.text).total).toBe(2)
+      const one = await mcp.call("capture-list", { callID: "call_read" })
+      expect(one.text).not.toContain("tango")
+      expect(JSON.parse(one.text).call.output).toContain("withheld")
+    } finally {
+      await mcp.close()
+    }
+  }, 60_000)
+
+  test("the policy applies, with the role of the server's environment (the lowest without one)", async () => {
+    // A knowledge-base article that is a link into secrets/ (admin only), and a description holding a secret.
+    await using dir = await project({
+      ...FILES,
+      "secrets/vault.md": "---\ntitle: Vault\ndescription: The vault\n---\nvault body\n",
+    })
+    fs.symlinkSync("../../secrets/vault.md", dir.file(".opencode/knowledge-base/vault.md"))
+    const load = async (role?: string) => {
+      if (role) process.env.OPENCODE_SECURITY_ROLE = role
+      const mcp = await BuiltinsMcp.create({ directory: dir.path, log: Logger.silent })
+      try {
+        const texts = [
+          (await mcp.call("resource-load", { id: "vault" })).text,
+          (await mcp.call("resource-query", { query: "payroll exports" })).text,
+          (await mcp.call("discover", { prompt: "how do the payroll exports work?" })).text,
+        ]
+        expect(leaked(texts.join("\n"))).toEqual([])
+        return texts[0]
+      } finally {
+        delete process.env.OPENCODE_SECURITY_ROLE
+        await mcp.close()
+      }
+    }
+    expect(await load()).not.toContain("vault body")
+    expect(await load("viewer")).not.toContain("vault body")
+    expect(await load("admin")).toContain("vault body")
   }, 60_000)
 })
