@@ -416,3 +416,198 @@ describe("the MCP server (an external client calling our tools)", () => {
     expect(await load("admin")).toContain("vault body")
   }, 60_000)
 })
+
+/**
+ * Routes that hold: one row per feature and way in, each run on both routes. `call` rows name a tool and its
+ * arguments; `prompt`/`read` rows run the hook a feature acts in. Every answer is checked for every protected phrase.
+ */
+type Row = { name: string; run: (session: Awaited<ReturnType<typeof open>>, dir: string) => Promise<string> }
+
+const text = (r: Result) => `${r.output}${r.failed ?? ""}${r.refused ?? ""}`
+
+const ROWS: Row[] = [
+  ...[
+    "secrets",
+    "secrets/api.key",
+    "./src/../secrets",
+    "<dir>/secrets",
+    "/proc/self/root<dir>/secrets",
+    "pkg/link-to-secrets",
+    "pkg/link-to-secrets/plan.ts",
+    ".opencode/builtins-local",
+  ].map((given): Row => ({
+    name: `ast_grep_search over ${given}`,
+    run: async (s, dir) => {
+      const paths = [given.replace("<dir>", dir)]
+      return text(await s.call("ast_grep_search", { pattern: "export const $A = $B", lang: "typescript", paths }))
+    },
+  })),
+  ...[["**/*.key"], ["secrets/**"], ["**/plan.ts"]].map((globs): Row => ({
+    name: `ast_grep_search with globs ${globs[0]}`,
+    run: async (s) => text(await s.call("ast_grep_search", { pattern: "$A", lang: "typescript", globs, context: 3 })),
+  })),
+  {
+    name: "ast_grep_search context lines around a segment",
+    run: async (s) =>
+      text(await s.call("ast_grep_search", { pattern: "export const b = $V", lang: "typescript", context: 5 })),
+  },
+  {
+    name: "ast_grep_search of a string inside a segment (a count is an answer too)",
+    run: async (s) => {
+      const r = await s.call("ast_grep_search", { pattern: '"the confidential pricing algorithm"', lang: "typescript" })
+      expect(r.output).toContain("No matches")
+      // The pattern is the agent's own guess, echoed back: what counts is that nothing matched.
+      return text(r).replaceAll('"the confidential pricing algorithm"', "PATTERN")
+    },
+  },
+  {
+    name: "ast_grep_replace of a protected file (live)",
+    run: async (s, dir) => {
+      const before = fs.readFileSync(path.join(dir, "secrets/plan.ts"), "utf8")
+      const r = await s.call("ast_grep_replace", {
+        pattern: "export const launch = $V",
+        rewrite: "export const launch = $V; console.log($V)",
+        lang: "typescript",
+        paths: ["secrets/plan.ts"],
+        dryRun: false,
+      })
+      expect(fs.readFileSync(path.join(dir, "secrets/plan.ts"), "utf8")).toBe(before)
+      return text(r)
+    },
+  },
+  {
+    name: "ast_grep_replace writing the policy (self-protection)",
+    run: async (s, dir) => {
+      const before = fs.readFileSync(path.join(dir, ".opencode-security.json"), "utf8")
+      const r = await s.call("ast_grep_replace", {
+        pattern: '"secrets/**"',
+        rewrite: '"nothing/**"',
+        lang: "json",
+        paths: [".opencode-security.json"],
+        dryRun: false,
+      })
+      expect(fs.readFileSync(path.join(dir, ".opencode-security.json"), "utf8")).toBe(before)
+      return text(r)
+    },
+  },
+  {
+    name: "ast_grep_search of a path that does not exist under a protected folder",
+    run: async (s) =>
+      text(await s.call("ast_grep_search", { pattern: "$A", lang: "typescript", paths: ["secrets/none.ts"] })),
+  },
+  {
+    name: "read: a README with a protected segment is injected redacted",
+    run: async (s) => {
+      const out = await s.read("pkg/x.ts")
+      expect(out).toContain("README from:")
+      return out
+    },
+  },
+  {
+    name: "read: a protected README is not injected",
+    run: async (s) => {
+      const out = await s.read("secrets/api.key").catch((e) => String(e))
+      return out
+    },
+  },
+  {
+    name: "resource-load of an article that links to a protected file",
+    run: async (s) => text(await s.call("resource-load", { id: "linked" })),
+  },
+  {
+    name: "resource-query listing (descriptions scanned)",
+    run: async (s) => text(await s.call("resource-query", { query: "payroll" })),
+  },
+  {
+    name: "resource-load by a path instead of an id",
+    run: async (s) => text(await s.call("resource-load", { id: "../../secrets/api.key" })),
+  },
+  {
+    name: "discovery and knowledge: a protected agent and its symbolic link are never suggested",
+    run: async (s) => {
+      const parts = await s.prompt("audit the payroll exports for the finance team")
+      const added = parts
+        .slice(1)
+        .map((p) => p.text ?? "")
+        .join("\n")
+      expect(added).not.toContain("spy")
+      expect(added).not.toContain("alias")
+      return added
+    },
+  },
+  {
+    name: "comment checker note on an edit of a file with a read-protected segment",
+    run: async (s, dir) => {
+      const file = path.join(dir, "src/seg.ts")
+      const output = { title: "", output: "Edit applied successfully.", metadata: {} }
+      const input = { tool: "edit", sessionID: "ses_own", callID: "call_edit" }
+      const slop = "// Initialize the total\nlet total = 0\n// Add the price\ntotal += 2\n// Return the total\n"
+      const args = { filePath: file, oldString: "export const b = 2", newString: `${slop}export const b = total` }
+      await s.hook("tool.execute.before", input, { args })
+      const before = fs.readFileSync(file, "utf8")
+      fs.writeFileSync(file, before.replace(args.oldString, args.newString))
+      await s.hook("tool.execute.after", { ...input, args }, output)
+      expect(output.output).toContain("excessive comments")
+      return output.output
+    },
+  },
+  {
+    name: "resource-load of an article with a protected segment",
+    run: async (s) => {
+      const r = await s.call("resource-load", { id: "segmented" })
+      expect(r.output).toContain("visible part of the article")
+      return text(r)
+    },
+  },
+  {
+    name: "learnings: a secret in the user's correction is stored and listed redacted",
+    run: async (s) => {
+      const parts = await s.prompt("no, use the deploy key AKIAIOSFODNN7EXAMPLE instead of the old one")
+      await s.hook("event", { event: { type: "session.idle", properties: { sessionID: "ses_prompt_1" } } })
+      const list = text(await s.call("learnings-list", {}))
+      expect(list).toContain("deploy key")
+      return `${list}\n${parts.map((p) => p.text).join("\n")}`
+    },
+  },
+]
+
+describe.each(ROUTES)("route %s: routes that hold", (route) => {
+  test.each(ROWS.map((row) => [row.name, row] as const))(
+    "%s",
+    async (_name, row) => {
+      await using dir = await project(
+        {
+          ...FILES,
+          ".opencode/knowledge-base/segmented.md":
+            "---\ntitle: Segmented\ndescription: An article with a segment\n---\nvisible part of the article\n<!-- @secure-start -->\nreadme segment phrase alpha\n<!-- @secure-end -->\n",
+          ".opencode/agent/spy.md":
+            "---\ndescription: Audits payroll exports for the finance team\nmode: subagent\n---\nThe spy agent prompt.\n",
+        },
+        {
+          ...POLICY,
+          rules: [
+            ...POLICY.rules,
+            { pattern: ".opencode/agent/spy.md", type: "file", deniedOperations: ["read", "llm"] },
+          ],
+        },
+      )
+      fs.symlinkSync("../secrets", dir.file("pkg/link-to-secrets"))
+      fs.symlinkSync("spy.md", dir.file(".opencode/agent/alias.md"))
+      fs.symlinkSync("../../secrets/api.key", dir.file(".opencode/knowledge-base/linked.md"))
+      fs.mkdirSync(dir.file(".opencode/builtins-local"), { recursive: true })
+      fs.writeFileSync(
+        dir.file(".opencode/builtins-local/state.ts"),
+        'export const s = "line two of the api key file"\n',
+      )
+      const session = await open(route, dir.path)
+      try {
+        const answer = await row.run(session, dir.path)
+        if (process.env.OWN_FEATURES_SHOW) console.log(`--- ${row.name}\n${answer}`)
+        expect({ row: row.name, leaked: leaked(answer) }).toEqual({ row: row.name, leaked: [] })
+      } finally {
+        await session.close()
+      }
+    },
+    60_000,
+  )
+})
