@@ -242,14 +242,15 @@ export namespace DiscoveryScan {
   /** What a listing saw: the folders it read with their modification time (taken before reading), and any link. */
   type Seen = { stamps: (readonly [string, number])[]; links: boolean }
 
-  /** The files of a remembered listing while every folder it read keeps its modification time, else undefined. */
   /**
    * The files of a remembered listing while every folder it read keeps its modification time, else undefined. The
    * folders are stat'ed synchronously, stopping at the first that changed: the place itself was just stat'ed
-   * asynchronously, so the filesystem answers, and a listing's folders are many (one per skill).
+   * asynchronously, so the filesystem answers, and a listing's folders are many (one per skill). A listing taken
+   * while a folder's time was recent is never reused: a file added in the same clock tick as the listing (the kernel
+   * stamps folders with a coarse clock) leaves the folder's time as it was, and would never be found.
    */
   function listed(listing: DiscoveryCache.Listing | undefined): Candidate[] | undefined {
-    if (!listing) return undefined
+    if (!listing?.settled) return undefined
     for (const [dir, mtime] of listing.stamps) {
       let now
       try {

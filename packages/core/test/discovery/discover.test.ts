@@ -134,6 +134,18 @@ describe("DynamicDiscovery.gather", () => {
     expect(names(after.context!.matchedAgents).sort()).toEqual(["a", "c"])
   })
 
+  test("a file added in the clock tick of the folder's listing (its folder keeps its time) is found by the next prompt", async () => {
+    await using w = await world({ "project/.opencode/agent/a.md": md({ description: "Reviews code" }) })
+    const engine = DynamicDiscovery.create({ directory: w.project, env: w.env })
+    const folder = path.join(w.project, ".opencode/agent")
+    const before = await fs.stat(folder)
+    expect(names((await engine.gather("review code")).context!.matchedAgents)).toEqual(["a"])
+    await fs.writeFile(path.join(folder, "c.md"), md({ description: "Deploys databases" }))
+    // The kernel stamps folders with a coarse clock: an addition right after the listing can leave the time unchanged.
+    await fs.utimes(folder, before.atime, before.mtime)
+    expect(names((await engine.gather("deploys databases")).context!.matchedAgents)).toEqual(["c"])
+  })
+
   test("gatherDynamicContext is the one-shot form", async () => {
     await using w = await world({ "project/.opencode/agent/a.md": md({ description: "Reviews code" }) })
     const result = await DynamicDiscovery.gatherDynamicContext("review this", { directory: w.project, env: w.env })
