@@ -63,7 +63,7 @@ export namespace ResourceBuild {
     const markers = ResourceAccess.pairsKey(segments)
     // Parses made under other segment markers are not reused: what a segment hides depends on them.
     const old =
-      previous && previous.projectRoot === project.root && (previous.segments ?? "") === markers
+      previous && previous.projectRoot === project.root && (previous.segments ?? "") === markers && readable(previous)
         ? previous
         : ResourceCache.empty(project.root)
     const cache = ResourceCache.empty(project.root, markers)
@@ -133,21 +133,32 @@ export namespace ResourceBuild {
       Object.keys(old.files).filter((k) => !cache.files[k]).length +
       Object.keys(old.references).filter((k) => !cache.references[k]).length
     cache.scan = { roots: project.opencodeDirs, dirs: [...scan.dirs], listedAt: scan.listedAt, warnings: scan.warnings }
-    const files = parsedOf(cache)
-    const index = assemble(project, cache, scan.warnings, access.withheld, files)
+    const index = assemble(project, cache, scan.warnings, access.withheld)
     // Taken when the cache is written (never for lint, which does not persist it).
     if (!access.active && !segments.length) {
       let snapshot: ResourceIndex.Snapshot | undefined
       Object.defineProperty(cache, "snapshot", {
         enumerable: true,
         configurable: true,
-        get: () => (snapshot ??= ResourceIndex.snapshot(index, files.parsed)),
+        get: () => (snapshot ??= ResourceIndex.snapshot(index)),
       })
     }
     return { index, cache, stats, dirs: scan.dirs, access }
   }
 
-  /** The parsed files of a cache, in its order (the order a snapshot's positions refer to), and their problems. */
+  /**
+   * False when the parse results of a cache read from disk cannot be read (they are parsed at first use; the file's
+   * hash makes this a safeguard): the build then reads every file, as without a cache.
+   */
+  function readable(data: ResourceCache.Data) {
+    try {
+      return typeof data.files === "object" && typeof data.references === "object"
+    } catch {
+      return false
+    }
+  }
+
+  /** The parsed files of a cache, in its order, and their problems. */
   function parsedOf(cache: ResourceCache.Data) {
     const parsed: ResourceIndex.ParsedFile[] = []
     const problems: Resource.Warning[] = []
@@ -164,8 +175,8 @@ export namespace ResourceBuild {
     cache: ResourceCache.Data,
     scanWarnings: Resource.Warning[],
     withheld: ResourceIndex.Withheld[] = [],
-    files = parsedOf(cache),
   ) {
+    const files = parsedOf(cache)
     const references: ResourceIndex.ReferenceFile[] = []
     for (const relativePath in cache.references) {
       const e = cache.references[relativePath]
@@ -192,7 +203,8 @@ export namespace ResourceBuild {
     segments: readonly ResourceAccess.Pair[] = [],
   ): Promise<Output | undefined> {
     // A cache written under a security check has no snapshot (and lacks the files it withheld): never restored.
-    if (!data?.scan || !data.snapshot || data.projectRoot !== project.root || data.segments || segments.length)
+    // ("snapshot" is parsed at its first read: `in`, not a read, until the other checks pass.)
+    if (!data?.scan || !("snapshot" in data) || data.projectRoot !== project.root || data.segments || segments.length)
       return undefined
     if (gate?.active()) return undefined
     const { listedAt, roots } = data.scan
@@ -202,21 +214,19 @@ export namespace ResourceBuild {
     const dirs = new Map(data.scan.dirs)
     for (const stamp of dirs.values()) if (ResourceScan.racy(stamp, listedAt)) return undefined
     if (!dirs.size || (await ResourceScan.changed(dirs))) return undefined
-    let files: ReturnType<typeof parsedOf> | undefined
     let index: ResourceIndex.Index | undefined
     try {
-      files = parsedOf(data)
-      index = ResourceIndex.hydrate(project, files.parsed, data.snapshot)
+      index = ResourceIndex.hydrate(project, data.snapshot)
     } catch {
       index = undefined
     }
-    if (!index || !files) {
-      // A snapshot that does not fit its files (a damaged or hand-edited cache) is dropped, so the build that follows
-      // rewrites the file (`stampsOutdated`) instead of every start scanning past it.
+    if (!index) {
+      // A snapshot that does not fit (a damaged cache, which its hash would have refused) is dropped, so the build that
+      // follows rewrites the file (`stampsOutdated`) instead of every start scanning past it.
       delete data.snapshot
       return undefined
     }
-    const reused = files.parsed.length + files.problems.length + Object.keys(data.references).length
+    const reused = ResourceCache.entries(data)
     return {
       index,
       cache: data,
@@ -239,7 +249,7 @@ export namespace ResourceBuild {
     if (!a || a.dirs.length !== b.dirs.length) return true
     // Written from another folder of the project, or under a security check that is gone now ("snapshot" is a getter
     // until written: `in`, not a read).
-    if (a.roots?.join("\n") !== b.roots.join("\n") || (!before?.snapshot && "snapshot" in after)) return true
+    if (a.roots?.join("\n") !== b.roots.join("\n") || (!("snapshot" in before!) && "snapshot" in after)) return true
     for (let i = 0; i < a.dirs.length; i++)
       if (a.dirs[i][0] !== b.dirs[i][0] || a.dirs[i][1] !== b.dirs[i][1]) return true
     const racy = (scan: NonNullable<ResourceCache.Data["scan"]>) =>
@@ -252,10 +262,7 @@ export namespace ResourceBuild {
    * skipped (an edit in place leaves its folder's stamp alone). Stops looking at the first change.
    */
   export async function filesChanged(data: ResourceCache.Data): Promise<boolean> {
-    const entries: { real: string; size: number; mtimeMs: number }[] = [
-      ...Object.values(data.files),
-      ...Object.values(data.references),
-    ]
+    const entries = ResourceCache.stamps(data)
     // Synchronous stats in slices, yielding between them: a promise per stat cost more than the stat (10k files:
     // ≈ 44 ms of CPU time async, ≈ 24 ms sync), and a slice of 256 blocks the event loop for about a millisecond.
     for (let start = 0; start < entries.length; start += CHECK_SLICE) {

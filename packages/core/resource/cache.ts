@@ -1,4 +1,5 @@
 import { createHash } from "crypto"
+import { readFileSync } from "fs"
 import fs from "fs/promises"
 import os from "os"
 import path from "path"
@@ -10,16 +11,20 @@ import type { Resource } from "./schema"
  * The persisted index cache: per file, its size, mtime and parse result, and the folder stamps of the scan that found
  * them. A warm start whose folders all kept their stamps restores the index from it without a scan, then checks every
  * file's size and mtime in the background; otherwise it scans, stats every file and re-reads only those whose size or
- * mtime changed. A cache that is missing, corrupt, from another format version or for another project is ignored
- * (and rewritten), never trusted.
+ * mtime changed. A cache that is missing, corrupt (its hash does not match), from another format version or for
+ * another project is ignored (and rewritten), never trusted. Read by parts: a restored start parses the head and the
+ * snapshot of the assembled index, not the parse results, which only a rebuild needs.
  *
  * @example
  * const file = ResourceCache.defaultPath("/repo") // ~/.cache/opencode-builtins/resource-index/<hash>.json
  * const cache = await ResourceCache.read(file, "/repo") // undefined when unusable
  */
 export namespace ResourceCache {
-  /** Raised whenever what is cached changes meaning: parse results and assembling (3: links and wiki links read anew). */
-  export const FORMAT = 3
+  /**
+   * Raised whenever what is cached changes meaning or layout: parse results and assembling (3: links and wiki links
+   * read anew; 4: sections parsed apart, the snapshot holds the assembled index).
+   */
+  export const FORMAT = 4
 
   export type FileEntry = {
     size: number
@@ -62,7 +67,10 @@ export namespace ResourceCache {
       listedAt: number
       warnings: Resource.Warning[]
     }
-    /** What assembling these entries decided (ids, resolved references, warnings), when no security check was on. */
+    /**
+     * The index assembled from these entries (`ResourceIndex.snapshot`), when no security check was on. Read from disk,
+     * this and the entries above are parsed at first use.
+     */
     snapshot?: ResourceIndex.Snapshot
   }
 
@@ -84,16 +92,109 @@ export namespace ResourceCache {
     return path.join(base, "opencode-builtins", "resource-index", `${hash}.json`)
   }
 
+  /**
+   * The cache of `file` if it is one for `projectRoot` in this format, else undefined. Read synchronously (at 10k
+   * resources a promise read of the file cost ≈ 7 ms of CPU time against ≈ 1 ms), checked whole against its hash, and
+   * parsed by parts: the head at once, the index snapshot, the parse results (`files`, `references`) and the stamps
+   * only when first used, so a start restored from the snapshot never parses the rest.
+   */
   export async function read(file: string, projectRoot: string): Promise<Data | undefined> {
     try {
-      const data = JSON.parse(await fs.readFile(file, "utf8")) as Data
-      if (data?.format !== FORMAT || data.indexVersion !== ResourceIndex.VERSION) return undefined
-      if (data.projectRoot !== projectRoot || typeof data.files !== "object" || typeof data.references !== "object")
-        return undefined
-      return unpack(data)
+      return open(readFileSync(file), projectRoot)
     } catch {
       return undefined
     }
+  }
+
+  /**
+   * The file's layout, written last so it is found from the end: `,"layout":"<hash> <offsets>"}` where the hash
+   * (wyhash, 16 hex digits) covers every byte before it and the offsets (10 digits each) are the byte ranges of the
+   * sections' values, in `SECTIONS` order. The whole stays one JSON document.
+   */
+  const SECTIONS = ["snapshot", "stamps", "files", "references"] as const
+  type Section = (typeof SECTIONS)[number]
+  const LAYOUT_KEY = ',"layout":"'
+  const LAYOUT_LENGTH = LAYOUT_KEY.length + 16 + SECTIONS.length * 2 * 11 + 2
+
+  /** What a cache read from disk keeps to parse its other sections on first use. */
+  type Raw = { bytes: Buffer; ranges: [number, number][]; entries: number }
+  const raws = new WeakMap<Data, Raw>()
+
+  /** Each file's stamp as the stamps section holds it: `[relativePath, size, mtimeMs]`, plus the real path if unusual. */
+  type StampRow = [string, number, number] | [string, number, number, string]
+
+  function open(bytes: Buffer, projectRoot: string): Data | undefined {
+    if (bytes.length < LAYOUT_LENGTH) return undefined
+    const body = bytes.length - LAYOUT_LENGTH
+    const layout = bytes.toString("latin1", body)
+    if (!layout.startsWith(LAYOUT_KEY) || !layout.endsWith('"}')) return undefined
+    const fields = layout.slice(LAYOUT_KEY.length, -2).split(" ")
+    const numbers = fields.slice(1).map(Number)
+    if (numbers.length !== SECTIONS.length * 2 || !numbers.every((n) => Number.isInteger(n) && n >= 0 && n <= body))
+      return undefined
+    if (fields[0] !== hash(bytes.subarray(0, body))) return undefined
+    const ranges = SECTIONS.map((_, i) => [numbers[2 * i], numbers[2 * i + 1]] as [number, number])
+    // The head: everything before the first section's key, closed.
+    const headEnd = bytes.lastIndexOf(`,"${SECTIONS[0]}":`, ranges[0][0])
+    if (headEnd < 0) return undefined
+    const head = JSON.parse(bytes.toString("utf8", 0, headEnd) + "}") as Omit<Data, Section> & { entries: number }
+    if (head?.format !== FORMAT || head.indexVersion !== ResourceIndex.VERSION || head.projectRoot !== projectRoot)
+      return undefined
+    const { entries, ...data } = head
+    const raw: Raw = { bytes, ranges, entries }
+    const section = (name: Section) => {
+      const [start, end] = raw.ranges[SECTIONS.indexOf(name)]
+      return JSON.parse(raw.bytes.toString("utf8", start, end))
+    }
+    const out = data as Data
+    settleOnRead(out, "files", () => unpackFiles(projectRoot, section("files")))
+    settleOnRead(out, "references", () => unpackReferences(projectRoot, section("references")))
+    // Written without a snapshot (under a security check): `null`, and no `snapshot` property.
+    const [start, end] = ranges[0]
+    if (end - start !== 4 || bytes.toString("latin1", start, end) !== "null")
+      settleOnRead(out, "snapshot", () => section("snapshot"))
+    raws.set(out, raw)
+    return out
+  }
+
+  /** `data[key]` read from the file at first use, then a plain property. */
+  function settleOnRead<K extends keyof Data>(data: Data, key: K, compute: () => Data[K]) {
+    const settle = (value: Data[K]) =>
+      Object.defineProperty(data, key, { value, writable: true, enumerable: true, configurable: true })
+    Object.defineProperty(data, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const value = compute()
+        settle(value)
+        return value
+      },
+      set: settle,
+    })
+  }
+
+  /** 16 hex digits of wyhash: a cache changed after it was written (cut short, edited) is never trusted. */
+  function hash(bytes: Uint8Array) {
+    return Bun.hash.wyhash(bytes).toString(16).padStart(16, "0")
+  }
+
+  /**
+   * Every cached file's (resources, agents and commands) real path, size and mtime, for the check of a restored index
+   * (`ResourceBuild.filesChanged`); from a cache read from disk without parsing its parse results.
+   */
+  export function stamps(data: Data): { real: string; size: number; mtimeMs: number }[] {
+    const raw = raws.get(data)
+    const loaded = (key: "files" | "references") => Object.getOwnPropertyDescriptor(data, key)?.get === undefined
+    if (!raw || loaded("files") || loaded("references"))
+      return [...Object.values(data.files), ...Object.values(data.references)]
+    const [start, end] = raw.ranges[SECTIONS.indexOf("stamps")]
+    const rows = JSON.parse(raw.bytes.toString("utf8", start, end)) as StampRow[]
+    return rows.map(([rel, size, mtimeMs, real]) => ({ real: real ?? absolute(data.projectRoot, rel), size, mtimeMs }))
+  }
+
+  /** How many files (resources, agents and commands) the cache holds, without parsing them when read from disk. */
+  export function entries(data: Data): number {
+    return raws.get(data)?.entries ?? Object.keys(data.files).length + Object.keys(data.references).length
   }
 
   /** The absolute path of a project-relative one (forward slashes), as the scan forms it. */
@@ -104,15 +205,15 @@ export namespace ResourceCache {
   type Packed<T> = Omit<T, "real"> & { real?: string }
 
   /**
-   * The cache as written: what each entry's key and the project root already say is left out (the absolute and
-   * real paths when they are the usual ones, the metadata's relative path, type, size and mtime, the empty
-   * `references` of a parse), so a start reads and parses about a third less.
+   * The parse results as written: what each entry's key and the project root already say is left out (the absolute
+   * and real paths when they are the usual ones, the metadata's relative path, type, size and mtime, the empty
+   * `references` of a parse), so the file is about a third smaller.
    */
-  function pack(data: Data): Data {
+  function packFiles(root: string, entries: Data["files"]) {
     const files: Record<string, Packed<FileEntry>> = {}
-    for (const rel in data.files) {
-      const { real, ...entry } = data.files[rel]
-      const abs = absolute(data.projectRoot, rel)
+    for (const rel in entries) {
+      const { real, ...entry } = entries[rel]
+      const abs = absolute(root, rel)
       const packed: Packed<FileEntry> = real === abs ? entry : { ...entry, real }
       const result = entry.result
       if (result) {
@@ -128,23 +229,24 @@ export namespace ResourceCache {
       }
       files[rel] = packed
     }
-    const references: Record<string, Packed<ReferenceEntry>> = {}
-    for (const rel in data.references) {
-      const { real, ...entry } = data.references[rel]
-      references[rel] = real === absolute(data.projectRoot, rel) ? entry : { ...entry, real }
-    }
-    return {
-      ...data,
-      files: files as Record<string, FileEntry>,
-      references: references as Record<string, ReferenceEntry>,
-    }
+    return files
   }
 
-  /** Puts back what `pack` left out (in place: the data was just parsed). */
-  function unpack(data: Data): Data {
-    for (const rel in data.files) {
-      const entry = data.files[rel]
-      const abs = absolute(data.projectRoot, rel)
+  function packReferences(root: string, entries: Data["references"]) {
+    const references: Record<string, Packed<ReferenceEntry>> = {}
+    for (const rel in entries) {
+      const { real, ...entry } = entries[rel]
+      references[rel] = real === absolute(root, rel) ? entry : { ...entry, real }
+    }
+    return references
+  }
+
+  /** Puts back what `packFiles` left out (in place: the entries were just parsed). */
+  function unpackFiles(root: string, files: Data["files"]) {
+    if (typeof files !== "object" || files === null) throw new TypeError("files: not an object")
+    for (const rel in files) {
+      const entry = files[rel]
+      const abs = absolute(root, rel)
       entry.real ??= abs
       const meta = entry.result?.metadata
       if (meta && meta.relativePath === undefined) {
@@ -156,8 +258,51 @@ export namespace ResourceCache {
         meta.references = []
       }
     }
-    for (const rel in data.references) data.references[rel].real ??= absolute(data.projectRoot, rel)
-    return data
+    return files
+  }
+
+  function unpackReferences(root: string, references: Data["references"]) {
+    if (typeof references !== "object" || references === null) throw new TypeError("references: not an object")
+    for (const rel in references) references[rel].real ??= absolute(root, rel)
+    return references
+  }
+
+  /** The stamps section: every file's stamp, the real path only where it is not the usual one. */
+  function stampRows(data: Data): StampRow[] {
+    const rows: StampRow[] = []
+    for (const entries of [data.files, data.references])
+      for (const rel in entries) {
+        const { real, size, mtimeMs } = entries[rel]
+        rows.push(real === absolute(data.projectRoot, rel) ? [rel, size, mtimeMs] : [rel, size, mtimeMs, real])
+      }
+    return rows
+  }
+
+  /**
+   * The file's bytes: the head (format, project, scan, number of entries), then each section's JSON, then the layout
+   * (`open`). One JSON document, so a person or a tool can still read it whole.
+   */
+  function serialize(data: Data): Buffer {
+    const { files, references, snapshot, ...rest } = data
+    const head = JSON.stringify({ ...rest, entries: Object.keys(files).length + Object.keys(references).length })
+    const values: Record<Section, unknown> = {
+      snapshot: snapshot ?? null,
+      stamps: stampRows(data),
+      files: packFiles(data.projectRoot, files),
+      references: packReferences(data.projectRoot, references),
+    }
+    const parts: Buffer[] = [Buffer.from(head.slice(0, -1))]
+    let at = parts[0].length
+    const offsets: string[] = []
+    for (const name of SECTIONS) {
+      const key = Buffer.from(`,"${name}":`)
+      const value = Buffer.from(JSON.stringify(values[name]))
+      parts.push(key, value)
+      offsets.push(String(at + key.length).padStart(10, "0"), String(at + key.length + value.length).padStart(10, "0"))
+      at += key.length + value.length
+    }
+    const body = Buffer.concat(parts)
+    return Buffer.concat([body, Buffer.from(`${LAYOUT_KEY}${hash(body)} ${offsets.join(" ")}"}`)])
   }
 
   /** Writes atomically (temporary file, then rename): a crash never leaves a half-written cache. */
@@ -165,7 +310,7 @@ export namespace ResourceCache {
     await fs.mkdir(path.dirname(file), { recursive: true })
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`
     try {
-      await fs.writeFile(temp, JSON.stringify(pack(data)))
+      await fs.writeFile(temp, serialize(data))
       await fs.rename(temp, file)
     } catch (error) {
       await fs.rm(temp, { force: true })

@@ -322,11 +322,27 @@ export namespace ResourceIndex {
     return finish(index)
   }
 
+  /** The lower-cased text queries search for one resource (`Index.haystack`). */
+  function haystackOf(id: string, meta: Resource.Metadata): Haystack {
+    const hay = {
+      id: id.toLowerCase(),
+      name: meta.name.toLowerCase(),
+      tags: meta.tags.join(" ").toLowerCase(),
+      description: (meta.description ?? "").toLowerCase(),
+      // Types and domains are lower-case names already.
+      rest: `${meta.type} ${meta.domain} ${meta.category ? meta.category.toLowerCase() : ""}`,
+      all: "",
+    }
+    hay.all = `${hay.id}\n${hay.name}\n${hay.tags}\n${hay.description}\n${hay.rest}`
+    return hay
+  }
+
   /**
    * The parts of an index that follow from its resources alone: secondary indexes, the reference graph's forward and
-   * backward maps (from each resource's resolved references), the search text. Shared by `assemble` and `hydrate`.
+   * backward maps (from each resource's resolved references), the search text. Shared by `assemble` and `hydrate`;
+   * `text` is the search text a snapshot kept (`hydrate`), whose per-resource haystacks are then made at first use.
    */
-  function finish(index: Index): Index {
+  function finish(index: Index, text?: { joined: string; starts: number[] }): Index {
     // `references` lists the resolved ids first, then the dangling references (`assemble`). The graph serves only
     // loads that follow references: built at the first one.
     const edges = (reverse: boolean) => {
@@ -352,20 +368,37 @@ export namespace ResourceIndex {
       for (const [id, meta] of index.resources) for (const name of meta.referencedBy) add(map, name, id)
       return map
     })
+    // Type and domain lookups serve only queries that filter by them (and lint's counts).
+    lazy(index, "byType", () => {
+      const map: Index["byType"] = new Map()
+      for (const [id, meta] of index.resources) add(map, meta.type, id)
+      return map
+    })
+    lazy(index, "byDomain", () => {
+      const map: Index["byDomain"] = new Map()
+      for (const [id, meta] of index.resources) add(map, meta.domain, id)
+      return map
+    })
+    if (text) {
+      // Restored: the joined text comes from the snapshot; each resource's haystack is made at the first query that
+      // reads it (a query scoring candidates, or a filtered one), not at the start.
+      index.text.metas = [...index.resources.values()]
+      index.text.bytes = Buffer.from(text.joined)
+      index.text.starts = text.starts
+      let hays: Haystack[] | undefined
+      const all = () => (hays ??= index.text.metas.map((meta) => haystackOf(meta.id, meta)))
+      lazy(index.text, "hays", all)
+      lazy(index, "haystack", () => {
+        const map: Index["haystack"] = new Map()
+        const list = all()
+        index.text.metas.forEach((meta, i) => map.set(meta.id, list[i]))
+        return map
+      })
+      return index
+    }
     const parts: string[] = []
     for (const [id, meta] of index.resources) {
-      add(index.byType, meta.type, id)
-      add(index.byDomain, meta.domain, id)
-      const hay = {
-        id: id.toLowerCase(),
-        name: meta.name.toLowerCase(),
-        tags: meta.tags.join(" ").toLowerCase(),
-        description: (meta.description ?? "").toLowerCase(),
-        // Types and domains are lower-case names already.
-        rest: `${meta.type} ${meta.domain} ${meta.category ? meta.category.toLowerCase() : ""}`,
-        all: "",
-      }
-      hay.all = `${hay.id}\n${hay.name}\n${hay.tags}\n${hay.description}\n${hay.rest}`
+      const hay = haystackOf(id, meta)
       index.haystack.set(id, hay)
       index.text.metas.push(meta)
       index.text.hays.push(hay)
@@ -384,57 +417,61 @@ export namespace ResourceIndex {
   }
 
   /**
-   * What `assemble` decided beyond the parsed files, to persist beside them: per resource (in index order) its file,
-   * its id where a duplicate moved it off the parsed one, its resolved and dangling references and who references
-   * it; the agent and command graph; every warning. `hydrate` rebuilds the same index from it without resolving
-   * anything again. Only for an index built without a security check (no withheld files).
+   * What an index holds that its parsed files do not say, in JSON, to persist beside them: every resource's metadata
+   * as assembled (ids moved off duplicates, resolved and dangling references, who references it), in index order; the
+   * agent and command graph; every warning; the search text (`Index.text`). `hydrate` makes the same index from it
+   * without reading a parsed file or resolving anything again, and builds each resource's haystack only when a query
+   * first needs it. Only for an index built without a security check (no withheld files).
    *
    * @example
-   * const again = ResourceIndex.hydrate(project, parsedFiles, ResourceIndex.snapshot(index, parsedFiles))
+   * const again = ResourceIndex.hydrate(project, JSON.parse(JSON.stringify(ResourceIndex.snapshot(index))))
    */
   export type Snapshot = {
-    /** `file`: the position of the resource's file among the parsed files `snapshot` was given. */
-    resources: [file: number, id: string | null, references: string[], referencedBy: string[]][]
+    resources: Resource.Metadata[]
     agents: [string, string[]][]
     commands: [string, string[]][]
     dangling: [string, string[]][]
     warnings: Resource.Warning[]
+    /** `Index.text`: the haystacks joined by NUL, and the byte offset where each resource's begins. */
+    text: string
+    starts: number[]
   }
 
-  export function snapshot(index: Index, files: readonly ParsedFile[]): Snapshot {
+  export function snapshot(index: Index): Snapshot {
     const list = (map: Map<string, Set<string>>) => [...map].map(([k, v]) => [k, [...v]] as [string, string[]])
-    const position = new Map(files.map((f, i) => [f.relativePath, i]))
     return {
-      resources: [...index.resources.values()].map((m) => {
-        const i = position.get(m.relativePath)!
-        return [i, files[i].result.metadata.id === m.id ? null : m.id, m.references, m.referencedBy]
-      }),
+      resources: index.text.metas,
       agents: list(index.graph.agents),
       commands: list(index.graph.commands),
       dangling: [...index.dangling],
       warnings: index.warnings,
+      text: index.text.bytes.toString("utf8"),
+      starts: index.text.starts,
     }
   }
 
-  /** The index `snapshot` was taken of, from the same parsed files in the same order; undefined if they differ. */
-  export function hydrate(
-    project: ResourceProject.Info,
-    files: readonly ParsedFile[],
-    snap: Snapshot,
-  ): Index | undefined {
+  /**
+   * The index `snapshot` was taken of; undefined when `snap` does not have a snapshot's shape. The snapshot's objects
+   * become the index's (a snapshot just parsed from the cache file has no other user).
+   */
+  export function hydrate(project: ResourceProject.Info, snap: Snapshot | undefined): Index | undefined {
+    if (!snap) return undefined
+    const { resources, starts, text } = snap
+    if (!Array.isArray(resources) || !Array.isArray(starts) || starts.length !== resources.length) return undefined
+    if (typeof text !== "string" || ![snap.agents, snap.commands, snap.dangling, snap.warnings].every(Array.isArray))
+      return undefined
     const index = empty(project)
     index.warnings = snap.warnings
     for (const [k, v] of snap.dangling) index.dangling.set(k, v)
-    for (const [i, id, references, referencedBy] of snap.resources) {
-      const meta = files[i]?.result.metadata
-      if (!meta) return undefined
-      const copy = { ...meta, references, referencedBy }
-      if (id !== null) copy.id = id
-      index.resources.set(copy.id, copy)
+    for (const meta of resources) {
+      if (typeof meta?.id !== "string" || typeof meta.name !== "string" || !Array.isArray(meta.tags)) return undefined
+      if (!Array.isArray(meta.references) || !Array.isArray(meta.referencedBy)) return undefined
+      index.resources.set(meta.id, meta)
     }
+    if (index.resources.size !== resources.length) return undefined
     for (const [k, v] of snap.agents) index.graph.agents.set(k, new Set(v))
     for (const [k, v] of snap.commands) index.graph.commands.set(k, new Set(v))
-    return finish(index)
+    return finish(index, { joined: text, starts })
   }
 
   function empty(project: ResourceProject.Info): Index {

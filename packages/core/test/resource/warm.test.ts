@@ -38,10 +38,7 @@ describe("warm start without a scan", () => {
     const project = ResourceProject.resolve(dir.path, dir.path)
     const cold = await ResourceBuild.run(project, config)
     const data = JSON.parse(JSON.stringify(cold.cache)) as ResourceCache.Data
-    const parsed = Object.entries(data.files)
-      .filter(([, e]) => e.result)
-      .map(([relativePath, e]) => ({ relativePath, path: e.result!.metadata.path, result: e.result! }))
-    const again = ResourceIndex.hydrate(project, parsed, data.snapshot!)
+    const again = ResourceIndex.hydrate(project, data.snapshot!)
     expect(plain(again!)).toEqual(plain(cold.index))
     expect(again!.resources.get("specif-1.1")!.relativePath).toBe(".opencode/schema/specif-1.1.json")
   })
@@ -211,8 +208,25 @@ describe("warm start without a scan", () => {
       const writer = loaderOf(dir.path, cachePath)
       await writer.index()
       await writer.dispose()
-      const good = JSON.parse(await fs.readFile(cachePath, "utf8"))
+      const raw = await fs.readFile(cachePath, "utf8")
+      const good = JSON.parse(raw)
+      // The file ends with its layout: `,"layout":"<hash> <offsets>"}`, the hash over every byte before it.
+      const layoutAt = raw.lastIndexOf(',"layout":"')
+      const [, offsets] = /^,"layout":"[0-9a-f]{16} ([0-9 ]+)"\}$/.exec(raw.slice(layoutAt))!
+      const resigned = (body: string) =>
+        `${body},"layout":"${Bun.hash.wyhash(Buffer.from(body)).toString(16).padStart(16, "0")} ${offsets}"}`
+      const body = raw.slice(0, layoutAt)
+      const at = body.indexOf('"name":"') + 8
       const broken: [string, string][] = [
+        // One letter of a resource's name changed, length kept: the hash no longer matches.
+        [
+          "edited in place",
+          body.slice(0, at) + (body[at] === "x" ? "y" : "x") + body.slice(at + 1) + raw.slice(layoutAt),
+        ],
+        // A valid layout and hash over sections that do not hold what they should.
+        ["resigned, snapshot without its resources", resigned(body.replace('"resources":[', '"resourcex":['))],
+        // Offsets that no longer point at the sections (text inserted before them): they hold no JSON.
+        ["resigned, sections moved", resigned(body.replace('"snapshot":{', '"snapshot":{"x":1,'))],
         ["truncated", JSON.stringify(good).slice(0, 5_000)],
         ["null", "null"],
         ["binary", "\u0000\u0001garbage"],
