@@ -766,7 +766,7 @@ export namespace SecurityGuard {
       const pin = new Set<string>()
       const stillProtected = (entry: SecurityInventory.Protected) => (renamed: string) =>
         [...entry.ops].some((op) => SecurityAccess.firstDenying(config, renamed, op, d.role))
-      for (const entry of index.top) {
+      for (const entry of [...index.top, ...index.links]) {
         const item = { path: entry.path, dir: entry.dir }
         if (entry.ops.has("read") || entry.ops.has("llm")) hide.push(item)
         else if (entry.ops.has("write")) lock.push(item)

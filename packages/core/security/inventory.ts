@@ -34,6 +34,11 @@ export namespace SecurityInventory {
     top: Protected[]
     /** `dev:ino` of protected files → one of their paths. */
     inodes: Map<string, string>
+    /**
+     * Other names of protected files: hard links elsewhere (made before the policy, or by the user), with the
+     * operations their file's protection denies. The sandbox hides or locks them like the files.
+     */
+    links: Protected[]
     read: SecurityFingerprint.Index
     llm: SecurityFingerprint.Index
     /** Files holding protected segments → the operations those segments deny to the role. */
@@ -77,6 +82,7 @@ export namespace SecurityInventory {
       files: new Map(),
       top: [],
       inodes: new Map(),
+      links: [],
       read: SecurityFingerprint.create(),
       llm: SecurityFingerprint.create(),
       segmented: new Map(),
@@ -159,6 +165,8 @@ export namespace SecurityInventory {
     let bytes = 0
     let visited = 0
     const seen = new Set<string>()
+    /** Files with more than one name that no rule protects, by `dev:ino`: a link to a protected file is one too. */
+    const shared = new Map<string, string[]>()
     const consider = async (full: string, kind: SecurityTree.Kind) => {
       if (seen.has(full)) return
       seen.add(full)
@@ -189,6 +197,9 @@ export namespace SecurityInventory {
         if (own.size && !(above && [...own].every((op) => above.has(op))))
           index.top.push({ path: full, dir: false, ops: own })
         if (stat) index.inodes.set(`${stat.dev}:${stat.ino}`, full)
+      } else if (stat && stat.nlink > 1) {
+        const id = `${stat.dev}:${stat.ino}`
+        shared.set(id, [...(shared.get(id) ?? []), full])
       }
       const wantsPrint = (ops.has("read") || ops.has("llm")) && bytes < maxPrints && !isState(full)
       const wantsSegments = markers.length > 0
@@ -236,6 +247,11 @@ export namespace SecurityInventory {
         await consider(e.path.normalize("NFC"), e.kind)
       }
     for (const e of outside(config, tree.root)) await consider(e.path, e.kind)
+    for (const [id, paths] of shared) {
+      const original = index.inodes.get(id)
+      const ops = original && index.files.get(original)
+      if (ops) for (const p of paths) index.links.push({ path: p, dir: false, ops })
+    }
     for (const file of cache.keys()) if (!seen.has(file)) cache.delete(file)
     for (const id of decisions.keys()) if (!seen.has(id.slice(2))) decisions.delete(id)
     index.builtAt = (input.now ?? Date.now)()

@@ -336,6 +336,33 @@ for (const route of ROUTES) {
       })
     })
 
+    describe("2b. hard links to protected files that existed before the session", () => {
+      // Made by the user (or an earlier process) before the policy protected the files: the other name is under no
+      // rule, so only the inode says it is the protected file. The sandbox must hide it like the file itself.
+      const box = shared(route, {}, (dir) => {
+        fs.mkdirSync(path.join(dir, "notes"), { recursive: true })
+        fs.linkSync(path.join(dir, "secrets/api.key"), path.join(dir, "notes/hard.txt"))
+        fs.mkdirSync(path.join(dir, "docs/old"), { recursive: true })
+        fs.linkSync(path.join(dir, ".env"), path.join(dir, "docs/old/settings"))
+      })
+      shellCases(box, [
+        {
+          name: "every file of a folder printed by python, the names never written",
+          command: `python3 -c "import os
+for d in ['no'+'tes', 'do'+'cs/old']:
+  for f in os.listdir(d):
+    print(open(os.path.join(d, f)).read()[::-1])"`,
+        },
+        { name: "cat of the other name, reversed", command: "rev notes/hard.txt docs/old/settings" },
+        { name: "the other name copied, then read", command: "cp docs/old/settings /tmp/s-$$ && base64 /tmp/s-$$" },
+      ])
+      test("the protected files and their other names are still there, unchanged", () => {
+        expect(fs.statSync(box.dir.file("notes/hard.txt")).ino).toBe(fs.statSync(box.dir.file("secrets/api.key")).ino)
+        expect(fs.statSync(box.dir.file("docs/old/settings")).ino).toBe(fs.statSync(box.dir.file(".env")).ino)
+        expect(policyBytes(box.dir.path)).toEqual(box.policy)
+      })
+    })
+
     describe("3. git: a history that holds protected files", () => {
       // Committed before the policy protected them: the object store holds them, and the sandbox hides only files.
       const box = shared(route, {}, (dir) => {
