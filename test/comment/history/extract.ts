@@ -159,6 +159,30 @@ export namespace CommentHistoryExtract {
       select: ["-E", "--author=Herrington ?Darkholme", "--until=2022-11-01", "--no-merges"],
       target: 50,
     },
+    // Added for the sixth batch: five more repositories whose commits name an AI assistant the same way (Claude Code,
+    // or Copilot in github-mcp-server), and one human-written control from before 2022 (no bot among its authors).
+    ...(
+      [
+        ["claude-code-action", "anthropics/claude-code-action"],
+        ["humanlayer", "humanlayer/humanlayer"],
+        ["github-mcp-server", "github/github-mcp-server"],
+        ["cship", "stephenleo/cship"],
+        ["llm", "simonw/llm"],
+      ] as const
+    ).map(([name, repo]): Source => ({
+      name,
+      repo,
+      style: "assistant",
+      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
+      target: 50,
+    })),
+    {
+      name: "mkdocs",
+      repo: "mkdocs/mkdocs",
+      style: "human",
+      select: ["--until=2022-01-01", "--no-merges"],
+      target: 50,
+    },
   ]
 
   /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */
