@@ -4,7 +4,8 @@ import { CommentHistory } from "./history/history"
 // The comment checker on comments that real commits added, labelled by hand (test/comment/history/, criteria in
 // docs/comment-checker.md). A comment counts as flagged when the checker's note names it; only N (narrating) is a
 // positive. The figures per sensitivity are printed for the first batch's two parts ("tune", "held"), the second
-// batch ("fresh"), the third ("third"), the fourth ("fourth") and the fifth ("fifth", held out when first measured);
+// batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth") and the sixth ("sixth"), each of the
+// last two held out when first measured;
 // all are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
 test("comment checker: precision and recall on labelled comments from real history", () => {
   const fixtures = CommentHistory.load()
@@ -17,7 +18,7 @@ test("comment checker: precision and recall on labelled comments from real histo
   const results = {} as Record<"strict" | "normal" | "relaxed", ReturnType<typeof CommentHistory.evaluate>>
   for (const level of ["strict", "normal", "relaxed"] as const) {
     const result = (results[level] = CommentHistory.evaluate(fixtures, level))
-    for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth"] as const) {
+    for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth"] as const) {
       const r = result[part]
       rows.push(
         `${level.padEnd(8)} ${part.padEnd(6)} precision ${pct(r.precision)} (${r.hits}/${r.flagged})  ` +
@@ -56,8 +57,13 @@ test("comment checker: precision and recall on labelled comments from real histo
   // comments were read afterwards (docs: "Batch 5, held out"), so it is tuning material for any later work.
   expect(results.normal.fifth.precision).toBeGreaterThanOrEqual(0.65)
   expect(results.normal.fifth.recall).toBeGreaterThanOrEqual(0.33)
+  // The sixth batch was committed (3682dc8) before the checker ran on it and measured once with the rules as they
+  // stood (held out): 36/43 and 36/56 at normal (strict 40/52 and 40/56, relaxed 30/34 and 30/56). Recall goal met,
+  // precision goal (0.9) not. Its comments were read afterwards: tuning material for any later work.
+  expect(results.normal.sixth.precision).toBeGreaterThanOrEqual(0.83)
+  expect(results.normal.sixth.recall).toBeGreaterThanOrEqual(0.64)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
-  for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth"] as const) {
+  for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth"] as const) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
     expect(results.normal[part].flagged).toBeGreaterThanOrEqual(results.relaxed[part].flagged)
   }

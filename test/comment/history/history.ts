@@ -223,7 +223,8 @@ export namespace CommentHistory {
    * (even commit hashes) and held-out part (odd), the second batch (`fresh`), drawn and labelled after the rules
    * were written, the third (`third`, `<name>.3.json`), drawn and labelled before the rules were revised on the
    * first two, the fourth (`fourth`, `<name>.4.json`), drawn and labelled before they were revised on the first
-   * three, and the fifth (`fifth`, `<name>.5.json`), drawn and labelled before they were revised on the first four.
+   * three, the fifth (`fifth`, `<name>.5.json`), drawn and labelled before they were revised on the first four, and the
+   * sixth (`sixth`, `<name>.6.json`), drawn and labelled after the last revision and measured once with it.
    *
    * @example
    * CommentHistory.evaluate(CommentHistory.load(), "strict").tune.recall
@@ -254,6 +255,10 @@ export namespace CommentHistory {
       ),
       fifth: figures(
         all.filter((c) => c.batch === 5),
+        level,
+      ),
+      sixth: figures(
+        all.filter((c) => c.batch === 6),
         level,
       ),
     }
