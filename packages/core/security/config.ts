@@ -502,7 +502,8 @@ export namespace SecurityConfig {
         ...base,
         id: "implicit:host-config",
         implicit: "host-config",
-        pattern: [...hostFiles, ...hostDirs.map((d) => d + path.sep)].join(", "),
+        // Thousands of paths once the plugins' imports are in (`SecurityClosure`): explanations name a few.
+        pattern: summarise([...hostFiles, ...hostDirs.map((d) => d + path.sep)]),
         test: (abs) => (hostFiles.has(fold(abs)) || inHostDir(abs)) && !overridden(abs),
       },
       {
@@ -527,6 +528,13 @@ export namespace SecurityConfig {
         },
       },
     ]
+  }
+
+  /** The first paths of a long list and how many more there are. */
+  function summarise(paths: string[], shown = 8): string {
+    return paths.length <= shown
+      ? paths.join(", ")
+      : `${paths.slice(0, shown).join(", ")}, … (${paths.length - shown} more host paths)`
   }
 
   /**

@@ -7,6 +7,7 @@ import { OPTIONS_FILE } from "../options"
 import { Logger } from "../util/log"
 import { SecurityAccess } from "./access"
 import { SecurityAudit } from "./audit"
+import { SecurityClosure } from "./closure"
 import { SecurityCompile } from "./compile"
 import { SecurityConfig } from "./config"
 import { SecurityDecide } from "./decide"
@@ -368,6 +369,32 @@ export namespace SecurityGuard {
     ]
   }
 
+  /** At most this many files of the plugin and tool folders are followed for their imports. */
+  const MAX_PLUGIN_FILES = 500
+
+  /**
+   * The code files in the plugin and tool folders of `protect` (OpenCode loads them at start), at any depth, at most
+   * `MAX_PLUGIN_FILES`: the entries of the closure the guard protects with them.
+   */
+  function pluginFiles(protect: readonly string[]): string[] {
+    const out: string[] = []
+    const folders = protect.filter(
+      (p) => p.endsWith(path.sep) && (PLUGIN_FOLDERS as readonly string[]).includes(path.basename(p.slice(0, -1))),
+    )
+    for (const folder of folders) {
+      let entries: fs.Dirent[]
+      try {
+        entries = fs.readdirSync(folder, { recursive: true, withFileTypes: true })
+      } catch {
+        continue
+      }
+      for (const e of entries)
+        if (e.isFile() && /\.[cm]?[jt]sx?$/i.test(e.name) && !e.parentPath.split(path.sep).includes("node_modules"))
+          if (out.push(path.join(e.parentPath, e.name)) >= MAX_PLUGIN_FILES) return out
+    }
+    return out
+  }
+
   const CONFIG_FILES = ["opencode.json", "opencode.jsonc"]
   const TUI_FILES = ["tui.json", "tui.jsonc"]
 
@@ -420,6 +447,41 @@ export namespace SecurityGuard {
     let mcpServers = options.mcpServers ?? []
     let shell = options.shell ?? defaultShell(env)
     const ripgrepOwner = `guard:${root}:${Math.random().toString(36).slice(2)}`
+
+    /** Paths of the plugins' import closure that do not exist yet: a shell command creating one has it moved aside. */
+    const closureNames = new Set<string>()
+    /**
+     * What OpenCode's plugins import (`SecurityClosure`) beyond what `protect` holds already: it runs outside the
+     * sandbox at the next start like the plugins. What cannot be followed is said in the log.
+     */
+    const closureOf = (entries: string[]): string[] => {
+      if (!entries.length) return []
+      const result = SecurityClosure.of(entries)
+      const files = new Set(protect)
+      const folders = protect.filter((p) => p.endsWith(path.sep))
+      const fresh: string[] = []
+      for (const p of result.paths) {
+        const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p
+        if (files.has(p) || folders.some((d) => bare.startsWith(d) || bare + path.sep === d)) continue
+        files.add(p)
+        fresh.push(p)
+        closureNames.add(bare)
+      }
+      for (const file of result.dynamic)
+        log.warn(
+          `[security] ${file} imports a module whose name is computed at run time: OpenCode loads it at start outside the sandbox, and the security layer cannot tell which file to protect`,
+        )
+      for (const file of result.unread)
+        log.warn(
+          `[security] could not read the imports of ${file} (a plugin imports it): what it imports is not protected`,
+        )
+      if (result.truncated)
+        log.warn(
+          `[security] the plugins import more than ${SecurityClosure.MAX_FILES} files: only the first are protected`,
+        )
+      return fresh
+    }
+    protect.push(...closureOf(pluginFiles(protect)))
 
     const hostHidden = (options.hide ?? []).map((p) => path.resolve(p))
     const watcher = SecurityConfig.watch(root, { home, intervalMs: options.intervalMs, now, protect, hide: hostHidden })
@@ -787,7 +849,7 @@ export namespace SecurityGuard {
       for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))) {
         const kind = kindOf(p)
         if (kind) lock.push({ path: p, dir: kind === "dir" })
-        else if (SWEPT.has(path.basename(p))) absent.push(p)
+        else if (SWEPT.has(path.basename(p)) || closureNames.has(p)) absent.push(p)
       }
       // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
       // user next uses git: read-only unless the policy allows them. A repository created inside the sandbox is fine.
@@ -1494,7 +1556,8 @@ export namespace SecurityGuard {
         shell = next
       },
       protectHost(paths) {
-        const fresh = paths.map((p) => path.resolve(p)).filter((p) => !protect.includes(p))
+        const named = paths.map((p) => path.resolve(p))
+        const fresh = [...new Set([...named.filter((p) => !protect.includes(p)), ...closureOf(named)])]
         if (!fresh.length) return
         // The watcher reads the same list on every load.
         protect.push(...fresh)
