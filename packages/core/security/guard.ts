@@ -288,6 +288,24 @@ export namespace SecurityGuard {
     }
   }
 
+  /**
+   * The shell startup files of the home folder: the user's next terminal runs them outside any sandbox (zsh reads
+   * `.zshenv` even for `zsh -c`), so a line the agent added there would run unseen.
+   */
+  export const STARTUP_FILES = [
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".config/fish/config.fish",
+  ] as const
+
   /** Names of OpenCode's plugin and tool folders (1.2.15 and 1.18 read both spellings). */
   export const PLUGIN_FOLDERS = ["plugin", "plugins", "tool", "tools"] as const
 
@@ -309,6 +327,7 @@ export namespace SecurityGuard {
     "package-lock.json",
     path.basename(OPTIONS_FILE),
     ...PLUGIN_FOLDERS,
+    ...STARTUP_FILES.map((f) => path.basename(f)),
   ])
 
   /**
@@ -364,6 +383,7 @@ export namespace SecurityGuard {
       ),
       cacheDir + path.sep,
       path.join(dataDir, "bin") + path.sep,
+      ...STARTUP_FILES.map((f) => path.join(home, f)),
       ...(env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : []),
       ...(env.OPENCODE_TUI_CONFIG ? [env.OPENCODE_TUI_CONFIG] : []),
     ]
@@ -852,12 +872,20 @@ export namespace SecurityGuard {
         else if (SWEPT.has(path.basename(p)) || closureNames.has(p)) absent.push(p)
       }
       // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
-      // user next uses git: read-only unless the policy allows them. A repository created inside the sandbox is fine.
-      if (!d.allowGitConfig)
-        for (const p of [path.join(root, ".git", "config"), path.join(root, ".git", "hooks")]) {
+      // user next uses git: read-only unless the policy allows them, in the project's repository and in any nested
+      // one. The `.git` folder itself is pinned: renamed aside, its config was no longer locked, and renamed back with
+      // a new `core.fsmonitor` it ran at the user's next `git status`. A repository created inside the sandbox is fine.
+      if (!d.allowGitConfig) {
+        for (const top of repositories()) {
+          const git = path.join(top, ".git")
+          if (kindOf(git) === "dir") pin.add(git)
+        }
+        for (const p of gitConfigPaths()) {
           const kind = kindOf(p)
           if (kind) lock.push({ path: p, dir: kind === "dir" })
+          else if (!SecurityPath.isInside(p, root)) absent.push(p)
         }
+      }
       for (const file of [...config.files, config.logging.path])
         if (fs.existsSync(file)) lock.push({ path: file, dir: false })
       const mask: Sandbox.Protections["mask"] = []
@@ -904,6 +932,31 @@ export namespace SecurityGuard {
       index.segmented.size
         ? [...index.segmented].filter(([, ops]) => ops.has("read") || ops.has("llm")).map(([f]) => f)
         : []
+    /**
+     * The git configuration that runs code outside the sandbox when the user next uses git (hooks, fsmonitor,
+     * aliases, pagers): `.git/config` and `.git/hooks` of the project's repository and of every nested one, and the
+     * user's own configuration (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`, `GIT_CONFIG_GLOBAL`), which applies to
+     * every repository.
+     */
+    const gitConfigPaths = () => {
+      // Where git itself looks: `HOME` as the environment has it now.
+      const user = env.HOME || home
+      const xdg = env.XDG_CONFIG_HOME || path.join(user, ".config")
+      return [
+        ...repositories().flatMap((top) => [path.join(top, ".git", "config"), path.join(top, ".git", "hooks")]),
+        path.join(user, ".gitconfig"),
+        path.join(xdg, "git", "config"),
+        ...(env.GIT_CONFIG_GLOBAL ? [path.resolve(SecurityPath.expand(env.GIT_CONFIG_GLOBAL, directory, home))] : []),
+      ]
+    }
+    /** The folders holding a `.git`: the root (whether or not it has one) and every nested repository the tree saw. */
+    const repositories = () => {
+      const tops = [root]
+      if (tree)
+        for (const e of SecurityTree.entries(tree))
+          if (e.name === ".git" && path.dirname(e.path) !== root) tops.push(path.dirname(e.path))
+      return tops
+    }
     const warnedPacked = new Set<string>()
     const maskedObjects = new Map<string, { key: string; result: Uint8Array | "same" | "hide" }>()
     const historyObjects = (
@@ -914,9 +967,7 @@ export namespace SecurityGuard {
       const mask: Sandbox.Protections["mask"] = []
       if (!tree) return { hide, mask }
       const masked = maskedFiles()
-      const tops = [root]
-      for (const e of SecurityTree.entries(tree))
-        if (e.name === ".git" && path.dirname(e.path) !== root) tops.push(path.dirname(e.path))
+      const tops = repositories()
       const warn = (top: string, packed: number, loose: number) => {
         if (warnedPacked.has(top)) return
         warnedPacked.add(top)
@@ -1290,13 +1341,11 @@ export namespace SecurityGuard {
             (r) =>
               r.op === "write" &&
               !r.shell &&
-              [path.join(root, ".git", "config"), path.join(root, ".git", "hooks")].some((p) =>
-                SecurityPath.isInside(SecurityPath.expand(r.path, directory, home), p),
-              ),
+              gitConfigPaths().some((p) => SecurityPath.isInside(SecurityPath.expand(r.path, directory, home), p)),
           )
           if (git)
             return refuse(d, base, {
-              reason: `${git.via} would change ${SecurityAccess.display(root, SecurityPath.expand(git.path, directory, home))}, which runs code outside the sandbox; the policy keeps .git/config and .git/hooks read-only (set "sandbox": { "allowGitConfig": true } to allow it)`,
+              reason: `${git.via} would change ${SecurityAccess.display(root, SecurityPath.expand(git.path, directory, home))}, which runs code outside the sandbox; the policy keeps git's configuration and hooks read-only (set "sandbox": { "allowGitConfig": true } to allow it)`,
               path: git.path,
               op: "write",
             })
