@@ -389,6 +389,13 @@ export namespace SecurityGuard {
     ]
   }
 
+  /**
+   * What git reads from a repository's `.git` that runs code or sends it to other files that do: its config and hooks,
+   * `commondir` (git then takes config and hooks from the folder it names) and `config.worktree`. (The linked
+   * worktrees' folders are left writable: `git worktree add` makes them, and git reads them only in those worktrees.)
+   */
+  const GIT_REDIRECTS = ["config", "hooks", "commondir", "config.worktree"] as const
+
   /** At most this many files of the plugin and tool folders are followed for their imports. */
   const MAX_PLUGIN_FILES = 500
 
@@ -883,7 +890,9 @@ export namespace SecurityGuard {
         for (const p of gitConfigPaths()) {
           const kind = kindOf(p)
           if (kind) lock.push({ path: p, dir: kind === "dir" })
-          else if (!SecurityPath.isInside(p, root)) absent.push(p)
+          // A repository's own config and hooks may appear (`git init`); what redirects one, or lies outside the
+          // project, may not.
+          else if (!SecurityPath.isInside(p, root) || !["config", "hooks"].includes(path.basename(p))) absent.push(p)
         }
       }
       for (const file of [...config.files, config.logging.path])
@@ -942,8 +951,13 @@ export namespace SecurityGuard {
       // Where git itself looks: `HOME` as the environment has it now.
       const user = env.HOME || home
       const xdg = env.XDG_CONFIG_HOME || path.join(user, ".config")
+      const above: string[] = []
+      for (let dir = path.dirname(root); dir !== path.dirname(dir); dir = path.dirname(dir)) above.push(dir)
       return [
-        ...repositories().flatMap((top) => [path.join(top, ".git", "config"), path.join(top, ".git", "hooks")]),
+        ...repositories().flatMap((top) => GIT_REDIRECTS.map((name) => path.join(top, ".git", name))),
+        // A `.git` git would find above the project when the project's own is not a repository (its HEAD broken),
+        // or for a project without one.
+        ...above.map((dir) => path.join(dir, ".git")),
         path.join(user, ".gitconfig"),
         path.join(xdg, "git", "config"),
         ...(env.GIT_CONFIG_GLOBAL ? [path.resolve(SecurityPath.expand(env.GIT_CONFIG_GLOBAL, directory, home))] : []),

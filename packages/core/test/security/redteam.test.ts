@@ -1021,6 +1021,26 @@ for f in glob.glob('.git/objects/*/*'):
         expect(fs.statSync(box.dir.file(".git")).isDirectory()).toBe(true)
       })
 
+      test("git sent elsewhere: .git/commondir, .git/config.worktree, a .git above the project", async () => {
+        await using box = await fresh(route)
+        const above = path.join(path.dirname(box.dir.path), ".git")
+        const existed = fs.existsSync(above)
+        for (const command of [
+          "D=$(mktemp -d) && cp -r .git/objects .git/refs .git/HEAD $D/ && printf '[core]\\n\\tfsmonitor = touch /tmp/cd-1\\n' > $D/config && echo $D > .git/commondir; echo RAN-OK",
+          "printf '[core]\\n\\tfsmonitor = touch /tmp/cw-1\\n' > .git/config.worktree; echo RAN-OK",
+          "git init -q .. 2>/dev/null; mkdir -p ../.git; echo RAN-OK",
+        ]) {
+          const r = await box.s.bash(command)
+          if (r.refused) expectTyped(r)
+          else expect(r.raw).toContain("RAN-OK")
+        }
+        expectTyped(await box.s.call("write", { filePath: ".git/commondir", content: "/tmp/x\n" }))
+        await box.s.call("todowrite", { todos: [] })
+        expect(fs.existsSync(box.dir.file(".git/commondir"))).toBe(false)
+        expect(fs.existsSync(box.dir.file(".git/config.worktree"))).toBe(false)
+        if (!existed) expect(fs.existsSync(above)).toBe(false)
+      })
+
       test("a nested repository's config and hooks are read-only too", async () => {
         await using box = await fresh(route)
         fs.mkdirSync(box.dir.file("tools-repo/sub"), { recursive: true })
