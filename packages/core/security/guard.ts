@@ -94,6 +94,10 @@ export namespace SecurityGuard {
     sandboxBase?: string
     /** Keep OpenCode's own ripgrep searches away from protected files (default true; see `SecurityRipgrep`). */
     ripgrep?: boolean
+    /** How long a file tool waits for running sandboxed shell commands (default `SHELL_RACE_MS`). */
+    shellRaceMs?: number
+    /** How long an allowed file tool call whose result never came back holds shell commands (default `FILE_CALL_MS`). */
+    fileCallMs?: number
     now?: () => number
   }
 
@@ -147,6 +151,11 @@ export namespace SecurityGuard {
     accessVersion(): number
     /** Before a tool runs: may it? Shell commands are prepared for the sandbox. */
     before(call: Call): Promise<Verdict>
+    /**
+     * Resolves when no file tool call is between its check and its result (at most `FILE_CALL_MS`): the shell
+     * environment hook waits for it before a command starts.
+     */
+    settleFiles(): Promise<void>
     /**
      * The environment the `shell.env` hook adds for a shell started with `callID`: the sandbox entry. Throws
      * `SandboxUnavailable` when shell commands need the sandbox and it cannot start.
@@ -203,6 +212,17 @@ export namespace SecurityGuard {
     readonly audit: SecurityAudit.Log | undefined
     close(): void
   }
+
+  /** How long a file tool waits for running sandboxed shell commands before it is refused (`before`). */
+  export const SHELL_RACE_MS = 60_000
+  /** How long after its start a shell counts as running before it shows as bubblewrap (`Sandbox.running`). */
+  export const SHELL_START_MS = 1_000
+  /**
+   * How long a file tool call counts as running when its result never comes back (a tool that failed, a permission
+   * the user refused, another plugin's hook that threw): file tools take milliseconds, and a command should not wait
+   * long for a call that will never report.
+   */
+  export const FILE_CALL_MS = 3_000
 
   /** Loose git objects with protected content hidden one by one inside the sandbox, at most. */
   const MAX_HIDDEN_OBJECTS = 512
@@ -612,6 +632,8 @@ export namespace SecurityGuard {
       }
     }
 
+    /** The policy version the current index was built under (-1 before the first build). */
+    let indexedVersion = -1
     const scheduleIndex = (force: boolean) => {
       if (closed || building) return
       const stale = index.builtAt === undefined || now() - index.builtAt > (options.indexRefreshMs ?? 30_000)
@@ -650,6 +672,7 @@ export namespace SecurityGuard {
       if (closed) return
       next.truncated ||= tree.truncated
       index = next
+      indexedVersion = startVersion
       if (options.ripgrep !== false) updateRipgrep()
       if (watcher.version !== startVersion) setTimeout(() => scheduleIndex(true), 0)
     }
@@ -1163,6 +1186,183 @@ export namespace SecurityGuard {
       return undefined
     }
 
+    /** The decision of `before`, without the wait for running shell commands (`SHELL_RACE_MS`). */
+    const decideCall = async (call: Call): Promise<Verdict> => {
+      let { state, d } = current()
+      const source = sourceOf(call)
+      const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
+      const direct = typeof a.filePath === "string" ? a.filePath : typeof a.path === "string" ? a.path : undefined
+      if (direct !== undefined) {
+        watcher.notice(SecurityPath.expand(direct, directory, home))
+        ;({ state, d } = current())
+      }
+      if (state.status === "none") return { allowed: true }
+      scheduleIndex(false)
+      if (sweepDue) {
+        const due = sweepDue
+        sweepDue = undefined
+        sweep(d, due)
+      }
+      const base = { source, tool: call.tool, plugin: call.plugin, sessionID: call.sessionID, callID: call.callID }
+      if (state.status === "invalid") {
+        if (SecurityTools.NO_FILES.has(call.tool) && source === "builtin-tool") return { allowed: true }
+        const error = new SecurityError.PolicyInvalid({ problems: state.problems })
+        audit(d, { ...base, action: "deny", reason: SecurityConfig.describe(state.problems) })
+        return { allowed: false, reason: error.message, error }
+      }
+      // The policy changed since the index was built (a nested policy appeared, a rule was added): the hard links
+      // and content fingerprints of what is newly protected are not known until the index is rebuilt, so this
+      // call waits for it (a read through an older hard link would otherwise show the file).
+      if (indexedVersion !== -1 && indexedVersion !== watcher.version) {
+        scheduleIndex(true)
+        while (building) await building
+        ;({ state, d } = current())
+        if (state.status !== "valid") return decideCall(call)
+      }
+      const config = state.config
+      if (source === "mcp") {
+        const policy = SecurityMcp.policyOfTool(state, call.tool, mcpServers)
+        if (policy?.policy === "blocked")
+          return refuse(d, base, { reason: `MCP server ${policy.servers.join(" or ")} is blocked by the policy` })
+        if (policy?.policy === "trusted") {
+          audit(d, { ...base, action: "allow", server: policy.servers.join(",") })
+          return { allowed: true }
+        }
+        const denial = SecurityDecide.opaque(facts(d, config), call.tool, call.args)
+        if (denial) return refuse(d, base, denial)
+        audit(d, { ...base, action: "allow" })
+        return { allowed: true }
+      }
+      const plan =
+        source === "builtin-tool" ? await SecurityTools.plan(call.tool, call.args, { directory, home, env }) : undefined
+      if (!plan) {
+        const denial = SecurityDecide.opaque(facts(d, config), call.tool, call.args)
+        if (denial) return refuse(d, base, denial)
+        audit(d, { ...base, action: "allow" })
+        return { allowed: true }
+      }
+      const shellCall =
+        call.tool === "bash" ||
+        (call.tool === "batch" &&
+          (Array.isArray(a.tool_calls) ? a.tool_calls : []).some(
+            (c) => c && typeof c === "object" && (c as { tool?: unknown }).tool === "bash",
+          ))
+      let sandboxed = false
+      if (shellCall && !plan.error) {
+        const prepared = await prepareShell(d, config, call)
+        if ("error" in prepared) {
+          audit(d, { ...base, action: "deny", reason: prepared.error.message })
+          return { allowed: false, reason: prepared.error.message, error: prepared.error }
+        }
+        sandboxed = prepared.sandboxed
+        ;({ state, d } = current())
+      }
+      // Files with segments this role may not read are shown redacted inside the sandbox: git there must not stage
+      // the redaction or diff it against the real text it holds.
+      const masked = maskedFiles()
+      const worktreeGits = shellCall ? plan.gits.filter((g) => GIT_WORKTREE.has(g.sub)) : []
+      // Files git cannot change inside the sandbox: shown redacted (read-protected segments) or read-only
+      // (write-protected segments and files).
+      const fixed =
+        sandboxed && worktreeGits.length
+          ? [
+              ...new Set([
+                ...masked,
+                ...[...index.segmented].filter(([, ops]) => ops.has("write")).map(([f]) => f),
+                ...[...index.files].filter(([, ops]) => ops.has("write") && !ops.has("read")).map(([f]) => f),
+              ]),
+            ]
+          : []
+      if (sandboxed && fixed.length && worktreeGits.length) {
+        const work = gitWork(worktreeGits, masked, fixed)
+        if (work.denial) return refuse(d, base, work.denial)
+        // The staged versions are new objects: the sandbox must show them redacted too.
+        if (work.staged) {
+          const again = await prepareShell(d, config, call)
+          if ("error" in again) {
+            audit(d, { ...base, action: "deny", reason: again.error.message })
+            return { allowed: false, reason: again.error.message, error: again.error }
+          }
+        }
+      }
+      if (plan.objects.length) {
+        // Versions of a tracked file with protected segments are shown redacted in the sandbox (see
+        // `historyObjects`), except those in packfiles: then the file counts as protected for history reads.
+        const packed =
+          masked.length && SecurityHistory.blobs(root, [], masked, watcher.version).packed
+            ? masked.map((f) => `:(literal)${path.relative(root, f)}`)
+            : []
+        const specs = [...SecurityHistory.pathspecs(config, d.role, root), ...packed]
+        const history = new Map<string, string>()
+        for (const read of plan.objects) {
+          // A repository not known statically (`cd $X; git log -p`) is taken to be the project's own.
+          const held = SecurityHistory.held(read.cwd || root, specs, watcher.version, { gitDir: read.gitDir })
+          if (held) history.set(SecurityDecide.historyKey(read), held)
+        }
+        const denial = SecurityDecide.decide(facts(d, config, { sandboxed, history }), plan)
+        if (denial) return refuse(d, base, denial)
+      } else {
+        const denial = SecurityDecide.decide(facts(d, config, { sandboxed }), plan)
+        if (denial) return refuse(d, base, denial)
+      }
+      if (plan.search) {
+        await fresh()
+        const denial = includeDenial(plan.search)
+        if (denial) return refuse(d, base, denial)
+      }
+      if (!d.allowGitConfig) {
+        const git = plan.requests.find(
+          (r) =>
+            r.op === "write" &&
+            !r.shell &&
+            gitConfigPaths().some((p) => SecurityPath.isInside(SecurityPath.expand(r.path, directory, home), p)),
+        )
+        if (git)
+          return refuse(d, base, {
+            reason: `${git.via} would change ${SecurityAccess.display(root, SecurityPath.expand(git.path, directory, home))}, which runs code outside the sandbox; the policy keeps git's configuration and hooks read-only (set "sandbox": { "allowGitConfig": true } to allow it)`,
+            path: git.path,
+            op: "write",
+          })
+      }
+      if (d.writeMarkers.length && call.callID) snapshot(d, call.callID, plan)
+      learnSegments(
+        d,
+        plan.requests.filter((r) => r.op === "read").map((r) => SecurityPath.expand(r.path, directory, home)),
+      )
+      audit(d, { ...base, action: "allow", count: plan.requests.length })
+      return { allowed: true, notes: plan.notes.length ? plan.notes : undefined, sandboxed: sandboxed || undefined }
+    }
+
+    /**
+     * File tools (every tool but the shell and those that touch no file) and sandboxed shell commands do not overlap:
+     * a command running beside a `write` could swap a link or a folder between the check of its path and the write,
+     * which would then land on the policy. A file tool waits until no sandboxed command runs (at most `SHELL_RACE_MS`)
+     * and counts as running until its result comes back (at most `FILE_CALL_MS`); a shell command waits for those
+     * before it starts (`settleFiles`).
+     */
+    const racesShell = (call: Call) =>
+      !!call.callID && call.tool !== "bash" && call.tool !== "batch" && !SecurityTools.NO_FILES.has(call.tool)
+    const fileCalls = new Map<string, number>()
+    const shellRaceMs = options.shellRaceMs ?? SHELL_RACE_MS
+    const fileCallMs = options.fileCallMs ?? FILE_CALL_MS
+    /** Shell commands started since the last time no sandboxed command was found running. */
+    let shellsSince = 0
+    /** Sandboxed shell commands started whose result has not come back, by call id → when they started. */
+    const startedShells = new Map<string, number>()
+    const shellsSettled = async (): Promise<boolean> => {
+      if (!shellsSince || !sandbox) return true
+      const started = Date.now()
+      // A shell just started is still itself until its entry script replaces it with bubblewrap: give it that time.
+      const starting = () => [...startedShells.values()].some((at) => Date.now() - at < SHELL_START_MS)
+      while (starting() || Sandbox.running().length) {
+        if (Date.now() - started > shellRaceMs) return false
+        await Bun.sleep(25)
+      }
+      shellsSince = 0
+      startedShells.clear()
+      return true
+    }
+
     const guard: Guard = {
       root,
       state: () => current().state,
@@ -1235,142 +1435,35 @@ export namespace SecurityGuard {
         return undefined
       },
       async before(call) {
-        let { state, d } = current()
-        const source = sourceOf(call)
-        const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
-        const direct = typeof a.filePath === "string" ? a.filePath : typeof a.path === "string" ? a.path : undefined
-        if (direct !== undefined) {
-          watcher.notice(SecurityPath.expand(direct, directory, home))
-          ;({ state, d } = current())
-        }
-        if (state.status === "none") return { allowed: true }
-        scheduleIndex(false)
-        if (sweepDue) {
-          const due = sweepDue
-          sweepDue = undefined
-          sweep(d, due)
-        }
-        const base = { source, tool: call.tool, plugin: call.plugin, sessionID: call.sessionID, callID: call.callID }
-        if (state.status === "invalid") {
-          if (SecurityTools.NO_FILES.has(call.tool) && source === "builtin-tool") return { allowed: true }
-          const error = new SecurityError.PolicyInvalid({ problems: state.problems })
-          audit(d, { ...base, action: "deny", reason: SecurityConfig.describe(state.problems) })
-          return { allowed: false, reason: error.message, error }
-        }
-        const config = state.config
-        if (source === "mcp") {
-          const policy = SecurityMcp.policyOfTool(state, call.tool, mcpServers)
-          if (policy?.policy === "blocked")
-            return refuse(d, base, { reason: `MCP server ${policy.servers.join(" or ")} is blocked by the policy` })
-          if (policy?.policy === "trusted") {
-            audit(d, { ...base, action: "allow", server: policy.servers.join(",") })
-            return { allowed: true }
+        if (!racesShell(call)) return decideCall(call)
+        const id = call.callID!
+        fileCalls.set(id, Date.now())
+        try {
+          if (!(await shellsSettled())) {
+            fileCalls.delete(id)
+            const { d } = current()
+            const reason = `a shell command is still running after ${shellRaceMs / 1000} s; file tools wait until shell commands end, so that no command can swap a link or folder between the check of a path and its use. Retry when it has ended`
+            return refuse(
+              d,
+              { source: sourceOf(call), tool: call.tool, sessionID: call.sessionID, callID: id },
+              { reason },
+            )
           }
-          const denial = SecurityDecide.opaque(facts(d, config), call.tool, call.args)
-          if (denial) return refuse(d, base, denial)
-          audit(d, { ...base, action: "allow" })
-          return { allowed: true }
+          const decision = await decideCall(call)
+          if (!decision.allowed) fileCalls.delete(id)
+          return decision
+        } catch (error) {
+          fileCalls.delete(id)
+          throw error
         }
-        const plan =
-          source === "builtin-tool"
-            ? await SecurityTools.plan(call.tool, call.args, { directory, home, env })
-            : undefined
-        if (!plan) {
-          const denial = SecurityDecide.opaque(facts(d, config), call.tool, call.args)
-          if (denial) return refuse(d, base, denial)
-          audit(d, { ...base, action: "allow" })
-          return { allowed: true }
+      },
+      async settleFiles() {
+        const started = Date.now()
+        while ([...fileCalls.values()].some((at) => Date.now() - at < fileCallMs)) {
+          if (Date.now() - started > fileCallMs) break
+          await Bun.sleep(10)
         }
-        const shellCall =
-          call.tool === "bash" ||
-          (call.tool === "batch" &&
-            (Array.isArray(a.tool_calls) ? a.tool_calls : []).some(
-              (c) => c && typeof c === "object" && (c as { tool?: unknown }).tool === "bash",
-            ))
-        let sandboxed = false
-        if (shellCall && !plan.error) {
-          const prepared = await prepareShell(d, config, call)
-          if ("error" in prepared) {
-            audit(d, { ...base, action: "deny", reason: prepared.error.message })
-            return { allowed: false, reason: prepared.error.message, error: prepared.error }
-          }
-          sandboxed = prepared.sandboxed
-          ;({ state, d } = current())
-        }
-        // Files with segments this role may not read are shown redacted inside the sandbox: git there must not stage
-        // the redaction or diff it against the real text it holds.
-        const masked = maskedFiles()
-        const worktreeGits = shellCall ? plan.gits.filter((g) => GIT_WORKTREE.has(g.sub)) : []
-        // Files git cannot change inside the sandbox: shown redacted (read-protected segments) or read-only
-        // (write-protected segments and files).
-        const fixed =
-          sandboxed && worktreeGits.length
-            ? [
-                ...new Set([
-                  ...masked,
-                  ...[...index.segmented].filter(([, ops]) => ops.has("write")).map(([f]) => f),
-                  ...[...index.files].filter(([, ops]) => ops.has("write") && !ops.has("read")).map(([f]) => f),
-                ]),
-              ]
-            : []
-        if (sandboxed && fixed.length && worktreeGits.length) {
-          const work = gitWork(worktreeGits, masked, fixed)
-          if (work.denial) return refuse(d, base, work.denial)
-          // The staged versions are new objects: the sandbox must show them redacted too.
-          if (work.staged) {
-            const again = await prepareShell(d, config, call)
-            if ("error" in again) {
-              audit(d, { ...base, action: "deny", reason: again.error.message })
-              return { allowed: false, reason: again.error.message, error: again.error }
-            }
-          }
-        }
-        if (plan.objects.length) {
-          // Versions of a tracked file with protected segments are shown redacted in the sandbox (see
-          // `historyObjects`), except those in packfiles: then the file counts as protected for history reads.
-          const packed =
-            masked.length && SecurityHistory.blobs(root, [], masked, watcher.version).packed
-              ? masked.map((f) => `:(literal)${path.relative(root, f)}`)
-              : []
-          const specs = [...SecurityHistory.pathspecs(config, d.role, root), ...packed]
-          const history = new Map<string, string>()
-          for (const read of plan.objects) {
-            // A repository not known statically (`cd $X; git log -p`) is taken to be the project's own.
-            const held = SecurityHistory.held(read.cwd || root, specs, watcher.version, { gitDir: read.gitDir })
-            if (held) history.set(SecurityDecide.historyKey(read), held)
-          }
-          const denial = SecurityDecide.decide(facts(d, config, { sandboxed, history }), plan)
-          if (denial) return refuse(d, base, denial)
-        } else {
-          const denial = SecurityDecide.decide(facts(d, config, { sandboxed }), plan)
-          if (denial) return refuse(d, base, denial)
-        }
-        if (plan.search) {
-          await fresh()
-          const denial = includeDenial(plan.search)
-          if (denial) return refuse(d, base, denial)
-        }
-        if (!d.allowGitConfig) {
-          const git = plan.requests.find(
-            (r) =>
-              r.op === "write" &&
-              !r.shell &&
-              gitConfigPaths().some((p) => SecurityPath.isInside(SecurityPath.expand(r.path, directory, home), p)),
-          )
-          if (git)
-            return refuse(d, base, {
-              reason: `${git.via} would change ${SecurityAccess.display(root, SecurityPath.expand(git.path, directory, home))}, which runs code outside the sandbox; the policy keeps git's configuration and hooks read-only (set "sandbox": { "allowGitConfig": true } to allow it)`,
-              path: git.path,
-              op: "write",
-            })
-        }
-        if (d.writeMarkers.length && call.callID) snapshot(d, call.callID, plan)
-        learnSegments(
-          d,
-          plan.requests.filter((r) => r.op === "read").map((r) => SecurityPath.expand(r.path, directory, home)),
-        )
-        audit(d, { ...base, action: "allow", count: plan.requests.length })
-        return { allowed: true, notes: plan.notes.length ? plan.notes : undefined, sandboxed: sandboxed || undefined }
+        for (const [id, at] of fileCalls) if (Date.now() - at >= fileCallMs) fileCalls.delete(id)
       },
       async helper() {
         const { state, d } = current()
@@ -1413,6 +1506,8 @@ export namespace SecurityGuard {
         }
         if (!sb.plan()) return {}
         const out = sb.env(input.callID, shellEnv)
+        shellsSince++
+        startedShells.set(input.callID, Date.now())
         // Inside the sandbox ripgrep reads the exclusions (shown read-only there, with the user's own lines first), so
         // a search from the root skips protected paths instead of failing on them; without them, the user's file.
         const file = SecurityRipgrep.file()
@@ -1421,6 +1516,10 @@ export namespace SecurityGuard {
         return out
       },
       after(call, output) {
+        if (call.callID) {
+          fileCalls.delete(call.callID)
+          startedShells.delete(call.callID)
+        }
         if (typeof output !== "string") return output
         const { state, d } = current()
         if (state.status === "none") return output

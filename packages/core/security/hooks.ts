@@ -113,6 +113,8 @@ export namespace SecurityHooks {
         if (!verdict.allowed) throw verdict.error
       },
       async "shell.env"(input, output) {
+        // No command starts while a file tool is between its check and its result (see `SecurityGuard.before`).
+        await guard.settleFiles()
         const env = guard.shellEnv(
           { callID: input.callID, sessionID: input.sessionID },
           { ...process.env, ...output.env },

@@ -140,6 +140,55 @@ export namespace Sandbox {
     close(): void
   }
 
+  /**
+   * The sandboxes running now for this process: its child processes that are bubblewrap (a shell that moved into the
+   * sandbox `exec`s it, keeping its process id). Read from `/proc/<pid>/task/<tid>/children`, or from every process's
+   * `stat` where the kernel does not list children. Empty where there is no `/proc`.
+   *
+   * @example
+   * Sandbox.running() // [48213] while one sandboxed command runs
+   */
+  export function running(pid = process.pid): number[] {
+    let children: number[] | undefined
+    try {
+      const tasks = fs.readdirSync(`/proc/${pid}/task`)
+      children = []
+      for (const tid of tasks) {
+        const text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim()
+        if (text) children.push(...text.split(/\s+/).map(Number))
+      }
+    } catch {
+      children = undefined
+    }
+    const candidates = children ?? allProcesses()
+    const out: number[] = []
+    for (const child of candidates) {
+      let stat: string
+      try {
+        stat = fs.readFileSync(`/proc/${child}/stat`, "utf8")
+      } catch {
+        continue
+      }
+      // "<pid> (<comm>) <state> <ppid> …": the name may hold spaces and parentheses, so split at the last ")".
+      const close = stat.lastIndexOf(")")
+      const comm = stat.slice(stat.indexOf("(") + 1, close)
+      const ppid = Number(stat.slice(close + 2).split(" ")[1])
+      if (comm === "bwrap" && ppid === pid) out.push(child)
+    }
+    return out
+  }
+
+  function allProcesses(): number[] {
+    try {
+      return fs
+        .readdirSync("/proc")
+        .filter((n) => /^\d+$/.test(n))
+        .map(Number)
+    } catch {
+      return []
+    }
+  }
+
   /** The shell OpenCode runs commands with is one whose startup the sandbox can take over. */
   export function supports(shell: string): boolean {
     return (SHELLS as readonly string[]).includes(path.basename(shell).toLowerCase())

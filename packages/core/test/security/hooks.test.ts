@@ -11,7 +11,9 @@ const asked: string[] = []
 
 beforeAll(async () => {
   dir = await project()
-  guard = await guardFor(dir.path, {}, { shell: "/bin/bash", ripgrep: false })
+  // The tests call before hooks without the results that would follow (fileCallMs: 0, no wait for them; the wait is
+  // tested in sandbox.test.ts).
+  guard = await guardFor(dir.path, {}, { shell: "/bin/bash", ripgrep: false, fileCallMs: 0 })
   hooks = SecurityHooks.create({
     guard,
     item: async (kind, name) => {

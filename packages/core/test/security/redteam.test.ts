@@ -1163,6 +1163,96 @@ for f in glob.glob('.git/objects/*/*'):
       midSession("bash with a name built at run time", (s) =>
         s.bash("cat team/$(printf priv)ate/plan.txt; echo RAN-OK"),
       )
+      test("a hard link the agent made while the file was ordinary: the next read through it is refused", async () => {
+        await using box = await fresh(route, { "work/plan.txt": "public until now\n" })
+        // While nothing protects it, the agent links the file under other names (allowed)…
+        expect(
+          (await box.s.bash("ln work/plan.txt work/copy.txt && ln work/plan.txt copy2.txt; echo RAN-OK")).raw,
+        ).toContain("RAN-OK")
+        // … then the user writes a secret into it in place and protects it with a nested policy.
+        fs.writeFileSync(box.dir.file("work/plan.txt"), "the plan is Nz5Pol2Qw8Xe4Ty7\n")
+        fs.writeFileSync(
+          box.dir.file("work/.opencode-security.json"),
+          JSON.stringify({
+            version: "1.0",
+            rules: [{ pattern: "plan.txt", type: "file", deniedOperations: ["read", "llm"] }],
+          }),
+        )
+        for (const [file, args] of [
+          ["work/copy.txt", {}],
+          ["copy2.txt", { offset: 1, limit: 1 }],
+        ] as const) {
+          const r = await box.s.call("read", { filePath: file, ...args })
+          if (r.refused) expectTyped(r)
+          else {
+            expect(leaks(r.raw)).toEqual([])
+            expect(leaks(r.output)).toEqual([])
+          }
+        }
+      })
+    })
+
+    describe("7b. races: a shell command swapping links while file tools run", () => {
+      // OpenCode runs the tool calls of one step at once: a command can flip a link between the check of a file
+      // tool's path and the tool's own access. Here the command starts as OpenCode starts it (before hook, shell.env
+      // hook, then `bash -c` with those variables) and keeps flipping while reads and writes go through the link.
+      test(
+        "writes and reads through links a running command swaps never reach the policy, opencode.json or a secret",
+        async () => {
+          await using box = await fresh(route, { "notes/pub.txt": "public one\npublic two\n" })
+          const flip = (link: string, target: string) =>
+            `ln -sfn ${target} ${link}.new && mv -T ${link}.new ${link}; ln -sfn pub.txt ${link}.new && mv -T ${link}.new ${link}`
+          expect(
+            (await box.s.bash("ln -sfn pub.txt notes/w; ln -sfn pub.txt notes/o; ln -sfn pub.txt notes/r; echo RAN-OK"))
+              .raw,
+          ).toContain("RAN-OK")
+          const command = [
+            "end=$((SECONDS+4)); while [ $SECONDS -lt $end ]; do",
+            flip("notes/w", "../.opencode-$(echo ytiruces | rev).json") + ";",
+            flip("notes/o", "../$(echo edocnepo | rev).json") + ";",
+            flip("notes/r", "../docs/$(echo etavirp | rev).md") + ";",
+            "done",
+          ].join(" ")
+          const callID = "call_flipper"
+          const payload = { args: { command, description: "flip links" } }
+          await box.s.hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_redteam", callID }, payload)
+          const extra = { env: {} as Record<string, string> }
+          await box.s.hooks["shell.env"]({ cwd: box.dir.path, sessionID: "ses_redteam", callID }, extra)
+          const flipper = Bun.spawn(["bash", "-c", command], {
+            cwd: box.dir.path,
+            env: { ...process.env, ...extra.env },
+            stdout: "ignore",
+            stderr: "ignore",
+          })
+          try {
+            const until = Date.now() + 3_000
+            let calls = 0
+            while (Date.now() < until || calls < 6) {
+              calls++
+              const w = await box.s.call("write", { filePath: "notes/w", content: '{"version":"1.0","rules":[]}' })
+              if (w.refused) expectTyped(w)
+              const o = await box.s.call("write", {
+                filePath: "notes/o",
+                content: '{"plugin":["file:///tmp/evil.ts"]}',
+              })
+              if (o.refused) expectTyped(o)
+              const r = await box.s.call("read", { filePath: "notes/r", offset: 2, limit: 1 })
+              if (r.refused) expectTyped(r)
+              else {
+                expect(leaks(r.raw)).toEqual([])
+                expect(leaks(r.output)).toEqual([])
+              }
+            }
+          } finally {
+            flipper.kill()
+            await flipper.exited
+          }
+          await box.s.call("todowrite", { todos: [] })
+          expect(policyBytes(box.dir.path)).toEqual(box.policy)
+          expect(fs.existsSync(box.dir.file("opencode.json"))).toBe(false)
+        },
+        HEAVY,
+      )
     })
 
     describe("8. encodings and links", () => {

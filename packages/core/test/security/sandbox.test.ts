@@ -699,3 +699,79 @@ test("Sandbox.marker keeps call ids to file-name-safe characters", () => {
   expect(SECRET_FILE.length).toBeGreaterThan(0)
   expect(APP).toContain("@secure-start")
 })
+
+describe("file tools and running shell commands do not overlap", () => {
+  test("Sandbox.running lists this process's bubblewrap children while they run, and nothing after", async () => {
+    const child = Bun.spawn(["bwrap", "--die-with-parent", "--dev-bind", "/", "/", "--", "sleep", "5"], {
+      stdout: "ignore",
+      stderr: "ignore",
+    })
+    const plain = Bun.spawn(["sleep", "5"], { stdout: "ignore", stderr: "ignore" })
+    try {
+      let seen = false
+      for (let i = 0; i < 200 && !seen; i++) {
+        seen = Sandbox.running().includes(child.pid)
+        if (!seen) await Bun.sleep(10)
+      }
+      expect(seen).toBe(true)
+      // A child that is not bubblewrap is not a sandbox.
+      expect(Sandbox.running()).not.toContain(plain.pid)
+    } finally {
+      child.kill()
+      plain.kill()
+      await Promise.all([child.exited, plain.exited])
+    }
+    expect(Sandbox.running()).not.toContain(child.pid)
+    // A process that does not exist has none.
+    expect(Sandbox.running(2 ** 22 + 1)).toEqual([])
+  })
+
+  test("a file tool waits for a running sandboxed command and is refused when it outlasts the wait; then it is allowed", async () => {
+    await using dir = await project()
+    const guard = await guardFor(dir.path, {}, { shell: "/bin/bash", ripgrep: false, shellRaceMs: 300 })
+    try {
+      const callID = "call_long"
+      expect(
+        (await guard.before({ tool: "bash", args: { command: "sleep 3", description: "x" }, callID })).allowed,
+      ).toBe(true)
+      const base = { ...process.env, HOME: path.join(dir.path, "home") }
+      const env = { ...base, ...guard.shellEnv({ callID }, base) }
+      const long = Bun.spawn(["/bin/bash", "-c", "sleep 3"], { cwd: dir.path, env, stdout: "ignore", stderr: "ignore" })
+      try {
+        const verdict = await guard.before({ tool: "read", args: { filePath: "src/util.ts" }, callID: "call_read" })
+        expect(verdict.allowed ? "allowed" : verdict.reason).toContain("a shell command is still running after 0.3 s")
+      } finally {
+        long.kill()
+        await long.exited
+      }
+      guard.after({ tool: "bash", args: { command: "sleep 3" }, callID }, "")
+      expect(
+        (await guard.before({ tool: "read", args: { filePath: "src/util.ts" }, callID: "call_read2" })).allowed,
+      ).toBe(true)
+    } finally {
+      guard.close()
+    }
+  }, 60_000)
+
+  test("a shell command waits until an allowed file tool's result is back", async () => {
+    await using dir = await project()
+    const guard = await guardFor(dir.path, {}, { shell: "/bin/bash", ripgrep: false })
+    try {
+      expect(
+        (await guard.before({ tool: "write", args: { filePath: "src/new.ts", content: "x" }, callID: "w1" })).allowed,
+      ).toBe(true)
+      let settled = false
+      const waiting = guard.settleFiles().then(() => (settled = true))
+      await Bun.sleep(100)
+      expect(settled).toBe(false)
+      guard.after({ tool: "write", args: { filePath: "src/new.ts" }, callID: "w1" }, "Wrote file successfully.")
+      await waiting
+      expect(settled).toBe(true)
+      // A refused file tool is not waited for.
+      expect((await guard.before({ tool: "read", args: { filePath: ".env" }, callID: "r1" })).allowed).toBe(false)
+      await guard.settleFiles()
+    } finally {
+      guard.close()
+    }
+  })
+})
