@@ -242,7 +242,11 @@ export namespace SecurityOutput {
     let newLine = 0
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]
-      const header = /^diff --git (?:"?a\/(.*?)"?) (?:"?b\/(.*?)"?)$/.exec(line)
+      // `s`: a line holding a carriage return or another line separator reaches its end on the first try (without
+      // it, every ` b/` of the line was retried: quadratic).
+      const header = /^diff --git (?:"?a\/(.*?)"?) (?:"?b\/(.*?)"?)$/s.exec(
+        line.endsWith("\r") ? line.slice(0, -1) : line,
+      )
       if (header) {
         file = fileOf(header[2] ?? header[1]) ?? fileOf(header[1])
         inside = false

@@ -50,8 +50,11 @@ export namespace SecurityPluginTool {
       const eq = t.indexOf("=")
       if (eq > 0 && !t.startsWith("/")) t = t.slice(eq + 1)
       if (t.startsWith("@")) t = t.slice(1)
-      t = t.replace(/[.:]+$/, "")
-      if (!t || t.length > 1024) continue
+      if (t.length > 1024) continue
+      let cut = t.length
+      while (cut > 0 && (t[cut - 1] === "." || t[cut - 1] === ":")) cut--
+      t = t.slice(0, cut)
+      if (!t) continue
       if (t.includes("/") || t.startsWith(".") || t.startsWith("~") || /\.[A-Za-z0-9]{1,8}$/.test(t)) out.add(t)
     }
     return [...out]

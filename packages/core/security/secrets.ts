@@ -106,13 +106,14 @@ export namespace SecuritySecrets {
   export function find(text: string): Match[] {
     const out: Match[] = []
     const last = text.length - 1
+    const dead: Dead = new Map()
     let at = 0
     while (at < last) {
       const a = text.charCodeAt(at)
       const b = text.charCodeAt(at + 1)
       // Code units of 128 and above are folded into the table's range, then ruled out.
       const candidates = PAIRS[((a & 127) << 7) | (b & 127)]
-      const match = candidates === undefined || a >= 128 || b >= 128 ? undefined : confirmAt(text, at, candidates)
+      const match = candidates === undefined || a >= 128 || b >= 128 ? undefined : confirmAt(text, at, candidates, dead)
       if (!match) {
         at++
         continue
@@ -123,11 +124,26 @@ export namespace SecuritySecrets {
     return out
   }
 
-  function confirmAt(text: string, at: number, candidates: Candidate[]) {
+  /**
+   * Per pattern, the position before which it cannot match any more. A JWT that fails at one position fails at every
+   * later position of the same run of its characters (`eyJ-eyJ-eyJ-…` holds a candidate every four characters, each
+   * scanning the whole run): without this the scan of such a text took time quadratic in its length.
+   */
+  type Dead = Map<number, number>
+  const RUN = /[A-Za-z0-9_-]*/y
+
+  function confirmAt(text: string, at: number, candidates: Candidate[], dead: Dead) {
     for (const { k, prefixes } of candidates) {
       if (!prefixes.some((prefix) => text.startsWith(prefix, at))) continue
+      if (at < (dead.get(k) ?? 0)) continue
       const found = confirm(text, at, k)
       if (found) return found
+      // Only when the expression itself failed (not the boundary before it): the same run then fails everywhere.
+      if (found === null && PATTERNS[k].id === "jwt") {
+        RUN.lastIndex = at
+        RUN.exec(text)
+        dead.set(k, RUN.lastIndex)
+      }
     }
     return undefined
   }
@@ -138,7 +154,7 @@ export namespace SecuritySecrets {
     if (p.id !== "url-credentials" && p.id !== "private-key" && at > 0 && BOUNDARY.test(text[at - 1])) return undefined
     p.re.lastIndex = at
     const m = p.re.exec(text)
-    if (!m) return undefined
+    if (!m) return null
     if (p.group && PLACEHOLDER.test(m[p.group])) return undefined
     const start = p.group ? at + m[0].indexOf(m[p.group]) : at
     const end = p.group ? start + m[p.group].length : at + m[0].length

@@ -14,13 +14,23 @@ export namespace SecuritySegments {
   export type Segment = { start: number; end: number; marker: number; closed: boolean }
 
   /** A marker counts when what precedes it on its line is blank, or a comment opener with no quote after it. */
-  const COMMENT_PREFIX = /(?:^|[^\w])(?:\/\/|\/\*|<!--|#|--|;|%|\*|\{-|\(\*|REM|::|"""|''')[^"'`]*$/i
+  const OPENER = /\/\/|\/\*|<!--|#|--|;|%|\*|\{-|\(\*|REM|::|"""|'''/gi
   const BLANK = /^\s*$/
+  const WORD = /\w/
 
   export function inComment(text: string, index: number): boolean {
     const lineStart = text.lastIndexOf("\n", index - 1) + 1
     const prefix = text.slice(lineStart, index)
-    return BLANK.test(prefix) || COMMENT_PREFIX.test(prefix)
+    if (BLANK.test(prefix)) return true
+    // An opener (after a non-word character or at the line's start) with no quote after it ends after the last
+    // quote: only the text from just before that quote is searched, once. (A pattern anchored at the end of the line
+    // retried every opener of a long line: quadratic.)
+    const quote = Math.max(prefix.lastIndexOf('"'), prefix.lastIndexOf("'"), prefix.lastIndexOf("`"))
+    OPENER.lastIndex = Math.max(0, quote - 2)
+    for (let m = OPENER.exec(prefix); m; m = OPENER.exec(prefix)) {
+      if (m.index + m[0].length > quote && (m.index === 0 || !WORD.test(prefix[m.index - 1]))) return true
+    }
+    return false
   }
 
   /**

@@ -425,7 +425,7 @@ export namespace ShellCommands {
   /** `bash -c text args…`, `bash file`, `bash < file`, `bash <<EOF`. */
   function shell(c: Call) {
     const { ctx, name, args, state, depth, stdin } = c
-    const at = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.raw))
+    const at = args.findIndex((a) => /^-[abd-zA-Z]*c[a-zA-Z]*$/.test(a.raw))
     if (at >= 0) {
       const code = args[at + 1]
       if (!code) return
@@ -465,7 +465,8 @@ export namespace ShellCommands {
     for (const script of scripts) {
       if (script.dynamic) continue
       const text = script.values.join("\n")
-      for (const m of text.matchAll(/(?:^|[;\n}])\s*[\d,$/!]*\s*([wWrR])\s+([^;\n}]+)/g)) {
+      // Blanks that cannot cross a line, one address run: adjacent optional runs of blanks made this cubic.
+      for (const m of text.matchAll(/(?:^|[;\n}])[ \t]*(?:[\d,$/!]+[ \t]*)?([wWrR])[ \t]+([^;\n}]+)/g)) {
         const file = ShellContext.literal(m[2].trim())
         if (m[1] === "w" || m[1] === "W") ShellContext.emit(ctx, file, "write", "sed", state, { destructive: true })
         else ShellContext.emit(ctx, file, "read", "sed", state)

@@ -200,9 +200,13 @@ export namespace ShellGit {
       for (const line of text.split(/\r?\n/)) {
         const header = /^\s*\[\s*([^\]\s"]+)/.exec(line)
         if (header) section = header[1].toLowerCase()
-        const entry = /^\s*([A-Za-z0-9-]+)\s*=\s*(.*?)\s*$/.exec(line)
+        // The value is trimmed in code: `\s*(.*?)\s*$` retried every split of a long blank run (cubic).
+        const entry = /^\s*([A-Za-z0-9-]+)\s*=(.*)$/s.exec(line)
         if (section === "alias" && entry && entry[1].toLowerCase() === name.toLowerCase())
-          return entry[2].replace(/^"(.*)"$/, "$1").replace(/\\"/g, '"')
+          return entry[2]
+            .trim()
+            .replace(/^"(.*)"$/s, "$1")
+            .replace(/\\"/g, '"')
       }
     }
     return undefined
@@ -346,9 +350,13 @@ export namespace ShellGit {
 
   /** `rev:path`, `:path`, `:N:path` → the path (relative to the top, or to cwd after `./` or `../`). */
   function blobPath(g: Git, value: string): string | undefined {
-    const m = /^(?:[^:/]*[^:]*?)?:(?:[0-3]:)?(.*)$/.exec(value)
-    if (!m || value.startsWith("/") || /^:\//.test(value)) return undefined
-    const rest = m[1]
+    // Up to the first colon, an optional stage number, then the path on one line (read in code: the pattern this
+    // replaces retried every split of a long revision).
+    const colon = value.indexOf(":")
+    if (colon < 0 || value.startsWith("/") || /^:\//.test(value)) return undefined
+    const after = value.slice(colon + 1)
+    const rest = /^[0-3]:/.test(after) ? after.slice(2) : after
+    if (/[\n\r\u2028\u2029]/.test(rest)) return undefined
     if (!rest && !value.endsWith(":")) return undefined
     if (value.startsWith(":/")) return undefined
     const relative = rest.startsWith("./") || rest.startsWith("../")
@@ -818,7 +826,8 @@ export namespace ShellGit {
 
   function clean(g: Git) {
     const a = parse(g.args, list("-e --exclude"))
-    if (has(a, /^-[a-zA-Z]*n[a-zA-Z]*$|^--dry-run$/)) return
+    // Up to the first `n` with a class without it, so one long flag is not retried at every `n`.
+    if (has(a, /^-[a-mo-zA-Z]*n[a-zA-Z]*$|^--dry-run$/)) return
     const paths = [...a.operands, ...a.paths]
     if (!paths.length) return ShellContext.region(g.c.ctx, ShellContext.dir(g.state), "write", "git clean", true)
     writes(g, paths)

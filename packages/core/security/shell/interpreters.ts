@@ -181,7 +181,7 @@ export namespace ShellInterpreters {
       names("fs fsPromises pathlib Path File FileUtils IO Dir Deno Bun shutil glob Files", "\\s*[.(:[]"),
       /\bos\.(?:open|remove|unlink|rename|replace|rmdir|removedirs|listdir|scandir|walk|chmod|truncate|link)\b/,
       /\bos\.(?:symlink|popen|system|exec\w*|spawn\w*|makedirs|mkdir)\b|\b(?:io|codecs)\.open\b|\bGet-Content\b/,
-      /\bopen\s+[A-Za-z$(]|require\s*\(\s*['"](?:node:)?fs(?:\/promises)?['"]|<\s*\$?\w*\s*>/,
+      /\bopen\s+[A-Za-z$(]|require\s*\(\s*['"](?:node:)?fs(?:\/promises)?['"]|<\s*(?:\$\s*|\$?\w+\s*)?>/,
     ],
     writes: [
       names(`write\\w* append\\w* unlink\\w* remove\\w* rename\\w* rmSync rmtree rmdir\\w* move copy\\w* truncate\\w*

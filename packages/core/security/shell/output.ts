@@ -182,7 +182,9 @@ export namespace ShellOutput {
       const t = template?.values[0]
       const tmp = ctx.options.env?.TMPDIR ?? "/tmp"
       if (!t) return [ShellContext.unknown(path.join(tmp, "tmp."))]
-      const fixed = t.replace(/X+$/, "")
+      let cut = t.length
+      while (cut > 0 && t[cut - 1] === "X") cut--
+      const fixed = t.slice(0, cut)
       return [
         ShellContext.unknown(args.some((a) => /^-[a-zA-Z]*t|^--tmpdir/.test(a.raw)) ? path.join(tmp, fixed) : fixed),
       ]
