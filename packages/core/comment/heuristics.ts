@@ -414,9 +414,11 @@ export namespace CommentHeuristics {
    * CommentHeuristics.normalize("return this.userName") // "return user name"
    */
   export function normalize(text: string): string {
+    // "HTMLParser" → "HTML Parser": a space before the last capital of a run that opens a word, found by a lookahead
+    // (`([A-Z]+)([A-Z][a-z])` does the same and backtracks quadratically on a long run of capitals).
     return text
       .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-      .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+      .replace(/([A-Z])(?=[A-Z][a-z])/g, "$1 ")
       .toLowerCase()
       .split(/[^a-z0-9]+/)
       .filter((w) => w && !FILLER.has(w))
@@ -458,8 +460,9 @@ export namespace CommentHeuristics {
     if (!t || /^(https?:|www\.)/.test(t)) return false
     if (/^#\s*(include|define|ifn?def|endif|if|else|pragma|cgo)\b/.test(t)) return true
     // Statement ends and block delimiters.
-    if (/(;|\{|\}|\{\s*\|[\w, ]*\|)$/.test(t) && !/^[A-Z][a-z]+ [a-z]+ [a-z]+.*\.\s*\}$/.test(t)) return true
-    if (/^[)\]}]+[;,)]*$/.test(t) || /^(end|do|else|fi|done|esac|endif|})$/.test(t)) return true
+    if (/(;|\{|\}|\{\s*\|[\w, ]*\|)$/.test(t) && !proseBrace(t)) return true
+    // Closing brackets, then `;` `,` `)`: `[)\]}]+[;,)]*` without the overlap on `)` that backtracks quadratically.
+    if (/^[)\]}]+(?:[;,][;,)]*)?$/.test(t) || /^(end|do|else|fi|done|esac|endif|})$/.test(t)) return true
     if (/\sdo(\s*\|[^|]*\|)?$/.test(t) && !PROSE.test(t)) return true
     // Calls and assignments: `a.b(c)`, `x = y`, `x := y`, `x += 1`, `await f()`, `@decorator(…)`, `$x = 1`.
     if (/^(await |new |@)?[\w$.]+(!|\?)?\(.*\)[;,]?$/.test(t) && !/\s\w+\s\w+\s\w+/.test(t.split("(")[0])) return true
@@ -473,10 +476,21 @@ export namespace CommentHeuristics {
       const loose = !/^(if|elif|else if|while|for|foreach|switch|match|case|try|catch|except|finally|with|end)$/.test(
         statement[0],
       )
-      if (loose && /^\s*($|[\w$"'`<(\[{.*&!-]+[^\s]*($|\s*[=({[<:;.,+\-*/|&!?]))/.test(rest)) return true
+      // One code-like character, then any non-space ones (`[…]+[^\s]*` would match the same and backtrack
+      // quadratically on a long word).
+      if (loose && /^\s*($|[\w$"'`<(\[{.*&!-][^\s]*($|\s*[=({[<:;.,+\-*/|&!?]))/.test(rest)) return true
       if (/[(){}[\];=<>]/.test(rest)) return true
     }
     return false
+  }
+
+  /**
+   * A sentence that ends with a period before a closing brace ("Close the stream. }"): three words, then
+   * `.*\.\s*\}$`. Tested in two steps, as the single pattern backtracks quadratically on a long third word.
+   */
+  function proseBrace(t: string): boolean {
+    const head = /^[A-Z][a-z]+ [a-z]+ [a-z]+/.exec(t)
+    return !!head && /^.*\.\s*\}$/.test(t.slice(head[0].length))
   }
 
   /**

@@ -254,7 +254,13 @@ export namespace CommentSyntax {
 
   /** Inner block-comment lines lose their leading `*` (JSDoc style) and closing delimiter remnants. */
   function stripInner(text: string) {
-    return text.replace(/^\s*\*+(?!\/)/, "").replace(/\*+\/\s*$/, "")
+    const inner = text.replace(/^\s*\*+(?!\/)/, "")
+    // The closing `*/` with all the `*` before it (`\*+\/\s*$`, which backtracks quadratically on a long run of `*`).
+    const close = /\*\/\s*$/.exec(inner)
+    if (!close) return inner
+    let start = close.index
+    while (start > 0 && inner[start - 1] === "*") start--
+    return inner.slice(0, start)
   }
 
   function collapse(text: string) {
