@@ -1,5 +1,6 @@
 import type { ShellCommands } from "./commands"
 import { ShellContext } from "./context"
+import { ShellLiterals } from "./literals"
 import { ShellParse } from "./parse"
 
 /**
@@ -100,8 +101,12 @@ export namespace ShellInterpreters {
         const text = args[i].values.join(" ")
         literals(c, text)
         // `system("…")` and `"…" | getline` run shell commands.
-        for (const m of text.matchAll(/\bsystem\s*\(\s*"((?:[^"\\\n]|\\.)+)"|"((?:[^"\\\n]|\\.)+)"\s*\|\s*getline/g))
-          shellText(c, (m[1] ?? m[2]).replace(/\\(.)/g, "$1"))
+        for (const l of ShellLiterals.scan(text, '"'))
+          if (
+            l.raw &&
+            (/\bsystem\s*\(\s*$/.test(near(text, l.start, -1)) || /^\s*\|\s*getline/.test(near(text, l.end, 1)))
+          )
+            shellText(c, l.raw.replace(/\\(.)/g, "$1"))
       }
       i++
     }
@@ -120,8 +125,8 @@ export namespace ShellInterpreters {
 
   /** String literals of program text: each could be a file the program opens (read, and write if protected). */
   function literals(c: Call, code: string) {
-    for (const m of code.matchAll(LITERAL)) {
-      const value = (m[1] ?? m[2] ?? m[3] ?? "").replace(/\\(.)/g, "$1")
+    for (const l of ShellLiterals.scan(code, "\"'`", 1024)) {
+      const value = l.raw.replace(/\\(.)/g, "$1")
       if (!value || /\s{2,}|\n/.test(value) || value.length > 1024) continue
       ShellContext.opaque(c.ctx, ShellContext.literal(value), c.name, c.state)
     }
@@ -131,7 +136,13 @@ export namespace ShellInterpreters {
     if (text.trim()) ShellParse.script(c.ctx, text, ShellContext.fork(c.state), c.depth - 1)
   }
 
-  const LITERAL = /"((?:[^"\\\n]|\\.){1,1024})"|'((?:[^'\\\n]|\\.){1,1024})'|`([^`\n]{1,1024})`/g
+  /** At most this much text on either side of a literal is read to see what it is joined to or called with. */
+  const NEAR = 256
+
+  /** Up to `NEAR` characters of `code` before `at` (`side` -1, blanks at the end trimmed) or after it (blanks trimmed). */
+  function near(code: string, at: number, side: -1 | 1): string {
+    return side < 0 ? code.slice(Math.max(0, at - NEAR), at).trimEnd() : code.slice(at, at + NEAR).trimStart()
+  }
 
   /** Space-separated names as `\b(?:a|b|…)` followed by `after` (a regular expression's source). */
   const names = (text: string, after = "\\b", flags = "") =>
@@ -242,10 +253,12 @@ export namespace ShellInterpreters {
   function builtStarts(code: string, family: Family): string[] {
     const starts: string[] = []
     if (can("builds", code)) starts.push("")
-    for (const m of code.matchAll(/"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'/g)) {
-      const value = (m[1] ?? m[2] ?? "").replace(/\\(.)/g, "$1")
-      const before = code.slice(0, m.index).trimEnd()
-      const after = code.slice(m.index + m[0].length).trimStart()
+    for (const l of ShellLiterals.scan(code, "\"'")) {
+      const doubled = l.quote === '"' ? l.raw : undefined
+      const value = l.raw.replace(/\\(.)/g, "$1")
+      // Only the text next to the literal decides (the whole text before and after each literal made this quadratic).
+      const before = near(code, l.start, -1)
+      const after = near(code, l.end, 1)
       // `'a' + x`, `"a" . $x` (Perl, PHP), `"a" .. x` (Lua), `'a' 'b'` (Python): the literal starts the string.
       if (
         /^\+(?![+=])/.test(after) ||
@@ -263,8 +276,8 @@ export namespace ShellInterpreters {
         const previous = before.slice(0, -joinedTo[1].length).trimEnd()
         if (joinedTo[1] === "+=" || !/["']$/.test(previous)) starts.push("")
       }
-      if (family.interpolates && m[1] !== undefined && /\$[\w{]|#\{|@\w/.test(m[1]))
-        starts.push(leading(m[1].split(/\$|#\{|@/)[0]))
+      if (family.interpolates && doubled !== undefined && /\$[\w{]|#\{|@\w/.test(doubled))
+        starts.push(leading(doubled.split(/\$|#\{|@/)[0]))
     }
     // `['.', 'env'].join('')` starts with its first element; any other `.join(` or `.format(` is unknown.
     let joins = 0
