@@ -84,8 +84,22 @@ export namespace ResourceIndex {
   /** Extracts the candidate words of an agent or command file (see `assemble` for what counts as a reference). */
   export function words(text: string): string[] {
     const out = new Set<string>()
-    for (const m of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}._-]*/gu)) out.add(m[0].replace(/[._-]+$/, ""))
+    for (const m of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}._-]*/gu)) out.add(trimPunctuation(m[0]))
     return [...out]
+  }
+
+  /**
+   * The word without its trailing `.`, `_` and `-`, cut by a loop: `/[._-]+$/` is retried from every character of a
+   * long run inside the word (`a` `---…` `b`), 16 s for 100 KB.
+   */
+  function trimPunctuation(word: string): string {
+    let end = word.length
+    while (end > 0) {
+      const c = word.charCodeAt(end - 1)
+      if (c !== 0x2e && c !== 0x5f && c !== 0x2d) break
+      end--
+    }
+    return end === word.length ? word : word.slice(0, end)
   }
 
   function add<K, V>(map: Map<K, Set<V>>, key: K, value: V) {

@@ -86,15 +86,17 @@ export namespace ResourceParse {
 
   /** A valid id made from any string (file names with spaces, `$id` URIs…). */
   export function slug(text: string): string {
-    return text
+    const collapsed = text
       .normalize("NFC")
       .toLowerCase()
       .replace(/[^\p{L}\p{N}._-]+/gu, "-")
       .replace(/\.{2,}/g, ".")
       .replace(/^[^\p{L}\p{N}]+/u, "")
       .replace(/-+/g, "-")
-      .replace(/[-.]+$/, "")
-      .slice(0, MAX_ID_LENGTH)
+    // Trailing `-` and `.` cut by a loop: `/[-.]+$/` is retried from every `-.` of a long `-.-.-.` run (13 s for 100 KB).
+    let end = collapsed.length
+    while (end > 0 && (collapsed[end - 1] === "-" || collapsed[end - 1] === ".")) end--
+    return collapsed.slice(0, Math.min(end, MAX_ID_LENGTH))
   }
 
   /**
@@ -425,37 +427,108 @@ export namespace ResourceParse {
    * Code blocks that are not markdown fences, opener and closer: Hugo's code shortcodes (`{{< highlight go >}}`…
    * `{{< /highlight >}}`, `code-toggle`, `code`; `{{% … %}}` alike; a self-closing `/>}}` has no body), Docsy's
    * `{{< tab >}}` in a `{{< tabpane >}}` without `text=true`, Jekyll's `{% highlight %}`…`{% endhighlight %}` and
-   * HTML `<pre>`…`</pre>`. An opener never closed later hides nothing.
+   * HTML `<pre>`…`</pre>`. An opener never closed later hides nothing. Openers are found with `Opener.first`.
    */
   const CODE_BLOCKS: {
-    open: RegExp
+    open: Opener
     names: string[]
     close: (name: string) => RegExp
     /** Whether this opener starts code, given whether it lies in a Docsy tab pane whose tabs are code. */
     when?: (opener: string, inCodePane: boolean) => boolean
   }[] = [
     {
-      open: /\{\{[<%]\s*(code-toggle|code|highlight)\b(?:[^}/]|\/(?!\s*[>%]\}\})|\}(?!\}))*[>%]\}\}/,
+      // As /\{\{[<%]\s*(code-toggle|code|highlight)\b(?:[^}/]|\/(?!\s*[>%]\}\})|\}(?!\}))*[>%]\}\}/ reads it.
+      open: { head: /\{\{[<%]\s*(code-toggle|code|highlight)\b/g, stop: "}}", full: shortcode(">%") },
       names: ["code-toggle", "code", "highlight"],
       close: (name) => new RegExp(`\\{\\{[<%]\\s*\\/\\s*${name}\\s*[>%]\\}\\}`),
     },
     {
-      // Docsy: inside `{{< tabpane >}}` (without `text=true`) each `{{< tab lang=… >}}` is shown as code.
-      open: /\{\{<\s*(tab)\b(?:[^}/]|\/(?!\s*>\}\})|\}(?!\}))*>\}\}/,
+      // Docsy: inside `{{< tabpane >}}` (without `text=true`) each `{{< tab lang=… >}}` is shown as code. As
+      // /\{\{<\s*(tab)\b(?:[^}/]|\/(?!\s*>\}\})|\}(?!\}))*>\}\}/ reads it.
+      open: { head: /\{\{<\s*(tab)\b/g, stop: "}}", full: shortcode(">") },
       names: ["tab"],
       close: () => /\{\{[<%]\s*\/\s*tab\s*[>%]\}\}/,
       when: (opener, inCodePane) => inCodePane && !TEXT_TRUE.test(opener),
     },
+    // Linear as it is: its scan ends at the `%` of the next `{%`.
     { open: /\{%-?\s*(highlight)\b[^%]*%\}/, names: ["highlight"], close: () => /\{%-?\s*endhighlight\s*-?%\}/ },
-    { open: /<(pre)\b[^>]*>/i, names: ["pre"], close: () => /<\/pre\s*>/i },
+    {
+      open: { head: /<(pre)\b/gi, stop: ">", full: sticky(/<(pre)\b[^>]*>/iy) },
+      names: ["pre"],
+      close: () => /<\/pre\s*>/i,
+    },
   ]
   const CLOSERS = new Map<string, RegExp>(
     CODE_BLOCKS.flatMap((kind, k) => kind.names.map((name) => [`${k}:${name}`, kind.close(name)] as const)),
   )
   const CODE_BLOCK_HINT = /\{\{[<%]|\{%|<pre\b/i
   const TEXT_TRUE = /\btext\s*=\s*"?true\b/
-  const PANE_OPEN = /\{\{[<%]\s*tabpane\b([^}]*)[>%]\}\}/
+  const PANE_OPEN: Opener = {
+    head: /\{\{[<%]\s*tabpane\b/g,
+    stop: "}",
+    full: sticky(/\{\{[<%]\s*tabpane\b([^}]*)[>%]\}\}/y),
+  }
   const PANE_CLOSE = /\{\{[<%]\s*\/\s*tabpane\s*[>%]\}\}/
+
+  /**
+   * An opening tag, found as one expression would find it but in linear time (or a plain expression that is linear).
+   * From a `head`, that expression reads to the first `stop` after it (`}}`, `}` or `>`, none of which a head holds)
+   * and matches or not there: `full` says which, given the head and where that `stop` is. Tried from every head of
+   * an unterminated line (`{{<code ` or `<pre ` repeated), each scan went to the end of the line: 8 s for 100 KB.
+   * Here a failed head is not retried from the heads after it up to that `stop`: they meet the same `stop` first and
+   * fail too. When no `stop` follows a head, no opener starts there or later.
+   */
+  type Opener =
+    | RegExp
+    | {
+        head: RegExp
+        stop: string
+        full: (line: string, head: RegExpExecArray, stop: number) => RegExpExecArray | null
+      }
+
+  namespace Opener {
+    export function first(opener: Opener, line: string): RegExpExecArray | null {
+      if (opener instanceof RegExp) return opener.exec(line)
+      const { head, stop, full } = opener
+      head.lastIndex = 0
+      let h: RegExpExecArray | null
+      while ((h = head.exec(line))) {
+        const at = line.indexOf(stop, head.lastIndex)
+        if (at < 0) return null
+        const m = full(line, h, at)
+        if (m) return m
+        head.lastIndex = at + stop.length
+      }
+      return null
+    }
+  }
+
+  /** The `full` of an opener whose expression is `expression` (sticky): tried at the head, it reads up to the `stop`. */
+  function sticky(expression: RegExp) {
+    return (line: string, head: RegExpExecArray) => {
+      expression.lastIndex = head.index
+      return expression.exec(line)
+    }
+  }
+
+  /**
+   * The `full` of a shortcode opener: its head, any text, one of `ends` and `}}`, that `}}` being the first after the
+   * head, and no `/` just before the `ends` character but blanks (`/>}}` closes itself). Computed rather than matched:
+   * the expression's repeated group failed in JavaScriptCore on a 1 MB opener (no match, as if it were unterminated).
+   */
+  function shortcode(ends: string) {
+    return (line: string, head: RegExpExecArray, stop: number): RegExpExecArray | null => {
+      if (!ends.includes(line[stop - 1])) return null
+      const start = head.index + head[0].length
+      let last = stop - 2
+      while (last >= start && /\s/.test(line[last])) last--
+      if (last >= start && line[last] === "/") return null
+      const match = [line.slice(head.index, stop + 2), head[1]] as string[] as RegExpExecArray
+      match.index = head.index
+      match.input = line
+      return match
+    }
+  }
 
   /** Characters no wiki link target has, but TOML and JSON arrays of strings do (`[['\\(', '\\)']]`). */
   const NOT_A_TARGET = /['"\\,=`{}<>]/
@@ -543,7 +616,7 @@ export namespace ResourceParse {
         continue
       }
       if (line.includes("tabpane")) {
-        const pane = PANE_OPEN.exec(line)
+        const pane = Opener.first(PANE_OPEN, line)
         if (pane) inCodePane = !TEXT_TRUE.test(pane[1])
         if (PANE_CLOSE.test(line)) inCodePane = false
       }
@@ -551,7 +624,7 @@ export namespace ResourceParse {
       for (let k = 0; k < CODE_BLOCKS.length && !block; k++) {
         const kind = CODE_BLOCKS[k]
         let open: RegExpExecArray | null
-        while (!block && (open = kind.open.exec(line))) {
+        while (!block && (open = Opener.first(kind.open, line))) {
           const key = `${k}:${open[1].toLowerCase()}`
           if ((lastClose.get(key) ?? -1) < i) break
           if (kind.when && !kind.when(open[0], inCodePane)) break

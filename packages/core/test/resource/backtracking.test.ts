@@ -1,0 +1,119 @@
+import { describe, expect, test } from "bun:test"
+
+/**
+ * Adversarial 1 MB inputs for the expressions that backtracked super-linearly on one long line. Each call took minutes
+ * or hours with the earlier expressions, blocking the thread, so a timeout could not stop it: each runs in its own
+ * process, ended after 25 s, and the test checks what it printed. No timing is asserted.
+ */
+const N = 1_000_000
+
+type Case = {
+  name: string
+  /** An expression of `N` giving the text. */
+  input: string
+  /** An expression of `text` run in the child, printed as JSON. */
+  call: string
+  expected: unknown
+}
+
+const link = [{ kind: "id", value: "x" }]
+
+const cases: Case[] = [
+  // F16: every unterminated opener on a line scanned to its end (8 s for 100 KB of `{{<code `). The shortcode
+  // expressions gave up early (no match) on a 1 MB line in JavaScriptCore, so their text is 25 lines of 40 KB (6 s each).
+  {
+    name: "unterminated Hugo code shortcodes",
+    input: '"[[x]]\\n" + ("{{<code ".repeat(5_000) + "\\n").repeat(N / 40_000)',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
+  {
+    name: "unterminated Docsy tabs in a code tab pane",
+    input: '"[[x]]\\n{{< tabpane >}}\\n" + ("{{< tab ".repeat(5_000) + "\\n").repeat(N / 40_000) + "{{< /tab >}}"',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
+  {
+    name: "unterminated <pre> tags",
+    input: '"[[x]]\\n" + "<pre ".repeat(N / 5)',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
+  {
+    name: "unterminated tab panes",
+    input: '"[[x]]\\n" + "{{%tabpane ".repeat(N / 11)',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
+  {
+    name: "a long opener closed on a later line still hides the code",
+    input: '"{{<code ".repeat(N / 8) + ">}}\\n[[hidden]]\\n{{< /code >}}\\n[[x]]"',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
+  {
+    name: "self-closing shortcodes after a long run of openers hide nothing",
+    input: '"{{<code ".repeat(N / 8) + "/>}} [[x]]\\n{{< /code >}}"',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
+  {
+    // The earlier expression's repeated group gave up on a body this long in JavaScriptCore: no opener, code shown.
+    name: "a 1 MB shortcode opener with slashes in it still hides the code",
+    input: '"{{< code " + "/x".repeat(N / 2) + " >}}\\n[[hidden]]\\n{{< /code >}}\\n[[x]]"',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
+  // F18: `/[-.]+$/` retried from every `-.` of a run that does not reach the end (13 s for 100 KB).
+  {
+    name: "slug of a long -. run inside the text",
+    input: '"a" + "-.".repeat(N / 2) + "b"',
+    call: "ResourceParse.slug(text)",
+    expected: "a" + "-.".repeat(99) + "-",
+  },
+  {
+    name: "slug of a long -. run at the end",
+    input: '"a" + "-.".repeat(N / 2)',
+    call: "ResourceParse.slug(text)",
+    expected: "a",
+  },
+  // F17: `/[._-]+$/` on each word, retried from every character of a run inside it (16 s for 100 KB).
+  {
+    name: "words with a long run of - inside",
+    input: '"a" + "-".repeat(N) + "b"',
+    call: "ResourceIndex.words(text)",
+    expected: ["a" + "-".repeat(N) + "b"],
+  },
+  {
+    name: "words with long runs of ._- inside and at the end",
+    input: '"a" + "_.-".repeat(N / 3) + "b c" + "-".repeat(N / 3)',
+    call: "ResourceIndex.words(text)",
+    expected: ["a" + "_.-".repeat(N / 3) + "b", "c"],
+  },
+]
+
+function child(c: Case): string {
+  return [
+    `import { ResourceParse } from ${JSON.stringify(require.resolve("../../resource/parse"))}`,
+    `import { ResourceIndex } from ${JSON.stringify(require.resolve("../../resource/indexer"))}`,
+    `const N = ${N}`,
+    `const text = ${c.input}`,
+    `console.log(JSON.stringify(${c.call}))`,
+  ].join("\n")
+}
+
+describe("resource parsing and indexing of 1 MB adversarial lines", () => {
+  for (const c of cases)
+    test(
+      c.name,
+      async () => {
+        const proc = Bun.spawn([process.execPath, "-e", child(c)], { stdout: "pipe", stderr: "pipe" })
+        const timer = setTimeout(() => proc.kill(), 25_000)
+        const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]).finally(() =>
+          clearTimeout(timer),
+        )
+        expect({ code, result: code === 0 ? JSON.parse(out) : out }).toEqual({ code: 0, result: c.expected })
+      },
+      { timeout: 30_000 },
+    )
+})
