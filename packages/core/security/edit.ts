@@ -231,20 +231,46 @@ export namespace SecurityEdit {
   }
 
   const collapse = (s: string) => s.replace(/\s+/g, " ").trim()
-  const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  const SPACE = /\s/
+
+  /** The first part of `line` that `collapse` turns into `want` (the leftmost, as a search would find it). */
+  function uncollapse(line: string, want: string): string | undefined {
+    if (!want) return ""
+    let out = ""
+    const at: number[] = []
+    let i = 0
+    while (i < line.length && SPACE.test(line[i])) i++
+    while (i < line.length) {
+      if (!SPACE.test(line[i])) {
+        out += line[i]
+        at.push(i++)
+        continue
+      }
+      let j = i
+      while (j < line.length && SPACE.test(line[j])) j++
+      if (j < line.length) {
+        out += " "
+        at.push(i)
+      }
+      i = j
+    }
+    const k = out.indexOf(want)
+    return k < 0 ? undefined : line.slice(at[k], at[k + want.length - 1] + 1)
+  }
 
   const collapsedWhitespace: Strategy = function* (content, find, _cfg, budget) {
     const how = "match with runs of whitespace collapsed"
     const want = collapse(find)
     const src = content.split("\n")
-    const words = new RegExp(find.trim().split(/\s+/).map(escapeRegExp).join("\\s+"))
     for (const line of src) {
       budget.spend(line.length + 1, "the whitespace-collapsed match")
       const have = collapse(line)
       if (have === want) yield { search: line, how }
       else if (have.includes(want)) {
-        const m = words.exec(line)
-        if (m) yield { search: m[0], how }
+        // The line's text that collapses to `want`, its runs of whitespace as written: mapped back from the
+        // collapsed line (a pattern of the words joined by `\s+` retried every near-miss: O(line × words)).
+        const found = uncollapse(line, want)
+        if (found !== undefined) yield { search: found, how }
       }
     }
     const n = find.split("\n").length

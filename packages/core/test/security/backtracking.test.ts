@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import os from "os"
 import path from "path"
+import { SecurityEdit } from "../../security/edit"
 import { SecurityOutput } from "../../security/output"
 import { SecurityPluginTool } from "../../security/plugin-tool"
 import { SecuritySecrets } from "../../security/secrets"
@@ -117,6 +118,19 @@ describe("no pattern backtracks on adversarial text", () => {
       } finally {
         fs.rmSync(dir, { recursive: true, force: true })
       }
+    },
+    HEAVY,
+  )
+
+  test(
+    "edit replay: an oldString of many words whose whitespace differs from the file's, with near misses before",
+    () => {
+      // The whitespace-collapsed strategy, as OpenCode 1.2.15 replays an edit (100 KB took 4.7 s before).
+      const k = 125_000
+      const current = ("a ".repeat(k) + "b ").repeat(3) + "a ".repeat(k) + "c\n"
+      const o = SecurityEdit.outcome(current, { oldString: "a  ".repeat(k) + "c", newString: "Z" }, "1.2.15")
+      expect(o.kind).toBe("replace")
+      expect(SecurityEdit.result(current, o, "1.2.15")?.endsWith("b Z\n")).toBe(true)
     },
     HEAVY,
   )
