@@ -709,12 +709,17 @@ export namespace DiscoveryLocate {
     const lines = original.split(/\r?\n/).flatMap((line) => {
       const trimmed = line.trim()
       if (trimmed === "" || trimmed.startsWith("#") || /^\s+/.test(line)) return [line]
-      const pair = /^([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)$/.exec(line)
-      if (!pair) return [line]
-      const value = pair[2].trim()
+      // `/^([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)$/` retried every split of the blanks after the colon when the value
+      // held a line break the split left (a lone `\r`, which `.` does not match): 31 s for 100 KB. The key is matched
+      // alone; a line whose value (past those blanks) holds a line break is left as it is, as that expression left it.
+      const head = /^([a-zA-Z_][a-zA-Z0-9_]*)\s*:/.exec(line)
+      if (!head) return [line]
+      const rest = line.slice(head[0].length)
+      if (/[\r\n\u2028\u2029]/.test(rest.trimStart())) return [line]
+      const value = rest.trim()
       if (value === "" || value === ">" || value === "|" || value.startsWith('"') || value.startsWith("'"))
         return [line]
-      return value.includes(":") ? [`${pair[1]}: |-`, `  ${value}`] : [line]
+      return value.includes(":") ? [`${head[1]}: |-`, `  ${value}`] : [line]
     })
     const index = text.indexOf(original)
     return text.slice(0, index) + lines.join("\n") + text.slice(index + original.length)
