@@ -14,6 +14,7 @@ import { SecurityDecide } from "./decide"
 import { SecurityEdit } from "./edit"
 import { SecurityError } from "./errors"
 import { SecurityFingerprint } from "./fingerprint"
+import { SecurityGitConfig } from "./gitconfig"
 import { SecurityHistory } from "./history"
 import { SecurityHook } from "./hook"
 import { SecurityInventory } from "./inventory"
@@ -495,6 +496,8 @@ export namespace SecurityGuard {
     let shell = options.shell ?? defaultShell(env)
     const ripgrepOwner = `guard:${root}:${Math.random().toString(36).slice(2)}`
 
+    /** Absent config files and hook folders of repositories: created by a command, they are inspected, not moved. */
+    const inspected = new Set<string>()
     /** Paths of the plugins' import closure that do not exist yet: a shell command creating one has it moved aside. */
     const closureNames = new Set<string>()
     /**
@@ -913,9 +916,12 @@ export namespace SecurityGuard {
         for (const p of gitConfigPaths()) {
           const kind = kindOf(p)
           if (kind) lock.push({ path: p, dir: kind === "dir" })
-          // A repository's own config and hooks may appear (`git init`); what redirects one, or lies outside the
-          // project, may not.
-          else if (!SecurityPath.isInside(p, root) || !["config", "hooks"].includes(path.basename(p))) absent.push(p)
+          // What redirects a repository, or lies outside the project, may not appear. A repository's own config
+          // and hooks may (`git init`), but not with a setting or hook that runs a program (`inspected`).
+          else {
+            absent.push(p)
+            if (SecurityPath.isInside(p, root) && ["config", "hooks"].includes(path.basename(p))) inspected.add(p)
+          }
         }
       }
       for (const file of [...config.files, config.logging.path])
@@ -1125,25 +1131,51 @@ export namespace SecurityGuard {
       const notes: string[] = []
       for (const p of absent) {
         if (!fs.existsSync(p)) continue
-        const aside = `${p}.blocked-by-security-${now()}`
-        try {
-          fs.renameSync(p, aside)
-          notes.push(
-            `[security] ${SecurityAccess.display(root, p)} was created by the command; it could switch the security policy off, so it was moved to ${SecurityAccess.display(root, aside)}.`,
-          )
-          audit(d, {
-            action: "refuse",
-            source: "builtin-tool",
-            tool: call?.tool ?? "shell",
-            callID: call?.callID,
-            path: SecurityAccess.display(root, p),
-            reason: "a shell command created a protected host path; moved aside",
-          })
-        } catch (error) {
-          log.error(`could not move aside ${p}: ${error instanceof Error ? error.message : String(error)}`)
-        }
+        if (!inspected.has(p)) notes.push(...moveAside(d, p, call, "it could switch the security policy off"))
+        else
+          for (const t of planted(p))
+            notes.push(
+              ...moveAside(d, t, call, "git would run what it names outside the sandbox when you next use git"),
+            )
       }
       return notes
+    }
+
+    /**
+     * Of a repository's config or hooks folder a command created, what runs a program: the config when it has such
+     * a setting (`SecurityGitConfig.risky`), each hook that is not one of git's `.sample` files.
+     */
+    const planted = (p: string): string[] => {
+      try {
+        if (path.basename(p) === "config") return SecurityGitConfig.risky(fs.readFileSync(p, "utf8")).length ? [p] : []
+        return fs
+          .readdirSync(p)
+          .filter((name) => !name.endsWith(".sample"))
+          .map((name) => path.join(p, name))
+      } catch {
+        return [p]
+      }
+    }
+
+    const moveAside = (d: Derived, p: string, call: Call | undefined, why: string): string[] => {
+      const aside = `${p}.blocked-by-security-${now()}`
+      try {
+        fs.renameSync(p, aside)
+        audit(d, {
+          action: "refuse",
+          source: "builtin-tool",
+          tool: call?.tool ?? "shell",
+          callID: call?.callID,
+          path: SecurityAccess.display(root, p),
+          reason: "a shell command created a protected host path; moved aside",
+        })
+        return [
+          `[security] ${SecurityAccess.display(root, p)} was created by the command; ${why}, so it was moved to ${SecurityAccess.display(root, aside)}.`,
+        ]
+      } catch (error) {
+        log.error(`could not move aside ${p}: ${error instanceof Error ? error.message : String(error)}`)
+        return []
+      }
     }
 
     const refuse = (

@@ -1041,6 +1041,38 @@ for f in glob.glob('.git/objects/*/*'):
         if (!existed) expect(fs.existsSync(above)).toBe(false)
       })
 
+      test("a repository the agent creates keeps its config unless it runs a program; planted hooks go", async () => {
+        const dir = await redteamProject()
+        fs.rmSync(dir.file(".git"), { recursive: true, force: true })
+        const s = await open(route, dir.path)
+        try {
+          const r = await s.bash(
+            "git init -q && git config core.fsmonitor 'touch /tmp/fsm-9' && printf '#!/bin/sh\\ntouch /tmp/hk-9\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit; echo RAN-OK",
+          )
+          if (r.refused) expectTyped(r)
+          else expect(r.raw).toContain("RAN-OK")
+          await s.call("todowrite", { todos: [] })
+          expect(fs.existsSync(dir.file(".git/config"))).toBe(false)
+          expect(fs.existsSync(dir.file(".git/hooks/pre-commit"))).toBe(false)
+          expect(fs.readdirSync(dir.file(".git/hooks")).some((f) => f.endsWith(".sample"))).toBe(true)
+        } finally {
+          s.close()
+          await dir[Symbol.asyncDispose]()
+        }
+        // A plain `git init` with ordinary settings is left alone.
+        const plain = await redteamProject()
+        fs.rmSync(plain.file(".git"), { recursive: true, force: true })
+        const p = await open(route, plain.path)
+        try {
+          expect((await p.bash("git init -q && git config user.name someone; echo RAN-OK")).raw).toContain("RAN-OK")
+          await p.call("todowrite", { todos: [] })
+          expect(fs.readFileSync(plain.file(".git/config"), "utf8")).toContain("someone")
+        } finally {
+          p.close()
+          await plain[Symbol.asyncDispose]()
+        }
+      })
+
       test("a nested repository's config and hooks are read-only too", async () => {
         await using box = await fresh(route)
         fs.mkdirSync(box.dir.file("tools-repo/sub"), { recursive: true })
