@@ -64,6 +64,21 @@ const cases: Case[] = [
     call: 'ResourceParse.inlineReferences(text, "a.md")',
     expected: link,
   },
+  {
+    // Each block cut out of a line was followed by a search of the whole line joined again: quadratic in the blocks.
+    name: "many closed <pre> blocks after 500 KB of text on one line",
+    input: '"[[x]] " + "<p ".repeat(N / 6) + "<pre></pre>".repeat(N / 22) + "<pre>[[a]]</pre>"',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
+  {
+    // Deliberate change with the above: the text left around a block cut out is not read again for an opener. Before,
+    // `{% highlight x` and `%}` became one once the closed `{% highlight %}` block between them was cut out.
+    name: "an opener split by a closed block is not put together",
+    input: '"{% highlight x{% highlight %}a{% endhighlight %}%}\\n[[hidden]]\\n{% endhighlight %}\\n[[x]]"',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: [{ kind: "id", value: "hidden" }, ...link],
+  },
   // F18: `/[-.]+$/` retried from every `-.` of a run that does not reach the end (13 s for 100 KB).
   {
     name: "slug of a long -. run inside the text",
