@@ -6,6 +6,7 @@ import path from "path"
 import { ResourceIndex } from "./indexer"
 import type { ResourceParse } from "./parse"
 import type { Resource } from "./schema"
+import { Lazy } from "../util/lazy"
 
 /**
  * The persisted index cache: per file, its size, mtime and parse result, and the folder stamps of the scan that found
@@ -147,30 +148,14 @@ export namespace ResourceCache {
       return JSON.parse(raw.bytes.toString("utf8", start, end))
     }
     const out = data as Data
-    settleOnRead(out, "files", () => unpackFiles(projectRoot, section("files")))
-    settleOnRead(out, "references", () => unpackReferences(projectRoot, section("references")))
+    Lazy.define(out, "files", () => unpackFiles(projectRoot, section("files")))
+    Lazy.define(out, "references", () => unpackReferences(projectRoot, section("references")))
     // Written without a snapshot (under a security check): `null`, and no `snapshot` property.
     const [start, end] = ranges[0]
     if (end - start !== 4 || bytes.toString("latin1", start, end) !== "null")
-      settleOnRead(out, "snapshot", () => section("snapshot"))
+      Lazy.define(out, "snapshot", () => section("snapshot"))
     raws.set(out, raw)
     return out
-  }
-
-  /** `data[key]` read from the file at first use, then a plain property. */
-  function settleOnRead<K extends keyof Data>(data: Data, key: K, compute: () => Data[K]) {
-    const settle = (value: Data[K]) =>
-      Object.defineProperty(data, key, { value, writable: true, enumerable: true, configurable: true })
-    Object.defineProperty(data, key, {
-      enumerable: true,
-      configurable: true,
-      get: () => {
-        const value = compute()
-        settle(value)
-        return value
-      },
-      set: settle,
-    })
   }
 
   /** 16 hex digits of wyhash: a cache changed after it was written (cut short, edited) is never trusted. */

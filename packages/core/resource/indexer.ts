@@ -2,6 +2,7 @@ import path from "path"
 import { ResourceParse } from "./parse"
 import { ResourceProject } from "./project"
 import { Resource } from "./schema"
+import { Lazy } from "../util/lazy"
 
 /**
  * The in-memory index: resources by id, secondary indexes (type, domain, tag, referencing agent/command), the
@@ -106,25 +107,6 @@ export namespace ResourceIndex {
     let set = map.get(key)
     if (!set) map.set(key, (set = new Set()))
     set.add(value)
-  }
-
-  /**
-   * `target[key]` computed on first read (then a plain property): parts of an index few uses need. Assigning it
-   * replaces it like a plain property.
-   */
-  function lazy<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]) {
-    const settle = (value: T[K]) =>
-      Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
-    Object.defineProperty(target, key, {
-      enumerable: true,
-      configurable: true,
-      get: () => {
-        const value = compute()
-        settle(value)
-        return value
-      },
-      set: settle,
-    })
   }
 
   function distinctive(id: string) {
@@ -369,26 +351,26 @@ export namespace ResourceIndex {
       }
       return map
     }
-    lazy(index.graph, "forward", () => edges(false))
-    lazy(index.graph, "backward", () => edges(true))
+    Lazy.define(index.graph, "forward", () => edges(false))
+    Lazy.define(index.graph, "backward", () => edges(true))
     // Tag and referencing-agent lookups serve only queries that filter by them: built at the first such query.
-    lazy(index, "byTag", () => {
+    Lazy.define(index, "byTag", () => {
       const map: Index["byTag"] = new Map()
       for (const [id, meta] of index.resources) for (const tag of meta.tags) add(map, tag.toLowerCase(), id)
       return map
     })
-    lazy(index, "byReference", () => {
+    Lazy.define(index, "byReference", () => {
       const map: Index["byReference"] = new Map()
       for (const [id, meta] of index.resources) for (const name of meta.referencedBy) add(map, name, id)
       return map
     })
     // Type and domain lookups serve only queries that filter by them (and lint's counts).
-    lazy(index, "byType", () => {
+    Lazy.define(index, "byType", () => {
       const map: Index["byType"] = new Map()
       for (const [id, meta] of index.resources) add(map, meta.type, id)
       return map
     })
-    lazy(index, "byDomain", () => {
+    Lazy.define(index, "byDomain", () => {
       const map: Index["byDomain"] = new Map()
       for (const [id, meta] of index.resources) add(map, meta.domain, id)
       return map
@@ -401,8 +383,8 @@ export namespace ResourceIndex {
       index.text.starts = text.starts
       let hays: Haystack[] | undefined
       const all = () => (hays ??= index.text.metas.map((meta) => haystackOf(meta.id, meta)))
-      lazy(index.text, "hays", all)
-      lazy(index, "haystack", () => {
+      Lazy.define(index.text, "hays", all)
+      Lazy.define(index, "haystack", () => {
         const map: Index["haystack"] = new Map()
         const list = all()
         index.text.metas.forEach((meta, i) => map.set(meta.id, list[i]))

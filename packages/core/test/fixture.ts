@@ -34,3 +34,22 @@ export function md(front: Record<string, unknown>, body = ""): string {
   const lines = Object.entries(front).map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
   return `---\n${lines.join("\n")}\n---\n${body}`
 }
+
+/**
+ * Runs `script` in a fresh Bun process, killed after `killAfterMs`: for work that may block its thread (a pattern
+ * that backtracks cannot be interrupted by the test runner). Resolves with the exit code (null when killed) and
+ * what the script printed.
+ *
+ * @example
+ * const { code, out } = await isolated(`console.log(1 + 1)`, 25_000) // { code: 0, out: "2\n" }
+ */
+export async function isolated(script: string, killAfterMs: number): Promise<{ code: number | null; out: string }> {
+  const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" })
+  const timer = setTimeout(() => proc.kill(), killAfterMs)
+  try {
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    return { code: proc.signalCode ? null : code, out }
+  } finally {
+    clearTimeout(timer)
+  }
+}

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { isolated } from "../fixture"
 
 /**
  * Adversarial 1 MB inputs for the expressions that backtracked super-linearly on one long line. Each call took minutes
@@ -122,11 +123,7 @@ describe("resource parsing and indexing of 1 MB adversarial lines", () => {
     test(
       c.name,
       async () => {
-        const proc = Bun.spawn([process.execPath, "-e", child(c)], { stdout: "pipe", stderr: "pipe" })
-        const timer = setTimeout(() => proc.kill(), 25_000)
-        const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]).finally(() =>
-          clearTimeout(timer),
-        )
+        const { code, out } = await isolated(child(c), 25_000)
         expect({ code, result: code === 0 ? JSON.parse(out) : out }).toEqual({ code: 0, result: c.expected })
       },
       { timeout: 30_000 },
