@@ -871,6 +871,19 @@ export namespace SecurityGuard {
       return sandbox
     }
 
+    /**
+     * The folders above a protected host path outside the project (`~/.config` above `~/.config/opencode/plugin/`), up
+     * to the first whose parent a command cannot write: pinned, so a command cannot rename one aside, carrying the
+     * read-only mount with it, and make the path anew (a plugin planted in a fresh `~/.config/opencode/plugin/`).
+     */
+    const pinAbove = (p: string, into: Set<string>) => {
+      for (let dir = path.dirname(p); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+        if (into.has(dir)) return
+        if (!writable(path.dirname(dir))) return
+        if (kindOf(dir) === "dir") into.add(dir)
+      }
+    }
+
     /** What the sandbox hides, locks, masks and pins for the current policy and inventory. */
     const protections = (
       d: Derived,
@@ -899,10 +912,13 @@ export namespace SecurityGuard {
         }
       }
       for (const p of hostHidden) if (kindOf(p) === "dir") hide.push({ path: p, dir: true })
+      /** Folders above protected host paths outside the project, pinned (see `pinAbove`). */
+      const above = new Set<string>()
       for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))) {
         const kind = kindOf(p)
         if (kind) lock.push({ path: p, dir: kind === "dir" })
         else if (SWEPT.has(path.basename(p)) || closureNames.has(p)) absent.push(p)
+        if (!SecurityPath.isInside(p, root)) pinAbove(p, above)
       }
       // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
       // user next uses git: read-only unless the policy allows them, in the project's repository and in any nested
@@ -916,6 +932,7 @@ export namespace SecurityGuard {
         for (const p of gitConfigPaths()) {
           const kind = kindOf(p)
           if (kind) lock.push({ path: p, dir: kind === "dir" })
+          if (!SecurityPath.isInside(p, root)) pinAbove(p, above)
           // What redirects a repository, or lies outside the project, may not appear. A repository's own config
           // and hooks may (`git init`), but not with a setting or hook that runs a program (`inspected`).
           else {
@@ -924,6 +941,7 @@ export namespace SecurityGuard {
           }
         }
       }
+      for (const dir of above) pin.add(dir)
       for (const file of [...config.files, config.logging.path])
         if (fs.existsSync(file)) lock.push({ path: file, dir: false })
       const mask: Sandbox.Protections["mask"] = []

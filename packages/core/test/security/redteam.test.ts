@@ -1093,6 +1093,35 @@ for f in glob.glob('.git/objects/*/*'):
         expect(fs.existsSync(box.dir.file("tools-repo/sub/.git/hooks/pre-commit"))).toBe(false)
       })
 
+      test("a folder above a protected path in the home folder cannot be renamed aside to make the path anew", async () => {
+        await using box = await fresh(route)
+        const plugin = path.join(home.home, ".config/opencode/plugin/user.ts")
+        const gitconfig = path.join(home.home, ".config/git/config")
+        fs.mkdirSync(path.dirname(plugin), { recursive: true })
+        fs.writeFileSync(plugin, "export default async () => ({})\n")
+        fs.mkdirSync(path.dirname(gitconfig), { recursive: true })
+        fs.writeFileSync(gitconfig, "[user]\n\tname = me\n")
+        try {
+          for (const command of [
+            "mv ~/.config ~/.config2 && mkdir -p ~/.config/opencode/plugin && echo 'export default 1' > ~/.config/opencode/plugin/user.ts; echo RAN-OK",
+            "g=$(ls ~/.config | grep -x 'g.t'); mv ~/.config/$g ~/.config/$g.old && mkdir ~/.config/$g && printf '[core]\\n\\tfsmonitor = touch /tmp/fsm-7\\n' > ~/.config/$g/config; echo RAN-OK",
+            "mv ~/.config/opencode ~/.config/oc2 && mkdir -p ~/.config/opencode/plugin && echo 'export default 2' > ~/.config/opencode/plugin/user.ts; echo RAN-OK",
+          ]) {
+            const r = await box.s.bash(command)
+            if (r.refused) expectTyped(r)
+            else expect(r.raw).toContain("RAN-OK")
+          }
+          await box.s.call("todowrite", { todos: [] })
+          expect(fs.readFileSync(plugin, "utf8")).toBe("export default async () => ({})\n")
+          expect(fs.readFileSync(gitconfig, "utf8")).toBe("[user]\n\tname = me\n")
+          for (const moved of [".config2", ".config/git.old", ".config/oc2"])
+            expect(fs.existsSync(path.join(home.home, moved))).toBe(false)
+        } finally {
+          for (const f of [".config2", ".config/opencode", ".config/git", ".config/git.old", ".config/oc2"])
+            fs.rmSync(path.join(home.home, f), { recursive: true, force: true })
+        }
+      })
+
       test("the user's git configuration and shell startup files cannot be changed or created", async () => {
         await using box = await fresh(route)
         const gitconfig = path.join(home.home, ".gitconfig")
