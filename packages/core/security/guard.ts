@@ -216,6 +216,8 @@ export namespace SecurityGuard {
 
   /** How long a file tool waits for running sandboxed shell commands before it is refused (`before`). */
   export const SHELL_RACE_MS = 60_000
+  /** How long a write-tool call whose result never came back waits before its host check runs anyway. */
+  export const HOST_CHECK_MS = 10 * 60_000
   /** How long after its start a shell counts as running before it shows as bubblewrap (`Sandbox.running`). */
   export const SHELL_START_MS = 1_000
   /**
@@ -931,8 +933,8 @@ export namespace SecurityGuard {
         }
         for (const p of gitConfigPaths()) {
           const kind = kindOf(p)
-          if (kind) lock.push({ path: p, dir: kind === "dir" })
           if (!SecurityPath.isInside(p, root)) pinAbove(p, above)
+          if (kind) lock.push({ path: p, dir: kind === "dir" })
           // What redirects a repository, or lies outside the project, may not appear. A repository's own config
           // and hooks may (`git init`), but not with a setting or hook that runs a program (`inspected`).
           else {
@@ -1393,6 +1395,12 @@ export namespace SecurityGuard {
     const racesShell = (call: Call) =>
       !!call.callID && call.tool !== "bash" && call.tool !== "batch" && !SecurityTools.NO_FILES.has(call.tool)
     const fileCalls = new Map<string, number>()
+    /**
+     * Write-tool calls allowed and not yet verified, by call id: the policy files' bytes and the protected host paths
+     * absent when the call was allowed. A write whose path a command swapped after the check (a permission prompt
+     * can hold the write long after it) is then undone (`verifyHost`).
+     */
+    const hostBefore = new Map<string, { at: number; policies: Map<string, Buffer>; absent: string[] }>()
     const shellRaceMs = options.shellRaceMs ?? SHELL_RACE_MS
     const fileCallMs = options.fileCallMs ?? FILE_CALL_MS
     /** Shell commands started since the last time no sandboxed command was found running. */
@@ -1411,6 +1419,63 @@ export namespace SecurityGuard {
       shellsSince = 0
       startedShells.clear()
       return true
+    }
+
+    /** The bytes of every policy file and the protected host paths that are absent, before a write-tool call. */
+    const recordHost = (id: string) => {
+      const { state } = current()
+      const policies = new Map<string, Buffer>()
+      for (const file of state.status === "valid" ? state.config.files : [])
+        try {
+          policies.set(file, fs.readFileSync(file))
+        } catch {
+          continue
+        }
+      const absent = protect
+        .map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))
+        .filter((p) => SWEPT.has(path.basename(p)) && !kindOf(p))
+      hostBefore.set(id, { at: Date.now(), policies, absent })
+    }
+
+    /**
+     * After a write-tool call (or at the next call, when its result never came back): a policy file it changed is put
+     * back, a protected host path it created is moved aside. Only a write through a path swapped after the check can
+     * do either, so this is the guard of last resort against such races.
+     */
+    const verifyHost = (d: Derived, only?: string): string[] => {
+      const notes: string[] = []
+      for (const [id, kept] of [...hostBefore]) {
+        // Others are left to their own result, unless it never came (`HOST_CHECK_MS`).
+        if (id !== only && Date.now() - kept.at < HOST_CHECK_MS) continue
+        hostBefore.delete(id)
+        for (const [file, bytes] of kept.policies) {
+          let now: Buffer | undefined
+          try {
+            now = fs.readFileSync(file)
+          } catch {
+            now = undefined
+          }
+          if (now && now.equals(bytes)) continue
+          try {
+            fs.writeFileSync(file, bytes)
+            watcher.reload()
+            notes.push(
+              `[security] ${SecurityAccess.display(root, file)} was changed during a file tool call (a path swapped after its check); it was put back.`,
+            )
+            audit(d, {
+              action: "refuse",
+              source: "builtin-tool",
+              callID: id,
+              path: SecurityAccess.display(root, file),
+              reason: "a policy file changed during a write-tool call; restored",
+            })
+          } catch (error) {
+            log.error(`could not restore ${file}: ${error instanceof Error ? error.message : String(error)}`)
+          }
+        }
+        notes.push(...sweep(d, kept.absent))
+      }
+      return notes
     }
 
     const guard: Guard = {
@@ -1485,6 +1550,7 @@ export namespace SecurityGuard {
         return undefined
       },
       async before(call) {
+        if (hostBefore.size) verifyHost(current().d)
         if (!racesShell(call)) return decideCall(call)
         const id = call.callID!
         fileCalls.set(id, Date.now())
@@ -1501,6 +1567,7 @@ export namespace SecurityGuard {
           }
           const decision = await decideCall(call)
           if (!decision.allowed) fileCalls.delete(id)
+          else if (OpenCode.WRITE_TOOLS.has(call.tool)) recordHost(id)
           return decision
         } catch (error) {
           fileCalls.delete(id)
@@ -1575,7 +1642,7 @@ export namespace SecurityGuard {
         if (state.status === "none") return output
         const source = sourceOf(call)
         let text = output
-        const notes: string[] = []
+        const notes: string[] = call.callID && hostBefore.size ? verifyHost(d, call.callID) : []
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
         if (OpenCode.WRITE_TOOLS.has(call.tool) && source === "builtin-tool") {

@@ -1314,6 +1314,45 @@ for f in glob.glob('.git/objects/*/*'):
         },
         HEAVY,
       )
+
+      test(
+        "a write held past the command's wait (a permission prompt) that lands on the policy is undone",
+        async () => {
+          await using box = await fresh(route, { "notes/pub.txt": "public one\n" })
+          expect((await box.s.bash("ln -sfn pub.txt notes/w; echo RAN-OK")).raw).toContain("RAN-OK")
+          const write = { tool: "write", sessionID: "ses_redteam", callID: "call_held_write" }
+          const args = { filePath: "notes/w", content: '{"version":"1.0","rules":[]}' }
+          await box.s.hooks["tool.execute.before"](write, { args })
+          // A command starts while the write waits for the user: its shell.env waits for the write at most 3 s.
+          const command =
+            "ln -sfn ../.opencode-$(echo ytiruces | rev).json notes/w.new && mv -T notes/w.new notes/w; sleep 2"
+          const bash = { tool: "bash", sessionID: "ses_redteam", callID: "call_swap" }
+          await box.s.hooks["tool.execute.before"](bash, { args: { command, description: "swap" } })
+          const extra = { env: {} as Record<string, string> }
+          await box.s.hooks["shell.env"]({ cwd: box.dir.path, sessionID: "ses_redteam", callID: "call_swap" }, extra)
+          const swap = Bun.spawn(["bash", "-c", command], {
+            cwd: box.dir.path,
+            env: { ...process.env, ...extra.env },
+            stdout: "ignore",
+            stderr: "ignore",
+          })
+          try {
+            for (let i = 0; i < 200 && fs.readlinkSync(box.dir.file("notes/w")) === "pub.txt"; i++) await Bun.sleep(10)
+            // The user approves: the write follows the swapped link onto the policy.
+            fs.writeFileSync(box.dir.file(args.filePath), args.content)
+            const out = { title: "", output: "Wrote file successfully.", metadata: {} }
+            await box.s.hooks["tool.execute.after"]({ ...write, args }, out)
+            expect(policyBytes(box.dir.path)).toEqual(box.policy)
+            expect(out.output).toContain("was put back")
+          } finally {
+            swap.kill()
+            await swap.exited
+          }
+          const r = await box.s.call("read", { filePath: "secrets/api.key" })
+          expectTyped(r)
+        },
+        HEAVY,
+      )
     })
 
     describe("8. encodings and links", () => {
