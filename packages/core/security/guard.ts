@@ -500,40 +500,47 @@ export namespace SecurityGuard {
 
     /** Absent config files and hook folders of repositories: created by a command, they are inspected, not moved. */
     const inspected = new Set<string>()
-    /** Paths of the plugins' import closure that do not exist yet: a shell command creating one has it moved aside. */
-    const closureNames = new Set<string>()
     /**
-     * What OpenCode's plugins import (`SecurityClosure`) beyond what `protect` holds already: it runs outside the
-     * sandbox at the next start like the plugins. What cannot be followed is said in the log.
+     * The project files OpenCode's plugins and custom tools import (`SecurityClosure`), by path → their stamp when last
+     * seen. They run at OpenCode's next start outside the sandbox, but they are ordinary sources the agent must keep
+     * editing (and `git checkout`, `npm install` and compilers must keep writing): they are watched, not locked. A
+     * change is named in the output of the call that made it, in the log and in the audit log, so the user reviews
+     * it before starting OpenCode again.
      */
-    const closureOf = (entries: string[]): string[] => {
-      if (!entries.length) return []
+    const imported = new Map<string, string>()
+    const stampOf = (file: string) => {
+      try {
+        const st = fs.statSync(file)
+        return `${st.size}:${st.mtimeMs}:${st.ino}`
+      } catch {
+        return "absent"
+      }
+    }
+    /** What plugins `entries` import is watched from now on; what cannot be followed is said in the log. */
+    const watchImports = (entries: string[]) => {
+      if (!entries.length) return
       const result = SecurityClosure.of(entries)
-      const files = new Set(protect)
       const folders = protect.filter((p) => p.endsWith(path.sep))
-      const fresh: string[] = []
       for (const p of result.paths) {
-        const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p
-        if (files.has(p) || folders.some((d) => bare.startsWith(d) || bare + path.sep === d)) continue
-        files.add(p)
-        fresh.push(p)
-        closureNames.add(bare)
+        // Package folders and the names Bun would try first are not files of the project's sources.
+        if (p.endsWith(path.sep) || !fs.existsSync(p) || p.split(path.sep).includes("node_modules")) continue
+        if (entries.includes(p) || folders.some((d) => p.startsWith(d))) continue
+        if (!imported.has(p)) imported.set(p, stampOf(p))
       }
       for (const file of result.dynamic)
         log.warn(
-          `[security] ${file} imports a module whose name is computed at run time: OpenCode loads it at start outside the sandbox, and the security layer cannot tell which file to protect`,
+          `[security] ${file} imports a module whose name is computed at run time: OpenCode loads it at start outside the sandbox, and the security layer cannot tell which file that is`,
         )
       for (const file of result.unread)
         log.warn(
-          `[security] could not read the imports of ${file} (a plugin imports it): what it imports is not protected`,
+          `[security] could not read the imports of ${file} (a plugin imports it): what it imports is not watched`,
         )
       if (result.truncated)
         log.warn(
-          `[security] the plugins import more than ${SecurityClosure.MAX_FILES} files: only the first are protected`,
+          `[security] the plugins import more than ${SecurityClosure.MAX_FILES} files: only the first are watched`,
         )
-      return fresh
     }
-    protect.push(...closureOf(pluginFiles(protect)))
+    watchImports(pluginFiles(protect))
 
     const hostHidden = (options.hide ?? []).map((p) => path.resolve(p))
     const watcher = SecurityConfig.watch(root, { home, intervalMs: options.intervalMs, now, protect, hide: hostHidden })
@@ -878,9 +885,10 @@ export namespace SecurityGuard {
      * to the first whose parent a command cannot write: pinned, so a command cannot rename one aside, carrying the
      * read-only mount with it, and make the path anew (a plugin planted in a fresh `~/.config/opencode/plugin/`).
      */
-    const pinAbove = (p: string, into: Set<string>) => {
+    const pinAbove = (p: string, into: Set<string>, seen: Set<string>) => {
       for (let dir = path.dirname(p); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-        if (into.has(dir)) return
+        if (seen.has(dir)) return
+        seen.add(dir)
         if (!writable(path.dirname(dir))) return
         if (kindOf(dir) === "dir") into.add(dir)
       }
@@ -914,13 +922,14 @@ export namespace SecurityGuard {
         }
       }
       for (const p of hostHidden) if (kindOf(p) === "dir") hide.push({ path: p, dir: true })
-      /** Folders above protected host paths outside the project, pinned (see `pinAbove`). */
+      /** Folders above protected host paths outside the project, pinned (see `pinAbove`), and those looked at. */
       const above = new Set<string>()
+      const looked = new Set<string>()
       for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))) {
         const kind = kindOf(p)
         if (kind) lock.push({ path: p, dir: kind === "dir" })
-        else if (SWEPT.has(path.basename(p)) || closureNames.has(p)) absent.push(p)
-        if (!SecurityPath.isInside(p, root)) pinAbove(p, above)
+        else if (SWEPT.has(path.basename(p))) absent.push(p)
+        if (!SecurityPath.isInside(p, root)) pinAbove(p, above, looked)
       }
       // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
       // user next uses git: read-only unless the policy allows them, in the project's repository and in any nested
@@ -933,7 +942,7 @@ export namespace SecurityGuard {
         }
         for (const p of gitConfigPaths()) {
           const kind = kindOf(p)
-          if (!SecurityPath.isInside(p, root)) pinAbove(p, above)
+          if (!SecurityPath.isInside(p, root)) pinAbove(p, above, looked)
           if (kind) lock.push({ path: p, dir: kind === "dir" })
           // What redirects a repository, or lies outside the project, may not appear. A repository's own config
           // and hooks may (`git init`), but not with a setting or hook that runs a program (`inspected`).
@@ -1143,6 +1152,30 @@ export namespace SecurityGuard {
         )
       }
       notes.push(...sweep(d, info.absent, call))
+      notes.push(...importsChanged(d, call))
+      return notes
+    }
+
+    /** Files plugins import that changed since last seen: named (see `imported`). */
+    const importsChanged = (d: Derived, call: Call): string[] => {
+      const notes: string[] = []
+      for (const [file, was] of imported) {
+        const now = stampOf(file)
+        if (now === was) continue
+        imported.set(file, now)
+        const shown = SecurityAccess.display(root, file)
+        const note = `[security] ${shown} ${now === "absent" ? "was removed" : "changed"}: a plugin or custom tool of this project imports it, and OpenCode runs it at its next start outside the sandbox. Review this change before starting OpenCode again.`
+        log.warn(note)
+        audit(d, {
+          action: "allow",
+          source: "builtin-tool",
+          tool: call.tool,
+          callID: call.callID,
+          path: shown,
+          reason: "a file a plugin imports changed",
+        })
+        notes.push(note)
+      }
       return notes
     }
 
@@ -1643,6 +1676,7 @@ export namespace SecurityGuard {
         const source = sourceOf(call)
         let text = output
         const notes: string[] = call.callID && hostBefore.size ? verifyHost(d, call.callID) : []
+        if (imported.size && OpenCode.WRITE_TOOLS.has(call.tool)) notes.push(...importsChanged(d, call))
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
         if (OpenCode.WRITE_TOOLS.has(call.tool) && source === "builtin-tool") {
@@ -1836,7 +1870,8 @@ export namespace SecurityGuard {
       },
       protectHost(paths) {
         const named = paths.map((p) => path.resolve(p))
-        const fresh = [...new Set([...named.filter((p) => !protect.includes(p)), ...closureOf(named)])]
+        watchImports(named)
+        const fresh = named.filter((p) => !protect.includes(p))
         if (!fresh.length) return
         // The watcher reads the same list on every load.
         protect.push(...fresh)

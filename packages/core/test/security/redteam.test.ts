@@ -1154,47 +1154,43 @@ for f in glob.glob('.git/objects/*/*'):
       })
 
       // A custom tool (or plugin) loaded from a protected folder runs what it imports at OpenCode's next start, outside
-      // the sandbox: the project file it imports is as protected as the tool, and so is every name that would shadow it.
-      test("what a custom tool imports cannot be changed or shadowed by any route", async () => {
-        const db = "export const query = () => 1\n"
+      // the sandbox. Those are ordinary sources (edits, git checkout, npm install and compilers write them), so they are
+      // watched, not locked: every change is named in the output of the call that made it.
+      test("a change to what a custom tool imports is named, by every route", async () => {
         await using box = await fresh(route, {
           ".opencode/tool/db.ts": 'import { query } from "../../src/db"\nexport default { query }\n',
-          "src/db.ts": db,
+          "src/db.ts": 'import { pool } from "./pool"\nexport const query = pool\n',
+          "src/pool.ts": "export const pool = 1\n",
         })
-        expectTyped(await box.s.call("write", { filePath: "src/db.ts", content: "export const query = 2" }))
-        expectTyped(await box.s.call("edit", { filePath: "src/db.ts", oldString: "1", newString: "2" }))
-        expectTyped(await box.s.call("write", { filePath: "src/db.tsx", content: "export const query = 3" }))
-        for (const command of [
-          "f=src/d$(printf b).ts; echo 'export const x = 4' >> $f; echo RAN-OK",
-          "echo 'export const query = () => 5' > src/db.$(printf tsx); echo RAN-OK",
-          "mkdir -p src/db && echo 'export const query = 6' > src/db/index.ts; echo RAN-OK",
-        ]) {
-          const r = await box.s.bash(command)
-          if (r.refused) expectTyped(r)
-          else expect(r.raw).toContain("RAN-OK")
-        }
-        await box.s.call("todowrite", { todos: [] })
-        expect(fs.readFileSync(box.dir.file("src/db.ts"), "utf8")).toBe(db)
-        expect(fs.existsSync(box.dir.file("src/db.tsx"))).toBe(false)
-        expect(fs.existsSync(box.dir.file("src/db/index.ts"))).toBe(false)
+        const named = (file: string) => `[security] ${file} changed: a plugin or custom tool of this project imports it`
+        const w = await box.s.call("write", {
+          filePath: "src/db.ts",
+          content: 'export { pool as query } from "./pool"\n',
+        })
+        expect(w.refused).toBe(false)
+        expect(w.output).toContain(named("src/db.ts"))
+        const e = await box.s.call("edit", { filePath: "src/pool.ts", oldString: "1", newString: "2" })
+        expect(e.output).toContain(named("src/pool.ts"))
+        const b = await box.s.bash("echo 'export const x = 4' >> src/$(printf pool).ts; echo RAN-OK")
+        expect(b.raw).toContain("RAN-OK")
+        expect(b.output).toContain(named("src/pool.ts"))
+        // Named once per change; a file the tool does not import is not named.
+        const other = await box.s.call("write", { filePath: "src/other.ts", content: "export {}\n" })
+        expect(other.output).not.toContain("[security]")
         expect(policyBytes(box.dir.path)).toEqual(box.policy)
-        // A file the tool does not import stays the agent's to change.
-        expect((await box.s.call("write", { filePath: "src/other.ts", content: "export {}\n" })).refused).toBe(false)
       })
 
       if (route === "plugin")
-        test("what a plugin named by path in the configuration imports is protected with it", async () => {
-          const helper = "export const on = true\n"
+        test("a change to what a plugin named by path in the configuration imports is named", async () => {
           await using box = await fresh(route, {
             "tools/local-plugin.ts": 'import { on } from "./helper"\nexport default async () => ({})\n',
-            "tools/helper.ts": helper,
+            "tools/helper.ts": "export const on = true\n",
           })
           await box.s.hooks.config({ plugin: [pathToFileURL(box.dir.file("tools/local-plugin.ts")).href] })
-          expectTyped(await box.s.call("write", { filePath: "tools/helper.ts", content: "export const on = false" }))
           const r = await box.s.bash("echo 'export const on = false' > tools/help$(printf er).ts; echo RAN-OK")
-          if (r.refused) expectTyped(r)
-          else expect(r.raw).toContain("RAN-OK")
-          expect(fs.readFileSync(box.dir.file("tools/helper.ts"), "utf8")).toBe(helper)
+          expect(r.output).toContain("[security] tools/helper.ts changed")
+          // The plugin file itself stays protected.
+          expectTyped(await box.s.call("write", { filePath: "tools/local-plugin.ts", content: "export default 1" }))
         })
 
       const midSession = (name: string, next: (s: Session) => Promise<Result>) =>
