@@ -49,8 +49,20 @@ export namespace SecurityError {
   )
   export type SandboxUnavailable = InstanceType<typeof SandboxUnavailable>
 
+  /**
+   * A file tool that waited for running sandboxed shell commands longer than it may: nothing is protected here, the
+   * call may simply be made again when the command has ended.
+   */
+  export const Busy = NamedError.create(
+    "SecurityBusy",
+    z.object({ seconds: z.number() }),
+    (d) =>
+      `${PREFIX}: a shell command is still running after ${d.seconds} s. File tools wait until shell commands end, so that no command can swap a link or folder between the check of a path and its use. Retry when it has ended.`,
+  )
+  export type Busy = InstanceType<typeof Busy>
+
   /** Any of the above. */
-  export function is(error: unknown): error is Denied | PolicyInvalid | SandboxUnavailable {
-    return Denied.is(error) || PolicyInvalid.is(error) || SandboxUnavailable.is(error)
+  export function is(error: unknown): error is Denied | PolicyInvalid | SandboxUnavailable | Busy {
+    return Denied.is(error) || PolicyInvalid.is(error) || SandboxUnavailable.is(error) || Busy.is(error)
   }
 }

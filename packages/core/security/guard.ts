@@ -118,7 +118,8 @@ export namespace SecurityGuard {
         allowed: false
         /** The full message shown to the model. */
         reason: string
-        error: SecurityError.Denied | SecurityError.PolicyInvalid | SecurityError.SandboxUnavailable
+        error:
+          SecurityError.Denied | SecurityError.PolicyInvalid | SecurityError.SandboxUnavailable | SecurityError.Busy
         path?: string
         op?: Operation
         rule?: string
@@ -1591,12 +1592,16 @@ export namespace SecurityGuard {
           if (!(await shellsSettled())) {
             fileCalls.delete(id)
             const { d } = current()
-            const reason = `a shell command is still running after ${shellRaceMs / 1000} s; file tools wait until shell commands end, so that no command can swap a link or folder between the check of a path and its use. Retry when it has ended`
-            return refuse(
-              d,
-              { source: sourceOf(call), tool: call.tool, sessionID: call.sessionID, callID: id },
-              { reason },
-            )
+            const error = new SecurityError.Busy({ seconds: shellRaceMs / 1000 })
+            audit(d, {
+              action: "deny",
+              source: sourceOf(call),
+              tool: call.tool,
+              sessionID: call.sessionID,
+              callID: id,
+              reason: error.message,
+            })
+            return { allowed: false, reason: error.message, error }
           }
           const decision = await decideCall(call)
           if (!decision.allowed) fileCalls.delete(id)

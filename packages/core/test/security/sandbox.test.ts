@@ -7,6 +7,7 @@ import { spawnSync } from "child_process"
 import fs from "fs"
 import os from "os"
 import path from "path"
+import { SecurityError } from "../../security/errors"
 import { SecurityGuard } from "../../security/guard"
 import { Sandbox } from "../../security/sandbox"
 import { SandboxDetect } from "../../security/sandbox/detect"
@@ -740,6 +741,9 @@ describe("file tools and running shell commands do not overlap", () => {
       try {
         const verdict = await guard.before({ tool: "read", args: { filePath: "src/util.ts" }, callID: "call_read" })
         expect(verdict.allowed ? "allowed" : verdict.reason).toContain("a shell command is still running after 0.3 s")
+        // Its own error type: nothing is protected here, and the message does not say so.
+        expect(!verdict.allowed && SecurityError.Busy.is(verdict.error)).toBe(true)
+        expect(verdict.allowed ? "" : verdict.reason).not.toContain("Do not try to reach")
       } finally {
         long.kill()
         await long.exited
