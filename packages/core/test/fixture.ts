@@ -1,3 +1,4 @@
+import { describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import os from "os"
 import path from "path"
@@ -52,4 +53,34 @@ export async function isolated(script: string, killAfterMs: number): Promise<{ c
   } finally {
     clearTimeout(timer)
   }
+}
+
+/** One case of `isolatedCases`: `call` (an expression of `text`) on the text `input` (an expression of `N`). */
+export type IsolatedCase = { name: string; input: string; call: string; expected: unknown }
+
+/**
+ * One test per case, each run by `isolated` in its own process (ended after 25 s) with `prelude` (imports, helpers)
+ * and `N` defined: for adversarial inputs that may block a thread. What the case prints is compared with `expected`.
+ *
+ * @example
+ * isolatedCases("slug of long runs", [`import { ResourceParse } from "…"`], 1e6, [{ name: "…", input: '"a".repeat(N)', call: "ResourceParse.slug(text)", expected: "a".repeat(1e6) }])
+ */
+export function isolatedCases(title: string, prelude: string[], n: number, cases: IsolatedCase[]) {
+  describe(title, () => {
+    for (const c of cases)
+      test(
+        c.name,
+        async () => {
+          const script = [
+            ...prelude,
+            `const N = ${n}`,
+            `const text = ${c.input}`,
+            `console.log(JSON.stringify(${c.call}))`,
+          ]
+          const { code, out } = await isolated(script.join("\n"), 25_000)
+          expect({ code, result: code === 0 ? JSON.parse(out) : out }).toEqual({ code: 0, result: c.expected })
+        },
+        { timeout: 30_000 },
+      )
+  })
 }

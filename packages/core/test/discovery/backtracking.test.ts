@@ -1,5 +1,4 @@
-import { describe, expect, test } from "bun:test"
-import { isolated } from "../fixture"
+import { isolatedCases, type IsolatedCase } from "../fixture"
 
 /**
  * Adversarial 1 MB frontmatter lines for the `key: value` expressions that backtracked super-linearly: a value holding
@@ -9,14 +8,7 @@ import { isolated } from "../fixture"
  */
 const N = 1_000_000
 
-type Case = {
-  name: string
-  /** An expression of `N` giving the text. */
-  input: string
-  /** An expression of `text` run in the child, printed as JSON. */
-  call: string
-  expected: unknown
-}
+type Case = IsolatedCase
 
 const PARSE =
   'summary(DiscoveryParse.parse({ text, filePath: "/p/.claude/agents/x.md", fallbackName: "x", type: "agent", source: "local", origin: "claude" }))'
@@ -72,25 +64,13 @@ const cases: Case[] = [
   },
 ]
 
-function child(c: Case): string {
-  return [
+isolatedCases(
+  "discovery frontmatter of 1 MB adversarial lines",
+  [
     `import { DiscoveryParse } from ${JSON.stringify(require.resolve("../../discovery/parse"))}`,
     `import { DiscoveryLocate } from ${JSON.stringify(require.resolve("../../discovery/locate"))}`,
     "const summary = (r: any) => (r.success ? { success: true, name: r.item.name, description: r.item.description } : r)",
-    `const N = ${N}`,
-    `const text = ${c.input}`,
-    `console.log(JSON.stringify(${c.call}))`,
-  ].join("\n")
-}
-
-describe("discovery frontmatter of 1 MB adversarial lines", () => {
-  for (const c of cases)
-    test(
-      c.name,
-      async () => {
-        const { code, out } = await isolated(child(c), 25_000)
-        expect({ code, result: code === 0 ? JSON.parse(out) : out }).toEqual({ code: 0, result: c.expected })
-      },
-      { timeout: 30_000 },
-    )
-})
+  ],
+  N,
+  cases,
+)

@@ -1,5 +1,4 @@
-import { describe, expect, test } from "bun:test"
-import { isolated } from "../fixture"
+import { isolatedCases, type IsolatedCase } from "../fixture"
 
 /**
  * Adversarial 1 MB inputs for the expressions that backtracked super-linearly on one long line. Each call took minutes
@@ -8,14 +7,7 @@ import { isolated } from "../fixture"
  */
 const N = 1_000_000
 
-type Case = {
-  name: string
-  /** An expression of `N` giving the text. */
-  input: string
-  /** An expression of `text` run in the child, printed as JSON. */
-  call: string
-  expected: unknown
-}
+type Case = IsolatedCase
 
 const link = [{ kind: "id", value: "x" }]
 
@@ -108,24 +100,12 @@ const cases: Case[] = [
   },
 ]
 
-function child(c: Case): string {
-  return [
+isolatedCases(
+  "resource parsing and indexing of 1 MB adversarial lines",
+  [
     `import { ResourceParse } from ${JSON.stringify(require.resolve("../../resource/parse"))}`,
     `import { ResourceIndex } from ${JSON.stringify(require.resolve("../../resource/indexer"))}`,
-    `const N = ${N}`,
-    `const text = ${c.input}`,
-    `console.log(JSON.stringify(${c.call}))`,
-  ].join("\n")
-}
-
-describe("resource parsing and indexing of 1 MB adversarial lines", () => {
-  for (const c of cases)
-    test(
-      c.name,
-      async () => {
-        const { code, out } = await isolated(child(c), 25_000)
-        expect({ code, result: code === 0 ? JSON.parse(out) : out }).toEqual({ code: 0, result: c.expected })
-      },
-      { timeout: 30_000 },
-    )
-})
+  ],
+  N,
+  cases,
+)
