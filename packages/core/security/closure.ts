@@ -3,9 +3,9 @@ import path from "path"
 
 /**
  * The code OpenCode runs outside the sandbox at its next start beyond the plugin files themselves: every module a
- * plugin or custom tool imports, followed transitively. A plugin file in `.opencode/plugin/` is protected, but the
- * `../../src/db.ts` it imports was not, and the agent could rewrite that file to switch the security layer off at the
- * next start. Relative imports name the file Bun resolves now and every name Bun would try before it (a `db.tsx` created
+ * plugin or custom tool imports, followed transitively. A plugin file in `.opencode/plugin/` is protected; the
+ * `../../src/db.ts` it imports is an ordinary source the guard watches (a change is named, see `SecurityGuard`), since
+ * locking it broke installs, checkouts and builds. Relative imports name the file Bun resolves now and every name Bun would try before it (a `db.tsx` created
  * beside `db.ts` is imported instead); package imports name the package's folder and the `node_modules/<package>/`
  * folders nearer the importer than it (one created there would be imported instead). Imports through a path mapping
  * (tsconfig `paths`, package `imports`) also name the `tsconfig.json` and `package.json` that map them. Type-only
