@@ -1684,6 +1684,12 @@ export namespace SecurityGuard {
         if (imported.size && OpenCode.WRITE_TOOLS.has(call.tool)) notes.push(...importsChanged(d, call))
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
+        // git's own message for a read-only config ("could not lock config file …: Device or resource busy") does not
+        // say why: the policy keeps it read-only.
+        if (isShell && !d.allowGitConfig && /could not (?:lock|write) config file/.test(output))
+          notes.push(
+            `[security] git's configuration is read-only in the sandbox: its settings can run programs outside it when you next use git (hooks, core.fsmonitor, aliases, pagers). To change it, ask the user, or set "sandbox": { "allowGitConfig": true } in the root .opencode-security.json.`,
+          )
         if (OpenCode.WRITE_TOOLS.has(call.tool) && source === "builtin-tool") {
           if (call.callID) notes.push(...verifySnapshots(d, call))
           const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>

@@ -1073,6 +1073,16 @@ for f in glob.glob('.git/objects/*/*'):
         }
       })
 
+      test("git config refused by the read-only config says why", async () => {
+        await using box = await fresh(route)
+        const r = await box.s.bash("git config user.name someone; echo RAN-OK")
+        if (r.refused) expectTyped(r)
+        else {
+          expect(r.raw).toMatch(/could not (lock|write) config file/)
+          expect(r.output).toContain("[security] git's configuration is read-only in the sandbox")
+        }
+      })
+
       test("a nested repository's config and hooks are read-only too", async () => {
         await using box = await fresh(route)
         fs.mkdirSync(box.dir.file("tools-repo/sub"), { recursive: true })
