@@ -1022,12 +1022,19 @@ export namespace SecurityGuard {
         ...(env.GIT_CONFIG_GLOBAL ? [path.resolve(SecurityPath.expand(env.GIT_CONFIG_GLOBAL, directory, home))] : []),
       ]
     }
-    /** The folders holding a `.git`: the root (whether or not it has one) and every nested repository the tree saw. */
+    /**
+     * The folders holding a `.git`: the root (whether or not it has one) and every nested repository the tree saw.
+     * Kept per tree (a refresh that changes it makes a new one): it is asked on every write-tool call and several
+     * times per shell command, and a walk of the tree costs as many steps as it has entries.
+     */
+    let repositoriesOf: { tree: SecurityTree.Tree | undefined; tops: string[] } | undefined
     const repositories = () => {
+      if (repositoriesOf && repositoriesOf.tree === tree) return repositoriesOf.tops
       const tops = [root]
       if (tree)
         for (const e of SecurityTree.entries(tree))
           if (e.name === ".git" && path.dirname(e.path) !== root) tops.push(path.dirname(e.path))
+      repositoriesOf = { tree, tops }
       return tops
     }
     const warnedPacked = new Set<string>()
@@ -1397,11 +1404,12 @@ export namespace SecurityGuard {
         if (denial) return refuse(d, base, denial)
       }
       if (!d.allowGitConfig) {
+        const gitPaths = gitConfigPaths()
         const git = plan.requests.find(
           (r) =>
             r.op === "write" &&
             !r.shell &&
-            gitConfigPaths().some((p) => SecurityPath.isInside(SecurityPath.expand(r.path, directory, home), p)),
+            gitPaths.some((p) => SecurityPath.isInside(SecurityPath.expand(r.path, directory, home), p)),
         )
         if (git)
           return refuse(d, base, {
