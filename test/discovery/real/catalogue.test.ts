@@ -44,6 +44,14 @@ const CASES: {
     shadowed: [["home/.claude/commands/implement.md", "project/.claude/commands/implement.md"]],
     unserved: 5,
   },
+  {
+    name: "held-out 5",
+    set: SETS.heldout5,
+    // pr-review-toolkit's silent-failure-hunter has an unquoted `: ` in its description and is read leniently.
+    lenient: true,
+    shadowed: [],
+    unserved: 6,
+  },
 ]
 
 for (const c of CASES)

@@ -16,7 +16,7 @@ import { DiscoveryParse } from "../../../packages/core/discovery/parse"
 import { Keywords } from "../../../packages/core/discovery/keywords"
 import { Discovery } from "../../../packages/core/discovery/schema"
 
-type SetId = "tuning" | "heldout" | "heldout2" | "heldout3" | "heldout4"
+type SetId = "tuning" | "heldout" | "heldout2" | "heldout3" | "heldout4" | "heldout5"
 
 type Collection = {
   id: string
@@ -222,6 +222,64 @@ export const COLLECTIONS: Collection[] = [
     match: /^commands\/[^/]+\.md$/,
     to: (p) => `home/.claude/${p}`,
   },
+  {
+    id: "claude-plugins-official",
+    repo: "anthropics/claude-plugins-official",
+    license: "Apache-2.0",
+    set: "heldout5",
+    closeRaw: true,
+    unique: true,
+    // Anthropic's plugin marketplace (plugins/ only: external_plugins/ are third parties' with their own licences).
+    // Installed by hand in ~/.claude: agents flat (a name in several plugins kept once, the first plugin in path order),
+    // commands in a folder per plugin (as a plugin's commands are namespaced, /plugin:command), skills flat. Left out:
+    // example-plugin (a demonstration of the layout), and the fourteen files that earlier sets already hold in copies
+    // (a description or lead repeated, or most of its words: code-review, code-simplifier, feature-dev's command,
+    // code-architect and code-explorer, frontend-design, hookify's commands and skill, review-pr, skill-creator, commit).
+    match: /^plugins\/[^/]+\/(agents\/[^/]+|commands\/[^/]+|skills\/[^/]+\/SKILL)\.md$/,
+    exclude:
+      /^plugins\/example-plugin\/|^plugins\/(code-review\/commands\/code-review|code-simplifier\/agents\/code-simplifier|feature-dev\/agents\/code-architect|feature-dev\/agents\/code-explorer|feature-dev\/commands\/feature-dev|frontend-design\/skills\/frontend-design\/SKILL|hookify\/commands\/(configure|help|hookify|list)|hookify\/skills\/writing-rules\/SKILL|pr-review-toolkit\/commands\/review-pr|skill-creator\/skills\/skill-creator\/SKILL|commit-commands\/commands\/commit)\.md$/,
+    to: (p) => {
+      const [, plugin, kind, ...rest] = p.split("/")
+      return kind === "commands"
+        ? `home/.claude/commands/${plugin}/${rest.join("/")}`
+        : `home/.claude/${kind}/${rest.join("/")}`
+    },
+  },
+  {
+    id: "thomasvan-toolkit",
+    repo: "thomasvan/claude-code-toolkit",
+    license: "MIT",
+    set: "heldout5",
+    closeRaw: true,
+    // Its install.sh links agents/, commands/ and skills/ into ~/.claude. All but one of its skills sit in category
+    // folders (skills/<category>/<name>/SKILL.md), one level too deep to be discovered: left out. Its data-engineer
+    // agent is left out as a copy (most of its description's words are an earlier set's data-engineer's).
+    match: /^(agents\/[^/]+|commands\/[^/]+|skills\/[^/]+\/SKILL)\.md$/,
+    exclude: /^agents\/data-engineer\.md$/,
+    to: (p) => `home/.claude/${p}`,
+  },
+  {
+    id: "game-studios",
+    repo: "Donchitos/Claude-Code-Game-Studios",
+    license: "MIT",
+    set: "heldout5",
+    closeRaw: true,
+    // Its README clones the repository as the game's project.
+    match: /^\.claude\/(agents\/[^/]+|skills\/[^/]+\/SKILL)\.md$/,
+    to: (p) => `project/${p}`,
+  },
+  {
+    id: "scientific-skills",
+    repo: "K-Dense-AI/claude-scientific-skills",
+    license: "MIT",
+    set: "heldout5",
+    closeRaw: true,
+    // Its README installs the skills with `npx skills add`, into ~/.claude/skills. Its docx, pdf, pptx and xlsx skills
+    // are marked proprietary (Anthropic's, with their LICENSE.txt): left out.
+    match: /^scientific-skills\/[^/]+\/SKILL\.md$/,
+    exclude: /^scientific-skills\/(docx|pdf|pptx|xlsx)\//,
+    to: (p) => `home/.claude/skills/${p.slice("scientific-skills/".length)}`,
+  },
 ]
 
 export type Item = { path: string; name?: string; description?: string; lead?: string; raw?: string; body?: string }
@@ -262,7 +320,7 @@ if (import.meta.main) {
   const sets: SetId[] =
     process.argv.length > 3
       ? (process.argv.slice(3) as SetId[])
-      : ["tuning", "heldout", "heldout2", "heldout3", "heldout4"]
+      : ["tuning", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"]
   const out: Record<string, { collections: object[]; items: (Item & { collection: string })[] }> = {}
   for (const set of sets) out[set] = { collections: [], items: [] }
   for (const c of COLLECTIONS.filter((c) => sets.includes(c.set))) {

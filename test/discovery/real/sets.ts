@@ -9,11 +9,13 @@ import { HELDOUT } from "./heldout-labels"
 import { HELDOUT2 } from "./heldout2-labels"
 import { HELDOUT3 } from "./heldout3-labels"
 import { HELDOUT4 } from "./heldout4-labels"
+import { HELDOUT5 } from "./heldout5-labels"
 import { TUNING } from "./tuning-labels"
 import heldout from "./heldout.json"
 import heldout2 from "./heldout2.json"
 import heldout3 from "./heldout3.json"
 import heldout4 from "./heldout4.json"
+import heldout5 from "./heldout5.json"
 import tuning from "./tuning.json"
 
 export type Item = {
@@ -28,7 +30,7 @@ export type Item = {
 }
 export type Collection = { id: string; repo: string; commit: string; license: string; files: number }
 export type RealSet = {
-  id: "tuning" | "heldout" | "heldout2" | "heldout3" | "heldout4"
+  id: "tuning" | "heldout" | "heldout2" | "heldout3" | "heldout4" | "heldout5"
   collections: Collection[]
   items: Item[]
   labelled: Labelled[]
@@ -42,6 +44,8 @@ export const SETS: Record<RealSet["id"], RealSet> = {
   heldout3: { id: "heldout3", ...(heldout3 as Omit<RealSet, "id" | "labelled">), labelled: HELDOUT3 },
   // Held-out 4: not run yet; kept for one run once the matcher work ends (README.md).
   heldout4: { id: "heldout4", ...(heldout4 as Omit<RealSet, "id" | "labelled">), labelled: HELDOUT4 },
+  // Held-out 5: not run yet; kept for one run once the matcher work ends (README.md).
+  heldout5: { id: "heldout5", ...(heldout5 as Omit<RealSet, "id" | "labelled">), labelled: HELDOUT5 },
 }
 
 /** Real requests that nothing in their catalogue serves: they expect no suggestion, but they are not chatter. */
@@ -70,6 +74,14 @@ export const UNSERVED = new Set([
   "rename the master branch to main",
   "resize all the png icons in assets/ to 64x64",
   "what's the difference between == and === again",
+  // heldout5: nothing in its catalogue summarises the work of a session (session-report and receipts report token
+  // usage and spend), writes a regex or a cron expression, configures nginx, knows Elixir or converts a Makefile.
+  "give me a summary of what we did in this session",
+  "write a regex that matches ISO 8601 dates",
+  "set up nginx as a reverse proxy with https from let's encrypt",
+  "our elixir genserver's mailbox keeps growing",
+  "write a cron expression for every weekday at 7am",
+  "convert the Makefile to a justfile",
 ])
 
 /** True for a prompt that is chatter ("thanks, that's all"): no label and not an unserved request. */
