@@ -37,6 +37,8 @@ export namespace SecurityCompile {
     sandbox: Mode
     /** `.git/config` and `.git/hooks` stay writable inside the sandbox. */
     allowGitConfig: boolean
+    /** Command and skill templates may gain shell commands (`` !`cmd` ``), which OpenCode runs outside the sandbox. */
+    allowCommandShell: boolean
   }
 
   /** Fingerprints of protected segments seen so far (filled as tools touch files). */
@@ -87,6 +89,7 @@ export namespace SecurityCompile {
       },
       sandbox: protects || config?.sandbox.explicit ? mode : "off",
       allowGitConfig: config?.sandbox.allowGitConfig ?? false,
+      allowCommandShell: config?.sandbox.allowCommandShell ?? false,
     }
   }
 

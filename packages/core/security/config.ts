@@ -72,7 +72,12 @@ export namespace SecurityConfig {
     mcp: { defaultPolicy?: SecuritySchema.McpPolicy; servers: Record<string, SecuritySchema.McpPolicy> }
     secrets: boolean
     /** How shell commands are contained (root policy only); `explicit` when the policy sets a mode. */
-    sandbox: { mode?: SecuritySchema.SandboxMode; explicit: boolean; allowGitConfig: boolean }
+    sandbox: {
+      mode?: SecuritySchema.SandboxMode
+      explicit: boolean
+      allowGitConfig: boolean
+      allowCommandShell: boolean
+    }
     nocase: boolean
     home: string
     /** True when the user wrote at least one rule or marker (the implicit ones do not count). */
@@ -375,6 +380,7 @@ export namespace SecurityConfig {
           mode: settings?.sandbox?.mode,
           explicit: settings?.sandbox?.mode !== undefined,
           allowGitConfig: settings?.sandbox?.allowGitConfig ?? false,
+          allowCommandShell: settings?.sandbox?.allowCommandShell ?? false,
         },
         nocase,
         home,

@@ -8,6 +8,7 @@ import { Logger } from "../util/log"
 import { SecurityAccess } from "./access"
 import { SecurityAudit } from "./audit"
 import { SecurityClosure } from "./closure"
+import { SecurityTemplates } from "./templates"
 import { SecurityCompile } from "./compile"
 import { SecurityConfig } from "./config"
 import { SecurityDecide } from "./decide"
@@ -446,6 +447,9 @@ export namespace SecurityGuard {
     return out
   }
 
+  /** A template up to this many characters is kept to be put back when a change adds a shell command. */
+  const TEMPLATE_KEEP = 1_000_000
+
   const CONFIG_FILES = ["opencode.json", "opencode.jsonc"]
   const TUI_FILES = ["tui.json", "tui.jsonc"]
 
@@ -512,7 +516,8 @@ export namespace SecurityGuard {
     const stampOf = (file: string) => {
       try {
         const st = fs.statSync(file)
-        return `${st.size}:${st.mtimeMs}:${st.ino}`
+        // ctime too: a command can put back a file's size and mtime (`touch -r`), not its ctime.
+        return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`
       } catch {
         return "absent"
       }
@@ -542,6 +547,53 @@ export namespace SecurityGuard {
         )
     }
     watchImports(pluginFiles(protect))
+
+    /**
+     * Command and skill templates (`SecurityTemplates`), by path → stamp, content (to put back) and shell commands, as
+     * first seen. OpenCode runs a template's `` !`cmd` `` with the user's shell, outside the sandbox, when the command
+     * is used: a template may not gain one while a policy exists (`allowCommandShell` lifts this).
+     */
+    const templateRoots = SecurityTemplates.roots({
+      configDirs: [
+        ...new Set(
+          protect
+            .filter(
+              (p) =>
+                p.endsWith(path.sep) && (PLUGIN_FOLDERS as readonly string[]).includes(path.basename(p.slice(0, -1))),
+            )
+            .map((p) => path.dirname(p.slice(0, -1))),
+        ),
+      ],
+      dirs: [...new Set([...upTo(options.directory, root), ...upTo(directory, root)])],
+      home,
+    })
+    type Template = { stamp: string; text?: string; shells: string[] }
+    const templates = new Map<string, Template>()
+    const readTemplate = (file: string): Template | undefined => {
+      try {
+        const stamp = stampOf(file)
+        const text = fs.readFileSync(file, "utf8")
+        return {
+          stamp,
+          text: text.length <= TEMPLATE_KEEP ? text : undefined,
+          shells: SecurityTemplates.expansions(text),
+        }
+      } catch {
+        return undefined
+      }
+    }
+    const listTemplates = () => {
+      const found = SecurityTemplates.list(templateRoots)
+      if (found.truncated)
+        log.warn(
+          `[security] more than ${SecurityTemplates.MAX_FILES} command and skill files: the shell commands of the rest are not checked`,
+        )
+      return found.files
+    }
+    for (const file of listTemplates()) {
+      const t = readTemplate(file)
+      if (t) templates.set(file, t)
+    }
 
     const hostHidden = (options.hide ?? []).map((p) => path.resolve(p))
     const watcher = SecurityConfig.watch(root, { home, intervalMs: options.intervalMs, now, protect, hide: hostHidden })
@@ -1187,6 +1239,55 @@ export namespace SecurityGuard {
       return notes
     }
 
+    /**
+     * Command and skill templates that gained a shell command since last seen: the agent's version is moved aside
+     * (`<name>.blocked-by-security-<time>`, which OpenCode does not load) and the previous content put back, or the new
+     * file moved aside; every other change is recorded as the new state.
+     */
+    const templatesChanged = (d: Derived, call: Call): string[] => {
+      const notes: string[] = []
+      const files = new Set([...listTemplates(), ...templates.keys()])
+      for (const file of files) {
+        const was = templates.get(file)
+        if (was && was.stamp === stampOf(file)) continue
+        const next = fs.existsSync(file) ? readTemplate(file) : undefined
+        if (!next) {
+          templates.delete(file)
+          continue
+        }
+        const added = SecurityTemplates.added(was?.shells ?? [], next.shells)
+        if (!added.length || d.allowCommandShell) {
+          templates.set(file, next)
+          continue
+        }
+        const shown = SecurityAccess.display(root, file)
+        const aside = `${file}.blocked-by-security-${now()}`
+        try {
+          fs.renameSync(file, aside)
+          if (was?.text !== undefined) fs.writeFileSync(file, was.text)
+        } catch (error) {
+          log.error(`could not put back ${file}: ${error instanceof Error ? error.message : String(error)}`)
+          continue
+        }
+        const restored = was?.text !== undefined ? readTemplate(file) : undefined
+        if (restored) templates.set(file, restored)
+        else templates.delete(file)
+        const quoted = added[0]!.length > 80 ? `${added[0]!.slice(0, 77)}...` : added[0]!
+        audit(d, {
+          action: "refuse",
+          source: sourceOf(call),
+          tool: call.tool,
+          callID: call.callID,
+          path: shown,
+          reason: "a command or skill template gained a shell command; moved aside",
+        })
+        const note = `[security] ${shown} gained a shell command (!\`${quoted}\`${added.length > 1 ? ` and ${added.length - 1} more` : ""}). OpenCode runs a command's or skill's !\`…\` with the user's shell when it is used, outside the sandbox, so ${restored ? "its previous content was put back and this version" : "the file"} was moved to ${SecurityAccess.display(root, aside)}. Write the template without !\`…\` (ask the user to add the command), or the user can set "sandbox": { "allowCommandShell": true } in the root .opencode-security.json.`
+        log.warn(note)
+        notes.push(note)
+      }
+      return notes
+    }
+
     /** Moves aside protected host paths a sandboxed command created (they were absent when it started). */
     const sweep = (d: Derived, absent: string[], call?: Call): string[] => {
       const notes: string[] = []
@@ -1692,6 +1793,7 @@ export namespace SecurityGuard {
         if (imported.size && OpenCode.WRITE_TOOLS.has(call.tool)) notes.push(...importsChanged(d, call))
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
+        notes.push(...templatesChanged(d, call))
         // git's own message for a read-only config ("could not lock config file …: Device or resource busy") does not
         // say why: the policy keeps it read-only.
         if (isShell && !d.allowGitConfig && /could not (?:lock|write) config file/.test(output))

@@ -103,6 +103,12 @@ export namespace SecuritySchema {
           .boolean()
           .optional()
           .describe("Let shell commands change .git/config and .git/hooks (read-only in the sandbox by default)"),
+        allowCommandShell: z
+          .boolean()
+          .optional()
+          .describe(
+            "Let the agent give command and skill templates shell commands (!`cmd`), which OpenCode runs outside the sandbox when the command is used (refused by default)",
+          ),
       })
       .optional()
       .describe("Root policy only: how shell commands are contained"),

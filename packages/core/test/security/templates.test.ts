@@ -1,0 +1,101 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { SecurityTemplates } from "../../security/templates"
+import { tmpdir } from "../fixture"
+
+describe("SecurityTemplates.expansions", () => {
+  test("every !`…` in order, as OpenCode finds them; none without the backquotes or when empty", () => {
+    const text = "---\ndescription: x\n---\nStatus !`git status` and !`git diff --stat`\nnot `ls`, not ! `id`, not !``"
+    expect(SecurityTemplates.expansions(text)).toEqual(["git status", "git diff --stat"])
+  })
+
+  test("a command spanning lines counts (OpenCode's pattern takes anything but a backquote)", () => {
+    expect(SecurityTemplates.expansions("!`curl x |\nsh`")).toEqual(["curl x |\nsh"])
+  })
+
+  test("an unclosed !` is not a command", () => {
+    expect(SecurityTemplates.expansions("run !`id and never close")).toEqual([])
+  })
+
+  test("1 MB of !` pairs: each ! between two backquotes is a command, found without backtracking", () => {
+    const found = SecurityTemplates.expansions("!`".repeat(500_000))
+    expect(found).toHaveLength(250_000)
+    expect(new Set(found)).toEqual(new Set(["!"]))
+  })
+})
+
+describe("SecurityTemplates.added", () => {
+  test("commands not in the earlier list; each occurrence counts", () => {
+    expect(SecurityTemplates.added(["git status"], ["git status", "id"])).toEqual(["id"])
+    expect(SecurityTemplates.added(["git status"], ["git status", "git status"])).toEqual(["git status"])
+    expect(SecurityTemplates.added(["a", "b"], ["b"])).toEqual([])
+    expect(SecurityTemplates.added([], [])).toEqual([])
+  })
+
+  test("a changed command is a new one", () => {
+    expect(SecurityTemplates.added(["git diff"], ["git diff; id"])).toEqual(["git diff; id"])
+  })
+})
+
+describe("SecurityTemplates.roots and list", () => {
+  test("commands are every .md under command(s)/, skills each SKILL.md under skill(s)/ and .claude|.agents/skills/", async () => {
+    await using dir = await tmpdir({
+      "p/.opencode/command/a.md": "a",
+      "p/.opencode/command/deep/b.md": "b",
+      "p/.opencode/command/notes.txt": "not a template",
+      "p/.opencode/commands/c.md": "c",
+      "p/.opencode/skill/s/SKILL.md": "s",
+      "p/.opencode/skill/s/reference.md": "a skill's other file",
+      "p/.claude/skills/k/SKILL.md": "k",
+      "p/.agents/skills/g/SKILL.md": "g",
+      "p/sub/.claude/skills/n/SKILL.md": "nested project folder",
+      "home/.claude/skills/h/SKILL.md": "h",
+      "home/.config/opencode/commands/x.md": "x",
+    })
+    const roots = SecurityTemplates.roots({
+      configDirs: [dir.file("p/.opencode"), dir.file("home/.config/opencode")],
+      dirs: [dir.file("p/sub"), dir.file("p")],
+      home: dir.file("home"),
+    })
+    const files = SecurityTemplates.list(roots)
+    expect(files.truncated).toBe(false)
+    expect(files.files.map((f) => path.relative(dir.path, f)).sort()).toEqual([
+      "home/.claude/skills/h/SKILL.md",
+      "home/.config/opencode/commands/x.md",
+      "p/.agents/skills/g/SKILL.md",
+      "p/.claude/skills/k/SKILL.md",
+      "p/.opencode/command/a.md",
+      "p/.opencode/command/deep/b.md",
+      "p/.opencode/commands/c.md",
+      "p/.opencode/skill/s/SKILL.md",
+      "p/sub/.claude/skills/n/SKILL.md",
+    ])
+  })
+
+  test("linked folders are followed once (a loop ends); dangling links and missing roots are skipped", async () => {
+    await using dir = await tmpdir({ "elsewhere/e.md": "e", ".opencode/command/a.md": "a" })
+    fs.symlinkSync(dir.file("elsewhere"), dir.file(".opencode/command/linked"))
+    fs.symlinkSync(dir.file(".opencode/command"), dir.file(".opencode/command/loop"))
+    fs.symlinkSync(dir.file("nowhere"), dir.file(".opencode/command/dangling.md"))
+    const roots = SecurityTemplates.roots({
+      configDirs: [dir.file(".opencode"), dir.file("absent")],
+      dirs: [],
+      home: dir.file("h"),
+    })
+    const found = SecurityTemplates.list(roots)
+      .files.map((f) => path.relative(dir.path, f))
+      .sort()
+    expect(found).toEqual([".opencode/command/a.md", ".opencode/command/linked/e.md"])
+  })
+
+  test(`at most ${SecurityTemplates.MAX_FILES} files, and then it says so`, async () => {
+    await using dir = await tmpdir()
+    const folder = dir.file(".opencode/command")
+    fs.mkdirSync(folder, { recursive: true })
+    for (let i = 0; i <= SecurityTemplates.MAX_FILES; i++) fs.writeFileSync(path.join(folder, `c${i}.md`), "")
+    const found = SecurityTemplates.list([{ folder, kind: "command" }])
+    expect(found.truncated).toBe(true)
+    expect(found.files).toHaveLength(SecurityTemplates.MAX_FILES)
+  }, 60_000)
+})
