@@ -216,7 +216,9 @@ export namespace ResourceBuild {
     if (!dirs.size || (await ResourceScan.changed(dirs))) return undefined
     let index: ResourceIndex.Index | undefined
     try {
-      index = ResourceIndex.hydrate(project, data.snapshot)
+      // From disk: by parts, each resource's metadata parsed at its first use (`ResourceIndex.hydrateStored`).
+      const stored = ResourceCache.stored(data)
+      index = stored ? ResourceIndex.hydrateStored(project, stored) : ResourceIndex.hydrate(project, data.snapshot)
     } catch {
       index = undefined
     }

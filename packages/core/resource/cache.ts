@@ -23,9 +23,10 @@ import { Lazy } from "../util/lazy"
 export namespace ResourceCache {
   /**
    * Raised whenever what is cached changes meaning or layout: parse results and assembling (3: links and wiki links
-   * read anew; 4: sections parsed apart, the snapshot holds the assembled index).
+   * read anew; 4: sections parsed apart, the snapshot holds the assembled index; 5: the snapshot's resources and search
+   * text in sections of their own, each resource's metadata parsed at its first use).
    */
-  export const FORMAT = 4
+  export const FORMAT = 5
 
   export type FileEntry = {
     size: number
@@ -97,7 +98,8 @@ export namespace ResourceCache {
    * The cache of `file` if it is one for `projectRoot` in this format, else undefined. Read synchronously (at 10k
    * resources a promise read of the file cost ≈ 7 ms of CPU time against ≈ 1 ms), checked whole against its hash, and
    * parsed by parts: the head at once, the index snapshot, the parse results (`files`, `references`) and the stamps
-   * only when first used, so a start restored from the snapshot never parses the rest.
+   * only when first used, so a start restored from the snapshot never parses the rest; a restored start parses only
+   * the snapshot's small parts, each resource's metadata at its first use (`stored`).
    */
   export async function read(file: string, projectRoot: string): Promise<Data | undefined> {
     try {
@@ -110,9 +112,12 @@ export namespace ResourceCache {
   /**
    * The file's layout, written last so it is found from the end: `,"layout":"<hash> <offsets>"}` where the hash
    * (wyhash, 16 hex digits) covers every byte before it and the offsets (10 digits each) are the byte ranges of the
-   * sections' values, in `SECTIONS` order. The whole stays one JSON document.
+   * sections' values, in `SECTIONS` order. The whole stays one JSON document. The snapshot (`ResourceIndex.Snapshot`)
+   * is written in three: `snapshot` holds the small parts, every resource's id and where its metadata ends in
+   * `resources` (`ends`, byte offsets in that section), so that each is parsed alone at its first use; `text` holds
+   * the search text, parsed at the first query that searches it.
    */
-  const SECTIONS = ["snapshot", "stamps", "files", "references"] as const
+  const SECTIONS = ["snapshot", "resources", "text", "stamps", "files", "references"] as const
   type Section = (typeof SECTIONS)[number]
   const LAYOUT_KEY = ',"layout":"'
   const LAYOUT_LENGTH = LAYOUT_KEY.length + 16 + SECTIONS.length * 2 * 11 + 2
@@ -123,6 +128,9 @@ export namespace ResourceCache {
 
   /** Each file's stamp as the stamps section holds it: `[relativePath, size, mtimeMs]`, plus the real path if unusual. */
   type StampRow = [string, number, number] | [string, number, number, string]
+
+  /** The small parts of the snapshot as written: `ResourceIndex.Snapshot` without its resources and text. */
+  type SnapshotHead = Omit<ResourceIndex.Snapshot, "resources" | "text"> & { ids: string[]; ends: number[] }
 
   function open(bytes: Buffer, projectRoot: string): Data | undefined {
     if (bytes.length < LAYOUT_LENGTH) return undefined
@@ -135,9 +143,16 @@ export namespace ResourceCache {
       return undefined
     if (fields[0] !== hash(bytes.subarray(0, body))) return undefined
     const ranges = SECTIONS.map((_, i) => [numbers[2 * i], numbers[2 * i + 1]] as [number, number])
+    // Each section's value follows its key, and they follow each other: offsets that point elsewhere are refused.
+    let previous = 0
+    for (const [i, [start, end]] of ranges.entries()) {
+      const key = `,"${SECTIONS[i]}":`
+      if (start - key.length < previous || end < start || bytes.toString("latin1", start - key.length, start) !== key)
+        return undefined
+      previous = end
+    }
     // The head: everything before the first section's key, closed.
-    const headEnd = bytes.lastIndexOf(`,"${SECTIONS[0]}":`, ranges[0][0])
-    if (headEnd < 0) return undefined
+    const headEnd = ranges[0][0] - `,"${SECTIONS[0]}":`.length
     const head = JSON.parse(bytes.toString("utf8", 0, headEnd) + "}") as Omit<Data, Section> & { entries: number }
     if (head?.format !== FORMAT || head.indexVersion !== ResourceIndex.VERSION || head.projectRoot !== projectRoot)
       return undefined
@@ -153,9 +168,37 @@ export namespace ResourceCache {
     // Written without a snapshot (under a security check): `null`, and no `snapshot` property.
     const [start, end] = ranges[0]
     if (end - start !== 4 || bytes.toString("latin1", start, end) !== "null")
-      Lazy.define(out, "snapshot", () => section("snapshot"))
+      Lazy.define(out, "snapshot", () => {
+        const { ids: _, ends: __, ...rest } = section("snapshot") as SnapshotHead
+        return { ...rest, resources: section("resources"), text: section("text") } as ResourceIndex.Snapshot
+      })
     raws.set(out, raw)
     return out
+  }
+
+  /**
+   * The snapshot of a cache read from disk, by parts (`ResourceIndex.hydrateStored`): the small parts parsed now, each
+   * resource's metadata at its first use, the search text at the first query. Undefined when the snapshot was read
+   * already, or was not read from disk (then `data.snapshot` is the whole of it), or its parts do not fit.
+   */
+  export function stored(data: Data): ResourceIndex.Stored | undefined {
+    const raw = raws.get(data)
+    if (!raw || Object.getOwnPropertyDescriptor(data, "snapshot")?.get === undefined) return undefined
+    const at = (name: Section) => raw.ranges[SECTIONS.indexOf(name)]
+    const parse = (name: Section) => JSON.parse(raw.bytes.toString("utf8", ...at(name)))
+    const head = parse("snapshot") as SnapshotHead
+    const [start, end] = at("resources")
+    const { ids, ends, ...rest } = head ?? {}
+    // Entry i spans from after entry i-1 and its comma (after the `[` for the first) to `ends[i]`.
+    if (!Array.isArray(ids) || !Array.isArray(ends) || ends.length !== ids.length) return undefined
+    let from = 1
+    for (const e of ends) {
+      if (!Number.isInteger(e) || e <= from || start + e >= end) return undefined
+      from = e + 1
+    }
+    const entry = (i: number) =>
+      JSON.parse(raw.bytes.toString("utf8", start + (i ? ends[i - 1] + 1 : 1), start + ends[i])) as unknown
+    return { ...rest, ids, entry, entries: () => parse("resources"), text: () => parse("text") }
   }
 
   /** 16 hex digits of wyhash: a cache changed after it was written (cut short, edited) is never trusted. */
@@ -271,17 +314,36 @@ export namespace ResourceCache {
     const { files, references, snapshot, ...rest } = data
     const head = JSON.stringify({ ...rest, entries: Object.keys(files).length + Object.keys(references).length })
     const values: Record<Section, unknown> = {
-      snapshot: snapshot ?? null,
+      snapshot: null,
+      resources: null,
+      text: null,
       stamps: stampRows(data),
       files: packFiles(data.projectRoot, files),
       references: packReferences(data.projectRoot, references),
+    }
+    let resources: string | undefined
+    if (snapshot) {
+      const { resources: metas, text, ...small } = snapshot
+      const ends: number[] = []
+      let end = 0
+      const entries = metas.map((meta) => {
+        const json = JSON.stringify(meta)
+        end += Buffer.byteLength(json) + 1 // after `[` or `,`
+        ends.push(end)
+        return json
+      })
+      resources = `[${entries.join(",")}]`
+      values.snapshot = { ...small, ids: metas.map((meta) => meta.id), ends }
+      values.text = text
     }
     const parts: Buffer[] = [Buffer.from(head.slice(0, -1))]
     let at = parts[0].length
     const offsets: string[] = []
     for (const name of SECTIONS) {
       const key = Buffer.from(`,"${name}":`)
-      const value = Buffer.from(JSON.stringify(values[name]))
+      const value = Buffer.from(
+        name === "resources" && resources !== undefined ? resources : JSON.stringify(values[name]),
+      )
       parts.push(key, value)
       offsets.push(String(at + key.length).padStart(10, "0"), String(at + key.length + value.length).padStart(10, "0"))
       at += key.length + value.length

@@ -338,7 +338,7 @@ export namespace ResourceIndex {
    * backward maps (from each resource's resolved references), the search text. Shared by `assemble` and `hydrate`;
    * `text` is the search text a snapshot kept (`hydrate`), whose per-resource haystacks are then made at first use.
    */
-  function finish(index: Index, text?: { joined: string; starts: number[] }): Index {
+  function finish(index: Index, text?: { joined: () => string; starts: number[] }): Index {
     // `references` lists the resolved ids first, then the dangling references (`assemble`). The graph serves only
     // loads that follow references: built at the first one.
     const edges = (reverse: boolean) => {
@@ -376,18 +376,21 @@ export namespace ResourceIndex {
       return map
     })
     if (text) {
-      // Restored: the joined text comes from the snapshot; each resource's haystack is made at the first query that
-      // reads it (a query scoring candidates, or a filtered one), not at the start.
-      index.text.metas = [...index.resources.values()]
-      index.text.bytes = Buffer.from(text.joined)
+      // Restored: the joined text comes from the snapshot, made at the first query that searches it; each resource's
+      // metadata (`Stored`) and haystack at the first query that reads it (a query scoring candidates, or a
+      // filtered one), not at the start.
+      const ids = [...index.resources.keys()]
+      const hays: Haystack[] = new Array(ids.length)
+      const meta = (i: number) => index.resources.get(ids[i])!
+      const hay = (i: number) => (hays[i] ??= haystackOf(ids[i], meta(i)))
+      positions.set(index, { meta, hay })
+      Lazy.define(index.text, "bytes", () => Buffer.from(text.joined()))
       index.text.starts = text.starts
-      let hays: Haystack[] | undefined
-      const all = () => (hays ??= index.text.metas.map((meta) => haystackOf(meta.id, meta)))
-      Lazy.define(index.text, "hays", all)
+      Lazy.define(index.text, "metas", () => [...index.resources.values()])
+      Lazy.define(index.text, "hays", () => ids.map((_, i) => hay(i)))
       Lazy.define(index, "haystack", () => {
         const map: Index["haystack"] = new Map()
-        const list = all()
-        index.text.metas.forEach((meta, i) => map.set(meta.id, list[i]))
+        ids.forEach((id, i) => map.set(id, hay(i)))
         return map
       })
       return index
@@ -452,22 +455,175 @@ export namespace ResourceIndex {
    */
   export function hydrate(project: ResourceProject.Info, snap: Snapshot | undefined): Index | undefined {
     if (!snap) return undefined
-    const { resources, starts, text } = snap
-    if (!Array.isArray(resources) || !Array.isArray(starts) || starts.length !== resources.length) return undefined
-    if (typeof text !== "string" || ![snap.agents, snap.commands, snap.dangling, snap.warnings].every(Array.isArray))
-      return undefined
-    const index = empty(project)
-    index.warnings = snap.warnings
-    for (const [k, v] of snap.dangling) index.dangling.set(k, v)
-    for (const meta of resources) {
-      if (typeof meta?.id !== "string" || typeof meta.name !== "string" || !Array.isArray(meta.tags)) return undefined
-      if (!Array.isArray(meta.references) || !Array.isArray(meta.referencedBy)) return undefined
-      index.resources.set(meta.id, meta)
+    const { resources, text, ...rest } = snap
+    if (!Array.isArray(resources) || !resources.every(fits) || typeof text !== "string") return undefined
+    const index = hydrateStored(project, {
+      ...rest,
+      ids: resources.map((meta) => meta.id),
+      entry: (i) => resources[i],
+      entries: () => resources,
+      text: () => text,
+    })
+    // Every entry checked above: none can fail at its first read.
+    if (index) index.resources.forEach(() => {})
+    return index
+  }
+
+  /**
+   * A snapshot as the cache file holds it (`ResourceCache`), read by parts: the ids and the small parts at once, each
+   * resource's metadata at its first read (`entry`, or `entries` for all of them in one parse), the search text at the
+   * first query that searches it. Whatever these give is checked when first read.
+   */
+  export type Stored = Omit<Snapshot, "resources" | "text"> & {
+    ids: string[]
+    entry: (i: number) => unknown
+    entries: () => unknown
+    text: () => unknown
+  }
+
+  /** The restored index's per-position lookups (`metaAt`, `hayAt`): made at first use, not at the start. */
+  const positions = new WeakMap<Index, { meta: (i: number) => Resource.Metadata; hay: (i: number) => Haystack }>()
+
+  /** The metadata of the resource at position `i` of `index.text`. */
+  export function metaAt(index: Index, i: number): Resource.Metadata {
+    return positions.get(index)?.meta(i) ?? index.text.metas[i]
+  }
+
+  /** The haystack of the resource at position `i` of `index.text`. */
+  export function hayAt(index: Index, i: number): Haystack {
+    return positions.get(index)?.hay(i) ?? index.text.hays[i]
+  }
+
+  /** Thrown at the first read of a restored entry that does not fit (`damaged` is then true). */
+  export class DamagedError extends Error {}
+
+  const damagedIndexes = new WeakSet<Index>()
+
+  /**
+   * True once a restored index met an entry of its cache that does not fit: it gave no answer from it (the read threw
+   * `DamagedError`) and must be rebuilt. The file's hash makes this a safeguard (a file re-signed by hand, a bug).
+   */
+  export function damaged(index: Index): boolean {
+    return damagedIndexes.has(index)
+  }
+
+  function fits(meta: unknown): meta is Resource.Metadata {
+    const m = meta as Resource.Metadata | null
+    return (
+      typeof m?.id === "string" &&
+      typeof m.name === "string" &&
+      Array.isArray(m.tags) &&
+      Array.isArray(m.references) &&
+      Array.isArray(m.referencedBy)
+    )
+  }
+
+  /**
+   * `Index.resources` of a restored index: every id from the start, each metadata parsed at its first read (`get`),
+   * or all at once by the first walk over them (`values`, `entries`, iteration, `forEach`). Until then the map holds
+   * the entry's position in place of its metadata, which no caller sees.
+   */
+  class StoredResources extends Map<string, Resource.Metadata> {
+    #stored: Stored
+    #damage: () => never
+    #complete = false
+    /** Entries read one by one so far. */
+    #read = 0
+
+    constructor(stored: Stored, damage: () => never) {
+      super()
+      this.#stored = stored
+      this.#damage = damage
+      const set = Map.prototype.set
+      for (let i = 0; i < stored.ids.length; i++) set.call(this, stored.ids[i], i as unknown as Resource.Metadata)
     }
-    if (index.resources.size !== resources.length) return undefined
-    for (const [k, v] of snap.agents) index.graph.agents.set(k, new Set(v))
-    for (const [k, v] of snap.commands) index.graph.commands.set(k, new Set(v))
-    return finish(index, { joined: text, starts })
+
+    override get(id: string): Resource.Metadata | undefined {
+      const value = super.get(id) as Resource.Metadata | number | undefined
+      if (typeof value !== "number") return value
+      let meta: unknown
+      try {
+        meta = this.#stored.entry(value)
+      } catch {
+        this.#damage()
+      }
+      if (!fits(meta) || meta.id !== id) this.#damage()
+      super.set(id, meta)
+      this.#read++
+      return meta
+    }
+
+    #all() {
+      if (this.#complete) return
+      const ids = this.#stored.ids
+      let list: unknown
+      try {
+        list = this.#stored.entries()
+      } catch {
+        this.#damage()
+      }
+      if (!Array.isArray(list) || list.length !== ids.length) this.#damage()
+      for (let i = 0; i < ids.length; i++) {
+        // Entries read one by one before keep their object: the same metadata whichever way it was reached.
+        if (this.#read && typeof super.get(ids[i]) !== "number") continue
+        const meta = list[i]
+        if (!fits(meta) || meta.id !== ids[i]) this.#damage()
+        super.set(ids[i], meta)
+      }
+      this.#complete = true
+    }
+
+    override values() {
+      this.#all()
+      return super.values()
+    }
+
+    override entries() {
+      this.#all()
+      return super.entries()
+    }
+
+    override [Symbol.iterator]() {
+      this.#all()
+      return super[Symbol.iterator]()
+    }
+
+    override forEach(
+      fn: (value: Resource.Metadata, key: string, map: Map<string, Resource.Metadata>) => void,
+      self?: unknown,
+    ) {
+      this.#all()
+      super.forEach(fn, self)
+    }
+  }
+
+  /** The index `stored` was written from (`snapshot`); undefined when its parts do not have a snapshot's shape. */
+  export function hydrateStored(project: ResourceProject.Info, stored: Stored): Index | undefined {
+    const { ids, starts } = stored
+    if (!Array.isArray(ids) || !Array.isArray(starts) || starts.length !== ids.length) return undefined
+    if (![stored.agents, stored.commands, stored.dangling, stored.warnings].every(Array.isArray)) return undefined
+    if (!ids.every((id) => typeof id === "string")) return undefined
+    const index = empty(project)
+    const damage = (): never => {
+      damagedIndexes.add(index)
+      throw new DamagedError("the resource index cache holds an entry that does not fit; the index is rebuilt")
+    }
+    index.resources = new StoredResources(stored, damage)
+    if (index.resources.size !== ids.length) return undefined
+    index.warnings = stored.warnings
+    for (const [k, v] of stored.dangling) index.dangling.set(k, v)
+    for (const [k, v] of stored.agents) index.graph.agents.set(k, new Set(v))
+    for (const [k, v] of stored.commands) index.graph.commands.set(k, new Set(v))
+    const joined = () => {
+      let text: unknown
+      try {
+        text = stored.text()
+      } catch {
+        damage()
+      }
+      return typeof text === "string" ? text : damage()
+    }
+    return finish(index, { joined, starts })
   }
 
   function empty(project: ResourceProject.Info): Index {

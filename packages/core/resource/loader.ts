@@ -7,7 +7,7 @@ import { ResourceBuild } from "./build"
 import { ResourceCache } from "./cache"
 import { ResourceError } from "./errors"
 import { formatBytes } from "./format"
-import type { ResourceIndex } from "./indexer"
+import { ResourceIndex } from "./indexer"
 import { ResourceOutput } from "./output"
 import { ResourceParse } from "./parse"
 import { ResourceProject } from "./project"
@@ -70,6 +70,8 @@ export namespace ResourceLoader {
     let cacheData: ResourceCache.Data | undefined
     let building: Promise<ResourceIndex.Index> | undefined
     let dirty = false
+    /** Set when a restored index met a cache entry that does not fit: the next build rewrites the cache file. */
+    let damagedCache = false
     let pendingWrite: Promise<void> = Promise.resolve()
     let dirs = new Map<string, number | null>()
     const gate = ResourceAccess.gate(() => host)
@@ -148,7 +150,12 @@ export namespace ResourceLoader {
           )
       }
       const stampsOutdated = fromDisk && !restored && ResourceBuild.stampsOutdated(previous, out.cache)
-      if (config.persistCache && (!hadDisk || out.stats.parsed > 0 || out.stats.removed > 0 || stampsOutdated)) {
+      const rewrite = damagedCache
+      damagedCache = false
+      if (
+        config.persistCache &&
+        (!hadDisk || out.stats.parsed > 0 || out.stats.removed > 0 || stampsOutdated || rewrite)
+      ) {
         pendingWrite = pendingWrite
           .then(() => ResourceCache.write(cachePath, out.cache))
           .catch((error) =>
@@ -164,6 +171,12 @@ export namespace ResourceLoader {
      * that re-reads only changed files. With `autoRebuildIndex`, every use revalidates every file's mtime.
      */
     async function index(): Promise<ResourceIndex.Index> {
+      if (current && ResourceIndex.damaged(current) && !building) {
+        // A restored index whose cache held an entry that does not fit: built again (from the cache's parse results,
+        // or the files), and the cache file rewritten.
+        damagedCache = true
+        dirty = true
+      }
       if (current && !dirty && !config.autoRebuildIndex && !building) {
         if (!(await ResourceScan.changed(dirs)) && (await accessHolds())) {
           stats.cacheHits++
@@ -272,11 +285,28 @@ export namespace ResourceLoader {
 
     // ---- operations ------------------------------------------------------------------------------------------
 
-    async function query(args: ResourceQuery.Args) {
-      const idx = await index()
-      stats.totalQueries++
-      const result = ResourceQuery.run(idx, args)
-      return { ...result, warnings: summarizeWarnings(idx) }
+    /**
+     * `fn` again, once, when it failed on an entry of a restored index that does not fit (`ResourceIndex.DamagedError`):
+     * that index is then rebuilt (`index`), so no answer comes from the damaged entry.
+     */
+    async function retrying<T>(fn: () => Promise<T>): Promise<T> {
+      try {
+        return await fn()
+      } catch (error) {
+        if (!(error instanceof ResourceIndex.DamagedError)) throw error
+        return fn()
+      }
+    }
+
+    function query(args: ResourceQuery.Args) {
+      let counted = false
+      return retrying(async () => {
+        const idx = await index()
+        if (!counted) stats.totalQueries++
+        counted = true
+        const result = ResourceQuery.run(idx, args)
+        return { ...result, warnings: summarizeWarnings(idx) }
+      })
     }
 
     function summarizeWarnings(idx: ResourceIndex.Index) {
@@ -311,7 +341,7 @@ export namespace ResourceLoader {
      * breadth first, cycle-safe, each once) as text with the spec's header block; errors as JSON.
      */
     function load(args: { id: string; includeReferences?: boolean }, ctx: Context): Promise<string> {
-      return serial(ctx.sessionID, () => loadNow(args, ctx))
+      return serial(ctx.sessionID, () => retrying(() => loadNow(args, ctx)))
     }
 
     async function loadNow(args: { id: string; includeReferences?: boolean }, ctx: Context): Promise<string> {

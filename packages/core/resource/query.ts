@@ -1,6 +1,6 @@
 import z from "zod"
 import { formatBytes } from "./format"
-import type { ResourceIndex } from "./indexer"
+import { ResourceIndex } from "./indexer"
 import { Resource } from "./schema"
 
 /**
@@ -150,7 +150,8 @@ export namespace ResourceQuery {
     } else if (terms.length) {
       // Without filters, start from the resources containing the longest (most selective) word.
       const longest = terms.reduce((a, b) => (b.length > a.length ? b : a))
-      for (const i of containing(index, longest)) consider(index.text.metas[i], index.text.hays[i])
+      for (const i of containing(index, longest))
+        consider(ResourceIndex.metaAt(index, i), ResourceIndex.hayAt(index, i))
     } else {
       for (const [id, meta] of index.resources) consider(meta, index.haystack.get(id)!)
     }

@@ -28,8 +28,11 @@ const loaderOf = (dir: string, cachePath: string) =>
     { persistCache: true, indexCachePath: cachePath },
   )
 
-/** The index without the build time, for comparing two builds of the same files. */
-const plain = (index: ResourceIndex.Index) => ({ ...index, generatedAt: 0 })
+/**
+ * The index without the build time, for comparing two builds of the same files. Its resources copied as a caller reads
+ * them: a restored index's map holds each entry's position until its first read, and `toEqual` reads maps directly.
+ */
+const plain = (index: ResourceIndex.Index) => ({ ...index, resources: new Map(index.resources), generatedAt: 0 })
 
 describe("warm start without a scan", () => {
   test("a snapshot hydrates to exactly the index assemble made (duplicates, fallback ids, dangling, agents)", async () => {
@@ -217,12 +220,20 @@ describe("warm start without a scan", () => {
         `${body},"layout":"${Bun.hash.wyhash(Buffer.from(body)).toString(16).padStart(16, "0")} ${offsets}"}`
       const body = raw.slice(0, layoutAt)
       const at = body.indexOf('"name":"') + 8
+      const flip = (i: number) =>
+        body.slice(0, i) + (body[i] === "x" ? "y" : "x") + body.slice(i + 1) + raw.slice(layoutAt)
+      // Inside the sections read at first use, after the start: each resource's metadata, the search text.
+      const resources = body.indexOf(',"resources":[')
+      const lastName = body.lastIndexOf('"name":"', body.indexOf(',"text":')) + 8
+      const text = body.indexOf(',"text":"') + 9
+      expect([resources, lastName, text].every((i) => i > 0) && resources < lastName).toBe(true)
       const broken: [string, string][] = [
         // One letter of a resource's name changed, length kept: the hash no longer matches.
-        [
-          "edited in place",
-          body.slice(0, at) + (body[at] === "x" ? "y" : "x") + body.slice(at + 1) + raw.slice(layoutAt),
-        ],
+        ["edited in place", flip(at)],
+        ["a byte of the last resource's metadata changed", flip(lastName)],
+        ["a byte of the search text changed", flip(text)],
+        ["cut short inside the resources section", raw.slice(0, resources + 200)],
+        ["cut short by one byte", raw.slice(0, -1)],
         // A valid layout and hash over sections that do not hold what they should.
         ["resigned, snapshot without its resources", resigned(body.replace('"resources":[', '"resourcex":['))],
         // Offsets that no longer point at the sections (text inserted before them): they hold no JSON.
@@ -257,6 +268,88 @@ describe("warm start without a scan", () => {
       await fs.rm(cachePath, { force: true })
     }
   }, 60_000)
+
+  test("an entry read at its first use that does not fit (a re-signed file) gives no answer; the index is rebuilt", async () => {
+    await using dir = await tmpdir()
+    await fs.cp(FIXTURE, dir.path, { recursive: true })
+    await age(dir.path)
+    const cachePath = path.join(dir.path, "..", `${path.basename(dir.path)}-cache.json`)
+    try {
+      const cold = ResourceLoader.create({ directory: dir.path, worktree: dir.path, log: Logger.silent }, {})
+      const expected = plain(await cold.index())
+      const answer = await cold.query({ query: "specif" })
+      expect(answer.total).toBeGreaterThan(0)
+      await cold.dispose()
+      const writer = loaderOf(dir.path, cachePath)
+      await writer.index()
+      await writer.dispose()
+      const raw = await fs.readFile(cachePath, "utf8")
+      const layoutAt = raw.lastIndexOf(',"layout":"')
+      const [, offsets] = /^,"layout":"[0-9a-f]{16} ([0-9 ]+)"\}$/.exec(raw.slice(layoutAt))!
+      const body = raw.slice(0, layoutAt)
+      // Every entry's "name" renamed "nome" (same length, so every offset still holds) and the file signed again:
+      // the hash matches, the entries do not have a resource's shape.
+      const start = body.indexOf(',"resources":[')
+      const end = body.indexOf(',"text":')
+      const edited = body.slice(0, start) + body.slice(start, end).replaceAll('"name":', '"nome":') + body.slice(end)
+      await fs.writeFile(
+        cachePath,
+        `${edited},"layout":"${Bun.hash.wyhash(Buffer.from(edited)).toString(16).padStart(16, "0")} ${offsets}"}`,
+      )
+      const loader = loaderOf(dir.path, cachePath)
+      const index = await loader.index()
+      expect(loader.stats.lastBuild?.restored).toBe(true)
+      // Its first read of an entry fails, so the query is answered by the index built again, as a cold build would.
+      expect(ResourceIndex.damaged(index)).toBe(false)
+      expect(await loader.query({ query: "specif" })).toEqual(answer)
+      expect(ResourceIndex.damaged(index)).toBe(true)
+      expect(() => [...index.resources.values()]).toThrow(ResourceIndex.DamagedError)
+      expect(plain(await loader.index())).toEqual(expected)
+      expect(loader.stats.lastBuild?.restored).toBeUndefined()
+      await loader.dispose()
+      // The cache file was rewritten: the next start restores the right index from it.
+      const next = loaderOf(dir.path, cachePath)
+      expect(plain(await next.index())).toEqual(expected)
+      expect(next.stats.lastBuild?.restored).toBe(true)
+      await next.dispose()
+    } finally {
+      await fs.rm(cachePath, { force: true })
+    }
+  })
+
+  test("a restored index reads each entry at its first use: the same objects and order whichever way they are reached", async () => {
+    await using dir = await tmpdir()
+    await fs.cp(FIXTURE, dir.path, { recursive: true })
+    await age(dir.path)
+    const cachePath = path.join(dir.path, "..", `${path.basename(dir.path)}-cache.json`)
+    try {
+      const cold = ResourceLoader.create({ directory: dir.path, worktree: dir.path, log: Logger.silent }, {})
+      const built = await cold.index()
+      await cold.dispose()
+      const writer = loaderOf(dir.path, cachePath)
+      await writer.index()
+      await writer.dispose()
+      const loader = loaderOf(dir.path, cachePath)
+      const index = await loader.index()
+      expect(loader.stats.lastBuild?.restored).toBe(true)
+      const ids = [...built.resources.keys()]
+      expect([...index.resources.keys()]).toEqual(ids)
+      expect(index.resources.size).toBe(built.resources.size)
+      const one = index.resources.get("specif-1.1")!
+      expect(one).toEqual(built.resources.get("specif-1.1")!)
+      expect(index.resources.get("specif-1.1")).toBe(one)
+      expect(index.resources.get("no-such-id")).toBeUndefined()
+      // A walk over all of them keeps the object read before, in the index's order.
+      const all = [...index.resources.values()]
+      expect(all).toEqual([...built.resources.values()])
+      expect(all[ids.indexOf("specif-1.1")]).toBe(one)
+      expect(index.text.metas).toEqual(all)
+      expect(index.text.metas[ids.indexOf("specif-1.1")]).toBe(one)
+      await loader.dispose()
+    } finally {
+      await fs.rm(cachePath, { force: true })
+    }
+  })
 
   test("a file edited between the scan and its read: the index has the new text, the cache never the old stamp with it", async () => {
     await using dir = await tmpdir({ ".opencode/task/ship.md": md({ title: "Ship" }) })
