@@ -226,12 +226,14 @@ describe("warm start without a scan", () => {
       const resources = body.indexOf(',"resources":[')
       const lastName = body.lastIndexOf('"name":"', body.indexOf(',"text":')) + 8
       const text = body.indexOf(',"text":"') + 9
-      expect([resources, lastName, text].every((i) => i > 0) && resources < lastName).toBe(true)
+      expect([resources, lastName, text, body.indexOf(',"snapshot":{')].every((i) => i > 0)).toBe(true)
+      expect(resources < lastName).toBe(true)
       const broken: [string, string][] = [
         // One letter of a resource's name changed, length kept: the hash no longer matches.
         ["edited in place", flip(at)],
         ["a byte of the last resource's metadata changed", flip(lastName)],
         ["a byte of the search text changed", flip(text)],
+        ["cut short inside the snapshot section", raw.slice(0, body.indexOf(',"snapshot":{') + 100)],
         ["cut short inside the resources section", raw.slice(0, resources + 200)],
         ["cut short by one byte", raw.slice(0, -1)],
         // A valid layout and hash over sections that do not hold what they should.
