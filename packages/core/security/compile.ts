@@ -39,6 +39,8 @@ export namespace SecurityCompile {
     allowGitConfig: boolean
     /** Command and skill templates may gain shell commands (`` !`cmd` ``), which OpenCode runs outside the sandbox. */
     allowCommandShell: boolean
+    /** Agent and mode definitions may gain permission grants, which override the user's approvals. */
+    allowAgentPermissions: boolean
   }
 
   /** Fingerprints of protected segments seen so far (filled as tools touch files). */
@@ -90,6 +92,7 @@ export namespace SecurityCompile {
       sandbox: protects || config?.sandbox.explicit ? mode : "off",
       allowGitConfig: config?.sandbox.allowGitConfig ?? false,
       allowCommandShell: config?.sandbox.allowCommandShell ?? false,
+      allowAgentPermissions: config?.sandbox.allowAgentPermissions ?? false,
     }
   }
 

@@ -77,6 +77,7 @@ export namespace SecurityConfig {
       explicit: boolean
       allowGitConfig: boolean
       allowCommandShell: boolean
+      allowAgentPermissions: boolean
     }
     nocase: boolean
     home: string
@@ -381,6 +382,7 @@ export namespace SecurityConfig {
           explicit: settings?.sandbox?.mode !== undefined,
           allowGitConfig: settings?.sandbox?.allowGitConfig ?? false,
           allowCommandShell: settings?.sandbox?.allowCommandShell ?? false,
+          allowAgentPermissions: settings?.sandbox?.allowAgentPermissions ?? false,
         },
         nocase,
         home,

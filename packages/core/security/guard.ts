@@ -549,9 +549,11 @@ export namespace SecurityGuard {
     watchImports(pluginFiles(protect))
 
     /**
-     * Command and skill templates (`SecurityTemplates`), by path → stamp, content (to put back) and shell commands, as
-     * first seen. OpenCode runs a template's `` !`cmd` `` with the user's shell, outside the sandbox, when the command
-     * is used: a template may not gain one while a policy exists (`allowCommandShell` lifts this).
+     * Definitions OpenCode reads from markdown the agent can write (`SecurityTemplates`), by path → stamp, kind, content
+     * (to put back) and what in them reaches past the sandbox, as first seen: a command's or skill's `` !`cmd` ``, which
+     * OpenCode runs with the user's shell outside the sandbox when the command is used, and an agent's or mode's
+     * permission grants, which override the user's approvals. Neither may be gained while a policy exists
+     * (`allowCommandShell`, `allowAgentPermissions` lift this).
      */
     const templateRoots = SecurityTemplates.roots({
       configDirs: [
@@ -567,16 +569,17 @@ export namespace SecurityGuard {
       dirs: [...new Set([...upTo(options.directory, root), ...upTo(directory, root)])],
       home,
     })
-    type Template = { stamp: string; text?: string; shells: string[] }
+    type Template = { stamp: string; kind: SecurityTemplates.Root["kind"]; text?: string; risks: string[] }
     const templates = new Map<string, Template>()
-    const readTemplate = (file: string): Template | undefined => {
+    const readTemplate = (file: string, kind: Template["kind"]): Template | undefined => {
       try {
         const stamp = stampOf(file)
         const text = fs.readFileSync(file, "utf8")
         return {
           stamp,
+          kind,
           text: text.length <= TEMPLATE_KEEP ? text : undefined,
-          shells: SecurityTemplates.expansions(text),
+          risks: SecurityTemplates.risks(kind, text),
         }
       } catch {
         return undefined
@@ -586,12 +589,12 @@ export namespace SecurityGuard {
       const found = SecurityTemplates.list(templateRoots)
       if (found.truncated)
         log.warn(
-          `[security] more than ${SecurityTemplates.MAX_FILES} command and skill files: the shell commands of the rest are not checked`,
+          `[security] more than ${SecurityTemplates.MAX_FILES} command, skill and agent files: the rest are not checked`,
         )
-      return found.files
+      return found.kinds
     }
-    for (const file of listTemplates()) {
-      const t = readTemplate(file)
+    for (const [file, kind] of listTemplates()) {
+      const t = readTemplate(file, kind)
       if (t) templates.set(file, t)
     }
 
@@ -1240,23 +1243,25 @@ export namespace SecurityGuard {
     }
 
     /**
-     * Command and skill templates that gained a shell command since last seen: the agent's version is moved aside
-     * (`<name>.blocked-by-security-<time>`, which OpenCode does not load) and the previous content put back, or the new
-     * file moved aside; every other change is recorded as the new state.
+     * Definitions that gained a shell command or a permission grant since last seen (see `templates`): the agent's
+     * version is moved aside (`<name>.blocked-by-security-<time>`, which OpenCode does not load) and the previous
+     * content put back, or the new file moved aside; every other change is recorded as the new state.
      */
     const templatesChanged = (d: Derived, call: Call): string[] => {
       const notes: string[] = []
-      const files = new Set([...listTemplates(), ...templates.keys()])
-      for (const file of files) {
+      const listed = listTemplates()
+      for (const file of new Set([...listed.keys(), ...templates.keys()])) {
         const was = templates.get(file)
         if (was && was.stamp === stampOf(file)) continue
-        const next = fs.existsSync(file) ? readTemplate(file) : undefined
+        const kind = listed.get(file) ?? was!.kind
+        const next = fs.existsSync(file) ? readTemplate(file, kind) : undefined
         if (!next) {
           templates.delete(file)
           continue
         }
-        const added = SecurityTemplates.added(was?.shells ?? [], next.shells)
-        if (!added.length || d.allowCommandShell) {
+        const shell = kind === "command" || kind === "skill"
+        const added = SecurityTemplates.added(was?.risks ?? [], next.risks)
+        if (!added.length || (shell ? d.allowCommandShell : d.allowAgentPermissions)) {
           templates.set(file, next)
           continue
         }
@@ -1269,19 +1274,25 @@ export namespace SecurityGuard {
           log.error(`could not put back ${file}: ${error instanceof Error ? error.message : String(error)}`)
           continue
         }
-        const restored = was?.text !== undefined ? readTemplate(file) : undefined
+        const restored = was?.text !== undefined ? readTemplate(file, kind) : undefined
         if (restored) templates.set(file, restored)
         else templates.delete(file)
-        const quoted = added[0]!.length > 80 ? `${added[0]!.slice(0, 77)}...` : added[0]!
+        const first = added[0]!.length > 80 ? `${added[0]!.slice(0, 77)}...` : added[0]!
+        const more = added.length > 1 ? ` and ${added.length - 1} more` : ""
+        const moved = `${restored ? "its previous content was put back and this version" : "the file"} was moved to ${SecurityAccess.display(root, aside)}`
         audit(d, {
           action: "refuse",
           source: sourceOf(call),
           tool: call.tool,
           callID: call.callID,
           path: shown,
-          reason: "a command or skill template gained a shell command; moved aside",
+          reason: shell
+            ? "a command or skill template gained a shell command; moved aside"
+            : "an agent definition gained a permission grant; moved aside",
         })
-        const note = `[security] ${shown} gained a shell command (!\`${quoted}\`${added.length > 1 ? ` and ${added.length - 1} more` : ""}). OpenCode runs a command's or skill's !\`…\` with the user's shell when it is used, outside the sandbox, so ${restored ? "its previous content was put back and this version" : "the file"} was moved to ${SecurityAccess.display(root, aside)}. Write the template without !\`…\` (ask the user to add the command), or the user can set "sandbox": { "allowCommandShell": true } in the root .opencode-security.json.`
+        const note = shell
+          ? `[security] ${shown} gained a shell command (!\`${first}\`${more}). OpenCode runs a command's or skill's !\`…\` with the user's shell when it is used, outside the sandbox, so ${moved}. Write the template without !\`…\` (ask the user to add the command), or the user can set "sandbox": { "allowCommandShell": true } in the root .opencode-security.json.`
+          : `[security] ${shown} gained a permission grant (${first}${more}). An agent's permissions override the user's approvals in the next session, so ${moved}. Write the agent without granting permissions (ask the user to add them), or the user can set "sandbox": { "allowAgentPermissions": true } in the root .opencode-security.json.`
         log.warn(note)
         notes.push(note)
       }

@@ -109,6 +109,12 @@ export namespace SecuritySchema {
           .describe(
             "Let the agent give command and skill templates shell commands (!`cmd`), which OpenCode runs outside the sandbox when the command is used (refused by default)",
           ),
+        allowAgentPermissions: z
+          .boolean()
+          .optional()
+          .describe(
+            "Let the agent grant permissions (permission: allow, tools: true) in agent and mode definitions, which override the user's approvals (refused by default)",
+          ),
       })
       .optional()
       .describe("Root policy only: how shell commands are contained"),

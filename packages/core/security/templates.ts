@@ -1,12 +1,18 @@
 import fs from "fs"
 import path from "path"
+import { Frontmatter } from "../util/frontmatter"
 
 /**
- * The files OpenCode turns into slash commands, and the shell commands their templates carry. When the user runs a
- * command (`/deploy`) — or, in OpenCode 1.18, a skill by its name — OpenCode replaces each `` !`cmd` `` of its template
- * with the output of `cmd`, run with the user's shell in OpenCode's own process: outside the sandbox, before any hook
- * sees it. A template the agent writes or changes is therefore code it gets run outside the sandbox later; the guard
- * keeps templates from gaining such commands while a policy exists.
+ * The definitions OpenCode reads from markdown files the agent can write, and what in them reaches past the sandbox:
+ *
+ * - commands and skills: when the user runs a command (`/deploy`) — or, in OpenCode 1.18, a skill by its name —
+ *   OpenCode replaces each `` !`cmd` `` of its template with the output of `cmd`, run with the user's shell in
+ *   OpenCode's own process: outside the sandbox, before any hook sees it (`expansions`);
+ * - agents and modes: their frontmatter's `permission` (and the older `tools`) overrides the user's permission
+ *   settings for that agent, so an `allow` there lets the next session's agent act without the user's approval
+ *   (`grants`).
+ *
+ * The guard keeps such files from gaining either while a policy exists.
  *
  * @example
  * SecurityTemplates.expansions("Status: !`git status`\nDiff: !`git diff`") // ["git status", "git diff"]
@@ -15,8 +21,11 @@ export namespace SecurityTemplates {
   /** At most this many template files are watched (the rest are named in the log). */
   export const MAX_FILES = 5_000
 
-  /** A folder whose files at any depth OpenCode reads as templates: every `.md` (commands) or each `SKILL.md`. */
-  export type Root = { folder: string; kind: "command" | "skill" }
+  /**
+   * A folder OpenCode reads definitions from: every `.md` at any depth (commands, agents), each `SKILL.md` at any depth
+   * (skills), or the `.md` files directly in it (modes).
+   */
+  export type Root = { folder: string; kind: "command" | "skill" | "agent" | "mode" }
 
   /**
    * Where OpenCode reads command and skill templates from: each config folder's `command(s)/` and `skill(s)/`, the
@@ -32,6 +41,8 @@ export namespace SecurityTemplates {
     for (const dir of input.configDirs) {
       for (const name of ["command", "commands"]) out.push({ folder: path.join(dir, name), kind: "command" })
       for (const name of ["skill", "skills"]) out.push({ folder: path.join(dir, name), kind: "skill" })
+      for (const name of ["agent", "agents"]) out.push({ folder: path.join(dir, name), kind: "agent" })
+      for (const name of ["mode", "modes"]) out.push({ folder: path.join(dir, name), kind: "mode" })
     }
     for (const dir of [...input.dirs, input.home])
       for (const name of [".claude", ".agents"]) out.push({ folder: path.join(dir, name, "skills"), kind: "skill" })
@@ -46,10 +57,15 @@ export namespace SecurityTemplates {
    * @example
    * SecurityTemplates.list([{ folder: "/repo/.opencode/command", kind: "command" }]).files // ["/repo/.opencode/command/review.md"]
    */
-  export function list(roots: readonly Root[]): { files: string[]; truncated: boolean } {
+  export function list(roots: readonly Root[]): {
+    files: string[]
+    kinds: Map<string, Root["kind"]>
+    truncated: boolean
+  } {
     const files: string[] = []
+    const kinds = new Map<string, Root["kind"]>()
     const visited = new Set<string>()
-    const walk = (folder: string, kind: Root["kind"]): boolean => {
+    const walk = (folder: string, kind: Root["kind"], depth: number): boolean => {
       let st: fs.Stats
       try {
         st = fs.statSync(folder)
@@ -79,17 +95,56 @@ export namespace SecurityTemplates {
           }
         }
         if (dir) {
-          if (!walk(full, kind)) return false
+          if (kind !== "mode" && !walk(full, kind, depth + 1)) return false
           continue
         }
-        if (!file || !(kind === "command" ? e.name.endsWith(".md") : e.name === "SKILL.md")) continue
+        if (!file || !(kind === "skill" ? e.name === "SKILL.md" : e.name.endsWith(".md"))) continue
         if (files.length >= MAX_FILES) return false
         files.push(full)
+        kinds.set(full, kind)
       }
       return true
     }
-    for (const root of roots) if (!walk(root.folder, root.kind)) return { files, truncated: true }
-    return { files, truncated: false }
+    for (const root of roots) if (!walk(root.folder, root.kind, 0)) return { files, kinds, truncated: true }
+    return { files, kinds, truncated: false }
+  }
+
+  /**
+   * What in a definition reaches past the sandbox: a command's or skill's shell commands, an agent's or mode's grants.
+   *
+   * @example
+   * SecurityTemplates.risks("agent", "---\npermission:\n  bash: allow\n---\nYou review.") // ["permission.bash: allow"]
+   */
+  export function risks(kind: Root["kind"], text: string): string[] {
+    return kind === "command" || kind === "skill" ? expansions(text) : grants(text)
+  }
+
+  /**
+   * The permissions an agent's or mode's frontmatter grants: each `permission` entry (at any depth) set to `allow`,
+   * and each `tools` entry set to true (OpenCode reads it as `allow`). A frontmatter YAML refuses (OpenCode may still
+   * read it leniently) counts its `allow` and `true` words as one grant named by their number.
+   *
+   * @example
+   * SecurityTemplates.grants("---\ntools:\n  bash: true\npermission: allow\n---\n") // ["permission: allow", "tools.bash: true"]
+   */
+  export function grants(text: string): string[] {
+    const parsed = Frontmatter.parse(text)
+    if (parsed.error) {
+      const head = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)(?:\r?\n---|$)/.exec(text)?.[1] ?? ""
+      const words = head.match(/\b(?:allow|true)\b/gi)?.length ?? 0
+      return words ? [`${words} allow or true in a frontmatter YAML refuses`] : []
+    }
+    const out: string[] = []
+    const walk = (value: unknown, key: string) => {
+      if (value === "allow") out.push(`${key}: allow`)
+      else if (value && typeof value === "object" && !Array.isArray(value))
+        for (const [k, v] of Object.entries(value)) walk(v, `${key}.${k}`)
+    }
+    walk(parsed.data.permission, "permission")
+    const tools = parsed.data.tools
+    if (tools && typeof tools === "object" && !Array.isArray(tools))
+      for (const [tool, enabled] of Object.entries(tools)) if (enabled) out.push(`tools.${tool}: true`)
+    return out
   }
 
   /**

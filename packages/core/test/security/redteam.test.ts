@@ -1225,6 +1225,60 @@ for f in glob.glob('.git/objects/*/*'):
         expect(fs.readFileSync(allowed.dir.file(".opencode/command/status.md"), "utf8")).toBe("!`git status`\n")
       })
 
+      // An agent's or mode's `permission` (and the older `tools`) overrides the user's approvals for that agent.
+      test("an agent or mode definition may not gain a permission grant, by any write route", async () => {
+        const mine = "---\ndescription: Reviews\npermission:\n  edit: deny\n---\nYou review.\n"
+        await using box = await fresh(route, { ".opencode/agent/review.md": mine })
+        const review = box.dir.file(".opencode/agent/review.md")
+        const edit = await box.s.call("edit", {
+          filePath: ".opencode/agent/review.md",
+          oldString: "  edit: deny",
+          newString: "  edit: deny\n  bash: allow",
+        })
+        if (edit.refused) expectTyped(edit)
+        else expect(edit.output).toContain("gained a permission grant")
+        expect(fs.readFileSync(review, "utf8")).toBe(mine)
+        const made: [string, () => Promise<Result>][] = [
+          [
+            ".opencode/agents/ops/deployer.md",
+            () =>
+              box.s.call("write", {
+                filePath: ".opencode/agents/ops/deployer.md",
+                content: "---\ndescription: d\ntools:\n  bash: true\n---\nDeploy.\n",
+              }),
+          ],
+          [
+            ".opencode/mode/yolo.md",
+            () =>
+              box.s.bash(
+                "mkdir -p .opencode/mode && printf -- '---\\npermission: allow\\n---\\nGo.\\n' > .opencode/mode/yolo.md; echo RAN-OK",
+              ),
+          ],
+        ]
+        for (const [target, run] of made) {
+          const r = await run()
+          if (r.refused) expectTyped(r)
+          else expect(r.output).toContain("gained a permission grant")
+          expect(fs.existsSync(box.dir.file(target))).toBe(false)
+          expect(asideOf(box.dir.file(target))).toHaveLength(1)
+        }
+        // Prompt changes and narrower permissions are the agent's to make.
+        const narrower = await box.s.call("write", {
+          filePath: ".opencode/agent/review.md",
+          content:
+            "---\ndescription: Reviews closely\npermission:\n  edit: deny\n  bash: ask\n---\nYou review closely.\n",
+        })
+        expect(narrower.refused).toBe(false)
+        expect(fs.readFileSync(review, "utf8")).toContain("You review closely.")
+        await using allowed = await fresh(route, {}, { ...REDTEAM_POLICY, sandbox: { allowAgentPermissions: true } })
+        const a = await allowed.s.call("write", {
+          filePath: ".opencode/agent/ops.md",
+          content: "---\npermission: allow\n---\nOps.\n",
+        })
+        expect(a.refused).toBe(false)
+        expect(fs.existsSync(allowed.dir.file(".opencode/agent/ops.md"))).toBe(true)
+      })
+
       test("a folder above a protected path in the home folder cannot be renamed aside to make the path anew", async () => {
         await using box = await fresh(route)
         const plugin = path.join(home.home, ".config/opencode/plugin/user.ts")

@@ -38,6 +38,50 @@ describe("SecurityTemplates.added", () => {
   })
 })
 
+describe("SecurityTemplates.grants", () => {
+  test("each permission entry set to allow, at any depth, and each tools entry set to true", () => {
+    const text = [
+      "---",
+      "description: reviews",
+      "permission:",
+      "  edit: deny",
+      "  bash:",
+      '    "git *": allow',
+      '    "*": ask',
+      "  webfetch: allow",
+      "tools:",
+      "  write: true",
+      "  bash: false",
+      "---",
+      "You review. permission: allow in the body is prose.",
+    ].join("\n")
+    expect(SecurityTemplates.grants(text)).toEqual([
+      "permission.bash.git *: allow",
+      "permission.webfetch: allow",
+      "tools.write: true",
+    ])
+  })
+
+  test("permission given as one word; no frontmatter or no grant gives none", () => {
+    expect(SecurityTemplates.grants("---\npermission: allow\n---\n")).toEqual(["permission: allow"])
+    expect(SecurityTemplates.grants("---\npermission: ask\n---\n")).toEqual([])
+    expect(SecurityTemplates.grants("permission: allow\n")).toEqual([])
+  })
+
+  test("a frontmatter YAML refuses (OpenCode may read it leniently) counts its allow and true words", () => {
+    const text = "---\ndescription: a: b\npermission:\n  bash: allow\n  edit: allow\n---\nbody allow"
+    expect(SecurityTemplates.grants(text)).toEqual(["2 allow or true in a frontmatter YAML refuses"])
+  })
+
+  test("risks: shell commands for commands and skills, grants for agents and modes", () => {
+    const text = "---\npermission: allow\n---\n!`id`"
+    expect(SecurityTemplates.risks("command", text)).toEqual(["id"])
+    expect(SecurityTemplates.risks("skill", text)).toEqual(["id"])
+    expect(SecurityTemplates.risks("agent", text)).toEqual(["permission: allow"])
+    expect(SecurityTemplates.risks("mode", text)).toEqual(["permission: allow"])
+  })
+})
+
 describe("SecurityTemplates.roots and list", () => {
   test("commands are every .md under command(s)/, skills each SKILL.md under skill(s)/ and .claude|.agents/skills/", async () => {
     await using dir = await tmpdir({
@@ -52,6 +96,10 @@ describe("SecurityTemplates.roots and list", () => {
       "p/sub/.claude/skills/n/SKILL.md": "nested project folder",
       "home/.claude/skills/h/SKILL.md": "h",
       "home/.config/opencode/commands/x.md": "x",
+      "p/.opencode/agent/review.md": "agent",
+      "p/.opencode/agents/team/lead.md": "agent at depth",
+      "p/.opencode/mode/plan.md": "mode",
+      "p/.opencode/modes/deep/not-a-mode.md": "modes are read from the folder itself only",
     })
     const roots = SecurityTemplates.roots({
       configDirs: [dir.file("p/.opencode"), dir.file("home/.config/opencode")],
@@ -60,14 +108,20 @@ describe("SecurityTemplates.roots and list", () => {
     })
     const files = SecurityTemplates.list(roots)
     expect(files.truncated).toBe(false)
+    expect(files.kinds.get(dir.file("p/.opencode/agents/team/lead.md"))).toBe("agent")
+    expect(files.kinds.get(dir.file("p/.opencode/mode/plan.md"))).toBe("mode")
+    expect(files.kinds.get(dir.file("p/.claude/skills/k/SKILL.md"))).toBe("skill")
     expect(files.files.map((f) => path.relative(dir.path, f)).sort()).toEqual([
       "home/.claude/skills/h/SKILL.md",
       "home/.config/opencode/commands/x.md",
       "p/.agents/skills/g/SKILL.md",
       "p/.claude/skills/k/SKILL.md",
+      "p/.opencode/agent/review.md",
+      "p/.opencode/agents/team/lead.md",
       "p/.opencode/command/a.md",
       "p/.opencode/command/deep/b.md",
       "p/.opencode/commands/c.md",
+      "p/.opencode/mode/plan.md",
       "p/.opencode/skill/s/SKILL.md",
       "p/sub/.claude/skills/n/SKILL.md",
     ])
