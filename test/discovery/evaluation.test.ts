@@ -23,7 +23,10 @@ import { REPLIES, SHORT_REQUESTS } from "./real/replies"
  * - `heldout3`: five more collections, the same protocol; run once after a matcher change (the independent
  *   figure of that change);
  * - `heldout4`: three more collections, the same protocol; run in aggregate only, before and after the last round
- *   of field weights, its misses unread.
+ *   of field weights, its misses unread;
+ * - `heldout5`: four more collections, the same protocol; run once, in aggregate, with no matcher work under way (the
+ *   independent figure of the matcher as it stands; match.ts, lexicon.ts, keywords.ts and discover.ts unchanged since
+ *   ba2d2e7).
  *
  * The first four are tuning material now: held-out 1 was read while the body field was added, held-out 2 while the
  * vocabulary families, the chatter rule, the name fit and the looser type cut were chosen (each change was kept only
@@ -98,6 +101,7 @@ beforeAll(async () => {
   envs.heldout2 = await realEnv(SETS.heldout2)
   envs.heldout3 = await realEnv(SETS.heldout3)
   envs.heldout4 = await realEnv(SETS.heldout4)
+  envs.heldout5 = await realEnv(SETS.heldout5)
 })
 
 afterAll(async () => {
@@ -399,6 +403,20 @@ describe("discovery matching quality", () => {
     expect(engine.precision).toBeGreaterThanOrEqual(0.51)
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
+    expect(engine.quiet).toBe(1)
+  })
+
+  test("fifth held-out set (prompts and labels committed before the matcher ran on it): the independent figures", () => {
+    const { engine, plain, recall, precision } = report(envs.heldout5, false)
+    // Its one run, in aggregate, misses unread (docs/discovery.md, "Held-out 5"), with the matcher unchanged since ba2d2e7: recall@5
+    // 0.748, precision@5 0.503, MRR 0.829, quiet 1.0, 2.80 shown; plain BM25 0.760 / 0.235 / 0.779 / 0.875. Recall is
+    // no better than plain BM25's (7 prompts better, 9 worse, p = 0.80); precision is (50 / 4, p < 0.0001, +0.266).
+    // Goals not met; measured floors.
+    expect(engine.recall).toBeGreaterThanOrEqual(0.74)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.5)
+    expect(engine.precision).toBeGreaterThan(plain.precision)
+    expect(precision.p).toBeLessThan(0.01)
+    expect(recall.p).toBeGreaterThan(0.05)
     expect(engine.quiet).toBe(1)
   })
 
