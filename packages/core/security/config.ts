@@ -199,6 +199,11 @@ export namespace SecurityConfig {
      * they hold what earlier calls returned and what later sessions are told. Absolute paths.
      */
     hide?: string[]
+    /**
+     * Folders inside `protect` folders that stay writable (the host writes there for the agent: plans, worktrees).
+     * Absolute paths ending in a separator.
+     */
+    writable?: string[]
   }
 
   /**
@@ -247,7 +252,7 @@ export namespace SecurityConfig {
   export function merge(
     root: string,
     layers: Layer[],
-    options: { home?: string; protect?: string[]; hide?: string[] } = {},
+    options: { home?: string; protect?: string[]; hide?: string[]; writable?: string[] } = {},
   ): { config: Loaded } | { problems: Problem[] } {
     const home = (options.home ?? os.homedir()).normalize("NFC")
     const problems: Problem[] = []
@@ -357,7 +362,16 @@ export namespace SecurityConfig {
     const logPath = path.resolve(root, settings?.logging?.path ?? SecuritySchema.DEFAULT_AUDIT_LOG).normalize("NFC")
     const hasExplicit = rules.length > 0 || markers.length > 0
     rules.push(
-      ...implicitRules(root, logPath, rules, rootLayer, tables.get(rootLayer!) ?? all, nocase, options.protect ?? []),
+      ...implicitRules(
+        root,
+        logPath,
+        rules,
+        rootLayer,
+        tables.get(rootLayer!) ?? all,
+        nocase,
+        options.protect ?? [],
+        options.writable ?? [],
+      ),
       ...hostStateRules(options.hide ?? [], tables.get(rootLayer!) ?? all, nocase),
     )
     return {
@@ -484,6 +498,7 @@ export namespace SecurityConfig {
     table: SecurityRole.Table,
     nocase: boolean,
     protect: string[],
+    writable: string[],
   ): Rule[] {
     const overrides = explicit.filter((r) => rootLayer && r.file === rootLayer.file && r.deniedOperations.has("write"))
     const overridden = (abs: string) => overrides.some((r) => r.test(abs))
@@ -501,8 +516,10 @@ export namespace SecurityConfig {
       protect.filter((p) => !p.endsWith(path.sep)).map((p) => fold(path.resolve(p).normalize("NFC"))),
     )
     const hostDirs = protect.filter((p) => p.endsWith(path.sep)).map((p) => fold(path.resolve(p).normalize("NFC")))
+    const open = writable.map((p) => fold(path.resolve(p).normalize("NFC")))
     const inHostDir = (abs: string) => {
       const a = fold(abs)
+      if (open.some((d) => a === d || a.startsWith(d + path.sep))) return false
       return hostDirs.some((d) => a === d || a.startsWith(d + path.sep))
     }
     return [

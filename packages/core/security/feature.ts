@@ -57,6 +57,7 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
         CORE_PACKAGE,
         ...(host.code ?? []).map((dir) => path.resolve(dir) + path.sep),
       ],
+      writable: SecurityGuard.hostWritable(),
       ensure: [local],
       hide: [local],
     })

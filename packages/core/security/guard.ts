@@ -77,6 +77,8 @@ export namespace SecurityGuard {
      * plugin and tool folders, whose change could switch enforcement off (see `hostProtected`).
      */
     protect?: string[]
+    /** Folders inside `protect` folders that stay writable (see `hostWritable`). */
+    writable?: string[]
     /**
      * Folders of `protect` that the host itself writes during a session (its local state): created before a sandboxed
      * command starts, so the command finds them read-only instead of creating them (what a command creates is moved
@@ -331,6 +333,13 @@ export namespace SecurityGuard {
     ".config/fish/config.fish",
   ] as const
 
+  /**
+   * The package managers' own configuration in the home folder: OpenCode installs its npm plugins, provider packages
+   * and, when it updates itself (the TUI's automatic update), a new OpenCode from the registry these name, so a
+   * registry the agent wrote there would run its install scripts and replace OpenCode.
+   */
+  export const PACKAGE_MANAGER_FILES = [".npmrc", ".bunfig.toml"] as const
+
   /** Names of OpenCode's plugin and tool folders (1.2.15 and 1.18 read both spellings). */
   export const PLUGIN_FOLDERS = ["plugin", "plugins", "tool", "tools"] as const
 
@@ -351,8 +360,11 @@ export namespace SecurityGuard {
     "bun.lockb",
     "package-lock.json",
     path.basename(OPTIONS_FILE),
+    // The global configuration folder's legacy TOML file (`hostProtected`).
+    "config",
     ...PLUGIN_FOLDERS,
     ...STARTUP_FILES.map((f) => path.basename(f)),
+    ...PACKAGE_MANAGER_FILES,
   ])
 
   /**
@@ -407,11 +419,34 @@ export namespace SecurityGuard {
         ["package.json", "bun.lock", "bun.lockb", "package-lock.json"].map((f) => path.join(d, f)),
       ),
       cacheDir + path.sep,
-      path.join(dataDir, "bin") + path.sep,
+      // OpenCode's data folder: its snapshot repository (OpenCode runs git there at every step, with that repository's
+      // config), auth.json (a "wellknown" entry loads remote configuration at start), the database (accounts whose
+      // configuration is fetched at start, worktree start commands), the programs it downloaded. Its plans and
+      // worktrees stay writable (`hostWritable`).
+      dataDir + path.sep,
+      ...(env.OPENCODE_DB && path.isAbsolute(env.OPENCODE_DB) ? [env.OPENCODE_DB] : []),
+      // The legacy TOML configuration, merged into the global one at start.
+      path.join(globalDir, "config"),
       ...STARTUP_FILES.map((f) => path.join(home, f)),
+      ...PACKAGE_MANAGER_FILES.map((f) => path.join(home, f)),
+      path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), ".bunfig.toml"),
+      ...(env.NPM_CONFIG_USERCONFIG ? [path.resolve(env.NPM_CONFIG_USERCONFIG)] : []),
       ...(env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : []),
       ...(env.OPENCODE_TUI_CONFIG ? [env.OPENCODE_TUI_CONFIG] : []),
     ]
+  }
+
+  /**
+   * The folders inside `hostProtected` folders that OpenCode's agent writes to through OpenCode itself: plans (plan
+   * mode writes them with the write tool) and the worktrees OpenCode makes for a project (a project may live there).
+   *
+   * @example
+   * SecurityGuard.hostWritable({ HOME: "/home/me" }) // ["/home/me/.local/share/opencode/plans/", "/home/me/.local/share/opencode/worktree/"]
+   */
+  export function hostWritable(env: Record<string, string | undefined> = process.env): string[] {
+    const home = env.HOME || os.homedir()
+    const dataDir = path.join(env.XDG_DATA_HOME || path.join(home, ".local", "share"), "opencode")
+    return [path.join(dataDir, "plans") + path.sep, path.join(dataDir, "worktree") + path.sep]
   }
 
   /**
@@ -599,7 +634,21 @@ export namespace SecurityGuard {
     }
 
     const hostHidden = (options.hide ?? []).map((p) => path.resolve(p))
-    const watcher = SecurityConfig.watch(root, { home, intervalMs: options.intervalMs, now, protect, hide: hostHidden })
+    const hostOpen = [
+      ...(options.writable ?? []).map((p) => path.resolve(p) + path.sep),
+      // A project inside a protected folder (a worktree OpenCode made elsewhere) stays writable.
+      ...(protect.some((p) => p.endsWith(path.sep) && SecurityPath.isInside(root, p.slice(0, -1)))
+        ? [root + path.sep]
+        : []),
+    ]
+    const watcher = SecurityConfig.watch(root, {
+      home,
+      intervalMs: options.intervalMs,
+      now,
+      protect,
+      hide: hostHidden,
+      writable: hostOpen,
+    })
 
     let tree: SecurityTree.Tree | undefined
     let index = SecurityInventory.empty()
@@ -1039,7 +1088,8 @@ export namespace SecurityGuard {
       // OpenCode's ripgrep exclusions, read by `rg` inside the sandbox too: it skips protected paths (which it could
       // not read there anyway) instead of exiting with an error for each.
       const ripgrepFile = options.ripgrep !== false ? SecurityRipgrep.file() : undefined
-      return { sandbox: { hide, lock, mask, pin: [...pin], expose: ripgrepFile ? [ripgrepFile] : [] }, absent }
+      const open = hostOpen.map((p) => p.slice(0, -1)).filter((p) => kindOf(p) === "dir")
+      return { sandbox: { hide, lock, mask, pin: [...pin], open, expose: ripgrepFile ? [ripgrepFile] : [] }, absent }
     }
 
     /**
@@ -1215,7 +1265,53 @@ export namespace SecurityGuard {
         )
       }
       notes.push(...sweep(d, info.absent, call))
+      notes.push(...newRepositories(d, call))
       notes.push(...importsChanged(d, call))
+      return notes
+    }
+
+    /** Nested repositories already inspected by `newRepositories` (their tops). */
+    const inspectedRepos = new Set<string>()
+    /**
+     * Repositories a call created below the root. OpenCode's snapshot (its own git, outside the sandbox) runs
+     * `git status` in every repository of the project at the end of each step, with that repository's config: what in
+     * a new one runs a program — a config setting (`SecurityGitConfig.risky`), `commondir` (config and hooks taken
+     * from elsewhere), a hook, or a `.git` file sending git to a repository outside the project — is moved aside at
+     * once; from the next command on its config and hooks are read-only like any other repository's.
+     */
+    const newRepositories = (d: Derived, call: Call): string[] => {
+      if (d.allowGitConfig || !tree) return []
+      const known = new Set(repositories())
+      const notes: string[] = []
+      const why =
+        "OpenCode's snapshot runs git in every repository of the project at the end of each step, outside the sandbox"
+      for (const e of SecurityTree.entries(SecurityTree.refresh(tree).tree)) {
+        if (e.name !== ".git") continue
+        const top = path.dirname(e.path)
+        if (top === root || known.has(top) || inspectedRepos.has(top)) continue
+        inspectedRepos.add(top)
+        let gitDir = e.path
+        if (e.kind !== "dir") {
+          let target: string | undefined
+          try {
+            const line = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(e.path, "utf8"))?.[1]
+            if (line) target = path.resolve(top, line)
+          } catch {}
+          if (!target || !SecurityPath.isInside(target, root)) {
+            notes.push(
+              ...moveAside(d, e.path, call, `${why}, and this file sends it to a repository outside the project`),
+            )
+            continue
+          }
+          gitDir = target
+        }
+        for (const name of ["config", "config.worktree", "commondir", "hooks"]) {
+          const p = path.join(gitDir, name)
+          if (!fs.existsSync(p)) continue
+          const runs = name === "commondir" ? [p] : planted(p)
+          for (const t of runs) notes.push(...moveAside(d, t, call, `${why}, and git would run what it names`))
+        }
+      }
       return notes
     }
 
@@ -1320,7 +1416,8 @@ export namespace SecurityGuard {
      */
     const planted = (p: string): string[] => {
       try {
-        if (path.basename(p) === "config") return SecurityGitConfig.risky(fs.readFileSync(p, "utf8")).length ? [p] : []
+        if (["config", "config.worktree"].includes(path.basename(p)))
+          return SecurityGitConfig.risky(fs.readFileSync(p, "utf8")).length ? [p] : []
         return fs
           .readdirSync(p)
           .filter((name) => !name.endsWith(".sample"))
@@ -1813,6 +1910,7 @@ export namespace SecurityGuard {
           )
         if (OpenCode.WRITE_TOOLS.has(call.tool) && source === "builtin-tool") {
           if (call.callID) notes.push(...verifySnapshots(d, call))
+          if (JSON.stringify(call.args ?? {}).includes(".git")) notes.push(...newRepositories(d, call))
           const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
           const named = [a.filePath, a.path, a.patchText].filter((v): v is string => typeof v === "string")
           if (named.some((n) => n.includes(".opencode-security.json"))) {

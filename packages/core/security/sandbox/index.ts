@@ -54,6 +54,8 @@ export namespace Sandbox {
      */
     mask: { path: string; text: string | Uint8Array; mtimeMs?: number }[]
     pin: string[]
+    /** Folders inside locked folders that stay writable (OpenCode's plans and worktrees in its data folder). */
+    open?: string[]
     /**
      * Files in the private folder that commands may read (read-only at the same path): ripgrep's exclusion file, so
      * `rg` run by a command skips protected paths instead of failing on them.
@@ -262,6 +264,7 @@ export namespace Sandbox {
           lock: protections.lock,
           mask,
           pin: protections.pin,
+          open: protections.open,
           placeholders,
           // Every sandbox state folder of this user (other projects' and other processes' too) is hidden.
           conceal: [parent],

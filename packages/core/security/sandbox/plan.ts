@@ -13,6 +13,8 @@ import path from "path"
  * - mask: a redacted copy (protected segments replaced) is bound read-only over the file.
  * - pin: a folder is bound onto itself; a mount point cannot be renamed or removed, so a protected path below it keeps
  *   the name its rule matches.
+ * - open: a folder inside a locked one is bound onto itself writable again (what the host keeps writable there); what
+ *   is below it is mounted as anywhere else.
  * The sandbox also gets its own PID namespace (no other process, and no `/proc/<pid>/root` of one, is visible), a
  * fresh `/proc` and `/dev` (no raw disks), no capabilities, and dies with its parent.
  *
@@ -31,6 +33,8 @@ export namespace SandboxPlan {
     lock: Entry[]
     mask: { path: string; copy: string }[]
     pin: string[]
+    /** Folders inside locked folders that stay writable (only those inside a locked folder are mounted). */
+    open?: string[]
     placeholders: { file: string; dir: string }
     /** Folders replaced by an empty tmpfs once the binds above have used them as sources (the sandbox's own state). */
     conceal: string[]
@@ -42,7 +46,7 @@ export namespace SandboxPlan {
     set?: Record<string, string>
   }
 
-  export type Mount = { kind: "pin" | "lock" | "mask" | "hide"; path: string; source: string }
+  export type Mount = { kind: "pin" | "open" | "lock" | "mask" | "hide"; path: string; source: string }
 
   export type Plan = {
     args: string[]
@@ -54,7 +58,7 @@ export namespace SandboxPlan {
   }
 
   /** Mounts are made parents first; at one path, stronger kinds win (hide over mask over lock over pin). */
-  const STRENGTH: Record<Mount["kind"], number> = { pin: 0, lock: 1, mask: 2, hide: 3 }
+  const STRENGTH: Record<Mount["kind"], number> = { pin: 0, open: 1, lock: 2, mask: 3, hide: 4 }
 
   /**
    * The argument list (for `bwrap --args FD`) and the mounts it makes.
@@ -72,13 +76,18 @@ export namespace SandboxPlan {
     }
     for (const dir of input.pin) want({ kind: "pin", path: clean(dir), source: clean(dir) })
     for (const e of input.lock) want({ kind: "lock", path: clean(e.path), source: clean(e.path) })
+    // An opening matters only inside a locked folder (elsewhere everything is writable already).
+    const lockedDirs = input.lock.filter((e) => e.dir).map((e) => clean(e.path))
+    for (const dir of input.open ?? [])
+      if (lockedDirs.some((l) => inside(clean(dir), l))) want({ kind: "open", path: clean(dir), source: clean(dir) })
     for (const m of input.mask) want({ kind: "mask", path: clean(m.path), source: m.copy })
     for (const e of input.hide)
       want({ kind: "hide", path: clean(e.path), source: e.dir ? input.placeholders.dir : input.placeholders.file })
 
     // Below a hidden folder nothing else can be mounted (it cannot even be reached), and below a read-only folder a
-    // pin or a lock adds nothing.
+    // pin or a lock adds nothing — unless an opening between them made that part writable again.
     const blockers = [...wanted.values()].filter((m) => m.kind === "hide" || (m.kind === "lock" && isDir(input, m)))
+    const openings = [...wanted.values()].filter((m) => m.kind === "open")
     const covered: Plan["covered"] = []
     const mounts: Mount[] = []
     for (const mount of wanted.values()) {
@@ -86,7 +95,9 @@ export namespace SandboxPlan {
         (b) =>
           b !== mount &&
           inside(mount.path, b.path) &&
-          (b.kind === "hide" || mount.kind === "pin" || mount.kind === "lock"),
+          (b.kind === "hide" ||
+            ((mount.kind === "pin" || mount.kind === "lock") &&
+              !openings.some((o) => o !== mount && inside(mount.path, o.path) && inside(o.path, b.path)))),
       )
       if (by) covered.push({ path: mount.path, by: by.path })
       else mounts.push(mount)
@@ -111,7 +122,8 @@ export namespace SandboxPlan {
       "--proc",
       "/proc",
     ]
-    for (const m of mounts) args.push(m.kind === "pin" || m.kind === "hide" ? "--bind" : "--ro-bind", m.source, m.path)
+    for (const m of mounts)
+      args.push(m.kind === "pin" || m.kind === "hide" || m.kind === "open" ? "--bind" : "--ro-bind", m.source, m.path)
     for (const dir of input.conceal) args.push("--tmpfs", clean(dir))
     const exposed = (input.expose ?? []).map(clean)
     for (const file of exposed) args.push("--ro-bind", file, file)

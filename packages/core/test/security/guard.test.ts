@@ -174,6 +174,47 @@ describe("SecurityGuard", () => {
     expect(inRepo).not.toContain("/srv/opencode.json")
   })
 
+  test("OpenCode's data folder, its legacy TOML config and the package managers' config are protected; plans and worktrees stay writable", async () => {
+    const env = {
+      HOME: "/home/u",
+      XDG_DATA_HOME: "/data",
+      NPM_CONFIG_USERCONFIG: "/etc/u.npmrc",
+      OPENCODE_DB: "/db/oc.db",
+    }
+    const list = SecurityGuard.hostProtected("/srv/repo", "/srv/repo", env)
+    for (const p of [
+      "/data/opencode/",
+      "/db/oc.db",
+      "/home/u/.config/opencode/config",
+      "/home/u/.npmrc",
+      "/home/u/.bunfig.toml",
+      "/home/u/.config/.bunfig.toml",
+      "/etc/u.npmrc",
+    ])
+      expect(list).toContain(p)
+    expect(SecurityGuard.hostWritable(env)).toEqual(["/data/opencode/plans/", "/data/opencode/worktree/"])
+    // Through the guard: the data folder refuses writes, its openings take them.
+    await using dir = await project({ "x.txt": "x" })
+    const data = path.join(dir.path, "data")
+    const local = { HOME: path.join(dir.path, "home"), XDG_DATA_HOME: data }
+    const g = await guardFor(
+      dir.path,
+      {},
+      {
+        protect: SecurityGuard.hostProtected(dir.path, dir.path, local),
+        writable: SecurityGuard.hostWritable(local),
+      },
+    )
+    try {
+      for (const target of ["opencode/auth.json", "opencode/snapshot/a/b/config", "opencode/opencode.db"])
+        expect(await g.access(path.join(data, target), "write")).toBeDefined()
+      for (const target of ["opencode/plans/p.md", "opencode/worktree/id/name/src/a.ts"])
+        expect(await g.access(path.join(data, target), "write")).toBeUndefined()
+    } finally {
+      g.close()
+    }
+  })
+
   test("rootOf: the worktree when it holds the directory, never /", () => {
     expect(SecurityGuard.rootOf({ directory: "/tmp", worktree: "/" })).toBe(fs.realpathSync("/tmp"))
   })

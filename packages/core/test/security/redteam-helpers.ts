@@ -259,11 +259,16 @@ function removeOwnSandboxes() {
 
 /** A temporary home for the whole test process: skills, global config and plugin folders stay inside it. */
 export function isolateHome() {
-  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }
+  const saved = {
+    HOME: process.env.HOME,
+    XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
+    XDG_DATA_HOME: process.env.XDG_DATA_HOME,
+  }
   const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ocb-rt-home-")))
   fs.mkdirSync(path.join(home, ".config"), { recursive: true })
   process.env.HOME = home
   process.env.XDG_CONFIG_HOME = path.join(home, ".config")
+  process.env.XDG_DATA_HOME = path.join(home, ".local", "share")
   delete process.env.OPENCODE_SECURITY_ROLE
   return {
     home,
@@ -375,6 +380,7 @@ async function coreRoute(dir: string): Promise<Wired> {
     log,
     shell: "/bin/bash",
     protect: SecurityGuard.hostProtected(dir, dir),
+    writable: SecurityGuard.hostWritable(),
     // As the security feature passes them: the built-ins' local state is the host's alone.
     ensure: [LocalState.dir(dir)],
     hide: [LocalState.dir(dir)],

@@ -138,6 +138,37 @@ describe("SandboxPlan", () => {
     expect(SandboxPlan.pins("/r", "/elsewhere/x", anchored)).toEqual([])
   })
 
+  test("an opening inside a locked folder is writable again, and what is protected below it is still mounted", () => {
+    const plan = SandboxPlan.build({
+      hide: [{ path: "/d/worktree/p/.env", dir: false }],
+      lock: [
+        { path: "/d", dir: true },
+        { path: "/d/auth.json", dir: false },
+        { path: "/d/worktree/p/opencode.json", dir: false },
+      ],
+      mask: [],
+      pin: ["/d/worktree/p"],
+      open: ["/d/plans", "/d/worktree", "/elsewhere/open"],
+      placeholders,
+      conceal: [],
+    })
+    expect(plan.mounts.map((m) => [m.kind, m.path])).toEqual([
+      ["lock", "/d"],
+      ["open", "/d/plans"],
+      ["open", "/d/worktree"],
+      ["pin", "/d/worktree/p"],
+      ["lock", "/d/worktree/p/opencode.json"],
+      ["hide", "/d/worktree/p/.env"],
+    ])
+    // A lock below the locked folder but outside every opening adds nothing; an opening outside a lock is not made.
+    expect(plan.covered).toEqual([{ path: "/d/auth.json", by: "/d" }])
+    const args = plan.args.join(" ")
+    expect(args).toContain("--ro-bind /d /d")
+    expect(args).toContain("--bind /d/plans /d/plans")
+    expect(args.indexOf("--ro-bind /d /d")).toBeLessThan(args.indexOf("--bind /d/plans /d/plans"))
+    expect(args).not.toContain("/elsewhere/open")
+  })
+
   test("at one path the stronger protection wins (hide over mask over lock over pin)", () => {
     const plan = SandboxPlan.build({
       hide: [{ path: "/r/a", dir: false }],

@@ -1,0 +1,86 @@
+// What OpenCode itself runs outside the sandbox from files a sandboxed command could change, against the real stock
+// binaries: its snapshot repository's git config (git runs there at every step), a repository made in a subfolder
+// (OpenCode's snapshot runs `git status` in it), the global legacy TOML configuration and an auth.json "wellknown"
+// entry (both loaded at the next start; here they name an MCP server, a program OpenCode starts). One command tries all
+// four; the first run has no policy (the layer is inert), so each marker appears — the attacks are real on that
+// binary — and the second has one, so none may appear, in that session or at the next start.
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { Harness } from "./harness"
+import { ModelServer } from "./model-server"
+import { targets } from "./targets"
+
+const TIMEOUT = { timeout: 480_000 }
+const POLICY = {
+  version: "1.0",
+  rules: [{ pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: [] }],
+}
+const MARKERS = ["snapshot", "nested", "toml", "wellknown"] as const
+
+/** The command: each attack writes its marker into `out` (outside the project) when OpenCode runs it. */
+function attack(out: string, wellknown: string) {
+  const mark = (name: string) => `touch ${path.join(out, name)}`
+  const hook = (name: string) => `printf '#!/bin/sh\\n${mark(name)}\\nexit 1\\n' > ${path.join(out, `${name}.sh`)}`
+  return [
+    `${hook("snapshot")} && chmod +x ${path.join(out, "snapshot.sh")}`,
+    `for c in $(find "$XDG_DATA_HOME/opencode/snapshot" -name config -type f); do git config --file "$c" core.fsmonitor ${path.join(out, "snapshot.sh")}; done`,
+    `${hook("nested")} && chmod +x ${path.join(out, "nested.sh")}`,
+    `mkdir -p sub && cd sub && git init -q && echo x > f && git add f && git -c user.name=a -c user.email=a@b.c commit -qm x && git config core.fsmonitor ${path.join(out, "nested.sh")}; cd ..`,
+    `mkdir -p "$XDG_CONFIG_HOME/opencode" && printf '[mcp.t]\\ntype = "local"\\ncommand = ["sh", "-c", "${mark("toml")}"]\\n' > "$XDG_CONFIG_HOME/opencode/config"`,
+    `printf '{"${wellknown}":{"type":"wellknown","key":"T_TOKEN","token":"t"}}' > "$XDG_DATA_HOME/opencode/auth.json"`,
+    "echo attempted",
+  ].join("\n")
+}
+
+for (const target of targets()) {
+  describe(`OpenCode's own state on stock opencode ${target.label}`, () => {
+    test(
+      "without a policy each attack runs outside any hook; with one, none does, now or at the next start",
+      async () => {
+        for (const policy of [false, true]) {
+          await using project = await Harness.project({
+            bin: target.bin,
+            files: {
+              "a.txt": "a\n",
+              ...(policy ? { ".opencode-security.json": JSON.stringify(POLICY), "secrets/key.txt": "k\n" } : {}),
+            },
+          })
+          const out = path.join(project.root, "markers")
+          fs.mkdirSync(out)
+          const remote = { config: { mcp: { w: { type: "local", command: ["sh", "-c", `touch ${out}/wellknown`] } } } }
+          const config = Bun.serve({
+            port: 0,
+            hostname: "127.0.0.1",
+            fetch: (req) =>
+              new URL(req.url).pathname === "/.well-known/opencode"
+                ? Response.json(remote)
+                : new Response("not here", { status: 404 }),
+          })
+          const server = ModelServer.start([
+            ModelServer.call("bash", {
+              command: attack(out, `http://127.0.0.1:${config.port}`),
+              description: "configure",
+            }),
+            ModelServer.call("write", { filePath: "b.txt", content: "b\n" }),
+            ModelServer.text("done"),
+            ModelServer.text("again"),
+          ])
+          try {
+            const first = await Harness.run(project, server, "set things up", { timeoutMs: 180_000 })
+            expect(first.exitCode).toBe(0)
+            expect(first.tools.find((t) => t.tool === "bash")?.output).toContain("attempted")
+            // The next start reads the global configuration and auth.json.
+            await Harness.run(project, server, "next session", { timeoutMs: 180_000 })
+            const ran = MARKERS.filter((m) => fs.existsSync(path.join(out, m)))
+            expect({ policy, ran }).toEqual({ policy, ran: policy ? [] : [...MARKERS] })
+          } finally {
+            server.stop()
+            config.stop(true)
+          }
+        }
+      },
+      TIMEOUT,
+    )
+  })
+}
