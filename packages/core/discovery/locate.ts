@@ -1,8 +1,8 @@
 import fs from "fs/promises"
-import matter from "gray-matter"
 import path from "path"
 import { pathToFileURL } from "url"
 import { ResourceAccess } from "../resource/access"
+import { Frontmatter } from "../util/frontmatter"
 import { DiscoveryDirectories } from "./directories"
 
 /**
@@ -693,7 +693,7 @@ export namespace DiscoveryLocate {
     for (const candidate of [text, loosened(text)]) {
       if (candidate === undefined) continue
       try {
-        const md = matter(candidate, {})
+        const md = Frontmatter.matter(candidate)
         return { data: md.data, content: md.content, head: text.slice(0, ResourceAccess.headEnd(text)) }
       } catch {
         // retried with the loosened text, then given up

@@ -365,6 +365,7 @@ export namespace SecurityGuard {
     ...PLUGIN_FOLDERS,
     ...STARTUP_FILES.map((f) => path.basename(f)),
     ...PACKAGE_MANAGER_FILES,
+    "bunfig.toml",
   ])
 
   /**
@@ -416,7 +417,9 @@ export namespace SecurityGuard {
       ...configDirs.map((d) => path.join(d, "node_modules") + path.sep),
       // OpenCode installs a config folder's package.json (lifecycle scripts included) at its next start.
       ...configDirs.flatMap((d) =>
-        ["package.json", "bun.lock", "bun.lockb", "package-lock.json"].map((f) => path.join(d, f)),
+        ["package.json", "bun.lock", "bun.lockb", "package-lock.json", ".npmrc", "bunfig.toml"].map((f) =>
+          path.join(d, f),
+        ),
       ),
       cacheDir + path.sep,
       // OpenCode's data folder: its snapshot repository (OpenCode runs git there at every step, with that repository's
@@ -424,7 +427,9 @@ export namespace SecurityGuard {
       // configuration is fetched at start, worktree start commands), the programs it downloaded. Its plans and
       // worktrees stay writable (`hostWritable`).
       dataDir + path.sep,
-      ...(env.OPENCODE_DB && path.isAbsolute(env.OPENCODE_DB) ? [env.OPENCODE_DB] : []),
+      ...(env.OPENCODE_DB && path.isAbsolute(env.OPENCODE_DB)
+        ? ["", "-wal", "-shm", "-journal"].map((s) => env.OPENCODE_DB + s)
+        : []),
       // The legacy TOML configuration, merged into the global one at start.
       path.join(globalDir, "config"),
       ...STARTUP_FILES.map((f) => path.join(home, f)),
@@ -437,22 +442,51 @@ export namespace SecurityGuard {
   }
 
   /**
-   * The folders inside `hostProtected` folders that OpenCode's agent writes to through OpenCode itself: plans (plan
-   * mode writes them with the write tool) and the worktrees OpenCode makes for a project (a project may live there).
+   * Sockets and their folders through which a process of the user's session can have a server run a command for it,
+   * outside any sandbox: tmux's and screen's servers, the session bus (the systemd user manager starts units on
+   * request), the systemd user manager's own socket, Docker's. Commands in the sandbox find them hidden.
    *
    * @example
-   * SecurityGuard.hostWritable({ HOME: "/home/me" }) // ["/home/me/.local/share/opencode/plans/", "/home/me/.local/share/opencode/worktree/"]
+   * SecurityGuard.controlSockets({ XDG_RUNTIME_DIR: "/run/user/1000" }, "/home/me") // ["/tmp/tmux-1000", …, "/run/user/1000/bus", …]
+   */
+  export function controlSockets(env: Record<string, string | undefined>, home: string): string[] {
+    const uid = typeof process.getuid === "function" ? process.getuid() : 0
+    const runtime = env.XDG_RUNTIME_DIR || `/run/user/${uid}`
+    const tmux = [...new Set(["/tmp", env.TMUX_TMPDIR].filter((d): d is string => !!d))]
+    return [
+      ...tmux.map((d) => path.join(d, `tmux-${uid}`)),
+      ...(env.TMUX ? [env.TMUX.split(",")[0]!] : []),
+      "/run/screen",
+      "/var/run/screen",
+      path.join(home, ".screen"),
+      ...(env.SCREENDIR ? [env.SCREENDIR] : []),
+      path.join(runtime, "bus"),
+      path.join(runtime, "systemd"),
+      path.join(runtime, "docker.sock"),
+      "/run/docker.sock",
+      "/var/run/docker.sock",
+      ...(env.DOCKER_HOST?.startsWith("unix://") ? [env.DOCKER_HOST.slice("unix://".length)] : []),
+    ].filter((p) => path.isAbsolute(p))
+  }
+
+  /**
+   * The folders inside `hostProtected` folders that OpenCode's agent writes to through OpenCode itself: plans (plan
+   * mode writes them with the write tool). A project inside the data folder (a worktree OpenCode made there) stays
+   * writable too, but not the other worktrees beside it, which load their own plugins when a session starts in them.
+   *
+   * @example
+   * SecurityGuard.hostWritable({ HOME: "/home/me" }) // ["/home/me/.local/share/opencode/plans/"]
    */
   export function hostWritable(env: Record<string, string | undefined> = process.env): string[] {
     const home = env.HOME || os.homedir()
     const dataDir = path.join(env.XDG_DATA_HOME || path.join(home, ".local", "share"), "opencode")
-    return [path.join(dataDir, "plans") + path.sep, path.join(dataDir, "worktree") + path.sep]
+    return [path.join(dataDir, "plans") + path.sep]
   }
 
   /**
    * What git reads from a repository's `.git` that runs code or sends it to other files that do: its config and hooks,
-   * `commondir` (git then takes config and hooks from the folder it names) and `config.worktree`. (The linked
-   * worktrees' folders are left writable: `git worktree add` makes them, and git reads them only in those worktrees.)
+   * `commondir` (git then takes config and hooks from the folder it names) and `config.worktree` — in the `.git`
+   * folder, the folder a `.git` file names, and the folders of existing submodules and linked worktrees (`gitDirsOf`).
    */
   const GIT_REDIRECTS = ["config", "hooks", "commondir", "config.worktree"] as const
 
@@ -540,6 +574,8 @@ export namespace SecurityGuard {
 
     /** Absent config files and hook folders of repositories: created by a command, they are inspected, not moved. */
     const inspected = new Set<string>()
+    /** Nested repositories a call made, already inspected by `newRepositories` (their tops). */
+    const inspectedRepos = new Set<string>()
     /**
      * The project files OpenCode's plugins and custom tools import (`SecurityClosure`), by path → their stamp when last
      * seen. They run at OpenCode's next start outside the sandbox, but they are ordinary sources the agent must keep
@@ -620,14 +656,7 @@ export namespace SecurityGuard {
         return undefined
       }
     }
-    const listTemplates = () => {
-      const found = SecurityTemplates.list(templateRoots)
-      if (found.truncated)
-        log.warn(
-          `[security] more than ${SecurityTemplates.MAX_FILES} command, skill and agent files: the rest are not checked`,
-        )
-      return found.kinds
-    }
+    const listTemplates = () => SecurityTemplates.list(templateRoots).kinds
     for (const [file, kind] of listTemplates()) {
       const t = readTemplate(file, kind)
       if (t) templates.set(file, t)
@@ -1027,6 +1056,12 @@ export namespace SecurityGuard {
         }
       }
       for (const p of hostHidden) if (kindOf(p) === "dir") hide.push({ path: p, dir: true })
+      // Servers of the user's session that run commands outside the sandbox for whoever connects (tmux run-shell,
+      // screen, the systemd user manager over the session bus, Docker).
+      for (const p of controlSockets(env, home)) {
+        const kind = kindOf(p)
+        if (kind) hide.push({ path: p, dir: kind === "dir" })
+      }
       /** Folders above protected host paths outside the project, pinned (see `pinAbove`), and those looked at. */
       const above = new Set<string>()
       const looked = new Set<string>()
@@ -1118,7 +1153,9 @@ export namespace SecurityGuard {
       const above: string[] = []
       for (let dir = path.dirname(root); dir !== path.dirname(dir); dir = path.dirname(dir)) above.push(dir)
       return [
-        ...repositories().flatMap((top) => GIT_REDIRECTS.map((name) => path.join(top, ".git", name))),
+        ...repositories().flatMap((top) =>
+          gitDirsOf(top).flatMap((dir) => GIT_REDIRECTS.map((name) => path.join(dir, name))),
+        ),
         // A `.git` git would find above the project when the project's own is not a repository (its HEAD broken),
         // or for a project without one.
         ...above.map((dir) => path.join(dir, ".git")),
@@ -1134,13 +1171,54 @@ export namespace SecurityGuard {
      */
     let repositoriesOf: { tree: SecurityTree.Tree | undefined; tops: string[] } | undefined
     const repositories = () => {
-      if (repositoriesOf && repositoriesOf.tree === tree) return repositoriesOf.tops
-      const tops = [root]
-      if (tree)
-        for (const e of SecurityTree.entries(tree))
-          if (e.name === ".git" && path.dirname(e.path) !== root) tops.push(path.dirname(e.path))
-      repositoriesOf = { tree, tops }
-      return tops
+      if (!repositoriesOf || repositoriesOf.tree !== tree) {
+        const tops = [root]
+        if (tree)
+          for (const e of SecurityTree.entries(tree))
+            if (e.name === ".git" && path.dirname(e.path) !== root) tops.push(path.dirname(e.path))
+        repositoriesOf = { tree, tops }
+      }
+      // Repositories a call made, known before the tree is listed again.
+      const tops = repositoriesOf.tops
+      return inspectedRepos.size ? [...new Set([...tops, ...inspectedRepos])] : tops
+    }
+    /**
+     * The git folders of a repository whose config and hooks git uses: its `.git` folder, or the folder a `.git` file
+     * names (`gitdir: …`); and in each, the folders of its submodules (`modules/**`) and linked worktrees
+     * (`worktrees/*`), which git uses when it works in those.
+     */
+    const gitDirsOf = (top: string): string[] => {
+      const dot = path.join(top, ".git")
+      let dir = dot
+      if (kindOf(dot) === "file") {
+        try {
+          const named = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(dot, "utf8"))?.[1]
+          if (named) dir = path.resolve(top, named)
+        } catch {}
+      }
+      const out = [dir]
+      const walk = (folder: string, depth: number) => {
+        if (depth > 6 || out.length > 256) return
+        let entries: fs.Dirent[]
+        try {
+          entries = fs.readdirSync(folder, { withFileTypes: true })
+        } catch {
+          return
+        }
+        for (const e of entries) {
+          if (!e.isDirectory()) continue
+          const sub = path.join(folder, e.name)
+          if (fs.existsSync(path.join(sub, "HEAD"))) out.push(sub)
+          walk(path.join(sub, "modules"), depth + 1)
+          if (!fs.existsSync(path.join(sub, "HEAD"))) walk(sub, depth + 1)
+        }
+      }
+      walk(path.join(dir, "modules"), 0)
+      try {
+        for (const e of fs.readdirSync(path.join(dir, "worktrees"), { withFileTypes: true }))
+          if (e.isDirectory()) out.push(path.join(dir, "worktrees", e.name))
+      } catch {}
+      return out
     }
     const warnedPacked = new Set<string>()
     const maskedObjects = new Map<string, { key: string; result: Uint8Array | "same" | "hide" }>()
@@ -1270,8 +1348,16 @@ export namespace SecurityGuard {
       return notes
     }
 
-    /** Nested repositories already inspected by `newRepositories` (their tops). */
-    const inspectedRepos = new Set<string>()
+    /** Notes of the checks `before` ran, by call, added to that call's output. */
+    const carried = new Map<string, string[]>()
+    /** Calls that may write (file tools, commands, other plugins' tools) whose after hook has not come, by call. */
+    const writers = new Map<string, number>()
+    const writes = (call: Call) =>
+      OpenCode.WRITE_TOOLS.has(call.tool) ||
+      call.tool === "bash" ||
+      call.tool === "batch" ||
+      sourceOf(call) !== "builtin-tool"
+
     /**
      * Repositories a call created below the root. OpenCode's snapshot (its own git, outside the sandbox) runs
      * `git status` in every repository of the project at the end of each step, with that repository's config: what in
@@ -1802,6 +1888,15 @@ export namespace SecurityGuard {
       },
       async before(call) {
         if (hostBefore.size) verifyHost(current().d)
+        // OpenCode runs no after hook for a tool that fails, and apply_patch can fail after writing some files: what a
+        // call may have written is checked again before every call, and its notes go with this call's output.
+        const start = current()
+        if (start.state.status !== "none") {
+          const notes = templatesChanged(start.d, call)
+          if (writers.size) notes.push(...newRepositories(start.d, call))
+          if (notes.length && call.callID) carried.set(call.callID, notes)
+        }
+        if (call.callID && writes(call)) writers.set(call.callID, Date.now())
         if (!racesShell(call)) return decideCall(call)
         const id = call.callID!
         fileCalls.set(id, Date.now())
@@ -1888,16 +1983,19 @@ export namespace SecurityGuard {
         return out
       },
       after(call, output) {
+        const early = (call.callID && carried.get(call.callID)) || []
         if (call.callID) {
           fileCalls.delete(call.callID)
           startedShells.delete(call.callID)
+          carried.delete(call.callID)
+          writers.delete(call.callID)
         }
         if (typeof output !== "string") return output
         const { state, d } = current()
         if (state.status === "none") return output
         const source = sourceOf(call)
         let text = output
-        const notes: string[] = call.callID && hostBefore.size ? verifyHost(d, call.callID) : []
+        const notes: string[] = [...early, ...(call.callID && hostBefore.size ? verifyHost(d, call.callID) : [])]
         if (imported.size && OpenCode.WRITE_TOOLS.has(call.tool)) notes.push(...importsChanged(d, call))
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))

@@ -18,9 +18,6 @@ import { Frontmatter } from "../util/frontmatter"
  * SecurityTemplates.expansions("Status: !`git status`\nDiff: !`git diff`") // ["git status", "git diff"]
  */
 export namespace SecurityTemplates {
-  /** At most this many template files are watched (the rest are named in the log). */
-  export const MAX_FILES = 5_000
-
   /**
    * A folder OpenCode reads definitions from: every `.md` at any depth (commands, agents), each `SKILL.md` at any depth
    * (skills), or the `.md` files directly in it (modes).
@@ -52,34 +49,30 @@ export namespace SecurityTemplates {
 
   /**
    * The template files under `roots` (symbolic links to folders followed, as OpenCode's scan does; each folder once),
-   * at most `MAX_FILES`; `truncated` when there were more.
+   * with their kind. There is no cap: files the agent adds in bulk slow the check down, they never hide one from it.
    *
    * @example
    * SecurityTemplates.list([{ folder: "/repo/.opencode/command", kind: "command" }]).files // ["/repo/.opencode/command/review.md"]
    */
-  export function list(roots: readonly Root[]): {
-    files: string[]
-    kinds: Map<string, Root["kind"]>
-    truncated: boolean
-  } {
+  export function list(roots: readonly Root[]): { files: string[]; kinds: Map<string, Root["kind"]> } {
     const files: string[] = []
     const kinds = new Map<string, Root["kind"]>()
     const visited = new Set<string>()
-    const walk = (folder: string, kind: Root["kind"], depth: number): boolean => {
+    const walk = (folder: string, kind: Root["kind"]): void => {
       let st: fs.Stats
       try {
         st = fs.statSync(folder)
       } catch {
-        return true
+        return
       }
       const key = `${st.dev}:${st.ino}`
-      if (!st.isDirectory() || visited.has(key)) return true
+      if (!st.isDirectory() || visited.has(key)) return
       visited.add(key)
       let entries: fs.Dirent[]
       try {
         entries = fs.readdirSync(folder, { withFileTypes: true })
       } catch {
-        return true
+        return
       }
       for (const e of entries) {
         const full = path.join(folder, e.name)
@@ -95,18 +88,16 @@ export namespace SecurityTemplates {
           }
         }
         if (dir) {
-          if (kind !== "mode" && !walk(full, kind, depth + 1)) return false
+          if (kind !== "mode") walk(full, kind)
           continue
         }
         if (!file || !(kind === "skill" ? e.name === "SKILL.md" : e.name.endsWith(".md"))) continue
-        if (files.length >= MAX_FILES) return false
         files.push(full)
         kinds.set(full, kind)
       }
-      return true
     }
-    for (const root of roots) if (!walk(root.folder, root.kind, 0)) return { files, kinds, truncated: true }
-    return { files, kinds, truncated: false }
+    for (const root of roots) walk(root.folder, root.kind)
+    return { files, kinds }
   }
 
   /**
@@ -116,7 +107,22 @@ export namespace SecurityTemplates {
    * SecurityTemplates.risks("agent", "---\npermission:\n  bash: allow\n---\nYou review.") // ["permission.bash: allow"]
    */
   export function risks(kind: Root["kind"], text: string): string[] {
-    return kind === "command" || kind === "skill" ? expansions(text) : grants(text)
+    const language = frontmatterLanguage(text)
+    const own = kind === "command" || kind === "skill" ? expansions(text) : grants(text)
+    return language ? [`frontmatter in ${language}`, ...own] : own
+  }
+
+  /**
+   * The language a frontmatter names on its opening line (`---js`, `--- yaml`), or undefined for plain `---`. OpenCode
+   * parses every definition with gray-matter, which evaluates a JavaScript block when it loads the configuration, and
+   * reads YAML or JSON blocks this layer's checks do not look into: any named language counts as a risk.
+   *
+   * @example
+   * SecurityTemplates.frontmatterLanguage("---js\n{ a: 1 }\n---\n") // "js"
+   */
+  export function frontmatterLanguage(text: string): string | undefined {
+    const language = /^\uFEFF?---[ \t]*(\S[^\r\n]*)/.exec(text)?.[1]?.trim()
+    return language && !language.startsWith("-") ? language.slice(0, 40) : undefined
   }
 
   /**
@@ -155,7 +161,18 @@ export namespace SecurityTemplates {
    * SecurityTemplates.expansions("run !`npm test` then report") // ["npm test"]
    */
   export function expansions(text: string): string[] {
-    return Array.from(text.matchAll(/!`([^`]+)`/g), (m) => m[1]!)
+    const out: string[] = []
+    let end = 0
+    for (const m of text.matchAll(/!`([^`]+)`/g)) {
+      out.push(m[1]!)
+      end = m.index + m[0].length
+    }
+    // An opening !` that nothing closes (any later backquote would have closed it): OpenCode appends the user's
+    // arguments to a template without placeholders, and their first backquote ("/review the `parse` function") would.
+    const tail = text.slice(end)
+    const open = tail.search(/!`(?!`)/)
+    if (open >= 0) out.push(`${tail.slice(open + 2, open + 82)}… (not closed)`)
+    return out
   }
 
   /**

@@ -1,4 +1,5 @@
-import matter from "gray-matter"
+import grayMatter from "gray-matter"
+import type matter from "gray-matter"
 import { errorMessage } from "./error"
 
 /**
@@ -11,6 +12,29 @@ import { errorMessage } from "./error"
  * parsed.body // "# Body"
  */
 export namespace Frontmatter {
+  /** gray-matter evaluates a `---js` / `---javascript` block: text from files the agent can write must never be run. */
+  const REFUSED = {
+    parse(): never {
+      throw new Error("frontmatter in JavaScript is not read (it would be evaluated)")
+    },
+  }
+
+  /**
+   * gray-matter with its JavaScript engine switched off (a `---js` block throws instead of being evaluated); every
+   * caller in this project parses through it.
+   *
+   * @example
+   * Frontmatter.matter("---js\n{ a: 1 }\n---\n") // throws: frontmatter in JavaScript is not read
+   */
+  export function matter(text: string): matter.GrayMatterFile<string> {
+    // A fresh options object also bypasses gray-matter's cache by input string, so a malformed document never
+    // returns a stale result.
+    return grayMatter(text, { engines: { javascript: REFUSED, js: REFUSED } } as unknown as matter.GrayMatterOption<
+      string,
+      any
+    >)
+  }
+
   export type Result = {
     /** The parsed YAML mapping; `{}` when there is none or it is malformed. */
     data: Record<string, unknown>
@@ -24,9 +48,7 @@ export namespace Frontmatter {
     const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
     if (!/^---[ \t]*\r?\n/.test(source)) return { data: {}, body: source }
     try {
-      // gray-matter caches by input string; pass a fresh options object to bypass that cache so that a malformed
-      // document never returns a stale result.
-      const parsed = matter(source, {})
+      const parsed = matter(source)
       const data = parsed.data
       if (data === null || typeof data !== "object" || Array.isArray(data)) {
         return { data: {}, body: parsed.content, error: "frontmatter is not a mapping of keys to values" }

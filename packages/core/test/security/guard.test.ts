@@ -192,7 +192,9 @@ describe("SecurityGuard", () => {
       "/etc/u.npmrc",
     ])
       expect(list).toContain(p)
-    expect(SecurityGuard.hostWritable(env)).toEqual(["/data/opencode/plans/", "/data/opencode/worktree/"])
+    expect(SecurityGuard.hostWritable(env)).toEqual(["/data/opencode/plans/"])
+    for (const p of ["/db/oc.db-wal", "/db/oc.db-shm", "/srv/repo/.opencode/.npmrc", "/srv/repo/.opencode/bunfig.toml"])
+      expect(list).toContain(p)
     // Through the guard: the data folder refuses writes, its openings take them.
     await using dir = await project({ "x.txt": "x" })
     const data = path.join(dir.path, "data")
@@ -206,10 +208,14 @@ describe("SecurityGuard", () => {
       },
     )
     try {
-      for (const target of ["opencode/auth.json", "opencode/snapshot/a/b/config", "opencode/opencode.db"])
+      for (const target of [
+        "opencode/auth.json",
+        "opencode/snapshot/a/b/config",
+        "opencode/opencode.db",
+        "opencode/worktree/id/other/.opencode/plugin/x.ts",
+      ])
         expect(await g.access(path.join(data, target), "write")).toBeDefined()
-      for (const target of ["opencode/plans/p.md", "opencode/worktree/id/name/src/a.ts"])
-        expect(await g.access(path.join(data, target), "write")).toBeUndefined()
+      expect(await g.access(path.join(data, "opencode/plans/p.md"), "write")).toBeUndefined()
     } finally {
       g.close()
     }

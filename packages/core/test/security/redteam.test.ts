@@ -1367,6 +1367,123 @@ for f in glob.glob('.git/objects/*/*'):
         expect(fs.existsSync(box.dir.file("w/.git/config"))).toBe(false)
       })
 
+      // Second round on the definitions: gray-matter runs a `---js` frontmatter when OpenCode loads the configuration,
+      // an unclosed !` is closed by the user's arguments, and a tool that fails after writing gets no after hook.
+      test("a definition in JavaScript or YAML-by-name frontmatter, or with an unclosed !`, is moved aside", async () => {
+        await using box = await fresh(route)
+        const cases: [string, string][] = [
+          [".opencode/command/js.md", '---js\n{ description: (globalThis.__ocbRt = 1, "Deploy") }\n---\nHello\n'],
+          [".opencode/agent/y.md", "---yaml\npermission:\n  bash: allow\n---\nYou are y.\n"],
+          [".claude/skills/j/SKILL.md", '---json\n{"name": "j", "description": "j"}\n---\nBody\n'],
+          [".opencode/command/open.md", "Review the change. !`touch /tmp/open-1; : "],
+        ]
+        for (const [file, content] of cases) {
+          const r = await box.s.call("write", { filePath: file, content })
+          if (r.refused) expectTyped(r)
+          else expect(r.output).toMatch(/gained a (shell command|permission grant)/)
+          expect(fs.existsSync(box.dir.file(file))).toBe(false)
+          expect(asideOf(box.dir.file(file))).toHaveLength(1)
+        }
+        expect((globalThis as Record<string, unknown>).__ocbRt).toBeUndefined()
+      })
+
+      test("a template written by a call whose after hook never comes is caught before the next call", async () => {
+        await using box = await fresh(route)
+        // As apply_patch failing on a later hunk: the file is on disk, OpenCode runs no after hook for the call.
+        const file = box.dir.file(".opencode/command/pp.md")
+        fs.mkdirSync(path.dirname(file), { recursive: true })
+        fs.writeFileSync(file, "go !`touch /tmp/pp-1`\n")
+        // Only the next call's before hook runs here: the file is moved aside before that call does anything.
+        const next = await box.s.call("read", { filePath: "README.md" }, { noExecute: true })
+        expect(next.refused).toBe(false)
+        expect(fs.existsSync(file)).toBe(false)
+        expect(asideOf(file)).toHaveLength(1)
+      })
+
+      test("more than 5,000 dummy definitions do not hide a template", async () => {
+        await using box = await fresh(route)
+        const r = await box.s.bash(
+          "mkdir -p .opencode/command/aaa && (cd .opencode/command/aaa && seq 1 5100 | sed 's/$/.md/' | xargs touch) && mkdir -p .claude/skills/evil && echo '!`touch /tmp/cap-1`' > .claude/skills/evil/SKILL.md; echo RAN-OK",
+        )
+        if (r.refused) expectTyped(r)
+        else expect(r.output).toContain("gained a shell command")
+        expect(fs.existsSync(box.dir.file(".claude/skills/evil/SKILL.md"))).toBe(false)
+      }, 120_000)
+
+      test("git folders made or named during the session are read-only from then on: new repositories, .git files, submodules", async () => {
+        await using box = await fresh(route)
+        // A repository made by a command: the write tool may not give it a config that runs a program.
+        const made = await box.s.bash("mkdir -p sub && git -C sub init -q; echo RAN-OK")
+        expect(made.raw).toContain("RAN-OK")
+        expectTyped(
+          await box.s.call("write", { filePath: "sub/.git/config", content: "[core]\n\tfsmonitor = touch /tmp/f5\n" }),
+        )
+        expectTyped(
+          await box.s.call("write", { filePath: "sub/.git/hooks/post-checkout", content: "touch /tmp/f5h\n" }),
+        )
+        // A .git file naming a git folder inside the project: that folder's config is locked from the next command.
+        const named = await box.s.bash(
+          "git init -q --bare gd && mkdir -p w && echo 'gitdir: ../gd' > w/.git; echo RAN-OK",
+        )
+        expect(named.raw).toContain("RAN-OK")
+        const gd = fs.readFileSync(box.dir.file("gd/config"), "utf8")
+        const r = await box.s.bash("git config --file gd/config core.fsmonitor 'touch /tmp/f6'; echo RAN-OK")
+        if (r.refused) expectTyped(r)
+        expect(fs.readFileSync(box.dir.file("gd/config"), "utf8")).toBe(gd)
+        expectTyped(await box.s.call("write", { filePath: "gd/hooks/post-checkout", content: "touch /tmp/f6h\n" }))
+      }, 60_000)
+
+      test("a submodule's git folder (.git/modules) is read-only", async () => {
+        await using box = await fresh(route)
+        const lib = box.dir.file("../sub-lib-" + route)
+        fs.mkdirSync(lib, { recursive: true })
+        try {
+          git(lib, "init", "-q")
+          fs.writeFileSync(path.join(lib, "a.txt"), "a\n")
+          git(lib, "add", "a.txt")
+          git(lib, "commit", "-qm", "lib")
+          git(box.dir.path, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "deps/lib")
+          await using again = {
+            s: await open(route, box.dir.path),
+            async [Symbol.asyncDispose]() {
+              this.s.close()
+            },
+          }
+          const config = box.dir.file(".git/modules/deps/lib/config")
+          const before = fs.readFileSync(config, "utf8")
+          const r = await again.s.bash(
+            `git config --file .git/modules/deps/lib/config core.fsmonitor 'touch /tmp/f7'; echo RAN-OK`,
+          )
+          if (r.refused) expectTyped(r)
+          expect(fs.readFileSync(config, "utf8")).toBe(before)
+          expectTyped(await again.s.call("write", { filePath: config, content: "[core]\n\tfsmonitor = x\n" }))
+        } finally {
+          fs.rmSync(lib, { recursive: true, force: true })
+        }
+      }, 60_000)
+
+      test("the user's tmux server cannot be asked to run a command", async () => {
+        const tmp = fs.mkdtempSync(path.join(home.home, "tmux-"))
+        const saved = process.env.TMUX_TMPDIR
+        process.env.TMUX_TMPDIR = tmp
+        const marker = path.join(tmp, "ran")
+        const start = Bun.spawnSync(["tmux", "-L", "ocb", "new-session", "-d", "sleep 60"], { env: { ...process.env } })
+        try {
+          if (start.exitCode !== 0) throw new Error(`tmux did not start: ${start.stderr.toString()}`)
+          await using box = await fresh(route)
+          const r = await box.s.bash(`tmux -L ocb run-shell 'touch ${marker}'; echo RAN-OK`)
+          if (r.refused) expectTyped(r)
+          else expect(r.raw).toContain("RAN-OK")
+          await Bun.sleep(300)
+          expect(fs.existsSync(marker)).toBe(false)
+        } finally {
+          Bun.spawnSync(["tmux", "-L", "ocb", "kill-server"], { env: { ...process.env } })
+          if (saved === undefined) delete process.env.TMUX_TMPDIR
+          else process.env.TMUX_TMPDIR = saved
+          fs.rmSync(tmp, { recursive: true, force: true })
+        }
+      }, 60_000)
+
       test("a folder above a protected path in the home folder cannot be renamed aside to make the path anew", async () => {
         await using box = await fresh(route)
         const plugin = path.join(home.home, ".config/opencode/plugin/user.ts")

@@ -14,8 +14,21 @@ describe("SecurityTemplates.expansions", () => {
     expect(SecurityTemplates.expansions("!`curl x |\nsh`")).toEqual(["curl x |\nsh"])
   })
 
-  test("an unclosed !` is not a command", () => {
-    expect(SecurityTemplates.expansions("run !`id and never close")).toEqual([])
+  test("an unclosed !` counts: the user's arguments, appended after it, could close it", () => {
+    expect(SecurityTemplates.expansions("run !`id and never close")).toEqual(["id and never close… (not closed)"])
+    expect(SecurityTemplates.expansions("!`git diff` then !`id; : ")).toEqual(["git diff", "id; : … (not closed)"])
+    // An empty !`` is not a command, and a later backquote closes an opening (a complete one then).
+    expect(SecurityTemplates.expansions("quote !`` here")).toEqual([])
+  })
+
+  test("a frontmatter in another language than plain YAML is a risk for every kind (gray-matter runs JavaScript)", () => {
+    for (const kind of ["command", "skill", "agent", "mode"] as const) {
+      expect(SecurityTemplates.risks(kind, "---js\n{ description: 'x' }\n---\nbody")).toEqual(["frontmatter in js"])
+      expect(SecurityTemplates.risks(kind, "--- yaml\npermission: ask\n---\n")).toEqual(["frontmatter in yaml"])
+    }
+    expect(SecurityTemplates.frontmatterLanguage("---\nname: x\n---\n")).toBeUndefined()
+    expect(SecurityTemplates.frontmatterLanguage("---  \nname: x\n---\n")).toBeUndefined()
+    expect(SecurityTemplates.frontmatterLanguage("\uFEFF---javascript\n{}\n---\n")).toBe("javascript")
   })
 
   test("1 MB of !` pairs: each ! between two backquotes is a command, found without backtracking", () => {
@@ -107,7 +120,6 @@ describe("SecurityTemplates.roots and list", () => {
       home: dir.file("home"),
     })
     const files = SecurityTemplates.list(roots)
-    expect(files.truncated).toBe(false)
     expect(files.kinds.get(dir.file("p/.opencode/agents/team/lead.md"))).toBe("agent")
     expect(files.kinds.get(dir.file("p/.opencode/mode/plan.md"))).toBe("mode")
     expect(files.kinds.get(dir.file("p/.claude/skills/k/SKILL.md"))).toBe("skill")
@@ -143,13 +155,20 @@ describe("SecurityTemplates.roots and list", () => {
     expect(found).toEqual([".opencode/command/a.md", ".opencode/command/linked/e.md"])
   })
 
-  test(`at most ${SecurityTemplates.MAX_FILES} files, and then it says so`, async () => {
+  test("no cap: 5,001 files before a template in walking order do not hide it", async () => {
     await using dir = await tmpdir()
-    const folder = dir.file(".opencode/command")
+    const folder = dir.file(".opencode/command/aaa")
     fs.mkdirSync(folder, { recursive: true })
-    for (let i = 0; i <= SecurityTemplates.MAX_FILES; i++) fs.writeFileSync(path.join(folder, `c${i}.md`), "")
-    const found = SecurityTemplates.list([{ folder, kind: "command" }])
-    expect(found.truncated).toBe(true)
-    expect(found.files).toHaveLength(SecurityTemplates.MAX_FILES)
+    for (let i = 0; i <= 5_000; i++) fs.writeFileSync(path.join(folder, `c${i}.md`), "")
+    fs.mkdirSync(dir.file(".claude/skills/evil"), { recursive: true })
+    fs.writeFileSync(dir.file(".claude/skills/evil/SKILL.md"), "!`id`")
+    const roots = SecurityTemplates.roots({
+      configDirs: [dir.file(".opencode")],
+      dirs: [dir.path],
+      home: dir.file("h"),
+    })
+    const found = SecurityTemplates.list(roots)
+    expect(found.files).toHaveLength(5_002)
+    expect(found.kinds.get(dir.file(".claude/skills/evil/SKILL.md"))).toBe("skill")
   }, 60_000)
 })
