@@ -1189,13 +1189,7 @@ export namespace SecurityGuard {
      */
     const gitDirsOf = (top: string): string[] => {
       const dot = path.join(top, ".git")
-      let dir = dot
-      if (kindOf(dot) === "file") {
-        try {
-          const named = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(dot, "utf8"))?.[1]
-          if (named) dir = path.resolve(top, named)
-        } catch {}
-      }
+      const dir = kindOf(dot) === "file" ? (gitFileTarget(dot) ?? dot) : dot
       const out = [dir]
       const walk = (folder: string, depth: number) => {
         if (depth > 6 || out.length > 256) return
@@ -1378,11 +1372,7 @@ export namespace SecurityGuard {
         inspectedRepos.add(top)
         let gitDir = e.path
         if (e.kind !== "dir") {
-          let target: string | undefined
-          try {
-            const line = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(e.path, "utf8"))?.[1]
-            if (line) target = path.resolve(top, line)
-          } catch {}
+          const target = gitFileTarget(e.path)
           if (!target || !SecurityPath.isInside(target, root)) {
             notes.push(
               ...moveAside(d, e.path, call, `${why}, and this file sends it to a repository outside the project`),
@@ -2465,6 +2455,16 @@ export namespace SecurityGuard {
       if (!states.size) return false
     }
     return states.has(glob.length)
+  }
+
+  /** The folder a `.git` file names (`gitdir: …`, relative to the file's folder), or undefined. */
+  function gitFileTarget(file: string): string | undefined {
+    try {
+      const named = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(file, "utf8"))?.[1]
+      return named ? path.resolve(path.dirname(file), named) : undefined
+    } catch {
+      return undefined
+    }
   }
 
   function kindOf(p: string): "dir" | "file" | undefined {
