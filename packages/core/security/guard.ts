@@ -1422,6 +1422,10 @@ export namespace SecurityGuard {
     const templatesChanged = (d: Derived, call: Call): string[] => {
       const notes: string[] = []
       const listed = listTemplates()
+      const changed: { file: string; was?: Template; next: Template }[] = []
+      // What left the definitions in this same change (a file removed, a command taken out) may reappear elsewhere
+      // without counting as new: `git mv` of a template, a command moved from one file to another.
+      const left: string[] = []
       for (const file of new Set([...listed.keys(), ...templates.keys()])) {
         const was = templates.get(file)
         if (was && was.stamp === stampOf(file)) continue
@@ -1429,10 +1433,19 @@ export namespace SecurityGuard {
         const next = fs.existsSync(file) ? readTemplate(file, kind) : undefined
         if (!next) {
           templates.delete(file)
+          left.push(...(was?.risks ?? []))
           continue
         }
+        if (was) left.push(...SecurityTemplates.added(next.risks, was.risks))
+        changed.push({ file, was, next })
+      }
+      for (const { file, was, next } of changed) {
+        const kind = next.kind
         const shell = kind === "command" || kind === "skill"
-        const added = SecurityTemplates.added(was?.risks ?? [], next.risks)
+        const fresh = SecurityTemplates.added(was?.risks ?? [], next.risks)
+        const added = SecurityTemplates.added(left, fresh)
+        // The ones found among what left are used up.
+        for (const risk of SecurityTemplates.added(added, fresh)) left.splice(left.indexOf(risk), 1)
         if (!added.length || (shell ? d.allowCommandShell : d.allowAgentPermissions)) {
           templates.set(file, next)
           continue

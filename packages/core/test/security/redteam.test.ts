@@ -1387,6 +1387,24 @@ for f in glob.glob('.git/objects/*/*'):
         expect((globalThis as Record<string, unknown>).__ocbRt).toBeUndefined()
       })
 
+      test("a template moved with its shell command (git mv, mv) is not a new one; a copy is", async () => {
+        const mine = "---\ndescription: Review\n---\nDiff: !`git diff`\n"
+        await using box = await fresh(route, { ".opencode/command/review.md": mine })
+        git(box.dir.path, "add", "-f", ".opencode/command/review.md")
+        git(box.dir.path, "commit", "-qm", "review command")
+        const moved = await box.s.bash(
+          "mkdir -p .opencode/command/git && git mv .opencode/command/review.md .opencode/command/git/review.md; echo RAN-OK",
+        )
+        expect(moved.raw).toContain("RAN-OK")
+        expect(moved.output).not.toContain("gained a shell command")
+        expect(fs.readFileSync(box.dir.file(".opencode/command/git/review.md"), "utf8")).toBe(mine)
+        const copied = await box.s.bash("cp .opencode/command/git/review.md .opencode/command/again.md; echo RAN-OK")
+        if (copied.refused) expectTyped(copied)
+        else expect(copied.output).toContain("gained a shell command")
+        expect(fs.existsSync(box.dir.file(".opencode/command/again.md"))).toBe(false)
+        expect(fs.readFileSync(box.dir.file(".opencode/command/git/review.md"), "utf8")).toBe(mine)
+      })
+
       test("a template written by a call whose after hook never comes is caught before the next call", async () => {
         await using box = await fresh(route)
         // As apply_patch failing on a later hunk: the file is on disk, OpenCode runs no after hook for the call.
