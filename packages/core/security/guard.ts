@@ -1896,7 +1896,12 @@ export namespace SecurityGuard {
         const start = current()
         if (start.state.status !== "none") {
           const notes = templatesChanged(start.d, call)
-          if (writers.size) notes.push(...newRepositories(start.d, call))
+          if (writers.size) {
+            notes.push(...newRepositories(start.d, call))
+            // A call whose after hook has not come within the shell wait failed (or its hook was lost): it has been
+            // checked now, so later calls stop walking the tree for it.
+            for (const [id, at] of writers) if (Date.now() - at > shellRaceMs) writers.delete(id)
+          }
           if (notes.length && call.callID) carried.set(call.callID, notes)
         }
         if (call.callID && writes(call)) writers.set(call.callID, Date.now())
