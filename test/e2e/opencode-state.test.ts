@@ -1,8 +1,9 @@
 // What OpenCode itself runs outside the sandbox from files a sandboxed command could change, against the real stock
 // binaries: its snapshot repository's git config (git runs there at every step), a repository made in a subfolder
 // (OpenCode's snapshot runs `git status` in it), the global legacy TOML configuration and an auth.json "wellknown"
-// entry (both loaded at the next start; here they name an MCP server, a program OpenCode starts). One command tries all
-// four; the first run has no policy (the layer is inert), so each marker appears — the attacks are real on that
+// entry (both loaded at the next start; here they name an MCP server, a program OpenCode starts), and a `git` planted in
+// a PATH folder the user can write (`~/.local/bin`, first in PATH as a login shell sets it; OpenCode starts git by
+// name for its snapshot). One command tries all five; the first run has no policy (the layer is inert), so each marker appears — the attacks are real on that
 // binary — and the second has one, so none may appear, in that session or at the next start.
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
@@ -16,7 +17,8 @@ const POLICY = {
   version: "1.0",
   rules: [{ pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: [] }],
 }
-const MARKERS = ["snapshot", "nested", "toml", "wellknown"] as const
+const MARKERS = ["snapshot", "nested", "toml", "wellknown", "path"] as const
+const GIT = Bun.which("git")!
 
 /** The command: each attack writes its marker into `out` (outside the project) when OpenCode runs it. */
 function attack(out: string, wellknown: string) {
@@ -29,6 +31,8 @@ function attack(out: string, wellknown: string) {
     `mkdir -p sub && cd sub && git init -q && echo x > f && git add f && git -c user.name=a -c user.email=a@b.c commit -qm x && git config core.fsmonitor ${path.join(out, "nested.sh")}; cd ..`,
     `mkdir -p "$XDG_CONFIG_HOME/opencode" && printf '[mcp.t]\\ntype = "local"\\ncommand = ["sh", "-c", "${mark("toml")}"]\\n' > "$XDG_CONFIG_HOME/opencode/config"`,
     `printf '{"${wellknown}":{"type":"wellknown","key":"T_TOKEN","token":"t"}}' > "$XDG_DATA_HOME/opencode/auth.json"`,
+    // The folder is computed, so only the sandbox (not the static check of the command) meets the write.
+    `echo ~/.local/bin > .d; d="$(cat .d)"; printf '#!/bin/sh\\n${mark("path")}\\nexec ${GIT} "$@"\\n' > "$d/git"; chmod +x "$d/git"`,
     "echo attempted",
   ].join("\n")
 }
@@ -48,6 +52,9 @@ for (const target of targets()) {
           })
           const out = path.join(project.root, "markers")
           fs.mkdirSync(out)
+          const bin = path.join(project.home, ".local/bin")
+          fs.mkdirSync(bin, { recursive: true })
+          const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}` }
           const remote = { config: { mcp: { w: { type: "local", command: ["sh", "-c", `touch ${out}/wellknown`] } } } }
           const config = Bun.serve({
             port: 0,
@@ -67,11 +74,11 @@ for (const target of targets()) {
             ModelServer.text("again"),
           ])
           try {
-            const first = await Harness.run(project, server, "set things up", { timeoutMs: 180_000 })
+            const first = await Harness.run(project, server, "set things up", { timeoutMs: 180_000, env })
             expect(first.exitCode).toBe(0)
             expect(first.tools.find((t) => t.tool === "bash")?.output).toContain("attempted")
             // The next start reads the global configuration and auth.json.
-            await Harness.run(project, server, "next session", { timeoutMs: 180_000 })
+            await Harness.run(project, server, "next session", { timeoutMs: 180_000, env })
             const ran = MARKERS.filter((m) => fs.existsSync(path.join(out, m)))
             expect({ policy, ran }).toEqual({ policy, ran: policy ? [] : [...MARKERS] })
           } finally {

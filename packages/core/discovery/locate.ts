@@ -422,6 +422,28 @@ export namespace DiscoveryLocate {
     mode?: boolean
   }
 
+  /**
+   * The folders a configuration's `skills.paths` names, as `version` reads them: `~/` expanded against its home,
+   * relative entries against the directory OpenCode runs in.
+   *
+   * @example
+   * DiscoveryLocate.skillPaths({ directory: "/repo", config: { skills: { paths: ["team", "~/s"] } } }, "1.18") // ["/repo/team", "/home/me/s"]
+   */
+  export function skillPaths(input: Input, version: Version): string[] {
+    const env = input.env ?? process.env
+    const directory = path.resolve(input.directory)
+    const home = path.resolve(directory, input.home ?? DiscoveryDirectories.home(env))
+    // Global.Path.home: `||` in v1.2.15, `??` in v1.18; v1.2.15 expands `~/` against the plain home.
+    const base = version === "1.2.15" ? home : path.resolve(directory, env.OPENCODE_TEST_HOME ?? home)
+    const paths: unknown = input.config?.skills?.paths
+    if (!Array.isArray(paths)) return []
+    return paths.flatMap((item) => {
+      if (typeof item !== "string" || !item) return []
+      const expanded = item.startsWith("~/") ? path.join(base, item.slice(2)) : item
+      return [path.isAbsolute(expanded) ? expanded : path.join(directory, expanded)]
+    })
+  }
+
   /** What OpenCode's own places are for one version, in load order. */
   function places(input: Input, version: Version): { skills: Place[]; agents: Place[] } {
     const env = input.env ?? process.env
@@ -473,17 +495,7 @@ export namespace DiscoveryLocate {
     const uniqueDirs = configDirs.filter((d, i) => configDirs.findIndex((e) => e.dir === d.dir) === i)
     for (const d of uniqueDirs) skillPlace(d.dir, ["skill", "skills"], false, "opencode", d.scope)
 
-    for (const item of input.config?.skills?.paths ?? []) {
-      const base = version === "1.2.15" ? home : globalHome
-      const expanded = item.startsWith("~/") ? path.join(base, item.slice(2)) : item
-      skillPlace(
-        path.isAbsolute(expanded) ? expanded : path.join(directory, expanded),
-        [],
-        false,
-        "skills-path",
-        "config",
-      )
-    }
+    for (const dir of skillPaths(input, version)) skillPlace(dir, [], false, "skills-path", "config")
     // Downloaded skills land in `<cache>/opencode/skills/<name>/`: without fetching the index, every one there counts.
     if (input.config?.skills?.urls?.length)
       skillPlace(path.join(xdgCache, "opencode", "skills"), [], false, "skills-url", "config")

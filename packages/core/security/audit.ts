@@ -15,7 +15,7 @@ import type { SecuritySchema } from "./schema"
  */
 export namespace SecurityAudit {
   export type Source = "builtin-tool" | "plugin-tool" | "plugin-hook" | "mcp" | "llm" | "policy"
-  export type Action = "deny" | "redact" | "refuse" | "allow" | "policy-invalid" | "policy-loaded"
+  export type Action = "deny" | "redact" | "refuse" | "allow" | "policy-invalid" | "policy-loaded" | "config-changed"
 
   export type Event = {
     action: Action

@@ -41,6 +41,8 @@ export namespace SecurityCompile {
     allowCommandShell: boolean
     /** Agent and mode definitions may gain permission grants, which override the user's approvals. */
     allowAgentPermissions: boolean
+    /** OpenCode's own formatters and language servers stay on (they run outside the sandbox). */
+    allowHostTools: boolean
   }
 
   /** Fingerprints of protected segments seen so far (filled as tools touch files). */
@@ -93,6 +95,7 @@ export namespace SecurityCompile {
       allowGitConfig: config?.sandbox.allowGitConfig ?? false,
       allowCommandShell: config?.sandbox.allowCommandShell ?? false,
       allowAgentPermissions: config?.sandbox.allowAgentPermissions ?? false,
+      allowHostTools: config?.sandbox.allowHostTools ?? false,
     }
   }
 

@@ -78,6 +78,7 @@ export namespace SecurityConfig {
       allowGitConfig: boolean
       allowCommandShell: boolean
       allowAgentPermissions: boolean
+      allowHostTools: boolean
     }
     nocase: boolean
     home: string
@@ -397,6 +398,7 @@ export namespace SecurityConfig {
           allowGitConfig: settings?.sandbox?.allowGitConfig ?? false,
           allowCommandShell: settings?.sandbox?.allowCommandShell ?? false,
           allowAgentPermissions: settings?.sandbox?.allowAgentPermissions ?? false,
+          allowHostTools: settings?.sandbox?.allowHostTools ?? false,
         },
         nocase,
         home,

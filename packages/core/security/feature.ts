@@ -1,3 +1,4 @@
+import os from "os"
 import path from "path"
 import { fileURLToPath } from "url"
 import type { BuiltinFeature } from "../builtins/feature"
@@ -6,7 +7,9 @@ import { LocalState } from "../learning/local"
 import { validSection } from "../options"
 import { SecurityGuard } from "./guard"
 import { SecurityHooks } from "./hooks"
+import { SecurityHostTools } from "./host-tools"
 import { SecurityMcp } from "./mcp"
+import { SecuritySearchPath } from "./search-path"
 import { SecurityTools } from "./tools"
 
 /** The folder core's code lives in: read-only for the agent (changed code would switch the layer off). */
@@ -61,6 +64,12 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
       ensure: [local],
       hide: [local],
     })
+    // PATH entries a sandboxed command can write but that cannot be held read-only without the project or the home.
+    const search = SecuritySearchPath.folders(process.env, { root: guard.root, home: os.homedir() })
+    if (guard.active() && search.unsafe.length)
+      log.warn(
+        `[security] PATH has entries a sandboxed command can write that are not held read-only (${search.unsafe.join(", ")}): a program planted there runs in place of one OpenCode starts by name (git, rg), outside the sandbox. Start OpenCode with a PATH without them.`,
+      )
     // The index of protected files (copies, hard links) is built in the background; hooks wait for the first build,
     // at most 3 s, so the first prompts are scanned against it without delaying OpenCode's start.
     let warm: Promise<unknown> | undefined = Promise.race([guard.ready(), Bun.sleep(3000)]).then(
@@ -116,10 +125,35 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
         // OpenCode imports them at its next start, outside the sandbox, so they are as protected as the plugin folders.
         guard.protectHost(SecurityFeature.pluginFiles(c.plugin))
         locateConfig = { skills: c.skills, agent: c.agent }
+        // Skill folders only the configuration names: their templates may not gain a shell command either.
+        const skillPaths = DiscoveryLocate.VERSIONS.flatMap((v) =>
+          DiscoveryLocate.skillPaths({ directory: host.directory, worktree, config: locateConfig }, v),
+        )
+        guard.watchTemplates([...new Set(skillPaths)].map((folder) => ({ folder, kind: "skill" as const })))
         locator = undefined
         guard.setMcpServers(mcpServers)
         // OpenCode 1.14+ lets the configuration choose the shell commands run with.
         if (typeof c.shell === "string" && c.shell) guard.setShell(c.shell)
+        // OpenCode's own formatters and language servers run outside the sandbox and start project code; OpenCode
+        // reads its live configuration after this hook, so they are turned off here while commands are contained.
+        if (guard.active()) {
+          const off = SecurityHostTools.decide(c as Record<string, unknown>, guard.status().sandbox)
+          const changed = SecurityHostTools.apply(c as Record<string, unknown>, off)
+          if (changed.length) {
+            log.warn(SecurityHostTools.message(changed))
+            guard.audit?.logSecurityEvent({
+              action: "config-changed",
+              source: "policy",
+              tool: changed.join(","),
+              reason: SecurityHostTools.message(changed),
+            })
+          }
+          const kept = off.filter((k) => !changed.includes(k))
+          if (kept.length)
+            log.warn(
+              `[security] OpenCode's configuration could not be changed: its ${kept.join(" and ")} setting stays on and runs outside the sandbox.`,
+            )
+        }
         // Agents defined in protected files: their description and prompt leave the live configuration, which is
         // where OpenCode builds the task tool's list of agents from (1.18 appends that list after tool.definition)
         // and an agent's system prompt. The task tool refuses them anyway.

@@ -32,6 +32,7 @@ import { ScanCache } from "./scan-cache"
 import { LLMScanner } from "./scanner"
 import type { SecuritySchema } from "./schema"
 import type { SecurityShell } from "./shell"
+import { SecuritySearchPath } from "./search-path"
 import { SecuritySegments } from "./segments"
 import { SecurityTools } from "./tools"
 import { SecurityTree } from "./tree"
@@ -135,7 +136,15 @@ export namespace SecurityGuard {
     files: string[]
     problems: SecurityConfig.Problem[]
     index: { files: number; fingerprintedBytes: number; truncated: boolean; builtAt?: number; segmented: number }
-    sandbox: { mode: SecurityCompile.Mode; available: boolean; reason?: string; mounts?: number; bypassed?: string }
+    sandbox: {
+      mode: SecurityCompile.Mode
+      available: boolean
+      reason?: string
+      mounts?: number
+      bypassed?: string
+      /** OpenCode's own formatters and language servers may stay on (`sandbox.allowHostTools`). */
+      allowHostTools: boolean
+    }
     auditFailures: number
   }
 
@@ -214,6 +223,11 @@ export namespace SecurityGuard {
      * names, such as plugins given by path in the `plugin` list.
      */
     protectHost(paths: string[]): void
+    /**
+     * More folders OpenCode reads definitions from, which only its configuration names (`skills.paths`): held like
+     * the config folders' from now on, their current files taken as the user's.
+     */
+    watchTemplates(roots: SecurityTemplates.Root[]): void
     readonly audit: SecurityAudit.Log | undefined
     close(): void
   }
@@ -366,6 +380,8 @@ export namespace SecurityGuard {
     ...STARTUP_FILES.map((f) => path.basename(f)),
     ...PACKAGE_MANAGER_FILES,
     "bunfig.toml",
+    // npm's global configuration (`<prefix>/etc/npmrc`).
+    "npmrc",
   ])
 
   /**
@@ -383,6 +399,7 @@ export namespace SecurityGuard {
     directory: string,
     worktree: string,
     env: Record<string, string | undefined> = process.env,
+    execPath: string = process.execPath,
   ): string[] {
     const home = env.HOME || os.homedir()
     const globalDir = path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "opencode")
@@ -435,7 +452,25 @@ export namespace SecurityGuard {
       ...STARTUP_FILES.map((f) => path.join(home, f)),
       ...PACKAGE_MANAGER_FILES.map((f) => path.join(home, f)),
       path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), ".bunfig.toml"),
+      // PATH folders the user can write: a program planted there runs in place of one OpenCode starts by name (`git`
+      // at every step), outside the sandbox, and in the user's own later commands.
+      ...SecuritySearchPath.folders(env, { root, home }).protect.map((d) => d + path.sep),
+      // The running OpenCode's own files: changed, its next start runs without this layer.
+      ...[SecuritySearchPath.installation(execPath, { root, home })].flatMap((d) => (d ? [d + path.sep] : [])),
       ...(env.NPM_CONFIG_USERCONFIG ? [path.resolve(env.NPM_CONFIG_USERCONFIG)] : []),
+      // npm's global configuration, read when OpenCode installs plugins (its registry): `<prefix>/etc/npmrc`, the
+      // prefix taken from the binary's path (`~/.opencode/etc/npmrc` for the install script's) or the environment.
+      ...[
+        ...new Set([
+          ...[execPath, realpath(execPath)].map((p) => path.join(path.dirname(path.dirname(p)), "etc", "npmrc")),
+          ...[env.PREFIX, env.NPM_CONFIG_PREFIX, env.npm_config_prefix]
+            .filter((p): p is string => !!p && path.isAbsolute(p))
+            .map((p) => path.join(p, "etc", "npmrc")),
+          ...[env.NPM_CONFIG_GLOBALCONFIG, env.npm_config_globalconfig]
+            .filter((p): p is string => !!p && path.isAbsolute(p))
+            .map((p) => path.resolve(p)),
+        ]),
+      ],
       ...(env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : []),
       ...(env.OPENCODE_TUI_CONFIG ? [env.OPENCODE_TUI_CONFIG] : []),
     ]
@@ -657,12 +692,19 @@ export namespace SecurityGuard {
       }
     }
     const listTemplates = () => SecurityTemplates.list(templateRoots).kinds
-    for (const [file, kind] of listTemplates()) {
-      const t = readTemplate(file, kind)
-      if (t) templates.set(file, t)
+    /** Takes the definitions under `roots` as they are now (the user's) for those not seen yet. */
+    const baseline = (roots: readonly SecurityTemplates.Root[]) => {
+      for (const [file, kind] of SecurityTemplates.list(roots).kinds) {
+        if (templates.has(file)) continue
+        const t = readTemplate(file, kind)
+        if (t) templates.set(file, t)
+      }
     }
+    baseline(templateRoots)
 
     const hostHidden = (options.hide ?? []).map((p) => path.resolve(p))
+    /** `PATH` folders that do not exist yet: a command creating one has it moved aside, like a plugin folder. */
+    const searchFolders = new Set(SecuritySearchPath.folders(env, { root, home: env.HOME || home }).protect)
     const hostOpen = [
       ...(options.writable ?? []).map((p) => path.resolve(p) + path.sep),
       // A project inside a protected folder (a worktree OpenCode made elsewhere) stays writable.
@@ -1068,7 +1110,7 @@ export namespace SecurityGuard {
       for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))) {
         const kind = kindOf(p)
         if (kind) lock.push({ path: p, dir: kind === "dir" })
-        else if (SWEPT.has(path.basename(p))) absent.push(p)
+        else if (SWEPT.has(path.basename(p)) || searchFolders.has(p)) absent.push(p)
         if (!SecurityPath.isInside(p, root)) pinAbove(p, above, looked)
       }
       // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
@@ -1489,7 +1531,16 @@ export namespace SecurityGuard {
       const notes: string[] = []
       for (const p of absent) {
         if (!fs.existsSync(p)) continue
-        if (!inspected.has(p)) notes.push(...moveAside(d, p, call, "it could switch the security policy off"))
+        if (searchFolders.has(p))
+          notes.push(
+            ...moveAside(
+              d,
+              p,
+              call,
+              "it is a PATH folder: a program there would run in place of one OpenCode starts by name, outside the sandbox",
+            ),
+          )
+        else if (!inspected.has(p)) notes.push(...moveAside(d, p, call, "it could switch the security policy off"))
         else
           for (const t of planted(p))
             notes.push(
@@ -1842,6 +1893,7 @@ export namespace SecurityGuard {
           },
           sandbox: {
             mode: d.sandbox,
+            allowHostTools: d.allowHostTools,
             available: probe?.ok ?? false,
             reason: probe && !probe.ok ? probe.reason : undefined,
             mounts: sandbox?.plan()?.mounts.length,
@@ -2212,6 +2264,14 @@ export namespace SecurityGuard {
         // The watcher reads the same list on every load.
         protect.push(...fresh)
         watcher.reload()
+      },
+      watchTemplates(roots) {
+        const fresh = roots
+          .map((r) => ({ ...r, folder: path.resolve(r.folder) }))
+          .filter((r) => !templateRoots.some((t) => t.folder === r.folder && t.kind === r.kind))
+        if (!fresh.length) return
+        baseline(fresh)
+        templateRoots.push(...fresh)
       },
       get audit() {
         return current().d.audit

@@ -4,6 +4,7 @@ import path from "path"
 import zlib from "zlib"
 import { SecurityAccess } from "./access"
 import type { SecurityConfig } from "./config"
+import { SecuritySearchPath } from "./search-path"
 
 /**
  * Whether a git repository's object store holds protected paths: files committed (on any ref) or staged before the
@@ -294,15 +295,20 @@ export namespace SecurityHistory {
   }
 
   function git(cwd: string, args: string[], input?: string): string | undefined {
-    const result = spawnSync("git", ["-c", "core.fsmonitor=false", ...args], {
-      cwd,
-      encoding: "utf8",
-      timeout: 20_000,
-      maxBuffer: 16 * 1024 * 1024,
-      input,
-      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "ignore"],
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
-    })
+    // The system's git before PATH's (`SecuritySearchPath.which`): this runs in OpenCode's process.
+    const result = spawnSync(
+      SecuritySearchPath.which("git", process.env) ?? "git",
+      ["-c", "core.fsmonitor=false", ...args],
+      {
+        cwd,
+        encoding: "utf8",
+        timeout: 20_000,
+        maxBuffer: 16 * 1024 * 1024,
+        input,
+        stdio: [input === undefined ? "ignore" : "pipe", "pipe", "ignore"],
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
+      },
+    )
     return result.status === 0 ? result.stdout : undefined
   }
 

@@ -115,6 +115,12 @@ export namespace SecuritySchema {
           .describe(
             "Let the agent grant permissions (permission: allow, tools: true) in agent and mode definitions, which override the user's approvals (refused by default)",
           ),
+        allowHostTools: z
+          .boolean()
+          .optional()
+          .describe(
+            "Keep OpenCode's own formatters and language servers, which run outside the sandbox and start project code the agent can change (turned off by default)",
+          ),
       })
       .optional()
       .describe("Root policy only: how shell commands are contained"),

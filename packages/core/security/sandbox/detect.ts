@@ -1,6 +1,5 @@
 import { spawnSync } from "child_process"
-import fs from "fs"
-import path from "path"
+import { SecuritySearchPath } from "../search-path"
 
 /**
  * Whether the kernel sandbox for shell commands can start here: bubblewrap (`bwrap`) on Linux, checked once per
@@ -49,7 +48,7 @@ export namespace SandboxDetect {
         install:
           'Run OpenCode on Linux with bubblewrap installed, or opt out in .opencode-security.json with "sandbox": { "mode": "off" } (weaker: shell commands are then only checked statically)',
       }
-    const bwrap = find("bwrap", options.env ?? process.env)
+    const bwrap = SecuritySearchPath.which("bwrap", options.env ?? process.env)
     if (!bwrap) return { ok: false, reason: "bubblewrap (bwrap) is not installed", install: INSTALL }
     const trial = spawnSync(
       bwrap,
@@ -86,23 +85,5 @@ export namespace SandboxDetect {
     }
     const version = spawnSync(bwrap, ["--version"], { encoding: "utf8", timeout: 5_000 }).stdout?.trim()
     return { ok: true, bwrap, version: version || undefined }
-  }
-
-  /**
-   * System locations come before PATH: a folder early in PATH that the agent can write (e.g. `~/.local/bin`) must not
-   * be able to put a fake `bwrap` in front of the real one for the next session.
-   */
-  function find(name: string, env: Record<string, string | undefined>): string | undefined {
-    for (const dir of ["/usr/bin", "/bin", "/usr/local/bin"].concat((env.PATH ?? "").split(path.delimiter))) {
-      if (!dir) continue
-      const candidate = path.join(dir, name)
-      try {
-        fs.accessSync(candidate, fs.constants.X_OK)
-        return candidate
-      } catch {
-        continue
-      }
-    }
-    return undefined
   }
 }

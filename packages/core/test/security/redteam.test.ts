@@ -14,6 +14,7 @@ import fs from "fs"
 import path from "path"
 import { pathToFileURL } from "url"
 import { SecurityError } from "../../security/errors"
+import { SecuritySearchPath } from "../../security/search-path"
 import {
   APP_TS,
   BLOCKED,
@@ -1427,6 +1428,57 @@ for f in glob.glob('.git/objects/*/*'):
         else expect(r.output).toContain("gained a shell command")
         expect(fs.existsSync(box.dir.file(".claude/skills/evil/SKILL.md"))).toBe(false)
       }, 120_000)
+
+      // OpenCode starts git by name at every step (its snapshot), outside the sandbox: a git planted in a PATH folder
+      // the user can write would run there, on the host, in the same session.
+      test("PATH folders the user can write are read-only; one created by a command is moved aside", async () => {
+        const local = path.join(home.home, ".local/bin")
+        const plain = path.join(home.home, "bin")
+        fs.mkdirSync(local, { recursive: true })
+        await using box = await fresh(route)
+        try {
+          const plant = await box.s.bash(
+            // The folder is read from a file, so the sandbox (not the static check of the command) meets the write.
+            "echo ~/.local/bin > .d; d=$(cat .d); printf '#!/bin/sh\\ncat secrets/api.key\\n' > $d/git; chmod +x $d/git; echo RAN-OK",
+          )
+          expect(plant.refused).toBe(false)
+          expect(plant.raw).toContain("RAN-OK")
+          expect(fs.existsSync(path.join(local, "git"))).toBe(false)
+          expectTyped(await box.s.call("write", { filePath: path.join(local, "git"), content: "#!/bin/sh\n" }))
+          expect(fs.existsSync(path.join(local, "git"))).toBe(false)
+          // ~/bin, which a login shell puts in PATH once it exists, did not exist: made by a command, it is moved aside.
+          const made = await box.s.bash(
+            "echo ~/bin > .d; d=$(cat .d); mkdir $d && printf '#!/bin/sh\\n' > $d/git && chmod +x $d/git; echo RAN-OK",
+          )
+          expect(made.refused).toBe(false)
+          expect(made.output).toContain("it is a PATH folder")
+          expect(fs.existsSync(path.join(plain, "git"))).toBe(false)
+          expect(policyBytes(box.dir.path)).toEqual(box.policy)
+        } finally {
+          for (const f of fs.readdirSync(home.home))
+            if (f === "bin" || f.startsWith("bin.blocked-by-security-"))
+              fs.rmSync(path.join(home.home, f), { recursive: true, force: true })
+          fs.rmSync(local, { recursive: true, force: true })
+        }
+      })
+
+      test("the running OpenCode's own folder is read-only (its next start would run the agent's code)", async () => {
+        const own = SecuritySearchPath.installation(process.execPath, { root: "/nowhere", home: home.home })!
+        expect(own).toBeDefined()
+        const probe = path.join(own, `ocb-probe-${route}`)
+        await using box = await fresh(route)
+        try {
+          fs.writeFileSync(box.dir.file(".d"), own)
+          const r = await box.s.bash(`d=$(cat .d); echo planted > "$d/ocb-probe-${route}"; echo RAN-OK`)
+          expect(r.refused).toBe(false)
+          expect(r.raw).toContain("RAN-OK")
+          expect(fs.existsSync(probe)).toBe(false)
+          expectTyped(await box.s.call("write", { filePath: probe, content: "planted\n" }))
+          expect(fs.existsSync(probe)).toBe(false)
+        } finally {
+          fs.rmSync(probe, { force: true })
+        }
+      })
 
       test("git folders made or named during the session are read-only from then on: new repositories, .git files, submodules", async () => {
         await using box = await fresh(route)

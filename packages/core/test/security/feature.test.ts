@@ -1,0 +1,127 @@
+// The security feature's config hook over the composition root, as the plugin and the fork's seams call it: what it
+// changes in OpenCode's live configuration and which folders the configuration adds to the watch.
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { Builtins, BuiltinsSeams } from "../../builtins"
+import type { Host } from "../../host"
+import { Logger } from "../../util/log"
+import { POLICY, project } from "./fixture"
+import { isolateHome } from "./redteam-helpers"
+
+isolateHome()
+
+type Route = "plugin" | "fork"
+
+/** One instance of the composition root, driven as the plugin or the fork's seams drive it. */
+async function open(route: Route, dir: string) {
+  const host: Host = { directory: dir, worktree: dir, log: Logger.silent, messages: async () => [] }
+  const instance = await Builtins.create(host, { options: {}, logger: () => Logger.silent, native: () => false })
+  const seams = BuiltinsSeams.from(instance)
+  const hooks = instance.hooks as Record<string, any>
+  return {
+    config: (config: Record<string, unknown>) => (route === "plugin" ? hooks.config(config) : seams.config(config)),
+    trigger: (name: string, input: unknown, output: unknown) =>
+      route === "plugin" ? hooks[name]?.(input, output) : seams.trigger(name, input, output, async () => {}),
+    [Symbol.dispose]: () => instance.exposed.guard?.close(),
+  }
+}
+
+async function configure(route: Route, dir: string, config: Record<string, unknown>) {
+  using session = await open(route, dir)
+  await session.config(config)
+  return config
+}
+
+for (const route of ["plugin", "fork"] as Route[]) {
+  describe(`OpenCode's own formatters and language servers, ${route} route`, () => {
+    test(
+      "with a policy they are turned off in the live configuration, and the audit log says so",
+      async () => {
+        await using dir = await project()
+        const config = await configure(route, dir.path, { formatter: { fmt: { command: ["sh", "x", "$FILE"] } } })
+        expect(config.formatter).toBe(false)
+        expect(config.lsp).toBe(false)
+        const log = fs.readFileSync(path.join(dir.path, ".opencode-security-audit.log"), "utf8")
+        expect(log).toContain("formatters and language servers are off")
+        expect(log).toContain(`"action":"config-changed"`)
+      },
+      { timeout: 30_000 },
+    )
+
+    test(
+      "allowHostTools and sandbox mode off keep them; without a policy nothing changes",
+      async () => {
+        const cases: [string, unknown][] = [
+          ["allowHostTools", { ...POLICY, sandbox: { allowHostTools: true } }],
+          ["mode off", { ...POLICY, sandbox: { mode: "off" } }],
+        ]
+        for (const [, policy] of cases) {
+          await using dir = await project({}, policy)
+          const config = await configure(route, dir.path, { lsp: { deno: {} } })
+          expect([config.lsp, config.formatter]).toEqual([{ deno: {} }, undefined])
+        }
+        await using plain = await project()
+        fs.rmSync(path.join(plain.path, ".opencode-security.json"))
+        const config = await configure(route, plain.path, { formatter: true })
+        expect([config.lsp, config.formatter]).toEqual([undefined, true])
+      },
+      { timeout: 30_000 },
+    )
+  })
+}
+
+for (const route of ["plugin", "fork"] as Route[]) {
+  describe(`skill folders named by skills.paths, ${route} route`, () => {
+    const mine = "---\nname: notes\ndescription: n\n---\nDiff: !`git diff`\n"
+    const evil = "---\nname: evil\ndescription: e\n---\nState: !`id`\n"
+
+    /** The write tool's call as OpenCode makes it: before hook, the write, after hook; the output the model gets. */
+    async function write(session: Awaited<ReturnType<typeof open>>, file: string, content: string) {
+      const input = { tool: "write", sessionID: "ses_feature", callID: `call_${path.basename(path.dirname(file))}` }
+      const args = { filePath: file, content }
+      await session.trigger("tool.execute.before", input, { args })
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      fs.writeFileSync(file, content)
+      const out = { title: "", output: "Wrote file successfully.", metadata: {} }
+      await session.trigger("tool.execute.after", { ...input, args }, out)
+      return out.output
+    }
+
+    test(
+      "a new skill there may not carry a shell command (relative and ~/ entries); the user's own are kept",
+      async () => {
+        await using dir = await project({ "team-skills/notes/SKILL.md": mine })
+        const far = path.join(process.env.HOME!, "far-skills")
+        using session = await open(route, dir.path)
+        try {
+          await session.config({ skills: { paths: ["team-skills", "~/far-skills", 42] } })
+          for (const file of [path.join(dir.path, "team-skills/evil/SKILL.md"), path.join(far, "evil/SKILL.md")]) {
+            expect(await write(session, file, evil)).toContain("gained a shell command")
+            expect(fs.existsSync(file)).toBe(false)
+            expect(fs.readdirSync(path.dirname(file)).some((f) => f.startsWith("SKILL.md.blocked-by-security-"))).toBe(
+              true,
+            )
+          }
+          expect(fs.readFileSync(path.join(dir.path, "team-skills/notes/SKILL.md"), "utf8")).toBe(mine)
+        } finally {
+          fs.rmSync(far, { recursive: true, force: true })
+        }
+      },
+      { timeout: 30_000 },
+    )
+
+    test(
+      "a folder no configuration names is an ordinary one",
+      async () => {
+        await using dir = await project()
+        using session = await open(route, dir.path)
+        await session.config({})
+        const file = path.join(dir.path, "team-skills/evil/SKILL.md")
+        expect(await write(session, file, evil)).not.toContain("gained a shell command")
+        expect(fs.readFileSync(file, "utf8")).toBe(evil)
+      },
+      { timeout: 30_000 },
+    )
+  })
+}
