@@ -3,7 +3,7 @@
 // (OpenCode's snapshot runs `git status` in it), the global legacy TOML configuration and an auth.json "wellknown"
 // entry (both loaded at the next start; here they name an MCP server, a program OpenCode starts), and a `git` planted in
 // a PATH folder the user can write (`~/.local/bin`, first in PATH as a login shell sets it; OpenCode starts git by
-// name for its snapshot). One command tries all five; the first run has no policy (the layer is inert), so each marker appears — the attacks are real on that
+// name for its snapshot), and one planted in `./node_modules/.bin`, a relative PATH entry. One command tries all six; the first run has no policy (the layer is inert), so each marker appears — the attacks are real on that
 // binary — and the second has one, so none may appear, in that session or at the next start.
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
@@ -17,7 +17,7 @@ const POLICY = {
   version: "1.0",
   rules: [{ pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: [] }],
 }
-const MARKERS = ["snapshot", "nested", "toml", "wellknown", "path"] as const
+const MARKERS = ["snapshot", "nested", "toml", "wellknown", "path", "relative"] as const
 const GIT = Bun.which("git")!
 
 /** The command: each attack writes its marker into `out` (outside the project) when OpenCode runs it. */
@@ -33,6 +33,8 @@ function attack(out: string, wellknown: string) {
     `printf '{"${wellknown}":{"type":"wellknown","key":"T_TOKEN","token":"t"}}' > "$XDG_DATA_HOME/opencode/auth.json"`,
     // The folder is computed, so only the sandbox (not the static check of the command) meets the write.
     `echo ~/.local/bin > .d; d="$(cat .d)"; printf '#!/bin/sh\\n${mark("path")}\\nexec ${GIT} "$@"\\n' > "$d/git"; chmod +x "$d/git"`,
+    // PATH also starts with ./node_modules/.bin (a common shell setup): a git there is found from the project folder.
+    `echo node_modules/.bin > .n; n="$(cat .n)"; mkdir -p "$n" && printf '#!/bin/sh\\n${mark("relative")}\\nexec "$HOME/.local/bin/git" "$@"\\n' > "$n/git" && chmod +x "$n/git"`,
     "echo attempted",
   ].join("\n")
 }
@@ -54,7 +56,7 @@ for (const target of targets()) {
           fs.mkdirSync(out)
           const bin = path.join(project.home, ".local/bin")
           fs.mkdirSync(bin, { recursive: true })
-          const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}` }
+          const env = { PATH: ["./node_modules/.bin", bin, process.env.PATH].join(path.delimiter) }
           const remote = { config: { mcp: { w: { type: "local", command: ["sh", "-c", `touch ${out}/wellknown`] } } } }
           const config = Bun.serve({
             port: 0,

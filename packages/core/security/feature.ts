@@ -12,6 +12,13 @@ import { SecurityMcp } from "./mcp"
 import { SecuritySearchPath } from "./search-path"
 import { SecurityTools } from "./tools"
 
+/**
+ * The PATH OpenCode's process started with, before any instance left entries out (`SecuritySearchPath.strip`), and the
+ * PATH the last one left: a PATH changed since by someone else is taken as the new original.
+ */
+let originalPath: string | undefined
+let strippedPath: string | undefined
+
 /** The folder core's code lives in: read-only for the agent (changed code would switch the layer off). */
 const CORE_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..") + path.sep
 
@@ -64,12 +71,23 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
       ensure: [local],
       hide: [local],
     })
-    // PATH entries a sandboxed command can write but that cannot be held read-only without the project or the home.
-    const search = SecuritySearchPath.folders(process.env, { root: guard.root, home: os.homedir() })
-    if (guard.active() && search.unsafe.length)
+    // PATH entries a sandboxed command can write but that cannot be held read-only without the project or the home
+    // (relative ones, folders in the project): OpenCode's own lookups on the host (git for its snapshot, rg, the shell)
+    // stop using them; the agent's commands keep them. The PATH OpenCode started with is kept once per process, since
+    // each project's instance strips its own.
+    if (originalPath === undefined || process.env.PATH !== strippedPath) originalPath = process.env.PATH ?? ""
+    let shellPath: string | undefined
+    const unsafe = SecuritySearchPath.folders({ PATH: originalPath }, { root: guard.root, home: os.homedir() }).unsafe
+    if (unsafe.length && guard.active() && guard.status().sandbox.mode !== "off") {
+      shellPath = originalPath
+      process.env.PATH = strippedPath = SecuritySearchPath.strip(process.env.PATH ?? "", {
+        root: guard.root,
+        home: os.homedir(),
+      })
       log.warn(
-        `[security] PATH has entries a sandboxed command can write that are not held read-only (${search.unsafe.join(", ")}): a program planted there runs in place of one OpenCode starts by name (git, rg), outside the sandbox. Start OpenCode with a PATH without them.`,
+        `[security] PATH entries a sandboxed command could plant programs in (${unsafe.join(", ")}) are left out of OpenCode's own PATH, which finds the programs OpenCode starts outside the sandbox (git, rg); shell commands keep them.`,
       )
+    }
     // The index of protected files (copies, hard links) is built in the background; hooks wait for the first build,
     // at most 3 s, so the first prompts are scanned against it without delaying OpenCode's start.
     let warm: Promise<unknown> | undefined = Promise.race([guard.ready(), Bun.sleep(3000)]).then(
@@ -109,6 +127,7 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
     }
     const hooks = SecurityHooks.create({
       guard,
+      shellPath,
       skip,
       ready,
       item: (kind, name) => locate().refusal(kind, name, host),

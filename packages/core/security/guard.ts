@@ -418,6 +418,8 @@ export namespace SecurityGuard {
     const given = worktree && worktree !== "/" && SecurityPath.isInside(path.resolve(directory), path.resolve(worktree))
     const givenRoot = given ? path.resolve(worktree) : path.resolve(directory)
     const gitLevels = dirs.filter((d) => d !== root && d !== givenRoot)
+    const search = SecuritySearchPath.folders(env, { root, home, directory })
+    const searchFolders = search.protect
     return [
       ...gitLevels.map((d) => path.join(d, ".git")),
       // `tui.json(c)` (OpenCode 1.18) has a plugin list of its own, loaded into the TUI at its next start.
@@ -454,9 +456,13 @@ export namespace SecurityGuard {
       path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), ".bunfig.toml"),
       // PATH folders the user can write: a program planted there runs in place of one OpenCode starts by name (`git`
       // at every step), outside the sandbox, and in the user's own later commands.
-      ...SecuritySearchPath.folders(env, { root, home }).protect.map((d) => d + path.sep),
-      // The running OpenCode's own files: changed, its next start runs without this layer.
-      ...[SecuritySearchPath.installation(execPath, { root, home })].flatMap((d) => (d ? [d + path.sep] : [])),
+      ...searchFolders.map((d) => d + path.sep),
+      // In PATH entries that cannot be held (relative, in the project), the programs OpenCode starts by name.
+      ...search.programs,
+      // What the links in them lead to (a package's own folder), and the running OpenCode's own files: changed, its
+      // next start runs without this layer.
+      ...SecuritySearchPath.linked(searchFolders, { root, home }).map((d) => (isDir(d) ? d + path.sep : d)),
+      ...SecuritySearchPath.installation(execPath, { root, home }).map((d) => d + path.sep),
       ...(env.NPM_CONFIG_USERCONFIG ? [path.resolve(env.NPM_CONFIG_USERCONFIG)] : []),
       // npm's global configuration, read when OpenCode installs plugins (its registry): `<prefix>/etc/npmrc`, the
       // prefix taken from the binary's path (`~/.opencode/etc/npmrc` for the install script's) or the environment.
@@ -600,9 +606,32 @@ export namespace SecurityGuard {
     const now = options.now ?? Date.now
     const root = rootOf(options)
     const directory = realpath(options.directory)
-    const protect = (options.protect ?? []).map((p) =>
-      p.endsWith(path.sep) ? path.resolve(p) + path.sep : path.resolve(p),
+    const protect = withTargets(
+      (options.protect ?? []).map((p) => (p.endsWith(path.sep) ? path.resolve(p) + path.sep : path.resolve(p))),
     )
+    /**
+     * Protected host paths that are symbolic links (dotfiles kept by stow, a PATH folder linked elsewhere), with where
+     * they lead. Their targets are protected too (`withTargets`) and the sandbox holds the target (a mount cannot hold
+     * a link); a command that replaces the link itself has the replacement moved aside and the link put back.
+     */
+    const links = new Map<string, string>()
+    const noteLinks = (list: string[]) => {
+      const seen = new Set<string>()
+      for (const p of list) {
+        // The path and the folders above it: `~/.config` linked into a dotfiles repository holds the configuration.
+        for (let at = p.endsWith(path.sep) ? p.slice(0, -1) : p; at !== path.dirname(at); at = path.dirname(at)) {
+          if (seen.has(at)) break
+          seen.add(at)
+          try {
+            if (fs.lstatSync(at).isSymbolicLink() && SecurityPath.movable(at) && !links.has(at))
+              links.set(at, fs.readlinkSync(at))
+          } catch {
+            continue
+          }
+        }
+      }
+    }
+    noteLinks(protect)
     let mcpServers = options.mcpServers ?? []
     let shell = options.shell ?? defaultShell(env)
     const ripgrepOwner = `guard:${root}:${Math.random().toString(36).slice(2)}`
@@ -704,7 +733,8 @@ export namespace SecurityGuard {
 
     const hostHidden = (options.hide ?? []).map((p) => path.resolve(p))
     /** `PATH` folders that do not exist yet: a command creating one has it moved aside, like a plugin folder. */
-    const searchFolders = new Set(SecuritySearchPath.folders(env, { root, home: env.HOME || home }).protect)
+    const searchPaths = SecuritySearchPath.folders(env, { root, home: env.HOME || home, directory })
+    const searchFolders = new Set([...searchPaths.protect, ...searchPaths.programs])
     const hostOpen = [
       ...(options.writable ?? []).map((p) => path.resolve(p) + path.sep),
       // A project inside a protected folder (a worktree OpenCode made elsewhere) stays writable.
@@ -1109,8 +1139,10 @@ export namespace SecurityGuard {
       const looked = new Set<string>()
       for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))) {
         const kind = kindOf(p)
-        if (kind) lock.push({ path: p, dir: kind === "dir" })
-        else if (SWEPT.has(path.basename(p)) || searchFolders.has(p)) absent.push(p)
+        if (kind) {
+          // A path through a link is held at its target, which is protected as well (a mount cannot hold a link).
+          if (!leadsElsewhere(p)) lock.push({ path: p, dir: kind === "dir" })
+        } else if (SWEPT.has(path.basename(p)) || searchFolders.has(p)) absent.push(p)
         if (!SecurityPath.isInside(p, root)) pinAbove(p, above, looked)
       }
       // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
@@ -1125,7 +1157,10 @@ export namespace SecurityGuard {
         for (const p of gitConfigPaths()) {
           const kind = kindOf(p)
           if (!SecurityPath.isInside(p, root)) pinAbove(p, above, looked)
-          if (kind) lock.push({ path: p, dir: kind === "dir" })
+          if (kind) {
+            // A link (a stow-kept ~/.gitconfig) is held at its target, which is in the list too.
+            if (!leadsElsewhere(p)) lock.push({ path: p, dir: kind === "dir" })
+          }
           // What redirects a repository, or lies outside the project, may not appear. A repository's own config
           // and hooks may (`git init`), but not with a setting or hook that runs a program (`inspected`).
           else {
@@ -1194,7 +1229,7 @@ export namespace SecurityGuard {
       const xdg = env.XDG_CONFIG_HOME || path.join(user, ".config")
       const above: string[] = []
       for (let dir = path.dirname(root); dir !== path.dirname(dir); dir = path.dirname(dir)) above.push(dir)
-      return [
+      return withTargets([
         ...repositories().flatMap((top) =>
           gitDirsOf(top).flatMap((dir) => GIT_REDIRECTS.map((name) => path.join(dir, name))),
         ),
@@ -1204,8 +1239,12 @@ export namespace SecurityGuard {
         path.join(user, ".gitconfig"),
         path.join(xdg, "git", "config"),
         ...(env.GIT_CONFIG_GLOBAL ? [path.resolve(SecurityPath.expand(env.GIT_CONFIG_GLOBAL, directory, home))] : []),
-      ]
+      ])
     }
+    noteLinks([
+      path.join(env.HOME || home, ".gitconfig"),
+      path.join(env.XDG_CONFIG_HOME || path.join(env.HOME || home, ".config"), "git", "config"),
+    ])
     /**
      * The folders holding a `.git`: the root (whether or not it has one) and every nested repository the tree saw.
      * Kept per tree (a refresh that changes it makes a new one): it is asked on every write-tool call and several
@@ -1529,6 +1568,23 @@ export namespace SecurityGuard {
     /** Moves aside protected host paths a sandboxed command created (they were absent when it started). */
     const sweep = (d: Derived, absent: string[], call?: Call): string[] => {
       const notes: string[] = []
+      for (const [link, target] of links) {
+        if (!SecurityPath.movable(link)) continue
+        let current: string | null
+        try {
+          current = fs.lstatSync(link).isSymbolicLink() ? fs.readlinkSync(link) : ""
+        } catch {
+          current = null
+        }
+        if (current === target) continue
+        if (current !== null)
+          notes.push(...moveAside(d, link, call, `it replaced a protected link to ${target}, which was put back`))
+        try {
+          fs.symlinkSync(target, link)
+        } catch (error) {
+          log.error(`could not put back the link ${link}: ${error instanceof Error ? error.message : String(error)}`)
+        }
+      }
       for (const p of absent) {
         if (!fs.existsSync(p)) continue
         if (searchFolders.has(p))
@@ -1537,7 +1593,7 @@ export namespace SecurityGuard {
               d,
               p,
               call,
-              "it is a PATH folder: a program there would run in place of one OpenCode starts by name, outside the sandbox",
+              "it is on PATH: a program there would run in place of one OpenCode starts by name, outside the sandbox",
             ),
           )
         else if (!inspected.has(p)) notes.push(...moveAside(d, p, call, "it could switch the security policy off"))
@@ -1568,6 +1624,11 @@ export namespace SecurityGuard {
     }
 
     const moveAside = (d: Derived, p: string, call: Call | undefined, why: string): string[] => {
+      // Never the system's own folders, whatever a rule or a bug says: running as root, every folder is writable.
+      if (!SecurityPath.movable(p)) {
+        log.error(`[security] ${p} is a system path: not moved aside (${why})`)
+        return []
+      }
       const aside = `${p}.blocked-by-security-${now()}`
       try {
         fs.renameSync(p, aside)
@@ -2259,8 +2320,9 @@ export namespace SecurityGuard {
       protectHost(paths) {
         const named = paths.map((p) => path.resolve(p))
         watchImports(named)
-        const fresh = named.filter((p) => !protect.includes(p))
+        const fresh = withTargets(named).filter((p) => !protect.includes(p))
         if (!fresh.length) return
+        noteLinks(fresh)
         // The watcher reads the same list on every load.
         protect.push(...fresh)
         watcher.reload()
@@ -2542,6 +2604,36 @@ export namespace SecurityGuard {
       return named ? path.resolve(path.dirname(file), named) : undefined
     } catch {
       return undefined
+    }
+  }
+
+  /** The paths and, for those a link leads elsewhere, where they lead (folders keep their trailing separator). */
+  function withTargets(list: string[]): string[] {
+    const out = new Set(list)
+    for (const p of list) {
+      const folder = p.endsWith(path.sep)
+      const bare = folder ? p.slice(0, -1) : p
+      if (!leadsElsewhere(bare)) continue
+      const target = fs.realpathSync.native(bare)
+      out.add(folder ? target + path.sep : target)
+    }
+    return [...out]
+  }
+
+  function isDir(p: string): boolean {
+    try {
+      return fs.statSync(p).isDirectory()
+    } catch {
+      return false
+    }
+  }
+
+  /** The path exists and is a link or lies below one (its real path differs). */
+  function leadsElsewhere(p: string): boolean {
+    try {
+      return fs.realpathSync.native(p) !== path.resolve(p)
+    } catch {
+      return false
     }
   }
 

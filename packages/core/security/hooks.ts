@@ -64,6 +64,11 @@ export namespace SecurityHooks {
     item?: (kind: "skill" | "agent", name: string) => Promise<string | undefined>
     /** A tool description with protected skills and agents taken out (see `DiscoveryLocate.redaction`). */
     describe?: (toolID: string, description: string) => Promise<string>
+    /**
+     * The `PATH` the agent's shell commands run with, when OpenCode's own was stripped of entries the agent could
+     * plant programs in (`SecuritySearchPath.strip`); undefined: OpenCode's own.
+     */
+    shellPath?: string
   }
 
   /** Keys of a tool result that reach the model or are stored and shown: redacted in place. */
@@ -120,6 +125,8 @@ export namespace SecurityHooks {
           { ...process.env, ...output.env },
         )
         Object.assign(output.env, env)
+        // The command keeps the user's PATH (relative entries, the project's node_modules/.bin): it is the agent's own.
+        if (options.shellPath !== undefined && output.env.PATH === undefined) output.env.PATH = options.shellPath
       },
       async "tool.execute.after"(input, output) {
         if (skip(input.tool)) return

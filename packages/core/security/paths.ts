@@ -36,6 +36,43 @@ export namespace SecurityPath {
     return path.resolve(base, p).normalize("NFC")
   }
 
+  /** Folders of the operating system: nothing in them is ever renamed or replaced by the layer. */
+  export const SYSTEM = [
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/boot",
+    "/var",
+    "/opt",
+    "/srv",
+    "/proc",
+    "/sys",
+    "/dev",
+    "/run",
+    "/snap",
+    "/nix",
+  ] as const
+
+  /**
+   * May the layer rename `p` (move a planted file aside, put a link back)? Not a top-level entry of `/` and nothing in
+   * the system's folders: run as root, every folder is writable, and a protected host path there is never the agent's
+   * to have created.
+   *
+   * @example
+   * SecurityPath.movable("/home/me/.local/bin") // true
+   * SecurityPath.movable("/bin") // false
+   */
+  export function movable(p: string): boolean {
+    const abs = path.resolve(p)
+    if (path.dirname(abs) === abs || path.dirname(abs) === "/") return false
+    return !SYSTEM.some((dir) => isInside(abs, dir))
+  }
+
   /** True when `child` is `parent` or below it (both absolute and normalised). */
   export function isInside(child: string, parent: string, nocase = false): boolean {
     const c = nocase ? child.toLowerCase() : child

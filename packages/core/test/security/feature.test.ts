@@ -125,3 +125,54 @@ for (const route of ["plugin", "fork"] as Route[]) {
     )
   })
 }
+
+for (const route of ["plugin", "fork"] as Route[]) {
+  describe(`PATH entries in reach of the agent, ${route} route`, () => {
+    test(
+      "with a policy OpenCode's own PATH leaves them out; the agent's shell commands keep the whole PATH",
+      async () => {
+        await using dir = await project({ "node_modules/.bin/tool": "#!/bin/sh\n" })
+        const saved = process.env.PATH
+        const value = ["node_modules/.bin", dir.file("node_modules/.bin"), saved].join(path.delimiter)
+        process.env.PATH = value
+        try {
+          using session = await open(route, dir.path)
+          expect(process.env.PATH).toBe(saved ?? "")
+          const output = { env: {} as Record<string, string> }
+          await session.trigger("shell.env", { cwd: dir.path, sessionID: "s", callID: "c_env" }, output)
+          expect(output.env.PATH).toBe(value)
+          // Another plugin's PATH for the command wins.
+          const mine = { env: { PATH: "/opt/mine" } as Record<string, string> }
+          await session.trigger("shell.env", { cwd: dir.path, sessionID: "s", callID: "c_env2" }, mine)
+          expect(mine.env.PATH).toBe("/opt/mine")
+        } finally {
+          process.env.PATH = saved
+        }
+      },
+      { timeout: 30_000 },
+    )
+
+    test(
+      "without a policy, or with the sandbox off, PATH is left as it is",
+      async () => {
+        const saved = process.env.PATH
+        try {
+          for (const policy of [undefined, { ...POLICY, sandbox: { mode: "off" } }]) {
+            await using dir = await project({}, policy ?? POLICY)
+            if (!policy) fs.rmSync(dir.file(".opencode-security.json"))
+            const value = ["node_modules/.bin", saved].join(path.delimiter)
+            process.env.PATH = value
+            using session = await open(route, dir.path)
+            expect(process.env.PATH).toBe(value)
+            const output = { env: {} as Record<string, string> }
+            await session.trigger("shell.env", { cwd: dir.path, sessionID: "s", callID: "c_env3" }, output)
+            expect(output.env.PATH).toBeUndefined()
+          }
+        } finally {
+          process.env.PATH = saved
+        }
+      },
+      { timeout: 30_000 },
+    )
+  })
+}

@@ -50,3 +50,20 @@ describe("SecurityPath", () => {
     expect(SecurityPath.isInside("/A/b", "/a", true)).toBe(true)
   })
 })
+
+describe("SecurityPath.movable", () => {
+  const cases: [string, boolean][] = [
+    ["/bin", false],
+    ["/sbin", false],
+    ["/usr/bin", false],
+    ["/usr/local/bin/git", false],
+    ["/etc/gitconfig", false],
+    ["/", false],
+    ["/home", false],
+    ["/home/me/.local/bin", true],
+    ["/root/bin", true],
+    ["/tmp/project/.opencode/plugin", true],
+    ["/work/main/node_modules/.bin", true],
+  ]
+  for (const [p, expected] of cases) test(`${p}: ${expected}`, () => expect(SecurityPath.movable(p)).toBe(expected))
+})

@@ -1451,9 +1451,13 @@ for f in glob.glob('.git/objects/*/*'):
             "echo ~/bin > .d; d=$(cat .d); mkdir $d && printf '#!/bin/sh\\n' > $d/git && chmod +x $d/git; echo RAN-OK",
           )
           expect(made.refused).toBe(false)
-          expect(made.output).toContain("it is a PATH folder")
+          expect(made.output).toContain("it is on PATH")
           expect(fs.existsSync(path.join(plain, "git"))).toBe(false)
           expect(policyBytes(box.dir.path)).toEqual(box.policy)
+          // The system's PATH folders (some of them links, all writable to root) are left where they are.
+          for (const dir of ["/bin", "/sbin", "/usr/bin"])
+            expect(fs.readdirSync("/").some((f) => f.startsWith(`${dir.slice(1)}.blocked-by-security-`))).toBe(false)
+          expect(fs.existsSync("/bin/sh")).toBe(true)
         } finally {
           for (const f of fs.readdirSync(home.home))
             if (f === "bin" || f.startsWith("bin.blocked-by-security-"))
@@ -1462,8 +1466,73 @@ for f in glob.glob('.git/objects/*/*'):
         }
       })
 
+      // Dotfiles kept as links (GNU stow): the layer held the link's path, and the write tool and the sandbox could
+      // change the file it leads to; a sandbox mount over a link failed every command.
+      test("protected host paths that are links: their targets are held, and a replaced link is put back", async () => {
+        const dotfiles = path.join(home.home, "dotfiles")
+        fs.mkdirSync(dotfiles, { recursive: true })
+        const target = path.join(dotfiles, "gitconfig")
+        const mine = "[user]\n\tname = me\n"
+        fs.writeFileSync(target, mine)
+        const link = path.join(home.home, ".gitconfig")
+        fs.symlinkSync(target, link)
+        await using box = await fresh(route)
+        try {
+          expectTyped(await box.s.call("write", { filePath: target, content: "[core]\n\tfsmonitor = touch /tmp/l1\n" }))
+          fs.writeFileSync(box.dir.file(".d"), dotfiles)
+          const through = await box.s.bash(
+            "d=$(cat .d); printf '[core]\\n\\tfsmonitor = touch /tmp/l2\\n' >> $d/gitconfig; echo RAN-OK",
+          )
+          expect(through.refused).toBe(false)
+          expect(through.raw).toContain("RAN-OK")
+          expect(fs.readFileSync(target, "utf8")).toBe(mine)
+          fs.writeFileSync(box.dir.file(".d"), link)
+          const replaced = await box.s.bash(
+            "d=$(cat .d); rm -f $d && printf '[core]\\n\\tfsmonitor = touch /tmp/l3\\n' > $d; echo RAN-OK",
+          )
+          expect(replaced.refused).toBe(false)
+          expect(replaced.output).toContain("replaced a protected link")
+          expect(fs.readlinkSync(link)).toBe(target)
+          expect(fs.readFileSync(link, "utf8")).toBe(mine)
+        } finally {
+          for (const f of fs.readdirSync(home.home))
+            if (f === ".gitconfig" || f.startsWith(".gitconfig.blocked-by-security-"))
+              fs.rmSync(path.join(home.home, f), { force: true })
+          fs.rmSync(dotfiles, { recursive: true, force: true })
+        }
+      })
+
+      test("a PATH folder that is a link (~/tools -> ~/dotfiles/bin): its real folder is held, the link kept", async () => {
+        const real = path.join(home.home, "dotfiles/bin")
+        const tools = path.join(home.home, "tools")
+        fs.mkdirSync(real, { recursive: true })
+        fs.writeFileSync(path.join(real, "git"), '#!/bin/sh\nexec /usr/bin/git "$@"\n', { mode: 0o755 })
+        fs.symlinkSync(real, tools)
+        const saved = process.env.PATH
+        process.env.PATH = `${tools}${path.delimiter}${saved}`
+        try {
+          await using box = await fresh(route)
+          expectTyped(await box.s.call("write", { filePath: path.join(real, "git"), content: "#!/bin/sh\nid\n" }))
+          fs.writeFileSync(box.dir.file(".d"), home.home)
+          const r = await box.s.bash(
+            "h=$(cat .d); echo id >> $h/dotfiles/bin/git; rm -f $h/tools; mkdir $h/tools && printf '#!/bin/sh\\nid\\n' > $h/tools/git; echo RAN-OK",
+          )
+          expect(r.refused).toBe(false)
+          expect(r.raw).toContain("RAN-OK")
+          expect(r.output).toContain("replaced a protected link")
+          expect(fs.readlinkSync(tools)).toBe(real)
+          expect(fs.readFileSync(path.join(real, "git"), "utf8")).not.toContain("id\n")
+        } finally {
+          process.env.PATH = saved
+          for (const f of fs.readdirSync(home.home))
+            if (f === "tools" || f.startsWith("tools.blocked-by-security-"))
+              fs.rmSync(path.join(home.home, f), { recursive: true, force: true })
+          fs.rmSync(path.join(home.home, "dotfiles"), { recursive: true, force: true })
+        }
+      })
+
       test("the running OpenCode's own folder is read-only (its next start would run the agent's code)", async () => {
-        const own = SecuritySearchPath.installation(process.execPath, { root: "/nowhere", home: home.home })!
+        const own = SecuritySearchPath.installation(process.execPath, { root: "/nowhere", home: home.home })[0]!
         expect(own).toBeDefined()
         const probe = path.join(own, `ocb-probe-${route}`)
         await using box = await fresh(route)

@@ -11,12 +11,14 @@ describe("SecuritySearchPath.folders", () => {
     await using dir = await tmpdir({ "project/a.txt": "a", "tools/bin/x": "x", "home/.profile": "" })
     const root = dir.file("project")
     const home = dir.file("home")
-    const env = { PATH: [dir.file("tools/bin"), dir.file("missing/bin"), "/proc/self"].join(path.delimiter) }
+    const env = { PATH: [dir.file("tools/bin"), dir.file("missing/bin"), "/proc/self", "~/xbin"].join(path.delimiter) }
     const got = SecuritySearchPath.folders(env, { root, home })
     // /proc/self: nobody may write or create it there, so nothing to hold.
     expect(got.protect).toEqual([
       dir.file("tools/bin"),
       dir.file("missing/bin"),
+      // Bash expands a literal ~/ in PATH when it looks a program up.
+      path.join(home, "xbin"),
       path.join(home, ".local/bin"),
       path.join(home, "bin"),
     ])
@@ -39,6 +41,24 @@ describe("SecuritySearchPath.folders", () => {
       path.resolve(os.tmpdir()),
     ])
     expect(got.protect).toEqual([path.join(home, ".local/bin"), path.join(home, "bin")])
+  })
+
+  test("in entries that cannot be held, the programs OpenCode starts by name are held one by one", async () => {
+    await using dir = await tmpdir({ "project/sub/a.txt": "a", "home/.profile": "" })
+    const root = dir.file("project")
+    const got = SecuritySearchPath.folders(
+      { PATH: ["./node_modules/.bin", dir.file("project/bin")].join(path.delimiter) },
+      { root, home: dir.file("home"), directory: dir.file("project/sub") },
+    )
+    // A relative entry is looked up from wherever OpenCode runs a program: the root and the folder it started in.
+    for (const p of [
+      "project/node_modules/.bin/git",
+      "project/sub/node_modules/.bin/git",
+      "project/node_modules/.bin/rg",
+      "project/bin/bash",
+    ])
+      expect(got.programs).toContain(dir.file(p))
+    expect(got.programs).toHaveLength(3 * SecuritySearchPath.PROGRAMS.length)
   })
 
   test("no PATH at all: only the home's standard folders", () => {
@@ -100,9 +120,9 @@ describe("SecuritySearchPath.installation", () => {
       "home/.profile": "",
     })
     const binary = dir.file("prefix/lib/node_modules/opencode-ai/node_modules/opencode-linux-x64/bin/opencode")
-    expect(SecuritySearchPath.installation(binary, { root: dir.file("project"), home: dir.file("home") })).toBe(
+    expect(SecuritySearchPath.installation(binary, { root: dir.file("project"), home: dir.file("home") })).toEqual([
       dir.file("prefix/lib/node_modules/opencode-ai"),
-    )
+    ])
   })
 
   test("the install script's binary: its own folder; a project named opencode-… around a runtime is not a package", async () => {
@@ -113,22 +133,38 @@ describe("SecuritySearchPath.installation", () => {
       "work/node_modules/bun/bin/bun": "binary",
     })
     const home = dir.file("home")
-    expect(SecuritySearchPath.installation(dir.file("home/.opencode/bin/opencode"), { root: "/nowhere", home })).toBe(
-      dir.file("home/.opencode/bin"),
-    )
-    expect(SecuritySearchPath.installation(dir.file("work/node_modules/bun/bin/bun"), { root: "/nowhere", home })).toBe(
-      dir.file("work/node_modules/bun/bin"),
-    )
+    expect(
+      SecuritySearchPath.installation(dir.file("home/.opencode/bin/opencode"), { root: "/nowhere", home }),
+    ).toEqual([dir.file("home/.opencode/bin")])
+    expect(
+      SecuritySearchPath.installation(dir.file("work/node_modules/bun/bin/bun"), { root: "/nowhere", home }),
+    ).toEqual([dir.file("work/node_modules/bun/bin")])
+  })
+
+  test("a flat install (bun add -g, pnpm): the launcher package beside the platform binary's is held too", async () => {
+    await using dir = await tmpdir({
+      "g/node_modules/opencode-ai/package.json": pkg("opencode-ai"),
+      "g/node_modules/opencode-ai/bin/opencode": "#!/usr/bin/env node\n",
+      "g/node_modules/opencode-linux-x64/package.json": pkg("opencode-linux-x64"),
+      "g/node_modules/opencode-linux-x64/bin/opencode": "binary",
+      "g/node_modules/left-pad/package.json": pkg("left-pad"),
+      "home/.profile": "",
+    })
+    const got = SecuritySearchPath.installation(dir.file("g/node_modules/opencode-linux-x64/bin/opencode"), {
+      root: "/nowhere",
+      home: dir.file("home"),
+    })
+    expect(got.sort()).toEqual([dir.file("g/node_modules/opencode-ai"), dir.file("g/node_modules/opencode-linux-x64")])
   })
 
   test("none when the binary is missing, or its folder is the home or holds the project", async () => {
     await using dir = await tmpdir({ "home/opencode": "binary", "tools/opencode": "binary", "tools/project/a": "a" })
     const home = dir.file("home")
-    expect(SecuritySearchPath.installation(dir.file("missing/opencode"), { root: "/nowhere", home })).toBeUndefined()
-    expect(SecuritySearchPath.installation(dir.file("home/opencode"), { root: "/nowhere", home })).toBeUndefined()
+    expect(SecuritySearchPath.installation(dir.file("missing/opencode"), { root: "/nowhere", home })).toEqual([])
+    expect(SecuritySearchPath.installation(dir.file("home/opencode"), { root: "/nowhere", home })).toEqual([])
     expect(
       SecuritySearchPath.installation(dir.file("tools/opencode"), { root: dir.file("tools/project"), home }),
-    ).toBeUndefined()
+    ).toEqual([])
   })
 
   test("hostProtected holds the running OpenCode's package and npm's global configuration beside it", async () => {
@@ -142,5 +178,58 @@ describe("SecuritySearchPath.installation", () => {
     expect(list).toContain(dir.file("home/.opencode/bin") + path.sep)
     // npm's global configuration, which OpenCode reads for the registry it installs plugins from.
     expect(list).toContain(dir.file("home/.opencode/etc/npmrc"))
+  })
+})
+
+describe("SecuritySearchPath.strip", () => {
+  test("drops the entries that cannot be held and keeps the order of the rest", async () => {
+    await using dir = await tmpdir({ "project/node_modules/.bin/x": "x", "tools/bin/x": "x", "home/.profile": "" })
+    const root = dir.file("project")
+    const home = dir.file("home")
+    const value = [".", dir.file("tools/bin"), "", dir.file("project/node_modules/.bin"), "/usr/bin", home].join(
+      path.delimiter,
+    )
+    expect(SecuritySearchPath.strip(value, { root, home })).toBe(
+      [dir.file("tools/bin"), "/usr/bin"].join(path.delimiter),
+    )
+    expect(SecuritySearchPath.strip("", { root, home })).toBe("")
+  })
+})
+
+describe("SecuritySearchPath.linked", () => {
+  test("links in a held PATH folder: their package folder, a whole node_modules, or the target alone", async () => {
+    await using dir = await tmpdir({
+      "brew/Cellar/git/2.47.0/bin/git": "binary",
+      "npm/lib/node_modules/typescript/bin/tsc": "js",
+      "npm/lib/node_modules/eslint/bin/eslint.js": "js",
+      "home/scripts/deploy": "sh",
+      "home/.profile": "",
+      "bin/plain": "sh",
+      "project/tools/mine": "sh",
+    })
+    const bin = dir.file("bin")
+    const link = (target: string, name: string) => fs.symlinkSync(dir.file(target), path.join(bin, name))
+    link("brew/Cellar/git/2.47.0/bin/git", "git")
+    link("npm/lib/node_modules/typescript/bin/tsc", "tsc")
+    link("npm/lib/node_modules/eslint/bin/eslint.js", "eslint")
+    // Two levels above lies the home itself: only the script is held.
+    link("home/scripts/deploy", "deploy")
+    // Inside the project: the file alone.
+    link("project/tools/mine", "mine")
+    fs.symlinkSync("plain", path.join(bin, "alias"))
+    fs.symlinkSync(dir.file("missing/x"), path.join(bin, "dangling"))
+    const got = SecuritySearchPath.linked([bin], { root: dir.file("project"), home: dir.file("home") })
+    expect(got.sort()).toEqual(
+      [
+        dir.file("brew/Cellar/git/2.47.0"),
+        dir.file("npm/lib/node_modules"),
+        dir.file("home/scripts/deploy"),
+        dir.file("project/tools/mine"),
+      ].sort(),
+    )
+  })
+
+  test("system folders are not looked into", () => {
+    expect(SecuritySearchPath.linked(["/usr/bin", "/bin"], { root: "/nowhere", home: "/nowhere-home" })).toEqual([])
   })
 })
