@@ -77,13 +77,11 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
     // each project's instance strips its own.
     if (originalPath === undefined || process.env.PATH !== strippedPath) originalPath = process.env.PATH ?? ""
     let shellPath: string | undefined
-    const unsafe = SecuritySearchPath.folders({ PATH: originalPath }, { root: guard.root, home: os.homedir() }).unsafe
+    const home = process.env.HOME || os.homedir()
+    const unsafe = SecuritySearchPath.folders({ PATH: originalPath }, { root: guard.root, home }).unsafe
     if (unsafe.length && guard.active() && guard.status().sandbox.mode !== "off") {
       shellPath = originalPath
-      process.env.PATH = strippedPath = SecuritySearchPath.strip(process.env.PATH ?? "", {
-        root: guard.root,
-        home: os.homedir(),
-      })
+      process.env.PATH = strippedPath = SecuritySearchPath.strip(process.env.PATH ?? "", { root: guard.root, home })
       log.warn(
         `[security] PATH entries a sandboxed command could plant programs in (${unsafe.join(", ")}) are left out of OpenCode's own PATH, which finds the programs OpenCode starts outside the sandbox (git, rg); shell commands keep them.`,
       )

@@ -224,7 +224,8 @@ export namespace CommentHistory {
    * were written, the third (`third`, `<name>.3.json`), drawn and labelled before the rules were revised on the
    * first two, the fourth (`fourth`, `<name>.4.json`), drawn and labelled before they were revised on the first
    * three, the fifth (`fifth`, `<name>.5.json`), drawn and labelled before they were revised on the first four, and the
-   * sixth (`sixth`, `<name>.6.json`), drawn and labelled after the last revision and measured once with it.
+   * sixth (`sixth`, `<name>.6.json`) and the seventh (`seventh`, `<name>.7.json`), each drawn and labelled blind
+   * with the rules unchanged and measured once with them.
    *
    * @example
    * CommentHistory.evaluate(CommentHistory.load(), "strict").tune.recall
@@ -259,6 +260,10 @@ export namespace CommentHistory {
       ),
       sixth: figures(
         all.filter((c) => c.batch === 6),
+        level,
+      ),
+      seventh: figures(
+        all.filter((c) => c.batch === 7),
         level,
       ),
     }
