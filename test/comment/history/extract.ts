@@ -183,6 +183,30 @@ export namespace CommentHistoryExtract {
       select: ["--until=2022-01-01", "--no-merges"],
       target: 50,
     },
+    // Added for the seventh batch: four more repositories whose commits name an AI assistant the same way (Go in
+    // gastown, Python in fastmcp, Rust and TypeScript in vibe-kanban, TypeScript in the MCP SDK), and one
+    // human-written control from before 2022.
+    ...(
+      [
+        ["gastown", "steveyegge/gastown"],
+        ["fastmcp", "jlowin/fastmcp"],
+        ["vibe-kanban", "BloopAI/vibe-kanban"],
+        ["mcp-typescript-sdk", "modelcontextprotocol/typescript-sdk"],
+      ] as const
+    ).map(([name, repo]): Source => ({
+      name,
+      repo,
+      style: "assistant",
+      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
+      target: 50,
+    })),
+    {
+      name: "click",
+      repo: "pallets/click",
+      style: "human",
+      select: ["--until=2022-01-01", "--no-merges"],
+      target: 50,
+    },
   ]
 
   /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */
