@@ -4,8 +4,8 @@ import { CommentHistory } from "./history/history"
 // The comment checker on comments that real commits added, labelled by hand (test/comment/history/, criteria in
 // docs/comment-checker.md). A comment counts as flagged when the checker's note names it; only N (narrating) is a
 // positive. The figures per sensitivity are printed for the first batch's two parts ("tune", "held"), the second
-// batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth") and the sixth ("sixth"), each of the
-// last two held out when first measured;
+// batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth"), the sixth ("sixth") and the seventh
+// ("seventh"), each of the last three held out when first measured;
 // all are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
 test("comment checker: precision and recall on labelled comments from real history", () => {
   const fixtures = CommentHistory.load()
@@ -62,6 +62,11 @@ test("comment checker: precision and recall on labelled comments from real histo
   // precision goal (0.9) not. Its comments were read afterwards: tuning material for any later work.
   expect(results.normal.sixth.precision).toBeGreaterThanOrEqual(0.83)
   expect(results.normal.sixth.recall).toBeGreaterThanOrEqual(0.64)
+  // The seventh batch was committed (bc05938) before the checker ran on it and measured once with the rules unchanged
+  // since the sixth (held out): 14/16 and 14/25 at normal (strict 17/20 and 17/25, relaxed 12/14 and 12/25). Neither
+  // goal met; measured floors.
+  expect(results.normal.seventh.precision).toBeGreaterThanOrEqual(0.87)
+  expect(results.normal.seventh.recall).toBeGreaterThanOrEqual(0.56)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
   for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth", "seventh"] as const) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
