@@ -16,7 +16,7 @@ import { DiscoveryParse } from "../../../packages/core/discovery/parse"
 import { Keywords } from "../../../packages/core/discovery/keywords"
 import { Discovery } from "../../../packages/core/discovery/schema"
 
-type SetId = "tuning" | "heldout" | "heldout2" | "heldout3" | "heldout4" | "heldout5"
+type SetId = "tuning" | "heldout" | "heldout2" | "heldout3" | "heldout4" | "heldout5" | "heldout6"
 
 type Collection = {
   id: string
@@ -280,6 +280,48 @@ export const COLLECTIONS: Collection[] = [
     exclude: /^scientific-skills\/(docx|pdf|pptx|xlsx)\//,
     to: (p) => `home/.claude/skills/${p.slice("scientific-skills/".length)}`,
   },
+  {
+    id: "melodic-plugins",
+    repo: "melodic-software/claude-code-plugins",
+    license: "MIT",
+    set: "heldout6",
+    closeRaw: true,
+    unique: true,
+    // A marketplace of plugins (plugins/ only: the repository's own .claude/ is left out). Installed by hand in
+    // ~/.claude: agents flat (a name in several plugins kept once, the first plugin in path order), commands in a folder
+    // per plugin (as a plugin's commands are namespaced, /plugin:command), skills flat.
+    match: /^plugins\/[^/]+\/(agents\/[^/]+|commands\/[^/]+|skills\/[^/]+\/SKILL)\.md$/,
+    to: (p) => {
+      const [, plugin, kind, ...rest] = p.split("/")
+      return kind === "commands"
+        ? `home/.claude/commands/${plugin}/${rest.join("/")}`
+        : `home/.claude/${kind}/${rest.join("/")}`
+    },
+  },
+  {
+    id: "compound-engineering",
+    repo: "EveryInc/compound-engineering-plugin",
+    license: "MIT",
+    set: "heldout6",
+    closeRaw: true,
+    unique: true,
+    // A plugin whose workflows are skills (its agents are reference files inside the skills, not discovered); installed
+    // in ~/.claude/skills. Its test fixtures and the repository's own .claude/ and .agents/ are left out.
+    match: /^skills\/[^/]+\/SKILL\.md$/,
+    to: (p) => `home/.claude/${p}`,
+  },
+  {
+    id: "jezweb-skills",
+    repo: "jezweb/claude-skills",
+    license: "MIT",
+    set: "heldout6",
+    closeRaw: true,
+    unique: true,
+    // Skills for a Cloudflare and React stack, copied into the project's .claude/skills (its templates/skill-skeleton
+    // is a template for new skills, not one: left out by the match).
+    match: /^skills\/[^/]+\/SKILL\.md$/,
+    to: (p) => `project/.claude/${p}`,
+  },
 ]
 
 export type Item = { path: string; name?: string; description?: string; lead?: string; raw?: string; body?: string }
@@ -320,7 +362,7 @@ if (import.meta.main) {
   const sets: SetId[] =
     process.argv.length > 3
       ? (process.argv.slice(3) as SetId[])
-      : ["tuning", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"]
+      : ["tuning", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"]
   const out: Record<string, { collections: object[]; items: (Item & { collection: string })[] }> = {}
   for (const set of sets) out[set] = { collections: [], items: [] }
   for (const c of COLLECTIONS.filter((c) => sets.includes(c.set))) {

@@ -10,12 +10,14 @@ import { HELDOUT2 } from "./heldout2-labels"
 import { HELDOUT3 } from "./heldout3-labels"
 import { HELDOUT4 } from "./heldout4-labels"
 import { HELDOUT5 } from "./heldout5-labels"
+import { HELDOUT6 } from "./heldout6-labels"
 import { TUNING } from "./tuning-labels"
 import heldout from "./heldout.json"
 import heldout2 from "./heldout2.json"
 import heldout3 from "./heldout3.json"
 import heldout4 from "./heldout4.json"
 import heldout5 from "./heldout5.json"
+import heldout6 from "./heldout6.json"
 import tuning from "./tuning.json"
 
 export type Item = {
@@ -30,7 +32,7 @@ export type Item = {
 }
 export type Collection = { id: string; repo: string; commit: string; license: string; files: number }
 export type RealSet = {
-  id: "tuning" | "heldout" | "heldout2" | "heldout3" | "heldout4" | "heldout5"
+  id: "tuning" | "heldout" | "heldout2" | "heldout3" | "heldout4" | "heldout5" | "heldout6"
   collections: Collection[]
   items: Item[]
   labelled: Labelled[]
@@ -46,6 +48,8 @@ export const SETS: Record<RealSet["id"], RealSet> = {
   heldout4: { id: "heldout4", ...(heldout4 as Omit<RealSet, "id" | "labelled">), labelled: HELDOUT4 },
   // Held-out 5: not run yet; kept for one run once the matcher work ends (README.md).
   heldout5: { id: "heldout5", ...(heldout5 as Omit<RealSet, "id" | "labelled">), labelled: HELDOUT5 },
+  // Held-out 6: not run yet; kept for one run once the matcher work ends (README.md).
+  heldout6: { id: "heldout6", ...(heldout6 as Omit<RealSet, "id" | "labelled">), labelled: HELDOUT6 },
 }
 
 /** Real requests that nothing in their catalogue serves: they expect no suggestion, but they are not chatter. */
@@ -82,6 +86,13 @@ export const UNSERVED = new Set([
   "our elixir genserver's mailbox keeps growing",
   "write a cron expression for every weekday at 7am",
   "convert the Makefile to a justfile",
+  // heldout6: nothing in its catalogue upgrades a Django app (its python skill is a general guide to writing Python),
+  // writes Terraform, knows Android views or Kubernetes autoscaling, or ports jQuery code.
+  "upgrade the django app from 3.2 to 4.2",
+  "write a terraform module for an s3 bucket with versioning and lifecycle rules",
+  "the recyclerview in our android app stutters when scrolling",
+  "set up horizontal pod autoscaling for the api deployment on kubernetes",
+  "convert this jquery plugin to plain javascript",
 ])
 
 /** True for a prompt that is chatter ("thanks, that's all"): no label and not an unserved request. */
