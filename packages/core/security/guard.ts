@@ -617,18 +617,24 @@ export namespace SecurityGuard {
     const links = new Map<string, string>()
     const noteLinks = (list: string[]) => {
       const seen = new Set<string>()
+      const note = (at: string) => {
+        try {
+          if (fs.lstatSync(at).isSymbolicLink() && SecurityPath.movable(at) && !links.has(at))
+            links.set(at, fs.readlinkSync(at))
+        } catch {
+          // Gone or unreadable: nothing to put back.
+        }
+      }
       for (const p of list) {
-        // The path and the folders above it: `~/.config` linked into a dotfiles repository holds the configuration.
-        for (let at = p.endsWith(path.sep) ? p.slice(0, -1) : p; at !== path.dirname(at); at = path.dirname(at)) {
+        const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p
+        // The path and the folders above it (`~/.config` linked into a dotfiles repository holds the configuration),
+        // and every link of the chain it resolves through (`~/.gitconfig` → `.dotfiles/…` with `~/.dotfiles` → `src/…`).
+        for (let at = bare; at !== path.dirname(at); at = path.dirname(at)) {
           if (seen.has(at)) break
           seen.add(at)
-          try {
-            if (fs.lstatSync(at).isSymbolicLink() && SecurityPath.movable(at) && !links.has(at))
-              links.set(at, fs.readlinkSync(at))
-          } catch {
-            continue
-          }
+          note(at)
         }
+        if (leadsElsewhere(bare)) for (const hop of SecurityPath.resolve(bare).hops) note(hop)
       }
     }
     noteLinks(protect)
@@ -1626,8 +1632,9 @@ export namespace SecurityGuard {
     const moveAside = (d: Derived, p: string, call: Call | undefined, why: string): string[] => {
       // Never the system's own folders, whatever a rule or a bug says: running as root, every folder is writable.
       if (!SecurityPath.movable(p)) {
-        log.error(`[security] ${p} is a system path: not moved aside (${why})`)
-        return []
+        const note = `[security] ${SecurityAccess.display(root, p)} was created or changed by the command, but it is in a system folder, which the layer never renames (${why}): it was left in place; remove it before starting OpenCode again.`
+        log.error(note)
+        return [note]
       }
       const aside = `${p}.blocked-by-security-${now()}`
       try {

@@ -179,38 +179,47 @@ export namespace SecuritySearchPath {
    * link into the package it came with (`~/.npm-global/bin/tsc` → `../lib/node_modules/typescript/bin/tsc`, Homebrew's
    * `bin/git` → `../Cellar/git/2.47.0/bin/git`, pipx's into its venv), and the lookup runs the target. The package
    * folder two levels above the target is held (all of a node_modules at once when it is one), else the target alone;
-   * at most `MAX_LINKED` folders. The system's folders are not looked into.
+   * the targets of `PROGRAMS` always, the others up to `MAX_LINKED` in all. A link into the project is left to the
+   * project (unless it is one of `PROGRAMS`). The system's folders are not looked into.
    *
    * @example
    * SecuritySearchPath.linked(["/home/me/.npm-global/bin"], { root: "/repo", home: "/home/me" })
    * // ["/home/me/.npm-global/lib/node_modules"]
    */
   export function linked(folders: readonly string[], input: { root: string; home: string }): string[] {
-    const out = new Set<string>()
+    const root = path.resolve(input.root)
+    const links: { name: string; folder: string; target: string }[] = []
     for (const folder of folders) {
       if (SYSTEM_PREFIXES.some((p) => folder === p || folder.startsWith(p + path.sep))) continue
       for (const name of list(folder)) {
-        if (out.size >= MAX_LINKED) return [...out]
         const entry = path.join(folder, name)
-        let target: string
         try {
           if (!fs.lstatSync(entry).isSymbolicLink()) continue
-          target = fs.realpathSync(entry)
+          const target = fs.realpathSync(entry)
+          if (!SecurityPath.isInside(target, folder)) links.push({ name, folder, target })
         } catch {
           continue
         }
-        if (SecurityPath.isInside(target, folder)) continue
-        const pkg = path.dirname(path.dirname(target))
-        const holder = path.basename(path.dirname(pkg)) === "node_modules" ? path.dirname(pkg) : pkg
-        if (holdable(holder, input) && !SecurityPath.isInside(holder, path.resolve(input.root))) out.add(holder)
-        else if (holdable(target, input)) out.add(target)
       }
+    }
+    // The programs OpenCode starts by name first, outside the cap: a large folder early in PATH must not use it up.
+    const first = new Set<string>(PROGRAMS)
+    links.sort((a, b) => Number(first.has(b.name)) - Number(first.has(a.name)))
+    const out = new Set<string>()
+    for (const { name, target } of links) {
+      if (out.size >= MAX_LINKED && !first.has(name)) break
+      // A link into the project (`npm link` of the project's own CLI) is the project's file, edited as such.
+      if (SecurityPath.isInside(target, root) && !first.has(name)) continue
+      const pkg = path.dirname(path.dirname(target))
+      const holder = path.basename(path.dirname(pkg)) === "node_modules" ? path.dirname(pkg) : pkg
+      if (holdable(holder, input) && !SecurityPath.isInside(holder, root)) out.add(holder)
+      else if (holdable(target, input)) out.add(target)
     }
     return [...out]
   }
 
   /** Links followed at most by `linked`: each held folder is a mount in the sandbox. */
-  export const MAX_LINKED = 64
+  export const MAX_LINKED = 256
   const SYSTEM_PREFIXES = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"]
   const OPENCODE_PACKAGE = /^(@[^/]+\/)?opencode(-|$)/
 

@@ -1502,6 +1502,31 @@ for f in glob.glob('.git/objects/*/*'):
         }
       })
 
+      test("a link in the middle of a chain (~/.gitconfig -> .dotfiles/…, ~/.dotfiles -> src/…) is put back too", async () => {
+        const src = path.join(home.home, "src/dotfiles/git")
+        fs.mkdirSync(src, { recursive: true })
+        const mine = "[user]\n\tname = me\n"
+        fs.writeFileSync(path.join(src, "gitconfig"), mine)
+        fs.symlinkSync("src/dotfiles", path.join(home.home, ".dotfiles"))
+        fs.symlinkSync(".dotfiles/git/gitconfig", path.join(home.home, ".gitconfig"))
+        try {
+          await using box = await fresh(route)
+          fs.writeFileSync(box.dir.file(".d"), home.home)
+          const r = await box.s.bash(
+            "h=$(cat .d); rm $h/.dotfiles && mkdir -p $h/.dotfiles/git && printf '[core]\\n\\tfsmonitor = id\\n' > $h/.dotfiles/git/gitconfig; echo RAN-OK",
+          )
+          expect(r.refused).toBe(false)
+          expect(r.raw).toContain("RAN-OK")
+          expect(r.output).toContain("replaced a protected link")
+          expect(fs.readlinkSync(path.join(home.home, ".dotfiles"))).toBe("src/dotfiles")
+          expect(fs.readFileSync(path.join(home.home, ".gitconfig"), "utf8")).toBe(mine)
+        } finally {
+          for (const f of fs.readdirSync(home.home))
+            if ([".gitconfig", ".dotfiles", "src"].includes(f) || f.startsWith(".dotfiles.blocked-by-security-"))
+              fs.rmSync(path.join(home.home, f), { recursive: true, force: true })
+        }
+      })
+
       test("a PATH folder that is a link (~/tools -> ~/dotfiles/bin): its real folder is held, the link kept", async () => {
         const real = path.join(home.home, "dotfiles/bin")
         const tools = path.join(home.home, "tools")

@@ -214,18 +214,13 @@ describe("SecuritySearchPath.linked", () => {
     link("npm/lib/node_modules/eslint/bin/eslint.js", "eslint")
     // Two levels above lies the home itself: only the script is held.
     link("home/scripts/deploy", "deploy")
-    // Inside the project: the file alone.
+    // Inside the project (npm link of the project's own CLI): the project's file, left to the project.
     link("project/tools/mine", "mine")
     fs.symlinkSync("plain", path.join(bin, "alias"))
     fs.symlinkSync(dir.file("missing/x"), path.join(bin, "dangling"))
     const got = SecuritySearchPath.linked([bin], { root: dir.file("project"), home: dir.file("home") })
     expect(got.sort()).toEqual(
-      [
-        dir.file("brew/Cellar/git/2.47.0"),
-        dir.file("npm/lib/node_modules"),
-        dir.file("home/scripts/deploy"),
-        dir.file("project/tools/mine"),
-      ].sort(),
+      [dir.file("brew/Cellar/git/2.47.0"), dir.file("npm/lib/node_modules"), dir.file("home/scripts/deploy")].sort(),
     )
   })
 
