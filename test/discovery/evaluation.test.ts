@@ -26,7 +26,9 @@ import { REPLIES, SHORT_REQUESTS } from "./real/replies"
  *   of field weights, its misses unread;
  * - `heldout5`: four more collections, the same protocol; run once, in aggregate, with no matcher work under way (the
  *   independent figure of the matcher as it stands; match.ts, lexicon.ts, keywords.ts and discover.ts unchanged since
- *   ba2d2e7).
+ *   ba2d2e7);
+ * - `heldout6`: three more collections, made blind by a helper (ba64fba); run once, in aggregate, the matcher still
+ *   unchanged.
  *
  * The first four are tuning material now: held-out 1 was read while the body field was added, held-out 2 while the
  * vocabulary families, the chatter rule, the name fit and the looser type cut were chosen (each change was kept only
@@ -102,6 +104,7 @@ beforeAll(async () => {
   envs.heldout3 = await realEnv(SETS.heldout3)
   envs.heldout4 = await realEnv(SETS.heldout4)
   envs.heldout5 = await realEnv(SETS.heldout5)
+  envs.heldout6 = await realEnv(SETS.heldout6)
 })
 
 afterAll(async () => {
@@ -420,6 +423,20 @@ describe("discovery matching quality", () => {
     expect(engine.quiet).toBe(1)
   })
 
+  test("sixth held-out set (made blind, committed before the matcher ran on it): the independent figures", () => {
+    const { engine, plain, recall, precision } = report(envs.heldout6, false)
+    // Its one run, in aggregate, misses unread (docs/discovery.md, "Held-out 6"), the matcher unchanged since ba2d2e7:
+    // recall@5 0.797, precision@5 0.533, MRR 0.807, quiet 1.0, 2.94 shown; plain BM25 0.803 / 0.268 / 0.784 / 0.75.
+    // Recall no better than plain BM25's (6 prompts better, 4 worse, p = 0.75); precision is (33 / 3, p < 0.0001,
+    // +0.257). Goals not met; measured floors.
+    expect(engine.recall).toBeGreaterThanOrEqual(0.79)
+    expect(engine.precision).toBeGreaterThanOrEqual(0.53)
+    expect(engine.precision).toBeGreaterThan(plain.precision)
+    expect(precision.p).toBeLessThan(0.01)
+    expect(recall.p).toBeGreaterThan(0.05)
+    expect(engine.quiet).toBe(1)
+  })
+
   test("replies and short requests written blind: replies get nothing, short requests still get suggestions", () => {
     // real/replies.ts was written by someone who had seen neither the rules nor the sets. Its first run, after the
     // reply rule of Keywords.chatter was widened on held-out 3's chatter: quiet on 66-68 of 80 replies per real
@@ -446,7 +463,8 @@ describe("discovery matching quality", () => {
     )
     for (const r of rows) {
       expect(REPLIES.length - r.loud.length).toBeGreaterThanOrEqual(74)
-      expect(r.answered).toBeGreaterThanOrEqual(56)
+      // Held-out 6's catalogue, new to this test, answers 54 (measured once; the others 56-59).
+      expect(r.answered).toBeGreaterThanOrEqual(r.id === "heldout6" ? 54 : 56)
     }
   })
 
