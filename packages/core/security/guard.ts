@@ -1146,8 +1146,9 @@ export namespace SecurityGuard {
       for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))) {
         const kind = kindOf(p)
         if (kind) {
-          // A path through a link is held at its target, which is protected as well (a mount cannot hold a link).
-          if (!leadsElsewhere(p)) lock.push({ path: p, dir: kind === "dir" })
+          // A path through a link is held at its target, which is protected as well (a mount cannot hold a link, and
+          // one over a link that leads nowhere fails every command).
+          if (!leadsElsewhere(p) && !isLink(p)) lock.push({ path: p, dir: kind === "dir" })
         } else if (SWEPT.has(path.basename(p)) || searchFolders.has(p)) absent.push(p)
         if (!SecurityPath.isInside(p, root)) pinAbove(p, above, looked)
       }
@@ -1165,7 +1166,7 @@ export namespace SecurityGuard {
           if (!SecurityPath.isInside(p, root)) pinAbove(p, above, looked)
           if (kind) {
             // A link (a stow-kept ~/.gitconfig) is held at its target, which is in the list too.
-            if (!leadsElsewhere(p)) lock.push({ path: p, dir: kind === "dir" })
+            if (!leadsElsewhere(p) && !isLink(p)) lock.push({ path: p, dir: kind === "dir" })
           }
           // What redirects a repository, or lies outside the project, may not appear. A repository's own config
           // and hooks may (`git init`), but not with a setting or hook that runs a program (`inspected`).
@@ -1571,6 +1572,29 @@ export namespace SecurityGuard {
       return notes
     }
 
+    /**
+     * Links a command made in a folder above an absent protected host path, outside the project: `~/.config/git` → a
+     * project folder, where a write tool then creates `config` as an ordinary project file. Links there at start are
+     * the user's (`links`).
+     */
+    const linkedAbove = (d: Derived, p: string, call?: Call): string[] => {
+      for (let at = path.dirname(p); at !== path.dirname(at); at = path.dirname(at)) {
+        if (SecurityPath.isInside(at, root) || !SecurityPath.movable(at) || links.has(at)) continue
+        try {
+          if (!fs.lstatSync(at).isSymbolicLink()) continue
+        } catch {
+          continue
+        }
+        return moveAside(
+          d,
+          at,
+          call,
+          `it is a link above ${SecurityAccess.display(root, p)}, which the policy protects`,
+        )
+      }
+      return []
+    }
+
     /** Moves aside protected host paths a sandboxed command created (they were absent when it started). */
     const sweep = (d: Derived, absent: string[], call?: Call): string[] => {
       const notes: string[] = []
@@ -1592,7 +1616,15 @@ export namespace SecurityGuard {
         }
       }
       for (const p of absent) {
-        if (!fs.existsSync(p)) continue
+        let st: fs.Stats | undefined
+        try {
+          // lstat: a link made at the path counts even when it leads nowhere yet (a write tool could fill its target).
+          st = fs.lstatSync(p)
+        } catch {
+          // Not there; a folder above it may now be a link the command made, leading it into writable space.
+          notes.push(...linkedAbove(d, p, call))
+          continue
+        }
         if (searchFolders.has(p))
           notes.push(
             ...moveAside(
@@ -1602,7 +1634,8 @@ export namespace SecurityGuard {
               "it is on PATH: a program there would run in place of one OpenCode starts by name, outside the sandbox",
             ),
           )
-        else if (!inspected.has(p)) notes.push(...moveAside(d, p, call, "it could switch the security policy off"))
+        else if (!inspected.has(p) || st.isSymbolicLink())
+          notes.push(...moveAside(d, p, call, "it could switch the security policy off"))
         else
           for (const t of planted(p))
             notes.push(
@@ -2630,6 +2663,14 @@ export namespace SecurityGuard {
   function isDir(p: string): boolean {
     try {
       return fs.statSync(p).isDirectory()
+    } catch {
+      return false
+    }
+  }
+
+  function isLink(p: string): boolean {
+    try {
+      return fs.lstatSync(p).isSymbolicLink()
     } catch {
       return false
     }

@@ -212,7 +212,9 @@ export namespace SecuritySearchPath {
       if (SecurityPath.isInside(target, root) && !first.has(name)) continue
       const pkg = path.dirname(path.dirname(target))
       const holder = path.basename(path.dirname(pkg)) === "node_modules" ? path.dirname(pkg) : pkg
-      if (holdable(holder, input) && !SecurityPath.isInside(holder, root)) out.add(holder)
+      // A folder right in the home (`~/.local`, `~/.config`, `~/.claude`) holds far more than one program.
+      const shallow = path.dirname(holder) === path.resolve(input.home)
+      if (!shallow && holdable(holder, input) && !SecurityPath.isInside(holder, root)) out.add(holder)
       else if (holdable(target, input)) out.add(target)
     }
     return [...out]

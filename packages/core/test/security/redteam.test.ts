@@ -1527,6 +1527,45 @@ for f in glob.glob('.git/objects/*/*'):
         }
       })
 
+      test("links a command makes toward protected paths: a dangling one, or one above an absent config, are moved aside", async () => {
+        await using box = await fresh(route)
+        const xdgGit = path.join(process.env.XDG_CONFIG_HOME!, "git")
+        try {
+          fs.writeFileSync(box.dir.file(".d"), home.home)
+          // ~/.gitconfig made as a link to a project file that does not exist yet (a write tool would fill it).
+          const dangling = await box.s.bash("h=$(cat .d); ln -s $PWD/gc.ini $h/.gitconfig; echo RAN-OK")
+          expect(dangling.refused).toBe(false)
+          expect(dangling.output).toContain("was created by the command")
+          expect(fs.existsSync(path.join(home.home, ".gitconfig"))).toBe(false)
+          // ~/.config/git made a link to an empty project folder: git's config there is absent, so nothing is created
+          // yet; a write tool would create it as a project file.
+          fs.writeFileSync(box.dir.file(".d"), xdgGit)
+          const above = await box.s.bash("mkdir -p cfg && ln -s $PWD/cfg $(cat .d); echo RAN-OK")
+          expect(above.refused).toBe(false)
+          expect(above.output).toContain("it is a link above")
+          expect(fs.existsSync(xdgGit)).toBe(false)
+        } finally {
+          for (const dir of [home.home, process.env.XDG_CONFIG_HOME!])
+            for (const f of fs.readdirSync(dir))
+              if (f.startsWith(".gitconfig") || f.startsWith("git.blocked-by-security-") || f === "git")
+                fs.rmSync(path.join(dir, f), { recursive: true, force: true })
+        }
+      })
+
+      test("a protected path that is a link leading nowhere (a leftover stow link) does not stop commands", async () => {
+        const xdgGit = path.join(process.env.XDG_CONFIG_HOME!, "git")
+        fs.mkdirSync(xdgGit, { recursive: true })
+        fs.symlinkSync("../../dangling/git/config", path.join(xdgGit, "config"))
+        try {
+          await using box = await fresh(route)
+          const r = await box.s.bash("echo RAN-OK")
+          expect(r.refused).toBe(false)
+          expect(r.raw).toContain("RAN-OK")
+        } finally {
+          fs.rmSync(xdgGit, { recursive: true, force: true })
+        }
+      })
+
       test("a PATH folder that is a link (~/tools -> ~/dotfiles/bin): its real folder is held, the link kept", async () => {
         const real = path.join(home.home, "dotfiles/bin")
         const tools = path.join(home.home, "tools")

@@ -203,6 +203,7 @@ describe("SecuritySearchPath.linked", () => {
       "npm/lib/node_modules/typescript/bin/tsc": "js",
       "npm/lib/node_modules/eslint/bin/eslint.js": "js",
       "home/scripts/deploy": "sh",
+      "home/.local/zig/zig": "binary",
       "home/.profile": "",
       "bin/plain": "sh",
       "project/tools/mine": "sh",
@@ -216,11 +217,18 @@ describe("SecuritySearchPath.linked", () => {
     link("home/scripts/deploy", "deploy")
     // Inside the project (npm link of the project's own CLI): the project's file, left to the project.
     link("project/tools/mine", "mine")
+    // Two levels above lies a folder right in the home (~/.local): only the program is held.
+    link("home/.local/zig/zig", "zig")
     fs.symlinkSync("plain", path.join(bin, "alias"))
     fs.symlinkSync(dir.file("missing/x"), path.join(bin, "dangling"))
     const got = SecuritySearchPath.linked([bin], { root: dir.file("project"), home: dir.file("home") })
     expect(got.sort()).toEqual(
-      [dir.file("brew/Cellar/git/2.47.0"), dir.file("npm/lib/node_modules"), dir.file("home/scripts/deploy")].sort(),
+      [
+        dir.file("brew/Cellar/git/2.47.0"),
+        dir.file("npm/lib/node_modules"),
+        dir.file("home/scripts/deploy"),
+        dir.file("home/.local/zig/zig"),
+      ].sort(),
     )
   })
 
