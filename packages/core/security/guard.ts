@@ -538,11 +538,23 @@ export namespace SecurityGuard {
    * The code files in the plugin and tool folders of `protect` (OpenCode loads them at start), at any depth, at most
    * `MAX_PLUGIN_FILES`: the entries of the closure the guard protects with them.
    */
+  /**
+   * A protected folder that is a config folder's plugin or tool folder (`.opencode/plugin/`, `~/.config/opencode/tools/`,
+   * `$OPENCODE_CONFIG_DIR/plugins/`), not any protected folder that happens to have such a name (a `PATH` folder
+   * `~/tools`, a package folder `…/plugin` a `PATH` link leads into).
+   */
+  function isPluginFolder(p: string): boolean {
+    if (!p.endsWith(path.sep)) return false
+    const folder = p.slice(0, -1)
+    if (!(PLUGIN_FOLDERS as readonly string[]).includes(path.basename(folder))) return false
+    const parent = path.dirname(folder)
+    const configDir = process.env.OPENCODE_CONFIG_DIR ? path.resolve(process.env.OPENCODE_CONFIG_DIR) : undefined
+    return [".opencode", "opencode"].includes(path.basename(parent)) || parent === configDir
+  }
+
   function pluginFiles(protect: readonly string[]): string[] {
     const out: string[] = []
-    const folders = protect.filter(
-      (p) => p.endsWith(path.sep) && (PLUGIN_FOLDERS as readonly string[]).includes(path.basename(p.slice(0, -1))),
-    )
+    const folders = protect.filter(isPluginFolder)
     for (const folder of folders) {
       let entries: fs.Dirent[]
       try {
@@ -638,6 +650,13 @@ export namespace SecurityGuard {
       }
     }
     noteLinks(protect)
+    /** Where absent protected paths would be created, when a link leads there: created by a command, moved aside. */
+    const danglingTargets = new Set(
+      protect.flatMap((p) => {
+        const target = danglingTarget(p.endsWith(path.sep) ? p.slice(0, -1) : p)
+        return target ? [target] : []
+      }),
+    )
     let mcpServers = options.mcpServers ?? []
     let shell = options.shell ?? defaultShell(env)
     const ripgrepOwner = `guard:${root}:${Math.random().toString(36).slice(2)}`
@@ -697,16 +716,7 @@ export namespace SecurityGuard {
      * (`allowCommandShell`, `allowAgentPermissions` lift this).
      */
     const templateRoots = SecurityTemplates.roots({
-      configDirs: [
-        ...new Set(
-          protect
-            .filter(
-              (p) =>
-                p.endsWith(path.sep) && (PLUGIN_FOLDERS as readonly string[]).includes(path.basename(p.slice(0, -1))),
-            )
-            .map((p) => path.dirname(p.slice(0, -1))),
-        ),
-      ],
+      configDirs: [...new Set(protect.filter(isPluginFolder).map((p) => path.dirname(p.slice(0, -1))))],
       dirs: [...new Set([...upTo(options.directory, root), ...upTo(directory, root)])],
       home,
     })
@@ -1149,7 +1159,7 @@ export namespace SecurityGuard {
           // A path through a link is held at its target, which is protected as well (a mount cannot hold a link, and
           // one over a link that leads nowhere fails every command).
           if (!leadsElsewhere(p) && !isLink(p)) lock.push({ path: p, dir: kind === "dir" })
-        } else if (SWEPT.has(path.basename(p)) || searchFolders.has(p)) absent.push(p)
+        } else if (SWEPT.has(path.basename(p)) || searchFolders.has(p) || danglingTargets.has(p)) absent.push(p)
         if (!SecurityPath.isInside(p, root)) pinAbove(p, above, looked)
       }
       // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
@@ -1208,7 +1218,20 @@ export namespace SecurityGuard {
       // not read there anyway) instead of exiting with an error for each.
       const ripgrepFile = options.ripgrep !== false ? SecurityRipgrep.file() : undefined
       const open = hostOpen.map((p) => p.slice(0, -1)).filter((p) => kindOf(p) === "dir")
-      return { sandbox: { hide, lock, mask, pin: [...pin], open, expose: ripgrepFile ? [ripgrepFile] : [] }, absent }
+      // Mounts go where the kernel resolves each path: through a linked home (`/home` → `var/home`) bubblewrap cannot
+      // make a mount point at the path as written, and every command would fail.
+      const real = <E extends { path: string }>(e: E): E => ({ ...e, path: realOrAsIs(e.path) })
+      return {
+        sandbox: {
+          hide: hide.map(real),
+          lock: lock.map(real),
+          mask: mask.map(real),
+          pin: [...new Set([...pin].map(realOrAsIs))],
+          open: open.map(realOrAsIs),
+          expose: ripgrepFile ? [ripgrepFile] : [],
+        },
+        absent,
+      }
     }
 
     /**
@@ -2653,11 +2676,35 @@ export namespace SecurityGuard {
     for (const p of list) {
       const folder = p.endsWith(path.sep)
       const bare = folder ? p.slice(0, -1) : p
-      if (!leadsElsewhere(bare)) continue
-      const target = fs.realpathSync.native(bare)
-      out.add(folder ? target + path.sep : target)
+      const target = leadsElsewhere(bare) ? fs.realpathSync.native(bare) : danglingTarget(bare)
+      if (target) out.add(folder ? target + path.sep : target)
     }
     return [...out]
+  }
+
+  /**
+   * Where an absent path would be created (a link that leads nowhere, a leftover stow link; or a path below a linked
+   * folder, `~/.config/git/config` with `~/.config` → `dotfiles/config`): whoever creates that path decides what the
+   * protected path holds, so it is protected too.
+   */
+  function danglingTarget(p: string): string | undefined {
+    try {
+      if (fs.existsSync(p)) return undefined
+      const lexical = path.resolve(p)
+      const resolved = SecurityPath.resolve(lexical)
+      return resolved.loop || resolved.real === lexical ? undefined : resolved.real
+    } catch {
+      return undefined
+    }
+  }
+
+  /** The real path of an existing path, else the path as given. */
+  function realOrAsIs(p: string): string {
+    try {
+      return fs.realpathSync.native(p)
+    } catch {
+      return p
+    }
   }
 
   function isDir(p: string): boolean {

@@ -1552,7 +1552,7 @@ for f in glob.glob('.git/objects/*/*'):
         }
       })
 
-      test("a protected path that is a link leading nowhere (a leftover stow link) does not stop commands", async () => {
+      test("a protected path that is a link leading nowhere (a leftover stow link) does not stop commands; where it leads is held", async () => {
         const xdgGit = path.join(process.env.XDG_CONFIG_HOME!, "git")
         fs.mkdirSync(xdgGit, { recursive: true })
         fs.symlinkSync("../../dangling/git/config", path.join(xdgGit, "config"))
@@ -1561,8 +1561,72 @@ for f in glob.glob('.git/objects/*/*'):
           const r = await box.s.bash("echo RAN-OK")
           expect(r.refused).toBe(false)
           expect(r.raw).toContain("RAN-OK")
+          // Where it would lead is protected: whoever creates it decides what git reads.
+          const target = path.join(path.dirname(process.env.XDG_CONFIG_HOME!), "dangling/git/config")
+          expectTyped(await box.s.call("write", { filePath: target, content: "[core]\n\tfsmonitor = id\n" }))
+          fs.writeFileSync(box.dir.file(".d"), target)
+          const made = await box.s.bash(
+            "t=$(cat .d); mkdir -p $(dirname $t) && printf '[core]\\n\\tfsmonitor = id\\n' > $t; echo RAN-OK",
+          )
+          expect(made.refused).toBe(false)
+          expect(made.output).toContain("was created by the command")
+          expect(fs.existsSync(target)).toBe(false)
         } finally {
           fs.rmSync(xdgGit, { recursive: true, force: true })
+          fs.rmSync(path.join(path.dirname(process.env.XDG_CONFIG_HOME!), "dangling"), { recursive: true, force: true })
+        }
+      })
+
+      test("absent protected paths below a linked folder (~/.config -> dotfiles/config, no git/config yet) are held where they would be created", async () => {
+        const config = process.env.XDG_CONFIG_HOME!
+        const real = path.join(home.home, "dotfiles/config")
+        fs.mkdirSync(real, { recursive: true })
+        for (const f of fs.readdirSync(config)) fs.cpSync(path.join(config, f), path.join(real, f), { recursive: true })
+        fs.rmSync(config, { recursive: true, force: true })
+        fs.symlinkSync(real, config)
+        try {
+          await using box = await fresh(route)
+          const target = path.join(real, "git/config")
+          expectTyped(await box.s.call("write", { filePath: target, content: "[core]\n\tfsmonitor = id\n" }))
+          expect(fs.existsSync(target)).toBe(false)
+          fs.writeFileSync(box.dir.file(".d"), target)
+          const made = await box.s.bash(
+            "t=$(cat .d); mkdir -p $(dirname $t) && printf '[core]\\n\\tfsmonitor = id\\n' > $t; echo RAN-OK",
+          )
+          expect(made.refused).toBe(false)
+          expect(made.raw).toContain("RAN-OK")
+          expect(fs.existsSync(path.join(config, "git/config"))).toBe(false)
+        } finally {
+          fs.rmSync(config, { force: true })
+          fs.mkdirSync(config, { recursive: true })
+          for (const f of fs.readdirSync(real))
+            if (f !== "git" && !f.startsWith("git.blocked"))
+              fs.cpSync(path.join(real, f), path.join(config, f), { recursive: true })
+          fs.rmSync(path.join(home.home, "dotfiles"), { recursive: true, force: true })
+        }
+      })
+
+      test("a home reached through a link (/home -> var/home): commands still run, and its files are held", async () => {
+        const linked = path.join(path.dirname(home.home), `linked-home-${route}-${process.pid}`)
+        fs.symlinkSync(home.home, linked)
+        const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME }
+        process.env.HOME = linked
+        process.env.XDG_CONFIG_HOME = path.join(linked, ".config")
+        try {
+          await using box = await fresh(route)
+          const r = await box.s.bash("echo RAN-OK")
+          expect(r.refused).toBe(false)
+          expect(r.raw).toContain("RAN-OK")
+          expectTyped(
+            await box.s.call("write", {
+              filePath: path.join(home.home, ".gitconfig"),
+              content: "[core]\n\tfsmonitor = id\n",
+            }),
+          )
+          expect(fs.existsSync(path.join(home.home, ".gitconfig"))).toBe(false)
+        } finally {
+          Object.assign(process.env, saved)
+          fs.rmSync(linked, { force: true })
         }
       })
 
