@@ -39,6 +39,17 @@ export namespace CommentHistoryExtract {
   /** Lines of a long comment stored in full (plus its last line). */
   const KEEP = 4
 
+  /** A repository whose commits credit an AI assistant (Claude Code, Copilot, Cursor) in their message. */
+  function assistant([name, repo]: readonly [string, string]): Source {
+    return {
+      name,
+      repo,
+      style: "assistant",
+      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
+      target: 50,
+    }
+  }
+
   export const SOURCES: Source[] = [
     {
       name: "aider",
@@ -114,13 +125,7 @@ export namespace CommentHistoryExtract {
         ["claude-skills", "alirezarezvani/claude-skills"],
         ["everything-claude-code", "affaan-m/everything-claude-code"],
       ] as const
-    ).map(([name, repo]): Source => ({
-      name,
-      repo,
-      style: "assistant",
-      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
-      target: 50,
-    })),
+    ).map(assistant),
     // Added for the fourth batch: four more repositories whose commits name an AI assistant the same way.
     ...(
       [
@@ -129,13 +134,7 @@ export namespace CommentHistoryExtract {
         ["superpowers", "obra/superpowers"],
         ["claude-code-templates", "davila7/claude-code-templates"],
       ] as const
-    ).map(([name, repo]): Source => ({
-      name,
-      repo,
-      style: "assistant",
-      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
-      target: 50,
-    })),
+    ).map(assistant),
     // Added for the fifth batch: four more repositories whose commits name an AI assistant the same way, and one
     // human-written control from before November 2022.
     ...(
@@ -145,13 +144,7 @@ export namespace CommentHistoryExtract {
         ["ccusage", "ryoppippi/ccusage"],
         ["claw-code", "ultraworkers/claw-code"],
       ] as const
-    ).map(([name, repo]): Source => ({
-      name,
-      repo,
-      style: "assistant",
-      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
-      target: 50,
-    })),
+    ).map(assistant),
     {
       name: "ast-grep",
       repo: "ast-grep/ast-grep",
@@ -169,13 +162,7 @@ export namespace CommentHistoryExtract {
         ["cship", "stephenleo/cship"],
         ["llm", "simonw/llm"],
       ] as const
-    ).map(([name, repo]): Source => ({
-      name,
-      repo,
-      style: "assistant",
-      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
-      target: 50,
-    })),
+    ).map(assistant),
     {
       name: "mkdocs",
       repo: "mkdocs/mkdocs",
@@ -193,13 +180,7 @@ export namespace CommentHistoryExtract {
         ["vibe-kanban", "BloopAI/vibe-kanban"],
         ["mcp-typescript-sdk", "modelcontextprotocol/typescript-sdk"],
       ] as const
-    ).map(([name, repo]): Source => ({
-      name,
-      repo,
-      style: "assistant",
-      select: ["-i", "-E", "--grep=co-authored-by: (claude|copilot|cursor)|generated with \\[claude", "--no-merges"],
-      target: 50,
-    })),
+    ).map(assistant),
     {
       name: "click",
       repo: "pallets/click",
