@@ -627,11 +627,13 @@ export namespace SecurityGuard {
      * a link); a command that replaces the link itself has the replacement moved aside and the link put back.
      */
     const links = new Map<string, string>()
+    /** The user's home and the project, where the layer may always rename what a command planted. */
+    const ownFolders = [...new Set([env.HOME || home, home, root].flatMap((d) => [path.resolve(d), realOrAsIs(d)]))]
     const noteLinks = (list: string[]) => {
       const seen = new Set<string>()
       const note = (at: string) => {
         try {
-          if (fs.lstatSync(at).isSymbolicLink() && SecurityPath.movable(at) && !links.has(at))
+          if (fs.lstatSync(at).isSymbolicLink() && SecurityPath.movable(at, ownFolders) && !links.has(at))
             links.set(at, fs.readlinkSync(at))
         } catch {
           // Gone or unreadable: nothing to put back.
@@ -1602,7 +1604,7 @@ export namespace SecurityGuard {
      */
     const linkedAbove = (d: Derived, p: string, call?: Call): string[] => {
       for (let at = path.dirname(p); at !== path.dirname(at); at = path.dirname(at)) {
-        if (SecurityPath.isInside(at, root) || !SecurityPath.movable(at) || links.has(at)) continue
+        if (SecurityPath.isInside(at, root) || !SecurityPath.movable(at, ownFolders) || links.has(at)) continue
         try {
           if (!fs.lstatSync(at).isSymbolicLink()) continue
         } catch {
@@ -1622,7 +1624,7 @@ export namespace SecurityGuard {
     const sweep = (d: Derived, absent: string[], call?: Call): string[] => {
       const notes: string[] = []
       for (const [link, target] of links) {
-        if (!SecurityPath.movable(link)) continue
+        if (!SecurityPath.movable(link, ownFolders)) continue
         let current: string | null
         try {
           current = fs.lstatSync(link).isSymbolicLink() ? fs.readlinkSync(link) : ""
@@ -1687,7 +1689,7 @@ export namespace SecurityGuard {
 
     const moveAside = (d: Derived, p: string, call: Call | undefined, why: string): string[] => {
       // Never the system's own folders, whatever a rule or a bug says: running as root, every folder is writable.
-      if (!SecurityPath.movable(p)) {
+      if (!SecurityPath.movable(p, ownFolders)) {
         const note = `[security] ${SecurityAccess.display(root, p)} was created or changed by the command, but it is in a system folder, which the layer never renames (${why}): it was left in place; remove it before starting OpenCode again.`
         log.error(note)
         return [note]

@@ -59,16 +59,19 @@ export namespace SecurityPath {
   ] as const
 
   /**
-   * May the layer rename `p` (move a planted file aside, put a link back)? Not a top-level entry of `/` and nothing in
-   * the system's folders: run as root, every folder is writable, and a protected host path there is never the agent's
-   * to have created.
+   * May the layer rename `p` (move a planted file aside, put a link back)? Anything below one of `own` (the user's
+   * home and the project, wherever they live: Fedora Silverblue keeps homes in `/var/home`); otherwise not a top-level
+   * entry of `/` and nothing in the system's folders: run as root, every folder is writable, and a protected host path
+   * there is never the agent's to have created.
    *
    * @example
    * SecurityPath.movable("/home/me/.local/bin") // true
+   * SecurityPath.movable("/var/home/me/.local/bin", ["/var/home/me"]) // true
    * SecurityPath.movable("/bin") // false
    */
-  export function movable(p: string): boolean {
+  export function movable(p: string, own: readonly string[] = []): boolean {
     const abs = path.resolve(p)
+    if (own.some((dir) => dir !== "/" && abs !== path.resolve(dir) && isInside(abs, path.resolve(dir)))) return true
     if (path.dirname(abs) === abs || path.dirname(abs) === "/") return false
     return !SYSTEM.some((dir) => isInside(abs, dir))
   }

@@ -67,3 +67,16 @@ describe("SecurityPath.movable", () => {
   ]
   for (const [p, expected] of cases) test(`${p}: ${expected}`, () => expect(SecurityPath.movable(p)).toBe(expected))
 })
+
+describe("SecurityPath.movable below the user's own folders", () => {
+  test("a home or project inside a system folder (Fedora Silverblue's /var/home) is the user's", () => {
+    expect(SecurityPath.movable("/var/home/me/.local/bin", ["/var/home/me"])).toBe(true)
+    expect(SecurityPath.movable("/usr/src/app/.opencode/plugin", ["/root", "/usr/src/app"])).toBe(true)
+    // The folder itself, its parents and anything outside stay as the system rule says.
+    expect(SecurityPath.movable("/var/home/me", ["/var/home/me"])).toBe(false)
+    expect(SecurityPath.movable("/var/home", ["/var/home/me"])).toBe(false)
+    expect(SecurityPath.movable("/bin", ["/var/home/me"])).toBe(false)
+    // "/" as a home (HOME=/ in some containers) gives nothing.
+    expect(SecurityPath.movable("/bin", ["/"])).toBe(false)
+  })
+})
