@@ -11,8 +11,10 @@ import {
   type ParseError,
 } from "jsonc-parser"
 import path from "path"
+import z from "zod"
 import { LocalState } from "../learning/local"
 import { Resource } from "../resource/schema"
+import { NamedError } from "../util/error"
 
 /**
  * `opencode-builtins init`: a project set up in one command. It adds the plugin (or, with `mcp`, the MCP server
@@ -338,15 +340,63 @@ export namespace Init {
     return { ok: true, changes, notes: config.note ? [config.note] : [] }
   }
 
-  /** Writes the planned changes (each atomically; an edited file keeps its mode). */
+  /** A planned change that could not be written; nothing of the plan was left behind. */
+  export const WriteError = NamedError.create(
+    "InitWriteError",
+    z.object({ path: z.string(), reason: z.string() }),
+    (d) => `cannot write ${d.path}: ${d.reason}`,
+  )
+
+  /**
+   * Writes the planned changes all or nothing: every file is first written beside its target (an edited file keeps its
+   * mode), and only when all of them are written are they renamed into place. A failure removes what was staged and the
+   * folders it made, and throws `WriteError` naming the file.
+   *
+   * @example
+   * Init.apply(Init.plan("/repo", { mcp: false }).changes) // throws Init.WriteError when a file cannot be written
+   */
   export function apply(changes: readonly Change[]) {
-    for (const change of changes) {
-      fs.mkdirSync(path.dirname(change.path), { recursive: true })
-      const target = change.action === "edit" ? fs.realpathSync(change.path) : change.path
-      const mode = change.action === "edit" ? fs.statSync(target).mode & 0o7777 : undefined
-      const tmp = `${target}.${process.pid}.init.tmp`
-      fs.writeFileSync(tmp, change.text, mode === undefined ? undefined : { mode })
-      fs.renameSync(tmp, target)
+    const staged: { tmp: string; target: string }[] = []
+    const made: string[] = []
+    const undo = () => {
+      for (const s of staged) fs.rmSync(s.tmp, { force: true })
+      for (const dir of made.reverse()) fs.rmSync(dir, { recursive: true, force: true })
     }
+    for (const change of changes) {
+      try {
+        const first = fs.mkdirSync(path.dirname(change.path), { recursive: true })
+        if (first) made.push(first)
+        const target = change.action === "edit" ? fs.realpathSync(change.path) : change.path
+        const mode = change.action === "edit" ? fs.statSync(target).mode & 0o7777 : undefined
+        const tmp = `${target}.${process.pid}.init.tmp`
+        fs.writeFileSync(tmp, change.text, mode === undefined ? undefined : { mode })
+        staged.push({ tmp, target })
+      } catch (error) {
+        undo()
+        throw new WriteError({ path: change.path, reason: `${reason(error)}; nothing was changed` }, { cause: error })
+      }
+    }
+    for (const [i, s] of staged.entries()) {
+      try {
+        fs.renameSync(s.tmp, s.target)
+      } catch (error) {
+        // Only a file system failing between two renames gets here; what was renamed stays, the rest is removed.
+        for (const rest of staged.slice(i)) fs.rmSync(rest.tmp, { force: true })
+        throw new WriteError(
+          { path: s.target, reason: `${reason(error)} (${i} of ${staged.length} files were already in place)` },
+          { cause: error },
+        )
+      }
+    }
+  }
+
+  function reason(error: unknown): string {
+    const code = (error as NodeJS.ErrnoException)?.code
+    if (code === "EACCES" || code === "EPERM") return "permission denied"
+    if (code === "ENOSPC") return "no space left on the device"
+    if (code === "EROFS") return "the file system is read-only"
+    if (code === "ENOTDIR" || code === "EEXIST") return "a file stands where a folder is needed"
+    if (code === "ENOENT") return "a folder on the way does not exist or cannot hold files"
+    return error instanceof Error ? error.message : String(error)
   }
 }

@@ -175,4 +175,49 @@ describe("opencode-builtins init", () => {
       "node_modules\r\n.opencode-security-audit.log*\r\n\r\n# opencode-builtins: local state (learnings, captured tool calls) and the security audit log\r\n.opencode/builtins-local/\r\n",
     )
   })
+
+  test("a file that cannot be written leaves nothing behind: no config, no example, no staged file, a named error", async () => {
+    // `.opencode` is a file, so the examples cannot be created; opencode.json comes first in the plan and must not be
+    // left written alone, nor its staged copy.
+    await using dir = await tmpdir({ ".opencode": "not a folder\n", ".gitignore": "node_modules\n" })
+    const before = snapshot(dir.path)
+    const plan = Init.plan(dir.path, { mcp: false })
+    if (!plan.ok) throw new Error(plan.error)
+    expect(plan.changes.map((c) => path.relative(dir.path, c.path))).toContain("opencode.json")
+    let thrown: unknown
+    try {
+      Init.apply(plan.changes)
+    } catch (error) {
+      thrown = error
+    }
+    expect(Init.WriteError.is(thrown)).toBe(true)
+    const error = thrown as InstanceType<typeof Init.WriteError>
+    expect(error.data.path).toBe(dir.file(".opencode/checklist/example-checklist.md"))
+    expect(error.message).toBe(
+      `cannot write ${dir.file(".opencode/checklist/example-checklist.md")}: a file stands where a folder is needed; nothing was changed`,
+    )
+    expect(snapshot(dir.path)).toEqual(before)
+
+    const cli = await init(dir.path)
+    expect(cli.code).toBe(1)
+    expect(cli.out).toBe("")
+    expect(cli.err).toBe(`init: ${error.message}\n`)
+    expect(snapshot(dir.path)).toEqual(before)
+  })
+
+  test("folders a failed run made are removed again, folders that were there are kept", async () => {
+    await using dir = await tmpdir({ "kept/old.md": "old\n", blocker: "a file\n" })
+    const change = (rel: string): Init.Change => ({
+      path: dir.file(rel),
+      action: "create",
+      summary: rel,
+      text: `${rel}\n`,
+    })
+    const changes = [change("new/deep/a.md"), change("kept/b.md"), change("blocker/c.md")]
+    expect(() => Init.apply(changes)).toThrow(
+      `cannot write ${dir.file("blocker/c.md")}: a file stands where a folder is needed; nothing was changed`,
+    )
+    expect(snapshot(dir.path)).toEqual({ blocker: "a file\n", "kept/old.md": "old\n" })
+    expect(fs.readdirSync(dir.path).sort()).toEqual(["blocker", "kept"])
+  })
 })
