@@ -8,6 +8,18 @@ import { NamedError, errorMessage } from "../util/error"
 
 const run = promisify(execFile)
 
+/** npm's error codes a user meets when a package cannot be fetched, in plain words. */
+const NPM_ERRORS: Record<string, string> = {
+  E404: "no package of that name on the registry (check the spelling and the scope)",
+  ETARGET: "the registry has no version matching that range",
+  E401: "the registry refused the credentials (npm login, or the token in .npmrc)",
+  E403: "the registry refused access to that package",
+  ENOTFOUND: "the registry could not be reached (its host name did not resolve)",
+  ECONNREFUSED: "the registry could not be reached (connection refused)",
+  ETIMEDOUT: "the registry could not be reached (timed out)",
+  EAI_AGAIN: "the registry could not be reached (name lookup failed)",
+}
+
 /**
  * Turns the audit's argument into a directory of plugin source: a directory is used in place; an npm package spec
  * (`name`, `@scope/name`, `name@1.2.3`, `name@tag`) is downloaded with `npm pack --ignore-scripts` into a new
@@ -81,9 +93,16 @@ export namespace AuditTarget {
         const e = error as { stderr?: string; code?: string }
         if (e.code === "ENOENT")
           throw new NotFound({ target, reason: "npm is not installed (needed to fetch packages)" })
-        const reason =
-          (e.stderr ?? errorMessage(error)).split("\n").find((l) => /npm (error|ERR!)/.test(l)) ?? errorMessage(error)
-        throw new NotFound({ target, reason: `npm pack failed: ${reason.replace(/^npm (error|ERR!)\s*/, "").trim()}` })
+        const text = e.stderr ?? errorMessage(error)
+        const code = /npm (?:error|ERR!) code (\w+)/.exec(text)?.[1]
+        const known = code ? NPM_ERRORS[code] : undefined
+        const reason = text.split("\n").find((l) => /npm (error|ERR!)/.test(l)) ?? errorMessage(error)
+        throw new NotFound({
+          target,
+          reason: known
+            ? `${known} (npm pack: ${code})`
+            : `npm pack failed: ${reason.replace(/^npm (error|ERR!)\s*/, "").trim()}`,
+        })
       }
       const info = JSON.parse(stdout.slice(stdout.indexOf("[")))[0] as {
         filename: string

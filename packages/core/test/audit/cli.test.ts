@@ -162,7 +162,14 @@ describe("opencode-builtins audit <npm-name>", () => {
       expect(await Bun.file(report.dir).exists()).toBe(false) // the temporary download is removed
       const missing = memoryIO(work.path, env)
       expect(await run(["not-published"], missing)).toBe(2)
-      expect(missing.stderr).toContain("cannot audit 'not-published': npm pack failed:")
+      expect(missing.stderr).toContain(
+        "cannot audit 'not-published': no package of that name on the registry (check the spelling and the scope) (npm pack: E404)",
+      )
+      const noVersion = memoryIO(work.path, env)
+      expect(await run(["local-evil@9.9.9"], noVersion)).toBe(2)
+      expect(noVersion.stderr).toContain(
+        "cannot audit 'local-evil@9.9.9': the registry has no version matching that range (npm pack: ETARGET)",
+      )
     } finally {
       server.stop(true)
     }
