@@ -275,12 +275,18 @@ export namespace CommentHeuristics {
     const all = words(t)
     if (!all.length || all.length > LONG || t.length > 160 || isDirective(t)) return undefined
     if (/\?|https?:/.test(t)) return undefined
+    // A numbered test case ("Test 9: Verify main branch warning") names the case that follows, and so does a phrase in
+    // title case ("Read Tool Stories", "Windows PowerShell"): headings.
+    if (CASE.test(text.trim()) || TITLE.test(t)) return undefined
     // A second clause after a semicolon or a dash adds to the step ("Load .env.local locally; on Railway vars are
     // already injected", "Download with fetch() - Bun handles redirects automatically").
     if (/(;|\s[-–—])\s+\S+\s+\S/.test(t)) return undefined
     // So does a parenthesis with three or more content words the code does not hold ("Merge built-in MCP servers
     // (auto-enabled by API key, respecting disabled_mcps)").
     const aside = /\(([^)]*)\)/.exec(t)?.[1]
+    // A parenthesis that is a reference ("(gt-8tmz.4)", "(#1088)", "(JIRA-12)") or ends a list of examples with "etc"
+    // ("Resolve formula (inheritance, etc)") points past the code: a reference or an example, not narration.
+    if (aside !== undefined && (REFERENCE.test(aside.trim()) || /\betc\.?$/i.test(aside.trim()))) return undefined
     if (aside) {
       const { shared, total } = overlap(aside, code)
       if (total - shared >= ASIDE) return undefined
@@ -350,6 +356,19 @@ export namespace CommentHeuristics {
 
   /** A finite verb in a clause: a past tense or participle, a negation, a form of "be", "do" or "have". */
   const OUTCOME = /\b(\w+ed|\w+n't|is|are|was|were|be|been|did|does|do|has|have|had)\b/i
+
+  /**
+   * Ticket or issue references, one or more: "#1088", "gt-8tmz.4", "bd-20j", "JIRA-123", "GH-12" (after the dash a
+   * lower-case id mixes letters and digits, so "utf-8" or "sha-256" is not one).
+   */
+  const REFERENCE =
+    /^(#\d+|[a-z]{2,}-(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)[a-z0-9]+(\.\d+)*|[A-Z][A-Z0-9]+-\d+)(\s*[,;]\s*(#\d+|[a-z]{2,}-(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)[a-z0-9]+(\.\d+)*|[A-Z][A-Z0-9]+-\d+))*$/
+
+  /** A numbered test case opening a comment: "Test 9:", "Case 2.", "Scenario 3 -". */
+  const CASE = /^(test|case|scenario)\s+\d+\s*[:.)\-–—]/i
+
+  /** Two to five words, each capitalised but for short function words: a heading in title case. */
+  const TITLE = /^[A-Z][a-zA-Z]*(\s+([A-Z][a-zA-Z]*|a|an|the|of|to|for|and|or|in|on|with)){1,4}$/
 
   /** Content words a parenthesis adds beyond the code that make a comment more than narration. */
   const ASIDE = 3
@@ -432,6 +451,8 @@ export namespace CommentHeuristics {
    * CommentHeuristics.restates("return the total", "return total") // true
    */
   export function restates(comment: string, code: string): boolean {
+    // A numbered test case is a heading even when the test prints the same words (`echo "Test 8: …"`).
+    if (CASE.test(comment.trim())) return false
     const c = normalize(comment)
     const k = normalize(code)
     if (c.length < 4 || !k) return false

@@ -99,6 +99,16 @@ describe("comment heuristics", () => {
         undefined,
       ],
       ["Merge built-in servers (builtIn)", ["servers.merge(builtIn)"], "plain"],
+      // A reference or a list of examples ending in "etc" in parentheses points past the code.
+      ["Apply control flow operators (gt-8tmz.4)", ["formula = applyControlFlow(formula)"], undefined],
+      ["Apply control flow operators (#1088, JIRA-12)", ["formula = applyControlFlow(formula)"], undefined],
+      ["Resolve formula (inheritance, etc)", ["resolved = resolveFormula(formula)"], undefined],
+      ["Apply control flow operators (utf-8)", ["formula = applyControlFlow(formula)"], "plain"],
+      // A numbered test case or a phrase in title case is a heading.
+      ["Test 9: Verify main branch warning", ['assert_contains "$output" "main branch warning"'], undefined],
+      ["Case 2 - parse the empty file", ['parse("")'], undefined],
+      ["Read Tool Stories", ["export const ReadTool: Story = { args: { tool: 'read' } }"], undefined],
+      ["Read tool stories", ["export const ReadToolStories = readTool.stories()"], "plain"],
       // A lone identifier is a heading, however many words it splits into.
       ["ZodMiniStringFormat", ["export interface ZodMiniStringFormat<Format extends string = string>"], undefined],
       ["API rule: only the final assistant message may be empty", ["const last = i === n - 1"], undefined],
