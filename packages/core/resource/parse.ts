@@ -100,15 +100,31 @@ export namespace ResourceParse {
   }
 
   /**
-   * The id a file has when it declares none: its file name without extension, made valid when it is not. Known
-   * without reading the file, so a file the security policy protects can still be named in a refusal.
+   * The id a file has when it declares none: its file name without extension, made valid when it is not; for a file
+   * that stands for its folder (`README`, `index`, `_index`, `SKILL`: a folder's readme, a page bundle, a skill) the
+   * folder's name, unless that folder is the type folder itself. Known without reading the file, so a file the
+   * security policy protects can still be named in a refusal.
    *
    * @example
    * ResourceParse.defaultId(".opencode/task/Ship It.md") // "ship-it"
+   * ResourceParse.defaultId(".opencode/knowledge-base/skills/api-design/SKILL.md") // "api-design"
    */
   export function defaultId(relativePath: string): string {
+    const name = baseName(relativePath)
+    return invalidIdReason(name) ? slug(name) || slug(relativePath) : name
+  }
+
+  /** File names that stand for the folder holding them. */
+  const FOLDER_NOTE = /^(readme|index|_index|skill)$/i
+
+  /** The file name without extension, or the folder's name for a file that stands for its folder (`defaultId`). */
+  function baseName(relativePath: string): string {
     const fileStem = stem(relativePath)
-    return invalidIdReason(fileStem) ? slug(fileStem) || slug(relativePath) : fileStem
+    if (!FOLDER_NOTE.test(fileStem)) return fileStem
+    const parts = relativePath.split("/")
+    const folder = parts.length >= 2 ? parts[parts.length - 2] : ""
+    if (!folder || folder === ".opencode" || (Resource.TYPES as readonly string[]).includes(folder)) return fileStem
+    return folder
   }
 
   export function stem(relativePath: string): string {
@@ -152,7 +168,7 @@ export namespace ResourceParse {
       type: input.type,
       path: input.path,
       relativePath: input.relativePath,
-      name: name ?? titleCase(stem(input.relativePath)),
+      name: name ?? titleCase(baseName(input.relativePath)),
       size: input.size,
       lastModified: input.lastModified,
     }
@@ -534,6 +550,9 @@ export namespace ResourceParse {
     }
   }
 
+  /** A template placeholder in a link target: `{baseDir}`, `${VAR}`, `{{ … }}`. */
+  const PLACEHOLDER = /[{}]/
+
   /** Characters no wiki link target has, but TOML and JSON arrays of strings do (`[['\\(', '\\)']]`). */
   const NOT_A_TARGET = /['"\\,=`{}<>]/
 
@@ -577,6 +596,9 @@ export namespace ResourceParse {
       const hash = m[1].indexOf("#")
       const target = hash < 0 ? m[1] : m[1].slice(0, hash)
       if (!target || SCHEME.test(target) || target.startsWith("/")) continue
+      // A placeholder filled in later (a skill's `{baseDir}/references/x.md`, `${CLAUDE_PLUGIN_ROOT}/…`, a Hugo
+      // `{{< ref … >}}`) names no file that exists as written.
+      if (PLACEHOLDER.test(target)) continue
       if (!/\.(md|markdown|json)$/i.test(target)) continue
       out.push({ kind: "path", value: resolveRelative(from, target) })
     }

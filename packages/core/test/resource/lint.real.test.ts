@@ -38,10 +38,14 @@ describe("lint over real shapes: only true errors", () => {
   test("the errors are exactly the true ones: a dangling $ref (ajv agrees), a reused $id, file names used twice, a missing page", async () => {
     const { dir, report } = await lintOf()
     await using _ = dir
+    // Each skill's SKILL.md takes its folder's name as id (api-design, deployment): not a duplicate.
+    const index = await indexOf(dir.path)
+    expect(index.resources.get("api-design")?.relativePath).toBe(".opencode/knowledge-base/skills/api-design/SKILL.md")
+    expect(index.resources.get("deployment")?.relativePath).toBe(".opencode/knowledge-base/skills/deployment/SKILL.md")
+    expect(index.resources.has("SKILL")).toBe(false)
     // In lint's order: by path.
     expect(errors(report)).toEqual([
       "dangling-reference .opencode/knowledge-base/content-management/multilingual.md 'multilingual' references 'missing-page', which match no resource",
-      "duplicate-id .opencode/knowledge-base/skills/deployment/SKILL.md duplicate id 'SKILL': .opencode/knowledge-base/skills/api-design/SKILL.md is used, .opencode/knowledge-base/skills/deployment/SKILL.md is ignored",
       "duplicate-id .opencode/knowledge-base/vault/Plugins/Templates.md duplicate id 'Templates': .opencode/knowledge-base/vault/Clipper/Templates.md is used, .opencode/knowledge-base/vault/Plugins/Templates.md is ignored",
       "duplicate-id .opencode/knowledge-base/vault/Sync/Security and privacy.md duplicate id 'security-and-privacy': .opencode/knowledge-base/vault/Publish/Security and privacy.md is used, .opencode/knowledge-base/vault/Sync/Security and privacy.md is ignored",
       "duplicate-id .opencode/schema/anywork-ac-1.1.json duplicate id 'anywork-ac-1.0': declares the same $id as .opencode/schema/anywork-ac-1.0.json (used), .opencode/schema/anywork-ac-1.1.json is ignored",

@@ -157,6 +157,29 @@ describe("ids", () => {
     expect(r.metadata.id).toBe("my-release-notes")
     expect(r.metadata.name).toBe("My Release Notes!")
   })
+
+  test("README, index, _index and SKILL files take their folder's name; in the type folder itself, their own", () => {
+    const cases: [string, string, string][] = [
+      [".opencode/knowledge-base/skills/api-design/SKILL.md", "api-design", "Api Design"],
+      [".opencode/knowledge-base/guides/Deploying Apps/README.md", "deploying-apps", "Deploying Apps"],
+      [".opencode/knowledge-base/content/en/functions/_index.md", "functions", "Functions"],
+      [".opencode/knowledge-base/posts/my-post/index.markdown", "my-post", "My Post"],
+      [".opencode/schema/user/index.json", "user", "User"],
+      [".opencode/knowledge-base/README.md", "README", "README"],
+      [".opencode/knowledge-base/skills/api-design/references/README-old.md", "README-old", "README Old"],
+    ]
+    for (const [rel, id, name] of cases) {
+      const type = rel.startsWith(".opencode/schema/") ? "schema" : "knowledge-base"
+      const r = ResourceParse.parse(input(type, rel, type === "schema" ? "{}" : "x"))
+      expect([rel, r.metadata.id, r.metadata.name]).toEqual([rel, id, name])
+      expect(ResourceParse.defaultId(rel)).toBe(id)
+    }
+    // A declared id still wins.
+    const declared = ResourceParse.parse(
+      input("knowledge-base", ".opencode/knowledge-base/a/README.md", "---\nid: intro\n---\n"),
+    )
+    expect(declared.metadata.id).toBe("intro")
+  })
 })
 
 describe("references", () => {
@@ -167,6 +190,20 @@ describe("references", () => {
     expect(r.refs).toEqual([
       { kind: "id", value: "b" },
       { kind: "path", value: ".opencode/checklist/c.md" },
+    ])
+  })
+
+  test("a link whose target holds a template placeholder names no file: {baseDir}, ${VAR}, Hugo's {{< ref >}}", () => {
+    const body = [
+      "[patterns]({baseDir}/references/patterns.md)",
+      "[hooks](${CLAUDE_PLUGIN_ROOT}/docs/hooks.md)",
+      '[page]({{< ref "docs/page.md" >}})',
+      "[privacy](Security%20and%20privacy.md)",
+      "[real](references/real.md)",
+    ].join("\n")
+    expect(ResourceParse.inlineReferences(body, ".opencode/knowledge-base/skills/s/SKILL.md")).toEqual([
+      { kind: "path", value: ".opencode/knowledge-base/skills/s/Security and privacy.md" },
+      { kind: "path", value: ".opencode/knowledge-base/skills/s/references/real.md" },
     ])
   })
 
