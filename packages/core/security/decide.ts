@@ -224,7 +224,8 @@ export namespace SecurityDecide {
 
   /** Arguments of a tool whose meaning is unknown (other plugins' tools, MCP tools, unknown inner calls). */
   export function opaque(facts: Facts, tool: string, args: unknown): Denial | undefined {
-    for (const c of SecurityPluginTool.candidates(args, { directory: facts.directory, home: facts.home })) {
+    const scan = SecurityPluginTool.scan(args, { directory: facts.directory, home: facts.home })
+    for (const c of scan.candidates) {
       const ops: readonly Operation[] = c.exists ? [...READ_OPS, "write"] : ["write"]
       for (const op of ops) {
         const decision = access(facts, c.path, op)
@@ -237,6 +238,12 @@ export namespace SecurityDecide {
           }
       }
     }
+    // What was not read cannot be allowed: a protected path could follow the 20,000th string.
+    if (scan.incomplete)
+      return {
+        reason: `${tool}: its arguments are too large for the security layer to check (${scan.incomplete}); split the work into smaller calls`,
+        rule: "arguments-unchecked",
+      }
     return undefined
   }
 

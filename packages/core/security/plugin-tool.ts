@@ -12,31 +12,47 @@ import path from "path"
  * // [{ path: "/repo/secrets/x", exists: true, from: "files[0].p" }]
  */
 export namespace SecurityPluginTool {
-  export const LIMITS = { depth: 8, strings: 2000, length: 4096, candidates: 500 }
+  /**
+   * How far arguments are read. Each is far beyond what a model writes in one call (its output is a few hundred KB at
+   * most); arguments past one are not allowed unread: `scan` says so and the call is refused (`SecurityDecide.opaque`).
+   */
+  export const LIMITS = { depth: 64, strings: 20_000, length: 4096, text: 4 * 1024 * 1024, candidates: 5_000 }
+
+  /** The longest path the kernel accepts (`PATH_MAX`): a longer one, once normalised, names no file. */
+  const PATH_MAX = 4096
 
   export type Candidate = { path: string; exists: boolean; from: string }
 
   /** Every string in `value` with where it was found (`a.b[2]`), bounded in depth and count. Keys count too. */
   export function strings(value: unknown): { text: string; at: string }[] {
+    return walk(value).strings
+  }
+
+  function walk(value: unknown): { strings: { text: string; at: string }[]; incomplete?: string } {
     const out: { text: string; at: string }[] = []
     const seen = new Set<unknown>()
-    const walk = (v: unknown, at: string, depth: number) => {
-      if (out.length >= LIMITS.strings || depth > LIMITS.depth) return
+    let incomplete: string | undefined
+    const visit = (v: unknown, at: string, depth: number) => {
+      if (incomplete) return
+      if (out.length >= LIMITS.strings) return void (incomplete = `more than ${LIMITS.strings} strings`)
+      if (depth > LIMITS.depth) return void (incomplete = `nested deeper than ${LIMITS.depth} levels (at ${at})`)
       if (typeof v === "string") {
+        if (v.length > LIMITS.text)
+          return void (incomplete = `a string of ${v.length} characters (at ${at || "(argument)"})`)
         out.push({ text: v, at })
         return
       }
       if (!v || typeof v !== "object" || seen.has(v)) return
       seen.add(v)
-      if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${at}[${i}]`, depth + 1))
+      if (Array.isArray(v)) v.forEach((item, i) => visit(item, `${at}[${i}]`, depth + 1))
       else
         for (const [k, item] of Object.entries(v)) {
           if (k.includes("/") || k.startsWith(".") || k.startsWith("~")) out.push({ text: k, at: `${at}{key}` })
-          walk(item, at ? `${at}.${k}` : k, depth + 1)
+          visit(item, at ? `${at}.${k}` : k, depth + 1)
         }
     }
-    walk(value, "", 0)
-    return out
+    visit(value, "", 0)
+    return { strings: out, incomplete }
   }
 
   /** The whole string plus tokens that look like paths (contain `/`, start with `.` or `~`, or carry an extension). */
@@ -44,13 +60,11 @@ export namespace SecurityPluginTool {
     const out = new Set<string>()
     const trimmed = text.trim()
     if (trimmed && trimmed.length <= LIMITS.length && !trimmed.includes("\n")) out.add(trimmed)
-    if (text.length > LIMITS.length * 16) return [...out]
     for (const token of text.split(/[\s,;"'`()<>[\]{}|]+/)) {
       let t = token
       const eq = t.indexOf("=")
       if (eq > 0 && !t.startsWith("/")) t = t.slice(eq + 1)
       if (t.startsWith("@")) t = t.slice(1)
-      if (t.length > 1024) continue
       let cut = t.length
       while (cut > 0 && (t[cut - 1] === "." || t[cut - 1] === ":")) cut--
       t = t.slice(0, cut)
@@ -62,18 +76,27 @@ export namespace SecurityPluginTool {
 
   export type Context = { directory: string; cwd?: string; home: string }
 
+  export type Scan = {
+    candidates: Candidate[]
+    /** Set when the arguments go past `LIMITS`: what was not read, so nothing may be allowed on what was. */
+    incomplete?: string
+  }
+
   /**
-   * Candidate paths of a tool's arguments.
+   * Candidate paths of a tool's arguments, and whether all of them were read. A token is resolved however long it
+   * is (`/././…/.env` normalises to a short path); one whose normalised path is longer than the kernel accepts names
+   * no file. Any `file:` URL (`file:///x`, `file:/x`) is read as the path it names.
    *
    * @example
-   * SecurityPluginTool.candidates({ query: "hello world" }, { directory: "/repo", home: "/h" }) // the text, resolved
+   * SecurityPluginTool.scan({ paths: ["a.md", "secrets/x"] }, { directory: "/repo", home: "/h" }).candidates.length // 2
    */
-  export function candidates(args: unknown, ctx: Context): Candidate[] {
+  export function scan(args: unknown, ctx: Context): Scan {
     const out = new Map<string, Candidate>()
-    for (const { text, at } of strings(args)) {
+    const walked = walk(args)
+    for (const { text, at } of walked.strings) {
       for (const piece of pieces(text)) {
         const bases = new Set<string>()
-        if (piece.startsWith("file://")) {
+        if (/^file:/i.test(piece)) {
           try {
             bases.add(decodeURIComponent(new URL(piece).pathname))
           } catch {
@@ -86,14 +109,26 @@ export namespace SecurityPluginTool {
           if (ctx.cwd && ctx.cwd !== ctx.directory) bases.add(path.resolve(ctx.cwd, piece))
         }
         for (const p of bases) {
+          if (p.length > PATH_MAX) continue
           const abs = p.normalize("NFC")
           if (out.has(abs)) continue
+          if (out.size >= LIMITS.candidates)
+            return { candidates: [...out.values()], incomplete: `more than ${LIMITS.candidates} path-like values` }
           out.set(abs, { path: abs, exists: exists(abs), from: at || "(argument)" })
-          if (out.size >= LIMITS.candidates) return [...out.values()]
         }
       }
     }
-    return [...out.values()]
+    return { candidates: [...out.values()], incomplete: walked.incomplete }
+  }
+
+  /**
+   * Candidate paths of a tool's arguments (`scan` without the completeness flag, for callers that only look).
+   *
+   * @example
+   * SecurityPluginTool.candidates({ query: "hello world" }, { directory: "/repo", home: "/h" }) // the text, resolved
+   */
+  export function candidates(args: unknown, ctx: Context): Candidate[] {
+    return scan(args, ctx).candidates
   }
 
   function exists(p: string) {

@@ -13,6 +13,37 @@ describe("SecurityPluginTool", () => {
     for (let i = 0; i < 20; i++) cur = cur.next = { v: `level${i}` }
     expect(SecurityPluginTool.strings(deep).length).toBeLessThanOrEqual(SecurityPluginTool.LIMITS.depth)
   })
+  test("arguments past a limit are never read as complete: the scan says what was left unread", () => {
+    const ctx = { directory: "/repo", home: "/h" }
+    const { LIMITS } = SecurityPluginTool
+    expect(SecurityPluginTool.scan({ paths: ["a.md", "secrets/x"] }, ctx).incomplete).toBeUndefined()
+    const many = SecurityPluginTool.scan({ paths: [...Array(LIMITS.strings).fill("x"), "secrets/x"] }, ctx)
+    expect(many.incomplete).toBe(`more than ${LIMITS.strings} strings`)
+    let deep: any = "secrets/x"
+    for (let i = 0; i <= LIMITS.depth; i++) deep = [deep]
+    expect(SecurityPluginTool.scan({ a: deep }, ctx).incomplete).toStartWith(
+      `nested deeper than ${LIMITS.depth} levels`,
+    )
+    const huge = SecurityPluginTool.scan({ q: "x".repeat(LIMITS.text + 1) }, ctx)
+    expect(huge.incomplete).toBe(`a string of ${LIMITS.text + 1} characters (at q)`)
+    const names = Array.from({ length: LIMITS.candidates + 1 }, (_, i) => `f${i}.md`).join(" ")
+    expect(SecurityPluginTool.scan({ q: names }, ctx).incomplete).toBe(
+      `more than ${LIMITS.candidates} path-like values`,
+    )
+  })
+  test("a long token is resolved as the tool would resolve it; file: URLs with one slash are paths too", () => {
+    const ctx = { directory: "/repo", home: "/h" }
+    const dots = "/" + "./".repeat(2100) + "repo/.env"
+    expect(dots.length).toBeGreaterThan(4096)
+    const paths = (args: unknown) => SecurityPluginTool.scan(args, ctx).candidates.map((c) => c.path)
+    expect(paths({ p: dots })).toContain("/repo/.env")
+    expect(paths({ p: "file:/repo/.env" })).toContain("/repo/.env")
+    expect(paths({ p: "FILE:///repo/.env" })).toContain("/repo/.env")
+    // A path longer than the kernel accepts once normalised names no file, and is no candidate.
+    expect(paths({ p: "/repo/" + "d/".repeat(2100) + "x" })).toEqual([])
+    // A 1 MB string is read whole: the path at its end is found.
+    expect(paths({ q: "word ".repeat(200_000) + "secrets/x" })).toContain("/repo/secrets/x")
+  })
   test("candidates: whole strings and path-like tokens, resolved against the project, cwd and ~", async () => {
     await using dir = await tmpdir({ "docs/a.md": "x" })
     const c = SecurityPluginTool.candidates(

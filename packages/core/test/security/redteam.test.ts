@@ -661,6 +661,32 @@ for f in glob.glob('.git/objects/*/*'):
         "team/sub/AGENTS.md": "Sub-team rules are public.\n",
         "team/sub/x.txt": "x\n",
       })
+      // Another plugin's (or an MCP server's) tool taking a list of paths: the protected one after 20,000 dummies, at
+      // depth 65 or after a 4 MB string was allowed unread when the walk stopped at its limits.
+      test("another tool's arguments too large to read whole are refused, not allowed unread", async () => {
+        const dummies = Array.from({ length: 20_000 }, () => "x")
+        expectTyped(await box.s.call("fsrv_readfiles", { paths: [...dummies, "secrets/api.key"] }, { noExecute: true }))
+        expectTyped(
+          await box.s.call(
+            "fsrv_writefiles",
+            { files: [...dummies.map(() => ({ p: "/nonexistent-rt/x" })), { p: ".opencode-security.json" }] },
+            { noExecute: true },
+          ),
+        )
+        let deep: unknown = "secrets/api.key"
+        for (let i = 0; i < 70; i++) deep = { next: deep }
+        expectTyped(await box.s.call("fsrv_readfile", { p: deep }, { noExecute: true }))
+        expectTyped(
+          await box.s.call(
+            "fsrv_readfile",
+            { p: box.dir.path + "/" + "./".repeat(2100) + ".env" },
+            { noExecute: true },
+          ),
+        )
+        expect(
+          (await box.s.call("fsrv_readfiles", { paths: ["README.md", "docs/public.md"] }, { noExecute: true })).refused,
+        ).toBe(false)
+      })
       test("the skill tool loading a SKILL.md from a protected folder is refused", async () => {
         expectTyped(await box.s.call("skill", { name: "vault" }))
         expect((await box.s.call("skill", { name: "open-notes" })).refused).toBe(false)
