@@ -41,6 +41,16 @@ export namespace OpenCode {
     "StructuredOutput",
   ] as const
 
+  /**
+   * OpenCode 1.18's own tools that reach an MCP server named in their `server` argument (all connected servers when it
+   * is absent): its resources and resource templates.
+   */
+  export const MCP_RESOURCE_TOOLS: ReadonlySet<string> = new Set([
+    "list_mcp_resources",
+    "list_mcp_resource_templates",
+    "read_mcp_resource",
+  ])
+
   /** Built-in tools that change files. */
   export const WRITE_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "multiedit", "apply_patch", "patch"])
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from "url"
 import type { BuiltinFeature } from "../builtins/feature"
 import { DiscoveryLocate } from "../discovery/locate"
 import { LocalState } from "../learning/local"
+import { OpenCode } from "../opencode"
 import { validSection } from "../options"
 import { SecurityGuard } from "./guard"
 import { SecurityHooks } from "./hooks"
@@ -106,7 +107,8 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
     const pluginTools = !native("plugin-tool-guard")
     const mcp = !native("mcp-security-policy")
     let mcpServers: string[] = []
-    const isMcpTool = (tool: string) => SecurityMcp.serversOf(tool, mcpServers).length > 0
+    const isMcpTool = (tool: string) =>
+      OpenCode.MCP_RESOURCE_TOOLS.has(tool) || SecurityMcp.serversOf(tool, mcpServers).length > 0
     const skip = (tool: string) => !SecurityTools.FILE_TOOLS.has(tool) && (isMcpTool(tool) ? !mcp : !pluginTools)
     // Where OpenCode finds skills and agents: `skill` and `task` calls naming one defined in a protected file are
     // refused, and protected ones leave the tool descriptions and the system prompt.

@@ -954,7 +954,8 @@ export namespace SecurityGuard {
     const sourceOf = (call: Call): Source => {
       if (call.source) return call.source
       if (SecurityTools.FILE_TOOLS.has(call.tool) || SecurityTools.NO_FILES.has(call.tool)) return "builtin-tool"
-      if (SecurityMcp.serversOf(call.tool, mcpServers).length) return "mcp"
+      if (OpenCode.MCP_RESOURCE_TOOLS.has(call.tool) || SecurityMcp.serversOf(call.tool, mcpServers).length)
+        return "mcp"
       return "plugin-tool"
     }
 
@@ -1789,7 +1790,7 @@ export namespace SecurityGuard {
       }
       const config = state.config
       if (source === "mcp") {
-        const policy = SecurityMcp.policyOfTool(state, call.tool, mcpServers)
+        const policy = SecurityMcp.policyOfTool(state, call.tool, mcpServers, call.args)
         if (policy?.policy === "blocked")
           return refuse(d, base, { reason: `MCP server ${policy.servers.join(" or ")} is blocked by the policy` })
         if (policy?.policy === "trusted") {
@@ -2209,7 +2210,7 @@ export namespace SecurityGuard {
         if (
           source === "mcp" &&
           state.status === "valid" &&
-          SecurityMcp.policyOfTool(state, call.tool, mcpServers)?.policy === "trusted"
+          SecurityMcp.policyOfTool(state, call.tool, mcpServers, call.args)?.policy === "trusted"
         )
           return text
         const config = d.config

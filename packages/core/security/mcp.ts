@@ -27,8 +27,22 @@ export namespace SecurityMcp {
   const RANK: Record<SecuritySchema.McpPolicy, number> = { trusted: 0, enforced: 1, blocked: 2 }
 
   /**
-   * The policy for a tool id: undefined when no configured server owns it (not an MCP tool), else the strictest
-   * policy among the servers that could own it.
+   * The servers a call reaches: for OpenCode's resource tools the one named in `server` (every configured one when
+   * none is named: the listing covers them all), for an MCP tool those that could own its id.
+   *
+   * @example
+   * SecurityMcp.serversOfCall("read_mcp_resource", { server: "docs", uri: "note://x" }, ["docs", "jira"]) // ["docs"]
+   * SecurityMcp.serversOfCall("list_mcp_resources", {}, ["docs", "jira"]) // ["docs", "jira"]
+   */
+  export function serversOfCall(toolId: string, args: unknown, servers: readonly string[]): string[] {
+    if (!OpenCode.MCP_RESOURCE_TOOLS.has(toolId)) return serversOf(toolId, servers)
+    const named = args && typeof args === "object" ? (args as Record<string, unknown>).server : undefined
+    return typeof named === "string" && named ? [named] : [...servers]
+  }
+
+  /**
+   * The policy for a tool call: undefined when no configured server owns it (not an MCP tool), else the strictest
+   * policy among the servers it could reach (`serversOfCall`; pass the call's arguments for the resource tools).
    *
    * @example
    * SecurityMcp.policyOfTool(state, "docs_search", ["docs"]) // "trusted" when the policy lists docs as trusted
@@ -37,8 +51,9 @@ export namespace SecurityMcp {
     state: SecurityConfig.State,
     toolId: string,
     servers: readonly string[],
+    args?: unknown,
   ): { policy: SecuritySchema.McpPolicy; servers: string[] } | undefined {
-    const owners = serversOf(toolId, servers)
+    const owners = serversOfCall(toolId, args, servers)
     if (!owners.length) return undefined
     let policy: SecuritySchema.McpPolicy = "trusted"
     for (const s of owners) {

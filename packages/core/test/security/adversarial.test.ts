@@ -468,6 +468,41 @@ describe("MCP naming", () => {
     await denied("jira_attach", { file: "secrets/api.key" })
     expect(guard.mcpPolicy("jira")).toBe("enforced")
   })
+  // OpenCode 1.18's resource tools name the server in an argument: the blocked server's resources reached the model.
+  test("OpenCode's MCP resource tools follow the policy of the server they name, or of every server when none", async () => {
+    const p = await project(
+      {},
+      {
+        version: "1.0",
+        rules: [{ pattern: "secrets/**", type: "directory", deniedOperations: ["read", "llm"] }],
+        mcp: { servers: { evil: "blocked", docs: "trusted", jira: "enforced" } },
+      },
+    )
+    const g = await guardFor(p.path, {}, { mcpServers: ["evil", "docs", "jira"] })
+    try {
+      const allowed = async (tool: string, args: Record<string, unknown>) => (await g.before({ tool, args })).allowed
+      expect(await allowed("read_mcp_resource", { server: "evil", uri: "note://secret" })).toBe(false)
+      expect(await allowed("list_mcp_resources", { server: "evil" })).toBe(false)
+      expect(await allowed("list_mcp_resource_templates", { server: "evil" })).toBe(false)
+      // A listing of every server reaches the blocked one too.
+      expect(await allowed("list_mcp_resources", {})).toBe(false)
+      expect(await allowed("read_mcp_resource", { server: "docs", uri: "note://readme" })).toBe(true)
+      expect(await allowed("list_mcp_resources", { server: "jira" })).toBe(true)
+      // An enforced server's resource naming a protected file is refused like its tools' arguments.
+      expect(await allowed("read_mcp_resource", { server: "jira", uri: `file://${p.path}/secrets/api.key` })).toBe(
+        false,
+      )
+      // A trusted server's output is not scanned; an enforced one's is.
+      const key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"
+      expect(g.after({ tool: "read_mcp_resource", args: { server: "docs" } }, key)).toBe(key)
+      expect(g.after({ tool: "read_mcp_resource", args: { server: "jira" } }, key)).not.toContain(
+        "b3BlbnNzaC1rZXktdjEAAAAA",
+      )
+    } finally {
+      g.close()
+      await p[Symbol.asyncDispose]()
+    }
+  })
   test("a blocked server is refused whatever the arguments", async () => {
     const p = await project({}, { version: "1.0", mcp: { servers: { evil: "blocked" } } })
     const g = await guardFor(p.path, {}, { mcpServers: ["evil"] })

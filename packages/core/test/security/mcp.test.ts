@@ -19,4 +19,12 @@ describe("SecurityMcp", () => {
     expect(SecurityMcp.policyOfTool(state, "a_x", ["a", "a_b"])).toEqual({ policy: "trusted", servers: ["a"] })
     expect(SecurityMcp.policyOfTool(state, "zzz", ["a"])).toBeUndefined()
   })
+  test("OpenCode's resource tools reach the server their argument names, or every configured one", () => {
+    expect(SecurityMcp.serversOfCall("read_mcp_resource", { server: "a_b", uri: "x://y" }, ["a", "a_b"])).toEqual([
+      "a_b",
+    ])
+    expect(SecurityMcp.serversOfCall("list_mcp_resources", {}, ["a", "a_b"])).toEqual(["a", "a_b"])
+    expect(SecurityMcp.serversOfCall("list_mcp_resource_templates", { server: "" }, ["a"])).toEqual(["a"])
+    expect(SecurityMcp.serversOfCall("a_b_c", { server: "a" }, ["a", "a_b"])).toEqual(["a", "a_b"])
+  })
 })
