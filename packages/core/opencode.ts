@@ -73,6 +73,15 @@ export namespace OpenCode {
     task: { subagent_type: string; prompt: string; description?: string }
   }
 
+  /**
+   * A file a prompt mentions (`@src/app.ts`, `@~/notes.md`): OpenCode reads each one that exists, relative to the
+   * worktree (`~/` to the home), into the message it builds from a prompt — the `task` tool's prompt included.
+   */
+  export const FILE_MENTION = /(?<![\w`])@(\.?[^\s`,.]*(?:\.[^\s`,.]+)*)/g
+
+  /** The synthetic text OpenCode puts before the content of a file it read into a message (`{"filePath": …}` follows). */
+  export const READ_PREAMBLE = "Called the Read tool with the following input: "
+
   /** A stored message as OpenCode hands it to hooks and the SDK returns it: its info and its parts. */
   export type Message = { info: { id?: string; role?: string; [key: string]: unknown }; parts: unknown[] }
 

@@ -198,6 +198,14 @@ export namespace SecurityGuard {
       text: string,
       options?: { scope?: LLMScanner.Scope; paths?: LLMScanner.ScanOptions["paths"]; base?: string },
     ): { text: string; ranges: LLMScanner.Range[] }
+    /**
+     * Model-bound text (a system prompt, compaction context) without the instruction blocks (`Instructions from:
+     * <path>`) of files whose content the policy keeps from the model (links followed: an `AGENTS.md` made a link to a
+     * protected file is that file).
+     */
+    withoutInstructions(text: string): string
+    /** Whether the policy denies one of `ops` on a path (links followed): its content must not reach the model. */
+    hidesContent(target: string, ops: readonly Operation[]): boolean
     /** Model-bound messages redacted: elements of `messages` that carry protected content are replaced by redacted copies. */
     redactMessages(messages: SecurityHook.Message[], options?: { paths?: boolean }): number
     /** The fork's `Plugin.trigger` for `experimental.chat.messages.transform`: clone, redact, run hooks, structural diff. */
@@ -1803,7 +1811,9 @@ export namespace SecurityGuard {
         return { allowed: true }
       }
       const plan =
-        source === "builtin-tool" ? await SecurityTools.plan(call.tool, call.args, { directory, home, env }) : undefined
+        source === "builtin-tool"
+          ? await SecurityTools.plan(call.tool, call.args, { directory, worktree: root, home, env })
+          : undefined
       if (!plan) {
         const denial = SecurityDecide.opaque(facts(d, config), call.tool, call.args)
         if (denial) return refuse(d, base, denial)
@@ -2295,6 +2305,25 @@ export namespace SecurityGuard {
         if (!ranges.length) return { text, ranges }
         return { text: SecurityRedact.redactContent(text, ranges, { gutter: true }), ranges }
       },
+      withoutInstructions(text) {
+        const { state, d } = current()
+        if (state.status !== "valid" || !d.config || !text.includes("Instructions from: ")) return text
+        const config = d.config
+        const out = SecurityOutput.instructions(text, (p) =>
+          SecurityDecide.READ_OPS.some(
+            (op) => !SecurityDecide.access(facts(d, config), SecurityPath.expand(p, directory, home), op).allowed,
+          ),
+        )
+        if (out.removed.length)
+          audit(d, { action: "redact", source: "plugin-hook", kinds: ["instructions"], count: out.removed.length })
+        return out.text
+      },
+      hidesContent(target, ops) {
+        const { state, d } = current()
+        if (state.status !== "valid" || !d.config) return false
+        const abs = SecurityPath.expand(target, directory, home)
+        return ops.some((op) => !SecurityDecide.access(facts(d, d.config!), abs, op).allowed)
+      },
       redactMessages(messages, opts = {}) {
         const { state, d } = current()
         if (state.status === "none" || !Array.isArray(messages)) return 0
@@ -2360,7 +2389,7 @@ export namespace SecurityGuard {
         }
         return SecurityHook.guardSystem(
           system,
-          (text) => guard.scanAndRedact(text, { scope: "llm", paths: "token" }).text,
+          (text) => guard.scanAndRedact(guard.withoutInstructions(text), { scope: "llm", paths: "token" }).text,
           run,
         )
       },

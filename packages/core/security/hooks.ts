@@ -1,3 +1,4 @@
+import { OpenCode } from "../opencode"
 import { SecurityError } from "./errors"
 import type { SecurityGuard } from "./guard"
 
@@ -179,8 +180,11 @@ export namespace SecurityHooks {
         await ready()
         if (!guard.active()) return
         for (let i = 0; i < output.system.length; i++) {
+          // An instruction file (AGENTS.md, CLAUDE.md) that is a protected file under another name (a link) leaves it
+          // by path, as from read output: its content may be too short for the scanner to know.
+          const own = guard.withoutInstructions(output.system[i])
           // OpenCode 1.18 lists skills in the system prompt: protected ones leave it like they leave tool descriptions.
-          const text = options.describe ? await options.describe("system", output.system[i]) : output.system[i]
+          const text = options.describe ? await options.describe("system", own) : own
           output.system[i] = guard.scanAndRedact(text, { scope: "llm", paths: "token" }).text
         }
       },
@@ -192,7 +196,9 @@ export namespace SecurityHooks {
       async "experimental.session.compacting"(_input, output) {
         await ready()
         if (!guard.active()) return
-        output.context = output.context.map((t) => guard.scanAndRedact(t, { scope: "llm", paths: "token" }).text)
+        output.context = output.context.map(
+          (t) => guard.scanAndRedact(guard.withoutInstructions(t), { scope: "llm", paths: "token" }).text,
+        )
         if (output.prompt) output.prompt = guard.scanAndRedact(output.prompt, { scope: "llm", paths: "token" }).text
       },
     }
@@ -223,14 +229,42 @@ export namespace SecurityHooks {
 
   /**
    * Text parts of a prompt redacted before OpenCode stores them: content a prompt attaches (an @-mentioned protected
-   * file read by OpenCode itself, a command's shell output) never reaches a later request, compaction included.
+   * file read by OpenCode itself, a command's shell output) never reaches a later request, compaction included. A
+   * file OpenCode read into the message (its synthetic "Called the Read tool…" part, then the content) whose path the
+   * policy keeps from the model (`llm`; `read` alone leaves what the user attaches to the user) loses its content
+   * whole, however short: the scanner only knows long or secret-looking copies.
    */
   export function redactParts(guard: SecurityGuard.Guard, parts: unknown[]) {
     if (!guard.active()) return
+    let hidden: string | undefined
     for (const item of parts) {
       const part = item as Part
-      if (!part || part.type !== "text" || typeof part.text !== "string") continue
+      if (!part) continue
+      const synthetic = part.synthetic === true
+      if (part.type === "text" && synthetic && typeof part.text === "string") {
+        const file = readFileOf(part.text)
+        if (file !== undefined) {
+          hidden = guard.hidesContent(file, ["llm"]) ? file : undefined
+          continue
+        }
+        if (hidden !== undefined) {
+          part.text = `[REDACTED: the content of ${hidden}, which the security policy keeps from the model]`
+          continue
+        }
+      } else if (!(part.type === "file" && synthetic)) hidden = undefined
+      if (part.type !== "text" || typeof part.text !== "string") continue
       part.text = guard.scanAndRedact(part.text, { scope: "llm", paths: "off" }).text
+    }
+  }
+
+  /** The file of OpenCode's synthetic "Called the Read tool with the following input: {…}" text, if it is one. */
+  function readFileOf(text: string): string | undefined {
+    if (!text.startsWith(OpenCode.READ_PREAMBLE)) return undefined
+    try {
+      const input = JSON.parse(text.slice(OpenCode.READ_PREAMBLE.length)) as { filePath?: unknown }
+      return typeof input.filePath === "string" ? input.filePath : undefined
+    } catch {
+      return undefined
     }
   }
 }

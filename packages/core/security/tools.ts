@@ -69,7 +69,13 @@ export namespace SecurityTools {
     "ast_grep_replace",
   ])
 
-  export type Context = { directory: string; home?: string; env?: Record<string, string | undefined> }
+  export type Context = {
+    directory: string
+    /** The project's root, when OpenCode started below it (prompt mentions resolve against it). */
+    worktree?: string
+    home?: string
+    env?: Record<string, string | undefined>
+  }
 
   const str = (v: unknown) => (typeof v === "string" ? v : undefined)
 
@@ -87,6 +93,27 @@ export namespace SecurityTools {
   const resolve = (p: string, ctx: Context) => toolPath(p, ctx.directory)
 
   /**
+   * The files a prompt's `@` mentions name, resolved as OpenCode resolves them (against the worktree, `~/` against
+   * the home); both the project folder and the worktree when they differ.
+   *
+   * @example
+   * SecurityTools.mentions("Summarise @docs/a.md and @~/n.md", { directory: "/repo", home: "/h" }) // ["/repo/docs/a.md", "/h/n.md"]
+   */
+  export function mentions(prompt: string, ctx: Context & { worktree?: string }): string[] {
+    const out = new Set<string>()
+    for (const m of prompt.matchAll(OpenCode.FILE_MENTION)) {
+      const name = m[1]
+      if (!name) continue
+      if (name.startsWith("~/")) {
+        if (ctx.home) out.add(path.join(ctx.home, name.slice(2)))
+        continue
+      }
+      for (const base of new Set([ctx.worktree ?? ctx.directory, ctx.directory])) out.add(path.resolve(base, name))
+    }
+    return [...out]
+  }
+
+  /**
    * The plan of a built-in tool call, or undefined when `tool` is not a built-in this module knows.
    *
    * @example
@@ -100,6 +127,12 @@ export namespace SecurityTools {
     }
     const write = (p: string | undefined, via: string, extra: Partial<Request> = {}) => {
       if (p !== undefined) out.requests.push({ path: resolve(p, ctx), op: "write", via, ...extra })
+    }
+    // OpenCode reads every file the task prompt mentions into the subagent's first message itself, with no hook.
+    if (tool === "task") {
+      for (const mention of mentions(str(a.prompt) ?? "", ctx))
+        out.requests.push({ path: mention, op: "read", via: "task prompt" })
+      return out
     }
     if (NO_FILES.has(tool)) return out
     switch (tool) {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { pathToFileURL } from "url"
+import { OpenCode } from "../../opencode"
 import { SecurityError } from "../../security/errors"
 import { SecuritySearchPath } from "../../security/search-path"
 import {
@@ -686,6 +687,75 @@ for f in glob.glob('.git/objects/*/*'):
         expect(
           (await box.s.call("fsrv_readfiles", { paths: ["README.md", "docs/public.md"] }, { noExecute: true })).refused,
         ).toBe(false)
+      })
+      // OpenCode reads the files a task prompt mentions into the subagent's first message itself, with no hook.
+      test("a task prompt mentioning a protected file is refused", async () => {
+        expectTyped(
+          await box.s.call(
+            "task",
+            { subagent_type: "general", description: "d", prompt: "Summarise @secrets/api.key and @.env please" },
+            { noExecute: true },
+          ),
+        )
+        expectTyped(
+          await box.s.call(
+            "task",
+            { subagent_type: "general", description: "d", prompt: "Look at @docs/private.md" },
+            { noExecute: true },
+          ),
+        )
+        const open = await box.s.call(
+          "task",
+          { subagent_type: "general", description: "d", prompt: "Summarise @docs/public.md, mail me@example.com" },
+          { noExecute: true },
+        )
+        expect(open.refused).toBe(false)
+      })
+      // An AGENTS.md made a link to a protected file (by a command the sandbox allows) is read by OpenCode into the
+      // system prompt of every request; short content is not known to the scanner.
+      test("an instruction file that leads to a protected file leaves the system prompt and compaction", async () => {
+        const pin = path.join(box.dir.path, "secrets", "pin.txt")
+        fs.writeFileSync(pin, "vault pin 4242 open\n")
+        const link = path.join(box.dir.path, "team", "sub", "CLAUDE.md")
+        fs.symlinkSync("../../secrets/pin.txt", link)
+        try {
+          const block = `Instructions from: ${link}\nvault pin 4242 open`
+          const open = `Instructions from: ${path.join(box.dir.path, "team/sub/AGENTS.md")}\nSub-team rules are public.`
+          const output = { system: [`You are a coding agent.\n${open}\n${block}`, block] }
+          await box.s.hooks["experimental.chat.system.transform"]({}, output)
+          expect(output.system.join("\n")).not.toContain("4242")
+          expect(output.system[0]).toContain("Sub-team rules are public.")
+          expect(output.system[1]).toContain("[REDACTED: instructions from")
+          const compacting = { context: [block] }
+          await box.s.hooks["experimental.session.compacting"]({}, compacting)
+          expect(compacting.context.join("\n")).not.toContain("4242")
+        } finally {
+          fs.rmSync(link, { force: true })
+          fs.rmSync(pin, { force: true })
+        }
+      })
+      // `llm` keeps even what the user attaches from the model (docs: Operations); OpenCode reads the file itself into
+      // synthetic parts, which the scanner alone let through when the content was short.
+      test("a file read into a prompt whose path the policy keeps from the model loses its content", async () => {
+        const file = path.join(box.dir.path, "docs", "private.md")
+        const parts: { type: string; text?: string; synthetic?: boolean; url?: string }[] = [
+          { type: "text", text: "summarise the attached files" },
+          { type: "text", synthetic: true, text: `${OpenCode.READ_PREAMBLE}${JSON.stringify({ filePath: file })}` },
+          { type: "text", synthetic: true, text: "<content>\n1: roadmap: ship tuesday\n</content>" },
+          { type: "file", url: `file://${file}` },
+          {
+            type: "text",
+            synthetic: true,
+            text: `${OpenCode.READ_PREAMBLE}${JSON.stringify({ filePath: "docs/public.md" })}`,
+          },
+          { type: "text", synthetic: true, text: "<content>\n1: Anyone may read this.\n</content>" },
+        ]
+        await box.s.hooks["chat.message"]({}, { parts })
+        const text = parts.map((p) => p.text ?? "").join("\n")
+        expect(text).not.toContain("ship tuesday")
+        expect(parts[2].text).toContain("which the security policy keeps from the model")
+        expect(text).toContain("Anyone may read this.")
+        expect(parts[0].text).toBe("summarise the attached files")
       })
       test("the skill tool loading a SKILL.md from a protected folder is refused", async () => {
         expectTyped(await box.s.call("skill", { name: "vault" }))
