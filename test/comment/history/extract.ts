@@ -188,6 +188,24 @@ export namespace CommentHistoryExtract {
       select: ["--until=2022-01-01", "--no-merges"],
       target: 50,
     },
+    // Added for the eighth batch: four more repositories whose commits name an AI assistant the same way (Python in
+    // basic-memory, Go in toolhive, TypeScript in Archon and in the MCP servers), and one human-written control from
+    // before 2022.
+    ...(
+      [
+        ["basic-memory", "basicmachines-co/basic-memory"],
+        ["toolhive", "stacklok/toolhive"],
+        ["archon", "coleam00/Archon"],
+        ["mcp-servers", "modelcontextprotocol/servers"],
+      ] as const
+    ).map(assistant),
+    {
+      name: "cobra",
+      repo: "spf13/cobra",
+      style: "human",
+      select: ["--until=2022-01-01", "--no-merges"],
+      target: 50,
+    },
   ]
 
   /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */
