@@ -4,8 +4,8 @@ import { CommentHistory } from "./history/history"
 // The comment checker on comments that real commits added, labelled by hand (test/comment/history/, criteria in
 // docs/comment-checker.md). A comment counts as flagged when the checker's note names it; only N (narrating) is a
 // positive. The figures per sensitivity are printed for the first batch's two parts ("tune", "held"), the second
-// batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth"), the sixth ("sixth") and the seventh
-// ("seventh"), each of the last three held out when first measured;
+// batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth"), the sixth ("sixth"), the seventh
+// ("seventh") and the eighth ("eighth"), each of the last four held out when first measured;
 // all are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
 test("comment checker: precision and recall on labelled comments from real history", () => {
   const fixtures = CommentHistory.load()
@@ -18,7 +18,7 @@ test("comment checker: precision and recall on labelled comments from real histo
   const results = {} as Record<"strict" | "normal" | "relaxed", ReturnType<typeof CommentHistory.evaluate>>
   for (const level of ["strict", "normal", "relaxed"] as const) {
     const result = (results[level] = CommentHistory.evaluate(fixtures, level))
-    for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth", "seventh"] as const) {
+    for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth"] as const) {
       const r = result[part]
       rows.push(
         `${level.padEnd(8)} ${part.padEnd(6)} precision ${pct(r.precision)} (${r.hits}/${r.flagged})  ` +
@@ -67,8 +67,13 @@ test("comment checker: precision and recall on labelled comments from real histo
   // goal met; measured floors.
   expect(results.normal.seventh.precision).toBeGreaterThanOrEqual(0.87)
   expect(results.normal.seventh.recall).toBeGreaterThanOrEqual(0.56)
+  // The eighth batch was committed (385c634) before the checker ran on it and measured once, after the rule change
+  // chosen on batches 1-7 (0d2af40): 27/33 and 27/43 at normal (strict 30/38 and 30/43, relaxed 24/30 and 24/43); the
+  // rules before that change gave 28/34 and 28/43. Recall goal met, precision goal (0.9) not; measured floors.
+  expect(results.normal.eighth.precision).toBeGreaterThanOrEqual(0.81)
+  expect(results.normal.eighth.recall).toBeGreaterThanOrEqual(0.62)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
-  for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth", "seventh"] as const) {
+  for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth"] as const) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
     expect(results.normal[part].flagged).toBeGreaterThanOrEqual(results.relaxed[part].flagged)
   }
