@@ -534,10 +534,12 @@ export namespace SecurityGuard {
 
   /**
    * What git reads from a repository's `.git` that runs code or sends it to other files that do: its config and hooks,
-   * `commondir` (git then takes config and hooks from the folder it names) and `config.worktree` — in the `.git`
+   * `commondir` (git then takes config and hooks from the folder it names) and `config.worktree`, and OpenCode's own
+   * `opencode` (the project id, which names the folder OpenCode keeps its snapshot repository in and runs git on at
+   * every step: `../../<project>/x` put it in the project, with a config the agent wrote) — in the `.git`
    * folder, the folder a `.git` file names, and the folders of existing submodules and linked worktrees (`gitDirsOf`).
    */
-  const GIT_REDIRECTS = ["config", "hooks", "commondir", "config.worktree"] as const
+  const GIT_REDIRECTS = ["config", "hooks", "commondir", "config.worktree", "opencode"] as const
 
   /** At most this many files of the plugin and tool folders are followed for their imports. */
   const MAX_PLUGIN_FILES = 500
@@ -1270,6 +1272,11 @@ export namespace SecurityGuard {
       const xdg = env.XDG_CONFIG_HOME || path.join(user, ".config")
       const above: string[] = []
       for (let dir = path.dirname(root); dir !== path.dirname(dir); dir = path.dirname(dir)) above.push(dir)
+      const globals = [
+        path.join(user, ".gitconfig"),
+        path.join(xdg, "git", "config"),
+        ...(env.GIT_CONFIG_GLOBAL ? [path.resolve(SecurityPath.expand(env.GIT_CONFIG_GLOBAL, directory, home))] : []),
+      ]
       return withTargets([
         ...repositories().flatMap((top) =>
           gitDirsOf(top).flatMap((dir) => GIT_REDIRECTS.map((name) => path.join(dir, name))),
@@ -1277,9 +1284,9 @@ export namespace SecurityGuard {
         // A `.git` git would find above the project when the project's own is not a repository (its HEAD broken),
         // or for a project without one.
         ...above.map((dir) => path.join(dir, ".git")),
-        path.join(user, ".gitconfig"),
-        path.join(xdg, "git", "config"),
-        ...(env.GIT_CONFIG_GLOBAL ? [path.resolve(SecurityPath.expand(env.GIT_CONFIG_GLOBAL, directory, home))] : []),
+        ...globals,
+        // What they include, and the global hooks folder and attributes file they name.
+        ...SecurityGitConfig.referenced([...globals, "/etc/gitconfig"], { home: user, root }),
       ])
     }
     noteLinks([

@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { tmpdir } from "../fixture"
 import { SecurityGitConfig } from "../../security/gitconfig"
 
 describe("SecurityGitConfig.risky", () => {
@@ -38,5 +41,48 @@ describe("SecurityGitConfig.risky", () => {
     ).toEqual([])
     // A key of the same name in another section is not the setting.
     expect(SecurityGitConfig.risky('[user]\n\tpager = x\n[branch "main"]\n\teditor = x\n')).toEqual([])
+  })
+})
+
+describe("SecurityGitConfig.referenced", () => {
+  test("included files (any depth, absent or not), the global hooks folder and attributes file", async () => {
+    await using dir = await tmpdir({})
+    const home = dir.path
+    fs.writeFileSync(
+      path.join(home, ".gitconfig"),
+      [
+        "[include]",
+        "\tpath = ~/.gitconfig.local",
+        '[includeIf "gitdir:~/work/"]',
+        '\tpath = "work.inc"',
+        "[core]",
+        "\thooksPath = ~/.githooks",
+        "\tattributesFile = attrs",
+      ].join("\n"),
+    )
+    fs.writeFileSync(path.join(home, "work.inc"), "[include]\n\tpath = deeper/more.inc\n[core]\n\thookspath = .hooks\n")
+    const got = SecurityGitConfig.referenced([path.join(home, ".gitconfig"), path.join(home, "absent")], {
+      home,
+      root: "/repo",
+    })
+    expect(got.sort()).toEqual(
+      [
+        path.join(home, ".gitconfig.local"),
+        path.join(home, "work.inc"),
+        path.join(home, ".githooks") + path.sep,
+        path.join(home, "attrs"),
+        path.join(home, "deeper/more.inc"),
+        "/repo/.hooks" + path.sep,
+      ].sort(),
+    )
+  })
+  test("an include cycle ends", async () => {
+    await using dir = await tmpdir({})
+    const a = path.join(dir.path, "a")
+    fs.writeFileSync(a, "[include]\n\tpath = b\n")
+    fs.writeFileSync(path.join(dir.path, "b"), "[include]\n\tpath = a\n")
+    expect(SecurityGitConfig.referenced([a], { home: dir.path, root: "/r" }).sort()).toEqual(
+      [a, path.join(dir.path, "b")].sort(),
+    )
   })
 })

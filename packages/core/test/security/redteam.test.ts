@@ -1562,6 +1562,49 @@ for f in glob.glob('.git/objects/*/*'):
         }
       })
 
+      // A global git config that includes another file (`~/.gitconfig.local`, a dotfiles habit) or names a global hooks
+      // folder: the included file got a filter driver from the sandbox that OpenCode's snapshot `git add` ran on the host
+      // in the same step, and a planted global hook ran at the user's next commit in any repository.
+      test("what the user's global git config includes, and its hooks folder, are held like it", async () => {
+        const config = path.join(home.home, ".gitconfig")
+        fs.writeFileSync(config, "[include]\n\tpath = ~/.gitconfig.local\n[core]\n\thooksPath = ~/.githooks\n")
+        fs.mkdirSync(path.join(home.home, ".githooks"), { recursive: true })
+        await using box = await fresh(route)
+        try {
+          expectTyped(
+            await box.s.call("write", {
+              filePath: path.join(home.home, ".gitconfig.local"),
+              content: '[filter "rt"]\n\tclean = touch /tmp/rt-inc\n',
+            }),
+          )
+          expectTyped(
+            await box.s.call("write", { filePath: path.join(home.home, ".githooks/pre-commit"), content: "id\n" }),
+          )
+          const shell = await box.s.bash(
+            "printf '[filter \"rt\"]\\n\\tclean = touch /tmp/rt-inc\\n' > ~/.gitconfig.local; echo hook > ~/.githooks/pre-commit; echo RAN-OK",
+          )
+          expect(shell.raw).toContain("RAN-OK")
+          expect(fs.existsSync(path.join(home.home, ".githooks/pre-commit"))).toBe(false)
+          const local = path.join(home.home, ".gitconfig.local")
+          expect(fs.existsSync(local) ? fs.readFileSync(local, "utf8") : "").not.toContain("filter")
+        } finally {
+          for (const f of fs.readdirSync(home.home))
+            if (f.startsWith(".gitconfig") || f.startsWith(".githooks"))
+              fs.rmSync(path.join(home.home, f), { recursive: true, force: true })
+        }
+      })
+
+      // OpenCode's project id (`.git/opencode`, read when the repository has no origin) names its snapshot folder:
+      // `../../<project>/x` moved the snapshot repository into the project, where a config the agent wrote ran on the host.
+      test("OpenCode's project id file in the git folder is held like the repository's config", async () => {
+        await using box = await fresh(route)
+        expectTyped(await box.s.call("write", { filePath: ".git/opencode", content: "../../../../evilsnap" }))
+        const shell = await box.s.bash("printf '../../../evilsnap' > .git/opencode; echo RAN-OK")
+        expect(shell.raw).toContain("RAN-OK")
+        const id = box.dir.file(".git/opencode")
+        expect(fs.existsSync(id) ? fs.readFileSync(id, "utf8") : "").not.toContain("evilsnap")
+      })
+
       // Dotfiles kept as links (GNU stow): the layer held the link's path, and the write tool and the sandbox could
       // change the file it leads to; a sandbox mount over a link failed every command.
       test("protected host paths that are links: their targets are held, and a replaced link is put back", async () => {
