@@ -449,6 +449,17 @@ export namespace SecurityGuard {
         ),
       ),
       cacheDir + path.sep,
+      // npm takes the `.npmrc` of the first folder above where it installs that holds a package.json or node_modules
+      // (its "project" config: `registry`, and `git`, a program it runs for git dependencies even with scripts off).
+      // OpenCode installs into each config folder and into its cache at start, so every `.npmrc` from there up to `/`
+      // may be that one: the agent's `<project>/.npmrc` ran a program on the host at the next start.
+      ...[...new Set([...configDirs, path.join(cacheDir, "packages")].flatMap((d) => upTo(d, "/")))].map((d) =>
+        path.join(d, ".npmrc"),
+      ),
+      // OpenCode writes each config folder's `.gitignore` at every start, following a link a command left there.
+      ...configDirs.map((d) => path.join(d, ".gitignore")),
+      // The built-ins' own cache: tree-sitter grammars found there by name are loaded into OpenCode's process.
+      path.join(env.XDG_CACHE_HOME || path.join(home, ".cache"), "opencode-builtins") + path.sep,
       // OpenCode's data folder: its snapshot repository (OpenCode runs git there at every step, with that repository's
       // config), auth.json (a "wellknown" entry loads remote configuration at start), the database (accounts whose
       // configuration is fetched at start, worktree start commands), the programs it downloaded. Its plans and

@@ -195,6 +195,19 @@ describe("SecurityGuard", () => {
     expect(SecurityGuard.hostWritable(env)).toEqual(["/data/opencode/plans/"])
     for (const p of ["/db/oc.db-wal", "/db/oc.db-shm", "/srv/repo/.opencode/.npmrc", "/srv/repo/.opencode/bunfig.toml"])
       expect(list).toContain(p)
+    // npm's project config when OpenCode installs into a config folder or its cache: the .npmrc of any folder above
+    // (the project's own first); OpenCode's .gitignore in each config folder; the built-ins' grammar cache.
+    for (const p of [
+      "/srv/repo/.npmrc",
+      "/srv/.npmrc",
+      "/.npmrc",
+      "/home/u/.cache/.npmrc",
+      "/home/u/.cache/opencode/packages/.npmrc",
+      "/srv/repo/.opencode/.gitignore",
+      "/home/u/.config/opencode/.gitignore",
+      "/home/u/.cache/opencode-builtins/",
+    ])
+      expect(list).toContain(p)
     // Through the guard: the data folder refuses writes, its openings take them.
     await using dir = await project({ "x.txt": "x" })
     const data = path.join(dir.path, "data")

@@ -1594,6 +1594,24 @@ for f in glob.glob('.git/objects/*/*'):
         }
       })
 
+      // OpenCode 1.18 installs into a config folder at start with npm, which takes the .npmrc of the first folder above
+      // holding a package.json (`registry`, and `git`: a program run for git dependencies); OpenCode also writes each
+      // config folder's .gitignore at start, through a link a command left there (to .git/commondir).
+      test("the .npmrc npm would read when OpenCode installs, and OpenCode's .gitignore in a config folder, are held", async () => {
+        await using box = await fresh(route)
+        expectTyped(await box.s.call("write", { filePath: ".npmrc", content: "git=./tools.sh\n" }))
+        expectTyped(await box.s.call("write", { filePath: ".opencode/.gitignore", content: "x\n" }))
+        const shell = await box.s.bash(
+          "f=$(printf '.npm%s' rc); g=$(printf '.opencode/.git%s' ignore); printf 'git=./tools.sh\\n' > $f; mkdir -p .opencode; rm -f $g; ln -s ../.git/commondir $g; echo RAN-OK",
+        )
+        expect(shell.raw).toContain("RAN-OK")
+        expect(fs.existsSync(box.dir.file(".npmrc"))).toBe(false)
+        expect(
+          fs.existsSync(box.dir.file(".opencode/.gitignore")) &&
+            fs.lstatSync(box.dir.file(".opencode/.gitignore")).isSymbolicLink(),
+        ).toBe(false)
+      })
+
       // OpenCode's project id (`.git/opencode`, read when the repository has no origin) names its snapshot folder:
       // `../../<project>/x` moved the snapshot repository into the project, where a config the agent wrote ran on the host.
       test("OpenCode's project id file in the git folder is held like the repository's config", async () => {
