@@ -507,7 +507,8 @@ export namespace SecurityGuard {
    * request), the systemd user manager's own socket, Docker's. Commands in the sandbox find them hidden.
    *
    * @example
-   * SecurityGuard.controlSockets({ XDG_RUNTIME_DIR: "/run/user/1000" }, "/home/me") // ["/tmp/tmux-1000", …, "/run/user/1000/bus", …]
+   * SecurityGuard.controlSockets({ XDG_RUNTIME_DIR: "/run/user/1000", NVIM: "/run/user/1000/nvim.42.0" }, "/home/me")
+   * // ["/tmp/tmux-1000", …, "/run/user/1000/bus", …, "/run/user/1000/nvim.42.0", …]
    */
   export function controlSockets(env: Record<string, string | undefined>, home: string): string[] {
     const uid = typeof process.getuid === "function" ? process.getuid() : 0
@@ -526,8 +527,29 @@ export namespace SecurityGuard {
       "/run/docker.sock",
       "/var/run/docker.sock",
       ...(env.DOCKER_HOST?.startsWith("unix://") ? [env.DOCKER_HOST.slice("unix://".length)] : []),
+      // Editors and terminals OpenCode runs inside, whose servers run commands or type into a shell on request: the
+      // socket their variable names (Neovim's `:terminal` sets `NVIM`; `nvim --server "$NVIM" --remote-expr
+      // "system(…)"` ran on the host), and their default socket folders.
+      ...EDITOR_SOCKET_VARIABLES.map((name) => env[name]?.replace(/^unix:/, "")).filter((p): p is string => !!p),
+      path.join(runtime, "zellij"),
+      `/tmp/zellij-${uid}`,
+      path.join(runtime, "emacs"),
+      `/tmp/emacs${uid}`,
+      path.join(runtime, "kitty"),
     ].filter((p) => path.isAbsolute(p))
   }
+
+  /** Variables naming the server socket of the editor or terminal OpenCode runs in. */
+  const EDITOR_SOCKET_VARIABLES = [
+    "NVIM",
+    "NVIM_LISTEN_ADDRESS",
+    "WEZTERM_UNIX_SOCKET",
+    "KITTY_LISTEN_ON",
+    "VSCODE_IPC_HOOK",
+    "VSCODE_IPC_HOOK_CLI",
+    "ZELLIJ_SOCKET_DIR",
+    "EMACS_SOCKET_NAME",
+  ] as const
 
   /**
    * The folders inside `hostProtected` folders that OpenCode's agent writes to through OpenCode itself: plans (plan

@@ -1908,6 +1908,39 @@ for f in glob.glob('.git/objects/*/*'):
         }
       }, 60_000)
 
+      // OpenCode run in a Neovim terminal: `nvim --server "$NVIM" --remote-expr "system(…)"` ran on the host. Any server
+      // of the editor or terminal named by its variable is hidden (a plain socket stands in for Neovim here).
+      test("the socket of the editor OpenCode runs in ($NVIM and the like) cannot be reached", async () => {
+        const sock = path.join(home.home, `nvim.${process.pid}.0`)
+        let connected = false
+        const server = Bun.listen({
+          unix: sock,
+          socket: {
+            open() {
+              connected = true
+            },
+            data() {},
+          },
+        })
+        const saved = process.env.NVIM
+        process.env.NVIM = sock
+        try {
+          await using box = await fresh(route)
+          const r = await box.s.bash(
+            `python3 -c "import os,socket; s=socket.socket(socket.AF_UNIX); s.connect(os.environ['NVIM']); s.send(b'x')"; echo RAN-OK`,
+          )
+          if (r.refused) expectTyped(r)
+          else expect(r.raw).toContain("RAN-OK")
+          await Bun.sleep(300)
+          expect(connected).toBe(false)
+        } finally {
+          server.stop(true)
+          if (saved === undefined) delete process.env.NVIM
+          else process.env.NVIM = saved
+          fs.rmSync(sock, { force: true })
+        }
+      }, 60_000)
+
       test("a folder above a protected path in the home folder cannot be renamed aside to make the path anew", async () => {
         await using box = await fresh(route)
         const plugin = path.join(home.home, ".config/opencode/plugin/user.ts")
