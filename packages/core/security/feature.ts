@@ -142,7 +142,11 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
         mcpServers = Object.keys(c.mcp ?? {})
         // Plugins the configuration names by path (OpenCode resolves `./x.ts` against the config file to a file URL):
         // OpenCode imports them at its next start, outside the sandbox, so they are as protected as the plugin folders.
-        guard.protectHost(SecurityFeature.pluginFiles(c.plugin))
+        // So are the files a local MCP server runs (OpenCode starts it at every start, outside the sandbox).
+        guard.protectHost([
+          ...SecurityFeature.pluginFiles(c.plugin),
+          ...SecurityMcp.localFiles(c.mcp, { directory: host.directory }),
+        ])
         locateConfig = { skills: c.skills, agent: c.agent }
         // Skill folders only the configuration names: their templates may not gain a shell command either.
         const skillPaths = DiscoveryLocate.VERSIONS.flatMap((v) =>

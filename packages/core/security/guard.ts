@@ -2454,7 +2454,8 @@ export namespace SecurityGuard {
       },
       protectHost(paths) {
         const named = paths.map((p) => path.resolve(p))
-        watchImports(named)
+        // What JavaScript and TypeScript entries import is followed; other languages' imports are not (Limits).
+        watchImports(named.filter((p) => /\.[cm]?[jt]sx?$/.test(p)))
         const fresh = withTargets(named).filter((p) => !protect.includes(p))
         if (!fresh.length) return
         noteLinks(fresh)

@@ -1,5 +1,8 @@
+import fs from "fs"
+import path from "path"
 import { OpenCode } from "../opencode"
 import { SecurityConfig } from "./config"
+import { SecurityPath } from "./paths"
 import type { SecuritySchema } from "./schema"
 
 /**
@@ -61,5 +64,54 @@ export namespace SecurityMcp {
       if (RANK[p] > RANK[policy]) policy = p
     }
     return { policy, servers: owners }
+  }
+
+  /**
+   * The files a configured local MCP server runs, which OpenCode starts at every start outside the sandbox: its
+   * program when given as a path, a program the project's `node_modules/.bin` provides (`npx`/`bunx` packages too),
+   * every argument naming an existing file (`bun mcp/server.ts`, `uv run server.py`), and `-m` modules
+   * (`python -m proj.mcp`), resolved against the server's `cwd` (OpenCode's: the project folder). System folders are
+   * left out. Disabled servers and remote ones have none.
+   *
+   * @example
+   * SecurityMcp.localFiles({ proj: { type: "local", command: ["bun", "mcp/server.ts"] } }, { directory: "/repo" })
+   * // ["/repo/mcp/server.ts"] when it exists
+   */
+  export function localFiles(mcp: unknown, input: { directory: string }): string[] {
+    if (!mcp || typeof mcp !== "object") return []
+    const out = new Set<string>()
+    const file = (p: string) => {
+      try {
+        if (fs.statSync(p).isFile() && !SecurityPath.SYSTEM.some((d) => SecurityPath.isInside(p, d))) out.add(p)
+      } catch {
+        // Not there: nothing to hold.
+      }
+    }
+    for (const entry of Object.values(mcp as Record<string, unknown>)) {
+      if (!entry || typeof entry !== "object") continue
+      const e = entry as { type?: unknown; command?: unknown; cwd?: unknown; enabled?: unknown }
+      if (e.type !== undefined && e.type !== "local") continue
+      if (e.enabled === false || !Array.isArray(e.command)) continue
+      const words = e.command.filter((w): w is string => typeof w === "string")
+      if (!words.length) continue
+      const cwd = typeof e.cwd === "string" ? path.resolve(input.directory, e.cwd) : path.resolve(input.directory)
+      const bins = [...new Set([cwd, path.resolve(input.directory)])].map((d) => path.join(d, "node_modules", ".bin"))
+      const [program, ...args] = words
+      if (program.includes("/")) file(path.resolve(cwd, program))
+      else for (const bin of bins) file(path.join(bin, program))
+      for (const [i, arg] of args.entries()) {
+        if (arg.startsWith("-") || !arg) continue
+        file(path.resolve(cwd, arg))
+        // `npx pkg`, `bunx pkg`: the project's own copy first.
+        if (/^(npx|bunx|pnpx)$/.test(path.basename(program)) && args.slice(0, i).every((a) => a.startsWith("-")))
+          for (const bin of bins) file(path.join(bin, path.basename(arg.replace(/(.)@[^/]*$/, "$1"))))
+        if (args[i - 1] === "-m") {
+          const module = path.join(cwd, ...arg.split("."))
+          file(module + ".py")
+          file(path.join(module, "__main__.py"))
+        }
+      }
+    }
+    return [...out]
   }
 }

@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
 import { SecurityMcp } from "../../security/mcp"
+import { tmpdir } from "../fixture"
 
 describe("SecurityMcp", () => {
   test("sanitises like OpenCode and matches the whole server name", () => {
@@ -26,5 +29,33 @@ describe("SecurityMcp", () => {
     expect(SecurityMcp.serversOfCall("list_mcp_resources", {}, ["a", "a_b"])).toEqual(["a", "a_b"])
     expect(SecurityMcp.serversOfCall("list_mcp_resource_templates", { server: "" }, ["a"])).toEqual(["a"])
     expect(SecurityMcp.serversOfCall("a_b_c", { server: "a" }, ["a", "a_b"])).toEqual(["a", "a_b"])
+  })
+  test("the files a local MCP server runs: paths, the project's .bin programs, file arguments, -m modules", async () => {
+    await using dir = await tmpdir({
+      "mcp/server.ts": "x",
+      "run.sh": "x",
+      "tools/serve.py": "x",
+      "tools/pkg/mod/__main__.py": "x",
+      "node_modules/.bin/my-mcp": "x",
+      "node_modules/.bin/eslint": "x",
+    })
+    const files = SecurityMcp.localFiles(
+      {
+        a: { type: "local", command: ["bun", "mcp/server.ts", "--port", "3"] },
+        b: { type: "local", command: ["./run.sh"] },
+        c: { type: "local", command: ["uv", "run", "serve.py"], cwd: "tools" },
+        d: { type: "local", command: ["python", "-m", "pkg.mod"], cwd: "tools" },
+        e: { type: "local", command: ["npx", "-y", "my-mcp"] },
+        f: { type: "local", command: ["bun", "/usr/bin/env"] },
+        off: { type: "local", command: ["eslint"], enabled: false },
+        remote: { type: "remote", url: "https://x" },
+        broken: { type: "local", command: "bun mcp/server.ts" },
+      },
+      { directory: dir.path },
+    )
+    expect(files.map((f) => path.relative(dir.path, f)).sort()).toEqual(
+      ["mcp/server.ts", "run.sh", "tools/serve.py", "tools/pkg/mod/__main__.py", "node_modules/.bin/my-mcp"].sort(),
+    )
+    expect(SecurityMcp.localFiles(undefined, { directory: dir.path })).toEqual([])
   })
 })

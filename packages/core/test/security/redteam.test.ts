@@ -2048,6 +2048,31 @@ for f in glob.glob('.git/objects/*/*'):
           expectTyped(await box.s.call("write", { filePath: "tools/local-plugin.ts", content: "export default 1" }))
         })
 
+      if (route === "plugin")
+        // OpenCode starts a configured local MCP server at every start, outside the sandbox: its script rewritten by the
+        // agent read a protected file and replaced the policy at the next start (red-team helper, three binaries).
+        test("the files a local MCP server of the configuration runs are held like plugins named by path", async () => {
+          await using box = await fresh(route, {
+            "mcp/server.ts": 'import { tools } from "./tools"\nexport default tools\n',
+            "mcp/tools.ts": "export const tools = []\n",
+            "mcp/serve.py": "print('hi')\n",
+          })
+          await box.s.hooks.config({
+            mcp: {
+              proj: { type: "local", command: ["bun", "mcp/server.ts"] },
+              py: { type: "local", command: ["uv", "run", "serve.py"], cwd: "mcp" },
+            },
+          })
+          expectTyped(await box.s.call("write", { filePath: "mcp/server.ts", content: "export default 1\n" }))
+          expectTyped(await box.s.call("write", { filePath: "mcp/serve.py", content: "import os\n" }))
+          const r = await box.s.bash("f=mcp/ser$(printf ver).ts; echo 'export default 2' > $f; echo RAN-OK")
+          if (r.refused) expectTyped(r)
+          expect(fs.readFileSync(box.dir.file("mcp/server.ts"), "utf8")).toContain("import { tools }")
+          // What it imports is watched, as for a plugin.
+          const t = await box.s.bash("echo 'export const tools = [1]' > mcp/too$(printf ls).ts; echo RAN-OK")
+          expect(t.output).toContain("[security] mcp/tools.ts changed")
+        })
+
       const midSession = (name: string, next: (s: Session) => Promise<Result>) =>
         test(`a nested policy created mid-session is enforced from the next call: ${name}`, async () => {
           await using box = await fresh(route, { "team/private/plan.txt": "public until now\n" })
