@@ -33,6 +33,7 @@ export namespace Sandbox {
   export const ENV = {
     call: "OPENCODE_BUILTINS_CALL",
     zdotdir: "OPENCODE_BUILTINS_ZDOTDIR",
+    home: "OPENCODE_BUILTINS_HOME",
     inside: "OPENCODE_BUILTINS_SANDBOX",
   } as const
 
@@ -221,6 +222,9 @@ export namespace Sandbox {
     fs.mkdirSync(path.join(dir, "calls"))
     fs.mkdirSync(path.join(dir, "masks"))
     fs.mkdirSync(path.join(dir, "zsh"))
+    // The home the shell starts with on the host: empty, so a login shell (OpenCode runs the user's `!` commands with
+    // `bash -l`) sources no startup file of the user's before the entry moves it into the sandbox.
+    fs.mkdirSync(path.join(dir, "home"))
     const argsFile = path.join(dir, "args")
     let current: SandboxPlan.Plan | undefined
     let currentKey: string | undefined
@@ -295,6 +299,12 @@ export namespace Sandbox {
           [ENV.call]: marker(callID),
         }
         if (env.ZDOTDIR !== undefined) out[ENV.zdotdir] = env.ZDOTDIR
+        // The real home comes back in the entry, before the command runs (inside, a login shell reads its startup
+        // files there, sandboxed).
+        if (env.HOME) {
+          out[ENV.home] = env.HOME
+          out.HOME = path.join(dir, "home")
+        }
         return out
       },
       entered(callID) {
@@ -365,6 +375,7 @@ export namespace Sandbox {
     return [
       "# OpenCode Built-ins: moves this shell command into the sandbox before it runs (read by bash as BASH_ENV).",
       "unset BASH_ENV",
+      `if [ -n "\${${ENV.home}+set}" ]; then export HOME="$${ENV.home}"; unset ${ENV.home}; fi`,
       `__ocb_dir=${quote(dir)}`,
       `if [ -n "\${${ENV.call}-}" ]; then : > "$__ocb_dir/calls/\${${ENV.call}//[^A-Za-z0-9_-]/_}" 2>/dev/null; fi`,
       `unset ${ENV.call}`,
@@ -372,7 +383,10 @@ export namespace Sandbox {
       '  echo "opencode-builtins: this shell has no -c command, so it cannot be moved into the sandbox" >&2',
       "  exit 126",
       "fi",
-      `exec ${quote(bwrap)} --args 3 -- "$BASH" -c "$BASH_EXECUTION_STRING" "$0" "$@" 3<"$__ocb_dir/args"`,
+      // A login shell stays one inside, where its startup files (read with the real home) run sandboxed.
+      "__ocb_login=-c",
+      "if shopt -q login_shell; then __ocb_login=-lc; fi",
+      `exec ${quote(bwrap)} --args 3 -- "$BASH" "$__ocb_login" "$BASH_EXECUTION_STRING" "$0" "$@" 3<"$__ocb_dir/args"`,
       'echo "opencode-builtins: the shell sandbox could not be started" >&2',
       "exit 126",
       "",
@@ -385,6 +399,7 @@ export namespace Sandbox {
       "# OpenCode Built-ins: moves this shell command into the sandbox before it runs (zsh reads it as .zshenv).",
       `if [[ -n \${${ENV.zdotdir}+set} ]]; then export ZDOTDIR=$${ENV.zdotdir}; else unset ZDOTDIR; fi`,
       `unset ${ENV.zdotdir} BASH_ENV`,
+      `if [[ -n \${${ENV.home}+set} ]]; then export HOME=$${ENV.home}; unset ${ENV.home}; fi`,
       `__ocb_dir=${quote(dir)}`,
       `if [[ -n \${${ENV.call}-} ]]; then : > "$__ocb_dir/calls/\${${ENV.call}//[^A-Za-z0-9_-]/_}" 2>/dev/null; fi`,
       `unset ${ENV.call}`,

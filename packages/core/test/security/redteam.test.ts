@@ -10,6 +10,7 @@
 // Where the raw output cannot be clean by construction (OpenCode's own grep and read run outside the sandbox and see
 // segments of files they may read), the assertion is on what reaches the model, and the case says so.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { pathToFileURL } from "url"
@@ -1905,6 +1906,43 @@ for f in glob.glob('.git/objects/*/*'):
           if (saved === undefined) delete process.env.TMUX_TMPDIR
           else process.env.TMUX_TMPDIR = saved
           fs.rmSync(tmp, { recursive: true, force: true })
+        }
+      }, 60_000)
+
+      // OpenCode runs the user's `!` commands with `bash -l`: a login shell read ~/.profile, and what it sources (rustup's
+      // ~/.cargo/env), on the host before the entry moved it into the sandbox; the agent had appended to that file.
+      test("a login shell reads the user's startup files inside the sandbox, not before it", async () => {
+        const cargo = path.join(home.home, ".cargo")
+        fs.mkdirSync(cargo, { recursive: true })
+        fs.writeFileSync(path.join(cargo, "env"), "export RT_CARGO=sourced\n")
+        const profile = path.join(home.home, ".profile")
+        fs.writeFileSync(profile, '. "$HOME/.cargo/env"\n')
+        const leak = path.join(home.home, "leak-profile")
+        try {
+          await using box = await fresh(route)
+          const r = await box.s.bash(
+            `printf 'cat %s/%s/api.key > ${leak} 2>/dev/null\\n' "$PWD" "$(printf secr%sts e)" >> ~/.cargo/env; echo RAN-OK`,
+          )
+          expect(r.raw).toContain("RAN-OK")
+          // The user's command: shell.env for a call no before hook saw, then `bash -l -c`, as OpenCode starts it.
+          const extra = { env: {} as Record<string, string> }
+          await box.s.hooks["shell.env"](
+            { cwd: box.dir.path, sessionID: "ses_redteam", callID: "call_user_bang" },
+            extra,
+          )
+          const user = spawnSync("/bin/bash", ["-l", "-c", 'echo "USER-CMD $RT_CARGO $HOME"'], {
+            cwd: box.dir.path,
+            env: { ...process.env, ...extra.env },
+            encoding: "utf8",
+            timeout: 60_000,
+          })
+          // Inside, with the real home: the startup files were read there.
+          expect(user.stdout).toContain(`USER-CMD sourced ${home.home}`)
+          expect(leaks(fs.existsSync(leak) ? fs.readFileSync(leak, "utf8") : "")).toEqual([])
+        } finally {
+          fs.rmSync(cargo, { recursive: true, force: true })
+          fs.rmSync(profile, { force: true })
+          fs.rmSync(leak, { force: true })
         }
       }, 60_000)
 
