@@ -206,13 +206,22 @@ export namespace LookTool {
               type: "text",
               text: `SVG source of ${name}:\n${hidden.length ? SecurityOutput.mask(svg, hidden) : svg}`,
             })
-          } else
+          } else {
+            // An image or PDF is sent whole: a file holding a segment the role may not read is refused, whatever its
+            // type says (a source file given a `%PDF-` line was sent with its segment).
+            const hidden = host.segments?.().read ?? []
+            const raw = Buffer.from(bytes).toString("latin1")
+            if (hidden.length && SecurityOutput.mask(raw, hidden) !== raw)
+              throw new LookSource.LookError(
+                `look_at: ${name} holds a segment the security policy protects, and an image or PDF is sent whole; read it with the read tool instead`,
+              )
             parts.push({
               type: "file",
               mime: source.type.mime,
               filename: name,
               url: `data:${source.type.mime};base64,${Buffer.from(bytes).toString("base64")}`,
             })
+          }
           const answer = await host.child({
             sessionID: ctx.sessionID,
             model,

@@ -44,6 +44,8 @@ export namespace SecurityHook {
     "variant",
   ])
   const MAX_DEPTH = 32
+  /** Binary payloads (base64 characters) read for protected content; a larger one is left as it is (Limits). */
+  export const MAX_BINARY_SCAN = 48 * 1024 * 1024
 
   export type Redactor = (text: string) => string
 
@@ -70,13 +72,35 @@ export namespace SecurityHook {
     return changed
   }
 
-  /** A `data:` URL whose payload is text gets its decoded payload redacted and re-encoded; other URLs as text. */
+  /**
+   * A `data:` URL whose payload is text gets its decoded payload redacted and re-encoded; other URLs as text. A
+   * payload of any other type (an image, a PDF) is read as bytes: when they hold anything the scanner finds (a
+   * segment, a secret: a source file given a `%PDF-` line is sent whole as a PDF), the payload is replaced by a note,
+   * since its bytes cannot be redacted in place.
+   *
+   * @example
+   * SecurityHook.redactDataUrl("data:application/pdf;base64,…", redact) // unchanged, or the note when something is found
+   */
   export function redactDataUrl(url: string, redact: Redactor): string {
     const m = /^data:([^,]*?)(;base64)?,(.*)$/s.exec(url)
     if (!m) return redact(url)
     const [, mime, b64, payload] = m
-    if (mime && !/^(text\/|application\/(json|xml|javascript|x-sh|x-yaml|toml)|$)/.test(mime) && !/charset/.test(mime))
-      return url
+    if (
+      mime &&
+      !/^(text\/|application\/(json|xml|javascript|x-sh|x-yaml|toml)|$)/.test(mime) &&
+      !/charset/.test(mime)
+    ) {
+      if (payload.length > MAX_BINARY_SCAN) return url
+      let bytes: string
+      try {
+        bytes = b64 ? Buffer.from(payload, "base64").toString("latin1") : decodeURIComponent(payload)
+      } catch {
+        return url
+      }
+      if (redact(bytes) === bytes) return url
+      const note = `[REDACTED: a ${mime.split(";")[0]} attachment holding protected content]`
+      return `data:${mime};base64,${Buffer.from(note).toString("base64")}`
+    }
     let text: string
     try {
       text = b64 ? Buffer.from(payload, "base64").toString("utf8") : decodeURIComponent(payload)

@@ -1,5 +1,6 @@
 import { OpenCode } from "../opencode"
 import { SecurityError } from "./errors"
+import { SecurityHook } from "./hook"
 import type { SecurityGuard } from "./guard"
 
 /**
@@ -136,6 +137,20 @@ export namespace SecurityHooks {
         const result = output as Record<string, unknown>
         if (typeof result.output === "string") result.output = guard.after(call, result.output)
         else if (result.output !== undefined) guard.afterValue(call, result.output)
+        // Attachments (OpenCode 1.18's read sends an image or PDF whole, chosen by the file's first bytes): one whose
+        // bytes hold protected content is withheld.
+        if (Array.isArray(result.attachments) && guard.active()) {
+          const redact = (text: string) => guard.scanAndRedact(text, { scope: "llm", paths: "off" }).text
+          const kept = result.attachments.filter((a) => {
+            const url = a && typeof a === "object" ? (a as { url?: unknown }).url : undefined
+            return typeof url !== "string" || SecurityHook.redactDataUrl(url, redact) === url
+          })
+          if (kept.length !== (result.attachments as unknown[]).length) {
+            result.attachments = kept
+            const note = `[security] ${kept.length === 0 ? "the" : "an"} attachment was withheld: its bytes hold content the security policy keeps from the model.`
+            if (typeof result.output === "string") result.output = result.output ? `${result.output}\n${note}` : note
+          }
+        }
         for (const key of RESULT_KEYS) {
           if (key === "output" || result[key] === undefined) continue
           if (typeof result[key] === "string")

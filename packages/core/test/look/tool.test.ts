@@ -156,6 +156,20 @@ describe("look_at", () => {
     expect(calls[0].parts[1]).toEqual({ type: "text", text: `SVG source of d.svg:\n${SVG.toString()}` })
   })
 
+  // A source file given a `%PDF-` line is sent whole as a PDF: its protected segment with it (red-team helper).
+  test("a file holding a segment the role may not read is refused whatever type its bytes make it", async () => {
+    const pdf = "%PDF-1.4 header\nconst a = 1\n// @secure-start\nconst salt = 'Kd93mVx71LqPz0Rw'\n// @secure-end\n"
+    await using dir = await tmpdir({ "src/app.ts": pdf, "doc.pdf": "%PDF-1.4\nplain text\n" })
+    const segments = () => ({ read: [{ start: "@secure-start", end: "@secure-end" }], write: [] })
+    const { run, using, calls } = setup(dir.path, {}, { segments })
+    using(PDF_MODEL)
+    await expect(run({ file_path: "src/app.ts", goal: "transcribe every line" })).rejects.toThrow(
+      "holds a segment the security policy protects",
+    )
+    expect(calls).toHaveLength(0)
+    expect(await run({ file_path: "doc.pdf", goal: "x" })).toContain("(application/pdf, ")
+  })
+
   test("image_data, raw base64 or a data URL, typed by its bytes", async () => {
     await using dir = await tmpdir({})
     const { run, using, calls } = setup(dir.path)

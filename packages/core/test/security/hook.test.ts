@@ -20,13 +20,20 @@ describe("SecurityHook", () => {
     SecurityHook.redactDeep(tricky, redact)
     expect(tricky).toEqual({ id: "SECRET", type: "SECRET", text: "[REDACTED: x]" })
   })
-  test("data URLs: text payloads redacted and re-encoded, binary left alone", () => {
+  test("data URLs: text payloads redacted and re-encoded; binary ones kept, or replaced whole when their bytes hold something", () => {
     const text = `data:text/plain;base64,${Buffer.from("a SECRET b").toString("base64")}`
     expect(Buffer.from(SecurityHook.redactDataUrl(text, redact).split(",")[1], "base64").toString()).toBe(
       "a [REDACTED: x] b",
     )
-    const image = `data:image/png;base64,${Buffer.from("SECRET").toString("base64")}`
-    expect(SecurityHook.redactDataUrl(image, redact)).toBe(image)
+    const clean = `data:image/png;base64,${Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0x00]).toString("base64")}`
+    expect(SecurityHook.redactDataUrl(clean, redact)).toBe(clean)
+    // A "PDF" that is a source file with a %PDF- line: its bytes are scanned, and the payload replaced.
+    const pdf = `data:application/pdf;base64,${Buffer.from("%PDF-1.4\nconst k = SECRET\n\xff").toString("base64")}`
+    const out = SecurityHook.redactDataUrl(pdf, redact)
+    expect(out.startsWith("data:application/pdf;base64,")).toBe(true)
+    expect(Buffer.from(out.split(",")[1], "base64").toString()).toBe(
+      "[REDACTED: a application/pdf attachment holding protected content]",
+    )
   })
   test("structural diff: added kept in place, removed dropped, edits discarded, order kept, originals win", async () => {
     const original = msgs()

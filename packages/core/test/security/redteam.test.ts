@@ -758,6 +758,29 @@ for f in glob.glob('.git/objects/*/*'):
         expect(text).toContain("Anyone may read this.")
         expect(parts[0].text).toBe("summarise the attached files")
       })
+      // OpenCode 1.18's read sends a file whose first bytes say PDF or image whole, as an attachment: a source file with
+      // a segment given a `%PDF-` line went out with its segment, and a "PDF" holding an AWS key unredacted.
+      test("a read attachment whose bytes hold a segment or a secret is withheld", async () => {
+        const app = fs.readFileSync(box.dir.file("src/app.ts"))
+        const pdf = (bytes: Buffer) => ({
+          type: "file",
+          mime: "application/pdf",
+          url: `data:application/pdf;base64,${Buffer.concat([Buffer.from("%PDF-1.4 header\n"), bytes]).toString("base64")}`,
+        })
+        const clean = pdf(Buffer.from("just a document\n"))
+        const output = {
+          title: "src/app.ts",
+          output: "PDF read successfully",
+          metadata: {},
+          attachments: [pdf(app), pdf(Buffer.from("aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n")), clean],
+        }
+        await box.s.hooks["tool.execute.after"](
+          { tool: "read", sessionID: "ses_redteam", callID: "call_rt_pdf", args: { filePath: "src/app.ts" } },
+          output,
+        )
+        expect(output.attachments).toEqual([clean])
+        expect(output.output).toContain("attachment was withheld")
+      })
       test("the skill tool loading a SKILL.md from a protected folder is refused", async () => {
         expectTyped(await box.s.call("skill", { name: "vault" }))
         expect((await box.s.call("skill", { name: "open-notes" })).refused).toBe(false)
