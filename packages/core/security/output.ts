@@ -315,8 +315,9 @@ export namespace SecurityOutput {
 
   /**
    * OpenCode `grep` output (`Found N matches`, then `path:` blocks of `  Line N: text`) without the matches of
-   * hidden files, with matches inside protected segments redacted, and the count recomputed from what is left. When
-   * matches were removed from a truncated result, the count says only "at least".
+   * hidden files and without matches inside protected segments, the count recomputed from what is left: a match in a
+   * segment is neither shown nor counted (shown as redacted, it answered yes or no to a pattern, and a model bisected a
+   * token character by character). When matches were removed from a truncated result, the count says only "at least".
    *
    * @example
    * SecurityOutput.grep("Found 2 matches\n/r/a.ts:\n  Line 1: x\n\n/r/.env:\n  Line 3: x", { hidden: (p) => p.endsWith(".env"), lines: () => [] }).text
@@ -330,6 +331,8 @@ export namespace SecurityOutput {
     let file: string | undefined
     let hidden = false
     let ranges: readonly Lines[] = []
+    /** A file's `path:` line, written with its first match that is shown. */
+    let header: string | undefined
     let kept = 0
     let removed = 0
     let redacted = 0
@@ -344,9 +347,16 @@ export namespace SecurityOutput {
         }
         const n = Number(match[2])
         if (ranges.some((r) => n >= r.from && n <= r.to)) {
-          out.push(`${match[1]}: ${SecurityRedact.marker(SEGMENT_LABEL)}`)
           redacted++
-        } else out.push(line)
+          continue
+        }
+        if (header !== undefined) {
+          if (pendingBlank && out.length) out.push("")
+          pendingBlank = false
+          out.push(header)
+          header = undefined
+        }
+        out.push(line)
         kept++
         continue
       }
@@ -358,21 +368,16 @@ export namespace SecurityOutput {
         file = line.slice(0, -1)
         hidden = options.hidden(file)
         ranges = hidden ? [] : options.lines(file)
-        if (hidden) {
-          pendingBlank = false
-          continue
-        }
-        if (pendingBlank && out.length) out.push("")
-        pendingBlank = false
-        out.push(line)
+        header = hidden ? undefined : line
         continue
       }
+      header = undefined
       if (pendingBlank && out.length) out.push("")
       pendingBlank = false
       file = undefined
       out.push(line)
     }
-    if (!removed) return { text: [lines[0], ...out].join("\n"), removed, redacted }
+    if (!removed && !redacted) return { text: output, removed, redacted }
     if (kept === 0 && !out.some((l) => l.trim() && !l.startsWith("(")))
       return { text: "No files found", removed, redacted }
     const truncated = head[2].trim().length > 0 || out.some((l) => /truncated/i.test(l))

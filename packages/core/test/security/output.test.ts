@@ -96,7 +96,7 @@ describe("SecurityOutput.grep: OpenCode's grep output by file and line", () => {
   const hidden = (p: string) => p.endsWith(".env")
   const lines = (p: string) => (p === "/r/a.ts" ? [{ from: 3, to: 4 }] : [])
 
-  test("matches of hidden files go, the count is recomputed, segment lines are redacted", () => {
+  test("matches of hidden files and inside segments go, the count is recomputed from what is left", () => {
     const output = [
       "Found 4 matches",
       "/r/a.ts:",
@@ -110,9 +110,20 @@ describe("SecurityOutput.grep: OpenCode's grep output by file and line", () => {
     const { text, removed, redacted } = SecurityOutput.grep(output, { hidden, lines })
     expect(removed).toBe(2)
     expect(redacted).toBe(1)
-    expect(text.startsWith("Found 2 matches")).toBe(true)
-    expect(text).not.toContain("hunter2")
-    expect(text).not.toContain(".env")
+    expect(text).toBe("Found 1 matches\n/r/a.ts:\n  Line 1: pw = 1")
+  })
+
+  // Shown as "[REDACTED]" and counted, a match inside a segment answered yes or no to each pattern: a model recovered
+  // a 16-character token with 95 greps of character classes (red-team helper, 1.18.33).
+  test("a segment match is neither shown nor counted, and a file left with none loses its header", () => {
+    const seg = (p: string) => (p === "/r/s.ts" ? [{ from: 2, to: 3 }] : [])
+    const guess = ["Found 1 matches", "/r/s.ts:", "  Line 3: salt = 'Kd93'"].join("\n")
+    const miss = "No files found"
+    expect(SecurityOutput.grep(guess, { hidden: () => false, lines: seg }).text).toBe(miss)
+    const both = ["Found 2 matches", "/r/s.ts:", "  Line 3: salt = 'Kd93'", "", "/r/t.ts:", "  Line 9: salt"].join("\n")
+    expect(SecurityOutput.grep(both, { hidden: () => false, lines: seg }).text).toBe(
+      "Found 1 matches\n/r/t.ts:\n  Line 9: salt",
+    )
   })
 
   test("a truncated result that lost matches says only 'at least': the count is no oracle", () => {

@@ -466,13 +466,17 @@ for f in glob.glob('.git/objects/*/*'):
         expect(leaks(r.raw)).toEqual([])
         expect(leaks(r.output)).toEqual([])
       })
-      test("OpenCode's grep tool matching a segment line: redacted before the model sees it", async () => {
+      test("OpenCode's grep tool matching a segment line: the match is gone before the model sees it", async () => {
         // OpenCode's grep reads src/app.ts outside the sandbox (the file is readable; a segment of it is not): the
-        // structured filter redacts the line, so the assertion is on what reaches the model.
+        // structured filter drops the match, so the assertion is on what reaches the model.
         const r = await box.s.call("grep", { pattern: "pricing|Kd93mV", path: "src" })
         expect(r.refused).toBe(false)
-        expect(r.output).toContain("[REDACTED")
         expect(leaks(r.output)).toEqual([])
+        // Shown as redacted and counted, a match answered yes or no: a pattern matching only inside the segment and one
+        // matching nothing now give the same answer (a model bisected the token with character classes).
+        const inside = await box.s.call("grep", { pattern: 'salt = "K[a-z]93', path: "src" })
+        const nowhere = await box.s.call("grep", { pattern: 'salt = "Q[a-z]93', path: "src" })
+        expect(inside.output).toBe(nowhere.output)
       })
       for (const [name, args] of [
         ["an include glob that selects protected files", { pattern: "key", include: "*.key" }],
