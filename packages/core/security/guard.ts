@@ -1033,13 +1033,14 @@ export namespace SecurityGuard {
       } catch {
         return undefined
       }
-      const locked = SecuritySegments.find(text, d.writeMarkers)
-      const why = locked.length ? SecurityEdit.touches(text, change, locked) : undefined
-      if (why) return why
+      // Segments the role may not read come first, with one answer whatever the reason: the write-locked check says
+      // "not in the file" for a wrong guess, so answered first it told a right guess of a hidden segment's text from a
+      // wrong one (a red-team helper bisected a token that way).
       const unreadable = hidden.length ? SecuritySegments.find(text, hidden) : []
       if (unreadable.length && SecurityEdit.touches(text, change, unreadable))
-        return "would match inside a segment the policy keeps from being read (whether it applies would tell what the segment holds)"
-      return undefined
+        return "does not apply outside the segments the policy keeps from being read: it matches inside one or not at all, and which of the two would tell what the segment holds"
+      const locked = SecuritySegments.find(text, d.writeMarkers)
+      return locked.length ? SecurityEdit.touches(text, change, locked) : undefined
     }
 
     /**

@@ -565,6 +565,18 @@ for f in glob.glob('.git/objects/*/*'):
           expect(after).toEqual(before)
           expect(policyBytes(box.dir.path)).toEqual(box.policy)
         })
+      // In a file with both kinds of segment, the write-locked check answered first: "not in the file" for a wrong
+      // guess of the hidden segment's text, "inside a segment" for a right one (a red-team helper bisected a token).
+      test("an edit guessing a hidden segment's text gets one answer, right or wrong", async () => {
+        const before = files()
+        const guess = async (oldString: string) =>
+          (await box.s.call("edit", { filePath: "src/app.ts", oldString, newString: "x" }, { noExecute: true })).reason
+        const right = await guess('const pricing = "the conf')
+        const wrong = await guess('const pricing = "qqq')
+        expect(right).toContain("the segments the policy keeps from being read")
+        expect(wrong).toBe(right)
+        expect(files()).toEqual(before)
+      })
       refusedEdit("edit with an empty oldString (rewrites the whole file)", "edit", {
         filePath: LOCKED_PY,
         oldString: "",
