@@ -458,6 +458,9 @@ export namespace SecurityGuard {
       ),
       // OpenCode writes each config folder's `.gitignore` at every start, following a link a command left there.
       ...configDirs.map((d) => path.join(d, ".gitignore")),
+      // OpenCode's state folder (the TUI's model, key-value and history files), written on the host without a hook:
+      // a link left there would have OpenCode write through it (into .git, onto a policy file).
+      path.join(env.XDG_STATE_HOME || path.join(home, ".local", "state"), "opencode") + path.sep,
       // The built-ins' own cache: tree-sitter grammars found there by name are loaded into OpenCode's process.
       path.join(env.XDG_CACHE_HOME || path.join(home, ".cache"), "opencode-builtins") + path.sep,
       // OpenCode's data folder: its snapshot repository (OpenCode runs git there at every step, with that repository's

@@ -206,6 +206,7 @@ describe("SecurityGuard", () => {
       "/srv/repo/.opencode/.gitignore",
       "/home/u/.config/opencode/.gitignore",
       "/home/u/.cache/opencode-builtins/",
+      "/home/u/.local/state/opencode/",
     ])
       expect(list).toContain(p)
     // Through the guard: the data folder refuses writes, its openings take them.
