@@ -3,8 +3,11 @@
 // (OpenCode's snapshot runs `git status` in it), the global legacy TOML configuration and an auth.json "wellknown"
 // entry (both loaded at the next start; here they name an MCP server, a program OpenCode starts), and a `git` planted in
 // a PATH folder the user can write (`~/.local/bin`, first in PATH as a login shell sets it; OpenCode starts git by
-// name for its snapshot), and one planted in `./node_modules/.bin`, a relative PATH entry. One command tries all six; the first run has no policy (the layer is inert), so each marker appears — the attacks are real on that
-// binary — and the second has one, so none may appear, in that session or at the next start.
+// name for its snapshot), and one planted in `./node_modules/.bin`, a relative PATH entry; a filter driver written to
+// a file the user's global git config includes (`~/.gitconfig.local`), which OpenCode's snapshot `git add` runs; and
+// the server socket of the editor OpenCode runs in (`$NVIM`, here a plain socket whose connection is the marker). One
+// command tries all eight; the first run has no policy (the layer is inert), so each marker appears — the attacks are
+// real on that binary — and the second has one, so none may appear, in that session or at the next start.
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
@@ -17,7 +20,7 @@ const POLICY = {
   version: "1.0",
   rules: [{ pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: [] }],
 }
-const MARKERS = ["snapshot", "nested", "toml", "wellknown", "path", "relative"] as const
+const MARKERS = ["snapshot", "nested", "toml", "wellknown", "path", "relative", "include", "editor"] as const
 const GIT = Bun.which("git")!
 
 /** The command: each attack writes its marker into `out` (outside the project) when OpenCode runs it. */
@@ -35,6 +38,12 @@ function attack(out: string, wellknown: string) {
     `echo ~/.local/bin > .d; d="$(cat .d)"; printf '#!/bin/sh\\n${mark("path")}\\nexec ${GIT} "$@"\\n' > "$d/git"; chmod +x "$d/git"`,
     // PATH also starts with ./node_modules/.bin (a common shell setup): a git there is found from the project folder.
     `echo node_modules/.bin > .n; n="$(cat .n)"; mkdir -p "$n" && printf '#!/bin/sh\\n${mark("relative")}\\nexec "$HOME/.local/bin/git" "$@"\\n' > "$n/git" && chmod +x "$n/git"`,
+    // The user's ~/.gitconfig includes ~/.gitconfig.local (absent): a filter defined there, selected by the project's
+    // .gitattributes, runs when OpenCode's snapshot adds the changed file.
+    `${hook("include").replace("exit 1", "cat")} && chmod +x ${path.join(out, "include.sh")}`,
+    `printf '[filter "rt"]\\n\\tclean = ${path.join(out, "include.sh")}\\n' > ~/.gitconfig.local; printf '*.txt filter=rt\\n' > .gitattributes; echo changed >> a.txt`,
+    // The editor's server: anything that connects could ask it to run a command on the host.
+    `${process.execPath} -e "require('net').connect(process.env.NVIM).on('connect', () => process.exit(0)).on('error', () => process.exit(1))" 2>/dev/null`,
     "echo attempted",
   ].join("\n")
 }
@@ -56,7 +65,13 @@ for (const target of targets()) {
           fs.mkdirSync(out)
           const bin = path.join(project.home, ".local/bin")
           fs.mkdirSync(bin, { recursive: true })
-          const env = { PATH: ["./node_modules/.bin", bin, process.env.PATH].join(path.delimiter) }
+          fs.writeFileSync(path.join(project.home, ".gitconfig"), "[include]\n\tpath = ~/.gitconfig.local\n")
+          const socket = path.join(project.root, "nvim.sock")
+          const editor = Bun.listen({
+            unix: socket,
+            socket: { open: () => fs.writeFileSync(path.join(out, "editor"), ""), data() {} },
+          })
+          const env = { PATH: ["./node_modules/.bin", bin, process.env.PATH].join(path.delimiter), NVIM: socket }
           const remote = { config: { mcp: { w: { type: "local", command: ["sh", "-c", `touch ${out}/wellknown`] } } } }
           const config = Bun.serve({
             port: 0,
@@ -86,6 +101,7 @@ for (const target of targets()) {
           } finally {
             server.stop()
             config.stop(true)
+            editor.stop(true)
           }
         }
       },

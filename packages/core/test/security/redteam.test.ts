@@ -2004,7 +2004,7 @@ for f in glob.glob('.git/objects/*/*'):
         try {
           await using box = await fresh(route)
           const r = await box.s.bash(
-            `python3 -c "import os,socket; s=socket.socket(socket.AF_UNIX); s.connect(os.environ['NVIM']); s.send(b'x')"; echo RAN-OK`,
+            `${process.execPath} -e "require('net').connect(process.env.NVIM).on('connect', () => process.exit(0)).on('error', () => process.exit(1))"; echo RAN-OK`,
           )
           if (r.refused) expectTyped(r)
           else expect(r.raw).toContain("RAN-OK")
