@@ -253,7 +253,8 @@ for f in glob.glob('legacy/.git/obj'+'ects/*/*') + glob.glob('.git/obj'+'ects/*/
           call("c4-grep-tool", "grep", { pattern: "Zx81|Hq83|prodtok|Wm4Tq|Sk7Vau|Ag5Sp|Rs6Hi" }, "completed"),
           call("c4-grep-include", "grep", { pattern: "key", include: "*.key" }, "refused"),
           call("c4-grep-folder", "grep", { pattern: "API", path: "secrets" }, "refused"),
-          call("c4-grep-segment", "grep", { pattern: "pricing", path: "src" }, "completed", contains("[REDACTED")),
+          // The only matches are inside a segment: dropped and not counted, the answer is the one for no match.
+          call("c4-grep-segment", "grep", { pattern: "pricing", path: "src" }, "completed", contains("No files found")),
         ]
         const STEP3 = [
           call("c5-read", "read", { filePath: "src/app.ts" }, "completed", contains("export function visible")),
