@@ -1141,7 +1141,9 @@ export namespace SecurityGuard {
     }
 
     const OUTPUT_MODE = (tool: string, source: Source): LLMScanner.ScanOptions["paths"] => {
-      if (source !== "builtin-tool") return "token"
+      // Another plugin's or an MCP server's tool that names a protected path likely shows its content beside it
+      // (`<path>: <content>` from a batch reader): the whole line goes, as for the shell.
+      if (source !== "builtin-tool") return "line"
       if (tool === "read" || tool === "lsp") return "off"
       if (["glob", "grep", "list", "ls", "bash", "batch"].includes(tool)) return "line"
       return "token"

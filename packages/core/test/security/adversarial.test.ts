@@ -503,6 +503,16 @@ describe("MCP naming", () => {
       await p[Symbol.asyncDispose]()
     }
   })
+  // A batch reader's output (`<path>: <content>`): redacting the path alone left a short secret beside it.
+  test("another tool's output line naming a protected path goes whole", async () => {
+    guard.setMcpServers(["fsrv"])
+    const file = path.join(dir.path, "secrets/pin.txt")
+    for (const tool of ["fsrv_readfiles", "other_plugin_tool"]) {
+      const out = guard.after({ tool, args: {} }, `${file}: vault pin 4242 open\nREADME.md: # Project`)
+      expect(out).not.toContain("4242")
+      expect(out).toContain("README.md: # Project")
+    }
+  })
   test("a blocked server is refused whatever the arguments", async () => {
     const p = await project({}, { version: "1.0", mcp: { servers: { evil: "blocked" } } })
     const g = await guardFor(p.path, {}, { mcpServers: ["evil"] })
