@@ -795,7 +795,17 @@ export namespace SecurityGuard {
     }
     baseline(templateRoots)
 
-    const hostHidden = (options.hide ?? []).map((p) => path.resolve(p))
+    // The sandbox's own state (its entry scripts, which every command's shell reads on the host before bubblewrap
+    // starts, its login home, ripgrep's exclusions) is hidden from commands by the sandbox, and from the file tools,
+    // which run on the host, here: a write of the entry script through a link ran on the host at the next command.
+    const sandboxState = (() => {
+      try {
+        return Sandbox.privateFolder(options.sandboxBase)
+      } catch {
+        return undefined
+      }
+    })()
+    const hostHidden = [...(options.hide ?? []), ...(sandboxState ? [sandboxState] : [])].map((p) => path.resolve(p))
     /** `PATH` folders that do not exist yet: a command creating one has it moved aside, like a plugin folder. */
     const searchPaths = SecuritySearchPath.folders(env, { root, home: env.HOME || home, directory })
     const searchFolders = new Set([...searchPaths.protect, ...searchPaths.programs])

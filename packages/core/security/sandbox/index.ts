@@ -228,14 +228,16 @@ export namespace Sandbox {
     const argsFile = path.join(dir, "args")
     let current: SandboxPlan.Plan | undefined
     let currentKey: string | undefined
-    let scripts: string | undefined
     let masks = new Map<string, string>()
 
+    // Written before every command (and the login home emptied), not once: whatever reached them since (only the
+    // host's own processes can) does not last to the next command.
     const writeScripts = (bwrap: string) => {
-      if (scripts === bwrap) return
-      fs.writeFileSync(path.join(dir, "enter.bash"), bashEntry(dir, bwrap), { mode: 0o644 })
-      fs.writeFileSync(path.join(dir, "zsh", ".zshenv"), zshEntry(dir, bwrap), { mode: 0o644 })
-      scripts = bwrap
+      atomicWrite(path.join(dir, "enter.bash"), bashEntry(dir, bwrap), 0o644)
+      atomicWrite(path.join(dir, "zsh", ".zshenv"), zshEntry(dir, bwrap), 0o644)
+      const home = path.join(dir, "home")
+      fs.rmSync(home, { recursive: true, force: true })
+      fs.mkdirSync(home)
     }
 
     const maskFile = (m: Protections["mask"][number]) => {

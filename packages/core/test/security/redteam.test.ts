@@ -16,6 +16,7 @@ import path from "path"
 import { pathToFileURL } from "url"
 import { OpenCode } from "../../opencode"
 import { SecurityError } from "../../security/errors"
+import { Sandbox } from "../../security/sandbox"
 import { SecuritySearchPath } from "../../security/search-path"
 import {
   APP_TS,
@@ -1600,6 +1601,30 @@ for f in glob.glob('.git/objects/*/*'):
               fs.rmSync(path.join(home.home, f), { recursive: true, force: true })
           fs.rmSync(local, { recursive: true, force: true })
         }
+      })
+
+      // The file tools run on the host: the sandbox's own state folder (its entry script, read by every command's shell
+      // on the host before bubblewrap starts) was readable and writable through a link (red-team helper, three binaries).
+      test("the sandbox's own state folder is out of reach of the file tools, through a link too", async () => {
+        await using box = await fresh(route)
+        const r = await box.s.bash("echo warm-up")
+        expect(r.raw).toContain("warm-up")
+        const state = Sandbox.privateFolder()
+        const entry = fs
+          .readdirSync(state)
+          .map((d) => path.join(state, d, "enter.bash"))
+          .find((f) => fs.existsSync(f))!
+        expect(entry).toBeDefined()
+        fs.symlinkSync(state, box.dir.file("sb"))
+        const through = path.join("sb", path.relative(state, entry))
+        for (const [tool, args] of [
+          ["read", { filePath: entry }],
+          ["read", { filePath: through }],
+          ["read", { filePath: "sb" }],
+          ["write", { filePath: through, content: "touch /tmp/rt-entry\n" }],
+          ["edit", { filePath: entry, oldString: "unset BASH_ENV", newString: "touch /tmp/rt-entry" }],
+        ] as const)
+          expectTyped(await box.s.call(tool, { ...args }, { noExecute: true }))
       })
 
       // A global git config that includes another file (`~/.gitconfig.local`, a dotfiles habit) or names a global hooks
