@@ -47,7 +47,9 @@ export namespace SecurityPluginTool {
       if (Array.isArray(v)) v.forEach((item, i) => visit(item, `${at}[${i}]`, depth + 1))
       else
         for (const [k, item] of Object.entries(v)) {
-          if (k.includes("/") || k.startsWith(".") || k.startsWith("~")) out.push({ text: k, at: `${at}{key}` })
+          // A key can name a file as well as a value can (`{ files: { "opencode.json": "…" } }`); a plain word
+          // (`secrets: true`) is an option's name.
+          if (/[./~]/.test(k)) out.push({ text: k, at: `${at}{key}` })
           visit(item, at ? `${at}.${k}` : k, depth + 1)
         }
     }
@@ -60,6 +62,14 @@ export namespace SecurityPluginTool {
     const out = new Set<string>()
     const trimmed = text.trim()
     if (trimmed && trimmed.length <= LIMITS.length && !trimmed.includes("\n")) out.add(trimmed)
+    // A name with spaces (`docs/Private Notes.md`) as one line of a list, or quoted inside a longer text.
+    if (text.includes("\n"))
+      for (const line of text.split("\n")) {
+        const t = line.trim()
+        if (t && t.length <= LIMITS.length) out.add(t)
+      }
+    if (text.includes('"') || text.includes("'"))
+      for (const m of text.matchAll(/"([^"\n]{1,4096})"|'([^'\n]{1,4096})'/g)) out.add((m[1] ?? m[2]).trim())
     for (const token of text.split(/[\s,;"'`()<>[\]{}|]+/)) {
       let t = token
       const eq = t.indexOf("=")

@@ -5,9 +5,11 @@ import { SecurityPluginTool } from "../../security/plugin-tool"
 import { tmpdir } from "../fixture"
 
 describe("SecurityPluginTool", () => {
-  test("strings at any depth, keys that look like paths, bounded", () => {
-    const found = SecurityPluginTool.strings({ a: [{ b: "x" }], "./k": 1, n: 5 }).map((s) => `${s.at}=${s.text}`)
-    expect(found).toEqual(["a[0].b=x", "{key}=./k"])
+  test("strings at any depth, and keys that could name a file, bounded", () => {
+    const found = SecurityPluginTool.strings({ a: [{ b: "x" }], "./k": 1, "f.md": 2, n: 5 }).map(
+      (s) => `${s.at}=${s.text}`,
+    )
+    expect(found).toEqual(["a[0].b=x", "{key}=./k", "{key}=f.md"])
     const deep: any = {}
     let cur = deep
     for (let i = 0; i < 20; i++) cur = cur.next = { v: `level${i}` }
@@ -30,6 +32,15 @@ describe("SecurityPluginTool", () => {
     expect(SecurityPluginTool.scan({ q: names }, ctx).incomplete).toBe(
       `more than ${LIMITS.candidates} path-like values`,
     )
+  })
+  // A map of file name to content, and a list of names with spaces one per line, reached protected files unchecked.
+  test("bare file names as keys, names with spaces as lines of a list or quoted in a text", () => {
+    const ctx = { directory: "/repo", home: "/h" }
+    const paths = (args: unknown) => SecurityPluginTool.scan(args, ctx).candidates.map((c) => c.path)
+    expect(paths({ files: { "opencode.json": '{"plugin":["x"]}' } })).toContain("/repo/opencode.json")
+    expect(paths({ paths: "README.md\ndocs/Private Notes.md" })).toContain("/repo/docs/Private Notes.md")
+    expect(paths({ q: 'please open "docs/Private Notes.md" now' })).toContain("/repo/docs/Private Notes.md")
+    expect(paths({ q: "open 'docs/Private Notes.md' now" })).toContain("/repo/docs/Private Notes.md")
   })
   test("a long token is resolved as the tool would resolve it; file: URLs with one slash are paths too", () => {
     const ctx = { directory: "/repo", home: "/h" }

@@ -707,6 +707,27 @@ for f in glob.glob('.git/objects/*/*'):
         ).toBe(false)
       })
       // OpenCode reads the files a task prompt mentions into the subagent's first message itself, with no hook.
+      // A map of file name to content (`opencode.json` overwritten with a plugin list) and a name given as one line of
+      // a list were not read as paths (red-team helper, 1.18.33).
+      test("another tool's file names as object keys or as lines of a list are checked", async () => {
+        expectTyped(
+          await box.s.call(
+            "fsrv_writefiles",
+            { files: { "opencode.json": '{"plugin":["evil"]}' } },
+            { noExecute: true },
+          ),
+        )
+        expectTyped(await box.s.call("fsrv_readlist", { paths: "README.md\ndocs/private.md" }, { noExecute: true }))
+        expect(
+          (
+            await box.s.call(
+              "fsrv_readlist",
+              { paths: "README.md\ndocs/public.md", secrets: true },
+              { noExecute: true },
+            )
+          ).refused,
+        ).toBe(false)
+      })
       test("a task prompt mentioning a protected file is refused", async () => {
         expectTyped(
           await box.s.call(
