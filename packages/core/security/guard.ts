@@ -362,6 +362,18 @@ export namespace SecurityGuard {
    */
   export const PACKAGE_MANAGER_FILES = [".npmrc", ".bunfig.toml"] as const
 
+  /** The `.env` files Bun loads from its working folder. */
+  const BUN_ENV_FILES = [
+    ".env",
+    ".env.local",
+    ".env.development",
+    ".env.production",
+    ".env.test",
+    ".env.development.local",
+    ".env.production.local",
+    ".env.test.local",
+  ] as const
+
   /** Names of OpenCode's plugin and tool folders (1.2.15 and 1.18 read both spellings). */
   export const PLUGIN_FOLDERS = ["plugin", "plugins", "tool", "tools"] as const
 
@@ -458,6 +470,9 @@ export namespace SecurityGuard {
       ),
       // OpenCode writes each config folder's `.gitignore` at every start, following a link a command left there.
       ...configDirs.map((d) => path.join(d, ".gitignore")),
+      // Bun loads the `.env` files of the folder it installs in (OpenCode 1.2.15 runs `bun install` in each config
+      // folder): `BUN_CONFIG_REGISTRY` there served a planted package to the next install.
+      ...configDirs.flatMap((d) => BUN_ENV_FILES.map((f) => path.join(d, f))),
       // OpenCode's state folder (the TUI's model, key-value and history files), written on the host without a hook:
       // a link left there would have OpenCode write through it (into .git, onto a policy file).
       path.join(env.XDG_STATE_HOME || path.join(home, ".local", "state"), "opencode") + path.sep,
@@ -1334,8 +1349,15 @@ export namespace SecurityGuard {
         // or for a project without one.
         ...above.map((dir) => path.join(dir, ".git")),
         ...globals,
-        // What they include, and the global hooks folder and attributes file they name.
-        ...SecurityGitConfig.referenced([...globals, "/etc/gitconfig"], { home: user, root }),
+        // What they and the repositories' own configs include, and the hooks folders and attributes files they name.
+        ...SecurityGitConfig.referenced(
+          [
+            ...globals,
+            "/etc/gitconfig",
+            ...repositories().flatMap((top) => gitDirsOf(top).map((dir) => path.join(dir, "config"))),
+          ],
+          { home: user, root },
+        ),
       ])
     }
     noteLinks([
@@ -1369,6 +1391,12 @@ export namespace SecurityGuard {
       const dot = path.join(top, ".git")
       const dir = kindOf(dot) === "file" ? (gitFileTarget(dot) ?? dot) : dot
       const out = [dir]
+      // A linked worktree's git folder names the main repository's in `commondir`: git takes config and hooks from
+      // there, and OpenCode its project id.
+      try {
+        const common = fs.readFileSync(path.join(dir, "commondir"), "utf8").trim()
+        if (common) out.push(path.resolve(dir, common))
+      } catch {}
       const walk = (folder: string, depth: number) => {
         if (depth > 6 || out.length > 256) return
         let entries: fs.Dirent[]
@@ -1868,7 +1896,13 @@ export namespace SecurityGuard {
       }
       const plan =
         source === "builtin-tool"
-          ? await SecurityTools.plan(call.tool, call.args, { directory, worktree: root, home, env })
+          ? await SecurityTools.plan(call.tool, call.args, {
+              directory,
+              // OpenCode's own worktree (`/` for a project without git): where it resolves a prompt's `@` mentions.
+              worktree: options.worktree ? path.resolve(options.worktree) : root,
+              home,
+              env,
+            })
           : undefined
       if (!plan) {
         const denial = SecurityDecide.opaque(facts(d, config), call.tool, call.args)

@@ -207,6 +207,8 @@ describe("SecurityGuard", () => {
       "/home/u/.config/opencode/.gitignore",
       "/home/u/.cache/opencode-builtins/",
       "/home/u/.local/state/opencode/",
+      "/srv/repo/.opencode/.env",
+      "/home/u/.config/opencode/.env.local",
     ])
       expect(list).toContain(p)
     // Through the guard: the data folder refuses writes, its openings take them.
@@ -237,5 +239,21 @@ describe("SecurityGuard", () => {
 
   test("rootOf: the worktree when it holds the directory, never /", () => {
     expect(SecurityGuard.rootOf({ directory: "/tmp", worktree: "/" })).toBe(fs.realpathSync("/tmp"))
+  })
+
+  // Without git OpenCode's worktree is `/`, and it resolves a prompt's `@` mentions against it: `@tmp/…/secrets/x`
+  // named the project's file while the check resolved it against the project (red-team helper, three binaries).
+  test("a task prompt's mentions resolve against OpenCode's worktree, / for a project without git", async () => {
+    await using dir = await project()
+    const g = await guardFor(dir.path, {}, { worktree: "/" })
+    try {
+      const task = (prompt: string) =>
+        g.before({ tool: "task", args: { subagent_type: "general", description: "d", prompt } })
+      expect((await task(`Summarise @${dir.path.slice(1)}/secrets/api.key`)).allowed).toBe(false)
+      expect((await task("Summarise @secrets/api.key")).allowed).toBe(false)
+      expect((await task("Summarise @docs/public.md")).allowed).toBe(true)
+    } finally {
+      g.close()
+    }
   })
 })
