@@ -2399,11 +2399,7 @@ export namespace SecurityGuard {
         const { state, d } = current()
         if (state.status !== "valid" || !d.config || !text.includes("Instructions from: ")) return text
         const config = d.config
-        const out = SecurityOutput.instructions(text, (p) =>
-          SecurityDecide.READ_OPS.some(
-            (op) => !SecurityDecide.access(facts(d, config), SecurityPath.expand(p, directory, home), op).allowed,
-          ),
-        )
+        const out = SecurityOutput.instructions(text, (p) => hiddenInstruction(d, config, p))
         if (out.removed.length)
           audit(d, { action: "redact", source: "plugin-hook", kinds: ["instructions"], count: out.removed.length })
         return out.text
@@ -2612,6 +2608,19 @@ export namespace SecurityGuard {
       }
     }
 
+    /**
+     * Whether an instruction block (`Instructions from: <path>`) OpenCode put in model-bound text must go: its file is
+     * protected from reading, or the path as written names no file. OpenCode only reads files that exist, so a path
+     * that does not is one the header cannot show, such as a folder whose name holds a newline (`x\ny/AGENTS.md` read
+     * as `x`). URLs (remote instructions) are left to the scanner.
+     */
+    const hiddenInstruction = (d: Derived, config: SecurityConfig.Loaded, p: string) => {
+      if (/^https?:\/\//i.test(p)) return false
+      const abs = SecurityPath.expand(p, directory, home)
+      if (!fs.existsSync(abs)) return true
+      return SecurityDecide.READ_OPS.some((op) => !SecurityDecide.access(facts(d, config), abs, op).allowed)
+    }
+
     /** Structure-aware filtering of built-in tool output: read by line number, grep by file and line. */
     const structured = (
       d: Derived,
@@ -2620,10 +2629,7 @@ export namespace SecurityGuard {
       text: string,
     ): { text: string; byLine: boolean } => {
       const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
-      const hiddenFile = (p: string) => {
-        const abs = SecurityPath.expand(p, directory, home)
-        return SecurityDecide.READ_OPS.some((op) => !SecurityDecide.access(facts(d, config), abs, op).allowed)
-      }
+      const hiddenFile = (p: string) => hiddenInstruction(d, config, p)
       const linesOf = (p: string) => segmentLines(d, p)
       if (call.tool === "read" && typeof a.filePath === "string") {
         const out = SecurityOutput.read(text, {

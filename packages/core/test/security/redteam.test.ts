@@ -796,6 +796,32 @@ for f in glob.glob('.git/objects/*/*'):
         expect(text).toContain("Anyone may read this.")
         expect(parts[0].text).toBe("summarise the attached files")
       })
+      // A folder whose name holds a newline: the header `Instructions from: <root>/x\ny/AGENTS.md` was read as the path
+      // `<root>/x`, which is not protected (red-team helper, three binaries).
+      test("an instruction block whose path cannot be read from its header goes too", async () => {
+        const odd = box.dir.file("x\ny")
+        fs.mkdirSync(odd)
+        fs.symlinkSync("../secrets/api.key", path.join(odd, "AGENTS.md"))
+        try {
+          const block = `Instructions from: ${path.join(odd, "AGENTS.md")}\nline two of the api key file`
+          const output = { system: [block] }
+          await box.s.hooks["experimental.chat.system.transform"]({}, output)
+          expect(output.system[0]).not.toContain("line two of the api key file")
+          expect(output.system[0]).toContain("[REDACTED: instructions from")
+          // A real file outside any rule and a remote instruction stay.
+          const kept = {
+            system: [
+              `Instructions from: ${box.dir.file("team/sub/AGENTS.md")}\nSub-team rules are public.`,
+              "Instructions from: https://example.com/rules.md\nBe kind.",
+            ],
+          }
+          await box.s.hooks["experimental.chat.system.transform"]({}, kept)
+          expect(kept.system.join("\n")).toContain("Sub-team rules are public.")
+          expect(kept.system.join("\n")).toContain("Be kind.")
+        } finally {
+          fs.rmSync(odd, { recursive: true, force: true })
+        }
+      })
       // OpenCode 1.18's read sends a file whose first bytes say PDF or image whole, as an attachment: a source file with
       // a segment given a `%PDF-` line went out with its segment, and a "PDF" holding an AWS key unredacted.
       test("a read attachment whose bytes hold a segment or a secret is withheld", async () => {
