@@ -362,18 +362,6 @@ export namespace SecurityGuard {
    */
   export const PACKAGE_MANAGER_FILES = [".npmrc", ".bunfig.toml"] as const
 
-  /** The `.env` files Bun loads from its working folder. */
-  const BUN_ENV_FILES = [
-    ".env",
-    ".env.local",
-    ".env.development",
-    ".env.production",
-    ".env.test",
-    ".env.development.local",
-    ".env.production.local",
-    ".env.test.local",
-  ] as const
-
   /** Names of OpenCode's plugin and tool folders (1.2.15 and 1.18 read both spellings). */
   export const PLUGIN_FOLDERS = ["plugin", "plugins", "tool", "tools"] as const
 
@@ -472,7 +460,7 @@ export namespace SecurityGuard {
       ...configDirs.map((d) => path.join(d, ".gitignore")),
       // Bun loads the `.env` files of the folder it installs in (OpenCode 1.2.15 runs `bun install` in each config
       // folder): `BUN_CONFIG_REGISTRY` there served a planted package to the next install.
-      ...configDirs.flatMap((d) => BUN_ENV_FILES.map((f) => path.join(d, f))),
+      ...configDirs.flatMap((d) => SecurityMcp.BUN_ENV_FILES.map((f) => path.join(d, f))),
       // OpenCode's state folder (the TUI's model, key-value and history files), written on the host without a hook:
       // a link left there would have OpenCode write through it (into .git, onto a policy file).
       path.join(env.XDG_STATE_HOME || path.join(home, ".local", "state"), "opencode") + path.sep,

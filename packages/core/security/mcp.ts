@@ -66,12 +66,25 @@ export namespace SecurityMcp {
     return { policy, servers: owners }
   }
 
+  /** The `.env` files Bun loads from the folder it starts in. */
+  export const BUN_ENV_FILES = [
+    ".env",
+    ".env.local",
+    ".env.development",
+    ".env.production",
+    ".env.test",
+    ".env.development.local",
+    ".env.production.local",
+    ".env.test.local",
+  ] as const
+
   /**
    * The files a configured local MCP server runs, which OpenCode starts at every start outside the sandbox: its
    * program when given as a path, a program the project's `node_modules/.bin` provides (`npx`/`bunx` packages too),
    * every argument naming an existing file (`bun mcp/server.ts`, `uv run server.py`), and `-m` modules
-   * (`python -m proj.mcp`), resolved against the server's `cwd` (OpenCode's: the project folder). System folders are
-   * left out. Disabled servers and remote ones have none.
+   * (`python -m proj.mcp`), resolved against the server's `cwd` (OpenCode's: the project folder), and for a server
+   * Bun starts, the `bunfig.toml` and `.env` files of that folder (present or not). System folders are left out.
+   * Disabled servers and remote ones have none.
    *
    * @example
    * SecurityMcp.localFiles({ proj: { type: "local", command: ["bun", "mcp/server.ts"] } }, { directory: "/repo" })
@@ -99,6 +112,10 @@ export namespace SecurityMcp {
       const [program, ...args] = words
       if (program.includes("/")) file(path.resolve(cwd, program))
       else for (const bin of bins) file(path.join(bin, program))
+      // Bun reads `bunfig.toml` (a `preload` runs first) and loads `.env` files from the folder it starts in, whether
+      // they exist yet or not.
+      if (/^bunx?$/.test(path.basename(program)))
+        for (const name of ["bunfig.toml", ...BUN_ENV_FILES]) out.add(path.join(cwd, name))
       for (const [i, arg] of args.entries()) {
         if (arg.startsWith("-") || !arg) continue
         file(path.resolve(cwd, arg))

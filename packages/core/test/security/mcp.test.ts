@@ -54,7 +54,16 @@ describe("SecurityMcp", () => {
       { directory: dir.path },
     )
     expect(files.map((f) => path.relative(dir.path, f)).sort()).toEqual(
-      ["mcp/server.ts", "run.sh", "tools/serve.py", "tools/pkg/mod/__main__.py", "node_modules/.bin/my-mcp"].sort(),
+      [
+        "mcp/server.ts",
+        "run.sh",
+        "tools/serve.py",
+        "tools/pkg/mod/__main__.py",
+        "node_modules/.bin/my-mcp",
+        // Bun starts servers a and f: its preload file and .env files of the folder, present or not.
+        "bunfig.toml",
+        ...SecurityMcp.BUN_ENV_FILES,
+      ].sort(),
     )
     expect(SecurityMcp.localFiles(undefined, { directory: dir.path })).toEqual([])
   })
