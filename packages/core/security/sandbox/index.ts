@@ -409,7 +409,10 @@ export namespace Sandbox {
       '  echo "opencode-builtins: this shell has no -c command, so it cannot be moved into the sandbox" >&2',
       "  exit 126",
       "fi",
-      `exec ${quote(bwrap)} --args 3 -- \${\${:-/proc/$$/exe}:A} -c "$ZSH_EXECUTION_STRING" "$ZSH_ARGZERO" "$@" 3<"$__ocb_dir/args"`,
+      // A login shell stays one inside (its .zprofile and .zlogin then run there).
+      "__ocb_login=-c",
+      "if [[ -o login ]]; then __ocb_login=-lc; fi",
+      `exec ${quote(bwrap)} --args 3 -- \${\${:-/proc/$$/exe}:A} "$__ocb_login" "$ZSH_EXECUTION_STRING" "$ZSH_ARGZERO" "$@" 3<"$__ocb_dir/args"`,
       'echo "opencode-builtins: the shell sandbox could not be started" >&2',
       "exit 126",
       "",

@@ -2107,10 +2107,25 @@ for f in glob.glob('.git/objects/*/*'):
           // Inside, with the real home: the startup files were read there.
           expect(user.stdout).toContain(`USER-CMD sourced ${home.home}`)
           expect(leaks(fs.existsSync(leak) ? fs.readFileSync(leak, "utf8") : "")).toEqual([])
+          // zsh as a login shell reads its .zprofile inside too.
+          fs.writeFileSync(path.join(home.home, ".zprofile"), "export RT_ZP=read\n")
+          const zextra = { env: {} as Record<string, string> }
+          await box.s.hooks["shell.env"](
+            { cwd: box.dir.path, sessionID: "ses_redteam", callID: "call_user_zsh" },
+            zextra,
+          )
+          const z = spawnSync("zsh", ["-l", "-c", 'echo "ZSH $RT_ZP $HOME"'], {
+            cwd: box.dir.path,
+            env: { ...process.env, ...zextra.env },
+            encoding: "utf8",
+            timeout: 60_000,
+          })
+          expect(z.stdout).toContain(`ZSH read ${home.home}`)
         } finally {
           fs.rmSync(cargo, { recursive: true, force: true })
           fs.rmSync(profile, { force: true })
           fs.rmSync(leak, { force: true })
+          fs.rmSync(path.join(home.home, ".zprofile"), { force: true })
         }
       }, 60_000)
 
