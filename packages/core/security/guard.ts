@@ -1333,6 +1333,11 @@ export namespace SecurityGuard {
         ...repositories().flatMap((top) =>
           gitDirsOf(top).flatMap((dir) => GIT_REDIRECTS.map((name) => path.join(dir, name))),
         ),
+        // A `.git` file (a linked worktree, a submodule checkout) says where the repository is: rewritten, git takes
+        // config and hooks from a folder the agent made.
+        ...repositories()
+          .map((top) => path.join(top, ".git"))
+          .filter((p) => kindOf(p) === "file"),
         // A `.git` git would find above the project when the project's own is not a repository (its HEAD broken),
         // or for a project without one.
         ...above.map((dir) => path.join(dir, ".git")),

@@ -66,6 +66,17 @@ export namespace SecurityMcp {
     return { policy, servers: owners }
   }
 
+  /** Options of node, bun and deno whose value is a file run or read before the server's own code. */
+  const FILE_FLAGS = new Set(["-r", "--require", "--import", "--preload", "--loader", "--env-file", "--config", "-c"])
+
+  /** The folders from `dir` up to `stop` (only `dir` when `stop` is not above it). */
+  function upTo(dir: string, stop: string): string[] {
+    const out = [dir]
+    if (!SecurityPath.isInside(dir, stop)) return out
+    for (let d = dir; d !== stop && path.dirname(d) !== d;) out.push((d = path.dirname(d)))
+    return out
+  }
+
   /** The `.env` files Bun loads from the folder it starts in. */
   export const BUN_ENV_FILES = [
     ".env",
@@ -112,11 +123,22 @@ export namespace SecurityMcp {
       const [program, ...args] = words
       if (program.includes("/")) file(path.resolve(cwd, program))
       else for (const bin of bins) file(path.join(bin, program))
-      // Bun reads `bunfig.toml` (a `preload` runs first) and loads `.env` files from the folder it starts in, whether
-      // they exist yet or not.
-      if (/^bunx?$/.test(path.basename(program)))
-        for (const name of ["bunfig.toml", ...BUN_ENV_FILES]) out.add(path.join(cwd, name))
+      // npm (npx, npm run) takes `.npmrc` from the folder it starts in and those above it (`node-options`,
+      // `script-shell` run programs), up to the project.
+      for (const dir of upTo(cwd, path.resolve(input.directory))) out.add(path.join(dir, ".npmrc"))
+      // Bun reads `bunfig.toml` (a `preload` runs first) and loads `.env` files from the folder it starts in (or the
+      // one `--cwd` names), whether they exist yet or not; Bun may be named `bun.exe`, by path, or through `env`.
+      if (words.slice(0, 3).some((w) => /^bunx?(\.exe)?$/.test(path.basename(w)))) {
+        const at = args.indexOf("--cwd")
+        const folders = [cwd, ...(at >= 0 && args[at + 1] ? [path.resolve(cwd, args[at + 1])] : [])]
+        for (const folder of folders)
+          for (const name of ["bunfig.toml", ...BUN_ENV_FILES]) out.add(path.join(folder, name))
+      }
       for (const [i, arg] of args.entries()) {
+        // `--require=./setup.cjs`, `--env-file=.env.x`: the value is a file the server runs or reads.
+        const value = /^--?[\w-]+=(.+)$/.exec(arg)?.[1]
+        if (value) file(path.resolve(cwd, value))
+        if (FILE_FLAGS.has(arg) && args[i + 1]) file(path.resolve(cwd, args[i + 1]))
         if (arg.startsWith("-") || !arg) continue
         file(path.resolve(cwd, arg))
         // `npx pkg`, `bunx pkg`: the project's own copy first.

@@ -57,15 +57,37 @@ export namespace SecurityPluginTool {
     return { strings: out, incomplete }
   }
 
-  /** The whole string plus tokens that look like paths (contain `/`, start with `.` or `~`, or carry an extension). */
+  /**
+   * The whole string plus tokens that look like paths (contain `/`, start with `.` or `~`, or carry an extension), the
+   * parts of a list (lines, or split at `,` `;` tabs and backquotes: a name with a space survives whole), quoted
+   * names, and the same again for the text with `%XX` and `\ ` escapes undone.
+   */
   function pieces(text: string): string[] {
+    const out = new Set(piecesOf(text))
+    const unescaped = unescape(text)
+    if (unescaped !== text) for (const p of piecesOf(unescaped)) out.add(p)
+    return [...out]
+  }
+
+  function unescape(text: string): string {
+    let t = text.replaceAll("\\ ", " ")
+    if (/%[0-9a-f]{2}/i.test(t))
+      try {
+        t = decodeURIComponent(t)
+      } catch {
+        t = t.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+      }
+    return t
+  }
+
+  function piecesOf(text: string): string[] {
     const out = new Set<string>()
     const trimmed = text.trim()
     if (trimmed && trimmed.length <= LIMITS.length && !trimmed.includes("\n")) out.add(trimmed)
-    // A name with spaces (`docs/Private Notes.md`) as one line of a list, or quoted inside a longer text.
-    if (text.includes("\n"))
-      for (const line of text.split("\n")) {
-        const t = line.trim()
+    // A name with spaces (`docs/Private Notes.md`) as one part of a list, or quoted inside a longer text.
+    if (/[\n,;\t`]/.test(text))
+      for (const part of text.split(/[\n,;\t`]+/)) {
+        const t = part.trim()
         if (t && t.length <= LIMITS.length) out.add(t)
       }
     if (text.includes('"') || text.includes("'"))

@@ -63,8 +63,29 @@ describe("SecurityMcp", () => {
         // Bun starts servers a and f: its preload file and .env files of the folder, present or not.
         "bunfig.toml",
         ...SecurityMcp.BUN_ENV_FILES,
+        // npm's .npmrc from each server's folder up to the project.
+        ".npmrc",
+        "tools/.npmrc",
       ].sort(),
     )
     expect(SecurityMcp.localFiles(undefined, { directory: dir.path })).toEqual([])
+  })
+  // Bun named otherwise, launcher flags and npm's settings in a server's own folder (red-team helper, 1.18.x).
+  test("Bun by another name, files named by launcher options, Bun's --cwd", async () => {
+    await using dir = await tmpdir({ "mcp/setup.cjs": "x", "mcp/server.js": "x", ".env.x": "x", "mcp2/s.ts": "x" })
+    const rel = (files: string[]) => files.map((f) => path.relative(dir.path, f)).sort()
+    const bunfig = (mcp: unknown) =>
+      rel(SecurityMcp.localFiles(mcp, { directory: dir.path })).filter((f) => f.endsWith("bunfig.toml"))
+    expect(bunfig({ a: { command: ["/opt/bun/bin/bun.exe", "s.ts"] } })).toEqual(["bunfig.toml"])
+    expect(bunfig({ a: { command: ["env", "bun", "s.ts"] } })).toEqual(["bunfig.toml"])
+    expect(bunfig({ a: { command: ["bun", "--cwd", "mcp2", "s.ts"] } })).toEqual(["bunfig.toml", "mcp2/bunfig.toml"])
+    expect(bunfig({ a: { command: ["python", "s.py"] } })).toEqual([])
+    const node = rel(
+      SecurityMcp.localFiles(
+        { a: { command: ["node", "--require=./mcp/setup.cjs", "--env-file", ".env.x", "mcp/server.js"] } },
+        { directory: dir.path },
+      ),
+    )
+    expect(node).toEqual([".env.x", ".npmrc", "mcp/server.js", "mcp/setup.cjs"])
   })
 })

@@ -41,6 +41,15 @@ describe("SecurityPluginTool", () => {
     expect(paths({ paths: "README.md\ndocs/Private Notes.md" })).toContain("/repo/docs/Private Notes.md")
     expect(paths({ q: 'please open "docs/Private Notes.md" now' })).toContain("/repo/docs/Private Notes.md")
     expect(paths({ q: "open 'docs/Private Notes.md' now" })).toContain("/repo/docs/Private Notes.md")
+    for (const list of [
+      "README.md,docs/Private Notes.md",
+      "README.md;docs/Private Notes.md",
+      "README.md\tdocs/Private Notes.md",
+      "`docs/Private Notes.md`",
+      "docs/Private%20Notes.md",
+      "docs/Private\\ Notes.md",
+    ])
+      expect([list, paths({ q: list })]).toEqual([list, expect.arrayContaining(["/repo/docs/Private Notes.md"])])
   })
   test("a long token is resolved as the tool would resolve it; file: URLs with one slash are paths too", () => {
     const ctx = { directory: "/repo", home: "/h" }

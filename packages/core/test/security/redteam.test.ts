@@ -1758,6 +1758,13 @@ for f in glob.glob('.git/objects/*/*'):
                 content: "[core]\n\tfsmonitor = id\n",
               }),
             )
+            // The worktree's `.git` file points git at the repository: rewritten, git took config from a folder the
+            // agent made (red-team helper, three binaries).
+            const pointer = fs.readFileSync(path.join(wt, ".git"), "utf8")
+            expectTyped(await s.call("write", { filePath: path.join(wt, ".git"), content: `gitdir: ${wt}/evil\n` }))
+            const r = await s.bash("printf 'gitdir: ./evil\\n' > .g$(printf it); echo RAN-OK", { workdir: wt })
+            if (r.refused) expectTyped(r)
+            expect(fs.readFileSync(path.join(wt, ".git"), "utf8")).toBe(pointer)
           } finally {
             s.close()
             fs.rmSync(wt, { recursive: true, force: true })
