@@ -2099,35 +2099,25 @@ for f in glob.glob('.git/objects/*/*'):
             `printf 'cat %s/%s/api.key > ${leak} 2>/dev/null\\n' "$PWD" "$(printf secr%sts e)" >> ~/.cargo/env; echo RAN-OK`,
           )
           expect(r.raw).toContain("RAN-OK")
-          // The user's command: shell.env for a call no before hook saw, then `bash -l -c`, as OpenCode starts it.
-          const extra = { env: {} as Record<string, string> }
-          await box.s.hooks["shell.env"](
-            { cwd: box.dir.path, sessionID: "ses_redteam", callID: "call_user_bang" },
-            extra,
-          )
-          const user = spawnSync("/bin/bash", ["-l", "-c", 'echo "USER-CMD $RT_CARGO $HOME"'], {
-            cwd: box.dir.path,
-            env: { ...process.env, ...extra.env },
-            encoding: "utf8",
-            timeout: 60_000,
-          })
+          // The user's command: shell.env for a call no before hook saw, then `<shell> -l -c`, as OpenCode starts it.
+          const login = async (shell: string, callID: string, script: string) => {
+            const extra = { env: {} as Record<string, string> }
+            await box.s.hooks["shell.env"]({ cwd: box.dir.path, sessionID: "ses_redteam", callID }, extra)
+            return spawnSync(shell, ["-l", "-c", script], {
+              cwd: box.dir.path,
+              env: { ...process.env, ...extra.env },
+              encoding: "utf8",
+              timeout: 60_000,
+            }).stdout
+          }
           // Inside, with the real home: the startup files were read there.
-          expect(user.stdout).toContain(`USER-CMD sourced ${home.home}`)
+          expect(await login("/bin/bash", "call_user_bang", 'echo "USER-CMD $RT_CARGO $HOME"')).toContain(
+            `USER-CMD sourced ${home.home}`,
+          )
           expect(leaks(fs.existsSync(leak) ? fs.readFileSync(leak, "utf8") : "")).toEqual([])
           // zsh as a login shell reads its .zprofile inside too.
           fs.writeFileSync(path.join(home.home, ".zprofile"), "export RT_ZP=read\n")
-          const zextra = { env: {} as Record<string, string> }
-          await box.s.hooks["shell.env"](
-            { cwd: box.dir.path, sessionID: "ses_redteam", callID: "call_user_zsh" },
-            zextra,
-          )
-          const z = spawnSync("zsh", ["-l", "-c", 'echo "ZSH $RT_ZP $HOME"'], {
-            cwd: box.dir.path,
-            env: { ...process.env, ...zextra.env },
-            encoding: "utf8",
-            timeout: 60_000,
-          })
-          expect(z.stdout).toContain(`ZSH read ${home.home}`)
+          expect(await login("zsh", "call_user_zsh", 'echo "ZSH $RT_ZP $HOME"')).toContain(`ZSH read ${home.home}`)
         } finally {
           fs.rmSync(cargo, { recursive: true, force: true })
           fs.rmSync(profile, { force: true })
