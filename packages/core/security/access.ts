@@ -145,7 +145,7 @@ export namespace SecurityAccess {
           ? "the implicit protection of the security audit log"
           : rule.implicit === "host-state"
             ? "the implicit protection of the built-ins' local state (learnings, captured calls, heartbeats)"
-            : "the implicit protection of the configuration that enables enforcement"
+            : `the implicit protection of ${hostReason(matched)}`
       : `rule '${rule.pattern}' (${display(config.root, rule.file ?? "")}${rule.id.slice(rule.id.indexOf("#"))})`
     const who = rule.allowedRoles.length
       ? `role '${role}' is not among ${rule.allowedRoles.map((r) => `'${r}'`).join(", ")}`
@@ -160,6 +160,48 @@ export namespace SecurityAccess {
       via,
       reason: `${verb(op)} ${shown}${through} is denied by ${source}; ${who}`,
     }
+  }
+
+  /**
+   * Why a host path is held while a policy exists, by what OpenCode or the tools it starts do with it: the first row
+   * whose pattern matches the path (separators as `/`). The last row is the general one.
+   */
+  const HOST_REASONS: [RegExp, string][] = [
+    [
+      /\/(opencode|tui|opencode-builtins)\.jsonc?$|\/opencode\/(config|config\.json)$/,
+      "the configuration that enables enforcement",
+    ],
+    [
+      /\/\.git(\/|$)|\/\.gitconfig[^/]*$|\/git\/(config|attributes|ignore)$|\/\.gitattributes$/,
+      "git's configuration and hooks, which OpenCode's snapshots run on the host",
+    ],
+    [/\/\.?npmrc$/, "npm's settings, which OpenCode's plugin installs read on the host"],
+    [/\/\.?bunfig\.toml$/, "Bun's settings, read when Bun installs or starts code for OpenCode on the host"],
+    [/\/\.env(\.[^/]*)?$/, "the environment files Bun loads when it installs or starts code for OpenCode on the host"],
+    [
+      /\/(\.bash(rc|_profile|_login|_logout)|\.profile|\.z(shrc|shenv|profile|login|logout)|config\.fish)$/,
+      "the shell start-up files, which the user's shells run outside the sandbox",
+    ],
+    [
+      /\/(plugins?|tools?|node_modules)\/|\/(package\.json|bun\.lockb?|package-lock\.json)$/,
+      "code OpenCode loads or installs at its start (plugins, tools and their packages)",
+    ],
+    [/\/(opencode|opencode-builtins)(\/|$)/, "OpenCode's own files and state, which it reads or runs on the host"],
+    [
+      /(?:)/,
+      "files OpenCode or the tools it starts read or run on the host (its configuration, plugins, local MCP servers, programs on PATH)",
+    ],
+  ]
+
+  /**
+   * What a held host path is, for a refusal's reason.
+   *
+   * @example
+   * SecurityAccess.hostReason("/repo/.npmrc") // "npm's settings, which OpenCode's plugin installs read on the host"
+   */
+  export function hostReason(absolute: string): string {
+    const p = absolute.split(path.sep).join("/")
+    return HOST_REASONS.find(([pattern]) => pattern.test(p))![1]
   }
 
   function verb(op: Operation) {

@@ -145,7 +145,7 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
         // So are the files a local MCP server runs (OpenCode starts it at every start, outside the sandbox).
         guard.protectHost([
           ...SecurityFeature.pluginFiles(c.plugin),
-          ...SecurityMcp.localFiles(c.mcp, { directory: host.directory }),
+          ...(await SecurityMcp.localFiles(c.mcp, { directory: host.directory })),
         ])
         locateConfig = { skills: c.skills, agent: c.agent }
         // Skill folders only the configuration names: their templates may not gain a shell command either.

@@ -3,6 +3,7 @@ import path from "path"
 import { OpenCode } from "../opencode"
 import { SecurityConfig } from "./config"
 import { SecurityPath } from "./paths"
+import { SecurityShell } from "./shell"
 import type { SecuritySchema } from "./schema"
 
 /**
@@ -67,7 +68,10 @@ export namespace SecurityMcp {
   }
 
   /** Options of node, bun and deno whose value is a file run or read before the server's own code. */
-  const FILE_FLAGS = new Set(["-r", "--require", "--import", "--preload", "--loader", "--env-file", "--config", "-c"])
+  const FILE_FLAGS = new Set(["-r", "--require", "--import", "--preload", "--loader", "--env-file", "--config"])
+
+  /** Shells whose `-c` text is a script (read as the shell guard reads a command). */
+  const SHELLS = /^(sh|bash|dash|zsh|ksh|ash)(\.exe)?$/
 
   /** The folders from `dir` up to `stop` (only `dir` when `stop` is not above it). */
   function upTo(dir: string, stop: string): string[] {
@@ -101,7 +105,7 @@ export namespace SecurityMcp {
    * SecurityMcp.localFiles({ proj: { type: "local", command: ["bun", "mcp/server.ts"] } }, { directory: "/repo" })
    * // ["/repo/mcp/server.ts"] when it exists
    */
-  export function localFiles(mcp: unknown, input: { directory: string }): string[] {
+  export async function localFiles(mcp: unknown, input: { directory: string }): Promise<string[]> {
     if (!mcp || typeof mcp !== "object") return []
     const out = new Set<string>()
     const file = (p: string) => {
@@ -121,6 +125,16 @@ export namespace SecurityMcp {
       const cwd = typeof e.cwd === "string" ? path.resolve(input.directory, e.cwd) : path.resolve(input.directory)
       const bins = [...new Set([cwd, path.resolve(input.directory)])].map((d) => path.join(d, "node_modules", ".bin"))
       const [program, ...args] = words
+      // `sh -c "cd mcp && node server.js"`: the files the script runs or reads, as the shell guard reads commands.
+      const script = SHELLS.test(path.basename(program)) ? args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a)) : -1
+      if (script >= 0 && args[script + 1]) {
+        const analysis = await SecurityShell.analyze(args[script + 1], { cwd })
+        for (const access of analysis.accesses) {
+          file(access.path)
+          if (/^bunx?$/.test(access.command))
+            for (const name of ["bunfig.toml", ...BUN_ENV_FILES]) out.add(path.join(path.dirname(access.path), name))
+        }
+      }
       if (program.includes("/")) file(path.resolve(cwd, program))
       else for (const bin of bins) file(path.join(bin, program))
       // npm (npx, npm run) takes `.npmrc` from the folder it starts in and those above it (`node-options`,

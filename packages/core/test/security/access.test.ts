@@ -84,3 +84,33 @@ describe("SecurityAccess.deniable: no path is resolved for an operation no rule 
     if (!write.allowed) expect(write.via).toBe("symlink")
   })
 })
+
+describe("SecurityAccess: a refusal of a held host path says what the path is", () => {
+  test("each kind of host path has its own reason, through checkAccess and hostReason", async () => {
+    await using p = await project()
+    const home = path.join(p.path, "home")
+    const held = {
+      "opencode.json": "the configuration that enables enforcement",
+      ".opencode/opencode-builtins.json": "the configuration that enables enforcement",
+      ".npmrc": "npm's settings",
+      ".env.local": "the environment files Bun loads",
+      ".opencode/bunfig.toml": "Bun's settings",
+      ".opencode/plugins/x.ts": "code OpenCode loads or installs at its start",
+      ".git/config": "git's configuration and hooks",
+      "mcp/server.ts": "files OpenCode or the tools it starts read or run on the host",
+    }
+    const state = SecurityConfig.load(p.path, { home, protect: Object.keys(held).map((f) => p.file(f)) })
+    if (state.status !== "valid") throw new Error("fixture policy invalid")
+    for (const [file, reason] of Object.entries(held)) {
+      const d = SecurityAccess.checkAccess(state.config, file, "write", "viewer")
+      expect(d.allowed).toBe(false)
+      if (!d.allowed) {
+        expect(d.rule.implicit).toBe("host-config")
+        expect(d.reason).toContain(`implicit protection of ${reason}`)
+      }
+    }
+    expect(SecurityAccess.hostReason(path.join(home, ".zshenv"))).toContain("shell start-up files")
+    expect(SecurityAccess.hostReason(path.join(home, ".local/share/opencode/auth.json"))).toContain("OpenCode's own")
+    expect(SecurityAccess.hostReason(path.join(home, ".gitconfig.local"))).toContain("git's configuration")
+  })
+})

@@ -39,7 +39,7 @@ describe("SecurityMcp", () => {
       "node_modules/.bin/my-mcp": "x",
       "node_modules/.bin/eslint": "x",
     })
-    const files = SecurityMcp.localFiles(
+    const files = await SecurityMcp.localFiles(
       {
         a: { type: "local", command: ["bun", "mcp/server.ts", "--port", "3"] },
         b: { type: "local", command: ["./run.sh"] },
@@ -68,24 +68,41 @@ describe("SecurityMcp", () => {
         "tools/.npmrc",
       ].sort(),
     )
-    expect(SecurityMcp.localFiles(undefined, { directory: dir.path })).toEqual([])
+    expect(await SecurityMcp.localFiles(undefined, { directory: dir.path })).toEqual([])
   })
   // Bun named otherwise, launcher flags and npm's settings in a server's own folder (red-team helper, 1.18.x).
   test("Bun by another name, files named by launcher options, Bun's --cwd", async () => {
     await using dir = await tmpdir({ "mcp/setup.cjs": "x", "mcp/server.js": "x", ".env.x": "x", "mcp2/s.ts": "x" })
     const rel = (files: string[]) => files.map((f) => path.relative(dir.path, f)).sort()
-    const bunfig = (mcp: unknown) =>
-      rel(SecurityMcp.localFiles(mcp, { directory: dir.path })).filter((f) => f.endsWith("bunfig.toml"))
-    expect(bunfig({ a: { command: ["/opt/bun/bin/bun.exe", "s.ts"] } })).toEqual(["bunfig.toml"])
-    expect(bunfig({ a: { command: ["env", "bun", "s.ts"] } })).toEqual(["bunfig.toml"])
-    expect(bunfig({ a: { command: ["bun", "--cwd", "mcp2", "s.ts"] } })).toEqual(["bunfig.toml", "mcp2/bunfig.toml"])
-    expect(bunfig({ a: { command: ["python", "s.py"] } })).toEqual([])
+    const bunfig = async (mcp: unknown) =>
+      rel(await SecurityMcp.localFiles(mcp, { directory: dir.path })).filter((f) => f.endsWith("bunfig.toml"))
+    expect(await bunfig({ a: { command: ["/opt/bun/bin/bun.exe", "s.ts"] } })).toEqual(["bunfig.toml"])
+    expect(await bunfig({ a: { command: ["env", "bun", "s.ts"] } })).toEqual(["bunfig.toml"])
+    expect(await bunfig({ a: { command: ["bun", "--cwd", "mcp2", "s.ts"] } })).toEqual([
+      "bunfig.toml",
+      "mcp2/bunfig.toml",
+    ])
+    expect(await bunfig({ a: { command: ["python", "s.py"] } })).toEqual([])
     const node = rel(
-      SecurityMcp.localFiles(
+      await SecurityMcp.localFiles(
         { a: { command: ["node", "--require=./mcp/setup.cjs", "--env-file", ".env.x", "mcp/server.js"] } },
         { directory: dir.path },
       ),
     )
     expect(node).toEqual([".env.x", ".npmrc", "mcp/server.js", "mcp/setup.cjs"])
+  })
+  // A server started through a shell's -c text (noticed in the review of the third round).
+  test("a server started by sh -c: the files its script runs, after cd, and Bun's files beside them", async () => {
+    await using dir = await tmpdir({ "mcp/server.js": "x", "mcp/s.ts": "x", "srv.py": "x" })
+    const rel = (files: string[]) => files.map((f) => path.relative(dir.path, f)).sort()
+    const of = async (command: string[]) =>
+      rel(await SecurityMcp.localFiles({ a: { command } }, { directory: dir.path }))
+    expect(await of(["sh", "-c", "cd mcp && exec node server.js --port 1"])).toEqual([".npmrc", "mcp/server.js"])
+    expect(await of(["/bin/bash", "-lc", "python3 srv.py"])).toEqual([".npmrc", "srv.py"])
+    expect(await of(["bash", "-c", "bun mcp/s.ts"])).toEqual(
+      [".npmrc", "mcp/s.ts", "mcp/bunfig.toml", ...SecurityMcp.BUN_ENV_FILES.map((f) => "mcp/" + f)].sort(),
+    )
+    // Not a shell's script: -c is left alone (no file named by the text).
+    expect(await of(["node", "-c", "mcp/server.js"])).toEqual([".npmrc", "mcp/server.js"])
   })
 })

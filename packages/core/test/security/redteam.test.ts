@@ -2274,15 +2274,18 @@ for f in glob.glob('.git/objects/*/*'):
             "mcp/server.ts": 'import { tools } from "./tools"\nexport default tools\n',
             "mcp/tools.ts": "export const tools = []\n",
             "mcp/serve.py": "print('hi')\n",
+            "mcp/shell.js": "console.log('hi')\n",
           })
           await box.s.hooks.config({
             mcp: {
               proj: { type: "local", command: ["bun", "mcp/server.ts"] },
               py: { type: "local", command: ["uv", "run", "serve.py"], cwd: "mcp" },
+              sh: { type: "local", command: ["sh", "-c", "cd mcp && exec node shell.js"] },
             },
           })
           expectTyped(await box.s.call("write", { filePath: "mcp/server.ts", content: "export default 1\n" }))
           expectTyped(await box.s.call("write", { filePath: "mcp/serve.py", content: "import os\n" }))
+          expectTyped(await box.s.call("write", { filePath: "mcp/shell.js", content: "process.exit(1)\n" }))
           const r = await box.s.bash("f=mcp/ser$(printf ver).ts; echo 'export default 2' > $f; echo RAN-OK")
           if (r.refused) expectTyped(r)
           expect(fs.readFileSync(box.dir.file("mcp/server.ts"), "utf8")).toContain("import { tools }")
