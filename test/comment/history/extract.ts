@@ -206,6 +206,24 @@ export namespace CommentHistoryExtract {
       select: ["--until=2022-01-01", "--no-merges"],
       target: 50,
     },
+    // Added for the ninth batch: four more repositories whose commits name an AI assistant the same way (TypeScript
+    // in claude-task-master, Go in mcp-go, TypeScript and Ruby in compound-engineering, Python and shell in the Trail
+    // of Bits skills), and one human-written control from before 2022.
+    ...(
+      [
+        ["claude-task-master", "eyaltoledano/claude-task-master"],
+        ["mcp-go", "mark3labs/mcp-go"],
+        ["compound-engineering", "EveryInc/compound-engineering-plugin"],
+        ["trailofbits-skills", "trailofbits/skills"],
+      ] as const
+    ).map(assistant),
+    {
+      name: "logrus",
+      repo: "sirupsen/logrus",
+      style: "human",
+      select: ["--until=2022-01-01", "--no-merges"],
+      target: 50,
+    },
   ]
 
   /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */
