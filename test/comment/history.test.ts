@@ -5,7 +5,7 @@ import { CommentHistory } from "./history/history"
 // docs/comment-checker.md). A comment counts as flagged when the checker's note names it; only N (narrating) is a
 // positive. The figures per sensitivity are printed for the first batch's two parts ("tune", "held"), the second
 // batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth"), the sixth ("sixth"), the seventh
-// ("seventh") and the eighth ("eighth"), each of the last four held out when first measured;
+// ("seventh"), the eighth ("eighth") and the ninth ("ninth"), each of the last five held out when first measured;
 // all are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
 test("comment checker: precision and recall on labelled comments from real history", () => {
   const fixtures = CommentHistory.load()
@@ -18,7 +18,18 @@ test("comment checker: precision and recall on labelled comments from real histo
   const results = {} as Record<"strict" | "normal" | "relaxed", ReturnType<typeof CommentHistory.evaluate>>
   for (const level of ["strict", "normal", "relaxed"] as const) {
     const result = (results[level] = CommentHistory.evaluate(fixtures, level))
-    for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth"] as const) {
+    for (const part of [
+      "tune",
+      "held",
+      "fresh",
+      "third",
+      "fourth",
+      "fifth",
+      "sixth",
+      "seventh",
+      "eighth",
+      "ninth",
+    ] as const) {
       const r = result[part]
       rows.push(
         `${level.padEnd(8)} ${part.padEnd(6)} precision ${pct(r.precision)} (${r.hits}/${r.flagged})  ` +
@@ -72,8 +83,24 @@ test("comment checker: precision and recall on labelled comments from real histo
   // rules before that change gave 28/34 and 28/43. Recall goal met, precision goal (0.9) not; measured floors.
   expect(results.normal.eighth.precision).toBeGreaterThanOrEqual(0.81)
   expect(results.normal.eighth.recall).toBeGreaterThanOrEqual(0.62)
+  // The ninth batch was committed (ad0035b) before the checker ran on it and measured once with the rules unchanged
+  // since the eighth (held out): 29/41 and 29/47 at normal (strict 33/46 and 33/47, relaxed 28/39 and 28/47). Recall
+  // goal met, precision goal (0.9) not; measured floors.
+  expect(results.normal.ninth.precision).toBeGreaterThanOrEqual(0.7)
+  expect(results.normal.ninth.recall).toBeGreaterThanOrEqual(0.61)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
-  for (const part of ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth"] as const) {
+  for (const part of [
+    "tune",
+    "held",
+    "fresh",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+  ] as const) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
     expect(results.normal[part].flagged).toBeGreaterThanOrEqual(results.relaxed[part].flagged)
   }

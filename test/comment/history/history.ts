@@ -224,8 +224,8 @@ export namespace CommentHistory {
    * were written, the third (`third`, `<name>.3.json`), drawn and labelled before the rules were revised on the
    * first two, the fourth (`fourth`, `<name>.4.json`), drawn and labelled before they were revised on the first
    * three, the fifth (`fifth`, `<name>.5.json`), drawn and labelled before they were revised on the first four, and the
-   * sixth (`sixth`, `<name>.6.json`), the seventh (`seventh`, `<name>.7.json`) and the eighth (`eighth`,
-   * `<name>.8.json`), each drawn and labelled blind
+   * sixth (`sixth`, `<name>.6.json`), the seventh (`seventh`, `<name>.7.json`), the eighth (`eighth`,
+   * `<name>.8.json`) and the ninth (`ninth`, `<name>.9.json`), each drawn and labelled blind
    * with the rules unchanged and measured once with them.
    *
    * @example
@@ -269,6 +269,10 @@ export namespace CommentHistory {
       ),
       eighth: figures(
         all.filter((c) => c.batch === 8),
+        level,
+      ),
+      ninth: figures(
+        all.filter((c) => c.batch === 9),
         level,
       ),
     }
