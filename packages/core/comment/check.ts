@@ -129,7 +129,11 @@ export namespace CommentCheck {
         longest = Math.max(longest, run)
         if (narration === "plain" || (narration === "likely" && limits.likely))
           obvious.push({ line: where, text: comment.text })
-        else if (code.length && CommentHeuristics.restates(comment.text, code[0]))
+        else if (
+          code.length &&
+          !CommentHeuristics.patternLiteral(code[0]) &&
+          CommentHeuristics.restates(comment.text, code[0])
+        )
           duplicates.push({ line: where, text: comment.text })
         else if (narration === "likely") likely.push({ line: where, text: comment.text })
       }

@@ -275,6 +275,8 @@ export namespace CommentHeuristics {
     const all = words(t)
     if (!all.length || all.length > LONG || t.length > 160 || isDirective(t)) return undefined
     if (/\?|https?:/.test(t)) return undefined
+    // Beside or above a regular expression, a comment says what the pattern matches: what an opaque literal means.
+    if (code.length && patternLiteral(code[0])) return undefined
     // A numbered test case ("Test 9: Verify main branch warning") names the case that follows, and so does a phrase in
     // title case ("Read Tool Stories", "Windows PowerShell"): headings.
     if (CASE.test(text.trim()) || TITLE.test(t)) return undefined
@@ -442,6 +444,19 @@ export namespace CommentHeuristics {
       .split(/[^a-z0-9]+/)
       .filter((w) => w && !FILLER.has(w))
       .join(" ")
+  }
+
+  /**
+   * True when a line of code holds a regular expression, read by its escapes and groups (`\s`, `\d`, `\w`, `\b`, their
+   * capitals, `(?:`, lookarounds, a negated class): a comment beside it that reads like the code ("git push origin
+   * main" beside `/git\s+push\s+origin\s+main/`) is an example of what it matches, not narration.
+   *
+   * @example
+   * CommentHeuristics.patternLiteral("/git\\s+push\\s+origin\\s+main/,") // true
+   * CommentHeuristics.patternLiteral("run(\"git push origin main\")") // false
+   */
+  export function patternLiteral(code: string): boolean {
+    return /\\[sdwbSDWB]|\(\?(?:[:=!]|<[=!])|\[\^[^\]]+\]/.test(code)
   }
 
   /**

@@ -156,6 +156,12 @@ describe("comment heuristics", () => {
       // Only the verb's family in the code ("Verify" and an `assert`) says too little: the comment names the meaning.
       ["Verify login worked", ["assert r.status_code == 200"], undefined],
       ["Verify the response status", ["assert r.status_code == 200"], "plain"],
+      // Beside or above a regular expression, the comment is an example of what it matches (a trailing comment's code
+      // is its own line); the same words over plain code narrate.
+      ["git push origin main", ["/git\\s+push\\s+origin\\s+main\\b/,"], undefined],
+      ["Match the version number", ["const version = /(?:v)?\\d+\\.\\d+/.exec(tag)"], undefined],
+      ["Strip the quotes", ['value = re.sub(r"[^a-z]", "", value)'], undefined],
+      ["Push to origin main", ["git.push(origin, main)"], "plain"],
     ]
     for (const [text, code, want] of cases)
       expect([text, CommentHeuristics.narration(text, code)]).toEqual([text, want])
