@@ -75,7 +75,13 @@ export type Host = {
  * `Host.sandbox`'s answer: run `bwrap --args <fd> -- <command…>` with `args` (NUL-terminated) readable on that
  * descriptor; `key` changes whenever the protections do (a helper started under another key is out of date).
  */
-export type HostSandbox = { bwrap: string; args: string[]; key: string }
+export type HostSandbox = {
+  bwrap: string
+  args: string[]
+  key: string
+  /** Called with the helper's process id once started: a helper's sandbox is not a shell command file tools wait for. */
+  register?: (pid: number) => void
+}
 
 /** A model as `Host.models` lists it. */
 export type HostModel = { providerID: string; modelID: string; name?: string; input: { image: boolean; pdf: boolean } }

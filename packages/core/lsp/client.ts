@@ -107,6 +107,7 @@ export class LspClient {
       detached: process.platform !== "win32",
     })
     if (box) {
+      if (proc.pid !== undefined) box.register?.(proc.pid)
       const channel = proc.stdio[3] as Writable | null
       channel?.on("error", () => {})
       channel?.end(box.args.map((a) => a + "\0").join(""))

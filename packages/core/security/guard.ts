@@ -1313,6 +1313,25 @@ export namespace SecurityGuard {
         ? [...index.segmented].filter(([, ops]) => ops.has("read") || ops.has("llm")).map(([f]) => f)
         : []
     /**
+     * Why a write to `target` is refused when it would change git's configuration or hooks (`gitConfigPaths`): by its
+     * name, or through a link on the way (`zz/config` with `zz` a link to `.git`), checked on every hop and on the real
+     * path. Every writer asks it: the file tools' calls (`decideCall`) and the built-in tools' own writes
+     * (`host.access(…, "write")`: AST rewrites, LSP edits).
+     */
+    const gitWriteDenial = (d: Derived, target: string, via: string): string | undefined => {
+      if (d.allowGitConfig) return undefined
+      const lexical = SecurityPath.expand(target, directory, home)
+      const resolved = SecurityPath.resolve(lexical)
+      const gitPaths = gitConfigPaths()
+      const hit = [lexical, ...resolved.hops, resolved.real].find((c) =>
+        gitPaths.some((p) => SecurityPath.isInside(c, p)),
+      )
+      if (!hit) return undefined
+      const through = hit === lexical ? "" : ` (through a link, ${SecurityAccess.display(root, hit)})`
+      return `${via} would change ${SecurityAccess.display(root, lexical)}${through}, which runs code outside the sandbox; the policy keeps git's configuration and hooks read-only (set "sandbox": { "allowGitConfig": true } to allow it)`
+    }
+
+    /**
      * The git configuration that runs code outside the sandbox when the user next uses git (hooks, fsmonitor,
      * aliases, pagers): `.git/config` and `.git/hooks` of the project's repository and of every nested one, and the
      * user's own configuration (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`, `GIT_CONFIG_GLOBAL`), which applies to
@@ -1973,19 +1992,11 @@ export namespace SecurityGuard {
         if (denial) return refuse(d, base, denial)
       }
       if (!d.allowGitConfig) {
-        const gitPaths = gitConfigPaths()
-        const git = plan.requests.find(
-          (r) =>
-            r.op === "write" &&
-            !r.shell &&
-            gitPaths.some((p) => SecurityPath.isInside(SecurityPath.expand(r.path, directory, home), p)),
-        )
-        if (git)
-          return refuse(d, base, {
-            reason: `${git.via} would change ${SecurityAccess.display(root, SecurityPath.expand(git.path, directory, home))}, which runs code outside the sandbox; the policy keeps git's configuration and hooks read-only (set "sandbox": { "allowGitConfig": true } to allow it)`,
-            path: git.path,
-            op: "write",
-          })
+        for (const r of plan.requests) {
+          if (r.op !== "write" || r.shell) continue
+          const reason = gitWriteDenial(d, r.path, r.via)
+          if (reason) return refuse(d, base, { reason, path: r.path, op: "write" })
+        }
       }
       if (d.writeMarkers.length && call.callID) snapshot(d, call.callID, plan)
       learnSegments(
@@ -2018,12 +2029,20 @@ export namespace SecurityGuard {
     let shellsSince = 0
     /** Sandboxed shell commands started whose result has not come back, by call id → when they started. */
     const startedShells = new Map<string, number>()
+    /** Process ids of the read-only helpers' sandboxes (language servers): not shells, never waited for. */
+    const helpers = new Set<number>()
+    const shellSandboxes = () => {
+      const running = Sandbox.running()
+      // A helper's id is forgotten once its process is gone (not merely absent from the list while it starts).
+      for (const pid of helpers) if (!running.includes(pid) && !fs.existsSync(`/proc/${pid}`)) helpers.delete(pid)
+      return running.filter((pid) => !helpers.has(pid))
+    }
     const shellsSettled = async (): Promise<boolean> => {
       if (!shellsSince || !sandbox) return true
       const started = Date.now()
       // A shell just started is still itself until its entry script replaces it with bubblewrap: give it that time.
       const starting = () => [...startedShells.values()].some((at) => Date.now() - at < SHELL_START_MS)
-      while (starting() || Sandbox.running().length) {
+      while (starting() || shellSandboxes().length) {
         if (Date.now() - started > shellRaceMs) return false
         await Bun.sleep(25)
       }
@@ -2143,6 +2162,19 @@ export namespace SecurityGuard {
       },
       async access(target, op, source = "builtin-tool", opts = {}) {
         const ops: Operation[] = op === "read" ? [...SecurityDecide.READ_OPS] : [op]
+        const { state, d } = current()
+        const git = op === "write" && state.status !== "none" ? gitWriteDenial(d, target, "this write") : undefined
+        if (git) {
+          if (!opts.quiet)
+            audit(d, {
+              action: "deny",
+              source,
+              operation: "write",
+              path: SecurityAccess.display(root, SecurityPath.expand(target, directory, home)),
+              reason: git,
+            })
+          return git
+        }
         for (const o of ops) {
           const decision = guard.check(target, o)
           if (!decision.allowed) {
@@ -2225,7 +2257,9 @@ export namespace SecurityGuard {
         const latest = current()
         const config = latest.state.status === "valid" ? latest.state.config : state.config
         const plan = sb.prepare(protections(latest.d, config).sandbox)
-        return { bwrap: probe.bwrap, args: plan.args, key: plan.args.join("\0") }
+        // Read-only: a helper runs beside file tools, which do not wait for it (see `SandboxPlan.readOnly`).
+        const args = SandboxPlan.readOnly(plan.args)
+        return { bwrap: probe.bwrap, args, key: args.join("\0"), register: (pid: number) => helpers.add(pid) }
       },
       shellEnv(input, shellEnv = process.env) {
         const { state, d } = current()

@@ -133,6 +133,30 @@ export namespace SandboxPlan {
   }
 
   /**
+   * The plan for a long-lived helper (a language server) instead of a command: every bind read-only, and its temporary
+   * and cache folders in the sandbox's own `/dev/shm`. A helper outlives the calls that started it, so file tools do
+   * not wait for it; unable to change a shared file, it cannot swap a link between a file tool's check and its read.
+   *
+   * @example
+   * SandboxPlan.readOnly(["--bind", "/", "/", "--bind", "/r", "/r"]).slice(0, 6)
+   * // ["--ro-bind", "/", "/", "--ro-bind", "/r", "/r"]
+   */
+  export function readOnly(args: readonly string[]): string[] {
+    const out = args.map((a) => (a === "--bind" ? "--ro-bind" : a))
+    for (const [name, value] of Object.entries(HELPER_ENV)) out.push("--setenv", name, value)
+    return out
+  }
+
+  /** Where a read-only helper writes: the sandbox's private `/dev/shm` (a build of rust-analyzer's `cargo check` too). */
+  export const HELPER_ENV: Readonly<Record<string, string>> = {
+    TMPDIR: "/dev/shm",
+    TMP: "/dev/shm",
+    TEMP: "/dev/shm",
+    XDG_CACHE_HOME: "/dev/shm/.cache",
+    CARGO_TARGET_DIR: "/dev/shm/cargo-target",
+  }
+
+  /**
    * Folders to pin so that a protected path keeps matching its rule: every folder strictly between `root` and the
    * path whose renaming would make `stillProtected` false for the renamed path. Name-only rules (`.env*`) need none;
    * anchored ones (`config/*.key`) pin the folders their pattern names. The root and its own parents are pinned by

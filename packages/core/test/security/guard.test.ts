@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test"
+import { spawn } from "child_process"
 import fs from "fs"
 import path from "path"
+import type { Writable } from "stream"
 import { SecurityGuard } from "../../security/guard"
 import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
@@ -252,6 +254,33 @@ describe("SecurityGuard", () => {
       expect((await task(`Summarise @${dir.path.slice(1)}/secrets/api.key`)).allowed).toBe(false)
       expect((await task("Summarise @secrets/api.key")).allowed).toBe(false)
       expect((await task("Summarise @docs/public.md")).allowed).toBe(true)
+    } finally {
+      g.close()
+    }
+  })
+
+  // A helper (a language server) outlives the calls that started it and file tools do not wait for it, so it may not
+  // change any shared file: a planted server flipped a link between a file tool's check and OpenCode's read.
+  test("a helper's sandbox is read-only, with its temporary and cache folders private", async () => {
+    await using dir = await project()
+    const g = await guardFor(dir.path)
+    try {
+      const helper = await g.helper()
+      if (!helper) throw new Error("no sandbox on this machine: bubblewrap is required for the tests")
+      expect(helper.args).not.toContain("--bind")
+      const script = `touch ${dir.file("docs/planted.md")} 2>/dev/null && echo WROTE; echo tmp=$TMPDIR; touch $TMPDIR/x && echo TMP-OK`
+      const proc = spawn(helper.bwrap, ["--args", "3", "--", "/bin/sh", "-c", script], {
+        stdio: ["ignore", "pipe", "pipe", "pipe"],
+      })
+      ;(proc.stdio[3] as Writable).end(helper.args.map((a) => a + "\0").join(""))
+      let out = ""
+      proc.stdout!.on("data", (c) => (out += c))
+      const code = await new Promise((resolve) => proc.on("exit", resolve))
+      expect(code).toBe(0)
+      expect(out).not.toContain("WROTE")
+      expect(out).toContain("tmp=/dev/shm")
+      expect(out).toContain("TMP-OK")
+      expect(fs.existsSync(dir.file("docs/planted.md"))).toBe(false)
     } finally {
       g.close()
     }

@@ -1206,6 +1206,34 @@ for f in glob.glob('.git/objects/*/*'):
         expect(fs.statSync(box.dir.file(".git")).isDirectory()).toBe(true)
       })
 
+      // The built-in tools write files themselves after asking `host.access(…, "write")`, and a link on the way sent
+      // OpenCode's own write into .git: git's configuration is held for every writer, links resolved (red-team
+      // helper, 1.2.15 / 1.18.3 / 1.18.33).
+      test("git's configuration through an AST rewrite, and through a link to .git for a file tool", async () => {
+        await using box = await fresh(route)
+        const config = fs.readFileSync(box.dir.file(".git/config"), "utf8")
+        const r = await box.s.call("ast_grep_replace", {
+          pattern: "bare = false",
+          rewrite: 'bare = false\n\tfsmonitor = "touch /tmp/ocb-ast-fsm"',
+          lang: "bash",
+          paths: [".git/config"],
+          dryRun: false,
+        })
+        if (r.refused) expectTyped(r)
+        else expect(r.raw).not.toMatch(/^Replaced [1-9]/)
+        expect(fs.readFileSync(box.dir.file(".git/config"), "utf8")).toBe(config)
+        const link = await box.s.bash('ln -s "$(printf .%s git)" zz2; echo RAN-OK')
+        expect(link.raw).toContain("RAN-OK")
+        const w = await box.s.call("write", { filePath: "zz2/config", content: '[core]\n\tfsmonitor = "touch x"\n' })
+        expect(w.refused).toBe(true)
+        expectTyped(w)
+        expect(w.reason).toContain("through a link")
+        const hook = await box.s.call("write", { filePath: "zz2/hooks/pre-commit", content: "#!/bin/sh\ntouch x\n" })
+        expect(hook.refused).toBe(true)
+        expect(fs.readFileSync(box.dir.file(".git/config"), "utf8")).toBe(config)
+        expect(fs.existsSync(box.dir.file(".git/hooks/pre-commit"))).toBe(false)
+      })
+
       test("git sent elsewhere: .git/commondir, .git/config.worktree, a .git above the project", async () => {
         await using box = await fresh(route)
         const above = path.join(path.dirname(box.dir.path), ".git")
@@ -2252,6 +2280,33 @@ for f in glob.glob('.git/objects/*/*'):
         expect(other.output).not.toContain("[security]")
         expect(policyBytes(box.dir.path)).toEqual(box.policy)
       })
+
+      if (route === "plugin")
+        // A language server runs in the sandbox for the whole session: counted as a running shell, it made every file
+        // tool after a shell command wait and fail (lsp, bash, read on 1.18.33); and a planted one flipped a link
+        // between a file tool's check and OpenCode's read. Helpers now run read-only and are not waited for.
+        test(
+          "a language server in the sandbox: file tools after a shell do not wait for it",
+          async () => {
+            await using box = await fresh(route, {
+              "src/lib.ts": "export function total(a: number, b: number) {\n  return a + b\n}\n",
+              "tsconfig.json": '{ "compilerOptions": { "strict": true } }\n',
+            })
+            const hover = await box.s.call("lsp", {
+              operation: "hover",
+              filePath: "src/lib.ts",
+              line: 1,
+              character: 18,
+            })
+            expect(hover.refused).toBe(false)
+            expect(hover.raw).toContain("total")
+            expect(Sandbox.running().length).toBeGreaterThan(0)
+            expect((await box.s.bash("echo RAN-OK")).raw).toContain("RAN-OK")
+            const read = await box.s.call("read", { filePath: "src/lib.ts" })
+            expect(read.refused).toBe(false)
+          },
+          HEAVY,
+        )
 
       if (route === "plugin")
         test("a change to what a plugin named by path in the configuration imports is named", async () => {
