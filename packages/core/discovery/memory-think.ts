@@ -1,4 +1,5 @@
 import { Discovery } from "./schema"
+import { DiscoveryFormat } from "./format"
 
 /**
  * `memory think <create|add|counter|branch|conclude>` prompts: detection, the text to match (the thought itself, not
@@ -70,8 +71,12 @@ export namespace MemoryThink {
     const cmd = `memory think ${detection.pattern} ${topic}`
     const lines = [
       `Consider using --agent <name> for domain expertise or --style <name> for perspective.`,
-      ...(agents.length ? ["", "Suggested agents:", ...agents.map((m) => `- ${cmd} --agent ${m.item.name}`)] : []),
-      ...(styles.length ? ["", "Suggested styles:", ...styles.map((m) => `- ${cmd} --style ${m.item.name}`)] : []),
+      ...(agents.length
+        ? ["", "Suggested agents:", ...agents.map((m) => `- ${cmd} --agent ${DiscoveryFormat.inline(m.item.name)}`)]
+        : []),
+      ...(styles.length
+        ? ["", "Suggested styles:", ...styles.map((m) => `- ${cmd} --style ${DiscoveryFormat.inline(m.item.name)}`)]
+        : []),
     ]
     if (!agents.length && !styles.length) lines.push("", `Example: ${cmd} --agent <name> --style <name>`)
     return lines.join("\n")
