@@ -41,6 +41,12 @@ export type Host = {
    * when the helper may run as it is; rejects when it must be sandboxed and cannot be.
    */
   sandbox?: () => Promise<HostSandbox | undefined>
+  /**
+   * Runs `work` (a built-in tool that checks paths, then reads or writes them: AST search and rewrite, LSP) while no
+   * shell command starts: a command running beside it could swap a link or folder between the check of a path and its
+   * use. Commands wait until it ends (installed by the security layer; absent, `work` just runs).
+   */
+  exclusive?: <T>(work: () => Promise<T>) => Promise<T>
   /** Folders holding the code of the host's own plugin or build: read-only for the agent (changed code would run). */
   code?: string[]
   /**
@@ -95,4 +101,14 @@ export type HostChildCall = {
   title?: string
   parts: ({ type: "text"; text: string } | { type: "file"; mime: string; url: string; filename?: string })[]
   signal?: AbortSignal
+}
+
+/**
+ * `work` under `host.exclusive` when the host has it (a security layer is installed), else just `work`.
+ *
+ * @example
+ * return exclusively(host, () => AstSearch.run(scan))
+ */
+export function exclusively<T>(host: Pick<Host, "exclusive">, work: () => Promise<T>): Promise<T> {
+  return host.exclusive ? host.exclusive(work) : work()
 }

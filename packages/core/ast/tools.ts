@@ -1,6 +1,6 @@
 import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin"
 import path from "path"
-import type { Host } from "../host"
+import { exclusively, type Host } from "../host"
 import { AstFormat } from "./format"
 import { AstLanguage } from "./languages"
 import { AstReplace } from "./replace"
@@ -91,16 +91,17 @@ export namespace AstTools {
             .optional()
             .describe("Lines of surrounding code to show before and after each match, 0-50 (default 0)"),
         },
-        async execute(args, ctx) {
-          const scan = await input(args, ctx)
-          // Positions only for what the output can show; every match is still counted.
-          const result = await AstSearch.run(scan, { maxStoredMatches: MAX_MATCHES })
-          return AstFormat.search(result, {
-            directory: scan.directory,
-            context: args.context,
-            hidden: scan.segments?.().read,
-          })
-        },
+        execute: (args, ctx) =>
+          exclusively(host, async () => {
+            const scan = await input(args, ctx)
+            // Positions only for what the output can show; every match is still counted.
+            const result = await AstSearch.run(scan, { maxStoredMatches: MAX_MATCHES })
+            return AstFormat.search(result, {
+              directory: scan.directory,
+              context: args.context,
+              hidden: scan.segments?.().read,
+            })
+          }),
       }),
       ast_grep_replace: tool({
         description: [
@@ -124,24 +125,25 @@ export namespace AstTools {
             .optional()
             .describe("true (default): only show what would change; false: write the files"),
         },
-        async execute(args, ctx) {
-          const scan = await input(args, ctx)
-          const dryRun = args.dryRun !== false
-          const result = await AstReplace.run(scan, {
-            rewrite: args.rewrite,
-            dryRun,
-            beforeWrite: async (changes) => {
-              const files = changes.map((c) => path.relative(scan.worktree ?? scan.directory, c.file))
-              await ctx.ask?.({
-                permission: "edit",
-                patterns: files,
-                always: ["*"],
-                metadata: { filepath: changes[0]?.file, files },
-              })
-            },
-          })
-          return AstFormat.replace(result, { directory: scan.directory, hidden: scan.segments?.().read })
-        },
+        execute: (args, ctx) =>
+          exclusively(host, async () => {
+            const scan = await input(args, ctx)
+            const dryRun = args.dryRun !== false
+            const result = await AstReplace.run(scan, {
+              rewrite: args.rewrite,
+              dryRun,
+              beforeWrite: async (changes) => {
+                const files = changes.map((c) => path.relative(scan.worktree ?? scan.directory, c.file))
+                await ctx.ask?.({
+                  permission: "edit",
+                  patterns: files,
+                  always: ["*"],
+                  metadata: { filepath: changes[0]?.file, files },
+                })
+              },
+            })
+            return AstFormat.replace(result, { directory: scan.directory, hidden: scan.segments?.().read })
+          }),
       }),
     }
   }

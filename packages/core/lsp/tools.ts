@@ -2,7 +2,7 @@ import fs from "fs/promises"
 import path from "path"
 import { fileURLToPath } from "url"
 import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin"
-import type { Host } from "../host"
+import { exclusively, type Host } from "../host"
 import { SecurityOutput } from "../security/output"
 import { LspFormat } from "./format"
 import { Lsp } from "./service"
@@ -87,105 +87,106 @@ export namespace LspTools {
             .optional()
             .describe("diagnostics: the least severe level to include (default all)"),
         },
-        async execute(args, ctx) {
-          const lsp = service()
-          const directory = lsp.directory
-          const operation = args.operation as Operation
-          const file = args.filePath ? path.resolve(ctx.directory || directory, args.filePath) : undefined
-          if (file) await external(ctx, directory, ctx.worktree || host.worktree || directory, file)
-          if (POSITIONED.has(operation) || operation === "documentSymbol") {
-            if (!file) throw new Error(`${operation} needs filePath`)
-          }
-          if (POSITIONED.has(operation) && (!args.line || !args.character))
-            throw new Error(`${operation} needs line and character (1-based)`)
-          if (operation === "rename" && !args.newName?.trim()) throw new Error("rename needs newName")
-          const where = file
-            ? `${LspFormat.rel(directory, file)}${args.line ? `:${args.line}:${args.character}` : ""}`
-            : ""
-          await ctx.ask?.({
-            permission: "lsp",
-            patterns: ["*"],
-            always: ["*"],
-            metadata: { operation, ...(file ? { filePath: file } : {}), line: args.line, character: args.character },
-          })
-          const p = { file: file!, line: (args.line ?? 1) - 1, character: (args.character ?? 1) - 1 }
-          const signal = ctx.abort
-          const context = { directory }
-          const view = Visible.create(host)
-          switch (operation) {
-            case "diagnostics": {
-              const report = await lsp.diagnostics({ file, severity: args.severity as Lsp.Severity, signal })
-              for (const f of report.files)
-                f.items = await view.keep(f.items, (d) => ({ file: f.file, range: d.range }))
-              const scope = file ? LspFormat.rel(directory, file) || "the project" : "the project"
-              return LspFormat.diagnostics(report, { ...context, severity: args.severity ?? "all", scope })
+        execute: (args, ctx) =>
+          exclusively(host, async () => {
+            const lsp = service()
+            const directory = lsp.directory
+            const operation = args.operation as Operation
+            const file = args.filePath ? path.resolve(ctx.directory || directory, args.filePath) : undefined
+            if (file) await external(ctx, directory, ctx.worktree || host.worktree || directory, file)
+            if (POSITIONED.has(operation) || operation === "documentSymbol") {
+              if (!file) throw new Error(`${operation} needs filePath`)
             }
-            case "hover":
-              if (!(await view.shows({ file: p.file, range: { start: p, end: p } })))
-                return "No results found for hover"
-              return LspFormat.hover(await lsp.hover(p, signal))
-            case "goToDefinition":
-            case "findReferences":
-            case "goToImplementation": {
-              const found =
-                operation === "goToDefinition"
-                  ? await lsp.definition(p, signal)
-                  : operation === "findReferences"
-                    ? await lsp.references(p, signal)
-                    : await lsp.implementation(p, signal)
-              const items = await view.keep(found, (i) => i)
-              return view.note(
-                LspFormat.locations(operation, items, { ...context, lines: (f) => view.lines(f) }),
-                found.length - items.length,
-              )
+            if (POSITIONED.has(operation) && (!args.line || !args.character))
+              throw new Error(`${operation} needs line and character (1-based)`)
+            if (operation === "rename" && !args.newName?.trim()) throw new Error("rename needs newName")
+            const where = file
+              ? `${LspFormat.rel(directory, file)}${args.line ? `:${args.line}:${args.character}` : ""}`
+              : ""
+            await ctx.ask?.({
+              permission: "lsp",
+              patterns: ["*"],
+              always: ["*"],
+              metadata: { operation, ...(file ? { filePath: file } : {}), line: args.line, character: args.character },
+            })
+            const p = { file: file!, line: (args.line ?? 1) - 1, character: (args.character ?? 1) - 1 }
+            const signal = ctx.abort
+            const context = { directory }
+            const view = Visible.create(host)
+            switch (operation) {
+              case "diagnostics": {
+                const report = await lsp.diagnostics({ file, severity: args.severity as Lsp.Severity, signal })
+                for (const f of report.files)
+                  f.items = await view.keep(f.items, (d) => ({ file: f.file, range: d.range }))
+                const scope = file ? LspFormat.rel(directory, file) || "the project" : "the project"
+                return LspFormat.diagnostics(report, { ...context, severity: args.severity ?? "all", scope })
+              }
+              case "hover":
+                if (!(await view.shows({ file: p.file, range: { start: p, end: p } })))
+                  return "No results found for hover"
+                return LspFormat.hover(await lsp.hover(p, signal))
+              case "goToDefinition":
+              case "findReferences":
+              case "goToImplementation": {
+                const found =
+                  operation === "goToDefinition"
+                    ? await lsp.definition(p, signal)
+                    : operation === "findReferences"
+                      ? await lsp.references(p, signal)
+                      : await lsp.implementation(p, signal)
+                const items = await view.keep(found, (i) => i)
+                return view.note(
+                  LspFormat.locations(operation, items, { ...context, lines: (f) => view.lines(f) }),
+                  found.length - items.length,
+                )
+              }
+              case "documentSymbol": {
+                const found = await lsp.documentSymbol(file!, signal)
+                const items = await view.keepTree(file!, found)
+                return LspFormat.documentSymbols(items, { ...context, file: file! })
+              }
+              case "workspaceSymbol": {
+                const found = await lsp.workspaceSymbol(args.query ?? "", file, signal)
+                const items = await view.keep(found, Visible.located)
+                return view.note(
+                  LspFormat.workspaceSymbols(items, { ...context, query: args.query ?? "" }),
+                  found.length - items.length,
+                )
+              }
+              case "prepareCallHierarchy":
+              case "incomingCalls":
+              case "outgoingCalls": {
+                const found =
+                  operation === "prepareCallHierarchy"
+                    ? await lsp.prepareCallHierarchy(p, signal)
+                    : await lsp.calls(p, operation === "incomingCalls" ? "incoming" : "outgoing", signal)
+                const items = await view.keep(found, (raw: any) => Visible.located(raw.from ?? raw.to ?? raw))
+                return view.note(LspFormat.callItems(operation, items, context), found.length - items.length)
+              }
+              case "prepareRename":
+                return LspFormat.prepareRename(await lsp.prepareRename(p, signal), where)
+              case "rename": {
+                const check = await lsp.prepareRename(p, signal)
+                const result = await lsp.rename(p, args.newName!, {
+                  signal,
+                  confirm: async (files) => {
+                    const rels = files.map((f) => path.relative(ctx.worktree || directory, f))
+                    await ctx.ask?.({
+                      permission: "edit",
+                      patterns: rels,
+                      always: ["*"],
+                      metadata: { filepath: files[0], files: rels },
+                    })
+                  },
+                })
+                return LspFormat.rename(result, {
+                  ...context,
+                  from: check.ok ? check.placeholder : "symbol",
+                  to: args.newName!,
+                })
+              }
             }
-            case "documentSymbol": {
-              const found = await lsp.documentSymbol(file!, signal)
-              const items = await view.keepTree(file!, found)
-              return LspFormat.documentSymbols(items, { ...context, file: file! })
-            }
-            case "workspaceSymbol": {
-              const found = await lsp.workspaceSymbol(args.query ?? "", file, signal)
-              const items = await view.keep(found, Visible.located)
-              return view.note(
-                LspFormat.workspaceSymbols(items, { ...context, query: args.query ?? "" }),
-                found.length - items.length,
-              )
-            }
-            case "prepareCallHierarchy":
-            case "incomingCalls":
-            case "outgoingCalls": {
-              const found =
-                operation === "prepareCallHierarchy"
-                  ? await lsp.prepareCallHierarchy(p, signal)
-                  : await lsp.calls(p, operation === "incomingCalls" ? "incoming" : "outgoing", signal)
-              const items = await view.keep(found, (raw: any) => Visible.located(raw.from ?? raw.to ?? raw))
-              return view.note(LspFormat.callItems(operation, items, context), found.length - items.length)
-            }
-            case "prepareRename":
-              return LspFormat.prepareRename(await lsp.prepareRename(p, signal), where)
-            case "rename": {
-              const check = await lsp.prepareRename(p, signal)
-              const result = await lsp.rename(p, args.newName!, {
-                signal,
-                confirm: async (files) => {
-                  const rels = files.map((f) => path.relative(ctx.worktree || directory, f))
-                  await ctx.ask?.({
-                    permission: "edit",
-                    patterns: rels,
-                    always: ["*"],
-                    metadata: { filepath: files[0], files: rels },
-                  })
-                },
-              })
-              return LspFormat.rename(result, {
-                ...context,
-                from: check.ok ? check.placeholder : "symbol",
-                to: args.newName!,
-              })
-            }
-          }
-        },
+          }),
       }),
     }
   }

@@ -61,8 +61,22 @@ export namespace SecurityError {
   )
   export type Busy = InstanceType<typeof Busy>
 
+  export const ToolRunning = NamedError.create(
+    "SecurityToolRunning",
+    z.object({ seconds: z.number() }),
+    (d) =>
+      `${PREFIX}: a built-in tool that reads or writes checked paths (AST search or rewrite, LSP) is still running after ${d.seconds} s. Shell commands wait until it ends, so that no command can swap a link or folder between its check of a path and its use. Retry when it has ended.`,
+  )
+  export type ToolRunning = InstanceType<typeof ToolRunning>
+
   /** Any of the above. */
-  export function is(error: unknown): error is Denied | PolicyInvalid | SandboxUnavailable | Busy {
-    return Denied.is(error) || PolicyInvalid.is(error) || SandboxUnavailable.is(error) || Busy.is(error)
+  export function is(error: unknown): error is Denied | PolicyInvalid | SandboxUnavailable | Busy | ToolRunning {
+    return (
+      Denied.is(error) ||
+      PolicyInvalid.is(error) ||
+      SandboxUnavailable.is(error) ||
+      Busy.is(error) ||
+      ToolRunning.is(error)
+    )
   }
 }

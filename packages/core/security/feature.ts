@@ -98,6 +98,7 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
       return guard.access(target, op, "builtin-tool", opts)
     }
     host.accessVersion = () => guard.accessVersion()
+    host.exclusive = (work) => guard.exclusive(work)
     host.segments = () => guard.segments()
     host.sandbox = async () => {
       await ready()

@@ -101,6 +101,8 @@ export namespace SecurityGuard {
     ripgrep?: boolean
     /** How long a file tool waits for running sandboxed shell commands (default `SHELL_RACE_MS`). */
     shellRaceMs?: number
+    /** How long a shell command waits for a built-in tool's exclusive work before it is refused (`EXCLUSIVE_MS`). */
+    exclusiveMs?: number
     /** How long an allowed file tool call whose result never came back holds shell commands (default `FILE_CALL_MS`). */
     fileCallMs?: number
     now?: () => number
@@ -170,6 +172,11 @@ export namespace SecurityGuard {
      * environment hook waits for it before a command starts.
      */
     settleFiles(): Promise<void>
+    /**
+     * Runs a built-in tool's work (`Host.exclusive`) while no shell command starts: `settleFiles` waits for it, at
+     * most `EXCLUSIVE_MS`, then refuses the command (`ToolRunning`).
+     */
+    exclusive<T>(work: () => Promise<T>): Promise<T>
     /**
      * The environment the `shell.env` hook adds for a shell started with `callID`: the sandbox entry. Throws
      * `SandboxUnavailable` when shell commands need the sandbox and it cannot start.
@@ -252,6 +259,9 @@ export namespace SecurityGuard {
    * long for a call that will never report.
    */
   export const FILE_CALL_MS = 3_000
+
+  /** How long a shell command waits for a built-in tool's exclusive work (`exclusive`) before it is refused. */
+  export const EXCLUSIVE_MS = 120_000
 
   /** Loose git objects with protected content hidden one by one inside the sandbox, at most. */
   const MAX_HIDDEN_OBJECTS = 512
@@ -2025,6 +2035,9 @@ export namespace SecurityGuard {
     const hostBefore = new Map<string, { at: number; policies: Map<string, Buffer>; absent: string[] }>()
     const shellRaceMs = options.shellRaceMs ?? SHELL_RACE_MS
     const fileCallMs = options.fileCallMs ?? FILE_CALL_MS
+    /** Built-in tools' exclusive work in progress (`exclusive`): shell commands wait for it. */
+    const held = new Set<symbol>()
+    const exclusiveMs = options.exclusiveMs ?? EXCLUSIVE_MS
     /** Shell commands started since the last time no sandboxed command was found running. */
     let shellsSince = 0
     /** Sandboxed shell commands started whose result has not come back, by call id → when they started. */
@@ -2236,8 +2249,21 @@ export namespace SecurityGuard {
           throw error
         }
       },
+      async exclusive(work) {
+        const token = Symbol("exclusive")
+        held.add(token)
+        try {
+          return await work()
+        } finally {
+          held.delete(token)
+        }
+      },
       async settleFiles() {
         const started = Date.now()
+        while (held.size) {
+          if (Date.now() - started > exclusiveMs) throw new SecurityError.ToolRunning({ seconds: exclusiveMs / 1000 })
+          await Bun.sleep(10)
+        }
         while ([...fileCalls.values()].some((at) => Date.now() - at < fileCallMs)) {
           if (Date.now() - started > fileCallMs) break
           await Bun.sleep(10)

@@ -64,6 +64,8 @@ describe("security feature of the external plugin", () => {
     })
     expect(await host.access!(path.join(dir.path, "secrets/api.key"), "read")).toContain("secrets/api.key")
     expect(await host.access!(path.join(dir.path, "docs/public.md"), "read")).toBeUndefined()
+    // Built-in tools that check paths and then use them run under host.exclusive, which holds shell commands back.
+    expect(await host.exclusive!(async () => "done")).toBe("done")
     await expect(
       hooks["tool.execute.before"](
         { tool: "write", sessionID: "s", callID: "c" },

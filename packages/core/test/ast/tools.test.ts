@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { AstLanguage } from "../../ast/languages"
 import fs from "fs/promises"
+import path from "path"
 import z from "zod"
 import type { Host } from "../../host"
 import { AstTools } from "../../ast/tools"
@@ -65,6 +66,47 @@ describe("the ast_grep_search / ast_grep_replace tool definitions", () => {
     expect(live).toStartWith("Replaced 2 matches in 1 file")
     expect(asks.map((a) => [a.permission, a.patterns])).toEqual([["edit", ["a.py"]]])
     expect(await fs.readFile(dir.file("a.py"), "utf8")).toBe("log(1)\nlog(x)\n")
+  })
+
+  // With a security layer, a command started beside the tool could swap a link between its check of a file and its
+  // read or write: both tools run their whole work under `host.exclusive`, which holds shell commands back.
+  test("both tools run their whole work under host.exclusive when the host has it", async () => {
+    await using dir = await tmpdir({ "a.py": "print(1)\n" })
+    const spans: string[] = []
+    const host: Host = {
+      directory: dir.path,
+      worktree: dir.path,
+      log: Logger.silent,
+      access: async (file) => {
+        spans.push(`access ${path.basename(file)}`)
+        return undefined
+      },
+      exclusive: async (work) => {
+        spans.push("hold")
+        try {
+          return await work()
+        } finally {
+          spans.push("release")
+        }
+      },
+    }
+    const tools = AstTools.create(host)
+    const ctx = context(dir.path, [])
+    await tools.ast_grep_search.execute({ pattern: "print($A)", lang: "python" }, ctx)
+    await tools.ast_grep_replace.execute(
+      { pattern: "print($A)", rewrite: "log($A)", lang: "python", dryRun: false },
+      ctx,
+    )
+    expect(spans[0]).toBe("hold")
+    expect(spans.filter((s) => s === "hold")).toHaveLength(2)
+    // Every check of a path happens while the hold is in place.
+    let held = false
+    for (const s of spans) {
+      if (s === "hold") held = true
+      else if (s === "release") held = false
+      else expect([s, held]).toEqual([s, true])
+    }
+    expect(spans.at(-1)).toBe("release")
   })
 
   test("a rejected edit permission writes nothing; a path outside the project asks external_directory", async () => {

@@ -34,6 +34,28 @@ function tool(dir: string, config: unknown, extra: Partial<Lsp.Input> = {}) {
 }
 
 describe("the lsp tool", () => {
+  // With a security layer, a command started beside the tool could swap a link between its check of a file and the
+  // server's read of it, or the write of a rename: the whole call runs under `host.exclusive`.
+  test("the whole call runs under host.exclusive when the host has it (a failing call releases it)", async () => {
+    const spans: string[] = []
+    const host: Host = {
+      directory: "/x",
+      worktree: "/x",
+      log,
+      exclusive: async (work) => {
+        spans.push("hold")
+        try {
+          return await work()
+        } finally {
+          spans.push("release")
+        }
+      },
+    }
+    const service = Lsp.create({ directory: "/x", worktree: "/x", log, config: true })
+    const { lsp } = LspTools.create(host, () => service)
+    await expect(lsp.execute({ operation: "hover" }, context("/x", []))).rejects.toThrow("hover needs filePath")
+    expect(spans).toEqual(["hold", "release"])
+  })
   test("the description states the limits: project file cap, per-file wait, item cap, timeout is not clean", () => {
     const { lsp } = tool("/x", true)
     expect(lsp.description).toContain(`at most ${Lsp.MAX_PROJECT_FILES} files`)

@@ -3,6 +3,7 @@ import { spawn } from "child_process"
 import fs from "fs"
 import path from "path"
 import type { Writable } from "stream"
+import { SecurityError } from "../../security/errors"
 import { SecurityGuard } from "../../security/guard"
 import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
@@ -281,6 +282,46 @@ describe("SecurityGuard", () => {
       expect(out).toContain("tmp=/dev/shm")
       expect(out).toContain("TMP-OK")
       expect(fs.existsSync(dir.file("docs/planted.md"))).toBe(false)
+    } finally {
+      g.close()
+    }
+  })
+
+  // An AST search over thousands of files outlived the 3 s a file tool holds shell commands, and a command started
+  // beside it swapped a link between its check of a file and its read (red-team helper, 1.18.33).
+  test("a built-in tool's exclusive work holds shell commands until it ends, then refuses them past the limit", async () => {
+    await using dir = await project()
+    const g = await guardFor(dir.path, {}, { exclusiveMs: 200 })
+    try {
+      const order: string[] = []
+      let release!: () => void
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      const work = g.exclusive(async () => {
+        order.push("tool starts")
+        await gate
+        order.push("tool ends")
+        return 42
+      })
+      const shell = g.settleFiles().then(() => order.push("shell starts"))
+      await Bun.sleep(20)
+      release()
+      expect(await work).toBe(42)
+      await shell
+      expect(order).toEqual(["tool starts", "tool ends", "shell starts"])
+      // Past the limit the command is refused with a named error, and the tool's work is not disturbed.
+      let done!: () => void
+      const held = g.exclusive(() => new Promise<void>((resolve) => (done = resolve)))
+      const refused = await g.settleFiles().then(
+        () => undefined,
+        (error) => error,
+      )
+      expect(SecurityError.ToolRunning.is(refused)).toBe(true)
+      done()
+      await held
+      await g.settleFiles()
+      // A tool whose work throws releases the hold too.
+      await expect(g.exclusive(async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom")
+      await g.settleFiles()
     } finally {
       g.close()
     }

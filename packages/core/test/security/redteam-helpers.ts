@@ -392,6 +392,7 @@ async function coreRoute(dir: string): Promise<Wired> {
     log,
     access: (target, op, options) => guard.access(target, op, "builtin-tool", options),
     accessVersion: () => guard.accessVersion(),
+    exclusive: (work) => guard.exclusive(work),
     segments: () => guard.segments(),
   }
   const locator = DiscoveryLocate.create({ directory: dir, worktree: dir, config: {} })
