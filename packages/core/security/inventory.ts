@@ -105,11 +105,17 @@ export namespace SecurityInventory {
     dir: boolean,
   ): { ops: Set<Operation>; whole: boolean } {
     const ops = new Set<Operation>()
+    // Each rule's pattern is tested once per path (not once per operation): the index tests every file of the tree
+    // against every rule, and that test is most of its time on a large tree.
+    const deniers = (target: string) => config.rules.filter((r) => r.deniedOperations.size && r.test(target))
+    const here = deniers(absolute)
+    if (!here.length) return { ops, whole: false }
+    const below = dir ? deniers(`${absolute}/${PROBE}`) : []
     let whole = dir
     for (const op of OPS) {
-      if (!SecurityAccess.firstDenying(config, absolute, op, role)) continue
+      if (!here.some((r) => r.deniedOperations.has(op) && SecurityAccess.denies(r, op, role))) continue
       ops.add(op)
-      if (dir && !SecurityAccess.firstDenying(config, `${absolute}/${PROBE}`, op, role)) whole = false
+      if (dir && !below.some((r) => r.deniedOperations.has(op) && SecurityAccess.denies(r, op, role))) whole = false
     }
     return { ops, whole: whole && ops.size > 0 }
   }
