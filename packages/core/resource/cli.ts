@@ -3,6 +3,7 @@ import path from "path"
 import { parseArgs } from "util"
 import { Exit, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
+import { loadOptions, validSection } from "../options"
 import { Logger } from "../util/log"
 import { ResourceLint } from "./lint"
 import { ResourceLoader } from "./loader"
@@ -50,6 +51,21 @@ function parse(argv: string[], io: CliIO, options: NonNullable<ParseArgsConfig["
   }
 }
 
+/**
+ * The `resources` section of the project's `.opencode/opencode-builtins.json`, as the plugin reads it (its limits,
+ * `maxFileSize` among them, change what lint reports); problems with the file or its values go to stderr.
+ */
+function settings(io: CliIO, dir: string): Resource.ConfigInput {
+  const { options, error } = loadOptions(dir, undefined)
+  if (error) io.err(`resources: ${error}\n`)
+  const log: Logger = {
+    ...Logger.silent,
+    warn: (m) => io.err(`resources: ${m}\n`),
+    error: (m) => io.err(`resources: ${m}\n`),
+  }
+  return validSection(Resource.Config, options.resources ?? {}, "resources", log)
+}
+
 function directory(io: CliIO, dir: string | undefined): string | undefined {
   const target = path.resolve(io.cwd, dir ?? ".")
   if (!fs.existsSync(target) || !fs.statSync(target).isDirectory()) {
@@ -69,7 +85,7 @@ async function lint(argv: string[], io: CliIO): Promise<number> {
   const policy = await ResourcePolicy.open(dir)
   let report: ResourceLint.Report
   try {
-    report = await ResourceLint.run(dir, undefined, policy.host)
+    report = await ResourceLint.run(dir, undefined, policy.host, settings(io, dir))
   } finally {
     policy.close()
   }
@@ -119,7 +135,10 @@ async function query(argv: string[], io: CliIO): Promise<number> {
   }
   const policy = await ResourcePolicy.open(dir)
   if (policy.notice) io.err(`resources: ${policy.notice}\n`)
-  const loader = ResourceLoader.create({ directory: dir, worktree: dir, log: Logger.silent, ...policy.host })
+  const loader = ResourceLoader.create(
+    { directory: dir, worktree: dir, log: Logger.silent, ...policy.host },
+    settings(io, dir),
+  )
   try {
     const result = await loader.query(input)
     if (v.json) io.out(JSON.stringify(result, null, 2) + "\n")

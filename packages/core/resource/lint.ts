@@ -24,10 +24,15 @@ export namespace ResourceLint {
     ok: boolean
   }
 
-  export async function run(directory: string, worktree?: string, security?: ResourceAccess.Source): Promise<Report> {
+  export async function run(
+    directory: string,
+    worktree?: string,
+    security?: ResourceAccess.Source,
+    config: Resource.ConfigInput = {},
+  ): Promise<Report> {
     const loader = ResourceLoader.create(
       { directory, worktree: worktree ?? directory, log: Logger.silent, ...security },
-      { persistCache: false },
+      { ...config, persistCache: false },
     )
     try {
       const index = await loader.index()

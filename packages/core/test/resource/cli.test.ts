@@ -19,6 +19,34 @@ describe("opencode-builtins resources lint", () => {
     expect(io.stdout).toContain("0 error(s), 0 warning(s)")
   })
 
+  // lint and query read the plugin's options file as OpenCode does: a raised maxFileSize was ignored, so lint called a
+  // file oversize that OpenCode loads, and invalid values passed without a word (new-user helper).
+  test("the project's .opencode/opencode-builtins.json applies; its problems are reported on stderr", async () => {
+    await using dir = await tmpdir({
+      ...CLEAN,
+      ".opencode/task/big.md": md({ title: "Big" }) + "b".repeat(2 * 1024 * 1024),
+    })
+    const plain = memoryIO(dir.path)
+    await run(["lint"], plain)
+    expect(plain.stdout).toContain("oversize  .opencode/task/big.md")
+    await Bun.write(
+      dir.file(".opencode/opencode-builtins.json"),
+      JSON.stringify({ resources: { maxFileSize: 10485760 } }),
+    )
+    const raised = memoryIO(dir.path)
+    expect(await run(["lint"], raised)).toBe(0)
+    expect(raised.stdout).not.toContain("oversize")
+    await Bun.write(dir.file(".opencode/opencode-builtins.json"), JSON.stringify({ resources: { maxFileSize: "big" } }))
+    const invalid = memoryIO(dir.path)
+    await run(["lint"], invalid)
+    expect(invalid.stderr).toContain("resources.maxFileSize")
+    await Bun.write(dir.file(".opencode/opencode-builtins.json"), "{ nope")
+    const broken = memoryIO(dir.path)
+    await run(["query", "ship"], broken)
+    expect(broken.stderr).toContain("opencode-builtins.json")
+    expect(broken.stdout).toContain("ship")
+  })
+
   test("every problem class is reported, errors first, and the exit code is 1", async () => {
     await using dir = await tmpdir({
       ...CLEAN,
