@@ -75,6 +75,8 @@ export namespace Capture {
     now?: () => number
     /** Awaited before redacting (the guard's first index of protected files; see `LocalState.ready`). */
     ready?: () => Promise<void>
+    /** The security role and policy in force (`LocalState.scope`), stored with each record. */
+    scope?: () => string | undefined
   }) {
     const { store, redact, log } = options
     const now = options.now ?? Date.now
@@ -102,7 +104,7 @@ export namespace Capture {
 
     function save(input: CaptureStore.Input) {
       try {
-        store.append(input)
+        store.append({ ...input, scope: options.scope?.() })
         if (failing) log.info("capture works again", { file: store.file })
         failing = false
       } catch (error) {
@@ -214,6 +216,7 @@ export const CaptureFeature: BuiltinFeature = {
       log,
       exclude,
       ready: () => LocalState.ready(host),
+      scope: () => LocalState.scope(host),
     })
   },
 }

@@ -73,6 +73,8 @@ export namespace CaptureStore {
     startedAt: z.number().optional(),
     /** When the call ended (ms since the epoch). */
     at: z.number(),
+    /** The security role and policy the texts were redacted for (`LocalState.scope`); absent without a policy. */
+    scope: z.string().optional(),
   })
   export type Record = z.infer<typeof Record>
   export type Input = Omit<Record, "v" | "outputChars">

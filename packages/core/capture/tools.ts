@@ -23,6 +23,9 @@ export namespace CaptureTools {
   /** What a call's text is replaced by when it names a path the security policy protects now. */
   export const WITHHELD = "[withheld: this call names a path the security policy protects now]"
 
+  /** What a call's text is replaced by when it was captured under another security role or policy than the reader's. */
+  export const OTHER_SCOPE = "[withheld: captured under another security role or policy than this reader's]"
+
   export type Options = {
     /**
      * The security layer's check (`Host.access`): a call whose arguments, title, output or error name a path it
@@ -31,6 +34,12 @@ export namespace CaptureTools {
      * not a copy the output scanner can recognise.
      */
     access?: Host["access"]
+    /**
+     * The reader's security role and policy (`LocalState.scope`): a call captured under another one (or before the
+     * policy) shows none of its texts, since they were redacted for that one only (a short protected value is no
+     * copy the output scanner recognises).
+     */
+    scope?: () => string | undefined
     directory?: string
     home?: string
   }
@@ -42,6 +51,9 @@ export namespace CaptureTools {
     /** The record as listed: whole, or without its texts when one of them names a path protected now. */
     const checked = async (r: CaptureStore.Record, max: number) => {
       const out = shown(r, max)
+      const reader = options.scope?.()
+      if (reader !== undefined && r.scope !== reader)
+        return { ...out, args: OTHER_SCOPE, title: undefined, output: OTHER_SCOPE, error: out.error && OTHER_SCOPE }
       if (!options.access || !options.directory) return out
       const texts = [r.args, r.title, r.output, r.error].filter((t): t is string => typeof t === "string")
       // Also with `:` as a separator: `path:line:text` (grep, compilers) names the path before the first colon.

@@ -1,3 +1,4 @@
+import { createHash } from "crypto"
 import fs from "fs"
 import path from "path"
 import type { Exposed } from "../builtins/feature"
@@ -83,6 +84,36 @@ export namespace LocalState {
       if (!guard || !guard.active()) return text
       return guard.scanAndRedact(text, { scope: "llm", paths: "token" }).text
     }
+  }
+
+  /**
+   * Under which security policy and role local state is written or read back: the role in force and a hash of the
+   * policy files' bytes, or undefined without a policy in force. Stored with what the integration features keep
+   * (redacted for that role and policy only), so a reader of another role or policy can be shown less: an admin
+   * session's captured output was listed to a viewer's MCP client.
+   *
+   * @example
+   * LocalState.scope(host) // "viewer:3f2a…" under a policy, undefined without one
+   */
+  export function scope(host: Host): string | undefined {
+    const guard = bound.get(host)?.guard
+    if (!guard || !guard.active()) return undefined
+    const status = guard.status()
+    const hash = createHash("sha256")
+    for (const file of status.files) {
+      hash.update(file + "\0")
+      try {
+        hash.update(fs.readFileSync(file))
+      } catch {
+        hash.update("unreadable")
+      }
+    }
+    return `${status.role}:${hash.digest("hex").slice(0, 16)}`
+  }
+
+  /** The role part of a `scope` (undefined without one). */
+  export function roleOf(scope: string | undefined): string | undefined {
+    return scope === undefined ? undefined : scope.slice(0, scope.lastIndexOf(":"))
   }
 
   /** Resolves when the guard's first index of protected files is built (at most a few seconds), or at once. */

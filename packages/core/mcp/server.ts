@@ -108,6 +108,7 @@ export namespace BuiltinsMcp {
       ...CaptureTools.create(() => CaptureStore.open(root, Capture.limits(init.options?.capture)), {
         // Read at call time: installed by the security feature.
         access: (target, op, options) => host.access?.(target, op, options) ?? Promise.resolve(undefined),
+        scope: () => LocalState.scope(host),
         directory: host.directory,
       }),
     }

@@ -388,6 +388,51 @@ describe("the MCP server (an external client calling our tools)", () => {
     }
   }, 60_000)
 
+  // An admin session's output (allowed for admin, redacted for admin) was listed to an MCP client of the lowest role:
+  // `cat s*/p*.txt` names no protected path and a short value is no copy the scanner knows (red-team helper, 1.18.33).
+  test("capture-list withholds the texts of calls captured under another role (or before the policy)", async () => {
+    await using dir = await project(FILES)
+    process.env.OPENCODE_SECURITY_ROLE = "admin"
+    try {
+      const session = await open("plugin", dir.path)
+      const call = { tool: "bash", sessionID: "ses_admin", callID: "call_admin" }
+      await session.hook("tool.execute.before", call, { args: { command: "cat s*/p*.txt" } })
+      await session.hook(
+        "tool.execute.after",
+        { ...call, args: { command: "cat s*/p*.txt" } },
+        { title: "", output: 'export const launch = "launch on the fourth of july"\n', metadata: {} },
+      )
+      await session.close()
+    } finally {
+      delete process.env.OPENCODE_SECURITY_ROLE
+    }
+    const list = async (role?: string) => {
+      if (role) process.env.OPENCODE_SECURITY_ROLE = role
+      const mcp = await BuiltinsMcp.create({ directory: dir.path, log: Logger.silent })
+      try {
+        return [
+          (await mcp.call("capture-list", {})).text,
+          (await mcp.call("capture-list", { callID: "call_admin" })).text,
+        ]
+      } finally {
+        delete process.env.OPENCODE_SECURITY_ROLE
+        await mcp.close()
+      }
+    }
+    const viewer = await list()
+    expect(leaked(viewer.join("\n"))).toEqual([])
+    expect(JSON.parse(viewer[1]).call.output).toContain("another security role or policy")
+    expect(JSON.parse(viewer[1]).call.tool).toBe("bash")
+    // The admin's own client, under the same policy, gets the call as captured.
+    expect((await list("admin"))[1]).toContain("launch on the fourth of july")
+    // A change of policy: what was redacted for the old one is withheld too.
+    fs.writeFileSync(
+      dir.file(".opencode-security.json"),
+      JSON.stringify({ ...POLICY, rules: POLICY.rules.slice(0, 2) }),
+    )
+    expect((await list("admin"))[1]).not.toContain("launch on the fourth of july")
+  }, 60_000)
+
   test("the policy applies, with the role of the server's environment (the lowest without one)", async () => {
     // A knowledge-base article that is a link into secrets/ (admin only), and a description holding a secret.
     await using dir = await project({
