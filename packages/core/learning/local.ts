@@ -99,8 +99,18 @@ export namespace LocalState {
     const guard = bound.get(host)?.guard
     if (!guard || !guard.active()) return undefined
     const status = guard.status()
+    return scopeOf(status.role, status.files)
+  }
+
+  /**
+   * The scope of a role under the policy files `files` (their paths and bytes).
+   *
+   * @example
+   * LocalState.scopeOf("viewer", ["/repo/.opencode-security.json"]) // "viewer:3f2a…"
+   */
+  export function scopeOf(role: string, files: readonly string[]): string {
     const hash = createHash("sha256")
-    for (const file of status.files) {
+    for (const file of files) {
       hash.update(file + "\0")
       try {
         hash.update(fs.readFileSync(file))
@@ -108,7 +118,7 @@ export namespace LocalState {
         hash.update("unreadable")
       }
     }
-    return `${status.role}:${hash.digest("hex").slice(0, 16)}`
+    return `${role}:${hash.digest("hex").slice(0, 16)}`
   }
 
   /** The role part of a `scope` (undefined without one). */

@@ -5,6 +5,7 @@ import { encode } from "gpt-tokenizer"
 import path from "path"
 import OpencodeBuiltins from "../../../plugin/index"
 import { pluginInput } from "../../../plugin/test/input"
+import { LocalState } from "../../learning/local"
 import { CaptureStore } from "../../capture/store"
 import { CaptureTools } from "../../capture/tools"
 import { LearningStore } from "../../learning/store"
@@ -207,7 +208,10 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
     async () => {
       await using dir = await tmpdir(PROJECT)
       const store = CaptureStore.open(dir.path)
+      // Captured under the policy and role the server reads with (its environment names none: the lowest).
+      const scope = LocalState.scopeOf("viewer", [dir.file(".opencode-security.json")])
       store.append({
+        scope,
         callID: "call_1",
         sessionID: "ses_1",
         tool: "read",
@@ -217,6 +221,7 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
         at: Date.UTC(2026, 10, 23, 12),
       })
       store.append({
+        scope,
         callID: "call_2",
         sessionID: "ses_1",
         tool: "bash",
@@ -227,7 +232,7 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
       })
       await using mcp = await connect(dir.path)
       const ctx = { sessionID: "s", messageID: "m", agent: "mcp", abort: new AbortController().signal } as never
-      const direct = CaptureTools.create(() => CaptureStore.open(dir.path))["capture-list"]
+      const direct = CaptureTools.create(() => CaptureStore.open(dir.path), { scope: () => scope })["capture-list"]
       const calls = [{}, { failed: true }, { tool: "read" }, { callID: "call_2" }, { callID: "call_nope" }]
       for (const args of calls) {
         const viaMcp = await mcp.call("capture-list", args)
