@@ -3,6 +3,7 @@
 // (the `bun` package) or from PATH. Exit code and signals are passed through.
 import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
+import os from "node:os"
 import { createRequire } from "node:module"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -28,8 +29,13 @@ child.on("error", (error) => {
   console.error(`opencode-builtins needs Bun to run (${error.message}). Install it with: npm install bun`)
   process.exit(127)
 })
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal))
+const forwarded = ["SIGINT", "SIGTERM", "SIGHUP"]
+for (const signal of forwarded) process.on(signal, () => child.kill(signal))
 child.on("exit", (code, signal) => {
-  if (signal) process.kill(process.pid, signal)
-  else process.exit(code ?? 1)
+  if (!signal) process.exit(code ?? 1)
+  // Die by the child's signal, as a shell expects: our own forwarding handler must not catch it (it would, and Node
+  // would then exit 0). If the signal is still not fatal, exit 128 + its number as shells report it.
+  for (const s of forwarded) process.removeAllListeners(s)
+  process.kill(process.pid, signal)
+  process.exit(128 + (os.constants.signals[signal] ?? 0))
 })

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
 import path from "path"
 import { memoryIO } from "@opencode-builtins/core/util/cli"
 import { main } from "../cli"
@@ -23,4 +24,29 @@ describe("opencode-builtins", () => {
     expect(out).toContain("dangling-reference")
     expect(code).toBe(1)
   })
+
+  test("Ctrl-C through the launcher ends it as killed by SIGINT, never with exit 0", async () => {
+    // The child stands for a command that waits (a slow `security check`): it says it is ready, then sleeps.
+    await using dir = await tmpdir({ "fake-bun": "#!/bin/sh\necho ready\nexec sleep 60\n" })
+    await fs.chmod(dir.file("fake-bun"), 0o755)
+    const bin = path.resolve(import.meta.dir, "../bin/opencode-builtins.mjs")
+    const proc = Bun.spawn(["node", bin, "security", "check", "x"], {
+      env: { ...process.env, BUN_BIN: dir.file("fake-bun") },
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    const reader = proc.stdout.getReader()
+    let seen = ""
+    while (!seen.includes("ready")) {
+      const chunk = await reader.read()
+      if (chunk.done) break
+      seen += new TextDecoder().decode(chunk.value)
+    }
+    expect(seen).toContain("ready")
+    proc.kill("SIGINT")
+    const code = await proc.exited
+    // Killed by the signal (as `bun cli.ts` is), or 130 where a runtime cannot re-raise it.
+    expect(proc.signalCode === "SIGINT" || code === 130).toBe(true)
+    expect(code).not.toBe(0)
+  }, 20_000)
 })
