@@ -1,6 +1,6 @@
 import path from "path"
 import { parseArgs } from "util"
-import { Exit, type CliIO } from "../util/cli"
+import { directoryProblem, Exit, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { Init } from "./init"
 
@@ -46,6 +46,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return Exit.usage
   }
   const dir = path.resolve(io.cwd, args.positionals[0] ?? ".")
+  const problem = directoryProblem(dir)
+  if (problem) {
+    io.err(`init: ${problem}\n`)
+    return Exit.usage
+  }
   const plan = Init.plan(dir, { mcp: args.values.mcp === true })
   if (!plan.ok) {
     io.err(`init: ${plan.error}\n`)

@@ -2,7 +2,7 @@ import fs from "fs"
 import path from "path"
 import { format, parseArgs } from "util"
 import { loadOptions } from "../options"
-import { Exit, type CliIO, worktreeOf } from "../util/cli"
+import { directoryProblem, Exit, type CliIO, worktreeOf } from "../util/cli"
 import { errorMessage } from "../util/error"
 import type { Logger } from "../util/log"
 
@@ -63,8 +63,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") }
   }
   const log = logger("opencode-builtins.mcp")
-  if (!fs.existsSync(directory) || !fs.statSync(directory).isDirectory()) {
-    io.err(`mcp: ${directory} is not a directory\n`)
+  const problem = directoryProblem(directory)
+  if (problem) {
+    io.err(`mcp: ${problem}\n`)
     return Exit.usage
   }
 

@@ -1,7 +1,6 @@
-import fs from "fs"
 import path from "path"
 import { parseArgs } from "util"
-import { Exit, type CliIO } from "../util/cli"
+import { directoryProblem, Exit, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { loadOptions, validSection } from "../options"
 import { Logger } from "../util/log"
@@ -68,8 +67,9 @@ function settings(io: CliIO, dir: string): Resource.ConfigInput {
 
 function directory(io: CliIO, dir: string | undefined): string | undefined {
   const target = path.resolve(io.cwd, dir ?? ".")
-  if (!fs.existsSync(target) || !fs.statSync(target).isDirectory()) {
-    io.err(`resources: ${target} is not a directory\n`)
+  const problem = directoryProblem(target)
+  if (problem) {
+    io.err(`resources: ${problem}\n`)
     return undefined
   }
   return target

@@ -1,7 +1,7 @@
 import fs from "fs"
 import path from "path"
 import { parseArgs } from "util"
-import { Exit, type CliIO } from "../util/cli"
+import { directoryProblem, Exit, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { SecurityAccess } from "./access"
 import { SecurityConfig } from "./config"
@@ -85,8 +85,9 @@ async function validate(positionals: string[], values: Values, io: CliIO): Promi
     return Exit.usage
   }
   const dir = path.resolve(io.cwd, positionals[0] ?? values.dir ?? ".")
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-    io.err(`security validate: ${dir} is not a directory\n`)
+  const problem = directoryProblem(dir)
+  if (problem) {
+    io.err(`security validate: ${problem}\n`)
     return Exit.usage
   }
   const { root, state, truncated } = await loadState(dir)
@@ -145,6 +146,11 @@ async function check(positionals: string[], values: Values, io: CliIO): Promise<
     return Exit.usage
   }
   const dir = path.resolve(io.cwd, values.dir ?? ".")
+  const problem = directoryProblem(dir)
+  if (problem) {
+    io.err(`security check: --dir: ${problem}\n`)
+    return Exit.usage
+  }
   const { root, state } = await loadState(dir)
   const target = path.resolve(io.cwd, positionals[0])
   if (state.status === "invalid") {

@@ -55,6 +55,25 @@ export function worktreeOf(dir: string): string | undefined {
   }
 }
 
+/**
+ * Why `dir` cannot be used as a command's folder ("… does not exist", "… is a file, not a directory"), or undefined
+ * when it is a directory. Commands answer a bad folder with this message and `Exit.usage`, before reading anything.
+ *
+ * @example
+ * directoryProblem("/etc/hostname") // "/etc/hostname is not a directory (it is a file)"
+ */
+export function directoryProblem(dir: string): string | undefined {
+  let stat: fs.Stats
+  try {
+    stat = fs.statSync(dir)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === "ENOENT" || code === "ENOTDIR") return `${dir} does not exist`
+    return `${dir} cannot be read (${errorMessage(error)})`
+  }
+  return stat.isDirectory() ? undefined : `${dir} is not a directory (it is a file)`
+}
+
 type OptionSpec = { type: "string" | "boolean"; short?: string }
 type Values<O extends Record<string, OptionSpec>> = {
   [K in keyof O]?: O[K]["type"] extends "string" ? string : boolean
@@ -108,5 +127,11 @@ export function parseSubcommand<O extends Record<string, OptionSpec>>(
     ;(values.help ? io.out : io.err)(usage)
     return values.help ? Exit.ok : Exit.usage
   }
-  return { values, command, rest, directory: path.resolve(io.cwd, values.directory ?? ".") }
+  const directory = path.resolve(io.cwd, values.directory ?? ".")
+  const problem = directoryProblem(directory)
+  if (problem) {
+    io.err(`${name}: --directory: ${problem}\n`)
+    return Exit.usage
+  }
+  return { values, command, rest, directory }
 }

@@ -99,6 +99,17 @@ describe("opencode-builtins init", () => {
     expect(snapshot(dir.path)).toEqual(before)
   })
 
+  test("a folder argument that is a file or missing is bad usage (exit 2) naming it", async () => {
+    await using dir = await tmpdir({ "a-file": "x\n" })
+    const file = await init(dir.path, "a-file")
+    expect(file.code).toBe(2)
+    expect(file.err).toBe(`init: ${dir.file("a-file")} is not a directory (it is a file)\n`)
+    const missing = await init(dir.path, "missing")
+    expect(missing.code).toBe(2)
+    expect(missing.err).toBe(`init: ${dir.file("missing")} does not exist\n`)
+    expect(snapshot(dir.path)).toEqual({ "a-file": "x\n" })
+  })
+
   test('"plugin" of the wrong type is refused, nothing written', async () => {
     await using dir = await tmpdir({ "opencode.json": '{ "plugin": "opencode-builtins" }' })
     const before = snapshot(dir.path)

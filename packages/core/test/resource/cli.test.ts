@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import path from "path"
 import { run } from "../../resource/cli"
 import { memoryIO } from "../../util/cli"
 import { md, tmpdir } from "../fixture"
@@ -87,7 +88,7 @@ describe("opencode-builtins resources lint", () => {
     await using dir = await tmpdir()
     const io = memoryIO(dir.path)
     expect(await run(["lint", "missing-dir"], io)).toBe(2)
-    expect(io.stderr).toContain("is not a directory")
+    expect(io.stderr).toContain(`${path.join(dir.path, "missing-dir")} does not exist`)
     expect(await run(["lint", "a", "b"], memoryIO(dir.path))).toBe(2)
     const flag = memoryIO(dir.path)
     expect(await run(["lint", "--nope"], flag)).toBe(2)

@@ -39,6 +39,23 @@ describe("opencode-builtins security", () => {
     expect(await run(["check", "config/server.key", "--op", "read"], io)).toBe(0)
   })
 
+  test("check --dir that is a file or missing: a usage error naming it (exit 2), never a decision", async () => {
+    await using dir = await project()
+    const file = path.join(dir.path, "secrets/api.key")
+    const missing = path.join(dir.path, "no-such-folder")
+    for (const [argv, message] of [
+      [["check", "secrets/api.key", "--op", "read", "--dir", file], `${file} is not a directory (it is a file)`],
+      [["check", "secrets/api.key", "--op", "read", "--dir", missing], `${missing} does not exist`],
+      [["validate", file], `${file} is not a directory (it is a file)`],
+    ] as const) {
+      const io = memoryIO(dir.path)
+      expect(await run([...argv], io)).toBe(2)
+      expect(io.stdout).toBe("")
+      expect(io.stderr).toContain(message)
+      expect(io.stderr).not.toContain("    at ")
+    }
+  })
+
   test("usage errors exit 2 with a clear message", async () => {
     await using dir = await project()
     for (const argv of [
