@@ -51,19 +51,17 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.err(`init: ${problem}\n`)
     return Exit.usage
   }
-  const plan = Init.plan(dir, { mcp: args.values.mcp === true })
+  const dry = args.values["dry-run"] === true
+  let plan: Init.Plan
+  try {
+    plan = dry ? Init.plan(dir, { mcp: args.values.mcp === true }) : Init.setup(dir, { mcp: args.values.mcp === true })
+  } catch (error) {
+    io.err(`init: ${errorMessage(error)}\n`)
+    return Exit.findings
+  }
   if (!plan.ok) {
     io.err(`init: ${plan.error}\n`)
     return Exit.findings
-  }
-  const dry = args.values["dry-run"] === true
-  if (!dry) {
-    try {
-      Init.apply(plan.changes)
-    } catch (error) {
-      io.err(`init: ${errorMessage(error)}\n`)
-      return Exit.findings
-    }
   }
   const verb = (c: Init.Change) => (dry ? `would ${c.action}` : c.action === "create" ? "created" : "edited")
   for (const c of plan.changes) io.out(`${verb(c)}  ${path.relative(dir, c.path) || c.path}: ${c.summary}\n`)

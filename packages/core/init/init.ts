@@ -42,7 +42,11 @@ export namespace Init {
   export const MCP_ENTRY = { type: "local", command: ["npx", "-y", PACKAGE, "mcp"] } as const
 
   export type Options = { mcp?: boolean }
-  export type Change = { path: string; action: "create" | "edit"; summary: string; text: string }
+  /**
+   * One file to write. `before` is the text the plan was made from (an edit) — the file must still hold it when the
+   * change is applied; a `create` expects no file there.
+   */
+  export type Change = { path: string; action: "create" | "edit"; summary: string; text: string; before?: string }
   export type Plan = { ok: true; changes: Change[]; notes: string[] } | { ok: false; error: string }
 
   /** Examples, one per resource type (each passes `opencode-builtins resources lint`). */
@@ -131,11 +135,31 @@ export namespace Init {
     },
   }
 
-  type Parsed = { file: string; text: string; value: unknown }
+  /** `text` is without the UTF-8 byte-order mark (`bom`), which an edit keeps; `raw` is the file as read. */
+  type Parsed = { file: string; text: string; raw: string; bom: string; value: unknown }
+
+  const BOM = "\uFEFF"
+
+  /** The text of an existing file, undefined when there is none, or an error naming it (a folder, unreadable). */
+  function readText(file: string): string | undefined | { error: string } {
+    try {
+      return fs.readFileSync(file, "utf8")
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === "ENOENT") return undefined
+      if (code === "EISDIR")
+        return {
+          error: `${file} is a folder where a file is expected: move it away and run init again; nothing was written`,
+        }
+      return { error: `cannot read ${file}: ${reason(error)}; nothing was written` }
+    }
+  }
 
   function readConfig(file: string): Parsed | { error: string } | undefined {
-    if (!fs.existsSync(file)) return undefined
-    const text = fs.readFileSync(file, "utf8")
+    const raw = readText(file)
+    if (raw === undefined || typeof raw === "object") return raw
+    const bom = raw.startsWith(BOM) ? BOM : ""
+    const text = raw.slice(bom.length)
     const errors: ParseError[] = []
     const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false })
     if (errors.length) {
@@ -149,7 +173,7 @@ export namespace Init {
     }
     if (!value || typeof value !== "object" || Array.isArray(value))
       return { error: `${path.basename(file)}: the configuration is not a JSON object; nothing was written` }
-    return { file, text, value }
+    return { file, text, raw, bom, value }
   }
 
   /** Whether a `plugin` entry is this package (by name, a versioned name, a tuple with options, or a path to it). */
@@ -241,7 +265,8 @@ export namespace Init {
         path: target.file,
         action: "edit",
         summary: options.mcp ? `added "mcp.${PACKAGE}"` : `added "${PACKAGE}" to "plugin"`,
-        text,
+        text: target.bom + text,
+        before: target.raw,
       },
     }
   }
@@ -294,10 +319,12 @@ export namespace Init {
     ]
   }
 
-  function gitignoreChange(dir: string): Change | undefined {
+  function gitignoreChange(dir: string): Change | undefined | { error: string } {
     const file = path.join(dir, ".gitignore")
-    const exists = fs.existsSync(file)
-    const text = exists ? fs.readFileSync(file, "utf8") : ""
+    const read = readText(file)
+    if (typeof read === "object") return read
+    const exists = read !== undefined
+    const text = read ?? ""
     const lines = new Set(text.split(/\r?\n/).map((l) => l.trim()))
     const missing = LocalState.GITIGNORE.filter(
       (entry) => !lines.has(entry) && !lines.has(entry.replace(/\/$/, "")) && !lines.has("/" + entry),
@@ -314,6 +341,7 @@ export namespace Init {
       action: exists ? "edit" : "create",
       summary: `ignores ${missing.join(", ")}`,
       text: text + gap + (text.trim() ? eol : "") + block.join(eol) + eol,
+      before: exists ? text : undefined,
     }
   }
 
@@ -336,6 +364,7 @@ export namespace Init {
       })
     }
     const ignore = gitignoreChange(dir)
+    if (ignore && "error" in ignore) return { ok: false, error: ignore.error }
     if (ignore) changes.push(ignore)
     return { ok: true, changes, notes: config.note ? [config.note] : [] }
   }
@@ -347,16 +376,39 @@ export namespace Init {
     (d) => `cannot write ${d.path}: ${d.reason}`,
   )
 
+  /** A file the plan read changed (or appeared) before the plan was written: nothing was changed. */
+  export const ChangedError = NamedError.create(
+    "InitFileChanged",
+    z.object({ path: z.string() }),
+    (d) => `${d.path} changed while init was running (another init, or an editor?); nothing was changed`,
+  )
+
+  /** Test seam: `beforeCommit` runs after every file is staged and before they are checked and renamed. */
+  export type ApplyHooks = { beforeCommit?: () => void }
+
+  /** Why `change` can no longer be applied as planned: its file changed since it was read, or appeared. */
+  function changedSince(change: Change, target: string): boolean {
+    if (change.action === "create") return fs.existsSync(target)
+    let now: string
+    try {
+      now = fs.readFileSync(target, "utf8")
+    } catch {
+      return true
+    }
+    return change.before !== undefined && now !== change.before
+  }
+
   /**
    * Writes the planned changes all or nothing: every file is first written beside its target (an edited file keeps its
-   * mode), and only when all of them are written are they renamed into place. A failure removes what was staged and the
-   * folders it made, and throws `WriteError` naming the file.
+   * mode), then each target is checked to be as the plan read it (an edit: same text; a create: still absent), and
+   * only then are they renamed into place. A failure removes what was staged and the folders it made, and throws
+   * `WriteError` naming the file, or `ChangedError` when a file changed in the meantime (plan again: see `setup`).
    *
    * @example
    * Init.apply(Init.plan("/repo", { mcp: false }).changes) // throws Init.WriteError when a file cannot be written
    */
-  export function apply(changes: readonly Change[]) {
-    const staged: { tmp: string; target: string }[] = []
+  export function apply(changes: readonly Change[], hooks: ApplyHooks = {}) {
+    const staged: { tmp: string; target: string; change: Change }[] = []
     const made: string[] = []
     const undo = () => {
       for (const s of staged) fs.rmSync(s.tmp, { force: true })
@@ -370,11 +422,17 @@ export namespace Init {
         const mode = change.action === "edit" ? fs.statSync(target).mode & 0o7777 : undefined
         const tmp = `${target}.${process.pid}.init.tmp`
         fs.writeFileSync(tmp, change.text, mode === undefined ? undefined : { mode })
-        staged.push({ tmp, target })
+        staged.push({ tmp, target, change })
       } catch (error) {
         undo()
         throw new WriteError({ path: change.path, reason: `${reason(error)}; nothing was changed` }, { cause: error })
       }
+    }
+    hooks.beforeCommit?.()
+    const changed = staged.find((s) => changedSince(s.change, s.target))
+    if (changed) {
+      undo()
+      throw new ChangedError({ path: changed.change.path })
     }
     for (const [i, s] of staged.entries()) {
       try {
@@ -386,6 +444,26 @@ export namespace Init {
           { path: s.target, reason: `${reason(error)} (${i} of ${staged.length} files were already in place)` },
           { cause: error },
         )
+      }
+    }
+  }
+
+  /**
+   * Plans and applies, planning again (up to `attempts` times) when a file changed between the read and the write, so
+   * two runs at once both land: the second sees the first one's edit. Returns the plan that was written.
+   *
+   * @example
+   * const plan = Init.setup("/repo", { mcp: true }) // { ok: true, changes, notes } or { ok: false, error }
+   */
+  export function setup(dir: string, options: Options = {}, hooks: ApplyHooks = {}, attempts = 5): Plan {
+    for (let attempt = 1; ; attempt++) {
+      const planned = plan(dir, options)
+      if (!planned.ok) return planned
+      try {
+        apply(planned.changes, hooks)
+        return planned
+      } catch (error) {
+        if (!ChangedError.is(error) || attempt >= attempts) throw error
       }
     }
   }

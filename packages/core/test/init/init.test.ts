@@ -110,6 +110,66 @@ describe("opencode-builtins init", () => {
     expect(snapshot(dir.path)).toEqual({ "a-file": "x\n" })
   })
 
+  test("a folder named .gitignore, opencode.json or opencode.jsonc is refused naming it, nothing written", async () => {
+    for (const name of [".gitignore", "opencode.json", "opencode.jsonc"]) {
+      await using dir = await tmpdir({ [`${name}/inside`]: "x\n" })
+      const before = snapshot(dir.path)
+      const result = await init(dir.path)
+      expect(result.code).toBe(1)
+      expect(result.err).toBe(
+        `init: ${dir.file(name)} is a folder where a file is expected: move it away and run init again; nothing was written\n`,
+      )
+      expect(result.out).toBe("")
+      expect(snapshot(dir.path)).toEqual(before)
+    }
+  })
+
+  test("an opencode.json starting with a UTF-8 byte-order mark is edited and keeps the mark", async () => {
+    await using dir = await tmpdir({ "opencode.json": '\uFEFF{\n  "model": "x"\n}\n' })
+    const result = await init(dir.path)
+    expect(result.code).toBe(0)
+    const text = fs.readFileSync(dir.file("opencode.json"), "utf8")
+    expect(text.startsWith("\uFEFF{")).toBe(true)
+    expect(JSON.parse(text.slice(1))).toEqual({ model: "x", plugin: ["opencode-builtins"] })
+    expect((await init(dir.path)).out).toBe("Already set up: nothing to change.\n")
+  })
+
+  test("a file changed between the read and the write is not overwritten: apply refuses, setup plans again", async () => {
+    await using dir = await tmpdir({ "opencode.json": '{\n  "model": "x"\n}\n' })
+    // Another init (--mcp) lands its edit after this one read the file and before it renames its own.
+    const other = () =>
+      fs.writeFileSync(dir.file("opencode.json"), '{\n  "model": "x",\n  "mcp": { "opencode-builtins": {} }\n}\n')
+    const plan = Init.plan(dir.path)
+    if (!plan.ok) throw new Error(plan.error)
+    let thrown: unknown
+    try {
+      Init.apply(plan.changes, { beforeCommit: other })
+    } catch (error) {
+      thrown = error
+    }
+    expect(Init.ChangedError.is(thrown)).toBe(true)
+    expect((thrown as Error).message).toBe(
+      `${dir.file("opencode.json")} changed while init was running (another init, or an editor?); nothing was changed`,
+    )
+    expect(Object.keys(snapshot(dir.path))).toEqual(["opencode.json"])
+    expect(JSON.parse(fs.readFileSync(dir.file("opencode.json"), "utf8"))).toEqual({
+      model: "x",
+      mcp: { "opencode-builtins": {} },
+    })
+
+    fs.writeFileSync(dir.file("opencode.json"), '{\n  "model": "x"\n}\n')
+    let calls = 0
+    const done = Init.setup(dir.path, {}, { beforeCommit: () => calls++ === 0 && other() })
+    expect(done.ok).toBe(true)
+    expect(calls).toBe(2)
+    expect(JSON.parse(fs.readFileSync(dir.file("opencode.json"), "utf8"))).toEqual({
+      model: "x",
+      mcp: { "opencode-builtins": {} },
+      plugin: ["opencode-builtins"],
+    })
+    expect(snapshot(dir.path)[".gitignore"]).toContain(".opencode/builtins-local/")
+  })
+
   test('"plugin" of the wrong type is refused, nothing written', async () => {
     await using dir = await tmpdir({ "opencode.json": '{ "plugin": "opencode-builtins" }' })
     const before = snapshot(dir.path)
