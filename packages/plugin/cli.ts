@@ -1,5 +1,5 @@
 import type { CliCommand, CliIO } from "@opencode-builtins/core/util/cli"
-import { Exit } from "@opencode-builtins/core/util/cli"
+import { Exit, processIO } from "@opencode-builtins/core/util/cli"
 
 /** Subcommands and the core module behind each; modules load lazily so one broken feature cannot break the rest. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
@@ -74,11 +74,6 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 }
 
 if (import.meta.main) {
-  const code = await main(process.argv.slice(2), {
-    cwd: process.cwd(),
-    env: process.env,
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
-  })
+  const code = await main(process.argv.slice(2), processIO(process.cwd(), process.env))
   process.exitCode = code
 }

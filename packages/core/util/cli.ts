@@ -42,6 +42,51 @@ export function memoryIO(cwd: string, env: Record<string, string | undefined> = 
 /** Exit codes shared by all commands. */
 export const Exit = { ok: 0, findings: 1, usage: 2 } as const
 
+/** The exit code of a command whose reader went away (`… | head -1`): 128 + SIGPIPE, as a shell reports it. */
+export const CLOSED_OUTPUT = 141
+
+type Sink = {
+  write(text: string): unknown
+  on(event: "error", listener: (error: Error) => void): unknown
+}
+
+/**
+ * The io of a real process. A closed standard output (EPIPE: the reader, such as `head`, has exited) ends the process
+ * quietly with `CLOSED_OUTPUT`, as Unix tools do, whether the write throws or reports it later; a closed standard
+ * error drops the text. Other write errors are thrown as before.
+ *
+ * @example
+ * const code = await main(process.argv.slice(2), processIO(process.cwd(), process.env))
+ */
+export function processIO(
+  cwd: string,
+  env: Record<string, string | undefined>,
+  streams: { stdout: Sink; stderr: Sink; exit(code: number): void } = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    exit: (code) => process.exit(code),
+  },
+): CliIO {
+  const closed = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code === "EPIPE"
+  const onStdout = (error: unknown) => {
+    if (!closed(error)) throw error
+    streams.exit(CLOSED_OUTPUT)
+  }
+  const onStderr = (error: unknown) => {
+    if (!closed(error)) throw error
+  }
+  streams.stdout.on("error", onStdout)
+  streams.stderr.on("error", onStderr)
+  const writer = (sink: Sink, onError: (error: unknown) => void) => (text: string) => {
+    try {
+      sink.write(text)
+    } catch (error) {
+      onError(error)
+    }
+  }
+  return { cwd, env, out: writer(streams.stdout, onStdout), err: writer(streams.stderr, onStderr) }
+}
+
 /**
  * The nearest folder at or above `dir` holding a `.git` entry (the worktree OpenCode would use), or undefined.
  *

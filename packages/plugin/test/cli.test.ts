@@ -49,4 +49,18 @@ describe("opencode-builtins", () => {
     expect(proc.signalCode === "SIGINT" || code === 130).toBe(true)
     expect(code).not.toBe(0)
   }, 20_000)
+
+  test("output piped into a reader that exits (| head -c 10) ends the command quietly with 141, no EPIPE trace", async () => {
+    // 1,500 problems make far more output than a pipe holds, so the writer is still writing when head has gone.
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 1500; i++)
+      files[`.opencode/task/t${i}.md`] = `---\nreferences: [ghost-${i}-${"a".repeat(60)}]\n---\n`
+    await using dir = await tmpdir(files)
+    const cli = path.resolve(import.meta.dir, "../cli.ts")
+    const script = `"$0" "$1" resources lint "$2" 2>"$2/err.txt" | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`
+    const proc = Bun.spawn(["bash", "-c", script, process.execPath, cli, dir.path], { stdout: "pipe", stderr: "pipe" })
+    const [out] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    expect(await Bun.file(dir.file("err.txt")).text()).toBe("")
+    expect(out.trim()).toBe("141")
+  }, 30_000)
 })

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { run as capture } from "../../capture/cli"
 import { run as learnings } from "../../learning/cli"
 import { run as recovery } from "../../recovery/cli"
-import { directoryProblem, memoryIO } from "../../util/cli"
+import { CLOSED_OUTPUT, directoryProblem, memoryIO, processIO } from "../../util/cli"
 import { tmpdir } from "../fixture"
 
 describe("command-line folders", () => {
@@ -32,5 +32,37 @@ describe("command-line folders", () => {
       }
     }
     expect(await capture(["list", "-C", dir.path], memoryIO(dir.path))).toBe(0)
+  })
+
+  test("processIO: a closed stdout (EPIPE, thrown or reported later) ends quietly with 141; other errors still throw", () => {
+    const epipe = () => Object.assign(new Error("EPIPE: broken pipe, write"), { code: "EPIPE" })
+    const listeners: Record<string, (error: Error) => void> = {}
+    const exits: number[] = []
+    const written: string[] = []
+    let mode: "ok" | "throw" | "other" = "ok"
+    const sink = (name: string) => ({
+      write(text: string) {
+        if (mode === "throw") throw epipe()
+        if (mode === "other" && name === "stdout") throw new Error("EIO")
+        written.push(`${name}:${text}`)
+      },
+      on(_event: "error", listener: (error: Error) => void) {
+        listeners[name] = listener
+      },
+    })
+    const io = processIO("/", {}, { stdout: sink("stdout"), stderr: sink("stderr"), exit: (c) => exits.push(c) })
+    io.out("a")
+    io.err("b")
+    expect(written).toEqual(["stdout:a", "stderr:b"])
+    mode = "throw"
+    io.out("lost")
+    io.err("lost")
+    expect(exits).toEqual([CLOSED_OUTPUT])
+    listeners.stdout(epipe())
+    listeners.stderr(epipe())
+    expect(exits).toEqual([CLOSED_OUTPUT, CLOSED_OUTPUT])
+    mode = "other"
+    expect(() => io.out("x")).toThrow("EIO")
+    expect(CLOSED_OUTPUT).toBe(141)
   })
 })
