@@ -7,7 +7,26 @@
  * AstCli.parse(["-p", "foo($A)", "-l", "ts", "src"]) // { pattern: "foo($A)", lang: "typescript", paths: ["src"], globs: [], context: 0 }
  */
 export namespace AstCli {
-  export type Args = { pattern: string; lang: string; paths: string[]; globs: string[]; context: number }
+  /** `help` is set by `-h`/`--help`: print `USAGE` and exit 0, whatever else is on the line. */
+  export type Args = {
+    pattern: string
+    lang: string
+    paths: string[]
+    globs: string[]
+    context: number
+    help?: boolean
+  }
+
+  export const USAGE = `usage: bun packages/core/ast/cli.ts -p PATTERN -l LANG [-C N] [-g GLOB]… [PATH…]
+  Searches the current directory (or the PATHs in it) for code matching PATTERN, an ast-grep pattern
+  ($X matches one node, $$$X any number), and prints what the ast_grep_search tool prints.
+  -p, --pattern PATTERN  the pattern (required)
+  -l, --lang LANG        its language (required): typescript, javascript, python, go, rust, … or ts, js, py, rs
+  -C, --context N        lines of context around each match, 0 to 50 (default 0)
+  -g, --globs GLOB       include only matching files; !GLOB excludes (repeatable)
+  -h, --help             this text
+Exit: 0 with matches, 1 without, 2 for bad input.
+`
 
   const ALIASES: Record<string, string> = {
     ts: "typescript",
@@ -45,10 +64,11 @@ export namespace AstCli {
       else if (arg === "-l" || arg === "--lang") args.lang = value().toLowerCase()
       else if (arg === "-C" || arg === "--context") args.context = Number(value())
       else if (arg === "-g" || arg === "--globs") args.globs.push(value())
+      else if (arg === "-h" || arg === "--help") return { ...args, help: true }
       else if (arg.startsWith("-") && arg !== "-") throw new Error(`unknown option ${arg}`)
       else args.paths.push(arg)
     }
-    if (!args.pattern) throw new Error("usage: cli.ts -p PATTERN -l LANG [-C N] [-g GLOB]… [PATH…]")
+    if (!args.pattern) throw new Error(`-p/--pattern is required\n\n${USAGE}`)
     if (!args.lang) throw new Error("--lang is required")
     args.lang = ALIASES[args.lang] ?? args.lang
     if (!Number.isInteger(args.context) || args.context < 0 || args.context > 50)

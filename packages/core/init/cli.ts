@@ -70,7 +70,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   else if (!dry)
     io.out(
       args.values.mcp
-        ? "Done. OpenCode starts the MCP server (npx opencode-builtins mcp) in this project at its next start.\n"
+        ? `Done. OpenCode starts the MCP server (${Init.MCP_ENTRY.command.join(" ")}) in this project at its next start.\n`
         : "Done. Install the plugin where OpenCode can load it (npm install -D opencode-builtins) and start OpenCode.\n",
     )
   return Exit.ok

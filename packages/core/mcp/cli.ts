@@ -6,15 +6,23 @@ import { directoryProblem, Exit, type CliIO, worktreeOf } from "../util/cli"
 import { errorMessage } from "../util/error"
 import type { Logger } from "../util/log"
 
-const USAGE = `usage:
+/**
+ * The help text. The tool list is the server's own (`BuiltinsMcp.TOOLS`, what `tools/list` offers) and the entry is
+ * the one `init --mcp` writes (`Init.MCP_ENTRY`), so neither can drift from what they describe.
+ */
+async function usage(): Promise<string> {
+  const [{ BuiltinsMcp }, { Init }] = await Promise.all([import("./server"), import("../init/init")])
+  const entry = `{ "type": "${Init.MCP_ENTRY.type}", "command": ${JSON.stringify(Init.MCP_ENTRY.command).replaceAll(",", ", ")} }`
+  return `usage:
   opencode-builtins mcp [--directory <dir>] [--log-file <file>] [--quiet]
-      An MCP server on stdio (Model Context Protocol) over this project's resources, discovery and learnings:
-      resource-query, resource-load, discover, learnings-list, learnings-forget. The project's
-      .opencode-security.json applies: what it protects is as invisible here as in OpenCode.
+      An MCP server on stdio (Model Context Protocol) over this project's resources, discovery, learnings and
+      captured tool calls. Tools: ${BuiltinsMcp.TOOLS.join(", ")}.
+      The project's .opencode-security.json applies: what it protects is as invisible here as in OpenCode.
       stdout carries protocol messages only; logs go to stderr, or to --log-file.
-  In opencode.json:  "mcp": { "opencode-builtins": { "type": "local", "command": ["npx", "opencode-builtins", "mcp"] } }
+  In opencode.json:  "mcp": { "${Init.PACKAGE}": ${entry} }
   Or run:            npx opencode-builtins init --mcp
 `
+}
 
 /**
  * `opencode-builtins mcp`: serves until the client closes stdin. Nothing but protocol messages is ever written to
@@ -37,10 +45,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       strict: true,
     })
   } catch (error) {
-    io.err(`mcp: ${errorMessage(error)}\n\n${USAGE}`)
+    io.err(`mcp: ${errorMessage(error)}\n\n${await usage()}`)
     return Exit.usage
   }
-  if (args.values.help) return (io.out(USAGE), Exit.ok)
+  if (args.values.help) return (io.out(await usage()), Exit.ok)
 
   // stdout belongs to the protocol from here on.
   const toStderr = (...items: unknown[]) => void process.stderr.write(format(...items) + "\n")

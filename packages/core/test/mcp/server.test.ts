@@ -8,6 +8,9 @@ import { pluginInput } from "../../../plugin/test/input"
 import { LocalState } from "../../learning/local"
 import { CaptureStore } from "../../capture/store"
 import { CaptureTools } from "../../capture/tools"
+import { Init } from "../../init/init"
+import { run as runMcp } from "../../mcp/cli"
+import { memoryIO } from "../../util/cli"
 import { LearningStore } from "../../learning/store"
 import { tmpdir } from "../fixture"
 
@@ -130,6 +133,12 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
       console.log(`MCP tool list: ${tools.length} tools, ${cost} tokens (gpt-tokenizer)`)
       expect(cost).toBeLessThanOrEqual(1_500)
       expect(tools.find((t) => t.name === "resource-load")!.description).not.toContain("resource-release")
+      // `mcp --help` lists what the server offers, and the entry `init --mcp` writes.
+      const help = memoryIO(dir.path)
+      expect(await runMcp(["--help"], help)).toBe(0)
+      expect(help.stdout).toContain(`Tools: ${tools.map((t) => t.name).join(", ")}.`)
+      expect(help.stdout).toContain('"command": ["npx", "-y", "opencode-builtins", "mcp"]')
+      expect(Init.MCP_ENTRY.command).toEqual(["npx", "-y", "opencode-builtins", "mcp"])
     },
     TIMEOUT,
   )

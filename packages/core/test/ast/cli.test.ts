@@ -1,0 +1,37 @@
+import { describe, expect, test } from "bun:test"
+import path from "path"
+import { AstCli } from "../../ast/cli-args"
+import { tmpdir } from "../fixture"
+
+const CLI = path.resolve(import.meta.dir, "../../ast/cli.ts")
+
+describe("ast search command", () => {
+  test("-h/--help gives the usage; a missing pattern names it and shows the usage", () => {
+    expect(AstCli.parse(["--help"]).help).toBe(true)
+    expect(AstCli.parse(["-l", "ts", "-h"]).help).toBe(true)
+    expect(AstCli.parse(["-p", "-h", "-l", "ts"])).toMatchObject({ pattern: "-h", lang: "typescript" })
+    expect(() => AstCli.parse(["-l", "ts"])).toThrow("-p/--pattern is required\n\nusage: ")
+  })
+
+  test("the real process: --help prints the usage with exit 0, bad input exits 2", async () => {
+    await using dir = await tmpdir({ "a.ts": "console.log(1)\n" })
+    const exec = async (...argv: string[]) => {
+      const proc = Bun.spawn([process.execPath, CLI, ...argv], { cwd: dir.path, stdout: "pipe", stderr: "pipe" })
+      const [out, err, code] = await Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ])
+      return { out, err, code }
+    }
+    const help = await exec("--help")
+    expect(help.code).toBe(0)
+    expect(help.out).toBe(AstCli.USAGE)
+    const bad = await exec("-l", "ts")
+    expect(bad.code).toBe(2)
+    expect(bad.err).toContain("-p/--pattern is required")
+    const found = await exec("-p", "console.log($A)", "-l", "ts")
+    expect(found.code).toBe(0)
+    expect(found.out).toContain("a.ts")
+  }, 30_000)
+})
