@@ -1,4 +1,5 @@
 import { Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
+import { errorMessage } from "../util/error"
 import { LocalState } from "./local"
 import { LearningStore } from "./store"
 
@@ -30,6 +31,28 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   if (typeof parsed === "number") return parsed
   const { values, command, rest, directory } = parsed
   const store = LearningStore.open(LocalState.root(directory, worktreeOf(directory)))
+  try {
+    const code = await dispatch(store, values, command, rest, io)
+    for (const kept of store.keptAside()) io.err(`learnings: note: the file as it was is kept in ${kept}\n`)
+    return code
+  } catch (error) {
+    if (!LearningStore.CorruptError.is(error)) throw error
+    io.err(`learnings: ${errorMessage(error)}\n`)
+    return Exit.findings
+  }
+}
+
+async function dispatch(
+  store: LearningStore.Store,
+  values: { kind?: string; json?: boolean; yes?: boolean },
+  command: string,
+  rest: string[],
+  io: CliIO,
+): Promise<number> {
+  // Entries of the wrong shape are named, then left out.
+  const warn = () => {
+    for (const warning of store.load().skipped) io.err(`learnings: warning: ${warning}\n`)
+  }
   switch (command) {
     case "list": {
       const kind = values.kind
@@ -37,6 +60,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         io.err(`learnings: --kind must be one of ${LearningStore.PRIORITY.join(", ")}\n`)
         return Exit.usage
       }
+      warn()
       const list = store.list().filter((l) => !kind || l.kind === kind)
       if (values.json) return (io.out(JSON.stringify(list, null, 2) + "\n"), Exit.ok)
       if (!list.length) return (io.out("No learnings recorded in this project.\n"), Exit.ok)
@@ -54,6 +78,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         io.err(`learnings: delete takes one id\n\n${USAGE}`)
         return Exit.usage
       }
+      warn()
       const removed = store.remove(rest[0])
       if (!removed) {
         io.err(`learnings: no single learning matches '${rest[0]}' (learnings list shows the ids)\n`)
@@ -67,6 +92,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         io.err("learnings: clear forgets every learning of this project; run it again with --yes\n")
         return Exit.usage
       }
+      warn()
       io.out(`Forgot ${store.clear()} learning(s).\n`)
       return Exit.ok
     }

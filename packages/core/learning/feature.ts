@@ -42,9 +42,11 @@ export const LearningFeature: BuiltinFeature = {
       if (!items?.length) return
       pending.delete(sessionID)
       try {
-        const { added, counted } = store().record(
+        const { added, counted, movedAside, skipped } = store().record(
           items.map((i) => ({ kind: i.kind, text: redact(i.text), source: i.source })),
         )
+        for (const warning of skipped ?? []) log.warn("learnings: bad entry", { warning })
+        if (movedAside) log.warn("learnings: the file could not be used; it was kept aside", { keptAt: movedAside })
         if (added.length || counted.length)
           log.info("learnings recorded", {
             sessionID,

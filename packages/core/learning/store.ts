@@ -1,7 +1,9 @@
 import crypto from "crypto"
 import fs from "fs"
 import path from "path"
+import z from "zod"
 import { Keywords } from "../discovery/keywords"
+import { errorMessage, NamedError } from "../util/error"
 import type { LearningDetect } from "./detect"
 import { LocalState } from "./local"
 
@@ -13,6 +15,12 @@ import { LocalState } from "./local"
  * Bounded: at most `MAX` learnings, the least useful (lowest count, then oldest) dropped first.
  *
  * Text is stored as given: callers redact it first (see `LocalState.redactor`).
+ *
+ * A file that cannot be read (not JSON, cut short, a version this code does not know) is never overwritten: reading it
+ * (`list`, `remove`, `clear`) throws `CorruptError` naming the file and the problem; `record` (unattended, from the
+ * plugin) moves it aside to `learnings.json.corrupt-<time>` and says so in its result, then starts a new file.
+ * Entries of the wrong shape are skipped with a warning (`load`); before a write drops them, the file as it was is
+ * copied to `learnings.json.corrupt-<time>`.
  *
  * @example
  * const store = LearningStore.open("/repo")
@@ -39,6 +47,34 @@ export namespace LearningStore {
     sources: Source[]
   }
   type Data = { version: number; learnings: Learning[] }
+
+  const SourceSchema = z.looseObject({
+    sessionID: z.string(),
+    messageID: z.string().optional(),
+    at: z.number(),
+    rule: z.string().optional(),
+  })
+  /** One stored learning; unknown keys are kept as they are. */
+  export const LearningSchema = z.looseObject({
+    id: z.string().min(1),
+    kind: z.enum(["correction", "decision", "preference"]),
+    text: z.string(),
+    count: z.number().int().min(1),
+    firstSeen: z.number(),
+    lastSeen: z.number(),
+    sources: z.array(SourceSchema),
+  })
+
+  /** The learnings file cannot be read as learnings: it is left as it is. */
+  export const CorruptError = NamedError.create(
+    "LearningStoreCorrupt",
+    z.object({ file: z.string(), problem: z.string() }),
+    (d) =>
+      `${d.file}: ${d.problem}; it was left as it is (fix it, or move it away to start again: nothing reads it until then)`,
+  )
+
+  /** What `load` read: the valid learnings, and a warning per entry skipped. */
+  export type Loaded = { learnings: Learning[]; skipped: string[] }
 
   /** Kinds in priority order: a correction outranks a decision, which outranks a preference. */
   export const PRIORITY: readonly LearningDetect.Kind[] = ["correction", "decision", "preference"]
@@ -67,22 +103,74 @@ export namespace LearningStore {
     const max = options.max ?? MAX
     const now = options.now ?? Date.now
 
-    function read(): Learning[] {
+    /** The learnings of the file (none when there is no file); throws `CorruptError` when it cannot be read. */
+    function load(): Loaded {
+      let text: string
       try {
-        const data = JSON.parse(fs.readFileSync(file, "utf8")) as Data
-        return data?.version === VERSION && Array.isArray(data.learnings) ? data.learnings : []
-      } catch {
-        return []
+        text = fs.readFileSync(file, "utf8")
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return { learnings: [], skipped: [] }
+        throw new CorruptError({ file, problem: `cannot be read (${errorMessage(error)})` }, { cause: error })
       }
+      let data: unknown
+      try {
+        data = JSON.parse(text)
+      } catch (error) {
+        throw new CorruptError({ file, problem: `not valid JSON (${errorMessage(error)})` }, { cause: error })
+      }
+      const version = (data as { version?: unknown } | null)?.version
+      if (!data || typeof data !== "object" || Array.isArray(data))
+        throw new CorruptError({ file, problem: "not a JSON object" })
+      if (version !== VERSION)
+        throw new CorruptError({
+          file,
+          problem:
+            typeof version === "number" && version > VERSION
+              ? `version ${version} is newer than this opencode-builtins reads (${VERSION})`
+              : `unknown version ${JSON.stringify(version)} (expected ${VERSION})`,
+        })
+      const entries = (data as { learnings?: unknown }).learnings
+      if (!Array.isArray(entries)) throw new CorruptError({ file, problem: '"learnings" is not a list' })
+      const learnings: Learning[] = []
+      const skipped: string[] = []
+      for (const [i, entry] of entries.entries()) {
+        const parsed = LearningSchema.safeParse(entry)
+        if (parsed.success) learnings.push(parsed.data as Learning)
+        else {
+          const issue = parsed.error.issues[0]
+          const where = issue.path.length ? `${issue.path.join(".")}: ` : ""
+          skipped.push(`${file}: entry ${i + 1} skipped (${where}${issue.message})`)
+        }
+      }
+      return { learnings, skipped }
     }
 
-    function write(learnings: Learning[]) {
+    /** `file.corrupt-<time>`: where a file that cannot be used is kept. */
+    function aside(): string {
+      const base = `${file}.corrupt-${new Date(now()).toISOString().replace(/[:.]/g, "-")}`
+      let candidate = base
+      for (let n = 2; fs.existsSync(candidate); n++) candidate = `${base}-${n}`
+      return candidate
+    }
+
+    /** Files this store kept aside (copied before a write dropped bad entries, or moved away unreadable). */
+    const keptAside: string[] = []
+
+    /** Writes `learnings`; when the read skipped entries, the file as it was is first copied aside (returned). */
+    function write(learnings: Learning[], loaded?: Loaded): string | undefined {
+      let kept: string | undefined
+      if (loaded?.skipped.length) {
+        kept = aside()
+        fs.copyFileSync(file, kept, fs.constants.COPYFILE_EXCL)
+        keptAside.push(kept)
+      }
       LocalState.write(file, JSON.stringify({ version: VERSION, learnings } satisfies Data, null, 1) + "\n")
+      return kept
     }
 
     /** Every learning, most important first: kind priority, then count, then most recent. */
     function list(): Learning[] {
-      return sort(read())
+      return sort(load().learnings)
     }
 
     function sort(learnings: Learning[]): Learning[] {
@@ -101,8 +189,20 @@ export namespace LearningStore {
      */
     function record(
       found: readonly { kind: LearningDetect.Kind; text: string; source: Omit<Source, "at"> & { at?: number } }[],
-    ): { added: Learning[]; counted: Learning[] } {
-      const learnings = read()
+    ): { added: Learning[]; counted: Learning[]; movedAside?: string; skipped?: string[] } {
+      let loaded: Loaded
+      let movedAside: string | undefined
+      try {
+        loaded = load()
+      } catch (error) {
+        if (!CorruptError.is(error) || !fs.existsSync(file)) throw error
+        // Unattended: the unreadable file is kept beside, and learning goes on in a new one.
+        movedAside = aside()
+        fs.renameSync(file, movedAside)
+        keptAside.push(movedAside)
+        loaded = { learnings: [], skipped: [] }
+      }
+      const learnings = loaded.learnings
       const added: Learning[] = []
       const counted: Learning[] = []
       for (const item of found) {
@@ -139,7 +239,8 @@ export namespace LearningStore {
         learnings.push(learning)
         added.push(learning)
       }
-      if (!added.length && !counted.length) return { added, counted }
+      const skipped = loaded.skipped.length ? loaded.skipped : undefined
+      if (!added.length && !counted.length) return { added, counted, movedAside, skipped }
       let kept = learnings
       if (kept.length > max) {
         const drop = new Set(
@@ -150,26 +251,30 @@ export namespace LearningStore {
         )
         kept = kept.filter((l) => !drop.has(l.id))
       }
-      write(kept)
-      return { added, counted }
+      return { added, counted, movedAside: write(kept, loaded) ?? movedAside, skipped }
     }
 
     /** Deletes the learning with this id (or unique id prefix); returns it, or undefined when none matched. */
     function remove(id: string): Learning | undefined {
-      const learnings = read()
+      const loaded = load()
+      const learnings = loaded.learnings
       const matches = learnings.filter((l) => l.id === id || (id.length >= 5 && l.id.startsWith(id)))
       if (matches.length !== 1) return undefined
-      write(learnings.filter((l) => l !== matches[0]))
+      write(
+        learnings.filter((l) => l !== matches[0]),
+        loaded,
+      )
       return matches[0]
     }
 
     /** Deletes every learning; returns how many there were. */
     function clear(): number {
-      const n = read().length
-      if (n) write([])
+      const loaded = load()
+      const n = loaded.learnings.length
+      if (n || loaded.skipped.length) write([], loaded)
       return n
     }
 
-    return { file, list, record, remove, clear }
+    return { file, load, list, record, remove, clear, keptAside: () => [...keptAside] }
   }
 }

@@ -65,6 +65,72 @@ describe("LearningStore", () => {
     expect(store.clear()).toBe(2)
     expect(store.list()).toEqual([])
   })
+
+  const FILE = ".opencode/builtins-local/learnings.json"
+  const TWO = () =>
+    JSON.stringify({
+      version: 1,
+      learnings: [
+        { id: "lrn_a", kind: "correction", text: "Use pnpm", count: 2, firstSeen: 1, lastSeen: 2, sources: [] },
+        {
+          id: "lrn_b",
+          kind: "decision",
+          text: "We deploy with Helm",
+          count: 1,
+          firstSeen: 1,
+          lastSeen: 1,
+          sources: [],
+        },
+      ],
+    })
+
+  test("a cut-short or unknown-version file is an error naming it, and recording never overwrites it", async () => {
+    for (const [content, problem] of [
+      [TWO().slice(0, 120), "not valid JSON (JSON Parse error: Unterminated string)"],
+      [TWO().replace('"version":1', '"version":2'), "version 2 is newer than this opencode-builtins reads (1)"],
+      [TWO().replace('"version":1', '"version":"x"'), 'unknown version "x" (expected 1)'],
+      ['{"version":1,"learnings":{}}', '"learnings" is not a list'],
+      ["[]", "not a JSON object"],
+    ]) {
+      await using dir = await tmpdir({ [FILE]: content })
+      const store = LearningStore.open(dir.path, { now: () => Date.UTC(2026, 10, 29, 7, 0, 0) })
+      const file = dir.file(FILE)
+      expect(() => store.list()).toThrow(`${file}: ${problem}`)
+      expect(() => store.list()).toThrow("it was left as it is")
+      expect(() => store.remove("lrn_a")).toThrow(problem)
+      expect(() => store.clear()).toThrow(problem)
+      expect(fs.readFileSync(file, "utf8")).toBe(content)
+      // Recording (the plugin, unattended) moves the file aside and starts a new one: nothing is lost.
+      const result = store.record([{ kind: "correction", text: "Run the linter first", source: src("s", "m") }])
+      const aside = `${file}.corrupt-2026-11-29T07-00-00-000Z`
+      expect(result.movedAside).toBe(aside)
+      expect(fs.readFileSync(aside, "utf8")).toBe(content)
+      expect(store.list().map((l) => l.text)).toEqual(["Run the linter first"])
+    }
+  })
+
+  test("entries of the wrong shape are skipped with a warning, never a crash; the file is kept aside before a write drops them", async () => {
+    const bad = TWO().replace(
+      '"learnings":[',
+      '"learnings":[{"id":"lrn_x","kind":"correction","text":null},{"id":5},null,',
+    )
+    await using dir = await tmpdir({ [FILE]: bad })
+    const store = LearningStore.open(dir.path, { now: () => Date.UTC(2026, 10, 29, 7, 0, 0) })
+    const file = dir.file(FILE)
+    const loaded = store.load()
+    expect(loaded.learnings.map((l) => l.id)).toEqual(["lrn_a", "lrn_b"])
+    expect(loaded.skipped).toEqual([
+      `${file}: entry 1 skipped (text: Invalid input: expected string, received null)`,
+      `${file}: entry 2 skipped (id: Invalid input: expected string, received number)`,
+      `${file}: entry 3 skipped (Invalid input: expected object, received null)`,
+    ])
+    expect(store.list().map((l) => l.id)).toEqual(["lrn_a", "lrn_b"])
+    expect(store.remove("lrn_x")).toBeUndefined()
+    expect(store.remove("lrn_a")?.text).toBe("Use pnpm")
+    expect(store.keptAside()).toEqual([`${file}.corrupt-2026-11-29T07-00-00-000Z`])
+    expect(fs.readFileSync(store.keptAside()[0], "utf8")).toBe(bad)
+    expect(store.load()).toEqual({ learnings: [expect.objectContaining({ id: "lrn_b" })], skipped: [] })
+  })
 })
 
 describe("the session-learning feature", () => {

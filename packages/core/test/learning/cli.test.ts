@@ -1,0 +1,40 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import { run } from "../../learning/cli"
+import { memoryIO } from "../../util/cli"
+import { tmpdir } from "../fixture"
+
+const FILE = ".opencode/builtins-local/learnings.json"
+const GOOD = { id: "lrn_a", kind: "correction", text: "Use pnpm", count: 2, firstSeen: 1, lastSeen: 2, sources: [] }
+
+describe("opencode-builtins learnings", () => {
+  test("a corrupt or newer file: list, delete and clear say which file and what is wrong (exit 1), and leave it", async () => {
+    for (const content of ['{"version":1,"learnings":[{"id":"lrn_a"', '{"version":2,"learnings":[]}']) {
+      await using dir = await tmpdir({ [FILE]: content })
+      for (const argv of [["list"], ["list", "--json"], ["delete", "lrn_a"], ["clear", "--yes"]]) {
+        const io = memoryIO(dir.path)
+        expect(await run(argv, io)).toBe(1)
+        expect(io.stdout).toBe("")
+        expect(io.stderr).toStartWith(`learnings: ${dir.file(FILE)}: `)
+        expect(io.stderr).toContain("it was left as it is")
+        expect(io.stderr).not.toContain("    at ")
+      }
+      expect(fs.readFileSync(dir.file(FILE), "utf8")).toBe(content)
+    }
+  })
+
+  test("entries of the wrong shape: a warning each, the rest listed; delete keeps the old file beside", async () => {
+    const text = JSON.stringify({ version: 1, learnings: [{ id: "lrn_x", text: null }, { id: 5 }, null, GOOD] })
+    await using dir = await tmpdir({ [FILE]: text })
+    const list = memoryIO(dir.path)
+    expect(await run(["list"], list)).toBe(0)
+    expect(list.stdout).toContain("lrn_a  correction  ×2  Use pnpm")
+    expect(list.stderr.match(/learnings: warning: .*learnings\.json: entry \d skipped/g)?.length).toBe(3)
+    const del = memoryIO(dir.path)
+    expect(await run(["delete", "lrn_a"], del)).toBe(0)
+    expect(del.stdout).toBe("Forgot lrn_a: Use pnpm\n")
+    const kept = /the file as it was is kept in (\S+)/.exec(del.stderr)?.[1]
+    expect(kept).toStartWith(`${dir.file(FILE)}.corrupt-`)
+    expect(fs.readFileSync(kept!, "utf8")).toBe(text)
+  })
+})
