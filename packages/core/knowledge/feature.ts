@@ -101,7 +101,9 @@ export const KnowledgeFeature: BuiltinFeature = {
             .join("\n")
           const text = await KnowledgeBuild.block({
             prompt,
-            learnings: LearningStore.open(root).list(),
+            learnings: LearningStore.open(root)
+              .list()
+              .filter((l) => LearningStore.visibleTo(l, LocalState.roleOf(LocalState.scope(host)))),
             resources: host.resources ? [...(await host.resources())] : [],
             budget: config.budget,
             maxLearnings: config.maxLearnings,

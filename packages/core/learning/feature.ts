@@ -43,7 +43,11 @@ export const LearningFeature: BuiltinFeature = {
       pending.delete(sessionID)
       try {
         const { added, counted, movedAside, skipped } = store().record(
-          items.map((i) => ({ kind: i.kind, text: redact(i.text), source: i.source })),
+          items.map((i) => ({
+            kind: i.kind,
+            text: redact(i.text),
+            source: { ...i.source, role: LocalState.roleOf(LocalState.scope(host)) },
+          })),
         )
         for (const warning of skipped ?? []) log.warn("learnings: bad entry", { warning })
         if (movedAside) log.warn("learnings: the file could not be used; it was kept aside", { keptAt: movedAside })
@@ -59,7 +63,7 @@ export const LearningFeature: BuiltinFeature = {
     }
 
     return {
-      tool: LearningTools.create(store),
+      tool: LearningTools.create(store, { role: () => LocalState.roleOf(LocalState.scope(host)) }),
       "chat.message": async (
         input: { sessionID: string; messageID?: string },
         output: { message: { id?: string; sessionID?: string }; parts: DiscoveryHooks.Part[] },

@@ -36,7 +36,8 @@ export namespace LearningStore {
   /** Share of terms two texts must have in common (Jaccard) to be one learning. */
   export const SAME = 0.8
 
-  export type Source = { sessionID: string; messageID?: string; at: number; rule?: string }
+  /** Where a learning was said; `role` is the security role in force then (absent without a policy). */
+  export type Source = { sessionID: string; messageID?: string; at: number; rule?: string; role?: string }
   export type Learning = {
     id: string
     kind: LearningDetect.Kind
@@ -53,6 +54,7 @@ export namespace LearningStore {
     messageID: z.string().optional(),
     at: z.number(),
     rule: z.string().optional(),
+    role: z.string().optional(),
   })
   /** One stored learning; unknown keys are kept as they are. */
   export const LearningSchema = z.looseObject({
@@ -64,6 +66,20 @@ export namespace LearningStore {
     lastSeen: z.number(),
     sources: z.array(SourceSchema),
   })
+
+  /**
+   * Whether a reader of `role` (the security role in force; undefined without a policy) may be given a learning: its
+   * text is the wording of its latest source, redacted for that source's role only, so a reader of another role gets it
+   * only when that source was said without a policy. An admin's correction quoting an admin-only line was injected
+   * into a viewer's next session.
+   *
+   * @example
+   * LearningStore.visibleTo(learning, "viewer") // false when it was last said under the admin role
+   */
+  export function visibleTo(learning: Learning, role: string | undefined): boolean {
+    const said = learning.sources.at(-1)?.role
+    return role === undefined || said === undefined || said === role
+  }
 
   /** The learnings file cannot be read as learnings: it is left as it is. */
   export const CorruptError = NamedError.create(

@@ -17,7 +17,13 @@ export namespace LearningTools {
 
   const iso = (t: number) => new Date(t).toISOString()
 
-  export function create(store: () => LearningStore.Store): Record<(typeof IDS)[number], ToolDefinition> {
+  export function create(
+    store: () => LearningStore.Store,
+    options: {
+      /** The reader's security role (`LocalState.scope`): learnings said under another one are not listed. */
+      role?: () => string | undefined
+    } = {},
+  ): Record<(typeof IDS)[number], ToolDefinition> {
     return {
       "learnings-list": tool({
         description:
@@ -35,7 +41,10 @@ export namespace LearningTools {
             .describe(`Maximum results, 1-${MAX_LIMIT} (default 20)`),
         },
         async execute(args) {
-          const all = store().list()
+          const role = options.role?.()
+          const all = store()
+            .list()
+            .filter((l) => LearningStore.visibleTo(l, role))
           const wanted = args.query ? Keywords.terms(args.query) : []
           const matching = all.filter((l) => {
             if (args.kind && l.kind !== args.kind) return false

@@ -104,7 +104,9 @@ export namespace BuiltinsMcp {
     const all: Record<string, ToolDefinition> = {
       ...(built.hooks.tool ?? {}),
       discover,
-      ...LearningTools.create(() => LearningStore.open(root)),
+      ...LearningTools.create(() => LearningStore.open(root), {
+        role: () => LocalState.roleOf(LocalState.scope(host)),
+      }),
       ...CaptureTools.create(() => CaptureStore.open(root, Capture.limits(init.options?.capture)), {
         // Read at call time: installed by the security feature.
         access: (target, op, options) => host.access?.(target, op, options) ?? Promise.resolve(undefined),

@@ -616,6 +616,38 @@ const ROWS: Row[] = [
   },
 ]
 
+// Learnings are redacted for the role in force when said: an admin's correction quoting an admin-only line was
+// injected into the next session of the lowest role and listed to it (red-team helper, 1.18.33).
+describe.each(ROUTES)("route %s: learnings across roles", (route) => {
+  test("a learning said under the admin role is not given to a session or client of another role", async () => {
+    await using dir = await project(FILES)
+    process.env.OPENCODE_SECURITY_ROLE = "admin"
+    try {
+      const admin = await open(route, dir.path)
+      await admin.prompt("no, always write launch on the fourth of july in the release notes")
+      await admin.hook("event", { event: { type: "session.idle", properties: { sessionID: "ses_prompt_1" } } })
+      expect(text(await admin.call("learnings-list", {}))).toContain("fourth of july")
+      await admin.close()
+    } finally {
+      delete process.env.OPENCODE_SECURITY_ROLE
+    }
+    const viewer = await open(route, dir.path)
+    try {
+      const parts = await viewer.prompt("write the release notes for the fourth release")
+      expect(leaked(parts.map((p) => p.text ?? "").join("\n"))).toEqual([])
+      expect(leaked(text(await viewer.call("learnings-list", {})))).toEqual([])
+    } finally {
+      await viewer.close()
+    }
+    const mcp = await BuiltinsMcp.create({ directory: dir.path, log: Logger.silent })
+    try {
+      expect(leaked((await mcp.call("learnings-list", {})).text)).toEqual([])
+    } finally {
+      await mcp.close()
+    }
+  }, 60_000)
+})
+
 describe.each(ROUTES)("route %s: routes that hold", (route) => {
   test.each(ROWS.map((row) => [row.name, row] as const))(
     "%s",
