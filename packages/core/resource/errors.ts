@@ -72,8 +72,12 @@ export namespace ResourceError {
 
   export const QueryError = NamedError.create("QueryError", z.object({ reason: z.string() }), (d) => d.reason)
 
-  /** The JSON a tool prints for an error: the error's fields plus a suggestion the model can follow. */
+  /**
+   * The JSON a tool prints for an error: the error's fields plus a suggestion the model can follow, one field per line,
+   * so that under a security policy the line of a field naming a protected file is withheld and the others (the
+   * error's name, the id) still reach the model (on one line the whole refusal was withheld).
+   */
   export function format(error: NamedError, suggestion?: string): string {
-    return JSON.stringify({ ...error.toJSON(), ...(suggestion ? { suggestion } : {}) })
+    return JSON.stringify({ ...error.toJSON(), ...(suggestion ? { suggestion } : {}) }, null, 1)
   }
 }
