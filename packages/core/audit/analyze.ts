@@ -144,6 +144,25 @@ export namespace PluginAnalysis {
     "window",
     "self",
   ]
+  /**
+   * Global functions and classes (their `constructor` is Function): `Object.constructor(code)` compiles code. Only
+   * where no local name hides them.
+   */
+  const GLOBAL_FUNCTIONS = new Set([
+    ...["Function", "Object", "Array", "String", "Number", "Boolean", "Symbol", "BigInt", "Promise", "RegExp", "Date"],
+    ...["Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError", "EvalError", "URIError", "AggregateError"],
+    ...["Map", "Set", "WeakMap", "WeakSet", "WeakRef", "FinalizationRegistry", "Proxy", "ArrayBuffer", "DataView"],
+    ...["SharedArrayBuffer", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array"],
+    ...["Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"],
+    ...["parseInt", "parseFloat", "isNaN", "isFinite", "encodeURI", "encodeURIComponent", "decodeURI"],
+    ...["decodeURIComponent", "escape", "unescape", "eval", "setTimeout", "setInterval", "setImmediate"],
+    ...["clearTimeout", "clearInterval", "clearImmediate", "queueMicrotask", "structuredClone", "fetch", "require"],
+    ...["atob", "btoa", "Buffer", "URL", "URLSearchParams", "TextEncoder", "TextDecoder", "AbortController"],
+    ...["AbortSignal", "Event", "EventTarget", "Headers", "Request", "Response", "Blob", "File", "FormData"],
+    ...["WebSocket", "Worker", "EventSource", "XMLHttpRequest"],
+  ])
+  /** Global objects whose members are functions (but for constants such as `Math.PI`). */
+  const NAMESPACES = new Set(["console", "JSON", "Math", "Reflect", "Atomics"])
   /** Modules whose imported names are followed; other packages are opaque unless they are part of the audit. */
   const MODULES = new Set([
     "fs",
@@ -812,7 +831,7 @@ export namespace PluginAnalysis {
       if (path.length === 0 && typeof key === "string" && AuditRules.GLOBAL_OBJECTS.has(key)) return path
       if (path.length === 1 && key === "default") return path
       if (path.length >= MAX_PATH) return path
-      return [...path, isRef(key) ? { ref: key.ref, name: key.name, key: true } : key]
+      return AuditRules.member(path, isRef(key) ? { ref: key.ref, name: key.name, key: true } : key)
     }
     const isEnv = (p: Path) => p.length === 2 && (p[0] === "process" || p[0] === "Bun") && p[1] === "env"
 
@@ -845,7 +864,7 @@ export namespace PluginAnalysis {
     }
 
     /** A call site whose details are computed only if the rule table asks for them. */
-    function siteOf(kind: "call" | "new", call: SgNode, callee: SgNode, shift = 0): AuditRules.Site {
+    function siteOf(kind: "call" | "new", call: SgNode, callee: SgNode, shift = 0, spread = false): AuditRules.Site {
       let list: SgNode[] | undefined
       const args = () => {
         if (list) return list
@@ -866,6 +885,12 @@ export namespace PluginAnalysis {
           const v = all.length ? evalKey(all[all.length - 1], true) : null
           return typeof v === "string" ? v : undefined
         },
+        get hasArguments() {
+          // `.apply(t, list)` and `Reflect.apply(f, t, list)`: the list, unless it is written empty.
+          const first = args()[0]
+          if (!spread || !first) return first !== undefined
+          return first.kind() !== "array" || first.children().some((c) => c.isNamed() && c.kind() !== "comment")
+        },
       }
     }
 
@@ -876,6 +901,7 @@ export namespace PluginAnalysis {
       firstStringLike: site.firstStringLike,
       lastArgument: site.lastArgument,
       flows: site.flows,
+      hasArguments: site.hasArguments,
     })
 
     /** Source text for messages: whitespace collapsed, at most 80 characters, without reading a large node whole. */
@@ -891,10 +917,22 @@ export namespace PluginAnalysis {
       return text.length > 80 ? text.slice(0, 77) + "…" : text
     }
 
-    /** A module loaded by name; returns its value (undefined when unknown) or NEED. */
-    function load(call: SgNode, how: "import" | "require", shift = 0): Path | undefined | typeof NEED {
-      const arg = arguments_(call)[shift]
+    /**
+     * A module loaded by name; returns its value (undefined when unknown) or NEED. With `spread`, the argument at
+     * `shift` is the list of arguments (`require.apply(t, [name])`, `Reflect.apply(require, t, [name])`).
+     */
+    function load(call: SgNode, how: "import" | "require", shift = 0, spread = false): Path | undefined | typeof NEED {
+      let arg: SgNode | undefined = arguments_(call)[shift]
       if (!arg) return undefined
+      if (spread) {
+        const list = arg.kind() === "array" ? arg.children().filter((c) => c.isNamed() && c.kind() !== "comment") : []
+        if (arg.kind() === "array" && !list.length) return undefined
+        if (!list.length || list[0].kind() === "spread_element") {
+          report(call, AuditRules.dynamicLoad(how))
+          return undefined
+        }
+        arg = list[0]
+      }
       const spec = evalKey(arg, false)
       if (spec === NEED) return NEED
       if (spec === null) {
@@ -921,12 +959,15 @@ export namespace PluginAnalysis {
       return mod ? mod.split(".") : undefined
     }
 
-    /** The value of calling `value` at `call` (its arguments from `shift` on, 1 for `.call`), or undefined. */
-    function result(value: Value, call: SgNode, shift = 0): Value[] | typeof NEED {
+    /**
+     * The value of calling `value` at `call` (its arguments from `shift` on, 1 for `.call`; with `spread`, the list at
+     * `shift`, as `.apply` takes them), or undefined.
+     */
+    function result(value: Value, call: SgNode, shift = 0, spread = false): Value[] | typeof NEED {
       if ("returns" in value) return value.returns.map((path) => ({ path }))
       const p = value.path
       if (AuditRules.isLoader(p)) {
-        const v = load(call, "require", shift)
+        const v = load(call, "require", shift, spread)
         return v === NEED ? NEED : v ? [{ path: v }] : []
       }
       if (p.length === 2 && p[0] === "module" && p[1] === "createRequire") return [{ path: ["require"] }]
@@ -982,10 +1023,17 @@ export namespace PluginAnalysis {
                 node = outer
                 continue
               }
-              const site = siteOf("call", outer, node, 1)
+              const site = siteOf("call", outer, node, 1, prop === "apply")
               finish(outer, val.path, prop === "apply" ? { ...site, firstStringLike: false } : site)
-              const next = result(val, outer, prop === "call" ? 1 : 0)
-              if (next === NEED || !next.length) return
+              const next = result(val, outer, 1, prop === "apply")
+              if (next === NEED) {
+                // A module name bound to a name not looked up yet (`require.call(null, x)`): again once it is.
+                const at = node
+                const v = val
+                retries.push(() => climb(at, v))
+                return
+              }
+              if (!next.length) return
               for (const extra of next.slice(1)) work.push([outer, extra])
               node = outer
               val = next[0]
@@ -1002,6 +1050,19 @@ export namespace PluginAnalysis {
             if (key === NEED) {
               retries.push(() => climb(node, val))
               return
+            }
+            const outer = parent.parent()
+            if (
+              (key === null || isRef(key)) &&
+              AuditRules.isInto(val.path[val.path.length - 1]) &&
+              outer?.kind() === "call_expression" &&
+              sameNode(outer.field("function"), parent)
+            ) {
+              // `table[name](code)` with `table` holding eval or Function: may call it. A lookup that is only read
+              // (get-intrinsic's `INTRINSICS[name]`) is not followed.
+              val = { path: val.path.slice(0, -1) }
+              node = parent
+              continue
             }
             val = { path: extend(val.path, key) }
             node = parent
@@ -1037,10 +1098,17 @@ export namespace PluginAnalysis {
                 return
               }
               if (reflect === "call") {
-                finish(call!, val.path, { ...siteOf("call", call!, node, 2), firstStringLike: false })
-                if (val.path[0] === "require" || val.path[0] === "module") return
-                const next = result(val, call!)
-                if (next === NEED || !next.length) return
+                finish(call!, val.path, { ...siteOf("call", call!, node, 2, true), firstStringLike: false })
+                const loader = AuditRules.isLoader(val.path)
+                if (!loader && (val.path[0] === "require" || val.path[0] === "module")) return
+                const next = result(val, call!, 2, loader)
+                if (next === NEED) {
+                  const at = node
+                  const v = val
+                  retries.push(() => climb(at, v))
+                  return
+                }
+                if (!next.length) return
                 for (const extra of next.slice(1)) work.push([call!, extra])
                 node = call!
                 val = next[0]
@@ -1135,8 +1203,16 @@ export namespace PluginAnalysis {
           case "pair":
           case "array":
           case "spread_element":
-          case "object":
-            return read(node, val, true)
+          case "object": {
+            read(node, val, true)
+            // Put in an object or array literal (`{ f: Function }`, `[eval]`): followed as what it holds.
+            if (!("path" in val) || !AuditRules.runsCode(AuditRules.heldIn(val.path) ?? val.path)) return
+            const into = holder(node, parent, val.path)
+            if (!into || val.path.length >= MAX_PATH) return
+            if (into[1] !== undefined) val = { path: [...val.path, { into: into[1] }] }
+            node = into[0]
+            continue
+          }
           case "unary_expression":
           case "expression_statement":
             return read(node, val, false)
@@ -1144,6 +1220,41 @@ export namespace PluginAnalysis {
             return read(node, val, false)
         }
       }
+    }
+
+    /**
+     * The object or array literal a value is put in at `node`, and the key it is held under (null: not known; undefined:
+     * the same keys, for `{ ...o }`); undefined when it is not put in one.
+     */
+    function holder(node: SgNode, parent: SgNode, path: Path): [SgNode, string | null | undefined] | undefined {
+      const pk = parent.kind()
+      if (pk === "object" && node.kind() === "shorthand_property_identifier") return [parent, node.text()]
+      if (pk === "pair") {
+        const object = parent.parent()
+        if (object?.kind() !== "object" || !sameNode(parent.field("value"), node)) return undefined
+        const keyNode = parent.field("key")
+        let key: Key | typeof NEED = null
+        if (keyNode?.kind() === "property_identifier") key = keyNode.text()
+        else if (keyNode?.kind() === "computed_property_name")
+          key = evalKey(
+            keyNode.children().find((c) => c.isNamed()),
+            true,
+          )
+        else if (keyNode) key = evalKey(keyNode, true)
+        return [object, typeof key === "string" ? key : null]
+      }
+      if (pk === "array") {
+        const items = parent.children().filter((c) => c.isNamed() && c.kind() !== "comment")
+        const index = items.findIndex((c) => sameNode(c, node))
+        const spread = items.slice(0, index).some((c) => c.kind() === "spread_element")
+        return index < 0 ? undefined : [parent, spread ? null : String(index)]
+      }
+      if (pk === "spread_element") {
+        // `{ ...o }` holds what o holds, under the same keys.
+        const object = parent.parent()
+        return object?.kind() === "object" && AuditRules.heldIn(path) ? [object, undefined] : undefined
+      }
+      return undefined
     }
 
     const probed = new Set<string>()
@@ -1637,7 +1748,12 @@ export namespace PluginAnalysis {
       } else if (k === "property_identifier") {
         const member = node.parent()
         if (member?.kind() !== "member_expression") return
-        work.push([member, { path: [...literalBase(member.field("object")), "constructor"] }])
+        const base = literalBase(member.field("object"))
+        if (base === NEED) {
+          retries.push(() => literalSite(node))
+          return
+        }
+        work.push([member, { path: [...base, "constructor"] }])
       } else if (k === "subscript_expression") {
         const index = node.field("index")
         const outer = node.parent()
@@ -1652,12 +1768,28 @@ export namespace PluginAnalysis {
           retries.push(() => literalSite(node))
           return
         }
-        if (key === "constructor") work.push([node, { path: [...literalBase(node.field("object")), "constructor"] }])
+        if (key !== "constructor") return
+        const base = literalBase(node.field("object"))
+        if (base === NEED) {
+          retries.push(() => literalSite(node))
+          return
+        }
+        work.push([node, { path: [...base, "constructor"] }])
       } else if (k === "string" || k === "template_string") sensitive(node)
     }
 
-    function literalBase(node: SgNode | null, depth = 0): Path {
+    /**
+     * What the object of a `.constructor` member is, as a path: `["function"]` for a function (a literal, a built-in
+     * such as `Object` or `console.log`, a function or class declared here), `"[]"`, `"{}"` (also a `prototype`, whose
+     * constructor is its class) or `'""'`, a `constructor` chain, or `[null]` when not known. NEED when a name must be
+     * looked up first.
+     */
+    function literalBase(node: SgNode | null, depth = 0): Path | typeof NEED {
       if (!node || depth > 10) return [null]
+      const chain = (object: SgNode | null): Path | typeof NEED => {
+        const base = literalBase(object, depth + 1)
+        return base === NEED ? NEED : [...base, "constructor"]
+      }
       switch (node.kind()) {
         case "parenthesized_expression":
           return literalBase(node.children().find((c) => c.isNamed()) ?? null, depth + 1)
@@ -1665,6 +1797,7 @@ export namespace PluginAnalysis {
         case "function_expression":
         case "function":
         case "generator_function":
+        case "class":
           return ["function"]
         case "array":
           return ["[]"]
@@ -1673,25 +1806,60 @@ export namespace PluginAnalysis {
         case "string":
         case "template_string":
           return ['""']
-        case "member_expression":
-          if (node.field("property")?.text() === "constructor")
-            return [...literalBase(node.field("object"), depth + 1), "constructor"]
-          return [null]
+        case "identifier":
+          return functionName(node)
+        case "member_expression": {
+          const prop = node.field("property")?.text()
+          if (prop === "constructor") return chain(node.field("object"))
+          // `Foo.prototype.constructor` is Foo (as CoffeeScript's `__super__.constructor`), not Function.
+          if (prop === "prototype" || prop === "__super__") return ["{}"]
+          // A function of a built-in namespace: `console.log`, `JSON.parse`, `Math.max` (not `Math.PI`).
+          const object = node.field("object")
+          if (object?.kind() !== "identifier" || !prop || !NAMESPACES.has(object.text())) return [null]
+          if (/^[A-Z0-9_]+$/.test(prop) || prop === "prototype") return [null]
+          const base = functionName(object)
+          return base === NEED ? NEED : base[0] === "{}" ? ["function"] : [null]
+        }
         case "call_expression": {
           // `Object.getPrototypeOf(async function () {})` is AsyncFunction.prototype: its constructor compiles code
           // as Function does (so do the generator kinds').
           const callee = node.field("function")?.text()
           if (callee !== "Object.getPrototypeOf" && callee !== "Reflect.getPrototypeOf") return [null]
           const arg = arguments_(node)[0]
-          return arg && literalBase(arg, depth + 1)[0] === "function" ? ["function"] : [null]
+          if (!arg) return [null]
+          const base = literalBase(arg, depth + 1)
+          return base === NEED ? NEED : base[0] === "function" ? ["function"] : [null]
         }
         case "subscript_expression": {
           const key = evalKey(node.field("index"), true)
-          if (key === "constructor") return [...literalBase(node.field("object"), depth + 1), "constructor"]
+          if (key === "constructor") return chain(node.field("object"))
           return [null]
         }
       }
       return [null]
+    }
+
+    /**
+     * An identifier as the object of `.constructor`: `["function"]` for a global function or class (`Object`,
+     * `setTimeout`…) that no local name hides, or a function or class declared in scope; `["{}"]` for a global
+     * namespace object (`console`, `JSON`…); `[null]` otherwise; NEED until the name is looked up.
+     */
+    function functionName(id: SgNode): Path | typeof NEED {
+      const name = id.text()
+      const start = id.range().start.index
+      if (!covered(name, start, start + 1)) {
+        wantName(name)
+        return NEED
+      }
+      const b = bindingAt(name, start)
+      if (!b) return GLOBAL_FUNCTIONS.has(name) ? ["function"] : NAMESPACES.has(name) ? ["{}"] : [null]
+      if (b.kind === "function") return ["function"]
+      if (b.kind === "class") return String(b.node.parent()?.kind() ?? "").includes("class") ? ["function"] : [null]
+      if (b.kind !== "const" && b.kind !== "let" && b.kind !== "var") return [null]
+      let init = b.init
+      while (init && TRANSPARENT.has(init.kind() as string)) init = init.children().find((c) => c.isNamed())
+      if (!init || !(FUNCTIONS.has(init.kind() as string) || init.kind() === "class")) return [null]
+      return b.kind === "const" || !assigned(b) ? ["function"] : [null]
     }
 
     function sensitive(node: SgNode) {

@@ -53,8 +53,9 @@ export namespace AuditLink {
       const whole = own(exports, "*module")
       const entry = own(exports, name)
       if (entry) return entry.values
-      if (name === "default" && whole) return whole.values
-      if (whole) return whole.values.flatMap((v) => ("path" in v ? [{ path: [...v.path, name] }] : []))
+      // The namespace of a CommonJS module that replaced its exports (`require("./x.cjs")`) is what it put there.
+      if ((name === "default" || name === "*") && whole) return whole.values
+      if (whole) return whole.values.flatMap((v) => ("path" in v ? [{ path: AuditRules.member(v.path, name) }] : []))
       if (name === "default") return []
       const out: Value[] = []
       for (const star of mod.result.stars) {
@@ -81,6 +82,13 @@ export namespace AuditLink {
       return null
     }
 
+    /** `path` then the members `rest`: a member of what an object or array literal holds is what it holds. */
+    const join = (path: Path, rest: Path) =>
+      rest.reduce<Path>((p, key) => {
+        const held = AuditRules.isInto(p[p.length - 1]) && isRef(key) && key.key
+        return AuditRules.member(p, held ? (constant(key) ?? null) : key)
+      }, path)
+
     function settle(path: Path): Value[] | undefined {
       let first = path[0]
       if (!isRef(first) || first.key) return [{ path }]
@@ -106,9 +114,9 @@ export namespace AuditLink {
       for (const v of found) {
         if ("returns" in v) {
           if (!rest.length) out.push(v)
-          else if (rest[0] === CALL) for (const r of v.returns) out.push({ path: [...r, ...rest.slice(1)] })
+          else if (rest[0] === CALL) for (const r of v.returns) out.push({ path: join(r, rest.slice(1)) })
         } else if (!(v.path.length === 1 && isRef(v.path[0]) && v.path[0].ref === first.ref && v.path[0].name === "*"))
-          out.push({ path: [...v.path, ...rest] })
+          out.push({ path: join(v.path, rest) })
       }
       return out
     }

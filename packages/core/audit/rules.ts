@@ -23,7 +23,12 @@ export namespace AuditRules {
   export type Ref = { ref: string; name: string; key?: true }
   export const CALL = Object.freeze({ call: true as const })
   export type Call = typeof CALL
-  export type Seg = string | null | Ref | Call
+  /**
+   * The value is held by an object or array literal under `into` (null: a key not known statically): `{ f: Function }`
+   * is `["Function", { into: "f" }]`, and reading `.f` of it gives `["Function"]` back (see `extend`).
+   */
+  export type Into = { into: string | null }
+  export type Seg = string | null | Ref | Call | Into
   export type Path = Seg[]
 
   /** How a value is used where it was found. */
@@ -37,6 +42,8 @@ export namespace AuditRules {
     lastArgument?: string
     /** Why a read matters: its value is bound to a name, passed on, returned… (`typeof eval` is none of these). */
     flows?: boolean
+    /** The call passes at least one argument (for `.apply` and `Reflect.apply`: a list that may hold one). */
+    hasArguments?: boolean
   }
 
   export type Verdict = { severity: Severity; rule: string; message: string }
@@ -116,6 +123,8 @@ export namespace AuditRules {
    * AuditRules.useful(["process", "env", "HOME"]) // false
    */
   export function useful(path: Path): boolean {
+    const held = heldIn(path)
+    if (held !== undefined) return held !== null && runsCode(held)
     const n = path.length
     if (n === 0) return true
     const first = path[0]
@@ -133,6 +142,53 @@ export namespace AuditRules {
     if (LEAVES.has(first)) return n === 1
     const depth = MODULE_DEPTH[first]
     return depth !== undefined && Object.hasOwn(MODULE_DEPTH, first) && n <= depth
+  }
+
+  export const isInto = (s: unknown): s is Into => typeof s === "object" && s !== null && "into" in s
+
+  /**
+   * For a path with `Into` segments: the path of the value held (the segments stripped from the end), or null when
+   * one is not at the end (a member the literal does not have: nothing to follow). Undefined for other paths.
+   *
+   * @example
+   * AuditRules.heldIn(["Function", { into: "f" }]) // ["Function"]
+   */
+  export function heldIn(path: Path): Path | null | undefined {
+    let end = path.length
+    while (end > 0 && isInto(path[end - 1])) end--
+    const rest = path.slice(0, end)
+    if (rest.some(isInto)) return null
+    return end === path.length ? undefined : rest
+  }
+
+  /**
+   * Values followed into object and array literals: what runs code from a string or loads a module by name (`eval`,
+   * the Function constructor, a `constructor` chain that reaches it, `require` and the other loaders), so that
+   * `const o = { f: Function }; o.f(code)` is a call of Function. Other values are not followed into literals.
+   *
+   * @example
+   * AuditRules.runsCode(["eval"]) // true
+   */
+  export function runsCode(path: Path): boolean {
+    const n = path.length
+    const name = path.every((s) => typeof s === "string") ? path.join(".") : ""
+    if (name === "eval" || name === "Function" || name === "Function.prototype.constructor") return true
+    if (name === "function.constructor" || isLoader(path)) return true
+    return n >= 2 && path[n - 1] === "constructor" && path[n - 2] === "constructor"
+  }
+
+  /**
+   * `path` followed by a member `key`: a member of what an object or array literal holds is what it holds under that
+   * key (or under a key not known statically); another member, or one whose key is not known (`table[name]`, a lookup
+   * rather than a use: see analyze.ts for a call of it), is a path `useful` rejects.
+   *
+   * @example
+   * AuditRules.member(["eval", { into: "0" }], "0") // ["eval"]
+   */
+  export function member(path: Path, key: Seg): Path {
+    const last = path[path.length - 1]
+    if (isInto(last) && (last.into === null || last.into === key)) return path.slice(0, -1)
+    return [...path, key]
   }
 
   /** Functions that load a module by name as `require` does. */
@@ -169,8 +225,8 @@ export namespace AuditRules {
   }
 
   /** True when the path is fully known (no `Ref` left to resolve). */
-  export function isConcrete(path: Path): path is (string | null | Call)[] {
-    return path.every((s) => s === null || typeof s === "string" || s === CALL)
+  export function isConcrete(path: Path): path is (string | null | Call | Into)[] {
+    return path.every((s) => s === null || typeof s === "string" || s === CALL || isInto(s))
   }
 
   /**
@@ -195,7 +251,19 @@ export namespace AuditRules {
    * AuditRules.show(["process", "env", null]) // "process.env.?"
    */
   export function show(path: Path): string {
-    return path.map((s) => (s === null ? "?" : typeof s === "string" ? s : "ref" in s ? `<${s.name}>` : "()")).join(".")
+    return path
+      .map((s) =>
+        s === null
+          ? "?"
+          : typeof s === "string"
+            ? s
+            : "ref" in s
+              ? `<${s.name}>`
+              : isInto(s)
+                ? `{${s.into ?? "?"}}`
+                : "()",
+      )
+      .join(".")
   }
 
   /**
@@ -232,6 +300,11 @@ export namespace AuditRules {
     }
   }
 
+  const returnThis = (site: Site) =>
+    site.lastArgument !== undefined && /^\s*return\s+this\b/.test(site.lastArgument)
+      ? " ('return this' grabs the global object)"
+      : ""
+
   /**
    * The finding for a value with a fully resolved path used at a site, or undefined when it is harmless. Environment
    * reads are reported where `process.env` itself is reached (see analyze.ts), not here.
@@ -258,6 +331,30 @@ export namespace AuditRules {
         message: `${callee()}(…) reaches the Function constructor`,
       }
     }
+    // What an object or array literal holds is reached through a member of it (`member`), not by the literal itself.
+    if (p.some(isInto)) return undefined
+    if (n >= 2 && last === "constructor" && p[n - 2] !== "constructor") {
+      // Every function's constructor is Function (or its async and generator kinds): a function literal, a built-in
+      // such as `Object`, `setTimeout` or `console.log`, a declared function or class. Of a value whose kind is not
+      // known, a call with arguments is taken as one too (an object's class is called with `new`, which is not
+      // reported there); `.constructor` only read or compared (`x.constructor === Foo`, `.name`) is not a call.
+      const of = show(p.slice(0, -1))
+      const fn = of === "function" || of === "Function" || (n === 2 && typeof p[0] === "string" && LEAVES.has(p[0]))
+      if (site.kind === "read") return undefined
+      if (fn)
+        return {
+          severity: "critical",
+          rule: "function-constructor",
+          message: `${site.kind === "new" ? "new " : ""}${callee()}(…) is the Function constructor: compiles a string into code${returnThis(site)}`,
+        }
+      if (p[0] === null && n === 2 && site.kind === "call" && site.hasArguments)
+        return {
+          severity: "critical",
+          rule: "function-constructor",
+          message: `${callee()}(…) with arguments: a function's constructor is Function, which compiles a string into code`,
+        }
+      return undefined
+    }
     const name = show(p)
     if (site.kind === "read") {
       if (name === "eval" && site.flows)
@@ -271,17 +368,12 @@ export namespace AuditRules {
         rule: "eval",
         message: `eval(…)${callee() === "eval" ? "" : ` spelled ${callee()}`}: runs a string as code`,
       }
-    if (name === "Function" || name === "Function.prototype.constructor" || name === "function.constructor") {
-      const detail =
-        site.lastArgument !== undefined && /^\s*return\s+this\b/.test(site.lastArgument)
-          ? " ('return this' grabs the global object)"
-          : ""
+    if (name === "Function" || name === "Function.prototype.constructor")
       return {
         severity: "critical",
         rule: "function-constructor",
-        message: `${isNew ? "new " : ""}Function(…) compiles a string into code${detail}`,
+        message: `${isNew ? "new " : ""}Function(…) compiles a string into code${returnThis(site)}`,
       }
-    }
     if (n === 1 && typeof last === "string" && TIMERS.has(last) && site.firstStringLike)
       return { severity: "critical", rule: "string-timer", message: `${last} with a string argument runs it as code` }
     if (p[0] === "vm" && n > 1 && !isNew)

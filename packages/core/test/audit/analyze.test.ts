@@ -390,6 +390,91 @@ describe("values followed through aliases, scopes and calls", () => {
     expect(f.message).toBe("loads a blob: URL: runs the code written in it")
   })
 
+  test("the Function constructor as the constructor of any function: built-ins, declared functions and classes", () => {
+    // Every function's constructor is Function (each line runs code from a string).
+    for (const code of [
+      'Object.constructor("return process")()',
+      'String.constructor("a")()',
+      'Symbol.constructor("e")()',
+      'Promise.constructor("f")()',
+      'setTimeout.constructor("b")()',
+      'console.log.constructor("d")()',
+      'JSON.parse.constructor("e")()',
+      'Math.max.constructor("h")()',
+      'Array.prototype.map.constructor("c")()',
+      'function f() {}\nf.constructor("g")()',
+      'async function f() {}\nf.constructor("g")()',
+      'class K {}\nK.constructor("d")()',
+      'const g = () => 1\ng.constructor("x")()',
+      'new Object.constructor("x")',
+      'Object["constr" + "uctor"]("x")',
+      // A value whose kind is not known, called with arguments: a function's constructor would compile them.
+      'value.constructor("return process")()',
+      // .call, .apply and Reflect.apply of it are calls of it.
+      'Object.constructor.call(null, "x")()',
+      'Object.constructor.apply(null, ["x"])()',
+      'Reflect.apply(Object.constructor, null, ["x"])()',
+      'value.constructor.call(null, "x")()',
+    ])
+      expect([code, rules(code)]).toEqual([code, ["critical:function-constructor"]])
+    expect(rules('Object.constructor.constructor("x")')).toEqual(["critical:constructor-constructor"])
+    const [f] = PluginAnalysis.analyze("a.js", 'Object.constructor("return this")()')
+    expect(f.message).toBe(
+      "Object.constructor(…) is the Function constructor: compiles a string into code ('return this' grabs the global object)",
+    )
+    // Only read or compared, called without arguments, or `new` of an object's class (clone patterns), the
+    // constructor of a prototype (ES5 and CoffeeScript inheritance), of a string, array or object literal: not code.
+    for (const code of [
+      "if (x.constructor === Foo) x.constructor.name",
+      'typeof value.constructor === "function" && value.constructor.prototype',
+      "new value.constructor(value.byteLength)",
+      "new this.constructor(a, b)",
+      "const Ctor = object.constructor\nnew Ctor(1)",
+      "value.constructor()",
+      "Parent.prototype.constructor.call(this, options)",
+      "Child.__super__.constructor.apply(this, arguments)",
+      '"".constructor(5); [].constructor(3); ({}).constructor(1)',
+      "const console = { log: {} }\nnew console.log.constructor(1)",
+      "function run(Promise) { return new Promise.constructor(1) }",
+    ])
+      expect([code, rules(code)]).toEqual([code, []])
+  })
+
+  test("eval, Function and require held in an object or array literal and called are calls of them", () => {
+    const cases: [string, string[]][] = [
+      ['const o = { f: Function }\no.f("return process")().exit(1)', ["critical:function-constructor"]],
+      ['const arr = [Function]\narr[0]("x")()', ["critical:function-constructor"]],
+      ['[Function][0]("x")()', ["critical:function-constructor"]],
+      ['const { f } = { f: Function }\nf("x")', ["critical:function-constructor"]],
+      ['const F = Function\nconst o = { F }\no.F("x")', ["critical:function-constructor"]],
+      ['const o = { a: [1, Function] }\no.a[1]("x")', ["critical:function-constructor"]],
+      ['const o = { ["f" + "n"]: Function }\no.fn("x")', ["critical:function-constructor"]],
+      ['const o = { ...{ f: Function } }\nnew o.f("x")', ["critical:function-constructor"]],
+      ['const o = { f: Function }\no.f.call(null, "x")', ["critical:function-constructor"]],
+      ['const o = { f: Function }\nReflect.apply(o.f, null, ["x"])', ["critical:function-constructor"]],
+      ['const t = { f: Function }\nt[name]("x")', ["critical:function-constructor"]],
+      ['const o = { f: Object.constructor }\no.f("x")', ["critical:function-constructor"]],
+      ["function table() { return { f: Function } }\ntable().f(code)", ["critical:function-constructor"]],
+      // eval's read is reported where it is put, as any read of eval that flows.
+      ["const o = { run: eval }\no.run(code)", ["critical:eval", "critical:eval"]],
+      ["const o = { r: require }\no.r(name)", ["high:dynamic-require"]],
+      ["const [r] = [0]\nconst o = [require]\no[0](name)", ["high:dynamic-require"]],
+      // .call, .apply and Reflect.apply of require: the module name is their argument (list).
+      ["require.call(null, name)", ["high:dynamic-require"]],
+      ["const x = process.argv[2]\nrequire.call(null, x)", ["high:dynamic-require"]],
+      ["require.apply(null, [name])", ["high:dynamic-require"]],
+      ["require.apply(null, args)", ["high:dynamic-require"]],
+      ["Reflect.apply(require, null, [name])", ["high:dynamic-require"]],
+      ['Reflect.apply(require, null, ["child_process"]).exec("id")', ["medium:child_process"]],
+      ['require.call(null, "fs"); require.apply(null, ["fs"]); const m = "fs"; require.call(null, m)', []],
+      // Held but not called, another member, or looked up by a key not known and only read: not a call.
+      ["const props = { onClick: { type: Function } }\nprops.onClick.type", []],
+      ['const o = { f: Function }\no.g("x")', []],
+      ["const t = { f: Function }\nconst v = t[name]\nuse(v)", []],
+    ]
+    for (const [code, expected] of cases) expect([code, rules(code)]).toEqual([code, expected])
+  })
+
   test("what a file's result keeps: no lone namespace uses, no empty exports, strings detached from the source", () => {
     const source = [
       'import * as ns from "./x.js"',

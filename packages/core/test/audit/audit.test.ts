@@ -53,6 +53,27 @@ describe("values that cross modules (link)", () => {
     expect(found(await PluginAudit.run(dir.path))).toContain("main.cjs:2:dynamic-require")
   })
 
+  test("Function and require held in an object another module exports are called where it calls them", async () => {
+    await using dir = await tmpdir({
+      "table.js": "export const t = { F: Function, list: [eval] }\n",
+      "table.cjs": "module.exports = { load: require }\n",
+      "index.js": [
+        'import { t } from "./table.js"',
+        't.F("return process")()',
+        "t.list[0](code)",
+        't.F.name; t.other("x")',
+      ].join("\n"),
+      "main.cjs": ['const table = require("./table.cjs")', "table.load(process.argv[2])"].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report).sort()).toEqual([
+      "index.js:2:function-constructor",
+      "index.js:3:eval",
+      "main.cjs:2:dynamic-require",
+      "table.js:1:eval",
+    ])
+  })
+
   test("process.env exported under another name is read where it is used", async () => {
     await using dir = await tmpdir({
       "config.ts": "export const env = process.env\n",
