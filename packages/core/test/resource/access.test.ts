@@ -141,6 +141,20 @@ describe("resource loader with a security policy", () => {
     expect(unknown.closest).not.toContain("board-plan")
   })
 
+  // Through OpenCode the output filter withholds every line naming a protected path: printed on one line, the whole
+  // refusal was withheld (new-user helper, over MCP); one field per line, the error's name and the id remain.
+  test("the refusal through the security layer's output filter still says AccessDenied and the id", async () => {
+    await using dir = await tmpdir(PROJECT)
+    await using g = await guarded(dir.path, RULES)
+    await using s = setup(dir.path, g.host)
+    s.h.user()
+    const shown = g.guard.after({ tool: "resource-load", args: { id: "falcon" } }, await s.load("falcon"))
+    expect(shown).toContain('"error": "AccessDenied"')
+    expect(shown).toContain('"id": "falcon"')
+    expect(shown).not.toContain("falcon.md")
+    expect(shown).not.toContain(SECRET)
+  })
+
   test("reference expansion never pulls a protected resource in, by id or by link, nor names its description", async () => {
     await using dir = await tmpdir(PROJECT)
     await using g = await guarded(dir.path, RULES)
