@@ -90,6 +90,51 @@ for (const target of targets()) {
       TIMEOUT,
     )
 
+    // Under a policy the server runs in the sandbox, read-only, for the whole session. Counted as a running shell
+    // command, it made the read after a shell command wait 60 s and fail (red-team helper, 1.18.33).
+    test(
+      "with a security policy: diagnostics, a shell command, a read and a rename all complete; the rename is written by the host",
+      async () => {
+        const policy = {
+          version: "1.0",
+          rules: [{ pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"] }],
+        }
+        const files = { ...FILES, "secrets/key.txt": "k\n", ".opencode-security.json": JSON.stringify(policy) }
+        await using project = await Harness.project({ bin: target.bin, files, config: CONFIG })
+        const server = ModelServer.start([
+          ModelServer.call("lsp", { operation: "diagnostics", filePath: "src/bad.ts" }),
+          ModelServer.call("bash", { command: "rm src/bad.ts", description: "remove the broken file" }),
+          ModelServer.call("read", { filePath: path.join(project.dir, "src/a.ts") }),
+          ModelServer.call("lsp", {
+            operation: "rename",
+            filePath: "src/util.ts",
+            line: 1,
+            character: 17,
+            newName: "sumAll",
+          }),
+          ModelServer.text("done"),
+        ])
+        try {
+          const result = await Harness.run(project, server, "Check src/bad.ts, then rename computeTotal", RUN)
+          expect(result.exitCode).toBe(0)
+          expect(result.tools.map((t) => [t.tool, t.status])).toEqual([
+            ["lsp", "completed"],
+            ["bash", "completed"],
+            ["read", "completed"],
+            ["lsp", "completed"],
+          ])
+          expect(result.tools[0].output).toContain("TS2322")
+          expect(result.tools[2].output).toContain("computeTotal")
+          expect(result.tools[3].output).toContain("All files were written.")
+          expect(await fs.readFile(path.join(project.dir, "src/b.ts"), "utf8")).toContain("sumAll([3])")
+        } finally {
+          server.stop()
+        }
+        expect(await processesIn(project.dir)).toEqual([])
+      },
+      TIMEOUT,
+    )
+
     test(
       "with upstream's experimental lsp tool turned on (OPENCODE_EXPERIMENTAL_LSP_TOOL=1), the model still gets one lsp tool: the plugin's",
       async () => {
