@@ -7,6 +7,9 @@ import { CommentHistory } from "./history/history"
 // batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth"), the sixth ("sixth"), the seventh
 // ("seventh"), the eighth ("eighth") and the ninth ("ninth"), each of the last five held out when first measured;
 // all are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
+/** The labelled batches and parts, oldest first (see `CommentHistory.evaluate`). */
+const PARTS = ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"] as const
+
 test("comment checker: precision and recall on labelled comments from real history", () => {
   const fixtures = CommentHistory.load()
   const comments = fixtures.flatMap((f) => f.changes.flatMap((c) => c.comments))
@@ -18,18 +21,7 @@ test("comment checker: precision and recall on labelled comments from real histo
   const results = {} as Record<"strict" | "normal" | "relaxed", ReturnType<typeof CommentHistory.evaluate>>
   for (const level of ["strict", "normal", "relaxed"] as const) {
     const result = (results[level] = CommentHistory.evaluate(fixtures, level))
-    for (const part of [
-      "tune",
-      "held",
-      "fresh",
-      "third",
-      "fourth",
-      "fifth",
-      "sixth",
-      "seventh",
-      "eighth",
-      "ninth",
-    ] as const) {
+    for (const part of PARTS) {
       const r = result[part]
       rows.push(
         `${level.padEnd(8)} ${part.padEnd(6)} precision ${pct(r.precision)} (${r.hits}/${r.flagged})  ` +
@@ -89,18 +81,7 @@ test("comment checker: precision and recall on labelled comments from real histo
   expect(results.normal.ninth.precision).toBeGreaterThanOrEqual(0.7)
   expect(results.normal.ninth.recall).toBeGreaterThanOrEqual(0.61)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
-  for (const part of [
-    "tune",
-    "held",
-    "fresh",
-    "third",
-    "fourth",
-    "fifth",
-    "sixth",
-    "seventh",
-    "eighth",
-    "ninth",
-  ] as const) {
+  for (const part of PARTS) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
     expect(results.normal[part].flagged).toBeGreaterThanOrEqual(results.relaxed[part].flagged)
   }

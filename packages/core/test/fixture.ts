@@ -84,3 +84,21 @@ export function isolatedCases(title: string, prelude: string[], n: number, cases
       )
   })
 }
+
+/**
+ * A `Host.exclusive` that records where its hold starts and ends in `spans` ("hold", "release") and runs the work.
+ *
+ * @example
+ * const spans: string[] = []
+ * const host: Host = { directory, worktree, log, exclusive: recordingExclusive(spans) }
+ */
+export function recordingExclusive(spans: string[]) {
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    spans.push("hold")
+    try {
+      return await work()
+    } finally {
+      spans.push("release")
+    }
+  }
+}

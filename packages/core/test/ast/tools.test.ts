@@ -6,7 +6,7 @@ import z from "zod"
 import type { Host } from "../../host"
 import { AstTools } from "../../ast/tools"
 import { Logger } from "../../util/log"
-import { tmpdir } from "../fixture"
+import { recordingExclusive, tmpdir } from "../fixture"
 
 // The first use of a dynamic language registers all of them, compiling three grammars from source on a fresh
 // checkout (about 2 s, more on a busy machine): done once here, with room, rather than inside a 5 s test.
@@ -81,14 +81,7 @@ describe("the ast_grep_search / ast_grep_replace tool definitions", () => {
         spans.push(`access ${path.basename(file)}`)
         return undefined
       },
-      exclusive: async (work) => {
-        spans.push("hold")
-        try {
-          return await work()
-        } finally {
-          spans.push("release")
-        }
-      },
+      exclusive: recordingExclusive(spans),
     }
     const tools = AstTools.create(host)
     const ctx = context(dir.path, [])

@@ -6,6 +6,7 @@ import { LspServers } from "../../lsp/servers"
 import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
+import { recordingExclusive } from "../fixture"
 import { SILENT, THREE_FILES, processesIn, project } from "./fixtures"
 
 // The `lsp` tool definition over the service: the text the model gets and the permissions it asks. Real
@@ -42,14 +43,7 @@ describe("the lsp tool", () => {
       directory: "/x",
       worktree: "/x",
       log,
-      exclusive: async (work) => {
-        spans.push("hold")
-        try {
-          return await work()
-        } finally {
-          spans.push("release")
-        }
-      },
+      exclusive: recordingExclusive(spans),
     }
     const service = Lsp.create({ directory: "/x", worktree: "/x", log, config: true })
     const { lsp } = LspTools.create(host, () => service)
