@@ -87,6 +87,8 @@ export type HostSandbox = {
   key: string
   /** Called with the helper's process id once started: a helper's sandbox is not a shell command file tools wait for. */
   register?: (pid: number) => void
+  /** A seccomp filter to give bubblewrap on descriptor 4 (`args` name it: `--seccomp 4`). */
+  seccomp?: Uint8Array
 }
 
 /** A model as `Host.models` lists it. */

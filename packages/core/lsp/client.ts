@@ -103,7 +103,7 @@ export class LspClient {
     const proc = spawn(bin, args, {
       cwd: input.root,
       env: { ...process.env, ...input.launch.env },
-      stdio: box ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
+      stdio: box ? ["pipe", "pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
     })
     if (box) {
@@ -111,6 +111,10 @@ export class LspClient {
       const channel = proc.stdio[3] as Writable | null
       channel?.on("error", () => {})
       channel?.end(box.args.map((a) => a + "\0").join(""))
+      // The seccomp filter the args name (`--seccomp 4`), or nothing on that descriptor.
+      const filter = proc.stdio[4] as Writable | null
+      filter?.on("error", () => {})
+      filter?.end(box.seccomp ? Buffer.from(box.seccomp) : undefined)
     }
     const connection = createMessageConnection(
       new StreamMessageReader(proc.stdout!),

@@ -69,14 +69,25 @@ export namespace SecurityError {
   )
   export type ToolRunning = InstanceType<typeof ToolRunning>
 
+  export const ShellRunning = NamedError.create(
+    "SecurityShellRunning",
+    z.object({ seconds: z.number() }),
+    (d) =>
+      `${PREFIX}: another shell command is still running after ${d.seconds} s. Under a policy shell commands run one at a time, so that no command can hand another a file descriptor that outlives its sandbox's protections. Retry when it has ended.`,
+  )
+  export type ShellRunning = InstanceType<typeof ShellRunning>
+
   /** Any of the above. */
-  export function is(error: unknown): error is Denied | PolicyInvalid | SandboxUnavailable | Busy | ToolRunning {
+  export function is(
+    error: unknown,
+  ): error is Denied | PolicyInvalid | SandboxUnavailable | Busy | ToolRunning | ShellRunning {
     return (
       Denied.is(error) ||
       PolicyInvalid.is(error) ||
       SandboxUnavailable.is(error) ||
       Busy.is(error) ||
-      ToolRunning.is(error)
+      ToolRunning.is(error) ||
+      ShellRunning.is(error)
     )
   }
 }

@@ -28,8 +28,10 @@ import { SecurityRipgrep } from "./ripgrep"
 import { SecurityRole } from "./role"
 import { Sandbox } from "./sandbox"
 import { SandboxPlan } from "./sandbox/plan"
+import { SandboxSeccomp } from "./sandbox/seccomp"
 import { ScanCache } from "./scan-cache"
 import { LLMScanner } from "./scanner"
+import type { HostSandbox } from "../host"
 import type { SecuritySchema } from "./schema"
 import type { SecurityShell } from "./shell"
 import { SecuritySearchPath } from "./search-path"
@@ -103,6 +105,8 @@ export namespace SecurityGuard {
     shellRaceMs?: number
     /** How long a shell command waits for a built-in tool's exclusive work before it is refused (`EXCLUSIVE_MS`). */
     exclusiveMs?: number
+    /** How long a shell command waits for the one running before it (`SHELL_QUEUE_MS`). */
+    shellQueueMs?: number
     /** How long an allowed file tool call whose result never came back holds shell commands (default `FILE_CALL_MS`). */
     fileCallMs?: number
     now?: () => number
@@ -178,6 +182,12 @@ export namespace SecurityGuard {
      */
     exclusive<T>(work: () => Promise<T>): Promise<T>
     /**
+     * Resolves when no other sandboxed shell command is starting or running, at most `SHELL_QUEUE_MS` (then
+     * `ShellRunning`): commands run one at a time, since a descriptor one command passes another over a Unix socket
+     * keeps the first one's mounts, and once the first has ended they no longer hold what the policy protects.
+     */
+    settleShells(callID?: string): Promise<void>
+    /**
      * The environment the `shell.env` hook adds for a shell started with `callID`: the sandbox entry. Throws
      * `SandboxUnavailable` when shell commands need the sandbox and it cannot start.
      */
@@ -191,7 +201,7 @@ export namespace SecurityGuard {
      * Undefined when nothing needs it (no valid policy, sandbox `off`) or `optional` cannot start it; throws
      * `SandboxUnavailable` when it is `required` and cannot start.
      */
-    helper(): Promise<{ bwrap: string; args: string[]; key: string } | undefined>
+    helper(): Promise<HostSandbox | undefined>
     /** After a tool ran: its output with protected content removed or redacted. */
     after(call: Call, output: string): string
     /** Every string of a tool result object redacted in place (MCP results, metadata). */
@@ -259,6 +269,12 @@ export namespace SecurityGuard {
    * long for a call that will never report.
    */
   export const FILE_CALL_MS = 3_000
+
+  /** The descriptor a helper's seccomp filter is read from (`Host.sandbox`'s `seccomp`). */
+  export const SECCOMP_FD = 4
+
+  /** How long a shell command waits for the one running before it (`settleShells`) before it is refused. */
+  export const SHELL_QUEUE_MS = 300_000
 
   /** How long a shell command waits for a built-in tool's exclusive work (`exclusive`) before it is refused. */
   export const EXCLUSIVE_MS = 120_000
@@ -2038,6 +2054,7 @@ export namespace SecurityGuard {
     /** Built-in tools' exclusive work in progress (`exclusive`): shell commands wait for it. */
     const held = new Set<symbol>()
     const exclusiveMs = options.exclusiveMs ?? EXCLUSIVE_MS
+    const shellQueueMs = options.shellQueueMs ?? SHELL_QUEUE_MS
     /** Shell commands started since the last time no sandboxed command was found running. */
     let shellsSince = 0
     /** Sandboxed shell commands started whose result has not come back, by call id → when they started. */
@@ -2258,6 +2275,19 @@ export namespace SecurityGuard {
           held.delete(token)
         }
       },
+      async settleShells(callID) {
+        if (!sandbox) return
+        const started = Date.now()
+        const starting = () => [...startedShells.values()].some((at) => Date.now() - at < SHELL_START_MS)
+        while (starting() || shellSandboxes().length) {
+          if (Date.now() - started > shellQueueMs)
+            throw new SecurityError.ShellRunning({ seconds: shellQueueMs / 1000 })
+          await Bun.sleep(25)
+        }
+        // Taken in the same turn as the check: OpenCode starts a step's commands at once, and two hooks that both
+        // checked before either registered ran side by side.
+        if (callID) startedShells.set(callID, Date.now())
+      },
       async settleFiles() {
         const started = Date.now()
         while (held.size) {
@@ -2284,8 +2314,15 @@ export namespace SecurityGuard {
         const config = latest.state.status === "valid" ? latest.state.config : state.config
         const plan = sb.prepare(protections(latest.d, config).sandbox)
         // Read-only: a helper runs beside file tools, which do not wait for it (see `SandboxPlan.readOnly`).
-        const args = SandboxPlan.readOnly(plan.args)
-        return { bwrap: probe.bwrap, args, key: args.join("\0"), register: (pid: number) => helpers.add(pid) }
+        // No Unix sockets: a descriptor a command passed it would outlive that command's sandbox and its protections.
+        const args = [...SandboxPlan.readOnly(plan.args), "--seccomp", String(SECCOMP_FD)]
+        return {
+          bwrap: probe.bwrap,
+          args,
+          key: args.join("\0"),
+          register: (pid: number) => helpers.add(pid),
+          seccomp: SandboxSeccomp.denyUnixSockets(),
+        }
       },
       shellEnv(input, shellEnv = process.env) {
         const { state, d } = current()

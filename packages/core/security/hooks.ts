@@ -122,6 +122,8 @@ export namespace SecurityHooks {
       async "shell.env"(input, output) {
         // No command starts while a file tool is between its check and its result (see `SecurityGuard.before`).
         await guard.settleFiles()
+        // Nor while another sandboxed command runs (see `SecurityGuard.settleShells`).
+        await guard.settleShells(input.callID)
         const env = guard.shellEnv(
           { callID: input.callID, sessionID: input.sessionID },
           { ...process.env, ...output.env },

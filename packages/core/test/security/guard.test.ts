@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { spawn } from "child_process"
 import fs from "fs"
+import net from "net"
 import path from "path"
 import type { Writable } from "stream"
 import { SecurityError } from "../../security/errors"
@@ -262,25 +263,49 @@ describe("SecurityGuard", () => {
 
   // A helper (a language server) outlives the calls that started it and file tools do not wait for it, so it may not
   // change any shared file: a planted server flipped a link between a file tool's check and OpenCode's read.
-  test("a helper's sandbox is read-only, with its temporary and cache folders private", async () => {
+  test("a helper's sandbox is read-only, with its temporary and cache folders private, and no Unix sockets", async () => {
     await using dir = await project()
     const g = await guardFor(dir.path)
     try {
       const helper = await g.helper()
       if (!helper) throw new Error("no sandbox on this machine: bubblewrap is required for the tests")
+      // A socket a command could have made in the project, listening on the host.
+      const server = net.createServer(() => {}).listen(dir.file("s.sock"))
+      await new Promise((resolve) => server.once("listening", resolve))
+      await using _server = {
+        [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      }
       expect(helper.args).not.toContain("--bind")
-      const script = `touch ${dir.file("docs/planted.md")} 2>/dev/null && echo WROTE; echo tmp=$TMPDIR; touch $TMPDIR/x && echo TMP-OK`
-      const proc = spawn(helper.bwrap, ["--args", "3", "--", "/bin/sh", "-c", script], {
-        stdio: ["ignore", "pipe", "pipe", "pipe"],
-      })
-      ;(proc.stdio[3] as Writable).end(helper.args.map((a) => a + "\0").join(""))
-      let out = ""
-      proc.stdout!.on("data", (c) => (out += c))
-      const code = await new Promise((resolve) => proc.on("exit", resolve))
+      expect(helper.args.slice(-2)).toEqual(["--seccomp", String(SecurityGuard.SECCOMP_FD)])
+      const script = [
+        `touch ${dir.file("docs/planted.md")} 2>/dev/null && echo WROTE`,
+        "echo tmp=$TMPDIR",
+        "touch $TMPDIR/x && echo TMP-OK",
+        // A Unix socket cannot be made (Bun reports the refused socket as ENOENT); a socket pair (a child's pipe) can.
+        `${process.execPath} -e 'const s=require("net").connect(process.argv[1]);s.on("connect",()=>{console.log("UNIX connected");process.exit(0)});s.on("error",e=>console.log("UNIX",e.code))' ${dir.file("s.sock")}`,
+      ].join("; ")
+      const run = async (args: string[], filter?: Uint8Array) => {
+        const proc = spawn(helper.bwrap, ["--args", "3", "--", "/bin/sh", "-c", script], {
+          stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
+          env: { ...process.env, BUN_BE_BUN: "1" },
+        })
+        ;(proc.stdio[3] as Writable).end(args.map((a) => a + "\0").join(""))
+        ;(proc.stdio[4] as Writable).end(filter ? Buffer.from(filter) : undefined)
+        let out = ""
+        proc.stdout!.on("data", (c) => (out += c))
+        proc.stderr!.on("data", (c) => (out += c))
+        const code = await new Promise((resolve) => proc.on("exit", resolve))
+        return { code, out }
+      }
+      // The control, without the filter: the socket is reachable from the sandbox.
+      expect((await run(helper.args.slice(0, -2))).out).toContain("UNIX connected")
+      const { code, out } = await run(helper.args, helper.seccomp)
       expect(code).toBe(0)
       expect(out).not.toContain("WROTE")
       expect(out).toContain("tmp=/dev/shm")
       expect(out).toContain("TMP-OK")
+      expect(out).toContain("UNIX E")
+      expect(out).not.toContain("UNIX connected")
       expect(fs.existsSync(dir.file("docs/planted.md"))).toBe(false)
     } finally {
       g.close()
@@ -326,4 +351,39 @@ describe("SecurityGuard", () => {
       g.close()
     }
   })
+
+  test("shell commands wait for the sandboxed one running before them, then are refused past the limit", async () => {
+    await using dir = await project()
+    const g = await guardFor(dir.path, {}, { shellQueueMs: 300 })
+    try {
+      const helper = await g.helper()
+      if (!helper) throw new Error("no sandbox on this machine: bubblewrap is required for the tests")
+      // A sandbox of this process (as a shell command's is), running for a while, leaving a mark as it ends.
+      const mark = dir.file("ended")
+      const running = spawn(
+        helper.bwrap,
+        ["--bind", "/", "/", "--dev", "/dev", "--", "sh", "-c", `sleep 2; touch ${mark}`],
+        {
+          stdio: "ignore",
+        },
+      )
+      await using _stop = { [Symbol.asyncDispose]: async () => void running.kill() }
+      const refused = await g.settleShells().then(
+        () => undefined,
+        (error) => error,
+      )
+      expect(SecurityError.ShellRunning.is(refused)).toBe(true)
+      const next = await guardFor(dir.path, {}, { shellQueueMs: 60_000 })
+      try {
+        await next.helper()
+        await next.settleShells()
+        // The next command starts only once the running one has ended.
+        expect(fs.existsSync(mark)).toBe(true)
+      } finally {
+        next.close()
+      }
+    } finally {
+      g.close()
+    }
+  }, 30_000)
 })

@@ -1206,6 +1206,20 @@ for f in glob.glob('.git/objects/*/*'):
         expect(fs.statSync(box.dir.file(".git")).isDirectory()).toBe(true)
       })
 
+      // Two commands of one step run side by side: one passed the other a descriptor of the project folder over a Unix
+      // socket and ended, and through it the other reached what the ended sandbox's mounts had hidden or locked (read
+      // a protected file, emptied the policy, wrote .git/config; red-team helper, three binaries). Commands now run one
+      // at a time: none outlives the sandbox of a descriptor it could be given.
+      test("two shell commands of one step run one after the other", async () => {
+        await using box = await fresh(route)
+        const first = box.s.bash("touch started-a; sleep 1; touch ended-a; echo RAN-OK")
+        await Bun.sleep(100)
+        const second = box.s.bash("test -e ended-a && echo AFTER || echo OVERLAP")
+        const [a, b] = await Promise.all([first, second])
+        expect(a.raw).toContain("RAN-OK")
+        expect(b.raw).toContain("AFTER")
+      })
+
       // The built-in tools write files themselves after asking `host.access(…, "write")`, and a link on the way sent
       // OpenCode's own write into .git: git's configuration is held for every writer, links resolved (red-team
       // helper, 1.2.15 / 1.18.3 / 1.18.33).
