@@ -270,11 +270,14 @@ export namespace LearningStore {
       return { added, counted, movedAside: write(kept, loaded) ?? movedAside, skipped }
     }
 
-    /** Deletes the learning with this id (or unique id prefix); returns it, or undefined when none matched. */
-    function remove(id: string): Learning | undefined {
+    /**
+     * Deletes the learning with this id (or unique id prefix) among those `allowed` (default all); returns it, or
+     * undefined when none matched.
+     */
+    function remove(id: string, allowed: (learning: Learning) => boolean = () => true): Learning | undefined {
       const loaded = load()
       const learnings = loaded.learnings
-      const matches = learnings.filter((l) => l.id === id || (id.length >= 5 && l.id.startsWith(id)))
+      const matches = learnings.filter((l) => (l.id === id || (id.length >= 5 && l.id.startsWith(id))) && allowed(l))
       if (matches.length !== 1) return undefined
       write(
         learnings.filter((l) => l !== matches[0]),

@@ -72,7 +72,9 @@ export namespace LearningTools {
           "Forget one learning by id (from learnings-list), when the user says it is wrong or no longer applies.",
         args: { id: tool.schema.string().describe("Learning id, e.g. 'lrn_3f2a9c01d4'") },
         async execute(args) {
-          const removed = store().remove(args.id.trim())
+          // Only a learning the caller may be given can be forgotten (or named in the answer).
+          const role = options.role?.()
+          const removed = store().remove(args.id.trim(), (l) => LearningStore.visibleTo(l, role))
           if (!removed)
             return JSON.stringify({
               error: "NotFound",

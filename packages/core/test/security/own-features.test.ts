@@ -642,6 +642,22 @@ describe.each(ROUTES)("route %s: learnings across roles", (route) => {
     const mcp = await BuiltinsMcp.create({ directory: dir.path, log: Logger.silent })
     try {
       expect(leaked((await mcp.call("learnings-list", {})).text)).toEqual([])
+      // Nor can it be forgotten (and so shown) by its id from a client of another role (red-team helper, round 2).
+      const id = JSON.parse(
+        await (async () => {
+          process.env.OPENCODE_SECURITY_ROLE = "admin"
+          const admin = await BuiltinsMcp.create({ directory: dir.path, log: Logger.silent })
+          try {
+            return (await admin.call("learnings-list", {})).text
+          } finally {
+            delete process.env.OPENCODE_SECURITY_ROLE
+            await admin.close()
+          }
+        })(),
+      ).learnings[0].id
+      const forget = await mcp.call("learnings-forget", { id })
+      expect(leaked(forget.text)).toEqual([])
+      expect(forget.text).toContain("NotFound")
     } finally {
       await mcp.close()
     }
