@@ -46,7 +46,7 @@ export type Host = {
    * shell command starts: a command running beside it could swap a link or folder between the check of a path and its
    * use. Commands wait until it ends (installed by the security layer; absent, `work` just runs).
    */
-  exclusive?: <T>(work: () => Promise<T>) => Promise<T>
+  exclusive?: <T>(work: (outside: Outside) => Promise<T>) => Promise<T>
   /** Folders holding the code of the host's own plugin or build: read-only for the agent (changed code would run). */
   code?: string[]
   /**
@@ -106,11 +106,29 @@ export type HostChildCall = {
 }
 
 /**
+ * Runs `f` with an exclusive hold let go (a permission prompt the user may leave open), and takes the hold again
+ * once no shell command runs. What was checked before must be checked again after it.
+ */
+export type Outside = <U>(f: () => Promise<U>) => Promise<U>
+
+/**
  * `work` under `host.exclusive` when the host has it (a security layer is installed), else just `work`.
  *
  * @example
- * return exclusively(host, () => AstSearch.run(scan))
+ * return exclusively(host, (outside) => AstSearch.run(scan))
  */
-export function exclusively<T>(host: Pick<Host, "exclusive">, work: () => Promise<T>): Promise<T> {
-  return host.exclusive ? host.exclusive(work) : work()
+export function exclusively<T>(host: Pick<Host, "exclusive">, work: (outside: Outside) => Promise<T>): Promise<T> {
+  return host.exclusive ? host.exclusive(work) : work((f) => f())
+}
+
+/**
+ * A tool context whose permission prompts (`ask`) run outside the exclusive hold: shell commands of the same step
+ * need not wait for the user's answer.
+ *
+ * @example
+ * exclusively(host, async (outside) => run(args, releasing(ctx, outside)))
+ */
+export function releasing<C extends { ask?: (...args: any[]) => Promise<any> }>(ctx: C, outside: Outside): C {
+  const ask = ctx.ask
+  return ask ? { ...ctx, ask: (...args: any[]) => outside(() => ask.apply(ctx, args)) } : ctx
 }

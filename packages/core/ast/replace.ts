@@ -161,6 +161,11 @@ export namespace AstReplace {
         })
       }
       await options.beforeWrite?.(files)
+      // Checked again: a command may have run while the user answered the permission prompt (a folder made a link).
+      for (const change of files) {
+        const reason = await input.access?.(change.file, "write")
+        if (reason) throw new Refused({ reason: `the security policy denies writing ${change.file}: ${reason}` })
+      }
       await AtomicWrite.all(files.map(({ file, before, after }) => ({ file, before, after })))
       result.written = true
     }

@@ -1,6 +1,6 @@
 import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin"
 import path from "path"
-import { exclusively, type Host } from "../host"
+import { exclusively, releasing, type Host } from "../host"
 import { AstFormat } from "./format"
 import { AstLanguage } from "./languages"
 import { AstReplace } from "./replace"
@@ -91,8 +91,9 @@ export namespace AstTools {
             .optional()
             .describe("Lines of surrounding code to show before and after each match, 0-50 (default 0)"),
         },
-        execute: (args, ctx) =>
-          exclusively(host, async () => {
+        execute: (args, given) =>
+          exclusively(host, async (outside) => {
+            const ctx = releasing(given, outside)
             const scan = await input(args, ctx)
             // Positions only for what the output can show; every match is still counted.
             const result = await AstSearch.run(scan, { maxStoredMatches: MAX_MATCHES })
@@ -125,8 +126,9 @@ export namespace AstTools {
             .optional()
             .describe("true (default): only show what would change; false: write the files"),
         },
-        execute: (args, ctx) =>
-          exclusively(host, async () => {
+        execute: (args, given) =>
+          exclusively(host, async (outside) => {
+            const ctx = releasing(given, outside)
             const scan = await input(args, ctx)
             const dryRun = args.dryRun !== false
             const result = await AstReplace.run(scan, {

@@ -451,6 +451,11 @@ export namespace Lsp {
             throw new LspEdit.Refused({ file: change.file, reason: "it changed since the request was sent" })
         }
         await options.confirm?.(plan.files.map((f) => f.file))
+        // Checked again: a command may have run while the user answered the permission prompt (a folder made a link).
+        for (const change of plan.files) {
+          const reason = await input.access?.(change.file, "write")
+          if (reason) throw new LspEdit.Refused({ file: change.file, reason })
+        }
         await LspEdit.apply(plan)
         // The server's copies follow the disk: edited documents get their new text, removed ones are closed.
         for (const change of plan.files) {

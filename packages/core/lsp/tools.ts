@@ -2,7 +2,7 @@ import fs from "fs/promises"
 import path from "path"
 import { fileURLToPath } from "url"
 import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin"
-import { exclusively, type Host } from "../host"
+import { exclusively, releasing, type Host } from "../host"
 import { SecurityOutput } from "../security/output"
 import { LspFormat } from "./format"
 import { Lsp } from "./service"
@@ -87,8 +87,9 @@ export namespace LspTools {
             .optional()
             .describe("diagnostics: the least severe level to include (default all)"),
         },
-        execute: (args, ctx) =>
-          exclusively(host, async () => {
+        execute: (args, given) =>
+          exclusively(host, async (outside) => {
+            const ctx = releasing(given, outside)
             const lsp = service()
             const directory = lsp.directory
             const operation = args.operation as Operation

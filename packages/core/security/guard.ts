@@ -31,7 +31,7 @@ import { SandboxPlan } from "./sandbox/plan"
 import { SandboxSeccomp } from "./sandbox/seccomp"
 import { ScanCache } from "./scan-cache"
 import { LLMScanner } from "./scanner"
-import type { HostSandbox } from "../host"
+import type { HostSandbox, Outside } from "../host"
 import type { SecuritySchema } from "./schema"
 import type { SecurityShell } from "./shell"
 import { SecuritySearchPath } from "./search-path"
@@ -180,7 +180,7 @@ export namespace SecurityGuard {
      * Runs a built-in tool's work (`Host.exclusive`) while no shell command starts: `settleFiles` waits for it, at
      * most `EXCLUSIVE_MS`, then refuses the command (`ToolRunning`).
      */
-    exclusive<T>(work: () => Promise<T>): Promise<T>
+    exclusive<T>(work: (outside: Outside) => Promise<T>): Promise<T>
     /**
      * Resolves when no other sandboxed shell command is starting or running, at most `SHELL_QUEUE_MS` (then
      * `ShellRunning`): commands run one at a time, since a descriptor one command passes another over a Unix socket
@@ -2067,6 +2067,8 @@ export namespace SecurityGuard {
       for (const pid of helpers) if (!running.includes(pid) && !fs.existsSync(`/proc/${pid}`)) helpers.delete(pid)
       return running.filter((pid) => !helpers.has(pid))
     }
+    /** A shell command admitted within `SHELL_START_MS` (it may not have become a sandbox yet). */
+    const shellStarting = () => [...startedShells.values()].some((at) => Date.now() - at < SHELL_START_MS)
     const shellsSettled = async (): Promise<boolean> => {
       if (!shellsSince || !sandbox) return true
       const started = Date.now()
@@ -2269,8 +2271,22 @@ export namespace SecurityGuard {
       async exclusive(work) {
         const token = Symbol("exclusive")
         held.add(token)
+        // Let go for a permission prompt; taken again in the same turn as a check that no command starts or runs.
+        const outside: Outside = async (f) => {
+          held.delete(token)
+          try {
+            return await f()
+          } finally {
+            const started = Date.now()
+            while (shellStarting() || shellSandboxes().length) {
+              if (Date.now() - started > shellRaceMs) throw new SecurityError.Busy({ seconds: shellRaceMs / 1000 })
+              await Bun.sleep(25)
+            }
+            held.add(token)
+          }
+        }
         try {
-          return await work()
+          return await work(outside)
         } finally {
           held.delete(token)
         }
@@ -2278,8 +2294,8 @@ export namespace SecurityGuard {
       async settleShells(callID) {
         if (!sandbox) return
         const started = Date.now()
-        const starting = () => [...startedShells.values()].some((at) => Date.now() - at < SHELL_START_MS)
-        while (starting() || shellSandboxes().length) {
+        // A built-in tool's exclusive work is waited for too, in the same check that admits the command.
+        while (held.size || shellStarting() || shellSandboxes().length) {
           if (Date.now() - started > shellQueueMs)
             throw new SecurityError.ShellRunning({ seconds: shellQueueMs / 1000 })
           await Bun.sleep(25)

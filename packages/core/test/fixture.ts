@@ -1,3 +1,4 @@
+import type { Outside } from "../host"
 import { describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import os from "os"
@@ -86,17 +87,25 @@ export function isolatedCases(title: string, prelude: string[], n: number, cases
 }
 
 /**
- * A `Host.exclusive` that records where its hold starts and ends in `spans` ("hold", "release") and runs the work.
+ * A `Host.exclusive` that records where its hold starts and ends in `spans` ("hold", "release", and "let go", "hold
+ * again" around what runs outside it) and runs the work.
  *
  * @example
  * const spans: string[] = []
  * const host: Host = { directory, worktree, log, exclusive: recordingExclusive(spans) }
  */
 export function recordingExclusive(spans: string[]) {
-  return async <T>(work: () => Promise<T>): Promise<T> => {
+  return async <T>(work: (outside: Outside) => Promise<T>): Promise<T> => {
     spans.push("hold")
     try {
-      return await work()
+      return await work(async (f) => {
+        spans.push("let go")
+        try {
+          return await f()
+        } finally {
+          spans.push("hold again")
+        }
+      })
     } finally {
       spans.push("release")
     }

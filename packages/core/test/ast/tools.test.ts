@@ -70,21 +70,21 @@ describe("the ast_grep_search / ast_grep_replace tool definitions", () => {
 
   // With a security layer, a command started beside the tool could swap a link between its check of a file and its
   // read or write: both tools run their whole work under `host.exclusive`, which holds shell commands back.
-  test("both tools run their whole work under host.exclusive when the host has it", async () => {
+  test("both tools run their work under host.exclusive; the edit prompt runs outside it, and writes are checked again after it", async () => {
     await using dir = await tmpdir({ "a.py": "print(1)\n" })
     const spans: string[] = []
     const host: Host = {
       directory: dir.path,
       worktree: dir.path,
       log: Logger.silent,
-      access: async (file) => {
-        spans.push(`access ${path.basename(file)}`)
+      access: async (file, op) => {
+        spans.push(`${op} ${path.basename(file)}`)
         return undefined
       },
       exclusive: recordingExclusive(spans),
     }
     const tools = AstTools.create(host)
-    const ctx = context(dir.path, [])
+    const ctx = { ...context(dir.path, []), ask: async (input: any) => void spans.push(`ask ${input.permission}`) }
     await tools.ast_grep_search.execute({ pattern: "print($A)", lang: "python" }, ctx)
     await tools.ast_grep_replace.execute(
       { pattern: "print($A)", rewrite: "log($A)", lang: "python", dryRun: false },
@@ -92,13 +92,18 @@ describe("the ast_grep_search / ast_grep_replace tool definitions", () => {
     )
     expect(spans[0]).toBe("hold")
     expect(spans.filter((s) => s === "hold")).toHaveLength(2)
-    // Every check of a path happens while the hold is in place.
+    // Every check of a path happens while the hold is in place; the prompt while it is let go.
     let held = false
     for (const s of spans) {
-      if (s === "hold") held = true
-      else if (s === "release") held = false
+      if (s === "hold" || s === "hold again") held = true
+      else if (s === "release" || s === "let go") held = false
+      else if (s.startsWith("ask ")) expect([s, held]).toEqual([s, false])
       else expect([s, held]).toEqual([s, true])
     }
+    // The write is checked once before the prompt and once after it.
+    const ask = spans.indexOf("ask edit")
+    expect(spans.slice(0, ask)).toContain("write a.py")
+    expect(spans.slice(ask)).toContain("write a.py")
     expect(spans.at(-1)).toBe("release")
   })
 

@@ -344,6 +344,19 @@ describe("SecurityGuard", () => {
       done()
       await held
       await g.settleFiles()
+      // A permission prompt inside the work lets the hold go: a command may start while the user decides.
+      await g.helper()
+      let answer!: () => void
+      const prompt = new Promise<void>((resolve) => (answer = resolve))
+      const asking = g.exclusive(async (outside) => {
+        await outside(() => prompt)
+        return "written"
+      })
+      await Bun.sleep(20)
+      await g.settleFiles()
+      await g.settleShells()
+      answer()
+      expect(await asking).toBe("written")
       // A tool whose work throws releases the hold too.
       await expect(g.exclusive(async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom")
       await g.settleFiles()
