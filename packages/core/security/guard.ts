@@ -2059,14 +2059,7 @@ export namespace SecurityGuard {
     let shellsSince = 0
     /** Sandboxed shell commands started whose result has not come back, by call id → when they started. */
     const startedShells = new Map<string, number>()
-    /** Process ids of the read-only helpers' sandboxes (language servers): not shells, never waited for. */
-    const helpers = new Set<number>()
-    const shellSandboxes = () => {
-      const running = Sandbox.running()
-      // A helper's id is forgotten once its process is gone (not merely absent from the list while it starts).
-      for (const pid of helpers) if (!running.includes(pid) && !fs.existsSync(`/proc/${pid}`)) helpers.delete(pid)
-      return running.filter((pid) => !helpers.has(pid))
-    }
+    const shellSandboxes = () => Sandbox.commands()
     /** A shell command admitted within `SHELL_START_MS` (it may not have become a sandbox yet). */
     const shellStarting = () => [...startedShells.values()].some((at) => Date.now() - at < SHELL_START_MS)
     const shellsSettled = async (): Promise<boolean> => {
@@ -2336,7 +2329,7 @@ export namespace SecurityGuard {
           bwrap: probe.bwrap,
           args,
           key: args.join("\0"),
-          register: (pid: number) => helpers.add(pid),
+          register: (pid: number) => Sandbox.registerHelper(pid),
           seccomp: SandboxSeccomp.denyUnixSockets(),
         }
       },

@@ -143,6 +143,30 @@ export namespace Sandbox {
     close(): void
   }
 
+  /** Process ids of this process's read-only helper sandboxes (language servers), whichever guard started them. */
+  const helpers = new Set<number>()
+
+  /**
+   * Marks a sandbox this process started as a long-lived helper (`SecurityGuard.helper`): not a command, so neither
+   * file tools nor other commands wait for it. Process-wide: another project's guard in the same process sees it too.
+   */
+  export function registerHelper(pid: number) {
+    helpers.add(pid)
+  }
+
+  /**
+   * The command sandboxes running now for this process: `running` without the helpers (a helper's id is forgotten
+   * once its process is gone, not merely while it is missing from the list as it starts).
+   *
+   * @example
+   * Sandbox.commands() // [48213] while one sandboxed command runs beside a language server
+   */
+  export function commands(pid = process.pid): number[] {
+    const all = running(pid)
+    for (const helper of helpers) if (!all.includes(helper) && !fs.existsSync(`/proc/${helper}`)) helpers.delete(helper)
+    return all.filter((p) => !helpers.has(p))
+  }
+
   /**
    * The sandboxes running now for this process: its child processes that are bubblewrap (a shell that moved into the
    * sandbox `exec`s it, keeping its process id). Read from `/proc/<pid>/task/<tid>/children`, or from every process's

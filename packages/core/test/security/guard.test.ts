@@ -399,4 +399,28 @@ describe("SecurityGuard", () => {
       g.close()
     }
   }, 30_000)
+
+  // The language server of one project's session (a helper) stayed a "running command" for the guard of the next
+  // project in the same process, whose commands then waited for it (the suite's next red-team case timed out).
+  test("a helper started by one guard is no command for another guard of the same process", async () => {
+    await using a = await project()
+    await using b = await project()
+    const first = await guardFor(a.path)
+    const second = await guardFor(b.path, {}, { shellQueueMs: 300 })
+    try {
+      const helper = (await first.helper())!
+      const server = spawn(helper.bwrap, ["--ro-bind", "/", "/", "--dev", "/dev", "--", "sleep", "5"], {
+        stdio: "ignore",
+      })
+      await using _stop = { [Symbol.asyncDispose]: async () => void server.kill() }
+      helper.register!(server.pid!)
+      await second.helper()
+      await second.settleShells()
+      await second.settleFiles()
+      expect(server.exitCode).toBeNull()
+    } finally {
+      first.close()
+      second.close()
+    }
+  })
 })
