@@ -1,7 +1,7 @@
 /**
  * A seccomp filter (classic BPF, the form bubblewrap's `--seccomp FD` loads) that refuses to create Unix-domain
- * sockets (`socket(AF_UNIX, …)` fails with EACCES) and allows every other call, `socketpair` included (pipes between
- * a process and its children, as Node's IPC uses).
+ * sockets (`socket(AF_UNIX, …)` and io_uring, which can make one without that call, fail with EACCES) and allows every
+ * other call, `socketpair` included (pipes between a process and its children, as Node's IPC uses).
  *
  * Why: a file descriptor passed over a Unix socket from one sandbox to another keeps the mounts of the sandbox it was
  * opened in, and once that sandbox has ended its protective mounts are gone, so a folder opened there reaches what the
@@ -23,6 +23,8 @@ export namespace SandboxSeccomp {
   const RET_ALLOW = 0x7fff0000
   const RET_ERRNO = 0x00050000
   const RET_KILL_PROCESS = 0x80000000
+  /** `io_uring_setup`, `io_uring_enter`, `io_uring_register`: the same numbers on both architectures. */
+  const IO_URING = { first: 425, last: 427 }
   /** x86_64's x32 system calls carry this bit: refused whole, so `socket` cannot be reached through them. */
   const X32_BIT = 0x40000000
 
@@ -49,7 +51,10 @@ export namespace SandboxSeccomp {
       program.push({ code: JEQ_K, k: arch.audit, jf: `not-${arch.name}` })
       program.push({ code: LD_W_ABS, k: NR })
       if (arch.name === "x86_64") program.push({ code: JGE_K, k: X32_BIT, jt: "deny" })
-      program.push({ code: JEQ_K, k: arch.socket, jt: "domain", jf: "allow" })
+      program.push({ code: JEQ_K, k: arch.socket, jt: "domain" })
+      // io_uring makes and connects sockets without the `socket` call (IORING_OP_SOCKET): not offered at all.
+      program.push({ code: JGE_K, k: IO_URING.first, jf: "allow" })
+      program.push({ code: JGE_K, k: IO_URING.last + 1, jt: "allow", jf: "deny" })
       program.push(`not-${arch.name}`)
     }
     program.push({ code: RET_K, k: RET_KILL_PROCESS })
