@@ -144,26 +144,37 @@ export namespace Sandbox {
   }
 
   /** Process ids of this process's read-only helper sandboxes (language servers), whichever guard started them. */
-  const helpers = new Set<number>()
+  const helpers = new Map<number, string | undefined>()
+
+  /** A process's start time (`/proc/<pid>/stat` field 22), telling a process from a later one given the same id. */
+  function startOf(pid: number): string | undefined {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+      return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
+    } catch {
+      return undefined
+    }
+  }
 
   /**
    * Marks a sandbox this process started as a long-lived helper (`SecurityGuard.helper`): not a command, so neither
    * file tools nor other commands wait for it. Process-wide: another project's guard in the same process sees it too.
    */
   export function registerHelper(pid: number) {
-    helpers.add(pid)
+    helpers.set(pid, startOf(pid))
   }
 
   /**
-   * The command sandboxes running now for this process: `running` without the helpers (a helper's id is forgotten
-   * once its process is gone, not merely while it is missing from the list as it starts).
+   * The command sandboxes running now for this process: `running` without the helpers. A helper is known by its id
+   * and start time, so a command given the id of a helper that has ended is a command; a helper is forgotten once its
+   * process is gone.
    *
    * @example
    * Sandbox.commands() // [48213] while one sandboxed command runs beside a language server
    */
   export function commands(pid = process.pid): number[] {
     const all = running(pid)
-    for (const helper of helpers) if (!all.includes(helper) && !fs.existsSync(`/proc/${helper}`)) helpers.delete(helper)
+    for (const [helper, start] of helpers) if (startOf(helper) !== start) helpers.delete(helper)
     return all.filter((p) => !helpers.has(p))
   }
 
