@@ -270,6 +270,9 @@ export namespace SecurityGuard {
    */
   export const FILE_CALL_MS = 3_000
 
+  /** Guards created in this process (each keys its shell admissions with its number). */
+  let instances = 0
+
   /** The descriptor a helper's seccomp filter is read from (`Host.sandbox`'s `seccomp`). */
   export const SECCOMP_FD = 4
 
@@ -2057,22 +2060,21 @@ export namespace SecurityGuard {
     const shellQueueMs = options.shellQueueMs ?? SHELL_QUEUE_MS
     /** Shell commands started since the last time no sandboxed command was found running. */
     let shellsSince = 0
-    /** Sandboxed shell commands started whose result has not come back, by call id → when they started. */
-    const startedShells = new Map<string, number>()
+    /** Shell commands this guard admitted are known process-wide (`Sandbox.admit`) under this guard's own keys. */
+    const instance = ++instances
+    const shellKey = (callID: string) => `${instance}\0${callID}`
     const shellSandboxes = () => Sandbox.commands()
-    /** A shell command admitted within `SHELL_START_MS` (it may not have become a sandbox yet). */
-    const shellStarting = () => [...startedShells.values()].some((at) => Date.now() - at < SHELL_START_MS)
+    /** A shell command admitted within `SHELL_START_MS` (it may not have become a sandbox yet), by any guard. */
+    const shellStarting = () => Sandbox.starting(SHELL_START_MS)
     const shellsSettled = async (): Promise<boolean> => {
       if (!shellsSince || !sandbox) return true
       const started = Date.now()
       // A shell just started is still itself until its entry script replaces it with bubblewrap: give it that time.
-      const starting = () => [...startedShells.values()].some((at) => Date.now() - at < SHELL_START_MS)
-      while (starting() || shellSandboxes().length) {
+      while (shellStarting() || shellSandboxes().length) {
         if (Date.now() - started > shellRaceMs) return false
         await Bun.sleep(25)
       }
       shellsSince = 0
-      startedShells.clear()
       return true
     }
 
@@ -2295,7 +2297,7 @@ export namespace SecurityGuard {
         }
         // Taken in the same turn as the check: OpenCode starts a step's commands at once, and two hooks that both
         // checked before either registered ran side by side.
-        if (callID) startedShells.set(callID, Date.now())
+        if (callID) Sandbox.admit(shellKey(callID))
       },
       async settleFiles() {
         const started = Date.now()
@@ -2360,7 +2362,7 @@ export namespace SecurityGuard {
         if (!sb.plan()) return {}
         const out = sb.env(input.callID, shellEnv)
         shellsSince++
-        startedShells.set(input.callID, Date.now())
+        Sandbox.admit(shellKey(input.callID))
         // Inside the sandbox ripgrep reads the exclusions (shown read-only there, with the user's own lines first), so
         // a search from the root skips protected paths instead of failing on them; without them, the user's file.
         const file = SecurityRipgrep.file()
@@ -2372,7 +2374,7 @@ export namespace SecurityGuard {
         const early = (call.callID && carried.get(call.callID)) || []
         if (call.callID) {
           fileCalls.delete(call.callID)
-          startedShells.delete(call.callID)
+          Sandbox.release(shellKey(call.callID))
           carried.delete(call.callID)
           writers.delete(call.callID)
         }

@@ -146,6 +146,35 @@ export namespace Sandbox {
   /** Process ids of this process's read-only helper sandboxes (language servers), whichever guard started them. */
   const helpers = new Map<number, string | undefined>()
 
+  /** Shell commands admitted by a guard of this process (`admit`), by key → when, until their result comes back. */
+  const admitted = new Map<string, number>()
+
+  /**
+   * Records that a shell command is about to start (it becomes a sandbox a moment later). Process-wide, so that the
+   * guards of two projects in one process see each other's commands starting.
+   */
+  export function admit(key: string) {
+    admitted.set(key, Date.now())
+  }
+
+  /** The command's result came back (or it is known to have ended). */
+  export function release(key: string) {
+    admitted.delete(key)
+  }
+
+  /**
+   * True when a command was admitted within the last `windowMs` (it may not have become a sandbox yet); older
+   * admissions are forgotten: by then the command is a running sandbox or has ended.
+   *
+   * @example
+   * Sandbox.admit("g1:call_1"); Sandbox.starting(1000) // true for a second
+   */
+  export function starting(windowMs: number): boolean {
+    const now = Date.now()
+    for (const [key, at] of admitted) if (now - at >= windowMs) admitted.delete(key)
+    return admitted.size > 0
+  }
+
   /** A process's start time (`/proc/<pid>/stat` field 22), telling a process from a later one given the same id. */
   function startOf(pid: number): string | undefined {
     try {

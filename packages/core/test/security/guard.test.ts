@@ -423,4 +423,27 @@ describe("SecurityGuard", () => {
       second.close()
     }
   })
+
+  test("a command another guard of the same process just admitted is waited for, until its result comes back", async () => {
+    await using a = await project()
+    await using b = await project()
+    const first = await guardFor(a.path)
+    const second = await guardFor(b.path, {}, { shellQueueMs: 300 })
+    try {
+      await first.helper()
+      await second.helper()
+      await first.settleShells("call_first")
+      const refused = await second.settleShells("call_second").then(
+        () => undefined,
+        (error) => error,
+      )
+      expect(SecurityError.ShellRunning.is(refused)).toBe(true)
+      first.after({ tool: "bash", args: {}, callID: "call_first" }, "done")
+      await second.settleShells("call_second")
+      second.after({ tool: "bash", args: {}, callID: "call_second" }, "done")
+    } finally {
+      first.close()
+      second.close()
+    }
+  })
 })
