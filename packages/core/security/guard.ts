@@ -2062,7 +2062,19 @@ export namespace SecurityGuard {
     let shellsSince = 0
     /** Shell commands this guard admitted are known process-wide (`Sandbox.admit`) under this guard's own keys. */
     const instance = ++instances
+    /** Keys this guard admitted (released when their result comes back, or all when the guard closes). */
+    const admittedHere = new Set<string>()
     const shellKey = (callID: string) => `${instance}\0${callID}`
+    const admit = (callID: string) => {
+      const key = shellKey(callID)
+      admittedHere.add(key)
+      Sandbox.admit(key)
+    }
+    const release = (callID: string) => {
+      const key = shellKey(callID)
+      admittedHere.delete(key)
+      Sandbox.release(key)
+    }
     const shellSandboxes = () => Sandbox.commands()
     /** A shell command admitted within `SHELL_START_MS` (it may not have become a sandbox yet), by any guard. */
     const shellStarting = () => Sandbox.starting(SHELL_START_MS)
@@ -2297,7 +2309,7 @@ export namespace SecurityGuard {
         }
         // Taken in the same turn as the check: OpenCode starts a step's commands at once, and two hooks that both
         // checked before either registered ran side by side.
-        if (callID) Sandbox.admit(shellKey(callID))
+        if (callID) admit(callID)
       },
       async settleFiles() {
         const started = Date.now()
@@ -2362,7 +2374,7 @@ export namespace SecurityGuard {
         if (!sb.plan()) return {}
         const out = sb.env(input.callID, shellEnv)
         shellsSince++
-        Sandbox.admit(shellKey(input.callID))
+        admit(input.callID)
         // Inside the sandbox ripgrep reads the exclusions (shown read-only there, with the user's own lines first), so
         // a search from the root skips protected paths instead of failing on them; without them, the user's file.
         const file = SecurityRipgrep.file()
@@ -2374,7 +2386,7 @@ export namespace SecurityGuard {
         const early = (call.callID && carried.get(call.callID)) || []
         if (call.callID) {
           fileCalls.delete(call.callID)
-          Sandbox.release(shellKey(call.callID))
+          release(call.callID)
           carried.delete(call.callID)
           writers.delete(call.callID)
         }
@@ -2623,6 +2635,9 @@ export namespace SecurityGuard {
       },
       close() {
         closed = true
+        // Its project's commands have ended with it: other projects' commands no longer wait for them.
+        for (const key of admittedHere) Sandbox.release(key)
+        admittedHere.clear()
         SecurityRipgrep.set(ripgrepOwner, [])
         sandbox?.close()
       },
