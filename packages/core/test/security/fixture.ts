@@ -89,3 +89,29 @@ export async function guardFor(
   await guard.ready()
   return guard
 }
+
+/**
+ * Runs `command` in bubblewrap as a helper is started: `args` (bubblewrap's own options) read from descriptor 3 when
+ * given, and `filter` (a seccomp program) on descriptor 4; the exit code and what it printed.
+ *
+ * @example
+ * const { code, out } = await inBubblewrap("bwrap", ["python3", "-c", "print(1)"], { args: ["--ro-bind", "/", "/"] })
+ */
+export async function inBubblewrap(
+  bwrap: string,
+  command: string[],
+  options: { args?: string[]; filter?: Uint8Array; env?: Record<string, string | undefined> } = {},
+) {
+  const { spawn } = await import("child_process")
+  const proc = spawn(bwrap, [...(options.args ? ["--args", "3"] : []), ...command], {
+    stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
+    env: options.env ?? process.env,
+  })
+  ;(proc.stdio[3] as import("stream").Writable).end((options.args ?? []).map((a) => a + "\0").join(""))
+  ;(proc.stdio[4] as import("stream").Writable).end(options.filter ? Buffer.from(options.filter) : undefined)
+  let out = ""
+  proc.stdout!.on("data", (c) => (out += c))
+  proc.stderr!.on("data", (c) => (out += c))
+  const code = await new Promise((resolve) => proc.on("exit", resolve))
+  return { code, out }
+}

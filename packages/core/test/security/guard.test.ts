@@ -3,12 +3,11 @@ import { spawn } from "child_process"
 import fs from "fs"
 import net from "net"
 import path from "path"
-import type { Writable } from "stream"
 import { SecurityError } from "../../security/errors"
 import { SecurityGuard } from "../../security/guard"
 import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
-import { SECRET_FILE, guardFor, project } from "./fixture"
+import { SECRET_FILE, guardFor, inBubblewrap, project } from "./fixture"
 
 describe("SecurityGuard", () => {
   test("no policy: every function is a no-op", async () => {
@@ -284,19 +283,12 @@ describe("SecurityGuard", () => {
         // A Unix socket cannot be made (Bun reports the refused socket as ENOENT); a socket pair (a child's pipe) can.
         `${process.execPath} -e 'const s=require("net").connect(process.argv[1]);s.on("connect",()=>{console.log("UNIX connected");process.exit(0)});s.on("error",e=>console.log("UNIX",e.code))' ${dir.file("s.sock")}`,
       ].join("; ")
-      const run = async (args: string[], filter?: Uint8Array) => {
-        const proc = spawn(helper.bwrap, ["--args", "3", "--", "/bin/sh", "-c", script], {
-          stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
+      const run = (args: string[], filter?: Uint8Array) =>
+        inBubblewrap(helper.bwrap, ["--", "/bin/sh", "-c", script], {
+          args,
+          filter,
           env: { ...process.env, BUN_BE_BUN: "1" },
         })
-        ;(proc.stdio[3] as Writable).end(args.map((a) => a + "\0").join(""))
-        ;(proc.stdio[4] as Writable).end(filter ? Buffer.from(filter) : undefined)
-        let out = ""
-        proc.stdout!.on("data", (c) => (out += c))
-        proc.stderr!.on("data", (c) => (out += c))
-        const code = await new Promise((resolve) => proc.on("exit", resolve))
-        return { code, out }
-      }
       // The control, without the filter: the socket is reachable from the sandbox.
       expect((await run(helper.args.slice(0, -2))).out).toContain("UNIX connected")
       const { code, out } = await run(helper.args, helper.seccomp)

@@ -1,19 +1,11 @@
 import { describe, expect, test } from "bun:test"
-import { spawn } from "child_process"
-import type { Writable } from "stream"
 import { SandboxSeccomp } from "../../../security/sandbox/seccomp"
+import { inBubblewrap } from "../fixture"
 
 /** Runs `python3 -c script` in bubblewrap, with the filter on descriptor 4 or without one; its output. */
-async function inSandbox(script: string, filter?: Uint8Array) {
-  const args = [...(filter ? ["--seccomp", "4"] : []), "--ro-bind", "/", "/", "--dev", "/dev", "--", "python3", "-c"]
-  const proc = spawn("bwrap", [...args, script], { stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"] })
-  ;(proc.stdio[3] as Writable).end()
-  ;(proc.stdio[4] as Writable).end(filter ? Buffer.from(filter) : undefined)
-  let out = ""
-  proc.stdout!.on("data", (c) => (out += c))
-  proc.stderr!.on("data", (c) => (out += c))
-  const code = await new Promise((resolve) => proc.on("exit", resolve))
-  return { code, out }
+function inSandbox(script: string, filter?: Uint8Array) {
+  const command = [...(filter ? ["--seccomp", "4"] : []), "--ro-bind", "/", "/", "--dev", "/dev", "--", "python3", "-c"]
+  return inBubblewrap("bwrap", [...command, script], { filter })
 }
 
 // What each line tries, and what it prints when the call succeeds or fails.
