@@ -2299,7 +2299,10 @@ export namespace SecurityGuard {
         }
       },
       async settleShells(callID) {
-        if (!sandbox) return
+        // Without a policy in force, or with the sandbox off, there is no sandbox whose protections a descriptor
+        // could outlive. (Not "no sandbox made yet": the first commands of a session may come in parallel.)
+        const { state, d } = current()
+        if (state.status === "none" || d.sandbox === "off") return
         const started = Date.now()
         // A built-in tool's exclusive work is waited for too, in the same check that admits the command.
         while (held.size || shellStarting() || shellSandboxes().length) {
