@@ -103,7 +103,7 @@ export const KnowledgeFeature: BuiltinFeature = {
             prompt,
             learnings: LearningStore.open(root)
               .list()
-              .filter((l) => LearningStore.visibleTo(l, LocalState.roleOf(LocalState.scope(host)))),
+              .filter((l) => LearningStore.visibleTo(l, LocalState.role(host))),
             resources: host.resources ? [...(await host.resources())] : [],
             budget: config.budget,
             maxLearnings: config.maxLearnings,

@@ -46,7 +46,7 @@ export const LearningFeature: BuiltinFeature = {
           items.map((i) => ({
             kind: i.kind,
             text: redact(i.text),
-            source: { ...i.source, role: LocalState.roleOf(LocalState.scope(host)) },
+            source: { ...i.source, role: LocalState.role(host) },
           })),
         )
         for (const warning of skipped ?? []) log.warn("learnings: bad entry", { warning })
@@ -63,7 +63,7 @@ export const LearningFeature: BuiltinFeature = {
     }
 
     return {
-      tool: LearningTools.create(store, { role: () => LocalState.roleOf(LocalState.scope(host)) }),
+      tool: LearningTools.create(store, { role: () => LocalState.role(host) }),
       "chat.message": async (
         input: { sessionID: string; messageID?: string },
         output: { message: { id?: string; sessionID?: string }; parts: DiscoveryHooks.Part[] },

@@ -98,8 +98,27 @@ export namespace LocalState {
   export function scope(host: Host): string | undefined {
     const guard = bound.get(host)?.guard
     if (!guard || !guard.active()) return undefined
+    // Every captured call asks: the policy files are hashed again only when the guard reloaded them.
+    const version = guard.accessVersion()
+    const known = scopes.get(host)
+    if (known?.version === version) return known.scope
     const status = guard.status()
-    return scopeOf(status.role, status.files)
+    const scope = scopeOf(status.role, status.files)
+    scopes.set(host, { version, scope })
+    return scope
+  }
+
+  const scopes = new WeakMap<Host, { version: number; scope: string }>()
+
+  /**
+   * The security role in force (the role part of `scope`), or undefined without a policy in force.
+   *
+   * @example
+   * LocalState.role(host) // "viewer" under a policy, undefined without one
+   */
+  export function role(host: Host): string | undefined {
+    const guard = bound.get(host)?.guard
+    return guard?.active() ? guard.status().role : undefined
   }
 
   /**
@@ -119,11 +138,6 @@ export namespace LocalState {
       }
     }
     return `${role}:${hash.digest("hex").slice(0, 16)}`
-  }
-
-  /** The role part of a `scope` (undefined without one). */
-  export function roleOf(scope: string | undefined): string | undefined {
-    return scope === undefined ? undefined : scope.slice(0, scope.lastIndexOf(":"))
   }
 
   /** Resolves when the guard's first index of protected files is built (at most a few seconds), or at once. */

@@ -105,7 +105,7 @@ export namespace BuiltinsMcp {
       ...(built.hooks.tool ?? {}),
       discover,
       ...LearningTools.create(() => LearningStore.open(root), {
-        role: () => LocalState.roleOf(LocalState.scope(host)),
+        role: () => LocalState.role(host),
       }),
       ...CaptureTools.create(() => CaptureStore.open(root, Capture.limits(init.options?.capture)), {
         // Read at call time: installed by the security feature.

@@ -2078,14 +2078,24 @@ export namespace SecurityGuard {
     const shellSandboxes = () => Sandbox.commands()
     /** A shell command admitted within `SHELL_START_MS` (it may not have become a sandbox yet), by any guard. */
     const shellStarting = () => Sandbox.starting(SHELL_START_MS)
-    const shellsSettled = async (): Promise<boolean> => {
-      if (!shellsSince || !sandbox) return true
+    /**
+     * Resolves true once no shell command is starting or running (and `also` is false), false after `limitMs`. A shell
+     * just started is still itself until its entry script replaces it with bubblewrap: it counts as starting. `take`
+     * runs in the same turn as the check that passed (an admission or a hold taken there cannot be raced by another
+     * waiter whose check comes before the caller resumes).
+     */
+    const shellsQuiet = async (limitMs: number, also = () => false, take = () => {}): Promise<boolean> => {
       const started = Date.now()
-      // A shell just started is still itself until its entry script replaces it with bubblewrap: give it that time.
-      while (shellStarting() || shellSandboxes().length) {
-        if (Date.now() - started > shellRaceMs) return false
+      while (also() || shellStarting() || shellSandboxes().length) {
+        if (Date.now() - started > limitMs) return false
         await Bun.sleep(25)
       }
+      take()
+      return true
+    }
+    const shellsSettled = async (): Promise<boolean> => {
+      if (!shellsSince || !sandbox) return true
+      if (!(await shellsQuiet(shellRaceMs))) return false
       shellsSince = 0
       return true
     }
@@ -2284,12 +2294,8 @@ export namespace SecurityGuard {
           try {
             return await f()
           } finally {
-            const started = Date.now()
-            while (shellStarting() || shellSandboxes().length) {
-              if (Date.now() - started > shellRaceMs) throw new SecurityError.Busy({ seconds: shellRaceMs / 1000 })
-              await Bun.sleep(25)
-            }
-            held.add(token)
+            const taken = await shellsQuiet(shellRaceMs, undefined, () => held.add(token))
+            if (!taken) throw new SecurityError.Busy({ seconds: shellRaceMs / 1000 })
           }
         }
         try {
@@ -2303,16 +2309,15 @@ export namespace SecurityGuard {
         // could outlive. (Not "no sandbox made yet": the first commands of a session may come in parallel.)
         const { state, d } = current()
         if (state.status === "none" || d.sandbox === "off") return
-        const started = Date.now()
         // A built-in tool's exclusive work is waited for too, in the same check that admits the command.
-        while (held.size || shellStarting() || shellSandboxes().length) {
-          if (Date.now() - started > shellQueueMs)
-            throw new SecurityError.ShellRunning({ seconds: shellQueueMs / 1000 })
-          await Bun.sleep(25)
-        }
-        // Taken in the same turn as the check: OpenCode starts a step's commands at once, and two hooks that both
+        // Admitted in the same turn as the check: OpenCode starts a step's commands at once, and two hooks that both
         // checked before either registered ran side by side.
-        if (callID) admit(callID)
+        const admitted = await shellsQuiet(
+          shellQueueMs,
+          () => held.size > 0,
+          () => callID && admit(callID),
+        )
+        if (!admitted) throw new SecurityError.ShellRunning({ seconds: shellQueueMs / 1000 })
       },
       async settleFiles() {
         const started = Date.now()
