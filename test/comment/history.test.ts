@@ -7,8 +7,7 @@ import { CommentHistory } from "./history/history"
 // batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth"), the sixth ("sixth"), the seventh
 // ("seventh"), the eighth ("eighth") and the ninth ("ninth"), each of the last five held out when first measured;
 // all are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
-/** The labelled batches and parts, oldest first (see `CommentHistory.evaluate`). */
-const PARTS = ["tune", "held", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"] as const
+const PARTS = CommentHistory.PARTS
 
 test("comment checker: precision and recall on labelled comments from real history", () => {
   const fixtures = CommentHistory.load()

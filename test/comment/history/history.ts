@@ -219,14 +219,11 @@ export namespace CommentHistory {
   }
 
   /**
-   * Precision and recall of the comments the checker's note names, on four parts: the first batch's tuning part
-   * (even commit hashes) and held-out part (odd), the second batch (`fresh`), drawn and labelled after the rules
-   * were written, the third (`third`, `<name>.3.json`), drawn and labelled before the rules were revised on the
-   * first two, the fourth (`fourth`, `<name>.4.json`), drawn and labelled before they were revised on the first
-   * three, the fifth (`fifth`, `<name>.5.json`), drawn and labelled before they were revised on the first four, and the
-   * sixth (`sixth`, `<name>.6.json`), the seventh (`seventh`, `<name>.7.json`), the eighth (`eighth`,
-   * `<name>.8.json`) and the ninth (`ninth`, `<name>.9.json`), each drawn and labelled blind
-   * with the rules unchanged and measured once with them.
+   * Precision and recall of the comments the checker's note names, per part (`PARTS`): the first batch's tuning part
+   * (even commit hashes) and held-out part (odd), then one part per later batch (`fresh` for `<name>.2.json`, `third`
+   * for `<name>.3.json`, … `tenth` for `<name>.10.json`). The second batch was drawn and labelled after the rules were
+   * written, the third to fifth before the rules were revised on the batches before them, and from the sixth on each
+   * was drawn and labelled blind with the rules unchanged and measured once with them.
    *
    * @example
    * CommentHistory.evaluate(CommentHistory.load(), "strict").tune.recall
@@ -234,49 +231,22 @@ export namespace CommentHistory {
   export function evaluate(fixtures: Loaded[], level: CommentHeuristics.Level) {
     const all = fixtures.flatMap((f) => f.changes.map((change) => ({ change, repo: f.repo, batch: f.batch })))
     const first = all.filter((c) => c.batch === 1)
-    return {
-      tune: figures(
-        first.filter((c) => !heldOut(c.change)),
-        level,
-      ),
-      held: figures(
-        first.filter((c) => heldOut(c.change)),
-        level,
-      ),
-      fresh: figures(
-        all.filter((c) => c.batch === 2),
-        level,
-      ),
-      third: figures(
-        all.filter((c) => c.batch === 3),
-        level,
-      ),
-      fourth: figures(
-        all.filter((c) => c.batch === 4),
-        level,
-      ),
-      fifth: figures(
-        all.filter((c) => c.batch === 5),
-        level,
-      ),
-      sixth: figures(
-        all.filter((c) => c.batch === 6),
-        level,
-      ),
-      seventh: figures(
-        all.filter((c) => c.batch === 7),
-        level,
-      ),
-      eighth: figures(
-        all.filter((c) => c.batch === 8),
-        level,
-      ),
-      ninth: figures(
-        all.filter((c) => c.batch === 9),
-        level,
-      ),
-    }
+    const parts = {
+      tune: first.filter((c) => !heldOut(c.change)),
+      held: first.filter((c) => heldOut(c.change)),
+    } as Record<Part, typeof all>
+    BATCHES.forEach((part, i) => (parts[part] = all.filter((c) => c.batch === i + 2)))
+    return Object.fromEntries(PARTS.map((part) => [part, figures(parts[part], level)])) as Record<
+      Part,
+      ReturnType<typeof figures>
+    >
   }
+
+  /** The parts of the later batches, in order: `fresh` is `<name>.2.json`, `third` is `<name>.3.json`, and so on. */
+  const BATCHES = ["fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"] as const
+  /** Every part `evaluate` measures, oldest first: the first batch's two parts, then one per later batch. */
+  export const PARTS = ["tune", "held", ...BATCHES] as const
+  export type Part = (typeof PARTS)[number]
 
   /**
    * The key of a comment in a label override map: the fixture's file name, the change's index in it and the
