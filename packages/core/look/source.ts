@@ -20,8 +20,10 @@ export namespace LookSource {
     file?: string
     size: number
     type: LookMime.Type
-    /** The whole content (read now for a file). */
+    /** The whole content (for a file, read from the file opened when it was checked). */
     bytes(): Uint8Array
+    /** Lets the file go (a file only). */
+    close?(): void
   }
 
   export class LookError extends Error {
@@ -53,7 +55,9 @@ export namespace LookSource {
   }
 
   /**
-   * A file, after the caller checked access: its size against `max` and its type from its first bytes.
+   * A file, after the caller checked access: its size against `max` and its type from its first bytes. The file is
+   * opened once, here: `bytes()` reads the same open file later, so a path swapped for a link to another file after
+   * the check (by a command running meanwhile) changes nothing that is sent. Call `close()` when done.
    *
    * @example
    * LookSource.file("/repo/shot.png", "/repo", { maxBytes: 10 << 20, maxSvgBytes: 256 << 10 }).type.mime // "image/png"
@@ -61,38 +65,53 @@ export namespace LookSource {
   export function file(full: string, directory: string, limits: Limits): Source {
     const rel = path.relative(directory, full)
     const label = rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : full
-    let stat: fs.Stats
+    let fd: number
     try {
-      stat = fs.statSync(full)
-    } catch {
-      throw new LookError(`look_at: ${label} does not exist`)
+      // Non-blocking: opening a FIFO for reading would otherwise wait for a writer (it is refused below as not a file).
+      fd = fs.openSync(full, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === "ENOENT" || code === "ENOTDIR") throw new LookError(`look_at: ${label} does not exist`)
+      throw new LookError(`look_at: ${label} cannot be opened (${code ?? (e as Error).message})`)
     }
-    if (!stat.isFile()) throw new LookError(`look_at: ${label} is not a file`)
-    if (stat.size === 0) throw new LookError(`look_at: ${label} is empty`)
-    if (stat.size > limits.maxBytes) throw tooLarge(label, stat.size, limits.maxBytes)
-    const fd = fs.openSync(full, "r")
-    let head: Uint8Array
     try {
+      const stat = fs.fstatSync(fd)
+      if (!stat.isFile()) throw new LookError(`look_at: ${label} is not a file`)
+      if (stat.size === 0) throw new LookError(`look_at: ${label} is empty`)
+      if (stat.size > limits.maxBytes) throw tooLarge(label, stat.size, limits.maxBytes)
       const buffer = Buffer.alloc(Math.min(stat.size, LookMime.HEAD_BYTES))
-      head = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0))
-    } finally {
+      const head = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0))
+      const type = LookMime.sniff(head)
+      if (!type) throw unsupported(label, head)
+      if (type.kind === "svg" && stat.size > limits.maxSvgBytes)
+        throw tooLarge(label, stat.size, limits.maxSvgBytes, "svg")
+      return {
+        label,
+        file: full,
+        size: stat.size,
+        type,
+        bytes: () => readAll(fd, label, type.kind === "svg" ? limits.maxSvgBytes : limits.maxBytes, type.kind),
+        close: () => fs.closeSync(fd),
+      }
+    } catch (e) {
       fs.closeSync(fd)
+      throw e
     }
-    const type = LookMime.sniff(head)
-    if (!type) throw unsupported(label, head)
-    if (type.kind === "svg" && stat.size > limits.maxSvgBytes)
-      throw tooLarge(label, stat.size, limits.maxSvgBytes, "svg")
-    return {
-      label,
-      file: full,
-      size: stat.size,
-      type,
-      bytes: () => {
-        const bytes = fs.readFileSync(full)
-        if (bytes.length > limits.maxBytes) throw tooLarge(label, bytes.length, limits.maxBytes)
-        return bytes
-      },
+  }
+
+  /** The whole content of an open file, refused past `max` bytes (it may have grown since it was measured). */
+  function readAll(fd: number, label: string, max: number, kind: LookMime.Kind): Uint8Array {
+    const chunks: Buffer[] = []
+    let total = 0
+    for (;;) {
+      const chunk = Buffer.alloc(Math.min(1 << 20, max + 1 - total))
+      const n = fs.readSync(fd, chunk, 0, chunk.length, total)
+      if (n === 0) break
+      chunks.push(chunk.subarray(0, n))
+      total += n
+      if (total > max) throw tooLarge(label, total, max, kind)
     }
+    return Buffer.concat(chunks, total)
   }
 
   export type Limits = { maxBytes: number; maxSvgBytes: number }

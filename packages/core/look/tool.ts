@@ -1,7 +1,7 @@
 import { tool, type ToolDefinition } from "@opencode-ai/plugin"
 import path from "path"
 import z from "zod"
-import type { Host, HostChildCall } from "../host"
+import { exclusively, type Host, type HostChildCall } from "../host"
 import { ReadmeInject } from "../readme/inject"
 import { SecurityOutput } from "../security/output"
 import { LookModels } from "./models"
@@ -124,7 +124,14 @@ export namespace LookTool {
         })
       }
       await ctx.ask?.({ permission: "read", patterns: [full], always: ["*"], metadata: {} })
-      return LookSource.file(full, host.directory, limits)
+      // The file is opened while no shell command runs, and checked again first: the prompts above may have waited
+      // for the user while a command swapped the path for a link to a protected file. What is sent is read from the
+      // descriptor opened here.
+      return exclusively(host, async () => {
+        const again = await host.access?.(full, "read")
+        if (again) throw new LookSource.LookError(`look_at: ${again}`)
+        return LookSource.file(full, host.directory, limits)
+      })
     }
 
     /** The model that will analyse a source of `kind`: the current one when it can, else the configured one. */
@@ -188,62 +195,70 @@ export namespace LookTool {
         async execute(args, context) {
           const ctx = context as unknown as Context
           const source = await open(args, ctx)
-          // The model wrote image_data into its own tool call. Where OpenCode stores the argument object it passed
-          // here, the conversation's later requests carry this note instead of the bytes (see docs/look-at.md).
-          if (!source.file && typeof args.image_data === "string" && args.image_data.length > 256)
-            args.image_data = `[${source.type.mime}, ${LookSource.kb(source.size)}: given to look_at, not kept here]`
-          const model = await choose(source.type.kind, ctx)
-          if (!host.child) throw new LookSource.LookError("look_at: this OpenCode gives no way to call a model")
-          const bytes = source.bytes()
-          const name = source.file ? path.basename(source.file) : "image_data"
-          const about = `${source.label} (${source.type.mime}, ${LookSource.kb(source.size)})`
-          const parts: HostChildCall["parts"] = [{ type: "text", text: `Goal: ${args.goal}\nFile: ${about}` }]
-          if (source.type.kind === "svg") {
-            // The child model is a model too: lines of segments the role may not read leave the source first.
-            const svg = new TextDecoder().decode(bytes).replace(/^\uFEFF/, "")
-            const hidden = host.segments?.().read ?? []
-            parts.push({
-              type: "text",
-              text: `SVG source of ${name}:\n${hidden.length ? SecurityOutput.mask(svg, hidden) : svg}`,
-            })
-          } else {
-            // An image or PDF is sent whole: a file holding a segment the role may not read is refused, whatever its
-            // type says (a source file given a `%PDF-` line was sent with its segment).
-            const hidden = host.segments?.().read ?? []
-            const raw = Buffer.from(bytes).toString("latin1")
-            if (hidden.length && SecurityOutput.mask(raw, hidden) !== raw)
-              throw new LookSource.LookError(
-                `look_at: ${name} holds a segment the security policy protects, and an image or PDF is sent whole; read it with the read tool instead`,
-              )
-            parts.push({
-              type: "file",
-              mime: source.type.mime,
-              filename: name,
-              url: `data:${source.type.mime};base64,${Buffer.from(bytes).toString("base64")}`,
-            })
+          try {
+            return await look(source, args, ctx)
+          } finally {
+            source.close?.()
           }
-          const answer = await host.child({
-            sessionID: ctx.sessionID,
-            model,
-            ...(own() ? { agent: own() } : { agent: ctx.agent, system: SYSTEM }),
-            title: `look_at ${name}`,
-            parts,
-            signal: ctx.abort,
-          })
-          const text = answer.trim()
-          if (!text) throw new LookSource.LookError(`look_at: ${LookModels.key(model)} returned no answer for ${about}`)
-          const capped =
-            text.length > maxAnswer
-              ? text
-                  .slice(
-                    0,
-                    text.lastIndexOf("\n", maxAnswer) > maxAnswer * 0.8 ? text.lastIndexOf("\n", maxAnswer) : maxAnswer,
-                  )
-                  .trimEnd() + `\n[answer cut at ~${maxAnswer / ReadmeInject.CHARS_PER_TOKEN} tokens]`
-              : text
-          return `look_at ${about}, analysed by ${LookModels.key(model)}:\n\n${capped}`
         },
       }),
+    }
+
+    async function look(source: LookSource.Source, args: { image_data?: string; goal: string }, ctx: Context) {
+      // The model wrote image_data into its own tool call. Where OpenCode stores the argument object it passed
+      // here, the conversation's later requests carry this note instead of the bytes (see docs/look-at.md).
+      if (!source.file && typeof args.image_data === "string" && args.image_data.length > 256)
+        args.image_data = `[${source.type.mime}, ${LookSource.kb(source.size)}: given to look_at, not kept here]`
+      const model = await choose(source.type.kind, ctx)
+      if (!host.child) throw new LookSource.LookError("look_at: this OpenCode gives no way to call a model")
+      const bytes = source.bytes()
+      const name = source.file ? path.basename(source.file) : "image_data"
+      const about = `${source.label} (${source.type.mime}, ${LookSource.kb(source.size)})`
+      const parts: HostChildCall["parts"] = [{ type: "text", text: `Goal: ${args.goal}\nFile: ${about}` }]
+      if (source.type.kind === "svg") {
+        // The child model is a model too: lines of segments the role may not read leave the source first.
+        const svg = new TextDecoder().decode(bytes).replace(/^\uFEFF/, "")
+        const hidden = host.segments?.().read ?? []
+        parts.push({
+          type: "text",
+          text: `SVG source of ${name}:\n${hidden.length ? SecurityOutput.mask(svg, hidden) : svg}`,
+        })
+      } else {
+        // An image or PDF is sent whole: a file holding a segment the role may not read is refused, whatever its
+        // type says (a source file given a `%PDF-` line was sent with its segment).
+        const hidden = host.segments?.().read ?? []
+        const raw = Buffer.from(bytes).toString("latin1")
+        if (hidden.length && SecurityOutput.mask(raw, hidden) !== raw)
+          throw new LookSource.LookError(
+            `look_at: ${name} holds a segment the security policy protects, and an image or PDF is sent whole; read it with the read tool instead`,
+          )
+        parts.push({
+          type: "file",
+          mime: source.type.mime,
+          filename: name,
+          url: `data:${source.type.mime};base64,${Buffer.from(bytes).toString("base64")}`,
+        })
+      }
+      const answer = await host.child({
+        sessionID: ctx.sessionID,
+        model,
+        ...(own() ? { agent: own() } : { agent: ctx.agent, system: SYSTEM }),
+        title: `look_at ${name}`,
+        parts,
+        signal: ctx.abort,
+      })
+      const text = answer.trim()
+      if (!text) throw new LookSource.LookError(`look_at: ${LookModels.key(model)} returned no answer for ${about}`)
+      const capped =
+        text.length > maxAnswer
+          ? text
+              .slice(
+                0,
+                text.lastIndexOf("\n", maxAnswer) > maxAnswer * 0.8 ? text.lastIndexOf("\n", maxAnswer) : maxAnswer,
+              )
+              .trimEnd() + `\n[answer cut at ~${maxAnswer / ReadmeInject.CHARS_PER_TOKEN} tokens]`
+          : text
+      return `look_at ${about}, analysed by ${LookModels.key(model)}:\n\n${capped}`
     }
   }
 }

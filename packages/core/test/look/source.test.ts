@@ -1,3 +1,4 @@
+import { spawnSync } from "child_process"
 import { describe, expect, spyOn, test } from "bun:test"
 import fs from "fs"
 import { LookMime } from "../../look/mime"
@@ -41,20 +42,49 @@ describe("look_at sources: type from the bytes, size before decoding", () => {
     const big = Buffer.concat([PNG, Buffer.alloc(70 * 1024)])
     await using dir = await tmpdir({ "big.png": big, "big.svg": Buffer.concat([SVG, Buffer.alloc(4096, 32)]) })
     const read = spyOn(fs, "readFileSync")
-    const open = spyOn(fs, "openSync")
+    const readSync = spyOn(fs, "readSync")
     try {
       expect(() => LookSource.file(dir.file("big.png"), dir.path, LIMITS)).toThrow(
         "look_at: big.png is 70.1 KB, over the limit of 64 KB (lookAt.maxBytes)",
       )
-      expect(open).not.toHaveBeenCalled()
+      expect(readSync).not.toHaveBeenCalled()
       expect(() => LookSource.file(dir.file("big.svg"), dir.path, LIMITS)).toThrow(
         "over the SVG limit of 2 KB (SVG is sent as text)",
       )
       expect(read).not.toHaveBeenCalled()
     } finally {
       read.mockRestore()
-      open.mockRestore()
+      readSync.mockRestore()
     }
+  })
+
+  test("what is sent is the file opened at the check: a path swapped for a link afterwards changes nothing", async () => {
+    const secret = Buffer.concat([PNG, Buffer.from("API_KEY=sk-not-for-the-model")])
+    await using dir = await tmpdir({ "shot.png": PNG, "secret.png": secret, "grown.png": PNG })
+    const source = LookSource.file(dir.file("shot.png"), dir.path, LIMITS)
+    // A command running after the check puts a link to another file where the checked one was.
+    fs.rmSync(dir.file("shot.png"))
+    fs.symlinkSync(dir.file("secret.png"), dir.file("shot.png"))
+    try {
+      expect(Buffer.from(source.bytes()).equals(PNG)).toBe(true)
+    } finally {
+      source.close?.()
+    }
+    // A file that grew past the limit after it was measured is refused when read, not sent cut or whole.
+    const grown = LookSource.file(dir.file("grown.png"), dir.path, LIMITS)
+    fs.appendFileSync(dir.file("grown.png"), Buffer.alloc(70 * 1024))
+    try {
+      expect(() => grown.bytes()).toThrow("over the limit of 64 KB (lookAt.maxBytes)")
+    } finally {
+      grown.close?.()
+    }
+  })
+
+  test("a FIFO is refused as not a file without waiting for a writer", async () => {
+    await using dir = await tmpdir({})
+    const fifo = dir.file("pipe.png")
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0)
+    expect(() => LookSource.file(fifo, dir.path, LIMITS)).toThrow("look_at: pipe.png is not a file")
   })
 
   test("image_data: raw base64 (whitespace, URL-safe), data URLs (declared type ignored), percent-encoded SVG", () => {

@@ -12,7 +12,7 @@ const VISION = { providerID: "p", id: "eye", capabilities: { input: { text: true
 const TEXT_ONLY = { providerID: "p", id: "words", capabilities: { input: { text: true, image: false, pdf: false } } }
 const PDF_MODEL = { providerID: "p", id: "pages", capabilities: { input: { text: true, image: true, pdf: true } } }
 
-function setup(dir: string, config: LookTool.Config = {}, extra: Partial<Host> = {}) {
+function setup(dir: string, config: LookTool.Config = {}, extra: Partial<Host> = {}, context: object = {}) {
   const calls: HostChildCall[] = []
   const host: Host = {
     directory: dir,
@@ -26,7 +26,7 @@ function setup(dir: string, config: LookTool.Config = {}, extra: Partial<Host> =
   }
   const models = LookModels.create(host)
   const tool = LookTool.create({ host, config, models }).look_at
-  const ctx = { sessionID: "s", messageID: "m2", agent: "build", abort: new AbortController().signal }
+  const ctx = { sessionID: "s", messageID: "m2", agent: "build", abort: new AbortController().signal, ...context }
   /** `chat.params` as OpenCode calls it before the request whose answer calls the tool. */
   const using = (model: any) =>
     models.observe({ sessionID: "s", model, message: { model: { providerID: model.providerID, modelID: model.id } } })
@@ -216,6 +216,42 @@ describe("look_at", () => {
       stat.mockRestore()
     }
     expect(asked).toEqual([`read ${dir.file("secret/plan.png")}`])
+    expect(calls).toHaveLength(0)
+  })
+
+  test("a path that became protected while the user answered the permission prompt is refused, under the hold", async () => {
+    await using dir = await tmpdir({ "shot.png": PNG })
+    let swapped = false
+    let holding = false
+    const heldWhileAsking: boolean[] = []
+    const { calls, run, using } = setup(
+      dir.path,
+      {},
+      {
+        // The layer's verdict follows the path: protected once a command put a link to a protected file there.
+        access: async () => (swapped ? "read of .env is denied by rule 1 (.env)" : undefined),
+        exclusive: async (work) => {
+          holding = true
+          try {
+            return await work((f) => f())
+          } finally {
+            holding = false
+          }
+        },
+      },
+      {
+        ask: async () => {
+          heldWhileAsking.push(holding)
+          swapped = true
+        },
+      },
+    )
+    using(VISION)
+    await expect(run({ file_path: "shot.png", goal: "x" })).rejects.toThrow(
+      "look_at: read of .env is denied by rule 1 (.env)",
+    )
+    // The prompt was answered outside the hold (commands need not wait for the user); nothing reached a model.
+    expect(heldWhileAsking).toEqual([false])
     expect(calls).toHaveLength(0)
   })
 
