@@ -224,6 +224,24 @@ export namespace CommentHistoryExtract {
       select: ["--until=2022-01-01", "--no-merges"],
       target: 50,
     },
+    // Added for the tenth batch: four more repositories whose commits credit an AI assistant the same way (Rust in
+    // mise, Python in pydantic-ai, Ruby in roast, Go in lazygit), and one human-written control from before 2022
+    // (JavaScript in express); a smaller target, so the batch stays near the ninth's size.
+    ...(
+      [
+        ["mise", "jdx/mise"],
+        ["pydantic-ai", "pydantic/pydantic-ai"],
+        ["roast", "Shopify/roast"],
+        ["lazygit", "jesseduffield/lazygit"],
+      ] as const
+    ).map((entry) => ({ ...assistant(entry), target: 42 })),
+    {
+      name: "express",
+      repo: "expressjs/express",
+      style: "human",
+      select: ["--until=2022-01-01", "--no-merges"],
+      target: 42,
+    },
   ]
 
   /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */
