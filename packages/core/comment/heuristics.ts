@@ -389,8 +389,12 @@ export namespace CommentHeuristics {
   /** A condition or a time in an expectation: what the assertion alone does not say. */
   const CONDITION = /\b(after|before|when|once|until|while|if)\b/i
 
-  /** An expectation a test asserts: "Should be modified", "It should not throw", "Must fail", "Expect an error". */
-  const EXPECTS = /^((it|this|that|they|we|the \w+)\s+)?(should|must|shall|expects?|needs? to|will)\b/i
+  /**
+   * An expectation a test asserts: "Should be modified", "It should not throw", "Must fail", "Expect an error", with
+   * a subject of up to two words ("Result should be joined", "The `repr` must not call it").
+   */
+  const EXPECTS =
+    /^((it|this|that|they|we|(the |a |an )?[\w`.-]+( [\w`.-]+)?)\s+)?(should|must|shall|expects?|needs? to|will)\b/i
   /** The code is an assertion: `assert …`, `self.assertEqual(…)`, `expect(…)`, `require.Equal(…)`, `t.Fatal(…)`. */
   const ASSERTION =
     /^(self |this )?(assert|expect|should|require|must|t (error|fatal|fail)|pytest raises|check|(await )?screen (get|find)s? )/

@@ -121,6 +121,11 @@ describe("comment heuristics", () => {
       ["It must not throw", ["expect(() => run()).not.toThrow()"], "plain"],
       ["Should be trimmed because the parser keeps spaces", ["self.assertEqual(result.name, 'x')"], undefined],
       ["Should be trimmed", ["name = name.trim()"], undefined],
+      // The expectation's subject may be a noun or two; a longer sentence before the modal is not an expectation.
+      ["Result should be joined", ['assert_equal "a\\nb", result'], "plain"],
+      ["Architecture mismatch should result in a negative score", ["assert!(score < 0)"], "plain"],
+      ["Result should be joined because the runner splits lines", ['assert_equal "a\\nb", result'], undefined],
+      ["The first run of the parser should be cached", ["assert cache.hits == 1"], undefined],
       // Up to 12 words when it names two of the assertion's words and sets no condition.
       [
         'It should NOT be our internal "Authentication required" message',
