@@ -98,6 +98,14 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve())
   })
   await mcp.server.connect(transport)
+  // A line the transport cannot take is answered with a JSON-RPC error (the SDK only reports it), after the server's
+  // own handler has logged it.
+  const reported = transport.onerror
+  transport.onerror = (error) => {
+    reported?.(error)
+    const reply = BuiltinsMcp.malformed(error)
+    if (reply) void transport.send(reply as unknown as Parameters<typeof transport.send>[0])
+  }
   log.info(`serving ${directory} over stdio`, { tools: mcp.tools.map((t) => t.name) })
   await closed
   await mcp.close()

@@ -60,6 +60,23 @@ export namespace BuiltinsMcp {
     version?: string
   }
 
+  /**
+   * The JSON-RPC error response for a line the transport could not take as a message, or undefined for other
+   * transport errors: `-32700` for text that is not JSON, `-32600` for JSON that is not a JSON-RPC message. The id is
+   * `null`, as JSON-RPC asks when the request's id cannot be read. (The SDK's stdio transport only reports such a line
+   * to `onerror`, so a client that sent one waited for an answer that never came.)
+   *
+   * @example
+   * BuiltinsMcp.malformed(new SyntaxError("JSON Parse error")) // { jsonrpc: "2.0", id: null, error: { code: -32700, … } }
+   */
+  export function malformed(error: unknown) {
+    const reply = (code: number, message: string) => ({ jsonrpc: "2.0" as const, id: null, error: { code, message } })
+    if (error instanceof SyntaxError) return reply(-32700, `Parse error: a line that is not JSON (${error.message})`)
+    if (error instanceof Error && error.name === "ZodError")
+      return reply(-32600, "Invalid Request: a JSON line that is not a JSON-RPC 2.0 request, notification or response")
+    return undefined
+  }
+
   export type Result = { text: string; isError: boolean }
 
   export type Instance = {

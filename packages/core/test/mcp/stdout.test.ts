@@ -87,4 +87,52 @@ describe("opencode-builtins mcp: stdout carries protocol messages only", () => {
     },
     { timeout: 120_000 },
   )
+
+  test(
+    "a line that is not JSON, or not JSON-RPC, gets a JSON-RPC error reply; the server keeps serving",
+    async () => {
+      await using dir = await tmpdir({})
+      const proc = Bun.spawn([process.execPath, CLI, "mcp"], {
+        cwd: dir.path,
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { ...process.env, HOME: dir.path, XDG_CONFIG_HOME: dir.file("xdg"), XDG_CACHE_HOME: dir.file("cache") },
+      })
+      try {
+        proc.stdin.write("{ this is not json\n")
+        proc.stdin.write(JSON.stringify({ hello: "world" }) + "\n")
+        proc.stdin.write(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+          }) + "\n",
+        )
+        await proc.stdin.flush()
+        const reader = proc.stdout.getReader()
+        let text = ""
+        const deadline = Date.now() + 60_000
+        while (text.split("\n").length < 4 && Date.now() < deadline) {
+          const { value, done } = await reader.read()
+          if (done) break
+          text += new TextDecoder().decode(value, { stream: true })
+        }
+        proc.stdin.end()
+        const [parse, invalid, init] = text
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l))
+        expect(parse).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } })
+        expect(parse.error.message).toStartWith("Parse error: a line that is not JSON")
+        expect(invalid).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } })
+        expect(init).toMatchObject({ jsonrpc: "2.0", id: 1, result: { serverInfo: { name: "opencode-builtins" } } })
+        expect(await proc.exited).toBe(0)
+      } finally {
+        proc.kill()
+      }
+    },
+    { timeout: 90_000 },
+  )
 })
