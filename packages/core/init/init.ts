@@ -383,8 +383,11 @@ export namespace Init {
     (d) => `${d.path} changed while init was running (another init, or an editor?); nothing was changed`,
   )
 
-  /** Test seam: `beforeCommit` runs after every file is staged and before they are checked and renamed. */
-  export type ApplyHooks = { beforeCommit?: () => void }
+  /**
+   * Test seams: `beforeCommit` runs after every file is staged and before they are checked and put in place,
+   * `afterCheck` after the check and before the first file is put in place.
+   */
+  export type ApplyHooks = { beforeCommit?: () => void; afterCheck?: () => void }
 
   /** Why `change` can no longer be applied as planned: its file changed since it was read, or appeared. */
   function changedSince(change: Change, target: string): boolean {
@@ -401,7 +404,7 @@ export namespace Init {
   /**
    * Writes the planned changes all or nothing: every file is first written beside its target (an edited file keeps its
    * mode), then each target is checked to be as the plan read it (an edit: same text; a create: still absent), and
-   * only then are they renamed into place. A failure removes what was staged and the folders it made, and throws
+   * only then are they put in place: new files linked (never replacing one that appeared since), then edits renamed. A failure removes what was staged and the folders it made, and throws
    * `WriteError` naming the file, or `ChangedError` when a file changed in the meantime (plan again: see `setup`).
    *
    * @example
@@ -434,14 +437,31 @@ export namespace Init {
       undo()
       throw new ChangedError({ path: changed.change.path })
     }
-    for (const [i, s] of staged.entries()) {
+    hooks.afterCheck?.()
+    // New files first, each linked into place only if its name is still free (an atomic check, where a rename would
+    // replace a file that appeared after the check above): one that appeared meanwhile undoes the new files linked.
+    const creates = staged.filter((s) => s.change.action === "create")
+    for (const [i, s] of creates.entries()) {
+      try {
+        place(s.tmp, s.target)
+      } catch (error) {
+        for (const done of creates.slice(0, i)) fs.rmSync(done.target, { force: true })
+        undo()
+        if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new ChangedError({ path: s.change.path })
+        throw new WriteError({ path: s.target, reason: `${reason(error)}; nothing was changed` }, { cause: error })
+      }
+    }
+    for (const s of creates) fs.rmSync(s.tmp, { force: true })
+    const edits = staged.filter((s) => s.change.action !== "create")
+    for (const [i, s] of edits.entries()) {
       try {
         fs.renameSync(s.tmp, s.target)
       } catch (error) {
         // Only a file system failing between two renames gets here; what was renamed stays, the rest is removed.
-        for (const rest of staged.slice(i)) fs.rmSync(rest.tmp, { force: true })
+        for (const rest of edits.slice(i)) fs.rmSync(rest.tmp, { force: true })
+        const placed = creates.length + i
         throw new WriteError(
-          { path: s.target, reason: `${reason(error)} (${i} of ${staged.length} files were already in place)` },
+          { path: s.target, reason: `${reason(error)} (${placed} of ${staged.length} files were already in place)` },
           { cause: error },
         )
       }
@@ -465,6 +485,17 @@ export namespace Init {
       } catch (error) {
         if (!ChangedError.is(error) || attempt >= attempts) throw error
       }
+    }
+  }
+
+  /** `tmp` at `target` unless a file is there: a hard link, or a copy made exclusively where links are not supported. */
+  function place(tmp: string, target: string) {
+    try {
+      fs.linkSync(tmp, target)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EMLINK") throw error
+      fs.copyFileSync(tmp, target, fs.constants.COPYFILE_EXCL)
     }
   }
 

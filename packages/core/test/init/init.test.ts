@@ -170,6 +170,23 @@ describe("opencode-builtins init", () => {
     expect(snapshot(dir.path)[".gitignore"]).toContain(".opencode/builtins-local/")
   })
 
+  test("a new file that appears after the check is never replaced: the files linked so far are taken back", async () => {
+    await using dir = await tmpdir({})
+    const plan = Init.plan(dir.path)
+    if (!plan.ok) throw new Error(plan.error)
+    expect(plan.changes.filter((c) => c.action === "create").length).toBeGreaterThanOrEqual(2)
+    const mine = '{\n  "model": "mine"\n}\n'
+    let thrown: unknown
+    try {
+      // Another program creates opencode.json between the check and the moment this run puts its files in place.
+      Init.apply(plan.changes, { afterCheck: () => fs.writeFileSync(dir.file("opencode.json"), mine) })
+    } catch (error) {
+      thrown = error
+    }
+    expect(Init.ChangedError.is(thrown)).toBe(true)
+    expect(snapshot(dir.path)).toEqual({ "opencode.json": mine })
+  })
+
   test('"plugin" of the wrong type is refused, nothing written', async () => {
     await using dir = await tmpdir({ "opencode.json": '{ "plugin": "opencode-builtins" }' })
     const before = snapshot(dir.path)
