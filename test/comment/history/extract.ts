@@ -1,4 +1,3 @@
-import { $ } from "bun"
 import fs from "fs"
 import path from "path"
 import { CommentSyntax } from "../../../packages/core/comment/syntax"
@@ -244,6 +243,16 @@ export namespace CommentHistoryExtract {
     },
   ]
 
+  /**
+   * A command's output (Bun's shell never returned the output of a 400 KB `git show` here; a plain spawn does). With
+   * `check`, a failing command throws.
+   */
+  function run(cmd: string[], check = false): { code: number; text: string } {
+    const r = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" })
+    if (check && r.exitCode !== 0) throw new Error(`${cmd.join(" ")}: ${r.stderr.toString().trim()}`)
+    return { code: r.exitCode, text: r.stdout.toString() }
+  }
+
   /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */
   function shuffle<T>(items: T[], seed: number): T[] {
     let a = seed >>> 0
@@ -285,7 +294,7 @@ export namespace CommentHistoryExtract {
    */
   export async function draw(mirrors: string, out: string, source: Source, batch = 1, quota?: number) {
     const git = path.join(mirrors, source.repo.replace("/", "+"), "repo")
-    const log = await $`git --git-dir=${git} log --format=%H ${source.select} HEAD`.quiet().text()
+    const log = run(["git", `--git-dir=${git}`, "log", "--format=%H", ...source.select, "HEAD"], true).text
     const seen = new Set<string>()
     for (let b = 1; b < batch; b++) {
       const file = path.join(import.meta.dir, `${source.name}${b > 1 ? "." + b : ""}.json`)
@@ -309,10 +318,9 @@ export namespace CommentHistoryExtract {
       if (total >= target) break
       // A snapshot may lack some objects (a commit whose tree or parent cannot be read): such a commit is skipped.
       // Earlier batches met none, so their draws are unchanged.
-      const shown = await $`git --git-dir=${git} show --format= --numstat --no-renames ${sha}`.quiet().nothrow()
-      if (shown.exitCode !== 0) continue
-      const files = shown
-        .text()
+      const shown = run(["git", `--git-dir=${git}`, "show", "--format=", "--numstat", "--no-renames", sha])
+      if (shown.code !== 0) continue
+      const files = shown.text
         .trim()
         .split("\n")
         .map((l) => l.split("\t"))
@@ -320,9 +328,12 @@ export namespace CommentHistoryExtract {
       // At most two files of one commit, so that one large commit does not fill a repository's share.
       for (const [, , file] of files.slice(0, 2)) {
         const syntax = CommentSyntax.forFile(file)!
-        const after = await $`git --git-dir=${git} show ${sha}:${file}`.quiet().nothrow().text()
-        const before = await $`git --git-dir=${git} show ${sha}^:${file}`.quiet().nothrow().text()
-        const diff = await $`git --git-dir=${git} show --format= -U0 --no-renames ${sha} -- ${file}`.quiet().text()
+        const after = run(["git", `--git-dir=${git}`, "show", `${sha}:${file}`]).text
+        const before = run(["git", `--git-dir=${git}`, "show", `${sha}^:${file}`]).text
+        const diff = run(
+          ["git", `--git-dir=${git}`, "show", "--format=", "-U0", "--no-renames", sha, "--", file],
+          true,
+        ).text
         const added = addedLines(diff)
         const lines = after.split("\n")
         const { kinds, comments } = CommentSyntax.extract(lines, syntax)

@@ -8,7 +8,6 @@
 // characters; Claude Code shows a command's first line when it has no description), and the words of the start of the
 // body as a sorted bag (`bag`), not its prose. Frontmatter that YAML refuses is kept as written (`raw`) so the fixture
 // reproduces the malformed files.
-import { $ } from "bun"
 import fs from "fs"
 import path from "path"
 import { Frontmatter } from "../../../packages/core/util/frontmatter"
@@ -357,6 +356,13 @@ export function lead(body: string): string | undefined {
   return DiscoveryParse.shorten(text, 300)
 }
 
+/** A git command's output; it throws when git fails. (Bun's shell never returned a 400 KB `git show` here.) */
+function git(dir: string, ...args: string[]): string {
+  const r = Bun.spawnSync(["git", "-C", dir, ...args], { stdout: "pipe", stderr: "pipe" })
+  if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")} in ${dir}: ${r.stderr.toString().trim()}`)
+  return r.stdout.toString()
+}
+
 if (import.meta.main) {
   const mirrors = process.argv[2]
   const sets: SetId[] =
@@ -367,13 +373,13 @@ if (import.meta.main) {
   for (const set of sets) out[set] = { collections: [], items: [] }
   for (const c of COLLECTIONS.filter((c) => sets.includes(c.set))) {
     const dir = path.join(mirrors, c.repo.replace("/", "+"), "repo")
-    const commit = (await $`git -C ${dir} rev-parse HEAD`.text()).trim()
-    const files = (await $`git -C ${dir} ls-tree -r --name-only HEAD`.text())
+    const commit = git(dir, "rev-parse", "HEAD").trim()
+    const files = git(dir, "ls-tree", "-r", "--name-only", "HEAD")
       .split("\n")
       .filter((p) => c.match.test(p) && path.basename(p) !== "README.md" && !c.exclude?.test(p))
       .filter((p, i, all) => !c.unique || all.findIndex((q) => c.to(q) === c.to(p)) === i)
     for (const p of files) {
-      const text = await $`git -C ${dir} show HEAD:${p}`.text()
+      const text = git(dir, "show", `HEAD:${p}`)
       const fm = Frontmatter.parse(text)
       const item: Item & { collection: string } = { collection: c.id, path: c.to(p) }
       const skill = p.endsWith("SKILL.md") ? path.basename(path.dirname(p)) : undefined
