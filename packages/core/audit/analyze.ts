@@ -246,7 +246,8 @@ export namespace PluginAnalysis {
     [/(^|[^\w])\/etc\//, "/etc/"],
     [/~\/\.ssh(\/|$)|(^|[/\\])\.ssh[/\\]/, ".ssh"],
     [/(^|[/\\])\.env($|[./\\_-])/, ".env"],
-    [/(^|[/\\])id_(rsa|ed25519|ecdsa|dsa)\b/, "SSH private key"],
+    [/(^|[/\\])id_(rsa|ed25519|ecdsa|dsa)\.pub\b/, "SSH public key"],
+    [/(^|[/\\])id_(rsa|ed25519|ecdsa|dsa)(?!\.pub\b)\b/, "SSH private key"],
     [/(^|[/\\])\.aws[/\\]credentials\b/, ".aws/credentials"],
     [/(^|[/\\])\.(npmrc|netrc|pgpass|git-credentials)$/, "credentials file"],
   ]
@@ -949,6 +950,7 @@ export namespace PluginAnalysis {
     function moduleValue(spec: string, node: SgNode | undefined): Path | undefined {
       imports.add(spec)
       if (node && /^(data|blob):/i.test(spec)) report(node, AuditRules.inlineModule(spec))
+      if (node && /\.node$/i.test(spec)) report(node, AuditRules.nativeAddon(spec))
       const mod = normalizeModule(spec)
       if (mod && node) {
         const verdict = AuditRules.moduleImport(mod)

@@ -54,6 +54,8 @@ export namespace PluginAudit {
     /** With includeDependencies: the packages audited, and declared ones that are not installed. */
     dependencies?: Dependency[]
     missing?: { name: string; from: string; optional: boolean }[]
+    /** Without includeDependencies: the packages the audited code imports, whose code was not audited. */
+    unaudited?: string[]
   }
 
   export type Options = {
@@ -66,7 +68,8 @@ export namespace PluginAudit {
     concurrency?: number
   }
 
-  type Task = { file: string; size: number }
+  /** A file to audit; `lang` when its name does not tell it (a script without an extension). */
+  type Task = { file: string; size: number; lang?: string }
 
   /**
    * Audits `dir`; `label` names the target in the report.
@@ -84,14 +87,18 @@ export namespace PluginAudit {
     const fileSet = new Set<string>()
     const rel = (file: string) => path.relative(root, file).split(path.sep).join("/") || "."
 
+    const addFile = (file: string, lang?: string) => {
+      if (fileSet.has(file)) return false
+      fileSet.add(file)
+      tasks.push({ file, size: AuditDeps.size(file), ...(lang ? { lang } : {}) })
+      return true
+    }
     const addFiles = async (folder: string) => {
       let count = 0
-      for (const file of await codeFiles(folder)) {
-        if (fileSet.has(file)) continue
-        fileSet.add(file)
-        tasks.push({ file, size: AuditDeps.size(file) })
-        count++
-      }
+      for (const { file, lang } of await codeFiles(folder)) if (addFile(file, lang)) count++
+      // Scripts the package runs by name whatever their name looks like: its `bin` and `main` files.
+      for (const file of AuditDeps.entryScripts(folder, AuditDeps.manifest(folder) ?? {}))
+        if (loadsAsScript(file) && addFile(file, "js")) count++
       return count
     }
     await addFiles(root)
@@ -215,7 +222,7 @@ export namespace PluginAudit {
     while (true) {
       while (next < tasks.length && window.length < concurrency) {
         const task = tasks[next]
-        const lang = PluginAnalysis.languageOf(task.file)
+        const lang = task.lang ?? PluginAnalysis.languageOf(task.file)
         if (!lang) {
           next++
           continue
@@ -251,6 +258,13 @@ export namespace PluginAudit {
         continue
       }
       modules.set(head.task.file, { rel: rel(head.task.file), result: outcome })
+      // A relative require of a file without a code extension loads that very file as JavaScript (Node tries the
+      // exact name first, and reads any extension but .json and .node as JavaScript): audit it too.
+      for (const spec of outcome.imports) {
+        if (!spec.startsWith("./") && !spec.startsWith("../")) continue
+        const file = path.resolve(path.dirname(head.task.file), spec)
+        if (!fileSet.has(file) && loadsAsScript(file) && AuditDeps.isPlainFile(file)) addFile(file, "js")
+      }
       if (options.includeDependencies)
         for (const spec of outcome.imports) {
           const name = AuditDeps.packageName(spec)
@@ -293,6 +307,16 @@ export namespace PluginAudit {
     if (options.includeDependencies) {
       report.dependencies = [...packages.values()].sort((a, b) => a.path.localeCompare(b.path))
       report.missing = missing
+    } else {
+      // A package importing itself by its own name (zod's `import "zod"`) is audited already.
+      const own = AuditDeps.manifest(root)?.name
+      const names = new Set<string>()
+      for (const mod of modules.values())
+        for (const spec of mod.result.imports) {
+          const name = AuditDeps.packageName(spec)
+          if (name && name !== own) names.add(name)
+        }
+      report.unaudited = [...names].sort()
     }
     return report
   }
@@ -355,9 +379,18 @@ export namespace PluginAudit {
     return out
   }
 
-  /** Code files under `folder`, sorted; skips `.git`, `node_modules`, declaration files and symbolic links. */
-  async function codeFiles(folder: string): Promise<string[]> {
-    const out: string[] = []
+  /** A file Node would load as JavaScript by its exact name although its extension does not say so. */
+  function loadsAsScript(file: string): boolean {
+    return !PluginAnalysis.languageOf(file) && !/\.(json|node)$/i.test(file)
+  }
+
+  /**
+   * Code files under `folder`, sorted; skips `.git`, `node_modules`, declaration files and symbolic links. A file
+   * without an extension is code when its first line runs it with node, bun, deno, tsx or ts-node (`#!/usr/bin/env
+   * node`): `lang` says how to parse it.
+   */
+  async function codeFiles(folder: string): Promise<{ file: string; lang?: string }[]> {
+    const out: { file: string; lang?: string }[] = []
     const walk = async (current: string) => {
       const entries = await fs.readdir(current, { withFileTypes: true }).catch(() => [])
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -365,7 +398,12 @@ export namespace PluginAudit {
         if (entry.isDirectory()) {
           if (entry.name === ".git" || entry.name === "node_modules") continue
           await walk(full)
-        } else if (entry.isFile() && PluginAnalysis.languageOf(entry.name)) out.push(full)
+        } else if (!entry.isFile()) continue
+        else if (PluginAnalysis.languageOf(entry.name)) out.push({ file: full })
+        else if (!entry.name.includes(".")) {
+          const lang = AuditDeps.shebangLanguage(full)
+          if (lang) out.push({ file: full, lang })
+        }
       }
     }
     await walk(folder)

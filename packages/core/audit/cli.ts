@@ -43,7 +43,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return Exit.usage
   }
   if (args.values.help) return (io.out(USAGE), Exit.ok)
-  if (args.positionals.length !== 1) {
+  if (args.positionals.length !== 1 || !args.positionals[0].trim()) {
     io.err(`audit: give exactly one npm package name or plugin directory\n\n${USAGE}`)
     return Exit.usage
   }
@@ -89,6 +89,14 @@ export function format(report: PluginAudit.Report): string {
     lines.push(`Dependencies: ${report.dependencies.length} package(s), ${files} file(s) audited`)
     const missing = (report.missing ?? []).filter((m) => !m.optional)
     if (missing.length) lines.push(`  not installed: ${missing.map((m) => `${m.name} (for ${m.from})`).join(", ")}`)
+  }
+  const unaudited = report.unaudited ?? []
+  if (unaudited.length) {
+    const names = unaudited.slice(0, 8).join(", ") + (unaudited.length > 8 ? ", …" : "")
+    lines.push(
+      `Not audited: ${unaudited.length} package(s) the code imports (${names}); what they do is not in these findings. ` +
+        "--include-dependencies audits them too",
+    )
   }
   for (const severity of ["critical", "high", "medium", "low"] as const) {
     const list = report.findings.filter((f) => f.severity === severity)

