@@ -1,4 +1,4 @@
-import { parseAsync, type Edit } from "@ast-grep/napi"
+import { parseAsync } from "@ast-grep/napi"
 import z from "zod"
 import { NamedError } from "../util/error"
 import { AstRewrite } from "./rewrite"
@@ -60,6 +60,23 @@ export namespace AstReplace {
 
   export const MAX_FILES = 1000
 
+  type Splice = { start: number; end: number; text: string }
+
+  /**
+   * The file's own text with the replacements spliced in (sorted, non-overlapping; ranges index `text`). Not napi's
+   * `commitEdits`, which rebuilds the text without a leading byte order mark: every rewritten file would lose it
+   * (the CLI keeps it). Everything outside the matches, BOM and line endings included, stays byte for byte.
+   */
+  function splice(text: string, edits: Splice[]): string {
+    let out = ""
+    let at = 0
+    for (const edit of edits) {
+      out += text.slice(at, edit.start) + edit.text
+      at = edit.end
+    }
+    return out + text.slice(at)
+  }
+
   export const Refused = NamedError.create(
     "ReplaceRefused",
     z.object({ reason: z.string() }),
@@ -98,14 +115,14 @@ export namespace AstReplace {
         .filter(({ range }) => !segments.some((s) => range.start.index <= s.end && range.end.index >= s.start))
         .sort((a, b) => a.range.start.index - b.range.start.index || b.range.end.index - a.range.end.index)
       if (!ordered.length) continue
-      const edits: Edit[] = []
+      const edits: Splice[] = []
       let end = -1
       for (const { node, range } of ordered) {
         if (range.start.index < end) continue
         end = range.end.index
-        edits.push(node.replace(AstRewrite.apply(options.rewrite, node, before)))
+        edits.push({ start: range.start.index, end, text: AstRewrite.apply(options.rewrite, node, before) })
       }
-      const after = root.commitEdits(edits)
+      const after = splice(before, edits)
       total += edits.length
       if (after === before) unchanged.push(candidate.file)
       else files.push({ file: candidate.file, replacements: edits.length, before, after })

@@ -8,7 +8,8 @@ import type { SgNode } from "@ast-grep/napi"
  *   from its first node to its last (separators included); a name the pattern did not capture in that form becomes
  *   empty text; `$$$` without a name and `$name` (lower case) stay as written.
  * - Every template line after the first is indented like the matched code's line; a multi-line capture keeps its
- *   own relative indentation, re-based on the line the meta-variable sits on.
+ *   own relative indentation, re-based on the line the meta-variable sits on. Blank lines stay empty (the CLI
+ *   0.51.1 puts the match's indentation on them: trailing whitespace), and tab indentation is kept (the CLI drops it).
  *
  * @example
  * // source: "    foo(a,\n      b)", pattern "foo($$$A)", template "bar(\n  $$$A\n)"

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test"
+import { AstFormat } from "../../ast/format"
 import { AstLanguage } from "../../ast/languages"
 import fs from "fs/promises"
 import { AstReplace } from "../../ast/replace"
@@ -44,6 +45,16 @@ describe("rewrite templates", () => {
     }
   })
 
+  test("blank lines of the replacement are written empty; the CLI 0.51.1 puts the match's indentation on them", async () => {
+    // gson's `if ($C) { $$$B }` over a block with a blank line between statements (the tester's java case).
+    const source = "class A {\n  void f() {\n    if (x) {\n      a();\n\n      b();\n    }\n  }\n}\n"
+    const { ours, cli } = await rewrite(source, "if ($C) { $$$B }", "if (!($C)) {\n\n  $$$B\n}", "java", "A.java")
+    expect(ours).toBe("class A {\n  void f() {\n    if (!(x)) {\n\n      a();\n\n      b();\n    }\n  }\n}\n")
+    // The only difference: the CLI's trailing whitespace on the two blank lines (template's and capture's).
+    expect(cli.match(/^ +$/gm)).toEqual(["    ", "    "])
+    expect(cli.replace(/^ +$/gm, "")).toBe(ours)
+  })
+
   test("tab-indented code gets tab indentation (the CLI 0.51.1 drops it; deliberate difference)", async () => {
     const source = "func f() {\n\tif err != nil {\n\t\treturn err\n\t}\n}\n"
     const { ours } = await rewrite(
@@ -62,6 +73,21 @@ describe("rewrite templates", () => {
     expect(ours).toBe("box(wrap(1))\nbox(2)\n")
     expect(ours).toBe(cli)
     expect(result.totalReplacements).toBe(2)
+  })
+
+  test("a byte order mark and CRLF line endings stay as the file had them (as the CLI); the diff shows only the match", async () => {
+    // The shape of gson's JsonArray.java and plenary's path.lua (BOM + CRLF): napi's commitEdits dropped the BOM.
+    const source = "\ufeffconst a = 1\r\nconsole.log(a)\r\nif (a) {\r\n  console.log(a, 2)\r\n}\r\n"
+    const { ours, cli, result } = await rewrite(source, "console.log($$$A)", "logger.info($$$A)")
+    expect(ours).toBe("\ufeffconst a = 1\r\nlogger.info(a)\r\nif (a) {\r\n  logger.info(a, 2)\r\n}\r\n")
+    expect(ours).toBe(cli)
+    const diff = AstFormat.replace(result, { directory: "/" }).split("\n")
+    expect(diff.filter((l) => /^[-+][^-+]/.test(l))).toEqual([
+      "-console.log(a)\r",
+      "+logger.info(a)\r",
+      "-  console.log(a, 2)\r",
+      "+  logger.info(a, 2)\r",
+    ])
   })
 
   test("fill: re-basing of a captured block on the meta-variable's line", () => {
