@@ -16,7 +16,8 @@ import { AstMatch } from "./match"
  * Like the CLI, a pattern whose node is an ERROR node (after stripping the single-child wrappers, e.g. `program`)
  * gets a warning, which the tools show only when the search matched nothing: `import $X from $Y` is an ERROR node in
  * TypeScript (the source must be a string) yet matches every default import, so an unconditional warning would be
- * false. An ERROR node deeper in the pattern (`foo(a b)`) gets none, as in the CLI.
+ * false. An ERROR node deeper in the pattern (`foo(a b)`) gets none, as in the CLI. Unlike the CLI, a fragment that
+ * matches its own text in a usual context (`color: $V;` inside a CSS rule, see `matchesInContext`) gets none either.
  *
  * @example
  * const p = AstPattern.compile("TypeScript", "typescript", "console.log($$$ARGS)")
@@ -88,10 +89,11 @@ export namespace AstPattern {
       pattern,
       literals: literalList,
       keywords: keywordList,
-      warning: isError(root)
-        ? `the pattern does not parse as complete ${lang} code (ast-grep sees an ERROR node), which is likely why ` +
-          "nothing matched; write a full statement or expression, e.g. a whole call or declaration"
-        : undefined,
+      warning:
+        isError(root) && !matchesInContext(napiLang, pattern)
+          ? `the pattern does not parse as complete ${lang} code (ast-grep sees an ERROR node), which is likely why ` +
+            "nothing matched; write a full statement or expression, e.g. a whole call or declaration"
+          : undefined,
       selective: literalList.length + keywordList.length > 0,
       mayMatch: AstMatch.tester(literalList, keywordList),
     }
@@ -108,6 +110,82 @@ export namespace AstPattern {
       if (children.length === 1 || (children.length === 2 && children[1].text() === "")) node = children[0]
       else return node.kind() === "ERROR"
     }
+  }
+
+  /**
+   * Where a fragment pattern is whole code: a CSS declaration in a rule, a class member in a class, a statement in a
+   * function body, a match arm, an attribute in a tag, a property in an object. `P` is the pattern, filled in.
+   */
+  const CONTEXTS = [
+    "P",
+    "a { P }",
+    "{ P }",
+    "f(P)",
+    "[P]",
+    "class A { P }",
+    "class A { void f() { P } }",
+    "struct A { P }",
+    "interface A { P }",
+    "enum A { P }",
+    "impl A { P }",
+    "trait A { P }",
+    "type A struct { P }",
+    "function f() { P }",
+    "void f() { P }",
+    "void f() { P; }",
+    "fn f() { P }",
+    "func f() { P }",
+    "fun f() { P }",
+    "match a { P }",
+    "switch (a) { P }",
+    "<?php P",
+    "<?php P;",
+    "<?php class A { P }",
+    "<a P></a>",
+    "<a>P</a>",
+    "def f():\n    P",
+    "class A:\n    P",
+    "def f\nP\nend",
+    "function f()\nP\nend",
+    "def f do\nP\nend",
+  ]
+
+  /** What a single meta-variable becomes when a pattern is filled in: a name, a number, a string, a PHP variable. */
+  const FILLS = ["a", "1", '"a"', "$a"]
+
+  /**
+   * Whether the pattern matches its own text, meta-variables filled in (a multiple one with nothing, or like a single
+   * one), placed in one of `CONTEXTS` that parses without an error. A pattern that is an ERROR node on its own
+   * (`color: $V;` in CSS is a declaration, which only a rule body holds) but matches code there is a working
+   * fragment, not the reason a search found nothing.
+   */
+  function matchesInContext(napiLang: string, pattern: string): boolean {
+    for (const single of FILLS) {
+      for (const multiple of ["", single]) {
+        const code = pattern.replace(/\${1,3}[A-Z_][A-Z0-9_]*|\$\$\$/g, (meta) =>
+          meta.startsWith("$$$") ? multiple : single,
+        )
+        for (const context of CONTEXTS) {
+          const indent = /\n( +)P/.exec(context)?.[1] ?? ""
+          const source = context.replace("P", () => code.replace(/\n/g, "\n" + indent))
+          try {
+            const root = parse(napiLang, source).root()
+            if (clean(root) && root.findAll(pattern).length) return true
+          } catch {
+            // A context this language cannot take.
+          }
+        }
+      }
+    }
+    return false
+  }
+
+  /** No ERROR node and no MISSING one (tree-sitter's zero-width stand-in for an absent token). */
+  function clean(node: SgNode): boolean {
+    if (node.kind() === "ERROR") return false
+    const children = node.children()
+    if (!children.length) return node.text() !== ""
+    return children.every(clean)
   }
 
   /** [start, end) of every meta-variable in the (expanded) pattern, in UTF-16 units like napi's indices. */

@@ -144,8 +144,9 @@ export namespace AstReplace {
       pattern: input.pattern,
       rewrite: options.rewrite,
       dryRun: options.dryRun,
-      // As the CLI: the ERROR-node note only when nothing matched (a pattern with one may still match, see pattern.ts).
-      warning: total === 0 ? scan.pattern.warning : undefined,
+      // As the CLI: the ERROR-node note only when nothing matched (a pattern with one may still match, see pattern.ts),
+      // and only when files were searched (with none, the pattern is not why nothing matched).
+      warning: total === 0 && scan.files.files.length > 0 ? scan.pattern.warning : undefined,
       files,
       totalReplacements: total,
       unchanged,

@@ -183,7 +183,8 @@ export namespace AstSearch {
     return {
       lang: scan.lang,
       pattern: input.pattern,
-      warning: totalMatches === 0 ? scan.pattern.warning : undefined,
+      // Only when files were searched: with none, the pattern is not why nothing matched.
+      warning: totalMatches === 0 && files.length > 0 ? scan.pattern.warning : undefined,
       matches: first.matches(),
       totalMatches,
       filesWithMatches,

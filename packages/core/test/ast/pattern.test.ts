@@ -32,9 +32,9 @@ describe("pattern checks", () => {
     expect((await compile("bash", "echo $A")).literals).toEqual(["echo"])
     expect((await compile("php", "foo($X, $$$A)")).literals).toEqual(["foo"])
     // Not valid PHP once expanded (`µX = …`): an ERROR node, which ast-grep still matches by its leaves (the CLI
-    // finds `$a = foo(1, 2)`), so `foo` still pre-filters; the warning is kept for a search that matches nothing.
+    // finds `$a = foo(1, 2)`), so `foo` still pre-filters; no warning, as it matches `<?php $a = foo();`.
     const assignment = await compile("php", "$X = foo($$$A)")
-    expect([assignment.literals, assignment.selective, !!assignment.warning]).toEqual([["foo"], true, true])
+    expect([assignment.literals, assignment.selective, !!assignment.warning]).toEqual([["foo"], true, false])
     expect((await compile("python", "print($A, $_)")).literals).toEqual(["print"])
     expect((await compile("nix", "import $P")).literals).toEqual(["import"]) // an identifier in nix
   })
@@ -67,6 +67,36 @@ describe("pattern checks", () => {
     // An ERROR node inside a call: the CLI does not warn (and matches `foo(a b)` as written).
     expect((await compile("typescript", "foo(a b)")).warning).toBeUndefined()
     expect((await compile("typescript", "console.log($A)")).warning).toBeUndefined()
+  })
+
+  test("a fragment that is an ERROR node alone but matches code in its usual place gets no warning", async () => {
+    // vuejs/docs styles: `color: $V;` is a declaration, which only a rule body holds; it matches there (9 times).
+    await using dir = await tmpdir({ "a.css": ".a {\n  margin: 0;\n}\n", "b.css": ".b {\n  color: red;\n}\n" })
+    expect((await compile("css", "color: $V;")).warning).toBeUndefined()
+    expect(CliOracle.search(dir.path, "color: $V;", "css").map((m) => m.text)).toEqual(["color: red;"])
+    // Other languages' fragments: a struct field (Rust, Go), an assignment without `<?php` (PHP).
+    for (const [lang, pattern] of [
+      ["rust", "pub $F: $T"],
+      ["go", "$F $T"],
+      ["css", "$P: $V;"],
+    ]) {
+      expect([lang, pattern, (await compile(lang, pattern)).warning]).toEqual([lang, pattern, undefined])
+    }
+    // Still warned: patterns that match nothing anywhere (the CLI finds no `color: red` without its `;` either).
+    expect(CliOracle.search(dir.path, "color: $V", "css")).toEqual([])
+    for (const [lang, pattern] of [
+      ["css", "color: $V"],
+      ["typescript", "console.log("],
+      ["typescript", "} else {"],
+      ["python", "else:"],
+      ["php", "foo("],
+    ]) {
+      expect([lang, pattern, (await compile(lang, pattern)).warning]).toEqual([
+        lang,
+        pattern,
+        expect.stringContaining("does not parse as complete"),
+      ])
+    }
   })
 })
 

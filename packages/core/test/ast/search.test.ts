@@ -3,6 +3,7 @@ import path from "path"
 import { AstFormat } from "../../ast/format"
 import { AstLanguage } from "../../ast/languages"
 import { AstPool } from "../../ast/pool"
+import { AstReplace } from "../../ast/replace"
 import { AstSearch } from "../../ast/search"
 import { tmpdir } from "../fixture"
 import { CliOracle } from "./cli-oracle"
@@ -302,6 +303,23 @@ describe("the search engine: worker threads, the calling thread, warnings, colum
       "[NOTE] Pattern: the pattern does not parse as complete typescript code (ast-grep sees an ERROR node), " +
         "which is likely why nothing matched",
     )
+  })
+
+  test("no pattern note when no file was searched, nor for a CSS declaration pattern in a file without one", async () => {
+    // The tester's shape: `color: $V;` over a stylesheet with only `margin: 0;`, and over a folder of no CSS file.
+    await using dir = await tmpdir({ "a.css": ".a {\n  margin: 0;\n}\n", "sub/a.ts": "console.log(1)\n" })
+    const none = await AstSearch.run({ directory: dir.path, lang: "css", pattern: "color: $V;" })
+    expect([none.totalMatches, none.filesSearched, none.warning]).toEqual([0, 1, undefined])
+    const noFiles = await AstSearch.run({ directory: dir.file("sub"), lang: "typescript", pattern: "console.log(" })
+    expect([noFiles.filesSearched, noFiles.warning]).toEqual([1, expect.stringContaining("does not parse")])
+    const empty = await AstSearch.run({ directory: dir.path, lang: "python", pattern: "else:" })
+    expect([empty.filesSearched, empty.warning]).toEqual([0, undefined])
+    expect(await AstFormat.search(empty, { directory: dir.path })).not.toContain("[NOTE] Pattern")
+    const replace = await AstReplace.run(
+      { directory: dir.path, lang: "python", pattern: "else:" },
+      { rewrite: "x", dryRun: true },
+    )
+    expect([replace.filesSearched, replace.warning]).toEqual([0, undefined])
   })
 
   test("columns count characters as the CLI prints them (an emoji is one), also inside the line", async () => {
