@@ -27,6 +27,14 @@ export namespace CommentSyntax {
      * declaration's first line.
      */
     declaration?: RegExp
+    /** Block comments nest (`/* a /* b *\/ c *\/` is one comment in Rust, Swift, Kotlin, Scala, Dart, Haskell). */
+    nested?: boolean
+    /**
+     * String literals beyond `"`, `'` and backquotes whose text is never a comment: here-documents (a shell's
+     * `<<'EOF'`, Ruby's `<<~TEXT`, Perl's `<<"END"`, PHP's `<<<EOT`), Rust's raw strings `r#"…"#`, Lua's long
+     * strings `[[…]]`.
+     */
+    strings?: "shell" | "ruby" | "perl" | "php" | "rust" | "lua"
   }
 
   const C_LIKE: Syntax = { line: ["//"], block: [["/*", "*/"]], docstrings: false }
@@ -54,7 +62,16 @@ export namespace CommentSyntax {
   assign(HASH, "rb sh bash zsh ksh yaml yml toml nix r pl ex exs mk dockerfile")
   assign(PYTHON, "py pyi")
   BY_EXTENSION.go = { ...C_LIKE, declaration: /^(func|type|var|const|package)\b/ }
-  BY_EXTENSION.rb = { ...HASH, declaration: /^(def|class|module|attr_(reader|writer|accessor)|[A-Z][A-Z0-9_]* =)\s/ }
+  BY_EXTENSION.rb = {
+    ...HASH,
+    declaration: /^(def|class|module|attr_(reader|writer|accessor)|[A-Z][A-Z0-9_]* =)\s/,
+    strings: "ruby",
+  }
+  assign({ ...HASH, strings: "shell" }, "sh bash zsh ksh dockerfile")
+  BY_EXTENSION.pl = { ...HASH, strings: "perl" }
+  BY_EXTENSION.php = { ...C_LIKE, strings: "php" }
+  BY_EXTENSION.rs = { ...C_LIKE, nested: true, strings: "rust" }
+  assign({ ...C_LIKE, nested: true }, "swift kt kts scala sc dart")
   assign(MARKUP, "html htm xml xhtml")
   /** Single-file components: markup comments plus the script's. */
   const COMPONENT: Syntax = {
@@ -70,8 +87,8 @@ export namespace CommentSyntax {
   assign(DASHES, "sql lua hs elm")
   BY_EXTENSION.scss = { line: ["//"], block: [["/*", "*/"]], docstrings: false }
   BY_EXTENSION.less = BY_EXTENSION.scss
-  BY_EXTENSION.lua = { line: ["--"], block: [["--[[", "]]"]], docstrings: false }
-  BY_EXTENSION.hs = { line: ["--"], block: [["{-", "-}"]], docstrings: false }
+  BY_EXTENSION.lua = { line: ["--"], block: [["--[[", "]]"]], docstrings: false, strings: "lua" }
+  BY_EXTENSION.hs = { line: ["--"], block: [["{-", "-}"]], docstrings: false, nested: true }
 
   /** Formats without code comments: never judged. */
   const PROSE = new Set([
@@ -99,7 +116,8 @@ export namespace CommentSyntax {
    */
   export function forFile(file: string): Syntax | undefined {
     const base = path.basename(file).toLowerCase()
-    if (base === "dockerfile" || base === "makefile") return HASH
+    if (base === "dockerfile") return BY_EXTENSION.dockerfile
+    if (base === "makefile") return HASH
     const ext = path.extname(base).slice(1)
     if (PROSE.has(ext)) return undefined
     return BY_EXTENSION[ext] ?? ANY
@@ -131,10 +149,12 @@ export namespace CommentSyntax {
   export function extract(lines: string[], syntax: Syntax): { kinds: LineKind[]; comments: Comment[] } {
     const kinds: LineKind[] = new Array(lines.length).fill("code")
     const comments: Comment[] = []
-    let block: { close: string; doc: boolean; start: number; parts: string[] } | undefined
+    let block: { open: string; close: string; depth: number; doc: boolean; start: number; parts: string[] } | undefined
     let docstring: { quote: string; start: number; parts: string[] } | undefined
     /** A string literal still open at the end of the previous code line (triple quotes, template literals). */
-    let literal: string | undefined
+    let literal: Literal | undefined
+    /** Here-documents opened on a code line: their bodies follow, one after the other. */
+    let heredocs: Heredoc[] = []
     let paragraph: Comment | undefined
 
     const flush = () => {
@@ -148,17 +168,24 @@ export namespace CommentSyntax {
     for (let i = 0; i < lines.length; i++) {
       const raw = lines[i]
       const trimmed = raw.trim()
+      if (heredocs.length) {
+        // A here-document's body, up to its delimiter line: text, never a comment.
+        kinds[i] = "code"
+        if (heredocEnds(heredocs[0], raw)) heredocs = heredocs.slice(1)
+        continue
+      }
       if (literal) {
         // Inside a multi-line string: code, whatever it looks like; a comment may follow its end.
         kinds[i] = "code"
         const rest = scan(raw, syntax, literal)
         literal = rest.open
+        heredocs = rest.heredocs
         if (rest.comment) comments.push(trailingAt(i, rest.comment))
         continue
       }
       if (block) {
         kinds[i] = block.doc ? "doc" : "comment"
-        const closeAt = trimmed.indexOf(block.close)
+        const closeAt = blockEnd(trimmed, block, syntax.nested)
         block.parts.push(stripInner(closeAt >= 0 ? trimmed.slice(0, closeAt) : trimmed))
         if (closeAt >= 0) {
           pushBlock(comments, block, i)
@@ -203,9 +230,10 @@ export namespace CommentSyntax {
         const [open, close] = blockOpen
         const doc = open === "/*" && trimmed.startsWith("/**") && !trimmed.startsWith("/**/")
         kinds[i] = doc ? "doc" : "comment"
-        const rest = trimmed.slice(open.length).replace(/^\*+/, "")
-        const closeAt = rest.indexOf(close)
-        const state = { close, doc, start: i, parts: [stripInner(closeAt >= 0 ? rest.slice(0, closeAt) : rest)] }
+        const rest = trimmed.slice(open.length).replace(/^\*+(?!\/)/, "")
+        const state = { open, close, depth: 1, doc, start: i, parts: [] as string[] }
+        const closeAt = blockEnd(rest, state, syntax.nested)
+        state.parts.push(stripInner(closeAt >= 0 ? rest.slice(0, closeAt) : rest))
         if (closeAt >= 0) {
           const after = rest.slice(closeAt + close.length).trim()
           if (after) kinds[i] = "code" // `/* note */ code()`: a code line with a leading comment
@@ -231,6 +259,7 @@ export namespace CommentSyntax {
       kinds[i] = "code"
       const code = scan(raw, syntax)
       literal = code.open
+      heredocs = code.heredocs
       if (code.comment) comments.push(trailingAt(i, code.comment))
     }
     flush()
@@ -283,31 +312,51 @@ export namespace CommentSyntax {
     return { line, end: line, text, parts: [text], doc: false, trailing: true }
   }
 
+  /** A string literal open across lines: what closes it, and whether a backslash escapes (not in raw strings). */
+  type Literal = { close: string; raw: boolean }
+
+  /** A here-document: the delimiter line that ends its body, and whether that line may be indented. */
+  type Heredoc = { delimiter: string; indented: boolean; prefix?: boolean }
+
   /**
    * Scans a code line outside string literals (starting inside the literal `open` when one spans from the line
-   * before): the trailing comment, and the delimiter of a string still open at the end of the line when it may span
-   * lines (Python's `"""`/`'''`, and backquotes in languages with `//` comments: template literals, Go's raw strings).
+   * before): the trailing comment, the literal still open at the end of the line when it may span lines (Python's
+   * triple quotes, backquotes in languages with `//` comments: template literals, Go's raw strings; Rust's strings
+   * and raw strings; Lua's long strings), and the here-documents the line opens.
    */
-  function scan(line: string, syntax: Syntax, open?: string): { comment?: string; open?: string } {
-    if (!syntax.line.length && !open) return {}
+  function scan(
+    line: string,
+    syntax: Syntax,
+    open?: Literal,
+  ): { comment?: string; open?: Literal; heredocs: Heredoc[] } {
+    const heredocs: Heredoc[] = []
+    if (!syntax.line.length && !open) return { heredocs }
     let quote = open
     for (let i = 0; i < line.length; i++) {
       const c = line[i]
       if (quote) {
-        if (c === "\\") i++
-        else if (line.startsWith(quote, i)) {
-          i += quote.length - 1
+        if (c === "\\" && !quote.raw) i++
+        else if (line.startsWith(quote.close, i)) {
+          i += quote.close.length - 1
           quote = undefined
         }
         continue
       }
-      if (syntax.docstrings && (line.startsWith('"""', i) || line.startsWith("'''", i))) {
-        quote = line.slice(i, i + 3)
-        i += 2
+      const literal = literalAt(line, i, syntax)
+      if (literal) {
+        quote = literal.literal
+        i += literal.length - 1
         continue
       }
+      const heredoc = syntax.strings && heredocAt(line, i, syntax.strings)
+      if (heredoc) {
+        heredocs.push(heredoc.heredoc)
+        i += heredoc.length - 1
+        continue
+      }
+      if (c === "'" && syntax.strings === "rust" && !/^'(\\.[^']*|[^\\'])'/.test(line.slice(i))) continue // a lifetime
       if (c === '"' || c === "'" || c === "`") {
-        quote = c
+        quote = { close: c, raw: false }
         continue
       }
       if (i === 0 || !/\s/.test(line[i - 1])) continue
@@ -316,10 +365,88 @@ export namespace CommentSyntax {
         if (prefix === "--" && !/^--\s/.test(line.slice(i))) continue
         if (prefix === "#" && /^#[{[]/.test(line.slice(i))) continue
         const text = collapse(line.slice(i + prefix.length).replace(/^[/!]+/, ""))
-        return { comment: text || undefined }
+        return { comment: text || undefined, heredocs }
       }
     }
-    const spans = quote && (quote.length === 3 || (quote === "`" && syntax.line.includes("//")))
-    return { open: spans ? quote : undefined }
+    if (!quote) return { heredocs }
+    const spans =
+      quote.close.length > 1 ||
+      (quote.close === "`" && syntax.line.includes("//")) ||
+      (quote.close === '"' && syntax.strings === "rust")
+    return { open: spans ? quote : undefined, heredocs }
+  }
+
+  /** A literal opening at `line[i]` with more than a quote: triple quotes, a Rust raw string, a Lua long string. */
+  function literalAt(line: string, i: number, syntax: Syntax): { literal: Literal; length: number } | undefined {
+    if (syntax.docstrings && (line.startsWith('"""', i) || line.startsWith("'''", i)))
+      return { literal: { close: line.slice(i, i + 3), raw: false }, length: 3 }
+    if (syntax.strings === "rust" && (line[i] === "r" || line[i] === "b") && !/\w/.test(line[i - 1] ?? "")) {
+      const raw = /^b?r(#*)"/.exec(line.slice(i))
+      if (raw) return { literal: { close: '"' + raw[1], raw: true }, length: raw[0].length }
+    }
+    if (syntax.strings === "lua" && line[i] === "[" && line[i - 1] !== "-") {
+      const long = /^\[(=*)\[/.exec(line.slice(i))
+      if (long) return { literal: { close: "]" + long[1] + "]", raw: true }, length: long[0].length }
+    }
+    return undefined
+  }
+
+  /**
+   * A here-document opener at `line[i]`: `<<EOF`, `<<-'EOF'`, `<< "EOF"` in a shell (not `<<<`, not a shift inside
+   * `(( ))`); `<<~TEXT`, `<<-TEXT`, `<<'TEXT'` or an upper-case `<<TEXT` in Ruby; `<<"END"`, `<<END`, `<<~END` in
+   * Perl; `<<<EOT`, `<<<'EOT'` in PHP.
+   */
+  function heredocAt(
+    line: string,
+    i: number,
+    strings: NonNullable<Syntax["strings"]>,
+  ): { heredoc: Heredoc; length: number } | undefined {
+    if (!line.startsWith("<<", i)) return undefined
+    const rest = line.slice(i)
+    const word = (m: RegExpExecArray, from: number) => m.slice(from).find((g) => g !== undefined)!
+    if (strings === "php") {
+      const m = /^<<<[ \t]*(?:'(\w+)'|"(\w+)"|(\w+))/.exec(rest)
+      return m ? { heredoc: { delimiter: word(m, 1), indented: true, prefix: true }, length: m[0].length } : undefined
+    }
+    if (line[i - 1] === "<" || line[i + 2] === "<") return undefined
+    if (strings === "shell") {
+      if (/\(\(|\$\[/.test(line.slice(0, i))) return undefined // arithmetic: a shift
+      const m = /^<<(-?)[ \t]*(?:'([^'\s]+)'|"([^"\s]+)"|\\?([A-Za-z_][\w.-]*))/.exec(rest)
+      return m ? { heredoc: { delimiter: word(m, 2), indented: m[1] === "-" }, length: m[0].length } : undefined
+    }
+    if (strings === "ruby" || strings === "perl") {
+      const m = /^<<([~-]?)(?:'([^']+)'|"([^"]+)"|`([^`]+)`|([A-Za-z_]\w*))/.exec(rest)
+      if (!m) return undefined
+      // A bare lower-case word after `<<` is Ruby's shift or append (`list <<item`).
+      if (strings === "ruby" && !m[1] && m[5] && !/^[A-Z_]/.test(m[5])) return undefined
+      return { heredoc: { delimiter: word(m, 2), indented: m[1] !== "" }, length: m[0].length }
+    }
+    return undefined
+  }
+
+  /** Whether `line` ends the here-document's body. */
+  function heredocEnds(heredoc: Heredoc, line: string): boolean {
+    const text = line.replace(/\r$/, "")
+    const bare = heredoc.indented ? text.trimStart() : text
+    if (heredoc.prefix) return bare.startsWith(heredoc.delimiter) && !/^\w/.test(bare.slice(heredoc.delimiter.length))
+    return bare === heredoc.delimiter
+  }
+
+  /**
+   * Where the block comment ends in `text` (the index of its closing delimiter), or -1; with `nested`, an opening
+   * delimiter inside deepens it (`block.depth` carries the depth to the next line).
+   */
+  function blockEnd(text: string, block: { open: string; close: string; depth: number }, nested?: boolean): number {
+    if (!nested) return text.indexOf(block.close)
+    for (let i = 0; i < text.length; i++) {
+      if (text.startsWith(block.close, i)) {
+        if (--block.depth === 0) return i
+        i += block.close.length - 1
+      } else if (text.startsWith(block.open, i)) {
+        block.depth++
+        i += block.open.length - 1
+      }
+    }
+    return -1
   }
 }

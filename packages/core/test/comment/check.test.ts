@@ -49,6 +49,28 @@ describe("judging one change", () => {
     ).toBe("")
   })
 
+  test("a shell here-document's markdown headings are text: no note at any sensitivity", () => {
+    // obra/superpowers tests/explicit-skill-requests/run-haiku-test.sh writes a plan with `cat > … <<'EOF'`.
+    const script = [
+      "#!/usr/bin/env bash",
+      "set -euo pipefail",
+      "mkdir -p docs",
+      "cat > docs/plan.md <<'EOF'",
+      "# Create the user model",
+      "Add the fields.",
+      "## Add the auth routes",
+      "Wire login and logout.",
+      "## Add the tests",
+      "Cover both routes.",
+      "EOF",
+      "git add docs/plan.md",
+    ].join("\n")
+    for (const level of ["strict", "normal", "relaxed"] as const) {
+      const verdict = CommentCheck.judge(AddedLines.fromWrite("/p/make-plan.sh", "", script), level)!
+      expect([level, verdict.flagged, verdict.named.length, verdict.density.comments]).toEqual([level, false, 0, 0])
+    }
+  })
+
   test("only comments the change added are judged: existing ones, even on edited lines, are not", () => {
     // The whole slop block already existed; the edit only renames a variable on two of its lines.
     const after = SLOP.replaceAll("sum", "total")

@@ -71,4 +71,76 @@ describe("comment syntax by file extension", () => {
     const go = extract("t.go", "var usage = `\n// Usage: x\n`\n// Real\nfunc f() {}\n")
     expect(go.comments.map((c) => c.text)).toEqual(["Real"])
   })
+
+  test("here-document bodies are text, never comments: shell, Ruby, Perl, PHP", () => {
+    // obra/superpowers tests/explicit-skill-requests/run-haiku-test.sh: a plan written with markdown headings.
+    const sh = extract(
+      "make-plan.sh",
+      [
+        "#!/usr/bin/env bash",
+        "mkdir -p docs",
+        "cat > docs/plan.md <<'EOF' # write the plan",
+        "# Create the user model",
+        "## Add the auth routes",
+        "EOF",
+        "# Commit it",
+        "cat <<-END",
+        "\t# indented body",
+        "\tEND",
+        'echo "$((1 << 2))" # shift',
+        "git add docs/plan.md",
+      ].join("\n"),
+    )
+    expect(sh.comments.map((c) => [c.line, c.text])).toEqual([
+      [2, "write the plan"],
+      [6, "Commit it"],
+      [10, "shift"],
+    ])
+    expect(sh.kinds.slice(3, 6)).toEqual(["code", "code", "code"])
+    const rb = extract("a.rb", "x = <<~HEREDOC.strip # the text\n  # in heredoc\n  HEREDOC\nlist <<item\n# Real\n")
+    expect(rb.comments.map((c) => [c.line, c.text])).toEqual([
+      [0, "the text"],
+      [4, "Real"],
+    ])
+    const pl = extract("a.pl", 'print <<"END";\n# in heredoc\nEND\n# Real\n')
+    expect(pl.comments.map((c) => c.text)).toEqual(["Real"])
+    const php = extract("a.php", "<?php\n$s = <<<EOT\n  // in heredoc\n  EOT;\n// Real\n")
+    expect(php.comments.map((c) => c.text)).toEqual(["Real"])
+  })
+
+  test("Lua long strings and Rust raw strings are text; Rust block comments nest", () => {
+    const lua = extract(
+      "a.lua",
+      "local s = [[\n-- in long string\n]]\nlocal t = [==[ -- x ]] ]==] -- real\n--[[ block\n]]\n",
+    )
+    expect(lua.comments.map((c) => [c.line, c.text])).toEqual([
+      [3, "real"],
+      [4, "block"],
+    ])
+    const rs = extract(
+      "a.rs",
+      [
+        'let u = r##"a "# // still string"##; // real',
+        'let v = r#"',
+        '// in raw string "quoted" # not its end',
+        '"#;',
+        "fn f<'a>(x: &'a str) {} // lifetimes",
+        "/* a /* b */ c */",
+        "let w = 1;",
+        "/* outer",
+        "/* inner */",
+        "still outer */",
+        "let z = 2;",
+      ].join("\n"),
+    )
+    expect(rs.comments.map((c) => [c.line, c.end, c.text])).toEqual([
+      [0, 0, "real"],
+      [4, 4, "lifetimes"],
+      [5, 5, "a /* b */ c"],
+      [7, 9, "outer /* inner still outer"],
+    ])
+    expect([rs.kinds[6], rs.kinds[10]]).toEqual(["code", "code"])
+    // Not nested in C-like languages without nesting: the comment ends at the first `*/`.
+    expect(extract("a.ts", "/* a /* b */\nx()\n").kinds.slice(0, 2)).toEqual(["comment", "code"])
+  })
 })
