@@ -80,13 +80,114 @@ export namespace CommentHeuristics {
     /^((eslint|prettier|tslint|istanbul|c8|biome|noqa|pylint|mypy|nolint|rubocop|TODO|FIXME|XXX|HACK|NOTE|SAFETY|region|endregion|#region|#endregion|SPDX|Copyright)\b|@ts-|type:|fmt:|go:|-\*-|vim:|@license|@preserve|\(c\)|\+build|(-\*-\s*)?(en)?coding[:=])/i
 
   /**
+   * Instructions to tools by family, each a whole word (or ending in punctuation), optionally after `#`, `@` or `$`
+   * (`// #nosec`, `@phpstan-ignore`, `$FlowFixMe`): type checkers, linters, formatters, coverage tools, security
+   * scanners, spell checkers, bundlers and language servers. Prose rarely starts with one of these words.
+   */
+  const TOOL_DIRECTIVES = [
+    // Type checkers.
+    "pyright:",
+    "pyre-ignore",
+    "pyre-fixme",
+    "typed: (true|false|strict|strong|ignore)",
+    "@flow",
+    "FlowFixMe",
+    "FlowIgnore",
+    "@psalm-\\w+",
+    "@phpstan-\\w+",
+    "phpstan-ignore\\S*",
+    "@ts-\\w+",
+    "steep:ignore",
+    // Linters.
+    "ruff:",
+    "flake8:",
+    "pycodestyle:",
+    "nolint\\S*",
+    "NOLINT(NEXTLINE|BEGIN|END)?",
+    "lint:(file-)?ignore",
+    "revive:\\S+",
+    "exhaustive:ignore",
+    "staticcheck",
+    "golangci-lint",
+    "oxlint-\\S+",
+    "deno-lint-ignore\\S*",
+    "stylelint-\\S+",
+    "jshint",
+    "jslint",
+    "jscpd:\\S+",
+    "markdownlint-\\S+",
+    "shellcheck",
+    "yamllint",
+    "luacheck:",
+    "swiftlint:\\S+",
+    "ktlint-\\S+",
+    "detekt:\\S*",
+    "phpcs:\\S+",
+    "CHECKSTYLE[:.]\\S+",
+    "NOPMD",
+    "noinspection",
+    "ReSharper (disable|restore)\\S*",
+    "cppcheck-suppress\\S*",
+    "clang-tidy",
+    "standard:\\S+",
+    "reek:\\S+",
+    "editorconfig-checker-\\S+",
+    "codespell:\\S+",
+    "cspell:\\S+",
+    "spell-?checker:\\S+",
+    "NOSONAR",
+    // Formatters.
+    "isort:",
+    "yapf:",
+    "autopep8:",
+    "rustfmt::skip",
+    "clang-format (on|off)",
+    "@formatter:(on|off)",
+    "spotless:(on|off)",
+    "deno-fmt-ignore\\S*",
+    "dprint-ignore\\S*",
+    "stylua: ignore",
+    "swiftformat:\\S+",
+    // Coverage.
+    "pragma:",
+    "v8 ignore",
+    "LCOV_EXCL\\w*",
+    "GCOVR_EXCL\\w*",
+    ":nocov:",
+    "@codeCoverageIgnore\\w*",
+    // Security scanners.
+    "nosec",
+    "nosemgrep",
+    "lgtm",
+    "checkov:skip",
+    "tfsec:ignore",
+    "trivy:ignore",
+    "kics-scan",
+    "gitleaks:allow",
+    "pragma: allowlist",
+    // Bundlers, test runners, runtimes, language servers.
+    "@vite-ignore",
+    "webpack(Ignore|ChunkName|Mode|Prefetch|Preload|Include|Exclude)",
+    "@jsx(ImportSource|Frag|Runtime)?",
+    "[#@]__PURE__",
+    "@vitest-environment",
+    "@jest-environment",
+    "sourceMappingURL=",
+    "language=",
+    "frozen_string_literal:",
+    "@refresh",
+    "---@\\w+",
+  ]
+  const TOOL_DIRECTIVE = new RegExp(`^[#@$]?(${TOOL_DIRECTIVES.join("|")})(?:(?<=[:=])|(?![\\w-]))`, "i")
+
+  /**
    * True for comments addressed to tools (lint, type checker, coverage) and for markers such as TODO or a license line.
    *
    * @example
    * CommentHeuristics.isDirective("eslint-disable-next-line") // true
    */
   export function isDirective(text: string): boolean {
-    return DIRECTIVE.test(text)
+    return DIRECTIVE.test(text) || TOOL_DIRECTIVE.test(text)
   }
 
   const words = (text: string) => text.split(/\s+/).filter(Boolean)

@@ -100,6 +100,28 @@ describe("judging one change", () => {
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/f.ts", "", fine), "strict")!.flagged).toBe(false)
   })
 
+  test("trailing tool directives are not annotations: no density note", () => {
+    // The tester's tool.py: coverage, security-scanner and type-checker directives on 3 of 9 code lines.
+    const tool = [
+      "import os",
+      "import sys",
+      "",
+      "def main() -> int:",
+      '    if sys.platform == "win32":  # pragma: no cover',
+      "        return 1",
+      '    path = os.environ.get("CFG")  # nosec',
+      "    data = open(path).read()  # pyright: ignore[reportArgumentType]",
+      "    print(len(data))",
+      "    return 0",
+    ].join("\n")
+    const verdict = CommentCheck.judge(AddedLines.fromWrite("/p/tool.py", "", tool), "normal")!
+    expect([verdict.flagged, verdict.density.comments]).toEqual([false, 0])
+    const go =
+      "var a = load(1) // #nosec G104\nvar b = load(2) //lint:ignore SA1019 ok\nvar c = load(3) // nolint:gosec\n"
+    const goVerdict = CommentCheck.judge(AddedLines.fromWrite("/p/a.go", "", go + "var d = 4\nvar e = 5\n"), "strict")!
+    expect([goVerdict.flagged, goVerdict.density.comments]).toEqual([false, 0])
+  })
+
   test("small edits are not judged on density; a license header does not count", () => {
     const small = "// Retry once: the socket is often reset on first use.\nawait send()\n"
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/a.ts", "", small), "strict")!.flagged).toBe(false)

@@ -50,6 +50,73 @@ describe("comment heuristics", () => {
       expect([text, CommentHeuristics.isDirective(text)]).toEqual([text, false])
   })
 
+  test("tool directives by family are directives: type checkers, linters, formatters, coverage, security scanners", () => {
+    for (const text of [
+      // Type checkers.
+      "pyright: ignore[reportArgumentType]",
+      "type: ignore[import]",
+      "pyre-fixme[6]",
+      "typed: strict",
+      "$FlowFixMe",
+      "@phpstan-ignore-next-line",
+      "@psalm-suppress InvalidArgument",
+      // Linters.
+      "ruff: noqa",
+      "noqa: E501",
+      "#nosec G104",
+      "lint:ignore SA1019 deprecated but needed",
+      "nolint:errcheck",
+      "NOLINTNEXTLINE(bugprone-use-after-move)",
+      "deno-lint-ignore no-explicit-any",
+      "oxlint-disable-line",
+      "NOSONAR",
+      "shellcheck disable=SC2086",
+      "swiftlint:disable:next force_cast",
+      "phpcs:ignore",
+      "rubocop:disable Metrics/AbcSize",
+      "noinspection SpellCheckingInspection",
+      "cspell:disable-next-line",
+      // Formatters.
+      "isort: skip",
+      "fmt: off",
+      "rustfmt::skip",
+      "clang-format off",
+      "@formatter:off",
+      "prettier-ignore",
+      // Coverage.
+      "pragma: no cover",
+      "pragma: no branch",
+      "istanbul ignore next",
+      "c8 ignore next",
+      "v8 ignore next",
+      "LCOV_EXCL_LINE",
+      ":nocov:",
+      // Security scanners.
+      "nosec",
+      "nosemgrep: python.lang.security",
+      "checkov:skip=CKV_AWS_20",
+      "gitleaks:allow",
+      "pragma: allowlist secret",
+      // Bundlers, runtimes, language servers.
+      "@vite-ignore",
+      'webpackChunkName: "admin"',
+      "@__PURE__",
+      "frozen_string_literal: true",
+      "language=SQL",
+    ])
+      expect([text, CommentHeuristics.isDirective(text)]).toEqual([text, true])
+    for (const text of [
+      "Pragma once is enough here",
+      "Typed arrays are faster",
+      "Lint the files first",
+      "Language model output",
+      "Standard output only",
+      "Ruffle the entries",
+      "Shellchecked below",
+    ])
+      expect([text, CommentHeuristics.isDirective(text)]).toEqual([text, false])
+  })
+
   test("restates: within 30% Levenshtein of the next line after splitting identifiers and dropping filler", () => {
     expect(CommentHeuristics.normalize("return this.userName;")).toBe("return user name")
     expect(CommentHeuristics.restates("return the result", "return result")).toBe(true)
