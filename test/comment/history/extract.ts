@@ -241,6 +241,25 @@ export namespace CommentHistoryExtract {
       select: ["--until=2022-01-01", "--no-merges"],
       target: 42,
     },
+    // Added for the eleventh batch: four more repositories whose commits credit an AI assistant the same way
+    // (TypeScript in the MCP inspector, Python and TypeScript in marimo, Go in mcp-grafana, Rust in atuin, whose 25
+    // such commits give fewer comments than the target), and one human-written control from before 2022 (C in tmux);
+    // the tenth batch's target, so the batch stays near its size.
+    ...(
+      [
+        ["mcp-inspector", "modelcontextprotocol/inspector"],
+        ["marimo", "marimo-team/marimo"],
+        ["mcp-grafana", "grafana/mcp-grafana"],
+        ["atuin", "atuinsh/atuin"],
+      ] as const
+    ).map((entry) => ({ ...assistant(entry), target: 42 })),
+    {
+      name: "tmux",
+      repo: "tmux/tmux",
+      style: "human",
+      select: ["--until=2022-01-01", "--no-merges"],
+      target: 42,
+    },
   ]
 
   /**
