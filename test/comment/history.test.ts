@@ -5,8 +5,8 @@ import { CommentHistory } from "./history/history"
 // docs/comment-checker.md). A comment counts as flagged when the checker's note names it; only N (narrating) is a
 // positive. The figures per sensitivity are printed for the first batch's two parts ("tune", "held"), the second
 // batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth"), the sixth ("sixth"), the seventh
-// ("seventh"), the eighth ("eighth"), the ninth ("ninth") and the tenth ("tenth"), each of the last six held out when
-// first measured;
+// ("seventh"), the eighth ("eighth"), the ninth ("ninth"), the tenth ("tenth") and the eleventh ("eleventh"), each of
+// the last seven held out when first measured;
 // all are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
 const PARTS = CommentHistory.PARTS
 
@@ -87,6 +87,11 @@ test("comment checker: precision and recall on labelled comments from real histo
   expect(results.normal.tenth.recall).toBeGreaterThanOrEqual(0.41)
   expect(results.strict.tenth.precision).toBeGreaterThanOrEqual(1)
   expect(results.strict.tenth.recall).toBeGreaterThanOrEqual(0.62)
+  // The eleventh batch was committed (3942d2b) before the checker ran on it and measured once, after the round on
+  // batches 1-10 (the expectation subject, string bodies and tool directives; held out): 11/16 and 11/35 at normal
+  // (strict 13/23 and 13/35, relaxed 9/12 and 9/35). Neither goal met; measured floors.
+  expect(results.normal.eleventh.precision).toBeGreaterThanOrEqual(0.68)
+  expect(results.normal.eleventh.recall).toBeGreaterThanOrEqual(0.31)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
   for (const part of PARTS) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)

@@ -243,7 +243,18 @@ export namespace CommentHistory {
   }
 
   /** The parts of the later batches, in order: `fresh` is `<name>.2.json`, `third` is `<name>.3.json`, and so on. */
-  const BATCHES = ["fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"] as const
+  const BATCHES = [
+    "fresh",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+  ] as const
   /** Every part `evaluate` measures, oldest first: the first batch's two parts, then one per later batch. */
   export const PARTS = ["tune", "held", ...BATCHES] as const
   export type Part = (typeof PARTS)[number]
