@@ -1,6 +1,7 @@
 import { parseAsync } from "@ast-grep/napi"
 import z from "zod"
 import { NamedError } from "../util/error"
+import { splice, type Splice } from "../util/splice"
 import { AstRewrite } from "./rewrite"
 import { AstScan } from "./scan"
 import { AtomicWrite } from "./write"
@@ -60,22 +61,9 @@ export namespace AstReplace {
 
   export const MAX_FILES = 1000
 
-  type Splice = { start: number; end: number; text: string }
-
-  /**
-   * The file's own text with the replacements spliced in (sorted, non-overlapping; ranges index `text`). Not napi's
-   * `commitEdits`, which rebuilds the text without a leading byte order mark: every rewritten file would lose it
-   * (the CLI keeps it). Everything outside the matches, BOM and line endings included, stays byte for byte.
-   */
-  function splice(text: string, edits: Splice[]): string {
-    let out = ""
-    let at = 0
-    for (const edit of edits) {
-      out += text.slice(at, edit.start) + edit.text
-      at = edit.end
-    }
-    return out + text.slice(at)
-  }
+  // The file's own text with the replacements spliced in (`splice`), not napi's `commitEdits`, which rebuilds the text
+  // without a leading byte order mark: every rewritten file would lose it (the CLI keeps it). Everything outside the
+  // matches, BOM and line endings included, stays byte for byte.
 
   export const Refused = NamedError.create(
     "ReplaceRefused",

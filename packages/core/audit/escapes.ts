@@ -1,4 +1,5 @@
 import type { SgNode } from "@ast-grep/napi"
+import { splice } from "../util/splice"
 
 /**
  * Identifiers written with Unicode escapes (`\u0065val(x)`, `globalThis.\u{66}etch(url)`, `process.\u0065nv.KEY`)
@@ -62,13 +63,7 @@ export namespace IdentifierEscapes {
     }
     if (!edits.length) return undefined
     edits.sort((a, b) => a.start - b.start)
-    let out = ""
-    let at = 0
-    for (const edit of edits) {
-      out += source.slice(at, edit.start) + edit.text
-      at = edit.end
-    }
-    return out + source.slice(at)
+    return splice(source, edits)
   }
 
   const known = new Map<string, string[]>()

@@ -5,6 +5,7 @@ import z from "zod"
 import type { TextEdit, WorkspaceEdit } from "vscode-languageserver-protocol"
 import { SecuritySegments } from "../security/segments"
 import { NamedError, errorMessage } from "../util/error"
+import { splice } from "../util/splice"
 
 /**
  * Applies an LSP `WorkspaceEdit` to disk all-or-nothing: `changes` and `documentChanges` (text edits and the
@@ -243,13 +244,7 @@ export namespace LspEdit {
       .sort((a, b) => a.start - b.start || a.i - b.i)
     for (let k = 1; k < spans.length; k++)
       if (spans[k].start < spans[k - 1].end) throw new Refused({ file, reason: "the server sent overlapping edits" })
-    let out = ""
-    let at = 0
-    for (const span of spans) {
-      out += text.slice(at, span.start) + span.text
-      at = span.end
-    }
-    return out + text.slice(at)
+    return splice(text, spans)
   }
 
   function lineStarts(text: string) {

@@ -4,6 +4,17 @@ import { tmpdir } from "../fixture"
 
 const CLI = path.resolve(import.meta.dir, "../../../plugin/cli.ts")
 
+/** `opencode-builtins mcp` started in `dir`, with a home and caches of its own there. */
+function serve(dir: { path: string; file(rel: string): string }) {
+  return Bun.spawn([process.execPath, CLI, "mcp"], {
+    cwd: dir.path,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, HOME: dir.path, XDG_CONFIG_HOME: dir.file("xdg"), XDG_CACHE_HOME: dir.file("cache") },
+  })
+}
+
 describe("opencode-builtins mcp: stdout carries protocol messages only", () => {
   test(
     "0 non-JSON bytes over boot and 1,000 calls, while the server logs warnings (to stderr)",
@@ -14,13 +25,7 @@ describe("opencode-builtins mcp: stdout carries protocol messages only", () => {
         ".opencode/knowledge-base/broken.md": "---\ntitle: [unclosed\n---\nbody\n",
         ".opencode/knowledge-base/deploy.md": "---\ntitle: Deploy\ndescription: How we deploy\n---\nUse helm.\n",
       })
-      const proc = Bun.spawn([process.execPath, CLI, "mcp"], {
-        cwd: dir.path,
-        stdin: "pipe",
-        stdout: "pipe",
-        stderr: "pipe",
-        env: { ...process.env, HOME: dir.path, XDG_CONFIG_HOME: dir.file("xdg"), XDG_CACHE_HOME: dir.file("cache") },
-      })
+      const proc = serve(dir)
       try {
         const send = (message: object) => proc.stdin.write(JSON.stringify(message) + "\n")
         send({
@@ -92,13 +97,7 @@ describe("opencode-builtins mcp: stdout carries protocol messages only", () => {
     "a line that is not JSON, or not JSON-RPC, gets a JSON-RPC error reply; the server keeps serving",
     async () => {
       await using dir = await tmpdir({})
-      const proc = Bun.spawn([process.execPath, CLI, "mcp"], {
-        cwd: dir.path,
-        stdin: "pipe",
-        stdout: "pipe",
-        stderr: "pipe",
-        env: { ...process.env, HOME: dir.path, XDG_CONFIG_HOME: dir.file("xdg"), XDG_CACHE_HOME: dir.file("cache") },
-      })
+      const proc = serve(dir)
       try {
         proc.stdin.write("{ this is not json\n")
         proc.stdin.write(JSON.stringify({ hello: "world" }) + "\n")
