@@ -19,7 +19,7 @@ import { Lazy } from "../util/lazy"
  * index.graph.backward.get("pre-commit") // Set { "git-operations" }
  */
 export namespace ResourceIndex {
-  export const VERSION = "2"
+  export const VERSION = "3"
   /** File names a wiki link may embed or link that are not resources: images, documents, media, notes apps' files. */
   const ATTACHMENT =
     /\.(png|jpe?g|gif|bmp|svg|webp|avif|ico|pdf|mp3|wav|m4a|ogg|flac|webm|mp4|mov|mkv|canvas|base|excalidraw)$/i
@@ -69,6 +69,12 @@ export namespace ResourceIndex {
     withheld: Map<string, Withheld>
     /** References to protected resource files, per resource id: the reference as written and the denial reason. */
     withheldRefs: Map<string, { ref: string; reason: string }[]>
+    /**
+     * References that name no indexed resource and are no lint error, per resource id, with the reason: a schema
+     * published elsewhere (an absolute `$ref` no project schema declares), a file left out as a duplicate (the
+     * duplicate is the error reported). `resource-load` lists them as not loaded instead of leaving them out silently.
+     */
+    notIndexed: Map<string, { ref: string; reason: string }[]>
     warnings: Resource.Warning[]
     /** Lower-cased text searched by queries, per id. */
     haystack: Map<string, Haystack>
@@ -140,23 +146,31 @@ export namespace ResourceIndex {
     const byUri = new Map<string, string>()
     const urisOf = new Map<string, readonly string[]>()
     const refs = new Map<string, ResourceParse.RawRef[]>()
-    /** Files left out as duplicates: a link to one is not dangling (the duplicate is the error reported). */
-    const shadowed = new Set<string>()
+    /**
+     * Files left out as duplicates, and the id they lost to: a link to one is no lint error (the duplicate is the error
+     * reported), but a load following references lists it as not loaded.
+     */
+    const shadowed = new Map<string, string>()
+    /** Ids files have before any is moved: a schema moved off a taken id never takes one of these. */
+    let natural: Set<string> | undefined
     for (const file of ordered) {
       warnings.push(...file.result.warnings)
       let meta = file.result.metadata
       const uris = file.result.uris ?? []
       let kept = index.resources.get(meta.id)
-      // Two schemas whose different `$id`s end alike (`https://a/v1/schema`, `https://b/schema#`) are not duplicates:
-      // the second takes the id its file name gives it.
-      const fallback = file.result.fallbackId
-      if (kept && fallback && !index.resources.has(fallback) && !uris.some((u) => urisOf.get(kept!.id)?.includes(u))) {
-        meta = { ...meta, id: fallback }
+      // A schema is named by its `$id`, else by where it lies (its retrieval URI): one that does not declare the `$id`
+      // of the schema already indexed under the same id is another document, never a duplicate (`https://a/v1/schema`
+      // and `https://b/schema#`; `…/v1/item.json` and `…/v2/item.json`; `draft4/name.json` and `draft6/name.json`
+      // without `$id`). It takes the id its file name gives it, or, when that is taken too, the shortest free one its
+      // path gives it (`v2-item`).
+      if (kept && meta.type === "schema" && !uris.some((u) => urisOf.get(kept!.id)?.includes(u))) {
+        natural ??= new Set(ordered.map((f) => f.result.metadata.id))
+        meta = { ...meta, id: freeId(file, natural, index.resources) }
         kept = undefined
       }
       if (kept) {
         const same = uris.some((u) => urisOf.get(kept!.id)?.includes(u))
-        shadowed.add(file.relativePath)
+        shadowed.set(file.relativePath, kept.id)
         warnings.push({
           severity: "error",
           code: "duplicate-id",
@@ -206,7 +220,7 @@ export namespace ResourceIndex {
     const noteFile = (value: string, from?: string): string | undefined => {
       if (!byName) {
         byName = new Map()
-        const files = [...byPath.keys(), ...shadowed]
+        const files = [...byPath.keys(), ...shadowed.keys()]
         for (const file of files.sort((a, b) => a.length - b.length || (a < b ? -1 : 1))) {
           const key = ResourceParse.stem(file).toLowerCase()
           const list = byName.get(key)
@@ -272,13 +286,26 @@ export namespace ResourceIndex {
           if (!resolved.includes(target)) resolved.push(target)
           continue
         }
-        // A document published elsewhere (a meta-schema, a schema on the web) or a duplicate already reported.
-        if (ref.kind === "schema" && ref.external) continue
+        const note = (reason: string) => {
+          const list = index.notIndexed.get(id) ?? []
+          if (!list.some((r) => r.ref === ref.value)) list.push({ ref: ref.value, reason })
+          index.notIndexed.set(id, list)
+        }
+        // A document published elsewhere (a meta-schema, a schema on the web): no error, but never left out unsaid.
+        if (ref.kind === "schema" && ref.external) {
+          note("no schema of the project declares this $id (a document published elsewhere)")
+          continue
+        }
         // A wiki link to an attachment (`![[diagram.png]]`, `[[report.pdf]]`) names no resource, and none is missing.
         if (ref.kind === "id" && ATTACHMENT.test(ref.value)) continue
         const named =
           ref.kind === "id" ? noteFile(ref.value, meta.relativePath) : ref.kind === "path" ? ref.value : ref.path
-        if (named !== undefined && shadowed.has(named)) continue
+        const winner = named === undefined ? undefined : shadowed.get(named)
+        if (winner !== undefined) {
+          const file = named === ref.value ? "the file" : named
+          note(`${file} is left out of the index as a duplicate of '${winner}' (see resources lint)`)
+          continue
+        }
         const hidden = protectedTarget(ref)
         if (hidden) {
           const list = index.withheldRefs.get(id) ?? []
@@ -316,6 +343,32 @@ export namespace ResourceIndex {
 
     for (const meta of index.resources.values()) meta.referencedBy.sort()
     return finish(index)
+  }
+
+  /**
+   * The id of a schema whose `$id` ends as an indexed schema's does: the id its file name gives it when free, else
+   * the shortest run of its path's last folders joined to that name (`v2-item` for `schema/v2/item.json`,
+   * `2.6.0-info` for `definitions/2.6.0/info.json`), else that with a number. Never an id another file has before any
+   * is moved (`natural`), nor one already taken, so two documents never meet on one id.
+   */
+  function freeId(file: ParsedFile, natural: Set<string>, taken: Map<string, unknown>): string {
+    const free = (id: string) => !!id && !invalid(id) && !natural.has(id) && !taken.has(id)
+    const name = ResourceParse.defaultId(file.relativePath)
+    if (file.result.fallbackId !== undefined && !taken.has(name)) return name
+    const dirs = file.relativePath.split("/").slice(0, -1)
+    const from = Math.max(0, dirs.lastIndexOf(".opencode") + 1)
+    let candidate = name
+    for (let i = dirs.length - 1; i >= from; i--) {
+      const joined = `${dirs[i]}-${candidate}`
+      candidate = invalid(joined) ? ResourceParse.slug(joined) : joined
+      if (free(candidate)) return candidate
+    }
+    const stem = candidate.slice(0, ResourceParse.MAX_ID_LENGTH - 12)
+    for (let n = 2; ; n++) if (free(`${stem}-${n}`)) return `${stem}-${n}`
+  }
+
+  function invalid(id: string) {
+    return ResourceParse.invalidIdReason(id) !== undefined
   }
 
   /** The lower-cased text queries search for one resource (`Index.haystack`). */
@@ -430,6 +483,7 @@ export namespace ResourceIndex {
     agents: [string, string[]][]
     commands: [string, string[]][]
     dangling: [string, string[]][]
+    notIndexed: [string, { ref: string; reason: string }[]][]
     warnings: Resource.Warning[]
     /** `Index.text`: the haystacks joined by NUL, and the byte offset where each resource's begins. */
     text: string
@@ -443,6 +497,7 @@ export namespace ResourceIndex {
       agents: list(index.graph.agents),
       commands: list(index.graph.commands),
       dangling: [...index.dangling],
+      notIndexed: [...index.notIndexed],
       warnings: index.warnings,
       text: index.text.bytes.toString("utf8"),
       starts: index.text.starts,
@@ -601,7 +656,8 @@ export namespace ResourceIndex {
   export function hydrateStored(project: ResourceProject.Info, stored: Stored): Index | undefined {
     const { ids, starts } = stored
     if (!Array.isArray(ids) || !Array.isArray(starts) || starts.length !== ids.length) return undefined
-    if (![stored.agents, stored.commands, stored.dangling, stored.warnings].every(Array.isArray)) return undefined
+    if (![stored.agents, stored.commands, stored.dangling, stored.notIndexed, stored.warnings].every(Array.isArray))
+      return undefined
     if (!ids.every((id) => typeof id === "string")) return undefined
     const index = empty(project)
     const damage = (): never => {
@@ -612,6 +668,7 @@ export namespace ResourceIndex {
     if (index.resources.size !== ids.length) return undefined
     index.warnings = stored.warnings
     for (const [k, v] of stored.dangling) index.dangling.set(k, v)
+    for (const [k, v] of stored.notIndexed) index.notIndexed.set(k, v)
     for (const [k, v] of stored.agents) index.graph.agents.set(k, new Set(v))
     for (const [k, v] of stored.commands) index.graph.commands.set(k, new Set(v))
     const joined = () => {
@@ -640,6 +697,7 @@ export namespace ResourceIndex {
       dangling: new Map(),
       withheld: new Map(),
       withheldRefs: new Map(),
+      notIndexed: new Map(),
       warnings: [],
       haystack: new Map(),
       text: { bytes: Buffer.alloc(0), starts: [], metas: [], hays: [] },

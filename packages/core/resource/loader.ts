@@ -443,6 +443,7 @@ export namespace ResourceLoader {
         if (!expand || !includeReferences || node.depth >= config.maxReferencesDepth) continue
         for (const d of idx.dangling.get(node.id) ?? []) unresolved.add(d)
         for (const w of idx.withheldRefs.get(node.id) ?? []) notes.push(`Reference '${w.ref}' not loaded: ${w.reason}`)
+        for (const w of idx.notIndexed.get(node.id) ?? []) notes.push(`Reference '${w.ref}' not loaded: ${w.reason}.`)
         for (const next of idx.graph.forward.get(node.id) ?? []) {
           if (seen.has(next)) continue
           seen.add(next)

@@ -185,3 +185,67 @@ describe("incremental builds and the cache", () => {
     expect(a).not.toBe(ResourceCache.defaultPath("/p/two", { XDG_CACHE_HOME: "/c" }))
   })
 })
+
+describe("schemas are documents: one id each, whatever their file names", () => {
+  // Shape of asyncapi/spec-json-schemas `definitions/<version>/info.json` (626 schemas, one folder per version, 555
+  // false duplicate-id errors before) and JSON-Schema-Test-Suite `remotes/` (draft folders, many without `$id`).
+  const item = (v: string) => JSON.stringify({ $id: `https://ex.com/${v}/item.json`, title: `Item ${v}` })
+  const FILES = {
+    ".opencode/schema/v1/item.json": item("v1"),
+    ".opencode/schema/v2/item.json": item("v2"),
+    ".opencode/schema/v2/order.json": JSON.stringify({
+      $id: "https://ex.com/v2/order.json",
+      properties: { item: { $ref: "https://ex.com/v2/item.json" }, note: { $ref: "https://elsewhere.org/note.json" } },
+    }),
+    ".opencode/schema/draft4/subSchemas.json": JSON.stringify({ definitions: { a: { type: "integer" } } }),
+    ".opencode/schema/draft6/subSchemas.json": JSON.stringify({ definitions: { a: { type: "integer" } } }),
+  }
+
+  test("different $ids (or none, in different folders) with the same file name are all indexed, under path-derived ids", async () => {
+    await using dir = await tmpdir(FILES)
+    const { index } = await build(dir.path)
+    expect(index.warnings).toEqual([])
+    expect(index.resources.get("item")!.relativePath).toBe(".opencode/schema/v1/item.json")
+    expect(index.resources.get("v2-item")!.relativePath).toBe(".opencode/schema/v2/item.json")
+    expect(index.resources.get("subSchemas")!.relativePath).toBe(".opencode/schema/draft4/subSchemas.json")
+    expect(index.resources.get("draft6-subSchemas")!.relativePath).toBe(".opencode/schema/draft6/subSchemas.json")
+    // The $ref to v2 reaches v2, not v1; the schema published elsewhere is no error, but is known as not indexed.
+    expect(ids(index.graph.forward.get("order"))).toEqual(["v2-item"])
+    expect(index.dangling.size).toBe(0)
+    expect(index.notIndexed.get("order")).toEqual([
+      {
+        ref: "https://elsewhere.org/note.json",
+        reason: "no schema of the project declares this $id (a document published elsewhere)",
+      },
+    ])
+  })
+
+  test("a path-derived id never takes an id another file has, and stays unique", async () => {
+    await using dir = await tmpdir({
+      ".opencode/schema/a/v2/item.json": item("a/v2"),
+      ".opencode/schema/b/v2/item.json": item("b/v2"),
+      ".opencode/schema/c/item.json": item("c"),
+      // Named like the id c/item.json would take.
+      ".opencode/task/c-item.md": md({ title: "Task" }),
+    })
+    const { index } = await build(dir.path)
+    expect(index.warnings).toEqual([])
+    const byPath = Object.fromEntries([...index.resources.values()].map((m) => [m.relativePath, m.id]))
+    expect(byPath).toEqual({
+      ".opencode/schema/a/v2/item.json": "item",
+      ".opencode/schema/b/v2/item.json": "v2-item",
+      ".opencode/schema/c/item.json": "schema-c-item",
+      ".opencode/task/c-item.md": "c-item",
+    })
+  })
+
+  test("two schemas declaring the same $id are still one duplicate-id error", async () => {
+    await using dir = await tmpdir({
+      ".opencode/schema/v1/item.json": item("v1"),
+      ".opencode/schema/copy/item.json": item("v1"),
+    })
+    const { index } = await build(dir.path)
+    expect(index.warnings.map((w) => `${w.code} ${w.path}`)).toEqual(["duplicate-id .opencode/schema/v1/item.json"])
+    expect(index.resources.get("item")!.relativePath).toBe(".opencode/schema/copy/item.json")
+  })
+})

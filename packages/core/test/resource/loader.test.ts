@@ -388,3 +388,31 @@ describe("index lifecycle", () => {
     expect(code).toBe(0)
   })
 })
+
+describe("resource-load with references: nothing left out unsaid", () => {
+  test("a $ref to v2 of a versioned schema loads v2; a schema published elsewhere and a duplicate are named as not loaded", async () => {
+    await using dir = await tmpdir({
+      ".opencode/schema/v1/item.json": JSON.stringify({ $id: "https://ex.com/v1/item.json", title: "Item v1" }),
+      ".opencode/schema/v2/item.json": JSON.stringify({ $id: "https://ex.com/v2/item.json", title: "Item v2" }),
+      ".opencode/schema/v2/order.json": JSON.stringify({
+        $id: "https://ex.com/v2/order.json",
+        properties: { item: { $ref: "https://ex.com/v2/item.json" }, x: { $ref: "https://elsewhere.org/x.json" } },
+      }),
+      ".opencode/knowledge-base/a/guide.md": md({ title: "Guide A" }),
+      ".opencode/knowledge-base/b/guide.md": md({ title: "Guide B" }),
+      ".opencode/knowledge-base/b/index.md": md({ title: "B" }, "Read [the guide](guide.md)."),
+    })
+    await using s = setup(dir.path)
+    s.h.user()
+    const out = await s.load("order", true)
+    expect(ResourceOutput.header(out)!.loaded).toEqual(["order", "v2-item"])
+    expect(out).toContain("Item v2")
+    expect(out).toContain(
+      "Reference 'https://elsewhere.org/x.json' not loaded: no schema of the project declares this $id (a document published elsewhere).",
+    )
+    const b = await s.load("b", true)
+    expect(b).toContain(
+      "Reference '.opencode/knowledge-base/b/guide.md' not loaded: the file is left out of the index as a duplicate of 'guide' (see resources lint).",
+    )
+  })
+})
