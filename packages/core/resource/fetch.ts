@@ -58,7 +58,8 @@ export namespace ResourceFetch {
       size,
     })
     if (!text.ok) return refuse(new ResourceError.FileReadError({ ...where, reason: text.reason }))
-    const content = meta.type === "schema" ? text.text : Frontmatter.parse(text.text).body.replace(/^\s*\n/, "")
+    const content =
+      meta.type === "schema" ? text.text : Frontmatter.parse(text.text, { languages: true }).body.replace(/^\s*\n/, "")
     return { ok: true, meta: { ...meta, size }, content }
   }
 }

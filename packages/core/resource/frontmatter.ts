@@ -14,7 +14,19 @@ import { Frontmatter } from "../util/frontmatter"
  */
 export namespace ResourceFrontmatter {
   export function parse(text: string): Frontmatter.Result {
-    return fast(text) ?? Frontmatter.parse(text)
+    return fast(text) ?? Frontmatter.parse(text, { languages: true })
+  }
+
+  /**
+   * The text after a header that could not be parsed (a `---` or `+++` line closes it), or undefined when there is
+   * no closed header: what a header holds (TOML's `[[extra.see_also]]`) is never read as the document's links.
+   */
+  export function afterHeader(text: string): string | undefined {
+    const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+    const open = /^(---|\+\+\+)[A-Za-z]*[ \t]*\r?\n/.exec(source)
+    if (!open) return undefined
+    const close = new RegExp(`\\n${open[1] === "---" ? "---" : "\\+\\+\\+"}[ \\t]*(?:\\r?\\n|$)`).exec(source)
+    return close ? source.slice(close.index + close[0].length) : undefined
   }
 
   /** Marks a shape the scanner leaves to gray-matter. */
@@ -24,7 +36,8 @@ export namespace ResourceFrontmatter {
   /** The scanner alone: undefined when the text needs gray-matter (exported for the differential tests). */
   export function fast(text: string): Frontmatter.Result | undefined {
     const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-    if (!source.startsWith("---\n")) return source.startsWith("---") ? undefined : { data: {}, body: source }
+    if (!source.startsWith("---\n"))
+      return source.startsWith("---") || source.startsWith("+++") ? undefined : { data: {}, body: source }
     // gray-matter's rule: the block ends at the first "\n---" (whatever follows it on that line).
     const str = source.slice(3)
     let close = str.indexOf("\n---")

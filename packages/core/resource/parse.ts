@@ -194,7 +194,10 @@ export namespace ResourceParse {
     const declaredRefs = d.references !== undefined ? Frontmatter.list(d.references) : undefined
     const refs = declaredRefs
       ? declaredRefs.map((r) => classify(r, input.relativePath))
-      : inlineReferences(fm.body, input.relativePath)
+      : inlineReferences(
+          fm.error ? (ResourceFrontmatter.afterHeader(input.text) ?? fm.body) : fm.body,
+          input.relativePath,
+        )
     const metadata: Resource.Metadata = {
       ...identity(input, warnings, s(d.id), s(d.title) ?? s(d.name)),
       domain,

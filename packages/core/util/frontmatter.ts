@@ -1,5 +1,6 @@
 import grayMatter from "gray-matter"
 import type matter from "gray-matter"
+import { parse as parseToml } from "smol-toml"
 import { errorMessage } from "./error"
 
 /**
@@ -26,14 +27,20 @@ export namespace Frontmatter {
    * @example
    * Frontmatter.matter("---js\n{ a: 1 }\n---\n") // throws: frontmatter in JavaScript is not read
    */
-  export function matter(text: string): matter.GrayMatterFile<string> {
+  export function matter(text: string, options: { delimiters?: string; language?: string } = {}) {
     // A fresh options object also bypasses gray-matter's cache by input string, so a malformed document never
     // returns a stale result.
-    return grayMatter(text, { engines: { javascript: REFUSED, js: REFUSED } } as unknown as matter.GrayMatterOption<
-      string,
-      any
-    >)
+    return grayMatter(text, {
+      ...options,
+      engines: { javascript: REFUSED, js: REFUSED, toml: TOML },
+    } as unknown as matter.GrayMatterOption<string, any>) as matter.GrayMatterFile<string>
   }
+
+  /**
+   * TOML headers (`+++` as Zola and Hugo write them, or `---toml`), read by smol-toml; never evaluated. gray-matter
+   * leaves a CRLF header's last `\r` alone at its end, which TOML refuses: line ends are made `\n` first.
+   */
+  const TOML = { parse: (text: string) => parseToml(text.replace(/\r\n?/g, "\n")) }
 
   export type Result = {
     /** The parsed YAML mapping; `{}` when there is none or it is malformed. */
@@ -44,11 +51,18 @@ export namespace Frontmatter {
     error?: string
   }
 
-  export function parse(text: string): Result {
+  /**
+   * `languages`: also read the headers static site generators write besides YAML — TOML between `+++` lines (Zola,
+   * Hugo) or after `---toml`, JSON after `---json`, YAML after `---yaml` — as gray-matter reads them. A `---js` header
+   * is then an error (never evaluated). Without it only a `---` YAML header is read (what OpenCode itself reads).
+   */
+  export function parse(text: string, options: { languages?: boolean } = {}): Result {
     const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-    if (!/^---[ \t]*\r?\n/.test(source)) return { data: {}, body: source }
+    const toml = options.languages && /^\+\+\+[ \t]*\r?\n/.test(source)
+    if (!toml && !(options.languages ? /^---([A-Za-z]+)?[ \t]*\r?\n/ : /^---[ \t]*\r?\n/).test(source))
+      return { data: {}, body: source }
     try {
-      const parsed = matter(source)
+      const parsed = toml ? matter(source, { delimiters: "+++", language: "toml" }) : matter(source)
       const data = parsed.data
       if (data === null || typeof data !== "object" || Array.isArray(data)) {
         return { data: {}, body: parsed.content, error: "frontmatter is not a mapping of keys to values" }

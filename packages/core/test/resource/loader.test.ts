@@ -416,3 +416,15 @@ describe("resource-load with references: nothing left out unsaid", () => {
     )
   })
 })
+
+test("resource-load of a page with a `+++` TOML header: its title in the header block, the TOML left out of the content", async () => {
+  await using dir = await tmpdir({
+    ".opencode/knowledge-base/post.md": '+++\ntitle = "Rust Blog"\n[[extra.see_also]]\npath = "/x/"\n+++\nBODY-TEXT\n',
+  })
+  await using s = setup(dir.path)
+  s.h.user()
+  const out = await s.load("post")
+  expect(out).toContain("# Resource: Rust Blog")
+  expect(out).toContain("BODY-TEXT")
+  expect(out).not.toContain("see_also")
+})

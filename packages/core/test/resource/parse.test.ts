@@ -421,3 +421,61 @@ describe("JSON schemas", () => {
     expect(empty.warnings[0].code).toBe("empty-file")
   })
 })
+
+describe("headers in TOML and JSON, as static site generators write them", () => {
+  const kb = (rel: string, text: string) => ResourceParse.parse(input("knowledge-base", rel, text))
+
+  test("a Zola/Hugo `+++` TOML header is read; its [[tables]] are never links (rust-lang/blog.rust-lang.org)", () => {
+    const text = [
+      "+++",
+      'title = "Announcing Rust 1.42.0"',
+      'description = "Empowering everyone"',
+      "date = 2020-03-12",
+      'tags = ["release", "rust"]',
+      "",
+      "[[extra.see_also]]",
+      'path = "/inside-rust/"',
+      "+++",
+      "Body with [[real-link]].",
+    ].join("\n")
+    const { metadata, refs, warnings } = kb(".opencode/knowledge-base/_index.md", text)
+    expect(warnings).toEqual([])
+    expect(metadata).toMatchObject({
+      name: "Announcing Rust 1.42.0",
+      description: "Empowering everyone",
+      created: undefined,
+      tags: ["release", "rust"],
+    })
+    expect(refs).toEqual([{ kind: "id", value: "real-link" }])
+    // CRLF and `---toml` are the same header.
+    expect(kb(".opencode/knowledge-base/a.md", text.replaceAll("\n", "\r\n")).metadata.name).toBe(
+      "Announcing Rust 1.42.0",
+    )
+    const dashed = text.replace(/^\+\+\+/, "---toml").replace(/\n\+\+\+\n/, "\n---\n")
+    expect(kb(".opencode/knowledge-base/a.md", dashed).metadata.name).toBe("Announcing Rust 1.42.0")
+  })
+
+  test("a `---json` header is read", () => {
+    const text = '---json\n{ "title": "From JSON", "tags": ["a"], "references": ["other"] }\n---\nBody'
+    const { metadata, refs, warnings } = kb(".opencode/knowledge-base/a.md", text)
+    expect(warnings).toEqual([])
+    expect(metadata).toMatchObject({ name: "From JSON", tags: ["a"] })
+    expect(refs).toEqual([{ kind: "id", value: "other" }])
+  })
+
+  test("a header that cannot be read is an error, and its text is still no link; a `---js` header is never run", () => {
+    const toml = kb(".opencode/knowledge-base/a.md", '+++\ntitle = "unclosed\n[[extra.see_also]]\n+++\nBody [[b]]')
+    expect(toml.warnings.map((w) => w.code)).toEqual(["malformed-frontmatter"])
+    expect(toml.refs).toEqual([{ kind: "id", value: "b" }])
+    const g = globalThis as { frontmatterRan?: boolean }
+    const js = kb(
+      ".opencode/knowledge-base/a.md",
+      "---js\n(globalThis.frontmatterRan = true, { title: 'x' })\n---\nBody",
+    )
+    expect(g.frontmatterRan).toBeUndefined()
+    expect(js.warnings.map((w) => w.message)).toEqual([
+      "frontmatter could not be parsed (frontmatter in JavaScript is not read (it would be evaluated)); indexed with names derived from the file",
+    ])
+    expect(js.metadata.name).toBe("A")
+  })
+})
