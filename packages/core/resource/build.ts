@@ -182,7 +182,24 @@ export namespace ResourceBuild {
       const e = cache.references[relativePath]
       references.push({ kind: e.kind, name: e.name, relativePath, words: e.words, explicit: e.explicit })
     }
-    return ResourceIndex.assemble(project, files.parsed, references, [...scanWarnings, ...files.problems], withheld)
+    return ResourceIndex.assemble(
+      project,
+      files.parsed,
+      references,
+      [...scanWarnings, ...files.problems],
+      withheld,
+      (relativePath) => fileInside(project, relativePath),
+    )
+  }
+
+  /** Whether `relativePath` is a file inside the project (one `stat`, for the few references that need it). */
+  function fileInside(project: ResourceProject.Info, relativePath: string): boolean {
+    if (relativePath === ".." || relativePath.startsWith("../") || path.isAbsolute(relativePath)) return false
+    try {
+      return statSync(path.join(project.root, relativePath)).isFile()
+    } catch {
+      return false
+    }
   }
 
   /**

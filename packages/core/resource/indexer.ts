@@ -19,10 +19,13 @@ import { Lazy } from "../util/lazy"
  * index.graph.backward.get("pre-commit") // Set { "git-operations" }
  */
 export namespace ResourceIndex {
-  export const VERSION = "4"
+  export const VERSION = "5"
   /** File names a wiki link may embed or link that are not resources: images, documents, media, notes apps' files. */
   const ATTACHMENT =
     /\.(png|jpe?g|gif|bmp|svg|webp|avif|ico|pdf|mp3|wav|m4a|ogg|flac|webm|mp4|mov|mkv|canvas|base|excalidraw)$/i
+
+  const TOC = /^_?toc_?$/i
+  const YAML = /\.ya?ml$/i
 
   export type ParsedFile = {
     relativePath: string
@@ -125,6 +128,8 @@ export namespace ResourceIndex {
     references: ReferenceFile[],
     scanWarnings: Resource.Warning[],
     withheld: readonly Withheld[] = [],
+    /** Whether a project file that is no resource exists (a YAML document a schema references), by relative path. */
+    exists: (relativePath: string) => boolean = () => false,
   ): Index {
     const warnings: Resource.Warning[] = [...scanWarnings]
     const prefixes = project.opencodeDirs.map((dir) => dir + path.sep)
@@ -296,8 +301,14 @@ export namespace ResourceIndex {
           note("no schema of the project declares this $id (a document published elsewhere)")
           continue
         }
-        // A wiki link to an attachment (`![[diagram.png]]`, `[[report.pdf]]`) names no resource, and none is missing.
-        if (ref.kind === "id" && ATTACHMENT.test(ref.value)) continue
+        // A wiki link to an attachment (`![[diagram.png]]`, `[[report.pdf]]`) names no resource, and none is missing;
+        // `[[toc]]` (VitePress) and `[[_TOC_]]` (GitLab) that name no note are table-of-contents directives.
+        if (ref.kind === "id" && (ATTACHMENT.test(ref.value) || TOC.test(ref.value))) continue
+        // A `$ref` to a YAML document (OpenAPI, AsyncAPI): only `.json` schemas are indexed; a missing one is dangling.
+        if (ref.kind === "schema" && ref.path !== undefined && YAML.test(ref.path) && exists(ref.path)) {
+          note("a YAML document, not indexed (only .json schemas are)")
+          continue
+        }
         const named =
           ref.kind === "id" ? noteFile(ref.value, meta.relativePath) : ref.kind === "path" ? ref.value : ref.path
         const winner = named === undefined ? undefined : shadowed.get(named)

@@ -425,6 +425,14 @@ export namespace ResourceParse {
     return path.posix.normalize(path.posix.join(path.posix.dirname(from), clean))
   }
 
+  /** `target` from the type folder holding `from` (`.opencode/knowledge-base/` for `.opencode/knowledge-base/a/b.md`). */
+  function fromTypeRoot(from: string, target: string): string {
+    const at = from.lastIndexOf(".opencode/")
+    const type = at < 0 ? -1 : from.indexOf("/", at + ".opencode/".length)
+    const root = type < 0 ? from.slice(0, from.lastIndexOf("/") + 1) : from.slice(0, type + 1)
+    return path.posix.normalize(root + decodeSafe(target.trim()).replace(/\\/g, "/"))
+  }
+
   function decodeSafe(text: string): string {
     try {
       return decodeURIComponent(text)
@@ -556,6 +564,11 @@ export namespace ResourceParse {
   /** A template placeholder in a link target: `{baseDir}`, `${VAR}`, `{{ … }}`. */
   const PLACEHOLDER = /[{}]/
 
+  /** A shell test (`[[ -f file ]]`, `[[ $a ]]`, `[[ ! -e x ]]`), not a wiki link. */
+  const NOT_A_NOTE = /^[-$!]/
+  /** A character right before `[[` that makes it an index into a value (`df[[col]]`, `x()[[1]]`). */
+  const INDEXED = /[\p{L}\p{N}_)\]]/u
+
   /** Characters no wiki link target has, but TOML and JSON arrays of strings do (`[['\\(', '\\)']]`). */
   const NOT_A_TARGET = /['"\\,=`{}<>]/
 
@@ -588,7 +601,9 @@ export namespace ResourceParse {
       const next = text[m.index + m[0].length]
       if (next === "(" || next === "[") continue
       const target = m[1].trim()
-      if (!target || NOT_A_TARGET.test(target)) continue
+      if (!target || NOT_A_TARGET.test(target) || NOT_A_NOTE.test(target)) continue
+      // `df[[col]]` (R, a nested index) is code, not a link.
+      if (m.index > 0 && INDEXED.test(text[m.index - 1])) continue
       // As Obsidian reads them: `[[Note#Heading]]` and `[[Note#^block]]` link the note, `[[#Heading]]` the page itself.
       const hash = target.indexOf("#")
       const note = (hash < 0 ? target : target.slice(0, hash)).trim().replace(/\.(md|markdown)$/i, "")
@@ -598,12 +613,14 @@ export namespace ResourceParse {
     while ((m = LINK.exec(text))) {
       const hash = m[1].indexOf("#")
       const target = hash < 0 ? m[1] : m[1].slice(0, hash)
-      if (!target || SCHEME.test(target) || target.startsWith("/")) continue
+      // Zola's internal links name a page from the content root (`@/blog/post.md`): here the type folder.
+      const fromRoot = target.startsWith("@/")
+      if (!target || (!fromRoot && SCHEME.test(target)) || target.startsWith("/")) continue
       // A placeholder filled in later (a skill's `{baseDir}/references/x.md`, `${CLAUDE_PLUGIN_ROOT}/…`, a Hugo
       // `{{< ref … >}}`) names no file that exists as written.
       if (PLACEHOLDER.test(target)) continue
       if (!/\.(md|markdown|json)$/i.test(target)) continue
-      out.push({ kind: "path", value: resolveRelative(from, target) })
+      out.push({ kind: "path", value: fromRoot ? fromTypeRoot(from, target.slice(2)) : resolveRelative(from, target) })
     }
     return out
   }

@@ -249,3 +249,47 @@ describe("schemas are documents: one id each, whatever their file names", () => 
     expect(index.resources.get("item")!.relativePath).toBe(".opencode/schema/copy/item.json")
   })
 })
+
+describe("links of real documentation trees that name no resource file as written", () => {
+  test("Zola's `@/section/page.md` resolves from the type folder (rust-lang/blog.rust-lang.org inside-rust/)", async () => {
+    await using dir = await tmpdir({
+      ".opencode/knowledge-base/inside-rust/older.md": md({ title: "Older" }),
+      ".opencode/knowledge-base/inside-rust/q3/index.md": md(
+        { title: "Newer" },
+        "See [older](@/inside-rust/older.md) and [its part](@/inside-rust/older.md#plan); [gone](@/inside-rust/gone.md).",
+      ),
+    })
+    const { index } = await build(dir.path)
+    expect(ids(index.graph.forward.get("q3"))).toEqual(["older"])
+    expect(index.dangling.get("q3")).toEqual([".opencode/knowledge-base/inside-rust/gone.md"])
+  })
+
+  test("`[[toc]]` and `[[_TOC_]]` are directives unless a note has that name; shell tests and R indexes are no links", async () => {
+    await using dir = await tmpdir({
+      ".opencode/knowledge-base/page.md": md(
+        { title: "Page" },
+        "[[_TOC_]]\n\n[[toc]]\n\nUse [[ -f file ]] or [[ $a == z ]] or [[ ! -e x ]]. In R, df[[col]].\n\n[[missing-note]]\n",
+      ),
+      ".opencode/knowledge-base/vault/list.md": md({ title: "List" }, "Back to the [[TOC]]."),
+      ".opencode/knowledge-base/vault/TOC.md": md({ title: "Contents" }),
+    })
+    const { index } = await build(dir.path)
+    expect(index.dangling.get("page")).toEqual(["missing-note"])
+    expect(ids(index.graph.forward.get("list"))).toEqual(["TOC"])
+  })
+
+  test("a `$ref` to a YAML document that exists is no error (listed as not loaded); to a missing one it is dangling", async () => {
+    await using dir = await tmpdir({
+      ".opencode/schema/common.yaml": "components: {}\n",
+      ".opencode/schema/pet.json": JSON.stringify({
+        $id: "https://ex.com/pet.json",
+        properties: { c: { $ref: "./common.yaml" }, d: { $ref: "./missing.yml#/a" } },
+      }),
+    })
+    const { index } = await build(dir.path)
+    expect(index.dangling.get("pet")).toEqual(["./missing.yml"])
+    expect(index.notIndexed.get("pet")).toEqual([
+      { ref: "./common.yaml", reason: "a YAML document, not indexed (only .json schemas are)" },
+    ])
+  })
+})
