@@ -19,7 +19,7 @@ import { Lazy } from "../util/lazy"
  * index.graph.backward.get("pre-commit") // Set { "git-operations" }
  */
 export namespace ResourceIndex {
-  export const VERSION = "5"
+  export const VERSION = "6"
   /** File names a wiki link may embed or link that are not resources: images, documents, media, notes apps' files. */
   const ATTACHMENT =
     /\.(png|jpe?g|gif|bmp|svg|webp|avif|ico|pdf|mp3|wav|m4a|ogg|flac|webm|mp4|mov|mkv|canvas|base|excalidraw)$/i

@@ -128,7 +128,7 @@ export namespace ResourceParse {
   }
 
   export function stem(relativePath: string): string {
-    return path.posix.basename(relativePath).replace(/\.(md|markdown|json)$/i, "")
+    return path.posix.basename(relativePath).replace(/\.(md|mdx|markdown|json)$/i, "")
   }
 
   /** The domain from the directories between the type folder and the file (`/dev/`, `/docs/`…), else `common`. */
@@ -197,6 +197,7 @@ export namespace ResourceParse {
       : inlineReferences(
           fm.error ? (ResourceFrontmatter.afterHeader(input.text) ?? fm.body) : fm.body,
           input.relativePath,
+          MDX.test(input.relativePath),
         )
     const metadata: Resource.Metadata = {
       ...identity(input, warnings, s(d.id), s(d.title) ?? s(d.name)),
@@ -409,7 +410,7 @@ export namespace ResourceParse {
   /** A declared reference: a path when it looks like one, otherwise an id. */
   function classify(ref: string, from: string): RawRef {
     const value = ref.replace(/^\[\[|\]\]$/g, "").trim()
-    if (/[\\/]/.test(value) || /\.(md|markdown|json)$/i.test(value))
+    if (/[\\/]/.test(value) || /\.(md|mdx|markdown|json)$/i.test(value))
       return { kind: "path", value: resolveRelative(from, value) }
     return { kind: "id", value }
   }
@@ -582,16 +583,17 @@ export namespace ResourceParse {
    * ResourceParse.inlineReferences("{{< code-toggle >}}\n[[menus.main]]\n{{< /code-toggle >}}\n[[git-ops]]", "a.md")
    * // [{ kind: "id", value: "git-ops" }]
    */
-  export function inlineReferences(body: string, from: string): RawRef[] {
+  export function inlineReferences(body: string, from: string, mdx = false): RawRef[] {
     // Most files have no link at all: skip the code-stripping passes for them.
     if (!body.includes("[[") && !body.includes("](")) return []
-    const text = (
+    const plain = (
       body.includes("```") ||
       body.includes("~~~") ||
       ((body.includes("{") || body.includes("<")) && CODE_BLOCK_HINT.test(body))
         ? withoutCode(body)
         : body
     ).replace(INLINE_CODE, "")
+    const text = mdx ? withoutJsx(plain) : plain
     const out: RawRef[] = []
     // exec loops: matchAll copies the expression on every call.
     let m: RegExpExecArray | null
@@ -606,7 +608,7 @@ export namespace ResourceParse {
       if (m.index > 0 && INDEXED.test(text[m.index - 1])) continue
       // As Obsidian reads them: `[[Note#Heading]]` and `[[Note#^block]]` link the note, `[[#Heading]]` the page itself.
       const hash = target.indexOf("#")
-      const note = (hash < 0 ? target : target.slice(0, hash)).trim().replace(/\.(md|markdown)$/i, "")
+      const note = (hash < 0 ? target : target.slice(0, hash)).trim().replace(/\.(md|mdx|markdown)$/i, "")
       if (note) out.push(hash < 0 ? { kind: "id", value: note } : { kind: "id", value: note, section: true })
     }
     LINK.lastIndex = 0
@@ -619,10 +621,44 @@ export namespace ResourceParse {
       // A placeholder filled in later (a skill's `{baseDir}/references/x.md`, `${CLAUDE_PLUGIN_ROOT}/…`, a Hugo
       // `{{< ref … >}}`) names no file that exists as written.
       if (PLACEHOLDER.test(target)) continue
-      if (!/\.(md|markdown|json)$/i.test(target)) continue
+      if (!/\.(md|mdx|markdown|json)$/i.test(target)) continue
       out.push({ kind: "path", value: fromRoot ? fromTypeRoot(from, target.slice(2)) : resolveRelative(from, target) })
     }
     return out
+  }
+
+  const MDX = /\.mdx$/i
+  /** An MDX file's ESM lines (`import Card from '…'`, `export const x = …`). */
+  const ESM = /^[ \t]*(?:import|export)\b.*$/gm
+
+  /**
+   * An MDX text (code already out) without what is code there: its `import`/`export` lines and its `{…}` JavaScript
+   * expressions (JSX attributes and children: `{[[1, 2]]}`, `items={[…]}`), nested braces counted; a `{` never closed
+   * is left as text. Markdown links in the text and inside JSX children stay.
+   */
+  function withoutJsx(text: string): string {
+    const lines = text.replace(ESM, "")
+    if (!lines.includes("{")) return lines
+    let out = ""
+    let from = 0
+    let open = lines.indexOf("{")
+    while (open >= 0) {
+      let depth = 0
+      let end = -1
+      for (let i = open; i < lines.length; i++) {
+        const c = lines.charCodeAt(i)
+        if (c === 123) depth++
+        else if (c === 125 && --depth === 0) {
+          end = i
+          break
+        }
+      }
+      if (end < 0) break
+      out += lines.slice(from, open)
+      from = end + 1
+      open = lines.indexOf("{", from)
+    }
+    return out + lines.slice(from)
   }
 
   /**

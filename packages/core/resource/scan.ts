@@ -81,6 +81,13 @@ export namespace ResourceScan {
     [".claude/commands", "command"],
   ]
 
+  const isJson = (p: string) => p.toLowerCase().endsWith(".json")
+  /** Markdown resources: `.md`, and `.mdx` (Markdown with JSX, as Astro's and Docusaurus's docs are written). */
+  const isMarkdown = (p: string) => {
+    const lower = p.toLowerCase()
+    return lower.endsWith(".md") || lower.endsWith(".mdx")
+  }
+
   /** A file found by a listing, not stat'ed yet. */
   type Found = { path: string; real: string; tag: Pick<File, "kind" | "type"> }
 
@@ -93,8 +100,7 @@ export namespace ResourceScan {
     const deferred: Found[] = []
     for (const opencodeDir of project.opencodeDirs) {
       for (const type of Resource.TYPES) {
-        const ext = type === "schema" ? ".json" : ".md"
-        await walk(project, path.join(opencodeDir, type), visited, result, (p) => p.toLowerCase().endsWith(ext), {
+        await walk(project, path.join(opencodeDir, type), visited, result, type === "schema" ? isJson : isMarkdown, {
           kind: "resource",
           type,
         })

@@ -293,3 +293,36 @@ describe("links of real documentation trees that name no resource file as writte
     ])
   })
 })
+
+describe("MDX pages (withastro/docs: 420 .mdx files were not indexed, and lint said nothing)", () => {
+  test("`.mdx` files are indexed as markdown: frontmatter and links read; imports and JSX expressions are no links", async () => {
+    const page = [
+      "---",
+      "title: Content collections",
+      "description: Manage your content with type safety.",
+      "i18nReady: true",
+      "---",
+      "import { Steps } from '@astrojs/starlight/components'",
+      "import Since from '~/components/Since.astro'",
+      "export const matrix = [[ghost]]",
+      "",
+      '<Since v="2.0.0" />',
+      "<Grid items={[[first], [second]]} cells={{ a: [[inner]] }} />",
+      "",
+      "Read [the images guide](images.mdx) and [[routing]]; not [[ghost-link]].",
+    ].join("\n")
+    await using dir = await tmpdir({
+      ".opencode/knowledge-base/guides/content-collections.mdx": page,
+      ".opencode/knowledge-base/guides/images.mdx": "---\ntitle: Images\n---\n# Images\n",
+      ".opencode/knowledge-base/guides/routing.md": md({ title: "Routing" }),
+    })
+    const { index } = await build(dir.path)
+    expect(index.resources.get("content-collections")).toMatchObject({
+      name: "Content collections",
+      description: "Manage your content with type safety.",
+    })
+    expect(index.resources.get("images")!.relativePath).toBe(".opencode/knowledge-base/guides/images.mdx")
+    expect(ids(index.graph.forward.get("content-collections"))).toEqual(["images", "routing"])
+    expect(index.dangling.get("content-collections")).toEqual(["ghost-link"])
+  })
+})
