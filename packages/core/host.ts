@@ -50,6 +50,12 @@ export type Host = {
   /** Folders holding the code of the host's own plugin or build: read-only for the agent (changed code would run). */
   code?: string[]
   /**
+   * Set by a host whose client owns its context (the MCP server): every tool call is answered on its own, nothing is
+   * tracked between calls and no lifecycle tool (`resource-release`) is offered, so texts say nothing of releasing
+   * and a limit is one answer's, not a session's.
+   */
+  stateless?: boolean
+  /**
    * The stored messages of a session, oldest first, in OpenCode's `{ info, parts }` shape. Features derive session
    * state from it instead of shadowing it.
    */

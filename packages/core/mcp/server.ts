@@ -89,7 +89,12 @@ export namespace BuiltinsMcp {
   }
 
   export async function create(init: Init): Promise<Instance> {
-    const host: Host = { directory: init.directory, worktree: init.worktree ?? init.directory, log: init.log }
+    const host: Host = {
+      directory: init.directory,
+      worktree: init.worktree ?? init.directory,
+      log: init.log,
+      stateless: true,
+    }
     const built = await Builtins.create(host, {
       options: init.options ?? {},
       logger: init.logger ?? (() => init.log),

@@ -426,9 +426,11 @@ export namespace ResourceLoader {
                 )
             if (node.depth === 0) return ResourceError.format(error)
             notes.push(
-              ResourceError.SessionLimitReached.is(error)
-                ? `Reference '${node.id}' not loaded: session limit (${error.data.limit}) reached.`
-                : `Reference '${node.id}' not loaded: ${error.message}`,
+              !ResourceError.SessionLimitReached.is(error)
+                ? `Reference '${node.id}' not loaded: ${error.message}`
+                : host.stateless
+                  ? `Reference '${node.id}' not loaded: one answer's limit (${error.data.limit}) reached; load it with its own resource-load call.`
+                  : `Reference '${node.id}' not loaded: session limit (${error.data.limit}) reached.`,
             )
             expand = false
           } else {
@@ -464,7 +466,17 @@ export namespace ResourceLoader {
         )
       }
       stats.totalLoads++
-      return finish(ResourceOutput.render({ nonce, id, refs: includeReferences, sections, reactivated, notes }))
+      return finish(
+        ResourceOutput.render({
+          nonce,
+          id,
+          refs: includeReferences,
+          sections,
+          reactivated,
+          notes,
+          releasable: !host.stateless,
+        }),
+      )
     }
 
     /** `resource-list-loaded`: every resource loaded in the visible history, with its lifecycle status. */

@@ -109,6 +109,8 @@ export namespace ResourceOutput {
     reactivated: string[]
     /** Notes shown after the summary line: references already loaded, unresolved, skipped and why. */
     notes: string[]
+    /** False where no `resource-release` tool is offered (over MCP): the summary does not point to it. */
+    releasable?: boolean
   }
 
   export function render(input: Render): string {
@@ -117,7 +119,8 @@ export namespace ResourceOutput {
     const summary: string[] = []
     if (loaded.length)
       summary.push(
-        `Loaded ${loaded.length} resource${loaded.length === 1 ? "" : "s"}: ${loaded.join(", ")}. Release with resource-release when no longer needed.`,
+        `Loaded ${loaded.length} resource${loaded.length === 1 ? "" : "s"}: ${loaded.join(", ")}.` +
+          (input.releasable === false ? "" : " Release with resource-release when no longer needed."),
       )
     if (input.reactivated.length)
       summary.push(

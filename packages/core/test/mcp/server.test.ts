@@ -173,11 +173,12 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
       for (const [name, args] of calls) {
         const viaPlugin = await plugin.call(name, args)
         const viaMcp = await mcp.call(name, args)
+        // The one sentence that differs: over MCP no resource-release tool is offered, so none is pointed to.
         expect({ name, args, ...viaMcp, text: nonce(viaMcp.text) }).toEqual({
           name,
           args,
           ...viaPlugin,
-          text: nonce(viaPlugin.text),
+          text: nonce(viaPlugin.text).replace(" Release with resource-release when no longer needed.", ""),
         })
       }
       // The protected article is as invisible over MCP as in OpenCode: never listed, never loaded, never named.
@@ -256,6 +257,37 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
           .list()
           .map((r) => r.callID),
       ).toEqual(["call_2", "call_1"])
+    },
+    TIMEOUT,
+  )
+
+  test(
+    "resource-load over MCP speaks of the MCP route: no resource-release, and a limit is one answer's, not a session's",
+    async () => {
+      // Shape of rust-lang/book's SUMMARY.md: one page linking every chapter (more than the 20 of one answer).
+      const pages: Record<string, string> = {}
+      const links: string[] = []
+      for (let i = 1; i <= 24; i++) {
+        pages[`.opencode/knowledge-base/ch${String(i).padStart(2, "0")}.md`] = `# Chapter ${i}\n`
+        links.push(`- [Chapter ${i}](ch${String(i).padStart(2, "0")}.md)`)
+      }
+      await using dir = await tmpdir({ ...pages, ".opencode/knowledge-base/SUMMARY.md": links.join("\n") + "\n" })
+      await using mcp = await connect(dir.path)
+      for (let round = 0; round < 2; round++) {
+        const { text, isError } = await mcp.call("resource-load", { id: "SUMMARY", includeReferences: true })
+        expect(isError).toBe(false)
+        expect(text).not.toContain("resource-release")
+        expect(text).not.toContain("session limit")
+        expect(text).toContain("Loaded 20 resources: SUMMARY, ch01,")
+        expect(text).toContain(
+          "Reference 'ch20' not loaded: one answer's limit (20 resources) reached; load it with its own resource-load call.",
+        )
+      }
+      // The plugin route keeps its session wording.
+      const plugin = await pluginRoute(dir.path)
+      const viaPlugin = await plugin.call("resource-load", { id: "SUMMARY", includeReferences: true })
+      expect(viaPlugin.text).toContain("Release with resource-release when no longer needed.")
+      expect(viaPlugin.text).toContain("Reference 'ch20' not loaded: session limit (20 resources) reached.")
     },
     TIMEOUT,
   )
