@@ -567,8 +567,11 @@ export namespace ResourceParse {
 
   /** A shell test (`[[ -f file ]]`, `[[ $a ]]`, `[[ ! -e x ]]`), not a wiki link. */
   const NOT_A_NOTE = /^[-$!]/
-  /** A character right before `[[` that makes it an index into a value (`df[[col]]`, `x()[[1]]`). */
-  const INDEXED = /[\p{L}\p{N}_)\]]/u
+  /**
+   * A character right before `[[` that makes it an index into a value (`df[[col]]`, `x()[[1]]`); not `]`, so two
+   * wiki links written together (`[[a]][[b]]`) stay two links.
+   */
+  const INDEXED = /[\p{L}\p{N}_)]/u
 
   /** Characters no wiki link target has, but TOML and JSON arrays of strings do (`[['\\(', '\\)']]`). */
   const NOT_A_TARGET = /['"\\,=`{}<>]/

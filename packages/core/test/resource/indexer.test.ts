@@ -268,13 +268,14 @@ describe("links of real documentation trees that name no resource file as writte
     await using dir = await tmpdir({
       ".opencode/knowledge-base/page.md": md(
         { title: "Page" },
-        "[[_TOC_]]\n\n[[toc]]\n\nUse [[ -f file ]] or [[ $a == z ]] or [[ ! -e x ]]. In R, df[[col]].\n\n[[missing-note]]\n",
+        "[[_TOC_]]\n\n[[toc]]\n\nUse [[ -f file ]] or [[ $a == z ]] or [[ ! -e x ]]. In R, df[[col]].\n\n[[missing-note]], see [[List]]\n",
       ),
       ".opencode/knowledge-base/vault/list.md": md({ title: "List" }, "Back to the [[TOC]]."),
       ".opencode/knowledge-base/vault/TOC.md": md({ title: "Contents" }),
     })
     const { index } = await build(dir.path)
     expect(index.dangling.get("page")).toEqual(["missing-note"])
+    expect(ids(index.graph.forward.get("page"))).toEqual(["list"])
     expect(ids(index.graph.forward.get("list"))).toEqual(["TOC"])
   })
 
