@@ -265,18 +265,23 @@ describe("links of real documentation trees that name no resource file as writte
   })
 
   test("`[[toc]]` and `[[_TOC_]]` are directives unless a note has that name; shell tests and R indexes are no links", async () => {
+    // vuejs/docs `glossary/index.md`, a GitLab wiki page, a bash guide, an R guide (/tmp repro r6 of the tester).
     await using dir = await tmpdir({
       ".opencode/knowledge-base/page.md": md(
         { title: "Page" },
         "[[_TOC_]]\n\n[[toc]]\n\nUse [[ -f file ]] or [[ $a == z ]] or [[ ! -e x ]]. In R, df[[col]].\n\n[[missing-note]], see [[List]]\n",
       ),
-      ".opencode/knowledge-base/vault/list.md": md({ title: "List" }, "Back to the [[TOC]]."),
-      ".opencode/knowledge-base/vault/TOC.md": md({ title: "Contents" }),
+      ".opencode/knowledge-base/list.md": md({ title: "List" }),
     })
     const { index } = await build(dir.path)
     expect(index.dangling.get("page")).toEqual(["missing-note"])
     expect(ids(index.graph.forward.get("page"))).toEqual(["list"])
-    expect(ids(index.graph.forward.get("list"))).toEqual(["TOC"])
+    // In a notes vault with a note named TOC, `[[TOC]]` is a link to it.
+    await using vault = await tmpdir({
+      ".opencode/knowledge-base/vault/list.md": md({ title: "List" }, "Back to the [[TOC]]."),
+      ".opencode/knowledge-base/vault/TOC.md": md({ title: "Contents" }),
+    })
+    expect(ids((await build(vault.path)).index.graph.forward.get("list"))).toEqual(["TOC"])
   })
 
   test("a `$ref` to a YAML document that exists is no error (listed as not loaded); to a missing one it is dangling", async () => {
