@@ -81,6 +81,39 @@ export namespace Keywords {
     return rest.length <= REPLY_WORDS && !rest.some((w) => topical(w))
   }
 
+  /**
+   * Words of a text used as names rather than as common words: the pieces of a compound written in camel case
+   * ("SharePoint" → share, point; "useEffect" → effect) and words capitalized inside a sentence ("Automate Fixer tasks
+   * via Rube" → fixer, rube), unless the same text also writes the word in lower case. A line of capitalized words is a
+   * title ("Test Harness Generator"), not names. The matcher matches such a word only with the word itself: not with a
+   * derived form folded onto it ("pointer" is not the "point" of "SharePoint"), nor with the lexicon's families ("fix"
+   * is not the Fixer API).
+   *
+   * @example
+   * Keywords.names("Automate Fixer tasks via SharePoint") // Set { "fixer", "share", "point" }
+   */
+  export function names(text: string): Set<string> {
+    const found = new Set<string>()
+    const plain = new Set<string>()
+    for (const segment of text.split(SEGMENT)) {
+      const list = segment.match(WORD)
+      if (!list) continue
+      const long = list.filter((w) => w.length >= 4 && !/\p{N}/u.test(w))
+      const title = long.length > 0 && long.every((w) => /^\p{Lu}/u.test(w))
+      list.forEach((w, i) => {
+        if (CAMEL.test(w)) for (const piece of tokens(w)) found.add(piece)
+        else if (/^\p{Ll}[\p{Ll}\p{N}]*$/u.test(w)) plain.add(w)
+        else if (i > 0 && !title && /^\p{Lu}\p{Ll}+$/u.test(w)) found.add(w.toLowerCase())
+      })
+    }
+    for (const w of plain) found.delete(w)
+    return found
+  }
+  /** Where a sentence or a clause set apart ends: a word after it starts a sentence, capitalized or not. */
+  const SEGMENT = /[.!?;:](?=\s|$)|[\n()[\]{}"`*#|<>\u2014\u2013]|\s-\s/u
+  const WORD = /[\p{L}\p{N}]+/gu
+  const CAMEL = /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u
+
   /** Characters of a prompt considered for matching; the rest of a very long prompt (pasted logs) is ignored. */
   export const MAX_PROMPT_CHARS = 8_000
 

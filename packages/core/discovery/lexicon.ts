@@ -270,7 +270,6 @@ export namespace DiscoveryLexicon {
     ["duplicated", ["refactor"]],
     ["readme", ["documentation"]],
     ["docstring", ["documentation"]],
-    ["explain", ["documentation"]],
     ["onboarding", ["documentation"]],
     ["changelog", ["release"]],
     ["version", ["release"]],
@@ -471,6 +470,17 @@ export namespace DiscoveryLexicon {
     for (const r of RELATED.get(word) ?? []) out.push(...(CONCEPTS[r] ?? [r]))
     for (const name of MEMBER.get(word) ?? []) out.push(...CONCEPTS[name].filter((w) => w !== word))
     return [...new Set(out)]
+  }
+
+  /**
+   * True for a word of a family of `CONCEPTS` (common vocabulary of an activity: "fix", "writer", "guide").
+   *
+   * @example
+   * DiscoveryLexicon.family("writer") // true
+   * DiscoveryLexicon.family("docker") // false
+   */
+  export function family(word: string): boolean {
+    return MEMBER.has(word)
   }
 
   /** Phrases by their first word: the rest of each phrase's words and the word that replaces them. */

@@ -332,13 +332,27 @@ export namespace DiscoveryMatch {
     }
   }
 
+  /**
+   * The key under which a word a document uses as a name (`Keywords.names`: "Fixer" of "Automate Fixer tasks", the
+   * "point" of "SharePoint") is indexed: apart from the common word, so that only a prompt saying the word itself finds
+   * it; not a derived form folded onto it ("pointer"), nor a word of a lexicon family ("explain" → "writer"). No word
+   * holds "=", so no common word collides with such a key.
+   */
+  export const NAMED = "="
+
   /** Terms of each field of a document, kept per document object: an index rebuilt after one edit re-reads one. */
   const fieldTerms = new WeakMap<Doc, string[][]>()
   function termsOf(doc: Doc): string[][] {
     let terms = fieldTerms.get(doc)
     if (!terms) {
       const f = fieldsOf(doc)
-      terms = FIELDS.map((name) => Keywords.lightTerms(f[name]).map((x) => x.term))
+      // The words this document uses as names, judged on its own prose (the name is lower case) and the name's
+      // camel-case pieces ("SharePoint Automation").
+      const named = Keywords.names(`${doc.description}\n${doc.lead ?? ""}`)
+      for (const w of Keywords.names(doc.name)) named.add(w)
+      terms = FIELDS.map((name) =>
+        Keywords.lightTerms(f[name]).map((x) => (named.has(x.word) ? NAMED + x.term : x.term)),
+      )
       fieldTerms.set(doc, terms)
     }
     return terms
@@ -413,7 +427,8 @@ export namespace DiscoveryMatch {
         const p = params[f]
         const unit = p.weight / (1 - p.b + (p.b * terms.length) / avg[f])
         for (const raw of terms) {
-          const term = fold(raw)
+          // A word used as a name is never folded: "Writer" (a product) is not "write".
+          const term = raw.startsWith(NAMED) ? raw : fold(raw)
           local.set(term, (local.get(term) ?? 0) + unit)
           if (f === 0) named.add(term)
         }
@@ -441,11 +456,22 @@ export namespace DiscoveryMatch {
       for (const named of list.names) if (named) df++
       if (df) nameDf.set(term, df)
     }
+    /**
+     * How many documents hold a word, as a common word or as a name (a document holds it one way only): the idf of
+     * "user" is that of the word, whether or not a few descriptions capitalize it.
+     */
+    const bare = (term: string) => (term.startsWith(NAMED) ? term.slice(NAMED.length) : term)
+    const df = (term: string) =>
+      (postings.get(bare(term))?.docs.length ?? 0) + (postings.get(NAMED + bare(term))?.docs.length ?? 0)
+    const namesDf = (term: string) => (nameDf.get(bare(term)) ?? 0) + (nameDf.get(NAMED + bare(term)) ?? 0)
 
     /** A word a definition's name holds, or one of the developer lexicon's: a reply naming it may be a request. */
     function topical(word: string, term = Keywords.termOf(word)): boolean {
       return (
-        nameDf.has(fold(term)) || DiscoveryLexicon.related(word).length > 0 || DiscoveryLexicon.related(term).length > 0
+        nameDf.has(fold(term)) ||
+        nameDf.has(NAMED + term) ||
+        DiscoveryLexicon.related(word).length > 0 ||
+        DiscoveryLexicon.related(term).length > 0
       )
     }
 
@@ -468,17 +494,31 @@ export namespace DiscoveryMatch {
         // A bare number ("42" of a line number, "800" lines) names nothing a definition is about.
         if (seen.has(folded) || /^\d+$/.test(term)) continue
         seen.add(folded)
-        groups.push({ terms: [folded], weight: 1, word })
+        // The word as written also finds the documents that use it as a name (not the folded form: "pointer" is
+        // folded onto "point", and must not find the "point" of "SharePoint").
+        const named = NAMED + term
+        const terms = seen.has(named) ? [folded] : [folded, named]
+        seen.add(named)
+        groups.push({ terms, weight: 1, word })
       }
       for (const { word } of words) {
         const related = DiscoveryLexicon.related(word)
         if (!related.length) continue
         const terms: string[] = []
         for (const r of related) {
-          const folded = fold(Keywords.termOf(r))
-          if (seen.has(folded)) continue
-          seen.add(folded)
-          terms.push(folded)
+          const term = Keywords.termOf(r)
+          const folded = fold(term)
+          if (!seen.has(folded)) {
+            seen.add(folded)
+            terms.push(folded)
+          }
+          // A word of a family ("writer" of documentation, "fix" of debugging) is common vocabulary: it does not find
+          // a product of that name. A related word of its own ("container" → docker) names a thing and finds it.
+          const named = NAMED + term
+          if (!DiscoveryLexicon.family(r) && !seen.has(named)) {
+            seen.add(named)
+            terms.push(named)
+          }
         }
         if (terms.length) groups.push({ terms, weight: t.related, word })
       }
@@ -491,20 +531,44 @@ export namespace DiscoveryMatch {
       const scores = new Map<number, { score: number; matched: string[] }>()
       let mass = 0
       const best = new Map<number, number>()
+      const docX = new Map<number, number>()
+      const docNamed = new Set<number>()
+      const words = new Map<string, { plain: boolean; named: boolean }>()
       for (const { terms, weight, word } of groups) {
         best.clear()
         let most = 0
+        // A word's postings as a common word and as a name are one word's: a document's frequencies are summed.
+        words.clear()
         for (const term of terms) {
-          const list = postings.get(term)
-          if (!list) continue
-          const w = weight * idf(list.docs.length)
-          // The most a document can score on this term (x → ∞).
+          const key = bare(term)
+          const forms = words.get(key) ?? { plain: false, named: false }
+          if (term === key) forms.plain = true
+          else forms.named = true
+          words.set(key, forms)
+        }
+        for (const [key, forms] of words) {
+          const lists = [
+            forms.plain ? postings.get(key) : undefined,
+            forms.named ? postings.get(NAMED + key) : undefined,
+          ]
+          if (!lists[0] && !lists[1]) continue
+          const w = weight * idf(df(key))
+          // The most a document can score on this word (x → ∞).
           most = Math.max(most, w * (t.k1 + 1))
-          const bonus = t.nameBonus && nameDf.has(term) ? t.nameBonus * weight * idf(nameDf.get(term)!) : 0
-          for (let i = 0; i < list.docs.length; i++) {
-            const x = list.xs[i]
-            const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (list.names[i] ? bonus : 0)
-            const doc = list.docs[i]
+          const names = namesDf(key)
+          const bonus = t.nameBonus && names ? t.nameBonus * weight * idf(names) : 0
+          docX.clear()
+          docNamed.clear()
+          for (const list of lists) {
+            if (!list) continue
+            for (let i = 0; i < list.docs.length; i++) {
+              const doc = list.docs[i]
+              docX.set(doc, (docX.get(doc) ?? 0) + list.xs[i])
+              if (list.names[i]) docNamed.add(doc)
+            }
+          }
+          for (const [doc, x] of docX) {
+            const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (docNamed.has(doc) ? bonus : 0)
             if (s > (best.get(doc) ?? 0)) best.set(doc, s)
           }
         }

@@ -1,0 +1,97 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import { DynamicDiscovery } from "../../discovery/discover"
+import { Keywords } from "../../discovery/keywords"
+import { md, tmpdir } from "../fixture"
+
+/**
+ * Suggestions a real catalogue gave for prompts they have nothing to do with (a tester's report on
+ * ComposioHQ/awesome-claude-skills and davepoon/claude-code-subagents-collection), each reduced to a minimal catalogue.
+ */
+
+/** A project holding `skills` (name → description) and `agents`, a temporary home; what each prompt gets, by name. */
+async function catalogue(defs: {
+  skills?: Record<string, string>
+  agents?: Record<string, string>
+  commands?: Record<string, string>
+}) {
+  const files: Record<string, string> = {}
+  for (const [name, description] of Object.entries(defs.skills ?? {}))
+    files[`project/.claude/skills/${name}/SKILL.md`] = md({ name, description })
+  for (const [name, description] of Object.entries(defs.agents ?? {}))
+    files[`project/.claude/agents/${name}.md`] = md({ name, description })
+  for (const [name, description] of Object.entries(defs.commands ?? {}))
+    files[`project/.claude/commands/${name}.md`] = md({ description })
+  const dir = await tmpdir(files)
+  await fs.mkdir(dir.file("home"), { recursive: true })
+  const engine = DynamicDiscovery.create({
+    directory: dir.file("project"),
+    worktree: dir.file("project"),
+    env: { HOME: dir.file("home"), XDG_CONFIG_HOME: dir.file("xdg") },
+  })
+  const cat = await engine.catalogue()
+  return {
+    suggest(prompt: string): string[] {
+      const ctx = engine.match(cat, prompt)
+      return [...ctx.matchedAgents, ...ctx.matchedCommands, ...ctx.matchedSkills].map((m) => m.item.name)
+    },
+    [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose](),
+  }
+}
+
+// Composio's skills describe products: "Fixer" is a currency API, "Writer" an AI platform, SharePoint Microsoft's.
+const PRODUCTS = {
+  "sharepoint-automation": "SharePoint Automation: manage sites, lists, documents",
+  "share_point-automation": "Automate SharePoint tasks via Rube MCP (Composio).",
+  "fixer-automation": "Automate Fixer tasks via Rube MCP (Composio). Currency exchange rates.",
+  "writer-automation": "Automate Writer tasks via Rube MCP (Composio).",
+}
+
+describe("words a description uses as names match only themselves", () => {
+  test("Keywords.names: camel-case pieces and words capitalized inside a sentence, not titles nor words also written in lower case", () => {
+    expect([...Keywords.names("Automate Fixer tasks via Rube MCP (Composio).")].sort()).toEqual(["fixer", "rube"])
+    expect([...Keywords.names("SharePoint Automation: manage sites, lists, documents")].sort()).toEqual([
+      "point",
+      "share",
+    ])
+    expect([...Keywords.names("Comprehensive Test Harness Generator\nYou are a testing expert")]).toEqual([])
+    expect([...Keywords.names("Builds Docker images. Runs docker compose.")]).toEqual([])
+  })
+
+  test("a derived form is not folded onto the piece of a compound: 'pointer' does not find SharePoint", async () => {
+    await using c = await catalogue({ skills: PRODUCTS })
+    expect(c.suggest("fix the null pointer exception in UserService.java")).toEqual([])
+    // The word itself still finds it.
+    expect(c.suggest("sync the sharepoint documents")).toContain("sharepoint-automation")
+  })
+
+  test("…also where the catalogue has the word on its own elsewhere ('pain points')", async () => {
+    await using c = await catalogue({
+      skills: PRODUCTS,
+      agents: { "ux-researcher": "Interviews customers to find the pain points of a product." },
+    })
+    const got = c.suggest("fix the null pointer exception in UserService.java")
+    expect(got).not.toContain("sharepoint-automation")
+    expect(got).not.toContain("share_point-automation")
+  })
+
+  test("a product's name is not folded ('Fixer' is not 'fix') nor reached by a family of the lexicon ('explain' → writer)", async () => {
+    await using c = await catalogue({
+      skills: PRODUCTS,
+      agents: {
+        debugger: "Debugging specialist: finds and fixes errors and crashes.",
+        "code-reviewer": "Expert code reviewer for quality and security.",
+        "docs-writer": "Writes documentation and guides.",
+      },
+    })
+    const fix = c.suggest("fix the null pointer exception in UserService.java")
+    expect(fix).toContain("debugger")
+    expect(fix).not.toContain("fixer-automation")
+    expect(c.suggest("no, the totals are wrong")).not.toContain("fixer-automation")
+    expect(c.suggest("can you explain what this regex does")).toEqual([])
+    // Common words are still folded ("review" finds the reviewer), and a product is found by its own name.
+    expect(c.suggest("review this diff")).toEqual(["code-reviewer"])
+    expect(c.suggest("get exchange rates from fixer")).toContain("fixer-automation")
+    expect(c.suggest("draft a post with writer")).toContain("writer-automation")
+  })
+})
