@@ -54,16 +54,44 @@ export namespace Keywords {
   export const CONVERSATION: ReadonlySet<string> = new Set(
     (
       "work job effort think thinking thought idea point guess suppose wonder wait sorry appreciate appreciated love " +
-      "glad happy later moment sec second bit minute while again exactly agreed agree true indeed totally"
+      "glad happy later moment sec second bit minute while again exactly agreed agree true indeed totally " +
+      // stepping away: "can we take a break? I'll be back after lunch"
+      "break lunch dinner coffee back brb afk weekend vacation holiday"
     ).split(" "),
   )
+  /**
+   * Words that judge what was just said: after an acknowledgement they are part of the reply ("no, that's wrong"),
+   * elsewhere they may describe a symptom ("the totals are wrong").
+   */
+  export const JUDGEMENTS: ReadonlySet<string> = new Set("wrong incorrect right correct true false mistaken".split(" "))
+
+  /**
+   * The words of `text` that belong to an acknowledgement: `CONVERSATION` and `JUDGEMENTS` words following one, with
+   * only stop words between ("great job", "nice work", "no, that's wrong", "ok, wait"). They are the reply, not a
+   * request: the matcher does not match them ("great job, commit it" is about the commit, not about jobs).
+   *
+   * @example
+   * Keywords.acknowledged("great job, commit it") // Set { "job" }
+   * Keywords.acknowledged("no, the totals are wrong") // Set {}
+   */
+  export function acknowledged(text: string): Set<string> {
+    const out = new Set<string>()
+    let after = false
+    for (const w of tokens(text.slice(0, 500))) {
+      if (ACKNOWLEDGEMENTS.has(w)) after = true
+      else if (after && (CONVERSATION.has(w) || JUDGEMENTS.has(w))) out.add(w)
+      else if (keep(w)) after = false
+    }
+    return out
+  }
 
   /** Content words a reply may hold besides its acknowledgement when none of them is a topic ("haha fair enough"). */
   export const REPLY_WORDS = 3
 
   /**
-   * True for a reply that asks for nothing: it acknowledges or talks about the conversation (`ACKNOWLEDGEMENTS`,
-   * `CONVERSATION`), and its other words are stop words, or at most `REPLY_WORDS` words none of which names a topic
+   * True for a reply that asks for nothing: it acknowledges or talks about the conversation (`ACKNOWLEDGEMENTS`, or at
+   * least two `CONVERSATION` words: "can we take a break? I'll be back after lunch"), and its other words (leaving out
+   * those of the acknowledgement, `acknowledged`: "no, that's wrong") are stop words, or at most `REPLY_WORDS` words none of which names a topic
    * (`topical`: the matcher passes the words of the catalogue's names and of the developer lexicon). Such a prompt gets
    * no suggestion however the descriptions are worded: "appreciate" or "fair" in one description is no request.
    *
@@ -75,8 +103,12 @@ export namespace Keywords {
   export function chatter(text: string, topical: (word: string) => boolean = () => true): boolean {
     const all = tokens(text.slice(0, 500))
     if (!all.some((w) => ACKNOWLEDGEMENTS.has(w) || CONVERSATION.has(w))) return false
-    const rest = all.filter((w) => keep(w) && !ACKNOWLEDGEMENTS.has(w) && !CONVERSATION.has(w))
-    if (!all.some((w) => ACKNOWLEDGEMENTS.has(w)) && rest.length) return false
+    const reply = acknowledged(text)
+    const rest = all.filter((w) => keep(w) && !ACKNOWLEDGEMENTS.has(w) && !CONVERSATION.has(w) && !reply.has(w))
+    // Without an acknowledgement, a message is talk about the conversation when two of its words are ("I'll be back
+    // after lunch"); one is not enough ("wait for the build", "roll back the deploy").
+    const talk = new Set(all.filter((w) => CONVERSATION.has(w))).size
+    if (!all.some((w) => ACKNOWLEDGEMENTS.has(w)) && rest.length && talk < 2) return false
     if (!rest.length) return true
     return rest.length <= REPLY_WORDS && !rest.some((w) => topical(w))
   }

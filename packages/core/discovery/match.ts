@@ -485,7 +485,9 @@ export namespace DiscoveryMatch {
       const groups: Group[] = []
       if (Keywords.chatter(prompt, topical)) return groups
       const seen = new Set<string>()
-      const words = Keywords.lightTerms(prompt.slice(0, Keywords.MAX_PROMPT_CHARS))
+      // The words of an acknowledgement ("great job", "no, that's wrong") are the reply, not the request.
+      const reply = Keywords.acknowledged(prompt)
+      const words = Keywords.lightTerms(prompt.slice(0, Keywords.MAX_PROMPT_CHARS)).filter((w) => !reply.has(w.word))
       // One or two words that no name and no lexicon entry knows ("makes sense", "fair enough") ask for nothing a
       // definition serves, even when a description happens to use them.
       if (words.length <= UNTOPICAL_WORDS && !words.some((w) => topical(w.word, w.term))) return groups

@@ -95,3 +95,44 @@ describe("words a description uses as names match only themselves", () => {
     expect(c.suggest("draft a post with writer")).toContain("writer-automation")
   })
 })
+
+describe("replies: the words of an acknowledgement, and stepping away, ask for nothing", () => {
+  const DEBUGGING = {
+    "debug-error": "Systematically debug and fix errors",
+    troubleshooter: "Troubleshoot wrong results and failures",
+    "create-jtbd": "Create a Jobs to be Done (JTBD) document for a product feature",
+    "sprint-plan": "Plan the sprint: what to take on, what breaks the schedule, and when to be back on track",
+    commit: "Create a git commit with a conventional message",
+    "commit-fast": "Commit the staged changes quickly",
+    "sync-status": "Show which commits are not pushed",
+    "squash-commits": "Squash the last commits into one commit",
+  }
+
+  test("Keywords.acknowledged: conversation and judgement words right after an acknowledgement", () => {
+    expect([...Keywords.acknowledged("great job, commit it")]).toEqual(["job"])
+    expect([...Keywords.acknowledged("no, that's wrong")]).toEqual(["wrong"])
+    expect([...Keywords.acknowledged("no, the totals are wrong")]).toEqual([])
+  })
+
+  test("'no, that's wrong' gets nothing; a symptom still reaches the debugging family", async () => {
+    await using c = await catalogue({ commands: DEBUGGING })
+    expect(c.suggest("no, that's wrong")).toEqual([])
+    expect(c.suggest("no, it's incorrect")).toEqual([])
+    expect(c.suggest("the dashboard totals are wrong")).toContain("troubleshooter")
+  })
+
+  test("'great job, commit it' is about the commit, not about jobs", async () => {
+    await using c = await catalogue({ commands: DEBUGGING })
+    const got = c.suggest("great job, commit it")
+    expect(got).toContain("commit")
+    expect(got).not.toContain("create-jtbd")
+    expect(c.suggest("write the jobs to be done for checkout")).toContain("create-jtbd")
+  })
+
+  test("stepping away ('can we take a break? I'll be back after lunch') gets nothing; one such word in a request does not silence it", async () => {
+    await using c = await catalogue({ commands: DEBUGGING })
+    expect(c.suggest("can we take a break? I'll be back after lunch")).toEqual([])
+    expect(c.suggest("plan the next sprint")).toContain("sprint-plan")
+    expect(c.suggest("what breaks the sprint plan? take a look")).toContain("sprint-plan")
+  })
+})
