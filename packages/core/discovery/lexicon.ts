@@ -18,6 +18,18 @@ export namespace DiscoveryLexicon {
   /** Weight of a related word added to a prompt, relative to a word of the prompt. */
   export const RELATED_WEIGHT = 0.6
 
+  /**
+   * Verbs of requests that say what to do but not to what or in which field ("remove the console.log statements",
+   * "fix the parser"): the matcher keeps a hit made only of them when nothing matches the prompt's other words.
+   */
+  export const GENERIC_VERBS: ReadonlySet<string> = new Set(
+    (
+      "add adds remove removes removing delete deletes create creates make change changes update updates fix fixes " +
+      "get set run runs show find check move rename put give keep start stop open close edit modify handle do log " +
+      "write read new"
+    ).split(" "),
+  )
+
   /** Phrases (lower case, words separated by spaces or hyphens) and the word that stands for each. */
   export const PHRASES: readonly [string, string][] = [
     ["end to end", "e2e"],

@@ -90,7 +90,9 @@ export namespace DiscoveryMatch {
     search(prompt: string, options?: SearchOptions): Hit[]
     /**
      * The cuts relative to other hits and the cap, applied to hits of `search(prompt, { all: true })` once some were
-     * left out (a caller that drops hits, e.g. protected ones, selects among the rest). Other strategies: unchanged.
+     * left out (a caller that drops hits, e.g. protected ones, selects among the rest); first, when some hit matches a
+     * word that is not a generic verb (`DiscoveryLexicon.GENERIC_VERBS`), the hits matching only generic verbs go.
+     * Other strategies: unchanged.
      */
     select(hits: readonly Hit[], options?: SearchOptions): Hit[]
   }
@@ -603,7 +605,13 @@ export namespace DiscoveryMatch {
     snapshots.set(index, built)
     return index
 
-    function select(hits: readonly Hit[], options: SearchOptions = {}): Hit[] {
+    function select(all: readonly Hit[], options: SearchOptions = {}): Hit[] {
+      // A generic verb ("remove", "fix", "log") says what to do, the prompt's other words what to do it to: when some
+      // hit matches one of those, a hit that matches only generic verbs ("remove", a command removing tasks, for
+      // "remove the console.log statements") is about something else. Judged among the hits the caller keeps (a
+      // protected item moves nothing).
+      const object = (h: Hit) => h.matched.some((w) => !DiscoveryLexicon.GENERIC_VERBS.has(w))
+      const hits = all.some(object) ? all.filter(object) : all
       if (!hits.length) return []
       const relative = hits[0].score * (options.relativeCut ?? t.relativeCut)
       const groupCut = options.groupCut ?? t.groupCut

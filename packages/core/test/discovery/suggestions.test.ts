@@ -136,3 +136,27 @@ describe("replies: the words of an acknowledgement, and stepping away, ask for n
     expect(c.suggest("what breaks the sprint plan? take a look")).toContain("sprint-plan")
   })
 })
+
+describe("a generic verb alone does not make a suggestion when the prompt's object matches something", () => {
+  const ORCHESTRATION = {
+    remove: "Safely remove a task from the orchestration system, updating all references.",
+    log: "Log work from orchestrated tasks to external project management tools.",
+    "remove-comments": "Remove redundant comments and leftover debug statements from code.",
+    "fix-imports": "Fix broken imports after files were moved.",
+  }
+
+  test("'remove the console.log statements': the command removing tasks and the work logger are not suggested", async () => {
+    await using c = await catalogue({ commands: ORCHESTRATION })
+    const got = c.suggest("remove the console.log statements")
+    expect(got).toContain("remove-comments")
+    expect(got).not.toContain("remove")
+    expect(got).not.toContain("log")
+  })
+
+  test("the verb still counts with its object, and alone when nothing else matches", async () => {
+    await using c = await catalogue({ commands: ORCHESTRATION })
+    expect(c.suggest("remove the stale task from the orchestration")).toContain("remove")
+    expect(c.suggest("fix the imports")).toContain("fix-imports")
+    expect(c.suggest("fix the flux capacitor")).toContain("fix-imports")
+  })
+})
