@@ -561,18 +561,29 @@ export namespace DiscoveryMatch {
           most = Math.max(most, w * (t.k1 + 1))
           const names = namesDf(key)
           const bonus = t.nameBonus && names ? t.nameBonus * weight * idf(names) : 0
-          docX.clear()
-          docNamed.clear()
-          for (const list of lists) {
-            if (!list) continue
-            for (let i = 0; i < list.docs.length; i++) {
-              const doc = list.docs[i]
-              docX.set(doc, (docX.get(doc) ?? 0) + list.xs[i])
-              if (list.names[i]) docNamed.add(doc)
+          const [plain, named] = lists
+          if (plain && named) {
+            docX.clear()
+            docNamed.clear()
+            for (const list of lists as Posting[]) {
+              for (let i = 0; i < list.docs.length; i++) {
+                const doc = list.docs[i]
+                docX.set(doc, (docX.get(doc) ?? 0) + list.xs[i])
+                if (list.names[i]) docNamed.add(doc)
+              }
             }
+            for (const [doc, x] of docX) {
+              const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (docNamed.has(doc) ? bonus : 0)
+              if (s > (best.get(doc) ?? 0)) best.set(doc, s)
+            }
+            continue
           }
-          for (const [doc, x] of docX) {
-            const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (docNamed.has(doc) ? bonus : 0)
+          // The common case: the word is written one way only.
+          const list = (plain ?? named)!
+          for (let i = 0; i < list.docs.length; i++) {
+            const x = list.xs[i]
+            const s = (w * x * (t.k1 + 1)) / (x + t.k1) + (list.names[i] ? bonus : 0)
+            const doc = list.docs[i]
             if (s > (best.get(doc) ?? 0)) best.set(doc, s)
           }
         }
