@@ -263,7 +263,9 @@ export namespace PluginAudit {
       for (const spec of outcome.imports) {
         if (!spec.startsWith("./") && !spec.startsWith("../")) continue
         const file = path.resolve(path.dirname(head.task.file), spec)
-        if (!fileSet.has(file) && loadsAsScript(file) && AuditDeps.isPlainFile(file)) addFile(file, "js")
+        // Only inside what is audited: a name climbing out (`../../../../etc/passwd`) is not read.
+        const inside = [root, ...packages.keys()].some((folder) => file.startsWith(folder + path.sep))
+        if (inside && !fileSet.has(file) && loadsAsScript(file) && AuditDeps.isPlainFile(file)) addFile(file, "js")
       }
       if (options.includeDependencies)
         for (const spec of outcome.imports) {

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
 import { PluginAudit } from "../../audit/audit"
 import { tmpdir } from "../fixture"
 
@@ -141,6 +143,18 @@ describe("which files are code", () => {
       "scripts/postinstall:2:process-env",
     ])
     expect(report.filesScanned).toBe(5)
+  })
+
+  test("a relative name climbing out of the audited folder is not read", async () => {
+    await using outside = await tmpdir({ secret: "eval(process.env.OUTSIDE)\n" })
+    await using dir = await tmpdir({})
+    const plugin = dir.file("plugin")
+    const climb = path.relative(plugin, outside.file("secret"))
+    fs.mkdirSync(plugin)
+    fs.writeFileSync(path.join(plugin, "index.js"), `require(${JSON.stringify(climb)})\n`)
+    const report = await PluginAudit.run(plugin)
+    expect(report.filesScanned).toBe(1)
+    expect(found(report)).toEqual([])
   })
 
   test("native addons: a .node file loaded by name, and the packages that load one", async () => {
