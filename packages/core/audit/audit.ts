@@ -263,9 +263,11 @@ export namespace PluginAudit {
       for (const spec of outcome.imports) {
         if (!spec.startsWith("./") && !spec.startsWith("../")) continue
         const file = path.resolve(path.dirname(head.task.file), spec)
-        // Only inside what is audited: a name climbing out (`../../../../etc/passwd`) is not read.
-        const inside = [root, ...packages.keys()].some((folder) => file.startsWith(folder + path.sep))
-        if (inside && !fileSet.has(file) && loadsAsScript(file) && AuditDeps.isPlainFile(file)) addFile(file, "js")
+        if (fileSet.has(file) || !loadsAsScript(file) || !AuditDeps.isPlainFile(file)) continue
+        // Only inside what is audited, links resolved: a name climbing out (`../../../../etc/passwd`) or through a
+        // linked folder is not read.
+        const real = safeRealpath(file)
+        if ([root, ...packages.keys()].some((folder) => real.startsWith(folder + path.sep))) addFile(file, "js")
       }
       if (options.includeDependencies)
         for (const spec of outcome.imports) {

@@ -152,8 +152,11 @@ describe("which files are code", () => {
     const climb = path.relative(plugin, outside.file("secret"))
     fs.mkdirSync(plugin)
     fs.writeFileSync(path.join(plugin, "index.js"), `require(${JSON.stringify(climb)})\n`)
+    // The same file through a link to its folder inside the plugin.
+    fs.symlinkSync(outside.path, path.join(plugin, "linked"))
+    fs.writeFileSync(path.join(plugin, "other.js"), 'require("./linked/secret")\n')
     const report = await PluginAudit.run(plugin)
-    expect(report.filesScanned).toBe(1)
+    expect(report.filesScanned).toBe(2)
     expect(found(report)).toEqual([])
   })
 
