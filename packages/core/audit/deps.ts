@@ -233,7 +233,15 @@ export namespace AuditDeps {
     for (const name of named) {
       if (typeof name !== "string" || !name) continue
       const file = path.resolve(dir, name)
-      if (file.startsWith(dir + path.sep) && isPlainFile(file) && !out.includes(file)) out.push(file)
+      if (!isPlainFile(file) || out.includes(file)) continue
+      // Inside the package, links resolved (a bin through a linked folder is not the package's).
+      let real: string
+      try {
+        real = realpathSync(file)
+      } catch {
+        continue
+      }
+      if (real.startsWith(realpathSync(dir) + path.sep)) out.push(file)
     }
     return out
   }

@@ -155,6 +155,7 @@ describe("which files are code", () => {
     // The same file through a link to its folder inside the plugin.
     fs.symlinkSync(outside.path, path.join(plugin, "linked"))
     fs.writeFileSync(path.join(plugin, "other.js"), 'require("./linked/secret")\n')
+    fs.writeFileSync(path.join(plugin, "package.json"), JSON.stringify({ name: "p", bin: { x: "linked/secret" } }))
     const report = await PluginAudit.run(plugin)
     expect(report.filesScanned).toBe(2)
     expect(found(report)).toEqual([])
