@@ -258,6 +258,8 @@ export namespace PluginAnalysis {
   /** Sources up to this size have each candidate name looked up before round 0's rule is built (see there). */
   const TEXT_GATE_BYTES = 256 * 1024
   const MAX_VALUES = 8
+  /** Values held by object and array literals, counted apart (a table of many members must not push out the rest). */
+  const MAX_HELD = 32
   const MAX_PATH = 12
   const MAX_ROUNDS = 16
 
@@ -372,10 +374,11 @@ export namespace PluginAnalysis {
         return returns.length ? [{ returns }] : []
       }
       const head = value.path[0]
-      if (!isRef(head) || head.key || AuditRules.isNamespace(value.path)) return [value]
+      if (!isRef(head) || head.key) return [value]
       const next = options.settle(value.path)
       if (next === undefined) return [value]
-      return next.flatMap((v) => settleValue(v, depth + 1))
+      // A namespace stays itself, unless its CommonJS module replaced its exports (`module.exports = fetch`).
+      return next.flatMap((v) => ("path" in v && v.path === value.path ? [value] : settleValue(v, depth + 1)))
     }
     /** An export's constant where its module is known; the Ref itself otherwise. */
     function constantOf(ref: Ref): Key {
@@ -601,9 +604,9 @@ export namespace PluginAnalysis {
       for (const value of settleValue(incoming)) addSettled(binding, value)
     }
     function addSettled(binding: Binding, value: Value) {
-      if (binding.values.size >= MAX_VALUES || !worthFollowing(value)) return
+      if (!worthFollowing(value)) return
       const key = valueKey(value)
-      if (binding.values.has(key)) return
+      if (binding.values.has(key) || full(binding.values.values(), value)) return
       binding.values.set(key, value)
       if (binding.uses) for (const use of binding.uses) work.push([use, value])
       else if (binding.values.size === 1) {
@@ -632,6 +635,15 @@ export namespace PluginAnalysis {
       for (const use of binding.uses) for (const value of binding.values.values()) work.push([use, value])
     }
 
+    /** True when `values` has no room for `value`: MAX_VALUES, and MAX_HELD more for values held by literals. */
+    function full(values: Iterable<Value>, value: Value): boolean {
+      const held = isHeld(value)
+      let n = 0
+      for (const v of values) if (isHeld(v) === held) n++
+      return n >= (held ? MAX_HELD : MAX_VALUES)
+    }
+    const isHeld = (v: Value) => "path" in v && AuditRules.isInto(v.path[v.path.length - 1])
+
     function worthFollowing(value: Value): boolean {
       return "path" in value ? AuditRules.useful(value.path) : value.returns.some((p) => AuditRules.useful(p))
     }
@@ -644,9 +656,8 @@ export namespace PluginAnalysis {
         alias = { key, scope, prop, values: new Map() }
         members.set(key, alias)
       }
-      if (alias.values.size >= MAX_VALUES) return
       const vk = valueKey(value)
-      if (alias.values.has(vk)) return
+      if (alias.values.has(vk) || full(alias.values.values(), value)) return
       alias.values.set(vk, value)
       if (alias.uses) for (const use of alias.uses) work.push([use, value])
       else if (alias.values.size === 1) {
@@ -830,7 +841,7 @@ export namespace PluginAnalysis {
     // ---- following values ----
     const extend = (path: Path, key: Key): Path => {
       if (path.length === 0 && typeof key === "string" && AuditRules.GLOBAL_OBJECTS.has(key)) return path
-      if (path.length === 1 && key === "default") return path
+      if (path.length === 1 && key === "default" && !AuditRules.isInto(path[0])) return path
       if (path.length >= MAX_PATH) return path
       return AuditRules.member(path, isRef(key) ? { ref: key.ref, name: key.name, key: true } : key)
     }
@@ -840,7 +851,7 @@ export namespace PluginAnalysis {
       if (AuditRules.isConcrete(path)) {
         const verdict = AuditRules.classify(path, site)
         if (verdict) report(node, verdict)
-      } else if (path.length <= MAX_PATH && !AuditRules.isNamespace(path))
+      } else if (path.length <= MAX_PATH && !AuditRules.isNamespace(path) && !path.some(AuditRules.isInto))
         deferred.push({ kind: "site", path, site: plain(site), ...position(node) })
     }
 
@@ -986,8 +997,10 @@ export namespace PluginAnalysis {
           const next = settleValue(val)
           if (next.length !== 1 || next[0] !== val) {
             if (!next.length) return
-            for (const extra of next.slice(1)) work.push([node, extra])
-            val = next[0]
+            // A CommonJS namespace may stand for what `module.exports` holds and stay itself (named exports too).
+            const others = next.filter((v) => v !== val)
+            if (others.length === next.length) val = others.shift()!
+            for (const extra of others) work.push([node, extra])
           }
         }
         const parent = node.parent()
@@ -1146,7 +1159,7 @@ export namespace PluginAnalysis {
             const typed = pk === "required_parameter" || pk === "optional_parameter"
             if (!sameNode(parent.field(typed ? "value" : "right"), node)) return
             const left = parent.field(typed ? "pattern" : "left")
-            if (left?.kind() === "object_pattern") {
+            if (left?.kind() === "object_pattern" || left?.kind() === "array_pattern") {
               if ("path" in val) pattern(left, val.path)
             } else if (left) bindName(left, val)
             return
@@ -1207,8 +1220,8 @@ export namespace PluginAnalysis {
           case "spread_element":
           case "object": {
             read(node, val, true)
-            // Put in an object or array literal (`{ f: Function }`, `[eval]`): followed as what it holds.
-            if (!("path" in val) || !AuditRules.runsCode(AuditRules.heldIn(val.path) ?? val.path)) return
+            // Put in an object or array literal (`{ get: fetch }`, `[eval]`): followed as what it holds.
+            if (!("path" in val) || !AuditRules.useful(val.path)) return
             const into = holder(node, parent, val.path)
             if (!into || val.path.length >= MAX_PATH) return
             if (into[1] !== undefined) val = { path: [...val.path, { into: into[1] }] }
@@ -1261,7 +1274,7 @@ export namespace PluginAnalysis {
 
     const probed = new Set<string>()
     function probe(node: SgNode, path: Path) {
-      if (AuditRules.isNamespace(path)) return
+      if (AuditRules.isNamespace(path) || path.some(AuditRules.isInto)) return
       const at = position(node)
       const key = `${at.line}:${at.column}:${path.length}`
       if (probed.has(key)) return
@@ -1281,7 +1294,7 @@ export namespace PluginAnalysis {
           flows,
         })
         if (verdict) report(node, verdict)
-      } else if (p.length <= 2 && isRef(p[0]) && !AuditRules.isNamespace(p))
+      } else if (p.length <= 2 && isRef(p[0]) && !AuditRules.isNamespace(p) && !AuditRules.isInto(p[1]))
         deferred.push({
           kind: "site",
           path: p,
@@ -1310,7 +1323,7 @@ export namespace PluginAnalysis {
       }
       if (!param) return
       if (k === "identifier") bindName(param, val)
-      else if (k === "object_pattern" && "path" in val) pattern(param, val.path)
+      else if ((k === "object_pattern" || k === "array_pattern") && "path" in val) pattern(param, val.path)
     }
 
     /** A value passed to a function of this file reaches its parameter (`read(fs)` with `function read(fs) {…}`). */
@@ -1336,7 +1349,7 @@ export namespace PluginAnalysis {
     function bind(name: SgNode, val: Value) {
       const k = name.kind()
       if (k === "identifier") return bindName(name, val)
-      if (k === "object_pattern" && "path" in val) return pattern(name, val.path)
+      if ((k === "object_pattern" || k === "array_pattern") && "path" in val) return pattern(name, val.path)
     }
 
     function bindName(id: SgNode, val: Value) {
@@ -1346,6 +1359,22 @@ export namespace PluginAnalysis {
     }
 
     function pattern(node: SgNode, path: Path) {
+      if (node.kind() === "array_pattern") {
+        // `const [h] = [fetch]`: element i is member "i" (a hole is a comma without a name; a rest is not followed).
+        let index = 0
+        for (const child of node.children()) {
+          const k = child.kind()
+          if (k === ",") index++
+          if (!child.isNamed() || k === "comment") continue
+          let target: SgNode | null = child
+          if (k === "assignment_pattern") target = child.field("left")
+          const sub = extend(path, String(index))
+          const tk = target?.kind()
+          if (tk === "identifier") bindName(target!, { path: sub })
+          else if (tk === "object_pattern" || tk === "array_pattern") pattern(target!, sub)
+        }
+        return
+      }
       for (const child of node.children()) {
         const k = child.kind()
         if (k === "shorthand_property_identifier_pattern") bindName(child, { path: extend(path, child.text()) })
@@ -1371,7 +1400,7 @@ export namespace PluginAnalysis {
           if (value?.kind() === "assignment_pattern") value = value.field("left")
           const sub = extend(path, key)
           if (value?.kind() === "identifier") bindName(value, { path: sub })
-          else if (value?.kind() === "object_pattern") pattern(value, sub)
+          else if (value?.kind() === "object_pattern" || value?.kind() === "array_pattern") pattern(value, sub)
         }
       }
     }
@@ -1460,8 +1489,8 @@ export namespace PluginAnalysis {
     function exportValue(name: string, val: Value) {
       if (!worthFollowing(val)) return
       const entry = exportEntry(name)
-      if (entry.values.length < MAX_VALUES && !entry.values.some((v) => valueKey(v) === valueKey(val)))
-        entry.values.push(val)
+      const key = valueKey(val)
+      if (!full(entry.values, val) && !entry.values.some((v) => valueKey(v) === key)) entry.values.push(val)
     }
     function exportExpr(name: string, expr: SgNode | null) {
       if (!expr) return

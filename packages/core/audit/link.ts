@@ -95,13 +95,19 @@ export namespace AuditLink {
       let rest = path.slice(1)
       const mod = modules.get(first.ref)
       if (!mod) return undefined
+      const out: Value[] = []
       if (first.name === "*") {
-        // `ns.x` on a namespace is the export `x` (unless the module replaced its exports object).
-        if (!rest.length || own(mod.result.exports, "*module")) {
-          if (!rest.length) return [{ path }]
-        } else {
-          const key = rest[0]
-          const name = typeof key === "string" ? key : isRef(key) ? constant(key) : null
+        const exports = mod.result.exports
+        const whole = own(exports, "*module")
+        const key = rest[0]
+        const name = typeof key === "string" ? key : isRef(key) ? constant(key) : null
+        if (!rest.length) {
+          // The namespace of a CommonJS module that replaced its exports (`module.exports = fetch`, then
+          // `const f = require("./a")`) is what it put there; it stays itself too where the module also names members.
+          if (!whole) return [{ path }]
+          if (Object.keys(exports).length > 1) out.push({ path })
+        } else if (!whole || (typeof name === "string" && own(exports, name))) {
+          // `ns.x` on a namespace is the export `x` (`module.exports.x = …` too, where it also replaced its exports).
           if (name === undefined) return undefined
           if (name === null || key === CALL) return []
           first = { ref: first.ref, name }
@@ -110,7 +116,6 @@ export namespace AuditLink {
       }
       const found = values(first.ref, first.name)
       if (found === undefined) return undefined
-      const out: Value[] = []
       for (const v of found) {
         if ("returns" in v) {
           if (!rest.length) out.push(v)

@@ -25,7 +25,8 @@ export namespace AuditRules {
   export type Call = typeof CALL
   /**
    * The value is held by an object or array literal under `into` (null: a key not known statically): `{ f: Function }`
-   * is `["Function", { into: "f" }]`, and reading `.f` of it gives `["Function"]` back (see `extend`).
+   * is `["Function", { into: "f" }]`, and reading `.f` of it gives `["Function"]` back (see `member`). Every value the
+   * audit follows is followed this way (`{ get: fetch }`, `[process.env]`, `{ run: cp.exec }`).
    */
   export type Into = { into: string | null }
   export type Seg = string | null | Ref | Call | Into
@@ -124,8 +125,9 @@ export namespace AuditRules {
    * AuditRules.useful(["process", "env", "HOME"]) // false
    */
   export function useful(path: Path): boolean {
+    // What an object or array literal holds is followed as the value itself (`{ get: fetch }`, `[process.env]`).
     const held = heldIn(path)
-    if (held !== undefined) return held !== null && runsCode(held)
+    if (held !== undefined) return held !== null && useful(held)
     const n = path.length
     if (n === 0) return true
     const first = path[0]
@@ -160,22 +162,6 @@ export namespace AuditRules {
     const rest = path.slice(0, end)
     if (rest.some(isInto)) return null
     return end === path.length ? undefined : rest
-  }
-
-  /**
-   * Values followed into object and array literals: what runs code from a string or loads a module by name (`eval`,
-   * the Function constructor, a `constructor` chain that reaches it, `require` and the other loaders), so that
-   * `const o = { f: Function }; o.f(code)` is a call of Function. Other values are not followed into literals.
-   *
-   * @example
-   * AuditRules.runsCode(["eval"]) // true
-   */
-  export function runsCode(path: Path): boolean {
-    const n = path.length
-    const name = path.every((s) => typeof s === "string") ? path.join(".") : ""
-    if (name === "eval" || name === "Function" || name === "Function.prototype.constructor") return true
-    if (name === "function.constructor" || isLoader(path)) return true
-    return n >= 2 && path[n - 1] === "constructor" && path[n - 2] === "constructor"
   }
 
   /**

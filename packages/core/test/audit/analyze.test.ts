@@ -479,6 +479,69 @@ describe("values followed through aliases, scopes and calls", () => {
     for (const [code, expected] of cases) expect([code, rules(code)]).toEqual([code, expected])
   })
 
+  // Every value the audit follows is followed into object and array literals as eval, Function and require are.
+  const held = (code: string) => PluginAnalysis.analyze("index.js", code).map((f) => `${f.rule}@${f.line}:${f.column}`)
+
+  test("fetch held in an object literal and called through its member is a network request", () => {
+    expect(held('const api = { get: fetch }\napi.get("https://evil.example")')).toEqual(["network-client@2:1"])
+    expect(held("const api = { fetch }\nconst { fetch: f } = api\nf(url)")).toEqual(["network-client@3:1"])
+    expect(held("const api = { net: { get: globalThis.fetch } }\napi.net.get(url)")).toEqual(["network-client@2:1"])
+    expect(held("function client() { return { get: fetch } }\nclient().get(url)")).toEqual(["network-client@2:1"])
+    const [f] = PluginAnalysis.analyze("a.js", "const api = { get: fetch }\napi.get(url)")
+    expect(f.message).toBe("fetch(…) as api.get: outbound network request")
+    // Another member of it is not fetch.
+    expect(held("const api = { get: fetch }\napi.post(url)")).toEqual([])
+  })
+
+  test("fetch held in an array literal, read by index or array destructuring, is a network request", () => {
+    expect(held('const [h] = [fetch]\nh("https://x.example")')).toEqual(["network-client@2:1"])
+    expect(held("const [, h = null] = [0, fetch]\nh(url)")).toEqual(["network-client@2:1"])
+    expect(held("const list = [1, fetch]\nlist[1](url)")).toEqual(["network-client@2:1"])
+    expect(held("const { a: [h] } = { a: [fetch] }\nh(url)")).toEqual(["network-client@2:1"])
+    expect(held("const [h] = [0, fetch]\nh(url)")).toEqual([])
+  })
+
+  test("process.env held in a literal: a variable read through it is an environment read", () => {
+    const code = "const api = { env: process.env }\nconst k = api.env.SECRET\nconst [e] = [process.env]\ne.TOKEN"
+    expect(held(code)).toEqual(["process-env@1:20", "process-env@2:11", "process-env@3:14", "process-env@4:1"])
+    const found = PluginAnalysis.analyze("a.js", code)
+    expect(found[1].message).toBe("api.env.SECRET: reads the environment")
+    expect(found[3].message).toBe("e.TOKEN: reads the environment")
+  })
+
+  test("child_process, fs and network module members held in a literal are what they are when called directly", () => {
+    expect(held('const cp = require("child_process")\ncp.exec("id")')).toEqual([
+      "child_process@1:12",
+      "child_process@2:1",
+    ])
+    expect(held('const cp = require("child_process")\nconst o = { run: cp.exec }\no.run("id")')).toEqual([
+      "child_process@1:12",
+      "child_process@3:1",
+    ])
+    const [, call] = PluginAnalysis.analyze(
+      "a.js",
+      'const cp = require("child_process")\nconst o = { run: cp.exec }\no.run("id")',
+    )
+    expect(call.message).toBe("child_process.exec(…): runs a program")
+    expect(rules('import fs from "fs"\nconst io = [fs.writeFileSync, fs.readFileSync]\nio[0](p, d)\nio[1](p)')).toEqual(
+      ["medium:fs-write", "medium:fs-read"],
+    )
+    expect(rules('import https from "https"\nconst t = { r: https.request }\nt.r(url)')).toEqual([
+      "medium:network",
+      "medium:network",
+    ])
+    expect(rules("const c = { WS: WebSocket, X: XMLHttpRequest }\nnew c.WS(u)\nnew c.X()")).toEqual([
+      "low:network-client",
+      "low:network-client",
+    ])
+    expect(rules("const t = { sh: Bun.spawn }\nt.sh(['id'])")).toEqual(["medium:bun-spawn"])
+  })
+
+  test("a local function named fetch held in a literal is not the global fetch", () => {
+    expect(held("function fetch() {}\nconst o = { f: fetch }\no.f(url)\nconst [g] = [fetch]\ng(url)")).toEqual([])
+    expect(held("const fetch = () => 1\nconst o = { fetch }\no.fetch(url)")).toEqual([])
+  })
+
   test("what a file's result keeps: no lone namespace uses, no empty exports, strings detached from the source", () => {
     const source = [
       'import * as ns from "./x.js"',

@@ -76,6 +76,82 @@ describe("values that cross modules (link)", () => {
     ])
   })
 
+  test("CommonJS `module.exports = X` is X where another module requires it: fetch, process.env, exec, fs", async () => {
+    await using dir = await tmpdir({
+      "net.js": "module.exports = fetch\n",
+      "env.js": "module.exports = process.env\n",
+      "run.js": 'module.exports = require("child_process").exec\n',
+      "write.js": 'const fs = require("fs")\nmodule.exports = fs.writeFileSync\n',
+      "index.js": [
+        'const f = require("./net")',
+        'f("https://evil.example/x")',
+        'const e = require("./env.js")',
+        "const key = e.SECRET",
+        'require("./run")("id")',
+        'const w = require("./write")',
+        "w(p, d)",
+      ].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report).sort()).toEqual([
+      "env.js:1:process-env",
+      "index.js:2:network-client",
+      // `e` is the environment itself, as `const e = process.env` is.
+      "index.js:3:process-env",
+      "index.js:4:process-env",
+      "index.js:5:child_process",
+      "index.js:7:fs-write",
+      "run.js:1:child_process",
+    ])
+    expect(report.findings.find((f) => f.line === 4)?.message).toBe("e.SECRET: reads the environment")
+  })
+
+  test("CommonJS `exports.x = X`, `module.exports.x = X` and `module.exports = { x: X }` are X where required", async () => {
+    await using dir = await tmpdir({
+      "a.js": "exports.get = fetch\nexports.env = process.env\n",
+      "b.js":
+        'module.exports.run = require("child_process").exec\nmodule.exports.write = require("fs").writeFileSync\n',
+      "c.js": 'const fs = require("fs")\nmodule.exports = { get: fetch, env: process.env, write: fs.writeFileSync }\n',
+      // Members put on a function that replaced the exports.
+      "d.js": "module.exports = function client() {}\nmodule.exports.get = fetch\n",
+      "index.js": [
+        'const a = require("./a"), b = require("./b"), c = require("./c"), d = require("./d")',
+        "a.get(u); a.env.A",
+        'b.run("id"); b.write(p, d)',
+        "c.get(u); c.env.C; c.write(p, d)",
+        'const { get, env } = require("./c")',
+        "get(u); env.E",
+        "d.get(u)",
+      ].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    const index = found(report).filter((f) => f.startsWith("index.js"))
+    expect(index.sort()).toEqual([
+      "index.js:2:network-client",
+      "index.js:2:process-env",
+      "index.js:3:child_process",
+      "index.js:3:fs-write",
+      "index.js:4:fs-write",
+      "index.js:4:network-client",
+      "index.js:4:process-env",
+      "index.js:6:network-client",
+      "index.js:6:process-env",
+      "index.js:7:network-client",
+    ])
+  })
+
+  test("an ES module's default export of an object literal holding fetch is called where it is imported", async () => {
+    await using dir = await tmpdir({
+      "api.mjs": "export default { get: fetch }\nexport const list = [process.env]\n",
+      "index.mjs": 'import api, { list } from "./api.mjs"\napi.get(u)\nlist[0].TOKEN\n',
+    })
+    expect(found(await PluginAudit.run(dir.path)).sort()).toEqual([
+      "api.mjs:2:process-env",
+      "index.mjs:2:network-client",
+      "index.mjs:3:process-env",
+    ])
+  })
+
   test("process.env exported under another name is read where it is used", async () => {
     await using dir = await tmpdir({
       "config.ts": "export const env = process.env\n",
