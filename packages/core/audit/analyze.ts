@@ -851,9 +851,20 @@ export namespace PluginAnalysis {
       if (AuditRules.isConcrete(path)) {
         const verdict = AuditRules.classify(path, site)
         if (verdict) report(node, verdict)
-      } else if (path.length <= MAX_PATH && !AuditRules.isNamespace(path) && !path.some(AuditRules.isInto))
+      } else if (
+        path.length <= MAX_PATH &&
+        !path.some(AuditRules.isInto) &&
+        (!AuditRules.isNamespace(path) || open(path))
+      )
         deferred.push({ kind: "site", path, site: plain(site), ...position(node) })
     }
+
+    /**
+     * A namespace whose module is not analysed yet (a cycle of requires): it may be a CommonJS module that replaced
+     * its exports (`module.exports = fetch`), so a call of it is kept for link.ts. Namespaces of modules analysed
+     * already were settled where the value was followed, and are never kept.
+     */
+    const open = (path: Path) => !!options.settle && options.settle(path) === undefined
 
     function reportEnv(node: SgNode, parent: SgNode | null) {
       const pk = parent?.kind()
@@ -1009,7 +1020,7 @@ export namespace PluginAnalysis {
           if (isEnv(p)) reportEnv(node, parent)
           else if (!AuditRules.isConcrete(p)) {
             if (p.length > 4) return
-            if (p.length <= 2 && !p.includes(CALL)) probe(node, p)
+            if (p.length <= 2 && !p.includes(CALL)) probe(node, p, parent)
           } else if (!AuditRules.useful(p)) return
         }
         if (!parent) return
@@ -1273,13 +1284,21 @@ export namespace PluginAnalysis {
     }
 
     const probed = new Set<string>()
-    function probe(node: SgNode, path: Path) {
-      if (AuditRules.isNamespace(path) || path.some(AuditRules.isInto)) return
+    function probe(node: SgNode, path: Path, parent: SgNode | null) {
+      if (path.some(AuditRules.isInto)) return
+      const namespace = AuditRules.isNamespace(path)
+      if (namespace && !open(path)) return
       const at = position(node)
       const key = `${at.line}:${at.column}:${path.length}`
       if (probed.has(key)) return
       probed.add(key)
-      deferred.push({ kind: "env", path, text: shortText(node), ...at })
+      // A namespace that turns out to be `process.env` is read where a member of it is (`e.SECRET`), as in reportEnv.
+      const pk = parent?.kind()
+      const whole =
+        namespace &&
+        (pk === "member_expression" || pk === "subscript_expression") &&
+        sameNode(parent!.field("object"), node)
+      deferred.push({ kind: "env", path, text: shortText(whole ? parent! : node), ...at })
     }
 
     function read(node: SgNode, val: Value, flows: boolean) {

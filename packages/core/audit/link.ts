@@ -143,11 +143,12 @@ export namespace AuditLink {
 
     /** Every fully known path a deferred path may stand for. */
     function resolve(path: Path, depth = 0): (string | null)[][] {
-      if (depth > MAX_DEPTH || path.length > 16 || AuditRules.isNamespace(path)) return []
+      if (depth > MAX_DEPTH || path.length > 16) return []
       const first = path[0]
       if (isRef(first) && !first.key) {
+        // A namespace stays itself (nothing), unless its CommonJS module replaced its exports (kept for a cycle).
         const next = exports.settle(path) ?? []
-        return next.flatMap((v) => ("path" in v ? resolve(v.path, depth + 1) : []))
+        return next.flatMap((v) => ("path" in v && v.path !== path ? resolve(v.path, depth + 1) : []))
       }
       const concrete: (string | null)[] = []
       for (const seg of path) {

@@ -140,6 +140,21 @@ describe("values that cross modules (link)", () => {
     ])
   })
 
+  test("CommonJS `module.exports = X` required in a cycle (analysed after the module that calls it) is X", async () => {
+    await using dir = await tmpdir({
+      "a.js": 'require("./b")\nmodule.exports = fetch\n',
+      "b.js": 'const f = require("./a")\nf("https://evil.example")\n',
+      "c.js": 'require("./d")\nmodule.exports = process.env\n',
+      "d.js": 'const e = require("./c")\ne.SECRET\n',
+    })
+    const report = await PluginAudit.run(dir.path)
+    const calls = found(report).filter((f) => f.startsWith("b.js") || f.startsWith("d.js"))
+    expect(calls.sort()).toEqual(["b.js:2:network-client", "d.js:1:process-env", "d.js:2:process-env"])
+    expect(report.findings.find((f) => f.file === "d.js" && f.line === 2)?.message).toBe(
+      "e.SECRET: reads the environment",
+    )
+  })
+
   test("an ES module's default export of an object literal holding fetch is called where it is imported", async () => {
     await using dir = await tmpdir({
       "api.mjs": "export default { get: fetch }\nexport const list = [process.env]\n",
