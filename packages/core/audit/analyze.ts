@@ -258,9 +258,14 @@ export namespace PluginAnalysis {
   /** Sources up to this size have each candidate name looked up before round 0's rule is built (see there). */
   const TEXT_GATE_BYTES = 256 * 1024
   const MAX_VALUES = 8
-  /** Values held by object and array literals, counted apart (a table of many members must not push out the rest). */
+  /**
+   * Values held by object and array literals (or returned in one), counted apart: a table of many members must not
+   * push out the rest.
+   */
   const MAX_HELD = 32
   const MAX_PATH = 12
+  /** Steps of the cross-module step one value may take to be settled (see settleValue). */
+  const MAX_SETTLE = 64
   const MAX_ROUNDS = 16
 
   /**
@@ -364,21 +369,53 @@ export namespace PluginAnalysis {
       findings.push({ ...verdict, file, ...at, snippet: text.length > 160 ? text.slice(0, 157) + "…" : text })
     }
 
-    /** A value headed by another module's export, replaced by what it stands for where that module is known. */
-    function settleValue(value: Value, depth = 0): Value[] {
-      if (!options.settle || depth > 8) return [value]
+    /**
+     * A value headed by another module's export, replaced by what it stands for where that module is known. Modules
+     * in a cycle whose functions return literals holding each other's results (zod-to-json-schema's parsers and
+     * `parseDef`) branch at every step, so the values are settled breadth first (nearer answers first), each once,
+     * in at most MAX_SETTLE steps; what is left then stays as it is (settled again where it is used).
+     */
+    function settleValue(value: Value, budget = { steps: MAX_SETTLE }): Value[] {
+      if (!options.settle) return [value]
       if ("returns" in value) {
         const returns = value.returns.flatMap((p) =>
-          settleValue({ path: p }, depth + 1).flatMap((v) => ("path" in v ? [v.path] : [])),
+          settleValue({ path: p }, budget).flatMap((v) => ("path" in v ? [v.path] : [])),
         )
         return returns.length ? [{ returns }] : []
       }
-      const head = value.path[0]
-      if (!isRef(head) || head.key) return [value]
-      const next = options.settle(value.path)
-      if (next === undefined) return [value]
-      // A namespace stays itself, unless its CommonJS module replaced its exports (`module.exports = fetch`).
-      return next.flatMap((v) => ("path" in v && v.path === value.path ? [value] : settleValue(v, depth + 1)))
+      const out: Value[] = []
+      const seen = new Set<string>()
+      let level: Value[] = [value]
+      for (let depth = 0; level.length; depth++) {
+        const next: Value[] = []
+        for (const v of level) {
+          if ("returns" in v) {
+            out.push(...settleValue(v, budget))
+            continue
+          }
+          const head = v.path[0]
+          if (!isRef(head) || head.key || depth > 8 || budget.steps <= 0) {
+            out.push(v)
+            continue
+          }
+          const key = valueKey(v)
+          if (seen.has(key)) continue
+          seen.add(key)
+          budget.steps--
+          const found = options.settle(v.path)
+          if (found === undefined) {
+            out.push(v)
+            continue
+          }
+          for (const f of found) {
+            // A namespace stays itself, unless its CommonJS module replaced its exports (`module.exports = fetch`).
+            if ("path" in f && f.path === v.path) out.push(v)
+            else next.push(f)
+          }
+        }
+        level = next
+      }
+      return out
     }
     /** An export's constant where its module is known; the Ref itself otherwise. */
     function constantOf(ref: Ref): Key {
@@ -642,7 +679,10 @@ export namespace PluginAnalysis {
       for (const v of values) if (isHeld(v) === held) n++
       return n >= (held ? MAX_HELD : MAX_VALUES)
     }
-    const isHeld = (v: Value) => "path" in v && AuditRules.isInto(v.path[v.path.length - 1])
+    const isHeld = (v: Value) =>
+      "path" in v
+        ? AuditRules.isInto(v.path[v.path.length - 1])
+        : v.returns.some((p) => AuditRules.isInto(p[p.length - 1]))
 
     function worthFollowing(value: Value): boolean {
       return "path" in value ? AuditRules.useful(value.path) : value.returns.some((p) => AuditRules.useful(p))
@@ -1236,6 +1276,7 @@ export namespace PluginAnalysis {
             const into = holder(node, parent, val.path)
             if (!into || val.path.length >= MAX_PATH) return
             if (into[1] !== undefined) val = { path: [...val.path, { into: into[1] }] }
+            if (!AuditRules.useful(val.path)) return
             node = into[0]
             continue
           }

@@ -116,12 +116,26 @@ export namespace AuditLink {
       }
       const found = values(first.ref, first.name)
       if (found === undefined) return undefined
+      // A path through a literal that cannot be read back (a member it does not hold, literals nested too deep) is
+      // nothing: dropped here, it is not followed into further modules.
+      const live = (p: Path) => AuditRules.heldIn(p) !== null
       for (const v of found) {
         if ("returns" in v) {
           if (!rest.length) out.push(v)
-          else if (rest[0] === CALL) for (const r of v.returns) out.push({ path: join(r, rest.slice(1)) })
-        } else if (!(v.path.length === 1 && isRef(v.path[0]) && v.path[0].ref === first.ref && v.path[0].name === "*"))
-          out.push({ path: join(v.path, rest) })
+          else if (rest[0] === CALL)
+            for (const r of v.returns) {
+              const p = join(r, rest.slice(1))
+              if (live(p)) out.push({ path: p })
+            }
+        } else if (!(
+          v.path.length === 1 &&
+          isRef(v.path[0]) &&
+          v.path[0].ref === first.ref &&
+          v.path[0].name === "*"
+        )) {
+          const p = join(v.path, rest)
+          if (live(p)) out.push({ path: p })
+        }
       }
       return out
     }
@@ -141,14 +155,24 @@ export namespace AuditLink {
     const seen = new Set<string>()
     const exports = exportsOf(modules)
 
-    /** Every fully known path a deferred path may stand for. */
+    /**
+     * Every fully known path a deferred path may stand for. A path through a literal (`{ items: parseDef(…) }` returned
+     * by a function) is the literal itself, which no rule reports: it is not followed further. Every module is known
+     * by now, so a path's answer is kept: the many uses of one recursive function are resolved once.
+     */
+    const resolved = new Map<string, (string | null)[][]>()
     function resolve(path: Path, depth = 0): (string | null)[][] {
-      if (depth > MAX_DEPTH || path.length > 16) return []
+      if (depth > MAX_DEPTH || path.length > 16 || path.some(AuditRules.isInto)) return []
       const first = path[0]
       if (isRef(first) && !first.key) {
+        const key = depth === 0 ? JSON.stringify(path) : ""
+        const known = key ? resolved.get(key) : undefined
+        if (known) return known
         // A namespace stays itself (nothing), unless its CommonJS module replaced its exports (kept for a cycle).
         const next = exports.settle(path) ?? []
-        return next.flatMap((v) => ("path" in v && v.path !== path ? resolve(v.path, depth + 1) : []))
+        const out = next.flatMap((v) => ("path" in v && v.path !== path ? resolve(v.path, depth + 1) : []))
+        if (key) resolved.set(key, out)
+        return out
       }
       const concrete: (string | null)[] = []
       for (const seg of path) {

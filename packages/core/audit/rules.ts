@@ -150,8 +150,15 @@ export namespace AuditRules {
   export const isInto = (s: unknown): s is Into => typeof s === "object" && s !== null && "into" in s
 
   /**
+   * Literals held in literals are followed this deep (`{ api: { get: [fetch] } }`); deeper is a value built by
+   * recursion (a function of a cycle of modules returning a literal that holds its own result), never read back.
+   */
+  export const MAX_HELD_DEPTH = 3
+
+  /**
    * For a path with `Into` segments: the path of the value held (the segments stripped from the end), or null when
-   * one is not at the end (a member the literal does not have: nothing to follow). Undefined for other paths.
+   * one is not at the end (a member the literal does not have: nothing to follow) or they are more than
+   * MAX_HELD_DEPTH. Undefined for other paths.
    *
    * @example
    * AuditRules.heldIn(["Function", { into: "f" }]) // ["Function"]
@@ -160,7 +167,7 @@ export namespace AuditRules {
     let end = path.length
     while (end > 0 && isInto(path[end - 1])) end--
     const rest = path.slice(0, end)
-    if (rest.some(isInto)) return null
+    if (rest.some(isInto) || path.length - end > MAX_HELD_DEPTH) return null
     return end === path.length ? undefined : rest
   }
 

@@ -155,6 +155,34 @@ describe("values that cross modules (link)", () => {
     )
   })
 
+  test("a cycle of modules returning literals that hold each other's results ends; what they hold is found", async () => {
+    // zod-to-json-schema's shape: parseDef → select → parsers → parseDef, each parser returning `{ items: parseDef(…) }`.
+    // Followed naively, every step branches into every parser and the literals nest without end (GBs of memory).
+    const files: Record<string, string> = {
+      "parseDef.js":
+        'import { select } from "./select.js"\nexport function parseDef(d) {\n  const s = select(d)\n  if (d.x) return { $ref: s }\n  return s\n}\n',
+      "index.js": [
+        'import { parseDef } from "./parseDef.js"',
+        ...Array.from({ length: 10 }, (_, i) => `parseDef(s${i}).items`),
+        'parseDef(s).get("https://x.example")',
+      ].join("\n"),
+    }
+    const parsers = Array.from({ length: 6 }, (_, i) => i)
+    files["select.js"] = [
+      ...parsers.map((i) => `import { p${i} } from "./parsers/p${i}.js"`),
+      `export function select(d) {\n  switch (d.t) {\n${parsers.map((i) => `    case ${i}: return p${i}(d)`).join("\n")}\n  }\n}`,
+    ].join("\n")
+    for (const i of parsers)
+      files[`parsers/p${i}.js`] = [
+        'import { parseDef } from "../parseDef.js"',
+        `export function p${i}(d) {`,
+        `  return { type: "t${i}", ${i === 0 ? "get: fetch, " : ""}items: parseDef(d.a), more: [parseDef(d.b)], k${i}: { inner: parseDef(d.c) } }`,
+        "}",
+      ].join("\n")
+    await using dir = await tmpdir(files)
+    expect(found(await PluginAudit.run(dir.path))).toEqual(["index.js:12:network-client"])
+  }, 30_000)
+
   test("an ES module's default export of an object literal holding fetch is called where it is imported", async () => {
     await using dir = await tmpdir({
       "api.mjs": "export default { get: fetch }\nexport const list = [process.env]\n",
