@@ -227,7 +227,7 @@ export namespace LspTools {
             const masked = pairs.length ? SecurityOutput.mask(text, pairs) : text
             return {
               denied: false,
-              hidden: pairs.length ? SecurityOutput.lineRanges(text, pairs) : [],
+              hidden: pairs.length ? SecurityOutput.lineRanges(text, pairs, "any") : [],
               lines: masked.split(/\r\n|\r|\n/),
             }
           })()

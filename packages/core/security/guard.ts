@@ -1286,12 +1286,18 @@ export namespace SecurityGuard {
       const mask: Sandbox.Protections["mask"] = []
       for (const [file, ops] of index.segmented) {
         if (ops.has("read") || ops.has("llm")) {
+          // A file that cannot be shown with its segments redacted (too large to read whole, or unreadable now) is
+          // hidden whole, never shown whole.
+          if (index.whole.has(file)) {
+            hide.push({ path: file, dir: false })
+            continue
+          }
           try {
-            const text = fs.readFileSync(file, "utf8")
             const mtimeMs = fs.statSync(file).mtimeMs
+            const text = fs.readFileSync(file, "utf8")
             mask.push({ path: file, text: SecurityOutput.maskInPlace(text, d.readMarkers), mtimeMs })
           } catch {
-            continue
+            if (fs.existsSync(file)) hide.push({ path: file, dir: false })
           }
         } else if (ops.has("write")) lock.push({ path: file, dir: false })
       }
@@ -2480,7 +2486,7 @@ export namespace SecurityGuard {
           const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
           const meta = value as Record<string, unknown>
           const ranges =
-            typeof a.filePath === "string" ? segmentLines(d, SecurityTools.toolPath(a.filePath, directory)) : []
+            typeof a.filePath === "string" ? segmentLines(d, SecurityTools.toolPath(a.filePath, directory), "any") : []
           const first = typeof a.offset === "number" && a.offset > 0 ? a.offset : 1
           if (ranges.length && typeof meta.preview === "string") {
             meta.preview = SecurityOutput.rawLines(meta.preview, first, ranges)
@@ -2651,17 +2657,14 @@ export namespace SecurityGuard {
       },
     }
 
-    /** The protected line ranges of a file (its read-denying segments), read from disk now. */
-    const segmentLines = (d: Derived, file: string): SecurityOutput.Lines[] => {
+    /**
+     * The protected line ranges of a file (its read-denying segments), read from disk now, numbered as the tool that
+     * shows them breaks lines: `any` for OpenCode's read (a lone `\r` ends a line there), `lf` for grep (ripgrep).
+     * Whatever the file's size: one too large to read whole is protected whole if it holds a start marker at all.
+     */
+    const segmentLines = (d: Derived, file: string, breaks: SecuritySegments.Breaks): SecurityOutput.Lines[] => {
       if (!d.readMarkers.length) return []
-      const abs = SecurityPath.expand(file, directory, home)
-      try {
-        const stat = fs.statSync(abs)
-        if (!stat.isFile() || stat.size > 4 * 1024 * 1024) return []
-        return SecurityOutput.lineRanges(fs.readFileSync(abs, "utf8"), d.readMarkers)
-      } catch {
-        return []
-      }
+      return SecurityOutput.fileRanges(SecurityPath.expand(file, directory, home), d.readMarkers, breaks)
     }
 
     /**
@@ -2754,10 +2757,10 @@ export namespace SecurityGuard {
     ): { text: string; byLine: boolean } => {
       const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
       const hiddenFile = (p: string) => hiddenInstruction(d, config, p)
-      const linesOf = (p: string) => segmentLines(d, p)
+      const linesOf = (p: string) => segmentLines(d, p, "lf")
       if (call.tool === "read" && typeof a.filePath === "string") {
         const out = SecurityOutput.read(text, {
-          lines: linesOf(SecurityTools.toolPath(a.filePath, directory)),
+          lines: segmentLines(d, SecurityTools.toolPath(a.filePath, directory), "any"),
           instruction: hiddenFile,
         })
         if (out.redacted || out.removed.length)

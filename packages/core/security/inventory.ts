@@ -43,6 +43,11 @@ export namespace SecurityInventory {
     llm: SecurityFingerprint.Index
     /** Files holding protected segments → the operations those segments deny to the role. */
     segmented: Map<string, Set<Operation>>
+    /**
+     * Files of `segmented` too large to read whole (`maxFileBytes`) where a start marker occurs: they cannot be shown
+     * with their segments redacted, so the sandbox hides them whole.
+     */
+    whole: Set<string>
     /** Policy files found below the root (the root's own excluded). */
     policyFiles: string[]
     truncated: boolean
@@ -53,7 +58,10 @@ export namespace SecurityInventory {
    * What a build learned, reused by the next: file contents (keyed by path, valid while size and times are
    * unchanged) and the rule decisions per path (valid while the policy and the role are unchanged: `key`).
    */
-  export type Cache = Map<string, { stamp: string; text?: string; segments?: boolean }> & {
+  export type Cache = Map<
+    string,
+    { stamp: string; text?: string; segments?: boolean; large?: { key: string; found: number[] } }
+  > & {
     decisions?: { key: string; map: Map<string, { ops: Set<Operation>; whole: boolean }> }
   }
 
@@ -86,6 +94,7 @@ export namespace SecurityInventory {
       read: SecurityFingerprint.create(),
       llm: SecurityFingerprint.create(),
       segmented: new Map(),
+      whole: new Set(),
       policyFiles: [],
       truncated: false,
     }
@@ -209,23 +218,46 @@ export namespace SecurityInventory {
       }
       const wantsPrint = (ops.has("read") || ops.has("llm")) && bytes < maxPrints && !isState(full)
       const wantsSegments = markers.length > 0
-      if (!stat || !stamp || stat.size > maxFile || (!wantsPrint && !wantsSegments)) return
+      if (!stat || !stamp || (!wantsPrint && !wantsSegments)) return
       let entry = cache.get(full)
       if (!entry || entry.stamp !== stamp) {
         entry = { stamp }
         cache.set(full, entry)
       }
+      if (stat.size > maxFile) {
+        // Too large to read whole, but segments may not go unprotected because of a file's size (three edits that
+        // repeat a line grew one past the limit, and the sandbox showed it in clear): a start marker anywhere, found
+        // by streaming the file, protects it whole.
+        if (!wantsSegments) return
+        const key = starts.join("\0")
+        if (entry.large?.key !== key)
+          entry.large = {
+            key,
+            found: SecuritySegments.scanFile(
+              full,
+              markers.map((m) => m.marker),
+            ),
+          }
+        const segOps = new Set<Operation>()
+        for (const i of entry.large.found) for (const op of markers[i].ops) segOps.add(op)
+        if (segOps.size) {
+          index.segmented.set(full, segOps)
+          index.whole.add(full)
+        }
+        return
+      }
       if (entry.text === undefined && (wantsPrint || entry.segments === undefined)) {
-        let text: string | undefined
+        let text: string
         try {
-          const buffer = await fs.promises.readFile(full)
-          text = buffer.subarray(0, 8192).includes(0) ? "" : buffer.toString("utf8")
+          text = (await fs.promises.readFile(full)).toString("utf8")
         } catch {
           text = ""
         }
+        // Segments are looked for whatever the content: a NUL byte (which makes a file binary to the fingerprints and
+        // to OpenCode's read) once took a file out of the sandbox's masking.
         entry.segments = text ? hasSegment(text, starts, markers) : false
         // The text is kept only for protected files (fingerprints are rebuilt from it); others keep the flag.
-        if (wantsPrint) entry.text = text
+        if (wantsPrint) entry.text = text.slice(0, 8192).includes("\0") ? "" : text
       }
       if (wantsPrint && entry.text) {
         bytes += entry.text.length
@@ -233,7 +265,7 @@ export namespace SecurityInventory {
         if (ops.has("llm")) SecurityFingerprint.add(index.llm, entry.text)
       }
       if (entry.segments) {
-        const text = entry.text ?? readText(full, maxFile)
+        const text = entry.text || readText(full, maxFile)
         const found = text
           ? SecuritySegments.find(
               text,
@@ -268,8 +300,7 @@ export namespace SecurityInventory {
     try {
       const stat = fs.statSync(file)
       if (stat.size > max) return undefined
-      const buffer = fs.readFileSync(file)
-      return buffer.subarray(0, 8192).includes(0) ? undefined : buffer.toString("utf8")
+      return fs.readFileSync(file, "utf8")
     } catch {
       return undefined
     }

@@ -1,3 +1,4 @@
+import fs from "fs"
 import { SecurityRedact } from "./redact"
 import { SecuritySegments } from "./segments"
 
@@ -19,38 +20,100 @@ export namespace SecurityOutput {
   export const SEGMENT_LABEL = "protected segment"
 
   /**
-   * The lines a file's protected segments cover, markers excluded (an unclosed segment runs to the end).
+   * The lines a file's protected segments cover, markers excluded (an unclosed segment runs to the end), numbered as
+   * a reader breaks lines (`SecuritySegments.Breaks`): `any` for OpenCode's read tool and LSP, which also break at a
+   * lone `\r`; `lf` (the default) for ripgrep and git. Every line holding a character of a segment's body is
+   * included, so a `\n`-numbered line that holds markers and body alike (a file with `\r` line ends) is one too.
    *
    * @example
    * SecurityOutput.lineRanges("a\n// @s\nkey\n// @e\nb", [{ start: "@s", end: "@e" }]) // [{ from: 3, to: 3 }]
+   * SecurityOutput.lineRanges("a\r// @s\rkey\r// @e\rb", [{ start: "@s", end: "@e" }], "any") // [{ from: 3, to: 3 }]
    */
-  export function lineRanges(text: string, pairs: readonly SecuritySegments.Pair[]): Lines[] {
+  export function lineRanges(
+    text: string,
+    pairs: readonly SecuritySegments.Pair[],
+    breaks: SecuritySegments.Breaks = "lf",
+  ): Lines[] {
+    const segments = SecuritySegments.find(text, pairs)
+    if (!segments.length) return []
+    const starts = SecuritySegments.lineStarts(text, breaks)
     const out: Lines[] = []
+    for (const seg of segments) {
+      const body = SecuritySegments.body(text, seg)
+      if (body.end <= body.start) continue
+      out.push({ from: SecuritySegments.lineAt(starts, body.start), to: SecuritySegments.lineAt(starts, body.end - 1) })
+    }
+    return out
+  }
+
+  /** A file's protected lines when its text is over this size: all of them, if a start marker occurs in it at all. */
+  export const MAX_RANGES_BYTES = 64 * 1024 * 1024
+
+  /**
+   * The protected line numbers of a file on disk (`lineRanges`), read now. A file too large to read whole
+   * (`max`) that holds a start marker anywhere (found by streaming it) is protected whole: `[{ from: 1, to: Infinity }]`.
+   * A file that cannot be read has none (no tool can show it either).
+   *
+   * @example
+   * SecurityOutput.fileRanges("/repo/src/app.ts", markers, "any") // [{ from: 3, to: 4 }]
+   */
+  export function fileRanges(
+    file: string,
+    pairs: readonly SecuritySegments.Pair[],
+    breaks: SecuritySegments.Breaks,
+    max = MAX_RANGES_BYTES,
+  ): Lines[] {
+    if (!pairs.length) return []
+    try {
+      const stat = fs.statSync(file)
+      if (!stat.isFile()) return []
+      if (stat.size > max) return SecuritySegments.scanFile(file, pairs).length ? [{ from: 1, to: Infinity }] : []
+      return lineRanges(fs.readFileSync(file, "utf8"), pairs, breaks)
+    } catch {
+      return []
+    }
+  }
+
+  /** The text split into lines wherever any reader breaks one, each with its line end. */
+  function fineLines(text: string): { line: string; end: string; at: number }[] {
+    const out: { line: string; end: string; at: number }[] = []
+    let at = 0
+    for (const m of text.matchAll(/\r\n|\n|\r/g)) {
+      out.push({ line: text.slice(at, m.index), end: m[0], at })
+      at = m.index + m[0].length
+    }
+    out.push({ line: text.slice(at), end: "", at })
+    return out
+  }
+
+  /** Indexes into `fineLines` of every line holding a character of a segment's body. */
+  function bodyLines(text: string, lines: { at: number }[], pairs: readonly SecuritySegments.Pair[]): Set<number> {
+    const out = new Set<number>()
+    const starts = lines.map((l) => l.at)
     for (const seg of SecuritySegments.find(text, pairs)) {
-      const first = lineOf(text, seg.start)
-      const last = lineOf(text, Math.max(seg.start, seg.end - 1))
-      const from = first + 1
-      const to = seg.closed ? last - 1 : last
-      if (to >= from) out.push({ from, to })
+      const body = SecuritySegments.body(text, seg)
+      if (body.end <= body.start) continue
+      const a = SecuritySegments.lineAt(starts, body.start)
+      const b = SecuritySegments.lineAt(starts, body.end - 1)
+      for (let n = a; n <= b; n++) out.add(n - 1)
     }
     return out
   }
 
   /**
-   * The file with every line inside a protected segment replaced by a redaction marker (line count and marker lines
-   * kept): what the sandbox shows in place of the file.
+   * The file with every line inside a protected segment replaced by a redaction marker (line count, line ends and
+   * marker lines kept): what the sandbox shows in place of the file. Lines break at `\r\n`, `\n` and a lone `\r`,
+   * so no reader sees a body line whichever way it splits them.
    *
    * @example
    * SecurityOutput.mask("a\n// @s\nkey\n// @e\nb", [{ start: "@s", end: "@e" }]) // "a\n// @s\n[REDACTED: protected segment]\n// @e\nb"
    */
   export function mask(text: string, pairs: readonly SecuritySegments.Pair[]): string {
-    const ranges = lineRanges(text, pairs)
-    if (!ranges.length) return text
-    const lines = text.split("\n")
-    for (const r of ranges)
-      for (let n = r.from; n <= r.to && n <= lines.length; n++)
-        lines[n - 1] = SecurityRedact.marker(SEGMENT_LABEL) + (lines[n - 1].endsWith("\r") ? "\r" : "")
-    return lines.join("\n")
+    const lines = fineLines(text)
+    const hidden = bodyLines(text, lines, pairs)
+    if (!hidden.size) return text
+    const label = SecurityRedact.marker(SEGMENT_LABEL)
+    return lines.map((l, i) => (hidden.has(i) ? label : l.line) + l.end).join("")
   }
 
   /**
@@ -67,24 +130,20 @@ export namespace SecurityOutput {
     pairs: readonly SecuritySegments.Pair[],
     known?: ReadonlySet<string>,
   ): string {
-    const ranges = lineRanges(text, pairs)
-    if (!ranges.length && !known?.size) return text
-    const label = SecurityRedact.marker(SEGMENT_LABEL)
-    const lines = text.split("\n")
-    const pad = (n: number) => {
-      const line = lines[n - 1]
-      const cr = line.endsWith("\r")
-      const bytes = Buffer.byteLength(cr ? line.slice(0, -1) : line, "utf8")
-      lines[n - 1] =
-        (bytes >= label.length ? label + " ".repeat(bytes - label.length) : "*".repeat(bytes)) + (cr ? "\r" : "")
-    }
-    for (const r of ranges) for (let n = r.from; n <= r.to && n <= lines.length; n++) pad(n)
+    const lines = fineLines(text)
+    const hidden = bodyLines(text, lines, pairs)
     if (known?.size)
-      for (let n = 1; n <= lines.length; n++) {
-        const trimmed = lines[n - 1].trim()
-        if (trimmed && known.has(trimmed)) pad(n)
-      }
-    return lines.join("\n")
+      lines.forEach((l, i) => {
+        const trimmed = l.line.trim()
+        if (trimmed && known.has(trimmed)) hidden.add(i)
+      })
+    if (!hidden.size) return text
+    const label = SecurityRedact.marker(SEGMENT_LABEL)
+    const pad = (line: string) => {
+      const bytes = Buffer.byteLength(line, "utf8")
+      return bytes >= label.length ? label + " ".repeat(bytes - label.length) : "*".repeat(bytes)
+    }
+    return lines.map((l, i) => (hidden.has(i) ? pad(l.line) : l.line) + l.end).join("")
   }
 
   /**

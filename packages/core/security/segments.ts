@@ -1,3 +1,5 @@
+import fs from "fs"
+
 /**
  * Protected segments: the text between a start marker and an end marker (whole lines, markers included) written in a
  * comment of any style — `//`, `/* … *\/`, `#`, `<!-- … -->`, `--`, `;`, `%`, ` * ` in doc blocks, `{- -}`,
@@ -7,11 +9,12 @@
  *
  * @example
  * SecuritySegments.find("a\n// @secure-start\nkey\n// @secure-end\nb", [{ start: "@secure-start", end: "@secure-end" }])
- * // [{ start: 2, end: 34, marker: 0, closed: true }]
+ * // [{ start: 2, end: 37, marker: 0, closed: true, open: 5, close: 26 }]
  */
 export namespace SecuritySegments {
   export type Pair = { start: string; end: string }
-  export type Segment = { start: number; end: number; marker: number; closed: boolean }
+  /** `open` and `close` are where the start and end markers themselves are (`close` only when closed). */
+  export type Segment = { start: number; end: number; marker: number; closed: boolean; open: number; close?: number }
 
   /** A marker counts when what precedes it on its line is blank, or a comment opener with no quote after it. */
   const OPENER = /\/\/|\/\*|<!--|#|--|;|%|\*|\{-|\(\*|REM|::|"""|'''/gi
@@ -51,13 +54,13 @@ export namespace SecuritySegments {
         const segStart = text.lastIndexOf("\n", s - 1) + 1
         const e = nextInComment(text, lower, end, s + start.length)
         if (e < 0) {
-          out.push({ start: segStart, end: text.length, marker, closed: false })
+          out.push({ start: segStart, end: text.length, marker, closed: false, open: s })
           break
         }
         let segEnd = text.indexOf("\n", e + end.length)
         if (segEnd < 0) segEnd = text.length
         else if (text[segEnd - 1] === "\r") segEnd--
-        out.push({ start: segStart, end: segEnd, marker, closed: true })
+        out.push({ start: segStart, end: segEnd, marker, closed: true, open: s, close: e })
         from = segEnd
       }
     })
@@ -91,12 +94,111 @@ export namespace SecuritySegments {
     return undefined
   }
 
+  /**
+   * Where lines break for a reader: `any` — `\r\n`, `\n` or a lone `\r`, as OpenCode's read tool splits a file
+   * (Node's readline with `crlfDelay: Infinity` in 1.2, Effect's `Stream.splitLines` in 1.18) and as LSP counts lines;
+   * `lf` — `\n` only, as ripgrep and git number lines.
+   */
+  export type Breaks = "any" | "lf"
+
+  /**
+   * The offset where each line starts (the first is 0), lines broken as `breaks` says.
+   *
+   * @example
+   * SecuritySegments.lineStarts("a\rb\r\nc", "any") // [0, 2, 5]
+   */
+  export function lineStarts(text: string, breaks: Breaks): number[] {
+    const out = [0]
+    const pattern = breaks === "any" ? /\r\n|\n|\r/g : /\n/g
+    for (const m of text.matchAll(pattern)) out.push(m.index + m[0].length)
+    return out
+  }
+
+  /** The 1-based line holding offset `at`, given `lineStarts`. */
+  export function lineAt(starts: readonly number[], at: number): number {
+    let lo = 0
+    let hi = starts.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (starts[mid] <= at) lo = mid
+      else hi = mid - 1
+    }
+    return lo + 1
+  }
+
+  /**
+   * The protected text of a segment without its marker lines: from after the line holding the start marker to the
+   * start of the line holding the end marker (to the segment's end when unclosed). Lines here break anywhere a reader
+   * may break them (`\r\n`, `\n`, a lone `\r`), so whichever way a reader numbers lines, every line holding a
+   * character of the body is one to hide.
+   *
+   * @example
+   * const [seg] = SecuritySegments.find("a\n// @s\nkey\n// @e\nb", [{ start: "@s", end: "@e" }])
+   * SecuritySegments.body("a\n// @s\nkey\n// @e\nb", seg) // { start: 8, end: 12 }
+   */
+  export function body(text: string, seg: Segment): { start: number; end: number } {
+    let start = seg.end
+    for (let i = seg.open; i < seg.end; i++) {
+      const c = text.charCodeAt(i)
+      if (c === 10 || c === 13) {
+        start = c === 13 && text.charCodeAt(i + 1) === 10 ? i + 2 : i + 1
+        break
+      }
+    }
+    if (!seg.closed || seg.close === undefined) return { start, end: Math.max(start, seg.end) }
+    let end = seg.close
+    while (end > start) {
+      const c = text.charCodeAt(end - 1)
+      if (c === 10 || c === 13) break
+      end--
+    }
+    return { start, end: Math.max(start, end) }
+  }
+
+  /**
+   * The pairs (by index) whose start marker occurs anywhere in a file, read in chunks whatever its size or content
+   * (NUL bytes, invalid UTF-8): for a file too large to judge whole, where any occurrence counts, in a comment or not.
+   * A file that cannot be read gives none.
+   *
+   * @example
+   * SecuritySegments.scanFile("/repo/big.log", [{ start: "@secure-start", end: "@secure-end" }]) // [0]
+   */
+  export function scanFile(file: string, pairs: readonly Pair[], chunk = 1024 * 1024): number[] {
+    const starts = pairs.map((p) => p.start.toLowerCase())
+    const keep = Math.max(0, ...starts.map((s) => s.length)) - 1
+    const found = new Set<number>()
+    let fd: number | undefined
+    try {
+      fd = fs.openSync(file, "r")
+      const buffer = Buffer.alloc(chunk)
+      const decoder = new TextDecoder("utf-8")
+      let tail = ""
+      for (;;) {
+        const n = fs.readSync(fd, buffer, 0, chunk, null)
+        const text = tail + decoder.decode(buffer.subarray(0, n), { stream: n > 0 }).toLowerCase()
+        starts.forEach((s, i) => {
+          if (s && text.includes(s)) found.add(i)
+        })
+        if (n === 0 || found.size === starts.length) break
+        tail = keep > 0 ? text.slice(-keep) : ""
+      }
+    } catch {
+      // Unreadable: no reader shows it either.
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd)
+    }
+    return [...found].sort((a, b) => a - b)
+  }
+
   /** The lines inside protected segments (markers excluded), trimmed, for content fingerprints. */
   export function lines(text: string, pairs: readonly Pair[]): string[] {
     const out: string[] = []
     for (const seg of find(text, pairs)) {
-      const body = text.slice(seg.start, seg.end).split(/\r?\n/)
-      for (const line of body.slice(1, seg.closed ? -1 : undefined)) out.push(line)
+      const span = body(text, seg)
+      if (span.end <= span.start) continue
+      const lines = text.slice(span.start, span.end).split(/\r\n|\n|\r/)
+      if (seg.closed && lines.length > 1 && lines[lines.length - 1] === "") lines.pop()
+      for (const line of lines) out.push(line)
     }
     return out
   }

@@ -37,6 +37,32 @@ describe("SecurityInventory", () => {
     expect(index.segmented.has(dir.file("src/util.ts"))).toBe(false)
   })
 
+  // Red-team L5 and L9: a NUL byte added with the edit tool (the file became "binary") or three edits growing the
+  // file past the 2 MB read limit took it out of `segmented`, and the sandbox stopped masking its segment.
+  test("a file with segments stays segmented whatever its content: a NUL byte does not make it binary here", async () => {
+    await using dir = await project()
+    const file = dir.file("src/app.ts")
+    fs.writeFileSync(file, "export const a = 1 // \u0000\n" + fs.readFileSync(file, "utf8"))
+    const index = await build(dir.path)
+    expect([...(index.segmented.get(file) ?? [])].sort()).toEqual(["llm", "read", "write"])
+    expect(index.whole.has(file)).toBe(false)
+  })
+
+  test("a file with segments too large to read whole is segmented and protected whole (found by streaming it)", async () => {
+    await using dir = await project()
+    const file = dir.file("src/app.ts")
+    const line = "export const b = 2\n"
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8") + line.repeat(Math.ceil((3 * 1024 * 1024) / line.length)))
+    fs.writeFileSync(dir.file("src/plain.ts"), line.repeat(Math.ceil((3 * 1024 * 1024) / line.length)))
+    const cache: SecurityInventory.Cache = new Map()
+    for (let i = 0; i < 2; i++) {
+      const index = await build(dir.path, cache)
+      expect([...(index.segmented.get(file) ?? [])].sort()).toEqual(["llm", "read", "write"])
+      expect(index.whole.has(file)).toBe(true)
+      expect(index.segmented.has(dir.file("src/plain.ts"))).toBe(false)
+    }
+  }, 60_000)
+
   test("a ~/ rule protects the home folder outside the project listing", async () => {
     await using dir = await project()
     const index = await build(dir.path)

@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
 import { SecurityOutput } from "../../security/output"
+import { tmpdir } from "../fixture"
 
 const PAIRS = [{ start: "@secure-start", end: "@secure-end" }]
 const FILE = ["a = 1", "// @secure-start", "k", "pw = 'hunter2'", "// @secure-end", "b = 2"].join("\n")
@@ -18,6 +21,55 @@ describe("SecurityOutput.lineRanges and mask", () => {
     expect(masked).toContain("// @secure-start")
     for (const line of SECRET) expect(masked.split("\n")).not.toContain(line)
     expect(SecurityOutput.mask(FILE.replaceAll("\n", "\r\n"), PAIRS)).toContain("[REDACTED: protected segment]\r\n")
+  })
+})
+
+describe("SecurityOutput line models: ranges follow the way each reader breaks lines (red-team L9, L10)", () => {
+  // OpenCode's read (Node's readline in 1.2, Effect's splitLines in 1.18) and LSP end a line at a lone \r too; ripgrep
+  // and git only at \n. A lone \r added before a segment with the edit tool moved the read's numbering two lines past
+  // the layer's, and the segment's short lines came back in clear.
+  const CR = [
+    "export const a = 1\rexport const c = 3\rexport const d = 4",
+    "// @secure-start",
+    'const key = "SEGSECRET"',
+    "k=973",
+    "// @secure-end",
+    "export const b = 2",
+  ].join("\n")
+
+  test("a lone CR before a segment: read numbering (any) and ripgrep numbering (lf) both land on the segment", () => {
+    expect(SecurityOutput.lineRanges(CR, PAIRS, "any")).toEqual([{ from: 5, to: 6 }])
+    expect(SecurityOutput.lineRanges(CR, PAIRS, "lf")).toEqual([{ from: 3, to: 4 }])
+    expect(SecurityOutput.lineRanges(CR, PAIRS)).toEqual([{ from: 3, to: 4 }])
+  })
+
+  test("a file with CR line ends only: every reader's lines holding the body are protected, and masks hide it", () => {
+    const text = ["a = 1", "// @secure-start", "k=973", "// @secure-end", "b = 2"].join("\r")
+    expect(SecurityOutput.lineRanges(text, PAIRS, "any")).toEqual([{ from: 3, to: 3 }])
+    // One \n-line holds markers and body alike: the whole line is protected for ripgrep and git.
+    expect(SecurityOutput.lineRanges(text, PAIRS, "lf")).toEqual([{ from: 1, to: 1 }])
+    for (const masked of [SecurityOutput.mask(text, PAIRS), SecurityOutput.maskInPlace(text, PAIRS)]) {
+      expect(masked).not.toContain("k=973")
+      expect(masked.split("\r")).toHaveLength(5)
+      expect(masked).toContain("b = 2")
+    }
+    expect(Buffer.byteLength(SecurityOutput.maskInPlace(text, PAIRS))).toBe(Buffer.byteLength(text))
+  })
+
+  test("a file too large to read whole holding a start marker is protected whole; one without is not", async () => {
+    await using dir = await tmpdir()
+    const big = path.join(dir.path, "big.ts")
+    fs.writeFileSync(big, "x = 1\n".repeat(4096) + "// @SECURE-START\nk=973\n// @secure-end\n\u0000")
+    expect(SecurityOutput.fileRanges(big, PAIRS, "any", 1024)).toEqual([{ from: 1, to: Infinity }])
+    expect(SecurityOutput.fileRanges(big, PAIRS, "any")).toEqual([{ from: 4098, to: 4098 }])
+    const plain = path.join(dir.path, "plain.ts")
+    fs.writeFileSync(plain, "x = 1\n".repeat(4096))
+    expect(SecurityOutput.fileRanges(plain, PAIRS, "any", 1024)).toEqual([])
+    // Whole-file ranges redact every numbered line of a read.
+    const out = SecurityOutput.read("<content>\n4097: // @secure-start\n4098: k=973\n</content>", {
+      lines: [{ from: 1, to: Infinity }],
+    })
+    expect(out.text).not.toContain("k=973")
   })
 })
 

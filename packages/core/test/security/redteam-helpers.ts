@@ -529,10 +529,13 @@ async function execute(
   }
 }
 
-/** OpenCode's read tool: numbered lines, the AGENTS.md files of the folders between the file and the project root. */
+/**
+ * OpenCode's read tool: numbered lines, the AGENTS.md files of the folders between the file and the project root.
+ * Lines end at `\r\n`, `\n` or a lone `\r`, as Node's readline (1.2.15) and Effect's splitLines (1.18) split them.
+ */
 function readTool(dir: string, file: string, args: Record<string, unknown>, version: "1.2.15" | "1.18"): Done {
   const text = fs.readFileSync(file, "utf8")
-  const lines = text.split("\n")
+  const lines = text.split(/\r\n|\n|\r/)
   if (lines.at(-1) === "") lines.pop()
   const offset = typeof args.offset === "number" && args.offset > 0 ? args.offset : 1
   const limit = typeof args.limit === "number" ? args.limit : 2000

@@ -675,6 +675,107 @@ for f in glob.glob('.git/objects/*/*'):
       })
     })
 
+    // Red-team L5, L9, L10: segment protection failed open on heuristics (a NUL byte made the file "binary", growth
+    // past 2/4 MB made it "too large") and on a line model that counted only \n while OpenCode's read also breaks at a
+    // lone \r. Each attack is made with allowed edits outside the segment, then the segment is read back.
+    describe("5b. protected segments fail closed whatever the file becomes", () => {
+      const SEGMENT = 'const key = "SEGSECRET-PROBE-Zq7Wm3Kd9Lx2"'
+      const GROW = [
+        "export const a = 1",
+        "// @secure-start",
+        SEGMENT,
+        "k=973",
+        "// @secure-end",
+        "export const b = 2",
+        "",
+      ]
+      const rot13 = (t: string) =>
+        t.replace(/[a-z]/gi, (c) => String.fromCharCode((c.toLowerCase() < "n" ? 13 : -13) + c.charCodeAt(0)))
+      /** No segment line, plain or rot13, in what the model receives or (for shell commands) in the raw output. */
+      const clean = (text: string) => {
+        for (const secret of ["SEGSECRET-PROBE", "Zq7Wm3Kd9Lx2", "k=973"]) {
+          expect(text).not.toContain(secret)
+          expect(text).not.toContain(rot13(secret))
+        }
+      }
+      const probe = "tr 'A-Za-z' 'N-ZA-Mn-za-m' < src/grow.ts | tr -d '\\000'; echo probe-ran"
+
+      test(
+        "L5: a NUL byte added outside the segment does not un-mask it in the sandbox",
+        async () => {
+          await using box = await fresh(route, { "src/grow.ts": GROW.join("\n") })
+          // Masked before the edit (as designed), and the session has seen the file.
+          clean((await box.s.bash(probe)).raw)
+          await box.s.call("read", { filePath: "src/grow.ts" })
+          const edit = await box.s.call("edit", {
+            filePath: "src/grow.ts",
+            oldString: "export const a = 1",
+            newString: "export const a = 1 // \u0000",
+          })
+          expect(edit.refused).toBe(false)
+          expect(fs.readFileSync(box.dir.file("src/grow.ts"), "utf8")).toContain("\u0000")
+          const r = await box.s.bash(probe)
+          expect(r.raw).toContain("probe-ran")
+          clean(r.raw)
+          clean(r.output)
+        },
+        HEAVY,
+      )
+
+      test(
+        "L10: lone CRs added before the segment do not move the read's redaction off it (1.18 and 1.2.15)",
+        async () => {
+          await using box = await fresh(route, { "src/grow.ts": GROW.join("\n") })
+          const edit = await box.s.call("edit", {
+            filePath: "src/grow.ts",
+            oldString: "export const a = 1",
+            newString: "export const a = 1\rexport const c = 3\rexport const d = 4",
+          })
+          expect(edit.refused).toBe(false)
+          for (const version of ["1.18", "1.2.15"] as const) {
+            const r = await box.s.call("read", { filePath: "src/grow.ts" }, { version })
+            expect(r.refused).toBe(false)
+            expect(r.output).toContain("export const b = 2")
+            clean(r.output)
+            clean(JSON.stringify(r.metadata ?? {}))
+          }
+          const g = await box.s.call("grep", { pattern: "k=9" })
+          clean(g.output)
+          const sh = await box.s.bash(probe)
+          expect(sh.raw).toContain("probe-ran")
+          clean(sh.raw)
+        },
+        HEAVY,
+      )
+
+      test(
+        "L9: three replaceAll edits growing the file to 19 MB leave the segment redacted in read and hidden in the sandbox",
+        async () => {
+          await using box = await fresh(route, { "src/grow.ts": GROW.join("\n") })
+          const hundred = Array(100).fill("export const b = 2").join("\n")
+          for (let i = 0; i < 3; i++) {
+            const edit = await box.s.call("edit", {
+              filePath: "src/grow.ts",
+              oldString: "export const b = 2",
+              newString: hundred,
+              replaceAll: true,
+            })
+            expect(edit.refused).toBe(false)
+          }
+          expect(fs.statSync(box.dir.file("src/grow.ts")).size).toBeGreaterThan(4 * 1024 * 1024)
+          const r = await box.s.call("read", { filePath: "src/grow.ts", offset: 3, limit: 2 })
+          expect(r.refused).toBe(false)
+          clean(r.output)
+          clean(JSON.stringify(r.metadata ?? {}))
+          const sh = await box.s.bash("head -5 src/grow.ts | tr 'A-Za-z' 'N-ZA-Mn-za-m'; echo probe-ran")
+          expect(sh.raw).toContain("probe-ran")
+          clean(sh.raw)
+          clean(sh.output)
+        },
+        { timeout: 180_000 },
+      )
+    })
+
     describe("6. side doors", () => {
       const box = shared(route, {
         "team/sub/AGENTS.md": "Sub-team rules are public.\n",
