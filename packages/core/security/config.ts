@@ -659,6 +659,8 @@ export namespace SecurityConfig {
     notice(absolute: string): void
     /** Increments on every reload. */
     readonly version: number
+    /** Policy files that were symbolic links when first seen, with where they led (see `watch`). */
+    links(): ReadonlyMap<string, string>
   }
 
   /**
@@ -695,20 +697,77 @@ export namespace SecurityConfig {
     let version = 0
 
     const stampOf = (file: string) => {
+      let own = ""
       try {
-        const s = fs.statSync(file)
-        return `${s.mtimeMs}:${s.ctimeMs}:${s.size}:${s.ino}`
+        // The entry itself too: a link replaced by another one leading to the same file is a change.
+        const l = fs.lstatSync(file)
+        if (l.isSymbolicLink()) own = `:link:${l.ino}:${l.ctimeMs}`
       } catch {
         return "absent"
       }
+      try {
+        const s = fs.statSync(file)
+        return `${s.mtimeMs}:${s.ctimeMs}:${s.size}:${s.ino}${own}`
+      } catch {
+        return `dangling${own}`
+      }
+    }
+    /**
+     * Policy files that were symbolic links when first seen (a shared policy linked into the project), with where they
+     * led. A sandbox mount holds a link's target, not the link: one a command replaced, removed or sent elsewhere is
+     * not the user's policy, so the state is invalid (file access refused, the last valid policy kept for redaction)
+     * until the link is back (the guard puts it back after the command).
+     */
+    const links = new Map<string, string>()
+    const noteLink = (file: string) => {
+      if (links.has(file)) return
+      try {
+        if (fs.lstatSync(file).isSymbolicLink()) links.set(file, fs.readlinkSync(file))
+      } catch {
+        // Absent: nothing to hold.
+      }
+    }
+    const replacedLinks = (): Problem[] => {
+      const problems: Problem[] = []
+      for (const [file, target] of links) {
+        let now: string
+        try {
+          now = fs.lstatSync(file).isSymbolicLink() ? `a link to ${fs.readlinkSync(file)}` : "a file or folder"
+        } catch {
+          now = "removed"
+        }
+        if (now === `a link to ${target}`) continue
+        problems.push({
+          file,
+          pointer: "",
+          message: `this policy file was a symbolic link to ${target} when the session started and is now ${now === "removed" ? "gone" : now}: the policy it led to stays in force, and file access is refused until the link is put back (the security layer puts it back after the command that changed it; to change the policy, edit ${target} outside OpenCode)`,
+        })
+      }
+      return problems
     }
     const tracked = () => [path.join(root, SecuritySchema.FILE), ...nested]
     const reload = () => {
       for (const file of tracked()) stamps.set(file, stampOf(file))
-      const state = load(root, { ...options, nested: [...nested] })
+      const loaded = load(root, { ...options, nested: [...nested] })
+      for (const file of loaded.status === "valid"
+        ? loaded.config.files
+        : loaded.status === "invalid"
+          ? loaded.files
+          : [])
+        noteLink(file)
+      const replaced = replacedLinks()
+      const state: State = replaced.length
+        ? {
+            status: "invalid",
+            root,
+            problems: [...replaced, ...(loaded.status === "invalid" ? loaded.problems : [])],
+            files: [...new Set([...links.keys(), ...(loaded.status === "invalid" ? loaded.files : [])])],
+          }
+        : loaded
       if (state.status === "valid") lastValid = state.config
       current = state.status === "invalid" ? { ...state, lastValid } : state
-      for (const file of [...nested]) if (stamps.get(file) === "absent") nested.delete(file)
+      // A held link that is gone stays watched: put back, it counts again.
+      for (const file of [...nested]) if (stamps.get(file) === "absent" && !links.has(file)) nested.delete(file)
       checked = now()
       version++
       options.onChange?.(current)
@@ -758,6 +817,7 @@ export namespace SecurityConfig {
       get version() {
         return version
       },
+      links: () => links,
     }
   }
 }

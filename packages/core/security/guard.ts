@@ -909,6 +909,7 @@ export namespace SecurityGuard {
           root,
         })
         const policyChanged = !derived || derived.version !== watcher.version
+        if (policyChanged) holdPolicyLinks(config)
         const audit =
           state.status === "none"
             ? undefined
@@ -935,6 +936,18 @@ export namespace SecurityGuard {
         if (policyChanged && state.status !== "none") scheduleIndex(true)
       }
       return { state, d: derived }
+    }
+
+    /**
+     * Policy files and the audit log that are symbolic links (a shared policy kept elsewhere): the sandbox's read-only
+     * mount lands on the target, and a command could replace the link itself with a weaker policy. They are held like
+     * protected host links (`links`): a replaced one is moved aside and the link put back after the command, and until
+     * then the policy is invalid (`SecurityConfig.watch`), so nothing is decided under the replacement.
+     */
+    const holdPolicyLinks = (config: SecurityConfig.Loaded | undefined) => {
+      for (const [file, target] of watcher.links())
+        if (!links.has(file) && SecurityPath.movable(file, ownFolders)) links.set(file, target)
+      if (config) noteLinks([config.logging.path])
     }
 
     const announce = (state: SecurityConfig.State) => {
@@ -1321,6 +1334,15 @@ export namespace SecurityGuard {
       // Mounts go where the kernel resolves each path: through a linked home (`/home` → `var/home`) bubblewrap cannot
       // make a mount point at the path as written, and every command would fail.
       const real = <E extends { path: string }>(e: E): E => ({ ...e, path: realOrAsIs(e.path) })
+      // A locked path that is a link (a policy file or a rule-locked file linked elsewhere) is held at its target; the
+      // link itself is an ordinary entry of its folder, so a command replacing it has it put back (`sweep`).
+      for (const e of lock)
+        if (!links.has(e.path) && isLink(e.path) && SecurityPath.movable(e.path, ownFolders))
+          try {
+            links.set(e.path, fs.readlinkSync(e.path))
+          } catch {
+            continue
+          }
       return {
         sandbox: {
           hide: hide.map(real),
@@ -1760,6 +1782,7 @@ export namespace SecurityGuard {
       return []
     }
 
+    let policyLinkBack = false
     /** Moves aside protected host paths a sandboxed command created (they were absent when it started). */
     const sweep = (d: Derived, absent: string[], call?: Call): string[] => {
       const notes: string[] = []
@@ -1772,13 +1795,30 @@ export namespace SecurityGuard {
           current = null
         }
         if (current === target) continue
-        if (current !== null)
-          notes.push(...moveAside(d, link, call, `it replaced a protected link to ${target}, which was put back`))
-        try {
-          fs.symlinkSync(target, link)
-        } catch (error) {
-          log.error(`could not put back the link ${link}: ${error instanceof Error ? error.message : String(error)}`)
+        const putBack = () => {
+          try {
+            fs.symlinkSync(target, link)
+          } catch (error) {
+            log.error(`could not put back the link ${link}: ${error instanceof Error ? error.message : String(error)}`)
+          }
         }
+        // Put back before the audit entry is written: the audit log may be the link.
+        if (current !== null)
+          notes.push(
+            ...moveAside(d, link, call, `it replaced a protected link to ${target}, which was put back`, putBack),
+          )
+        else {
+          putBack()
+          notes.push(
+            `[security] ${SecurityAccess.display(root, link)} was a protected link to ${target}, which the command removed; it was put back.`,
+          )
+        }
+        if (watcher.links().has(link)) policyLinkBack = true
+      }
+      // The policy the link leads to is in force again from the next check.
+      if (policyLinkBack) {
+        policyLinkBack = false
+        watcher.reload()
       }
       for (const p of absent) {
         let st: fs.Stats | undefined
@@ -1827,7 +1867,7 @@ export namespace SecurityGuard {
       }
     }
 
-    const moveAside = (d: Derived, p: string, call: Call | undefined, why: string): string[] => {
+    const moveAside = (d: Derived, p: string, call: Call | undefined, why: string, then?: () => void): string[] => {
       // Never the system's own folders, whatever a rule or a bug says: running as root, every folder is writable.
       if (!SecurityPath.movable(p, ownFolders)) {
         const note = `[security] ${SecurityAccess.display(root, p)} was created or changed by the command, but it is in a system folder, which the layer never renames (${why}): it was left in place; remove it before starting OpenCode again.`
@@ -1837,6 +1877,7 @@ export namespace SecurityGuard {
       const aside = `${p}.blocked-by-security-${now()}`
       try {
         fs.renameSync(p, aside)
+        then?.()
         audit(d, {
           action: "refuse",
           source: "builtin-tool",
@@ -2254,7 +2295,9 @@ export namespace SecurityGuard {
         // call may have written is checked again before every call, and its notes go with this call's output.
         const start = current()
         if (start.state.status !== "none") {
-          const notes = templatesChanged(start.d, call)
+          // A policy link replaced by a call whose after hook never came (or outside any call) is put back first.
+          const notes = start.state.status === "invalid" && watcher.links().size ? sweep(start.d, [], call) : []
+          notes.push(...templatesChanged(start.d, call))
           if (writers.size) {
             notes.push(...newRepositories(start.d, call))
             // A call whose after hook has not come within the shell wait failed (or its hook was lost): it has been

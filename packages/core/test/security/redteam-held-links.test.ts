@@ -1,0 +1,159 @@
+// Red-team round L, root cause E: a policy file that is a symbolic link (a shared policy linked into the project) was
+// held at its target only. One command replaced the link with `{"version":"1.0"}` and the layer loaded it: protected
+// files readable in this session and the next. Each case runs on both routes through the real hooks.
+import { afterAll, describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { ROUTES, isolateHome, open, redteamProject, type RouteName } from "./redteam-helpers"
+
+const HEAVY = { timeout: 60_000 }
+const home = isolateHome()
+afterAll(() => home.restore())
+
+const SECRET = "Zx81Qp0vLk27mNb5Yt3RwE9u"
+const POLICY = ".opencode-security.json"
+/** Each policy file of the folder as `$f`, named at run time: the shell's static check refuses commands naming it. */
+const EACH = (body: string) => `ls -A | grep '^.opencode-security.json$' | while read f; do ${body}; done`
+
+/** The red-team project with its policy moved to a shared folder in the home and linked back into the project. */
+async function linkedPolicy(route: RouteName) {
+  const dir = await redteamProject()
+  const shared = fs.mkdtempSync(path.join(home.home, "shared-"))
+  const target = path.join(shared, "policy.json")
+  fs.copyFileSync(dir.file(POLICY), target)
+  const policy = fs.readFileSync(target, "utf8")
+  fs.rmSync(dir.file(POLICY))
+  fs.symlinkSync(target, dir.file(POLICY))
+  const s = await open(route, dir.path)
+  return {
+    dir,
+    s,
+    target,
+    policy,
+    link: dir.file(POLICY),
+    aside: () => fs.readdirSync(dir.path).filter((f) => f.startsWith(`${POLICY}.blocked-by-security-`)),
+    async [Symbol.asyncDispose]() {
+      s.close()
+      fs.rmSync(shared, { recursive: true, force: true })
+      await dir[Symbol.asyncDispose]()
+    },
+  }
+}
+
+for (const route of ROUTES) {
+  describe(`route ${route}`, () => {
+    test(
+      "a policy file that is a link: a command replacing it with an empty policy has the link put back, the replacement moved aside",
+      async () => {
+        await using box = await linkedPolicy(route)
+        expect((await box.s.call("read", { filePath: "secrets/api.key" })).refused).toBe(true)
+        // The tester's call: the link is an ordinary entry of the project folder; its target is read-only.
+        const r = await box.s.bash(EACH(`rm -f "$f"; printf '{"version":"1.0"}' > "$f"; echo swapped`))
+        expect(r.refused).toBe(false)
+        expect(r.raw).toContain("swapped")
+        expect(r.output).toContain("replaced a protected link")
+        expect(fs.lstatSync(box.link).isSymbolicLink()).toBe(true)
+        expect(fs.readlinkSync(box.link)).toBe(box.target)
+        expect(fs.readFileSync(box.target, "utf8")).toBe(box.policy)
+        const aside = box.aside()
+        expect(aside.length).toBe(1)
+        expect(fs.readFileSync(box.dir.file(aside[0]!), "utf8")).toBe('{"version":"1.0"}')
+        const read = await box.s.call("read", { filePath: "secrets/api.key" })
+        expect(read.refused).toBe(true)
+        expect(read.output + read.raw).not.toContain(SECRET)
+      },
+      HEAVY,
+    )
+
+    test(
+      "a policy link removed, or sent elsewhere, is put back too",
+      async () => {
+        await using box = await linkedPolicy(route)
+        const removed = await box.s.bash(`${EACH('rm -f "$f"')}; echo RAN-OK`)
+        expect(removed.raw).toContain("RAN-OK")
+        expect(removed.output).toContain("which the command removed; it was put back")
+        expect(fs.readlinkSync(box.link)).toBe(box.target)
+        expect((await box.s.call("read", { filePath: "secrets/api.key" })).refused).toBe(true)
+        const elsewhere = await box.s.bash(
+          `printf '{"version":"1.0"}' > weak.json; ${EACH('ln -sfn weak.json "$f"')}; echo RAN-OK`,
+        )
+        expect(elsewhere.raw).toContain("RAN-OK")
+        expect(elsewhere.output).toContain("replaced a protected link")
+        expect(fs.readlinkSync(box.link)).toBe(box.target)
+        expect((await box.s.call("read", { filePath: "secrets/api.key" })).refused).toBe(true)
+      },
+      HEAVY,
+    )
+
+    test(
+      "while a policy link is replaced (before any after hook), file access fails closed; the next call puts it back",
+      async () => {
+        await using box = await linkedPolicy(route)
+        // As a command still running, or one whose after hook never came, would leave it.
+        fs.rmSync(box.link)
+        fs.writeFileSync(box.link, '{"version":"1.0"}')
+        await Bun.sleep(600)
+        const read = await box.s.call("read", { filePath: "secrets/api.key" })
+        expect(read.refused).toBe(true)
+        expect(read.output + read.raw).not.toContain(SECRET)
+        expect(fs.readlinkSync(box.link)).toBe(box.target)
+        expect(box.aside().length).toBe(1)
+        // The policy it led to is back in force; ordinary files stay readable.
+        const again = await box.s.call("read", { filePath: "secrets/api.key" })
+        expect(again.refused).toBe(true)
+        expect(again.reason ?? "").not.toContain("symbolic link")
+        expect((await box.s.call("read", { filePath: "README.md" })).refused).toBe(false)
+      },
+      HEAVY,
+    )
+
+    test(
+      "a nested policy file that is a link is put back when a command replaces it",
+      async () => {
+        await using box = await linkedPolicy(route)
+        const shared = path.dirname(box.target)
+        // A nested policy (a team's shared rules) linked into the project: it denies reading team/notes.txt.
+        const nestedTarget = path.join(shared, "team.json")
+        fs.writeFileSync(
+          nestedTarget,
+          JSON.stringify({
+            version: "1.0",
+            rules: [{ pattern: "notes.txt", type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] }],
+          }),
+        )
+        fs.writeFileSync(box.dir.file("team/notes.txt"), "team notes Tn4Qv8Lm2Xp6\n")
+        fs.symlinkSync(nestedTarget, box.dir.file(`team/${POLICY}`))
+        expect((await box.s.call("read", { filePath: "team/notes.txt" })).refused).toBe(true)
+        const r = await box.s.bash(`cd team && ${EACH(`rm -f "$f"; printf '{"version":"1.0"}' > "$f"`)}; echo RAN-OK`)
+        expect(r.raw).toContain("RAN-OK")
+        expect(r.output).toContain("replaced a protected link")
+        expect(fs.readlinkSync(box.dir.file(`team/${POLICY}`))).toBe(nestedTarget)
+        const read = await box.s.call("read", { filePath: "team/notes.txt" })
+        expect(read.refused).toBe(true)
+        expect(read.output + read.raw).not.toContain("Tn4Qv8Lm2Xp6")
+      },
+      HEAVY,
+    )
+
+    test(
+      "an audit log that is a link is put back when a command replaces it",
+      async () => {
+        await using box = await linkedPolicy(route)
+        const log = box.dir.file(".opencode-security-audit.log")
+        const kept = path.join(path.dirname(box.target), "audit.log")
+        if (fs.existsSync(log)) fs.renameSync(log, kept)
+        else fs.writeFileSync(kept, "")
+        fs.symlinkSync(kept, log)
+        await box.s.call("read", { filePath: "secrets/api.key" })
+        const r = await box.s.bash(
+          `ls -A | grep '^.opencode-security-audit.log$' | while read f; do rm -f "$f"; echo forged > "$f"; done; echo RAN-OK`,
+        )
+        expect(r.raw).toContain("RAN-OK")
+        expect(r.output).toContain("replaced a protected link")
+        expect(fs.readlinkSync(log)).toBe(kept)
+        expect(fs.readFileSync(kept, "utf8")).not.toContain("forged")
+      },
+      HEAVY,
+    )
+  })
+}
