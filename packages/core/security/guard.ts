@@ -1293,6 +1293,14 @@ export namespace SecurityGuard {
           }
         }
       }
+      // A policy file or audit log that is a link is held at its target: the folders the target lies in are pinned
+      // too, or a command could rename one aside and write a weaker policy where the unchanged link leads.
+      for (const file of [config.logging.path, ...config.files]) {
+        if (!isLink(file)) continue
+        const target = realOrAsIs(file)
+        if (!SecurityPath.isInside(target, root)) pinAbove(target, above, looked)
+        else for (let dir = path.dirname(target); dir !== root; dir = path.dirname(dir)) pin.add(dir)
+      }
       for (const dir of above) pin.add(dir)
       for (const file of [...config.files, config.logging.path])
         if (fs.existsSync(file)) lock.push({ path: file, dir: false })

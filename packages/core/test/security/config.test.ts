@@ -348,4 +348,36 @@ describe("SecurityConfig.watch", () => {
     const state = watcher.state()
     expect(state.status === "valid" && state.config.files).toHaveLength(2)
   })
+
+  // Red-team L11: a linked policy replaced with `{"version":"1.0"}` was loaded as the new policy.
+  test("a policy file that was a link and is replaced, removed or retargeted fails closed until the link is back", async () => {
+    await using dir = await tmpdir()
+    const rules = [{ pattern: "secret.txt", type: "file", deniedOperations: ["read"] }]
+    write(dir.path, "shared/policy.json", { version: "1.0", rules })
+    write(dir.path, "weak.json", { version: "1.0" })
+    const file = path.join(dir.path, "proj/.opencode-security.json")
+    fs.mkdirSync(path.dirname(file))
+    const target = path.join(dir.path, "shared/policy.json")
+    fs.symlinkSync(target, file)
+    const watcher = SecurityConfig.watch(path.dirname(file), { intervalMs: 0 })
+    expect(watcher.state().status).toBe("valid")
+    expect(watcher.links().get(file)).toBe(target)
+    const swaps: (() => void)[] = [
+      () => fs.writeFileSync(file, '{"version":"1.0"}'),
+      () => {},
+      () => fs.symlinkSync(path.join(dir.path, "weak.json"), file),
+    ]
+    for (const swap of swaps) {
+      fs.rmSync(file)
+      swap()
+      const state = watcher.state()
+      expect(state.status).toBe("invalid")
+      expect(problems(state)[0]?.message).toContain(`was a symbolic link to ${target}`)
+      expect(state.status === "invalid" && state.lastValid?.rules.some((r) => r.pattern === "secret.txt")).toBe(true)
+      fs.rmSync(file, { force: true })
+      fs.symlinkSync(target, file)
+      const back = watcher.state()
+      expect(back.status === "valid" && back.config.rules.some((r) => r.pattern === "secret.txt")).toBe(true)
+    }
+  })
 })

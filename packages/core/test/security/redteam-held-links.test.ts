@@ -16,14 +16,15 @@ const POLICY = ".opencode-security.json"
 const EACH = (body: string) => `ls -A | grep '^.opencode-security.json$' | while read f; do ${body}; done`
 
 /** The red-team project with its policy moved to a shared folder in the home and linked back into the project. */
-async function linkedPolicy(route: RouteName) {
+async function linkedPolicy(route: RouteName, inProject = false) {
   const dir = await redteamProject()
-  const shared = fs.mkdtempSync(path.join(home.home, "shared-"))
+  const shared = inProject ? dir.file("policies/org") : fs.mkdtempSync(path.join(home.home, "shared-"))
+  fs.mkdirSync(shared, { recursive: true })
   const target = path.join(shared, "policy.json")
   fs.copyFileSync(dir.file(POLICY), target)
   const policy = fs.readFileSync(target, "utf8")
   fs.rmSync(dir.file(POLICY))
-  fs.symlinkSync(target, dir.file(POLICY))
+  fs.symlinkSync(inProject ? "policies/org/policy.json" : target, dir.file(POLICY))
   const s = await open(route, dir.path)
   return {
     dir,
@@ -131,6 +132,34 @@ for (const route of ROUTES) {
         const read = await box.s.call("read", { filePath: "team/notes.txt" })
         expect(read.refused).toBe(true)
         expect(read.output + read.raw).not.toContain("Tn4Qv8Lm2Xp6")
+      },
+      HEAVY,
+    )
+
+    test(
+      "the folders a linked policy's target lies in cannot be renamed aside to put a weaker policy where the link leads",
+      async () => {
+        {
+          // The shared policy kept in the project itself (a monorepo's policies folder).
+          await using box = await linkedPolicy(route, true)
+          expect((await box.s.call("read", { filePath: "secrets/api.key" })).refused).toBe(true)
+          const inside = await box.s.bash(
+            `mv policies/org policies/old; mv policies old-policies; mkdir -p policies/org; printf '{"version":"1.0"}' > policies/org/policy.json; echo RAN-OK`,
+          )
+          expect(inside.raw).toContain("RAN-OK")
+          expect(fs.readFileSync(box.target, "utf8")).toBe(box.policy)
+          expect((await box.s.call("read", { filePath: "secrets/api.key" })).refused).toBe(true)
+        }
+        // And in a folder of the home.
+        await using box = await linkedPolicy(route)
+        const shared = path.dirname(box.target)
+        fs.writeFileSync(box.dir.file(".d"), shared)
+        const outside = await box.s.bash(
+          `d=$(cat .d); mv "$d" "$d.old"; mkdir -p "$d"; printf '{"version":"1.0"}' > "$d/policy.json"; echo RAN-OK`,
+        )
+        expect(outside.raw).toContain("RAN-OK")
+        expect(fs.readFileSync(box.target, "utf8")).toBe(box.policy)
+        expect((await box.s.call("read", { filePath: "secrets/api.key" })).refused).toBe(true)
       },
       HEAVY,
     )
