@@ -144,7 +144,9 @@ export namespace SecurityAccess {
         : rule.implicit === "audit-log"
           ? "the implicit protection of the security audit log"
           : rule.implicit === "host-state"
-            ? "the implicit protection of the built-ins' local state (learnings, captured calls, heartbeats)"
+            ? matched.split(path.sep).includes("builtins-local")
+              ? "the implicit protection of the built-ins' local state (learnings, captured calls, heartbeats)"
+              : "the implicit protection of OpenCode's own records (the sessions, snapshots, logs and saved tool output of every project and role, its credentials)"
             : `the implicit protection of ${hostReason(matched)}`
       : `rule '${rule.pattern}' (${display(config.root, rule.file ?? "")}${rule.id.slice(rule.id.indexOf("#"))})`
     const who = rule.allowedRoles.length

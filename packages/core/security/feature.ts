@@ -70,7 +70,8 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
       ],
       writable: SecurityGuard.hostWritable(),
       ensure: [local],
-      hide: [local],
+      // OpenCode's own records (sessions of every project and role, snapshots, logs, saved outputs, credentials).
+      hide: [local, ...SecurityGuard.hostHidden()],
     })
     // PATH entries a sandboxed command can write but that cannot be held read-only without the project or the home
     // (relative ones, folders in the project): OpenCode's own lookups on the host (git for its snapshot, rg, the shell)

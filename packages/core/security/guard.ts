@@ -587,6 +587,37 @@ export namespace SecurityGuard {
   ] as const
 
   /**
+   * The parts of OpenCode's data folder that hold what earlier sessions saw, of every project and every role: its
+   * snapshot repositories (git objects with the content of files, protected ones included, untracked or not), the
+   * session store (`opencode.db` with its `-wal`/`-shm`/`-journal`, a channel's `opencode-<channel>.db`,
+   * `OPENCODE_DB`, and 1.2.15's `storage/`), its logs and the full tool outputs 1.18 saves (`tool-output/`), and the
+   * credentials it keeps (`auth.json`, `mcp-auth.json`). OpenCode reads them in its own process, outside the sandbox;
+   * hosts pass them as `hide`, so no role reads or writes them with a tool or a command while a policy exists.
+   *
+   * @example
+   * SecurityGuard.hostHidden({ HOME: "/home/me" }) // ["/home/me/.local/share/opencode/snapshot", …]
+   */
+  export function hostHidden(env: Record<string, string | undefined> = process.env): string[] {
+    const home = env.HOME || os.homedir()
+    const dataDir = path.join(env.XDG_DATA_HOME || path.join(home, ".local", "share"), "opencode")
+    const databases = new Set([path.join(dataDir, "opencode.db")])
+    try {
+      for (const name of fs.readdirSync(dataDir)) {
+        const db = /^(opencode(?:-[A-Za-z0-9._-]+)?\.db)(?:-wal|-shm|-journal)?$/.exec(name)
+        if (db) databases.add(path.join(dataDir, db[1]!))
+      }
+    } catch {
+      // No data folder yet: the default database name only.
+    }
+    // OpenCode takes a relative OPENCODE_DB inside its data folder; ":memory:" is no file.
+    if (env.OPENCODE_DB && env.OPENCODE_DB !== ":memory:") databases.add(path.resolve(dataDir, env.OPENCODE_DB))
+    return [
+      ...["snapshot", "storage", "log", "tool-output", "auth.json", "mcp-auth.json"].map((f) => path.join(dataDir, f)),
+      ...[...databases].flatMap((db) => ["", "-wal", "-shm", "-journal"].map((suffix) => db + suffix)),
+    ]
+  }
+
+  /**
    * The folders inside `hostProtected` folders that OpenCode's agent writes to through OpenCode itself: plans (plan
    * mode writes them with the write tool). A project inside the data folder (a worktree OpenCode made there) stays
    * writable too, but not the other worktrees beside it, which load their own plugins when a session starts in them.
@@ -1250,7 +1281,10 @@ export namespace SecurityGuard {
           log.warn(`could not create ${dir}: ${error instanceof Error ? error.message : String(error)}`)
         }
       }
-      for (const p of hostHidden) if (kindOf(p) === "dir") hide.push({ path: p, dir: true })
+      for (const p of hostHidden) {
+        const kind = kindOf(p)
+        if (kind) hide.push({ path: p, dir: kind === "dir" })
+      }
       // Servers of the user's session that run commands outside the sandbox for whoever connects (tmux run-shell,
       // screen, the systemd user manager over the session bus, Docker).
       for (const p of controlSockets(env, home)) {

@@ -383,7 +383,7 @@ async function coreRoute(dir: string): Promise<Wired> {
     writable: SecurityGuard.hostWritable(),
     // As the security feature passes them: the built-ins' local state is the host's alone.
     ensure: [LocalState.dir(dir)],
-    hide: [LocalState.dir(dir)],
+    hide: [LocalState.dir(dir), ...SecurityGuard.hostHidden()],
   })
   await Promise.race([guard.ready(), Bun.sleep(3000)])
   const host: Host = {
