@@ -285,6 +285,9 @@ export namespace SecurityGuard {
   /** Loose git objects with protected content hidden one by one inside the sandbox, at most. */
   const MAX_HIDDEN_OBJECTS = 512
 
+  /** Folders the tree did not list are hidden one by one up to this many; past it, their parents are hidden instead. */
+  export const MAX_UNLISTED_MOUNTS = 256
+
   /** Git commands that read or write the work tree against the index (a redacted copy would mislead them). */
   const GIT_WORKTREE = new Set([
     "add",
@@ -777,6 +780,15 @@ export namespace SecurityGuard {
     /** Nested repositories a call made, already inspected by `newRepositories` (their tops). */
     const inspectedRepos = new Set<string>()
     /**
+     * Repositories inside folders the tree did not list, as they were when the layer started and before each command
+     * (the sandbox hides those folders from it, so they are not its doing): `newRepositories` inspects only those that appear besides them.
+     */
+    const unlistedRepos = new Set<string>()
+    const reposBelow = (dirs: readonly string[]) =>
+      SecurityTree.find(dirs, ".git")
+        .map((e) => path.dirname(e.path))
+        .filter((top) => top !== root)
+    /**
      * The project files OpenCode's plugins and custom tools import (`SecurityClosure`), by path → their stamp when last
      * seen. They run at OpenCode's next start outside the sandbox, but they are ordinary sources the agent must keep
      * editing (and `git checkout`, `npm install` and compilers must keep writing): they are watched, not locked. A
@@ -889,6 +901,8 @@ export namespace SecurityGuard {
     })
 
     let tree: SecurityTree.Tree | undefined
+    /** Set once the first listing's unlisted repositories are recorded (`unlistedRepos`). */
+    let baselined = false
     let index = SecurityInventory.empty()
     let indexVersion = 0
     const files: SecurityInventory.Cache = new Map()
@@ -905,7 +919,7 @@ export namespace SecurityGuard {
     /** Set when a shell command did not enter the sandbox: shell commands are refused from then on. */
     let bypassed: string | undefined
     /** Shell calls prepared for the sandbox, by call id: protected host paths absent when the call started. */
-    const pending = new Map<string, { absent: string[]; at: number }>()
+    const pending = new Map<string, { absent: string[]; at: number; unlisted?: string[] }>()
     /**
      * Protected host paths absent when a sandboxed command started whose end no hook reports (a command the user
      * typed): checked at the next tool call.
@@ -1023,6 +1037,10 @@ export namespace SecurityGuard {
           ? await SecurityTree.list(root, { maxEntries: options.maxIndexEntries ?? 100_000 })
           : SecurityTree.refresh(tree).tree
       if (closed) return
+      if (!baselined) {
+        baselined = true
+        for (const top of reposBelow(tree.unlisted)) unlistedRepos.add(top)
+      }
       watcher.add(policyFilesOf(tree))
       const { state, d } = current()
       const next =
@@ -1258,12 +1276,16 @@ export namespace SecurityGuard {
     const protections = (
       d: Derived,
       config: SecurityConfig.Loaded,
-    ): { sandbox: Sandbox.Protections; absent: string[] } => {
+    ): { sandbox: Sandbox.Protections; absent: string[]; unlisted: string[] } => {
       const hide: SandboxPlan.Entry[] = []
       const lock: SandboxPlan.Entry[] = []
       const pin = new Set<string>()
       const stillProtected = (entry: SecurityInventory.Protected) => (renamed: string) =>
         [...entry.ops].some((op) => SecurityAccess.firstDenying(config, renamed, op, d.role))
+      // Folders the tree did not list (its budget ran out — a command can make 200,000 files — or they could not be
+      // read): what lies below them is unknown to the inventory, so they are hidden whole rather than taken for empty.
+      const unlisted = unlistedFolders()
+      for (const dir of unlisted) hide.push({ path: dir, dir: true })
       for (const entry of [...index.top, ...index.links]) {
         const item = { path: entry.path, dir: entry.dir }
         if (entry.ops.has("read") || entry.ops.has("llm")) hide.push(item)
@@ -1395,7 +1417,37 @@ export namespace SecurityGuard {
           expose: ripgrepFile ? [ripgrepFile] : [],
         },
         absent,
+        unlisted,
       }
+    }
+
+    /**
+     * The folders of the tree that exist but were not listed (`SecurityTree.Tree.unlisted`), outermost only; more than
+     * `MAX_UNLISTED_MOUNTS` are replaced by their parents, deepest first, until they fit (the root at worst).
+     */
+    const unlistedFolders = (): string[] => {
+      if (!tree?.unlisted.length) return []
+      const outermost = (dirs: string[]) => {
+        const sorted = [...new Set(dirs)].sort((a, b) => a.length - b.length)
+        const out: string[] = []
+        for (const d of sorted) if (!out.some((o) => SecurityPath.isInside(d, o))) out.push(d)
+        return out
+      }
+      let dirs = outermost(tree.unlisted.filter((d) => kindOf(d) === "dir" && SecurityPath.isInside(d, root)))
+      while (dirs.length > MAX_UNLISTED_MOUNTS) {
+        const deepest = Math.max(...dirs.map((d) => d.split(path.sep).length))
+        dirs = outermost(dirs.map((d) => (d.split(path.sep).length === deepest && d !== root ? path.dirname(d) : d)))
+      }
+      return dirs
+    }
+    /** Why folders are unlisted, for messages: the budget, and the largest folders listed (usually what filled it). */
+    const unlistedWhy = () => {
+      if (!tree?.truncated) return "some folders of the project could not be read by the security layer"
+      const biggest = [...tree.folders]
+        .sort((a, b) => b[1].entries.length - a[1].entries.length)
+        .slice(0, 2)
+        .map(([dir, f]) => `${SecurityAccess.display(root, dir) || "."} (${f.entries.length} entries)`)
+      return `the project has more than ${tree.maxEntries} files and folders, the most the security index lists (largest folders: ${biggest.join(", ")})`
     }
 
     /**
@@ -1491,7 +1543,9 @@ export namespace SecurityGuard {
       }
       // Repositories a call made, known before the tree is listed again.
       const tops = repositoriesOf.tops
-      return inspectedRepos.size ? [...new Set([...tops, ...inspectedRepos])] : tops
+      return inspectedRepos.size || unlistedRepos.size
+        ? [...new Set([...tops, ...unlistedRepos, ...inspectedRepos])]
+        : tops
     }
     /**
      * The git folders of a repository whose config and hooks git uses: its `.git` folder, or the folder a `.git` file
@@ -1628,8 +1682,16 @@ export namespace SecurityGuard {
       await fresh()
       const latest = current()
       const planned = protections(latest.d, latest.state.status === "valid" ? latest.state.config : config)
+      if (planned.unlisted.includes(root))
+        return {
+          error: new SecurityError.Denied({
+            reason: `${unlistedWhy()}; the project folder itself would be hidden, so shell commands are refused. Remove the files that fill it, or raise "maxIndexEntries" in the "security" section of .opencode/opencode-builtins.json`,
+            tool: call.tool,
+          }),
+        }
+      if (planned.unlisted.length) for (const top of reposBelow(planned.unlisted)) unlistedRepos.add(top)
       sb.prepare(planned.sandbox)
-      if (call.callID) pending.set(call.callID, { absent: planned.absent, at: now() })
+      if (call.callID) pending.set(call.callID, { absent: planned.absent, at: now(), unlisted: planned.unlisted })
       if (pending.size > 256) pending.delete(pending.keys().next().value!)
       return { sandboxed: true }
     }
@@ -1651,6 +1713,13 @@ export namespace SecurityGuard {
         })
         notes.push(
           "[security] This command ran outside the kernel sandbox (the shell did not read its startup hook); further shell commands are refused until OpenCode is restarted.",
+        )
+      }
+      if (info.unlisted?.length) {
+        const shown = info.unlisted.slice(0, 5).map((p) => SecurityAccess.display(root, p))
+        const more = info.unlisted.length > 5 ? ` and ${info.unlisted.length - 5} more` : ""
+        notes.push(
+          `[security] ${unlistedWhy()}; the folders it could not list were hidden from this command ("Permission denied"): ${shown.join(", ")}${more}. Remove the files that fill it, or raise "maxIndexEntries" in the "security" section of .opencode/opencode-builtins.json.`,
         )
       }
       notes.push(...sweep(d, info.absent, call))
@@ -1682,7 +1751,14 @@ export namespace SecurityGuard {
       const notes: string[] = []
       const why =
         "OpenCode's snapshot runs git in every repository of the project at the end of each step, outside the sandbox"
-      for (const e of SecurityTree.entries(SecurityTree.refresh(tree).tree)) {
+      // A repository made where the tree's budget no longer reaches (a command that made 200,000 files first, then
+      // `zzz/sub` with a `core.fsmonitor`) is found by a walk of the unlisted folders with no budget.
+      const listed = SecurityTree.refresh(tree).tree
+      const found = [
+        ...SecurityTree.entries(listed),
+        ...(listed.unlisted.length ? SecurityTree.find(listed.unlisted, ".git") : []),
+      ]
+      for (const e of found) {
         if (e.name !== ".git") continue
         const top = path.dirname(e.path)
         if (top === root || known.has(top) || inspectedRepos.has(top)) continue

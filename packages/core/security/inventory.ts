@@ -4,6 +4,7 @@ import path from "path"
 import { SecurityAccess } from "./access"
 import type { SecurityConfig } from "./config"
 import { SecurityFingerprint } from "./fingerprint"
+import { SecurityPath } from "./paths"
 import { SecurityRole } from "./role"
 import type { SecuritySchema } from "./schema"
 import { SecuritySegments } from "./segments"
@@ -51,6 +52,11 @@ export namespace SecurityInventory {
     /** Policy files found below the root (the root's own excluded). */
     policyFiles: string[]
     truncated: boolean
+    /**
+     * Folders outside the project an absolute or `~/` rule reaches that were not listed (the listing was cut at
+     * `MAX_OUTSIDE_ENTRIES`, or they could not be read): they are in `top` whole, with the rule's operations.
+     */
+    unlisted: string[]
     builtAt?: number
   }
 
@@ -97,6 +103,7 @@ export namespace SecurityInventory {
       whole: new Set(),
       policyFiles: [],
       truncated: false,
+      unlisted: [],
     }
   }
 
@@ -180,23 +187,51 @@ export namespace SecurityInventory {
     let bytes = 0
     let visited = 0
     const seen = new Set<string>()
+    /** The paths rules were asked about (their cached decisions are kept). */
+    const judged = new Set<string>()
     /** Files with more than one name that no rule protects, by `dev:ino`: a link to a protected file is one too. */
     const shared = new Map<string, string[]>()
+    /**
+     * `full` is the path as it is on disk: what the sandbox mounts over, stats and reads (a name stored decomposed, as
+     * macOS writes `café`, is another path than its NFC form on Linux). Rules match its NFC form, as they match the
+     * tools' paths. A symbolic link is judged like the tools judge a path through it — the link's own path, every hop
+     * and the real path — and protected as what it leads to: a folder or a file (the sandbox mounts over the real
+     * path, so the content is hidden or read-only whichever name a command uses).
+     */
     const consider = async (full: string, kind: SecurityTree.Kind) => {
       if (seen.has(full)) return
       seen.add(full)
       if (++visited % 4000 === 0) await new Promise((r) => setImmediate(r))
+      const match = full.normalize("NFC")
+      judged.add(match)
+      let also: string[] = []
+      if (kind === "other") {
+        const link = linkOf(full)
+        if (!link) return
+        kind = link.dir ? "dir" : "file"
+        also = link.paths.filter((p) => p !== match)
+        for (const p of also) judged.add(p)
+      }
       if (kind === "dir") {
-        const own = decide(full, true)
-        if (!own.ops.size) return
-        if (own.whole) wholeDirs.set(full, own.ops)
+        // Only a folder protected with everything below it is recorded: below any other one, the entries the tree
+        // lists are judged one by one.
+        const own = { ops: new Set<Operation>(), whole: false }
+        for (const p of [match, ...also]) {
+          const hit = decide(p, true)
+          if (!hit.whole) continue
+          own.whole = true
+          for (const op of hit.ops) own.ops.add(op)
+        }
+        if (!own.whole) return
+        wholeDirs.set(full, own.ops)
         const above = covering(full)
-        if (own.whole && !(above && [...own.ops].every((op) => above.has(op))))
+        if (!(above && [...own.ops].every((op) => above.has(op))))
           index.top.push({ path: full, dir: true, ops: own.ops })
         return
       }
       if (kind !== "file") return
-      const own = decide(full, false).ops
+      const own = new Set<Operation>()
+      for (const p of [match, ...also]) for (const op of decide(p, false).ops) own.add(op)
       const above = covering(full)
       const ops = new Set([...own, ...(above ?? [])])
       let stamp: string | undefined
@@ -207,16 +242,19 @@ export namespace SecurityInventory {
       } catch {
         // Vanished since the listing: the path rules still protect it.
       }
+      if (stat && !stat.isFile()) stat = undefined
       if (ops.size) {
-        index.files.set(full, ops)
+        index.files.set(match, ops)
         if (own.size && !(above && [...own].every((op) => above.has(op))))
           index.top.push({ path: full, dir: false, ops: own })
-        if (stat) index.inodes.set(`${stat.dev}:${stat.ino}`, full)
+        // By the path a rule matches: the tools' hard-link check asks the rules about it.
+        const named = [match, ...also].find((p) => decide(p, false).ops.size) ?? match
+        if (stat) index.inodes.set(`${stat.dev}:${stat.ino}`, named)
       } else if (stat && stat.nlink > 1) {
         const id = `${stat.dev}:${stat.ino}`
         shared.set(id, [...(shared.get(id) ?? []), full])
       }
-      const wantsPrint = (ops.has("read") || ops.has("llm")) && bytes < maxPrints && !isState(full)
+      const wantsPrint = (ops.has("read") || ops.has("llm")) && bytes < maxPrints && !isState(match)
       const wantsSegments = markers.length > 0
       if (!stat || !stamp || (!wantsPrint && !wantsSegments)) return
       let entry = cache.get(full)
@@ -282,18 +320,41 @@ export namespace SecurityInventory {
       for (const e of folder.entries) {
         if (e.name === ".opencode-security.json" && path.dirname(e.path) !== tree.root && e.kind !== "dir")
           index.policyFiles.push(e.path.normalize("NFC"))
-        await consider(e.path.normalize("NFC"), e.kind)
+        await consider(e.path, e.kind)
       }
-    for (const e of outside(config, tree.root)) await consider(e.path, e.kind)
+    const far = outside(config, tree.root, role)
+    for (const e of far.entries) await consider(e.path, e.kind)
+    for (const e of far.unlisted) {
+      const above = covering(e.path)
+      if (above && [...e.ops].every((op) => above.has(op))) continue
+      index.top.push(e)
+      index.unlisted.push(e.path)
+    }
     for (const [id, paths] of shared) {
       const original = index.inodes.get(id)
       const ops = original && index.files.get(original)
       if (ops) for (const p of paths) index.links.push({ path: p, dir: false, ops })
     }
     for (const file of cache.keys()) if (!seen.has(file)) cache.delete(file)
-    for (const id of decisions.keys()) if (!seen.has(id.slice(2))) decisions.delete(id)
+    for (const id of decisions.keys()) if (!judged.has(id.slice(2))) decisions.delete(id)
     index.builtAt = (input.now ?? Date.now)()
     return index
+  }
+
+  /**
+   * Where a symbolic link leads: whether to a folder, and the paths the tools check for it (its hops and its real
+   * path, NFC). Undefined for what is not a link, or a link that leads nowhere (nothing to protect; a mount over it
+   * would fail every command).
+   */
+  function linkOf(full: string): { dir: boolean; paths: string[] } | undefined {
+    try {
+      if (!fs.lstatSync(full).isSymbolicLink()) return undefined
+      const stat = fs.statSync(full)
+      const resolved = SecurityPath.resolve(full.normalize("NFC"))
+      return { dir: stat.isDirectory(), paths: [...resolved.hops, resolved.real] }
+    } catch {
+      return undefined
+    }
   }
 
   function readText(file: string, max: number): string | undefined {
@@ -322,13 +383,39 @@ export namespace SecurityInventory {
     )
   }
 
+  /** Entries listed per rule outside the project before the rest is hidden unlisted (`outside`). */
+  export const MAX_OUTSIDE_ENTRIES = 20_000
+
   /**
-   * Entries outside the project that absolute and `~/` rules may protect: the rule's literal leading folders, listed
-   * two levels deep (at most 2,000 entries per rule).
+   * Entries outside the project that absolute and `~/` rules may protect: the rule's literal leading folders (through a
+   * link too), and for a rule with a pattern after them everything below, at most `MAX_OUTSIDE_ENTRIES` entries per
+   * rule. A listing cut short never leaves a match unprotected: the folders not listed are returned in `unlisted`
+   * with the rule's operations, and the sandbox hides (or locks) them whole. Links to folders met below are followed
+   * once (a stow-kept `~/vault/keys` → `~/dotfiles/keys`).
    */
-  function outside(config: SecurityConfig.Loaded, root: string): { path: string; kind: SecurityTree.Kind }[] {
+  function outside(
+    config: SecurityConfig.Loaded,
+    root: string,
+    role: string,
+  ): { entries: { path: string; kind: SecurityTree.Kind }[]; unlisted: Protected[] } {
     const out: { path: string; kind: SecurityTree.Kind }[] = []
+    const unlisted: Protected[] = []
     const home = config.home || os.homedir()
+    const kindOf = (p: string): SecurityTree.Kind | undefined => {
+      try {
+        const s = fs.lstatSync(p)
+        return s.isDirectory() ? "dir" : s.isFile() ? "file" : "other"
+      } catch {
+        return undefined
+      }
+    }
+    const isDir = (p: string) => {
+      try {
+        return fs.statSync(p).isDirectory()
+      } catch {
+        return false
+      }
+    }
     for (const rule of config.rules) {
       if (rule.implicit) continue
       const pattern = rule.pattern.trim()
@@ -342,37 +429,43 @@ export namespace SecurityInventory {
       }
       const base = literal.join("/") || "/"
       if (base === "/" || (root.startsWith(base + "/") && base.length < root.length)) continue
-      const kindOf = (p: string): SecurityTree.Kind | undefined => {
-        try {
-          const s = fs.lstatSync(p)
-          return s.isDirectory() ? "dir" : s.isFile() ? "file" : "other"
-        } catch {
-          return undefined
-        }
-      }
       const own = kindOf(base)
       if (!own) continue
       out.push({ path: base, kind: own })
-      if (literal.length === parts.length || own !== "dir") continue
-      let budget = 2000
-      const queue: { dir: string; depth: number }[] = [{ dir: base, depth: 0 }]
-      while (queue.length && budget > 0) {
-        const { dir, depth } = queue.shift()!
+      if (literal.length === parts.length || !isDir(base)) continue
+      const ops = new Set(OPS.filter((op) => SecurityAccess.denies(rule, op, role)))
+      let budget = MAX_OUTSIDE_ENTRIES
+      const visited = new Set<string>()
+      const queue: string[] = [base]
+      while (queue.length) {
+        const dir = queue.shift()!
+        let real: string
         let names: fs.Dirent[]
         try {
+          real = fs.realpathSync.native(dir)
           names = fs.readdirSync(dir, { withFileTypes: true })
         } catch {
+          // Unreadable now: a command may make it readable again; hidden whole.
+          if (isDir(dir) && ops.size) unlisted.push({ path: dir, dir: true, ops })
           continue
         }
+        if (visited.has(real)) continue
+        visited.add(real)
+        if (budget - names.length < 0) {
+          // Cut short: this folder and every one still waiting are not listed; whatever the rule matches below them
+          // is hidden with them.
+          if (ops.size) for (const d of [dir, ...queue]) unlisted.push({ path: d, dir: true, ops })
+          break
+        }
+        budget -= names.length
         for (const d of names) {
-          if (--budget < 0) break
           const full = path.join(dir, d.name)
           const kind: SecurityTree.Kind = d.isDirectory() ? "dir" : d.isFile() ? "file" : "other"
           out.push({ path: full, kind })
-          if (kind === "dir" && depth < 1) queue.push({ dir: full, depth: depth + 1 })
+          if (kind === "dir" || (kind === "other" && isDir(full))) queue.push(full)
         }
       }
     }
-    return out
+    return { entries: out, unlisted }
   }
 }

@@ -31,6 +31,12 @@ export namespace SecurityTree {
     folders: Map<string, Folder>
     /** The listing stopped at `maxEntries`: some entries are missing. */
     truncated: boolean
+    /**
+     * Folders that exist but whose entries are not in the tree: those the listing did not reach once it stopped at
+     * `maxEntries` (with everything below them), and those it could not read. Whatever is below them is unknown, so
+     * the sandbox hides them whole (fail closed) rather than take them for empty.
+     */
+    unlisted: string[]
     count: number
     maxEntries: number
     skip: ReadonlySet<string>
@@ -51,6 +57,7 @@ export namespace SecurityTree {
       root,
       folders: new Map(),
       truncated: false,
+      unlisted: [],
       count: 0,
       maxEntries: options.maxEntries ?? 200_000,
       skip: options.skip ?? SKIP,
@@ -60,8 +67,14 @@ export namespace SecurityTree {
     while (queue.length) {
       const dir = queue.shift()!
       const folder = read(dir)
-      if (!folder) continue
-      if (!admit(tree, folder)) break
+      if (!folder) {
+        if (isDir(dir)) tree.unlisted.push(dir)
+        continue
+      }
+      if (!admit(tree, folder)) {
+        tree.unlisted.push(dir, ...queue)
+        break
+      }
       tree.folders.set(dir, folder)
       for (const e of folder.entries) if (e.kind === "dir" && !tree.skip.has(e.name)) queue.push(e.path)
       sinceYield += folder.entries.length
@@ -95,7 +108,7 @@ export namespace SecurityTree {
         stale.add(dir)
     }
     if (!stale.size) return { tree: old, changed: false, touched }
-    const tree: Tree = { ...old, folders: new Map(), truncated: false, count: 0 }
+    const tree: Tree = { ...old, folders: new Map(), truncated: false, unlisted: [], count: 0 }
     const queue = [old.root]
     while (queue.length) {
       const dir = queue.shift()!
@@ -106,13 +119,23 @@ export namespace SecurityTree {
         folder = read(dir)
         if (folder && (!previous || !same(previous.entries, folder.entries))) touched.push(dir)
       }
-      if (!folder) continue
-      if (!admit(tree, folder)) break
+      if (!folder) {
+        if (isDir(dir)) tree.unlisted.push(dir)
+        continue
+      }
+      if (!admit(tree, folder)) {
+        tree.unlisted.push(dir, ...queue)
+        break
+      }
       tree.folders.set(dir, folder)
       for (const e of folder.entries) if (e.kind === "dir" && !tree.skip.has(e.name)) queue.push(e.path)
     }
     const changed = touched.length > 0 || tree.folders.size !== old.folders.size
-    return { tree: changed ? tree : { ...old, folders: tree.folders }, changed, touched }
+    return {
+      tree: changed ? tree : { ...old, folders: tree.folders, truncated: tree.truncated, unlisted: tree.unlisted },
+      changed,
+      touched,
+    }
   }
 
   function same(a: readonly Entry[], b: readonly Entry[]) {
@@ -138,6 +161,43 @@ export namespace SecurityTree {
     }
     tree.count += folder.entries.length
     return true
+  }
+
+  /**
+   * Every entry named `name` below the folders `dirs` (inclusive of their own entries), with no budget and nothing
+   * kept but the hits: for folders a budgeted tree did not list (`unlisted`), when a question must be answered for
+   * all of them (a repository made there). Folders in `skip` are not entered, as in the tree.
+   *
+   * @example
+   * SecurityTree.find(tree.unlisted, ".git") // ["/repo/zzz/sub/.git"]
+   */
+  export function find(dirs: readonly string[], name: string, skip: ReadonlySet<string> = SKIP): Entry[] {
+    const out: Entry[] = []
+    const queue = [...dirs]
+    while (queue.length) {
+      const dir = queue.pop()!
+      let names: fs.Dirent[]
+      try {
+        names = fs.readdirSync(dir, { withFileTypes: true })
+      } catch {
+        continue
+      }
+      for (const d of names) {
+        const nfc = d.name.normalize("NFC")
+        const kind: Kind = d.isDirectory() ? "dir" : d.isFile() ? "file" : "other"
+        if (nfc === name) out.push({ path: path.join(dir, d.name), name: nfc, kind })
+        if (kind === "dir" && !skip.has(nfc)) queue.push(path.join(dir, d.name))
+      }
+    }
+    return out
+  }
+
+  function isDir(dir: string): boolean {
+    try {
+      return fs.lstatSync(dir).isDirectory()
+    } catch {
+      return false
+    }
   }
 
   function read(dir: string): Folder | undefined {

@@ -4,6 +4,7 @@ import path from "path"
 import { SecurityConfig } from "../../security/config"
 import { SecurityInventory } from "../../security/inventory"
 import { SecurityTree } from "../../security/tree"
+import { tmpdir } from "../fixture"
 import { POLICY, project } from "./fixture"
 
 async function build(dir: string, cache?: SecurityInventory.Cache) {
@@ -79,4 +80,38 @@ describe("SecurityInventory", () => {
     expect(cache.decisions!.map.size).toBe(decided)
     expect(POLICY.rules.length).toBeGreaterThan(0)
   })
+
+  test("a protected path that is a link is recorded as what it leads to (L6); an NFD name as on disk (L7)", async () => {
+    await using dir = await project()
+    await using elsewhere = await tmpdir({ env: "E=1\n", "vault/key.txt": "K=1\n" })
+    fs.rmSync(dir.file(".env"))
+    fs.symlinkSync(elsewhere.file("env"), dir.file(".env"))
+    fs.rmSync(dir.file("secrets"), { recursive: true })
+    fs.symlinkSync(elsewhere.file("vault"), dir.file("secrets"))
+    const nfd = dir.file("config/cafe\u0301.key")
+    fs.writeFileSync(nfd, "NFD=1\n")
+    const index = await build(dir.path)
+    const top = (p: string) => index.top.find((e) => e.path === p)
+    expect(top(dir.file(".env"))).toMatchObject({ dir: false })
+    expect([...top(dir.file("secrets"))!.ops].sort()).toEqual(["llm", "read", "write"])
+    expect(top(dir.file("secrets"))!.dir).toBe(true)
+    // The sandbox mounts over the path on disk; rules and the tools' checks use its NFC form.
+    expect(top(nfd)).toBeDefined()
+    expect(index.files.has(nfd.normalize("NFC"))).toBe(true)
+  })
+
+  test("outside rules: a listing cut at MAX_OUTSIDE_ENTRIES hides the folders it did not list (L8)", async () => {
+    await using vault = await tmpdir({ "zz/a.pem": "PEM\n" })
+    fs.mkdirSync(vault.file("aa"))
+    for (let i = 0; i <= SecurityInventory.MAX_OUTSIDE_ENTRIES; i++) fs.writeFileSync(vault.file(`aa/${i}`), "")
+    await using dir = await project()
+    const policy = JSON.parse(fs.readFileSync(dir.file(".opencode-security.json"), "utf8"))
+    policy.rules.push({ pattern: `${vault.path}/**/*.pem`, type: "file", deniedOperations: ["read", "llm"] })
+    fs.writeFileSync(dir.file(".opencode-security.json"), JSON.stringify(policy))
+    const index = await build(dir.path)
+    expect(index.unlisted).toContain(vault.file("zz"))
+    const zz = index.top.find((e) => e.path === vault.file("zz"))
+    expect(zz?.dir).toBe(true)
+    expect([...zz!.ops].sort()).toEqual(["llm", "read"])
+  }, 60_000)
 })

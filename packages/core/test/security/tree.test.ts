@@ -36,4 +36,21 @@ describe("SecurityTree", () => {
     expect(tree.truncated).toBe(true)
     expect(tree.count).toBe(5)
   })
+
+  test("a listing cut short names the folders it did not list, and find walks them with no budget", async () => {
+    const files: Record<string, string> = { "app/.env": "x", "zzz/sub/.git/HEAD": "x" }
+    for (let i = 0; i < 20; i++) files[`aaa/${i}`] = "x"
+    await using dir = await tmpdir(files)
+    const tree = await SecurityTree.list(dir.path, { maxEntries: 10 })
+    expect(tree.truncated).toBe(true)
+    // `aaa` (20 entries) does not fit: it and every folder after it are unlisted, not taken for empty.
+    expect(tree.unlisted.sort()).toEqual([dir.file("aaa"), dir.file("app"), dir.file("zzz")])
+    expect(SecurityTree.find(tree.unlisted, ".git").map((e) => e.path)).toEqual([dir.file("zzz/sub/.git")])
+    fs.writeFileSync(dir.file("new.txt"), "x")
+    expect(SecurityTree.refresh(tree).tree.unlisted.sort()).toEqual(tree.unlisted)
+    fs.rmSync(dir.file("aaa"), { recursive: true })
+    const fits = SecurityTree.refresh(tree).tree
+    expect(fits.truncated).toBe(false)
+    expect(fits.unlisted).toEqual([])
+  })
 })

@@ -1,0 +1,173 @@
+// Red-team cases against the listings the sandbox's hide and lock lists come from (red-team report L, root causes B and
+// C), on both routes through the real hooks and bubblewrap: a listing cut short by its budget must never leave a
+// protected path readable or a repository unchecked, and a protected path must be hidden or locked whatever kind of
+// entry it is (a symbolic link) and however its name is stored (Unicode NFD).
+import { afterAll, describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { REDTEAM_POLICY, ROUTES, git, isolateHome, open, redteamProject } from "./redteam-helpers"
+
+const home = isolateHome()
+afterAll(() => home.restore())
+
+/** rot13: a transform the output scanner does not undo, so only the sandbox stands between. */
+const rot = (s: string) =>
+  s.replace(/[a-zA-Z]/g, (c) => String.fromCharCode((c.toLowerCase() < "n" ? 13 : -13) + c.charCodeAt(0)))
+const HEAVY = 300_000
+const FLOOD = "mkdir -p aaa && cd aaa && seq 1 200001 | xargs touch && cd .."
+
+for (const route of ROUTES) {
+  describe(`${route} route: listings cut short fail closed (L3, L4)`, () => {
+    test(
+      "a command making 200,001 files before app/ does not un-hide app/.env.production; the note says why",
+      async () => {
+        const dir = await redteamProject()
+        const s = await open(route, dir.path)
+        try {
+          const probe = "ls -A app | while read f; do tr 'A-Za-z' 'N-ZA-Mn-za-m' < \"app/$f\"; done; echo probed"
+          const token = rot("prodtoken99887766aabbccdd")
+          expect((await s.bash(probe)).raw).not.toContain(token)
+          const flood = await s.bash(`${FLOOD} && ls aaa | wc -l`, { timeoutMs: HEAVY })
+          expect(flood.raw).toContain("200001")
+          const after = await s.bash(probe)
+          expect(after.raw).toContain("probed")
+          expect(after.raw).not.toContain(token)
+          expect(after.output).toContain("maxIndexEntries")
+          expect(after.output).toContain("hidden from this command")
+        } finally {
+          s.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
+      "a repository made past the budget in the same command loses its core.fsmonitor at once",
+      async () => {
+        const dir = await redteamProject()
+        const s = await open(route, dir.path)
+        try {
+          const script = path.join(dir.path, "fsm.sh")
+          const made = await s.bash(
+            [
+              FLOOD,
+              `printf '#!/bin/sh\\ntouch ${dir.path}/ran\\n' > ${script} && chmod +x ${script}`,
+              "mkdir -p zzz/sub && cd zzz/sub && git init -q && echo x > f",
+              `git config core.fsmonitor ${script} && git config core.fsmonitor && echo configured`,
+            ].join("\n"),
+            { timeoutMs: HEAVY },
+          )
+          expect(made.raw).toContain("configured")
+          expect(made.output).toContain("zzz/sub/.git/config")
+          const config = path.join(dir.path, "zzz/sub/.git/config")
+          expect(fs.existsSync(config) ? fs.readFileSync(config, "utf8") : "").not.toContain("fsmonitor")
+          // What OpenCode's snapshot would run on the host now runs nothing.
+          git(path.join(dir.path, "zzz/sub"), "status", "--short")
+          expect(fs.existsSync(path.join(dir.path, "ran"))).toBe(false)
+        } finally {
+          s.close()
+        }
+      },
+      HEAVY,
+    )
+  })
+
+  describe(`${route} route: protected links and NFD names (L6, L6b, L7, L8)`, () => {
+    test("a protected file, folder or segment file that is a link is hidden or locked at its target", async () => {
+      const outside = fs.mkdtempSync(path.join(home.home, "shared-"))
+      fs.writeFileSync(path.join(outside, "env"), "LINKED_ENV=Lk4Env8Qw2Zx6Pm\n")
+      fs.mkdirSync(path.join(outside, "vendor"))
+      fs.writeFileSync(path.join(outside, "vendor", "lib.js"), "module.exports = 1\n")
+      fs.mkdirSync(path.join(outside, "vault"))
+      fs.writeFileSync(path.join(outside, "vault", "key.txt"), "VAULT=Vt7Key3Lq9Wd2Rx\n")
+      fs.writeFileSync(
+        path.join(outside, "app.ts"),
+        "// @secure-start\nconst seg = 'Sg5Link8Mv3Qp7Tz'\n// @secure-end\n",
+      )
+      const dir = await redteamProject()
+      fs.rmSync(dir.file(".env"))
+      fs.symlinkSync(path.join(outside, "env"), dir.file(".env"))
+      fs.rmSync(dir.file("vendor"), { recursive: true })
+      fs.symlinkSync(path.join(outside, "vendor"), dir.file("vendor"))
+      fs.rmSync(dir.file("secrets"), { recursive: true })
+      fs.symlinkSync(path.join(outside, "vault"), dir.file("secrets"))
+      fs.symlinkSync(path.join(outside, "app.ts"), dir.file("src/linked.ts"))
+      const s = await open(route, dir.path)
+      try {
+        expect((await s.call("read", { filePath: ".env" })).refused).toBe(true)
+        const read = await s.bash(
+          [
+            "for f in $(ls -A | grep '^.en'); do tr 'A-Za-z' 'N-ZA-Mn-za-m' < $f; done",
+            "d=$(ls | grep ^sec); for f in $(ls $d/ 2>/dev/null); do tr 'A-Za-z' 'N-ZA-Mn-za-m' < $d/$f; done",
+            "tr 'A-Za-z' 'N-ZA-Mn-za-m' < src/linked.ts",
+            "echo probed",
+          ].join("\n"),
+        )
+        expect(read.raw).toContain("probed")
+        for (const secret of ["Lk4Env8Qw2Zx6Pm", "Vt7Key3Lq9Wd2Rx", "Sg5Link8Mv3Qp7Tz"]) {
+          expect(read.raw).not.toContain(rot(secret))
+          expect(read.raw).not.toContain(secret)
+        }
+        const write = await s.bash('ls -d v*/ | while read d; do echo PWNED >> "$d/lib.js"; done; echo wrote')
+        expect(write.raw).toContain("wrote")
+        expect(fs.readFileSync(path.join(outside, "vendor", "lib.js"), "utf8")).toBe("module.exports = 1\n")
+      } finally {
+        s.close()
+      }
+    })
+
+    test("a protected file whose name is stored decomposed (NFD) is hidden under that name", async () => {
+      const dir = await redteamProject()
+      fs.writeFileSync(dir.file("config/cafe\u0301.key"), "NFD_KEY=Nf3Dec7Kx2Wq9Lm\n")
+      const s = await open(route, dir.path)
+      try {
+        const out = await s.bash(
+          "ls config | while read f; do tr 'A-Za-z' 'N-ZA-Mn-za-m' < \"config/$f\"; done; echo probed",
+        )
+        expect(out.raw).toContain("probed")
+        expect(out.raw).not.toContain(rot("Nf3Dec7Kx2Wq9Lm"))
+      } finally {
+        s.close()
+      }
+    })
+
+    test("rules outside the project: a linked folder is hidden, and 20,001 planted files do not un-hide a match", async () => {
+      const base = fs.mkdtempSync(path.join(home.home, "outside-"))
+      fs.mkdirSync(path.join(base, "dotfiles", "aws"), { recursive: true })
+      fs.writeFileSync(path.join(base, "dotfiles", "aws", "credentials"), "AWS=Aw5Cred9Qx3Lp7Z\n")
+      fs.symlinkSync(path.join(base, "dotfiles", "aws"), path.join(base, ".aws"))
+      fs.mkdirSync(path.join(base, "vault", "zz"), { recursive: true })
+      fs.writeFileSync(path.join(base, "vault", "zz", "a.pem"), "PEM=Pm8Vault2Kx6Qw4\n")
+      const policy = {
+        ...REDTEAM_POLICY,
+        rules: [
+          ...REDTEAM_POLICY.rules,
+          { pattern: `${base}/.aws`, type: "directory", deniedOperations: ["read", "llm"], allowedRoles: [] },
+          { pattern: `${base}/vault/**/*.pem`, type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] },
+        ],
+      }
+      const dir = await redteamProject({}, policy)
+      const s = await open(route, dir.path)
+      try {
+        // Names built at run time: the static reading refuses a protected path written in the command.
+        const probe = [
+          `cd ${base} && for d in $(ls -A | grep '^.a'); do for f in $(ls $d/); do tr 'A-Za-z' 'N-ZA-Mn-za-m' < $d/$f; done; done`,
+          "find vault -name '*.p?m' | while read f; do tr 'A-Za-z' 'N-ZA-Mn-za-m' < \"$f\"; done",
+          "echo probed",
+        ].join("\n")
+        const before = await s.bash(probe)
+        expect(before.raw).toContain("probed")
+        expect(before.raw).not.toContain(rot("Aw5Cred9Qx3Lp7Z"))
+        expect(before.raw).not.toContain(rot("Pm8Vault2Kx6Qw4"))
+        await s.bash(`mkdir -p ${base}/vault/aa && cd ${base}/vault/aa && seq 1 20001 | xargs touch`, {
+          timeoutMs: 120_000,
+        })
+        const after = await s.bash(probe)
+        expect(after.raw).toContain("probed")
+        expect(after.raw).not.toContain(rot("Pm8Vault2Kx6Qw4"))
+      } finally {
+        s.close()
+      }
+    }, 120_000)
+  })
+}
