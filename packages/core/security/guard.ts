@@ -1286,6 +1286,10 @@ export namespace SecurityGuard {
       // read): what lies below them is unknown to the inventory, so they are hidden whole rather than taken for empty.
       const unlisted = unlistedFolders()
       for (const dir of unlisted) hide.push({ path: dir, dir: true })
+      // A write-protected path that is a link is locked at its target (a mount cannot hold a link); the link itself is
+      // an entry of a writable folder, so it is held like a protected host link: replaced by a command (`rm vendor;
+      // mkdir vendor`), the replacement is moved aside and the link put back.
+      noteLinks(index.top.filter((e) => e.ops.has("write") && isLink(e.path)).map((e) => e.path))
       for (const entry of [...index.top, ...index.links]) {
         const item = { path: entry.path, dir: entry.dir }
         if (entry.ops.has("read") || entry.ops.has("llm")) hide.push(item)

@@ -111,6 +111,14 @@ for (const route of ROUTES) {
         const write = await s.bash('ls -d v*/ | while read d; do echo PWNED >> "$d/lib.js"; done; echo wrote')
         expect(write.raw).toContain("wrote")
         expect(fs.readFileSync(path.join(outside, "vendor", "lib.js"), "utf8")).toBe("module.exports = 1\n")
+        // The link itself replaced by a folder of the command's own: moved aside, the link put back.
+        const swap = await s.bash(
+          "for d in $(ls | grep ^vend); do rm $d && mkdir $d && echo PWNED > $d/lib.js; done; echo swapped",
+        )
+        expect(swap.raw).toContain("swapped")
+        expect(swap.output).toContain("was put back")
+        expect(fs.readlinkSync(dir.file("vendor"))).toBe(path.join(outside, "vendor"))
+        expect(fs.readFileSync(dir.file("vendor/lib.js"), "utf8")).toBe("module.exports = 1\n")
       } finally {
         s.close()
       }
