@@ -1289,7 +1289,17 @@ export namespace SecurityGuard {
       // A write-protected path that is a link is locked at its target (a mount cannot hold a link); the link itself is
       // an entry of a writable folder, so it is held like a protected host link: replaced by a command (`rm vendor;
       // mkdir vendor`), the replacement is moved aside and the link put back.
-      noteLinks(index.top.filter((e) => e.ops.has("write") && isLink(e.path)).map((e) => e.path))
+      // (Only a link whose own path a rule keeps from writes: one that is protected for where it leads may go.)
+      noteLinks(
+        index.top
+          .filter(
+            (e) =>
+              e.ops.has("write") &&
+              isLink(e.path) &&
+              SecurityAccess.firstDenying(config, e.path.normalize("NFC"), "write", d.role),
+          )
+          .map((e) => e.path),
+      )
       for (const entry of [...index.top, ...index.links]) {
         const item = { path: entry.path, dir: entry.dir }
         if (entry.ops.has("read") || entry.ops.has("llm")) hide.push(item)
