@@ -1457,11 +1457,10 @@ export namespace SecurityGuard {
     /** Why folders are unlisted, for messages: the budget, and the largest folders listed (usually what filled it). */
     const unlistedWhy = () => {
       if (!tree?.truncated) return "some folders of the project could not be read by the security layer"
-      const biggest = [...tree.folders]
-        .sort((a, b) => b[1].entries.length - a[1].entries.length)
-        .slice(0, 2)
-        .map(([dir, f]) => `${SecurityAccess.display(root, dir) || "."} (${f.entries.length} entries)`)
-      return `the project has more than ${tree.maxEntries} files and folders, the most the security index lists (largest folders: ${biggest.join(", ")})`
+      const cut = tree.cut
+        ? `; it stopped at ${SecurityAccess.display(root, tree.cut.dir) || "."}, which holds ${tree.cut.entries} entries`
+        : ""
+      return `the project has more than ${tree.maxEntries} files and folders, the most the security index lists${cut}`
     }
 
     /**

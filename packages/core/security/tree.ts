@@ -37,6 +37,8 @@ export namespace SecurityTree {
      * the sandbox hides them whole (fail closed) rather than take them for empty.
      */
     unlisted: string[]
+    /** Where a listing cut short stopped: the first folder that did not fit, and how many entries it holds. */
+    cut?: { dir: string; entries: number }
     count: number
     maxEntries: number
     skip: ReadonlySet<string>
@@ -71,7 +73,9 @@ export namespace SecurityTree {
         if (isDir(dir)) tree.unlisted.push(dir)
         continue
       }
+      const size = folder.entries.length
       if (!admit(tree, folder)) {
+        tree.cut = { dir, entries: size }
         tree.unlisted.push(dir, ...queue)
         break
       }
@@ -108,7 +112,7 @@ export namespace SecurityTree {
         stale.add(dir)
     }
     if (!stale.size) return { tree: old, changed: false, touched }
-    const tree: Tree = { ...old, folders: new Map(), truncated: false, unlisted: [], count: 0 }
+    const tree: Tree = { ...old, folders: new Map(), truncated: false, unlisted: [], cut: undefined, count: 0 }
     const queue = [old.root]
     while (queue.length) {
       const dir = queue.shift()!
@@ -123,7 +127,9 @@ export namespace SecurityTree {
         if (isDir(dir)) tree.unlisted.push(dir)
         continue
       }
+      const size = folder.entries.length
       if (!admit(tree, folder)) {
+        tree.cut = { dir, entries: size }
         tree.unlisted.push(dir, ...queue)
         break
       }
@@ -132,7 +138,9 @@ export namespace SecurityTree {
     }
     const changed = touched.length > 0 || tree.folders.size !== old.folders.size
     return {
-      tree: changed ? tree : { ...old, folders: tree.folders, truncated: tree.truncated, unlisted: tree.unlisted },
+      tree: changed
+        ? tree
+        : { ...old, folders: tree.folders, truncated: tree.truncated, unlisted: tree.unlisted, cut: tree.cut },
       changed,
       touched,
     }

@@ -34,6 +34,7 @@ for (const route of ROUTES) {
           expect(after.raw).not.toContain(token)
           expect(after.output).toContain("maxIndexEntries")
           expect(after.output).toContain("hidden from this command")
+          expect(after.output).toContain("it stopped at aaa, which holds 200001 entries")
         } finally {
           s.close()
         }

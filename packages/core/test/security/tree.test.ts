@@ -45,6 +45,7 @@ describe("SecurityTree", () => {
     expect(tree.truncated).toBe(true)
     // `aaa` (20 entries) does not fit: it and every folder after it are unlisted, not taken for empty.
     expect(tree.unlisted.sort()).toEqual([dir.file("aaa"), dir.file("app"), dir.file("zzz")])
+    expect(tree.cut).toEqual({ dir: dir.file("aaa"), entries: 20 })
     expect(SecurityTree.find(tree.unlisted, ".git").map((e) => e.path)).toEqual([dir.file("zzz/sub/.git")])
     fs.writeFileSync(dir.file("new.txt"), "x")
     expect(SecurityTree.refresh(tree).tree.unlisted.sort()).toEqual(tree.unlisted)
