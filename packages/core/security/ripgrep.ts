@@ -37,13 +37,31 @@ export namespace SecurityRipgrep {
    * SecurityRipgrep.globs([{ path: "/r/secrets", dir: true }]) // ["!/r/secrets", "!/r/secrets/**", "!/secrets", …]
    */
   export function globs(entries: { path: string; dir: boolean }[]): string[] {
-    const out = new Set<string>()
+    // Entries of one folder share their globs (`/a/{x,y}` for `/a/x` and `/a/y`): ripgrep refuses a set of globs
+    // whose compiled form passes its size limit, and then every search finds nothing.
+    const groups = new Map<string, { parent: string[]; files: Set<string>; dirs: Set<string> }>()
     for (const e of entries) {
       const parts = e.path.split("/").filter(Boolean)
-      for (let i = 0; i < parts.length; i++) {
-        const suffix = "/" + parts.slice(i).map(escape).join("/")
-        out.add(`!${suffix}`)
-        if (e.dir) out.add(`!${suffix}/**`)
+      if (!parts.length) continue
+      const parent = parts.slice(0, -1)
+      const key = parent.join("/")
+      let group = groups.get(key)
+      if (!group) groups.set(key, (group = { parent, files: new Set(), dirs: new Set() }))
+      ;(e.dir ? group.dirs : group.files).add(escape(parts.at(-1)!))
+    }
+    const either = (names: Set<string>) => (names.size === 1 ? [...names][0] : `{${[...names].sort().join(",")}}`)
+    const out = new Set<string>()
+    for (const { parent, files, dirs } of groups.values()) {
+      const all = new Set([...files, ...dirs])
+      for (let i = 0; i <= parent.length; i++) {
+        const head =
+          "/" +
+          parent
+            .slice(i)
+            .map((p) => escape(p) + "/")
+            .join("")
+        out.add(`!${head}${either(all)}`)
+        if (dirs.size) out.add(`!${head}${either(dirs)}/**`)
       }
     }
     return [...out]
@@ -111,6 +129,6 @@ export namespace SecurityRipgrep {
 
   /** Glob metacharacters in a path name are escaped so they match literally. */
   function escape(name: string) {
-    return name.replace(/[\\*?[\]{}!]/g, (c) => `\\${c}`)
+    return name.replace(/[\\*?[\]{}!,]/g, (c) => `\\${c}`)
   }
 }

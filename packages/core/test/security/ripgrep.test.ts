@@ -30,4 +30,32 @@ describe("SecurityRipgrep", () => {
       SecurityRipgrep.set("test", [], env)
     }
   })
+
+  test("entries of one folder share their globs, so thousands of protected entries stay under ripgrep's size limit", async () => {
+    // Many projects' protected records in one process: with one glob per suffix per entry, the red-team suite's 100
+    // projects made 17,935 globs, ripgrep refused them ("Compiled regex exceeds size limit") and every search found
+    // nothing. Grouped, a folder's entries take one glob per suffix; names with glob characters stay literal.
+    const names = ["snapshot", "storage", "log", "tool-output", "auth.json", "opencode.db", "a,b{c}"]
+    const entries = Array.from({ length: 300 }, (_, i) =>
+      names.map((n) => ({ path: `/tmp/home-${i}/.local/share/opencode/${n}`, dir: !n.includes(".") })),
+    ).flat()
+    const list = SecurityRipgrep.globs(entries)
+    expect(list).toContain("!/opencode/{a\\,b\\{c\\},auth.json,log,opencode.db,snapshot,storage,tool-output}")
+    await using dir = await tmpdir({
+      "opencode/log/x.txt": "needle",
+      "opencode/a,b{c}": "needle",
+      "opencode/kept.txt": "needle",
+      "src/app.ts": "needle",
+    })
+    const env: NodeJS.ProcessEnv = { ...process.env }
+    delete env.RIPGREP_CONFIG_PATH
+    try {
+      SecurityRipgrep.set("many", list, env)
+      const r = spawnSync("rg", ["-l", "needle", "."], { cwd: dir.path, env, encoding: "utf8" })
+      expect(r.stderr).toBe("")
+      expect(r.stdout.trim().split("\n").sort()).toEqual(["./opencode/kept.txt", "./src/app.ts"])
+    } finally {
+      SecurityRipgrep.set("many", [], env)
+    }
+  })
 })
