@@ -69,25 +69,38 @@ export namespace SecurityTree {
     while (queue.length) {
       const dir = queue.shift()!
       const folder = read(dir)
-      if (!folder) {
-        if (isDir(dir)) tree.unlisted.push(dir)
-        continue
-      }
-      const size = folder.entries.length
-      if (!admit(tree, folder)) {
-        tree.cut = { dir, entries: size }
-        tree.unlisted.push(dir, ...queue)
-        break
-      }
-      tree.folders.set(dir, folder)
-      for (const e of folder.entries) if (e.kind === "dir" && !tree.skip.has(e.name)) queue.push(e.path)
-      sinceYield += folder.entries.length
+      const taken = take(tree, dir, folder, queue)
+      if (taken === "cut") break
+      if (taken === "unlisted") continue
+      sinceYield += folder!.entries.length
       if (sinceYield > 5000) {
         sinceYield = 0
         await new Promise((r) => setImmediate(r))
       }
     }
     return tree
+  }
+
+  /**
+   * One listed folder into `tree` (its subfolders queued), or why not: it could not be listed ("unlisted": recorded,
+   * the walk goes on) or it would pass the entry budget ("cut": it and every queued folder are recorded as unlisted,
+   * the walk ends).
+   */
+  function take(tree: Tree, dir: string, folder: Folder | undefined, queue: string[]): "taken" | "unlisted" | "cut" {
+    if (!folder) {
+      if (isDir(dir)) tree.unlisted.push(dir)
+      return "unlisted"
+    }
+    // Measured before `admit`, which may cut the folder's entries to the budget.
+    const size = folder.entries.length
+    if (!admit(tree, folder)) {
+      tree.cut = { dir, entries: size }
+      tree.unlisted.push(dir, ...queue)
+      return "cut"
+    }
+    tree.folders.set(dir, folder)
+    for (const e of folder.entries) if (e.kind === "dir" && !tree.skip.has(e.name)) queue.push(e.path)
+    return "taken"
   }
 
   /**
@@ -123,18 +136,8 @@ export namespace SecurityTree {
         folder = read(dir)
         if (folder && (!previous || !same(previous.entries, folder.entries))) touched.push(dir)
       }
-      if (!folder) {
-        if (isDir(dir)) tree.unlisted.push(dir)
-        continue
-      }
-      const size = folder.entries.length
-      if (!admit(tree, folder)) {
-        tree.cut = { dir, entries: size }
-        tree.unlisted.push(dir, ...queue)
-        break
-      }
-      tree.folders.set(dir, folder)
-      for (const e of folder.entries) if (e.kind === "dir" && !tree.skip.has(e.name)) queue.push(e.path)
+      const taken = take(tree, dir, folder, queue)
+      if (taken === "cut") break
     }
     const changed = touched.length > 0 || tree.folders.size !== old.folders.size
     return {
