@@ -1,3 +1,4 @@
+import { lastAtMost } from "../util/sorted"
 import z from "zod"
 import { formatBytes } from "./format"
 import { ResourceIndex } from "./indexer"
@@ -103,13 +104,7 @@ export namespace ResourceQuery {
     while (true) {
       const at = bytes.indexOf(needle, from)
       if (at < 0) return out
-      let lo = 0
-      let hi = starts.length - 1
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1
-        if (starts[mid] <= at) lo = mid
-        else hi = mid - 1
-      }
+      const lo = lastAtMost(starts, at)
       out.push(lo)
       // Continue after this resource's text: each resource is reported once.
       from = lo + 1 < starts.length ? starts[lo + 1] : bytes.length

@@ -1,5 +1,6 @@
 import z from "zod"
 import { NamedError } from "../util/error"
+import { lastAtMost } from "../util/sorted"
 
 /**
  * Glob patterns of the security policy compiled to an automaton that cannot backtrack: every check walks the input
@@ -781,7 +782,7 @@ export namespace SecurityGlob {
     const covering: number[][] = Array.from({ length: bounds.length }, () => [])
     list.forEach((p, id) => {
       for (let k = 0; k < p.set.length; k += 2)
-        for (let j = intervalOf(bounds, p.set[k]); j < bounds.length && bounds[j] <= p.set[k + 1]; j++)
+        for (let j = lastAtMost(bounds, p.set[k]); j < bounds.length && bounds[j] <= p.set[k + 1]; j++)
           covering[j].push(id)
     })
     const classes = new Map<number | string, number>()
@@ -822,7 +823,7 @@ export namespace SecurityGlob {
     })
     const canon = nocase ? canonTable() : undefined
     const ascii = new Uint16Array(128)
-    for (let c = 0; c < 128; c++) ascii[c] = boundClass[intervalOf(bounds, canon ? canon[c] : c)]
+    for (let c = 0; c < 128; c++) ascii[c] = boundClass[lastAtMost(bounds, canon ? canon[c] : c)]
     const accept = new Int32Array(W)
     for (const s of nfa.accept) accept[s >>> 5] |= 1 << (s & 31)
     const m: Machine = {
@@ -880,20 +881,9 @@ export namespace SecurityGlob {
     return Int32Array.from(ops.flatMap((op) => op.code))
   }
 
-  function intervalOf(bounds: Uint32Array, c: number): number {
-    let lo = 0
-    let hi = bounds.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1
-      if (bounds[mid] <= c) lo = mid
-      else hi = mid - 1
-    }
-    return lo
-  }
-
   function classOf(m: Machine, c: number): number {
     if (m.canon) c = m.canon[c]
-    return m.boundClass[intervalOf(m.bounds, c)]
+    return m.boundClass[lastAtMost(m.bounds, c)]
   }
 
   /** Follows the ε-edges of brace groups from every state of `set` (in place). */

@@ -1,4 +1,5 @@
 import fs from "fs"
+import { lastAtMost } from "../util/sorted"
 
 /**
  * Protected segments: the text between a start marker and an end marker (whole lines, markers included) written in a
@@ -116,14 +117,7 @@ export namespace SecuritySegments {
 
   /** The 1-based line holding offset `at`, given `lineStarts`. */
   export function lineAt(starts: readonly number[], at: number): number {
-    let lo = 0
-    let hi = starts.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1
-      if (starts[mid] <= at) lo = mid
-      else hi = mid - 1
-    }
-    return lo + 1
+    return lastAtMost(starts, at) + 1
   }
 
   /**
