@@ -38,42 +38,49 @@ function opencodeData() {
   return { data, files: Object.keys(files) }
 }
 
+/** The data folder, a red-team project and a session on `route`, all taken down at the end of the test. */
+async function scene(route: (typeof ROUTES)[number]) {
+  const { data, files } = opencodeData()
+  const dir = await redteamProject()
+  const s = await open(route, dir.path)
+  return {
+    data,
+    files,
+    s,
+    async [Symbol.asyncDispose]() {
+      s.close()
+      await dir[Symbol.asyncDispose]()
+      fs.rmSync(data, { recursive: true, force: true })
+    },
+  }
+}
+
 for (const route of ROUTES) {
   describe(`route ${route}`, () => {
     test(
       "OpenCode's session store, snapshots, logs and saved outputs are hidden from commands",
       async () => {
-        const { data } = opencodeData()
-        try {
-          const dir = await redteamProject()
-          const s = await open(route, dir.path)
-          try {
-            // The tester's calls: inflate the snapshot repository's loose objects, read the session store.
-            const snap = await s.bash(
-              `perl -MCompress::Zlib -e 'for $f (@ARGV){open F,$f; binmode F; local $/; $d=uncompress(<F>); print "$f\\n$d\\n" if $d=~/^blob/}' $(find "$XDG_DATA_HOME/opencode/snapshot" -path '*objects/??/*' -type f 2>/dev/null); echo RAN-OK`,
-            )
-            expect(snap.refused).toBe(false)
-            expect(snap.raw).toContain("RAN-OK")
-            expect(snap.raw).not.toContain(SEEN)
-            const store = await s.bash(
-              `D="$XDG_DATA_HOME/opencode"; cat "$D"/opencode*.db* 2>/dev/null; find "$D/storage" "$D/log" "$D/tool-output" -type f -exec cat {} + 2>/dev/null; cat "$D/auth.json" 2>/dev/null; grep -ra "SESSION-SAW" "$D" 2>/dev/null; echo RAN-OK`,
-            )
-            expect(store.refused).toBe(false)
-            expect(store.raw).toContain("RAN-OK")
-            expect(store.raw).not.toContain(SEEN)
-            // Honest commands about the folder keep working; its plans stay writable.
-            const plans = await s.bash(
-              `ls "$XDG_DATA_HOME/opencode" >/dev/null && echo '# Plan' > "$XDG_DATA_HOME/opencode/plans/p.md"; echo RAN-OK`,
-            )
-            expect(plans.raw).toContain("RAN-OK")
-            expect(fs.readFileSync(path.join(data, "plans/p.md"), "utf8")).toBe("# Plan\n")
-          } finally {
-            s.close()
-            await dir[Symbol.asyncDispose]()
-          }
-        } finally {
-          fs.rmSync(data, { recursive: true, force: true })
-        }
+        await using t = await scene(route)
+        const { data, s } = t
+        // The tester's calls: inflate the snapshot repository's loose objects, read the session store.
+        const snap = await s.bash(
+          `perl -MCompress::Zlib -e 'for $f (@ARGV){open F,$f; binmode F; local $/; $d=uncompress(<F>); print "$f\\n$d\\n" if $d=~/^blob/}' $(find "$XDG_DATA_HOME/opencode/snapshot" -path '*objects/??/*' -type f 2>/dev/null); echo RAN-OK`,
+        )
+        expect(snap.refused).toBe(false)
+        expect(snap.raw).toContain("RAN-OK")
+        expect(snap.raw).not.toContain(SEEN)
+        const store = await s.bash(
+          `D="$XDG_DATA_HOME/opencode"; cat "$D"/opencode*.db* 2>/dev/null; find "$D/storage" "$D/log" "$D/tool-output" -type f -exec cat {} + 2>/dev/null; cat "$D/auth.json" 2>/dev/null; grep -ra "SESSION-SAW" "$D" 2>/dev/null; echo RAN-OK`,
+        )
+        expect(store.refused).toBe(false)
+        expect(store.raw).toContain("RAN-OK")
+        expect(store.raw).not.toContain(SEEN)
+        // Honest commands about the folder keep working; its plans stay writable.
+        const plans = await s.bash(
+          `ls "$XDG_DATA_HOME/opencode" >/dev/null && echo '# Plan' > "$XDG_DATA_HOME/opencode/plans/p.md"; echo RAN-OK`,
+        )
+        expect(plans.raw).toContain("RAN-OK")
+        expect(fs.readFileSync(path.join(data, "plans/p.md"), "utf8")).toBe("# Plan\n")
       },
       HEAVY,
     )
@@ -81,31 +88,21 @@ for (const route of ROUTES) {
     test(
       "OpenCode's session store, snapshots, logs and saved outputs are refused to the file tools",
       async () => {
-        const { data, files } = opencodeData()
-        try {
-          const dir = await redteamProject()
-          const s = await open(route, dir.path)
-          try {
-            for (const file of files) {
-              const r = await s.call("read", { filePath: file })
-              expect(typedRefusal(r)).toBe(true)
-              expect(r.reason ?? "").toContain("OpenCode's own records")
-              expect(r.raw + r.output).not.toContain(SEEN)
-            }
-            const grep = await s.call("grep", { pattern: "SESSION-SAW", path: path.join(data, "storage") })
-            expect(grep.refused).toBe(true)
-            expect(grep.raw + grep.output).not.toContain(SEEN)
-            // Plan mode's plans stay readable and writable.
-            const plan = await s.call("write", { filePath: path.join(data, "plans/q.md"), content: "# Q\n" })
-            expect(plan.refused).toBe(false)
-            expect((await s.call("read", { filePath: path.join(data, "plans/q.md") })).refused).toBe(false)
-          } finally {
-            s.close()
-            await dir[Symbol.asyncDispose]()
-          }
-        } finally {
-          fs.rmSync(data, { recursive: true, force: true })
+        await using t = await scene(route)
+        const { data, files, s } = t
+        for (const file of files) {
+          const r = await s.call("read", { filePath: file })
+          expect(typedRefusal(r)).toBe(true)
+          expect(r.reason ?? "").toContain("OpenCode's own records")
+          expect(r.raw + r.output).not.toContain(SEEN)
         }
+        const grep = await s.call("grep", { pattern: "SESSION-SAW", path: path.join(data, "storage") })
+        expect(grep.refused).toBe(true)
+        expect(grep.raw + grep.output).not.toContain(SEEN)
+        // Plan mode's plans stay readable and writable.
+        const plan = await s.call("write", { filePath: path.join(data, "plans/q.md"), content: "# Q\n" })
+        expect(plan.refused).toBe(false)
+        expect((await s.call("read", { filePath: path.join(data, "plans/q.md") })).refused).toBe(false)
       },
       HEAVY,
     )
