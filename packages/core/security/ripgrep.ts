@@ -116,7 +116,9 @@ export namespace SecurityRipgrep {
         // The user's file is gone or unreadable: ripgrep would have ignored it with a warning too.
       }
     }
-    for (const list of owners.values()) for (const glob of list) lines.push(`--glob=${glob}`)
+    // One line is one argument: a line break inside a glob (none from `globs`, whatever the names) would add arguments
+    // of its own (`--pre=…`), so any left is written as `?`.
+    for (const list of owners.values()) for (const glob of list) lines.push(`--glob=${glob.replace(/[\n\r]/g, "?")}`)
     if (!state.file) {
       const dir = fs.mkdtempSync(path.join(Sandbox.privateFolder(), "ripgrep-"))
       state.file = path.join(dir, "config")
@@ -127,8 +129,18 @@ export namespace SecurityRipgrep {
     env[ENV] = state.file
   }
 
-  /** Glob metacharacters in a path name are escaped so they match literally. */
+  /**
+   * Glob metacharacters in a path name are escaped so they match literally. The config file holds one argument per
+   * line and ripgrep trims white space around each line, so a line break in a name (`sub/.env` + "\n--pre=sh" would
+   * make ripgrep run `sh` on every file it searches, on the host) and white space at its end never reach the file: each
+   * such character is written as `?` per byte of its UTF-8 form (ripgrep's `?` matches one byte), which matches it and
+   * any other byte there: a same-named neighbour may be excluded too, never the other way round.
+   */
   function escape(name: string) {
-    return name.replace(/[\\*?[\]{}!,]/g, (c) => `\\${c}`)
+    return name
+      .replace(/[\\*?[\]{}!,]/g, (c) => `\\${c}`)
+      .replace(/\p{Cc}/gu, anyBytes)
+      .replace(/\s+$/u, anyBytes)
   }
+  const anyBytes = (text: string) => "?".repeat(Buffer.byteLength(text))
 }

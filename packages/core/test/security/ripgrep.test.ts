@@ -58,4 +58,32 @@ describe("SecurityRipgrep", () => {
       SecurityRipgrep.set("many", [], env)
     }
   })
+
+  test("a name with a line break or trailing white space cannot add ripgrep arguments and is still excluded", async () => {
+    // The config file is one argument per line and ripgrep trims each line: a protected file the agent names
+    // ".env\n--pre=sh" made ripgrep run sh on every file it searched (on the host), and a name ending in a space or
+    // a tab lost it and was not excluded.
+    const names = ["a/.env\n--pre=sh\n--context-separator=x", "a/key \t", "a/k\re\u0085y", "a/token\u2028"]
+    await using dir = await tmpdir({
+      "a/plain.txt": "needle",
+      "run.txt": "needle",
+    })
+    for (const n of names) fs.writeFileSync(dir.file(n), "needle")
+    const list = SecurityRipgrep.globs(names.map((n) => ({ path: dir.file(n), dir: false })))
+    for (const glob of list) expect(glob).not.toMatch(/[\n\r\u0085]|\s$/)
+    const env: NodeJS.ProcessEnv = { ...process.env }
+    delete env.RIPGREP_CONFIG_PATH
+    try {
+      SecurityRipgrep.set("names", list, env)
+      const config = fs.readFileSync(env.RIPGREP_CONFIG_PATH!, "utf8").split("\n").filter(Boolean)
+      expect(config.every((l) => l.startsWith("--glob=!"))).toBe(true)
+      const r = spawnSync("rg", ["-l", "needle", "."], { cwd: dir.path, env, encoding: "utf8" })
+      expect(r.stderr).toBe("")
+      // Only the two ordinary files: every odd name excluded, and nothing was run on the files (with --pre=sh ripgrep
+      // would search sh's output, not "needle").
+      expect(r.stdout.trim().split("\n").sort()).toEqual(["./a/plain.txt", "./run.txt"])
+    } finally {
+      SecurityRipgrep.set("names", [], env)
+    }
+  })
 })
