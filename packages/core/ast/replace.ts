@@ -117,12 +117,10 @@ export namespace AstReplace {
     }
 
     const writeDenied: Result["writeDenied"] = []
-    const locked = input.segments?.().write ?? []
+    const guarded = { read: hidden, write: input.segments?.().write ?? [] }
     for (const change of files) {
       const reason =
-        (await input.access?.(change.file, "write")) ??
-        SecuritySegments.kept(change.before, change.after, locked) ??
-        (SecuritySegments.kept(change.before, change.after, hidden) && "a read-protected segment would change")
+        (await input.access?.(change.file, "write")) ?? SecuritySegments.guarded(change.before, change.after, guarded)
       if (reason) writeDenied.push({ file: change.file, reason })
     }
 

@@ -45,8 +45,11 @@ export namespace LspEdit {
   export type Options = {
     /** The security check: a reason when `file` may not be used for `op`. */
     access?: (file: string, op: "read" | "write") => Promise<string | undefined>
-    /** Marker pairs of write-protected segments (the security layer's `segments().write`). */
-    locked?: { start: string; end: string }[]
+    /**
+     * Marker pairs of the segments the role may not read or write (the security layer's `segments()`): an edit must
+     * keep each of them verbatim, markers included.
+     */
+    segments?: { read?: SecuritySegments.Pair[]; write: SecuritySegments.Pair[] }
     /** The content each file had when the request was sent (changed since → refused). */
     expect?: (file: string) => string | undefined
     /** The version the server holds for an open document (a `documentChanges` version must match it). */
@@ -142,8 +145,8 @@ export namespace LspEdit {
       if (entry.before === entry.current) continue
       const reason = await options.access?.(file, "write")
       if (reason) throw new Refused({ file, reason: `refused by the security policy (${reason})` })
-      if (entry.before !== undefined && options.locked?.length) {
-        const kept = SecuritySegments.kept(entry.before, entry.current ?? "", options.locked)
+      if (entry.before !== undefined && options.segments) {
+        const kept = SecuritySegments.guarded(entry.before, entry.current ?? "", options.segments)
         if (kept) throw new Refused({ file, reason: kept })
       }
       const expected = options.expect?.(file)

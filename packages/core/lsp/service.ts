@@ -439,7 +439,7 @@ export namespace Lsp {
           throw new CannotRename({ file: rel(p.file), reason: `${client.id} returned no edit` })
         const plan = await LspEdit.plan(edit, {
           access: input.access,
-          locked: input.segments?.().write,
+          segments: input.segments?.(),
           expect: (file) => held.get(file),
           version: (file) => client.version(file),
         })

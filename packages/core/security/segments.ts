@@ -96,6 +96,26 @@ export namespace SecuritySegments {
   }
 
   /**
+   * A reason when a change a tool makes (a rewrite, a language server's edit) does not keep every segment the role may
+   * not write, nor every one it may not read: with a read-protected segment's markers gone, its text would be an
+   * ordinary line for the next reader. Undefined when it keeps them all.
+   *
+   * @example
+   * SecuritySegments.guarded("a\n# @secure-start\nx\n# @secure-end\n", "a\nx\n", { read: [{ start: "@secure-start", end: "@secure-end" }], write: [] })
+   * // "a read-protected segment would change"
+   */
+  export function guarded(
+    before: string,
+    after: string,
+    segments: { read?: readonly Pair[]; write: readonly Pair[] },
+  ): string | undefined {
+    return (
+      kept(before, after, segments.write) ??
+      (kept(before, after, segments.read ?? []) && "a read-protected segment would change")
+    )
+  }
+
+  /**
    * Where lines break for a reader: `any` — `\r\n`, `\n` or a lone `\r`, as OpenCode's read tool splits a file
    * (Node's readline with `crlfDelay: Infinity` in 1.2, Effect's `Stream.splitLines` in 1.18) and as LSP counts lines;
    * `lf` — `\n` only, as ripgrep and git number lines.

@@ -112,7 +112,7 @@ describe("LspEdit", () => {
 
     const locked = await LspEdit.plan(
       { changes: { [uri(a)]: [{ range: range(0, 0, 0, 3), newText: "ONE" }] } },
-      { locked: [{ start: "one", end: "\n" }] },
+      { segments: { write: [{ start: "one", end: "\n" }] } },
     ).catch((e) => e)
     expect(LspEdit.Refused.is(locked)).toBe(true)
 
@@ -135,6 +135,41 @@ describe("LspEdit", () => {
     expect(LspEdit.Failed.is(failed)).toBe(true)
     await fs.rm(path.join(p.dir, "z.ts"), { recursive: true })
     expect(await snapshot(p.dir)).toEqual(before)
+  })
+  test("an edit that would remove the markers of a segment the role may not read is refused; one beside it is kept", async () => {
+    // A language server is the project's code (node_modules, which the agent can write): its rename answered with the
+    // deletion of a read-protected segment's two marker lines, and the segment's text was then an ordinary line.
+    await using p = await project({
+      "app/config.py": 'import os\n# @secure-start\nVAULT_PIN = "4711"\n# @secure-end\nname = "demo"\n',
+    })
+    const file = path.join(p.dir, "app/config.py")
+    const segments = { read: [{ start: "@secure-start", end: "@secure-end" }], write: [] }
+    const unmark = await LspEdit.plan(
+      {
+        changes: {
+          [uri(file)]: [
+            { range: range(1, 0, 2, 0), newText: "" },
+            { range: range(3, 0, 4, 0), newText: "" },
+          ],
+        },
+      },
+      { segments },
+    ).catch((e) => e)
+    expect(LspEdit.Refused.is(unmark)).toBe(true)
+    expect(unmark.message).toContain("read-protected segment")
+    // Deleting the file would take the segment along: refused as well.
+    const removed = await LspEdit.plan({ documentChanges: [{ kind: "delete", uri: uri(file) }] }, { segments }).catch(
+      (e) => e,
+    )
+    expect(LspEdit.Refused.is(removed)).toBe(true)
+    // The rename of `name` on line 5 keeps the segment: planned as asked.
+    const rename = await LspEdit.plan(
+      { changes: { [uri(file)]: [{ range: range(4, 0, 4, 4), newText: "label" }] } },
+      { segments },
+    )
+    expect(rename.files.map((f) => f.after)).toEqual([
+      'import os\n# @secure-start\nVAULT_PIN = "4711"\n# @secure-end\nlabel = "demo"\n',
+    ])
   })
 })
 
