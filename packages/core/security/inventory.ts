@@ -322,6 +322,20 @@ export namespace SecurityInventory {
           index.policyFiles.push(e.path.normalize("NFC"))
         await consider(e.path, e.kind)
       }
+    // A file the last build read as protected (or holding segments) that this listing did not reach, because a
+    // command filled the budget with entries that sort first (`seq 1 200001 | xargs touch`): it is considered again,
+    // or its fingerprints would go and copies of its content in ordinary files would be shown in clear. The sandbox
+    // hides the unlisted folders; the scanner must still know what they hold.
+    if (tree.unlisted.length) {
+      const unlisted = tree.unlisted.map((d) => d + path.sep)
+      for (const [file, entry] of [...cache])
+        if (
+          !seen.has(file) &&
+          (entry.text !== undefined || entry.segments || entry.large?.found.length) &&
+          unlisted.some((d) => file.startsWith(d))
+        )
+          await consider(file, "file")
+    }
     const far = outside(config, tree.root, role)
     for (const e of far.entries) await consider(e.path, e.kind)
     for (const e of far.unlisted) {

@@ -2,15 +2,16 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { SecurityConfig } from "../../security/config"
+import { SecurityFingerprint } from "../../security/fingerprint"
 import { SecurityInventory } from "../../security/inventory"
 import { SecurityTree } from "../../security/tree"
 import { tmpdir } from "../fixture"
 import { POLICY, project } from "./fixture"
 
-async function build(dir: string, cache?: SecurityInventory.Cache) {
+async function build(dir: string, cache?: SecurityInventory.Cache, maxEntries?: number) {
   const state = SecurityConfig.load(dir, { home: path.join(dir, "home") })
   if (state.status !== "valid") throw new Error(state.status)
-  const tree = await SecurityTree.list(dir)
+  const tree = await SecurityTree.list(dir, { maxEntries })
   return SecurityInventory.build({ config: state.config, role: "viewer", tree, cache, policyKey: "1" })
 }
 
@@ -113,5 +114,29 @@ describe("SecurityInventory", () => {
     const zz = index.top.find((e) => e.path === vault.file("zz"))
     expect(zz?.dir).toBe(true)
     expect([...zz!.ops].sort()).toEqual(["llm", "read"])
+  }, 60_000)
+
+  // Red-team O3: a command made 200,001 files in a folder sorting first; the next listing stopped before secrets/ and
+  // src/, the rebuilt index forgot api.key's fingerprints, and copies of it in ordinary files were shown in clear.
+  test("a listing cut short keeps what the last build knew of the files it no longer reaches", async () => {
+    await using dir = await project()
+    const cache: SecurityInventory.Cache = new Map()
+    const before = await build(dir.path, cache)
+    const secret = fs.readFileSync(dir.file("secrets/api.key"), "utf8")
+    expect(SecurityFingerprint.find(before.read, secret).length).toBeGreaterThan(0)
+    fs.mkdirSync(dir.file("aaa"))
+    for (let i = 0; i < 300; i++) fs.writeFileSync(dir.file(`aaa/${i}`), "")
+    const cut = await SecurityTree.list(dir.path, { maxEntries: 200 })
+    expect(cut.unlisted).toContain(dir.file("secrets"))
+    expect(cut.unlisted).toContain(dir.file("src"))
+    const after = await build(dir.path, cache, 200)
+    expect(SecurityFingerprint.find(after.read, secret).length).toBeGreaterThan(0)
+    expect(after.files.has(dir.file("secrets/api.key"))).toBe(true)
+    expect([...(after.segmented.get(dir.file("src/app.ts")) ?? [])].sort()).toEqual(["llm", "read", "write"])
+    // Changed while unlisted: read again, the new content known, the old forgotten.
+    fs.writeFileSync(dir.file("secrets/api.key"), "API_KEY=Qm4Zr8Tx2Lw9Vb6Nc3Yk7Hd5\n")
+    const changed = await build(dir.path, cache, 200)
+    expect(SecurityFingerprint.find(changed.read, "API_KEY=Qm4Zr8Tx2Lw9Vb6Nc3Yk7Hd5").length).toBeGreaterThan(0)
+    expect(SecurityFingerprint.find(changed.read, secret).length).toBe(0)
   }, 60_000)
 })
