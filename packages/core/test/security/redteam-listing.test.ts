@@ -5,6 +5,7 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
+import { SECRET_FILE } from "./fixture"
 import { REDTEAM_POLICY, ROUTES, git, isolateHome, open, redteamProject } from "./redteam-helpers"
 
 const home = isolateHome()
@@ -21,7 +22,9 @@ for (const route of ROUTES) {
     test(
       "a command making 200,001 files before app/ does not un-hide app/.env.production; the note says why",
       async () => {
-        const dir = await redteamProject()
+        // zz/backup.txt: a user's copy of a protected file (O3: once the listing stopped before secrets/, its
+        // fingerprints went and the copy's token was shown in clear).
+        const dir = await redteamProject({ "zz/backup.txt": SECRET_FILE.split("\n")[0] + "\n" })
         const s = await open(route, dir.path)
         try {
           const probe = "ls -A app | while read f; do tr 'A-Za-z' 'N-ZA-Mn-za-m' < \"app/$f\"; done; echo probed"
@@ -35,6 +38,10 @@ for (const route of ROUTES) {
           expect(after.output).toContain("maxIndexEntries")
           expect(after.output).toContain("hidden from this command")
           expect(after.output).toContain("it stopped at aaa, which holds 200001 entries")
+          const grep = await s.call("grep", { pattern: "API_KEY" })
+          expect(grep.output).toContain("zz/backup.txt")
+          expect(grep.output).toContain("[REDACTED: content of a protected file]")
+          expect(grep.output).not.toMatch(/API_KEY=\w/)
         } finally {
           s.close()
         }
