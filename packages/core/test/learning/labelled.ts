@@ -19,8 +19,16 @@ export namespace Labelled {
     errors: { text: string; label: Label; got: Label }[]
   }
 
-  export function load(part: "dev" | "heldout" | "all"): Item[] {
-    const parts = part === "all" ? ["dev", "heldout"] : [part]
+  export type Part = "dev" | "heldout" | "all" | "pasted-dev" | "pasted-heldout" | "pasted"
+
+  /**
+   * `dev`/`heldout`: the original set. `pasted-dev`/`pasted-heldout` (`pasted`: both): messages with pasted tool
+   * output (linter and compiler lines, warnings, stack traces, quoted and fenced blocks), half asking for help (no
+   * learning), half a correction, decision or preference said around the paste; written before the detector knew
+   * about pasted material.
+   */
+  export function load(part: Part): Item[] {
+    const parts = part === "all" ? ["dev", "heldout"] : part === "pasted" ? ["pasted-dev", "pasted-heldout"] : [part]
     return parts.flatMap((p) =>
       fs
         .readFileSync(path.join(import.meta.dir, `${p}.jsonl`), "utf8")
