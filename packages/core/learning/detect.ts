@@ -2,7 +2,9 @@
  * Rule-based detection of what a user message teaches: a correction of the agent ("no, use pnpm instead of npm"), a
  * decision ("let's go with Postgres for the queue") or a standing preference ("always add a test when you fix a bug").
  * No model call. Questions, acknowledgements, status reports ("nope, still failing") and one-off task instructions
- * ("use the staging database for this run") teach nothing and are left alone.
+ * ("use the staging database for this run") teach nothing and are left alone. Only the user's own words are examined:
+ * pasted or quoted material (tool output, stack traces, code and quoted blocks; `LearningPasted.ownWords`) is taken
+ * out first, and code spans and quoted tool messages are not read for cues.
  *
  * The text kept for a learning is the message's statement without its opening judgement ("No —", "that's wrong,",
  * "Hmm, that's not right."): what should be done, not that something was wrong. A message that is only a judgement
@@ -12,6 +14,8 @@
  * LearningDetect.detect("no, use pnpm instead of npm") // { kind: "correction", text: "Use pnpm instead of npm", … }
  * LearningDetect.detect("No worries, take your time.") // undefined
  */
+import { LearningPasted } from "./pasted"
+
 export namespace LearningDetect {
   export type Kind = "correction" | "decision" | "preference"
 
@@ -25,8 +29,10 @@ export namespace LearningDetect {
 
   /** Longest statement kept, in characters (longer ones are cut at a word boundary). */
   export const MAX_TEXT = 240
-  /** Messages longer than this are not examined (pasted logs, files, long specifications). */
+  /** Own words longer than this (after pasted material is taken out) are not examined (files, long specifications). */
   export const MAX_MESSAGE = 2_000
+  /** Messages longer than this are not examined at all (the paste is not even looked through). */
+  export const MAX_RAW = 100_000
 
   // ---- vocabulary ----------------------------------------------------------------------------------------------
 
@@ -97,7 +103,7 @@ export namespace LearningDetect {
     ["should-be-not", /\b(?:it|this|that|these|they)\s+(?:should|must|has\s+to|needs\s+to)\s+be\b[^.!?]*,\s*not\b/i],
     [
       "x-not-y",
-      /\b(?:use|it'?s|is|are|goes?|lives?|runs?|should\s+be|must\s+be)\s+[^.!?,]{1,50},?\s+not\s+(?:in\s+|on\s+|the\s+)?[`'"\w@./-]/i,
+      /\b(?:uses?|it'?s|is|are|goes?|lives?|runs?|should\s+be|must\s+be)\s+[^.!?,]{1,50},?\s+not\s+(?:in\s+|on\s+|the\s+)?[`'"\w@./-]/i,
     ],
     ["actually-use", /^actually[,.]?\s+(?:use|it\s+should|we\s+use|the\b|i\s+want)/i],
     ["ever", /\.\s*ever\.?$/i],
@@ -243,12 +249,15 @@ export namespace LearningDetect {
    * LearningDetect.detect("Let's go with Postgres for the job queue instead of Redis.")?.kind // "decision"
    */
   export function detect(message: string): Found | undefined {
-    const text = unquote(message.replace(/\s+/g, " ").trim())
-    if (!text || text.length > MAX_MESSAGE) return undefined
+    if (message.length > MAX_RAW) return undefined
+    const own = unquote(LearningPasted.ownWords(message).replace(/\s+/g, " ").trim())
+    if (!own || own.length > MAX_MESSAGE) return undefined
+    // Rules read the own words with code spans and quoted tool messages emptied; the statement keeps them.
+    const text = LearningPasted.masked(own)
     const all = sentences(text)
     const statements = all.filter((s) => !isQuestion(s))
     if (!statements.length) return undefined
-    const found = (kind: Kind, rule: string): Found => ({ kind, rule, text: statement(text) })
+    const found = (kind: Kind, rule: string): Found => ({ kind, rule, text: statement(own) })
 
     // Corrections: an opening "no" followed by what to do instead, an opening judgement, or a cue anywhere.
     const no = leadingNo(text)

@@ -175,6 +175,36 @@ describe("the session-learning feature", () => {
     ])
   })
 
+  test("pasted tool output asking for help is not stored; a correction said around a paste is, without the paste", async () => {
+    await using dir = await tmpdir({})
+    const { hooks } = await Builtins.create(host(dir.path), {
+      options: {},
+      logger: () => Logger.silent,
+      only: ["session-learning"],
+    })
+    const h = hooks as Record<string, any>
+    // The tester's session (F6): the eslint line became "Correction: 3:1 error Unexpected var, use let or const…".
+    const eslint = "  3:1  error  Unexpected var, use let or const instead  no-var"
+    await h["chat.message"](
+      { sessionID: "ses_1" },
+      { message: { id: "msg_1" }, parts: [user(`eslint reports this, can you fix it?\n${eslint}`)] },
+    )
+    await h["chat.message"](
+      { sessionID: "ses_1" },
+      { message: { id: "msg_2" }, parts: [user("ruff: UP035 `typing.List` is deprecated, use `list` instead")] },
+    )
+    await h["chat.message"](
+      { sessionID: "ses_1" },
+      { message: { id: "msg_3" }, parts: [user(`No, don't turn the rule off, use \`const\`:\n${eslint}`)] },
+    )
+    await h.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } })
+    expect(
+      LearningStore.open(dir.path)
+        .list()
+        .map((l) => [l.kind, l.text, l.sources[0].messageID]),
+    ).toEqual([["correction", "Don't turn the rule off, use `const`:", "msg_3"]])
+  })
+
   test("with a security policy, what is stored is redacted", async () => {
     await using dir = await tmpdir({
       ".opencode-security.json": JSON.stringify({ version: "1.0", roles: [{ name: "viewer", level: 10 }], rules: [] }),
