@@ -75,6 +75,8 @@ export namespace DiscoveryMatch {
 
   /** Per-search changes to `bm25f`'s selection. */
   export type SearchOptions = {
+    /** Replaces `FieldTuning.coverage` (share of the prompt's own best possible score) for this search. */
+    coverage?: number
     /** Replaces `FieldTuning.relativeCut` (share of the best hit) for this search. */
     relativeCut?: number
     /** Replaces `FieldTuning.groupCut` (share of the best hit of the same group) for this search. */
@@ -605,7 +607,7 @@ export namespace DiscoveryMatch {
       select,
       search(prompt, options = {}) {
         const { scores, mass } = score(query(prompt))
-        const floor = Math.max(t.coverage * mass, t.minScore, Number.MIN_VALUE)
+        const floor = Math.max((options.coverage ?? t.coverage) * mass, t.minScore, Number.MIN_VALUE)
         const hits = [...scores]
           .map(([index, e]) => ({ index, score: round(e.score), matched: e.matched }))
           .filter((h) => h.score >= floor)

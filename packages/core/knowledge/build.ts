@@ -1,4 +1,6 @@
+import { DynamicDiscovery } from "../discovery/discover"
 import { Keywords } from "../discovery/keywords"
+import { DiscoveryMatch } from "../discovery/match"
 import type { Host } from "../host"
 import type { LearningStore } from "../learning/store"
 import type { Resource } from "../resource/schema"
@@ -82,21 +84,45 @@ export namespace KnowledgeBuild {
       .map((x) => x.l)
   }
 
-  /** Knowledge-base resources sharing terms with the prompt, best first (shared terms, then id). */
-  export function rankResources(prompt: string, resources: readonly Resource.Metadata[]) {
-    const wanted = new Set(Keywords.terms(prompt))
-    if (!wanted.size) return []
-    return resources
-      .filter((r) => r.type === "knowledge-base")
-      .map((r) => {
-        const hay = new Set(Keywords.terms([r.id, r.name, r.tags.join(" "), r.description ?? ""].join(" ")))
-        let score = 0
-        for (const t of wanted) if (hay.has(t)) score++
-        return { r, score }
-      })
-      .filter((x) => x.score > 0)
-      .sort((a, b) => b.score - a.score || (a.r.id < b.r.id ? -1 : 1))
-      .map((x) => x.r)
+  /**
+   * Injected articles are stored in the session and repeated in every later request, so they need more evidence than
+   * a discovery suggestion: a hit must reach this share of what the prompt could score (discovery: 0.12), and share
+   * two words with the prompt, or one that only this article's title holds ("how does pagination work?" finds
+   * Pagination), or one that is most of what the prompt asks (`SINGLE_WORD_COVERAGE`: "deploy" finds both deploy
+   * articles). "server", "return" or "conflicts" shared by chance find nothing. Chosen on
+   * `test/knowledge/fixtures/fastmcp-servers.json` (`knowledge/rank.test.ts` prints the figures).
+   */
+  export const COVERAGE = 0.25
+  export const SINGLE_WORD_COVERAGE = 0.6
+
+  /**
+   * Knowledge-base articles relevant to the prompt, best first, at most `DiscoveryMatch.FIELD_TUNING.maxHits`: the
+   * discovery matcher (`DiscoveryMatch`, BM25F with idf over the knowledge base, the title weighted above the tags and
+   * the description, as discovery ranks project resources) with its cut relative to the best hit, and the stricter
+   * evidence of `COVERAGE`. A word most articles share ("server", "test") weighs next to nothing, so a prompt about
+   * something else gets no article.
+   *
+   * @example
+   * KnowledgeBuild.rankResources("How do I add logging middleware?", kb).map((r) => r.id) // ["middleware", "logging"]
+   * KnowledgeBuild.rankResources("Fix the failing test in src/git/tests/test_server.py", kb) // []
+   */
+  export function rankResources(prompt: string, resources: readonly Resource.Metadata[]): Resource.Metadata[] {
+    const articles = resources.filter((r) => r.type === "knowledge-base")
+    if (!articles.length || !prompt.trim()) return []
+    const docs = DynamicDiscovery.documents({ items: [], resources: articles })
+    const fields = { ...DiscoveryMatch.FIELD_TUNING, coverage: COVERAGE }
+    const index = DiscoveryMatch.index(docs, "bm25f", DiscoveryMatch.TUNING, fields)
+    const titles = docs.map((d) => new Set(Keywords.lightTerms(d.name).map((t) => t.term)))
+    /** The word is in this article's title and in no other's. */
+    const names = (i: number, word: string) => {
+      const term = Keywords.termOf(word)
+      return titles[i].has(term) && titles.filter((t) => t.has(term)).length === 1
+    }
+    const most = new Set(index.search(prompt, { coverage: SINGLE_WORD_COVERAGE, all: true }).map((h) => h.index))
+    return index
+      .search(prompt)
+      .filter((h) => h.matched.length >= 2 || names(h.index, h.matched[0]) || most.has(h.index))
+      .map((h) => articles[h.index])
   }
 
   /** The block, or "" when there is nothing to say or no budget. */

@@ -13,7 +13,7 @@ const ARTICLES = {
     "Run `helm upgrade billing ./chart` from the release branch.\n",
   ),
   ".opencode/knowledge-base/huge.md": md(
-    { title: "Deploy history", description: "Every deploy of the last years", tags: ["deploy"] },
+    { title: "Deploy history", description: "Every helm deploy of the billing service", tags: ["deploy"] },
     "A deploy happened.\n".repeat(2_000),
   ),
   ".opencode/knowledge-base/style.md": md({ title: "Style", description: "Naming rules for CSS classes" }, "BEM.\n"),
@@ -66,7 +66,7 @@ describe("knowledge injection", () => {
     expect(learnings[0]).toContain("helm")
     expect(part).toContain("## deploy: Deploying\nRun `helm upgrade billing ./chart`")
     // Over the budget: named with its description, not included.
-    expect(part).toContain("- huge: Every deploy of the last years")
+    expect(part).toContain("- huge: Every helm deploy of the billing service")
     expect(part).not.toContain("style")
   })
 
