@@ -65,7 +65,7 @@ export namespace LearningPasted {
   const INTRODUCER_INLINE =
     /\b(?:says|said|reports|reported|prints|printed|shows|showed|outputs|output|complains|complained|warns|warned|reads|gives|gave|returns|returned|throws|threw|logs|logged|(?:error|warning|message|exception|output|log)(?:\s+(?:is|was|message))?)\s*:\s*(?=\S)/i
   const INTRODUCER_LINE =
-    /(?:\b(?:says|said|reports?|reported|prints?|printed|shows?|showed|output|outputs|complains?|complained|warns?|warned|gives?|gave|getting|got|get|seeing|see|this|these|logs?|error|errors|warnings?|trace|traceback|message|fails?|failed|failing|breaks|crashes|crashed|means|like)|^\s*(?!(?:note|also|update|edit|context|rules?|todo|summary|background|goal|plan|steps|requirements|decision|decided|agreed|settled|correction|ps|btw|why|because|reason)\s*:)[\w@./-]+(?:\s+(?:output|build|test|tests|check|lint|run|log|logs|install|says|reports))?)\s*:\s*$/i
+    /(?:\b(?:says|said|reports?|reported|prints?|printed|shows?|showed|output|outputs|complains?|complained|warns?|warned|gives?|gave|getting|got|get|seeing|see|this|these|logs?|error|errors|warnings?|trace|traceback|message|fails?|failed|failing|breaks|crashes|crashed|means|like)|^\s*(?!(?:note|nb|also|update|edit|context|rules?|conventions?|policy|todo|summary|background|goal|plan|steps|requirements|decision|decided|agreed|settled|correction|preference|important|remember|reminder|fyi|tldr|ps|btw|why|because|reason|again|instead|please|ok|okay)\s*:)[\w@./-]+(?:\s+(?:output|build|test|tests|check|lint|run|log|logs|install|says|reports))?)\s*:\s*$/i
 
   /** A line ending in a reporting verb without a colon ("that's why alembic says", "npm install prints"). */
   const INTRODUCER_VERB =

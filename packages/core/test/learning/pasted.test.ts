@@ -47,6 +47,7 @@ describe("LearningPasted.ownWords", () => {
       "We don't use `var` anywhere, use `const`.",
       "You keep adding `any` to get past `error TS7006: Parameter 'x' implicitly has an 'any' type.` Write the type.",
       "Rules:\n- use pnpm, not npm\n  - never push to main",
+      "Important:\nnever push to main directly, open a pull request",
       "Decision: ES2022 target for the build, not ES2017.",
       "Use RFC3339 timestamps, not unix seconds.",
       "no, the config lives in config/app.yaml, not in the root",
@@ -54,6 +55,7 @@ describe("LearningPasted.ownWords", () => {
     ]
     for (const message of own) expect(LearningPasted.ownWords(message)).toBe(message)
     expect(LearningDetect.detect("Rules:\n- use pnpm, not npm")?.kind).toBe("correction")
+    expect(LearningDetect.detect("Important:\nwe don't push to main directly")?.kind).toBe("correction")
     expect(LearningDetect.detect("Decision: ES2022 target for the build, not ES2017.")?.kind).toBe("decision")
   })
 
