@@ -27,7 +27,10 @@ const FILES: Record<string, string> = {
 const TIMEOUT = { timeout: 240_000 }
 
 const count = (text: string, needle: string) => text.split(needle).length - 1
-const read = (dir: string, rel: string) => ({ name: "read", args: { filePath: path.join(dir, rel) } })
+const read = (dir: string, rel: string, extra: { offset?: number; limit?: number } = {}) => ({
+  name: "read",
+  args: { filePath: path.join(dir, rel), ...extra },
+})
 /** The system messages of a request, as sent. */
 const system = (r: ModelServer.RecordedRequest) =>
   JSON.stringify(r.body.messages.filter((m: any) => m.role === "system"))
@@ -94,6 +97,53 @@ for (const target of targets()) {
           // The system prompt carries the root AGENTS.md and is byte-identical on every agent turn.
           expect(system(turns[0])).toContain("ROOT-AGENTS")
           for (const turn of turns) expect(system(turn)).toBe(system(turns[0]))
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+
+    test(
+      "a README read only in part (a limit before its end, or cut by OpenCode) is injected on the next read in its folder, once; one read whole is not",
+      async () => {
+        await using project = await Harness.project({ bin: target.bin, files: FILES })
+        const d = project.dir
+        const steps: ModelServer.Step[] = [
+          ModelServer.calls(read(d, "pkg/b/README.md", { offset: 1, limit: 1 })), // "# b" only
+          ModelServer.calls(read(d, "pkg/b/g0.ts")),
+          ModelServer.calls(read(d, "pkg/b/g1.ts")),
+          ModelServer.calls(read(d, "pkg/big/README.md")), // 3,000 lines: OpenCode stops at its 50 KB cap
+          ModelServer.calls(read(d, "pkg/big/g.ts")),
+          ModelServer.calls(read(d, "pkg/a/README.md", { offset: 1, limit: 50 })), // all of its 2 lines
+          ModelServer.calls(read(d, "pkg/a/f0.ts")),
+          ModelServer.text("done"),
+        ]
+        const server = ModelServer.start(steps)
+        try {
+          const result = await Harness.run(project, server, "Read the package files", { timeoutMs: 200_000 })
+          expect(result.exitCode).toBe(0)
+          const reads = result.tools.filter((t) => t.tool === "read")
+          expect(reads.map((t) => t.status)).toEqual(Array(7).fill("completed"))
+          const outputs = reads.map((t) => t.output)
+          // OpenCode showed part of each: one line of pkg/b's, the big one's up to its cap.
+          expect(outputs[0]).toContain("Use offset=2 to continue.")
+          expect(outputs[0]).not.toContain("B-README")
+          expect(/Use offset=\d+ to continue\./.test(outputs[3])).toBe(true)
+          expect(outputs[3]).not.toContain("BIG line 2999 ")
+          const b = HEADER + path.join(d, "pkg/b/README.md") + "\n"
+          const big = HEADER + path.join(d, "pkg/big/README.md") + "\n"
+          expect(outputs.map((o) => count(o, b))).toEqual([0, 1, 0, 0, 0, 0, 0])
+          expect(outputs.map((o) => count(o, big))).toEqual([0, 0, 0, 0, 1, 0, 0])
+          expect(outputs[4]).toContain(
+            `[truncated at ~2000 tokens — read ${path.join(d, "pkg/big/README.md")} for the rest]`,
+          )
+          // Read whole: never injected after.
+          expect(outputs[5]).toContain("2: A-README")
+          expect(outputs[6]).not.toContain(HEADER)
+          const last = server.turns().at(-1)!.raw
+          expect(count(last, "B-README")).toBe(1)
+          expect(count(last, "A-README")).toBe(1)
         } finally {
           server.stop()
         }

@@ -23,6 +23,7 @@ export namespace ReadmeHistory {
     state?: {
       status?: string
       input?: Record<string, unknown>
+      output?: string
       metadata?: Record<string, unknown>
       time?: { compacted?: number }
     }
@@ -55,9 +56,33 @@ export namespace ReadmeHistory {
   }
 
   /**
+   * True when a completed `read` result shows the whole file: it starts at the first line (`offset` absent, 0 or 1)
+   * and OpenCode did not cut it (1.2.15 through 1.18 set `metadata.truncated` when lines follow — a `limit`, the
+   * 2,000-line default or the 50 KB cap — and end every line they shorten with `... (line truncated to N chars)`).
+   *
+   * @example
+   * ReadmeHistory.whole({ type: "tool", tool: "read", state: { status: "completed", input: { filePath: "a/README.md", offset: 40 } } }) // false
+   */
+  export function whole(part: Part): boolean {
+    const offset = Number(part.state?.input?.offset ?? 1)
+    if (!Number.isFinite(offset) || offset > 1) return false
+    if (part.state?.metadata?.truncated === true) return false
+    const output = part.state?.output
+    if (typeof output !== "string") return true
+    for (const line of output.split("\n")) {
+      // 1.2.15 writes the first line right after `<content>`, 1.18 on a line of its own.
+      const m = /^(?:<content>)?\d+: ([^]*)\.\.\. \(line truncated to (\d+) chars\)$/.exec(line)
+      if (m && m[1].length === Number(m[2])) return false
+    }
+    return true
+  }
+
+  /**
    * The README paths (absolute) whose content the model still sees in the session: from the `readme` metadata of
-   * completed tool results, and from `read` calls of the README itself, among the visible, not compacted parts.
-   * `directory` resolves relative `filePath` arguments.
+   * completed tool results (an injected block, cut to its budget with a pointer to the file, counts), and from `read`
+   * calls of the README itself that showed all of it (`whole`: a read from a later line, one whose `limit` stops
+   * before the end, or one OpenCode cut does not count), among the visible, not compacted parts. `directory` resolves relative `filePath`
+   * arguments.
    */
   export function inContext(messages: Message[], directory: string): Set<string> {
     const seen = new Set<string>()
@@ -67,7 +92,7 @@ export namespace ReadmeHistory {
         const listed = part.state.metadata?.[KEY]
         if (Array.isArray(listed)) for (const p of listed) if (typeof p === "string") seen.add(p)
         const file = part.tool === "read" ? part.state.input?.filePath : undefined
-        if (typeof file === "string" && /readme/i.test(file)) seen.add(path.resolve(directory, file))
+        if (typeof file === "string" && /readme/i.test(file) && whole(part)) seen.add(path.resolve(directory, file))
       }
     }
     return seen

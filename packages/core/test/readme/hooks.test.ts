@@ -45,14 +45,22 @@ function session(dir: string, extra: Partial<Host> = {}) {
     host,
     log,
     messages,
-    /** Runs the after hook of one read and stores its result; returns the output text. */
-    async read(hooks: any, file: string, store = true) {
+    /**
+     * Runs the after hook of one read and stores its result; returns the output text. `shape` gives the call's other
+     * arguments (`offset`, `limit`) and the result OpenCode returned (its text and `truncated` flag).
+     */
+    async read(
+      hooks: any,
+      file: string,
+      store = true,
+      shape: { args?: Record<string, unknown>; content?: string; truncated?: boolean } = {},
+    ) {
       const callID = `c${++call}`
-      const args = { filePath: path.isAbsolute(file) ? file : path.join(dir, file) }
+      const args = { filePath: path.isAbsolute(file) ? file : path.join(dir, file), ...shape.args }
       const output = {
         title: "",
-        output: `<path>${args.filePath}</path>\n<type>file</type>\n<content>1: x\n</content>`,
-        metadata: { loaded: [] },
+        output: `<path>${args.filePath}</path>\n<type>file</type>\n<content>${shape.content ?? "1: x\n"}</content>`,
+        metadata: { loaded: [], ...(shape.truncated !== undefined && { truncated: shape.truncated }) } as any,
       }
       await hooks["tool.execute.after"]({ tool: "read", sessionID: "s", callID, args }, output)
       const part = {
@@ -162,6 +170,40 @@ describe("README injection on read results", () => {
     const next = (await s.read(hooks, "pkg/a/f1.ts")).text + (await s.read(hooks, "pkg/b/y.ts")).text
     expect(next).not.toContain("A-README") // in the kept tail
     expect(next).toContain("B-README") // summarised away
+  })
+
+  test("a README read only in part (from a later line, a limit before its end, cut by OpenCode, a shortened line) is injected on the next read in its folder; a whole read is not", async () => {
+    await using dir = await tmpdir({ ...FILES, "pkg/c/README.md": "# c\nC-README\n" })
+    const s = session(dir.path)
+    const hooks = ReadmeHooks.create({ host: s.host, config: {} })
+    const end = (n: number) => `\n\n(End of file - total ${n} lines)\n`
+    const more = (from: number, to: number, n: number) =>
+      `\n\n(Showing lines ${from}-${to} of ${n}. Use offset=${to + 1} to continue.)\n`
+    // Whole: a limit that reaches the end (offset 1, as a string as 1.2.15's coercing schema takes it).
+    await s.read(hooks, "pkg/README.md", true, {
+      args: { offset: "1", limit: 50 },
+      content: `1: # pkg\n2: PKG-README${end(2)}`,
+      truncated: false,
+    })
+    // Partial: from line 2; the first 1 of 2 lines; lines shortened by OpenCode's 2,000-character cap.
+    await s.read(hooks, "pkg/a/README.md", true, { args: { offset: 2 }, content: `2: A-README${end(2)}` })
+    await s.read(hooks, "pkg/b/README.md", true, {
+      args: { limit: 1 },
+      content: `1: # b${more(1, 1, 2)}`,
+      truncated: true,
+    })
+    const cut = `1: ${"c".repeat(2000)}... (line truncated to 2000 chars)\n2: C-README${end(2)}`
+    await s.read(hooks, "pkg/c/README.md", true, { content: cut, truncated: false })
+    const a = (await s.read(hooks, "pkg/a/f0.ts")).text
+    const b = (await s.read(hooks, "pkg/b/y.ts")).text
+    const c = (await s.read(hooks, "pkg/c/x.ts")).text
+    expect(blocks(a, dir.file("pkg/a/README.md"))).toBe(1)
+    expect(blocks(b, dir.file("pkg/b/README.md"))).toBe(1)
+    expect(blocks(c, dir.file("pkg/c/README.md"))).toBe(1)
+    expect(a + b + c).not.toContain("PKG-README") // read whole
+    // Once injected it is seen: no second block.
+    expect((await s.read(hooks, "pkg/a/f1.ts")).text).not.toContain("<system-reminder>")
+    expect(s.log.entries.filter((e) => e.level === "warn")).toEqual([])
   })
 
   test("budget: a long README is cut at a line break with a pointer to the file; maxTokens is configurable", async () => {
