@@ -56,6 +56,12 @@ export type Host = {
    */
   stateless?: boolean
   /**
+   * Who reads what features add to a prompt: OpenCode's model (the default), or the client of the MCP server
+   * (`"mcp"`), which has none of OpenCode's tools (`skill`, `task`) nor its `@agent` and `/command` syntax, so
+   * discovery names each suggestion's file to read instead.
+   */
+  client?: "opencode" | "mcp"
+  /**
    * The stored messages of a session, oldest first, in OpenCode's `{ info, parts }` shape. Features derive session
    * state from it instead of shadowing it.
    */

@@ -6,7 +6,9 @@ import type { Discovery } from "./schema"
  * The suggestion text added to the user's message: one compact block listing what matched, each entry with its name,
  * a one-line description and how to use it (`@agent`, the skill tool, `/command`, `resource-load` with the id).
  * Agents and commands that only Claude Code loads, and output styles, are given by file, since OpenCode cannot
- * invoke them by name.
+ * invoke them by name. For an MCP client (`Options.mcp`), which has neither OpenCode's skill and task tools nor its
+ * `@agent` and `/command` syntax, every agent, skill, command and style is given by its file to read (relative to the
+ * project, or `~/…`); resources keep `resource-load`, which the MCP server offers.
  *
  * @example
  * DiscoveryFormat.context(result.context!) // "<dynamic-context>\nSuggestions matched to this request…"
@@ -17,37 +19,62 @@ export namespace DiscoveryFormat {
   /** Characters of a one-line description. */
   export const LINE_MAX = 120
 
+  export type Options = {
+    /**
+     * Set when the reader is an MCP client (the MCP server's `discover`): the project folder its file paths are
+     * relative to.
+     */
+    mcp?: { directory: string }
+  }
+
   /**
    * The block for a context, or undefined when nothing matched. Memory-think contexts get `memoryThink`'s format.
    *
    * @example
    * DiscoveryFormat.context(result.context!) // "<dynamic-context>\n…\n</dynamic-context>" or undefined
+   * DiscoveryFormat.context(result.context!, { mcp: { directory: "/repo" } }) // "…- pdf (.claude/skills/pdf/SKILL.md): …"
    */
-  export function context(ctx: Discovery.DynamicContext): string | undefined {
+  export function context(ctx: Discovery.DynamicContext, options: Options = {}): string | undefined {
     if (ctx.memoryThink && (ctx.memoryThink.suggestedAgents.length || ctx.memoryThink.suggestedStyles.length))
-      return memoryThink(ctx.memoryThink)
+      return memoryThink(ctx.memoryThink, options)
     const sections: string[] = []
     const add = (title: string, lines: string[]) => {
       if (lines.length) sections.push(title, ...lines)
     }
-    add("Agents (mention @name, or delegate to it with the task tool):", ctx.matchedAgents.map(agent))
-    add(
-      "Skills (load with the skill tool):",
-      ctx.matchedSkills.map((m) => entry(m.item.name, m.item.description)),
-    )
-    add("Commands (the user runs /name):", ctx.matchedCommands.map(command))
-    add(
-      "Project resources (load with the resource-load tool by id):",
-      ctx.matchedResources.map((m) => entry(m.resource.id, m.resource.description ?? m.resource.name)),
-    )
-    add("Output styles (read the file and answer in that style):", ctx.matchedOutputStyles.map(style))
+    const mcp = options.mcp
+    const resources = () =>
+      add(
+        "Project resources (load with the resource-load tool by id):",
+        ctx.matchedResources.map((m) => entry(m.resource.id, m.resource.description ?? m.resource.name)),
+      )
+    if (mcp) {
+      const file = (m: Discovery.MatchedItem) =>
+        entry(`${m.item.name} (${where(m.item.filePath, mcp.directory)})`, m.item.description)
+      add(
+        "Agents (read the file and follow it, or give it to a subagent as its instructions):",
+        ctx.matchedAgents.map(file),
+      )
+      add("Skills (read the file and follow it):", ctx.matchedSkills.map(file))
+      add("Commands (prompt templates: read the file and follow it):", ctx.matchedCommands.map(file))
+      resources()
+      add("Output styles (read the file and answer in that style):", ctx.matchedOutputStyles.map(file))
+    } else {
+      add("Agents (mention @name, or delegate to it with the task tool):", ctx.matchedAgents.map(agent))
+      add(
+        "Skills (load with the skill tool):",
+        ctx.matchedSkills.map((m) => entry(m.item.name, m.item.description)),
+      )
+      add("Commands (the user runs /name):", ctx.matchedCommands.map(command))
+      resources()
+      add("Output styles (read the file and answer in that style):", ctx.matchedOutputStyles.map(style))
+    }
     if (!sections.length) return undefined
-    return [
-      OPEN,
-      "Suggestions matched to this request (use them if they help, ignore them otherwise).",
-      ...sections,
-      CLOSE,
-    ].join("\n")
+    return [OPEN, intro(options), ...sections, CLOSE].join("\n")
+  }
+
+  function intro(options: Options) {
+    const line = "Suggestions matched to this request (use them if they help, ignore them otherwise)."
+    return options.mcp ? `${line} Paths are relative to the project folder ${inline(options.mcp.directory)}.` : line
   }
 
   /**
@@ -56,13 +83,16 @@ export namespace DiscoveryFormat {
    * @example
    * DiscoveryFormat.memoryThink(context.memoryThink!) // "<dynamic-context>\nMemory think suggestions (memory think add):…"
    */
-  export function memoryThink(mt: Discovery.MemoryThinkContext): string {
+  export function memoryThink(mt: Discovery.MemoryThinkContext, options: Options = {}): string {
+    const mcp = options.mcp
+    const file = (m: Discovery.MatchedItem) => (mcp ? ` (${where(m.item.filePath, mcp.directory)})` : "")
     const described = [
-      ...mt.suggestedAgents.map((m) => entry(`agent ${m.item.name}`, m.item.description)),
-      ...mt.suggestedStyles.map((m) => entry(`style ${m.item.name}`, m.item.description)),
+      ...mt.suggestedAgents.map((m) => entry(`agent ${m.item.name}${file(m)}`, m.item.description)),
+      ...mt.suggestedStyles.map((m) => entry(`style ${m.item.name}${file(m)}`, m.item.description)),
     ]
     return [
       OPEN,
+      ...(mcp ? [intro(options)] : []),
       `Memory think suggestions (memory think ${mt.pattern}):`,
       mt.usageGuidance,
       "",
@@ -136,6 +166,19 @@ export namespace DiscoveryFormat {
       .replace(/>/g, "›")
     const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text
     return sentence.length > LINE_MAX ? sentence.slice(0, LINE_MAX - 1).trimEnd() + "…" : sentence
+  }
+
+  /**
+   * A path relative to `directory` when it lies inside it, otherwise as `display` writes it.
+   *
+   * @example
+   * DiscoveryFormat.where("/repo/.claude/skills/pdf/SKILL.md", "/repo") // ".claude/skills/pdf/SKILL.md"
+   * DiscoveryFormat.where("/home/me/.claude/agents/a.md", "/repo") // "~/.claude/agents/a.md" when $HOME is /home/me
+   */
+  export function where(file: string, directory: string): string {
+    const rel = path.relative(directory, file)
+    const inside = rel && rel !== ".." && !rel.startsWith(".." + path.sep) && !path.isAbsolute(rel)
+    return inside ? rel : display(file)
   }
 
   /**

@@ -13,7 +13,8 @@ import { DiscoveryFormat } from "./format"
  *
  * When the host has an access check (`host.access`, installed by the security layer), definitions and resources
  * whose file the policy protects (read or llm) are left out of the suggestion; `host.accessVersion`, when present,
- * lets their verdicts be remembered between prompts.
+ * lets their verdicts be remembered between prompts. For an MCP client (`host.client`), the suggestion names each
+ * agent's, skill's, command's and style's file instead of OpenCode's tools (`DiscoveryFormat.Options.mcp`).
  *
  * @example
  * const hooks = DiscoveryHooks.create(DynamicDiscovery.create({ directory: "/repo" }), { log, host })
@@ -33,7 +34,10 @@ export namespace DiscoveryHooks {
 
   export function create(
     engine: DynamicDiscovery.Engine,
-    options: { log?: Logger; host?: Pick<Host, "access" | "accessVersion" | "segments"> } = {},
+    options: {
+      log?: Logger
+      host?: Pick<Host, "access" | "accessVersion" | "segments"> & Partial<Pick<Host, "client" | "directory">>
+    } = {},
   ) {
     const log = options.log ?? Logger.silent
     return {
@@ -53,7 +57,9 @@ export namespace DiscoveryHooks {
               log.warn(`discovery skipped: ${result.skipReason}`, { error: result.error })
             return
           }
-          const text = DiscoveryFormat.context(result.context)
+          // An MCP client has none of OpenCode's tools: it is given files to read.
+          const mcp = host?.client === "mcp" ? { directory: host.directory ?? process.cwd() } : undefined
+          const text = DiscoveryFormat.context(result.context, { mcp })
           if (!text) return
           output.parts.push({
             id: partID(output.parts.map((p) => p.id)),

@@ -27,7 +27,8 @@ import type { Logger } from "../util/log"
  *
  * Over MCP the client owns its context: nothing can be pruned from it, so the lifecycle tools (`resource-list-loaded`,
  * `resource-release`) are not offered and every `resource-load` is answered on its own (never "already loaded").
- * `discover` returns the suggestion discovery adds to a prompt in OpenCode.
+ * `discover` returns the suggestion discovery adds to a prompt in OpenCode, except that it names each agent's, skill's,
+ * command's and style's file to read (the client has no skill or task tool, no `@agent` or `/command`).
  *
  * @example
  * const mcp = await BuiltinsMcp.create({ directory: "/repo", log })
@@ -94,6 +95,7 @@ export namespace BuiltinsMcp {
       worktree: init.worktree ?? init.directory,
       log: init.log,
       stateless: true,
+      client: "mcp",
     }
     const built = await Builtins.create(host, {
       options: init.options ?? {},
@@ -108,7 +110,8 @@ export namespace BuiltinsMcp {
     const discover = tool({
       description:
         "Which of this project's agents, commands, skills, output styles and resources (.opencode/, .claude/, the " +
-        "user's folders) match a task: the suggestion OpenCode adds to a prompt. Returns text, empty when none match.",
+        "user's folders) match a task: the suggestion OpenCode adds to a prompt, naming each file to read. Returns " +
+        "text, empty when none match.",
       args: { prompt: tool.schema.string().describe("The task or question, in the user's words") },
       async execute(args, ctx) {
         const messageID = ctx.messageID

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test"
+import path from "path"
+import { DiscoveryDirectories } from "../../discovery/directories"
 import { DiscoveryFormat } from "../../discovery/format"
 import { MemoryThink } from "../../discovery/memory-think"
 import { Discovery } from "../../discovery/schema"
@@ -74,6 +76,54 @@ describe("DiscoveryFormat.context", () => {
       "- code-reviewer (Claude Code agent, /p/.claude/agents/code-reviewer.md: read it and follow it): Reviews code",
     )
     expect(text).toContain("- pr-review (Claude Code command, /p/.claude/commands/pr-review.md)")
+  })
+
+  test("for an MCP client every agent, skill, command and style is named by its file to read (project-relative, or ~/…); no OpenCode-only tool or syntax", () => {
+    const home = DiscoveryDirectories.home()!
+    const text = DiscoveryFormat.context(
+      {
+        ...empty,
+        matchedAgents: [
+          m("release-manager", "agent", "opencode", "Prepares releases.", "/p/.opencode/agent/release-manager.md"),
+          m("code-reviewer", "agent", "claude", "Reviews code", path.join(home, ".claude/agents/code-reviewer.md")),
+        ],
+        matchedSkills: [m("pdf", "skill", "claude", "Fills PDF forms. More.", "/p/.claude/skills/pdf/SKILL.md")],
+        matchedCommands: [
+          m("changelog", "command", "opencode", "Update CHANGELOG.md", "/p/.opencode/command/changelog.md"),
+        ],
+        matchedOutputStyles: [m("concise", "outputStyle", "claude", "Short answers", "/elsewhere/concise.md")],
+        matchedResources: [
+          { resource: { id: "adr", type: "template", name: "Decision record" }, matchedKeywords: ["adr"], score: 1 },
+        ],
+      },
+      { mcp: { directory: "/p" } },
+    )!
+    expect(text.split("\n")).toEqual([
+      "<dynamic-context>",
+      "Suggestions matched to this request (use them if they help, ignore them otherwise). Paths are relative to the project folder /p.",
+      "Agents (read the file and follow it, or give it to a subagent as its instructions):",
+      "- release-manager (.opencode/agent/release-manager.md): Prepares releases.",
+      "- code-reviewer (~/.claude/agents/code-reviewer.md): Reviews code",
+      "Skills (read the file and follow it):",
+      "- pdf (.claude/skills/pdf/SKILL.md): Fills PDF forms.",
+      "Commands (prompt templates: read the file and follow it):",
+      "- changelog (.opencode/command/changelog.md): Update CHANGELOG.md",
+      "Project resources (load with the resource-load tool by id):",
+      "- adr: Decision record",
+      "Output styles (read the file and answer in that style):",
+      "- concise (/elsewhere/concise.md): Short answers",
+      "</dynamic-context>",
+    ])
+    // The memory-think block names the files too.
+    const agents = [m("security-auditor", "agent", "claude", "Finds vulnerabilities", "/p/.claude/agents/sa.md")]
+    const mt = MemoryThink.context({ pattern: "add", topic: "x" }, agents, [])
+    const thought = DiscoveryFormat.context(
+      { ...empty, matchedAgents: agents, isMemoryThinkContext: true, memoryThink: mt },
+      { mcp: { directory: "/p" } },
+    )!
+    expect(thought).toContain("- agent security-auditor (.claude/agents/sa.md): Finds vulnerabilities")
+    expect(DiscoveryFormat.where("/p2/x.md", "/p")).toBe("/p2/x.md")
+    expect(DiscoveryFormat.where("/p/..x/y.md", "/p")).toBe("..x/y.md")
   })
 
   test("memory-think contexts get the memory-think block", () => {

@@ -53,12 +53,12 @@ afterAll(async () => {
 })
 
 /** The real server process, driven by the SDK's own client; closed (and the process stopped) when disposed. */
-async function connect(dir: string) {
+async function connect(dir: string, env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, "mcp", "--quiet"],
     cwd: dir,
-    env: { ...(process.env as Record<string, string>) },
+    env: { ...(process.env as Record<string, string>), ...env },
     stderr: "pipe",
   })
   const client = new Client({ name: "test", version: "1.0.0" })
@@ -190,7 +190,77 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
       const prompt = "Please ship the release of the billing service"
       const suggested = await plugin.discover(prompt)
       expect(suggested).toContain("release-manager")
-      expect((await mcp.call("discover", { prompt })).text).toBe(suggested)
+      expect(suggested).toContain("- @release-manager: ")
+      // The same matches; over MCP the agent is named by its file (the client has no task tool and no @name).
+      expect((await mcp.call("discover", { prompt })).text).toBe(
+        suggested
+          .replace(
+            "(use them if they help, ignore them otherwise).",
+            `(use them if they help, ignore them otherwise). Paths are relative to the project folder ${dir.path}.`,
+          )
+          .replace(
+            "Agents (mention @name, or delegate to it with the task tool):\n- @release-manager:",
+            "Agents (read the file and follow it, or give it to a subagent as its instructions):\n" +
+              "- release-manager (.opencode/agent/release-manager.md):",
+          ),
+      )
+    },
+    TIMEOUT,
+  )
+
+  test(
+    "discover names each suggestion's file to read (relative to the project, or ~/…), every one readable, and no tool the server does not offer",
+    async () => {
+      // The tester's case: anthropics/skills' pdf skill in .claude/skills, asked about PDF forms over MCP.
+      const skill =
+        "---\nname: pdf\ndescription: Use this skill whenever the user wants to do anything with PDF files: fill in " +
+        "PDF forms, extract text and tables, merge or split documents.\n---\n# PDF processing\n"
+      await using dir = await tmpdir({
+        ".claude/skills/pdf/SKILL.md": skill,
+        ".claude/commands/pdf-report.md":
+          "---\ndescription: Write a report of the PDF tables extracted\n---\nReport.\n",
+        ".opencode/command/pdf-tables.md":
+          "---\ndescription: Extract the tables of a PDF form into CSV\n---\nExtract $ARGUMENTS.\n",
+      })
+      await using me = await tmpdir({
+        ".claude/agents/pdf-auditor.md":
+          "---\nname: pdf-auditor\ndescription: Audits PDF forms and tables for accessibility\n---\nAudit.\n",
+      })
+      await using mcp = await connect(dir.path, { HOME: me.path })
+      const { tools } = await mcp.client.listTools()
+      const { text, isError } = await mcp.call("discover", {
+        prompt: "fill in a PDF form, extract its tables, audit the form and report the tables",
+      })
+      expect(isError).toBe(false)
+      expect(text).toContain(`Paths are relative to the project folder ${dir.path}.`)
+      expect(text).toContain(
+        "Skills (read the file and follow it):\n- pdf (.claude/skills/pdf/SKILL.md): Use this skill",
+      )
+      expect(text).toContain("- pdf-auditor (~/.claude/agents/pdf-auditor.md): Audits PDF forms")
+      expect(text).toContain("- pdf-report (.claude/commands/pdf-report.md): Write a report")
+      // An OpenCode command (in OpenCode: "/pdf-tables", which an MCP client cannot run).
+      const csv = await mcp.call("discover", { prompt: "extract the tables of a PDF form into CSV" })
+      expect(csv.text).toContain("- pdf-tables (.opencode/command/pdf-tables.md): Extract the tables")
+      // Every entry names a file the client can read; nothing points at OpenCode's tools or syntax.
+      const named = [...(text + csv.text).matchAll(/^- [^(\n]+ \(([^)\n]+)\):/gm)].map((m) => m[1])
+      expect(new Set(named).size).toBe(4)
+      for (const file of named) {
+        const full = file.startsWith("~/") ? path.join(me.path, file.slice(2)) : path.resolve(dir.path, file)
+        expect(await Bun.file(full).exists()).toBe(true)
+      }
+      for (const word of ["skill tool", "task tool", "@", "/name", "- /pdf"])
+        expect(text + csv.text).not.toContain(word)
+      for (const tool of (text + csv.text).matchAll(/the ([\w-]+) tool/g))
+        expect(tools.map((t) => t.name)).toContain(tool[1])
+      // The plugin route keeps OpenCode's wording.
+      const saved = process.env.HOME
+      process.env.HOME = me.path
+      try {
+        const viaPlugin = await (await pluginRoute(dir.path)).discover("fill in a PDF form and extract the tables")
+        expect(viaPlugin).toContain("Skills (load with the skill tool):\n- pdf: Use this skill")
+      } finally {
+        process.env.HOME = saved
+      }
     },
     TIMEOUT,
   )
