@@ -2,6 +2,7 @@ import { spawn } from "child_process"
 import { LocalState } from "../learning/local"
 import { Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
+import { Terminal } from "../util/terminal"
 import { RecoveryActions } from "./actions"
 import { RecoveryDecide } from "./decide"
 import { RecoveryHttp } from "./http"
@@ -45,7 +46,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   if (command === "list") {
     if (rest.length) return usage(io, "list takes no arguments")
     const { beats, skipped } = RecoveryStore.read(folder)
-    for (const s of skipped) io.err(`recovery: skipping heartbeat ${s.file}: ${s.reason}\n`)
+    for (const s of skipped)
+      io.err(`recovery: skipping heartbeat ${Terminal.line(s.file)}: ${Terminal.line(s.reason)}\n`)
     const found = RecoveryDecide.interrupted(beats, RecoveryLease.probe(), Date.now())
     if (values.json) {
       io.out(
@@ -59,8 +61,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     if (!found.length) return (io.out("No interrupted sessions in this project.\n"), Exit.ok)
     for (const f of found) {
-      io.out(`${RecoveryDecide.line(f)}\n`)
-      io.out(`    directory ${f.beat.workdir}\n`)
+      // A heartbeat's text is the agent's (a command, a title, a folder it named): one line each, controls escaped.
+      io.out(`${Terminal.line(RecoveryDecide.line(f))}\n`)
+      io.out(`    directory ${Terminal.line(f.beat.workdir)}\n`)
     }
     io.out(`\nopencode-builtins recovery resume <id>   or   opencode-builtins recovery dismiss <id>\n`)
     return Exit.ok
@@ -90,14 +93,15 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         : await RecoveryActions.dismiss(context, sessionID)
     if (values.json) io.out(JSON.stringify(result, null, 2) + "\n")
     else {
-      const calls = result.closed.map((c) => (c.title ? `${c.tool} (${RecoveryDecide.clip(c.title, 60)})` : c.tool))
+      const calls = result.closed.map((c) =>
+        Terminal.line(c.title ? `${c.tool} (${RecoveryDecide.clip(c.title, 60)})` : c.tool),
+      )
       io.out(
         `${command === "resume" ? "Resumed" : "Dismissed (archived)"} ${sessionID}: ` +
           `${calls.length ? `closed ${calls.join(", ")} with an error result, not re-run` : "no call was left running"}; ` +
           `todos ${result.todos}.\n`,
       )
-      if (command === "resume")
-        io.out(`Continue with:\n  cd ${JSON.stringify(result.workdir)} && opencode --session ${sessionID}\n`)
+      if (command === "resume") io.out(continuation(result, sessionID))
     }
     return Exit.ok
   } catch (error) {
@@ -106,6 +110,27 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   } finally {
     await server?.stop()
   }
+}
+
+/**
+ * The line the user pastes to continue a resumed session. The folders come from the heartbeat, written from the
+ * model's `workdir` argument (a folder named `$(sh .x)` is one `mkdir` away) or by anyone who can write the file, so
+ * they are shell words quoted for a POSIX shell, never JSON strings (`$(…)`, backquotes and `\` stay live in `"…"`).
+ * A folder whose name holds a control character or line break is not put in a command at all: the project folder is
+ * used instead, else the command alone, and the folder is shown escaped.
+ *
+ * @example
+ * continuation({ workdir: "/p/$(sh .x)", directory: "/p" }, "ses_1")
+ * // "Continue with:\n  cd '/p/$(sh .x)' && opencode --session ses_1\n"
+ */
+export function continuation(result: { workdir: string; directory: string }, sessionID: string): string {
+  const session = Terminal.shellWord(sessionID) ?? "<session-id>"
+  const cd = [result.workdir, result.directory].map((d) => Terminal.shellWord(d)).find((d) => d !== undefined)
+  const note =
+    Terminal.shellWord(result.workdir) === undefined
+      ? `The working directory's name holds control characters (shown escaped): ${Terminal.line(result.workdir)}\n`
+      : ""
+  return `${note}Continue with:\n  ${cd ? `cd ${cd} && ` : ""}opencode --session ${session}\n`
 }
 
 function usage(io: CliIO, message: string) {

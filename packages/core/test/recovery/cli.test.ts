@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
-import { run } from "../../recovery/cli"
+import { continuation, run } from "../../recovery/cli"
 import { RecoveryStore } from "../../recovery/store"
 import { memoryIO } from "../../util/cli"
 import { tmpdir } from "../fixture"
@@ -83,5 +83,102 @@ describe("opencode-builtins recovery", () => {
     const help = memoryIO(dir.path)
     expect(await run(["--help"], help)).toBe(0)
     expect(help.stdout).toContain("opencode-builtins recovery resume <session-id>")
+  })
+})
+
+describe("opencode-builtins recovery: heartbeat text is the agent's", () => {
+  /** A stand-in for `opencode serve`: a session with no message and no todo; appending the note succeeds. */
+  function server() {
+    const s = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(request) {
+        const route = new URL(request.url).pathname
+        if (request.method === "POST") return Response.json({ info: { id: "msg_note" } })
+        if (route.endsWith("/message") || route.endsWith("/todo")) return Response.json([])
+        return Response.json({ id: "ses_dead" })
+      },
+    })
+    return { url: `http://127.0.0.1:${s.port}`, [Symbol.dispose]: () => s.stop(true) }
+  }
+
+  /** The `cd … && opencode --session …` line of the output, as the user pastes it, run by bash with `pwd` instead. */
+  function paste(stdout: string, cwd: string) {
+    const line = /^ {2}(cd .*)$/m.exec(stdout)?.[1]
+    expect(line).toBeDefined()
+    const run = Bun.spawnSync(["bash", "-c", line!.replace(/ && opencode --session \S+$/, " && pwd")], { cwd })
+    return { line: line!, code: run.exitCode, cwd: run.stdout.toString().trim() }
+  }
+
+  test(
+    "resume: a working directory named $(sh .x) is one quoted shell word in the line to paste; pasting it runs nothing",
+    async () => {
+      await using dir = await tmpdir()
+      const marker = dir.file("PWNED")
+      fs.writeFileSync(dir.file(".x"), `touch '${marker}'\n`)
+      const workdir = dir.file("$(sh .x)")
+      fs.mkdirSync(workdir)
+      RecoveryStore.write(
+        RecoveryStore.folder(dir.path),
+        beat({ sessionID: "ses_dead", owner: { ...beat().owner, pid: 2 ** 22 + 11 }, directory: dir.path, workdir }),
+      )
+      using api = server()
+      const io = memoryIO(dir.path)
+      expect(await run(["resume", "ses_dead", "--server", api.url], io)).toBe(0)
+      expect(io.stdout).toContain(`Continue with:\n  cd '${workdir}' && opencode --session ses_dead\n`)
+      const pasted = paste(io.stdout, dir.path)
+      expect(pasted.code).toBe(0)
+      expect(pasted.cwd).toBe(fs.realpathSync(workdir))
+      expect(fs.existsSync(marker)).toBe(false)
+    },
+    { timeout: 30_000 },
+  )
+
+  test("continuation: quotes and backquotes stay text; a folder with a line break or escape is never put in the line", async () => {
+    await using dir = await tmpdir()
+    const marker = dir.file("PWNED")
+    for (const name of ["it's `touch PWNED`", 'a\\b $HOME "$(touch PWNED)" ;|&<>*?']) {
+      const workdir = dir.file(name)
+      fs.mkdirSync(workdir)
+      const pasted = paste(continuation({ workdir, directory: dir.path }, "ses_1"), dir.path)
+      // Not realpathSync(workdir): Bun's cannot resolve a name holding a backslash.
+      expect(pasted).toMatchObject({ code: 0, cwd: `${fs.realpathSync(dir.path)}/${name}` })
+    }
+    expect(fs.existsSync(marker)).toBe(false)
+    // A line break would end the command early in the paste; ESC would reach the terminal.
+    const workdir = dir.file("x\n\x1b[2Ktouch PWNED\n")
+    fs.mkdirSync(workdir)
+    const text = continuation({ workdir, directory: dir.path }, "ses_1")
+    expect(text).toBe(
+      `The working directory's name holds control characters (shown escaped): ${dir.path}/x\\u000a\\u001b[2Ktouch PWNED\\u000a\n` +
+        `Continue with:\n  cd ${dir.path} && opencode --session ses_1\n`,
+    )
+    expect(paste(text, "/")).toMatchObject({ code: 0, cwd: fs.realpathSync(dir.path) })
+    expect(fs.existsSync(marker)).toBe(false)
+    // Neither folder usable: the command alone.
+    expect(continuation({ workdir, directory: workdir }, "ses_1")).toEndWith(
+      "Continue with:\n  opencode --session ses_1\n",
+    )
+  })
+
+  test("list: a title, command or folder with escape sequences and line breaks is one line, the controls shown escaped", async () => {
+    await using dir = await tmpdir()
+    RecoveryStore.write(
+      RecoveryStore.folder(dir.path),
+      beat({
+        sessionID: "ses_dead",
+        owner: { ...beat().owner, pid: 2 ** 22 + 11 },
+        title: "t\x1b]0;TITLE\x07",
+        workdir: "/repo/a\nses_fake interrupted\x1b[2K",
+        running: [{ callID: "c", tool: "bash", title: "echo \x9b2J", started: 1 }],
+      }),
+    )
+    const io = memoryIO(dir.path)
+    expect(await run(["list"], io)).toBe(0)
+    expect(io.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/)
+    expect(io.stdout).toContain(`"t\\u001b]0;TITLE\\u0007"`)
+    expect(io.stdout).toContain("during bash (echo \\u009b2J)")
+    expect(io.stdout).toContain("    directory /repo/a\\u000ases_fake interrupted\\u001b[2K\n")
+    expect(io.stdout.split("\n").filter((l) => l.includes("interrupted"))).toHaveLength(2)
   })
 })
