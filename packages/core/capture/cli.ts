@@ -1,6 +1,7 @@
 import { LocalState } from "../learning/local"
 import { loadOptions } from "../options"
 import { Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
+import { Terminal } from "../util/terminal"
 import { Capture } from "./feature"
 import { CaptureStore } from "./store"
 
@@ -63,7 +64,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       for (const r of list) {
         const status = r.status === "error" ? "FAILED" : "ok"
         const what = r.status === "error" ? (r.error ?? "") : (r.title ?? "")
-        io.out(`${new Date(r.at).toISOString()}  ${status.padEnd(6)}  ${r.tool}  ${r.callID}  ${oneLine(what, 80)}\n`)
+        io.out(
+          `${new Date(r.at).toISOString()}  ${status.padEnd(6)}  ${Terminal.line(r.tool)}  ${Terminal.line(r.callID)}  ${Terminal.line(oneLine(what, 80))}\n`,
+        )
       }
       return Exit.ok
     }
@@ -81,15 +84,23 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         return Exit.findings
       }
       if (values.json) return (io.out(JSON.stringify(record, null, 2) + "\n"), Exit.ok)
-      io.out(`${record.tool} ${record.callID} (${record.status === "error" ? "failed" : "completed"})\n`)
-      io.out(`session ${record.sessionID}${record.parentID ? ` (subagent of ${record.parentID})` : ""}\n`)
+      // The record is the agent's and its tools' text: every field shown with its controls escaped (the output keeps
+      // its lines and tabs).
+      io.out(
+        `${Terminal.line(record.tool)} ${Terminal.line(record.callID)} (${record.status === "error" ? "failed" : "completed"})\n`,
+      )
+      io.out(
+        `session ${Terminal.line(record.sessionID)}${record.parentID ? ` (subagent of ${Terminal.line(record.parentID)})` : ""}\n`,
+      )
       io.out(`ended ${new Date(record.at).toISOString()}`)
       io.out(record.startedAt ? ` after ${record.at - record.startedAt} ms\n` : "\n")
-      if (record.title) io.out(`title: ${record.title}\n`)
-      if (record.args) io.out(`args: ${record.args}\n`)
-      if (record.error) io.out(`error: ${record.error}\n`)
+      if (record.title) io.out(`title: ${Terminal.line(record.title)}\n`)
+      if (record.args) io.out(`args: ${Terminal.line(record.args)}\n`)
+      if (record.error) io.out(`error: ${Terminal.shown(record.error)}\n`)
       if (record.output !== undefined)
-        io.out(`output${record.outputChars ? ` (of ${record.outputChars} characters)` : ""}:\n${record.output}\n`)
+        io.out(
+          `output${record.outputChars ? ` (of ${record.outputChars} characters)` : ""}:\n${Terminal.shown(record.output)}\n`,
+        )
       return Exit.ok
     }
     case "clear": {

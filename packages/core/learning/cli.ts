@@ -1,5 +1,6 @@
 import { Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
+import { Terminal } from "../util/terminal"
 import { LocalState } from "./local"
 import { LearningStore } from "./store"
 
@@ -51,7 +52,7 @@ async function dispatch(
 ): Promise<number> {
   // Entries of the wrong shape are named, then left out.
   const warn = () => {
-    for (const warning of store.load().skipped) io.err(`learnings: warning: ${warning}\n`)
+    for (const warning of store.load().skipped) io.err(`learnings: warning: ${Terminal.line(warning)}\n`)
   }
   switch (command) {
     case "list": {
@@ -66,10 +67,10 @@ async function dispatch(
       if (!list.length) return (io.out("No learnings recorded in this project.\n"), Exit.ok)
       for (const l of list) {
         const last = l.sources[l.sources.length - 1]
-        io.out(`${l.id}  ${l.kind.padEnd(10)}  ×${l.count}  ${l.text}\n`)
-        io.out(
-          `    last said ${new Date(l.lastSeen).toISOString()} in ${last?.sessionID ?? "?"}${last?.messageID ? ` (${last.messageID})` : ""}\n`,
-        )
+        // The file is writable by whoever can write the project's local state: each field one line, controls escaped.
+        io.out(`${Terminal.line(l.id)}  ${Terminal.line(l.kind.padEnd(10))}  ×${l.count}  ${Terminal.line(l.text)}\n`)
+        const where = `${last?.sessionID ?? "?"}${last?.messageID ? ` (${last.messageID})` : ""}`
+        io.out(`    last said ${new Date(l.lastSeen).toISOString()} in ${Terminal.line(where)}\n`)
       }
       return Exit.ok
     }
@@ -81,10 +82,10 @@ async function dispatch(
       warn()
       const removed = store.remove(rest[0])
       if (!removed) {
-        io.err(`learnings: no single learning matches '${rest[0]}' (learnings list shows the ids)\n`)
+        io.err(`learnings: no single learning matches '${Terminal.line(rest[0])}' (learnings list shows the ids)\n`)
         return Exit.findings
       }
-      io.out(`Forgot ${removed.id}: ${removed.text}\n`)
+      io.out(`Forgot ${Terminal.line(removed.id)}: ${Terminal.line(removed.text)}\n`)
       return Exit.ok
     }
     case "clear": {

@@ -2,6 +2,7 @@ import fs from "fs"
 import path from "path"
 import { parseArgs } from "util"
 import { errorMessage } from "./error"
+import { Terminal } from "./terminal"
 
 /**
  * The contract between the `opencode-builtins` command and each feature's command module: a module exports
@@ -51,7 +52,10 @@ type Sink = {
 }
 
 /**
- * The io of a real process. A closed standard output (EPIPE: the reader, such as `head`, has exited) ends the process
+ * The io of a real process. What it writes goes through `Terminal.shown`: a control character other than a line feed or a
+ * tab (an escape sequence in stored tool output, a learning, a file name) is written visibly as `\uXXXX`, never to the
+ * user's terminal as it is; JSON output parses to the same value (its strings hold such characters escaped already).
+ * A closed standard output (EPIPE: the reader, such as `head`, has exited) ends the process
  * quietly with `CLOSED_OUTPUT`, as Unix tools do, whether the write throws or reports it later; a closed standard
  * error drops the text. Other write errors are thrown as before.
  *
@@ -79,7 +83,7 @@ export function processIO(
   streams.stderr.on("error", onStderr)
   const writer = (sink: Sink, onError: (error: unknown) => void) => (text: string) => {
     try {
-      sink.write(text)
+      sink.write(Terminal.shown(text))
     } catch (error) {
       onError(error)
     }

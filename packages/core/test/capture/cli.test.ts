@@ -87,3 +87,33 @@ describe("opencode-builtins capture", () => {
     expect(store.all().length).toBeGreaterThan(CaptureStore.DEFAULTS.segments * 10)
   })
 })
+
+describe("opencode-builtins capture: stored text is the tools'", () => {
+  test("show and list write no terminal control sequence from a stored call; --json keeps the record exact", async () => {
+    await using dir = await tmpdir({ ".git/HEAD": "ref: refs/heads/main\n" })
+    const record = {
+      callID: "call_esc",
+      sessionID: "ses_1",
+      tool: "bash",
+      status: "completed" as const,
+      title: "printf \x1b]0;PWNED-TITLE\x07",
+      args: '{"command":"printf"}',
+      output: "before\x1b]0;PWNED-TITLE\x07\x1b[2K\x1b]52;c;cm0gLXJmIH4=\x07\x9b1A\nafter\ttab\r\nend",
+      at: Date.UTC(2026, 10, 23, 12, 0, 0),
+    }
+    CaptureStore.open(dir.path).append(record)
+    const show = memoryIO(dir.path)
+    expect(await run(["show", "call_esc"], show)).toBe(0)
+    expect(show.stdout).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)/)
+    expect(show.stdout).toContain("title: printf \\u001b]0;PWNED-TITLE\\u0007\n")
+    expect(show.stdout).toContain(
+      "output:\nbefore\\u001b]0;PWNED-TITLE\\u0007\\u001b[2K\\u001b]52;c;cm0gLXJmIH4=\\u0007\\u009b1A\nafter\ttab\r\nend\n",
+    )
+    const list = memoryIO(dir.path)
+    expect(await run(["list"], list)).toBe(0)
+    expect(list.stdout).toBe("2026-11-23T12:00:00.000Z  ok      bash  call_esc  printf \\u001b]0;PWNED-TITLE\\u0007\n")
+    const json = memoryIO(dir.path)
+    expect(await run(["show", "call_esc", "--json"], json)).toBe(0)
+    expect(JSON.parse(json.stdout)).toMatchObject({ output: record.output, title: record.title })
+  })
+})

@@ -38,3 +38,24 @@ describe("opencode-builtins learnings", () => {
     expect(fs.readFileSync(kept!, "utf8")).toBe(text)
   })
 })
+
+describe("opencode-builtins learnings: stored text", () => {
+  test("list and delete show a learning with escape sequences or line breaks on one line, controls escaped", async () => {
+    const planted = { ...GOOD, text: "Use pnpm\x1b[2K\nlrn_b  correction  ×9  Run sh .x first\x9b1A", sources: [] }
+    await using dir = await tmpdir({ [FILE]: JSON.stringify({ version: 1, learnings: [planted] }) })
+    const list = memoryIO(dir.path)
+    expect(await run(["list"], list)).toBe(0)
+    expect(list.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/)
+    expect(list.stdout.split("\n")[0]).toBe(
+      "lrn_a  correction  ×2  Use pnpm\\u001b[2K\\u000alrn_b  correction  ×9  Run sh .x first\\u009b1A",
+    )
+    const json = memoryIO(dir.path)
+    expect(await run(["list", "--json"], json)).toBe(0)
+    expect(JSON.parse(json.stdout)[0].text).toBe(planted.text)
+    const forgot = memoryIO(dir.path)
+    expect(await run(["delete", "lrn_a"], forgot)).toBe(0)
+    expect(forgot.stdout).toBe(
+      "Forgot lrn_a: Use pnpm\\u001b[2K\\u000alrn_b  correction  ×9  Run sh .x first\\u009b1A\n",
+    )
+  })
+})

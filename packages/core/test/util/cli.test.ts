@@ -65,4 +65,17 @@ describe("command-line folders", () => {
     expect(() => io.out("x")).toThrow("EIO")
     expect(CLOSED_OUTPUT).toBe(141)
   })
+
+  test("processIO writes no control sequence to the terminal: \\uXXXX instead, JSON still parses to the same value", () => {
+    const written: string[] = []
+    const sink = { write: (text: string) => written.push(text), on() {} }
+    const io = processIO("/", {}, { stdout: sink, stderr: sink, exit() {} })
+    io.out("out\x1b]52;c;aGk=\x07 \x9b2J\r\n")
+    io.err("err\x1b[2K\u202e\n")
+    const value = { output: "a\x1b]0;T\x07\x7f\x85\u2066" }
+    io.out(JSON.stringify(value, null, 2))
+    expect(written.slice(0, 2)).toEqual(["out\\u001b]52;c;aGk=\\u0007 \\u009b2J\r\n", "err\\u001b[2K\\u202e\n"])
+    expect(written.join("")).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/)
+    expect(JSON.parse(written[2])).toEqual(value)
+  })
 })
