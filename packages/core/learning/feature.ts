@@ -14,6 +14,12 @@ import { LearningTools } from "./tools"
  * session goes idle (`session.idle`), redacted once more. Rule-based: no model call, ever. Messages of subagent
  * sessions (written by the agent, not the user) and synthetic parts are never examined.
  *
+ * Only what the user typed makes a learning. A command (`/lint`, `opencode run --command lint`) reaches
+ * `chat.message` as its template expanded into ordinary text parts, and a template is a file under `.opencode/`
+ * the agent may have written: for such a message only the command's arguments (from `command.execute.before`, which
+ * both OpenCode 1.2.15 and 1.18 call just before they create the message) are examined. The next message of the
+ * session with text or a subtask is the command's; any later part whose text is the expansion's is left out too.
+ *
  * Options (`learning` section): `enabled` (default true), `maxLearnings` (kept in the store, default 200).
  */
 export namespace Learning {
@@ -22,7 +28,21 @@ export namespace Learning {
   })
 
   export type Pending = { kind: LearningDetect.Kind; text: string; source: LearningStore.Source }
+
+  /**
+   * A command run in a session whose message has not been seen yet: what the user typed after it, and the parts
+   * array OpenCode passed to `command.execute.before` (the expansion as every hook left it; OpenCode sends that array).
+   */
+  export type Expansion = { arguments: string; parts: readonly { type?: string; text?: unknown }[] }
+
+  /** The texts of an expansion's text parts. */
+  export function expansionTexts(expansion: Expansion): string[] {
+    return expansion.parts.flatMap((p) => (p?.type === "text" && typeof p.text === "string" ? [p.text] : []))
+  }
 }
+
+/** Commands remembered per session, waiting or seen. */
+const EXPANSIONS_KEPT = 8
 
 export const LearningFeature: BuiltinFeature = {
   id: "session-learning",
@@ -35,6 +55,10 @@ export const LearningFeature: BuiltinFeature = {
     const pending = new Map<string, Learning.Pending[]>()
     /** Subagent sessions: their "user" messages are the parent agent's prompts. */
     const children = new Set<string>()
+    /** Per session: commands whose message is still to come, oldest first. */
+    const commands = new Map<string, Learning.Expansion[]>()
+    /** Per session: the last expansions seen (bounded), whose text is never examined wherever it turns up. */
+    const expanded = new Map<string, Learning.Expansion[]>()
 
     /** Synchronous, so the write is done before OpenCode (e.g. `opencode run`) can exit after the idle event. */
     function flush(sessionID: string) {
@@ -70,10 +94,26 @@ export const LearningFeature: BuiltinFeature = {
       ) => {
         try {
           if (children.has(input.sessionID)) return
-          const text = output.parts
-            .filter((p) => p.type === "text" && !p.synthetic && !p.ignored && typeof p.text === "string")
-            .map((p) => p.text)
-            .join("\n")
+          const typed = output.parts.filter(
+            (p) => p.type === "text" && !p.synthetic && !p.ignored && typeof p.text === "string",
+          )
+          const waiting = commands.get(input.sessionID)
+          let text: string
+          if (waiting?.length && (typed.length || output.parts.some((p) => p.type === "subtask"))) {
+            // The command's message: its text is the template's, only the arguments are the user's.
+            const expansion = waiting.shift()!
+            if (!waiting.length) commands.delete(input.sessionID)
+            const seen = expanded.get(input.sessionID) ?? []
+            seen.push(expansion)
+            expanded.set(input.sessionID, seen.slice(-EXPANSIONS_KEPT))
+            text = expansion.arguments
+          } else {
+            const template = new Set((expanded.get(input.sessionID) ?? []).flatMap(Learning.expansionTexts))
+            text = typed
+              .map((p) => p.text as string)
+              .filter((t) => !template.has(t))
+              .join("\n")
+          }
           const found = LearningDetect.detect(text)
           if (!found?.text) return
           const list = pending.get(input.sessionID) ?? []
@@ -92,6 +132,15 @@ export const LearningFeature: BuiltinFeature = {
           log.error("learning: chat.message failed", { error: errorMessage(error) })
         }
       },
+      "command.execute.before": async (
+        input: { command: string; sessionID: string; arguments?: string },
+        output: { parts: Learning.Expansion["parts"] },
+      ) => {
+        if (children.has(input.sessionID)) return
+        const list = commands.get(input.sessionID) ?? []
+        list.push({ arguments: input.arguments ?? "", parts: output.parts })
+        commands.set(input.sessionID, list.slice(-EXPANSIONS_KEPT))
+      },
       event: async (input: { event: { type: string; properties?: any } }) => {
         const { type, properties = {} } = input.event
         if ((type === "session.created" || type === "session.updated") && properties.info?.parentID)
@@ -102,6 +151,8 @@ export const LearningFeature: BuiltinFeature = {
         if (type === "session.deleted" && properties.info?.id) {
           pending.delete(properties.info.id)
           children.delete(properties.info.id)
+          commands.delete(properties.info.id)
+          expanded.delete(properties.info.id)
         }
       },
     }
