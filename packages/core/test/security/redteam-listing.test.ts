@@ -42,6 +42,13 @@ for (const route of ROUTES) {
           expect(grep.output).toContain("zz/backup.txt")
           expect(grep.output).toContain("[REDACTED: content of a protected file]")
           expect(grep.output).not.toMatch(/API_KEY=\w/)
+          // O4: the committed versions of src/app.ts (now in an unlisted folder) stay masked in .git/objects.
+          const history = await s.bash(
+            "git show HEAD:src/app.ts | grep -v -i secure | tr A-Za-z N-ZA-Mn-za-m; echo probed",
+          )
+          expect(history.raw).toContain("probed")
+          expect(history.raw).toContain(rot("[REDACTED: protected segment]"))
+          expect(history.raw).not.toContain(rot("Kd93mVx71LqPz0Rw"))
         } finally {
           s.close()
         }
