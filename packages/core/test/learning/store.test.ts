@@ -222,10 +222,12 @@ describe("the session-learning feature", () => {
       { message: { id: "msg_6" }, parts: [user(planted), user("no, use bun instead of node")] },
     )
     await h.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } })
+    // Both said in one session: which is listed first depends on the millisecond each was said, so by message.
     expect(
       LearningStore.open(dir.path)
         .list()
-        .map((l) => [l.kind, l.text, l.sources[0].messageID]),
+        .map((l) => [l.kind, l.text, l.sources[0].messageID])
+        .sort((a, b) => (a[2]! < b[2]! ? -1 : 1)),
     ).toEqual([
       ["correction", "Use pnpm instead of npm", "msg_2"],
       ["correction", "Use bun instead of node", "msg_6"],
