@@ -113,24 +113,30 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
 }
 
 /**
- * The line the user pastes to continue a resumed session. The folders come from the heartbeat, written from the
- * model's `workdir` argument (a folder named `$(sh .x)` is one `mkdir` away) or by anyone who can write the file, so
- * they are shell words quoted for a POSIX shell, never JSON strings (`$(…)`, backquotes and `\` stay live in `"…"`).
- * A folder whose name holds a control character or line break is not put in a command at all: the project folder is
- * used instead, else the command alone, and the folder is shown escaped.
+ * The line the user pastes to continue a resumed session: `cd` to the session's project folder, where OpenCode keeps
+ * it (`opencode run --session` started in a subfolder, the last command's working directory, ran the turns and never
+ * exited); the folder the interrupted command ran in is named on a line of its own. Both come from the heartbeat, the
+ * working directory from the model's `workdir` argument (a folder named `$(sh .x)` is one `mkdir` away), so the folder
+ * is a shell word quoted for a POSIX shell, never a JSON string (`$(…)`, backquotes and `\` stay live in `"…"`), and
+ * a folder whose name holds a control character or line break is not put in a command at all: the command is given
+ * alone and the folder shown escaped.
  *
  * @example
  * continuation({ workdir: "/p/$(sh .x)", directory: "/p" }, "ses_1")
- * // "Continue with:\n  cd '/p/$(sh .x)' && opencode --session ses_1\n"
+ * // "The interrupted command ran in /p/$(sh .x)\nContinue with:\n  cd /p && opencode --session ses_1\n"
  */
 export function continuation(result: { workdir: string; directory: string }, sessionID: string): string {
   const session = Terminal.shellWord(sessionID) ?? "<session-id>"
-  const cd = [result.workdir, result.directory].map((d) => Terminal.shellWord(d)).find((d) => d !== undefined)
-  const note =
-    Terminal.shellWord(result.workdir) === undefined
-      ? `The working directory's name holds control characters (shown escaped): ${Terminal.line(result.workdir)}\n`
-      : ""
-  return `${note}Continue with:\n  ${cd ? `cd ${cd} && ` : ""}opencode --session ${session}\n`
+  const cd = Terminal.shellWord(result.directory)
+  const notes = [
+    ...(result.workdir && result.workdir !== result.directory
+      ? [`The interrupted command ran in ${Terminal.line(result.workdir)}`]
+      : []),
+    ...(cd === undefined
+      ? [`The session's folder name holds control characters (shown escaped): ${Terminal.line(result.directory)}`]
+      : []),
+  ]
+  return `${notes.map((n) => n + "\n").join("")}Continue with:\n  ${cd ? `cd ${cd} && ` : ""}opencode --session ${session}\n`
 }
 
 function usage(io: CliIO, message: string) {

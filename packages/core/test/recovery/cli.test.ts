@@ -111,7 +111,7 @@ describe("opencode-builtins recovery: heartbeat text is the agent's", () => {
   }
 
   test(
-    "resume: a working directory named $(sh .x) is one quoted shell word in the line to paste; pasting it runs nothing",
+    "resume: the line to paste goes to the session's folder; a working directory named $(sh .x) is only named; pasting runs nothing",
     async () => {
       await using dir = await tmpdir()
       const marker = dir.file("PWNED")
@@ -125,10 +125,14 @@ describe("opencode-builtins recovery: heartbeat text is the agent's", () => {
       using api = server()
       const io = memoryIO(dir.path)
       expect(await run(["resume", "ses_dead", "--server", api.url], io)).toBe(0)
-      expect(io.stdout).toContain(`Continue with:\n  cd '${workdir}' && opencode --session ses_dead\n`)
-      const pasted = paste(io.stdout, dir.path)
+      // The session's folder to continue in (not the last command's: `opencode run --session` started there hung);
+      // the working directory is named as text on its own line.
+      expect(io.stdout).toContain(
+        `The interrupted command ran in ${workdir}\nContinue with:\n  cd ${dir.path} && opencode --session ses_dead\n`,
+      )
+      const pasted = paste(io.stdout, "/")
       expect(pasted.code).toBe(0)
-      expect(pasted.cwd).toBe(fs.realpathSync(workdir))
+      expect(pasted.cwd).toBe(fs.realpathSync(dir.path))
       expect(fs.existsSync(marker)).toBe(false)
     },
     { timeout: 30_000 },
@@ -138,9 +142,9 @@ describe("opencode-builtins recovery: heartbeat text is the agent's", () => {
     await using dir = await tmpdir()
     const marker = dir.file("PWNED")
     for (const name of ["it's `touch PWNED`", 'a\\b $HOME "$(touch PWNED)" ;|&<>*?']) {
-      const workdir = dir.file(name)
-      fs.mkdirSync(workdir)
-      const pasted = paste(continuation({ workdir, directory: dir.path }, "ses_1"), dir.path)
+      const directory = dir.file(name)
+      fs.mkdirSync(directory)
+      const pasted = paste(continuation({ workdir: directory, directory }, "ses_1"), dir.path)
       // Not realpathSync(workdir): Bun's cannot resolve a name holding a backslash.
       expect(pasted).toMatchObject({ code: 0, cwd: `${fs.realpathSync(dir.path)}/${name}` })
     }
@@ -150,14 +154,15 @@ describe("opencode-builtins recovery: heartbeat text is the agent's", () => {
     fs.mkdirSync(workdir)
     const text = continuation({ workdir, directory: dir.path }, "ses_1")
     expect(text).toBe(
-      `The working directory's name holds control characters (shown escaped): ${dir.path}/x\\u000a\\u001b[2Ktouch PWNED\\u000a\n` +
+      `The interrupted command ran in ${dir.path}/x\\u000a\\u001b[2Ktouch PWNED\\u000a\n` +
         `Continue with:\n  cd ${dir.path} && opencode --session ses_1\n`,
     )
     expect(paste(text, "/")).toMatchObject({ code: 0, cwd: fs.realpathSync(dir.path) })
     expect(fs.existsSync(marker)).toBe(false)
-    // Neither folder usable: the command alone.
-    expect(continuation({ workdir, directory: workdir }, "ses_1")).toEndWith(
-      "Continue with:\n  opencode --session ses_1\n",
+    // The session's folder itself unusable: the command alone, the folder shown escaped.
+    expect(continuation({ workdir, directory: workdir }, "ses_1")).toBe(
+      `The session's folder name holds control characters (shown escaped): ${dir.path}/x\\u000a\\u001b[2Ktouch PWNED\\u000a\n` +
+        "Continue with:\n  opencode --session ses_1\n",
     )
   })
 
