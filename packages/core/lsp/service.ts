@@ -16,8 +16,9 @@ import { SecurityOutput } from "../security/output"
 import type { SecuritySegments } from "../security/segments"
 import { NamedError } from "../util/error"
 import type { Logger } from "../util/log"
-import { LspClient } from "./client"
+import { LspClient, RequestTimeout } from "./client"
 import { LspEdit } from "./edit"
+import { LspNames } from "./names"
 import { LspServers } from "./servers"
 
 /**
@@ -100,6 +101,28 @@ export namespace Lsp {
     "LspCannotRename",
     z.object({ file: z.string(), reason: z.string() }),
     (d) => `Cannot rename here (${d.file}): ${d.reason}`,
+  )
+
+  export const InvalidName = NamedError.create(
+    "LspInvalidNewName",
+    z.object({ file: z.string(), newName: z.string(), reason: z.string() }),
+    (d) =>
+      `The new name ${JSON.stringify(d.newName)} is not a valid name in ${d.file}: ${d.reason}. Nothing was changed; ` +
+      "call rename again with a valid identifier.",
+  )
+  export const RenameRefused = NamedError.create(
+    "LspRenameRefused",
+    z.object({ file: z.string(), from: z.string(), newName: z.string(), server: z.string(), reason: z.string() }),
+    (d) =>
+      `${d.server} refused to rename \`${d.from}\` to ${JSON.stringify(d.newName)} (${d.file}): ${d.reason}. The symbol ` +
+      "itself can be renamed (prepareRename accepts it): the new name is likely not valid there or clashes with " +
+      "another name. Nothing was changed.",
+  )
+  /** A 1-based line or character outside the file's text (positions are checked before any server is asked). */
+  export const BadPosition = NamedError.create(
+    "LspPositionOutOfRange",
+    z.object({ file: z.string(), line: z.number(), character: z.number(), reason: z.string() }),
+    (d) => `No position ${d.line}:${d.character} in ${d.file}: ${d.reason}. Nothing was asked of the server.`,
   )
 
   export type Service = ReturnType<typeof create>
@@ -217,9 +240,10 @@ export namespace Lsp {
       return known && known.shown === sent ? known.real : sent
     }
 
-    /** Opens or updates `file` in its servers; returns them. */
-    async function prepare(file: string) {
+    /** Opens or updates `file` in its servers; returns them. `position`: checked against the text first. */
+    async function prepare(file: string, position?: Position) {
       const text = await read(file)
+      if (position) within(rel(file), text, position)
       const list = await clientsFor(file)
       const sent = shown(file, text)
       await Promise.all(list.map((c) => c.sync(file, sent)))
@@ -236,7 +260,7 @@ export namespace Lsp {
     }
 
     async function ask<T>(p: Position, capability: string, method: string, params: unknown, signal?: AbortSignal) {
-      const { list } = await prepare(p.file)
+      const { list } = await prepare(p.file, p)
       const able = list.filter((c) => c.supports(capability as any, method))
       if (!able.length) throw new Error(`${list.map((c) => c.id).join(", ")} cannot answer ${method}`)
       return Promise.all(able.map((c) => c.request<T>(method, params, { signal }).then((r) => ({ server: c.id, r }))))
@@ -375,7 +399,7 @@ export namespace Lsp {
       },
       async calls(p: Position, direction: "incoming" | "outgoing", signal?: AbortSignal) {
         p = { ...p, file: absolute(p.file) }
-        const { list } = await prepare(p.file)
+        const { list } = await prepare(p.file, p)
         const out: any[] = []
         for (const client of list.filter((c) =>
           c.supports("callHierarchyProvider", "textDocument/prepareCallHierarchy"),
@@ -396,10 +420,16 @@ export namespace Lsp {
         return out
       },
 
+      /** Throws `InvalidName` when `newName` is no name in `file`'s language (`LspNames`); no server is asked. */
+      checkName(file: string, newName: string) {
+        const invalid = LspNames.check(file, newName)
+        if (invalid) throw new InvalidName({ file: rel(absolute(file)), newName, reason: invalid })
+      },
+
       /** Whether the symbol at `p` can be renamed: its range and current name, or why not (never throws for that). */
       async prepareRename(p: Position, signal?: AbortSignal): Promise<RenameCheck> {
         p = { ...p, file: absolute(p.file) }
-        const { list, text } = await prepare(p.file)
+        const { list, text } = await prepare(p.file, p)
         const client = list.find((c) => c.supports("renameProvider", "textDocument/rename"))
         if (!client) return { ok: false, reason: `${list.map((c) => c.id).join(", ")} cannot rename` }
         return check(client, p, text, signal)
@@ -415,7 +445,9 @@ export namespace Lsp {
         options: { signal?: AbortSignal; confirm?: (files: string[]) => Promise<void> } = {},
       ): Promise<RenameResult> {
         p = { ...p, file: absolute(p.file) }
-        const { list, text } = await prepare(p.file)
+        // The new name first: a server writes whatever it is given (a keyword, `a b`, `x; y()`) into every file.
+        this.checkName(p.file, newName)
+        const { list, text } = await prepare(p.file, p)
         const client = list.find((c) => c.supports("renameProvider", "textDocument/rename"))
         if (!client)
           throw new CannotRename({ file: rel(p.file), reason: `${list.map((c) => c.id).join(", ")} cannot rename` })
@@ -430,13 +462,17 @@ export namespace Lsp {
         if (!checked.ok) throw new CannotRename({ file: rel(p.file), reason: checked.reason })
         const sent = Date.now()
         const held = new Map(client.openFiles().map((f) => [f, realOf(f, client.text(f)!)]))
-        const edit = await client.request<WorkspaceEdit | null>(
-          "textDocument/rename",
-          { ...at(p), newName },
-          { signal: options.signal },
-        )
+        // The symbol passed prepareRename: a refusal from here on is about the new name, not the element.
+        const refused = (reason: string) =>
+          new RenameRefused({ file: rel(p.file), from: checked.placeholder, newName, server: client.id, reason })
+        const edit = await client
+          .request<WorkspaceEdit | null>("textDocument/rename", { ...at(p), newName }, { signal: options.signal })
+          .catch((error) => {
+            if (options.signal?.aborted || error instanceof RequestTimeout) throw error
+            throw refused(String(error?.message ?? error).replace(/^Request \S+ failed with message: /, ""))
+          })
         if (!edit || (!edit.documentChanges?.length && !Object.keys(edit.changes ?? {}).length))
-          throw new CannotRename({ file: rel(p.file), reason: `${client.id} returned no edit` })
+          throw refused("it returned no edit")
         const plan = await LspEdit.plan(edit, {
           access: input.access,
           segments: input.segments?.(),
@@ -530,6 +566,33 @@ export namespace Lsp {
     } catch (error: any) {
       const reason = String(error?.message ?? error).replace(/^Request \S+ failed with message: /, "")
       return { ok: false, reason, server: client.id }
+    }
+  }
+
+  /**
+   * Throws `BadPosition` unless `p` (0-based) lies in `text`: a line the file has, a character from the line's start
+   * to just after its last one. Characters count UTF-16 code units, as LSP does (an emoji counts 2).
+   */
+  function within(file: string, text: string, p: { line: number; character: number }) {
+    const lines = text.split(/\r\n|\r|\n/)
+    const shown = { file, line: p.line + 1, character: p.character + 1 }
+    if (p.line < 0 || p.line >= lines.length)
+      throw new BadPosition({
+        ...shown,
+        reason: `line ${p.line + 1} is past the end of the file (it has ${lines.length} line${lines.length === 1 ? "" : "s"})`,
+      })
+    const content = lines[p.line]
+    if (p.character < 0 || p.character > content.length) {
+      const wide = [...content].length !== content.length
+      throw new BadPosition({
+        ...shown,
+        reason:
+          `character ${p.character + 1} is past the end of line ${p.line + 1} (${content.length} characters; ` +
+          `${content.length + 1} is just after the last one)` +
+          (wide
+            ? "; characters count UTF-16 code units: one outside the Basic Multilingual Plane (an emoji) counts 2"
+            : ""),
+      })
     }
   }
 

@@ -60,11 +60,15 @@ export namespace LspTools {
     "- prepareRename: whether the symbol at line/character can be renamed (its range and current name, or why not).",
     "- rename: renames the symbol at line/character to newName across the workspace and writes every changed file",
     "  at once, or none (refused when a file is protected, changed since the request, or cannot be written).",
-    "  Lists each file with its edit count.",
+    "  Lists each file with its edit count. newName must be a name in the file's language (TypeScript/JavaScript:",
+    "  an identifier, not a reserved word; Python: an identifier, not a keyword; others: no spaces or operators),",
+    "  checked before the server is asked.",
     "- goToDefinition, findReferences, goToImplementation, hover, documentSymbol, prepareCallHierarchy,",
     "  incomingCalls, outgoingCalls: as in an editor, at filePath line/character.",
     "- workspaceSymbol: symbols matching query across the project (filePath picks the language's server).",
-    "line and character are 1-based, as editors show them. Results list at most 200 items (the header gives the count).",
+    "line and character are 1-based, as editors show them; character counts UTF-16 code units (an emoji counts 2), up to",
+    "just after the line's last one. A position outside the file is an error giving its line count or the line's length.",
+    "Results list at most 200 items (the header gives the count).",
     "When no server is installed for the file type, the error names the package and the opencode.json setting needed.",
   ].join("\n")
 
@@ -79,7 +83,12 @@ export namespace LspTools {
             .optional()
             .describe("Absolute or relative path of the file (diagnostics: a file or folder; omit for the project)"),
           line: tool.schema.number().int().min(1).optional().describe("Line number, 1-based"),
-          character: tool.schema.number().int().min(1).optional().describe("Character offset in the line, 1-based"),
+          character: tool.schema
+            .number()
+            .int()
+            .min(1)
+            .optional()
+            .describe("Character offset in the line, 1-based (UTF-16 code units, as LSP counts them)"),
           query: tool.schema.string().optional().describe("workspaceSymbol: the symbol name to search for"),
           newName: tool.schema.string().optional().describe("rename: the new name"),
           severity: tool.schema
@@ -167,6 +176,7 @@ export namespace LspTools {
               case "prepareRename":
                 return LspFormat.prepareRename(await lsp.prepareRename(p, signal), where)
               case "rename": {
+                lsp.checkName(p.file, args.newName!)
                 const check = await lsp.prepareRename(p, signal)
                 const result = await lsp.rename(p, args.newName!, {
                   signal,

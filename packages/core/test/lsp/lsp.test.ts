@@ -6,7 +6,7 @@ import { LspEdit } from "../../lsp/edit"
 import { LspServers } from "../../lsp/servers"
 import { Lsp } from "../../lsp/service"
 import { Logger } from "../../util/log"
-import { SILENT, THREE_FILES, processesIn, processesInGroups, project, tsc } from "./fixtures"
+import { REFUSING, SILENT, THREE_FILES, processesIn, processesInGroups, project, tsc } from "./fixtures"
 
 // Real language servers from npm (typescript-language-server 6.0.2 + TypeScript 5.9.3, pyright 1.1.414). Each
 // describe block starts its servers once and stops them in afterAll; the last test checks none is left.
@@ -217,6 +217,66 @@ describe("lsp with typescript-language-server", () => {
     expect(prepared[0]?.name).toBe("sumAll")
     expect(await lsp.implementation({ file: "src/util.ts", line: 0, character: 18 })).toBeArray()
   })
+
+  test("a position outside the file is a named error giving the line count or the line's length", async () => {
+    // Three lines: the last one is empty (after the final line break). Line 1 holds an emoji (2 UTF-16 units).
+    await write("src/pos.ts", "export const smile = '\u{1F600}'\nexport const n = 1\n")
+    try {
+      const line = await lsp.hover({ file: "src/pos.ts", line: 99998, character: 0 }).catch((e) => e)
+      expect(Lsp.BadPosition.is(line)).toBe(true)
+      expect(line.message).toBe(
+        "No position 99999:1 in src/pos.ts: line 99999 is past the end of the file (it has 3 lines). Nothing was " +
+          "asked of the server.",
+      )
+      const column = await lsp.references({ file: "src/pos.ts", line: 1, character: 998 }).catch((e) => e)
+      expect(column.message).toBe(
+        "No position 2:999 in src/pos.ts: character 999 is past the end of line 2 (18 characters; 19 is just after " +
+          "the last one). Nothing was asked of the server.",
+      )
+      const wide = await lsp.definition({ file: "src/pos.ts", line: 0, character: 26 }).catch((e) => e)
+      expect(wide.message).toBe(
+        "No position 1:27 in src/pos.ts: character 27 is past the end of line 1 (25 characters; 26 is just after " +
+          "the last one); characters count UTF-16 code units: one outside the Basic Multilingual Plane (an emoji) " +
+          "counts 2. Nothing was asked of the server.",
+      )
+      const at = { file: "src/pos.ts", line: 3, character: 0 }
+      for (const call of [
+        () => lsp.implementation(at),
+        () => lsp.prepareCallHierarchy(at),
+        () => lsp.calls(at, "incoming"),
+        () => lsp.prepareRename(at),
+        () => lsp.rename(at, "renamed"),
+      ])
+        expect(Lsp.BadPosition.is(await call().catch((e) => e))).toBe(true)
+      // Just after a line's last character, and the empty last line, are positions.
+      expect(await lsp.hover({ file: "src/pos.ts", line: 1, character: 18 })).toBeArray()
+      expect(await lsp.hover({ file: "src/pos.ts", line: 2, character: 0 })).toBeArray()
+    } finally {
+      await fs.rm(file("src/pos.ts"))
+    }
+  })
+
+  test("rename to a keyword, a name with a space or a piece of code: a named error about the new name, nothing written", async () => {
+    const names = ["src/a.ts", "src/b.ts", "src/util.ts"]
+    const before = await Promise.all(names.map(read))
+    for (const [name, reason] of [
+      ["class", "it is a reserved word in TypeScript/JavaScript"],
+      ["merge path", "it contains a space (a name is one word)"],
+      [
+        "x;process.exit(1)",
+        'it contains ";", which cannot be part of a name in TypeScript/JavaScript: an identifier starts with a ' +
+          "letter, $ or _ and goes on with letters, digits, $ or _",
+      ],
+    ]) {
+      const error = await lsp.rename({ file: "src/util.ts", line: 0, character: 18 }, name).catch((e) => e)
+      expect(Lsp.InvalidName.is(error)).toBe(true)
+      expect(error.message).toBe(
+        `The new name ${JSON.stringify(name)} is not a valid name in src/util.ts: ${reason}. Nothing was changed; ` +
+          "call rename again with a valid identifier.",
+      )
+    }
+    expect(await Promise.all(names.map(read))).toEqual(before)
+  })
 })
 
 describe("lsp with pyright", () => {
@@ -247,6 +307,18 @@ describe("lsp with pyright", () => {
         expect(ok).toMatchObject({ ok: true, placeholder: "total" })
         expect((await lsp.prepareRename({ file: "app.py", line: 0, character: 1 })).ok).toBe(false)
         expect((await lsp.prepareRename({ file: "app.py", line: 3, character: 21 })).ok).toBe(false)
+        const text = await fs.readFile(path.join(proj.dir, "app.py"), "utf8")
+        for (const [name, reason] of [
+          ["not valid name", "it contains a space (a name is one word)"],
+          ["class", "it is a keyword in Python"],
+        ]) {
+          const error = await lsp.rename({ file: "app.py", line: 0, character: 6 }, name).catch((e) => e)
+          expect(Lsp.InvalidName.is(error)).toBe(true)
+          expect(error.message).toContain(`is not a valid name in app.py: ${reason}. Nothing was changed`)
+        }
+        expect(await fs.readFile(path.join(proj.dir, "app.py"), "utf8")).toBe(text)
+        const far = await lsp.hover({ file: "app.py", line: 0, character: 998 }).catch((e) => e)
+        expect(far.message).toContain("character 999 is past the end of line 1 (36 characters; 37 is just after")
         const renamed = await lsp.rename({ file: "app.py", line: 0, character: 6 }, "grand_total")
         expect(renamed.edits).toBe(2)
         expect(await fs.readFile(path.join(proj.dir, "app.py"), "utf8")).toContain("print(grand_total([1]), ")
@@ -374,6 +446,36 @@ describe("lsp without a usable server", () => {
     } finally {
       await lsp.stop()
     }
+    expect(await processesIn(proj.dir)).toEqual([])
+  })
+
+  test("a server refusing a rename prepareRename allowed: the error is about the new name, never the element", async () => {
+    await using proj = await project({ "a.refuse": "alpha beta\n" })
+    for (const [args, reason] of [
+      [[], "a symbol named gamma already exists"],
+      [["--null"], "it returned no edit"],
+    ] as const) {
+      const lsp = Lsp.create({
+        directory: proj.dir,
+        worktree: proj.dir,
+        log,
+        config: { refusing: { command: ["node", REFUSING, ...args], extensions: [".refuse"] } },
+      })
+      try {
+        const at = { file: "a.refuse", line: 0, character: 1 }
+        expect(await lsp.prepareRename(at)).toMatchObject({ ok: true, placeholder: "alpha" })
+        const error = await lsp.rename(at, "gamma").catch((e) => e)
+        expect(Lsp.RenameRefused.is(error)).toBe(true)
+        expect(error.message).toBe(
+          `refusing refused to rename \`alpha\` to "gamma" (a.refuse): ${reason}. The symbol itself can be renamed ` +
+            "(prepareRename accepts it): the new name is likely not valid there or clashes with another name. " +
+            "Nothing was changed.",
+        )
+      } finally {
+        await lsp.stop()
+      }
+    }
+    expect(await fs.readFile(path.join(proj.dir, "a.refuse"), "utf8")).toBe("alpha beta\n")
     expect(await processesIn(proj.dir)).toEqual([])
   })
 

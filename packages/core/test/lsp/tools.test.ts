@@ -147,4 +147,23 @@ describe("the lsp tool", () => {
     },
     { timeout: 120_000 },
   )
+
+  test("positions and new names are checked before any server starts", async () => {
+    await using proj = await project({ "a.ts": "export const a = 1\n" })
+    const { lsp, service } = tool(proj.dir, true)
+    const ctx = context(proj.dir) as any
+    const far = await lsp.execute({ operation: "hover", filePath: "a.ts", line: 3, character: 1 }, ctx).catch((e) => e)
+    expect(far.message).toBe(
+      "No position 3:1 in a.ts: line 3 is past the end of the file (it has 2 lines). Nothing was asked of the server.",
+    )
+    const name = await lsp
+      .execute({ operation: "rename", filePath: "a.ts", line: 1, character: 14, newName: "class" }, ctx)
+      .catch((e) => e)
+    expect(name.message).toBe(
+      'The new name "class" is not a valid name in a.ts: it is a reserved word in TypeScript/JavaScript. Nothing was ' +
+        "changed; call rename again with a valid identifier.",
+    )
+    expect(await service.running()).toEqual([])
+    expect(await fs.readFile(path.join(proj.dir, "a.ts"), "utf8")).toBe("export const a = 1\n")
+  })
 })
