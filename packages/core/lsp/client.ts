@@ -255,6 +255,22 @@ export class LspClient {
     c.onRequest("workspace/applyEdit", () => ({ applied: false, failureReason: "the client applies edits itself" }))
   }
 
+  /** The tsserver.js typescript-language-server was started with (its `typescript` package), when it is one. */
+  get tsserverPath(): string | undefined {
+    const found = (this.initialization as any)?.tsserver?.path
+    return typeof found === "string" ? found : undefined
+  }
+
+  /** A request to TypeScript's server itself, through typescript-language-server's `typescript.tsserverRequest`. */
+  async tsserverRequest<T>(command: string, args: unknown, options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
+    const result = await this.request<any>(
+      "workspace/executeCommand",
+      { command: "typescript.tsserverRequest", arguments: [command, args, { executionTarget: 0 }] },
+      options,
+    )
+    return (result?.body ?? result) as T
+  }
+
   /** Files open in the server (sent with `sync`). */
   openFiles(): string[] {
     return [...this.docs.keys()]

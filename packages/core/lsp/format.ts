@@ -205,6 +205,20 @@ export namespace LspFormat {
       const what = f.deleted ? "deleted" : f.created ? "created" : `${f.edits} edit${f.edits === 1 ? "" : "s"}`
       lines.push(`${name}: ${what}${moved}`)
     }
-    return lines.join("\n")
+    return notLoaded(lines.join("\n"), result.notLoaded ?? [])
+  }
+
+  /**
+   * `text` with a warning naming the TypeScript projects of the solution that were not loaded: files only they hold
+   * were not searched (a rename left them unchanged).
+   */
+  export function notLoaded(text: string, missing: Lsp.NotLoaded[]) {
+    if (!missing.length) return text
+    const list = missing.map((m) => `  ${m.config}: ${m.reason}`)
+    return [
+      text,
+      `[WARNING] ${missing.length} TypeScript project${missing.length === 1 ? "" : "s"} of this solution could not be loaded; files only ${missing.length === 1 ? "it holds" : "they hold"} were NOT searched, so this result may be incomplete:`,
+      ...list,
+    ].join("\n")
   }
 }

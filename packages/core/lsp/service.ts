@@ -19,6 +19,7 @@ import type { Logger } from "../util/log"
 import { LspClient, RequestTimeout } from "./client"
 import { LspEdit } from "./edit"
 import { LspNames } from "./names"
+import { LspProjects } from "./projects"
 import { LspServers } from "./servers"
 
 /**
@@ -81,8 +82,13 @@ export namespace Lsp {
   export type RenameCheck =
     { ok: true; range: Range; placeholder: string; server: string } | { ok: false; reason: string; server?: string }
 
+  /** A TypeScript project of the file's solution that was not loaded: results may miss its files. */
+  export type NotLoaded = { config: string; reason: string }
+
   export type RenameResult = {
     server: string
+    /** Projects of the solution not loaded (see `projects`): files only they hold were not searched. */
+    notLoaded?: NotLoaded[]
     files: { file: string; edits: number; renamedFrom?: string; created?: boolean; deleted?: boolean }[]
     edits: number
   }
@@ -250,6 +256,117 @@ export namespace Lsp {
       return { list, text: sent }
     }
 
+    /** Per TypeScript client: each solution project it loaded and the file opened for it (kept open). */
+    const loadedBy = new WeakMap<LspClient, Map<string, string>>()
+    /** Per TypeScript client: projects that could not be loaded, and the plan that said so (not retried until it changes). */
+    const failedBy = new WeakMap<LspClient, Map<string, { plan: LspProjects.Plan; reason: string }>>()
+    const plans = new Map<string, { stamps: [string, number | undefined][]; plan: LspProjects.Plan }>()
+    const stamp = (file: string) =>
+      fs.stat(file).then(
+        (s) => s.mtimeMs,
+        () => undefined,
+      )
+
+    /** The solution projects of `roots`, re-read when one of their configurations changed. */
+    async function planOf(tsserver: string, roots: string[]) {
+      const key = `${tsserver}\0${roots.join("\0")}`
+      const known = plans.get(key)
+      if (known) {
+        const now = await Promise.all(known.stamps.map(([f]) => stamp(f)))
+        if (known.stamps.every(([, t], i) => t === now[i])) return known.plan
+      }
+      const plan = await LspProjects.plan(tsserver, roots)
+      const configs = [...new Set([...roots, ...plan.configs.map((c) => c.config)])]
+      plans.set(key, {
+        plan,
+        stamps: await Promise.all(configs.map(async (f) => [f, await stamp(f)] as [string, number | undefined])),
+      })
+      return plan
+    }
+
+    /**
+     * Makes each TypeScript server of `list` load every project of the solutions `file` belongs to (`LspProjects`):
+     * one file of each project not loaded yet is opened and TypeScript's `projectInfo` confirms which project took
+     * it. Returns the projects that could not be loaded, with why (their files may be missing from results).
+     */
+    async function projects(list: LspClient[], file: string, signal?: AbortSignal): Promise<NotLoaded[]> {
+      const missing: NotLoaded[] = []
+      for (const client of list) {
+        const tsserver = client.tsserverPath
+        if (!tsserver) continue
+        const roots: string[] = []
+        for (const root of await LspProjects.roots(file, client.root))
+          if (!(await input.access?.(root, "read"))) roots.push(root)
+        if (!roots.length) continue
+        const plan = await planOf(tsserver, roots).catch((error) => {
+          missing.push({
+            config: rel(roots[0]),
+            reason: `TypeScript's configuration parser failed: ${error?.message ?? error}`,
+          })
+          return undefined
+        })
+        if (!plan) continue
+        for (const e of plan.errors) missing.push({ config: rel(e.config), reason: e.reason })
+        let loaded = loadedBy.get(client)
+        if (!loaded) loadedBy.set(client, (loaded = new Map()))
+        for (const [config, opened] of loaded) if (client.version(opened) === undefined) loaded.delete(config)
+        const info = (f: string) =>
+          client
+            .tsserverRequest<any>("projectInfo", { file: f, needFileNameList: false }, { signal })
+            .then((r) => (typeof r?.configFileName === "string" ? path.resolve(r.configFileName) : undefined))
+            .catch(() => undefined)
+        let failed = failedBy.get(client)
+        if (!failed) failedBy.set(client, (failed = new Map()))
+        const own = await info(file)
+        let started = 0
+        for (const config of plan.configs) {
+          if (config.config === own || loaded.has(config.config)) continue
+          const before = failed.get(config.config)
+          if (before?.plan === plan) {
+            missing.push({ config: rel(config.config), reason: before.reason })
+            continue
+          }
+          if (started >= LspProjects.MAX_PROJECTS) {
+            missing.push({
+              config: rel(config.config),
+              reason: `not loaded: at most ${LspProjects.MAX_PROJECTS} projects per call`,
+            })
+            continue
+          }
+          started++
+          let reason = "none of its files can be read"
+          let tried = 0
+          for (const candidate of LspProjects.candidates(plan, config)) {
+            if (tried >= 3 || signal?.aborted) break
+            const text = await read(candidate).catch(() => undefined)
+            if (text === undefined) continue
+            tried++
+            await client.sync(candidate, shown(candidate, text))
+            const took = await info(candidate)
+            if (took === config.config) {
+              loaded.set(config.config, candidate)
+              reason = ""
+              break
+            }
+            if (took && took !== own && !loaded.has(took)) loaded.set(took, candidate)
+            reason = took
+              ? `its files are also in ${rel(took)}, which TypeScript loads for them instead`
+              : "TypeScript did not say which project holds its files"
+          }
+          // A project TypeScript would not load apart, all of whose files loaded projects hold, hides no file.
+          const held = new Set(
+            plan.configs.filter((c) => c.config === own || loaded.has(c.config)).flatMap((c) => c.files),
+          )
+          if (reason && config.files.every((f) => held.has(f))) reason = ""
+          if (reason) {
+            missing.push({ config: rel(config.config), reason })
+            if (!signal?.aborted) failed.set(config.config, { plan, reason })
+          }
+        }
+      }
+      return missing
+    }
+
     function rel(file: string) {
       const r = path.relative(directory, file)
       return r && !r.startsWith("..") && !path.isAbsolute(r) ? r : file
@@ -358,10 +475,22 @@ export namespace Lsp {
       },
       async implementation(p: Position, signal?: AbortSignal) {
         p = { ...p, file: absolute(p.file) }
+        await projects((await prepare(p.file, p)).list, p.file, signal)
         return locations(await ask<any>(p, "implementationProvider", "textDocument/implementation", at(p), signal))
+      },
+      /**
+       * Loads every project of the TypeScript solutions `file` belongs to into its server (references, renames,
+       * implementations and incoming calls need them all; TypeScript loads them lazily). The projects that could not
+       * be loaded, with why. The operations below call it themselves; a caller reports what it returns.
+       */
+      async projects(file: string, signal?: AbortSignal) {
+        file = absolute(file)
+        const { list } = await prepare(file)
+        return projects(list, file, signal)
       },
       async references(p: Position, signal?: AbortSignal) {
         p = { ...p, file: absolute(p.file) }
+        await projects((await prepare(p.file, p)).list, p.file, signal)
         const params = { ...at(p), context: { includeDeclaration: true } }
         return locations(await ask<any>(p, "referencesProvider", "textDocument/references", params, signal))
       },
@@ -374,8 +503,10 @@ export namespace Lsp {
       },
       async workspaceSymbol(query: string, file: string | undefined, signal?: AbortSignal) {
         let list: LspClient[]
-        if (file) list = (await prepare(absolute(file))).list
-        else {
+        if (file) {
+          list = (await prepare(absolute(file))).list
+          await projects(list, absolute(file), signal)
+        } else {
           list = await this.running()
           if (!list.length)
             throw new Error("no language server is running yet: give filePath (any file of the language) to start one")
@@ -400,6 +531,7 @@ export namespace Lsp {
       async calls(p: Position, direction: "incoming" | "outgoing", signal?: AbortSignal) {
         p = { ...p, file: absolute(p.file) }
         const { list } = await prepare(p.file, p)
+        if (direction === "incoming") await projects(list, p.file, signal)
         const out: any[] = []
         for (const client of list.filter((c) =>
           c.supports("callHierarchyProvider", "textDocument/prepareCallHierarchy"),
@@ -458,6 +590,7 @@ export namespace Lsp {
           if (current === undefined) await client.close(file)
           else await client.sync(file, shown(file, current))
         }
+        const notLoaded = await projects([client], p.file, options.signal)
         const checked = await check(client, p, text, options.signal)
         if (!checked.ok) throw new CannotRename({ file: rel(p.file), reason: checked.reason })
         const sent = Date.now()
@@ -509,6 +642,7 @@ export namespace Lsp {
           .catch(() => {})
         return {
           server: client.id,
+          ...(notLoaded.length ? { notLoaded } : {}),
           edits: plan.edits,
           files: plan.files
             .filter((f) => f.after !== undefined || !plan.renames.some((r) => r.from === f.file))

@@ -68,6 +68,8 @@ export namespace LspTools {
     "- workspaceSymbol: symbols matching query across the project (filePath picks the language's server).",
     "line and character are 1-based, as editors show them; character counts UTF-16 code units (an emoji counts 2), up to",
     "just after the line's last one. A position outside the file is an error giving its line count or the line's length.",
+    "findReferences, goToImplementation, incomingCalls, workspaceSymbol and rename first load every project of a",
+    "TypeScript solution (tsconfig.json `references`); a project that could not be loaded is named in a WARNING.",
     "Results list at most 200 items (the header gives the count).",
     "When no server is installed for the file type, the error names the package and the opencode.json setting needed.",
   ].join("\n")
@@ -138,6 +140,7 @@ export namespace LspTools {
               case "goToDefinition":
               case "findReferences":
               case "goToImplementation": {
+                const missing = operation === "goToDefinition" ? [] : await lsp.projects(p.file, signal)
                 const found =
                   operation === "goToDefinition"
                     ? await lsp.definition(p, signal)
@@ -145,9 +148,12 @@ export namespace LspTools {
                       ? await lsp.references(p, signal)
                       : await lsp.implementation(p, signal)
                 const items = await view.keep(found, (i) => i)
-                return view.note(
-                  LspFormat.locations(operation, items, { ...context, lines: (f) => view.lines(f) }),
-                  found.length - items.length,
+                return LspFormat.notLoaded(
+                  view.note(
+                    LspFormat.locations(operation, items, { ...context, lines: (f) => view.lines(f) }),
+                    found.length - items.length,
+                  ),
+                  missing,
                 )
               }
               case "documentSymbol": {
@@ -156,22 +162,30 @@ export namespace LspTools {
                 return LspFormat.documentSymbols(items, { ...context, file: file! })
               }
               case "workspaceSymbol": {
+                const missing = file ? await lsp.projects(file, signal) : []
                 const found = await lsp.workspaceSymbol(args.query ?? "", file, signal)
                 const items = await view.keep(found, Visible.located)
-                return view.note(
-                  LspFormat.workspaceSymbols(items, { ...context, query: args.query ?? "" }),
-                  found.length - items.length,
+                return LspFormat.notLoaded(
+                  view.note(
+                    LspFormat.workspaceSymbols(items, { ...context, query: args.query ?? "" }),
+                    found.length - items.length,
+                  ),
+                  missing,
                 )
               }
               case "prepareCallHierarchy":
               case "incomingCalls":
               case "outgoingCalls": {
+                const missing = operation === "incomingCalls" ? await lsp.projects(p.file, signal) : []
                 const found =
                   operation === "prepareCallHierarchy"
                     ? await lsp.prepareCallHierarchy(p, signal)
                     : await lsp.calls(p, operation === "incomingCalls" ? "incoming" : "outgoing", signal)
                 const items = await view.keep(found, (raw: any) => Visible.located(raw.from ?? raw.to ?? raw))
-                return view.note(LspFormat.callItems(operation, items, context), found.length - items.length)
+                return LspFormat.notLoaded(
+                  view.note(LspFormat.callItems(operation, items, context), found.length - items.length),
+                  missing,
+                )
               }
               case "prepareRename":
                 return LspFormat.prepareRename(await lsp.prepareRename(p, signal), where)

@@ -32,6 +32,47 @@ export const THREE_FILES = {
     'import { computeTotal } from "./util"\n\nexport function b() {\n  return computeTotal([3]) + computeTotal([4])\n}\n',
 }
 
+/**
+ * A TypeScript "solution" as hono has one: `tsconfig.json` lists no files and references `tsconfig.build.json`
+ * (sources, tests excluded) and `tsconfig.spec.json` (everything under src, tests included). TypeScript's server
+ * loads the first referenced project holding an opened file and no other.
+ */
+export const SOLUTION = {
+  "package.json": '{ "name": "s", "private": true, "type": "module" }\n',
+  "tsconfig.base.json": JSON.stringify({
+    compilerOptions: {
+      composite: true,
+      declaration: true,
+      strict: true,
+      target: "ES2022",
+      module: "ESNext",
+      moduleResolution: "Bundler",
+      skipLibCheck: true,
+      outDir: "${configDir}/dist",
+    },
+  }),
+  "tsconfig.build.json": JSON.stringify({
+    extends: "./tsconfig.base.json",
+    compilerOptions: { rootDir: "./src", outDir: "./dist/types" },
+    include: ["src/**/*.ts"],
+    exclude: ["src/**/*.test.ts"],
+  }),
+  "tsconfig.spec.json": JSON.stringify({
+    extends: "./tsconfig.base.json",
+    compilerOptions: { noEmit: true, rootDir: "./src" },
+    include: ["src"],
+  }),
+  "tsconfig.json": JSON.stringify({
+    files: [],
+    references: [{ path: "./tsconfig.build.json" }, { path: "./tsconfig.spec.json" }],
+  }),
+  "src/util.ts":
+    "export function computeTotal(items: number[]): number {\n  return items.reduce((a, b) => a + b, 0)\n}\n",
+  "src/a.ts": 'import { computeTotal } from "./util"\n\nexport const a = computeTotal([1, 2])\n',
+  "src/util.test.ts":
+    'import { computeTotal } from "./util"\n\nexport const checks = [computeTotal([5]) === 5, computeTotal([]) === 0]\n',
+}
+
 /** `tsc --noEmit -p dir`: exit code and output. */
 export function tsc(dir: string) {
   const bin = path.resolve(import.meta.dir, "../../../../node_modules/typescript/bin/tsc")

@@ -6,7 +6,7 @@ import { LspEdit } from "../../lsp/edit"
 import { LspServers } from "../../lsp/servers"
 import { Lsp } from "../../lsp/service"
 import { Logger } from "../../util/log"
-import { REFUSING, SILENT, THREE_FILES, processesIn, processesInGroups, project, tsc } from "./fixtures"
+import { REFUSING, SILENT, SOLUTION, THREE_FILES, processesIn, processesInGroups, project, tsc } from "./fixtures"
 
 // Real language servers from npm (typescript-language-server 6.0.2 + TypeScript 5.9.3, pyright 1.1.414). Each
 // describe block starts its servers once and stops them in afterAll; the last test checks none is left.
@@ -277,6 +277,27 @@ describe("lsp with typescript-language-server", () => {
     }
     expect(await Promise.all(names.map(read))).toEqual(before)
   })
+})
+
+describe("lsp on a TypeScript solution (tsconfig.json with references, as hono)", () => {
+  test(
+    "a cold server: references from a source file include the tests of the other referenced project",
+    async () => {
+      await using proj = await project(SOLUTION)
+      const lsp = Lsp.create({ directory: proj.dir, worktree: proj.dir, log, config: true })
+      try {
+        const refs = await lsp.references({ file: "src/util.ts", line: 0, character: 18 })
+        const files = [...new Set(refs.map((r) => path.relative(proj.dir, r.file)))].sort()
+        expect(files).toEqual(["src/a.ts", "src/util.test.ts", "src/util.ts"])
+        expect(refs).toHaveLength(6)
+        expect(await lsp.projects("src/util.ts")).toEqual([])
+      } finally {
+        await lsp.stop()
+      }
+      expect(await processesIn(proj.dir)).toEqual([])
+    },
+    SLOW,
+  )
 })
 
 describe("lsp with pyright", () => {

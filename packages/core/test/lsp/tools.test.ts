@@ -7,7 +7,7 @@ import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
 import { recordingExclusive } from "../fixture"
-import { SILENT, THREE_FILES, processesIn, project } from "./fixtures"
+import { SILENT, SOLUTION, THREE_FILES, processesIn, project, tsc } from "./fixtures"
 
 // The `lsp` tool definition over the service: the text the model gets and the permissions it asks. Real
 // typescript-language-server for the rename; the deliberately silent fake server only for the timeout.
@@ -146,6 +146,52 @@ describe("the lsp tool", () => {
       expect(await processesIn(proj.dir)).toEqual([])
     },
     { timeout: 120_000 },
+  )
+
+  test(
+    "rename on a TypeScript solution from a cold server: every referenced project's files rewritten; a project that could not be loaded is named",
+    async () => {
+      // hono's layout, plus a reference to a configuration that does not exist (the one project left out).
+      const references = [
+        { path: "./tsconfig.build.json" },
+        { path: "./tsconfig.spec.json" },
+        { path: "./tsconfig.gone.json" },
+      ]
+      await using proj = await project({ ...SOLUTION, "tsconfig.json": JSON.stringify({ files: [], references }) })
+      expect(tsc(path.join(proj.dir, "tsconfig.spec.json"))).toMatchObject({ code: 0 })
+      const { lsp, service } = tool(proj.dir, true)
+      try {
+        const out = await lsp.execute(
+          { operation: "rename", filePath: "src/util.ts", line: 1, character: 17, newName: "sumAll" },
+          context(proj.dir) as any,
+        )
+        const [head, ...rest] = out.split("\n")
+        expect(head).toBe(
+          "Renamed `computeTotal` to `sumAll`: 6 edits in 3 files (typescript). All files were written.",
+        )
+        expect(rest.slice(0, 3).sort()).toEqual([
+          "src/a.ts: 2 edits",
+          "src/util.test.ts: 3 edits",
+          "src/util.ts: 1 edit",
+        ])
+        expect(rest.slice(3)).toEqual([
+          "[WARNING] 1 TypeScript project of this solution could not be loaded; files only it holds were NOT searched, so this result may be incomplete:",
+          "  tsconfig.gone.json: TypeScript cannot read it",
+        ])
+        expect(tsc(path.join(proj.dir, "tsconfig.spec.json"))).toMatchObject({ code: 0 })
+        expect(tsc(path.join(proj.dir, "tsconfig.build.json"))).toMatchObject({ code: 0 })
+        const after = await lsp.execute(
+          { operation: "diagnostics", filePath: "src/util.test.ts", severity: "error" },
+          context(proj.dir) as any,
+        )
+        expect(after).toStartWith("status: ok")
+        expect(after).not.toContain("TS")
+      } finally {
+        await service.stop()
+      }
+      expect(await processesIn(proj.dir)).toEqual([])
+    },
+    { timeout: 180_000 },
   )
 
   test("positions and new names are checked before any server starts", async () => {
