@@ -16,6 +16,7 @@ import { targets } from "./targets"
 const BLOCKED = "Blocked by the project's security policy"
 const POLICY_TEXT = JSON.stringify(REDTEAM_POLICY, null, 2)
 const GIT_ID = "-c user.name=Agent -c user.email=agent@example.invalid"
+const TIMEOUT = { timeout: 240_000 }
 
 const FILES: Record<string, string> = {
   ".opencode-security.json": POLICY_TEXT,
@@ -172,7 +173,7 @@ for (const target of targets()) {
           server.stop()
         }
       },
-      { timeout: 150_000 },
+      TIMEOUT,
     )
   })
 }

@@ -12,6 +12,7 @@ import { ModelServer } from "./model-server"
 import { targets } from "./targets"
 
 const SECRET = "TOPSECRET-Qw8Zr4Lm2Vx9-value"
+const TIMEOUT = { timeout: 240_000 }
 const POLICY = JSON.stringify({
   version: "1.0",
   rules: [{ pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"] }],
@@ -91,7 +92,7 @@ for (const target of targets()) {
           server.stop()
         }
       },
-      { timeout: 180_000 },
+      TIMEOUT,
     )
   })
 }

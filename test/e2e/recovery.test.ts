@@ -14,7 +14,7 @@ const TODOS = [
 ]
 /** The side effect the model's long bash call has before it blocks: one line per run. */
 const BASH = (name: string) => `echo ran >> ${name}; sleep 30`
-const TIMEOUT = { timeout: 300_000 }
+const TIMEOUT = { timeout: 360_000 }
 const CLI = path.join(Harness.ROOT, "packages/plugin/cli.ts")
 const HEARTBEATS = ".opencode/builtins-local/recovery"
 

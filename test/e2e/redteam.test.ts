@@ -19,7 +19,7 @@ import { ModelServer } from "./model-server"
 import { targets } from "./targets"
 
 const BLOCKED = "Blocked by the project's security policy"
-const TIMEOUT = { timeout: 180_000 }
+const TIMEOUT = { timeout: 240_000 }
 /** Descriptions of protected skills, agents and resources: they must not reach the model either. */
 const DESCRIPTIONS = [
   "Opens the vault of release credentials",

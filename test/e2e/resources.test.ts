@@ -9,7 +9,7 @@ const EXAMPLE = path.join(Harness.ROOT, "examples/resources")
 const GIT_OPS = "git reflog"
 const PRE_COMMIT = "The commit message says why"
 const SHIP = "Tag `vX.Y.Z`, push the tag"
-const TIMEOUT = { timeout: 120_000 }
+const TIMEOUT = { timeout: 240_000 }
 
 for (const target of targets()) {
   describe(`resource loader on stock opencode ${target.label}`, () => {
