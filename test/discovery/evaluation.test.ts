@@ -105,7 +105,7 @@ beforeAll(async () => {
   envs.heldout4 = await realEnv(SETS.heldout4)
   envs.heldout5 = await realEnv(SETS.heldout5)
   envs.heldout6 = await realEnv(SETS.heldout6)
-})
+}, 30_000)
 
 afterAll(async () => {
   for (const loader of loaders) await loader.dispose()
@@ -351,7 +351,7 @@ describe("discovery matching quality", () => {
     expect(precision.p).toBeLessThan(0.01)
     expect(recall.mean).toBeGreaterThan(0)
     expect(engine.quiet).toBe(1)
-  })
+  }, 30_000)
 
   test("first held-out set (read while tuning, so tuning material now): measured floors", () => {
     const { engine, plain, precision } = report(envs.heldout)
@@ -362,7 +362,7 @@ describe("discovery matching quality", () => {
     expect(engine.recall).toBeGreaterThan(plain.recall)
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
-  })
+  }, 30_000)
 
   test("second held-out set (read while tuning the last changes, so tuning material now): measured floors", () => {
     const { engine, plain, recall, precision } = report(envs.heldout2)
@@ -377,7 +377,7 @@ describe("discovery matching quality", () => {
     expect(precision.p).toBeLessThan(0.01)
     expect(recall.p).toBeLessThan(0.05)
     expect(recall.low).toBeGreaterThan(0)
-  })
+  }, 30_000)
 
   test("third held-out set (prompts and labels committed before the matcher ran on it): the independent figures", () => {
     const { engine, plain, precision } = report(envs.heldout3)
@@ -394,7 +394,7 @@ describe("discovery matching quality", () => {
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
     expect(engine.quiet).toBe(1)
-  })
+  }, 30_000)
 
   test("fourth held-out set (prompts and labels committed before the matcher ran on it): the independent figures", () => {
     const { engine, plain, precision } = report(envs.heldout4, false)
@@ -407,7 +407,7 @@ describe("discovery matching quality", () => {
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
     expect(engine.quiet).toBe(1)
-  })
+  }, 30_000)
 
   test("fifth held-out set (prompts and labels committed before the matcher ran on it): the independent figures", () => {
     const { engine, plain, recall, precision } = report(envs.heldout5, false)
@@ -421,7 +421,7 @@ describe("discovery matching quality", () => {
     expect(precision.p).toBeLessThan(0.01)
     expect(recall.p).toBeGreaterThan(0.05)
     expect(engine.quiet).toBe(1)
-  })
+  }, 30_000)
 
   test("sixth held-out set (made blind, committed before the matcher ran on it): the independent figures", () => {
     const { engine, plain, recall, precision } = report(envs.heldout6, false)
@@ -435,7 +435,7 @@ describe("discovery matching quality", () => {
     expect(precision.p).toBeLessThan(0.01)
     expect(recall.p).toBeGreaterThan(0.05)
     expect(engine.quiet).toBe(1)
-  })
+  }, 30_000)
 
   test("replies and short requests written blind: replies get nothing, short requests still get suggestions", () => {
     // real/replies.ts was written by someone who had seen neither the rules nor the sets. Its first run, after the
@@ -501,5 +501,5 @@ describe("discovery matching quality", () => {
       ].join("\n"),
     )
     for (let i = 1; i < rows.length; i++) expect(rows[i].shown).toBeLessThanOrEqual(rows[i - 1].shown)
-  })
+  }, 30_000)
 })

@@ -31,7 +31,7 @@ describe("security feature of the external plugin", () => {
     const mcp = { content: [{ type: "text", text: SECRET_FILE }] }
     await hooks["tool.execute.after"]({ tool: "jira_get", sessionID: "s", callID: "c", args: {} }, mcp)
     expect(JSON.stringify(mcp)).not.toContain("Zx81Qp0vLk27mNb5Yt3RwE9u")
-  })
+  }, 10_000)
 
   test("model-bound transforms and prompt parts are redacted", async () => {
     await using dir = await project()

@@ -199,7 +199,7 @@ describe("the parse cache on disk", () => {
     expect(names).toContain("shipper")
     expect(names).not.toContain("release-manager")
     expect(names).not.toContain("git/squash")
-  }, 120_000)
+  }, 180_000)
 
   test("a corrupt, truncated, foreign or damaged file is ignored, never fatal, and rewritten", async () => {
     await using w = await world(CATALOGUE)

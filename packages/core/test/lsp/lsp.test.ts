@@ -448,27 +448,31 @@ describe("lsp without a usable server", () => {
     expect(await processesIn(proj.dir)).toEqual([])
   })
 
-  test("a server that never answers initialize: a named error saying so, never a result", async () => {
-    await using proj = await project({ "a.mute": "anything\n" })
-    const lsp = Lsp.create({
-      directory: proj.dir,
-      worktree: proj.dir,
-      log,
-      config: { mute: { command: ["node", SILENT, "--mute"], extensions: [".mute"] } },
-      initializeTimeoutMs: 500,
-    })
-    try {
-      const error = await lsp.diagnostics({ file: "a.mute" }).catch((e) => e)
-      expect(LspClient.StartFailed.is(error)).toBe(true)
-      expect(error.message).toBe(
-        "The mute language server did not start: it did not answer initialize within 0.5 s. Nothing is known about " +
-          'the file (this is not a clean result); check the server\'s command in opencode.json "lsp" or call again.',
-      )
-    } finally {
-      await lsp.stop()
-    }
-    expect(await processesIn(proj.dir)).toEqual([])
-  })
+  test(
+    "a server that never answers initialize: a named error saying so, never a result",
+    async () => {
+      await using proj = await project({ "a.mute": "anything\n" })
+      const lsp = Lsp.create({
+        directory: proj.dir,
+        worktree: proj.dir,
+        log,
+        config: { mute: { command: ["node", SILENT, "--mute"], extensions: [".mute"] } },
+        initializeTimeoutMs: 500,
+      })
+      try {
+        const error = await lsp.diagnostics({ file: "a.mute" }).catch((e) => e)
+        expect(LspClient.StartFailed.is(error)).toBe(true)
+        expect(error.message).toBe(
+          "The mute language server did not start: it did not answer initialize within 0.5 s. Nothing is known about " +
+            'the file (this is not a clean result); check the server\'s command in opencode.json "lsp" or call again.',
+        )
+      } finally {
+        await lsp.stop()
+      }
+      expect(await processesIn(proj.dir)).toEqual([])
+    },
+    SLOW,
+  )
 
   test("a server refusing a rename prepareRename allowed: the error is about the new name, never the element", async () => {
     await using proj = await project({ "a.refuse": "alpha beta\n" })

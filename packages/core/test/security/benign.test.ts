@@ -136,5 +136,5 @@ describe("benign corpus", () => {
       if (!v.allowed) denials.push(`${command}: ${v.reason}`)
     }
     expect(denials).toEqual([])
-  })
+  }, 60_000)
 })
