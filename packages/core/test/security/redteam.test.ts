@@ -38,7 +38,7 @@ import {
 
 const HEAVY = { timeout: 60_000 }
 const home = isolateHome()
-afterAll(() => home.restore())
+afterAll(() => home.restore(), 60_000)
 
 /** A project and a session on one route, shared by the cases of one class (read-only attacks). */
 function shared(route: RouteName, extra: Record<string, string> = {}, setup?: (dir: string) => void) {
@@ -438,7 +438,7 @@ for f in glob.glob('.git/objects/*/*'):
           const lines = (text: string, guess: string) => text.replaceAll(guess, "GUESS").split("\n").sort()
           expect(lines(a.raw, right)).toEqual(lines(b.raw, wrong))
           expect(leaks(a.raw)).toEqual([])
-        })
+        }, 60_000)
       oracle(
         "grep -rq exit code, prefix guessed one character at a time",
         (g) => `grep -rq 'API_KEY=${g}' . ; echo rc=$?`,
@@ -460,13 +460,13 @@ for f in glob.glob('.git/objects/*/*'):
         // ripgrep's exclusions (RIPGREP_CONFIG_PATH) keep protected files out of the raw result already.
         expect(a.raw).toBe(b.raw)
         expect(a.output).toBe(b.output)
-      })
+      }, 60_000)
       test("OpenCode's grep tool over the project: no protected file in the raw result", async () => {
         const r = await box.s.call("grep", { pattern: "Zx81|Hq83|prodtoken|Wm4Tq|Sk7Vault|Ag5Spy|Rs6Hid|deep secret" })
         expect(r.refused).toBe(false)
         expect(leaks(r.raw)).toEqual([])
         expect(leaks(r.output)).toEqual([])
-      })
+      }, 60_000)
       test("OpenCode's grep tool matching a segment line: the match is gone before the model sees it", async () => {
         // OpenCode's grep reads src/app.ts outside the sandbox (the file is readable; a segment of it is not): the
         // structured filter drops the match, so the assertion is on what reaches the model.
@@ -478,7 +478,7 @@ for f in glob.glob('.git/objects/*/*'):
         const inside = await box.s.call("grep", { pattern: 'salt = "K[a-z]93', path: "src" })
         const nowhere = await box.s.call("grep", { pattern: 'salt = "Q[a-z]93', path: "src" })
         expect(inside.output).toBe(nowhere.output)
-      })
+      }, 60_000)
       for (const [name, args] of [
         ["an include glob that selects protected files", { pattern: "key", include: "*.key" }],
         ["an include glob selecting dot files by name", { pattern: "TOKEN", include: ".env*", path: "app" }],
@@ -1055,7 +1055,7 @@ for f in glob.glob('.git/objects/*/*'):
         expect(r.refused).toBe(false)
         expect(r.output).not.toContain("skill/vault")
         expect(r.output).toContain("open-notes")
-      })
+      }, 60_000)
       shellCases(box, [
         {
           name: "cat of every SKILL.md and agent file",
@@ -1305,7 +1305,7 @@ for f in glob.glob('.git/objects/*/*'):
         await box.s.call("todowrite", { todos: [] })
         expect(fs.readFileSync(box.dir.file(".git/config"), "utf8")).toBe(before)
         expect(fs.statSync(box.dir.file(".git")).isDirectory()).toBe(true)
-      })
+      }, 60_000)
 
       // Two commands of one step run side by side: one passed the other a descriptor of the project folder over a Unix
       // socket and ended, and through it the other reached what the ended sandbox's mounts had hidden or locked (read
@@ -1319,7 +1319,7 @@ for f in glob.glob('.git/objects/*/*'):
         const [a, b] = await Promise.all([first, second])
         expect(a.raw).toContain("RAN-OK")
         expect(b.raw).toContain("AFTER")
-      })
+      }, 60_000)
 
       // The built-in tools write files themselves after asking `host.access(…, "write")`, and a link on the way sent
       // OpenCode's own write into .git: git's configuration is held for every writer, links resolved (red-team
@@ -1645,7 +1645,7 @@ for f in glob.glob('.git/objects/*/*'):
         } finally {
           fs.rmSync(data, { recursive: true, force: true })
         }
-      })
+      }, 60_000)
 
       test("the global legacy TOML configuration cannot be written or created", async () => {
         await using box = await fresh(route)
@@ -1731,7 +1731,7 @@ for f in glob.glob('.git/objects/*/*'):
         else expect(copied.output).toContain("gained a shell command")
         expect(fs.existsSync(box.dir.file(".opencode/command/again.md"))).toBe(false)
         expect(fs.readFileSync(box.dir.file(".opencode/command/git/review.md"), "utf8")).toBe(mine)
-      })
+      }, 60_000)
 
       test("a template written by a call whose after hook never comes is caught before the next call", async () => {
         await using box = await fresh(route)
@@ -2367,7 +2367,7 @@ for f in glob.glob('.git/objects/*/*'):
             if (/^\.(gitconfig|bashrc|zshenv|npmrc|bunfig)/.test(f)) fs.rmSync(path.join(home.home, f), { force: true })
           fs.rmSync(path.join(home.home, ".config/git"), { recursive: true, force: true })
         }
-      })
+      }, 60_000)
 
       // A custom tool (or plugin) loaded from a protected folder runs what it imports at OpenCode's next start, outside
       // the sandbox. Those are ordinary sources (edits, git checkout, npm install and compilers write them), so they are
@@ -2485,7 +2485,7 @@ for f in glob.glob('.git/objects/*/*'):
             expect(leaks(r.raw)).toEqual([])
             expect(leaks(r.output)).toEqual([])
           }
-        })
+        }, 60_000)
       midSession("read", (s) => s.call("read", { filePath: "team/private/plan.txt" }))
       midSession("grep tool", (s) => s.call("grep", { pattern: "plan", path: "team" }))
       midSession("bash with a name built at run time", (s) =>

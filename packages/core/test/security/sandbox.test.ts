@@ -507,7 +507,7 @@ describe("git inside the sandbox", () => {
     expect(fs.existsSync(box.dir.file(".git/hooks/post-commit"))).toBe(false)
     expect(fs.readFileSync(box.dir.file(".git/config"), "utf8")).not.toContain("fsmonitor")
     expect(leaks(run.raw)).toEqual([])
-  })
+  }, 60_000)
 
   test("history that holds a protected file is not printed: the guard refuses, before anything runs", async () => {
     await using box = await sandboxed()
@@ -525,7 +525,7 @@ describe("git inside the sandbox", () => {
     // Commands that print no content from the history still run.
     for (const command of ["git log --oneline", "git status", "git show --stat HEAD"])
       expect((await box.run(command)).allowed).toBe(true)
-  })
+  }, 60_000)
 })
 
 describe("git inside the sandbox: a tracked file with protected segments", () => {
