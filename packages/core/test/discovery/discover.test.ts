@@ -209,7 +209,7 @@ describe("DynamicDiscovery: skip reasons and degradation", () => {
           ),
         )
     }, 120_000)
-    afterAll(() => w[Symbol.asyncDispose]())
+    afterAll(() => w[Symbol.asyncDispose](), 30_000)
 
     test(
       "timeout: when it is all there is and it cannot be scanned within scanTimeoutMs",

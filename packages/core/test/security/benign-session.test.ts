@@ -21,7 +21,7 @@ import {
 import { SecurityGlob } from "../../security/glob"
 
 const home = isolateHome()
-afterAll(() => home.restore())
+afterAll(() => home.restore(), 60_000)
 
 const GIT_ID = "-c user.name=Agent -c user.email=agent@example.invalid"
 
@@ -506,7 +506,7 @@ for (const route of ROUTES) {
     afterAll(async () => {
       box.s.close()
       await box.dir[Symbol.asyncDispose]()
-    })
+    }, 30_000)
 
     for (const step of STEPS)
       test(

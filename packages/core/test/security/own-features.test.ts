@@ -132,7 +132,7 @@ let home: ReturnType<typeof isolateHome>
 beforeAll(() => {
   home = isolateHome()
 })
-afterAll(() => home.restore())
+afterAll(() => home.restore(), 60_000)
 
 describe.each(ROUTES)("route %s: AST tools", (route) => {
   test("ast_grep_replace cannot move a read-protected segment's text out of its markers (dry run or live)", async () => {

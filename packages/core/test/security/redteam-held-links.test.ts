@@ -8,7 +8,7 @@ import { ROUTES, isolateHome, open, redteamProject, type RouteName } from "./red
 
 const HEAVY = { timeout: 60_000 }
 const home = isolateHome()
-afterAll(() => home.restore())
+afterAll(() => home.restore(), 60_000)
 
 const SECRET = "Zx81Qp0vLk27mNb5Yt3RwE9u"
 const POLICY = ".opencode-security.json"

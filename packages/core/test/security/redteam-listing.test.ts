@@ -9,7 +9,7 @@ import { SECRET_FILE } from "./fixture"
 import { REDTEAM_POLICY, ROUTES, git, isolateHome, open, redteamProject } from "./redteam-helpers"
 
 const home = isolateHome()
-afterAll(() => home.restore())
+afterAll(() => home.restore(), 60_000)
 
 /** rot13: a transform the output scanner does not undo, so only the sandbox stands between. */
 const rot = (s: string) =>

@@ -10,7 +10,7 @@ import { ROUTES, isolateHome, open, redteamProject, typedRefusal } from "./redte
 
 const HEAVY = { timeout: 60_000 }
 const home = isolateHome()
-afterAll(() => home.restore())
+afterAll(() => home.restore(), 60_000)
 
 /** What an earlier (admin) session saw: no protected file of this project holds it, so no scanner hides it. */
 const SEEN = "ADMIN-SESSION-SAW-Qm7Rt2Lx9Vb4"
