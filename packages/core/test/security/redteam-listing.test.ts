@@ -2,11 +2,15 @@
 // C), on both routes through the real hooks and bubblewrap: a listing cut short by its budget must never leave a
 // protected path readable or a repository unchecked, and a protected path must be hidden or locked whatever kind of
 // entry it is (a symbolic link) and however its name is stored (Unicode NFD).
-import { afterAll, describe, expect, test } from "bun:test"
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { SECRET_FILE } from "./fixture"
 import { REDTEAM_POLICY, ROUTES, git, isolateHome, open, redteamProject } from "./redteam-helpers"
+
+// Every case here runs sandboxed shells and git: short ones slow down far more than long ones on a busy machine
+// (0.2 s idle took over 5 s beside CPU-bound work), so none is left at bun's 5 s default.
+setDefaultTimeout(60_000)
 
 const home = isolateHome()
 afterAll(() => home.restore(), 60_000)

@@ -9,7 +9,7 @@
 // - class 10: ordinary calls that were refused before are allowed and succeed.
 // Where the raw output cannot be clean by construction (OpenCode's own grep and read run outside the sandbox and see
 // segments of files they may read), the assertion is on what reaches the model, and the case says so.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
@@ -35,6 +35,10 @@ import {
   type RouteName,
   type Session,
 } from "./redteam-helpers"
+
+// Every case here runs sandboxed shells and git: short ones slow down far more than long ones on a busy machine
+// (0.2 s idle took over 5 s beside CPU-bound work), so none is left at bun's 5 s default.
+setDefaultTimeout(60_000)
 
 const HEAVY = { timeout: 60_000 }
 const home = isolateHome()

@@ -2,7 +2,7 @@
 // before hook, then `bash -c <command>` with the environment of the shell.env hook, then the after hook). Every
 // assertion about protected content looks at the RAW output of the command — what the process printed before any
 // redaction — so a pass means the kernel refused the read, not that the scanner caught it afterwards.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { spawnSync } from "child_process"
 import fs from "fs"
 import os from "os"
@@ -13,6 +13,10 @@ import { Sandbox } from "../../security/sandbox"
 import { SandboxDetect } from "../../security/sandbox/detect"
 import { SandboxPlan } from "../../security/sandbox/plan"
 import { APP, POLICY, SECRET_FILE, guardFor, project } from "./fixture"
+
+// Every case here runs sandboxed shells and git: short ones slow down far more than long ones on a busy machine
+// (0.2 s idle took over 5 s beside CPU-bound work), so none is left at bun's 5 s default.
+setDefaultTimeout(60_000)
 
 /** Bytes of protected files and segments that no command may print. */
 const PROTECTED = [
