@@ -2746,7 +2746,7 @@ for f in glob.glob('.git/objects/*/*'):
             )
             await run(box.s)
           },
-          { timeout: 30_000 },
+          { timeout: 120_000 },
         )
       bt("a matching name is refused", async (s) => expectTyped(await s.call("read", { filePath: hit })))
       bt("a matching name deep in the tree is refused", async (s) =>
