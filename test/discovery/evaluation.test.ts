@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import fs from "fs/promises"
 import os from "os"
 import path from "path"
@@ -64,12 +64,17 @@ type Env = { id: string; labelled: Labelled[]; cat: DynamicDiscovery.Catalogue; 
 const roots: string[] = []
 const loaders: ResourceLoader.Loader[] = []
 const envs: Record<string, Env> = {}
+// These figures measure matching, not scan speed: on a busy machine the tuning set's scan ran past the default
+// 2 s budget (its folders reported degraded, recall floors missed), so the budget here is far beyond any machine.
+const SCAN = { scanTimeoutMs: 60_000 }
+// Under load even the 0.3 s cases took 10 s (every one reads catalogues of hundreds of files).
+setDefaultTimeout(60_000)
 
 async function realEnv(set: RealSet): Promise<Env> {
   const root = realpathSync(await fs.mkdtemp(path.join(os.tmpdir(), `ocb-discovery-${set.id}-`)))
   roots.push(root)
   const { home, project } = await layout(set, root)
-  const engine = DynamicDiscovery.create({ directory: project, worktree: project, env: { HOME: home } })
+  const engine = DynamicDiscovery.create({ directory: project, worktree: project, env: { HOME: home }, config: SCAN })
   return { id: set.id, labelled: set.labelled, cat: await engine.catalogue(), engine }
 }
 
@@ -92,6 +97,7 @@ async function syntheticEnv(): Promise<Env> {
     // A temporary home and no XDG_CONFIG_HOME: OpenCode's global folder is ~/.config/opencode.
     env: { HOME: path.join(root, "home") },
     resources: async () => (await loader.index()).resources.values(),
+    config: SCAN,
   })
   return { id: "synthetic", labelled: LABELLED, cat: await engine.catalogue(), engine }
 }
@@ -105,12 +111,12 @@ beforeAll(async () => {
   envs.heldout4 = await realEnv(SETS.heldout4)
   envs.heldout5 = await realEnv(SETS.heldout5)
   envs.heldout6 = await realEnv(SETS.heldout6)
-}, 30_000)
+}, 120_000)
 
 afterAll(async () => {
   for (const loader of loaders) await loader.dispose()
   for (const root of roots) await fs.rm(root, { recursive: true, force: true })
-})
+}, 30_000)
 
 function key(cat: DynamicDiscovery.Catalogue, index: number) {
   if (index < cat.items.length) return `${cat.items[index].resourceType}:${cat.items[index].name}`
@@ -351,7 +357,7 @@ describe("discovery matching quality", () => {
     expect(precision.p).toBeLessThan(0.01)
     expect(recall.mean).toBeGreaterThan(0)
     expect(engine.quiet).toBe(1)
-  }, 30_000)
+  }, 60_000)
 
   test("first held-out set (read while tuning, so tuning material now): measured floors", () => {
     const { engine, plain, precision } = report(envs.heldout)
@@ -362,7 +368,7 @@ describe("discovery matching quality", () => {
     expect(engine.recall).toBeGreaterThan(plain.recall)
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
-  }, 30_000)
+  }, 60_000)
 
   test("second held-out set (read while tuning the last changes, so tuning material now): measured floors", () => {
     const { engine, plain, recall, precision } = report(envs.heldout2)
@@ -377,7 +383,7 @@ describe("discovery matching quality", () => {
     expect(precision.p).toBeLessThan(0.01)
     expect(recall.p).toBeLessThan(0.05)
     expect(recall.low).toBeGreaterThan(0)
-  }, 30_000)
+  }, 60_000)
 
   test("third held-out set (prompts and labels committed before the matcher ran on it): the independent figures", () => {
     const { engine, plain, precision } = report(envs.heldout3)
@@ -394,7 +400,7 @@ describe("discovery matching quality", () => {
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
     expect(engine.quiet).toBe(1)
-  }, 30_000)
+  }, 60_000)
 
   test("fourth held-out set (prompts and labels committed before the matcher ran on it): the independent figures", () => {
     const { engine, plain, precision } = report(envs.heldout4, false)
@@ -407,7 +413,7 @@ describe("discovery matching quality", () => {
     expect(engine.precision).toBeGreaterThan(plain.precision)
     expect(precision.p).toBeLessThan(0.01)
     expect(engine.quiet).toBe(1)
-  }, 30_000)
+  }, 60_000)
 
   test("fifth held-out set (prompts and labels committed before the matcher ran on it): the independent figures", () => {
     const { engine, plain, recall, precision } = report(envs.heldout5, false)
@@ -421,7 +427,7 @@ describe("discovery matching quality", () => {
     expect(precision.p).toBeLessThan(0.01)
     expect(recall.p).toBeGreaterThan(0.05)
     expect(engine.quiet).toBe(1)
-  }, 30_000)
+  }, 60_000)
 
   test("sixth held-out set (made blind, committed before the matcher ran on it): the independent figures", () => {
     const { engine, plain, recall, precision } = report(envs.heldout6, false)
@@ -435,7 +441,7 @@ describe("discovery matching quality", () => {
     expect(precision.p).toBeLessThan(0.01)
     expect(recall.p).toBeGreaterThan(0.05)
     expect(engine.quiet).toBe(1)
-  }, 30_000)
+  }, 60_000)
 
   test("replies and short requests written blind: replies get nothing, short requests still get suggestions", () => {
     // real/replies.ts was written by someone who had seen neither the rules nor the sets. Its first run, after the
@@ -501,5 +507,5 @@ describe("discovery matching quality", () => {
       ].join("\n"),
     )
     for (let i = 1; i < rows.length; i++) expect(rows[i].shown).toBeLessThanOrEqual(rows[i - 1].shown)
-  }, 30_000)
+  }, 60_000)
 })

@@ -70,6 +70,8 @@ for (const c of CASES)
       directory: project,
       worktree: project,
       env: { HOME: home },
+      // Completeness, not scan speed: a busy machine must not run past the default 2 s scan budget.
+      config: { scanTimeoutMs: 60_000 },
     }).catalogue()
 
     expect(cat.degraded).toEqual([])
