@@ -67,10 +67,10 @@ for (const target of targets()) {
         try {
           const id = await serve.createSession()
           await serve.promptAsync(id, "Build the parser")
-          await serve.waitFor(async () => (await serve.runningTools(id)).includes("bash"), 60_000)
+          await serve.waitFor(async () => (await serve.runningTools(id)).includes("bash"), 120_000)
           expect(server.turns()).toHaveLength(2)
           await serve.abort(id)
-          await serve.waitFor(async () => (await serve.busy(id)) === false, 30_000)
+          await serve.waitFor(async () => (await serve.busy(id)) === false, 90_000)
           // Give a continuation every chance to show up: the old enforcer fired ~2 s after the idle event.
           await Bun.sleep(4_000)
           expect(server.turns()).toHaveLength(2)

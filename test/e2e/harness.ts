@@ -251,7 +251,7 @@ export namespace Harness {
       stderr: "pipe",
     })
     live.add(proc)
-    const timeout = setTimeout(() => proc.kill("SIGKILL"), options.timeoutMs ?? 60_000)
+    const timeout = setTimeout(() => proc.kill("SIGKILL"), options.timeoutMs ?? 120_000)
     try {
       const [stdout, stderr, exitCode] = await Promise.all([
         new Response(proc.stdout).text(),

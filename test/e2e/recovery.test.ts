@@ -76,7 +76,7 @@ async function slash(serve: Serve.Instance, dir: string, sessionID: string, comm
     body: JSON.stringify({ command, arguments: args }),
   })
   if (!response.ok) throw new Error(`/${command} ${args}: HTTP ${response.status} ${await response.text()}`)
-  await serve.waitFor(async () => !(await serve.busy(sessionID)), 60_000)
+  await serve.waitFor(async () => !(await serve.busy(sessionID)), 120_000)
 }
 
 /** The text of the last user message of a recorded request. */
@@ -118,8 +118,8 @@ for (const target of targets()) {
             ]) {
               const id = (ids[x] = await first.createSession())
               await first.promptAsync(id, prompt)
-              await first.waitFor(async () => (await first.runningTools(id)).includes("bash"), 60_000)
-              await first.waitFor(async () => runs(x) === 1, 10_000)
+              await first.waitFor(async () => (await first.runningTools(id)).includes("bash"), 120_000)
+              await first.waitFor(async () => runs(x) === 1, 30_000)
             }
             const found = RecoveryStore.find(folder, ids.a)
             const beat = "beat" in found ? found.beat : undefined

@@ -48,7 +48,7 @@ export namespace Serve {
       for await (const chunk of proc.stderr) err += new TextDecoder().decode(chunk)
     })()
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`opencode serve did not start: ${err.slice(-2000)}`)), 60_000)
+      const timer = setTimeout(() => reject(new Error(`opencode serve did not start: ${err.slice(-2000)}`)), 120_000)
       void (async () => {
         let out = ""
         for await (const chunk of proc.stdout) {
