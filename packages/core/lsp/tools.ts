@@ -245,6 +245,9 @@ export namespace LspTools {
         if (!known) {
           known = (async (): Promise<File> => {
             if (await host.access?.(file, "read", { quiet: true })) return { denied: true, hidden: [] }
+            // A location outside the project is listed without its line: a server (project code the agent can
+            // write) may point anywhere, and OpenCode's read asks `external_directory` before showing such a file.
+            if (!inside(host.directory, host.worktree, file)) return { denied: false, hidden: [] }
             const text = await fs.readFile(file, "utf8").catch(() => undefined)
             if (text === undefined) return { denied: false, hidden: [] }
             const pairs = host.segments?.().read ?? []
@@ -299,17 +302,21 @@ export namespace LspTools {
 
   /** OpenCode's rule for paths outside the project: ask the `external_directory` permission for their folder. */
   async function external(ctx: ToolContext, directory: string, worktree: string, target: string) {
-    const inside = (root: string) => {
-      const rel = path.relative(root, target)
-      return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))
-    }
-    if (inside(directory) || inside(worktree)) return
+    if (inside(directory, worktree, target)) return
     const glob = path.join(path.dirname(target), "*").replaceAll("\\", "/")
     await ctx.ask?.({
       permission: "external_directory",
       patterns: [glob],
       always: [glob],
       metadata: { filepath: target, parentDir: path.dirname(target) },
+    })
+  }
+
+  /** Whether `target` lies in the project folder or its worktree (OpenCode's test for "outside the project"). */
+  function inside(directory: string, worktree: string, target: string) {
+    return [directory, worktree].some((root) => {
+      const rel = path.relative(root, target)
+      return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))
     })
   }
 }

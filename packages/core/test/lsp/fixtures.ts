@@ -15,6 +15,8 @@ export async function project(files: Record<string, string>) {
 export const SILENT = path.join(import.meta.dir, "fixtures/silent-server.mjs")
 /** Accepts every prepareRename, refuses every rename (`--null`: answers it with no edit). */
 export const REFUSING = path.join(import.meta.dir, "fixtures/refusing-server.mjs")
+/** A server whose definitions point into the file named by its argument (`pointing-server.mjs`). */
+export const POINTING = path.join(import.meta.dir, "fixtures/pointing-server.mjs")
 
 export const TSCONFIG = JSON.stringify({
   compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler" },

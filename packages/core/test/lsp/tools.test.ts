@@ -7,7 +7,7 @@ import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
 import { recordingExclusive } from "../fixture"
-import { SILENT, SOLUTION, THREE_FILES, processesIn, project, tsc } from "./fixtures"
+import { POINTING, SILENT, SOLUTION, THREE_FILES, processesIn, project, tsc } from "./fixtures"
 
 // The `lsp` tool definition over the service: the text the model gets and the permissions it asks. Real
 // typescript-language-server for the rename; the deliberately silent fake server only for the timeout.
@@ -193,6 +193,29 @@ describe("the lsp tool", () => {
     },
     { timeout: 180_000 },
   )
+
+  // A server is project code (node_modules) the agent can write: one planted to answer every definition with
+  // /etc/passwd or ~/.netrc had the tool print that file's lines, which OpenCode's read would not show without asking
+  // `external_directory`.
+  test("a location outside the project is listed without its line; one inside keeps it", async () => {
+    await using outside = await project({ netrc: "machine example.com login me password hunter2\n" })
+    await using p = await project({ "a.point": "alpha beta\n" })
+    const { service, lsp } = tool(p.dir, {
+      pointing: { command: ["node", POINTING, path.join(outside.dir, "netrc")], extensions: [".point"] },
+    })
+    try {
+      const out = await lsp.execute(
+        { operation: "goToDefinition", filePath: "a.point", line: 1, character: 1 },
+        context(p.dir) as any,
+      )
+      expect(out).toContain("goToDefinition: 2 locations")
+      expect(out).toContain(`${path.join(outside.dir, "netrc")}:1:1`)
+      expect(out).not.toContain("hunter2")
+      expect(out).toContain("a.point:1:1  alpha beta")
+    } finally {
+      await service.stop()
+    }
+  }, 60_000)
 
   test("positions and new names are checked before any server starts", async () => {
     await using proj = await project({ "a.ts": "export const a = 1\n" })
