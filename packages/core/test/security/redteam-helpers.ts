@@ -563,7 +563,7 @@ function grepTool(dir: string, args: Record<string, unknown>): Done {
   const rgArgs = ["-nH", "--hidden", "--no-messages", "--field-match-separator=|", "--regexp", String(args.pattern)]
   if (typeof args.include === "string") rgArgs.push("--glob", args.include)
   rgArgs.push(base)
-  const r = spawnSync("rg", rgArgs, { cwd: dir, encoding: "utf8", env: process.env, timeout: 30_000 })
+  const r = spawnSync("rg", rgArgs, { cwd: dir, encoding: "utf8", env: process.env, timeout: 120_000 })
   const rows = (r.stdout ?? "").split("\n").filter(Boolean)
   if (!rows.length) return { output: "No files found" }
   const byFile = new Map<string, string[]>()
@@ -583,7 +583,7 @@ function globTool(dir: string, args: Record<string, unknown>): Done {
     cwd: dir,
     encoding: "utf8",
     env: process.env,
-    timeout: 30_000,
+    timeout: 120_000,
   })
   const files = (r.stdout ?? "").split("\n").filter(Boolean).sort()
   return { output: files.length ? files.join("\n") : "No files found" }
