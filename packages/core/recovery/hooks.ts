@@ -72,7 +72,6 @@ export namespace RecoveryHooks {
     const todos = new Map<string, SessionRecovery.Todo[]>()
     const workdirs = new Map<string, string>()
     let timer: ReturnType<typeof setInterval> | undefined
-    let ignored = false
 
     const write = (tracked: Tracked) => {
       try {
@@ -125,14 +124,6 @@ export namespace RecoveryHooks {
         exitHook = true
         timer = setInterval(renew, Math.max(1_000, Math.floor(settings.leaseMs / 3)))
         timer.unref?.()
-      }
-      if (!ignored) {
-        ignored = true
-        try {
-          if (RecoveryStore.ensureIgnored(root)) log.info(`added ${LocalState.DIR}/ to ${root}/.gitignore`)
-        } catch (error) {
-          log.warn("could not add the local state folder to .gitignore", { error: errorMessage(error) })
-        }
       }
       write(tracked)
       void learn(sessionID, tracked)

@@ -206,27 +206,4 @@ export namespace RecoveryStore {
     }
     return removed
   }
-
-  /** `.gitignore` lines that already keep the local state folder out of git. */
-  const COVERING = [LocalState.DIR, ".opencode"].flatMap((d) => [d, `${d}/`, `/${d}`, `/${d}/`])
-
-  /**
-   * Adds the local state folder to the project's `.gitignore` when the project is a git repository and no line
-   * covers it yet (once: a covering line is never added twice). Atomic, keeps the file's line endings.
-   * Returns true when it changed the file.
-   */
-  export function ensureIgnored(root: string): boolean {
-    if (!fs.existsSync(path.join(root, ".git"))) return false
-    const file = path.join(root, ".gitignore")
-    const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
-    const lines = new Set(text.split(/\r?\n/).map((l) => l.trim()))
-    if (COVERING.some((c) => lines.has(c))) return false
-    const eol = text.includes("\r\n") ? "\r\n" : "\n"
-    const gap = text && !text.endsWith("\n") ? eol : ""
-    LocalState.write(
-      file,
-      `${text}${gap}# opencode-builtins: local state (crash recovery heartbeats)${eol}${LocalState.DIR}/${eol}`,
-    )
-    return true
-  }
 }

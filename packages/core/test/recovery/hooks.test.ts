@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import type { Host } from "../../host"
+import { LocalState } from "../../learning/local"
 import { RecoveryHooks } from "../../recovery/hooks"
 import { RecoveryLease } from "../../recovery/lease"
 import { SessionRecovery } from "../../recovery/schema"
@@ -70,8 +71,30 @@ describe("RecoveryHooks: the heartbeat of a busy session", () => {
     await hooks.event(status("ses_1", "idle"))
     expect(read()).toBeUndefined()
     expect(recovery.tracked().size).toBe(0)
-    // .gitignore got the local state folder, once.
-    expect(fs.readFileSync(dir.file(".gitignore"), "utf8").match(/builtins-local/g)).toHaveLength(1)
+  })
+
+  test("in a git repository the user's files stay untouched: git status is clean while busy and after", async () => {
+    await using dir = await tmpdir({ ".gitignore": "node_modules\n", "src/a.ts": "export const a = 1\n" })
+    const git = (...args: string[]) => {
+      const run = Bun.spawnSync(["git", "-C", dir.path, ...args], {
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", HOME: dir.path },
+      })
+      expect(run.exitCode).toBe(0)
+      return run.stdout.toString()
+    }
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "init")
+    const { hooks, read } = setup(dir.path, { todos: TODOS })
+    await hooks.event(status("ses_1", "busy"))
+    await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_1", callID: "c1" }, { args: { command: "ls" } })
+    expect(read()).toBeDefined()
+    // The heartbeat is there, covered by the local state folder's own `*` .gitignore.
+    expect(fs.readFileSync(dir.file(".opencode/builtins-local/.gitignore"), "utf8")).toBe(LocalState.OWN_GITIGNORE)
+    expect(git("status", "--porcelain", "--untracked-files=all")).toBe("")
+    await hooks.event(status("ses_1", "idle"))
+    expect(git("status", "--porcelain", "--untracked-files=all")).toBe("")
+    expect(fs.readFileSync(dir.file(".gitignore"), "utf8")).toBe("node_modules\n")
   })
 
   test("a tool starting or a model request starts it too (session.status may come late); title agents do not", async () => {

@@ -116,31 +116,3 @@ describe("RecoveryStore: heartbeat files", () => {
     expect(fs.readdirSync(folder)).toEqual([freshFile])
   })
 })
-
-describe("RecoveryStore.ensureIgnored: the local state folder in .gitignore, once", () => {
-  test("added once to a git project's .gitignore, keeping its content and CRLF line endings", async () => {
-    await using dir = await tmpdir({ ".git/HEAD": "ref: refs/heads/main\n", ".gitignore": "node_modules\r\ndist" })
-    expect(RecoveryStore.ensureIgnored(dir.path)).toBe(true)
-    expect(RecoveryStore.ensureIgnored(dir.path)).toBe(false)
-    expect(fs.readFileSync(dir.file(".gitignore"), "utf8")).toBe(
-      "node_modules\r\ndist\r\n# opencode-builtins: local state (crash recovery heartbeats)\r\n.opencode/builtins-local/\r\n",
-    )
-  })
-
-  test("a line that already covers it (the folder, or .opencode/) means no change; no git, no .gitignore", async () => {
-    await using covered = await tmpdir({ ".git/HEAD": "x", ".gitignore": "/.opencode/\n" })
-    expect(RecoveryStore.ensureIgnored(covered.path)).toBe(false)
-    expect(fs.readFileSync(covered.file(".gitignore"), "utf8")).toBe("/.opencode/\n")
-    await using plain = await tmpdir({})
-    expect(RecoveryStore.ensureIgnored(plain.path)).toBe(false)
-    expect(fs.existsSync(plain.file(".gitignore"))).toBe(false)
-  })
-
-  test("created when the git project has none", async () => {
-    await using dir = await tmpdir({ ".git/HEAD": "x" })
-    expect(RecoveryStore.ensureIgnored(dir.path)).toBe(true)
-    expect(fs.readFileSync(dir.file(".gitignore"), "utf8")).toBe(
-      "# opencode-builtins: local state (crash recovery heartbeats)\n.opencode/builtins-local/\n",
-    )
-  })
-})
