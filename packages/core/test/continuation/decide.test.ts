@@ -5,6 +5,7 @@ import { TodoContinuation } from "../../continuation/schema"
 import { ContinuationText } from "../../continuation/text"
 import { Logger } from "../../util/log"
 import { validSection } from "../../options"
+import fixture from "./fixtures/final-messages.json"
 
 describe("what the text says", () => {
   test.each([
@@ -21,6 +22,20 @@ describe("what the text says", () => {
     "```ts\nconst ok = x ? y : z // why?\n```\nParser done.",
     "",
   ])("does not ask: %p", (text) => expect(ContinuationText.asksUser(text)).toBe(false))
+
+  // Real-style final messages (fixtures/final-messages.json, tester F8): requests that the user act count as asking.
+  test.each(fixture.messages.map((m) => [m.asks, m.text] as const))(
+    "labelled final message asks=%p: %p",
+    (asks, text) => expect(ContinuationText.asksUser(text)).toBe(asks),
+  )
+
+  test("messages never tuned on: 6 of 10 requests seen, at most 3 of 10 others taken for one (docs/session.md)", () => {
+    const seen = (asks: boolean) =>
+      fixture.unseen.filter((m) => m.asks === asks && ContinuationText.asksUser(m.text)).length
+    expect(fixture.unseen.filter((m) => m.asks)).toHaveLength(10)
+    expect(seen(true)).toBeGreaterThanOrEqual(6)
+    expect(seen(false)).toBeLessThanOrEqual(3)
+  })
 
   test.each(["stop", "Stop!", "wait, not like that", "please don't continue", "ok stop here", "hold on"])(
     "the user stops: %p",
