@@ -1,5 +1,7 @@
 import type { BuiltinFeature } from "../builtins/feature"
 import { validSection } from "../options"
+import type { SessionView } from "../resource/session"
+import { errorMessage } from "../util/error"
 import { LookModels } from "./models"
 import { LookTool } from "./tool"
 
@@ -33,6 +35,14 @@ export const LookAtFeature: BuiltinFeature = {
       ...(host.childDeniesTools ? {} : { config: register }),
       async "chat.params"(input) {
         models.observe(input as never)
+      },
+      // The base64 a model wrote into a past look_at call is not re-sent with every later request.
+      async "experimental.chat.messages.transform"(_input, output) {
+        try {
+          LookTool.forget((output as { messages: SessionView.Message[] }).messages ?? [])
+        } catch (error) {
+          log.error("look_at: messages.transform failed", { error: errorMessage(error) })
+        }
       },
     }
   },

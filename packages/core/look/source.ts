@@ -34,6 +34,51 @@ export namespace LookSource {
     return bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(1)} MB` : `${+(bytes / 1024).toFixed(1)} KB`
   }
 
+  /** What a conversation keeps of `image_data` given to look_at: its type and size, not its bytes. */
+  export function note(mime: string, size: number): string {
+    return `[${mime}, ${kb(size)}: given to look_at, not kept here]`
+  }
+
+  /**
+   * The note for an `image_data` string, without decoding more than its first bytes: the type from its magic bytes
+   * (else the data URL's declared type), the size from its length. Never throws: input look_at refused gets a note too.
+   *
+   * @example
+   * LookSource.noteOf("data:image/png;base64,iVBORw0KGgo…") // "[image/png, 70.7 KB: given to look_at, not kept here]"
+   */
+  export function noteOf(input: string): string {
+    let text = input.trim()
+    let declared: string | undefined
+    if (/^data:/i.test(text)) {
+      const comma = text.indexOf(",")
+      const params = text
+        .slice(5, comma < 0 ? text.length : comma)
+        .toLowerCase()
+        .split(";")
+      declared = params[0] || undefined
+      text = comma < 0 ? "" : text.slice(comma + 1)
+      if (!params.includes("base64")) {
+        let decoded = text
+        try {
+          decoded = decodeURIComponent(text)
+        } catch {}
+        const bytes = new TextEncoder().encode(decoded)
+        return note(
+          LookMime.sniff(bytes.subarray(0, LookMime.HEAD_BYTES))?.mime ?? declared ?? "image_data",
+          bytes.length,
+        )
+      }
+    }
+    text = text.replace(/\s+/g, "")
+    const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0
+    const size = Math.max(0, Math.floor((text.length * 3) / 4) - padding)
+    const head = text
+      .slice(0, Math.ceil(LookMime.HEAD_BYTES / 3) * 4)
+      .replace(/-/g, "+")
+      .replace(/_/g, "/")
+    return note(LookMime.sniff(Buffer.from(head, "base64"))?.mime ?? declared ?? "image_data", size)
+  }
+
   /** `file_path` as an absolute path: `~/` is the home folder, relative paths start at the project directory. */
   export function resolve(file: string, directory: string): string {
     if (file === "~" || file.startsWith("~/")) return path.join(os.homedir(), file.slice(1))

@@ -3,6 +3,7 @@ import path from "path"
 import z from "zod"
 import { exclusively, type Host, type HostChildCall } from "../host"
 import { ReadmeInject } from "../readme/inject"
+import type { SessionView } from "../resource/session"
 import { SecurityOutput } from "../security/output"
 import { LookModels } from "./models"
 import { LookSource } from "./source"
@@ -78,6 +79,33 @@ export namespace LookTool {
    * whose permission denies every tool (OpenCode 1.2.15 offers a session's tools whatever the prompt's `tools` map
    * says; only the agent's permission removes them) and whose prompt is `SYSTEM` alone.
    */
+  /** `image_data` longer than this is replaced by a note in later requests (a note itself is shorter). */
+  export const FORGET_CHARS = 256
+
+  /**
+   * Before a request: the `image_data` of past look_at calls (finished or failed; the child call already took the
+   * image) becomes a short note with its type and size, so the base64 the model wrote into its own tool call is not
+   * re-sent with every later request. OpenCode 1.2 stores the shortened argument itself; 1.18 stores the call as the
+   * model sent it. Replaces the input object, never edits the stored one. Returns how many calls it shortened.
+   *
+   * @example
+   * LookTool.forget(messages) // 1: tool_calls[].arguments.image_data is now "[image/png, 70.7 KB: given to look_at, …]"
+   */
+  export function forget(messages: SessionView.Message[]): number {
+    let n = 0
+    for (const message of messages) {
+      for (const part of message.parts ?? []) {
+        if (part.type !== "tool" || part.tool !== ID || !part.state) continue
+        if (part.state.status !== "completed" && part.state.status !== "error") continue
+        const data = part.state.input?.image_data
+        if (typeof data !== "string" || data.length <= FORGET_CHARS) continue
+        part.state = { ...part.state, input: { ...part.state.input, image_data: LookSource.noteOf(data) } }
+        n++
+      }
+    }
+    return n
+  }
+
   export const AGENT = "look-at"
   export const AGENT_CONFIG = {
     mode: "primary",
@@ -206,9 +234,10 @@ export namespace LookTool {
 
     async function look(source: LookSource.Source, args: { image_data?: string; goal: string }, ctx: Context) {
       // The model wrote image_data into its own tool call. Where OpenCode stores the argument object it passed
-      // here, the conversation's later requests carry this note instead of the bytes (see docs/look-at.md).
-      if (!source.file && typeof args.image_data === "string" && args.image_data.length > 256)
-        args.image_data = `[${source.type.mime}, ${LookSource.kb(source.size)}: given to look_at, not kept here]`
+      // here (1.2), the stored call carries this note instead of the bytes; elsewhere `forget` shortens it in every
+      // later request.
+      if (!source.file && typeof args.image_data === "string" && args.image_data.length > FORGET_CHARS)
+        args.image_data = LookSource.note(source.type.mime, source.size)
       const model = await choose(source.type.kind, ctx)
       if (!host.child) throw new LookSource.LookError("look_at: this OpenCode gives no way to call a model")
       const bytes = source.bytes()
