@@ -1,7 +1,8 @@
 /**
  * What a message says about continuing: does the model's final text hand the turn to the user (a question, a request
- * to confirm or choose), and does the user's message ask the agent to stop? Both err towards "yes": a false "yes"
- * costs one continuation that would not have happened, a false "no" sends the model on while the user was asked.
+ * to confirm or choose, or to act: "Please run `gh auth login` and tell me when it's done"), and does the user's
+ * message ask the agent to stop? Both err towards "yes": a false "yes" costs one continuation that would not have
+ * happened, a false "no" sends the model on while the user was asked.
  *
  * @example
  * ContinuationText.asksUser("Done with the parser. Should I also update the docs?") // true
@@ -45,7 +46,8 @@ export namespace ContinuationText {
     const blocks = prose.split(/\n\s*\n/).filter((b) => b.trim())
     const last = (blocks.at(-1) ?? "").slice(-600)
     if (/\?\s*[)*_`"'\]]*\s*$/.test(last)) return true
-    const said = last.replace(QUOTED, "code")
+    // Typographic apostrophes as ASCII ones ("I’m blocked", "can’t proceed").
+    const said = last.replace(/\u2019/g, "'").replace(QUOTED, "code")
     // A question anywhere in the last paragraph (e.g. "Should I …? I can also …").
     if (/\?(\s|$)/.test(said)) return true
     if (ASKS.test(said) || REQUESTS.some((r) => r.test(said))) return true

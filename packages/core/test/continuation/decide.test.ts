@@ -14,6 +14,7 @@ describe("what the text says", () => {
     "Which option do you prefer: A or B?**",
     "The build fails with a missing key. Can you provide the API key so I can continue.",
     "Let me know if you want the tests too.",
+    "I’m blocked: I can’t proceed without the token.",
   ])("asks the user: %p", (text) => expect(ContinuationText.asksUser(text)).toBe(true))
 
   test.each([
