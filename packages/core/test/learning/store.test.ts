@@ -141,15 +141,19 @@ describe("the session-learning feature", () => {
     messages,
   })
   const user = (text: string, extra: Record<string, unknown> = {}) => ({ id: "prt_1", type: "text", text, ...extra })
+  /** The session-learning feature's hooks for a project (with other features named in `also`). */
+  const learningHooks = async (directory: string, also: string[] = []) => {
+    const { hooks } = await Builtins.create(host(directory), {
+      options: {},
+      logger: () => Logger.silent,
+      only: [...also, "session-learning"],
+    })
+    return hooks as Record<string, any>
+  }
 
   test("a correction is held until the session goes idle, then stored with provenance; agent-written text is not", async () => {
     await using dir = await tmpdir({})
-    const { hooks } = await Builtins.create(host(dir.path), {
-      options: {},
-      logger: () => Logger.silent,
-      only: ["session-learning"],
-    })
-    const h = hooks as Record<string, any>
+    const h = await learningHooks(dir.path)
     await h["chat.message"]({ sessionID: "ses_1" }, { message: { id: "msg_1" }, parts: [user("Add a health check.")] })
     await h["chat.message"](
       { sessionID: "ses_1" },
@@ -177,12 +181,7 @@ describe("the session-learning feature", () => {
 
   test("a command's expanded template is not the user's: only the arguments typed after the command are examined", async () => {
     await using dir = await tmpdir({})
-    const { hooks } = await Builtins.create(host(dir.path), {
-      options: {},
-      logger: () => Logger.silent,
-      only: ["session-learning"],
-    })
-    const h = hooks as Record<string, any>
+    const h = await learningHooks(dir.path)
     // OpenCode calls command.execute.before with the expansion, then creates the message from copies of its parts.
     const command = async (name: string, args: string, parts: Record<string, unknown>[], messageID: string) => {
       await h["command.execute.before"]({ command: name, sessionID: "ses_1", arguments: args }, { parts })
@@ -236,12 +235,7 @@ describe("the session-learning feature", () => {
 
   test("pasted tool output asking for help is not stored; a correction said around a paste is, without the paste", async () => {
     await using dir = await tmpdir({})
-    const { hooks } = await Builtins.create(host(dir.path), {
-      options: {},
-      logger: () => Logger.silent,
-      only: ["session-learning"],
-    })
-    const h = hooks as Record<string, any>
+    const h = await learningHooks(dir.path)
     // The tester's session (F6): the eslint line became "Correction: 3:1 error Unexpected var, use let or const…".
     const eslint = "  3:1  error  Unexpected var, use let or const instead  no-var"
     await h["chat.message"](
@@ -268,12 +262,7 @@ describe("the session-learning feature", () => {
     await using dir = await tmpdir({
       ".opencode-security.json": JSON.stringify({ version: "1.0", roles: [{ name: "viewer", level: 10 }], rules: [] }),
     })
-    const { hooks } = await Builtins.create(host(dir.path), {
-      options: {},
-      logger: () => Logger.silent,
-      only: ["builtin-tool-security", "session-learning"],
-    })
-    const h = hooks as Record<string, any>
+    const h = await learningHooks(dir.path, ["builtin-tool-security"])
     const key = "AKIA" + "IOSFODNN7EXAMPLQ"
     await h["chat.message"](
       { sessionID: "ses_1" },
