@@ -673,7 +673,16 @@ export namespace SecurityConfig {
    */
   export function watch(
     root: string,
-    options: LoadOptions & { intervalMs?: number; now?: () => number; onChange?: (state: State) => void } = {},
+    options: LoadOptions & {
+      intervalMs?: number
+      now?: () => number
+      onChange?: (state: State) => void
+      /**
+       * Problems found outside the policy files that keep the policy invalid, asked at every reload: held links a
+       * session that ended during a command left changed (`SecurityHeld.disputes`).
+       */
+      problems?: () => Problem[]
+    } = {},
   ): Watcher {
     root = path.resolve(root).normalize("NFC")
     const interval = options.intervalMs ?? 500
@@ -749,13 +758,17 @@ export namespace SecurityConfig {
     const reload = () => {
       for (const file of tracked()) stamps.set(file, stampOf(file))
       const loaded = load(root, { ...options, nested: [...nested] })
+      const outside = options.problems?.() ?? []
+      // A file those problems name is not held as it is now (it may be a command's doing): once they are gone (the
+      // link put back), it is held as it is then.
+      const disputed = new Set(outside.map((p) => p.file))
       for (const file of loaded.status === "valid"
         ? loaded.config.files
         : loaded.status === "invalid"
           ? loaded.files
           : [])
-        noteLink(file)
-      const replaced = replacedLinks()
+        if (!disputed.has(file)) noteLink(file)
+      const replaced = [...outside, ...replacedLinks()]
       const state: State = replaced.length
         ? {
             status: "invalid",

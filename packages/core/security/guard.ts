@@ -16,6 +16,7 @@ import { SecurityEdit } from "./edit"
 import { SecurityError } from "./errors"
 import { SecurityFingerprint } from "./fingerprint"
 import { SecurityGitConfig } from "./gitconfig"
+import { SecurityHeld } from "./held"
 import { SecurityHistory } from "./history"
 import { SecurityHook } from "./hook"
 import { SecurityInventory } from "./inventory"
@@ -99,6 +100,11 @@ export namespace SecurityGuard {
     shell?: string
     /** Where the sandbox keeps its private state folder (default: the OS temporary folder). */
     sandboxBase?: string
+    /**
+     * Where the layer records the links it holds while a command runs (`SecurityHeld`; default
+     * `<XDG_CACHE_HOME or ~/.cache>/opencode-builtins/held-links`, a protected host folder).
+     */
+    heldState?: string
     /** Keep OpenCode's own ripgrep searches away from protected files (default true; see `SecurityRipgrep`). */
     ripgrep?: boolean
     /** How long a file tool waits for running sandboxed shell commands (default `SHELL_RACE_MS`). */
@@ -741,9 +747,78 @@ export namespace SecurityGuard {
     const links = new Map<string, string>()
     /** The user's home and the project, where the layer may always rename what a command planted. */
     const ownFolders = [...new Set([env.HOME || home, home, root].flatMap((d) => [path.resolve(d), realOrAsIs(d)]))]
+    /**
+     * The record of held links (`SecurityHeld`): a session that ended during a command (OpenCode quit, crashed or was
+     * killed) left it armed, and what that command changed is put back before the policy is loaded.
+     */
+    const heldFolder = path.resolve(
+      options.heldState ??
+        path.join(env.XDG_CACHE_HOME || path.join(env.HOME || home, ".cache"), "opencode-builtins", "held-links"),
+    )
+    let heldFile: string | undefined = SecurityHeld.file(heldFolder, root)
+    /**
+     * The record's folder exists before any command runs (made now when absent), so that the sandbox holds it
+     * read-only: a command could otherwise create it and leave a record of its own for the next session.
+     */
+    let heldReady = false
+    const ensureHeld = () => {
+      if (heldReady || !heldFile) return
+      try {
+        SecurityHeld.folder(heldFolder)
+        heldReady = true
+      } catch (error) {
+        heldFile = undefined
+        log.error(
+          `[security] the record of held links cannot be kept in ${heldFolder} (${error instanceof Error ? error.message : String(error)}): a linked policy a command replaces is put back only while OpenCode runs; make that folder an ordinary folder of yours`,
+        )
+      }
+    }
+    /** Notes of the repairs made at start, for the first tool call's output (and the audit log, once it is open). */
+    let startNotes: string[] = []
+    let startAudit: string[] = []
+    if (heldFile) {
+      const recovered = SecurityHeld.recover(heldFile, {
+        root,
+        movable: (p) => SecurityPath.movable(p, ownFolders),
+        now: now(),
+        display: (p) => SecurityAccess.display(root, p),
+      })
+      if (recovered.problem) log.error(`[security] ${recovered.problem}`)
+      for (const r of recovered.repaired) log.warn(r.note)
+      startNotes = recovered.repaired.map((r) => r.note)
+      startAudit = recovered.repaired.map((r) => r.path)
+    }
+    /** Records, before a command, the links held now: a session that ends during it leaves them to the next one. */
+    const armHeld = () => {
+      ensureHeld()
+      if (!heldFile || !links.size) return
+      try {
+        SecurityHeld.arm(heldFile, root, ripgrepOwner, links, now())
+        heldArmed = true
+      } catch (error) {
+        log.error(
+          `[security] could not record the held links in ${heldFile} (${error instanceof Error ? error.message : String(error)}): one a command replaces is put back only if OpenCode sees the command end`,
+        )
+      }
+    }
+    /** No command is running any more, and what it may have changed was checked: the record is dropped. */
+    const disarmHeld = () => {
+      if (!heldFile || !heldArmed || pending.size || sweepDue) return
+      try {
+        SecurityHeld.disarm(heldFile, ripgrepOwner)
+        heldArmed = false
+      } catch (error) {
+        log.warn(`[security] could not update ${heldFile}: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+    let heldArmed = false
     const noteLinks = (list: string[]) => {
       const seen = new Set<string>()
+      // Links a session that ended during a command left changed, not repaired (`SecurityHeld.disputes`): not held as
+      // they are now until the user puts them back.
+      const disputed = new Set(heldFile ? SecurityHeld.disputes(heldFile).map((p) => p.file) : [])
       const note = (at: string) => {
+        if (disputed.has(at)) return
         try {
           if (fs.lstatSync(at).isSymbolicLink() && SecurityPath.movable(at, ownFolders) && !links.has(at))
             links.set(at, fs.readlinkSync(at))
@@ -898,6 +973,7 @@ export namespace SecurityGuard {
       protect,
       hide: hostHidden,
       writable: hostOpen,
+      problems: () => (heldFile ? SecurityHeld.disputes(heldFile) : []),
     })
 
     let tree: SecurityTree.Tree | undefined
@@ -978,6 +1054,19 @@ export namespace SecurityGuard {
         }
         derived = { ...compiled, version: watcher.version, indexVersion: index.version, audit }
         announce(state)
+        if (startAudit.length && audit) {
+          for (const p of startAudit)
+            audit.logSecurityEvent({
+              action: "refuse",
+              source: "builtin-tool",
+              tool: "shell",
+              role: compiled.role,
+              path: SecurityAccess.display(root, p),
+              reason:
+                "a held link was changed by a command of a session that ended before the command did; put back at start",
+            })
+          startAudit = []
+        }
         if (policyChanged && state.status !== "none") scheduleIndex(true)
       }
       return { state, d: derived }
@@ -1694,6 +1783,8 @@ export namespace SecurityGuard {
       }
       await fresh()
       const latest = current()
+      // Before the protections are planned: the record's folder is then held read-only for the command.
+      armHeld()
       const planned = protections(latest.d, latest.state.status === "valid" ? latest.state.config : config)
       if (planned.unlisted.includes(root))
         return {
@@ -1736,6 +1827,7 @@ export namespace SecurityGuard {
         )
       }
       notes.push(...sweep(d, info.absent, call))
+      disarmHeld()
       notes.push(...newRepositories(d, call))
       notes.push(...importsChanged(d, call))
       return notes
@@ -2082,6 +2174,7 @@ export namespace SecurityGuard {
         const due = sweepDue
         sweepDue = undefined
         sweep(d, due)
+        disarmHeld()
       }
       const base = { source, tool: call.tool, plugin: call.plugin, sessionID: call.sessionID, callID: call.callID }
       if (state.status === "invalid") {
@@ -2555,11 +2648,13 @@ export namespace SecurityGuard {
         if (state.status === "valid" && (!sb.plan() || !pending.has(input.callID))) {
           // A command no before hook prepared (one the user typed): protections as currently known, and the host
           // paths it must not create checked at the next call.
+          armHeld()
           const planned = protections(d, state.config)
           sb.prepare(planned.sandbox)
           if (!pending.has(input.callID)) sweepDue = [...new Set([...(sweepDue ?? []), ...planned.absent])]
         }
         if (!sb.plan()) return {}
+        if (pending.has(input.callID) || sweepDue) armHeld()
         const out = sb.env(input.callID, shellEnv)
         shellsSince++
         admit(input.callID)
@@ -2583,7 +2678,11 @@ export namespace SecurityGuard {
         if (state.status === "none") return output
         const source = sourceOf(call)
         let text = output
-        const notes: string[] = [...early, ...(call.callID && hostBefore.size ? verifyHost(d, call.callID) : [])]
+        const notes: string[] = [
+          ...startNotes.splice(0),
+          ...early,
+          ...(call.callID && hostBefore.size ? verifyHost(d, call.callID) : []),
+        ]
         if (imported.size && OpenCode.WRITE_TOOLS.has(call.tool)) notes.push(...importsChanged(d, call))
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
@@ -2823,6 +2922,7 @@ export namespace SecurityGuard {
       },
       close() {
         closed = true
+        disarmHeld()
         // Its project's commands have ended with it: other projects' commands no longer wait for them.
         for (const key of admittedHere) Sandbox.release(key)
         admittedHere.clear()

@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
+import { SecurityHeld } from "../../security/held"
 import { ROUTES, isolateHome, open, redteamProject, type RouteName } from "./redteam-helpers"
 
 const HEAVY = { timeout: 60_000 }
@@ -11,6 +12,10 @@ const home = isolateHome()
 afterAll(() => home.restore(), 60_000)
 
 const SECRET = "Zx81Qp0vLk27mNb5Yt3RwE9u"
+/** Where the layer records the links it holds while a command runs (the built-ins' cache of the test home). */
+const heldFolder = () => path.join(home.home, ".cache", "opencode-builtins", "held-links")
+/** Whether the project's record of held links is there (a command may be running, or its end was never seen). */
+const armed = (dir: string) => fs.existsSync(SecurityHeld.file(heldFolder(), fs.realpathSync(dir)))
 const POLICY = ".opencode-security.json"
 /** Each policy file of the folder as `$f`, named at run time: the shell's static check refuses commands naming it. */
 const EACH = (body: string) => `ls -A | grep '^.opencode-security.json$' | while read f; do ${body}; done`
@@ -181,6 +186,132 @@ for (const route of ROUTES) {
         expect(r.output).toContain("replaced a protected link")
         expect(fs.readlinkSync(log)).toBe(kept)
         expect(fs.readFileSync(kept, "utf8")).not.toContain("forged")
+      },
+      HEAVY,
+    )
+
+    test(
+      "a policy link replaced by a command whose end no layer saw (OpenCode killed mid-command): the next session puts it back before loading the policy",
+      async () => {
+        await using box = await linkedPolicy(route)
+        // The command is prepared (the links it could change are recorded), then OpenCode dies before its end.
+        const started = await box.s.bash(`${EACH('rm -f "$f"; printf \'{"version":"1.0"}\' > "$f"')}; sleep 300`, {
+          noExecute: true,
+        })
+        expect(started.refused).toBe(false)
+        expect(armed(box.dir.path)).toBe(true)
+        fs.rmSync(box.link)
+        fs.writeFileSync(box.link, '{"version":"1.0"}')
+        const next = await open(route, box.dir.path)
+        try {
+          expect(fs.lstatSync(box.link).isSymbolicLink()).toBe(true)
+          expect(fs.readlinkSync(box.link)).toBe(box.target)
+          const aside = box.aside()
+          expect(aside.length).toBe(1)
+          expect(fs.readFileSync(box.dir.file(aside[0]!), "utf8")).toBe('{"version":"1.0"}')
+          // Said to the user with the first result.
+          const first = await next.call("read", { filePath: "README.md" })
+          expect(first.output).toContain("ended before that command did")
+          expect(first.output).toContain(aside[0]!)
+          const read = await next.call("read", { filePath: "secrets/api.key" })
+          expect(read.refused).toBe(true)
+          expect(read.output + read.raw).not.toContain(SECRET)
+          const logged = fs.readFileSync(box.dir.file(".opencode-security-audit.log"), "utf8")
+          expect(logged).toContain("put back at start")
+        } finally {
+          next.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
+      "a policy link sent elsewhere while such a command ran is not repaired (the user may have re-pointed it): file access is refused until the link is back or the user deletes the record",
+      async () => {
+        await using box = await linkedPolicy(route)
+        await box.s.bash("sleep 300", { noExecute: true })
+        fs.writeFileSync(box.dir.file("weak.json"), '{"version":"1.0"}')
+        fs.rmSync(box.link)
+        fs.symlinkSync("weak.json", box.link)
+        {
+          const next = await open(route, box.dir.path)
+          try {
+            expect(fs.readlinkSync(box.link)).toBe("weak.json")
+            const read = await next.call("read", { filePath: "secrets/api.key" })
+            expect(read.refused).toBe(true)
+            expect(read.output + read.raw).not.toContain(SECRET)
+            expect(read.reason).toContain(`ln -sfn '${box.target}'`)
+            expect(read.reason).toContain(heldFolder())
+            expect((await next.call("read", { filePath: "README.md" })).refused).toBe(true)
+            // The link put back (by the user): the policy it leads to is in force again.
+            fs.rmSync(box.link)
+            fs.symlinkSync(box.target, box.link)
+            await Bun.sleep(600)
+            const again = await next.call("read", { filePath: "secrets/api.key" })
+            expect(again.refused).toBe(true)
+            expect(again.reason ?? "").not.toContain("earlier OpenCode session")
+            expect((await next.call("read", { filePath: "README.md" })).refused).toBe(false)
+          } finally {
+            next.close()
+          }
+        }
+        // Re-pointed again while a command ran; this time the user confirms it by deleting the record.
+        await box.s.bash("sleep 300", { noExecute: true })
+        fs.rmSync(box.link)
+        fs.symlinkSync("weak.json", box.link)
+        const refused = await open(route, box.dir.path)
+        try {
+          expect((await refused.call("read", { filePath: "README.md" })).refused).toBe(true)
+        } finally {
+          refused.close()
+        }
+        fs.rmSync(SecurityHeld.file(heldFolder(), fs.realpathSync(box.dir.path)))
+        const mine = await open(route, box.dir.path)
+        try {
+          expect(fs.readlinkSync(box.link)).toBe("weak.json")
+          expect((await mine.call("read", { filePath: "secrets/api.key" })).refused).toBe(false)
+        } finally {
+          mine.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
+      "after a session that saw its commands end, the user's own change to the link between sessions is kept",
+      async () => {
+        await using box = await linkedPolicy(route)
+        const r = await box.s.bash("echo RAN-OK")
+        expect(r.raw).toContain("RAN-OK")
+        expect(armed(box.dir.path)).toBe(false)
+        // The user inlines a policy of their own (here one that allows everything).
+        fs.rmSync(box.link)
+        fs.writeFileSync(box.link, '{"version":"1.0"}')
+        const next = await open(route, box.dir.path)
+        try {
+          expect(fs.lstatSync(box.link).isFile()).toBe(true)
+          expect(box.aside().length).toBe(0)
+          expect((await next.call("read", { filePath: "secrets/api.key" })).refused).toBe(false)
+        } finally {
+          next.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
+      "the record of held links cannot be written or planted by a command",
+      async () => {
+        await using box = await linkedPolicy(route)
+        const folder = heldFolder()
+        fs.writeFileSync(box.dir.file(".d"), folder)
+        const r = await box.s.bash(
+          `d=$(cat .d); echo '{"version":1}' > "$d/planted.json"; rm -rf "$d"; mv "$d" "$d.old"; ls "$d" | wc -l; echo RAN-OK`,
+        )
+        expect(r.raw).toContain("RAN-OK")
+        expect(fs.existsSync(path.join(folder, "planted.json"))).toBe(false)
+        expect(fs.lstatSync(folder).isDirectory()).toBe(true)
+        expect(fs.existsSync(`${folder}.old`)).toBe(false)
       },
       HEAVY,
     )

@@ -1,0 +1,230 @@
+import crypto from "crypto"
+import fs from "fs"
+import path from "path"
+
+/**
+ * Held links across sessions. A protected path that is a symbolic link (a policy file linked to a shared policy, the
+ * audit log, a dotfile kept by stow) cannot be locked by the sandbox (its mount lands on the target): a command that
+ * replaces the link has it put back after the command. That repair needs the layer to see the command end; when
+ * OpenCode ends first (the user quits during a long command, a crash, a kill), the next session would find a weaker
+ * policy file where the link was and load it.
+ *
+ * So before each shell command the layer records the links it holds, with their targets, in its private state (a
+ * folder of the built-ins' cache, which the sandbox holds read-only and the file tools refuse), and forgets them when
+ * no command is running any more. At start, before the policy is loaded, a record left behind names the links a
+ * command may have changed while no layer watched: a link replaced by a file or folder, or removed, is put back (the
+ * replacement moved aside, nothing lost); a link that now leads elsewhere may be the user's own change, so it is not
+ * repaired: the policy counts as invalid until the user puts the link back or deletes the record (`disputes`).
+ */
+export namespace SecurityHeld {
+  export const VERSION = 1
+
+  type Session = { pid: number; at: number; links: Record<string, string> }
+  type Record_ = { version: number; root: string; sessions: Record<string, Session>; disputed: Record<string, string> }
+
+  /** The record of a project's held links in `stateDir`. */
+  export function file(stateDir: string, root: string): string {
+    const key = crypto.createHash("sha256").update(root).digest("hex").slice(0, 24)
+    return path.join(stateDir, `${key}.json`)
+  }
+
+  /**
+   * The folder of the records: created (0700) when absent, so that the sandbox holds it read-only from the first
+   * command on (a folder a command could create would let it plant a record). Refused when it is a link, not a folder,
+   * or someone else's.
+   */
+  export function folder(stateDir: string): string {
+    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 })
+    const st = fs.lstatSync(stateDir)
+    if (!st.isDirectory() || (process.getuid && st.uid !== process.getuid()))
+      throw new Error(`${stateDir} is not a private folder of this user`)
+    return stateDir
+  }
+
+  function read(at: string): Record_ | undefined {
+    let st: fs.Stats
+    try {
+      st = fs.lstatSync(at)
+    } catch {
+      return undefined
+    }
+    if (!st.isFile()) throw new Error(`${at} is not a regular file`)
+    if (process.getuid && st.uid !== process.getuid()) throw new Error(`${at} belongs to another user`)
+    const dir = fs.lstatSync(path.dirname(at))
+    if (!dir.isDirectory() || (process.getuid && dir.uid !== process.getuid()))
+      throw new Error(`${path.dirname(at)} is not a private folder of this user`)
+    const parsed = JSON.parse(fs.readFileSync(at, "utf8")) as Partial<Record_>
+    if (parsed.version !== VERSION || typeof parsed.sessions !== "object" || !parsed.sessions)
+      throw new Error(`${at} is not a record of held links (version ${VERSION})`)
+    return {
+      version: VERSION,
+      root: String(parsed.root ?? ""),
+      sessions: parsed.sessions,
+      disputed: parsed.disputed ?? {},
+    }
+  }
+
+  function write(at: string, record: Record_) {
+    if (!Object.keys(record.sessions).length && !Object.keys(record.disputed).length) {
+      fs.rmSync(at, { force: true })
+      return
+    }
+    // Whole or not at all: a partial record would lose what a killed session held.
+    const tmp = `${at}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
+    fs.writeFileSync(tmp, JSON.stringify(record), { mode: 0o600 })
+    fs.renameSync(tmp, at)
+  }
+
+  const empty = (root: string): Record_ => ({ version: VERSION, root, sessions: {}, disputed: {} })
+
+  /** Records, before a command runs, the links `session` holds (path → target as first seen). */
+  export function arm(at: string, root: string, session: string, links: ReadonlyMap<string, string>, now: number) {
+    const record = safeRead(at) ?? empty(root)
+    record.sessions[session] = { pid: process.pid, at: now, links: Object.fromEntries(links) }
+    write(at, record)
+  }
+
+  /** No command of `session` is running any more: what it held was checked after its commands. */
+  export function disarm(at: string, session: string) {
+    const record = safeRead(at)
+    if (!record || !record.sessions[session]) return
+    delete record.sessions[session]
+    write(at, record)
+  }
+
+  function safeRead(at: string): Record_ | undefined {
+    try {
+      return read(at)
+    } catch {
+      return undefined
+    }
+  }
+
+  const alive = (pid: number) => {
+    if (pid === process.pid) return true
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "EPERM"
+    }
+  }
+
+  /** What a held path is now, against the target it had: `same`, `removed`, `other` (a file or folder), or a link. */
+  function now(p: string, target: string): { kind: "same" | "removed" | "other" } | { kind: "link"; to: string } {
+    let st: fs.Stats
+    try {
+      st = fs.lstatSync(p)
+    } catch {
+      return { kind: "removed" }
+    }
+    if (!st.isSymbolicLink()) return { kind: "other" }
+    const to = fs.readlinkSync(p)
+    return to === target ? { kind: "same" } : { kind: "link", to }
+  }
+
+  export type Recovered = {
+    /** What was put back, for the log, the audit log and the first tool call's output. */
+    repaired: { path: string; target: string; aside?: string; note: string }[]
+    /** Held paths left as they are (a link leading elsewhere, a system folder): see `disputes`. */
+    disputed: number
+    /** The record could not be used (said in the log; it was moved aside). */
+    problem?: string
+  }
+
+  /**
+   * At start, before the policy is loaded: the held links of sessions whose command may not have ended (their record
+   * is still armed) are compared with the disk. A link replaced by a file or folder, or removed, is put back (the
+   * replacement renamed `<path>.blocked-by-security-<time>`); one leading elsewhere is left and disputed. Records of
+   * sessions no longer running are forgotten.
+   */
+  export function recover(
+    at: string,
+    options: { root: string; movable: (p: string) => boolean; now: number; display: (p: string) => string },
+  ): Recovered {
+    const out: Recovered = { repaired: [], disputed: 0 }
+    let record: Record_ | undefined
+    try {
+      record = read(at)
+    } catch (error) {
+      const aside = `${at}.unreadable-${options.now}`
+      try {
+        fs.renameSync(at, aside)
+      } catch {
+        // Left in place: read again next time.
+      }
+      out.problem = `the record of held links ${at} could not be read (${error instanceof Error ? error.message : String(error)}); it was moved to ${aside}`
+      return out
+    }
+    if (!record) return out
+    for (const [key, session] of Object.entries(record.sessions)) {
+      for (const [p, target] of Object.entries(session.links ?? {})) {
+        const found = now(p, target)
+        if (found.kind === "same") continue
+        const shown = options.display(p)
+        if (found.kind === "link" || !options.movable(p)) {
+          record.disputed[p] = target
+          continue
+        }
+        let aside: string | undefined
+        try {
+          if (found.kind === "other") {
+            aside = `${p}.blocked-by-security-${options.now}`
+            fs.renameSync(p, aside)
+          }
+          fs.symlinkSync(target, p)
+        } catch (error) {
+          record.disputed[p] = target
+          out.problem = `could not put back the link ${p} → ${target}: ${error instanceof Error ? error.message : String(error)}`
+          continue
+        }
+        const why = `was a protected link to ${target} when a shell command started in an earlier OpenCode session, which ended before that command did (OpenCode quit, crashed or was killed)`
+        out.repaired.push({
+          path: p,
+          target,
+          aside,
+          note: aside
+            ? `[security] ${shown} ${why}, and was then a file or folder that no session checked: it was moved to ${options.display(aside)} and the link put back. If you replaced the link yourself, put your file back: it is kept from now on.`
+            : `[security] ${shown} ${why}, and was then gone: the link was put back.`,
+        })
+      }
+      if (!alive(session.pid)) delete record.sessions[key]
+    }
+    for (const [p, target] of Object.entries(record.disputed))
+      if (now(p, target).kind === "same") delete record.disputed[p]
+    out.disputed = Object.keys(record.disputed).length
+    try {
+      write(at, record)
+    } catch (error) {
+      out.problem = `could not update the record of held links ${at}: ${error instanceof Error ? error.message : String(error)}`
+    }
+    return out
+  }
+
+  /**
+   * Held links left changed by a session that ended during a command, which now lead elsewhere (the command or the
+   * user may have re-pointed them): each one keeps the policy invalid until the link is put back or the user deletes
+   * the record. Read from disk, so a link put back counts at the next reload.
+   */
+  export function disputes(at: string): { file: string; pointer: string; message: string }[] {
+    const record = safeRead(at)
+    if (!record) return []
+    const out: { file: string; pointer: string; message: string }[] = []
+    for (const [p, target] of Object.entries(record.disputed)) {
+      const found = now(p, target)
+      if (found.kind === "same") continue
+      const is =
+        found.kind === "link"
+          ? `now leads to ${found.to}`
+          : found.kind === "removed"
+            ? "now gone"
+            : "now a file or folder"
+      out.push({
+        file: p,
+        pointer: "",
+        message: `this was a protected symbolic link to ${target} when a shell command started in an earlier OpenCode session, which ended before that command did (OpenCode quit, crashed or was killed); it ${is}, and the command may have changed it, so file access is refused. Put the link back (ln -sfn '${target}' '${p}'), or, if you changed it yourself, delete ${at} and start OpenCode again`,
+      })
+    }
+    return out
+  }
+}
