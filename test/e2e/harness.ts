@@ -240,7 +240,13 @@ export namespace Harness {
     project: Project,
     server: ModelServer.Instance,
     prompt: string,
-    options: { timeoutMs?: number; args?: string[]; env?: Record<string, string> } = {},
+    options: {
+      timeoutMs?: number
+      args?: string[]
+      env?: Record<string, string>
+      /** Checked every 100 ms: when it holds, OpenCode is killed (SIGKILL), as a crash or the user quitting would. */
+      killWhen?: () => boolean
+    } = {},
   ): Promise<RunResult> {
     await withProvider(project, server)
     const proc = Bun.spawn([project.bin, "run", "--format", "json", ...(options.args ?? []), prompt], {
@@ -252,6 +258,11 @@ export namespace Harness {
     })
     live.add(proc)
     const timeout = setTimeout(() => proc.kill("SIGKILL"), options.timeoutMs ?? 120_000)
+    const watch = options.killWhen
+      ? setInterval(() => {
+          if (options.killWhen!()) proc.kill("SIGKILL")
+        }, 100)
+      : undefined
     try {
       const [stdout, stderr, exitCode] = await Promise.all([
         new Response(proc.stdout).text(),
@@ -261,6 +272,7 @@ export namespace Harness {
       return { exitCode, stdout, stderr, ...parseEvents(stdout) }
     } finally {
       clearTimeout(timeout)
+      clearInterval(watch)
       proc.kill("SIGKILL")
       live.delete(proc)
     }

@@ -60,6 +60,50 @@ for (const target of targets()) {
     )
 
     test(
+      "a policy link replaced by a command during which OpenCode is killed is put back before the next session loads the policy",
+      async () => {
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: { "a.txt": "a\n", "secrets/key.txt": `${SECRET}\n` },
+        })
+        const shared = path.join(project.root, "shared")
+        fs.mkdirSync(shared)
+        fs.writeFileSync(path.join(shared, "policy.json"), JSON.stringify(POLICY))
+        const link = path.join(project.dir, ".opencode-security.json")
+        fs.symlinkSync(path.join(shared, "policy.json"), link)
+        const server = ModelServer.start([
+          // The sleep outlives OpenCode (killed as soon as the swap is on disk), then ends by itself.
+          ModelServer.call("bash", { command: `${SWAP}; sleep 20`, description: "swap", timeout: 600_000 }),
+          ModelServer.call("read", { filePath: "a.txt" }),
+          ModelServer.call("read", { filePath: "secrets/key.txt" }),
+          ModelServer.text("done again"),
+        ])
+        try {
+          const first = await Harness.run(project, server, "go", {
+            timeoutMs: 300_000,
+            killWhen: () => !fs.lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink(),
+          })
+          expect(first.exitCode).not.toBe(0)
+          // Left as the killed session's command made it: a weak policy where the link was.
+          expect(fs.lstatSync(link).isSymbolicLink()).toBe(false)
+          const second = await Harness.run(project, server, "next session", { timeoutMs: 300_000 })
+          expect(fs.lstatSync(link).isSymbolicLink()).toBe(true)
+          expect(fs.readFileSync(link, "utf8")).toBe(JSON.stringify(POLICY))
+          const aside = fs
+            .readdirSync(project.dir)
+            .filter((f) => f.startsWith(".opencode-security.json.blocked-by-security-"))
+          expect(aside.length).toBe(1)
+          expect(second.tools.find((t) => t.tool === "read")?.output ?? "").toContain("ended before that command did")
+          expect(second.tools.filter((t) => t.tool === "read").length).toBe(2)
+          expect(server.requests.filter((q) => q.raw.includes(SECRET)).length).toBe(0)
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+
+    test(
       "OpenCode's snapshot repository does not give an untracked read-denied file back to a command",
       async () => {
         await using project = await Harness.project({
