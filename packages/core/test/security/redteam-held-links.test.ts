@@ -227,6 +227,48 @@ for (const route of ROUTES) {
     )
 
     test(
+      "a nested policy link and the audit log link replaced while OpenCode was killed mid-command are put back at the next start too",
+      async () => {
+        await using box = await linkedPolicy(route)
+        const shared = path.dirname(box.target)
+        const nestedTarget = path.join(shared, "team.json")
+        fs.writeFileSync(
+          nestedTarget,
+          JSON.stringify({
+            version: "1.0",
+            rules: [{ pattern: "notes.txt", type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] }],
+          }),
+        )
+        fs.writeFileSync(box.dir.file("team/notes.txt"), "team notes Tn4Qv8Lm2Xp6\n")
+        const nested = box.dir.file(`team/${POLICY}`)
+        fs.symlinkSync(nestedTarget, nested)
+        const log = box.dir.file(".opencode-security-audit.log")
+        const kept = path.join(shared, "audit.log")
+        if (fs.existsSync(log)) fs.renameSync(log, kept)
+        else fs.writeFileSync(kept, "")
+        fs.symlinkSync(kept, log)
+        expect((await box.s.call("read", { filePath: "team/notes.txt" })).refused).toBe(true)
+        await box.s.bash("sleep 300", { noExecute: true })
+        fs.rmSync(nested)
+        fs.writeFileSync(nested, '{"version":"1.0"}')
+        fs.rmSync(log)
+        fs.writeFileSync(log, "forged\n")
+        const next = await open(route, box.dir.path)
+        try {
+          expect(fs.readlinkSync(nested)).toBe(nestedTarget)
+          expect(fs.readlinkSync(log)).toBe(kept)
+          expect(fs.readFileSync(kept, "utf8")).not.toContain("forged")
+          const read = await next.call("read", { filePath: "team/notes.txt" })
+          expect(read.refused).toBe(true)
+          expect(read.output + read.raw).not.toContain("Tn4Qv8Lm2Xp6")
+        } finally {
+          next.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
       "a policy link sent elsewhere while such a command ran is not repaired (the user may have re-pointed it): file access is refused until the link is back or the user deletes the record",
       async () => {
         await using box = await linkedPolicy(route)
