@@ -28,7 +28,10 @@ const CORE_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
  * `host.accessVersion` and `host.segments` for the other features. Listed first, so its inbound hooks run first and
  * its outbound hooks last.
  */
-export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): string[] } = {
+export const SecurityFeature: BuiltinFeature & {
+  pluginFiles(list: unknown): string[]
+  configuredHostFiles(config: { plugin?: unknown; mcp?: unknown }, directory: string): Promise<string[]>
+} = {
   /**
    * The files of the plugins a configuration's `plugin` list names by path (`file://` URLs or absolute paths; an entry
    * may be `[specifier, options]`); package names are left out (OpenCode's cache holds them, protected already).
@@ -49,6 +52,23 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
         }
       return path.isAbsolute(spec) ? [spec] : []
     })
+  },
+  /**
+   * The host paths OpenCode's configuration has it load or start outside the sandbox at its next start, which no role
+   * may write and which a command may not create (`SecurityGuard.protectHost`): plugins named by path, the files a
+   * local MCP server runs (`SecurityMcp.localFiles`) and what its package runner or bare command name resolves to,
+   * present or not (`SecurityMcp.resolvedPaths`).
+   *
+   * @example
+   * await SecurityFeature.configuredHostFiles({ mcp: { s: { command: ["npx", "-y", "my-mcp"] } } }, "/repo")
+   * // [..., "/repo/node_modules/.bin/my-mcp", "/repo/node_modules/my-mcp/", ..., "/node_modules/my-mcp/"]
+   */
+  async configuredHostFiles(config, directory) {
+    return [
+      ...SecurityFeature.pluginFiles(config.plugin),
+      ...(await SecurityMcp.localFiles(config.mcp, { directory })),
+      ...SecurityMcp.resolvedPaths(config.mcp, { directory }),
+    ]
   },
   id: "builtin-tool-security",
   section: "security",
@@ -145,10 +165,8 @@ export const SecurityFeature: BuiltinFeature & { pluginFiles(list: unknown): str
         // Plugins the configuration names by path (OpenCode resolves `./x.ts` against the config file to a file URL):
         // OpenCode imports them at its next start, outside the sandbox, so they are as protected as the plugin folders.
         // So are the files a local MCP server runs (OpenCode starts it at every start, outside the sandbox).
-        guard.protectHost([
-          ...SecurityFeature.pluginFiles(c.plugin),
-          ...(await SecurityMcp.localFiles(c.mcp, { directory: host.directory })),
-        ])
+        // So is what a server's package runner or bare command name resolves to, present or not, up to `/`.
+        guard.protectHost(await SecurityFeature.configuredHostFiles(c, host.directory))
         locateConfig = { skills: c.skills, agent: c.agent }
         // Skill folders only the configuration names: their templates may not gain a shell command either.
         const skillPaths = DiscoveryLocate.VERSIONS.flatMap((v) =>

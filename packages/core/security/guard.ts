@@ -959,6 +959,8 @@ export namespace SecurityGuard {
     /** `PATH` folders that do not exist yet: a command creating one has it moved aside, like a plugin folder. */
     const searchPaths = SecuritySearchPath.folders(env, { root, home: env.HOME || home, directory })
     const searchFolders = new Set([...searchPaths.protect, ...searchPaths.programs])
+    /** Host paths `protectHost` added (plugins named by path, what local MCP servers run): absent ones are swept. */
+    const hostSwept = new Set<string>()
     const hostOpen = [
       ...(options.writable ?? []).map((p) => path.resolve(p) + path.sep),
       // A project inside a protected folder (a worktree OpenCode made elsewhere) stays writable.
@@ -1425,7 +1427,8 @@ export namespace SecurityGuard {
           // A path through a link is held at its target, which is protected as well (a mount cannot hold a link, and
           // one over a link that leads nowhere fails every command).
           if (!leadsElsewhere(p) && !isLink(p)) lock.push({ path: p, dir: kind === "dir" })
-        } else if (SWEPT.has(path.basename(p)) || searchFolders.has(p) || danglingTargets.has(p)) absent.push(p)
+        } else if (SWEPT.has(path.basename(p)) || searchFolders.has(p) || danglingTargets.has(p) || hostSwept.has(p))
+          absent.push(p)
         if (!SecurityPath.isInside(p, root)) pinAbove(p, above, looked)
       }
       // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
@@ -2062,6 +2065,15 @@ export namespace SecurityGuard {
               "it is on PATH: a program there would run in place of one OpenCode starts by name, outside the sandbox",
             ),
           )
+        else if (hostSwept.has(p) && !SWEPT.has(path.basename(p)))
+          notes.push(
+            ...moveAside(
+              d,
+              p,
+              call,
+              "OpenCode's configuration has it run or loaded outside the sandbox at its next start (a plugin, or what a local MCP server's command resolves to)",
+            ),
+          )
         else if (!inspected.has(p) || st.isSymbolicLink())
           notes.push(...moveAside(d, p, call, "it could switch the security policy off"))
         else
@@ -2383,7 +2395,7 @@ export namespace SecurityGuard {
         }
       const absent = protect
         .map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))
-        .filter((p) => SWEPT.has(path.basename(p)) && !kindOf(p))
+        .filter((p) => (SWEPT.has(path.basename(p)) || hostSwept.has(p)) && !kindOf(p))
       hostBefore.set(id, { at: Date.now(), policies, absent })
     }
 
@@ -2899,7 +2911,9 @@ export namespace SecurityGuard {
         shell = next
       },
       protectHost(paths) {
-        const named = paths.map((p) => path.resolve(p))
+        const named = paths.map((p) => path.resolve(p) + (p.endsWith(path.sep) && p !== path.sep ? path.sep : ""))
+        // Absent ones are moved aside when a command creates them (`sweep`): OpenCode loads or starts what they name.
+        for (const p of named) hostSwept.add(p.endsWith(path.sep) ? p.slice(0, -1) : p)
         // What JavaScript and TypeScript entries import is followed; other languages' imports are not (Limits).
         watchImports(named.filter((p) => /\.[cm]?[jt]sx?$/.test(p)))
         const fresh = withTargets(named).filter((p) => !protect.includes(p))

@@ -93,6 +93,131 @@ export namespace SecurityMcp {
     ".env.test.local",
   ] as const
 
+  /** Package runners: the words that start one, and the subcommands of a package manager that run a package's bin. */
+  const RUNNERS = /^(npx|pnpx|bunx|npm-exec)$/
+  const RUNNER_SUBCOMMANDS: Record<string, RegExp> = {
+    npm: /^(exec|x)$/,
+    bun: /^x$/,
+    pnpm: /^(dlx|exec)$/,
+    yarn: /^(dlx|exec|run)$/,
+  }
+  /** Runner options whose value is the next word (`-p pkg`, `-c "cmd"`, `--cwd dir`). */
+  const VALUE_OPTIONS = new Set(["-p", "--package", "-c", "--call", "--cwd", "--prefix", "-C", "--dir", "--registry"])
+  /** Files from the server's folder up to `/` that redirect a package manager's resolution (registry, scripts, `yarnPath`). */
+  const RESOLUTION_FILES: Record<string, readonly string[]> = {
+    npm: [".npmrc"],
+    pnpm: [".npmrc", "pnpm-workspace.yaml"],
+    yarn: [".yarnrc.yml", ".yarnrc", ".npmrc"],
+    bun: [".npmrc"],
+  }
+
+  /** `@scope/name@1.2` → `@scope/name`; undefined for a path, URL, git or alias spec (nothing local to shadow it). */
+  function packageName(spec: string): string | undefined {
+    if (!spec || /^[./~]|:/.test(spec)) return undefined
+    const name = spec.replace(/(.)@[^/]*$/, "$1")
+    if (!/^(@[\w.-]+\/)?[\w.-]+$/.test(name) || name.split("/").some((part) => /^\.+$/.test(part))) return undefined
+    return name
+  }
+
+  /** The program word without its folder and a Windows extension (`/usr/bin/npx.cmd` → `npx`). */
+  const programName = (w: string) => path.basename(w).replace(/\.(exe|cmd|bat|ps1)$/i, "")
+
+  /**
+   * What a package runner (`npx`, `npm exec`/`x`, `bunx`, `bun x`, `pnpx`, `pnpm dlx`/`exec`, `yarn dlx`/`exec`/`run`)
+   * or a bare command name of a configured local MCP server would resolve to, present or not: the
+   * `node_modules/.bin/<bin>` and `node_modules/<package>/` of every folder from the server's folder up to `/` (npm
+   * exec looks for a local bin in each of them before the registry, and runs a package the local tree holds; what it
+   * starts finds every such `.bin` on its `PATH`; a pinned version does not change that: a local copy of that version,
+   * or a `.bin/<name>@<version>` file, is taken), and the files there that redirect the package manager (`.npmrc`,
+   * pnpm's `pnpm-workspace.yaml`, Yarn's `.yarnrc.yml` whose `yarnPath` is run). OpenCode starts the server outside
+   * the sandbox at its next start, so none of them may be the agent's: held whether they exist or not, and one a
+   * command creates is moved aside (`SecurityGuard.protectHost`). Folders end in a separator; system folders are
+   * left out. Disabled and remote servers have none.
+   *
+   * @example
+   * SecurityMcp.resolvedPaths({ s: { type: "local", command: ["npx", "-y", "my-mcp"] } }, { directory: "/home/me/repo" })
+   * // ["/home/me/repo/node_modules/.bin/my-mcp", "/home/me/repo/node_modules/my-mcp/", …, "/node_modules/my-mcp/", …]
+   */
+  export function resolvedPaths(mcp: unknown, input: { directory: string }): string[] {
+    if (!mcp || typeof mcp !== "object") return []
+    const out = new Set<string>()
+    const add = (p: string) => {
+      const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p
+      if (!SecurityPath.SYSTEM.some((d) => SecurityPath.isInside(bare, d))) out.add(p)
+    }
+    for (const entry of Object.values(mcp as Record<string, unknown>)) {
+      if (!entry || typeof entry !== "object") continue
+      const e = entry as { type?: unknown; command?: unknown; cwd?: unknown; enabled?: unknown }
+      if (e.type !== undefined && e.type !== "local") continue
+      if (e.enabled === false || !Array.isArray(e.command)) continue
+      let words = e.command.filter((w): w is string => typeof w === "string")
+      // `env FOO=1 npx pkg`: the program env starts.
+      while (words.length && (programName(words[0]) === "env" || /^\w+=/.test(words[0]))) words = words.slice(1)
+      if (!words.length) continue
+      const cwd = typeof e.cwd === "string" ? path.resolve(input.directory, e.cwd) : path.resolve(input.directory)
+      const folders = upTo(cwd, "/")
+      const bins = new Set<string>()
+      const packages = new Set<string>()
+      let manager: string | undefined
+      const program = programName(words[0])
+      // A bare command name: found on PATH, which holds every `node_modules/.bin` up to `/` when OpenCode was started
+      // by a package manager (`npx opencode`, `bun run`).
+      if (!words[0].includes("/") && !words[0].includes("\\")) bins.add(words[0])
+      let rest: string[] | undefined
+      if (RUNNERS.test(program)) {
+        manager = program === "bunx" ? "bun" : program === "pnpx" ? "pnpm" : "npm"
+        rest = words.slice(1)
+      } else if (RUNNER_SUBCOMMANDS[program]) {
+        // `npm --yes exec pkg`: options of the manager itself may come before the subcommand.
+        const at = words.findIndex((w, i) => i > 0 && !w.startsWith("-"))
+        if (at > 0 && RUNNER_SUBCOMMANDS[program].test(words[at])) {
+          manager = program
+          rest = words.slice(at + 1)
+        }
+      }
+      if (manager && rest) {
+        let command: string | undefined
+        for (let i = 0; i < rest.length; i++) {
+          const w = rest[i]
+          if (w === "--") {
+            command = rest[i + 1]
+            break
+          }
+          const [flag, value] = w.includes("=")
+            ? [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]
+            : [w, undefined]
+          if (flag === "-p" || flag === "--package") {
+            const spec = value ?? rest[++i]
+            const name = spec ? packageName(spec) : undefined
+            if (name) packages.add(name)
+            continue
+          }
+          if (w.startsWith("-")) {
+            if (value === undefined && VALUE_OPTIONS.has(flag)) i++
+            continue
+          }
+          command = w
+          break
+        }
+        if (command) {
+          const name = packageName(command)
+          // npm exec looks for `.bin/<the word as given>` first (`.bin/my-mcp@1.2.0` too).
+          if (!/^[./]/.test(command) && !command.includes("..")) bins.add(command)
+          if (name) {
+            bins.add(name.split("/").pop()!)
+            if (!packages.size) packages.add(name)
+          }
+        }
+      }
+      for (const dir of folders) {
+        for (const bin of bins) add(path.join(dir, "node_modules", ".bin", bin))
+        for (const name of packages) add(path.join(dir, "node_modules", name) + path.sep)
+        if (manager) for (const f of RESOLUTION_FILES[manager]) add(path.join(dir, f))
+      }
+    }
+    return [...out]
+  }
+
   /**
    * The files a configured local MCP server runs, which OpenCode starts at every start outside the sandbox: its
    * program when given as a path, a program the project's `node_modules/.bin` provides (`npx`/`bunx` packages too),

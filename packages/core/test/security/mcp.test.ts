@@ -105,4 +105,73 @@ describe("SecurityMcp", () => {
     // Not a shell's script: -c is left alone (no file named by the text).
     expect(await of(["node", "-c", "mcp/server.js"])).toEqual([".npmrc", "mcp/server.js"])
   })
+  // Red team N4: what a package runner or a bare command name resolves to, in every folder up to `/`, present or not.
+  test("what a runner or a bare command name resolves to: .bin programs, packages and resolution files up to /", async () => {
+    await using dir = await tmpdir({})
+    const up = (p: string) => {
+      const out: string[] = []
+      for (let d = dir.file("a"); ; d = path.dirname(d)) {
+        out.push(path.join(d, p))
+        if (d === path.dirname(d)) return out
+      }
+    }
+    const of = (command: unknown[], extra: Record<string, unknown> = {}) =>
+      SecurityMcp.resolvedPaths({ s: { type: "local", command, cwd: "a", ...extra } }, { directory: dir.path })
+    const npx = of(["npx", "-y", "my-mcp@1.2.0", "--port", "3"])
+    // Every folder from the server's folder (a/) up to `/`, system folders aside.
+    for (const p of [
+      ...up("node_modules/.bin/my-mcp"),
+      ...up("node_modules/.bin/my-mcp@1.2.0"),
+      ...up("node_modules/my-mcp/"),
+      ...up(".npmrc"),
+      ...up("node_modules/.bin/npx"),
+    ])
+      expect(npx).toContain(p)
+    expect(npx.some((p) => p.startsWith("/usr/") || p.startsWith("/etc/"))).toBe(false)
+    const rel = (list: string[]) =>
+      list
+        .filter((p) => p.startsWith(dir.file("a") + path.sep))
+        .map((p) => path.relative(dir.file("a"), p) + (p.endsWith(path.sep) ? path.sep : ""))
+    // Scoped packages: the bin is the unscoped name, the folder the scoped one.
+    expect(rel(of(["bunx", "--bun", "@acme/mcp@latest"])).sort()).toEqual(
+      [
+        ".npmrc",
+        "node_modules/.bin/bunx",
+        "node_modules/.bin/mcp",
+        "node_modules/.bin/@acme/mcp@latest",
+        "node_modules/@acme/mcp/",
+      ].sort(),
+    )
+    // `--package` names the package, the next word the bin; `npm exec` and `npm x`, with npm's own options first.
+    expect(rel(of(["npm", "--yes", "exec", "--package=@acme/tools@2", "--", "acme-mcp"]))).toEqual(
+      expect.arrayContaining(["node_modules/.bin/acme-mcp", "node_modules/@acme/tools/"]),
+    )
+    expect(rel(of(["npx", "-p", "tools", "tool-mcp"]))).toEqual(
+      expect.arrayContaining(["node_modules/.bin/tool-mcp", "node_modules/tools/"]),
+    )
+    expect(rel(of(["bun", "x", "srv"]))).toEqual(expect.arrayContaining(["node_modules/.bin/srv", "node_modules/srv/"]))
+    expect(rel(of(["pnpm", "dlx", "srv"]))).toEqual(
+      expect.arrayContaining(["node_modules/.bin/srv", "node_modules/srv/", "pnpm-workspace.yaml", ".npmrc"]),
+    )
+    expect(rel(of(["yarn", "dlx", "srv"]))).toEqual(
+      expect.arrayContaining(["node_modules/.bin/srv", "node_modules/srv/", ".yarnrc.yml", ".yarnrc"]),
+    )
+    expect(rel(of(["env", "NODE_ENV=production", "npx", "srv"]))).toEqual(
+      expect.arrayContaining(["node_modules/.bin/srv", "node_modules/srv/"]),
+    )
+    // A bare command name: its `.bin` program in every folder (on PATH when OpenCode was started by a package
+    // manager); a program given by path, a local path or URL spec, and disabled or remote servers have none.
+    expect(rel(of(["my-server", "--stdio"]))).toEqual(["node_modules/.bin/my-server"])
+    expect(rel(of(["./bin/server"]))).toEqual([])
+    expect(rel(of(["npx", "./local-pkg"])).sort()).toEqual([".npmrc", "node_modules/.bin/npx"])
+    // npm exec still looks for `.bin/<the word as given>` before fetching a git spec.
+    expect(rel(of(["npx", "github:acme/mcp"])).sort()).toEqual([
+      ".npmrc",
+      "node_modules/.bin/github:acme/mcp",
+      "node_modules/.bin/npx",
+    ])
+    expect(of(["npx", "srv"], { enabled: false })).toEqual([])
+    expect(SecurityMcp.resolvedPaths({ r: { type: "remote", url: "https://x" } }, { directory: dir.path })).toEqual([])
+    expect(SecurityMcp.resolvedPaths(undefined, { directory: dir.path })).toEqual([])
+  })
 })

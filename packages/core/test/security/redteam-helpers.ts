@@ -26,6 +26,7 @@ import { ResourceHooks } from "../../resource/hooks"
 import { ResourceLoader } from "../../resource/loader"
 import { ResourceTools } from "../../resource/tools"
 import { SecurityEdit } from "../../security/edit"
+import { SecurityFeature } from "../../security/feature"
 import { SecurityError } from "../../security/errors"
 import { SecurityGuard } from "../../security/guard"
 import { SecurityHooks } from "../../security/hooks"
@@ -415,6 +416,10 @@ async function coreRoute(dir: string): Promise<Wired> {
   const tools = { ...ResourceTools.create(loader), ...AstTools.create(host) } as unknown as Wired["tools"]
   const hooks: Wired["hooks"] = {
     ...(security as unknown as Wired["hooks"]),
+    // As the fork's glue passes OpenCode's configuration to the security feature (`SecurityFeature` config hook).
+    async config(cfg: any) {
+      guard.protectHost(await SecurityFeature.configuredHostFiles(cfg ?? {}, dir))
+    },
     // Inbound: the security layer first; outbound: it runs last (it sees what reaches the model).
     async "chat.message"(input: any, output: any) {
       await security["chat.message"](input, output)

@@ -1,0 +1,159 @@
+/**
+ * Red team N4: OpenCode starts a configured local MCP server at every start, on the host, outside the sandbox. The
+ * entry `init --mcp` writes (`npx -y opencode-builtins mcp`) ran a `node_modules/.bin/opencode-builtins` that one
+ * sandboxed command of the agent created, in the project or in any folder above it (npm exec looks in each), at the
+ * next start. What a package runner or a bare command name would resolve to is held on both routes, present or not;
+ * one a command creates is moved aside. Names are unique per run: the folder above the project is the shared /tmp.
+ */
+import { afterAll, describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import { ROUTES, isolateHome, open, redteamProject, type Result, type RouteName, type Session } from "./redteam-helpers"
+
+const HEAVY = { timeout: 90_000 }
+const home = isolateHome()
+afterAll(() => home.restore())
+
+async function fresh(route: RouteName, mcp: Record<string, unknown>, extra: Record<string, string> = {}) {
+  const dir = await redteamProject(extra)
+  const s: Session = await open(route, dir.path)
+  await s.hooks.config({ mcp })
+  return {
+    dir,
+    s,
+    async [Symbol.asyncDispose]() {
+      s.close()
+      await dir[Symbol.asyncDispose]()
+    },
+  }
+}
+
+function expectTyped(r: Result) {
+  expect(r.refused).toBe(true)
+  expect(r.reason).toContain("Blocked by the project's security policy")
+}
+
+const unique = () => `ocb-rt-mcp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+const SCRIPT = (marker: string) => `#!/bin/sh\\ntouch ${marker}\\n`
+/**
+ * A shell command planting a program at `file` (relative to the project) that would touch `marker`, its name built at
+ * run time: a literal one is refused before it runs (the static check knows the held paths); the sandbox is what holds.
+ */
+const plant = (file: string, marker: string) =>
+  `d='${path.dirname(file)}'; f="$d/${runtime(path.basename(file))}"; mkdir -p "$d" && printf '${SCRIPT(marker)}' > "$f" && chmod +x "$f"; echo RAN-OK`
+/** A word the static check cannot know before the command runs (read back from a file the command writes). */
+const runtime = (word: string) => `$(printf '%s' '${word}' > .w && cat .w)`
+const asides = (folder: string, name: string) =>
+  fs.existsSync(folder) ? fs.readdirSync(folder).filter((f) => f.startsWith(name + ".blocked-by-security-")) : []
+
+for (const route of ROUTES) {
+  describe(`red team N4 (MCP server commands) on the ${route} route`, () => {
+    test(
+      "npx <pkg>: a node_modules/.bin program or package the agent creates in the project or above it is moved aside",
+      async () => {
+        const name = unique()
+        await using box = await fresh(route, {
+          [name]: { type: "local", command: ["npx", "-y", name, "mcp"] },
+          pinned: { type: "local", command: ["npx", "-y", `${name}-p@1.2.3`, "mcp"] },
+        })
+        const marker = box.dir.file("PWNED")
+        // The write tools: refused whether the file exists or not.
+        expectTyped(
+          await box.s.call("write", { filePath: `node_modules/.bin/${name}`, content: "#!/bin/sh\ntouch PWNED\n" }),
+        )
+        // One sandboxed command: the program npm exec would find first.
+        expectTyped(
+          await box.s.bash(`mkdir -p node_modules/.bin && cat > node_modules/.bin/${name} <<'EOF'\ntouch PWNED\nEOF`),
+        )
+        const r = await box.s.bash(plant(`node_modules/.bin/${name}`, marker))
+        expect(r.refused).toBe(false)
+        expect(r.output).toContain(`node_modules/.bin/${name} was created by the command`)
+        expect(fs.existsSync(box.dir.file(`node_modules/.bin/${name}`))).toBe(false)
+        expect(asides(box.dir.file("node_modules/.bin"), name).length).toBe(1)
+        // The package folder (npm exec runs a package the local tree holds, pinned version or not).
+        const pkg = await box.s.bash(
+          `d=node_modules/${runtime(name)}; mkdir -p $d && echo '{"name":"${name}","version":"1.0.0","bin":"x.js"}' > $d/package.json; echo RAN-OK`,
+        )
+        expect(pkg.output).toContain(`node_modules/${name} was created by the command`)
+        expect(fs.existsSync(box.dir.file(`node_modules/${name}`))).toBe(false)
+        // A pinned spec: npm exec looks for `.bin/<spec as written>` first.
+        await box.s.bash(plant(`node_modules/.bin/${name}-p@1.2.3`, marker))
+        expect(fs.existsSync(box.dir.file(`node_modules/.bin/${name}-p@1.2.3`))).toBe(false)
+        // Above the project: npm exec looks in every folder up to `/`.
+        const parent = path.dirname(box.dir.path)
+        const bin = path.join(parent, "node_modules", ".bin")
+        try {
+          const up = await box.s.bash(plant(`../node_modules/.bin/${name}`, marker))
+          expect(up.refused).toBe(false)
+          expect(fs.existsSync(path.join(bin, name))).toBe(false)
+          expect(asides(bin, name).length).toBe(1)
+        } finally {
+          for (const f of [name, ...asides(bin, name)]) fs.rmSync(path.join(bin, f), { force: true })
+        }
+        expect(fs.existsSync(marker)).toBe(false)
+      },
+      HEAVY,
+    )
+
+    test(
+      "other runners and bare names: bunx, pnpm dlx, yarn dlx (its .yarnrc.yml above the project), a bare command",
+      async () => {
+        const name = unique()
+        await using box = await fresh(route, {
+          bun: { type: "local", command: ["bunx", `${name}-b`] },
+          pnpm: { type: "local", command: ["pnpm", "dlx", `@scope/${name}-s`] },
+          yarn: { type: "local", command: ["yarn", "dlx", `${name}-y`], cwd: "tools/mcp" },
+          bare: { type: "local", command: [`${name}-bare`, "--stdio"] },
+        })
+        await box.s.bash(plant(`node_modules/.bin/${name}-b`, "x"))
+        await box.s.bash(plant(`node_modules/@scope/${name}-s/cli.js`, "x"))
+        // The yarn server runs in tools/mcp: the project root is a folder above it.
+        await box.s.bash(plant(`node_modules/.bin/${name}-y`, "x"))
+        await box.s.bash(plant(`tools/node_modules/.bin/${name}-y`, "x"))
+        const rc = await box.s.bash(
+          "printf 'yarnPath: ./evil.cjs\\n' > $(printf .yarnrc.yml > .w && cat .w); echo RAN-OK",
+        )
+        expect(rc.output).toContain(".yarnrc.yml was created by the command")
+        await box.s.bash(plant(`node_modules/.bin/${name}-bare`, "x"))
+        for (const p of [
+          `node_modules/.bin/${name}-b`,
+          `node_modules/@scope/${name}-s`,
+          `node_modules/.bin/${name}-y`,
+          `tools/node_modules/.bin/${name}-y`,
+          ".yarnrc.yml",
+          `node_modules/.bin/${name}-bare`,
+        ])
+          expect([p, fs.existsSync(box.dir.file(p))]).toEqual([p, false])
+      },
+      HEAVY,
+    )
+
+    test(
+      "an installed node_modules/.bin program and package of an npx server are held read-only",
+      async () => {
+        const name = unique()
+        await using box = await fresh(
+          route,
+          { s: { type: "local", command: ["npx", name] } },
+          {
+            [`node_modules/.bin/${name}`]: "#!/bin/sh\necho the real one\n",
+            [`node_modules/${name}/package.json`]: `{"name":"${name}","version":"1.0.0"}\n`,
+          },
+        )
+        const r = await box.s.bash(
+          `n=${runtime(name)}; echo 'touch PWNED' >> node_modules/.bin/$n; echo '{}' > node_modules/$n/package.json; echo RAN-OK`,
+        )
+        expect(r.refused).toBe(false)
+        expect(r.output).toContain("RAN-OK")
+        expect(fs.readFileSync(box.dir.file(`node_modules/.bin/${name}`), "utf8")).toBe(
+          "#!/bin/sh\necho the real one\n",
+        )
+        expect(fs.readFileSync(box.dir.file(`node_modules/${name}/package.json`), "utf8")).toContain('"version"')
+        expectTyped(
+          await box.s.call("write", { filePath: `node_modules/${name}/index.js`, content: "process.exit(1)\n" }),
+        )
+      },
+      HEAVY,
+    )
+  })
+}
