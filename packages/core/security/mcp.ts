@@ -1,4 +1,6 @@
+import crypto from "crypto"
 import fs from "fs"
+import os from "os"
 import path from "path"
 import { OpenCode } from "../opencode"
 import { SecurityConfig } from "./config"
@@ -119,6 +121,18 @@ export namespace SecurityMcp {
     return name
   }
 
+  /**
+   * The folder of npm exec's cache for these package specs, as npm (libnpmexec 7+) names it: the first 16 hex digits
+   * of the SHA-512 of the specs as written, sorted and joined by line breaks.
+   *
+   * @example
+   * SecurityMcp.npxHash(["opencode-builtins"]) // 16 hex digits
+   */
+  export function npxHash(specs: readonly string[]): string {
+    const sorted = [...specs].sort((a, b) => a.localeCompare(b, "en"))
+    return crypto.createHash("sha512").update(sorted.join("\n")).digest("hex").slice(0, 16)
+  }
+
   /** The program word without its folder and a Windows extension (`/usr/bin/npx.cmd` → `npx`). */
   const programName = (w: string) => path.basename(w).replace(/\.(exe|cmd|bat|ps1)$/i, "")
 
@@ -138,7 +152,11 @@ export namespace SecurityMcp {
    * SecurityMcp.resolvedPaths({ s: { type: "local", command: ["npx", "-y", "my-mcp"] } }, { directory: "/home/me/repo" })
    * // ["/home/me/repo/node_modules/.bin/my-mcp", "/home/me/repo/node_modules/my-mcp/", …, "/node_modules/my-mcp/", …]
    */
-  export function resolvedPaths(mcp: unknown, input: { directory: string }): string[] {
+  export function resolvedPaths(
+    mcp: unknown,
+    input: { directory: string; env?: Record<string, string | undefined> },
+  ): string[] {
+    const env = input.env ?? process.env
     if (!mcp || typeof mcp !== "object") return []
     const out = new Set<string>()
     const add = (p: string) => {
@@ -159,6 +177,8 @@ export namespace SecurityMcp {
       const bins = new Set<string>()
       const packages = new Set<string>()
       let manager: string | undefined
+      /** The package specs npm exec installs into its cache when the local tree lacks them (`npxCache`). */
+      const specs: string[] = []
       const program = programName(words[0])
       // A bare command name: found on PATH, which holds every `node_modules/.bin` up to `/` when OpenCode was started
       // by a package manager (`npx opencode`, `bun run`).
@@ -190,6 +210,7 @@ export namespace SecurityMcp {
             const spec = value ?? rest[++i]
             const name = spec ? packageName(spec) : undefined
             if (name) packages.add(name)
+            if (spec) specs.push(spec)
             continue
           }
           if (w.startsWith("-")) {
@@ -205,8 +226,16 @@ export namespace SecurityMcp {
           if (!/^[./]/.test(command) && !command.includes("..")) bins.add(command)
           if (name) {
             bins.add(name.split("/").pop()!)
-            if (!packages.size) packages.add(name)
+            if (!packages.size) {
+              packages.add(name)
+              specs.push(command)
+            }
           }
+        }
+        // npm exec runs a package of its cache (`<cache>/_npx/<hash>/node_modules`) without asking the registry again.
+        if (manager === "npm" && specs.length && specs.every((spec) => packageName(spec))) {
+          const cache = env.npm_config_cache || env.NPM_CONFIG_CACHE || path.join(env.HOME || os.homedir(), ".npm")
+          add(path.join(path.resolve(cwd, cache), "_npx", npxHash(specs)) + path.sep)
         }
       }
       for (const dir of folders) {

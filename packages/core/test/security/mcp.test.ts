@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import crypto from "crypto"
 import fs from "fs"
 import path from "path"
 import { SecurityMcp } from "../../security/mcp"
@@ -128,6 +129,27 @@ describe("SecurityMcp", () => {
     ])
       expect(npx).toContain(p)
     expect(npx.some((p) => p.startsWith("/usr/") || p.startsWith("/etc/"))).toBe(false)
+    // npm exec's cache folder for the spec (npm's default cache in the home, or npm_config_cache).
+    const cached = SecurityMcp.resolvedPaths(
+      {
+        s: { command: ["npx", "-y", "opencode-builtins", "mcp"] },
+        t: { command: ["npm", "exec", "-p", "b", "-p", "a", "x"] },
+      },
+      { directory: dir.path, env: { HOME: "/home/me", npm_config_cache: undefined } },
+    )
+    // As npm 11's libnpmexec names it: sha512 of the sorted specs joined by line breaks, 16 hex digits.
+    expect(SecurityMcp.npxHash(["opencode-builtins"])).toBe(
+      crypto.createHash("sha512").update("opencode-builtins").digest("hex").slice(0, 16),
+    )
+    expect(cached).toContain(`/home/me/.npm/_npx/${SecurityMcp.npxHash(["opencode-builtins"])}/`)
+    expect(cached).toContain(`/home/me/.npm/_npx/${SecurityMcp.npxHash(["a", "b"])}/`)
+    expect(SecurityMcp.npxHash(["b", "a"])).toBe(SecurityMcp.npxHash(["a", "b"]))
+    expect(
+      SecurityMcp.resolvedPaths(
+        { s: { command: ["npx", "srv"] } },
+        { directory: dir.path, env: { npm_config_cache: "/cache/npm" } },
+      ),
+    ).toContain(`/cache/npm/_npx/${SecurityMcp.npxHash(["srv"])}/`)
     const rel = (list: string[]) =>
       list
         .filter((p) => p.startsWith(dir.file("a") + path.sep))

@@ -8,6 +8,7 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
+import { SecurityMcp } from "../../security/mcp"
 import { ROUTES, isolateHome, open, redteamProject, type Result, type RouteName, type Session } from "./redteam-helpers"
 
 const HEAVY = { timeout: 90_000 }
@@ -79,6 +80,14 @@ for (const route of ROUTES) {
         // A pinned spec: npm exec looks for `.bin/<spec as written>` first.
         await box.s.bash(plant(`node_modules/.bin/${name}-p@1.2.3`, marker))
         expect(fs.existsSync(box.dir.file(`node_modules/.bin/${name}-p@1.2.3`))).toBe(false)
+        // npm exec's cache for the spec (in the test's home): a package there runs without asking the registry.
+        const cache = path.join(home.home, ".npm", "_npx", SecurityMcp.npxHash([name]))
+        const cached = await box.s.bash(
+          `d=${cache}/node_modules/${runtime(name)}; mkdir -p $d && echo '{"name":"${name}","version":"1.0.0","bin":"x.js"}' > $d/package.json; echo RAN-OK`,
+        )
+        expect(cached.refused).toBe(false)
+        expect(fs.existsSync(cache)).toBe(false)
+        expect(asides(path.dirname(cache), path.basename(cache)).length).toBe(1)
         // Above the project: npm exec looks in every folder up to `/`.
         const parent = path.dirname(box.dir.path)
         const bin = path.join(parent, "node_modules", ".bin")
