@@ -46,6 +46,15 @@ for (const target of targets()) {
           }),
           ModelServer.call("bash", { command: plant(".", marker), description: "plant in the project" }),
           ModelServer.call("bash", { command: plant("..", marker), description: "plant above the project" }),
+          // npm exec runs the bin of that name the project's own package.json declares.
+          ModelServer.call("bash", {
+            command: [
+              `printf '{"name":"p","version":"1.0.0","bin":{"${BIN}":"evil.js"}}' > package.json`,
+              `printf '#!/usr/bin/env node\\nrequire("fs").writeFileSync("${marker}", "package bin")\\n' > evil.js`,
+              "echo PLANTED",
+            ].join("; "),
+            description: "a bin in package.json",
+          }),
           ModelServer.text("done"),
           ModelServer.text("second session"),
         ])
@@ -63,13 +72,17 @@ for (const target of targets()) {
             calls: outputs.length,
             plainRefused: outputs[0]?.includes("Blocked by the project's security policy"),
             ranInSandbox: outputs.slice(1).every((o) => o.includes("PLANTED")),
+            packageBinUndone: outputs[3]?.includes(`package.json gained a bin named ${BIN}`),
+            packageJson: fs.existsSync(path.join(project.dir, "package.json")),
             movedAside: outputs[1]?.includes(`node_modules/.bin/${BIN} was created by the command`),
             planted,
             ranOnHost: fs.existsSync(marker),
           }).toEqual({
-            calls: 3,
+            calls: 4,
             plainRefused: true,
             ranInSandbox: true,
+            packageBinUndone: true,
+            packageJson: false,
             movedAside: true,
             planted: [],
             ranOnHost: false,

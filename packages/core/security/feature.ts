@@ -167,6 +167,8 @@ export const SecurityFeature: BuiltinFeature & {
         // So are the files a local MCP server runs (OpenCode starts it at every start, outside the sandbox).
         // So is what a server's package runner or bare command name resolves to, present or not, up to `/`.
         guard.protectHost(await SecurityFeature.configuredHostFiles(c, host.directory))
+        // The package.json files whose own bin `npx <name>` would run: a bin of that name they gain is undone.
+        guard.watchPackageBins(SecurityMcp.packageBins(c.mcp, { directory: host.directory }))
         locateConfig = { skills: c.skills, agent: c.agent }
         // Skill folders only the configuration names: their templates may not gain a shell command either.
         const skillPaths = DiscoveryLocate.VERSIONS.flatMap((v) =>

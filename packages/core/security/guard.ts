@@ -259,6 +259,12 @@ export namespace SecurityGuard {
      * the config folders' from now on, their current files taken as the user's.
      */
     watchTemplates(roots: SecurityTemplates.Root[]): void
+    /**
+     * `package.json` files that stay writable but may not gain a `bin` of these names (npm exec runs it for a local
+     * MCP server started as `npx <name>`): the bins they declare now are the user's; one a call adds is undone (the
+     * previous content put back, the agent's version moved aside).
+     */
+    watchPackageBins(entries: { file: string; bins: string[] }[]): void
     readonly audit: SecurityAudit.Log | undefined
     close(): void
   }
@@ -933,6 +939,53 @@ export namespace SecurityGuard {
       } catch {
         return undefined
       }
+    }
+    /** `package.json` files watched for a `bin` an MCP server would run (`watchPackageBins`): their last good state. */
+    const packageBins = new Map<string, { bins: Set<string>; allowed: Set<string>; text?: string; stamp: string }>()
+    const readText = (file: string) => {
+      try {
+        return fs.readFileSync(file, "utf8")
+      } catch {
+        return undefined
+      }
+    }
+    /** Undoes a `bin` of a watched name that a call added to a watched `package.json` (see `watchPackageBins`). */
+    const packageBinsChanged = (d: Derived, call: Call): string[] => {
+      const notes: string[] = []
+      for (const [file, entry] of packageBins) {
+        const stamp = stampOf(file)
+        if (stamp === entry.stamp) continue
+        const text = readText(file)
+        const added =
+          text === undefined ? [] : SecurityMcp.declaredBins(text, [...entry.bins]).filter((b) => !entry.allowed.has(b))
+        if (!added.length || !SecurityPath.movable(file, ownFolders)) {
+          Object.assign(entry, { text, stamp })
+          continue
+        }
+        const shown = SecurityAccess.display(root, file)
+        const aside = `${file}.blocked-by-security-${now()}`
+        try {
+          fs.renameSync(file, aside)
+          if (entry.text !== undefined) fs.writeFileSync(file, entry.text)
+        } catch (error) {
+          log.error(`could not put back ${file}: ${error instanceof Error ? error.message : String(error)}`)
+          continue
+        }
+        entry.stamp = stampOf(file)
+        audit(d, {
+          action: "refuse",
+          source: sourceOf(call),
+          tool: call.tool,
+          callID: call.callID,
+          path: shown,
+          reason: "a package.json gained a bin a local MCP server runs; moved aside",
+        })
+        const moved = `${entry.text !== undefined ? "its previous content was put back and this version" : "the file"} was moved to ${SecurityAccess.display(root, aside)}`
+        const note = `[security] ${shown} gained a bin named ${added.join(", ")}. OpenCode starts a local MCP server with npx ${added[0]} at its next start, outside the sandbox, and npm would run this bin, so ${moved}.`
+        log.warn(note)
+        notes.push(note)
+      }
+      return notes
     }
     const listTemplates = () => SecurityTemplates.list(templateRoots).kinds
     /** Takes the definitions under `roots` as they are now (the user's) for those not seen yet. */
@@ -2533,7 +2586,7 @@ export namespace SecurityGuard {
         if (start.state.status !== "none") {
           // A policy link replaced by a call whose after hook never came (or outside any call) is put back first.
           const notes = start.state.status === "invalid" && watcher.links().size ? sweep(start.d, [], call) : []
-          notes.push(...templatesChanged(start.d, call))
+          notes.push(...templatesChanged(start.d, call), ...packageBinsChanged(start.d, call))
           if (writers.size) {
             notes.push(...newRepositories(start.d, call))
             // A call whose after hook has not come within the shell wait failed (or its hook was lost): it has been
@@ -2698,7 +2751,7 @@ export namespace SecurityGuard {
         if (imported.size && OpenCode.WRITE_TOOLS.has(call.tool)) notes.push(...importsChanged(d, call))
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
-        notes.push(...templatesChanged(d, call))
+        notes.push(...templatesChanged(d, call), ...packageBinsChanged(d, call))
         // git's own message for a read-only config ("could not lock config file …: Device or resource busy") does not
         // say why: the policy keeps it read-only.
         if (isShell && !d.allowGitConfig && /could not (?:lock|write) config file/.test(output))
@@ -2922,6 +2975,21 @@ export namespace SecurityGuard {
         // The watcher reads the same list on every load.
         protect.push(...fresh)
         watcher.reload()
+      },
+      watchPackageBins(entries) {
+        for (const { file, bins } of entries) {
+          const at = path.resolve(file)
+          const known = packageBins.get(at)
+          const text = known ? known.text : readText(at)
+          const present = text === undefined ? [] : SecurityMcp.declaredBins(text, bins)
+          if (known) {
+            // A name new to the list: what the file declares of it now is the user's.
+            for (const b of bins) if (!known.bins.has(b) && present.includes(b)) known.allowed.add(b)
+            for (const b of bins) known.bins.add(b)
+            continue
+          }
+          packageBins.set(at, { bins: new Set(bins), allowed: new Set(present), text, stamp: stampOf(at) })
+        }
       },
       watchTemplates(roots) {
         const fresh = roots

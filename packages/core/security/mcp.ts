@@ -232,6 +232,13 @@ export namespace SecurityMcp {
             }
           }
         }
+        // bunx runs what its folder in the temporary folder (`bunx-<uid>-<name>@<version or latest>`) holds, even offline.
+        if (manager === "bun" && command && specs.length === 1 && specs[0] === command && packageName(command)) {
+          const name = packageName(command)!
+          const version = command.slice(name.length + 1) || "latest"
+          const uid = typeof process.getuid === "function" ? process.getuid() : 0
+          add(path.join(env.TMPDIR || os.tmpdir(), `bunx-${uid}-${name}@${version}`) + path.sep)
+        }
         // npm exec runs a package of its cache (`<cache>/_npx/<hash>/node_modules`) without asking the registry again.
         if (manager === "npm" && specs.length && specs.every((spec) => packageName(spec))) {
           const cache = env.npm_config_cache || env.NPM_CONFIG_CACHE || path.join(env.HOME || os.homedir(), ".npm")
@@ -245,6 +252,92 @@ export namespace SecurityMcp {
       }
     }
     return [...out]
+  }
+
+  /**
+   * The `package.json` files whose own `bin` npm exec would run for a server started as `npx <name>` or `npm exec
+   * <name>` (no `--package`): npm first asks the nearest folder above the server's folder that holds a `package.json`
+   * or `node_modules` whether its package declares a bin of that name, and runs it (npm 11). Those files stay the
+   * agent's to edit; only a `bin` of one of these names they gain is undone (`SecurityGuard.watchPackageBins`).
+   * System folders are left out.
+   *
+   * @example
+   * SecurityMcp.packageBins({ s: { command: ["npx", "-y", "my-mcp"] } }, { directory: "/home/me/repo" })
+   * // [{ file: "/home/me/repo/package.json", bins: ["my-mcp"] }, { file: "/home/me/package.json", … }, …]
+   */
+  export function packageBins(mcp: unknown, input: { directory: string }): { file: string; bins: string[] }[] {
+    if (!mcp || typeof mcp !== "object") return []
+    const out = new Map<string, Set<string>>()
+    for (const entry of Object.values(mcp as Record<string, unknown>)) {
+      if (!entry || typeof entry !== "object") continue
+      const e = entry as { type?: unknown; command?: unknown; cwd?: unknown; enabled?: unknown }
+      if (e.type !== undefined && e.type !== "local") continue
+      if (e.enabled === false || !Array.isArray(e.command)) continue
+      let words = e.command.filter((w): w is string => typeof w === "string")
+      while (words.length && (programName(words[0]) === "env" || /^\w+=/.test(words[0]))) words = words.slice(1)
+      if (!words.length) continue
+      const program = programName(words[0])
+      let rest: string[] | undefined
+      if (program === "npx" || program === "npm-exec") rest = words.slice(1)
+      else if (program === "npm") {
+        const at = words.findIndex((w, i) => i > 0 && !w.startsWith("-"))
+        if (at > 0 && RUNNER_SUBCOMMANDS.npm.test(words[at])) rest = words.slice(at + 1)
+      }
+      if (!rest) continue
+      let command: string | undefined
+      let named = false
+      for (let i = 0; i < rest.length; i++) {
+        const w = rest[i]
+        if (w === "--") {
+          command = rest[i + 1]
+          break
+        }
+        const flag = w.includes("=") ? w.slice(0, w.indexOf("=")) : w
+        if (flag === "-p" || flag === "--package") named = true
+        if (w.startsWith("-")) {
+          if (!w.includes("=") && VALUE_OPTIONS.has(flag)) i++
+          continue
+        }
+        command = w
+        break
+      }
+      // With `--package`, npm exec looks for the package, not a bin of the local one.
+      if (!command || named) continue
+      const cwd = typeof e.cwd === "string" ? path.resolve(input.directory, e.cwd) : path.resolve(input.directory)
+      for (const dir of upTo(cwd, "/")) {
+        const file = path.join(dir, "package.json")
+        if (SecurityPath.SYSTEM.some((d) => SecurityPath.isInside(file, d))) continue
+        const bins = out.get(file) ?? new Set<string>()
+        bins.add(command)
+        out.set(file, bins)
+      }
+    }
+    return [...out].map(([file, bins]) => ({ file, bins: [...bins] }))
+  }
+
+  /**
+   * The bins of `names` a `package.json` text declares, as npm reads them (a string `bin` is named after the package,
+   * without its scope); none for text that is not a package.
+   *
+   * @example
+   * SecurityMcp.declaredBins('{"name":"@a/x","bin":"cli.js"}', ["x", "y"]) // ["x"]
+   */
+  export function declaredBins(text: string, names: readonly string[]): string[] {
+    let pkg: unknown
+    try {
+      pkg = JSON.parse(text)
+    } catch {
+      return []
+    }
+    if (!pkg || typeof pkg !== "object") return []
+    const { bin, name } = pkg as { bin?: unknown; name?: unknown }
+    const keys =
+      typeof bin === "string" && typeof name === "string"
+        ? [name.split("/").pop()!]
+        : bin && typeof bin === "object"
+          ? Object.keys(bin)
+          : []
+    return names.filter((n) => keys.includes(n))
   }
 
   /**

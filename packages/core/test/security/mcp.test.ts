@@ -164,6 +164,20 @@ describe("SecurityMcp", () => {
         "node_modules/@acme/mcp/",
       ].sort(),
     )
+    // bunx runs what its folder in the temporary folder holds.
+    const uid = typeof process.getuid === "function" ? process.getuid() : 0
+    expect(
+      SecurityMcp.resolvedPaths(
+        { s: { command: ["bunx", "srv@1.2.0"] } },
+        { directory: dir.path, env: { TMPDIR: "/t" } },
+      ),
+    ).toContain(`/t/bunx-${uid}-srv@1.2.0/`)
+    expect(
+      SecurityMcp.resolvedPaths(
+        { s: { command: ["bun", "x", "srv"] } },
+        { directory: dir.path, env: { TMPDIR: "/t" } },
+      ),
+    ).toContain(`/t/bunx-${uid}-srv@latest/`)
     // `--package` names the package, the next word the bin; `npm exec` and `npm x`, with npm's own options first.
     expect(rel(of(["npm", "--yes", "exec", "--package=@acme/tools@2", "--", "acme-mcp"]))).toEqual(
       expect.arrayContaining(["node_modules/.bin/acme-mcp", "node_modules/@acme/tools/"]),
@@ -195,5 +209,29 @@ describe("SecurityMcp", () => {
     expect(of(["npx", "srv"], { enabled: false })).toEqual([])
     expect(SecurityMcp.resolvedPaths({ r: { type: "remote", url: "https://x" } }, { directory: dir.path })).toEqual([])
     expect(SecurityMcp.resolvedPaths(undefined, { directory: dir.path })).toEqual([])
+  })
+  // npm exec runs the nearest package's own bin of the name (npm 11): those package.json files, up to `/`.
+  test("the package.json files whose own bin npx <name> would run, and the bins a text declares", async () => {
+    await using dir = await tmpdir({})
+    const list = SecurityMcp.packageBins(
+      {
+        a: { command: ["npx", "-y", "my-mcp", "--stdio"], cwd: "sub" },
+        b: { command: ["npm", "exec", "--", "other"] },
+        // With --package npm looks for the package, not the local one's bin; other runners do not ask it.
+        c: { command: ["npx", "-p", "pkg", "cmd"] },
+        d: { command: ["bunx", "x"] },
+        off: { command: ["npx", "off"], enabled: false },
+      },
+      { directory: dir.path },
+    )
+    const of = (file: string) => list.find((e) => e.file === file)?.bins.sort()
+    expect(of(dir.file("sub/package.json"))).toEqual(["my-mcp"])
+    expect(of(dir.file("package.json"))).toEqual(["my-mcp", "other"])
+    expect(of(path.join(path.dirname(dir.path), "package.json"))).toEqual(["my-mcp", "other"])
+    expect(list.some((e) => e.bins.includes("cmd") || e.bins.includes("x") || e.bins.includes("off"))).toBe(false)
+    expect(SecurityMcp.declaredBins('{"name":"@a/my-mcp","bin":"cli.js"}', ["my-mcp", "y"])).toEqual(["my-mcp"])
+    expect(SecurityMcp.declaredBins('{"bin":{"y":"a.js","z":"b.js"}}', ["my-mcp", "y"])).toEqual(["y"])
+    expect(SecurityMcp.declaredBins("not json", ["y"])).toEqual([])
+    expect(SecurityMcp.declaredBins('{"name":"x"}', ["x"])).toEqual([])
   })
 })

@@ -30,6 +30,7 @@ import { SecurityFeature } from "../../security/feature"
 import { SecurityError } from "../../security/errors"
 import { SecurityGuard } from "../../security/guard"
 import { SecurityHooks } from "../../security/hooks"
+import { SecurityMcp } from "../../security/mcp"
 import { SecurityPatch } from "../../security/patch"
 import { Sandbox } from "../../security/sandbox"
 import { SecurityTools } from "../../security/tools"
@@ -419,6 +420,7 @@ async function coreRoute(dir: string): Promise<Wired> {
     // As the fork's glue passes OpenCode's configuration to the security feature (`SecurityFeature` config hook).
     async config(cfg: any) {
       guard.protectHost(await SecurityFeature.configuredHostFiles(cfg ?? {}, dir))
+      guard.watchPackageBins(SecurityMcp.packageBins(cfg?.mcp, { directory: dir }))
     },
     // Inbound: the security layer first; outbound: it runs last (it sees what reaches the model).
     async "chat.message"(input: any, output: any) {

@@ -7,6 +7,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test"
 import fs from "fs"
+import os from "os"
 import path from "path"
 import { SecurityMcp } from "../../security/mcp"
 import { ROUTES, isolateHome, open, redteamProject, type Result, type RouteName, type Session } from "./redteam-helpers"
@@ -91,6 +92,7 @@ for (const route of ROUTES) {
         // Above the project: npm exec looks in every folder up to `/`.
         const parent = path.dirname(box.dir.path)
         const bin = path.join(parent, "node_modules", ".bin")
+        const made = !fs.existsSync(path.join(parent, "node_modules"))
         try {
           const up = await box.s.bash(plant(`../node_modules/.bin/${name}`, marker))
           expect(up.refused).toBe(false)
@@ -98,6 +100,14 @@ for (const route of ROUTES) {
           expect(asides(bin, name).length).toBe(1)
         } finally {
           for (const f of [name, ...asides(bin, name)]) fs.rmSync(path.join(bin, f), { force: true })
+          // The folders the command made in the shared parent, when it made them (and nothing else is in them).
+          if (made)
+            for (const dir of [bin, path.dirname(bin)])
+              try {
+                fs.rmdirSync(dir)
+              } catch {
+                // Not empty (another process uses it) or gone.
+              }
         }
         expect(fs.existsSync(marker)).toBe(false)
       },
@@ -124,6 +134,20 @@ for (const route of ROUTES) {
         )
         expect(rc.output).toContain(".yarnrc.yml was created by the command")
         await box.s.bash(plant(`node_modules/.bin/${name}-bare`, "x"))
+        // bunx's own folder in the temporary folder: what it holds runs, even offline.
+        const uid = typeof process.getuid === "function" ? process.getuid() : 0
+        const bunxDir = path.join(process.env.TMPDIR || os.tmpdir(), `bunx-${uid}-${name}-b@latest`)
+        try {
+          const bx = await box.s.bash(
+            `b=${path.dirname(bunxDir)}/${runtime(path.basename(bunxDir))}; mkdir -p $b/node_modules/.bin && echo x > $b/node_modules/.bin/${name}-b; echo RAN-OK`,
+          )
+          expect(bx.refused).toBe(false)
+          expect(bx.output).toContain("was created by the command")
+          expect(fs.existsSync(bunxDir)).toBe(false)
+        } finally {
+          for (const f of fs.readdirSync(path.dirname(bunxDir)).filter((f) => f.startsWith(path.basename(bunxDir))))
+            fs.rmSync(path.join(path.dirname(bunxDir), f), { recursive: true, force: true })
+        }
         for (const p of [
           `node_modules/.bin/${name}-b`,
           `node_modules/@scope/${name}-s`,
@@ -133,6 +157,35 @@ for (const route of ROUTES) {
           `node_modules/.bin/${name}-bare`,
         ])
           expect([p, fs.existsSync(box.dir.file(p))]).toEqual([p, false])
+      },
+      HEAVY,
+    )
+
+    // npm 11 runs the bin the nearest package.json declares under the name npx is given, before anything else.
+    test(
+      "a bin of the server's name added to the project's package.json is undone; other changes to it stay",
+      async () => {
+        const name = unique()
+        await using box = await fresh(route, { s: { type: "local", command: ["npx", "-y", name, "mcp"] } })
+        const pkg = box.dir.file("package.json")
+        const before = fs.readFileSync(pkg, "utf8")
+        const withBin = JSON.stringify({ ...JSON.parse(before), bin: { [name]: "evil.js" } }, null, 2)
+        // By a command…
+        const r = await box.s.bash(`cat > package.json <<'EOF'\n${withBin}\nEOF\necho RAN-OK`)
+        expect(r.refused).toBe(false)
+        expect(r.output).toContain(`package.json gained a bin named ${name}`)
+        expect(fs.readFileSync(pkg, "utf8")).toBe(before)
+        // … and by a write tool (a string bin is named after the package).
+        const w = await box.s.call("write", {
+          filePath: "package.json",
+          content: JSON.stringify({ ...JSON.parse(before), name, bin: "evil.js" }),
+        })
+        expect(w.output).toContain(`package.json gained a bin named ${name}`)
+        expect(fs.readFileSync(pkg, "utf8")).toBe(before)
+        // Ordinary changes (a dependency, another bin) are the agent's to make.
+        const dep = JSON.stringify({ ...JSON.parse(before), bin: { other: "x.js" }, dependencies: { a: "1" } })
+        await box.s.call("write", { filePath: "package.json", content: dep })
+        expect(fs.readFileSync(pkg, "utf8")).toBe(dep)
       },
       HEAVY,
     )
