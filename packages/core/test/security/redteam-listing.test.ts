@@ -28,7 +28,7 @@ for (const route of ROUTES) {
       async () => {
         // zz/backup.txt: a user's copy of a protected file (O3: once the listing stopped before secrets/, its
         // fingerprints went and the copy's token was shown in clear).
-        const dir = await redteamProject({ "zz/backup.txt": SECRET_FILE.split("\n")[0] + "\n" })
+        await using dir = await redteamProject({ "zz/backup.txt": SECRET_FILE.split("\n")[0] + "\n" })
         const s = await open(route, dir.path)
         try {
           const probe = "ls -A app | while read f; do tr 'A-Za-z' 'N-ZA-Mn-za-m' < \"app/$f\"; done; echo probed"
@@ -64,7 +64,7 @@ for (const route of ROUTES) {
     test(
       "a repository made past the budget in the same command loses its core.fsmonitor at once",
       async () => {
-        const dir = await redteamProject()
+        await using dir = await redteamProject()
         const s = await open(route, dir.path)
         try {
           const script = path.join(dir.path, "fsm.sh")
@@ -104,7 +104,7 @@ for (const route of ROUTES) {
         path.join(outside, "app.ts"),
         "// @secure-start\nconst seg = 'Sg5Link8Mv3Qp7Tz'\n// @secure-end\n",
       )
-      const dir = await redteamProject()
+      await using dir = await redteamProject()
       fs.rmSync(dir.file(".env"))
       fs.symlinkSync(path.join(outside, "env"), dir.file(".env"))
       fs.rmSync(dir.file("vendor"), { recursive: true })
@@ -145,7 +145,7 @@ for (const route of ROUTES) {
     })
 
     test("a protected file whose name is stored decomposed (NFD) is hidden under that name", async () => {
-      const dir = await redteamProject()
+      await using dir = await redteamProject()
       fs.writeFileSync(dir.file("config/cafe\u0301.key"), "NFD_KEY=Nf3Dec7Kx2Wq9Lm\n")
       const s = await open(route, dir.path)
       try {
@@ -174,7 +174,7 @@ for (const route of ROUTES) {
           { pattern: `${base}/vault/**/*.pem`, type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] },
         ],
       }
-      const dir = await redteamProject({}, policy)
+      await using dir = await redteamProject({}, policy)
       const s = await open(route, dir.path)
       try {
         // Names built at run time: the static reading refuses a protected path written in the command.
