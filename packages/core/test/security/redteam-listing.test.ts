@@ -26,9 +26,9 @@ for (const route of ROUTES) {
     test(
       "a command making 200,001 files before app/ does not un-hide app/.env.production; the note says why",
       async () => {
-        // zz/backup.txt: a user's copy of a protected file (O3: once the listing stopped before secrets/, its
+        // copies/backup.txt: a user's copy of a protected file (O3: once the listing stopped before secrets/, its
         // fingerprints went and the copy's token was shown in clear).
-        await using dir = await redteamProject({ "zz/backup.txt": SECRET_FILE.split("\n")[0] + "\n" })
+        await using dir = await redteamProject({ "copies/backup.txt": SECRET_FILE.split("\n")[0] + "\n" })
         const s = await open(route, dir.path)
         try {
           const probe = "ls -A app | while read f; do tr 'A-Za-z' 'N-ZA-Mn-za-m' < \"app/$f\"; done; echo probed"
@@ -42,9 +42,9 @@ for (const route of ROUTES) {
           expect(after.output).toContain("maxIndexEntries")
           expect(after.output).toContain("hidden from this command")
           expect(after.output).toContain("it stopped at aaa, which holds 200001 entries")
-          // Searched in zz/ only: ripgrep need not walk aaa/'s 200,001 files (the redaction is the scanner's).
-          const grep = await s.call("grep", { pattern: "API_KEY", path: "zz" })
-          expect(grep.output).toContain("zz/backup.txt")
+          // Searched in copies/ only: ripgrep need not walk aaa/'s 200,001 files (the redaction is the scanner's).
+          const grep = await s.call("grep", { pattern: "API_KEY", path: "copies" })
+          expect(grep.output).toContain("copies/backup.txt")
           expect(grep.output).toContain("[REDACTED: content of a protected file]")
           expect(grep.output).not.toMatch(/API_KEY=\w/)
           // O4: the committed versions of src/app.ts (now in an unlisted folder) stay masked in .git/objects.
