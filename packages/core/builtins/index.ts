@@ -112,7 +112,23 @@ export namespace Builtins {
       )
       built.push(feature.id)
     }
-    return { hooks: redactAdded(compose(active), exposed), built, skipped, exposed }
+    return { hooks: closedWithInstance(host, redactAdded(compose(active), exposed), exposed), built, skipped, exposed }
+  }
+
+  /**
+   * OpenCode disposes a project's instance (`opencode serve` hosting several projects, a configuration reload) and
+   * tells every plugin with `server.instance.disposed`: the security layer's process-wide state for that project
+   * (its ripgrep exclusions, its sandbox) goes with it. Before, a plugin's guard lived as long as the process, and the
+   * exclusions of every project it had served stayed in each later search.
+   */
+  function closedWithInstance(host: Host, hooks: Hooks, exposed: Exposed): Hooks {
+    const event = hooks.event
+    hooks.event = async (input) => {
+      await event?.(input)
+      const e = (input as { event?: { type?: string; properties?: { directory?: string } } }).event
+      if (e?.type === "server.instance.disposed" && e.properties?.directory === host.directory) exposed.guard?.close()
+    }
+    return hooks
   }
 
   /** Inbound hooks through which features add text to what OpenCode stores (a prompt's parts, a command's parts). */

@@ -5,6 +5,7 @@ import type { Host } from "@opencode-builtins/core/host"
 import { Logger } from "@opencode-builtins/core/util/log"
 import OpencodeBuiltins from "../index"
 import { SecurityFeature } from "@opencode-builtins/core/security/feature"
+import { SecurityRipgrep } from "@opencode-builtins/core/security/ripgrep"
 import { SECRET_FILE, project } from "../../core/test/security/fixture"
 import { pluginInput as input } from "./input"
 
@@ -32,6 +33,24 @@ describe("security feature of the external plugin", () => {
     await hooks["tool.execute.after"]({ tool: "jira_get", sessionID: "s", callID: "c", args: {} }, mcp)
     expect(JSON.stringify(mcp)).not.toContain("Zx81Qp0vLk27mNb5Yt3RwE9u")
   }, 10_000)
+
+  // `opencode serve` hosting several projects disposes an instance and tells plugins so; the guard's ripgrep
+  // exclusions (process-wide) stayed in every later search of every project before.
+  test("server.instance.disposed for its project takes the guard's ripgrep exclusions down", async () => {
+    await using dir = await project()
+    const hooks: any = await OpencodeBuiltins(input(dir.path).input)
+    const excluded = () => {
+      const file = SecurityRipgrep.file()
+      return file ? fs.readFileSync(file, "utf8").includes(`${dir.path}/`) : false
+    }
+    // The guard lists the project on its first call that needs it.
+    await hooks["tool.execute.before"]({ tool: "grep", sessionID: "s", callID: "c" }, { args: { pattern: "x" } })
+    expect(excluded()).toBe(true)
+    await hooks.event({ event: { type: "server.instance.disposed", properties: { directory: "/elsewhere" } } })
+    expect(excluded()).toBe(true)
+    await hooks.event({ event: { type: "server.instance.disposed", properties: { directory: dir.path } } })
+    expect(excluded()).toBe(false)
+  }, 30_000)
 
   test("model-bound transforms and prompt parts are redacted", async () => {
     await using dir = await project()

@@ -370,8 +370,14 @@ async function pluginRoute(dir: string): Promise<Wired> {
   const input = { client, directory: dir, worktree: dir, project: {}, serverUrl: new URL("http://x"), $: {} } as any
   const hooks: any = await OpencodeBuiltins(input)
   await hooks.config?.({})
-  // The plugin has no dispose hook: its guard (and sandbox state folder) lives as long as the process.
-  return { hooks, tools: hooks.tool ?? {}, close() {} }
+  // The plugin has no dispose hook: OpenCode tells it an instance is gone with `server.instance.disposed`.
+  return {
+    hooks,
+    tools: hooks.tool ?? {},
+    close() {
+      void hooks.event?.({ event: { type: "server.instance.disposed", properties: { directory: dir } } } as never)
+    },
+  }
 }
 
 async function coreRoute(dir: string): Promise<Wired> {
