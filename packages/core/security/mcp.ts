@@ -163,16 +163,7 @@ export namespace SecurityMcp {
       const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p
       if (!SecurityPath.SYSTEM.some((d) => SecurityPath.isInside(bare, d))) out.add(p)
     }
-    for (const entry of Object.values(mcp as Record<string, unknown>)) {
-      if (!entry || typeof entry !== "object") continue
-      const e = entry as { type?: unknown; command?: unknown; cwd?: unknown; enabled?: unknown }
-      if (e.type !== undefined && e.type !== "local") continue
-      if (e.enabled === false || !Array.isArray(e.command)) continue
-      let words = e.command.filter((w): w is string => typeof w === "string")
-      // `env FOO=1 npx pkg`: the program env starts.
-      while (words.length && (programName(words[0]) === "env" || /^\w+=/.test(words[0]))) words = words.slice(1)
-      if (!words.length) continue
-      const cwd = typeof e.cwd === "string" ? path.resolve(input.directory, e.cwd) : path.resolve(input.directory)
+    for (const { words, cwd } of localServers(mcp, input.directory, true)) {
       const folders = upTo(cwd, "/")
       const bins = new Set<string>()
       const packages = new Set<string>()
@@ -268,14 +259,7 @@ export namespace SecurityMcp {
   export function packageBins(mcp: unknown, input: { directory: string }): { file: string; bins: string[] }[] {
     if (!mcp || typeof mcp !== "object") return []
     const out = new Map<string, Set<string>>()
-    for (const entry of Object.values(mcp as Record<string, unknown>)) {
-      if (!entry || typeof entry !== "object") continue
-      const e = entry as { type?: unknown; command?: unknown; cwd?: unknown; enabled?: unknown }
-      if (e.type !== undefined && e.type !== "local") continue
-      if (e.enabled === false || !Array.isArray(e.command)) continue
-      let words = e.command.filter((w): w is string => typeof w === "string")
-      while (words.length && (programName(words[0]) === "env" || /^\w+=/.test(words[0]))) words = words.slice(1)
-      if (!words.length) continue
+    for (const { words, cwd } of localServers(mcp, input.directory, true)) {
       const program = programName(words[0])
       let rest: string[] | undefined
       if (program === "npx" || program === "npm-exec") rest = words.slice(1)
@@ -303,7 +287,6 @@ export namespace SecurityMcp {
       }
       // With `--package`, npm exec looks for the package, not a bin of the local one.
       if (!command || named) continue
-      const cwd = typeof e.cwd === "string" ? path.resolve(input.directory, e.cwd) : path.resolve(input.directory)
       for (const dir of upTo(cwd, "/")) {
         const file = path.join(dir, "package.json")
         if (SecurityPath.SYSTEM.some((d) => SecurityPath.isInside(file, d))) continue
@@ -362,14 +345,7 @@ export namespace SecurityMcp {
         // Not there: nothing to hold.
       }
     }
-    for (const entry of Object.values(mcp as Record<string, unknown>)) {
-      if (!entry || typeof entry !== "object") continue
-      const e = entry as { type?: unknown; command?: unknown; cwd?: unknown; enabled?: unknown }
-      if (e.type !== undefined && e.type !== "local") continue
-      if (e.enabled === false || !Array.isArray(e.command)) continue
-      const words = e.command.filter((w): w is string => typeof w === "string")
-      if (!words.length) continue
-      const cwd = typeof e.cwd === "string" ? path.resolve(input.directory, e.cwd) : path.resolve(input.directory)
+    for (const { words, cwd } of localServers(mcp, input.directory, false)) {
       const bins = [...new Set([cwd, path.resolve(input.directory)])].map((d) => path.join(d, "node_modules", ".bin"))
       const [program, ...args] = words
       // `sh -c "cd mcp && node server.js"`: the files the script runs or reads, as the shell guard reads commands.
@@ -413,5 +389,26 @@ export namespace SecurityMcp {
       }
     }
     return [...out]
+  }
+
+  /**
+   * The local servers of OpenCode's `mcp` configuration (enabled, with a command): each one's command words and the
+   * folder it starts in. With `program`, the words start at the program `env` starts (`env FOO=1 npx pkg` → npx).
+   */
+  function localServers(mcp: unknown, directory: string, program: boolean): { words: string[]; cwd: string }[] {
+    if (!mcp || typeof mcp !== "object") return []
+    const out: { words: string[]; cwd: string }[] = []
+    for (const entry of Object.values(mcp as Record<string, unknown>)) {
+      if (!entry || typeof entry !== "object") continue
+      const e = entry as { type?: unknown; command?: unknown; cwd?: unknown; enabled?: unknown }
+      if (e.type !== undefined && e.type !== "local") continue
+      if (e.enabled === false || !Array.isArray(e.command)) continue
+      let words = e.command.filter((w): w is string => typeof w === "string")
+      while (program && words.length && (programName(words[0]) === "env" || /^\w+=/.test(words[0])))
+        words = words.slice(1)
+      if (!words.length) continue
+      out.push({ words, cwd: typeof e.cwd === "string" ? path.resolve(directory, e.cwd) : path.resolve(directory) })
+    }
+    return out
   }
 }
