@@ -95,9 +95,11 @@ for (const route of ROUTES) {
         const made = !fs.existsSync(path.join(parent, "node_modules"))
         try {
           const up = await box.s.bash(plant(`../node_modules/.bin/${name}`, marker))
-          expect(up.refused).toBe(false)
+          // Under `npm test` the check before the command already counts that folder as code OpenCode installs and
+          // refuses it (seen in the full run); run alone it is moved aside after it: either way nothing is left to run.
+          if (up.refused) expectTyped(up)
+          else expect(asides(bin, name).length).toBe(1)
           expect(fs.existsSync(path.join(bin, name))).toBe(false)
-          expect(asides(bin, name).length).toBe(1)
         } finally {
           for (const f of [name, ...asides(bin, name)]) fs.rmSync(path.join(bin, f), { force: true })
           // The folders the command made in the shared parent, when it made them (and nothing else is in them).
