@@ -20,6 +20,22 @@ const POLICY = ".opencode-security.json"
 /** Each policy file of the folder as `$f`, named at run time: the shell's static check refuses commands naming it. */
 const EACH = (body: string) => `ls -A | grep '^.opencode-security.json$' | while read f; do ${body}; done`
 
+/** A nested policy at team/ denying team/notes.txt, kept beside the shared policy and linked into the project. */
+function linkNestedPolicy(box: { target: string; dir: { file: (rel: string) => string } }) {
+  const nestedTarget = path.join(path.dirname(box.target), "team.json")
+  fs.writeFileSync(
+    nestedTarget,
+    JSON.stringify({
+      version: "1.0",
+      rules: [{ pattern: "notes.txt", type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] }],
+    }),
+  )
+  fs.writeFileSync(box.dir.file("team/notes.txt"), "team notes Tn4Qv8Lm2Xp6\n")
+  const nested = box.dir.file(`team/${POLICY}`)
+  fs.symlinkSync(nestedTarget, nested)
+  return { nestedTarget, nested }
+}
+
 /** The red-team project with its policy moved to a shared folder in the home and linked back into the project. */
 async function linkedPolicy(route: RouteName, inProject = false) {
   const dir = await redteamProject()
@@ -117,18 +133,8 @@ for (const route of ROUTES) {
       "a nested policy file that is a link is put back when a command replaces it",
       async () => {
         await using box = await linkedPolicy(route)
-        const shared = path.dirname(box.target)
         // A nested policy (a team's shared rules) linked into the project: it denies reading team/notes.txt.
-        const nestedTarget = path.join(shared, "team.json")
-        fs.writeFileSync(
-          nestedTarget,
-          JSON.stringify({
-            version: "1.0",
-            rules: [{ pattern: "notes.txt", type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] }],
-          }),
-        )
-        fs.writeFileSync(box.dir.file("team/notes.txt"), "team notes Tn4Qv8Lm2Xp6\n")
-        fs.symlinkSync(nestedTarget, box.dir.file(`team/${POLICY}`))
+        const { nestedTarget } = linkNestedPolicy(box)
         expect((await box.s.call("read", { filePath: "team/notes.txt" })).refused).toBe(true)
         const r = await box.s.bash(`cd team && ${EACH(`rm -f "$f"; printf '{"version":"1.0"}' > "$f"`)}; echo RAN-OK`)
         expect(r.raw).toContain("RAN-OK")
@@ -230,20 +236,9 @@ for (const route of ROUTES) {
       "a nested policy link and the audit log link replaced while OpenCode was killed mid-command are put back at the next start too",
       async () => {
         await using box = await linkedPolicy(route)
-        const shared = path.dirname(box.target)
-        const nestedTarget = path.join(shared, "team.json")
-        fs.writeFileSync(
-          nestedTarget,
-          JSON.stringify({
-            version: "1.0",
-            rules: [{ pattern: "notes.txt", type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] }],
-          }),
-        )
-        fs.writeFileSync(box.dir.file("team/notes.txt"), "team notes Tn4Qv8Lm2Xp6\n")
-        const nested = box.dir.file(`team/${POLICY}`)
-        fs.symlinkSync(nestedTarget, nested)
+        const { nestedTarget, nested } = linkNestedPolicy(box)
         const log = box.dir.file(".opencode-security-audit.log")
-        const kept = path.join(shared, "audit.log")
+        const kept = path.join(path.dirname(box.target), "audit.log")
         if (fs.existsSync(log)) fs.renameSync(log, kept)
         else fs.writeFileSync(kept, "")
         fs.symlinkSync(kept, log)
