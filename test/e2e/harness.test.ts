@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
@@ -40,6 +42,108 @@ describe("scripted model server", () => {
     const res = await fetch(`${server.url}/chat/completions`, { method: "POST", body: "{nope" })
     expect(res.status).toBe(400)
   })
+})
+
+/**
+ * A stand-in for the binary that answers `--version`, prints one event, leaves a process behind as `mode` says and
+ * exits (or never exits): what OpenCode does when an MCP server or shell it started outlives it.
+ */
+function standIn(dir: string, mode: "in-group" | "own-session" | "hang") {
+  const file = path.join(dir, `stand-in-${mode}.sh`)
+  const left = {
+    "in-group": `sleep 600 & echo $! > ${dir}/left.pid`,
+    // Written from inside the new session, and waited for: the process has left the group before the stand-in exits.
+    "own-session": `setsid sh -c 'echo $$ > ${dir}/left.pid; exec sleep 600' & while [ ! -s ${dir}/left.pid ]; do sleep 0.05; done`,
+    hang: `echo $$ > ${dir}/left.pid; exec sleep 600`,
+  }[mode]
+  fs.writeFileSync(
+    file,
+    `#!/bin/sh\nif [ "$1" = "--version" ]; then echo 1.2.15; exit 0; fi\n` +
+      `echo '{"part":{"type":"text","text":"ran"}}'\n${left}\nexit 0\n`,
+    { mode: 0o755 },
+  )
+  return file
+}
+
+/** Whether `pid` still runs: a zombie (killed, not yet reaped by init) does not. Waits up to 10 s for a kill to land. */
+async function alive(pid: number) {
+  for (let i = 0; i < 100; i++) {
+    const file = `/proc/${pid}/stat`
+    const stat = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
+    if (!stat || stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return false
+    await Bun.sleep(100)
+  }
+  return true
+}
+
+describe("Harness.run stops what OpenCode leaves behind", () => {
+  const server = ModelServer.start([])
+  afterAll(() => server.stop())
+
+  test(
+    "a process left in OpenCode's group holding its output is stopped, and the run returns",
+    async () => {
+      await using project = await Harness.project({ bin: standIn(fs.mkdtempSync("/tmp/ocb-standin-"), "in-group") })
+      const dir = path.dirname(project.bin)
+      const result = await Harness.run(project, server, "go", { timeoutMs: 120_000 })
+      const pid = Number(fs.readFileSync(path.join(dir, "left.pid"), "utf8"))
+      expect({
+        text: result.text,
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        alive: await alive(pid),
+      }).toEqual({
+        text: "ran",
+        exitCode: 0,
+        timedOut: false,
+        alive: false,
+      })
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+    { timeout: 60_000 },
+  )
+
+  test(
+    "a process in a session of its own keeps the pipe open: the run returns after the grace period with what was read",
+    async () => {
+      await using project = await Harness.project({ bin: standIn(fs.mkdtempSync("/tmp/ocb-standin-"), "own-session") })
+      const dir = path.dirname(project.bin)
+      try {
+        const result = await Harness.run(project, server, "go", { timeoutMs: 120_000 })
+        expect({ text: result.text, exitCode: result.exitCode, timedOut: result.timedOut }).toEqual({
+          text: "ran",
+          exitCode: 0,
+          timedOut: false,
+        })
+      } finally {
+        const pid = Number(fs.readFileSync(path.join(dir, "left.pid"), "utf8"))
+        try {
+          process.kill(pid, "SIGKILL")
+        } catch {
+          // Gone already.
+        }
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    },
+    { timeout: 60_000 },
+  )
+
+  test(
+    "an OpenCode that never ends is killed at the run's limit and the result says so",
+    async () => {
+      await using project = await Harness.project({ bin: standIn(fs.mkdtempSync("/tmp/ocb-standin-"), "hang") })
+      const dir = path.dirname(project.bin)
+      const result = await Harness.run(project, server, "go", { timeoutMs: 3_000 })
+      const pid = Number(fs.readFileSync(path.join(dir, "left.pid"), "utf8"))
+      expect({ text: result.text, timedOut: result.timedOut, alive: await alive(pid) }).toEqual({
+        text: "ran",
+        timedOut: true,
+        alive: false,
+      })
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+    { timeout: 60_000 },
+  )
 })
 
 for (const target of targets()) {

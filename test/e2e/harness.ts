@@ -220,6 +220,8 @@ export namespace Harness {
 
   export type RunResult = {
     exitCode: number
+    /** OpenCode was killed at the run's time limit (`timeoutMs`). */
+    timedOut: boolean
     /** Parsed JSON events printed by `opencode run --format json`. */
     events: any[]
     stdout: string
@@ -230,10 +232,53 @@ export namespace Harness {
     text: string
   }
 
-  const live = new Set<{ kill(signal?: number | NodeJS.Signals): void }>()
+  const live = new Set<{ pid: number; kill(signal?: number | NodeJS.Signals): void }>()
   process.on("exit", () => {
-    for (const proc of live) proc.kill("SIGKILL")
+    for (const proc of live) stopGroup(proc)
   })
+
+  /**
+   * Kills a process spawned with `detached: true` and everything still in its process group: the MCP servers, shells
+   * and language servers OpenCode started, which would otherwise outlive a killed OpenCode and hold its output pipes.
+   *
+   * @example
+   * const proc = Bun.spawn([bin, "serve"], { detached: true, stdout: "pipe" })
+   * Harness.stopGroup(proc)
+   */
+  export function stopGroup(proc: { pid: number; kill(signal?: number | NodeJS.Signals): void }) {
+    try {
+      process.kill(-proc.pid, "SIGKILL")
+    } catch {
+      // The group is gone already.
+    }
+    proc.kill("SIGKILL")
+  }
+
+  /**
+   * Reads a process's pipe to the end, or until `ended` settles and `graceMs` more pass: a process that left the group
+   * (a new session of its own) can keep the pipe open for ever, and a test must not wait on it.
+   */
+  export async function drain(stream: ReadableStream<Uint8Array>, ended: Promise<unknown>, graceMs = 10_000) {
+    const reader = stream.getReader()
+    const decoder = new TextDecoder()
+    let text = ""
+    let timer: Timer | undefined
+    void ended.finally(() => {
+      timer = setTimeout(() => void reader.cancel().catch(() => {}), graceMs)
+    })
+    try {
+      while (true) {
+        const { value, done } = await reader.read()
+        if (done) break
+        text += decoder.decode(value, { stream: true })
+      }
+    } catch {
+      // Cancelled or broken: what was read is kept.
+    } finally {
+      clearTimeout(timer)
+    }
+    return text + decoder.decode()
+  }
 
   /** Runs `opencode run --format json <prompt>` in the project; the process is always stopped (timeout included). */
   export async function run(
@@ -255,25 +300,32 @@ export namespace Harness {
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
+      detached: true,
     })
     live.add(proc)
-    const timeout = setTimeout(() => proc.kill("SIGKILL"), options.timeoutMs ?? 120_000)
+    let timedOut = false
+    const timeout = setTimeout(() => {
+      timedOut = true
+      stopGroup(proc)
+    }, options.timeoutMs ?? 120_000)
     const watch = options.killWhen
       ? setInterval(() => {
           if (options.killWhen!()) proc.kill("SIGKILL")
         }, 100)
       : undefined
+    // Once OpenCode is gone, what it left in its group goes too, so the pipes end.
+    const exited = proc.exited.finally(() => stopGroup(proc))
     try {
       const [stdout, stderr, exitCode] = await Promise.all([
-        new Response(proc.stdout).text(),
-        new Response(proc.stderr).text(),
-        proc.exited,
+        drain(proc.stdout, exited),
+        drain(proc.stderr, exited),
+        exited,
       ])
-      return { exitCode, stdout, stderr, ...parseEvents(stdout) }
+      return { exitCode, timedOut, stdout, stderr, ...parseEvents(stdout) }
     } finally {
       clearTimeout(timeout)
       clearInterval(watch)
-      proc.kill("SIGKILL")
+      stopGroup(proc)
       live.delete(proc)
     }
   }

@@ -67,8 +67,9 @@ for (const target of targets()) {
             .map((d) => path.join(d, "node_modules", ".bin", BIN))
             .filter((f) => fs.existsSync(f))
           // The next start: OpenCode starts its MCP servers before any tool call.
-          await Harness.run(project, server, "hello", { timeoutMs: 150_000, env })
+          const second = await Harness.run(project, server, "hello", { timeoutMs: 150_000, env })
           expect({
+            timedOut: [first.timedOut, second.timedOut],
             calls: outputs.length,
             plainRefused: outputs[0]?.includes("Blocked by the project's security policy"),
             ranInSandbox: outputs.slice(1).every((o) => o.includes("PLANTED")),
@@ -78,6 +79,7 @@ for (const target of targets()) {
             planted,
             ranOnHost: fs.existsSync(marker),
           }).toEqual({
+            timedOut: [false, false],
             calls: 4,
             plainRefused: true,
             ranInSandbox: true,

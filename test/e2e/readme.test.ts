@@ -228,9 +228,10 @@ async function serve(project: Harness.Project, server: ModelServer.Instance) {
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
+    detached: true,
   })
   const stop = async () => {
-    proc.kill("SIGKILL")
+    Harness.stopGroup(proc)
     await proc.exited
   }
   try {

@@ -42,6 +42,7 @@ export namespace Serve {
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
+      detached: true,
     })
     let err = ""
     void (async () => {
@@ -64,7 +65,7 @@ export namespace Serve {
         reject(new Error(`opencode serve exited: ${err.slice(-2000)}`))
       })()
     }).catch((error) => {
-      proc.kill("SIGKILL")
+      H.stopGroup(proc)
       throw error
     })
     const call = async (method: string, route: string, body?: unknown) => {
@@ -113,7 +114,7 @@ export namespace Serve {
         throw new Error(`condition not met within ${timeoutMs} ms; server stderr: ${err.slice(-1500)}`)
       },
       async [Symbol.asyncDispose]() {
-        proc.kill("SIGKILL")
+        H.stopGroup(proc)
         await proc.exited
       },
     }
