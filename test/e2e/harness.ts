@@ -321,7 +321,13 @@ export namespace Harness {
         drain(proc.stderr, exited),
         exited,
       ])
-      return { exitCode, timedOut, stdout, stderr, ...parseEvents(stdout) }
+      const events = parseEvents(stdout)
+      // A run killed at its limit is a finding in itself: what OpenCode last did goes to the test log.
+      if (timedOut)
+        console.error(
+          `opencode run was killed after ${options.timeoutMs ?? 120_000} ms; tools: ${events.tools.map((t) => `${t.tool}:${t.status}`).join(", ")}; stderr: ${stderr.slice(-2000)}`,
+        )
+      return { exitCode, timedOut, stdout, stderr, ...events }
     } finally {
       clearTimeout(timeout)
       clearInterval(watch)
