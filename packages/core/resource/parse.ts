@@ -1,3 +1,4 @@
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
 import path from "path"
 import { Frontmatter } from "../util/frontmatter"
 import { titleCase } from "./format"
@@ -227,6 +228,27 @@ export namespace ResourceParse {
     return { metadata, refs, warnings }
   }
 
+  /**
+   * Where strict JSON first goes wrong, for a file `JSON.parse` refused (its message carries no position): " at line L,
+   * column C: <what>", or "" when the strict reader finds nothing either.
+   *
+   * @example
+   * jsonErrorAt('{\n  "a": 1,\n}') // " at line 3, column 1: property name expected"
+   */
+  export function jsonErrorAt(text: string): string {
+    const errors: ParseError[] = []
+    parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false })
+    const first = errors[0]
+    if (!first) return ""
+    const before = text.slice(0, first.offset)
+    const line = before.split("\n").length
+    const column = first.offset - (before.lastIndexOf("\n") + 1) + 1
+    const what = printParseErrorCode(first.error)
+      .replace(/([a-z])([A-Z])/g, "$1 $2")
+      .toLowerCase()
+    return ` at line ${line}, column ${column}: ${what}`
+  }
+
   function parseSchema(input: Input): Result {
     const warnings: Resource.Warning[] = []
     let json: any
@@ -240,7 +262,7 @@ export namespace ResourceParse {
           code: input.text.trim() ? "invalid-json" : "empty-file",
           path: input.relativePath,
           message: input.text.trim()
-            ? `not valid JSON (${error instanceof Error ? error.message : String(error)}); indexed by file name only`
+            ? `not valid JSON${jsonErrorAt(input.text)} (${error instanceof Error ? error.message : String(error)}); indexed by file name only`
             : "the file is empty",
         })
         json = undefined

@@ -420,6 +420,17 @@ describe("JSON schemas", () => {
     const empty = ResourceParse.parse(input("schema", ".opencode/schema/empty.json", "  "))
     expect(empty.warnings[0].code).toBe("empty-file")
   })
+
+  test("invalid JSON names the line and column of the first error (a trailing comma in a long schema, a comment)", () => {
+    // The shape a tester met in compose-spec's schema/compose-spec.json (1,906 lines): one trailing comma.
+    const lines = Array.from({ length: 600 }, (_, i) => `  "p${i}": { "type": "string" },`)
+    const comma = `{\n${lines.join("\n")}\n  "last": { "type": "string" },\n}\n`
+    const bad = ResourceParse.parse(input("schema", ".opencode/schema/compose.json", comma))
+    expect(bad.warnings[0].message).toStartWith("not valid JSON at line 603, column 1: property name expected (")
+    const comment = ResourceParse.parse(input("schema", ".opencode/schema/c.json", '{\n  // note\n  "a": 1\n}'))
+    expect(comment.warnings[0].message).toStartWith("not valid JSON at line 2, column 3: invalid comment token (")
+    expect(ResourceParse.jsonErrorAt('{"a": 1}')).toBe("")
+  })
 })
 
 describe("headers in TOML and JSON, as static site generators write them", () => {
