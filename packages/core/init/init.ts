@@ -36,7 +36,16 @@ import { NamedError } from "../util/error"
  */
 export namespace Init {
   export const PACKAGE = "opencode-builtins"
-  export const CONFIG_FILES = ["opencode.jsonc", "opencode.json"] as const
+  /**
+   * The project configuration files OpenCode reads, relative to the project: the root's, then the `.opencode` folder's
+   * (loaded after, merged; the plugin lists of all of them are joined).
+   */
+  export const CONFIG_FILES = [
+    "opencode.jsonc",
+    "opencode.json",
+    ".opencode/opencode.jsonc",
+    ".opencode/opencode.json",
+  ] as const
   export const SCHEMA = "https://opencode.ai/config.json"
   /** The MCP entry `--mcp` adds under `mcp`. */
   export const MCP_ENTRY = { type: "local", command: ["npx", "-y", PACKAGE, "mcp"] } as const
@@ -136,7 +145,8 @@ export namespace Init {
   }
 
   /** `text` is without the UTF-8 byte-order mark (`bom`), which an edit keeps; `raw` is the file as read. */
-  type Parsed = { file: string; text: string; raw: string; bom: string; value: unknown }
+  /** `name`: the file as the project names it (`.opencode/opencode.jsonc`), for messages. */
+  type Parsed = { file: string; name: string; text: string; raw: string; bom: string; value: unknown }
 
   const BOM = "\uFEFF"
 
@@ -146,7 +156,8 @@ export namespace Init {
       return fs.readFileSync(file, "utf8")
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      if (code === "ENOENT") return undefined
+      // ENOTDIR: a file stands where a folder of the path should be (`.opencode`), so there is no such file.
+      if (code === "ENOENT" || code === "ENOTDIR") return undefined
       if (code === "EISDIR")
         return {
           error: `${file} is a folder where a file is expected: move it away and run init again; nothing was written`,
@@ -155,7 +166,7 @@ export namespace Init {
     }
   }
 
-  function readConfig(file: string): Parsed | { error: string } | undefined {
+  function readConfig(file: string, name = path.basename(file)): Parsed | { error: string } | undefined {
     const raw = readText(file)
     if (raw === undefined || typeof raw === "object") return raw
     const bom = raw.startsWith(BOM) ? BOM : ""
@@ -168,12 +179,12 @@ export namespace Init {
       const line = before.split("\n").length
       const column = e.offset - before.lastIndexOf("\n")
       return {
-        error: `${path.basename(file)}:${line}:${column}: ${printParseErrorCode(e.error)} (not valid JSONC); fix it and run init again — nothing was written`,
+        error: `${name}:${line}:${column}: ${printParseErrorCode(e.error)} (not valid JSONC); fix it and run init again — nothing was written`,
       }
     }
     if (!value || typeof value !== "object" || Array.isArray(value))
-      return { error: `${path.basename(file)}: the configuration is not a JSON object; nothing was written` }
-    return { file, text, raw, bom, value }
+      return { error: `${name}: the configuration is not a JSON object; nothing was written` }
+    return { file, name, text, raw, bom, value }
   }
 
   /** Whether a `plugin` entry is this package (by name, a versioned name, a tuple with options, or a path to it). */
@@ -202,7 +213,7 @@ export namespace Init {
   function configChange(dir: string, options: Options): { change?: Change; note?: string } | { error: string } {
     const found: Parsed[] = []
     for (const name of CONFIG_FILES) {
-      const read = readConfig(path.join(dir, name))
+      const read = readConfig(path.join(dir, name), name)
       if (read && "error" in read) return { error: read.error }
       if (read) found.push(read)
     }
@@ -210,9 +221,9 @@ export namespace Init {
     for (const config of found) {
       const value = config.value as { plugin?: unknown; mcp?: unknown }
       if (value.plugin !== undefined && !Array.isArray(value.plugin))
-        return { error: `${path.basename(config.file)}: "plugin" is not an array; nothing was written` }
+        return { error: `${config.name}: "plugin" is not an array; nothing was written` }
       if (value.mcp !== undefined && (!value.mcp || typeof value.mcp !== "object" || Array.isArray(value.mcp)))
-        return { error: `${path.basename(config.file)}: "mcp" is not an object; nothing was written` }
+        return { error: `${config.name}: "mcp" is not an object; nothing was written` }
     }
     const hasPlugin = found.some((c) => ((c.value as { plugin?: unknown[] }).plugin ?? []).some(isOurPlugin))
     const hasMcp = found.some((c) =>
@@ -227,7 +238,8 @@ export namespace Init {
           : undefined
     if (present) return { note }
 
-    // The file OpenCode reads last wins; opencode.jsonc is preferred, and never joined by a new opencode.json.
+    // The first existing file gets the entry (the root's before the .opencode folder's, opencode.jsonc before
+    // opencode.json): OpenCode joins the plugin lists of all of them, and no new opencode.json joins an existing one.
     const target = found[0]
     if (!target) {
       const config = options.mcp
@@ -257,8 +269,7 @@ export namespace Init {
     const errors: ParseError[] = []
     const after = parse(text, errors, { allowTrailingComma: true }) as typeof value
     const ok = options.mcp ? isOurMcp(PACKAGE, after?.mcp?.[PACKAGE]) : (after?.plugin ?? []).some(isOurPlugin)
-    if (errors.length || !ok)
-      return { error: `${path.basename(target.file)}: could not be edited safely; nothing was written` }
+    if (errors.length || !ok) return { error: `${target.name}: could not be edited safely; nothing was written` }
     return {
       note,
       change: {

@@ -79,6 +79,31 @@ describe("opencode-builtins init", () => {
     expect(snapshot(dir.path)).toEqual(again)
   })
 
+  test("a project configured in .opencode/opencode.jsonc (as OpenCode's own repository is) gets the entry there; none at the root", async () => {
+    const text = '{\n  // project config lives here\n  "plugin": ["opencode-wakatime"]\n}\n'
+    await using dir = await tmpdir({ ".opencode/opencode.jsonc": text })
+    const result = await init(dir.path)
+    expect(result.code).toBe(0)
+    expect(fs.existsSync(dir.file("opencode.json"))).toBe(false)
+    const after = fs.readFileSync(dir.file(".opencode/opencode.jsonc"), "utf8")
+    expect(after).toContain("// project config lives here")
+    expect(after).toMatch(/"opencode-wakatime",\s*"opencode-builtins"/)
+    const again = snapshot(dir.path)
+    expect((await init(dir.path)).out).toBe("Already set up: nothing to change.\n")
+    expect(snapshot(dir.path)).toEqual(again)
+  })
+
+  test("an entry already in .opencode/opencode.json counts as present; a broken one there is named by its path", async () => {
+    await using dir = await tmpdir({ ".opencode/opencode.json": '{ "plugin": ["opencode-builtins@0.1.0"] }\n' })
+    const before = snapshot(dir.path)
+    expect((await init(dir.path, "--dry-run")).out).not.toContain("opencode.json")
+    expect(snapshot(dir.path)).toEqual(before)
+    await using broken = await tmpdir({ ".opencode/opencode.json": '{ "plugin": "opencode-builtins" }\n' })
+    const result = await init(broken.path)
+    expect(result.code).toBe(1)
+    expect(result.err).toContain('.opencode/opencode.json: "plugin" is not an array')
+  })
+
   test("a .jsonc without a plugin key gets one; CRLF line endings are kept", async () => {
     const text = '{\r\n  // keep me\r\n  "model": "x/y"\r\n}\r\n'
     await using dir = await tmpdir({ "opencode.jsonc": text })
