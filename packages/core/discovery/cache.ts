@@ -633,7 +633,8 @@ export namespace DiscoveryCacheFile {
       (i.keywordSource === undefined || ["explicit", "description", "filename"].includes(i.keywordSource)) &&
       Discovery.RESOURCE_TYPES.includes(i.resourceType as Discovery.ResourceType) &&
       (i.source === "global" || i.source === "local") &&
-      (i.origin === "claude" || i.origin === "opencode")
+      (i.origin === "claude" || i.origin === "opencode") &&
+      (i.unavailable === undefined || i.unavailable === "disabled" || i.unavailable === "primary")
     )
   }
 

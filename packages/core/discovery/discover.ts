@@ -127,7 +127,8 @@ export namespace DynamicDiscovery {
             continue
           }
           byKey.set(key, item)
-          items.push(item)
+          // A disabled or primary agent keeps its name from the ones below it, and is offered nowhere.
+          if (!item.unavailable) items.push(item)
         }
       }
       degraded.push(...provided.degraded)

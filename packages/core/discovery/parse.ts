@@ -23,6 +23,7 @@ import { Discovery } from "./schema"
  * - `lead`: the first paragraph of the body (`lead`), matched with a low weight.
  * - the start of the body (`body`, `Discovery.BODY_MAX` characters), kept beside the item and matched with a lower one.
  * - `keywords`: frontmatter `keywords` (or `tags`), else the description's words, else the name's; at most 100.
+ * - `unavailable`: an agent with `disable: true` or `mode: primary`, which OpenCode offers no subagent for.
  *
  * @example
  * const r = DiscoveryParse.parse({
@@ -73,7 +74,16 @@ export namespace DiscoveryParse {
     const explicit = Frontmatter.list(fm.data.keywords ?? fm.data.tags)
     const extracted = Keywords.extract({ name, description: fullDescription, explicit })
 
+    const unavailable =
+      input.type !== "agent"
+        ? undefined
+        : fm.data.disable === true
+          ? ("disabled" as const)
+          : fm.data.mode === "primary"
+            ? ("primary" as const)
+            : undefined
     const candidate = {
+      ...(unavailable ? { unavailable } : {}),
       name,
       description: shorten(fullDescription, Discovery.DESCRIPTION_MAX),
       keywords: extracted.keywords,

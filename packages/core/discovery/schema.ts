@@ -68,6 +68,12 @@ export namespace Discovery {
       resourceType: ResourceType,
       source: ResourceSource,
       origin: Origin,
+      /**
+       * An agent OpenCode offers no subagent for: `disable: true` (OpenCode drops the agent of that name) or
+       * `mode: primary` (the task tool lists only subagents; a primary agent is switched to by the user). Such an agent
+       * still takes its name from agents of lower precedence, and is never suggested.
+       */
+      unavailable: z.enum(["disabled", "primary"]).optional(),
     })
     .readonly()
   export type DiscoveredItem = z.infer<typeof DiscoveredItem>

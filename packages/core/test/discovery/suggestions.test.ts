@@ -160,3 +160,34 @@ describe("a generic verb alone does not make a suggestion when the prompt's obje
     expect(c.suggest("fix the flux capacitor")).toContain("fix-imports")
   })
 })
+
+describe("agents OpenCode offers no subagent for are never suggested (a tester on OpenCode's own repository)", () => {
+  test("disable: true and mode: primary are left out, a disabled agent still shadows a global one of its name; mode: all and subagents stay", async () => {
+    const agent = (fields: string) =>
+      `---\ndescription: Reviews database migrations for locking problems\n${fields}---\nYou review migrations.\n`
+    await using dir = await tmpdir({
+      "project/.opencode/agent/migration-reviewer.md": agent("disable: true\n"),
+      "xdg/opencode/agent/migration-reviewer.md": agent(""),
+      // OpenCode's own .opencode/agent/duplicate-pr.md: a primary agent for a GitHub workflow.
+      "project/.opencode/agent/duplicate-pr.md":
+        "---\ndescription: Finds duplicate pull requests for a pull request\nmode: primary\nhidden: true\n---\nYou are a duplicate PR detection agent.\n",
+      "project/.opencode/agent/pr-linker.md":
+        "---\ndescription: Links duplicate pull requests to their issue\nmode: all\n---\nYou link pull requests.\n",
+      "project/.opencode/agent/pr-finder.md":
+        "---\ndescription: Finds duplicate pull requests by title\nmode: subagent\nhidden: true\n---\nYou find pull requests.\n",
+    })
+    await fs.mkdir(dir.file("home"), { recursive: true })
+    const engine = DynamicDiscovery.create({
+      directory: dir.file("project"),
+      worktree: dir.file("project"),
+      env: { HOME: dir.file("home"), XDG_CONFIG_HOME: dir.file("xdg") },
+    })
+    const cat = await engine.catalogue()
+    const names = (prompt: string) => engine.match(cat, prompt).matchedAgents.map((m) => m.item.name)
+    expect(names("review this database migration for locking problems")).toEqual([])
+    expect(names("find duplicate pull requests for #1234")).toContain("pr-finder")
+    expect(names("find duplicate pull requests for #1234")).not.toContain("duplicate-pr")
+    expect(cat.items.map((i) => i.name).sort()).toEqual(["pr-finder", "pr-linker"])
+    expect(cat.shadowed.map((s) => s.item.filePath)).toEqual([dir.file("xdg/opencode/agent/migration-reviewer.md")])
+  })
+})
