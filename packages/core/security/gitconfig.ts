@@ -42,7 +42,32 @@ export namespace SecurityGitConfig {
     "browser.*.cmd",
     "browser.*.path",
     "init.templatedir",
+    "core.alternaterefscommand",
+    "trailer.*.command",
+    "trailer.*.cmd",
+    "difftool.*.cmd",
+    "difftool.*.path",
+    "mergetool.*.cmd",
+    "mergetool.*.path",
+    "man.*.cmd",
+    "man.*.path",
+    "guitool.*.cmd",
+    "instaweb.httpd",
+    "gpg.ssh.defaultkeycommand",
+    "sendemail.sendmailcmd",
+    "sendemail.*.sendmailcmd",
+    "sendemail.smtpserver",
+    "sendemail.*.smtpserver",
+    "sendemail.tocmd",
+    "sendemail.*.tocmd",
+    "sendemail.cccmd",
+    "sendemail.*.cccmd",
+    "sendemail.headercmd",
+    "sendemail.*.headercmd",
   ]
+
+  /** Settings that run a program only when their value starts with `!` (as a shell alias does). */
+  const RISKY_BANG = ["alias.*", "submodule.*.update"]
 
   /**
    * The names of the settings in `text` (a git configuration file) that run a program, and every alias that runs a
@@ -55,7 +80,9 @@ export namespace SecurityGitConfig {
     const out: string[] = []
     for (const { section, subsection, key, value } of entries(text)) {
       const name = subsection === undefined ? `${section}.${key}` : `${section}.${subsection}.${key}`
-      const hit = RISKY.some((r) => matches(r, section, subsection, key)) || (section === "alias" && /^"?!/.test(value))
+      const hit =
+        RISKY.some((r) => matches(r, section, subsection, key)) ||
+        (RISKY_BANG.some((r) => matches(r, section, subsection, key)) && /^"?!/.test(value))
       if (hit) out.push(name)
     }
     return out

@@ -31,6 +31,39 @@ describe("SecurityGitConfig.risky", () => {
     ])
   })
 
+  test("the other settings git runs a program from: trailers, diff/merge tools, man viewers, ssh signing keys, send-email, a submodule's !update", () => {
+    const text = [
+      '[trailer "sign"]',
+      "\tcommand = ./t.sh",
+      '[difftool "x"]',
+      "\tcmd = ./d.sh",
+      '[mergetool "x"]',
+      "\tpath = ./m.sh",
+      '[man "x"]',
+      "\tcmd = ./man.sh",
+      '[gpg "ssh"]',
+      "\tdefaultKeyCommand = ./k.sh",
+      "[sendemail]",
+      "\tsmtpServer = ./mail.sh",
+      "[core]",
+      "\talternateRefsCommand = ./r.sh",
+      '[submodule "lib"]',
+      "\tupdate = !./u.sh",
+      '[submodule "doc"]',
+      "\tupdate = rebase",
+    ].join("\n")
+    expect(SecurityGitConfig.risky(text)).toEqual([
+      "trailer.sign.command",
+      "difftool.x.cmd",
+      "mergetool.x.path",
+      "man.x.cmd",
+      "gpg.ssh.defaultkeycommand",
+      "sendemail.smtpserver",
+      "core.alternaterefscommand",
+      "submodule.lib.update",
+    ])
+  })
+
   test("a shell alias is one, a plain alias is not; ordinary settings and comments are none", () => {
     expect(SecurityGitConfig.risky('[alias]\n\tup = !sh x.sh\n\tst = status\n\tq = "!echo hi"\n')).toEqual([
       "alias.up",
