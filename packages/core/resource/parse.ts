@@ -268,12 +268,14 @@ export namespace ResourceParse {
         json = undefined
       }
     }
-    if (json !== undefined && (json === null || typeof json !== "object" || Array.isArray(json))) {
+    // `true` and `false` are schemas too (draft-06 on: anything, nothing), with nothing to read: listed by file name.
+    if (typeof json === "boolean") json = undefined
+    else if (json !== undefined && (json === null || typeof json !== "object" || Array.isArray(json))) {
       warnings.push({
         severity: "error",
         code: "invalid-json",
         path: input.relativePath,
-        message: "a schema must be a JSON object; indexed by file name only",
+        message: "a schema must be a JSON object or a boolean; indexed by file name only",
       })
       json = undefined
     }

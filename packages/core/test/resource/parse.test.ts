@@ -416,7 +416,12 @@ describe("JSON schemas", () => {
     expect(bad.metadata.id).toBe("bad")
     expect(bad.warnings[0]).toMatchObject({ code: "invalid-json", severity: "error" })
     const array = ResourceParse.parse(input("schema", ".opencode/schema/arr.json", "[1,2]"))
-    expect(array.warnings[0].message).toContain("must be a JSON object")
+    expect(array.warnings[0].message).toContain("must be a JSON object or a boolean")
+    // Boolean schemas (draft-06 on) are valid: no error, named by the file.
+    for (const text of ["true", " false\n"]) {
+      const bool = ResourceParse.parse(input("schema", ".opencode/schema/any.json", text))
+      expect({ id: bool.metadata.id, warnings: bool.warnings }).toEqual({ id: "any", warnings: [] })
+    }
     const empty = ResourceParse.parse(input("schema", ".opencode/schema/empty.json", "  "))
     expect(empty.warnings[0].code).toBe("empty-file")
   })
