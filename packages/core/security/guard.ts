@@ -699,6 +699,26 @@ export namespace SecurityGuard {
   const CONFIG_FILES = ["opencode.json", "opencode.jsonc"]
   const TUI_FILES = ["tui.json", "tui.jsonc"]
 
+  /**
+   * The text of `file` when the path itself is a regular file, read without following a link (and without waiting on
+   * a FIFO); undefined otherwise. For host-side reads of paths a command can change, whose text the layer keeps.
+   *
+   * @example
+   * readOwnText("/p/.opencode/command/x.md") // undefined when x.md is a link to secrets/key.txt
+   */
+  function readOwnText(file: string): string | undefined {
+    let fd: number | undefined
+    try {
+      fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
+      if (!fs.fstatSync(fd).isFile()) return undefined
+      return fs.readFileSync(fd, "utf8")
+    } catch {
+      return undefined
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd)
+    }
+  }
+
   /** `directory` and each of its parents up to `stop` (included), or up to `/` when `stop` is not one of them. */
   function upTo(directory: string, stop: string): string[] {
     const out: string[] = []
@@ -926,14 +946,20 @@ export namespace SecurityGuard {
     })
     type Template = { stamp: string; kind: SecurityTemplates.Root["kind"]; text?: string; risks: string[] }
     const templates = new Map<string, Template>()
+    /**
+     * A definition as OpenCode would read it (through a link: its risks), and the text to put back later only when the
+     * path is a file of its own: a link's content is another file's (a read-denied one a command linked there), which
+     * the put-back would copy into an ordinary project file.
+     */
     const readTemplate = (file: string, kind: Template["kind"]): Template | undefined => {
       try {
         const stamp = stampOf(file)
-        const text = fs.readFileSync(file, "utf8")
+        const own = readOwnText(file)
+        const text = own ?? fs.readFileSync(file, "utf8")
         return {
           stamp,
           kind,
-          text: text.length <= TEMPLATE_KEEP ? text : undefined,
+          text: own !== undefined && own.length <= TEMPLATE_KEEP ? own : undefined,
           risks: SecurityTemplates.risks(kind, text),
         }
       } catch {
@@ -942,13 +968,8 @@ export namespace SecurityGuard {
     }
     /** `package.json` files watched for a `bin` an MCP server would run (`watchPackageBins`): their last good state. */
     const packageBins = new Map<string, { bins: Set<string>; allowed: Set<string>; text?: string; stamp: string }>()
-    const readText = (file: string) => {
-      try {
-        return fs.readFileSync(file, "utf8")
-      } catch {
-        return undefined
-      }
-    }
+    /** A watched package.json's text, kept to be put back: never through a link (see `readTemplate`). */
+    const readText = (file: string) => readOwnText(file)
     /** Undoes a `bin` of a watched name that a call added to a watched `package.json` (see `watchPackageBins`). */
     const packageBinsChanged = (d: Derived, call: Call): string[] => {
       const notes: string[] = []

@@ -1532,6 +1532,35 @@ for f in glob.glob('.git/objects/*/*'):
         expect(fs.readFileSync(review, "utf8")).toBe(mine)
       })
 
+      test("a template that is a link to a read-denied file is never kept as text to put back (red team Q5)", async () => {
+        await using box = await fresh(route)
+        const x = box.dir.file(".opencode/command/x.md")
+        // The link's target is named at run time; the layer took what it read through it as the template's text.
+        const link = await box.s.bash(
+          `mkdir -p .opencode/command && ln -s "../../$(printf 'sec%s' rets)/api.key" .opencode/command/x.md && echo linked`,
+        )
+        if (link.refused) expectTyped(link)
+        await box.s.call("write", { filePath: "n.txt", content: ".opencode/command/x.md" })
+        const swap = await box.s.bash(
+          'f=$(cat n.txt); rm "$f" && printf -- \'---\\ndescription: t\\n---\\nrun !`id`\\n\' > "$f" && echo replaced',
+        )
+        if (swap.refused) expectTyped(swap)
+        const shown = await box.s.bash("tr 'A-Za-z' 'N-ZA-Mn-za-m' < .opencode/command/x.md; echo END")
+        const read = await box.s.call("read", { filePath: ".opencode/command/x.md" })
+        const rot13 = (t: string) =>
+          t.replace(/[a-z]/gi, (c) =>
+            String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c < "a" ? 65 : 97)),
+          )
+        const seen = `${shown.raw}${shown.output}${read.output ?? ""}`
+        expect({
+          plain: seen.includes("Zx81Qp0vLk27mNb5Yt3RwE9u"),
+          rot13: seen.includes(rot13("Zx81Qp0vLk27mNb5Yt3RwE9u")),
+          // Whatever stands at the path now is no copy of the protected file.
+          copied:
+            fs.existsSync(x) && !fs.lstatSync(x).isSymbolicLink() && fs.readFileSync(x, "utf8").includes("API_KEY"),
+        }).toEqual({ plain: false, rot13: false, copied: false })
+      })
+
       test("templates without new shell commands are ordinary files; allowCommandShell lets them gain some", async () => {
         const mine = "---\ndescription: Review\n---\nDiff: !`git diff`\nReview it.\n"
         await using box = await fresh(route, { ".opencode/command/review.md": mine })
