@@ -1,6 +1,7 @@
 import path from "path"
 import type { AddedLines } from "./added"
 import { CommentHeuristics } from "./heuristics"
+import { CommentLayout } from "./layout"
 import { CommentSyntax } from "./syntax"
 
 /**
@@ -92,6 +93,8 @@ export namespace CommentCheck {
       const { kinds, comments } = CommentSyntax.extract(doc.lines, syntax)
       const existing = doc.before ? existingComments(doc.before, syntax) : new Set<string>()
       const annotations = new Set<number>()
+      // Comments that head a group of sibling blocks ("# API key configuration tests" over `test "…" do` blocks).
+      const headings = CommentLayout.headings(doc.lines, kinds, comments)
       let firstCode = kinds.indexOf("code")
       if (firstCode < 0) firstCode = doc.lines.length
       for (const comment of comments) {
@@ -108,9 +111,13 @@ export namespace CommentCheck {
           CommentHeuristics.looksLikeCode(comment.parts)
         )
           continue
-        // Go and Ruby read a plain comment right above a declaration as its documentation.
-        const declaration = syntax.declaration && !comment.trailing && kinds[comment.end + 1] === "code"
-        const documented = comment.doc || (declaration && syntax.declaration!.test(doc.lines[comment.end + 1].trim()))
+        // Go and Ruby read a plain comment right above a declaration as its documentation, and C's style (OpenBSD
+        // style(9)) puts one above every function definition.
+        const above = !comment.trailing && kinds[comment.end + 1] === "code"
+        const documented =
+          comment.doc ||
+          (above && !!syntax.declaration?.test(doc.lines[comment.end + 1].trim())) ||
+          (above && syntax.definitions === "c" && CommentLayout.cDefinition(doc.lines, comment.end + 1))
         judged++
         const lines = comment.end - comment.line + 1
         if (!documented && (comment.trailing || lines <= 2))
@@ -122,14 +129,17 @@ export namespace CommentCheck {
         const code = comment.trailing
           ? [codePart(doc.lines[comment.line], comment.text)]
           : followingCode(doc.lines, kinds, comment.end)
-        // Narration is a short remark: one or two lines.
-        const narration = lines <= 2 ? CommentHeuristics.narration(comment.text, code) : undefined
+        // Narration is a short remark: one or two lines. A heading names the group below it, whose names repeat its
+        // words: neither narration nor a duplicate.
+        const heading = headings.has(comment.line)
+        const narration = lines <= 2 && !heading ? CommentHeuristics.narration(comment.text, code) : undefined
         // Plain narrations one after another, written as sentences: steps narrated in turn.
         run = narration === "plain" && SENTENCE.test(comment.text) ? run + 1 : 0
         longest = Math.max(longest, run)
         if (narration === "plain" || (narration === "likely" && limits.likely))
           obvious.push({ line: where, text: comment.text })
         else if (
+          !heading &&
           code.length &&
           !CommentHeuristics.patternLiteral(code[0]) &&
           CommentHeuristics.restates(comment.text, code[0])

@@ -27,6 +27,11 @@ export namespace CommentSyntax {
      * declaration's first line.
      */
     declaration?: RegExp
+    /**
+     * Where a plain comment right above a function definition is its documentation, recognised over several lines:
+     * `"c"` for C and C++ (`CommentLayout.cDefinition`: `time_t` / `grid_line_time(…)` / `{`, OpenBSD style(9)).
+     */
+    definitions?: "c"
     /** Block comments nest (`/* a /* b *\/ c *\/` is one comment in Rust, Swift, Kotlin, Scala, Dart, Haskell). */
     nested?: boolean
     /**
@@ -61,6 +66,7 @@ export namespace CommentSyntax {
   )
   assign(HASH, "rb sh bash zsh ksh yaml yml toml nix r pl ex exs mk dockerfile")
   assign(PYTHON, "py pyi")
+  assign({ ...C_LIKE, definitions: "c" }, "c h cc cpp cxx hpp hh")
   BY_EXTENSION.go = { ...C_LIKE, declaration: /^(func|type|var|const|package)\b/ }
   BY_EXTENSION.rb = {
     ...HASH,

@@ -228,4 +228,59 @@ describe("judging one change", () => {
     const ts = "// Create a new server\nfunction newServer() {\n  return new Server()\n}\n"
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/s.ts", "", ts), "normal")!.flagged).toBe(true)
   })
+
+  test("C function header comments (style(9)) are documentation at every sensitivity; narration in a body is not", () => {
+    // tmux/tmux grid.c at d13b69ece4eda6fba458711f514db9dd4dfe326c: a comment above every function definition.
+    const grid = [
+      "/* Get line time. */",
+      "time_t",
+      "grid_line_time(const struct grid_line *gl)",
+      "{",
+      "\tif (gl->time == 0)",
+      "\t\treturn (0);",
+      "\treturn (start_time.tv_sec + gl->time - 1);",
+      "}",
+      "",
+      "/* Set line time. */",
+      "static void",
+      "grid_line_set_time(struct grid_line *gl)",
+      "{",
+      "\tgl->time = current_time - start_time.tv_sec + 1;",
+      "}",
+    ]
+    for (const level of ["strict", "normal", "relaxed"] as const) {
+      const verdict = CommentCheck.judge(AddedLines.fromWrite("/r/grid.c", "", grid.join("\n")), level)!
+      expect(verdict.flagged).toBe(false)
+      expect(verdict.density.comments).toBe(0)
+    }
+    // The same comment over a statement in a body still narrates, and a prototype is not a definition.
+    const body = ["void", "f(struct grid *gd)", "{", "\t/* Get the line time. */", "\tt = grid_line_time(gl);", "}"]
+    expect(CommentCheck.judge(AddedLines.fromWrite("/r/f.c", "", body.join("\n")), "normal")!.flagged).toBe(true)
+    const proto = "/* Get the line time. */\ntime_t grid_line_time(const struct grid_line *);\n"
+    expect(CommentCheck.judge(AddedLines.fromWrite("/r/grid.h", "", proto), "normal")!.flagged).toBe(true)
+  })
+
+  test("a comment heading a group of test blocks is a heading, not narration, though the tests repeat its words", () => {
+    // Shopify/roast test/roast/cogs/chat/config_test.rb at 0fa280457da8d84ce97e4cbf1d3308d48957d36e (shortened).
+    const test = (name: string, body: string) => [`    test "${name}" do`, `      ${body}`, "    end", ""]
+    const lines = [
+      "class ConfigTest < ActiveSupport::TestCase",
+      "    # API key configuration tests",
+      ...test("api_key sets api key value", '@config.api_key("test-key-123")'),
+      ...test("use_api_key_from_environment! clears explicit api key", "@config.use_api_key_from_environment!"),
+      ...test("valid_api_key! raises when no api key provided", "assert_raises { @config.valid_api_key! }"),
+      "    # Base URL configuration tests",
+      ...test("base_url sets base url value", '@config.base_url("https://custom.api.com/v1")'),
+      ...test("valid_base_url returns the configured url", "assert_equal nil, @config.valid_base_url"),
+      "end",
+    ]
+    for (const level of ["strict", "normal", "relaxed"] as const)
+      expect(CommentCheck.judge(AddedLines.fromWrite("/r/config_test.rb", "", lines.join("\n")), level)!.named).toEqual(
+        [],
+      )
+    // The same comment glued to code above it is a step, judged as before.
+    const glued = lines.map((l, i) => (i === lines.indexOf("    # Base URL configuration tests") - 1 ? "    x = 1" : l))
+    const named = CommentCheck.judge(AddedLines.fromWrite("/r/config_test.rb", "", glued.join("\n")), "normal")!.named
+    expect(named.map((f) => f.text)).toEqual(["Base URL configuration tests"])
+  })
 })

@@ -1,0 +1,215 @@
+import type { CommentSyntax } from "./syntax"
+
+/**
+ * Where a comment sits in the layout of the code, for the two places where that says what the comment is:
+ *
+ * - `headings`: comments that head a group of sibling blocks ("# API key configuration tests" over several
+ *   `test "…" do … end` blocks): headings, not narration of the block right below, even when the blocks' names
+ *   repeat the heading's words.
+ * - `cDefinition`: a C or C++ function definition starting at a line (`time_t` / `grid_line_time(…)` / `{`), above
+ *   which a plain comment is the function's documentation (OpenBSD style(9), tmux), as in Go and Ruby.
+ *
+ * @example
+ * CommentLayout.cDefinition(["static void", "f(int x)", "{"], 0) // true
+ */
+export namespace CommentLayout {
+  /** Leading whitespace of a line, in characters (a tab counts one: files indent consistently). */
+  function indent(line: string) {
+    let n = 0
+    while (n < line.length && (line.charCodeAt(n) === 32 || line.charCodeAt(n) === 9)) n++
+    return n
+  }
+
+  /** Heads of blocks that are steps of a body, not members of a group (`for`, `if`, `while`, …). */
+  const CONTROL = new Set(
+    (
+      "if elif else elsif unless until while for foreach loop do switch match case when select try begin rescue " +
+      "ensure catch except finally with return defer go"
+    ).split(" "),
+  )
+
+  /** A line that closes the block above it: `end`, `}`, `})`, `});`, `end)`, `]` … */
+  const CLOSER = /^(end\b|[)\]}])/
+
+  /** The word a block's first line opens with (`test`, `it`, `describe`, `def`, `t.Run`), or undefined. */
+  function head(line: string): string | undefined {
+    return /^[@$]?[A-Za-z_][\w.]*/.exec(line.trim())?.[0]
+  }
+
+  type Item = { comment: number; blankBefore: boolean } | { block: string }
+
+  /**
+   * The first lines of the comments that head a group of sibling blocks: a comment at a block's indentation,
+   * preceded by a blank line (or first in its enclosing block), directly above a block whose first line opens with a
+   * word that is not a control keyword, in a run of such blocks separated only by blank lines and other comments at
+   * that indentation, where the comments head groups of blocks opening with the same word and at least one of those
+   * groups holds two or more blocks. So "# call tests" over five `test "call …" do` blocks is a heading, and so is
+   * "# Constructor tests" over one `test` block in the same run; a comment over one `for` loop is not.
+   *
+   * @example
+   * CommentLayout.headings(["# Parse tests", 'test "a" do', "end", "", 'test "b" do', "end"], kinds, comments) // Set {0}
+   */
+  export function headings(
+    lines: string[],
+    kinds: CommentSyntax.LineKind[],
+    comments: CommentSyntax.Comment[],
+  ): Set<number> {
+    const ends = new Map<number, number>()
+    for (const c of comments) if (!c.trailing) ends.set(c.line, c.end)
+    const found = new Set<number>()
+    // Regions of lines to parse, each at the indentation of its first non-blank line: the whole text, then each
+    // block's body. A stack instead of recursion: a deeply nested file cannot exhaust the call stack.
+    const regions: [number, number][] = [[0, lines.length]]
+    while (regions.length) {
+      const [from, to] = regions.pop()!
+      let i = from
+      while (i < to && kinds[i] === "blank") i++
+      if (i >= to) continue
+      const level = indent(lines[i])
+      let run: Item[] = []
+      const close = () => {
+        judge(run, found)
+        run = []
+      }
+      let blank = true
+      // Nothing of this region seen yet: its first comment is first in its enclosing block.
+      let first = true
+      while (i < to) {
+        if (kinds[i] === "blank") {
+          blank = true
+          i++
+          continue
+        }
+        const at = indent(lines[i])
+        const opens = blank || first
+        first = false
+        if (at !== level) {
+          // A continuation line or text outside the structure: the run ends here.
+          close()
+          blank = false
+          i++
+          continue
+        }
+        if (kinds[i] === "comment" || kinds[i] === "doc") {
+          const end = ends.get(i)
+          if (end === undefined) {
+            close()
+            blank = false
+            i++
+            continue
+          }
+          run.push({ comment: i, blankBefore: opens })
+          blank = false
+          i = end + 1
+          continue
+        }
+        // A code line at this indentation: a block when the lines after it (past blanks) are deeper.
+        let j = i + 1
+        while (j < to && kinds[j] === "blank") j++
+        if (j >= to || indent(lines[j]) <= level) {
+          close()
+          blank = false
+          i++
+          continue
+        }
+        const body = j
+        while (j < to && (kinds[j] === "blank" || indent(lines[j]) > level)) j++
+        // Trailing blank lines belong to what follows.
+        let bodyEnd = j
+        while (bodyEnd > body && kinds[bodyEnd - 1] === "blank") bodyEnd--
+        regions.push([body, bodyEnd])
+        if (j < to && indent(lines[j]) === level && kinds[j] === "code" && CLOSER.test(lines[j].trim())) j++
+        const word = head(lines[i])
+        if (word === undefined || CONTROL.has(word)) close()
+        else run.push({ block: word })
+        blank = false
+        i = j
+      }
+      close()
+    }
+    return found
+  }
+
+  /** Marks the comments of one run (see `headings`) that head groups of blocks. */
+  function judge(run: Item[], found: Set<number>) {
+    const groups: { comment: number; blankBefore: boolean; heads: string[] }[] = []
+    let current: (typeof groups)[number] | undefined
+    for (const item of run) {
+      if ("comment" in item) groups.push((current = { ...item, heads: [] }))
+      else current?.heads.push(item.block)
+    }
+    const word = (g: (typeof groups)[number]) => (g.heads.every((h) => h === g.heads[0]) ? g.heads[0] : undefined)
+    const many = new Set(groups.filter((g) => g.heads.length >= 2).map(word))
+    for (const g of groups)
+      if (g.blankBefore && g.heads.length && word(g) !== undefined && many.has(word(g))) found.add(g.comment)
+  }
+
+  /** Words that open a statement, never a function's return type. */
+  const STATEMENT = new Set(
+    "if else for while do switch case return sizeof catch new delete throw goto typedef using namespace template".split(
+      " ",
+    ),
+  )
+
+  /** Lines a definition's head may span (return type, name, parameters) before its `{`. */
+  const SPAN = 8
+  /** Characters a definition's head may hold. */
+  const HEAD = 2000
+
+  /**
+   * True when the code from `lines[at]` is a C or C++ function definition: a return type (one or more words, `*`,
+   * `&`, template arguments), a name (`::` allowed), a balanced parameter list, then only qualifiers (`const`,
+   * `noexcept`, `override`, `-> T`) before a `{`, over up to eight lines: `time_t` / `grid_line_time(const struct
+   * grid_line *gl)` / `{` (OpenBSD style(9)), `static int foo(int a) {`, `template <typename T>` / `T max(T a, T b)
+   * {`. Not a prototype (`;`), a call, a control statement, an initialiser (`=`) or a macro without a return type
+   * (`TAILQ_FOREACH(x, &l, e) {`).
+   *
+   * @example
+   * CommentLayout.cDefinition(["time_t", "grid_line_time(const struct grid_line *gl)", "{"], 0) // true
+   * CommentLayout.cDefinition(["if (x) {"], 0) // false
+   */
+  export function cDefinition(lines: string[], at: number): boolean {
+    let text = ""
+    for (let i = at; i < lines.length && i < at + SPAN; i++) {
+      if (lines[i].length > HEAD) return false
+      // A comment after the parameters (`foo(int a) /* why */`) is not part of the head.
+      const line = lines[i]
+        .replace(/\/\*.*?\*\//g, " ")
+        .replace(/\/\/.*$/, "")
+        .trim()
+      if (!lines[i].trim() || line.startsWith("#")) return false
+      text += " " + line
+      if (text.length > HEAD) return false
+      if (line.includes("{")) break
+    }
+    const brace = text.indexOf("{")
+    if (brace < 0) return false
+    let head = text.slice(0, brace).trim()
+    if (head.includes(";")) return false
+    const template = /^template\s*<[^<>{};()]*(<[^<>{};()]*>[^<>{};()]*)*>\s*/.exec(head)
+    if (template) head = head.slice(template[0].length)
+    const open = head.indexOf("(")
+    if (open < 0) return false
+    const before = head.slice(0, open)
+    if (/[=;{}()[\]"'#]/.test(before)) return false
+    // Template arguments of the return type (`std::map<K, std::vector<V>>`) are part of a word.
+    let words = before
+    for (let k = 0; k < 3; k++) words = words.replace(/<[^<>]*>/g, " ")
+    const tokens = words.split(/[\s*&]+/).filter(Boolean)
+    if (!tokens.every((t) => /^~?[A-Za-z_]\w*(::~?[A-Za-z_]\w*)*$/.test(t))) return false
+    if (STATEMENT.has(tokens[0]) || STATEMENT.has(tokens[tokens.length - 1])) return false
+    // A return type and a name; a qualified name alone (`Foo::Foo(…)`, `Foo::~Foo()`) is a constructor or destructor.
+    if (tokens.length < 2 && !tokens[0]?.includes("::")) return false
+    let depth = 0
+    let close = -1
+    for (let k = open; k < head.length; k++) {
+      if (head[k] === "(") depth++
+      else if (head[k] === ")" && --depth === 0) {
+        close = k
+        break
+      }
+    }
+    if (close < 0) return false
+    return /^[\s\w:&*<>,-]*$/.test(head.slice(close + 1))
+  }
+}
