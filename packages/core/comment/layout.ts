@@ -47,7 +47,8 @@ export namespace CommentLayout {
    * "# Constructor tests" over one `test` block in the same run; a comment over one `for` loop is not.
    *
    * @example
-   * CommentLayout.headings(["# Parse tests", 'test "a" do', "end", "", 'test "b" do', "end"], kinds, comments) // Set {0}
+   * const lines = ["# Parse tests", 'test "a" do', "  x", "end", "", 'test "b" do', "  y", "end"]
+   * CommentLayout.headings(lines, kinds, comments) // Set {0}
    */
   export function headings(
     lines: string[],

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { AddedLines } from "../../comment/added"
 import { CommentCheck } from "../../comment/check"
 import { CommentHeuristics } from "../../comment/heuristics"
+import { CommentLayout } from "../../comment/layout"
 import { CommentSyntax } from "../../comment/syntax"
 
 /**
@@ -73,6 +74,18 @@ const cases: { name: string; run: () => void }[] = [
       // A `*/` left at the end of a line (the comment closes otherwise) goes with all the `*` before it.
       const closed = CommentSyntax.extract(["<!--", " * x" + stars + "x" + stars + "/", "-->"], HTML).comments
       expect(closed.map((c) => c.text)).toEqual(["x" + stars + "x"])
+    },
+  },
+  {
+    name: "a long function head and a long run of sibling blocks (layout.ts cDefinition, headings)",
+    run: () => {
+      const head = "f(" + "/* (".repeat(MB / 4)
+      expect(CommentLayout.cDefinition(["int", head + ")", "{"], 0)).toBe(false)
+      expect(CommentLayout.cDefinition(["int", "f(int a)", "{"], 0)).toBe(true)
+      const block = ['test "x" do', "  y", "end", ""]
+      const lines = ["# Parse tests", ...Array.from({ length: MB / 16 }, () => block).flat()]
+      const { kinds, comments } = CommentSyntax.extract(lines, CommentSyntax.forFile("a.rb")!)
+      expect([...CommentLayout.headings(lines, kinds, comments)]).toEqual([0])
     },
   },
 ]
