@@ -57,7 +57,9 @@ export const SecurityFeature: BuiltinFeature & {
    * The host paths OpenCode's configuration has it load or start outside the sandbox at its next start, which no role
    * may write and which a command may not create (`SecurityGuard.protectHost`): plugins named by path, the files a
    * local MCP server runs (`SecurityMcp.localFiles`) and what its package runner or bare command name resolves to,
-   * present or not (`SecurityMcp.resolvedPaths`).
+   * present or not (`SecurityMcp.resolvedPaths`), and what its language's launcher runs first or as its code, present
+   * or not (`SecurityMcp.launcherPaths`: Python modules and package initialisers, a virtual environment in the
+   * project, a `go run` package folder).
    *
    * @example
    * await SecurityFeature.configuredHostFiles({ mcp: { s: { command: ["npx", "-y", "my-mcp"] } } }, "/repo")
@@ -68,6 +70,7 @@ export const SecurityFeature: BuiltinFeature & {
       ...SecurityFeature.pluginFiles(config.plugin),
       ...(await SecurityMcp.localFiles(config.mcp, { directory })),
       ...SecurityMcp.resolvedPaths(config.mcp, { directory }),
+      ...SecurityMcp.launcherPaths(config.mcp, { directory }),
     ]
   },
   id: "builtin-tool-security",

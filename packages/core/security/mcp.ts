@@ -245,6 +245,269 @@ export namespace SecurityMcp {
     return [...out]
   }
 
+  /** Python interpreters by name (`python`, `python3`, `python3.12`; `programName` drops a Windows `.exe`). */
+  const PYTHON = /^python(\d+(\.\d+)?t?)?$/
+  /** Python options whose value is the next word (`-X dev`, `-W ignore`). */
+  const PYTHON_VALUE_OPTIONS = new Set(["-X", "-W", "-Q"])
+  /** `uv run` options whose value is the next word. */
+  const UV_VALUE_OPTIONS = new Set([
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "--python",
+    "-p",
+    "--directory",
+    "--project",
+    "--env-file",
+    "--extra",
+    "--group",
+    "--only-group",
+    "--no-group",
+    "--package",
+    "--index",
+    "--default-index",
+    "--index-url",
+    "-i",
+    "--extra-index-url",
+    "--find-links",
+    "-f",
+    "--config-file",
+    "--cache-dir",
+    "--color",
+  ])
+  /** `go run` (build) options whose value is the next word. */
+  const GO_VALUE_OPTIONS = new Set([
+    "-C",
+    "-exec",
+    "-toolexec",
+    "-tags",
+    "-mod",
+    "-modfile",
+    "-overlay",
+    "-o",
+    "-p",
+    "-gcflags",
+    "-ldflags",
+    "-asmflags",
+    "-gccgoflags",
+    "-buildmode",
+    "-compiler",
+    "-installsuffix",
+    "-pgo",
+    "-pkgdir",
+    "-coverpkg",
+    "-covermode",
+  ])
+  /** `go run` options whose value is a file or program the build reads or runs (`-overlay` replaces source files). */
+  const GO_FILE_OPTIONS = new Set(["-exec", "-toolexec", "-modfile", "-overlay", "-pgo"])
+
+  /**
+   * The file names Python's import system takes for module `name` in one folder, in its order: a package
+   * (`name/__init__.*`) before a module (`name.py`, a compiled extension, a `.pyc` without source), and the cache it
+   * runs in place of a source whose size and time it records (`__pycache__/`). Extension names carry the interpreter's
+   * tag (`name.cpython-312-x86_64-linux-gnu.so`): those of CPython 3.6 to 3.15 on this machine's architecture.
+   */
+  function pythonModuleFiles(folder: string, name: string): string[] {
+    const arch = process.arch === "arm64" ? "aarch64" : process.arch === "x64" ? "x86_64" : process.arch
+    const os_ = process.platform === "darwin" ? "darwin" : "linux-gnu"
+    const tags = ["", ".abi3"]
+    for (let minor = 6; minor <= 15; minor++)
+      for (const t of ["", "t"])
+        tags.push(
+          process.platform === "darwin" ? `.cpython-3${minor}${t}-darwin` : `.cpython-3${minor}${t}-${arch}-${os_}`,
+        )
+    const forms = (base: string) => [base + ".py", base + ".pyc", base + ".pyw", ...tags.map((t) => base + t + ".so")]
+    return [
+      ...forms(path.join(folder, name, "__init__")),
+      path.join(folder, name, "__pycache__") + path.sep,
+      ...forms(path.join(folder, name)),
+      path.join(folder, "__pycache__") + path.sep,
+    ]
+  }
+
+  /**
+   * What `python -m a.b.c` would run from `base` (the first folder of `sys.path`: the server's folder), present or
+   * not: for every prefix of the dotted name its package initialiser and the module files that would shadow it (Python
+   * runs `a/__init__.py` and `a/b/__init__.py` before `a/b/c`), and the package's `__main__` for the last one.
+   *
+   * @example
+   * pythonModulePaths("/repo", "tools.mcp") // ["/repo/tools/__init__.py", …, "/repo/tools.py", …, "/repo/tools/mcp.py", …]
+   */
+  function pythonModulePaths(base: string, module: string): string[] {
+    const parts = module.split(".")
+    if (parts.some((p) => !/^[\w]+$/.test(p))) return []
+    const out: string[] = []
+    for (let i = 0; i < parts.length; i++)
+      out.push(...pythonModuleFiles(path.join(base, ...parts.slice(0, i)), parts[i]))
+    const main = path.join(base, ...parts)
+    out.push(path.join(main, "__main__.py"), path.join(main, "__main__.pyc"))
+    return out
+  }
+
+  /** The `.go` files of a folder now. */
+  function listGo(folder: string): string[] {
+    try {
+      return fs.readdirSync(folder).filter((f) => f.endsWith(".go"))
+    } catch {
+      return []
+    }
+  }
+
+  /**
+   * What a local MCP server started by a language's launcher would run before or as its own code, present or not, which
+   * OpenCode runs on the host at its next start (none of it may be the agent's: held, and one a command creates is
+   * moved aside, `SecurityGuard.protectHost`):
+   * - Python (`python`, `python3`, `python3.12`, an interpreter by path, `uv run`): for `-m a.b.c` the modules and
+   *   package initialisers along the dotted name below the server's folder (first on `sys.path`) and a shadowing
+   *   `a.py`; for a script, the script; for an interpreter inside the project (`.venv/bin/python`), or `uv run` (the
+   *   project's `.venv` of the server's folder and those above it up to the project), the whole virtual environment:
+   *   its `pyvenv.cfg`, programs, `site-packages` (`site` runs the import lines of every `.pth` file and
+   *   `sitecustomize.py`) and the packages the server imports from it.
+   * - Go (`go run ./cmd/mcp`, `go run main.go`): the package folder (every `.go` file in it is compiled, a new one too)
+   *   or the files named, the files its options read or run (`-overlay`, `-modfile`, `-exec`), and the `go.mod`,
+   *   `go.sum`, `go.work` and `go.work.sum` of that folder and those above it, and the module's `vendor/` folder.
+   * Folders end in a separator; system folders are left out. Disabled and remote servers have none.
+   *
+   * @example
+   * SecurityMcp.launcherPaths({ s: { command: ["python3", "-m", "tools.mcp"] } }, { directory: "/repo" })
+   * // ["/repo/tools/__init__.py", …, "/repo/tools.py", …, "/repo/tools/mcp.py", …, "/repo/tools/mcp/__main__.py", …]
+   */
+  export function launcherPaths(mcp: unknown, input: { directory: string }): string[] {
+    if (!mcp || typeof mcp !== "object") return []
+    const directory = path.resolve(input.directory)
+    const out = new Set<string>()
+    const add = (p: string) => {
+      const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p
+      if (!SecurityPath.SYSTEM.some((d) => SecurityPath.isInside(bare, d))) out.add(p)
+    }
+    /** `python [options] (-m module | script | -c code)` run in `cwd`. */
+    const python = (args: string[], cwd: string) => {
+      for (let i = 0; i < args.length; i++) {
+        const w = args[i]
+        if (w === "-c" || w === "-" || w === "--") return
+        if (w === "-m") {
+          if (args[i + 1]) for (const p of pythonModulePaths(cwd, args[i + 1])) add(p)
+          return
+        }
+        // `-mtools.mcp`: the module glued to the option.
+        if (/^-[bBdEiIOPqsSuvR]*m./.test(w)) {
+          const module = w.slice(w.indexOf("m") + 1)
+          for (const p of pythonModulePaths(cwd, module)) add(p)
+          return
+        }
+        if (w.startsWith("-")) {
+          if (PYTHON_VALUE_OPTIONS.has(w)) i++
+          continue
+        }
+        add(path.resolve(cwd, w))
+        return
+      }
+    }
+    /** A virtual environment whose interpreter `program` is (`<venv>/bin/python`), when it is inside the project. */
+    const venvOf = (program: string, cwd: string) => {
+      const interpreter = path.resolve(cwd, program)
+      const bin = path.dirname(interpreter)
+      const venv = path.dirname(bin)
+      if (!/^(bin|Scripts)$/.test(path.basename(bin))) return add(interpreter)
+      if (venv === directory || !SecurityPath.isInside(venv, directory)) return add(interpreter)
+      add(venv + path.sep)
+    }
+    for (const { words, cwd: start } of localServers(mcp, directory, true)) {
+      const program = programName(words[0])
+      if (PYTHON.test(program)) {
+        if (words[0].includes("/") || words[0].includes("\\")) venvOf(words[0], start)
+        python(words.slice(1), start)
+        continue
+      }
+      if (program === "uv") {
+        const at = words.findIndex((w, i) => i > 0 && !w.startsWith("-"))
+        if (at < 0 || words[at] !== "run") continue
+        let cwd = start
+        let command: string[] = []
+        let module: string | undefined
+        for (let i = at + 1; i < words.length; i++) {
+          const w = words[i]
+          const [flag, value] = w.includes("=")
+            ? [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]
+            : [w, undefined]
+          if (w === "--") {
+            command = words.slice(i + 1)
+            break
+          }
+          if (flag === "-m" || flag === "--module") {
+            module = value ?? words[++i]
+            break
+          }
+          if (w.startsWith("-")) {
+            const v = value ?? (UV_VALUE_OPTIONS.has(flag) ? words[++i] : undefined)
+            if ((flag === "--directory" || flag === "--project") && v) cwd = path.resolve(cwd, v)
+            continue
+          }
+          command = words.slice(i)
+          break
+        }
+        // uv runs the project's `.venv` (the nearest project at or above the folder), and what it holds.
+        for (const dir of upTo(cwd, directory)) add(path.join(dir, ".venv") + path.sep)
+        if (module) for (const p of pythonModulePaths(cwd, module)) add(p)
+        else if (command.length && PYTHON.test(programName(command[0]))) {
+          if (command[0].includes("/")) venvOf(command[0], cwd)
+          python(command.slice(1), cwd)
+        } else if (command.length && /\.pyw?$/.test(command[0])) python(command, cwd)
+        continue
+      }
+      if (program === "go") {
+        let cwd = start
+        let at = 1
+        for (; at < words.length && words[at].startsWith("-"); at++)
+          if (words[at] === "-C" && words[at + 1]) cwd = path.resolve(cwd, words[++at])
+          else if (words[at].startsWith("-C=")) cwd = path.resolve(cwd, words[at].slice(3))
+        if (words[at] !== "run") continue
+        const packages: string[] = []
+        for (let i = at + 1; i < words.length; i++) {
+          const w = words[i]
+          if (w === "--") break
+          // Go takes `-flag` and `--flag`, its value glued with `=` or as the next word.
+          const bare = w.replace(/^--/, "-")
+          const [flag, value] = bare.includes("=")
+            ? [bare.slice(0, bare.indexOf("=")), bare.slice(bare.indexOf("=") + 1)]
+            : [bare, undefined]
+          if (w.startsWith("-")) {
+            const v = value ?? (GO_VALUE_OPTIONS.has(flag) ? words[++i] : undefined)
+            if (flag === "-C" && v) cwd = path.resolve(cwd, v)
+            // A program `-exec` names by path; one by name is found on PATH.
+            else if (v && GO_FILE_OPTIONS.has(flag) && (!/exec$/.test(flag) || /[/\\]/.test(v)))
+              add(path.resolve(cwd, v))
+            continue
+          }
+          // `go run main.go util.go`: the files; `go run ./cmd/mcp args…`: one package, the rest are its arguments.
+          if (w.endsWith(".go")) {
+            packages.push(w)
+            continue
+          }
+          if (!packages.length) packages.push(w)
+          break
+        }
+        for (const pkg of packages) {
+          // An import path (`example.com/x/cmd@v1`) is fetched into the module cache, outside the project.
+          if (!/^(\.|\/)/.test(pkg) && !pkg.endsWith(".go")) continue
+          const target = path.resolve(cwd, pkg.replace(/\/\.\.\.$/, ""))
+          const folder = pkg.endsWith(".go") ? path.dirname(target) : target
+          if (pkg.endsWith(".go")) add(target)
+          // The project folder itself (`go run .`) cannot be held whole: its `.go` files as they are now (Limits).
+          else if (SecurityPath.isInside(directory, folder)) for (const f of listGo(folder)) add(path.join(folder, f))
+          else add(folder + path.sep)
+          let root: string | undefined
+          for (const dir of upTo(folder, "/")) {
+            for (const f of ["go.mod", "go.sum", "go.work", "go.work.sum"]) add(path.join(dir, f))
+            if (!root && fs.existsSync(path.join(dir, "go.mod"))) root = dir
+          }
+          add(path.join(root ?? cwd, "vendor") + path.sep)
+        }
+      }
+    }
+    return [...out]
+  }
+
   /**
    * The `package.json` files whose own `bin` npm exec would run for a server started as `npx <name>` or `npm exec
    * <name>` (no `--package`): npm first asks the nearest folder above the server's folder that holds a `package.json`

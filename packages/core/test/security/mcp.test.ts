@@ -234,4 +234,52 @@ describe("SecurityMcp", () => {
     expect(SecurityMcp.declaredBins("not json", ["y"])).toEqual([])
     expect(SecurityMcp.declaredBins('{"name":"x"}', ["x"])).toEqual([])
   })
+  test("what a Python or Go launcher runs, present or not: modules, package initialisers, a venv, a go run folder", async () => {
+    await using dir = await tmpdir({ "go.mod": "module m\n", "main.go": "package main\n" })
+    const of = (command: unknown[], extra: Record<string, unknown> = {}) =>
+      SecurityMcp.launcherPaths({ s: { type: "local", command, ...extra } }, { directory: dir.path })
+    // `python3 -m mcp_server_fetch` (installed, not in the project): the server's folder is first on sys.path, so a
+    // package or module of that name planted there shadows it.
+    const fetch = of(["python3", "-m", "mcp_server_fetch"])
+    for (const p of ["mcp_server_fetch/__main__.py", "mcp_server_fetch/__init__.py", "mcp_server_fetch.py"])
+      expect(fetch).toContain(dir.file(p))
+    expect(fetch).toContain(dir.file("mcp_server_fetch/__pycache__") + path.sep)
+    // `-m a.b.c`: every package initialiser along the name, the module, its package form and a shadowing `a.py`.
+    const deep = of(["python3.12", "-u", "-X", "dev", "-m", "a.b.c", "--port", "3"], { cwd: "srv" })
+    for (const p of ["a/__init__.py", "a/b/__init__.py", "a/b/c.py", "a/b/c/__init__.py", "a/b/c/__main__.py", "a.py"])
+      expect(deep).toContain(dir.file(path.join("srv", p)))
+    expect(deep).toContain(dir.file("srv/a/b/__pycache__") + path.sep)
+    // A compiled module of that name is imported too (`c.cpython-312-<arch>.so`).
+    expect(deep.some((p) => p.startsWith(dir.file("srv/a/b/c.cpython-312-")) && p.endsWith(".so"))).toBe(true)
+    // The project's virtual environment (its `.pth` files and sitecustomize run at interpreter start): held whole.
+    const venv = of([".venv/bin/python", "-m", "tools.mcp"])
+    expect(venv).toContain(dir.file(".venv") + path.sep)
+    expect(venv).toContain(dir.file("tools/__init__.py"))
+    // `uv run` runs the project's `.venv`; a script is held present or not.
+    const uv = of(["uv", "run", "--with", "mcp", "--directory", "srv", "server.py"])
+    expect(uv).toContain(dir.file("srv/.venv") + path.sep)
+    expect(uv).toContain(dir.file(".venv") + path.sep)
+    expect(uv).toContain(dir.file("srv/server.py"))
+    expect(of(["uv", "run", "-m", "pkg.srv"])).toContain(dir.file("pkg/__init__.py"))
+    expect(of(["uv", "run", "python", "-m", "pkg.srv"])).toContain(dir.file("pkg/srv.py"))
+    // An interpreter outside the project, or one in the project folder itself, does not hold the project.
+    expect(of(["/usr/bin/python3", "x.py"])).toEqual([dir.file("x.py")])
+    expect(of(["./python3", "-c", "print(1)"])).toEqual([dir.file("python3")])
+    // `go run ./cmd/mcp`: the package folder (a new .go file there is compiled in), the module files up the tree.
+    const go = of(["go", "run", "-tags", "x", "./cmd/mcp", "stdio"])
+    for (const p of ["cmd/mcp/", "go.mod", "go.sum", "go.work", "cmd/mcp/go.mod", "vendor/"])
+      expect(go).toContain(dir.file(p))
+    expect(go).toContain(path.join(path.dirname(dir.path), "go.mod"))
+    expect(go.some((p) => p.startsWith("/usr/") || p.startsWith("/etc/"))).toBe(false)
+    expect(go).not.toContain(dir.file("stdio") + path.sep)
+    // `go run .` in the project: its .go files as they are (the project cannot be held whole); `-overlay` is held.
+    const here = of(["go", "run", "-overlay=o.json", "."])
+    expect(here).toContain(dir.file("main.go"))
+    expect(here).toContain(dir.file("o.json"))
+    expect(here).not.toContain(dir.path + path.sep)
+    // An import path is fetched into the module cache: nothing of the project. Other launchers: nothing here.
+    expect(of(["go", "run", "example.com/x/cmd@v1"])).toEqual([])
+    expect(of(["node", "server.js"])).toEqual([])
+    expect(of(["python3", "-m", "x"], { enabled: false })).toEqual([])
+  })
 })
