@@ -219,5 +219,59 @@ for (const route of ROUTES) {
       },
       HEAVY,
     )
+
+    // Red team Q1: Python puts the server's folder first on sys.path for `-m` and runs every package initialiser along
+    // the name; `site` runs the import lines of a `.pth` file of the interpreter's environment; `go run` compiles
+    // every .go file of the package folder. Each ran on the host at the next start, reading a read-denied file.
+    test(
+      "python -m, a project .venv and go run: a shadowing module, a package __init__.py, a .pth, a new .go file are held",
+      async () => {
+        const site = ".venv/lib/python3.11/site-packages"
+        await using box = await fresh(
+          route,
+          {
+            fetch: { type: "local", command: ["python3", "-m", "mcp_server_fetch"] },
+            local: { type: "local", command: [".venv/bin/python", "-m", "tools.mcp"] },
+            gomcp: { type: "local", command: ["go", "run", "./cmd/mcp"] },
+          },
+          {
+            "tools/__init__.py": "",
+            "tools/mcp.py": "print('server')\n",
+            ".venv/pyvenv.cfg": "home = /usr/bin\n",
+            [`${site}/ok.pth`]: "/tmp\n",
+            "go.mod": "module example.com/m\n\ngo 1.19\n",
+            "cmd/mcp/main.go": "package main\n\nfunc main() {}\n",
+          },
+        )
+        // The module `python3 -m mcp_server_fetch` would find in the project before the installed one.
+        const shadow = await box.s.bash(
+          `d=${runtime("mcp_server_fetch")}; mkdir -p $d && echo 'import os' > $d/__main__.py; echo RAN-OK`,
+        )
+        expect(shadow.refused).toBe(false)
+        expect(shadow.output).toContain("mcp_server_fetch/__main__.py was created by the command")
+        expect(fs.existsSync(box.dir.file("mcp_server_fetch/__main__.py"))).toBe(false)
+        expect(
+          (await box.s.bash(`echo 'import os' > ${runtime("mcp_server_fetch.py")}; echo RAN-OK`)).output,
+        ).toContain("mcp_server_fetch.py was created by the command")
+        expect(fs.existsSync(box.dir.file("mcp_server_fetch.py"))).toBe(false)
+        // The package initialiser Python runs before tools/mcp.py, by a write tool and by a command.
+        expectTyped(await box.s.call("write", { filePath: "tools/__init__.py", content: "import os\n" }))
+        await box.s.bash(`echo 'import os' >> tools/${runtime("__init__.py")}; echo RAN-OK`)
+        expect(fs.readFileSync(box.dir.file("tools/__init__.py"), "utf8")).toBe("")
+        // A .pth file of the project's virtual environment (its import lines run at interpreter start).
+        expectTyped(await box.s.call("write", { filePath: `${site}/zz.pth`, content: "import os\n" }))
+        await box.s.bash(`echo 'import os' > ${site}/${runtime("zz.pth")}; echo RAN-OK`)
+        expect(fs.existsSync(box.dir.file(`${site}/zz.pth`))).toBe(false)
+        expect(fs.readFileSync(box.dir.file(`${site}/ok.pth`), "utf8")).toBe("/tmp\n")
+        // The package go run compiles: its file, and a new one beside it.
+        expectTyped(await box.s.call("write", { filePath: "cmd/mcp/main.go", content: "package main\n" }))
+        await box.s.bash(`echo 'package main' > cmd/mcp/${runtime("zz.go")}; echo RAN-OK`)
+        expect(fs.existsSync(box.dir.file("cmd/mcp/zz.go"))).toBe(false)
+        expect(fs.readFileSync(box.dir.file("cmd/mcp/main.go"), "utf8")).toBe("package main\n\nfunc main() {}\n")
+        // The rest of the project stays the agent's.
+        expect((await box.s.call("write", { filePath: "tools/other.py", content: "x = 1\n" })).refused).toBe(false)
+      },
+      HEAVY,
+    )
   })
 }
