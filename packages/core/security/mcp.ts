@@ -301,28 +301,30 @@ export namespace SecurityMcp {
   /** `go run` options whose value is a file or program the build reads or runs (`-overlay` replaces source files). */
   const GO_FILE_OPTIONS = new Set(["-exec", "-toolexec", "-modfile", "-overlay", "-pgo"])
 
+  /** CPython 3.6 to 3.15, and their free-threaded builds (`312`, `313t`): the tags of their file names. */
+  const PYTHON_VERSIONS = Array.from({ length: 10 }, (_, i) => [`3${i + 6}`, `3${i + 6}t`]).flat()
+
   /**
-   * The file names Python's import system takes for module `name` in one folder, in its order: a package
-   * (`name/__init__.*`) before a module (`name.py`, a compiled extension, a `.pyc` without source), and the cache it
-   * runs in place of a source whose size and time it records (`__pycache__/`). Extension names carry the interpreter's
-   * tag (`name.cpython-312-x86_64-linux-gnu.so`): those of CPython 3.6 to 3.15 on this machine's architecture.
+   * The file names Python's import system takes for module `name` in one folder: a package (`name/__init__.*`), a
+   * module (`name.py`, a compiled extension, a `.pyc` without source), and the cached `.pyc` it runs in place of a
+   * source whose size and time it records (`__pycache__/name.cpython-312.pyc`, `.opt-1`, `.opt-2`). Extension names
+   * carry the interpreter's tag (`name.cpython-312-x86_64-linux-gnu.so`): those of the versions above on this machine's
+   * architecture. The `__pycache__` folders themselves stay writable: the agent's test runs write their own caches there.
    */
   function pythonModuleFiles(folder: string, name: string): string[] {
     const arch = process.arch === "arm64" ? "aarch64" : process.arch === "x64" ? "x86_64" : process.arch
-    const os_ = process.platform === "darwin" ? "darwin" : "linux-gnu"
-    const tags = ["", ".abi3"]
-    for (let minor = 6; minor <= 15; minor++)
-      for (const t of ["", "t"])
-        tags.push(
-          process.platform === "darwin" ? `.cpython-3${minor}${t}-darwin` : `.cpython-3${minor}${t}-${arch}-${os_}`,
-        )
-    const forms = (base: string) => [base + ".py", base + ".pyc", base + ".pyw", ...tags.map((t) => base + t + ".so")]
-    return [
-      ...forms(path.join(folder, name, "__init__")),
-      path.join(folder, name, "__pycache__") + path.sep,
-      ...forms(path.join(folder, name)),
-      path.join(folder, "__pycache__") + path.sep,
+    const platform = process.platform === "darwin" ? "darwin" : `${arch}-linux-gnu`
+    const tags = ["", ".abi3", ...PYTHON_VERSIONS.map((v) => `.cpython-${v}-${platform}`)]
+    const forms = (dir: string, base: string) => [
+      path.join(dir, base + ".py"),
+      path.join(dir, base + ".pyc"),
+      path.join(dir, base + ".pyw"),
+      ...tags.map((t) => path.join(dir, base + t + ".so")),
+      ...PYTHON_VERSIONS.flatMap((v) =>
+        ["", ".opt-1", ".opt-2"].map((o) => path.join(dir, "__pycache__", `${base}.cpython-${v}${o}.pyc`)),
+      ),
     ]
+    return [...forms(path.join(folder, name), "__init__"), ...forms(folder, name)]
   }
 
   /**

@@ -254,6 +254,14 @@ for (const route of ROUTES) {
           (await box.s.bash(`echo 'import os' > ${runtime("mcp_server_fetch.py")}; echo RAN-OK`)).output,
         ).toContain("mcp_server_fetch.py was created by the command")
         expect(fs.existsSync(box.dir.file("mcp_server_fetch.py"))).toBe(false)
+        // A cached module Python would run in place of a source of the size and time it records; the cache folder stays
+        // the agent's (its own test runs write there).
+        const pyc = await box.s.bash(
+          `mkdir -p tools/__pycache__ && echo x > tools/__pycache__/${runtime("mcp.cpython-311.pyc")}; echo x > tools/__pycache__/own.pyc; echo RAN-OK`,
+        )
+        expect(pyc.output).toContain("tools/__pycache__/mcp.cpython-311.pyc was created by the command")
+        expect(fs.existsSync(box.dir.file("tools/__pycache__/mcp.cpython-311.pyc"))).toBe(false)
+        expect(fs.existsSync(box.dir.file("tools/__pycache__/own.pyc"))).toBe(true)
         // The package initialiser Python runs before tools/mcp.py, by a write tool and by a command.
         expectTyped(await box.s.call("write", { filePath: "tools/__init__.py", content: "import os\n" }))
         await box.s.bash(`echo 'import os' >> tools/${runtime("__init__.py")}; echo RAN-OK`)
