@@ -69,6 +69,12 @@ export namespace SecurityInventory {
     { stamp: string; text?: string; segments?: boolean; large?: { key: string; found: number[] } }
   > & {
     decisions?: { key: string; map: Map<string, { ops: Set<Operation>; whole: boolean }> }
+    /**
+     * Every entry (path as on disk → its kind in the listing) the last build derived something from: protected files
+     * and folders (`files`, `top`, `inodes`), files with more than one name (`links`), files holding segments. A later
+     * listing cut short before them considers them again (`build`), so what the index knew does not go with the cut.
+     */
+    derived?: Map<string, SecurityTree.Kind>
   }
 
   export type Input = {
@@ -187,6 +193,8 @@ export namespace SecurityInventory {
     let bytes = 0
     let visited = 0
     const seen = new Set<string>()
+    const previous = cache.derived ?? new Map<string, SecurityTree.Kind>()
+    const derived = new Map<string, SecurityTree.Kind>()
     /** The paths rules were asked about (their cached decisions are kept). */
     const judged = new Set<string>()
     /** Files with more than one name that no rule protects, by `dev:ino`: a link to a protected file is one too. */
@@ -202,6 +210,8 @@ export namespace SecurityInventory {
       if (seen.has(full)) return
       seen.add(full)
       if (++visited % 4000 === 0) await new Promise((r) => setImmediate(r))
+      const listed = kind
+      const note = () => derived.set(full, listed)
       const match = full.normalize("NFC")
       judged.add(match)
       let also: string[] = []
@@ -223,6 +233,7 @@ export namespace SecurityInventory {
           for (const op of hit.ops) own.ops.add(op)
         }
         if (!own.whole) return
+        note()
         wholeDirs.set(full, own.ops)
         const above = covering(full)
         if (!(above && [...own.ops].every((op) => above.has(op))))
@@ -244,6 +255,7 @@ export namespace SecurityInventory {
       }
       if (stat && !stat.isFile()) stat = undefined
       if (ops.size) {
+        note()
         index.files.set(match, ops)
         if (own.size && !(above && [...own].every((op) => above.has(op))))
           index.top.push({ path: full, dir: false, ops: own })
@@ -251,6 +263,7 @@ export namespace SecurityInventory {
         const named = [match, ...also].find((p) => decide(p, false).ops.size) ?? match
         if (stat) index.inodes.set(`${stat.dev}:${stat.ino}`, named)
       } else if (stat && stat.nlink > 1) {
+        note()
         const id = `${stat.dev}:${stat.ino}`
         shared.set(id, [...(shared.get(id) ?? []), full])
       }
@@ -279,6 +292,7 @@ export namespace SecurityInventory {
         const segOps = new Set<Operation>()
         for (const i of entry.large.found) for (const op of markers[i].ops) segOps.add(op)
         if (segOps.size) {
+          note()
           index.segmented.set(full, segOps)
           index.whole.add(full)
         }
@@ -312,7 +326,10 @@ export namespace SecurityInventory {
           : []
         const segOps = new Set<Operation>()
         for (const seg of found) for (const op of markers[seg.marker].ops) segOps.add(op)
-        if (segOps.size) index.segmented.set(full, segOps)
+        if (segOps.size) {
+          note()
+          index.segmented.set(full, segOps)
+        }
       }
     }
 
@@ -322,19 +339,24 @@ export namespace SecurityInventory {
           index.policyFiles.push(e.path.normalize("NFC"))
         await consider(e.path, e.kind)
       }
-    // A file the last build read as protected (or holding segments) that this listing did not reach, because a
-    // command filled the budget with entries that sort first (`seq 1 200001 | xargs touch`): it is considered again,
-    // or its fingerprints would go and copies of its content in ordinary files would be shown in clear. The sandbox
-    // hides the unlisted folders; the scanner must still know what they hold.
-    if (tree.unlisted.length) {
+    // An entry the last build derived something from that this listing did not reach, because a command filled the
+    // budget with entries that sort first (`seq 1 200001 | xargs touch`): it is considered again, whatever it gave —
+    // fingerprints (or copies of its content in ordinary files would be shown in clear), segments, and also the inode
+    // of a protected file that has none (write-only, or too large to read: a hard link to it in a listed folder would
+    // no longer be recognised, and writes or reads through it would pass) and the protected folders above it. The
+    // sandbox hides the unlisted folders; the tools and the scanner must still know what they hold. Folders first,
+    // outermost first, so that the files below them inherit their operations.
+    if (tree.unlisted.length && previous.size) {
       const unlisted = tree.unlisted.map((d) => d + path.sep)
-      for (const [file, entry] of [...cache])
-        if (
-          !seen.has(file) &&
-          (entry.text !== undefined || entry.segments || entry.large?.found.length) &&
-          unlisted.some((d) => file.startsWith(d))
-        )
-          await consider(file, "file")
+      // As it is now: gone since (nothing to protect, and no mount over a missing path), or of another kind.
+      const again: [string, SecurityTree.Kind][] = []
+      for (const file of previous.keys()) {
+        if (seen.has(file) || !unlisted.some((d) => file.startsWith(d))) continue
+        const kind = kindOf(file)
+        if (kind) again.push([file, kind])
+      }
+      again.sort(([a, ak], [b, bk]) => Number(ak === "file") - Number(bk === "file") || a.length - b.length)
+      for (const [file, kind] of again) await consider(file, kind)
     }
     const far = outside(config, tree.root, role)
     for (const e of far.entries) await consider(e.path, e.kind)
@@ -350,6 +372,7 @@ export namespace SecurityInventory {
       if (ops) for (const p of paths) index.links.push({ path: p, dir: false, ops })
     }
     for (const file of cache.keys()) if (!seen.has(file)) cache.delete(file)
+    cache.derived = derived
     for (const id of decisions.keys()) if (!judged.has(id.slice(2))) decisions.delete(id)
     index.builtAt = (input.now ?? Date.now)()
     return index
@@ -366,6 +389,16 @@ export namespace SecurityInventory {
       const stat = fs.statSync(full)
       const resolved = SecurityPath.resolve(full.normalize("NFC"))
       return { dir: stat.isDirectory(), paths: [...resolved.hops, resolved.real] }
+    } catch {
+      return undefined
+    }
+  }
+
+  /** The kind of entry at `full` now (links not followed), or undefined when there is none. */
+  function kindOf(full: string): SecurityTree.Kind | undefined {
+    try {
+      const s = fs.lstatSync(full)
+      return s.isDirectory() ? "dir" : s.isFile() ? "file" : "other"
     } catch {
       return undefined
     }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
+import { SecurityAccess } from "../../security/access"
 import { SecurityConfig } from "../../security/config"
 import { SecurityFingerprint } from "../../security/fingerprint"
 import { SecurityInventory } from "../../security/inventory"
@@ -138,5 +139,67 @@ describe("SecurityInventory", () => {
     const changed = await build(dir.path, cache, 200)
     expect(SecurityFingerprint.find(changed.read, "API_KEY=Qm4Zr8Tx2Lw9Vb6Nc3Yk7Hd5").length).toBeGreaterThan(0)
     expect(SecurityFingerprint.find(changed.read, secret).length).toBe(0)
+  }, 60_000)
+
+  // Red-team Q2: the carry-forward above kept only files with fingerprints or segments. A write-only protected file
+  // and a read-protected file too large to read have neither: once the listing stopped before their folders, their
+  // inodes went, and the user's hard links to them in a listed folder were written through and read.
+  test("a listing cut short keeps every protected entry the last build knew: inodes, folders, hard links", async () => {
+    await using dir = await tmpdir({
+      ".opencode-security.json": JSON.stringify({
+        version: "1.0",
+        rules: [
+          { pattern: "config/**", type: "directory", deniedOperations: ["write"], allowedRoles: [] },
+          { pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: [] },
+        ],
+      }),
+      "config/prod.yaml": "db: prod\n",
+      "secrets/dump.sql": "INSERT INTO customers VALUES ('alice', 'card 4111');\n".repeat(4),
+      "secrets/old.sql": "-- gone while unlisted\n",
+    })
+    fs.linkSync(dir.file("config/prod.yaml"), dir.file("prod-link.yaml"))
+    fs.linkSync(dir.file("secrets/dump.sql"), dir.file("dump-copy.sql"))
+    const state = SecurityConfig.load(dir.path, { home: path.join(dir.path, "home") })
+    if (state.status !== "valid") throw new Error(state.status)
+    const cache: SecurityInventory.Cache = new Map()
+    // maxFileBytes 64: the dump is "too large to read", as a 2.7 MB one is at the default.
+    const index = async (maxEntries?: number) =>
+      SecurityInventory.build({
+        config: state.config,
+        role: "viewer",
+        tree: await SecurityTree.list(dir.path, { maxEntries }),
+        cache,
+        policyKey: "1",
+        maxFileBytes: 64,
+      })
+    const id = (rel: string) => {
+      const stat = fs.statSync(dir.file(rel))
+      return `${stat.dev}:${stat.ino}`
+    }
+    const known = (i: SecurityInventory.Index) => ({
+      files: [...i.files.keys()].map((f) => path.relative(dir.path, f)).sort(),
+      top: i.top.map((e) => `${e.dir ? "dir" : "file"} ${path.relative(dir.path, e.path)}`).sort(),
+      inodes: [i.inodes.get(id("prod-link.yaml")), i.inodes.get(id("dump-copy.sql"))],
+      links: i.links.map((e) => `${path.relative(dir.path, e.path)} ${[...e.ops].sort().join(",")}`).sort(),
+    })
+    const before = known(await index())
+    expect(before.inodes).toEqual([dir.file("config/prod.yaml"), dir.file("secrets/dump.sql")])
+    expect(before.links).toEqual(["dump-copy.sql llm,read,write", "prod-link.yaml write"])
+    fs.mkdirSync(dir.file("aaa"))
+    for (let i = 0; i < 60; i++) fs.writeFileSync(dir.file(`aaa/${i}`), "")
+    const cut = await index(20)
+    expect(cut.truncated).toBe(true)
+    expect(known(cut)).toEqual(before)
+    const denied = (rel: string, op: SecurityAccess.Operation) =>
+      SecurityAccess.checkAccess(state.config, dir.file(rel), op, "viewer", { inodes: cut.inodes })
+    expect(denied("prod-link.yaml", "write")).toMatchObject({ allowed: false, via: "hard link" })
+    expect(denied("dump-copy.sql", "read")).toMatchObject({ allowed: false, via: "hard link" })
+    // Kept build after build while the listing stays cut; what went meanwhile is forgotten (nothing to mount over).
+    fs.rmSync(dir.file("secrets/old.sql"))
+    const again = known(await index(20))
+    expect(again.files).toEqual(before.files.filter((f) => f !== "secrets/old.sql"))
+    expect(again.inodes).toEqual(before.inodes)
+    expect(again.links).toEqual(before.links)
+    expect(again.top).toEqual(before.top)
   }, 60_000)
 })

@@ -22,6 +22,7 @@ import { DynamicDiscovery } from "../../discovery/discover"
 import { DiscoveryHooks } from "../../discovery/hooks"
 import { DiscoveryLocate } from "../../discovery/locate"
 import type { Host } from "../../host"
+import { loadOptions } from "../../options"
 import { ResourceHooks } from "../../resource/hooks"
 import { ResourceLoader } from "../../resource/loader"
 import { ResourceTools } from "../../resource/tools"
@@ -37,6 +38,7 @@ import { SecurityTools } from "../../security/tools"
 import { LocalState } from "../../learning/local"
 import { Logger } from "../../util/log"
 import OpencodeBuiltins from "../../../plugin/index"
+import { tmpdir } from "../fixture"
 import { APP, POLICY, SECRET_FILE, project } from "./fixture"
 
 export const ROUTES = ["plugin", "core"] as const
@@ -301,6 +303,13 @@ export async function redteamProject(extra: Record<string, string> = {}, policy:
   return dir
 }
 
+/** A project of only `files` (its policy among them), for cases the red-team project's many files would crowd. */
+export async function smallProject(files: Record<string, string>) {
+  const dir = await tmpdir(files)
+  roots.add(dir.path)
+  return dir
+}
+
 export function git(dir: string, ...args: string[]) {
   const r = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
     cwd: dir,
@@ -387,11 +396,14 @@ async function pluginRoute(dir: string): Promise<Wired> {
 
 async function coreRoute(dir: string): Promise<Wired> {
   const log = Logger.silent
+  // The project's security options, as the security feature passes them (a case may set a small index budget).
+  const options = loadOptions(dir, undefined).options.security ?? {}
   const guard = await SecurityGuard.create({
     directory: dir,
     worktree: dir,
     log,
     shell: "/bin/bash",
+    maxIndexEntries: typeof options.maxIndexEntries === "number" ? options.maxIndexEntries : undefined,
     protect: SecurityGuard.hostProtected(dir, dir),
     writable: SecurityGuard.hostWritable(),
     // As the security feature passes them: the built-ins' local state is the host's alone.

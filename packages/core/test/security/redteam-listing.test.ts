@@ -6,7 +6,16 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { SECRET_FILE } from "./fixture"
-import { REDTEAM_POLICY, ROUTES, git, isolateHome, open, redteamProject } from "./redteam-helpers"
+import {
+  REDTEAM_POLICY,
+  ROUTES,
+  git,
+  isolateHome,
+  open,
+  redteamProject,
+  smallProject,
+  typedRefusal,
+} from "./redteam-helpers"
 
 // Every case here runs sandboxed shells and git: short ones slow down far more than long ones on a busy machine
 // (0.2 s idle took over 5 s beside CPU-bound work), so none is left at bun's 5 s default.
@@ -90,6 +99,58 @@ for (const route of ROUTES) {
       },
       HEAVY,
     )
+  })
+
+  describe(`${route} route: a listing cut short keeps the user's hard links protected (Q2)`, () => {
+    // The carry-forward of O3 kept only files with fingerprints or segments: once a command cut the listing before
+    // config/ and secrets/, the inodes of a write-only file and of a read-protected file over 2 MB went, and the user's
+    // hard links to them in the project folder were written through and read (tools and sandbox alike).
+    test("a write-only protected file and a read-protected file over 2 MB, through the user's hard links", async () => {
+      const secret = "INSERT INTO customers VALUES ('alice', 'card 4111-QQ-SECRET-7731');"
+      await using dir = await smallProject({
+        ".opencode-security.json": JSON.stringify({
+          version: "1.0",
+          rules: [
+            { pattern: "config/**", type: "directory", deniedOperations: ["write"], allowedRoles: [] },
+            { pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: [] },
+          ],
+        }),
+        // A small budget keeps the flood small (the default needs 100,001 files).
+        ".opencode/opencode-builtins.json": JSON.stringify({ security: { maxIndexEntries: 40 } }),
+        "config/prod.yaml": "db: prod\n",
+        "secrets/dump.sql": `${secret}\n${"-- filler line of the dump\n".repeat(100_000)}`,
+      })
+      fs.linkSync(dir.file("config/prod.yaml"), dir.file("prod-link.yaml"))
+      fs.linkSync(dir.file("secrets/dump.sql"), dir.file("dump-copy.sql"))
+      const s = await open(route, dir.path)
+      try {
+        // Names built at run time: the static reading refuses a protected path written in the command.
+        const write = "for f in $(ls | grep '^prod-l'); do echo 'db: evil' > $f; done; echo wrote"
+        const read = "for f in $(ls | grep '^dump-c'); do head -1 $f | tr 'A-Za-z' 'N-ZA-Mn-za-m'; done; echo probed"
+        const check = async () => {
+          const w = await s.call("write", { filePath: "prod-link.yaml", content: "db: evil\n" })
+          expect(typedRefusal(w)).toBe(true)
+          expect(w.reason).toContain("via hard link to config/prod.yaml")
+          const r = await s.call("read", { filePath: "dump-copy.sql", limit: 1 })
+          expect(typedRefusal(r)).toBe(true)
+          expect(r.reason).toContain("via hard link to secrets/dump.sql")
+          expect((await s.bash(write)).raw).toContain("wrote")
+          expect(fs.readFileSync(dir.file("config/prod.yaml"), "utf8")).toBe("db: prod\n")
+          const shown = await s.bash(read)
+          expect(shown.raw).toContain("probed")
+          expect(shown.raw).not.toContain(rot(secret))
+        }
+        await check()
+        const flood = await s.bash("mkdir -p b-flood && cd b-flood && seq 1 60 | xargs touch && echo flooded")
+        expect(flood.raw).toContain("flooded")
+        const tick = await s.bash("echo tick")
+        expect(tick.output).toContain("it stopped at b-flood")
+        expect(tick.output).toContain("hidden from this command")
+        await check()
+      } finally {
+        s.close()
+      }
+    })
   })
 
   describe(`${route} route: protected links and NFD names (L6, L6b, L7, L8)`, () => {
