@@ -199,6 +199,8 @@ export namespace SecurityInventory {
     const judged = new Set<string>()
     /** Files with more than one name that no rule protects, by `dev:ino`: a link to a protected file is one too. */
     const shared = new Map<string, string[]>()
+    /** How many names each file of `shared` has (`nlink`). */
+    const names = new Map<string, number>()
     /**
      * `full` is the path as it is on disk: what the sandbox mounts over, stats and reads (a name stored decomposed, as
      * macOS writes `café`, is another path than its NFC form on Linux). Rules match its NFC form, as they match the
@@ -266,6 +268,7 @@ export namespace SecurityInventory {
         note()
         const id = `${stat.dev}:${stat.ino}`
         shared.set(id, [...(shared.get(id) ?? []), full])
+        names.set(id, stat.nlink)
       }
       const wantsPrint = (ops.has("read") || ops.has("llm")) && bytes < maxPrints && !isState(match)
       const wantsSegments = markers.length > 0
@@ -366,6 +369,18 @@ export namespace SecurityInventory {
       index.top.push(e)
       index.unlisted.push(e.path)
     }
+    // A file with more names than the listing (and what the last builds knew) found, while folders were not listed: its
+    // other names may be there, protected files the session never listed (the listing was cut from the start, or the
+    // file was made past the cut), and the user's hard link to them would pass as an ordinary file. The unlisted
+    // folders are searched for them, with no budget but only while such a file exists; a name found is remembered
+    // (`Cache.derived`), so the next build does not search again.
+    if (tree.unlisted.length) {
+      const missing = new Map<string, number>()
+      for (const [id, paths] of shared)
+        if (!index.inodes.has(id) && paths.length < names.get(id)!) missing.set(id, names.get(id)! - paths.length)
+      if (missing.size)
+        for (const file of await sameFiles(tree.unlisted, missing, tree.skip, seen)) await consider(file, "file")
+    }
     for (const [id, paths] of shared) {
       const original = index.inodes.get(id)
       const ops = original && index.files.get(original)
@@ -392,6 +407,58 @@ export namespace SecurityInventory {
     } catch {
       return undefined
     }
+  }
+
+  /**
+   * The files below `dirs` whose `dev:ino` is in `missing` (→ how many names are still to find), walking until all are
+   * found or nothing is left; folders in `skip` are not entered (as in the tree), files in `known` not counted.
+   */
+  async function sameFiles(
+    dirs: readonly string[],
+    missing: Map<string, number>,
+    skip: ReadonlySet<string>,
+    known: ReadonlySet<string>,
+  ): Promise<string[]> {
+    const out: string[] = []
+    const queue = [...dirs]
+    let left = [...missing.values()].reduce((a, b) => a + b, 0)
+    let sinceYield = 0
+    while (queue.length && left > 0) {
+      if (sinceYield > 4000) {
+        sinceYield = 0
+        await new Promise((r) => setImmediate(r))
+      }
+      const dir = queue.pop()!
+      let entries: fs.Dirent[]
+      try {
+        entries = fs.readdirSync(dir, { withFileTypes: true })
+      } catch {
+        continue
+      }
+      sinceYield += entries.length
+      for (const d of entries) {
+        const full = path.join(dir, d.name)
+        if (d.isDirectory()) {
+          if (!skip.has(d.name.normalize("NFC"))) queue.push(full)
+          continue
+        }
+        if (!d.isFile() || known.has(full)) continue
+        let id: string
+        try {
+          const stat = fs.lstatSync(full)
+          if (stat.nlink < 2) continue
+          id = `${stat.dev}:${stat.ino}`
+        } catch {
+          continue
+        }
+        const want = missing.get(id)
+        if (!want) continue
+        missing.set(id, want - 1)
+        left--
+        out.push(full)
+      }
+    }
+    return out
   }
 
   /** The kind of entry at `full` now (links not followed), or undefined when there is none. */

@@ -202,4 +202,44 @@ describe("SecurityInventory", () => {
     expect(again.links).toEqual(before.links)
     expect(again.top).toEqual(before.top)
   }, 60_000)
+
+  // Q2, the listing cut from the start (no earlier build to keep anything from): a file of a listed folder with more
+  // names than the listing found has its other names looked for in the folders not listed.
+  test("a listing cut from the start finds the protected files a listed hard link shares its inode with", async () => {
+    await using dir = await tmpdir({
+      ".opencode-security.json": JSON.stringify({
+        version: "1.0",
+        rules: [
+          { pattern: "config/**", type: "directory", deniedOperations: ["write"], allowedRoles: [] },
+          { pattern: "secrets/*.sql", type: "file", deniedOperations: ["read", "write", "llm"], allowedRoles: [] },
+        ],
+      }),
+      "config/deep/prod.yaml": "db: prod\n",
+      "secrets/dump.sql": "INSERT INTO customers VALUES ('alice', 'card 4111');\n",
+      "notes/a.txt": "ordinary\n",
+    })
+    fs.linkSync(dir.file("config/deep/prod.yaml"), dir.file("prod-link.yaml"))
+    fs.linkSync(dir.file("secrets/dump.sql"), dir.file("dump-copy.sql"))
+    // An ordinary file with a second name in an unlisted folder: found, and nothing made of it.
+    fs.linkSync(dir.file("notes/a.txt"), dir.file("a-copy.txt"))
+    fs.mkdirSync(dir.file("aaa"))
+    for (let i = 0; i < 60; i++) fs.writeFileSync(dir.file(`aaa/${i}`), "")
+    const state = SecurityConfig.load(dir.path, { home: path.join(dir.path, "home") })
+    if (state.status !== "valid") throw new Error(state.status)
+    const cache: SecurityInventory.Cache = new Map()
+    const build = async () => {
+      const tree = await SecurityTree.list(dir.path, { maxEntries: 20 })
+      expect(tree.unlisted).toEqual(expect.arrayContaining([dir.file("config"), dir.file("secrets")]))
+      return SecurityInventory.build({ config: state.config, role: "viewer", tree, cache, policyKey: "1" })
+    }
+    for (const index of [await build(), await build()]) {
+      const links = index.links.map((e) => `${path.relative(dir.path, e.path)} ${[...e.ops].sort().join(",")}`)
+      expect(links.sort()).toEqual(["dump-copy.sql llm,read,write", "prod-link.yaml write"])
+      const denied = (rel: string, op: SecurityAccess.Operation) =>
+        SecurityAccess.checkAccess(state.config, dir.file(rel), op, "viewer", { inodes: index.inodes })
+      expect(denied("prod-link.yaml", "write")).toMatchObject({ allowed: false, via: "hard link" })
+      expect(denied("dump-copy.sql", "read")).toMatchObject({ allowed: false, via: "hard link" })
+      expect(denied("a-copy.txt", "write").allowed).toBe(true)
+    }
+  }, 60_000)
 })

@@ -15,6 +15,7 @@ import {
   redteamProject,
   smallProject,
   typedRefusal,
+  type Session,
 } from "./redteam-helpers"
 
 // Every case here runs sandboxed shells and git: short ones slow down far more than long ones on a busy machine
@@ -28,6 +29,50 @@ afterAll(() => home.restore(), 60_000)
 const rot = (s: string) =>
   s.replace(/[a-zA-Z]/g, (c) => String.fromCharCode((c.toLowerCase() < "n" ? 13 : -13) + c.charCodeAt(0)))
 const HEAVY = 300_000
+
+const DUMP_LINE = "INSERT INTO customers VALUES ('alice', 'card 4111-QQ-SECRET-7731');"
+
+/**
+ * A project whose policy keeps config/ from writes and secrets/ from everything, with the user's hard links to a file
+ * of each in the project folder: prod-link.yaml (config/prod.yaml) and dump-copy.sql (secrets/dump.sql, 2.7 MB: over
+ * the 2 MB the index reads, so it has no fingerprints). The index budget is 40 entries, so a small flood cuts it.
+ */
+async function hardLinked() {
+  const dir = await smallProject({
+    ".opencode-security.json": JSON.stringify({
+      version: "1.0",
+      rules: [
+        { pattern: "config/**", type: "directory", deniedOperations: ["write"], allowedRoles: [] },
+        { pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: [] },
+      ],
+    }),
+    ".opencode/opencode-builtins.json": JSON.stringify({ security: { maxIndexEntries: 40 } }),
+    "config/prod.yaml": "db: prod\n",
+    "secrets/dump.sql": `${DUMP_LINE}\n${"-- filler line of the dump\n".repeat(100_000)}`,
+  })
+  fs.linkSync(dir.file("config/prod.yaml"), dir.file("prod-link.yaml"))
+  fs.linkSync(dir.file("secrets/dump.sql"), dir.file("dump-copy.sql"))
+  return dir
+}
+
+/** The tools refuse both hard links; in the sandbox prod-link.yaml is read-only and dump-copy.sql unreadable. */
+async function linksProtected(s: Session, file: (rel: string) => string) {
+  const w = await s.call("write", { filePath: "prod-link.yaml", content: "db: evil\n" })
+  expect(typedRefusal(w)).toBe(true)
+  expect(w.reason).toContain("via hard link to config/prod.yaml")
+  const r = await s.call("read", { filePath: "dump-copy.sql", limit: 1 })
+  expect(typedRefusal(r)).toBe(true)
+  expect(r.reason).toContain("via hard link to secrets/dump.sql")
+  // Names built at run time: the static reading refuses a protected path written in the command.
+  const wrote = await s.bash("for f in $(ls | grep '^prod-l'); do echo 'db: evil' > $f; done; echo wrote")
+  expect(wrote.raw).toContain("wrote")
+  expect(fs.readFileSync(file("config/prod.yaml"), "utf8")).toBe("db: prod\n")
+  const shown = await s.bash(
+    "for f in $(ls | grep '^dump-c'); do head -1 $f | tr 'A-Za-z' 'N-ZA-Mn-za-m'; done; echo probed",
+  )
+  expect(shown.raw).toContain("probed")
+  expect(shown.raw).not.toContain(rot(DUMP_LINE))
+}
 const FLOOD = "mkdir -p aaa && cd aaa && seq 1 200001 | xargs touch && cd .."
 
 for (const route of ROUTES) {
@@ -106,47 +151,31 @@ for (const route of ROUTES) {
     // config/ and secrets/, the inodes of a write-only file and of a read-protected file over 2 MB went, and the user's
     // hard links to them in the project folder were written through and read (tools and sandbox alike).
     test("a write-only protected file and a read-protected file over 2 MB, through the user's hard links", async () => {
-      const secret = "INSERT INTO customers VALUES ('alice', 'card 4111-QQ-SECRET-7731');"
-      await using dir = await smallProject({
-        ".opencode-security.json": JSON.stringify({
-          version: "1.0",
-          rules: [
-            { pattern: "config/**", type: "directory", deniedOperations: ["write"], allowedRoles: [] },
-            { pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: [] },
-          ],
-        }),
-        // A small budget keeps the flood small (the default needs 100,001 files).
-        ".opencode/opencode-builtins.json": JSON.stringify({ security: { maxIndexEntries: 40 } }),
-        "config/prod.yaml": "db: prod\n",
-        "secrets/dump.sql": `${secret}\n${"-- filler line of the dump\n".repeat(100_000)}`,
-      })
-      fs.linkSync(dir.file("config/prod.yaml"), dir.file("prod-link.yaml"))
-      fs.linkSync(dir.file("secrets/dump.sql"), dir.file("dump-copy.sql"))
+      await using dir = await hardLinked()
       const s = await open(route, dir.path)
       try {
-        // Names built at run time: the static reading refuses a protected path written in the command.
-        const write = "for f in $(ls | grep '^prod-l'); do echo 'db: evil' > $f; done; echo wrote"
-        const read = "for f in $(ls | grep '^dump-c'); do head -1 $f | tr 'A-Za-z' 'N-ZA-Mn-za-m'; done; echo probed"
-        const check = async () => {
-          const w = await s.call("write", { filePath: "prod-link.yaml", content: "db: evil\n" })
-          expect(typedRefusal(w)).toBe(true)
-          expect(w.reason).toContain("via hard link to config/prod.yaml")
-          const r = await s.call("read", { filePath: "dump-copy.sql", limit: 1 })
-          expect(typedRefusal(r)).toBe(true)
-          expect(r.reason).toContain("via hard link to secrets/dump.sql")
-          expect((await s.bash(write)).raw).toContain("wrote")
-          expect(fs.readFileSync(dir.file("config/prod.yaml"), "utf8")).toBe("db: prod\n")
-          const shown = await s.bash(read)
-          expect(shown.raw).toContain("probed")
-          expect(shown.raw).not.toContain(rot(secret))
-        }
-        await check()
+        await linksProtected(s, dir.file)
         const flood = await s.bash("mkdir -p b-flood && cd b-flood && seq 1 60 | xargs touch && echo flooded")
         expect(flood.raw).toContain("flooded")
         const tick = await s.bash("echo tick")
         expect(tick.output).toContain("it stopped at b-flood")
         expect(tick.output).toContain("hidden from this command")
-        await check()
+        await linksProtected(s, dir.file)
+      } finally {
+        s.close()
+      }
+    })
+
+    // No earlier listing to keep anything from: the hard links' other names are looked for in the unlisted folders.
+    test("the same when the listing was cut before the session started", async () => {
+      await using dir = await hardLinked()
+      fs.mkdirSync(dir.file("b-flood"))
+      for (let i = 0; i < 60; i++) fs.writeFileSync(dir.file(`b-flood/${i}`), "")
+      const s = await open(route, dir.path)
+      try {
+        const tick = await s.bash("echo tick")
+        expect(tick.output).toContain("it stopped at b-flood")
+        await linksProtected(s, dir.file)
       } finally {
         s.close()
       }
