@@ -9,7 +9,9 @@ import type { CommentSyntax } from "./syntax"
  *    comment (one or two lines) or a comment trailing code; explanatory blocks of three or more lines, doc
  *    comments (JSDoc, `///`, docstrings), license headers, lint/type directives and commented-out code do not
  *    count — people write those, assistants narrate line by line. Judged only when the change added at least
- *    `minLines` non-blank lines and `minComments` annotations, so a one-line fix with a comment is not "dense".
+ *    `minLines` non-blank lines and `minComments` annotations, so a one-line fix with a comment is not "dense", and
+ *    held against a change only when one of its annotations narrates or repeats its line (`CommentCheck.judge`):
+ *    short comments that each say why are dense with explanations, not with narration.
  * 2. Narrating comments — a short comment judged against the code it sits on (`narration`): an obvious pattern
  *    (the PRD's six and common restating verbs, at most `MAX_WORDS` words: "Initialize the counter", "Return the
  *    result"), or an imperative narration verb whose content words the code repeats ("Parse CLI arguments" over

@@ -283,4 +283,154 @@ describe("judging one change", () => {
     const named = CommentCheck.judge(AddedLines.fromWrite("/r/config_test.rb", "", glued.join("\n")), "normal")!.named
     expect(named.map((f) => f.text)).toEqual(["Base URL configuration tests"])
   })
+
+  test("dense comments that each say why are not held against a change; dense ones that narrate are (tester's R-C3)", () => {
+    const levels = ["strict", "normal", "relaxed"] as const
+    const judge = (docs: AddedLines.Document[], level: (typeof levels)[number]) => CommentCheck.judge(docs, level)!
+    // pallets/click src/click/termui.py at a09c1c655eef3d43181eb46036b66cf058d72df4: three notes on why each branch
+    // exists, 5 of 13 added lines.
+    const termui = AddedLines.fromEdit(
+      "/r/src/click/termui.py",
+      '                echo(_("Error: The value you entered was invalid."), err=err)',
+      [
+        "                repr_val = repr(value)",
+        "                if repr_val in e.message:",
+        "                    # Built-in type pattern: mask the repr'd value.",
+        `                    msg = e.message.replace(repr_val, "'***'")`,
+        "                elif value in e.message:",
+        "                    # Raw value found: could be a coincidental or",
+        "                    # unquoted match. Ambiguous, use generic.",
+        '                    msg = _("The value you entered was invalid.")',
+        "                else:",
+        "                    # Value not found: show as-is, assuming custom",
+        "                    # types with hide_input=True avoid leaking input.",
+        "                    msg = e.message",
+        "",
+        '                echo(_("Error: {msg}").format(msg=msg), err=err)',
+      ].join("\n"),
+    )
+    // honojs/hono src/helper/css/common.ts at cd3f6f7194f0e5c9d4b26ae0cf232018d0f388fc (a security fix, two hunks).
+    const css = [
+      ...AddedLines.fromEdit(
+        "/r/src/helper/css/common.ts",
+        "const isValidClassName = (name: string): boolean => /^-?[_a-zA-Z][_a-zA-Z0-9-]*$/.test(name)\n",
+        [
+          "const isValidClassName = (name: string): boolean => /^-?[_a-zA-Z][_a-zA-Z0-9-]*$/.test(name)",
+          "",
+          "// `<`, `{`, `}` never appear in valid class names but can break out of a <style> element",
+          "// or inject a CSS rule when an external cx() class name is used as a selector.",
+          "const hasUnsafeSelectorChar = (name: string): boolean => /[<{}]/.test(name)",
+          "",
+        ].join("\n"),
+      ),
+      ...AddedLines.fromEdit(
+        "/r/src/helper/css/common.ts",
+        "        [EXTERNAL_CLASS_NAMES]: [arg],",
+        [
+          "        // drop names that are unsafe to emit as a selector",
+          "        [EXTERNAL_CLASS_NAMES]: hasUnsafeSelectorChar(arg) ? [] : [arg],",
+        ].join("\n"),
+      ),
+    ]
+    // pallets/click tests/test_utils/test_style.py at 71f2bafa541e7f798834e74076786ff4281ac83e: labels of
+    // parametrised cases, one citing a standard.
+    const style = AddedLines.fromEdit(
+      "/r/tests/test_utils/test_style.py",
+      '@pytest.mark.parametrize(("text", "expect"), [("\\x1b[?25lx y\\x1b[?25h", "x y")])',
+      [
+        "@pytest.mark.parametrize(",
+        '    ("text", "expect"),',
+        "    [",
+        '        ("\\x1b[?25lx y\\x1b[?25h", "x y"),',
+        "        # Colon-delimited true-color SGR (ISO 8613-6).",
+        '        ("\\x1b[38:2:255:0:0mx y\\x1b[0m", "x y"),',
+        "        # 256-color with colon sub-parameters.",
+        '        ("\\x1b[38:5:200mx y\\x1b[0m", "x y"),',
+        "        # SGR mouse reporting.",
+        '        ("\\x1b[<0;1;1Mx y\\x1b[<0;1;1m", "x y"),',
+        "        # Intermediate byte before the final byte.",
+        '        ("\\x1b[0 qx y", "x y"),',
+        "        # Non-letter final byte.",
+        '        ("x\\x1b[3~y", "xy"),',
+        "    ],",
+        ")",
+      ].join("\n"),
+    )
+    // Shopify/roast test/roast/cogs/agent/config_test.rb at f792e1eaa7f527260214309b7113d512dc0e037e (three of its four
+    // tests): the set-up's purpose, 3 of 7 added lines.
+    const block = (name: string, body: string[]) => [`        test "${name}" do`, ...body, "        end", ""]
+    const [enable, disable, skip] = [
+      "apply_permissions! enables",
+      "no_apply_permissions! disables",
+      "skip_permissions! is",
+    ]
+    const purpose = "          # ensure that configured value is initially the opposite of what we want to test"
+    const roastBefore = [
+      ...block(enable, ["          @config.apply_permissions!", "", "          assert @config.apply_permissions?"]),
+      ...block(disable, ["          @config.apply_permissions!", "          @config.no_apply_permissions!"]),
+      ...block(skip, ["          @config.apply_permissions!", "          @config.skip_permissions!"]),
+    ]
+    const roastAfter = [
+      ...block(enable, [
+        purpose,
+        "          @config.no_apply_permissions!",
+        "          refute @config.apply_permissions?",
+        "",
+        "          @config.apply_permissions!",
+        "",
+        "          assert @config.apply_permissions?",
+      ]),
+      ...block(disable, [
+        purpose,
+        "          @config.apply_permissions!",
+        "          assert @config.apply_permissions?",
+        "",
+        "          @config.no_apply_permissions!",
+      ]),
+      ...block(skip, [
+        purpose,
+        "          @config.apply_permissions!",
+        "          assert @config.apply_permissions?",
+        "",
+        "          @config.skip_permissions!",
+      ]),
+    ]
+    const roast = AddedLines.fromWrite(
+      "/r/test/roast/cogs/agent/config_test.rb",
+      roastBefore.join("\n"),
+      roastAfter.join("\n"),
+    )
+    for (const [name, docs, dense] of [
+      ["termui", termui, { comments: 5, lines: 13 }],
+      ["css", css, { comments: 3, lines: 5 }],
+      ["style", style, { comments: 5, lines: 16 }],
+      ["roast", roast, { comments: 3, lines: 7 }],
+    ] as const)
+      for (const level of levels) {
+        const verdict = judge(docs, level)
+        // Still counted as annotations (the figures the tester's notes showed); not held against the change.
+        expect([name, level, verdict.density.comments, verdict.density.lines]).toEqual([
+          name,
+          level,
+          dense.comments,
+          dense.lines,
+        ])
+        expect([name, level, verdict.flagged, verdict.reasons]).toEqual([name, level, false, []])
+      }
+    // Dense comments one of which narrates: the density note stands, though one narration in four is under the share.
+    const narrated = [
+      "def load(path):",
+      "    # Open the file",
+      "    handle = open(path)",
+      "    # tolerate a BOM from Windows editors",
+      '    text = handle.read().lstrip("\\ufeff")',
+      "    # one record per line",
+      "    rows = text.splitlines()",
+      "    # header row first",
+      "    return rows[1:]",
+    ].join("\n")
+    const verdict = judge(AddedLines.fromWrite("/r/load.py", "", narrated), "normal")
+    expect(verdict.named).toEqual([])
+    expect(verdict.reasons).toEqual(["4 of 9 added lines are comments annotating code (44%, over 30%)"])
+  })
 })
