@@ -7,9 +7,13 @@ import type { SgNode } from "@ast-grep/napi"
  * - `$NAME` and `$$NAME` become the text of a single-node capture, `$$$NAME` the source of a multi-node capture
  *   from its first node to its last (separators included); a name the pattern did not capture in that form becomes
  *   empty text; `$$$` without a name and `$name` (lower case) stay as written.
- * - Every template line after the first is indented like the matched code's line; a multi-line capture keeps its
- *   own relative indentation, re-based on the line the meta-variable sits on. Blank lines stay empty (the CLI
- *   0.51.1 puts the match's indentation on them: trailing whitespace), and tab indentation is kept (the CLI drops it).
+ * - Every template line after the first is indented like the matched code's line; the later lines of a multi-line
+ *   capture move by the difference between the capture's line indentation and the meta-variable's template line (a
+ *   line lacking the whole difference keeps its own), then get the match's line indentation, as in the CLI. Blank
+ *   lines stay empty (the CLI 0.51.1 puts the match's indentation on them: trailing whitespace), and tab indentation
+ *   is kept (the CLI drops it).
+ * - A capture's line that begins inside a string literal (template string, triple-quoted, raw string, heredoc, …)
+ *   is kept byte for byte: its indentation is part of the string's value (the CLI re-indents it too).
  *
  * @example
  * // source: "    foo(a,\n      b)", pattern "foo($$$A)", template "bar(\n  $$$A\n)"
@@ -29,26 +33,70 @@ export namespace AstRewrite {
     return /^[ \t]*/.exec(source.slice(start, index))![0]
   }
 
+  /** What a meta-variable captured: its text, where it starts in the source, and which of its newlines lie in a literal. */
+  export type Capture = {
+    text: string
+    index: number
+    /** Source indices of the capture's newlines that lie inside a string literal (the next line is kept as is). */
+    literal?: Set<number>
+  }
+
+  // Node kinds whose text is the value of a string: strings, their fragments, template strings, raw strings,
+  // heredocs (their terminator line included), Java text blocks, Elixir sigils, Haskell quasi-quotes, Nix and HCL
+  // templates. A newline inside one is part of the value, and so is the indentation after it.
+  const LITERAL =
+    /(^|_)(string|heredoc|nowdoc|text_block|sigil|quasiquote|charlist)(_|$)|^(template_string|template_literal|quoted_template|multi_line_str_text)$/
+  // Code inside a literal (`${…}`, `#{…}`, `{…}` of an f-string, `$(…)`): its lines are code again.
+  const CODE_IN_LITERAL = /substitution|interpolation|interpolated_expression|^expansion$/
+  // Strings of several parts, with code between the parts: Python's and C's adjacent strings on two lines, Ruby's
+  // strings joined by a backslash at the end of the line, and Ruby's `%w[…]` (whitespace only separates the words).
+  const NOT_LITERAL = /concatenated|chained|_array$/
+
+  /**
+   * Source indices of the newlines inside `nodes` that lie inside a string literal: the innermost literal or
+   * interpolation node around the newline decides. Only nodes spanning several lines are visited.
+   *
+   * @example
+   * // source "f(`a\n  b`,\n  c)": the first newline is in the template string, the second is not
+   * AstRewrite.literalNewlines([args], source) // Set { 4 }
+   */
+  export function literalNewlines(nodes: SgNode[], source: string): Set<number> {
+    const spans: { start: number; end: number; literal: boolean }[] = []
+    const visit = (node: SgNode) => {
+      const range = node.range()
+      if (range.start.line === range.end.line) return
+      const kind = String(node.kind())
+      if (CODE_IN_LITERAL.test(kind)) spans.push({ start: range.start.index, end: range.end.index, literal: false })
+      else if (LITERAL.test(kind) && !NOT_LITERAL.test(kind))
+        spans.push({ start: range.start.index, end: range.end.index, literal: true })
+      for (const child of node.children()) visit(child)
+    }
+    for (const node of nodes) visit(node)
+    const result = new Set<number>()
+    if (!spans.some((s) => s.literal)) return result
+    for (const span of spans) {
+      if (!span.literal) continue
+      for (let at = source.indexOf("\n", span.start); at !== -1 && at < span.end; at = source.indexOf("\n", at + 1)) {
+        // Visited parents first, so the last span holding the newline is the innermost.
+        const inner = spans.findLast((s) => s.start <= at && at < s.end)
+        if (inner?.literal) result.add(at)
+      }
+    }
+    return result
+  }
+
   /**
    * What meta-variable `name` captured in `match` (a single node, or with `multi` a node sequence), if anything.
    *
    * @example
-   * AstRewrite.captured(match, "ARGS", source, true) // { text: "a, b", index: 12 }
+   * AstRewrite.captured(match, "ARGS", source, true) // { text: "a, b", index: 12, literal: Set {} }
    */
-  export function captured(
-    match: SgNode,
-    name: string,
-    source: string,
-    multi: boolean,
-  ): { text: string; index: number } | undefined {
-    if (!multi) {
-      const single = match.getMatch(name)
-      return single ? { text: single.text(), index: single.range().start.index } : undefined
-    }
-    const multiple = match.getMultipleMatches(name)
-    if (!multiple.length) return undefined
-    const start = multiple[0].range().start.index
-    return { text: source.slice(start, multiple[multiple.length - 1].range().end.index), index: start }
+  export function captured(match: SgNode, name: string, source: string, multi: boolean): Capture | undefined {
+    const nodes = multi ? match.getMultipleMatches(name) : [match.getMatch(name)].filter((n) => n !== null)
+    if (!nodes.length) return undefined
+    const start = nodes[0].range().start.index
+    const text = source.slice(start, nodes[nodes.length - 1].range().end.index)
+    return { text, index: start, literal: text.includes("\n") ? literalNewlines(nodes, source) : undefined }
   }
 
   /**
@@ -72,17 +120,17 @@ export namespace AstRewrite {
   export function fill(
     template: string,
     base: string,
-    resolve: (name: string, multi: boolean) => { text: string; index: number } | undefined,
+    resolve: (name: string, multi: boolean) => Capture | undefined,
     source: string,
   ): string {
     const lines = template.split("\n")
     return lines
       .map((line, i) => {
-        const lineIndentOut = base + /^[ \t]*/.exec(line)![0]
+        const at = /^[ \t]*/.exec(line)![0]
         const substituted = line.replace(META, (_whole, dollars: string, name: string) => {
           const capture = resolve(name, dollars.length === 3)
           if (!capture) return ""
-          return reindent(capture.text, lineIndent(source, capture.index), lineIndentOut)
+          return reindent(capture, lineIndent(source, capture.index), at, base)
         })
         if (i === 0 || substituted.trim() === "") return substituted
         return base + substituted
@@ -90,18 +138,37 @@ export namespace AstRewrite {
       .join("\n")
   }
 
-  /** Lines after the first lose `from` (as far as they have it) and gain `to`. */
-  function reindent(text: string, from: string, to: string): string {
+  /**
+   * The capture's lines after the first, moved as the CLI moves them: from the indentation `from` of the capture's
+   * line to the indentation `to` of the meta-variable's template line (a line lacking the whole difference keeps
+   * its own indentation), then `base`, the match's line indentation, in front. A line whose preceding newline lies
+   * in a string literal is kept as is: its indentation is part of the string's value. Other blank lines are empty.
+   */
+  function reindent(capture: Capture, from: string, to: string, base: string): string {
+    const { text, index, literal } = capture
     if (!text.includes("\n")) return text
-    const [first, ...rest] = text.split("\n")
-    return [
-      first,
-      ...rest.map((line) => {
-        if (line.trim() === "") return line.trim()
-        let cut = 0
-        while (cut < from.length && cut < line.length && line[cut] === from[cut]) cut++
-        return to + line.slice(cut)
-      }),
-    ].join("\n")
+    const lines = text.split("\n")
+    let newline = index + lines[0].length
+    const out = [lines[0]]
+    for (const line of lines.slice(1)) {
+      const kept = literal?.has(newline)
+      newline += line.length + 1
+      if (kept) out.push(line)
+      else if (line.trim() === "") out.push("")
+      else out.push(base + move(line, from, to))
+    }
+    return out.join("\n")
+  }
+
+  /** `line` moved from indentation `from` to `to`: the difference removed (if the line has it all) or added. */
+  function move(line: string, from: string, to: string): string {
+    if (from === to) return line
+    if (from.startsWith(to)) {
+      const cut = from.slice(to.length)
+      return line.startsWith(cut) ? line.slice(cut.length) : line
+    }
+    if (to.startsWith(from)) return to.slice(from.length) + line
+    // Mixed tabs and spaces: the line's own `from` (if it has it) becomes `to`.
+    return line.startsWith(from) ? to + line.slice(from.length) : line
   }
 }

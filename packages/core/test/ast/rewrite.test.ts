@@ -45,6 +45,132 @@ describe("rewrite templates", () => {
     }
   })
 
+  test("a capture's lines indented less than its first keep their relative indentation, as in the CLI", async () => {
+    // The tester's click and roast runs: `else:`/`rescue` came out at the body's depth (every line indented less
+    // than the capture's first line ended at the same column).
+    const cases: [string, string, string, string, string][] = [
+      [
+        "def f(x):\n    if x:\n        a = 1\n    else:\n        c = 3\n",
+        "if $C:\n    $$$B",
+        "if not ($C):\n    pass\nelse:\n    $$$B",
+        "python",
+        "a.py",
+      ],
+      [
+        "class A\n  def m(x)\n    a(x)\n  rescue Foo\n    b\n  end\nend\n",
+        "def $M($$$A)\n  $$$B\nend",
+        "def $M($$$A)\n  begin\n    $$$B\n  end\nend",
+        "ruby",
+        "a.rb",
+      ],
+      [
+        "function f() {\n  if (x) {\n    foo(a,\n  b,\n        c)\n  }\n}\n",
+        "foo($$$A)",
+        "bar(\n  $$$A\n)",
+        "javascript",
+        "a.js",
+      ],
+    ]
+    for (const [source, pattern, template, lang, file] of cases) {
+      const { ours, cli } = await rewrite(source, pattern, template, lang, file)
+      expect(ours).not.toBe(source)
+      expect(ours).toBe(cli)
+    }
+    const python = await rewrite(cases[0][0], cases[0][1], cases[0][2], "python", "a.py")
+    expect(python.ours).toBe(
+      "def f(x):\n    if not (x):\n        pass\n    else:\n        a = 1\n    else:\n        c = 3\n",
+    )
+  })
+
+  test("lines inside a string literal a capture holds are kept byte for byte (the CLI re-indents them)", async () => {
+    // The tester's repro: renaming a call must not change the value of its string argument.
+    const js =
+      "function f(location) {\n  if (location) {\n    const html = render(`<body>\nline one\n  line two\n</body>`);\n  }\n}\n"
+    const template = await rewrite(js, "render($A)", "view($A)", "javascript", "x.js")
+    expect(template.ours).toBe(js.replace("render(", "view("))
+    expect(template.cli).toContain("    line one\n      line two\n    </body>`") // the CLI 0.51.1 changes the string
+    // Triple-quoted (with a whitespace-only line inside), raw, heredoc and text-block strings, moved one level out or
+    // in: the lines inside the literal stay, the code around them moves as in the CLI.
+    const kept: [string, string, string, string, string, string][] = [
+      [
+        'def f(x):\n    if x:\n        y = g("""\nkeep\n  \n  this\n""")\n        z = 1\n',
+        "if $C:\n    $$$B",
+        "while $C:\n    $$$B",
+        "python",
+        "a.py",
+        'def f(x):\n    while x:\n        y = g("""\nkeep\n  \n  this\n""")\n        z = 1\n',
+      ],
+      [
+        "class A\n  def m\n    run(<<~SQL, 1)\n      select *\n    SQL\n    x\n  end\nend\n",
+        "def $M\n  $$$B\nend",
+        "def $M\n  begin\n    $$$B\n  end\nend",
+        "ruby",
+        "a.rb",
+        "class A\n  def m\n    begin\n      run(<<~SQL, 1)\n      select *\n    SQL\n      x\n    end\n  end\nend\n",
+      ],
+      [
+        // The CLI indents the heredoc's terminator, which then ends nothing: the script no longer parses.
+        'f() {\n  if true; then\n    cat <<EOF\nhello\nEOF\n    echo "a\n  b"\n  fi\n}\n',
+        "if $C; then\n  $$$B\nfi",
+        "if $C; then\n    $$$B\nfi",
+        "bash",
+        "a.sh",
+        'f() {\n  if true; then\n      cat <<EOF\nhello\nEOF\n      echo "a\n  b"\n  fi\n}\n',
+      ],
+      [
+        'fn f() {\n    if x {\n        let s = r#"a\n  b\n"#;\n    }\n}\n',
+        "if x { $$$B }",
+        "loop {\n    $$$B\n}",
+        "rust",
+        "a.rs",
+        'fn f() {\n    loop {\n        let s = r#"a\n  b\n"#;\n    }\n}\n',
+      ],
+      [
+        'class A {\n  void f() {\n    if (x) {\n      String s = """\n  a\n     \n  b""";\n    }\n  }\n}\n',
+        "if (x) { $$$B }",
+        "while (x) {\n  $$$B\n}",
+        "java",
+        "A.java",
+        'class A {\n  void f() {\n    while (x) {\n      String s = """\n  a\n     \n  b""";\n    }\n  }\n}\n',
+      ],
+    ]
+    for (const [source, pattern, template, lang, file, expected] of kept) {
+      const { ours, cli } = await rewrite(source, pattern, template, lang, file)
+      expect(ours).toBe(expected)
+      expect(cli).not.toBe(expected)
+    }
+    // Code inside a literal (`${…}`) and between the parts of a string joined over lines is code: it moves as in
+    // the CLI; the literal's own text after the substitution stays.
+    const code: [string, string, string, string, string][] = [
+      [
+        "function f() {\n  if (x) {\n    foo(`a ${\n      g(1,\n        2)\n    } b`)\n  }\n}\n",
+        "foo($A)",
+        "wrap(\n  $A\n)",
+        "javascript",
+        "a.js",
+      ],
+      [
+        'def f():\n    if x:\n        y = ("a"\n             "b")\n',
+        "if $C:\n    $$$B",
+        "while $C:\n  $$$B",
+        "python",
+        "a.py",
+      ],
+      [
+        'class A\n  def m\n    raise E,\n      "a " \\\n        "b"\n  end\nend\n',
+        "raise $E, $M",
+        "raise($E, $M)",
+        "ruby",
+        "a.rb",
+      ],
+    ]
+    for (const [source, pattern, template, lang, file] of code) {
+      const { ours, cli } = await rewrite(source, pattern, template, lang, file)
+      expect(ours).not.toBe(source)
+      expect(ours).toBe(cli)
+    }
+  })
+
   test("blank lines of the replacement are written empty; the CLI 0.51.1 puts the match's indentation on them", async () => {
     // gson's `if ($C) { $$$B }` over a block with a blank line between statements (the tester's java case).
     const source = "class A {\n  void f() {\n    if (x) {\n      a();\n\n      b();\n    }\n  }\n}\n"
