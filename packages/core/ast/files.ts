@@ -1,5 +1,5 @@
 import fs from "fs/promises"
-import { readFileSync } from "fs"
+import { existsSync, readFileSync } from "fs"
 import path from "path"
 import type { Ignore } from "ignore"
 import type picomatchType from "picomatch"
@@ -17,9 +17,13 @@ const picomatch = (glob: string, options: picomatchType.PicomatchOptions) =>
  *
  * - `paths` (default: the project directory) are files or directories, relative to the project directory or
  *   absolute. A file named explicitly is always searched (whatever its extension).
- * - Under a directory: files with one of the language's extensions, minus what `.gitignore` files (and
- *   `.git/info/exclude`) exclude, minus every `node_modules` and `.git` directory. Hidden files are searched. A
- *   directory named explicitly is entered even if ignored (its own nested `.gitignore` files still apply).
+ * - Under a directory: files with one of the language's extensions, minus what ignore files exclude, as the
+ *   ast-grep CLI (ripgrep's `ignore` crate) selects them: `.ignore` files everywhere (in the searched directories
+ *   and in every directory above), `.gitignore` files and `.git/info/exclude` only inside a git repository (a
+ *   directory holding `.git`, or below one), from the repository's root down (not above it, and not the outer
+ *   repository's inside a nested one); `.ignore` rules win over `.gitignore` rules, deeper files over shallower.
+ *   Every `node_modules` and `.git` directory is skipped. Hidden files are searched. A directory named explicitly
+ *   is entered even if ignored (its own nested ignore files still apply).
  *   Symbolic links are not followed; only regular files are read (never FIFOs or devices).
  * - `globs` are picomatch globs: a glob without `/` matches the file name, one with `/` the path relative to the
  *   project directory. Globs starting with `!` exclude. With include globs, a file must match one of them; an
@@ -48,8 +52,6 @@ export namespace AstFiles {
   export type Options = {
     /** Project directory: relative paths and globs resolve against it. */
     directory: string
-    /** The git worktree root; `.gitignore` files between it and a searched path apply (default: `directory`). */
-    worktree?: string
     paths?: string[]
     globs?: string[]
     /** The language's extensions, without dots. */
@@ -70,7 +72,15 @@ export namespace AstFiles {
     sizes: Map<string, number>
   }
 
-  type Level = { dir: string; rules: Ignore }
+  /** One directory's ignore files: `.gitignore`, `.git/info/exclude` (a repository root) and `.ignore`. */
+  type Level = { dir: string; git?: Rules; exclude?: Rules; dot?: Rules; repository: boolean }
+  /** One ignore file: its matcher and its lines (to rebuild it without some). */
+  type Rules = { test: Ignore["test"]; lines: string[] }
+
+  const rules = (lines: string[]): Rules => {
+    const matcher = ignore({ ignorecase: false }).add(lines)
+    return { test: (p) => matcher.test(p), lines }
+  }
 
   /**
    * Splits `globs` into include and exclude matchers; throws `InvalidGlob` for an empty or malformed glob.
@@ -108,7 +118,6 @@ export namespace AstFiles {
    */
   export async function collect(options: Options): Promise<Result> {
     const directory = path.resolve(options.directory)
-    const worktree = path.resolve(options.worktree ?? directory)
     const { include, exclude, extraExtensions } = matchers(options.globs ?? [])
     const extensions = new Set([...options.extensions, ...extraExtensions].map((e) => e.toLowerCase()))
     const maxBytes = options.maxFileBytes ?? MAX_FILE_BYTES
@@ -142,15 +151,15 @@ export namespace AstFiles {
 
     const walk = async (dir: string, levels: Level[]) => {
       if (options.signal?.aborted) return
-      const own = loadRules(dir)
-      const here = own ? [...levels, own] : levels
       let entries: import("fs").Dirent[]
       try {
         entries = await fs.readdir(dir, { withFileTypes: true })
       } catch {
         return // unreadable directory: nothing to search there
       }
-      const subdirs: string[] = []
+      const own = loadRules(dir, new Set(entries.map((e) => e.name)))
+      const here = own ? [...levels, own] : levels
+      const subdirs: { dir: string; levels: Level[] }[] = []
       const found: string[] = []
       for (const entry of entries) {
         const full = path.join(dir, entry.name)
@@ -158,7 +167,7 @@ export namespace AstFiles {
           if (SKIPPED_DIRS.has(entry.name)) continue
           if (ignored(here, full, true)) continue
           if (exclude.length && prunable(relToProject(full))) continue
-          subdirs.push(full)
+          subdirs.push({ dir: full, levels: entered(here, full) })
         } else if (entry.isFile()) {
           if (!extensionOk(full) || ignored(here, full, false) || !globsAccept(full)) continue
           found.push(full)
@@ -173,7 +182,7 @@ export namespace AstFiles {
         ),
       )
       await Promise.all(found.map((file, i) => (sizes[i] < 0 ? undefined : consider(file, sizes[i], false))))
-      await Promise.all(subdirs.map((sub) => walk(sub, here)))
+      await Promise.all(subdirs.map((sub) => walk(sub.dir, sub.levels)))
     }
 
     // Directory excludes such as `!dist/**` prune the walk instead of testing every file below.
@@ -193,10 +202,8 @@ export namespace AstFiles {
       }
       if (stat.isFile()) await consider(full, stat.size, true)
       else if (stat.isDirectory()) {
-        const ancestors = ancestorLevels(worktree, full)
-        // A directory named explicitly is searched even if an ancestor's .gitignore excludes it.
-        const levels = ancestors.length && ignored(ancestors, full, true) ? [] : ancestors
-        await walk(full, levels)
+        // A directory named explicitly is searched even if an ignore file above excludes it.
+        await walk(full, entered(ancestorLevels(full), full))
       }
     }
     result.files.sort()
@@ -205,44 +212,92 @@ export namespace AstFiles {
     return result
   }
 
-  /** `.gitignore` rules of `dir` (plus `.git/info/exclude` at a repository root), or undefined. */
-  function loadRules(dir: string): Level | undefined {
-    const texts: string[] = []
-    for (const file of [path.join(dir, ".gitignore"), path.join(dir, ".git", "info", "exclude")]) {
+  /**
+   * The ignore files of `dir`, or undefined when it has none and is no repository root. `names` are its entries
+   * when known (the walk has read the directory), else they are looked up.
+   */
+  function loadRules(dir: string, names?: Set<string>): Level | undefined {
+    const has = (name: string) => (names ? names.has(name) : existsSync(path.join(dir, name)))
+    const read = (file: string) => {
       try {
-        texts.push(readFileSync(file, "utf8"))
+        return rules(readFileSync(file, "utf8").split(/\r?\n/))
       } catch {
-        // absent or unreadable
+        return undefined // absent, unreadable or not a file
       }
     }
-    if (!texts.length) return undefined
-    return { dir, rules: ignore({ ignorecase: false }).add(texts.join("\n")) }
+    const repository = has(".git")
+    const level: Level = {
+      dir,
+      repository,
+      git: has(".gitignore") ? read(path.join(dir, ".gitignore")) : undefined,
+      exclude: repository ? read(path.join(dir, ".git", "info", "exclude")) : undefined,
+      dot: has(".ignore") ? read(path.join(dir, ".ignore")) : undefined,
+    }
+    return repository || level.git || level.dot ? level : undefined
   }
 
-  /** Rules of the directories from the worktree root down to (excluding) `dir`. */
-  function ancestorLevels(worktree: string, dir: string): Level[] {
-    const rel = path.relative(worktree, dir)
-    if (rel.startsWith("..") || path.isAbsolute(rel)) return []
+  /**
+   * `levels` for the inside of directory `dir`, entered although some rules may exclude it (a `!` of `.ignore` over
+   * `.gitignore`, or a directory named explicitly): the lines that exclude `dir` itself are left out below it. The
+   * `ignore` package applies a rule that excludes a directory to everything under it, while the CLI tests each path
+   * on its own (`y/` matches the directory `y`, not `y/b.js`; `*.gen.ts` of the same file still applies below).
+   */
+  function entered(levels: Level[], dir: string): Level[] {
+    let changed = false
+    const result = levels.map((level) => {
+      const rel = path.relative(level.dir, dir).split(path.sep).join("/") + "/"
+      if (rel === "/" || rel.startsWith("..")) return level
+      // The lines that exclude `dir` alone are left out; the others still apply to each path below it.
+      const drop = (given: Rules | undefined) => {
+        if (!given?.test(rel).ignored) return given
+        const kept = given.lines.filter((line) => !rules([line]).test(rel).ignored)
+        return kept.length ? rules(kept) : undefined
+      }
+      const next = { ...level, git: drop(level.git), exclude: drop(level.exclude), dot: drop(level.dot) }
+      if (next.git === level.git && next.exclude === level.exclude && next.dot === level.dot) return level
+      changed = true
+      return next
+    })
+    return changed ? result : levels
+  }
+
+  /** The levels of the directories above `dir`, from the file system root down (as the CLI reads them). */
+  function ancestorLevels(dir: string): Level[] {
     const levels: Level[] = []
-    let current = worktree
-    for (const part of rel ? rel.split(path.sep) : []) {
+    for (let current = path.dirname(dir); ; current = path.dirname(current)) {
       const level = loadRules(current)
-      if (level) levels.push(level)
-      current = path.join(current, part)
+      if (level) levels.unshift(level)
+      if (path.dirname(current) === current) break
     }
     return levels
   }
 
-  /** Git's precedence: rules of deeper files override shallower ones; a `!` rule re-includes. */
+  /**
+   * Whether `full` is ignored under `levels` (shallowest first), as ripgrep's `ignore` crate decides: the deepest
+   * `.ignore` rule that matches decides; else, inside a repository, the deepest matching `.gitignore` rule from the
+   * innermost repository root down, then `.git/info/exclude`; a `!` rule re-includes. Outside any repository
+   * `.gitignore` files do not apply (git ignores nothing there).
+   */
   function ignored(levels: Level[], full: string, isDir: boolean): boolean {
-    let state = false
-    for (const level of levels) {
+    const verdict = (level: Level, given: Rules | undefined) => {
+      if (!given) return undefined
       const rel = path.relative(level.dir, full).split(path.sep).join("/")
-      if (!rel || rel.startsWith("..")) continue
-      const test = level.rules.test(isDir ? rel + "/" : rel)
-      if (test.ignored) state = true
-      else if (test.unignored) state = false
+      if (!rel || rel.startsWith("..")) return undefined
+      const test = given.test(isDir ? rel + "/" : rel)
+      return test.ignored ? true : test.unignored ? false : undefined
     }
-    return state
+    for (let i = levels.length - 1; i >= 0; i--) {
+      const found = verdict(levels[i], levels[i].dot)
+      if (found !== undefined) return found
+    }
+    const root = levels.findLastIndex((level) => level.repository)
+    if (root < 0) return false
+    for (const kind of ["git", "exclude"] as const) {
+      for (let i = levels.length - 1; i >= root; i--) {
+        const found = verdict(levels[i], levels[i][kind])
+        if (found !== undefined) return found
+      }
+    }
+    return false
   }
 }

@@ -57,7 +57,6 @@ export namespace AstScan {
     const pattern = AstPattern.compile(napiLang, lang, input.pattern, AstLanguage.expando(lang))
     const files = await AstFiles.collect({
       directory: input.directory,
-      worktree: input.worktree,
       paths: input.paths,
       globs: input.globs,
       extensions: AstLanguage.extensions(lang),

@@ -427,7 +427,6 @@ export namespace Lsp {
           const extensions = [...new Set(resolved.specs.flatMap((s) => s.extensions.map((e) => e.slice(1))))]
           const found = await AstFiles.collect({
             directory,
-            worktree: ctx.worktree,
             paths: [target],
             extensions,
             access: input.access ? (f) => input.access!(f, "read") : undefined,

@@ -3,6 +3,7 @@ import fs from "fs/promises"
 import path from "path"
 import { AstFiles } from "../../ast/files"
 import { tmpdir } from "../fixture"
+import { CliOracle } from "./cli-oracle"
 
 const rel = (dir: string, files: string[]) => files.map((f) => path.relative(dir, f))
 
@@ -29,6 +30,7 @@ describe("which files an AST search reads", () => {
 
   test("gitignore rules of directories above the searched path apply; a named ignored directory is searched", async () => {
     await using dir = await tmpdir({
+      ".git/HEAD": "ref: refs/heads/main\n",
       ".gitignore": "*.gen.ts\nvendor/\n",
       "pkg/src/a.ts": "",
       "pkg/src/b.gen.ts": "",
@@ -40,7 +42,62 @@ describe("which files an AST search reads", () => {
     const sub = await AstFiles.collect({ directory: dir.path, paths: ["pkg/src"], extensions: ["ts"] })
     expect(rel(dir.path, sub.files)).toEqual(["pkg/src/a.ts"])
     const vendor = await AstFiles.collect({ directory: dir.path, paths: ["vendor"], extensions: ["ts"] })
-    expect(rel(dir.path, vendor.files)).toEqual(["vendor/lib/v.gen.ts", "vendor/lib/v.ts"])
+    // The root's `*.gen.ts` still applies inside the named directory, as in the CLI (the next test compares).
+    expect(rel(dir.path, vendor.files)).toEqual(["vendor/lib/v.ts"])
+  })
+
+  test("ignore files as the CLI reads them: .gitignore only inside a repository, .ignore everywhere", async () => {
+    // The tester's downloaded tree without .git: git ignores nothing there, nor do the CLI and ripgrep; `.ignore`
+    // (ripgrep's and the CLI's own ignore file) applies with or without a repository and wins over `.gitignore`.
+    const code = "console.log(n)\n"
+    await using dir = await tmpdir({
+      "plain/.gitignore": "gen/\n",
+      "plain/.ignore": "src/\n",
+      "plain/gen/a.js": code,
+      "plain/src/b.js": code,
+      "plain/keep/c.js": code,
+      "plain/sub/.ignore": "d.js\n",
+      "plain/sub/deeper/d.js": code,
+      "outer/.gitignore": "repo/x/\n", // above the repository's root: not applied inside it
+      "outer/top.js": code,
+      "outer/repo/.git/HEAD": "ref: refs/heads/main\n",
+      "outer/repo/.git/info/exclude": "e.js\n",
+      "outer/repo/.gitignore": "y/\n*.gen.js\n",
+      "outer/repo/.ignore": "!y/\n",
+      "outer/repo/x/a.js": code,
+      "outer/repo/y/b.js": code,
+      "outer/repo/y/z.gen.js": code,
+      "outer/repo/y/sub/w.js": code,
+      "outer/repo/e.js": code,
+      "outer/repo/c.gen.js": code,
+      "outer/repo/inner/.git": "gitdir: elsewhere\n", // a nested repository (a .git file, as a submodule has)
+      "outer/repo/inner/d.gen.js": code,
+    })
+    for (const [cwd, paths] of [
+      ["plain", ["."]],
+      ["plain/src", ["."]],
+      ["plain", ["sub/deeper"]],
+      ["outer", ["."]],
+      ["outer/repo", ["."]],
+      ["outer/repo", ["y"]],
+      ["outer/repo", ["x", "y/sub"]],
+      ["plain", ["src", "gen"]],
+    ] as const) {
+      const root = dir.file(cwd)
+      const found = await AstFiles.collect({ directory: root, paths: [...paths], extensions: ["js"] })
+      const cli = [...new Set(CliOracle.search(root, "console.log($A)", "javascript", [...paths]).map((m) => m.file))]
+      expect({ cwd, paths, files: found.files }).toEqual({ cwd, paths, files: cli })
+    }
+    const plain = await AstFiles.collect({ directory: dir.file("plain"), extensions: ["js"] })
+    expect(rel(dir.file("plain"), plain.files)).toEqual(["gen/a.js", "keep/c.js"])
+    const outer = await AstFiles.collect({ directory: dir.file("outer"), extensions: ["js"] })
+    expect(rel(dir.file("outer"), outer.files)).toEqual([
+      "repo/inner/d.gen.js",
+      "repo/x/a.js",
+      "repo/y/b.js",
+      "repo/y/sub/w.js",
+      "top.js",
+    ])
   })
 
   test("a file named explicitly is searched whatever its extension; missing paths are a named error", async () => {
