@@ -305,6 +305,21 @@ describe("the search engine: worker threads, the calling thread, warnings, colum
     )
   })
 
+  test("C#: `[$A]` is an ERROR node that matches indexers here, collection expressions in the CLI; a whole statement agrees", async () => {
+    // The tester's turso bindings: 303 indexers (`statements[0]`) against the CLI's 15 collection expressions. The
+    // tool's tree-sitter-c-sharp reads the pattern as an ERROR around a bracketed argument list, the CLI's built-in
+    // grammar as a collection expression (docs/ast.md, "Agreement with the CLI").
+    await using dir = await tmpdir({
+      "A.cs": "class A {\n  int F(int[] x) {\n    int[] a = [1];\n    return x[0];\n  }\n}\n",
+    })
+    const result = await AstSearch.run({ directory: dir.path, lang: "csharp", pattern: "[$A]" })
+    expect(result.matches.map((m) => m.start.line + 1)).toEqual([4])
+    expect(CliOracle.search(dir.path, "[$A]", "csharp").map((m) => [m.line, m.text])).toEqual([[3, "[1]"]])
+    const whole = await AstSearch.run({ directory: dir.path, lang: "csharp", pattern: "int[] $N = [$A];" })
+    expect([whole.totalMatches, whole.warning]).toEqual([1, undefined])
+    expect(CliOracle.search(dir.path, "int[] $N = [$A];", "csharp").length).toBe(1)
+  })
+
   test("no pattern note when no file was searched, nor for a CSS declaration pattern in a file without one", async () => {
     // The tester's shape: `color: $V;` over a stylesheet with only `margin: 0;`, and over a folder of no CSS file.
     await using dir = await tmpdir({ "a.css": ".a {\n  margin: 0;\n}\n", "sub/a.ts": "console.log(1)\n" })
