@@ -986,8 +986,10 @@ export namespace SecurityGuard {
         const shown = SecurityAccess.display(root, file)
         const aside = `${file}.blocked-by-security-${now()}`
         try {
+          // The previous text goes in as a fresh file renamed over the path: a write to the path would follow a link a
+          // command put there after the rename (it ran on the host, over the policy file).
           fs.renameSync(file, aside)
-          if (entry.text !== undefined) fs.writeFileSync(file, entry.text)
+          if (entry.text !== undefined) SecurityPath.replace(file, entry.text)
         } catch (error) {
           log.error(`could not put back ${file}: ${error instanceof Error ? error.message : String(error)}`)
           continue
@@ -1354,9 +1356,7 @@ export namespace SecurityGuard {
         if (!why) continue
         try {
           fs.mkdirSync(path.dirname(file), { recursive: true })
-          const temp = `${file}.restore-${process.pid}`
-          fs.writeFileSync(temp, text)
-          fs.renameSync(temp, file)
+          SecurityPath.replace(file, text)
         } catch (error) {
           log.error(`could not restore ${file}: ${error instanceof Error ? error.message : String(error)}`)
         }
@@ -1903,9 +1903,15 @@ export namespace SecurityGuard {
           `[security] ${unlistedWhy()}; the folders it could not list were hidden from this command ("Permission denied"): ${shown.join(", ")}${more}. Remove the files that fill it, or raise "maxIndexEntries" in the "security" section of .opencode/opencode-builtins.json.`,
         )
       }
-      notes.push(...sweep(d, info.absent, call))
-      disarmHeld()
-      notes.push(...newRepositories(d, call))
+      // Another command may already run (admitted as this one ended): the sweep then waits for it (see `repair`).
+      if (quiet()) {
+        notes.push(...flushRepairs(d), ...sweep(d, info.absent, call))
+        disarmHeld()
+      } else {
+        sweepDue = [...new Set([...(sweepDue ?? []), ...info.absent])]
+        armRepairTimer()
+      }
+      notes.push(...repair(d, "repositories", (d) => newRepositories(d, call)))
       notes.push(...importsChanged(d, call))
       return notes
     }
@@ -2028,8 +2034,9 @@ export namespace SecurityGuard {
         const shown = SecurityAccess.display(root, file)
         const aside = `${file}.blocked-by-security-${now()}`
         try {
+          // As in `packageBinsChanged`: renamed over the path, never written through what is there.
           fs.renameSync(file, aside)
-          if (was?.text !== undefined) fs.writeFileSync(file, was.text)
+          if (was?.text !== undefined) SecurityPath.replace(file, was.text)
         } catch (error) {
           log.error(`could not put back ${file}: ${error instanceof Error ? error.message : String(error)}`)
           continue
@@ -2256,12 +2263,8 @@ export namespace SecurityGuard {
       }
       if (state.status === "none") return { allowed: true }
       scheduleIndex(false)
-      if (sweepDue) {
-        const due = sweepDue
-        sweepDue = undefined
-        sweep(d, due)
-        disarmHeld()
-      }
+      // Host repairs run only while no sandboxed command does (see `repair`).
+      if ((sweepDue || deferred.size) && quiet()) laterNotes.push(...flushRepairs(d))
       const base = { source, tool: call.tool, plugin: call.plugin, sessionID: call.sessionID, callID: call.callID }
       if (state.status === "invalid") {
         if (SecurityTools.NO_FILES.has(call.tool) && source === "builtin-tool") return { allowed: true }
@@ -2457,6 +2460,62 @@ export namespace SecurityGuard {
       return true
     }
 
+    /**
+     * Host-side repairs (a template or `package.json` put back, a policy file restored, what a command planted moved
+     * aside, a held link put back) rename and re-create paths in folders sandboxed commands can write. A command
+     * running beside one could swap the path, or a folder above it, for a link between two of its steps, and the
+     * repair — OpenCode's own process, outside the sandbox — would land where the link leads (the policy file, a
+     * dotfile). So they run only while no sandboxed command starts or runs, in any guard of this process; otherwise
+     * they wait (`deferred`, by kind) for the first moment none does: the next hook that finds none, the admission of
+     * the next command (in the same turn as its check, before it starts), or a timer while commands run. Tools that
+     * touch no file (`webfetch`, `todowrite`, …) neither wait for commands nor hold them, so their hooks may come while
+     * one runs: the reason for this gate.
+     */
+    const quiet = () => !shellStarting() && !shellSandboxes().length
+    const deferred = new Map<string, (d: Derived) => string[]>()
+    /** Notes of deferred repairs, for the next tool output. */
+    const laterNotes: string[] = []
+    let repairTimer: ReturnType<typeof setInterval> | undefined
+    /** Runs what waits (the sweep of commands whose end was seen, deferred repairs): only call while `quiet()`. */
+    const flushRepairs = (d: Derived): string[] => {
+      const notes: string[] = []
+      if (sweepDue) {
+        const due = sweepDue
+        sweepDue = undefined
+        notes.push(...sweep(d, due))
+        disarmHeld()
+      }
+      for (const [key, work] of [...deferred]) {
+        deferred.delete(key)
+        notes.push(...work(d))
+      }
+      return notes
+    }
+    const armRepairTimer = () => {
+      if (repairTimer || closed) return
+      repairTimer = setInterval(() => {
+        if (!quiet()) return
+        clearInterval(repairTimer)
+        repairTimer = undefined
+        const { state, d } = current()
+        if (state.status === "none") deferred.clear()
+        else laterNotes.push(...flushRepairs(d))
+      }, 50)
+      repairTimer.unref?.()
+    }
+    /** `work` now, after what waits, when no sandboxed command starts or runs; else deferred (once per `key`). */
+    const repair = (d: Derived, key: string, work: (d: Derived) => string[]): string[] => {
+      if (quiet()) return [...flushRepairs(d), ...work(d)]
+      if (!deferred.has(key)) deferred.set(key, work)
+      armRepairTimer()
+      return []
+    }
+    /** Templates and `package.json` files a call changed, put back (`templatesChanged`, `packageBinsChanged`). */
+    const hostRepairs = (d: Derived, call: Call): string[] => [
+      ...repair(d, "templates", (d) => templatesChanged(d, call)),
+      ...repair(d, "bins", (d) => packageBinsChanged(d, call)),
+    ]
+
     /** The bytes of every policy file and the protected host paths that are absent, before a write-tool call. */
     const recordHost = (id: string) => {
       const { state } = current()
@@ -2493,7 +2552,8 @@ export namespace SecurityGuard {
           }
           if (now && now.equals(bytes)) continue
           try {
-            fs.writeFileSync(file, bytes)
+            // Where a linked policy leads (the link stays), as a fresh file renamed there: never written through a link.
+            SecurityPath.replace(realOrAsIs(file), bytes)
             watcher.reload()
             notes.push(
               `[security] ${SecurityAccess.display(root, file)} was changed during a file tool call (a path swapped after its check); it was put back.`,
@@ -2600,16 +2660,19 @@ export namespace SecurityGuard {
         return undefined
       },
       async before(call) {
-        if (hostBefore.size) verifyHost(current().d)
+        if (hostBefore.size) laterNotes.push(...repair(current().d, "host", (d) => verifyHost(d)))
         // OpenCode runs no after hook for a tool that fails, and apply_patch can fail after writing some files: what a
         // call may have written is checked again before every call, and its notes go with this call's output.
         const start = current()
         if (start.state.status !== "none") {
           // A policy link replaced by a call whose after hook never came (or outside any call) is put back first.
-          const notes = start.state.status === "invalid" && watcher.links().size ? sweep(start.d, [], call) : []
-          notes.push(...templatesChanged(start.d, call), ...packageBinsChanged(start.d, call))
+          const notes =
+            start.state.status === "invalid" && watcher.links().size
+              ? repair(start.d, "links", (d) => sweep(d, [], call))
+              : []
+          notes.push(...hostRepairs(start.d, call))
           if (writers.size) {
-            notes.push(...newRepositories(start.d, call))
+            notes.push(...repair(start.d, "repositories", (d) => newRepositories(d, call)))
             // A call whose after hook has not come within the shell wait failed (or its hook was lost): it has been
             // checked now, so later calls stop walking the tree for it.
             for (const [id, at] of writers) if (Date.now() - at > shellRaceMs) writers.delete(id)
@@ -2671,10 +2734,14 @@ export namespace SecurityGuard {
         // A built-in tool's exclusive work is waited for too, in the same check that admits the command.
         // Admitted in the same turn as the check: OpenCode starts a step's commands at once, and two hooks that both
         // checked before either registered ran side by side.
+        // What host repairs wait for no command (see `repair`) runs first, in that same turn, before this one starts.
         const admitted = await shellsQuiet(
           shellQueueMs,
           () => held.size > 0,
-          () => callID && admit(callID),
+          () => {
+            if (sweepDue || deferred.size) laterNotes.push(...flushRepairs(current().d))
+            if (callID) admit(callID)
+          },
         )
         if (!admitted) throw new SecurityError.ShellRunning({ seconds: shellQueueMs / 1000 })
       },
@@ -2766,13 +2833,16 @@ export namespace SecurityGuard {
         let text = output
         const notes: string[] = [
           ...startNotes.splice(0),
+          ...laterNotes.splice(0),
           ...early,
-          ...(call.callID && hostBefore.size ? verifyHost(d, call.callID) : []),
+          ...(call.callID && hostBefore.has(call.callID)
+            ? repair(d, `host:${call.callID}`, (d) => verifyHost(d, call.callID))
+            : []),
         ]
         if (imported.size && OpenCode.WRITE_TOOLS.has(call.tool)) notes.push(...importsChanged(d, call))
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
-        notes.push(...templatesChanged(d, call), ...packageBinsChanged(d, call))
+        notes.push(...hostRepairs(d, call))
         // git's own message for a read-only config ("could not lock config file …: Device or resource busy") does not
         // say why: the policy keeps it read-only.
         if (isShell && !d.allowGitConfig && /could not (?:lock|write) config file/.test(output))
@@ -2780,8 +2850,10 @@ export namespace SecurityGuard {
             `[security] git's configuration is read-only in the sandbox: its settings can run programs outside it when you next use git (hooks, core.fsmonitor, aliases, pagers). To change it, ask the user, or set "sandbox": { "allowGitConfig": true } in the root .opencode-security.json.`,
           )
         if (OpenCode.WRITE_TOOLS.has(call.tool) && source === "builtin-tool") {
-          if (call.callID) notes.push(...verifySnapshots(d, call))
-          if (JSON.stringify(call.args ?? {}).includes(".git")) notes.push(...newRepositories(d, call))
+          if (call.callID && snapshots.has(call.callID))
+            notes.push(...repair(d, `snapshot:${call.callID}`, (d) => verifySnapshots(d, call)))
+          if (JSON.stringify(call.args ?? {}).includes(".git"))
+            notes.push(...repair(d, "repositories", (d) => newRepositories(d, call)))
           const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
           const named = [a.filePath, a.path, a.patchText].filter((v): v is string => typeof v === "string")
           if (named.some((n) => n.includes(".opencode-security.json"))) {
@@ -3025,6 +3097,15 @@ export namespace SecurityGuard {
       },
       close() {
         closed = true
+        if (repairTimer) clearInterval(repairTimer)
+        repairTimer = undefined
+        // Repairs still waiting for commands to end run now if none runs (else the next session's start takes over).
+        if (deferred.size && quiet())
+          try {
+            for (const note of flushRepairs(current().d)) log.warn(note)
+          } catch (error) {
+            log.error(`[security] ${error instanceof Error ? error.message : String(error)}`)
+          }
         disarmHeld()
         // Its project's commands have ended with it: other projects' commands no longer wait for them.
         for (const key of admittedHere) Sandbox.release(key)

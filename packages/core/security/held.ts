@@ -71,7 +71,7 @@ export namespace SecurityHeld {
     }
     // Whole or not at all: a partial record would lose what a killed session held.
     const tmp = `${at}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
-    fs.writeFileSync(tmp, JSON.stringify(record), { mode: 0o600 })
+    fs.writeFileSync(tmp, JSON.stringify(record), { mode: 0o600, flag: "wx" })
     fs.renameSync(tmp, at)
   }
 

@@ -1,3 +1,4 @@
+import crypto from "crypto"
 import fs from "fs"
 import os from "os"
 import path from "path"
@@ -74,6 +75,30 @@ export namespace SecurityPath {
     if (own.some((dir) => dir !== "/" && abs !== path.resolve(dir) && isInside(abs, path.resolve(dir)))) return true
     if (path.dirname(abs) === abs || path.dirname(abs) === "/") return false
     return !SYSTEM.some((dir) => isInside(abs, dir))
+  }
+
+  /**
+   * Writes `data` at `file` without ever writing through what is there: a fresh file beside it (created exclusively,
+   * so a link planted at its name fails the call instead of being followed) is renamed over the path, and a rename
+   * replaces a symbolic link at `file`, never follows it. The folder is taken as it is: callers run it only while no
+   * sandboxed command can swap it (`SecurityGuard`'s host repairs run while no command starts or runs). Throws on
+   * failure, leaving no temporary file behind.
+   *
+   * @example
+   * SecurityPath.replace("/repo/.opencode/command/x.md", "previous text") // a link at x.md is replaced, not followed
+   */
+  export function replace(file: string, data: string | Uint8Array, mode?: number) {
+    const temp = path.join(
+      path.dirname(file),
+      `.${path.basename(file)}.security-${process.pid}-${crypto.randomBytes(6).toString("hex")}.tmp`,
+    )
+    fs.writeFileSync(temp, data, { flag: "wx", mode })
+    try {
+      fs.renameSync(temp, file)
+    } catch (error) {
+      fs.rmSync(temp, { force: true })
+      throw error
+    }
   }
 
   /** True when `child` is `parent` or below it (both absolute and normalised). */

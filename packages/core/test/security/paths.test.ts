@@ -80,3 +80,24 @@ describe("SecurityPath.movable below the user's own folders", () => {
     expect(SecurityPath.movable("/bin", ["/"])).toBe(false)
   })
 })
+
+describe("SecurityPath.replace", () => {
+  test("a link at the path is replaced, never written through; nothing is left beside it", async () => {
+    await using dir = await tmpdir({ "policy.json": "POLICY\n", "folder/x.md": "agent\n" })
+    const file = dir.file("folder/x.md")
+    fs.rmSync(file)
+    fs.symlinkSync(dir.file("policy.json"), file)
+    SecurityPath.replace(file, "previous\n")
+    expect(fs.lstatSync(file).isFile()).toBe(true)
+    expect(fs.readFileSync(file, "utf8")).toBe("previous\n")
+    expect(fs.readFileSync(dir.file("policy.json"), "utf8")).toBe("POLICY\n")
+    expect(fs.readdirSync(dir.file("folder"))).toEqual(["x.md"])
+  })
+
+  test("a failed rename leaves no temporary file", async () => {
+    await using dir = await tmpdir({ "folder/x/keep": "a\n" })
+    // A non-empty folder at the path: a file cannot be renamed over it.
+    expect(() => SecurityPath.replace(dir.file("folder/x"), "text")).toThrow()
+    expect(fs.readdirSync(dir.file("folder"))).toEqual(["x"])
+  })
+})

@@ -217,6 +217,11 @@ export type CallOptions = {
   timeoutMs?: number
   /** Only the before hook: for calls that must never run on this machine even if the layer let them through. */
   noExecute?: boolean
+  /**
+   * Run the command without blocking the test (as OpenCode runs it): other calls, such as a `webfetch` whose hooks
+   * do not wait for commands, can come while it runs.
+   */
+  concurrent?: boolean
 }
 
 export type Session = {
@@ -631,6 +636,23 @@ async function bashTool(
   const extra = { env: {} as Record<string, string> }
   await wired.hooks["shell.env"]({ cwd, sessionID: "ses_redteam", callID }, extra)
   // No standard input, as in OpenCode (a pipe would make ripgrep search it instead of the folder).
+  if (options.concurrent) {
+    const proc = Bun.spawn([options.shell ?? "/bin/bash", "-c", String(args.command)], {
+      cwd,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, ...extra.env },
+    })
+    const timer = setTimeout(() => proc.kill(), options.timeoutMs ?? 60_000)
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ])
+    clearTimeout(timer)
+    return { output: out + err, code }
+  }
   const r = spawnSync(options.shell ?? "/bin/bash", ["-c", String(args.command)], {
     cwd,
     stdio: ["ignore", "pipe", "pipe"],
