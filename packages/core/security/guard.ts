@@ -33,7 +33,7 @@ import { SandboxSeccomp } from "./sandbox/seccomp"
 import { ScanCache } from "./scan-cache"
 import { LLMScanner } from "./scanner"
 import type { HostSandbox, Outside } from "../host"
-import type { SecuritySchema } from "./schema"
+import { SecuritySchema } from "./schema"
 import type { SecurityShell } from "./shell"
 import { SecuritySearchPath } from "./search-path"
 import { SecuritySegments } from "./segments"
@@ -719,6 +719,70 @@ export namespace SecurityGuard {
     }
   }
 
+  /**
+   * Whether the configuration being loaded holds `p` as a link to `target` (`SecurityHeld.recover` asks, for each
+   * entry of a record of held links left by a session that ended during a command): the reason when it does not. The
+   * record lies in a folder no tool or command can write, but a record planted through any write primitive would
+   * otherwise have a user's file moved aside and replaced by a link the agent chose (`~/.ssh/authorized_keys` → a
+   * project file). Held, as the layer holds them while it runs: a policy file of the project (`SecuritySchema.FILE`)
+   * leading to a policy file; a protected host path, a folder above one or a link of its chain, not leading into the
+   * project (which the agent writes); the audit log the policy names or a folder above it; a link the policy's rules
+   * keep from writes. The policy is loaded once policy files are put back (they are asked about first).
+   */
+  function heldAtStart(
+    root: string,
+    home: string,
+    env: Record<string, string | undefined>,
+    protect: readonly string[],
+  ): (p: string, target: string) => string | undefined {
+    const above = (p: string, into: Set<string>) => {
+      for (let at = p; at !== path.dirname(at); at = path.dirname(at)) into.add(at)
+    }
+    const hostChain = new Set<string>()
+    for (const p of protect) {
+      const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p
+      above(bare, hostChain)
+      for (const hop of SecurityPath.resolve(bare).hops) hostChain.add(hop)
+    }
+    let loaded: { config: SecurityConfig.Loaded; log: Set<string>; role: string } | null | undefined
+    const policy = () => {
+      if (loaded !== undefined) return loaded
+      const state = SecurityConfig.load(root, { home, protect: [...protect] })
+      if (state.status !== "valid") return (loaded = null)
+      const log = new Set<string>()
+      above(state.config.logging.path, log)
+      const wanted = env[SecurityRole.ENV]?.trim()
+      const role = wanted && state.config.roles.has(wanted) ? wanted : state.config.defaultRole
+      return (loaded = { config: state.config, log, role })
+    }
+    const isPolicy = (file: string) => {
+      try {
+        if (!fs.statSync(file).isFile()) return false
+        const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as unknown
+        return !!parsed && typeof parsed === "object" && "version" in parsed
+      } catch {
+        return false
+      }
+    }
+    return (p, target) => {
+      const to = path.resolve(path.dirname(p), target)
+      if (path.basename(p) === SecuritySchema.FILE && SecurityPath.isInside(p, root))
+        return isPolicy(to) ? undefined : `its target ${to} is not a policy file`
+      if (hostChain.has(p)) {
+        if (SecurityPath.isInside(to, root) && !SecurityPath.isInside(root, to))
+          return `a protected host path is never put back as a link into the project, which the agent writes (${to})`
+        return undefined
+      }
+      const held = policy()
+      if (held?.log.has(p)) return undefined
+      if (held && SecurityPath.isInside(p, root) && SecurityAccess.firstDenying(held.config, p, "write", held.role))
+        return undefined
+      return held
+        ? "the configuration being loaded holds no link there (not a policy file, a protected host path or a folder above one, the audit log, or a path its rules keep from writes)"
+        : "the configuration being loaded holds no link there (no valid policy to name the audit log or rule-locked links)"
+    }
+  }
+
   /** `directory` and each of its parents up to `stop` (included), or up to `/` when `stop` is not one of them. */
   function upTo(directory: string, stop: string): string[] {
     const out: string[] = []
@@ -808,10 +872,12 @@ export namespace SecurityGuard {
         movable: (p) => SecurityPath.movable(p, ownFolders),
         now: now(),
         display: (p) => SecurityAccess.display(root, p),
+        holds: heldAtStart(root, home, env, protect),
       })
       if (recovered.problem) log.error(`[security] ${recovered.problem}`)
       for (const r of recovered.repaired) log.warn(r.note)
-      startNotes = recovered.repaired.map((r) => r.note)
+      for (const r of recovered.ignored) log.error(r.note)
+      startNotes = [...recovered.repaired, ...recovered.ignored].map((r) => r.note)
       startAudit = recovered.repaired.map((r) => r.path)
     }
     /** Records, before a command, the links held now: a session that ends during it leaves them to the next one. */
@@ -2253,6 +2319,8 @@ export namespace SecurityGuard {
 
     /** The decision of `before`, without the wait for running shell commands (`SHELL_RACE_MS`). */
     const decideCall = async (call: Call): Promise<Verdict> => {
+      // Host repairs that waited for commands to end run before anything is decided (see `repair`).
+      if ((sweepDue || deferred.size) && quiet()) laterNotes.push(...flushRepairs(current().d))
       let { state, d } = current()
       const source = sourceOf(call)
       const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
@@ -2263,8 +2331,6 @@ export namespace SecurityGuard {
       }
       if (state.status === "none") return { allowed: true }
       scheduleIndex(false)
-      // Host repairs run only while no sandboxed command does (see `repair`).
-      if ((sweepDue || deferred.size) && quiet()) laterNotes.push(...flushRepairs(d))
       const base = { source, tool: call.tool, plugin: call.plugin, sessionID: call.sessionID, callID: call.callID }
       if (state.status === "invalid") {
         if (SecurityTools.NO_FILES.has(call.tool) && source === "builtin-tool") return { allowed: true }
@@ -2476,10 +2542,14 @@ export namespace SecurityGuard {
     /** Notes of deferred repairs, for the next tool output. */
     const laterNotes: string[] = []
     let repairTimer: ReturnType<typeof setInterval> | undefined
-    /** Runs what waits (the sweep of commands whose end was seen, deferred repairs): only call while `quiet()`. */
-    const flushRepairs = (d: Derived): string[] => {
+    /**
+     * Runs what waits (deferred repairs, and with `sweeps` the sweep of commands whose end no hook reported): only call
+     * while `quiet()`. A command's admission runs the repairs, not that sweep, which waits for the next tool call as
+     * before (a user's command typed between two of the agent's may be followed by the user's own changes).
+     */
+    const flushRepairs = (d: Derived, sweeps = true): string[] => {
       const notes: string[] = []
-      if (sweepDue) {
+      if (sweeps && sweepDue) {
         const due = sweepDue
         sweepDue = undefined
         notes.push(...sweep(d, due))
@@ -2505,7 +2575,7 @@ export namespace SecurityGuard {
     }
     /** `work` now, after what waits, when no sandboxed command starts or runs; else deferred (once per `key`). */
     const repair = (d: Derived, key: string, work: (d: Derived) => string[]): string[] => {
-      if (quiet()) return [...flushRepairs(d), ...work(d)]
+      if (quiet()) return [...flushRepairs(d, false), ...work(d)]
       if (!deferred.has(key)) deferred.set(key, work)
       armRepairTimer()
       return []
@@ -2535,7 +2605,10 @@ export namespace SecurityGuard {
     /**
      * After a write-tool call (or at the next call, when its result never came back): a policy file it changed is put
      * back, a protected host path it created is moved aside. Only a write through a path swapped after the check can
-     * do either, so this is the guard of last resort against such races.
+     * do either, so this is the guard of last resort against such races. The policy is put back at once, even while a
+     * command runs (a weaker policy must not stay in force until it ends): no command can redirect that write, since
+     * every command's sandbox locks the policy files and pins the folders a linked one's target lies in, and the bytes
+     * go in as a fresh file renamed over the real path (`SecurityPath.replace`). The sweep waits (see `repair`).
      */
     const verifyHost = (d: Derived, only?: string): string[] => {
       const notes: string[] = []
@@ -2569,7 +2642,12 @@ export namespace SecurityGuard {
             log.error(`could not restore ${file}: ${error instanceof Error ? error.message : String(error)}`)
           }
         }
-        notes.push(...sweep(d, kept.absent))
+        // What a command could redirect (renames in folders it writes) waits for commands to end (see `repair`).
+        if (quiet()) notes.push(...sweep(d, kept.absent))
+        else if (kept.absent.length) {
+          sweepDue = [...new Set([...(sweepDue ?? []), ...kept.absent])]
+          armRepairTimer()
+        }
       }
       return notes
     }
@@ -2660,7 +2738,8 @@ export namespace SecurityGuard {
         return undefined
       },
       async before(call) {
-        if (hostBefore.size) laterNotes.push(...repair(current().d, "host", (d) => verifyHost(d)))
+        // Policy files are put back at once, commands running or not (see `verifyHost`).
+        if (hostBefore.size) laterNotes.push(...verifyHost(current().d))
         // OpenCode runs no after hook for a tool that fails, and apply_patch can fail after writing some files: what a
         // call may have written is checked again before every call, and its notes go with this call's output.
         const start = current()
@@ -2739,7 +2818,7 @@ export namespace SecurityGuard {
           shellQueueMs,
           () => held.size > 0,
           () => {
-            if (sweepDue || deferred.size) laterNotes.push(...flushRepairs(current().d))
+            if (deferred.size) laterNotes.push(...flushRepairs(current().d, false))
             if (callID) admit(callID)
           },
         )
@@ -2835,9 +2914,7 @@ export namespace SecurityGuard {
           ...startNotes.splice(0),
           ...laterNotes.splice(0),
           ...early,
-          ...(call.callID && hostBefore.has(call.callID)
-            ? repair(d, `host:${call.callID}`, (d) => verifyHost(d, call.callID))
-            : []),
+          ...(call.callID && hostBefore.size ? verifyHost(d, call.callID) : []),
         ]
         if (imported.size && OpenCode.WRITE_TOOLS.has(call.tool)) notes.push(...importsChanged(d, call))
         const isShell = call.tool === "bash" || call.tool === "batch"
@@ -3102,7 +3179,7 @@ export namespace SecurityGuard {
         // Repairs still waiting for commands to end run now if none runs (else the next session's start takes over).
         if (deferred.size && quiet())
           try {
-            for (const note of flushRepairs(current().d)) log.warn(note)
+            for (const note of flushRepairs(current().d, false)) log.warn(note)
           } catch (error) {
             log.error(`[security] ${error instanceof Error ? error.message : String(error)}`)
           }

@@ -1,6 +1,7 @@
 import crypto from "crypto"
 import fs from "fs"
 import path from "path"
+import { SecuritySchema } from "./schema"
 
 /**
  * Held links across sessions. A protected path that is a symbolic link (a policy file linked to a shared policy, the
@@ -130,6 +131,45 @@ export namespace SecurityHeld {
     disputed: number
     /** The record could not be used (said in the log; it was moved aside). */
     problem?: string
+    /**
+     * Entries of the record that were not acted on (said in the log and the first tool output, dropped from the
+     * record): a path the configuration being loaded holds no link at, a target it does not expect there, or a change
+     * older than the record, which no command that ran after the record was written can have made.
+     */
+    ignored: { path: string; target: string; note: string }[]
+  }
+
+  /** Clocks of two file systems may differ by their granularity (2 s on FAT): a change this much older still counts. */
+  export const CLOCK_SLACK_MS = 2_000
+
+  /**
+   * Why the entry `p` → `target` of a record written at `written` (ms) is not acted on, or undefined. `holds` says
+   * whether the configuration being loaded holds that link; what is at the path now (or, when it is gone, its folder)
+   * must have changed after the record was written: a command running under the record made it.
+   */
+  function refusal(
+    p: string,
+    target: string,
+    written: number,
+    holds: ((p: string, target: string) => string | undefined) | undefined,
+  ): string | undefined {
+    if (!path.isAbsolute(p)) return "the path is not absolute"
+    const why = holds?.(p, target)
+    if (why) return why
+    let changed: number
+    try {
+      changed = fs.lstatSync(p).ctimeMs
+    } catch {
+      try {
+        const dir = fs.lstatSync(path.dirname(p))
+        changed = Math.max(dir.ctimeMs, dir.mtimeMs)
+      } catch {
+        return "neither it nor its folder exists"
+      }
+    }
+    if (changed < written - CLOCK_SLACK_MS)
+      return "it has not changed since the record was written, so no command that ran under the record changed it"
+    return undefined
   }
 
   /**
@@ -140,12 +180,25 @@ export namespace SecurityHeld {
    */
   export function recover(
     at: string,
-    options: { root: string; movable: (p: string) => boolean; now: number; display: (p: string) => string },
+    options: {
+      root: string
+      movable: (p: string) => boolean
+      now: number
+      display: (p: string) => string
+      /**
+       * Why the configuration being loaded does not hold `p` as a link to `target` (undefined: it does). Asked for
+       * policy files (`SecuritySchema.FILE`) first, whose repair comes before the rest is judged, so that it can load
+       * the policy to judge the audit log and rule-locked links. Without it every entry counts as held.
+       */
+      holds?: (p: string, target: string) => string | undefined
+    },
   ): Recovered {
-    const out: Recovered = { repaired: [], disputed: 0 }
+    const out: Recovered = { repaired: [], disputed: 0, ignored: [] }
     let record: Record_ | undefined
+    let written = 0
     try {
       record = read(at)
+      written = record ? fs.statSync(at).mtimeMs : 0
     } catch (error) {
       const aside = `${at}.unreadable-${options.now}`
       try {
@@ -157,41 +210,73 @@ export namespace SecurityHeld {
       return out
     }
     if (!record) return out
-    for (const [key, session] of Object.entries(record.sessions)) {
-      for (const [p, target] of Object.entries(session.links ?? {})) {
-        const found = now(p, target)
-        if (found.kind === "same") continue
-        const shown = options.display(p)
-        if (found.kind === "link" || !options.movable(p)) {
-          record.disputed[p] = target
-          continue
-        }
-        let aside: string | undefined
-        try {
-          if (found.kind === "other") {
-            aside = `${p}.blocked-by-security-${options.now}`
-            fs.renameSync(p, aside)
-          }
-          fs.symlinkSync(target, p)
-        } catch (error) {
-          record.disputed[p] = target
-          out.problem = `could not put back the link ${p} → ${target}: ${error instanceof Error ? error.message : String(error)}`
-          continue
-        }
-        const why = `was a protected link to ${target} when a shell command started in an earlier OpenCode session, which ended before that command did (OpenCode quit, crashed or was killed)`
-        out.repaired.push({
-          path: p,
-          target,
-          aside,
-          note: aside
-            ? `[security] ${shown} ${why}, and was then a file or folder that no session checked: it was moved to ${options.display(aside)} and the link put back. If you replaced the link yourself, put your file back: it is kept from now on.`
-            : `[security] ${shown} ${why}, and was then gone: the link was put back.`,
-        })
+    const ignore = (p: string, target: string, why: string) =>
+      out.ignored.push({
+        path: p,
+        target,
+        note: `[security] the record of held links ${at} names ${options.display(p)} as a protected link to ${target} that a command of an earlier session may have changed, but ${why}: it was not acted on and was dropped from the record (a record the security layer did not write, or one of another configuration). If a command did replace that link, put it back yourself.`,
+      })
+    // Policy files first: put back, they are in force when the rest is judged (`holds` may load the policy).
+    const entries = Object.values(record.sessions).flatMap((session) =>
+      Object.entries(session && typeof session.links === "object" ? session.links : {}).map(([p, target]) => ({
+        session,
+        p,
+        target: String(target),
+      })),
+    )
+    const policyFirst = (p: string) => (path.basename(p) === SecuritySchema.FILE ? 0 : 1)
+    entries.sort((a, b) => policyFirst(a.p) - policyFirst(b.p))
+    for (const { session, p, target } of entries) {
+      const found = now(p, target)
+      if (found.kind === "same") continue
+      const refused = refusal(p, target, written, options.holds)
+      if (refused) {
+        delete session.links[p]
+        ignore(p, target, refused)
+        continue
       }
-      if (!alive(session.pid)) delete record.sessions[key]
+      const shown = options.display(p)
+      if (found.kind === "link" || !options.movable(p)) {
+        record.disputed[p] = target
+        continue
+      }
+      let aside: string | undefined
+      try {
+        if (found.kind === "other") {
+          aside = `${p}.blocked-by-security-${options.now}`
+          fs.renameSync(p, aside)
+        }
+        fs.symlinkSync(target, p)
+      } catch (error) {
+        record.disputed[p] = target
+        out.problem = `could not put back the link ${p} → ${target}: ${error instanceof Error ? error.message : String(error)}`
+        continue
+      }
+      const why = `was a protected link to ${target} when a shell command started in an earlier OpenCode session, which ended before that command did (OpenCode quit, crashed or was killed)`
+      out.repaired.push({
+        path: p,
+        target,
+        aside,
+        note: aside
+          ? `[security] ${shown} ${why}, and was then a file or folder that no session checked: it was moved to ${options.display(aside)} and the link put back. If you replaced the link yourself, put your file back: it is kept from now on.`
+          : `[security] ${shown} ${why}, and was then gone: the link was put back.`,
+      })
     }
-    for (const [p, target] of Object.entries(record.disputed))
-      if (now(p, target).kind === "same") delete record.disputed[p]
+    for (const [key, session] of Object.entries(record.sessions))
+      if (!session || typeof session.pid !== "number" || !alive(session.pid)) delete record.sessions[key]
+    for (const [p, target] of Object.entries(record.disputed)) {
+      if (now(p, target).kind === "same") {
+        delete record.disputed[p]
+        continue
+      }
+      // A disputed entry keeps the policy invalid and tells the user to link the path to its target: only for links
+      // the configuration holds.
+      const why = path.isAbsolute(p) ? options.holds?.(p, target) : "the path is not absolute"
+      if (why) {
+        delete record.disputed[p]
+        ignore(p, target, why)
+      }
+    }
     out.disputed = Object.keys(record.disputed).length
     try {
       write(at, record)

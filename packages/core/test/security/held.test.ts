@@ -115,3 +115,86 @@ describe("SecurityHeld", () => {
     expect(() => SecurityHeld.folder(path.join(t.dir.path, "state/linked"))).toThrow("not a private folder")
   })
 })
+
+// Red-team Q4: a record written through any write primitive (the layer's own template put-back once was one) made the
+// next start move a user's file aside and replace it with a link the agent chose.
+describe("SecurityHeld.recover trusts no entry blindly", () => {
+  /** A record as a forger writes it: no `arm`, any path and target, written after the files it names. */
+  function forge(record: string, links: Record<string, string>) {
+    fs.writeFileSync(
+      record,
+      JSON.stringify({ version: 1, root: "", sessions: { x: { pid: 1, at: 0, links } }, disputed: {} }),
+    )
+    const later = new Date(Date.now() + 60_000)
+    fs.utimesSync(record, later, later)
+  }
+
+  test("a path the configuration holds no link at is reported and dropped, never moved aside or linked", async () => {
+    await using t = await setup()
+    const keys = path.join(t.dir.path, "home/.ssh/authorized_keys")
+    fs.mkdirSync(path.dirname(keys), { recursive: true })
+    fs.writeFileSync(keys, "ssh-ed25519 AAAA user@laptop\n")
+    const evil = path.join(t.root, "keys.txt")
+    fs.writeFileSync(evil, "ssh-ed25519 ATTACKER attacker@evil\n")
+    SecurityHeld.arm(t.record, t.root, "s1", new Map([[keys, evil]]), 1)
+    fs.writeFileSync(keys, "ssh-ed25519 AAAA user@laptop\n")
+    const r = SecurityHeld.recover(t.record, {
+      root: t.root,
+      movable: () => true,
+      now: 5,
+      display: (p) => p,
+      holds: (p) => (p === t.link ? undefined : "the configuration being loaded holds no link there"),
+    })
+    expect(r.repaired).toEqual([])
+    expect(fs.lstatSync(keys).isFile()).toBe(true)
+    expect(fs.readFileSync(keys, "utf8")).toBe("ssh-ed25519 AAAA user@laptop\n")
+    expect(fs.readdirSync(path.dirname(keys))).toEqual(["authorized_keys"])
+    expect(r.ignored.map((i) => i.path)).toEqual([keys])
+    expect(r.ignored[0]!.note).toContain("not acted on")
+    expect(r.ignored[0]!.note).toContain("holds no link there")
+    // Dropped: nothing of it is left to act on or to dispute later.
+    expect(fs.readFileSync(t.record, "utf8")).not.toContain("authorized_keys")
+    expect(SecurityHeld.disputes(t.record)).toEqual([])
+  })
+
+  test("an entry whose path did not change after the record was written is not acted on (no command under it changed it)", async () => {
+    await using t = await setup()
+    // The user's own policy file, a regular file; a forged record claims it was a link to a weak policy.
+    fs.rmSync(t.link)
+    fs.writeFileSync(t.link, POLICY)
+    const weak = path.join(t.root, "weak.json")
+    fs.writeFileSync(weak, '{"version":"1.0"}')
+    forge(t.record, { [t.link]: weak })
+    const r = t.recover(9)
+    expect(r.repaired).toEqual([])
+    expect(fs.lstatSync(t.link).isFile()).toBe(true)
+    expect(fs.readFileSync(t.link, "utf8")).toBe(POLICY)
+    expect(fs.existsSync(`${t.link}.blocked-by-security-9`)).toBe(false)
+    expect(r.ignored[0]!.note).toContain("has not changed since the record was written")
+    // Nor a link made where nothing was: its folder did not change either.
+    const absent = path.join(t.root, "plugin")
+    forge(t.record, { [absent]: path.join(t.root, "evil") })
+    expect(t.recover(10).repaired).toEqual([])
+    expect(fs.existsSync(absent)).toBe(false)
+  })
+
+  test("a disputed entry the configuration does not hold is dropped, not shown to the user as a link to put back", async () => {
+    await using t = await setup()
+    const keys = path.join(t.dir.path, "keys")
+    fs.writeFileSync(keys, "x\n")
+    fs.writeFileSync(
+      t.record,
+      JSON.stringify({ version: 1, root: t.root, sessions: {}, disputed: { [keys]: path.join(t.root, "a.txt") } }),
+    )
+    const r = SecurityHeld.recover(t.record, {
+      root: t.root,
+      movable: () => true,
+      now: 3,
+      display: (p) => p,
+      holds: () => "the configuration being loaded holds no link there",
+    })
+    expect(r.disputed).toBe(0)
+    expect(r.ignored.map((i) => i.path)).toEqual([keys])
+    expect(SecurityHeld.disputes(t.record)).toEqual([])
+  })
+})

@@ -71,5 +71,57 @@ for (const route of ROUTES) {
       },
       HEAVY,
     )
+
+    test(
+      "a record of held links planted in the state folder: the next start acts only on links the configuration holds, with the targets it expects",
+      async () => {
+        await using dir = await redteamProject()
+        const root = fs.realpathSync(dir.path)
+        const policy = fs.readFileSync(dir.file(".opencode-security.json"), "utf8")
+        const keys = path.join(home.home, ".ssh", "authorized_keys")
+        fs.mkdirSync(path.dirname(keys), { recursive: true })
+        fs.writeFileSync(keys, "ssh-ed25519 AAAA user@laptop\n")
+        fs.writeFileSync(dir.file("keys.txt"), "ssh-ed25519 ATTACKER attacker@evil\n")
+        fs.writeFileSync(dir.file("weak.json"), '{"version":"1.0"}')
+        fs.mkdirSync(dir.file("evil"))
+        fs.writeFileSync(dir.file("evil/p.ts"), "export default async () => ({})\n")
+        const plugin = path.join(home.home, ".config", "opencode", "plugin")
+        fs.rmSync(plugin, { recursive: true, force: true })
+        // As Q3's primitive wrote it: any path, any target, the record written after the files it names.
+        const record = SecurityHeld.file(SecurityHeld.folder(heldFolder()), root)
+        const links = {
+          [keys]: dir.file("keys.txt"),
+          [dir.file(".opencode-security.json")]: dir.file("weak.json"),
+          [plugin]: dir.file("evil"),
+        }
+        fs.writeFileSync(
+          record,
+          JSON.stringify({ version: 1, root, sessions: { x: { pid: 1, at: 0, links } }, disputed: {} }),
+        )
+        const later = new Date(Date.now() + 60_000)
+        fs.utimesSync(record, later, later)
+        const s = await open(route, dir.path)
+        try {
+          expect(fs.lstatSync(keys).isFile()).toBe(true)
+          expect(fs.readFileSync(keys, "utf8")).toBe("ssh-ed25519 AAAA user@laptop\n")
+          expect(fs.readdirSync(path.dirname(keys))).toEqual(["authorized_keys"])
+          expect(fs.lstatSync(dir.file(".opencode-security.json")).isFile()).toBe(true)
+          expect(fs.readFileSync(dir.file(".opencode-security.json"), "utf8")).toBe(policy)
+          expect(fs.existsSync(plugin)).toBe(false)
+          // Said with the first result; the protected files stay protected.
+          const first = await s.call("read", { filePath: "README.md" })
+          expect(first.refused).toBe(false)
+          expect(first.output).toContain("not acted on")
+          const read = await s.call("read", { filePath: "secrets/api.key" })
+          expect(read.refused).toBe(true)
+          expect(read.output + read.raw).not.toContain(SECRET)
+          expect(fs.readFileSync(record, "utf8")).not.toContain("authorized_keys")
+        } finally {
+          s.close()
+          fs.rmSync(path.dirname(keys), { recursive: true, force: true })
+        }
+      },
+      HEAVY,
+    )
   })
 }
