@@ -2527,8 +2527,9 @@ export namespace SecurityGuard {
     }
 
     /**
-     * Host-side repairs (a template or `package.json` put back, a policy file restored, what a command planted moved
-     * aside, a held link put back) rename and re-create paths in folders sandboxed commands can write. A command
+     * Host-side repairs (a template or `package.json` put back, a file with a write-protected segment restored, what a
+     * command planted moved aside, a held link put back) rename and re-create paths in folders sandboxed commands can
+     * write (a policy file a write changed is the exception, see `verifyHost`). A command
      * running beside one could swap the path, or a folder above it, for a link between two of its steps, and the
      * repair — OpenCode's own process, outside the sandbox — would land where the link leads (the policy file, a
      * dotfile). So they run only while no sandboxed command starts or runs, in any guard of this process; otherwise
@@ -2567,9 +2568,13 @@ export namespace SecurityGuard {
         if (!quiet()) return
         clearInterval(repairTimer)
         repairTimer = undefined
-        const { state, d } = current()
-        if (state.status === "none") deferred.clear()
-        else laterNotes.push(...flushRepairs(d))
+        try {
+          const { state, d } = current()
+          if (state.status === "none") deferred.clear()
+          else laterNotes.push(...flushRepairs(d))
+        } catch (error) {
+          log.error(`[security] ${error instanceof Error ? error.message : String(error)}`)
+        }
       }, 50)
       repairTimer.unref?.()
     }
