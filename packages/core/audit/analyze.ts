@@ -926,6 +926,24 @@ export namespace PluginAnalysis {
       return (call.field("arguments")?.children() ?? []).filter((c) => c.isNamed() && c.kind() !== "comment")
     }
 
+    /**
+     * For a callee `<x>.bind.apply`, `<x>.call.call`, `<x>.apply.call`… (a `bind`/`call`/`apply` borrowed from any
+     * function and called through `call` or `apply`): the borrowed method and the one it is called through.
+     */
+    function borrowedMethod(
+      callee: SgNode | null | undefined,
+    ): ["bind" | "call" | "apply", "call" | "apply"] | undefined {
+      if (callee?.kind() !== "member_expression") return undefined
+      const outer = callee.field("property")?.text()
+      if (outer !== "call" && outer !== "apply") return undefined
+      let object = callee.field("object")
+      while (object && TRANSPARENT.has(object.kind() as string)) object = object.children().find((c) => c.isNamed())
+      if (object?.kind() !== "member_expression") return undefined
+      const inner = object.field("property")?.text()
+      if (inner !== "bind" && inner !== "call" && inner !== "apply") return undefined
+      return [inner, outer]
+    }
+
     /** A call site whose details are computed only if the rule table asks for them. */
     function siteOf(kind: "call" | "new", call: SgNode, callee: SgNode, shift = 0, spread = false): AuditRules.Site {
       let list: SgNode[] | undefined
@@ -1196,6 +1214,32 @@ export namespace PluginAnalysis {
               sameNode(arguments_(call)[0], node)
             ) {
               node = call
+              continue
+            }
+            const borrowed = "path" in val && sameNode(arguments_(call!)[0], node) ? borrowedMethod(callee) : undefined
+            if (borrowed && "path" in val) {
+              // `<any function>.bind.apply(F, [t, …])`, `.apply.call(F, t, list)`, `.call.call(F, t, …)`: the first
+              // argument is the `this` of a borrowed `bind`/`call`/`apply`, so F is bound or called (Babel's
+              // `_construct` helper builds `new (Function.prototype.bind.apply(Ctor, args))()` this way).
+              const [inner, outer] = borrowed
+              if (inner === "bind") {
+                node = call!
+                continue
+              }
+              // The arguments F receives: after `this` (`.call.call(F, t, …)`), or in a list (`.apply.call(F, t, l)`);
+              // through an outer `.apply` they are in a list whose first element is `this`: not read further.
+              const listed = outer === "apply" || inner === "apply"
+              const site =
+                outer === "call"
+                  ? siteOf("call", call!, node, 2, inner === "apply")
+                  : siteOf("call", call!, node, 1, true)
+              finish(call!, val.path, listed ? { ...site, firstStringLike: false } : site)
+              if (outer !== "call" || AuditRules.isLoader(val.path)) return
+              const next = result(val, call!, 2, inner === "apply")
+              if (next === NEED || !next.length) return
+              for (const extra of next.slice(1)) work.push([call!, extra])
+              node = call!
+              val = next[0]
               continue
             }
             // A literal is not followed into the parameters of the functions it is passed to: TypeScript's compiler
@@ -1711,7 +1755,12 @@ export namespace PluginAnalysis {
         any: [
           ...nameRule(small ? [...programNames].filter((name) => source.includes(name)) : programNames),
           { kind: "call_expression", has: { field: "function", kind: "import" } },
-          ...(source.includes("constructor") ? [{ kind: "property_identifier", regex: "^constructor$" }] : []),
+          ...(source.includes("constructor")
+            ? [
+                { kind: "property_identifier", regex: "^constructor$" },
+                { kind: "shorthand_property_identifier_pattern", regex: "^constructor$" },
+              ]
+            : []),
           { kind: "meta_property" },
           {
             kind: "subscript_expression",
@@ -1749,7 +1798,17 @@ export namespace PluginAnalysis {
     const literal: SgNode[] = []
     for (const node of found) {
       const k = node.kind()
-      if (k === "identifier" || k === "shorthand_property_identifier_pattern" || k === "shorthand_property_identifier")
+      if (
+        k === "shorthand_property_identifier_pattern" &&
+        node.text() === "constructor" &&
+        !programNames.has(node.text())
+      )
+        literal.push(node)
+      else if (
+        k === "identifier" ||
+        k === "shorthand_property_identifier_pattern" ||
+        k === "shorthand_property_identifier"
+      )
         names.push(node)
       else literal.push(node)
     }
@@ -1840,8 +1899,15 @@ export namespace PluginAnalysis {
         if (prop === "require") work.push([member!, { path: ["require"] }])
         // Bun (and bundlers) give the environment as `import.meta.env` too.
         else if (prop === "env") work.push([member!, { path: ["process", "env"] }])
-      } else if (k === "property_identifier") {
+      } else if (k === "shorthand_property_identifier_pattern") destructured(node, node)
+      else if (k === "property_identifier") {
         const member = node.parent()
+        if (member?.kind() === "pair_pattern" && sameNode(member.field("key"), node)) {
+          let target = member.field("value")
+          if (target?.kind() === "assignment_pattern") target = target.field("left")
+          if (target?.kind() === "identifier") destructured(member, target)
+          return
+        }
         if (member?.kind() !== "member_expression") return
         const base = literalBase(member.field("object"))
         if (base === NEED) {
@@ -1871,6 +1937,23 @@ export namespace PluginAnalysis {
         }
         work.push([node, { path: [...base, "constructor"] }])
       } else if (k === "string" || k === "template_string") sensitive(node)
+    }
+
+    /**
+     * `const { constructor: F } = function () {}` (or `{ constructor }`): F is the `.constructor` of the value
+     * destructured, as the member read would be. `entry` is the pattern's entry, `target` the name it declares.
+     */
+    function destructured(entry: SgNode, target: SgNode) {
+      const object = entry.parent()
+      const declarator = object?.parent()
+      if (object?.kind() !== "object_pattern" || declarator?.kind() !== "variable_declarator") return
+      if (!sameNode(declarator.field("name"), object)) return
+      const base = literalBase(declarator.field("value"))
+      if (base === NEED) {
+        retries.push(() => destructured(entry, target))
+        return
+      }
+      bindName(target, { path: [...base, "constructor"] })
     }
 
     /**

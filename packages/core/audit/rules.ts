@@ -357,7 +357,12 @@ export namespace AuditRules {
       // known, a call with arguments is taken as one too (an object's class is called with `new`, which is not
       // reported there); `.constructor` only read or compared (`x.constructor === Foo`, `.name`) is not a call.
       const of = show(p.slice(0, -1))
-      const fn = of === "function" || of === "Function" || (n === 2 && typeof p[0] === "string" && LEAVES.has(p[0]))
+      // `Function.prototype` is itself a function whose constructor is Function (another class's prototype is not).
+      const fn =
+        of === "function" ||
+        of === "Function" ||
+        of === "Function.prototype" ||
+        (n === 2 && typeof p[0] === "string" && LEAVES.has(p[0]))
       if (site.kind === "read") return undefined
       if (fn)
         return {

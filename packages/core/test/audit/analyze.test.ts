@@ -444,6 +444,35 @@ describe("values followed through aliases, scopes and calls", () => {
       expect([code, rules(code)]).toEqual([code, []])
   })
 
+  test("the Function constructor as the `this` of a borrowed bind/call/apply, Function.prototype.constructor, destructured constructor", () => {
+    // Each line runs code from a string (checked with node: `new (Function.prototype.bind.apply(Function, [null,
+    // code]))()()` ran a shell command). Babel's `_construct` helper and ES5 code construct with a list this way.
+    for (const code of [
+      "new (Function.prototype.bind.apply(Function, [null, code]))()()",
+      'new (Function.bind.apply(Function, [null, "x"]))()',
+      "const B = Object.bind.call(Function, null, code)\nB()",
+      'Function.apply.call(Function, null, ["return 1"])',
+      'Function.call.call(Function, null, "return 1")',
+      'noop.call.apply(Function, [null, "return 1"])',
+      "const F = Function\nnew (F.prototype.bind.apply(F, [null, code]))()",
+      "exports.a = (c) => Function.prototype.constructor(c)()",
+      "const G = Function\nG.prototype.constructor(code)",
+      "exports.b = (c) => { const { constructor: F } = function () {}; return F(c)() }",
+      "const { constructor } = () => {}\nconstructor(code)()",
+      "const { constructor: C = null } = Object\nnew C(code)",
+    ])
+      expect([code, rules(code)]).toEqual([code, ["critical:function-constructor"]])
+    // A borrowed bind of something else, another class's prototype, an object's destructured constructor: not code.
+    for (const code of [
+      "new (Function.prototype.bind.apply(Date, [null, 2020]))()",
+      "Array.prototype.push.apply.call(list, null, [1])",
+      "class K {}\nK.prototype.constructor(1)",
+      "const { constructor: C } = Object.prototype\nC(1)",
+      "const { constructor: D } = {}\nD(1)",
+    ])
+      expect([code, rules(code)]).toEqual([code, []])
+  })
+
   test("eval, Function and require held in an object or array literal and called are calls of them", () => {
     const cases: [string, string[]][] = [
       ['const o = { f: Function }\no.f("return process")().exit(1)', ["critical:function-constructor"]],
