@@ -882,6 +882,8 @@ export namespace PluginAnalysis {
     const extend = (path: Path, key: Key): Path => {
       if (path.length === 0 && typeof key === "string" && AuditRules.GLOBAL_OBJECTS.has(key)) return path
       if (path.length === 1 && key === "default" && !AuditRules.isInto(path[0])) return path
+      // `require("module").Module` is the module itself (the class).
+      if (path.length === 1 && path[0] === "module" && key === "Module") return path
       if (path.length >= MAX_PATH) return path
       return AuditRules.member(path, isRef(key) ? { ref: key.ref, name: key.name, key: true } : key)
     }
@@ -972,6 +974,16 @@ export namespace PluginAnalysis {
           if (!spread || !first) return first !== undefined
           return first.kind() !== "array" || first.children().some((c) => c.isNamed() && c.kind() !== "comment")
         },
+        get evalOption() {
+          const options = args()[1]
+          if (options?.kind() !== "object") return false
+          return options.children().some((c) => {
+            const key = c.kind() === "pair" ? c.field("key") : c.kind() === "shorthand_property_identifier" ? c : null
+            if (!key || key.text().replace(/^["'`]|["'`]$/g, "") !== "eval") return false
+            const value = c.kind() === "pair" ? c.field("value") : null
+            return value?.kind() !== "false"
+          })
+        },
       }
     }
 
@@ -983,6 +995,7 @@ export namespace PluginAnalysis {
       lastArgument: site.lastArgument,
       flows: site.flows,
       hasArguments: site.hasArguments,
+      evalOption: site.evalOption,
     })
 
     /** Source text for messages: whitespace collapsed, at most 80 characters, without reading a large node whole. */
@@ -1167,9 +1180,15 @@ export namespace PluginAnalysis {
             continue
           }
           case "new_expression": {
-            if ("path" in val && sameNode(parent.field("constructor"), node))
-              finish(parent, val.path, siteOf("new", parent, node))
-            return
+            if (!("path" in val) || !sameNode(parent.field("constructor"), node)) return
+            finish(parent, val.path, siteOf("new", parent, node))
+            // An instance whose methods matter (`new Module()._compile(code)`, `new Bun.Glob(p).scanSync(dir)`):
+            // followed as its class's `prototype`.
+            const cls = AuditRules.show(val.path)
+            if (cls !== "module" && cls !== "Bun.Glob") return
+            val = { path: [...val.path, "prototype"] }
+            node = parent
+            continue
           }
           case "arguments": {
             const call = parent.parent()

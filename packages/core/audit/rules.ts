@@ -45,6 +45,8 @@ export namespace AuditRules {
     flows?: boolean
     /** The call passes at least one argument (for `.apply` and `Reflect.apply`: a list that may hold one). */
     hasArguments?: boolean
+    /** The second argument is an object literal whose `eval` is not `false` (`new Worker(code, { eval: true })`). */
+    evalOption?: boolean
   }
 
   export type Verdict = { severity: Severity; rule: string; message: string }
@@ -73,6 +75,25 @@ export namespace AuditRules {
     spawnSync: "runs a program",
     $: "runs shell commands",
   }
+  /**
+   * Bun's other network and file APIs, under the rule of their node or global equivalent: `Bun.udpSocket` is `dgram`,
+   * `Bun.dns` is `dns`, `Bun.fetch` is `fetch`; the S3, SQL and Redis clients open connections and send data;
+   * `Bun.mmap` reads a file. Members of `dns`, `s3`, `sql` and `redis` (`Bun.dns.lookup(…)`) count when called.
+   */
+  const BUN_LIKE: Record<string, Verdict> = {
+    udpSocket: { severity: "medium", rule: "network", message: "opens a UDP socket (as dgram)" },
+    dns: { severity: "medium", rule: "network", message: "DNS queries (as dns)" },
+    S3Client: { severity: "medium", rule: "network", message: "an S3 client: sends and fetches data over the network" },
+    s3: { severity: "medium", rule: "network", message: "the S3 client: sends and fetches data over the network" },
+    sql: { severity: "medium", rule: "network", message: "SQL client: connects to a database server" },
+    SQL: { severity: "medium", rule: "network", message: "SQL client: connects to a database server" },
+    redis: { severity: "medium", rule: "network", message: "the Redis client: connects to a Redis server" },
+    RedisClient: { severity: "medium", rule: "network", message: "a Redis client: connects to a Redis server" },
+    fetch: { severity: "low", rule: "network-client", message: "outbound network request (as fetch)" },
+    mmap: { severity: "medium", rule: "fs-read", message: "maps a file's content into memory: direct file access" },
+  }
+  /** `new Bun.Glob(p).scan…(dir)` lists files (`fs.globSync`); `match` only compares strings. */
+  const GLOB_SCAN = /^(scan|scanSync)$/
   const FS_READ =
     /^(readFile|readFileSync|createReadStream|readdir|readdirSync|opendir|opendirSync|read|readSync|readv|readvSync|glob|globSync)$/
   const FS_WRITE =
@@ -101,7 +122,7 @@ export namespace AuditRules {
     os: 2,
     module: 3,
     exports: 2,
-    Bun: 2,
+    Bun: 3,
     Function: 3,
     net: 2,
     http: 2,
@@ -143,6 +164,8 @@ export namespace AuditRules {
         isLoader(path)
       )
     if (LEAVES.has(first)) return n === 1
+    // An instance (`new Module()`, `new Bun.Glob()`) is followed as its class's `prototype`.
+    if ((first === "module" || first === "Bun") && n === 4 && path[2] === "prototype") return true
     const depth = MODULE_DEPTH[first]
     return depth !== undefined && Object.hasOwn(MODULE_DEPTH, first) && n <= depth
   }
@@ -277,6 +300,14 @@ export namespace AuditRules {
     if (NET_MODULES.has(top))
       return { severity: "medium", rule: "network", message: `imports ${mod}: network servers/clients` }
     if (top === "vm") return { severity: "high", rule: "vm", message: "imports vm: compiles and runs code" }
+    if (top === "inspector")
+      return {
+        severity: "high",
+        rule: "inspector",
+        message: `imports ${mod}: the debugging protocol evaluates code in this process (Runtime.evaluate)`,
+      }
+    if (top === "repl")
+      return { severity: "high", rule: "repl", message: "imports repl: evaluates the input it is given as code" }
     if (ADDON_LOADERS.has(mod))
       return { severity: "high", rule: "native-code", message: `imports ${mod}: loads a compiled native addon` }
     return undefined
@@ -410,8 +441,25 @@ export namespace AuditRules {
         rule: "bun-shell",
         message: `${callee()}\`…\`: the $ OpenCode passes to a plugin runs shell commands`,
       }
+    if (isNew && (name === "Worker" || name === "worker_threads.Worker") && site.evalOption)
+      return {
+        severity: "critical",
+        rule: "worker-eval",
+        message: `new ${name}(…, { eval: true }): runs a string as code (in another thread)`,
+      }
     if (isNew && (name === "Worker" || name === "worker_threads.Worker"))
       return { severity: "medium", rule: "worker", message: `new ${name}(…): runs a script in another thread` }
+    if (
+      p[0] === "module" &&
+      last === "_compile" &&
+      !isNew &&
+      (n === 2 || (n === 3 && p[1] === "prototype") || (n === 4 && p[1] === "constructor" && p[2] === "prototype"))
+    )
+      return {
+        severity: "high",
+        rule: "module-compile",
+        message: `${callee()}(…): compiles and runs a string as a CommonJS module`,
+      }
     if (name === "navigator.sendBeacon" && !isNew)
       return { severity: "low", rule: "network-client", message: `${callee()}(…): outbound network request` }
     if (p[0] === "Bun" && n === 2 && typeof last === "string" && Object.hasOwn(BUN_APIS, last))
@@ -420,6 +468,20 @@ export namespace AuditRules {
         rule: `bun-${last === "$" ? "shell" : last}`,
         message: `Bun.${last}(…): ${BUN_APIS[last]}`,
       }
+    const bunLike = p[0] === "Bun" && (n === 2 || n === 3) && typeof p[1] === "string" ? p[1] : undefined
+    if (bunLike && Object.hasOwn(BUN_LIKE, bunLike) && (n === 2 || ["dns", "s3", "sql", "redis"].includes(bunLike))) {
+      const v = BUN_LIKE[bunLike]
+      return { ...v, message: `${isNew ? "new " : ""}${name}(…): ${v.message}` }
+    }
+    if (
+      p[0] === "Bun" &&
+      n === 4 &&
+      p[1] === "Glob" &&
+      p[2] === "prototype" &&
+      typeof last === "string" &&
+      GLOB_SCAN.test(last)
+    )
+      return { severity: "medium", rule: "fs-read", message: `Bun.Glob(…).${last}(…): lists files (as fs.globSync)` }
     if (p[0] === "fs" && !isNew) {
       const rest = p[1] === "promises" ? p.slice(2) : p.slice(1)
       const fn = rest.length === 1 || (rest.length === 2 && rest[1] === "native") ? rest[0] : undefined

@@ -345,7 +345,9 @@ describe("values followed through aliases, scopes and calls", () => {
       ['import { Database } from "bun:sqlite"\nnew Database(p)', ["medium:sqlite"]],
       ['import dns from "node:dns"\ndns.resolve(host, cb)', ["medium:network", "medium:network"]],
       ['new Worker("data:text/javascript,1")', ["medium:worker"]],
-      ['import { Worker } from "node:worker_threads"\nnew Worker(code, { eval: true })', ["medium:worker"]],
+      ['import { Worker } from "node:worker_threads"\nnew Worker("./w.js", { name: "w" })', ["medium:worker"]],
+      // With `eval: true` the first argument is source code: see "code run from strings…".
+      ['import { Worker } from "node:worker_threads"\nnew Worker(code, { eval: true })', ["critical:worker-eval"]],
       ['navigator.sendBeacon("https://x", data)', ["low:network-client"]],
       // Not findings: the same words as data, or a module of that name that is not Bun's.
       ['const env = { Bun: 1 }\nenv.Bun\nimport x from "bunyan"\nx.$`y`', []],
@@ -471,6 +473,54 @@ describe("values followed through aliases, scopes and calls", () => {
       "const { constructor: D } = {}\nD(1)",
     ])
       expect([code, rules(code)]).toEqual([code, []])
+  })
+
+  test("code run from strings: Worker with eval, Module#_compile, inspector, repl", () => {
+    // Each compiles and runs a string (checked with node): `eval: true` makes a Worker's first argument source code.
+    for (const [code, expected] of [
+      ['const { Worker } = require("worker_threads")\nnew Worker(code, { eval: true })', ["critical:worker-eval"]],
+      [
+        'import { Worker } from "node:worker_threads"\nnew Worker(code, { "eval": 1, name: "w" })',
+        ["critical:worker-eval"],
+      ],
+      ["new Worker(code, { eval: isSource })", ["critical:worker-eval"]],
+      ['new Worker("./w.js", { eval: false })', ["medium:worker"]],
+      ['new Worker(new URL("./w.js", import.meta.url))', ["medium:worker"]],
+      ["new Worker(code, options)", ["medium:worker"]],
+      [
+        'const Module = require("module")\nconst m = new Module("x")\nm._compile(code, "/tmp/x.js")',
+        ["high:module-compile"],
+      ],
+      ['const { Module } = require("node:module")\nnew Module("x")._compile(code, "x.js")', ["high:module-compile"]],
+      ['require("module").prototype._compile.call(m, code, "x.js")', ["high:module-compile"]],
+      ['module._compile(code, "x.js")', ["high:module-compile"]],
+      ['module.constructor.prototype._compile.call(m, code, "x.js")', ["high:module-compile"]],
+      ['const inspector = require("inspector")\nnew inspector.Session()', ["high:inspector"]],
+      ['import { Session } from "node:inspector/promises"', ["high:inspector"]],
+      ['require("repl").start({ input })', ["high:repl"]],
+    ] as [string, string[]][])
+      expect([code, rules(code)]).toEqual([code, expected])
+  })
+
+  test("Bun's network and file APIs have the rules of their node and global equivalents", () => {
+    for (const [code, expected] of [
+      ['const sock = await Bun.udpSocket({})\nsock.send("secret", 53, "203.0.113.1")', ["medium:network"]],
+      ['await Bun.fetch("https://x.invalid")', ["low:network-client"]],
+      ['await Bun.dns.lookup("x.invalid")', ["medium:network"]],
+      ['new Bun.S3Client({ bucket: "b" })', ["medium:network"]],
+      ['await Bun.s3.write("k", "secret")', ["medium:network"]],
+      ["await Bun.sql`select 1`", ["medium:network"]],
+      ['import { SQL } from "bun"\nnew SQL(url)', ["medium:network"]],
+      ['await Bun.redis.set("k", "v")', ["medium:network"]],
+      ['import { RedisClient } from "bun"\nnew RedisClient(url)', ["medium:network"]],
+      ['const g = new Bun.Glob("**/*")\nfor (const f of g.scanSync("/")) {}', ["medium:fs-read"]],
+      ['import { Glob } from "bun"\nfor await (const f of new Glob("*").scan(".")) {}', ["medium:fs-read"]],
+      ['Bun.mmap("a")', ["medium:fs-read"]],
+      // Matching a pattern against a string reads no file; an environment variable read is one finding.
+      ['new Bun.Glob("*.ts").match("a.ts")', []],
+      ["Bun.env.HOME", ["low:process-env"]],
+    ] as [string, string[]][])
+      expect([code, rules(code, "index.ts")]).toEqual([code, expected])
   })
 
   test("eval, Function and require held in an object or array literal and called are calls of them", () => {
