@@ -244,7 +244,12 @@ export namespace PluginAnalysis {
   ])
   const SENSITIVE: [RegExp, string][] = [
     [/(^|[^\w])\/etc\//, "/etc/"],
-    [/~\/\.ssh(\/|$)|(^|[/\\])\.ssh[/\\]/, ".ssh"],
+    [/~\/\.ssh(\/|$)|(^|[/\\])\.ssh([/\\]|$)/, ".ssh"],
+    [/(^|[/\\])\.gnupg([/\\]|$)/, ".gnupg"],
+    [/(^|[/\\])opencode[/\\](mcp-)?auth\.json$|(^|[/\\])mcp-auth\.json$/, "OpenCode's credential store"],
+    [/(^|[/\\])gh[/\\]hosts\.ya?ml$/, "the GitHub CLI's token (gh/hosts.yml)"],
+    [/(^|[/\\])\.docker[/\\]config\.json$/, ".docker/config.json"],
+    [/(^|[/\\])\.kube[/\\]config$/, ".kube/config"],
     [/(^|[/\\])\.env($|[./\\_-])/, ".env"],
     [/(^|[/\\])id_(rsa|ed25519|ecdsa|dsa)\.pub\b/, "SSH public key"],
     [/(^|[/\\])id_(rsa|ed25519|ecdsa|dsa)(?!\.pub\b)\b/, "SSH private key"],
@@ -252,7 +257,8 @@ export namespace PluginAnalysis {
     [/(^|[/\\])\.(npmrc|netrc|pgpass|git-credentials)$/, "credentials file"],
   ]
   /** Rust-side filter for string nodes: a superset of SENSITIVE on the raw text (escapes are decoded in JS). */
-  const SENSITIVE_RAW = "etc|ssh|env|id_|aws|npmrc|netrc|pgpass|git-credentials|\\\\[xu0-7]"
+  const SENSITIVE_RAW =
+    "etc|ssh|env|id_|aws|npmrc|netrc|pgpass|git-credentials|gnupg|auth\\.json|hosts\\.ya?ml|docker|kube|\\\\[xu0-7]"
   /** The same words searched in a whole source: none there, no string node can match SENSITIVE_RAW. */
   const SENSITIVE_RAW_TEXT = new RegExp(SENSITIVE_RAW)
   /** Sources up to this size have each candidate name looked up before round 0's rule is built (see there). */
@@ -939,7 +945,8 @@ export namespace PluginAnalysis {
       const outer = callee.field("property")?.text()
       if (outer !== "call" && outer !== "apply") return undefined
       let object = callee.field("object")
-      while (object && TRANSPARENT.has(object.kind() as string)) object = object.children().find((c) => c.isNamed())
+      while (object && TRANSPARENT.has(object.kind() as string))
+        object = object.children().find((c) => c.isNamed()) ?? null
       if (object?.kind() !== "member_expression") return undefined
       const inner = object.field("property")?.text()
       if (inner !== "bind" && inner !== "call" && inner !== "apply") return undefined
@@ -2061,6 +2068,24 @@ export namespace PluginAnalysis {
 
     function sensitive(node: SgNode) {
       if (node.parent()?.kind() === "import_statement") return
+      // A segment of a path joined from constants (`path.join(os.homedir(), ".ssh", f)`): the whole path is read.
+      let call: SgNode | undefined
+      for (let at = node, up = pathJoin(node); up; at = up, up = pathJoin(at)) call = up
+      if (call) {
+        const built = joined(call)
+        if (built === NEED) {
+          retries.push(() => sensitive(node))
+          return
+        }
+        const [match, shown] = built
+        for (const [pattern, label] of SENSITIVE)
+          if (pattern.test(match))
+            return report(call, {
+              severity: "high",
+              rule: "sensitive-path",
+              message: `path built from constants mentions ${label}: ${JSON.stringify(shown.length > 80 ? shown.slice(0, 77) + "…" : shown)}`,
+            })
+      }
       const text = literalText(node)
       for (const [pattern, label] of SENSITIVE) {
         if (pattern.test(text)) {
@@ -2072,6 +2097,78 @@ export namespace PluginAnalysis {
           return
         }
       }
+    }
+
+    /**
+     * The call that joins `node` into a path, when it is a segment of one: `path.join(…)`, `path.resolve(…)`,
+     * `path.posix.join(…)` (any module object: `p.join`, `upath.join`; `join`/`resolve` imported by name), or an array
+     * literal's `.join(sep)`.
+     */
+    function pathJoin(node: SgNode): SgNode | undefined {
+      const parent = node.parent()
+      if (parent?.kind() === "arguments") {
+        const call = parent.parent()
+        return call && joinsPath(call) ? call : undefined
+      }
+      if (parent?.kind() === "array") {
+        const member = parent.parent()
+        const call = member?.parent()
+        if (member?.kind() !== "member_expression" || member.field("property")?.text() !== "join") return undefined
+        return call?.kind() === "call_expression" && sameNode(call.field("function"), member) ? call : undefined
+      }
+      return undefined
+    }
+
+    /** True for `path.join(…)`, `p.resolve(…)`, `path.posix.join(…)`, `join(…)` (not an array's `.join`). */
+    function joinsPath(call: SgNode): boolean {
+      const callee = call.kind() === "call_expression" ? call.field("function") : null
+      if (!callee) return false
+      if (callee.kind() === "identifier") return /^(join|resolve)$/.test(callee.text())
+      if (callee.kind() !== "member_expression" || !/^(join|resolve)$/.test(callee.field("property")?.text() ?? ""))
+        return false
+      const object = callee.field("object")
+      if (object?.kind() === "identifier") return true
+      return object?.kind() === "member_expression" && /^(posix|win32)$/.test(object.field("property")?.text() ?? "")
+    }
+
+    /**
+     * The path a join call builds from its constant segments, for matching (an unknown segment is `_`, which no
+     * pattern's anchor accepts as a root, so `path.join(home, "etc", f)` is not `/etc/`) and for the message (`${…}`).
+     */
+    function joined(call: SgNode, depth = 0): [string, string] | typeof NEED {
+      const callee = call.field("function")
+      const array = callee?.kind() === "member_expression" ? callee.field("object") : undefined
+      const list = array?.kind() === "array" ? array : call.field("arguments")
+      const parts = (list?.children() ?? []).filter((c) => c.isNamed() && c.kind() !== "comment")
+      let sep = "/"
+      if (array?.kind() === "array") {
+        const s = evalKey(arguments_(call)[0], false)
+        if (s === NEED) return NEED
+        sep = arguments_(call).length === 0 ? "," : typeof s === "string" ? s : "_"
+      }
+      const match: string[] = []
+      const shown: string[] = []
+      for (const part of parts) {
+        const k = part.kind()
+        if (depth < 8 && joinsPath(part)) {
+          const inner = joined(part, depth + 1)
+          if (inner === NEED) return NEED
+          match.push(inner[0])
+          shown.push(inner[1])
+          continue
+        }
+        const v = k === "string" || k === "template_string" ? literalText(part) : evalKey(part, false)
+        if (v === NEED) return NEED
+        if (typeof v === "string") {
+          match.push(v.replaceAll("${…}", "_"))
+          shown.push(v)
+        } else {
+          match.push("_")
+          shown.push("${…}")
+        }
+      }
+      const tidy = (text: string) => (sep === "/" ? text.replace(/\/{2,}/g, "/") : text)
+      return [tidy(match.join(sep)), tidy(shown.join(sep))]
     }
 
     // ---- rounds: follow values; query the names they were bound to; repeat ----

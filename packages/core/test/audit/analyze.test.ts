@@ -61,6 +61,45 @@ describe("plugin analysis by syntax tree", () => {
     expect(message('k = "keys/id_ed25519"')).toEqual(['string mentions SSH private key: "keys/id_ed25519"'])
   })
 
+  test("sensitive paths joined from constant segments (path.join, path.resolve, path.posix.join, [].join)", () => {
+    const message = (code: string) =>
+      PluginAnalysis.analyze("a.js", code)
+        .filter((f) => f.rule === "sensitive-path")
+        .map((f) => `${f.line}:${f.message}`)
+    // One finding per path, at the call, naming what it is and the path built (unknown segments as `${…}`).
+    expect(message('const os = require("os"), path = require("path")\npath.join(os.homedir(), ".ssh", f)')).toEqual([
+      '2:path built from constants mentions .ssh: "${…}/.ssh/${…}"',
+    ])
+    for (const code of [
+      'path.join(os.homedir(), ".ssh")',
+      'path.join(os.homedir(), ".local", "share", "opencode", "auth.json")',
+      'const dir = "opencode"\npath.join(data, dir, "mcp-auth.json")',
+      'path.join(os.homedir(), ".aws", "credentials")',
+      'path.join("/", "etc", "shadow")',
+      'path.resolve(home, ".config/gh/hosts.yml")',
+      'path.posix.join(home, ".docker", "config.json")',
+      'import { join } from "node:path"\njoin(home, ".kube", "config")',
+      'p.win32.join(home, ".gnupg")',
+      'path.join(path.join(home, ".local/share/opencode"), "auth.json")',
+      '["", "etc", "passwd"].join("/")',
+      "path.join(`${home}/.ssh`, name)",
+      // Literals alone: the directory as a whole segment, OpenCode's and other tools' credential stores.
+      'const dir = ".ssh"',
+      'readFile("~/.local/share/opencode/auth.json")',
+      'read(home + "/.docker/config.json")',
+    ])
+      expect([code, rules(code).filter((r) => r.includes("sensitive"))]).toEqual([code, ["high:sensitive-path"]])
+    // A home folder's own `etc` or `docker`, a `.sshrc`-like name, an unknown segment: not sensitive.
+    for (const code of [
+      'path.join(os.homedir(), "etc", "x")',
+      'path.join(home, "docker", "compose.json")',
+      'path.join(home, ".sshrc")',
+      'path.join(home, name, "auth.json")',
+      'lines.join("\\n")',
+    ])
+      expect([code, rules(code).filter((r) => r.includes("sensitive"))]).toEqual([code, []])
+  })
+
   test("direct API use is medium, through every kind of alias", () => {
     const code = [
       'import * as cp from "node:child_process"',
