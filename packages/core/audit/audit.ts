@@ -144,8 +144,21 @@ export namespace PluginAudit {
         return probed.get(file)!
       },
     }
+    // `#name` (package.json `imports`) and tsconfig `paths` aliases: files of the code itself, or a package.
+    const alias = AuditDeps.aliases()
     const resolver = (from: string) => (spec: string) => {
       if (spec.startsWith(".") || spec.startsWith("/")) return AuditDeps.resolveFile(spec, from, fileSet)
+      const targets = alias(spec, from)
+      for (const target of targets ?? []) {
+        if (!path.isAbsolute(target)) return resolvePackage(target, from)
+        const file = AuditDeps.resolveFile(target, from, fileSet)
+        if (file) return file
+      }
+      // A tsconfig alias that names no file may still be a package of that name; a `#name` never is.
+      if (targets && spec.startsWith("#")) return undefined
+      return resolvePackage(spec, from)
+    }
+    const resolvePackage = (spec: string, from: string) => {
       if (!options.includeDependencies) return undefined
       const name = AuditDeps.packageName(spec)
       if (!name) return undefined
@@ -315,10 +328,14 @@ export namespace PluginAudit {
       // A package importing itself by its own name (zod's `import "zod"`) is audited already.
       const own = AuditDeps.manifest(root)?.name
       const names = new Set<string>()
-      for (const mod of modules.values())
+      for (const [file, mod] of modules)
         for (const spec of mod.result.imports) {
-          const name = AuditDeps.packageName(spec)
-          if (name && name !== own) names.add(name)
+          // An alias stands for the code's own files (not a package), or for the package it names.
+          const targets = alias(spec, file)
+          for (const target of targets ? targets.filter((t) => !path.isAbsolute(t)) : [spec]) {
+            const name = AuditDeps.packageName(target)
+            if (name && name !== own) names.add(name)
+          }
         }
       report.unaudited = [...names].sort()
     }

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from "fs"
 import { builtinModules } from "module"
 import path from "path"
+import { parse as parseJsonc } from "jsonc-parser"
 
 /**
  * Finds a plugin's dependencies the way Node (and Bun) load them: a package named `x` required from folder `F` is the
@@ -23,6 +24,7 @@ export namespace AuditDeps {
     bin?: string | Record<string, string>
     module?: string
     exports?: unknown
+    imports?: unknown
     dependencies?: Record<string, string>
     optionalDependencies?: Record<string, string>
   }
@@ -41,14 +43,14 @@ export namespace AuditDeps {
 
   /**
    * The package name part of a bare module name (`@scope/pkg/sub` → `@scope/pkg`), or undefined for relative,
-   * absolute, URL and built-in names.
+   * absolute, `#` (subpath import), URL and built-in names.
    *
    * @example
    * AuditDeps.packageName("zod/v4") // "zod"
    */
   export function packageName(spec: string): string | undefined {
-    if (!spec || spec.startsWith(".") || spec.startsWith("/") || /^[a-z]+:/i.test(spec) || isBuiltin(spec))
-      return undefined
+    // `#name` is a subpath import of the package itself (see `aliases`), never a package.
+    if (!spec || /^[.#/]/.test(spec) || /^[a-z]+:/i.test(spec) || isBuiltin(spec)) return undefined
     const parts = spec.split("/")
     return spec.startsWith("@") ? (parts.length >= 2 ? `${parts[0]}/${parts[1]}` : undefined) : parts[0]
   }
@@ -172,23 +174,106 @@ export namespace AuditDeps {
         typeof exports === "string" || Array.isArray(exports) || !Object.keys(exports as object)[0]?.startsWith(".")
           ? { ".": exports }
           : (exports as Record<string, unknown>)
-      if (subpath in map) target = pick(map[subpath])
-      else
-        for (const [key, value] of Object.entries(map)) {
-          const star = key.indexOf("*")
-          if (star < 0) continue
-          const prefix = key.slice(0, star)
-          const suffix = key.slice(star + 1)
-          if (subpath.startsWith(prefix) && subpath.endsWith(suffix) && subpath.length >= key.length - 1) {
-            const match = subpath.slice(prefix.length, subpath.length - suffix.length)
-            target = pick(value)?.replaceAll("*", match)
-            break
-          }
-        }
+      target = mapped(map, subpath, pick)
     } else if (subpath === ".") target = m.module ?? m.main ?? "./index"
     else target = subpath
     if (!target) return undefined
     return resolveFile("./" + target.replace(/^\.\//, ""), path.join(dir, "package.json"), files)
+  }
+
+  /**
+   * The target `map` (an `exports` or `imports` field, a tsconfig `paths`) gives `key`: an exact key, else a `*`
+   * pattern (the longest prefix first, as Node does), with `*` in the target replaced by what it matched.
+   */
+  function mapped<T>(map: Record<string, unknown>, key: string, choose: (value: unknown) => T | undefined) {
+    if (Object.hasOwn(map, key)) return choose(map[key])
+    let best: [number, string, unknown] | undefined
+    for (const [pattern, value] of Object.entries(map)) {
+      const star = pattern.indexOf("*")
+      if (star < 0) continue
+      const prefix = pattern.slice(0, star)
+      const suffix = pattern.slice(star + 1)
+      if (!key.startsWith(prefix) || !key.endsWith(suffix) || key.length < pattern.length - 1) continue
+      if (best && best[0] >= prefix.length) continue
+      best = [prefix.length, key.slice(prefix.length, key.length - suffix.length), value]
+    }
+    if (!best) return undefined
+    const [, match, value] = best
+    const chosen = choose(value)
+    const fill = (t: unknown) => (typeof t === "string" ? t.replaceAll("*", match) : t)
+    return (Array.isArray(chosen) ? chosen.map(fill) : fill(chosen)) as T | undefined
+  }
+
+  /**
+   * Module names that stand for files of the code itself rather than packages: `#name` through the `imports` field of
+   * the nearest package.json (Node's subpath imports: conditions as for `exports`, `*` patterns; a target may also be
+   * a package name), and tsconfig/jsconfig `paths` aliases (`@/lib/x` with `"@/*": ["src/*"]`, relative to `baseUrl`
+   * or the config's folder; the nearest config up to the package's own folder, `extends` not followed). The resolver
+   * returns the absolute paths or package names a name stands for, in order, or undefined when it is no alias.
+   * Caches live as long as the resolver (one audit).
+   *
+   * @example
+   * AuditDeps.aliases()("#net", "/p/src/index.js") // ["/p/src/lib/net.js"] with "imports": { "#net": "./src/lib/net.js" }
+   */
+  export function aliases(): (spec: string, fromFile: string) => string[] | undefined {
+    const scopes = new Map<string, string | undefined>()
+    const manifests = new Map<string, Manifest | undefined>()
+    const configs = new Map<string, { base: string; paths: Record<string, unknown> } | undefined>()
+    // The nearest folder with a package.json (Node's package scope).
+    const scope = (dir: string): string | undefined => {
+      if (scopes.has(dir)) return scopes.get(dir)
+      const up = path.dirname(dir)
+      const found = existsSync(path.join(dir, "package.json")) ? dir : up === dir ? undefined : scope(up)
+      scopes.set(dir, found)
+      return found
+    }
+    const manifestOf = (dir: string) => {
+      if (!manifests.has(dir)) manifests.set(dir, manifest(dir))
+      return manifests.get(dir)
+    }
+    // The nearest tsconfig.json or jsconfig.json with `paths`, not above the package's own folder.
+    const config = (dir: string): { base: string; paths: Record<string, unknown> } | undefined => {
+      if (configs.has(dir)) return configs.get(dir)
+      let found: { base: string; paths: Record<string, unknown> } | undefined
+      let here = false
+      for (const name of ["tsconfig.json", "jsconfig.json"]) {
+        const file = path.join(dir, name)
+        if (!existsSync(file)) continue
+        here = true
+        let options: { baseUrl?: unknown; paths?: unknown } | undefined
+        try {
+          options = parseJsonc(readFileSync(file, "utf8"))?.compilerOptions
+        } catch {
+          options = undefined
+        }
+        if (options?.paths && typeof options.paths === "object" && !Array.isArray(options.paths)) {
+          const base = typeof options.baseUrl === "string" ? path.resolve(dir, options.baseUrl) : dir
+          found = { base, paths: options.paths as Record<string, unknown> }
+        }
+        break
+      }
+      const up = path.dirname(dir)
+      if (!found && !here && up !== dir && !existsSync(path.join(dir, "package.json"))) found = config(up)
+      configs.set(dir, found)
+      return found
+    }
+    return (spec, fromFile) => {
+      const from = path.dirname(fromFile)
+      if (spec.startsWith("#")) {
+        const dir = scope(from)
+        const map = dir ? manifestOf(dir)?.imports : undefined
+        if (!dir || !map || typeof map !== "object" || Array.isArray(map)) return undefined
+        const target = mapped(map as Record<string, unknown>, spec, pick)
+        if (typeof target !== "string") return undefined
+        return [target.startsWith("./") || target.startsWith("../") ? path.resolve(dir, target) : target]
+      }
+      if (spec.startsWith(".") || spec.startsWith("/")) return undefined
+      const found = config(from)
+      if (!found) return undefined
+      const targets = mapped(found.paths, spec, (v) => (Array.isArray(v) ? v : typeof v === "string" ? [v] : undefined))
+      if (!targets?.length) return undefined
+      return targets.filter((t): t is string => typeof t === "string").map((t) => path.resolve(found.base, t))
+    }
   }
 
   /**

@@ -319,6 +319,69 @@ describe("which files are code", () => {
   })
 })
 
+describe("aliases of the code's own files: package.json imports (#name) and tsconfig paths", () => {
+  test("#name through the nearest package.json imports (conditions, `*` patterns) is the file it maps to", async () => {
+    await using dir = await tmpdir({
+      "package.json": JSON.stringify({
+        name: "p",
+        type: "module",
+        imports: {
+          "#net": "./src/lib/net.js",
+          "#run": { types: "./types/run.d.ts", node: "./src/lib/run.js", default: "./src/lib/run.js" },
+          "#util/*": "./src/util/*.js",
+          "#dep": "some-dep",
+        },
+      }),
+      "src/lib/net.js": "export const make = Function\nexport const get = fetch\n",
+      "src/lib/run.js": 'export { exec } from "node:child_process"\n',
+      "src/util/env.js": "export const e = process.env\n",
+      "src/index.mjs": [
+        'import { make, get } from "#net"',
+        'import { exec } from "#run"',
+        'import { e } from "#util/env"',
+        'import x from "#dep"',
+        'import y from "#missing"',
+        "export default (code) => { make(code)(); get(code); exec(code); return e.TOKEN }",
+      ].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    const index = found(report).filter((f) => f.startsWith("src/index.mjs"))
+    expect(index).toEqual([
+      "src/index.mjs:6:function-constructor",
+      "src/index.mjs:6:child_process",
+      "src/index.mjs:6:network-client",
+      "src/index.mjs:6:process-env",
+    ])
+    // Not packages: `#name` stands for the package's own files; `#dep` maps to the package it names.
+    expect(report.unaudited).toEqual(["some-dep"])
+  })
+
+  test("tsconfig paths aliases (baseUrl, several targets, comments) are the files they name; not packages", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("p", { main: "src/index.ts" }),
+      "tsconfig.json": [
+        "{",
+        "  // JSONC, as TypeScript reads it",
+        '  "compilerOptions": { "baseUrl": ".", "paths": { "@/*": ["missing/*", "src/*"], "~net": ["src/lib/net.ts"] }, },',
+        "}",
+      ].join("\n"),
+      "src/lib/net.ts": "export const send = fetch\nexport const F = Function\n",
+      "src/index.ts": [
+        'import { send } from "@/lib/net"',
+        'import { F } from "~net"',
+        'import z from "zod"',
+        "export default async () => { await send(url); F(code) }",
+      ].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report).filter((f) => f.startsWith("src/index.ts"))).toEqual([
+      "src/index.ts:4:function-constructor",
+      "src/index.ts:4:network-client",
+    ])
+    expect(report.unaudited).toEqual(["zod"])
+  })
+})
+
 describe("--include-dependencies: Node's resolution from the plugin's folder upward", () => {
   test("hoisted dependencies (installed beside the plugin) are audited; without the flag they are not", async () => {
     await using dir = await tmpdir({
