@@ -14,7 +14,8 @@ const USAGE = `usage:
       npm pack into a temporary directory and never installed or run.
       --json                  print the report as JSON
       --include-dependencies  also audit the packages the plugin loads (its dependencies and what its code
-                              imports, found as Node finds them: from the plugin's folder upward)
+                              imports, found as Node finds them: from the plugin's folder upward) — of an
+                              installed plugin folder; a package fetched by name has none installed
 Severity: critical = code injection; high = sensitive paths, dynamic imports, vm; medium = direct API use;
 low = informational. Exit: 0 no critical finding, 1 critical findings, 2 bad usage or target not found.
 `
@@ -48,8 +49,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return Exit.usage
   }
   let report: PluginAudit.Report
+  let packed: AuditTarget.Target["packed"]
   try {
     await using target = await AuditTarget.resolve(args.positionals[0], { cwd: io.cwd, env: io.env })
+    packed = target.packed
     report = await PluginAudit.run(target.dir, {
       label: target.label,
       includeDependencies: args.values["include-dependencies"],
@@ -59,7 +62,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return Exit.usage
   }
   if (args.values.json) io.out(JSON.stringify(report, null, 2) + "\n")
-  else io.out(format(report))
+  else io.out(format(report, { packed }))
   return report.counts.critical > 0 ? Exit.findings : Exit.ok
 }
 
@@ -71,12 +74,21 @@ const RISK = {
 } as const
 
 /**
- * The human-readable report: summary, then findings by severity (medium and low grouped by rule).
+ * The human-readable report: summary, then findings by severity (medium and low grouped by rule). With `packed` (a
+ * package fetched from npm, only unpacked), the way to get its dependencies audited is said: the flag finds none.
  *
  * @example
  * io.out(format(report)) // "Plugin audit: x@1.0.0 (3 files scanned)\ncritical 0 · high 1 …"
  */
-export function format(report: PluginAudit.Report): string {
+export function format(report: PluginAudit.Report, options: { packed?: AuditTarget.Target["packed"] } = {}): string {
+  const { packed } = options
+  // npm's `--ignore-scripts` covers the whole tree: no lifecycle script of any package runs.
+  const howToAuditDependencies = packed
+    ? "A package fetched from npm is only unpacked, never installed, so its dependencies are not there " +
+      "(--include-dependencies finds none). To audit them, install it into a scratch folder without running any " +
+      `script: npm install --ignore-scripts --prefix <folder> ${packed.name}@${packed.version}, then audit ` +
+      `<folder>/node_modules/${packed.name} --include-dependencies`
+    : undefined
   const { counts } = report
   const worst = (["critical", "high", "medium", "low"] as const).find((s) => counts[s] > 0)
   const lines = [
@@ -89,13 +101,14 @@ export function format(report: PluginAudit.Report): string {
     lines.push(`Dependencies: ${report.dependencies.length} package(s), ${files} file(s) audited`)
     const missing = (report.missing ?? []).filter((m) => !m.optional)
     if (missing.length) lines.push(`  not installed: ${missing.map((m) => `${m.name} (for ${m.from})`).join(", ")}`)
+    if (missing.length && howToAuditDependencies) lines.push(`  ${howToAuditDependencies}`)
   }
   const unaudited = report.unaudited ?? []
   if (unaudited.length) {
     const names = unaudited.slice(0, 8).join(", ") + (unaudited.length > 8 ? ", …" : "")
     lines.push(
       `Not audited: ${unaudited.length} package(s) the code imports (${names}); what they do is not in these findings. ` +
-        "--include-dependencies audits them too",
+        (howToAuditDependencies ?? "--include-dependencies audits them too"),
     )
   }
   for (const severity of ["critical", "high", "medium", "low"] as const) {

@@ -35,6 +35,8 @@ export namespace AuditTarget {
   export type Target = {
     dir: string
     label: string
+    /** For a package fetched from npm (only unpacked, never installed: no dependency is beside it). */
+    packed?: { name: string; version: string }
     /** Removes what `resolve` downloaded (nothing for a directory). */
     [Symbol.asyncDispose](): Promise<void>
   }
@@ -116,7 +118,12 @@ export namespace AuditTarget {
       await run("tar", ["-xzf", tarball, "-C", unpacked], { timeout: 120_000 })
       const entries = await fs.readdir(unpacked)
       const root = entries.length === 1 ? path.join(unpacked, entries[0]) : unpacked
-      return { dir: root, label: `${info.name}@${info.version}`, [Symbol.asyncDispose]: cleanup }
+      return {
+        dir: root,
+        label: `${info.name}@${info.version}`,
+        packed: { name: info.name, version: info.version },
+        [Symbol.asyncDispose]: cleanup,
+      }
     } catch (error) {
       await cleanup()
       throw error

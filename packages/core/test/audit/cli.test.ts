@@ -119,8 +119,9 @@ describe("opencode-builtins audit <npm-name>", () => {
         version: "2.0.0",
         main: "index.js",
         scripts: { preinstall: script, install: script, postinstall: script, prepare: script, prepack: script },
+        dependencies: { "left-pad": "^1.0.0" },
       }),
-      "src/index.js": `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")\nnew Function("return this")()\n`,
+      "src/index.js": `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")\nnew Function("return this")()\nrequire("left-pad")\n`,
     })
     const packed = Bun.spawnSync(["npm", "pack", "--ignore-scripts", "--json", "--pack-destination", work.path], {
       cwd: work.file("src"),
@@ -172,6 +173,22 @@ describe("opencode-builtins audit <npm-name>", () => {
       expect(await Bun.file(marker).exists()).toBe(false) // no script ran, no code was executed
       expect(path.dirname(report.dir)).toStartWith(path.join(require("os").tmpdir(), "ocb-audit-"))
       expect(await Bun.file(report.dir).exists()).toBe(false) // the temporary download is removed
+      // Only unpacked: its dependencies are not there, so --include-dependencies is not offered as the way to audit
+      // them; how to get them installed without running anything is (with the flag too: nothing was found).
+      const advice =
+        "A package fetched from npm is only unpacked, never installed, so its dependencies are not there " +
+        "(--include-dependencies finds none). To audit them, install it into a scratch folder without running any " +
+        "script: npm install --ignore-scripts --prefix <folder> local-evil@2.0.0, then audit " +
+        "<folder>/node_modules/local-evil --include-dependencies"
+      const text = memoryIO(work.path, env)
+      expect(await run(["local-evil"], text)).toBe(1)
+      expect(text.stdout).toContain(
+        "Not audited: 1 package(s) the code imports (left-pad); what they do is not in these findings. " + advice,
+      )
+      expect(text.stdout).not.toContain("--include-dependencies audits them too")
+      const flag = memoryIO(work.path, env)
+      expect(await run(["local-evil", "--include-dependencies"], flag)).toBe(1)
+      expect(flag.stdout).toContain("  not installed: left-pad (for local-evil)\n  " + advice)
       const missing = memoryIO(work.path, env)
       expect(await run(["not-published"], missing)).toBe(2)
       expect(missing.stderr).toContain(
