@@ -1242,8 +1242,8 @@ export namespace PluginAnalysis {
               node = call
               continue
             }
-            const borrowed = "path" in val && sameNode(arguments_(call!)[0], node) ? borrowedMethod(callee) : undefined
-            if (borrowed && "path" in val) {
+            const borrowed = "path" in val ? borrowedMethod(callee) : undefined
+            if (borrowed && "path" in val && sameNode(arguments_(call!)[0], node)) {
               // `<any function>.bind.apply(F, [t, …])`, `.apply.call(F, t, list)`, `.call.call(F, t, …)`: the first
               // argument is the `this` of a borrowed `bind`/`call`/`apply`, so F is bound or called (Babel's
               // `_construct` helper builds `new (Function.prototype.bind.apply(Ctor, args))()` this way).
@@ -2072,12 +2072,7 @@ export namespace PluginAnalysis {
       let call: SgNode | undefined
       for (let at = node, up = pathJoin(node); up; at = up, up = pathJoin(at)) call = up
       if (call) {
-        const built = joined(call)
-        if (built === NEED) {
-          retries.push(() => sensitive(node))
-          return
-        }
-        const [match, shown] = built
+        const [match, shown] = joined(call)
         for (const [pattern, label] of SENSITIVE)
           if (pattern.test(match))
             return report(call, {
@@ -2114,7 +2109,10 @@ export namespace PluginAnalysis {
         const member = parent.parent()
         const call = member?.parent()
         if (member?.kind() !== "member_expression" || member.field("property")?.text() !== "join") return undefined
-        return call?.kind() === "call_expression" && sameNode(call.field("function"), member) ? call : undefined
+        if (call?.kind() !== "call_expression" || !sameNode(call.field("function"), member)) return undefined
+        // Joined into a path (`"/"`, `"\\"`, `""`), not lines or a list.
+        const sep = arguments_(call)[0]
+        return sep && ["/", "\\", ""].includes(evalKey(sep, true) as string) ? call : undefined
       }
       return undefined
     }
@@ -2135,15 +2133,14 @@ export namespace PluginAnalysis {
      * The path a join call builds from its constant segments, for matching (an unknown segment is `_`, which no
      * pattern's anchor accepts as a root, so `path.join(home, "etc", f)` is not `/etc/`) and for the message (`${…}`).
      */
-    function joined(call: SgNode, depth = 0): [string, string] | typeof NEED {
+    function joined(call: SgNode, depth = 0): [string, string] {
       const callee = call.field("function")
       const array = callee?.kind() === "member_expression" ? callee.field("object") : undefined
       const list = array?.kind() === "array" ? array : call.field("arguments")
       const parts = (list?.children() ?? []).filter((c) => c.isNamed() && c.kind() !== "comment")
       let sep = "/"
       if (array?.kind() === "array") {
-        const s = evalKey(arguments_(call)[0], false)
-        if (s === NEED) return NEED
+        const s = evalKey(arguments_(call)[0], true)
         sep = arguments_(call).length === 0 ? "," : typeof s === "string" ? s : "_"
       }
       const match: string[] = []
@@ -2152,13 +2149,12 @@ export namespace PluginAnalysis {
         const k = part.kind()
         if (depth < 8 && joinsPath(part)) {
           const inner = joined(part, depth + 1)
-          if (inner === NEED) return NEED
           match.push(inner[0])
           shown.push(inner[1])
           continue
         }
-        const v = k === "string" || k === "template_string" ? literalText(part) : evalKey(part, false)
-        if (v === NEED) return NEED
+        // Names only where already looked up: waiting for one could lose the literal's own finding.
+        const v = k === "string" || k === "template_string" ? literalText(part) : evalKey(part, true)
         if (typeof v === "string") {
           match.push(v.replaceAll("${…}", "_"))
           shown.push(v)

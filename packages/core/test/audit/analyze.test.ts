@@ -83,6 +83,9 @@ describe("plugin analysis by syntax tree", () => {
       'path.join(path.join(home, ".local/share/opencode"), "auth.json")',
       '["", "etc", "passwd"].join("/")',
       "path.join(`${home}/.ssh`, name)",
+      'function link(dir) { return path.join(dir, ".env") }',
+      // Lines joined are no path: the literal is checked alone, as before.
+      '["see /etc/hosts", "then"].join("\\n")',
       // Literals alone: the directory as a whole segment, OpenCode's and other tools' credential stores.
       'const dir = ".ssh"',
       'readFile("~/.local/share/opencode/auth.json")',
