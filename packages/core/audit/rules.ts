@@ -163,6 +163,8 @@ export namespace AuditRules {
         (n <= 4 && path[1] === "mainModule") ||
         isLoader(path)
       )
+    // `require.main` is `process.mainModule`, `module.parent` another module: both have a `require` of their own.
+    if (first === "require" && path[1] === "main") return n <= 4 || isLoader(path)
     if (LEAVES.has(first)) return n === 1
     // An instance (`new Module()`, `new Bun.Glob()`) is followed as its class's `prototype`.
     if ((first === "module" || first === "Bun") && n === 4 && path[2] === "prototype") return true
@@ -215,6 +217,9 @@ export namespace AuditRules {
     "process.getBuiltinModule",
     "process.mainModule.require",
     "process.mainModule.constructor._load",
+    "require.main.require",
+    "require.main.constructor._load",
+    "module.parent.require",
     "module._load",
     "module.constructor._load",
   ])

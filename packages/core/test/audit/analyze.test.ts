@@ -428,6 +428,11 @@ describe("values followed through aliases, scopes and calls", () => {
       ['process.mainModule.require("child_process").execSync("id")', ["medium:child_process"]],
       ['globalThis.process.mainModule.constructor._load("fs").readFileSync(p)', ["medium:fs-read"]],
       ['module.constructor._load("child_process")', ["medium:child_process"]],
+      // require.main is process.mainModule (a tester's plugin ran a command through it, "none found").
+      ['require.main.require("child_process").execSync(c)', ["medium:child_process"]],
+      ['require.main?.require("child_process").execSync(c)', ["medium:child_process"]],
+      ['module.parent.require("child_process").exec(c)', ["medium:child_process"]],
+      ['require.main.constructor._load("fs").readFileSync(p)', ["medium:fs-read"]],
       ['require("module")._load("child_process")', ["medium:child_process"]],
       ['require.call(null, "child_process").exec("id")', ["medium:child_process"]],
       ['import("data:text/javascript,console.log(1)")', ["high:dynamic-import"]],
