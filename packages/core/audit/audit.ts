@@ -68,6 +68,30 @@ export namespace PluginAudit {
     concurrency?: number
   }
 
+  /**
+   * A finding per install-time script of the package in `folder` (`AuditDeps.INSTALL_SCRIPTS`): npm runs it with the
+   * user's shell on `npm install`, before the plugin is ever loaded. The files it names are audited like any other.
+   */
+  function installFindings(folder: string, rel: (file: string) => string): PluginAnalysis.Finding[] {
+    const file = path.join(folder, "package.json")
+    let text: string
+    try {
+      text = readFileSync(file, "utf8")
+    } catch {
+      return []
+    }
+    const lines = text.split("\n")
+    return AuditDeps.installScripts(text).map((s) => ({
+      severity: "high" as const,
+      rule: "install-script",
+      message: `runs \`${s.command.length > 120 ? s.command.slice(0, 117) + "..." : s.command}\` with the shell when the package is installed (the "${s.name}" script)`,
+      file: rel(file),
+      line: s.line,
+      column: s.column,
+      snippet: (lines[s.line - 1] ?? "").trim().slice(0, 200),
+    }))
+  }
+
   /** A file to audit; `lang` when its name does not tell it (a script without an extension). */
   type Task = { file: string; size: number; lang?: string }
 
@@ -305,6 +329,8 @@ export namespace PluginAudit {
     }
     const findings: PluginAnalysis.Finding[] = []
     for (const mod of modules.values()) findings.push(...mod.result.findings)
+    // What runs before any of this code is loaded: the package manager runs install scripts by itself.
+    for (const folder of [root, ...packages.keys()]) findings.push(...installFindings(folder, rel))
     findings.push(...AuditLink.link(modules, sourceLines))
     const counts = { critical: 0, high: 0, medium: 0, low: 0 }
     for (const f of findings) counts[f.severity]++

@@ -68,7 +68,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
 
 const RISK = {
   critical: "CRITICAL: code injection patterns found",
-  high: "HIGH: sensitive paths or dynamically loaded code",
+  high: "HIGH: sensitive paths, dynamically loaded code or install scripts",
   medium: "MEDIUM: direct file system, process or network access",
   low: "LOW: informational findings only",
 } as const

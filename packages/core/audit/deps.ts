@@ -27,6 +27,39 @@ export namespace AuditDeps {
     imports?: unknown
     dependencies?: Record<string, string>
     optionalDependencies?: Record<string, string>
+    scripts?: Record<string, unknown>
+  }
+
+  /** The lifecycle scripts npm (and Bun, pnpm, Yarn for trusted packages) run by themselves when a package is installed. */
+  export const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "prepare"] as const
+
+  /**
+   * A package's install-time scripts: each lifecycle script of `INSTALL_SCRIPTS` it declares, with its command and the
+   * 1-based line and column of its key in `text` (the package.json as written).
+   *
+   * @example
+   * AuditDeps.installScripts('{\n  "scripts": { "postinstall": "node x.js" }\n}')
+   * // [{ name: "postinstall", command: "node x.js", line: 2, column: 17 }]
+   */
+  export function installScripts(text: string): { name: string; command: string; line: number; column: number }[] {
+    let m: Manifest
+    try {
+      m = JSON.parse(text)
+    } catch {
+      return []
+    }
+    const scripts = m && typeof m === "object" && m.scripts && typeof m.scripts === "object" ? m.scripts : {}
+    const out: { name: string; command: string; line: number; column: number }[] = []
+    for (const name of INSTALL_SCRIPTS) {
+      const command = scripts[name]
+      if (typeof command !== "string" || !command.trim()) continue
+      // Its key after the "scripts" key (a dependency of the same name cannot come first then).
+      const at = text.indexOf(`"${name}"`, Math.max(0, text.indexOf('"scripts"')))
+      const before = at < 0 ? "" : text.slice(0, at)
+      const line = before.split("\n").length
+      out.push({ name, command, line, column: at < 0 ? 1 : at - before.lastIndexOf("\n") })
+    }
+    return out
   }
 
   const BUILTIN = new Set(builtinModules.flatMap((m) => [m, m.split("/")[0]]))
