@@ -4,6 +4,7 @@ import { directoryProblem, Exit, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { loadOptions, validSection } from "../options"
 import { Logger } from "../util/log"
+import { Terminal } from "../util/terminal"
 import { ResourceLint } from "./lint"
 import { ResourceLoader } from "./loader"
 import { ResourcePolicy } from "./policy"
@@ -97,10 +98,19 @@ async function lint(argv: string[], io: CliIO): Promise<number> {
       .join(", ")
     io.out(`${report.resources} resource(s) in ${report.projectRoot}${types ? ` (${types})` : ""}\n`)
     for (const p of report.problems)
-      io.out(`${p.severity === "error" ? "error" : "warn "} ${p.code}  ${p.path}: ${p.message}\n`)
+      io.out(`${p.severity === "error" ? "error" : "warn "} ${p.code}  ${field(p.path)}: ${field(p.message)}\n`)
     io.out(`${report.errors} error(s), ${report.warnings} warning(s)\n`)
   }
   return report.ok ? Exit.ok : Exit.findings
+}
+
+/**
+ * A value from a project file (a name, a description, a path) on one line of output: runs of white space (a
+ * description's line breaks) become one space, and any other control character is written visibly, so a file cannot
+ * break the listing into lines of its own nor send escape sequences to the terminal.
+ */
+function field(text: string): string {
+  return Terminal.line(text.replace(/[\s\u0085\u2028\u2029]+/g, " ").trim())
 }
 
 async function query(argv: string[], io: CliIO): Promise<number> {
@@ -144,7 +154,9 @@ async function query(argv: string[], io: CliIO): Promise<number> {
     if (v.json) io.out(JSON.stringify(result, null, 2) + "\n")
     else {
       for (const r of result.results)
-        io.out(`${r.id}  [${r.type}/${r.domain}]  ${r.name}${r.description ? ` — ${r.description}` : ""}\n`)
+        io.out(
+          `${field(r.id)}  [${r.type}/${r.domain}]  ${field(r.name)}${r.description ? ` — ${field(r.description)}` : ""}\n`,
+        )
       io.out(`${result.showing} of ${result.total} shown. ${result.hint}\n`)
       if (result.warnings) io.out(`${result.warnings.count} index warning(s): ${result.warnings.hint}\n`)
     }

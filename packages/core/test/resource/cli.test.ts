@@ -111,6 +111,24 @@ describe("opencode-builtins resources query", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ total: 2, showing: 1 })
   })
 
+  test("one line per result: a description's line breaks become spaces, escape sequences from a file are shown, not sent", async () => {
+    // asyncapi's schemas/2.0.0.json has "description": "AsyncAPI 2.0.0 schema. — !!Auto generated!!\n Do not manually edit."
+    await using dir = await tmpdir({
+      ".opencode/schema/2.0.0.json": JSON.stringify({
+        $id: "2.0.0",
+        title: "AsyncAPI 2.0.0 schema.",
+        description: "!!Auto generated!!\n Do not manually edit.",
+      }),
+      ".opencode/task/t.md": md({ title: "Title \u001b]0;owned\u0007", description: "first\r\nsecond" }),
+    })
+    const io = memoryIO(dir.path)
+    expect(await run(["query"], io)).toBe(0)
+    const lines = io.stdout.trimEnd().split("\n")
+    expect(lines).toContain("2.0.0  [schema/common]  AsyncAPI 2.0.0 schema. — !!Auto generated!! Do not manually edit.")
+    expect(lines).toContain("t  [task/common]  Title \\u001b]0;owned\\u0007 — first second")
+    expect(io.stdout).not.toContain("\u001b")
+  })
+
   test("invalid filter values are usage errors naming the option", async () => {
     await using dir = await tmpdir(CLEAN)
     for (const [args, option] of [
