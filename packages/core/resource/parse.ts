@@ -144,6 +144,29 @@ export namespace ResourceParse {
   }
 
   const NOT_BLANK = /\S/
+  /** An ATX level-one heading line (`# Services top-level element`, closing `#`s allowed). */
+  const ATX_H1 = /^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$/
+  /** A setext level-one underline (`====`). */
+  const SETEXT_H1 = /^ {0,3}=+[ \t]*$/
+
+  /**
+   * The title a page without a `title` gives itself: its first non-blank line when that is a level-one heading
+   * (`# Title`, or `Title` over `===`), at most 200 characters; undefined otherwise (the file name is used).
+   *
+   * @example
+   * ResourceParse.heading("\n# Services top-level element\n\nA service is…") // "Services top-level element"
+   */
+  export function heading(body: string): string | undefined {
+    let start = 0
+    while (start < body.length && /\s/.test(body[start]!)) start++
+    // Two lines are enough to tell; nothing past them is split.
+    const lines = body.slice(start, start + 1024).split("\n", 2)
+    const first = (lines[0] ?? "").replace(/\r$/, "")
+    const atx = ATX_H1.exec(first)
+    const text = atx ? atx[1] : SETEXT_H1.test((lines[1] ?? "").replace(/\r$/, "")) ? first.trim() : undefined
+    const title = text?.trim()
+    return title && title.length <= 200 ? title : undefined
+  }
 
   export function parse(input: Input): Result {
     return input.type === "schema" ? parseSchema(input) : parseMarkdown(input)
@@ -201,7 +224,7 @@ export namespace ResourceParse {
           MDX.test(input.relativePath),
         )
     const metadata: Resource.Metadata = {
-      ...identity(input, warnings, s(d.id), s(d.title) ?? s(d.name)),
+      ...identity(input, warnings, s(d.id), s(d.title) ?? s(d.name) ?? heading(fm.error ? "" : fm.body)),
       domain,
       category: s(d.category),
       tags: unique(Frontmatter.list(d.tags)),

@@ -125,6 +125,18 @@ describe("markdown frontmatter", () => {
     expect(r.metadata.id).toBe("empty")
     expect(r.warnings.map((w) => [w.code, w.severity])).toEqual([["empty-file", "warning"]])
   })
+
+  test("a page without a title is named by its level-one heading when it starts with one, else by its file name", () => {
+    // compose-spec's 05-services.md starts with "# Services top-level element" and has no frontmatter.
+    const name = (text: string) =>
+      ResourceParse.parse(input("knowledge-base", ".opencode/knowledge-base/05-services.md", text)).metadata.name
+    expect(name("# Services top-level element\n\nA service is…\n")).toBe("Services top-level element")
+    expect(name("Services\n========\n\ntext\n")).toBe("Services")
+    expect(name("---\ntags: [a]\n---\n\n# From the heading #\n")).toBe("From the heading")
+    expect(name("---\ntitle: Declared\n---\n# Heading\n")).toBe("Declared")
+    for (const text of ["Intro line.\n# Later heading\n", "## Second level\n", "#hashtag\n", ""])
+      expect([text, name(text)]).toEqual([text, "05 Services"])
+  })
 })
 
 describe("ids", () => {
