@@ -1745,7 +1745,8 @@ export namespace PluginAnalysis {
     }
 
     // Imports and exports are top-level statements: their names join the first traversal.
-    for (const stmt of root.children()) {
+    const statements = root.children()
+    for (const stmt of statements) {
       const k = stmt.kind()
       if (k === "import_statement") importStatement(stmt)
       else if (k === "export_statement") exportStatement(stmt)
@@ -1859,36 +1860,44 @@ export namespace PluginAnalysis {
      * `async ({ $ }) => $\`…\`` are shell commands.
      */
     function pluginEntries() {
+      // The last top-level declaration of each name, read only when an entry names one: from the last statement back,
+      // so the first met is the one kept (a bundle has thousands of statements and its entries name a few).
       const top = new Map<string, SgNode>()
+      let unread = statements.length
+      const topLevel = (name: string): SgNode | undefined => {
+        while (!top.has(name) && unread > 0) {
+          const stmt = statements[--unread]
+          declared(stmt.kind() === "export_statement" ? (stmt.field("declaration") ?? stmt) : stmt)
+        }
+        return top.get(name)
+      }
       const entry = (node: SgNode | null | undefined, depth = 0) => {
         while (node && TRANSPARENT.has(node.kind() as string)) node = node.children().find((c) => c.isNamed())
         if (!node || depth > 2) return
         const k = node.kind() as string
         if (FUNCTIONS.has(k) || k === "method_definition")
           return bindParameter(node, 0, { path: [AuditRules.PLUGIN_INPUT] })
-        if (k === "identifier") return entry(top.get(node.text()), depth + 1)
+        if (k === "identifier") return entry(topLevel(node.text()), depth + 1)
         if (k === "object")
           for (const member of node.children()) {
             if (member.kind() === "method_definition") entry(member, depth + 1)
             else if (member.kind() === "pair") entry(member.field("value"), depth + 1)
-            else if (member.kind() === "shorthand_property_identifier") entry(top.get(member.text()), depth + 1)
+            else if (member.kind() === "shorthand_property_identifier") entry(topLevel(member.text()), depth + 1)
           }
       }
       const declared = (stmt: SgNode) => {
         const k = stmt.kind()
         if (k === "function_declaration" || k === "generator_function_declaration") {
           const name = stmt.field("name")?.text()
-          if (name) top.set(name, stmt)
+          if (name && !top.has(name)) top.set(name, stmt)
         } else if (k === "lexical_declaration" || k === "variable_declaration")
-          for (const d of stmt.children()) {
+          for (const d of stmt.children().reverse()) {
             const name = d.kind() === "variable_declarator" ? d.field("name") : null
             const value = d.field("value")
-            if (name?.kind() === "identifier" && value) top.set(name.text(), value)
+            if (name?.kind() === "identifier" && value && !top.has(name.text())) top.set(name.text(), value)
           }
       }
-      for (const stmt of root.children())
-        declared(stmt.kind() === "export_statement" ? (stmt.field("declaration") ?? stmt) : stmt)
-      for (const stmt of root.children()) {
+      for (const stmt of statements) {
         const k = stmt.kind()
         if (k === "export_statement") {
           if (stmt.field("source")) continue
@@ -1899,7 +1908,7 @@ export namespace PluginAnalysis {
           entry(stmt.field("value"))
           const clause = stmt.children().find((c) => c.kind() === "export_clause")
           for (const s of clause?.children() ?? [])
-            if (s.kind() === "export_specifier") entry(top.get(s.field("name")?.text() ?? ""))
+            if (s.kind() === "export_specifier") entry(topLevel(s.field("name")?.text() ?? ""))
         } else if (k === "expression_statement") {
           // CommonJS: `module.exports = plugin`, `exports.default = …`, `module.exports.server = …`.
           const e = stmt.children().find((c) => c.isNamed())

@@ -374,6 +374,27 @@ describe("values followed through aliases, scopes and calls", () => {
       expect([code, rules(code, "index.ts")]).toEqual([code, []])
   })
 
+  test("an exported name is the entry its last top-level declaration gives, wherever the export names it", () => {
+    // The declarations are read lazily from the end (a bundle has thousands of statements, its export clause a few).
+    const shell = "async (input) => { await input.$`id` }"
+    const quiet = "async (input) => { input.client }"
+    const cases: [string, string[]][] = [
+      [
+        `var plugin = ${quiet}\nvar other = 1\nvar plugin = ${shell}\nexport { plugin as default }`,
+        ["medium:bun-shell"],
+      ],
+      [`var plugin = ${shell}\nvar other = 1\nvar plugin = ${quiet}\nexport { plugin as default }`, []],
+      [`var plugin = ${quiet}, plugin = ${shell}\nexport { plugin as default }`, ["medium:bun-shell"]],
+      [`var plugin = ${shell}, plugin = ${quiet}\nexport { plugin as default }`, []],
+      [
+        `export { a as default, b }\nconst a = { server: b }\nfunction b(input) { input.$\`id\` }`,
+        ["medium:bun-shell"],
+      ],
+      [`const server = ${shell}\nexport default { id: "p", server }\nconst unused = 2`, ["medium:bun-shell"]],
+    ]
+    for (const [code, expected] of cases) expect([code, rules(code, "index.ts")]).toEqual([code, expected])
+  })
+
   test("Bun's module, environment and native routes: import from 'bun', Bun.env, import.meta.env, ffi, bindings", () => {
     const cases: [string, string[]][] = [
       ['import { $ } from "bun"\n$`id`', ["medium:bun-shell"]],
