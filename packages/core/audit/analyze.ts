@@ -1746,8 +1746,9 @@ export namespace PluginAnalysis {
 
     // Imports and exports are top-level statements: their names join the first traversal.
     const statements = root.children()
-    for (const stmt of statements) {
-      const k = stmt.kind()
+    const statementKinds = statements.map((stmt) => stmt.kind() as string)
+    for (const [i, stmt] of statements.entries()) {
+      const k = statementKinds[i]
       if (k === "import_statement") importStatement(stmt)
       else if (k === "export_statement") exportStatement(stmt)
     }
@@ -1867,7 +1868,9 @@ export namespace PluginAnalysis {
       const topLevel = (name: string): SgNode | undefined => {
         while (!top.has(name) && unread > 0) {
           const stmt = statements[--unread]
-          declared(stmt.kind() === "export_statement" ? (stmt.field("declaration") ?? stmt) : stmt)
+          const k = statementKinds[unread]
+          if (k !== "export_statement") declared(stmt, k)
+          else declared(stmt.field("declaration") ?? stmt)
         }
         return top.get(name)
       }
@@ -1885,8 +1888,7 @@ export namespace PluginAnalysis {
             else if (member.kind() === "shorthand_property_identifier") entry(topLevel(member.text()), depth + 1)
           }
       }
-      const declared = (stmt: SgNode) => {
-        const k = stmt.kind()
+      const declared = (stmt: SgNode, k = stmt.kind() as string) => {
         if (k === "function_declaration" || k === "generator_function_declaration") {
           const name = stmt.field("name")?.text()
           if (name && !top.has(name)) top.set(name, stmt)
@@ -1897,8 +1899,8 @@ export namespace PluginAnalysis {
             if (name?.kind() === "identifier" && value && !top.has(name.text())) top.set(name.text(), value)
           }
       }
-      for (const stmt of statements) {
-        const k = stmt.kind()
+      for (const [i, stmt] of statements.entries()) {
+        const k = statementKinds[i]
         if (k === "export_statement") {
           if (stmt.field("source")) continue
           const decl = stmt.field("declaration")

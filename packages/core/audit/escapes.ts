@@ -52,7 +52,8 @@ export namespace IdentifierEscapes {
   export function unescape(root: SgNode, source: string, lang: string): string | undefined {
     if (!possible(source)) return undefined
     const edits: { start: number; end: number; text: string }[] = []
-    for (const node of root.findAll({ rule: { any: kinds(lang).map((kind) => ({ kind })), regex: "\\\\u" } })) {
+    const rule = { rule: { any: kinds(lang).map((kind) => ({ kind })), regex: "\\\\u" } }
+    for (const node of holders(root, source).flatMap((holder) => holder.findAll(rule))) {
       const raw = node.text()
       const plain = decode(raw)
       if (plain === undefined || plain === raw) continue
@@ -64,6 +65,35 @@ export namespace IdentifierEscapes {
     if (!edits.length) return undefined
     edits.sort((a, b) => a.start - b.start)
     return splice(source, edits)
+  }
+
+  /** A node holding an escape and larger than this is searched through its children (see `holders`). */
+  const SPLIT_CHARS = 16 * 1024
+
+  /**
+   * Nodes of `root`'s tree, none inside another, that hold every `\u` of the source: an escaped identifier is inside
+   * one of them. A bundle's escapes are in a few of its thousands of statements (mostly in strings), and searching only
+   * those saves most of a traversal of the whole tree (the 32 files of 12 published plugins that hold a `\u`: 0.6 s
+   * searched whole, 0.26 s so). A node holding an escape is split into its children while it is larger than
+   * SPLIT_CHARS (a CommonJS bundle is one call); smaller splits cost more in nodes listed than they save.
+   */
+  function holders(root: SgNode, source: string): SgNode[] {
+    const at: number[] = []
+    for (let i = source.indexOf("\\u"); i >= 0; i = source.indexOf("\\u", i + 2)) at.push(i)
+    const out: SgNode[] = []
+    let next = 0
+    const visit = (node: SgNode) => {
+      for (const child of node.children()) {
+        if (next >= at.length) return
+        const { start, end } = child.range()
+        while (next < at.length && at[next] < start.index) next++
+        if (next >= at.length || at[next] >= end.index) continue
+        if (end.index - start.index > SPLIT_CHARS && !child.isLeaf()) visit(child)
+        else out.push(child)
+      }
+    }
+    visit(root)
+    return out
   }
 
   const known = new Map<string, string[]>()

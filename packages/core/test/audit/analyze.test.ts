@@ -227,6 +227,18 @@ describe("identifiers spelled with Unicode escapes", () => {
     ).toEqual(["eval@17", "network-client@31"])
   })
 
+  test("are found anywhere in a large file: between many statements, deep in a bundle's one wrapper call", () => {
+    // Only the parts of the tree that hold a `\u` are searched, split while larger than 16 KB: every place counts.
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `const s${i} = "\\u2550 ${i}"`).join("\n")
+    const flat = `${filler(2000)}\n\\u0065val(a)\n${filler(2000)}\nglobalThis.\\u0065val(b)`
+    expect(rules(flat)).toEqual(["critical:eval", "critical:eval"])
+    const wrapped = `(() => {\n${filler(3000)}\nfunction f() { if (x) { \\u{66}etch(u) } }\n${filler(3000)}\n})()`
+    expect(wrapped.length).toBeGreaterThan(16 * 1024 * 4)
+    expect(rules(wrapped)).toEqual(rules(wrapped.replace("\\u{66}", "f")))
+    expect(rules(wrapped)).toHaveLength(1)
+    expect(PluginAnalysis.analyze("a.js", wrapped)[0].line).toBe(3002)
+  }, 30_000)
+
   test("escapes in strings stay strings, escaped keywords stay unread, and nothing else moves", () => {
     expect(rules("const s = '\\u0065val'; foo(s)")).toEqual([])
     expect(rules("let \\u0069f = 1")).toEqual([])
