@@ -39,7 +39,8 @@ export namespace IdentifierEscapes {
 
   /** Whether a source could hold an escaped identifier (a cheap test before `unescape`). */
   export function possible(source: string): boolean {
-    return ANY.test(source)
+    // A plain search first: most files hold no `\u` at all, and the regular expression scans them more slowly.
+    return source.includes("\\u") && ANY.test(source)
   }
 
   /**
