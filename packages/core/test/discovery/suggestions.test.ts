@@ -9,6 +9,18 @@ import { md, tmpdir } from "../fixture"
  * ComposioHQ/awesome-claude-skills and davepoon/claude-code-subagents-collection), each reduced to a minimal catalogue.
  */
 
+/** `files` under a temporary root (the project in `project/`, OpenCode's global folder in `xdg/opencode/`), its engine and catalogue. */
+async function project(files: Record<string, string>) {
+  const dir = await tmpdir(files)
+  await fs.mkdir(dir.file("home"), { recursive: true })
+  const engine = DynamicDiscovery.create({
+    directory: dir.file("project"),
+    worktree: dir.file("project"),
+    env: { HOME: dir.file("home"), XDG_CONFIG_HOME: dir.file("xdg") },
+  })
+  return { dir, engine, cat: await engine.catalogue() }
+}
+
 /** A project holding `skills` (name → description) and `agents`, a temporary home; what each prompt gets, by name. */
 async function catalogue(defs: {
   skills?: Record<string, string>
@@ -22,14 +34,7 @@ async function catalogue(defs: {
     files[`project/.claude/agents/${name}.md`] = md({ name, description })
   for (const [name, description] of Object.entries(defs.commands ?? {}))
     files[`project/.claude/commands/${name}.md`] = md({ description })
-  const dir = await tmpdir(files)
-  await fs.mkdir(dir.file("home"), { recursive: true })
-  const engine = DynamicDiscovery.create({
-    directory: dir.file("project"),
-    worktree: dir.file("project"),
-    env: { HOME: dir.file("home"), XDG_CONFIG_HOME: dir.file("xdg") },
-  })
-  const cat = await engine.catalogue()
+  const { dir, engine, cat } = await project(files)
   return {
     suggest(prompt: string): string[] {
       const ctx = engine.match(cat, prompt)
@@ -165,7 +170,7 @@ describe("agents OpenCode offers no subagent for are never suggested (a tester o
   test("disable: true and mode: primary are left out, a disabled agent still shadows a global one of its name; mode: all and subagents stay", async () => {
     const agent = (fields: string) =>
       `---\ndescription: Reviews database migrations for locking problems\n${fields}---\nYou review migrations.\n`
-    await using dir = await tmpdir({
+    const { dir, engine, cat } = await project({
       "project/.opencode/agent/migration-reviewer.md": agent("disable: true\n"),
       "xdg/opencode/agent/migration-reviewer.md": agent(""),
       // OpenCode's own .opencode/agent/duplicate-pr.md: a primary agent for a GitHub workflow.
@@ -176,13 +181,7 @@ describe("agents OpenCode offers no subagent for are never suggested (a tester o
       "project/.opencode/agent/pr-finder.md":
         "---\ndescription: Finds duplicate pull requests by title\nmode: subagent\nhidden: true\n---\nYou find pull requests.\n",
     })
-    await fs.mkdir(dir.file("home"), { recursive: true })
-    const engine = DynamicDiscovery.create({
-      directory: dir.file("project"),
-      worktree: dir.file("project"),
-      env: { HOME: dir.file("home"), XDG_CONFIG_HOME: dir.file("xdg") },
-    })
-    const cat = await engine.catalogue()
+    await using _ = dir
     const names = (prompt: string) => engine.match(cat, prompt).matchedAgents.map((m) => m.item.name)
     expect(names("review this database migration for locking problems")).toEqual([])
     expect(names("find duplicate pull requests for #1234")).toContain("pr-finder")
