@@ -2477,7 +2477,11 @@ export namespace SecurityGuard {
      * absent when the call was allowed. A write whose path a command swapped after the check (a permission prompt
      * can hold the write long after it) is then undone (`verifyHost`).
      */
-    const hostBefore = new Map<string, { at: number; policies: Map<string, Buffer>; absent: string[] }>()
+    /** Per write-tool call: each policy file's bytes and where it really lay when the call began (`real`). */
+    const hostBefore = new Map<
+      string,
+      { at: number; policies: Map<string, { bytes: Buffer; real: string }>; absent: string[] }
+    >()
     const shellRaceMs = options.shellRaceMs ?? SHELL_RACE_MS
     const fileCallMs = options.fileCallMs ?? FILE_CALL_MS
     /** Built-in tools' exclusive work in progress (`exclusive`): shell commands wait for it. */
@@ -2594,10 +2598,10 @@ export namespace SecurityGuard {
     /** The bytes of every policy file and the protected host paths that are absent, before a write-tool call. */
     const recordHost = (id: string) => {
       const { state } = current()
-      const policies = new Map<string, Buffer>()
+      const policies = new Map<string, { bytes: Buffer; real: string }>()
       for (const file of state.status === "valid" ? state.config.files : [])
         try {
-          policies.set(file, fs.readFileSync(file))
+          policies.set(file, { bytes: fs.readFileSync(file), real: realOrAsIs(file) })
         } catch {
           continue
         }
@@ -2611,9 +2615,10 @@ export namespace SecurityGuard {
      * After a write-tool call (or at the next call, when its result never came back): a policy file it changed is put
      * back, a protected host path it created is moved aside. Only a write through a path swapped after the check can
      * do either, so this is the guard of last resort against such races. The policy is put back at once, even while a
-     * command runs (a weaker policy must not stay in force until it ends): no command can redirect that write, since
-     * every command's sandbox locks the policy files and pins the folders a linked one's target lies in, and the bytes
-     * go in as a fresh file renamed over the real path (`SecurityPath.replace`). The sweep waits (see `repair`).
+     * command runs (a weaker policy must not stay in force until it ends): every command's sandbox locks the policy
+     * files and pins the folders a linked one's target lies in; a command may still move a folder above a nested
+     * policy, so the bytes go back only where the policy lay when the call began, its folder chain unchanged, as a
+     * fresh file renamed over that path (`SecurityPath.replace`). The sweep waits (see `repair`).
      */
     const verifyHost = (d: Derived, only?: string): string[] => {
       const notes: string[] = []
@@ -2621,17 +2626,29 @@ export namespace SecurityGuard {
         // Others are left to their own result, unless it never came (`HOST_CHECK_MS`).
         if (id !== only && Date.now() - kept.at < HOST_CHECK_MS) continue
         hostBefore.delete(id)
-        for (const [file, bytes] of kept.policies) {
+        for (const [file, { bytes, real }] of kept.policies) {
+          // Where the policy lay when the call began, never where its path leads now: a command may since have moved
+          // a folder above a nested policy and linked another policy's folder in its place (the root one's), and the
+          // nested bytes would have replaced it. A folder of that chain that is no longer itself is left alone (the
+          // policy moved with it); the watcher reloads what is there.
+          const folder = path.dirname(real)
+          if (realOrAsIs(folder) !== folder) {
+            const note = `[security] a folder above ${SecurityAccess.display(root, file)} was moved or replaced by a link during a tool call; the policy file was not put back there.`
+            log.warn(note)
+            notes.push(note)
+            watcher.reload()
+            continue
+          }
           let now: Buffer | undefined
           try {
-            now = fs.readFileSync(file)
+            now = fs.readFileSync(real)
           } catch {
             now = undefined
           }
           if (now && now.equals(bytes)) continue
           try {
             // Where a linked policy leads (the link stays), as a fresh file renamed there: never written through a link.
-            SecurityPath.replace(realOrAsIs(file), bytes)
+            SecurityPath.replace(real, bytes)
             watcher.reload()
             notes.push(
               `[security] ${SecurityAccess.display(root, file)} was changed during a file tool call (a path swapped after its check); it was put back.`,

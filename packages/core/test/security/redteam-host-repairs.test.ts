@@ -73,6 +73,48 @@ for (const route of ROUTES) {
     )
 
     test(
+      "a slow write beside a command that moves a nested policy's folder and links the root in its place: the root policy is not replaced (S5-3)",
+      async () => {
+        const nested = JSON.stringify({
+          version: "1.0",
+          rules: [{ pattern: "notes-private/**", type: "directory", deniedOperations: ["read"], allowedRoles: [] }],
+        })
+        await using dir = await redteamProject({ "sub/.opencode-security.json": nested, "notes/a.txt": "a\n" })
+        const s = await open(route, dir.path)
+        const hooks = s.hooks as any
+        let running: Promise<unknown> | undefined
+        try {
+          const rootPolicy = fs.readFileSync(dir.file(".opencode-security.json"), "utf8")
+          // A write whose tool takes a while (the user approving a permission prompt): its before hook, then a
+          // command of the same step, admitted while the write is still in progress.
+          const input = { tool: "write", sessionID: "ses_redteam", callID: "slow-write-s53" }
+          const payload = { args: { filePath: dir.file("notes/a.txt"), content: "hello\n" } }
+          await hooks["tool.execute.before"](input, payload)
+          running = s.bash(
+            'd=$(printf su; printf b); mv "$d" "$d"2 && ln -s . "$d" && touch .swapped; while [ ! -e .go ]; do sleep 0.05; done; echo RAN-OK',
+            { concurrent: true },
+          )
+          await until(() => fs.existsSync(dir.file(".swapped")), "the command's swap")
+          fs.writeFileSync(dir.file("notes/a.txt"), "hello\n")
+          const out = { title: "", output: "Wrote file successfully.", metadata: {} }
+          await hooks["tool.execute.after"]({ ...input, args: payload.args }, out)
+          fs.writeFileSync(dir.file(".go"), "")
+          await running
+          running = undefined
+          expect(fs.readFileSync(dir.file(".opencode-security.json"), "utf8")).toBe(rootPolicy)
+          const read = await s.call("read", { filePath: "secrets/api.key" })
+          expect(read.refused).toBe(true)
+          expect(read.output + read.raw).not.toContain(SECRET)
+        } finally {
+          fs.writeFileSync(dir.file(".go"), "")
+          if (running) await running
+          s.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
       "a record of held links planted in the state folder: the next start acts only on links the configuration holds, with the targets it expects",
       async () => {
         await using dir = await redteamProject()
