@@ -1017,10 +1017,42 @@ export namespace SecurityGuard {
      * path is a file of its own: a link's content is another file's (a read-denied one a command linked there), which
      * the put-back would copy into an ordinary project file.
      */
+    /**
+     * The first folder of `file`'s path inside the project, from the project down, that is a link, or undefined (none,
+     * or a file outside the project, whose folders commands cannot write). A template or package.json reached through
+     * such a link is another file (a read-denied one, the user's global command): its text is never kept, and a repair
+     * never renames or writes through the link.
+     */
+    const linkInChain = (file: string): string | undefined => {
+      if (!SecurityPath.isInside(file, root) || file === root) return undefined
+      const parts = path.relative(root, path.dirname(file)).split(path.sep).filter(Boolean)
+      let at = root
+      for (const part of parts) {
+        at = path.join(at, part)
+        try {
+          if (fs.lstatSync(at).isSymbolicLink()) return at
+        } catch {
+          return undefined
+        }
+      }
+      return undefined
+    }
+    /**
+     * What a repair of `file` renames aside: the file itself; through a folder link, the file it leads to when that
+     * lies in the project, else the link (a file outside the project is the user's, never moved nor written).
+     */
+    const repairTarget = (file: string): { move: string; putBack: boolean } => {
+      const link = linkInChain(file)
+      if (!link) return { move: file, putBack: true }
+      const real = realOrAsIs(file)
+      return SecurityPath.isInside(real, root) && real !== root
+        ? { move: real, putBack: false }
+        : { move: link, putBack: false }
+    }
     const readTemplate = (file: string, kind: Template["kind"]): Template | undefined => {
       try {
         const stamp = stampOf(file)
-        const own = readOwnText(file)
+        const own = linkInChain(file) ? undefined : readOwnText(file)
         const text = own ?? fs.readFileSync(file, "utf8")
         return {
           stamp,
@@ -1035,7 +1067,15 @@ export namespace SecurityGuard {
     /** `package.json` files watched for a `bin` an MCP server would run (`watchPackageBins`): their last good state. */
     const packageBins = new Map<string, { bins: Set<string>; allowed: Set<string>; text?: string; stamp: string }>()
     /** A watched package.json's text, kept to be put back: never through a link (see `readTemplate`). */
-    const readText = (file: string) => readOwnText(file)
+    const readText = (file: string) => (linkInChain(file) ? undefined : readOwnText(file))
+    /** What npm would read there, links followed (for what it declares, never kept). */
+    const readThrough = (file: string) => {
+      try {
+        return fs.readFileSync(file, "utf8")
+      } catch {
+        return undefined
+      }
+    }
     /** Undoes a `bin` of a watched name that a call added to a watched `package.json` (see `watchPackageBins`). */
     const packageBinsChanged = (d: Derived, call: Call): string[] => {
       const notes: string[] = []
@@ -1043,18 +1083,21 @@ export namespace SecurityGuard {
         const stamp = stampOf(file)
         if (stamp === entry.stamp) continue
         const text = readText(file)
+        const seen = text ?? readThrough(file)
         const added =
-          text === undefined ? [] : SecurityMcp.declaredBins(text, [...entry.bins]).filter((b) => !entry.allowed.has(b))
-        if (!added.length || !SecurityPath.movable(file, ownFolders)) {
+          seen === undefined ? [] : SecurityMcp.declaredBins(seen, [...entry.bins]).filter((b) => !entry.allowed.has(b))
+        const target = repairTarget(file)
+        if (!added.length || !SecurityPath.movable(target.move, ownFolders)) {
           Object.assign(entry, { text, stamp })
           continue
         }
         const shown = SecurityAccess.display(root, file)
-        const aside = `${file}.blocked-by-security-${now()}`
+        const aside = `${target.move}.blocked-by-security-${now()}`
+        if (!target.putBack) entry.text = undefined
         try {
           // The previous text goes in as a fresh file renamed over the path: a write to the path would follow a link a
           // command put there after the rename (it ran on the host, over the policy file).
-          fs.renameSync(file, aside)
+          fs.renameSync(target.move, aside)
           if (entry.text !== undefined) SecurityPath.replace(file, entry.text)
         } catch (error) {
           log.error(`could not put back ${file}: ${error instanceof Error ? error.message : String(error)}`)
@@ -2098,21 +2141,25 @@ export namespace SecurityGuard {
           continue
         }
         const shown = SecurityAccess.display(root, file)
-        const aside = `${file}.blocked-by-security-${now()}`
+        const target = repairTarget(file)
+        const text = target.putBack ? was?.text : undefined
+        const aside = `${target.move}.blocked-by-security-${now()}`
         try {
           // As in `packageBinsChanged`: renamed over the path, never written through what is there.
-          fs.renameSync(file, aside)
-          if (was?.text !== undefined) SecurityPath.replace(file, was.text)
+          fs.renameSync(target.move, aside)
+          if (text !== undefined) SecurityPath.replace(file, text)
         } catch (error) {
           log.error(`could not put back ${file}: ${error instanceof Error ? error.message : String(error)}`)
           continue
         }
-        const restored = was?.text !== undefined ? readTemplate(file, kind) : undefined
+        const restored = text !== undefined ? readTemplate(file, kind) : undefined
         if (restored) templates.set(file, restored)
         else templates.delete(file)
         const first = added[0]!.length > 80 ? `${added[0]!.slice(0, 77)}...` : added[0]!
         const more = added.length > 1 ? ` and ${added.length - 1} more` : ""
-        const moved = `${restored ? "its previous content was put back and this version" : "the file"} was moved to ${SecurityAccess.display(root, aside)}`
+        const what =
+          target.move === file ? "the file" : `${SecurityAccess.display(root, target.move)} (it was reached through)`
+        const moved = `${restored ? "its previous content was put back and this version" : what} was moved to ${SecurityAccess.display(root, aside)}`
         audit(d, {
           action: "refuse",
           source: sourceOf(call),
