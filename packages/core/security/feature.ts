@@ -70,7 +70,7 @@ export const SecurityFeature: BuiltinFeature & {
       ...SecurityFeature.pluginFiles(config.plugin),
       ...(await SecurityMcp.localFiles(config.mcp, { directory })),
       ...SecurityMcp.resolvedPaths(config.mcp, { directory }),
-      ...SecurityMcp.launcherPaths(config.mcp, { directory }),
+      ...(await SecurityMcp.launcherPaths(config.mcp, { directory })),
     ]
   },
   id: "builtin-tool-security",

@@ -5,7 +5,10 @@ import path from "path"
 import { OpenCode } from "../opencode"
 import { SecurityConfig } from "./config"
 import { SecurityPath } from "./paths"
+import type { Node } from "web-tree-sitter"
 import { SecurityShell } from "./shell"
+import { ShellContext } from "./shell/context"
+import { ShellWords } from "./shell/words"
 import type { SecuritySchema } from "./schema"
 
 /**
@@ -245,12 +248,136 @@ export namespace SecurityMcp {
     return [...out]
   }
 
-  /** Python interpreters by name (`python`, `python3`, `python3.12`; `programName` drops a Windows `.exe`). */
-  const PYTHON = /^python(\d+(\.\d+)?t?)?$/
-  /** Python options whose value is the next word (`-X dev`, `-W ignore`). */
-  const PYTHON_VALUE_OPTIONS = new Set(["-X", "-W", "-Q"])
-  /** `uv run` options whose value is the next word. */
+  /** `--flag=value` → [flag, value]; a word without `=` → [word, undefined]. */
+  function split(w: string): [string, string | undefined] {
+    const at = w.indexOf("=")
+    return at > 0 ? [w.slice(0, at), w.slice(at + 1)] : [w, undefined]
+  }
+
+  /** Poetry's global options whose value is the next word. */
+  const POETRY_VALUE_OPTIONS = new Set(["-C", "--directory", "-P", "--project"])
+  /** Script text naming a Python launcher. */
+  const LAUNCHER_TEXT = /(^|[^\w.-])((python|pypy)(\d+(\.\d+)?t?)?|uvx?|poetry|pipx|pdm|hatch|rye|pipenv)([^\w.-]|$)/
+  /** `env` (GNU coreutils, BSD) options: those with a value (glued or the next word), and flags. */
+  const ENV_VALUE_SHORT = new Set(["u", "C", "S", "P"])
+  const ENV_FLAGS_SHORT = new Set(["i", "0", "v"])
+  const ENV_LONG_VALUE = new Set(["--unset", "--chdir", "--split-string"])
+  const ENV_LONG_FLAGS = /^--(ignore-environment|null|debug|(block|default|ignore)-signal(=.*)?|list-signal-handling)$/
+
+  /**
+   * `env -S` text split into words as env splits it (blanks; single and double quotes); undefined for what this does
+   * not read (backslash escapes, `${VAR}`), so that the caller fails closed.
+   */
+  function splitEnvString(text: string): string[] | undefined {
+    if (/[\\$]/.test(text)) return undefined
+    const out: string[] = []
+    let word: string | undefined
+    let quote: string | undefined
+    for (const c of text) {
+      if (quote) {
+        if (c === quote) quote = undefined
+        else word += c
+        continue
+      }
+      if (c === "'" || c === '"') {
+        quote = c
+        word ??= ""
+        continue
+      }
+      if (/\s/.test(c)) {
+        if (word !== undefined) out.push(word)
+        word = undefined
+        continue
+      }
+      if (c === "#" && word === undefined) break
+      word = (word ?? "") + c
+    }
+    if (quote) return undefined
+    if (word !== undefined) out.push(word)
+    return out
+  }
+
+  /**
+   * The command `env` starts and the folder it starts it in (`env -i PATH=… python3 …`, `env -u X …`, `env -C dir …`,
+   * `env -S "python3 -m m"`); undefined when an option is not understood.
+   *
+   * @example
+   * unwrapEnv(["env", "-C", "srv", "-S", "python3 -m m"], "/r") // { words: ["python3", "-m", "m"], cwd: "/r/srv" }
+   */
+  function unwrapEnv(words: string[], cwd: string): { words: string[]; cwd: string } | undefined {
+    // `NAME=value` words, then the command; options are not read after the first of them.
+    const command = (at: number) => {
+      while (at < words.length && /^[^=]+=/.test(words[at])) at++
+      return { words: words.slice(at), cwd }
+    }
+    for (let i = 1; i < words.length; i++) {
+      const w = words[i]
+      if (w === "-") continue
+      if (w === "--") return command(i + 1)
+      if (w.startsWith("--")) {
+        if (ENV_LONG_FLAGS.test(w)) continue
+        const [flag, value] = split(w)
+        if (!ENV_LONG_VALUE.has(flag)) return undefined
+        const v = value ?? words[++i]
+        if (v === undefined) return undefined
+        if (flag === "--chdir") cwd = path.resolve(cwd, v)
+        if (flag === "--split-string") {
+          const inner = splitEnvString(v)
+          return inner && unwrapEnv(["env", ...inner, ...words.slice(i + 1)], cwd)
+        }
+        continue
+      }
+      if (w.startsWith("-") && w.length > 1) {
+        for (let j = 1; j < w.length; j++) {
+          const c = w[j]
+          if (ENV_FLAGS_SHORT.has(c)) continue
+          if (!ENV_VALUE_SHORT.has(c)) return undefined
+          const v = j + 1 < w.length ? w.slice(j + 1) : words[++i]
+          if (v === undefined) return undefined
+          if (c === "C") cwd = path.resolve(cwd, v)
+          if (c === "S") {
+            const inner = splitEnvString(v)
+            return inner && unwrapEnv(["env", ...inner, ...words.slice(i + 1)], cwd)
+          }
+          // `-P altpath` (BSD) searches the program in other folders: not read here.
+          if (c === "P") return undefined
+          break
+        }
+        continue
+      }
+      return command(i)
+    }
+    return { words: [], cwd }
+  }
+
+  /** Python interpreters by name (`python`, `python3`, `python3.12`, `pypy3`; `programName` drops a Windows `.exe`). */
+  const PYTHON = /^(python|pypy)(\d+(\.\d+)?t?)?$/
+  /** Programs that start Python in the server's folder: a command of one that is not understood holds that folder. */
+  const PYTHON_LAUNCHERS = /^((python|pypy)(\d+(\.\d+)?t?)?|uv|uvx|poetry|pipx|pdm|hatch|rye|pipenv|conda|micromamba)$/
+  /** Python's short options without a value (`-u`, `-B`, `-I`…); `-X`, `-W` take one (glued or the next word). */
+  const PYTHON_FLAGS = new Set("bBdEhiIOPqsSuvVxR?".split(""))
+  const PYTHON_VALUE_OPTIONS = new Set(["X", "W", "Q"])
+  /** Python's long options: with a value, and those that print and exit. */
+  const PYTHON_LONG_VALUE = new Set(["--check-hash-based-pycs"])
+  const PYTHON_LONG_EXIT = new Set(["--help", "--version", "--help-env", "--help-xoptions", "--help-all"])
+  /** uv's options (global and of `uv run`) whose value is the next word. */
   const UV_VALUE_OPTIONS = new Set([
+    "--from",
+    "--python-preference",
+    "--allow-insecure-host",
+    "--keyring-provider",
+    "--index-strategy",
+    "--exclude-newer",
+    "--resolution",
+    "--prerelease",
+    "--link-mode",
+    "--config-setting",
+    "--refresh-package",
+    "--reinstall-package",
+    "--upgrade-package",
+    "--no-binary-package",
+    "--no-build-package",
+    "--no-extra",
     "--with",
     "--with-editable",
     "--with-requirements",
@@ -374,7 +501,7 @@ export namespace SecurityMcp {
    * SecurityMcp.launcherPaths({ s: { command: ["python3", "-m", "tools.mcp"] } }, { directory: "/repo" })
    * // ["/repo/tools/__init__.py", …, "/repo/tools.py", …, "/repo/tools/mcp.py", …, "/repo/tools/mcp/__main__.py", …]
    */
-  export function launcherPaths(mcp: unknown, input: { directory: string }): string[] {
+  export async function launcherPaths(mcp: unknown, input: { directory: string }): Promise<string[]> {
     if (!mcp || typeof mcp !== "object") return []
     const directory = path.resolve(input.directory)
     const out = new Set<string>()
@@ -382,28 +509,75 @@ export namespace SecurityMcp {
       const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p
       if (!SecurityPath.SYSTEM.some((d) => SecurityPath.isInside(bare, d))) out.add(p)
     }
-    /** `python [options] (-m module | script | -c code)` run in `cwd`. */
+    /** The virtual environments uv or Poetry would run for a project at `dir`: `.venv` there and above, to the project. */
+    const venvs = (dir: string) => {
+      for (const d of upTo(dir, directory)) add(path.join(d, ".venv") + path.sep)
+    }
+    /**
+     * Fail closed: a Python start in `cwd` whose arguments are not understood may import any module of that folder (it
+     * is first on `sys.path`). What can be held of it: its `*.py` files and package initialisers as they are now, and
+     * with `venv` the virtual environments of the folder.
+     */
+    const folder = (cwd: string, venv: boolean) => {
+      if (venv) venvs(cwd)
+      let entries: fs.Dirent[] = []
+      try {
+        entries = fs.readdirSync(cwd, { withFileTypes: true })
+      } catch {
+        return
+      }
+      for (const e of entries) {
+        if (e.isFile() && /\.(py|pyc|pyw|so|pth)$/.test(e.name)) add(path.join(cwd, e.name))
+        if (e.isDirectory() && !e.name.startsWith("."))
+          for (const f of ["__init__.py", "__init__.pyc", "__main__.py"])
+            if (fs.existsSync(path.join(cwd, e.name, f))) add(path.join(cwd, e.name, f))
+      }
+    }
+    /** `python [options] (-m module | script | -c code | -)` run in `cwd`; options parsed as CPython does. */
     const python = (args: string[], cwd: string) => {
       for (let i = 0; i < args.length; i++) {
         const w = args[i]
-        if (w === "-c" || w === "-" || w === "--") return
-        if (w === "-m") {
-          if (args[i + 1]) for (const p of pythonModulePaths(cwd, args[i + 1])) add(p)
+        if (w === "--") {
+          if (args[i + 1]) add(path.resolve(cwd, args[i + 1]))
+          else folder(cwd, false)
           return
         }
-        // `-mtools.mcp`: the module glued to the option.
-        if (/^-[bBdEiIOPqsSuvR]*m./.test(w)) {
-          const module = w.slice(w.indexOf("m") + 1)
-          for (const p of pythonModulePaths(cwd, module)) add(p)
-          return
+        if (w.startsWith("--")) {
+          const [flag, value] = split(w)
+          if (PYTHON_LONG_EXIT.has(flag)) return
+          if (PYTHON_LONG_VALUE.has(flag)) {
+            if (value === undefined) i++
+            continue
+          }
+          return folder(cwd, false)
         }
-        if (w.startsWith("-")) {
-          if (PYTHON_VALUE_OPTIONS.has(w)) i++
+        if (w.startsWith("-") && w.length > 1) {
+          // A cluster of short options (`-uBm mod`, `-Xdev`, `-mtools.mcp`): a value option takes the rest or the next word.
+          for (let j = 1; j < w.length; j++) {
+            const c = w[j]
+            if (PYTHON_FLAGS.has(c)) continue
+            if (PYTHON_VALUE_OPTIONS.has(c)) {
+              if (j + 1 === w.length) i++
+              break
+            }
+            if (c === "m") {
+              const module = w.slice(j + 1) || args[++i]
+              const paths = module ? pythonModulePaths(cwd, module) : []
+              if (paths.length) for (const p of paths) add(p)
+              else folder(cwd, false)
+              return
+            }
+            // `-c code` imports what it names from the folder; an unknown option is not understood.
+            return folder(cwd, false)
+          }
           continue
         }
+        // `-` (standard input) or no script at all: any code.
+        if (w === "-") return folder(cwd, false)
         add(path.resolve(cwd, w))
         return
       }
+      folder(cwd, false)
     }
     /** A virtual environment whose interpreter `program` is (`<venv>/bin/python`), when it is inside the project. */
     const venvOf = (program: string, cwd: string) => {
@@ -414,99 +588,214 @@ export namespace SecurityMcp {
       if (venv === directory || !SecurityPath.isInside(venv, directory)) return add(interpreter)
       add(venv + path.sep)
     }
-    for (const { words, cwd: start } of localServers(mcp, directory, true)) {
+    /** A local source `uvx --from` or `--with-editable` installs (`.`, `./srv`, `file:…`): its build files and modules. */
+    const source = (spec: string, cwd: string) => {
+      if (!/^(\.|\/|~|file:)/.test(spec)) return
+      const dir = path.resolve(cwd, spec.replace(/^file:(\/\/)?/, "").replace(/^~(?=\/|$)/, os.homedir()))
+      for (const f of ["pyproject.toml", "setup.py", "setup.cfg"]) add(path.join(dir, f))
+      folder(dir, false)
+      folder(path.join(dir, "src"), false)
+    }
+    /** `uv [global options] run …`, `uv tool run …`, `uvx …`: options before and after the subcommand. */
+    const uv = async (words: string[], cwd: string, depth: number) => {
+      let i = 1
+      let project = cwd
+      let sub = programName(words[0]) === "uvx" ? "tool" : undefined
+      const option = (w: string) => {
+        const [flag, value] = split(w)
+        const v = value ?? (UV_VALUE_OPTIONS.has(flag) ? words[++i] : undefined)
+        if (flag === "--directory" && v) project = cwd = path.resolve(cwd, v)
+        else if (flag === "--project" && v) project = path.resolve(cwd, v)
+        else if ((flag === "--from" || flag === "--with-editable") && v) source(v, cwd)
+      }
+      if (!sub) {
+        for (; i < words.length && words[i].startsWith("-"); i++) option(words[i])
+        sub = words[i++]
+        if (sub === "tool" && words[i] === "run") i++
+        else if (sub !== "run") return folder(cwd, true)
+      }
+      let command: string[] = []
+      let module: string | undefined
+      for (; i < words.length; i++) {
+        const w = words[i]
+        if (w === "--") {
+          command = words.slice(i + 1)
+          break
+        }
+        const flag = split(w)[0]
+        if (flag === "-m" || flag === "--module") {
+          module = split(w)[1] ?? words[++i]
+          break
+        }
+        if (w.startsWith("-")) {
+          option(w)
+          continue
+        }
+        command = words.slice(i)
+        break
+      }
+      // A tool runs in its own environment from the cache; `uv run` the project's `.venv`, and what it holds.
+      if (sub === "tool") return
+      venvs(project)
+      if (project !== cwd) venvs(cwd)
+      if (module !== undefined) {
+        const paths = pythonModulePaths(cwd, module)
+        if (paths.length) for (const p of paths) add(p)
+        else folder(cwd, true)
+      } else if (command.length && /\.pyw?$/.test(command[0])) python(command, cwd)
+      else if (command.length && PYTHON_LAUNCHERS.test(programName(command[0]))) await launch(command, cwd, depth + 1)
+      // A console script of the project (installed editable) or another program: not understood.
+      else folder(cwd, true)
+    }
+    /** `poetry [global options] run <command>`: the command in the project's environment. */
+    const poetry = async (words: string[], cwd: string, depth: number) => {
+      let i = 1
+      for (; i < words.length && words[i].startsWith("-"); i++) {
+        const [flag, value] = split(words[i])
+        const v = value ?? (POETRY_VALUE_OPTIONS.has(flag) ? words[++i] : undefined)
+        if ((flag === "-C" || flag === "--directory") && v) cwd = path.resolve(cwd, v)
+      }
+      venvs(cwd)
+      if (words[i] !== "run") return folder(cwd, true)
+      const command = words.slice(i + 1)
+      if (command[0] === "--") command.shift()
+      if (command.length && PYTHON_LAUNCHERS.test(programName(command[0]))) await launch(command, cwd, depth + 1)
+      else folder(cwd, true)
+    }
+    /** `sh [options] -c "<script>"`: every command of the script, read by the shell guard's parser. */
+    const shell = async (words: string[], cwd: string, depth: number) => {
+      let script: string | undefined
+      let command = false
+      for (let i = 1; i < words.length; i++) {
+        const w = words[i]
+        if (/^--(login|noprofile|norc|posix|restricted|verbose|noediting)$/.test(w)) continue
+        if (w === "--rcfile" || w === "--init-file") {
+          i++
+          continue
+        }
+        if (/^[-+][a-zA-Z]+$/.test(w)) {
+          if (w.includes("c")) command = true
+          // `-o pipefail`, `-O extglob`: the value is the next word.
+          if (/[oO]/.test(w)) i++
+          continue
+        }
+        if (command) script = w
+        break
+      }
+      // `sh script.sh` runs a file (held by `localFiles`); `sh` alone reads standard input.
+      if (!command) return
+      if (script === undefined) return folder(cwd, true)
+      const parser = await SecurityShell.parser()
+      const ctx = ShellContext.create(parser, { cwd })
+      const tree = parser.parse(script)
+      if (!tree) return folder(cwd, true)
+      const state: ShellContext.State = { cwd, vars: new Map() }
+      const commands: { words: string[]; cwd: string }[] = []
+      const walk = (node: Node) => {
+        if (node.type === "command") {
+          const name = node.childForFieldName("name")
+          if (!name) return
+          const parts = [
+            ShellWords.evaluate(ctx, name.namedChildren[0] ?? name, state, false),
+            ...ShellWords.args(ctx, node, state),
+          ]
+          const list = parts.map((p) => p.values[0] ?? "")
+          const known = parts.every((p) => !p.dynamic && p.values.length === 1)
+          if (known && list[0] === "cd") state.cwd = list[1] ? path.resolve(state.cwd ?? cwd, list[1]) : undefined
+          else if (known && state.cwd) commands.push({ words: list, cwd: state.cwd })
+          // Built at run time, or after a `cd` to a folder not known: not understood.
+          else if (LAUNCHER_TEXT.test(node.text)) folder(state.cwd ?? cwd, true)
+          return
+        }
+        for (const child of node.namedChildren) if (child) walk(child)
+      }
+      try {
+        if (tree.rootNode.hasError && LAUNCHER_TEXT.test(script)) folder(cwd, true)
+        walk(tree.rootNode)
+      } finally {
+        tree.delete()
+      }
+      for (const c of commands) await launch(c.words, c.cwd, depth + 1)
+    }
+    /** One command as a server (or a wrapper of one) starts it in `cwd`. */
+    const launch = async (words: string[], cwd: string, depth: number): Promise<void> => {
+      while (words.length && /^\w+=/.test(words[0])) words = words.slice(1)
+      if (!words.length) return
       const program = programName(words[0])
+      const mentions = () =>
+        words.some((w) => w.split(/[\s;&|()`'"]+/).some((t) => PYTHON_LAUNCHERS.test(programName(t))))
+      if (depth > 8) return mentions() ? folder(cwd, true) : undefined
+      if (program === "env") {
+        const inner = unwrapEnv(words, cwd)
+        if (inner) return launch(inner.words, inner.cwd, depth + 1)
+        return mentions() ? folder(cwd, true) : undefined
+      }
+      // `exec python3 …`, `command python3 …`, `nohup python3 …` in a script.
+      if (/^(exec|command|nohup)$/.test(program)) {
+        let i = 1
+        for (; i < words.length && words[i].startsWith("-"); i++) if (words[i] === "-a") i++
+        return launch(words.slice(i), cwd, depth + 1)
+      }
+      if (SHELLS.test(program)) return shell(words, cwd, depth)
       if (PYTHON.test(program)) {
-        if (words[0].includes("/") || words[0].includes("\\")) venvOf(words[0], start)
-        python(words.slice(1), start)
-        continue
+        if (words[0].includes("/") || words[0].includes("\\")) venvOf(words[0], cwd)
+        return python(words.slice(1), cwd)
       }
-      if (program === "uv") {
-        const at = words.findIndex((w, i) => i > 0 && !w.startsWith("-"))
-        if (at < 0 || words[at] !== "run") continue
-        let cwd = start
-        let command: string[] = []
-        let module: string | undefined
-        for (let i = at + 1; i < words.length; i++) {
-          const w = words[i]
-          const [flag, value] = w.includes("=")
-            ? [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]
-            : [w, undefined]
-          if (w === "--") {
-            command = words.slice(i + 1)
-            break
-          }
-          if (flag === "-m" || flag === "--module") {
-            module = value ?? words[++i]
-            break
-          }
-          if (w.startsWith("-")) {
-            const v = value ?? (UV_VALUE_OPTIONS.has(flag) ? words[++i] : undefined)
-            if ((flag === "--directory" || flag === "--project") && v) cwd = path.resolve(cwd, v)
-            continue
-          }
-          command = words.slice(i)
-          break
+      if (program === "uv" || program === "uvx") return uv(words, cwd, depth)
+      if (program === "poetry") return poetry(words, cwd, depth)
+      if (PYTHON_LAUNCHERS.test(program)) return folder(cwd, true)
+      if (program === "go") return go(words, cwd)
+    }
+    /** `go [-C dir] run [build options] <package | files>`. */
+    const go = (words: string[], start: string) => {
+      let cwd = start
+      let at = 1
+      for (; at < words.length && words[at].startsWith("-"); at++)
+        if (words[at] === "-C" && words[at + 1]) cwd = path.resolve(cwd, words[++at])
+        else if (words[at].startsWith("-C=")) cwd = path.resolve(cwd, words[at].slice(3))
+      if (words[at] !== "run") return
+      const packages: string[] = []
+      for (let i = at + 1; i < words.length; i++) {
+        const w = words[i]
+        if (w === "--") break
+        // Go takes `-flag` and `--flag`, its value glued with `=` or as the next word.
+        const bare = w.replace(/^--/, "-")
+        const [flag, value] = bare.includes("=")
+          ? [bare.slice(0, bare.indexOf("=")), bare.slice(bare.indexOf("=") + 1)]
+          : [bare, undefined]
+        if (w.startsWith("-")) {
+          const v = value ?? (GO_VALUE_OPTIONS.has(flag) ? words[++i] : undefined)
+          if (flag === "-C" && v) cwd = path.resolve(cwd, v)
+          // A program `-exec` names by path; one by name is found on PATH.
+          else if (v && GO_FILE_OPTIONS.has(flag) && (!/exec$/.test(flag) || /[/\\]/.test(v))) add(path.resolve(cwd, v))
+          continue
         }
-        // uv runs the project's `.venv` (the nearest project at or above the folder), and what it holds.
-        for (const dir of upTo(cwd, directory)) add(path.join(dir, ".venv") + path.sep)
-        if (module) for (const p of pythonModulePaths(cwd, module)) add(p)
-        else if (command.length && PYTHON.test(programName(command[0]))) {
-          if (command[0].includes("/")) venvOf(command[0], cwd)
-          python(command.slice(1), cwd)
-        } else if (command.length && /\.pyw?$/.test(command[0])) python(command, cwd)
-        continue
+        // `go run main.go util.go`: the files; `go run ./cmd/mcp args…`: one package, the rest are its arguments.
+        if (w.endsWith(".go")) {
+          packages.push(w)
+          continue
+        }
+        if (!packages.length) packages.push(w)
+        break
       }
-      if (program === "go") {
-        let cwd = start
-        let at = 1
-        for (; at < words.length && words[at].startsWith("-"); at++)
-          if (words[at] === "-C" && words[at + 1]) cwd = path.resolve(cwd, words[++at])
-          else if (words[at].startsWith("-C=")) cwd = path.resolve(cwd, words[at].slice(3))
-        if (words[at] !== "run") continue
-        const packages: string[] = []
-        for (let i = at + 1; i < words.length; i++) {
-          const w = words[i]
-          if (w === "--") break
-          // Go takes `-flag` and `--flag`, its value glued with `=` or as the next word.
-          const bare = w.replace(/^--/, "-")
-          const [flag, value] = bare.includes("=")
-            ? [bare.slice(0, bare.indexOf("=")), bare.slice(bare.indexOf("=") + 1)]
-            : [bare, undefined]
-          if (w.startsWith("-")) {
-            const v = value ?? (GO_VALUE_OPTIONS.has(flag) ? words[++i] : undefined)
-            if (flag === "-C" && v) cwd = path.resolve(cwd, v)
-            // A program `-exec` names by path; one by name is found on PATH.
-            else if (v && GO_FILE_OPTIONS.has(flag) && (!/exec$/.test(flag) || /[/\\]/.test(v)))
-              add(path.resolve(cwd, v))
-            continue
-          }
-          // `go run main.go util.go`: the files; `go run ./cmd/mcp args…`: one package, the rest are its arguments.
-          if (w.endsWith(".go")) {
-            packages.push(w)
-            continue
-          }
-          if (!packages.length) packages.push(w)
-          break
+      for (const pkg of packages) {
+        // An import path (`example.com/x/cmd@v1`) is fetched into the module cache, outside the project.
+        if (!/^(\.|\/)/.test(pkg) && !pkg.endsWith(".go")) continue
+        const target = path.resolve(cwd, pkg.replace(/\/\.\.\.$/, ""))
+        const folder = pkg.endsWith(".go") ? path.dirname(target) : target
+        if (pkg.endsWith(".go")) add(target)
+        // The project folder itself (`go run .`) cannot be held whole: its `.go` files as they are now (Limits).
+        else if (SecurityPath.isInside(directory, folder)) for (const f of listGo(folder)) add(path.join(folder, f))
+        else add(folder + path.sep)
+        let root: string | undefined
+        for (const dir of upTo(folder, "/")) {
+          for (const f of ["go.mod", "go.sum", "go.work", "go.work.sum"]) add(path.join(dir, f))
+          if (!root && fs.existsSync(path.join(dir, "go.mod"))) root = dir
         }
-        for (const pkg of packages) {
-          // An import path (`example.com/x/cmd@v1`) is fetched into the module cache, outside the project.
-          if (!/^(\.|\/)/.test(pkg) && !pkg.endsWith(".go")) continue
-          const target = path.resolve(cwd, pkg.replace(/\/\.\.\.$/, ""))
-          const folder = pkg.endsWith(".go") ? path.dirname(target) : target
-          if (pkg.endsWith(".go")) add(target)
-          // The project folder itself (`go run .`) cannot be held whole: its `.go` files as they are now (Limits).
-          else if (SecurityPath.isInside(directory, folder)) for (const f of listGo(folder)) add(path.join(folder, f))
-          else add(folder + path.sep)
-          let root: string | undefined
-          for (const dir of upTo(folder, "/")) {
-            for (const f of ["go.mod", "go.sum", "go.work", "go.work.sum"]) add(path.join(dir, f))
-            if (!root && fs.existsSync(path.join(dir, "go.mod"))) root = dir
-          }
-          add(path.join(root ?? cwd, "vendor") + path.sep)
-        }
+        add(path.join(root ?? cwd, "vendor") + path.sep)
       }
     }
+    for (const { words, cwd } of localServers(mcp, directory, false)) await launch(words, cwd, 0)
     return [...out]
   }
 
@@ -669,10 +958,14 @@ export namespace SecurityMcp {
       if (e.type !== undefined && e.type !== "local") continue
       if (e.enabled === false || !Array.isArray(e.command)) continue
       let words = e.command.filter((w): w is string => typeof w === "string")
-      while (program && words.length && (programName(words[0]) === "env" || /^\w+=/.test(words[0])))
-        words = words.slice(1)
+      let cwd = typeof e.cwd === "string" ? path.resolve(directory, e.cwd) : path.resolve(directory)
+      while (program && words.length && (programName(words[0]) === "env" || /^\w+=/.test(words[0]))) {
+        const inner = programName(words[0]) === "env" ? unwrapEnv(words, cwd) : undefined
+        if (inner) ({ words, cwd } = inner)
+        else words = words.slice(1)
+      }
       if (!words.length) continue
-      out.push({ words, cwd: typeof e.cwd === "string" ? path.resolve(directory, e.cwd) : path.resolve(directory) })
+      out.push({ words, cwd })
     }
     return out
   }

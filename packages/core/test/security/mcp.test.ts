@@ -236,11 +236,11 @@ describe("SecurityMcp", () => {
   })
   test("what a Python or Go launcher runs, present or not: modules, package initialisers, a venv, a go run folder", async () => {
     await using dir = await tmpdir({ "go.mod": "module m\n", "main.go": "package main\n" })
-    const of = (command: unknown[], extra: Record<string, unknown> = {}) =>
+    const of = async (command: unknown[], extra: Record<string, unknown> = {}) =>
       SecurityMcp.launcherPaths({ s: { type: "local", command, ...extra } }, { directory: dir.path })
     // `python3 -m mcp_server_fetch` (installed, not in the project): the server's folder is first on sys.path, so a
     // package or module of that name planted there shadows it.
-    const fetch = of(["python3", "-m", "mcp_server_fetch"])
+    const fetch = await of(["python3", "-m", "mcp_server_fetch"])
     for (const p of ["mcp_server_fetch/__main__.py", "mcp_server_fetch/__init__.py", "mcp_server_fetch.py"])
       expect(fetch).toContain(dir.file(p))
     // The cache Python runs in place of a source of that size and time, not the cache folder itself.
@@ -248,41 +248,137 @@ describe("SecurityMcp", () => {
     expect(fetch).toContain(dir.file("mcp_server_fetch/__pycache__/__init__.cpython-313t.opt-1.pyc"))
     expect(fetch).not.toContain(dir.file("__pycache__") + path.sep)
     // `-m a.b.c`: every package initialiser along the name, the module, its package form and a shadowing `a.py`.
-    const deep = of(["python3.12", "-u", "-X", "dev", "-m", "a.b.c", "--port", "3"], { cwd: "srv" })
+    const deep = await of(["python3.12", "-u", "-X", "dev", "-m", "a.b.c", "--port", "3"], { cwd: "srv" })
     for (const p of ["a/__init__.py", "a/b/__init__.py", "a/b/c.py", "a/b/c/__init__.py", "a/b/c/__main__.py", "a.py"])
       expect(deep).toContain(dir.file(path.join("srv", p)))
     expect(deep).toContain(dir.file("srv/a/b/__pycache__/c.cpython-312.pyc"))
     // A compiled module of that name is imported too (`c.cpython-312-<arch>.so`).
     expect(deep.some((p) => p.startsWith(dir.file("srv/a/b/c.cpython-312-")) && p.endsWith(".so"))).toBe(true)
     // The project's virtual environment (its `.pth` files and sitecustomize run at interpreter start): held whole.
-    const venv = of([".venv/bin/python", "-m", "tools.mcp"])
+    const venv = await of([".venv/bin/python", "-m", "tools.mcp"])
     expect(venv).toContain(dir.file(".venv") + path.sep)
     expect(venv).toContain(dir.file("tools/__init__.py"))
     // `uv run` runs the project's `.venv`; a script is held present or not.
-    const uv = of(["uv", "run", "--with", "mcp", "--directory", "srv", "server.py"])
+    const uv = await of(["uv", "run", "--with", "mcp", "--directory", "srv", "server.py"])
     expect(uv).toContain(dir.file("srv/.venv") + path.sep)
     expect(uv).toContain(dir.file(".venv") + path.sep)
     expect(uv).toContain(dir.file("srv/server.py"))
-    expect(of(["uv", "run", "-m", "pkg.srv"])).toContain(dir.file("pkg/__init__.py"))
-    expect(of(["uv", "run", "python", "-m", "pkg.srv"])).toContain(dir.file("pkg/srv.py"))
+    expect(await of(["uv", "run", "-m", "pkg.srv"])).toContain(dir.file("pkg/__init__.py"))
+    expect(await of(["uv", "run", "python", "-m", "pkg.srv"])).toContain(dir.file("pkg/srv.py"))
     // An interpreter outside the project, or one in the project folder itself, does not hold the project.
-    expect(of(["/usr/bin/python3", "x.py"])).toEqual([dir.file("x.py")])
-    expect(of(["./python3", "-c", "print(1)"])).toEqual([dir.file("python3")])
+    expect(await of(["/usr/bin/python3", "x.py"])).toEqual([dir.file("x.py")])
+    expect(await of(["./python3", "-c", "print(1)"])).toEqual([dir.file("python3")])
     // `go run ./cmd/mcp`: the package folder (a new .go file there is compiled in), the module files up the tree.
-    const go = of(["go", "run", "-tags", "x", "./cmd/mcp", "stdio"])
+    const go = await of(["go", "run", "-tags", "x", "./cmd/mcp", "stdio"])
     for (const p of ["cmd/mcp/", "go.mod", "go.sum", "go.work", "cmd/mcp/go.mod", "vendor/"])
       expect(go).toContain(dir.file(p))
     expect(go).toContain(path.join(path.dirname(dir.path), "go.mod"))
     expect(go.some((p) => p.startsWith("/usr/") || p.startsWith("/etc/"))).toBe(false)
     expect(go).not.toContain(dir.file("stdio") + path.sep)
     // `go run .` in the project: its .go files as they are (the project cannot be held whole); `-overlay` is held.
-    const here = of(["go", "run", "-overlay=o.json", "."])
+    const here = await of(["go", "run", "-overlay=o.json", "."])
     expect(here).toContain(dir.file("main.go"))
     expect(here).toContain(dir.file("o.json"))
     expect(here).not.toContain(dir.path + path.sep)
     // An import path is fetched into the module cache: nothing of the project. Other launchers: nothing here.
-    expect(of(["go", "run", "example.com/x/cmd@v1"])).toEqual([])
-    expect(of(["node", "server.js"])).toEqual([])
-    expect(of(["python3", "-m", "x"], { enabled: false })).toEqual([])
+    expect(await of(["go", "run", "example.com/x/cmd@v1"])).toEqual([])
+    expect(await of(["node", "server.js"])).toEqual([])
+    expect(await of(["python3", "-m", "x"], { enabled: false })).toEqual([])
+  })
+  // Red-team S5-2: wrappers (env with options, shells, uv's global options, Poetry) and Python's option clusters
+  // spelled every way a server's configuration may; a launcher whose arguments are not understood holds the folder.
+  test("what a Python launcher runs behind env, a shell, uv's global options, Poetry, option clusters; fail closed", async () => {
+    await using dir = await tmpdir({
+      "weather/weather.py": "print('server')\n",
+      "weather/.venv/pyvenv.cfg": "home = /usr/bin\n",
+      "srv/tool.py": "x = 1\n",
+      "srv/pkg/__init__.py": "",
+      "srv/notes/readme.txt": "",
+    })
+    const of = (command: unknown[], extra: Record<string, unknown> = {}) =>
+      SecurityMcp.launcherPaths({ s: { type: "local", command, ...extra } }, { directory: dir.path })
+    const module = (folder: string, name: string) => [
+      dir.file(path.join(folder, name + ".py")),
+      dir.file(path.join(folder, name, "__init__.py")),
+    ]
+    const table: [string[], string[]][] = [
+      [["env", "-i", "PATH=/usr/bin:/bin", "python3", "-m", "envimod"], module(".", "envimod")],
+      [["env", "-u", "HOME", "--", "python3", "-m", "envu"], module(".", "envu")],
+      [["env", "-S", "python3 -m envsmod"], module(".", "envsmod")],
+      [["env", "--split-string=PYTHONPATH=x python3 -m envlong"], module(".", "envlong")],
+      [["env", "-C", "srv", "python3", "-m", "chmod_"], module("srv", "chmod_")],
+      [["env", "--chdir=srv", "-i", "python3", "-m", "chdir2"], module("srv", "chdir2")],
+      [["sh", "-c", "python3 -m shcmod"], module(".", "shcmod")],
+      [["bash", "-lc", "cd srv && exec python3 -u -m bashmod --port 3"], module("srv", "bashmod")],
+      [["/bin/sh", "-e", "-c", "env -i python3 -m nested"], module(".", "nested")],
+      [
+        ["uv", "--directory", "weather", "run", "weather.py"],
+        [dir.file("weather/weather.py"), dir.file("weather/.venv") + path.sep],
+      ],
+      [
+        ["uv", "--project", "weather", "run", "-m", "uvproj"],
+        [...module(".", "uvproj"), dir.file("weather/.venv") + path.sep],
+      ],
+      [
+        [
+          "uv",
+          "--quiet",
+          "--cache-dir",
+          "/tmp/c",
+          "--config-file=uv.toml",
+          "run",
+          "--python",
+          "3.12",
+          "python",
+          "-m",
+          "uvpy",
+        ],
+        module(".", "uvpy"),
+      ],
+      [
+        ["uv", "tool", "run", "--from", "./srv", "tool"],
+        [dir.file("srv/tool.py"), dir.file("srv/pyproject.toml")],
+      ],
+      [
+        ["uvx", "--from", ".", "srv"],
+        [dir.file("pyproject.toml"), dir.file("setup.py")],
+      ],
+      [["python3", "-um", "um"], module(".", "um")],
+      [["python3", "-Bm", "bm"], module(".", "bm")],
+      [["python3", "-Xdev", "-W", "ignore", "-m", "xw"], module(".", "xw")],
+      [["python3", "--check-hash-based-pycs", "default", "-m", "hashmod"], module(".", "hashmod")],
+      [["pypy3", "-m", "pypymod"], module(".", "pypymod")],
+      [["pypy", "-m", "pypy2"], module(".", "pypy2")],
+      [
+        ["poetry", "run", "python", "-m", "poetrymod"],
+        [...module(".", "poetrymod"), dir.file(".venv") + path.sep],
+      ],
+      [["poetry", "-C", "srv", "run", "python3", "-m", "pc"], module("srv", "pc")],
+    ]
+    for (const [command, expected] of table) {
+      const held = await of(command)
+      for (const p of expected) expect({ command, held: held.includes(p) }).toEqual({ command, held: true })
+    }
+    // Not understood: what can be held of the folder (its modules and package initialisers as they are now, not its
+    // other files; the .venv for uv and Poetry).
+    const closed: [string[], string[]][] = [
+      [["python3", "-c", "import tool"], []],
+      [["env", "-Z", "python3", "-m", "x"], [".venv/"]],
+      [["sh", "-c", 'python3 -m "$MOD"'], [".venv/"]],
+      [["uv", "run", "my-server"], [".venv/"]],
+      [["poetry", "run", "my-server"], [".venv/"]],
+      [["uv", "--weird", "x", "run", "a.py"], [".venv/"]],
+      [["env", "-S", "python3 -m ${MOD}"], [".venv/"]],
+    ]
+    for (const [command, extra] of closed) {
+      const held = await of(command, { cwd: "srv" })
+      for (const p of ["srv/tool.py", "srv/pkg/__init__.py", ...extra.map((e) => path.join("srv", e))])
+        expect({ command, p, held: held.includes(dir.file(p)) }).toEqual({ command, p, held: true })
+      expect(held).not.toContain(dir.file("srv/notes/readme.txt"))
+    }
+    // Other programs, a shell script without a launcher, and uv tools from the index hold nothing of the project.
+    expect(await of(["sh", "-c", "node server.js"])).toEqual([])
+    expect(await of(["uvx", "mcp-server-fetch"])).toEqual([])
+    expect(await of(["env", "-i", "node", "x.js"])).toEqual([])
   })
 })
