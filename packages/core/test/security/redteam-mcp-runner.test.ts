@@ -281,5 +281,42 @@ for (const route of ROUTES) {
       },
       HEAVY,
     )
+
+    // Red team S5-2: the same servers behind `env` with options, `sh -c`, and uv's global `--directory` (the MCP
+    // quickstart's spelling) held nothing: each planted module ran on the host at the next start.
+    test(
+      "env -i, env -S, sh -c and uv --directory: the module, entry file and .venv a wrapped Python launcher runs are held",
+      async () => {
+        const site = "weather/.venv/lib/python3.11/site-packages"
+        await using box = await fresh(
+          route,
+          {
+            envi: { type: "local", command: ["env", "-i", "PATH=/usr/bin:/bin", "python3", "-m", "envimod"] },
+            envs: { type: "local", command: ["env", "-S", "python3 -m envsmod"] },
+            shc: { type: "local", command: ["sh", "-c", "python3 -m shcmod"] },
+            weather: { type: "local", command: ["uv", "--directory", "weather", "run", "weather.py"] },
+          },
+          {
+            "weather/weather.py": "print('server')\n",
+            "weather/.venv/pyvenv.cfg": "home = /usr/bin\n",
+            [`${site}/ok.pth`]: "/tmp\n",
+          },
+        )
+        for (const file of ["envimod.py", "envsmod.py", "shcmod.py", "shcmod/__init__.py", "weather/weather.py"])
+          expectTyped(await box.s.call("write", { filePath: file, content: "import os\n" }))
+        expectTyped(await box.s.call("write", { filePath: `${site}/zz.pth`, content: "import os\n" }))
+        expect((await box.s.bash(`echo 'import os' > ${runtime("envimod.py")}; echo RAN-OK`)).output).toContain(
+          "envimod.py was created by the command",
+        )
+        expect(fs.existsSync(box.dir.file("envimod.py"))).toBe(false)
+        await box.s.bash(`echo 'import os' > ${runtime("shcmod.py")}; echo RAN-OK`)
+        expect(fs.existsSync(box.dir.file("shcmod.py"))).toBe(false)
+        expect(fs.readFileSync(box.dir.file("weather/weather.py"), "utf8")).toBe("print('server')\n")
+        expect(fs.existsSync(box.dir.file(`${site}/zz.pth`))).toBe(false)
+        // The rest of the project stays the agent's.
+        expect((await box.s.call("write", { filePath: "weather/notes.md", content: "x\n" })).refused).toBe(false)
+      },
+      HEAVY,
+    )
   })
 }
