@@ -495,10 +495,15 @@ export namespace SecurityMcp {
    * - Go (`go run ./cmd/mcp`, `go run main.go`): the package folder (every `.go` file in it is compiled, a new one too)
    *   or the files named, the files its options read or run (`-overlay`, `-modfile`, `-exec`), and the `go.mod`,
    *   `go.sum`, `go.work` and `go.work.sum` of that folder and those above it, and the module's `vendor/` folder.
+   * The command is unwrapped first, each wrapper by its own option parser: `env` (`-i`, `-u`, `-C`, `-S`), a shell's
+   * `-c` script (read by the shell guard's parser), uv's global options (`uv --directory srv run x.py`), `uv tool
+   * run`/`uvx --from <local source>`, `poetry run`. Fail closed: a Python launcher whose arguments are not understood
+   * holds what can be held of its folder (its modules and package initialisers as they are now; for uv and Poetry the
+   * `.venv`).
    * Folders end in a separator; system folders are left out. Disabled and remote servers have none.
    *
    * @example
-   * SecurityMcp.launcherPaths({ s: { command: ["python3", "-m", "tools.mcp"] } }, { directory: "/repo" })
+   * await SecurityMcp.launcherPaths({ s: { command: ["python3", "-m", "tools.mcp"] } }, { directory: "/repo" })
    * // ["/repo/tools/__init__.py", …, "/repo/tools.py", …, "/repo/tools/mcp.py", …, "/repo/tools/mcp/__main__.py", …]
    */
   export async function launcherPaths(mcp: unknown, input: { directory: string }): Promise<string[]> {
