@@ -750,6 +750,13 @@ export namespace SecurityMcp {
       if (program === "poetry") return poetry(words, cwd, depth)
       if (PYTHON_LAUNCHERS.test(program)) return folder(cwd, true)
       if (program === "go") return go(words, cwd)
+      // Another wrapper (`timeout 10 python3 …`, `nice -n 5 uv run …`, `sudo -u me python3 …`): its options are not
+      // read; the launcher it names is followed as if it started there, and its folder held too.
+      const at = words.findIndex((w, i) => i > 0 && PYTHON_LAUNCHERS.test(programName(w)))
+      if (at > 0) {
+        folder(cwd, true)
+        return launch(words.slice(at), cwd, depth + 1)
+      }
     }
     /** `go [-C dir] run [build options] <package | files>`. */
     const go = (words: string[], start: string) => {

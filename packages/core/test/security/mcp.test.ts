@@ -369,6 +369,14 @@ describe("SecurityMcp", () => {
       [["poetry", "run", "my-server"], [".venv/"]],
       [["uv", "--weird", "x", "run", "a.py"], [".venv/"]],
       [["env", "-S", "python3 -m ${MOD}"], [".venv/"]],
+      [
+        ["timeout", "60", "python3", "-m", "tmod"],
+        [".venv/", "tmod.py", "tmod/__init__.py"],
+      ],
+      [
+        ["sh", "-c", "nice -n 5 python3 -m nmod"],
+        [".venv/", "nmod.py"],
+      ],
     ]
     for (const [command, extra] of closed) {
       const held = await of(command, { cwd: "srv" })
