@@ -16,7 +16,7 @@ import { SecurityEdit } from "./edit"
 import { SecurityError } from "./errors"
 import { SecurityFingerprint } from "./fingerprint"
 import { SecurityGitConfig } from "./gitconfig"
-import { SecurityHeld } from "./held"
+import { SecurityHeld, SecurityWatched } from "./held"
 import { SecurityHistory } from "./history"
 import { SecurityHook } from "./hook"
 import { SecurityInventory } from "./inventory"
@@ -865,7 +865,7 @@ export namespace SecurityGuard {
     }
     /** Notes of the repairs made at start, for the first tool call's output (and the audit log, once it is open). */
     let startNotes: string[] = []
-    let startAudit: string[] = []
+    let startAudit: { path: string; reason: string }[] = []
     if (heldFile) {
       const recovered = SecurityHeld.recover(heldFile, {
         root,
@@ -878,11 +878,50 @@ export namespace SecurityGuard {
       for (const r of recovered.repaired) log.warn(r.note)
       for (const r of recovered.ignored) log.error(r.note)
       startNotes = [...recovered.repaired, ...recovered.ignored].map((r) => r.note)
-      startAudit = recovered.repaired.map((r) => r.path)
+      startAudit = recovered.repaired.map((r) => ({
+        path: r.path,
+        reason:
+          "a held link was changed by a command of a session that ended before the command did; put back at start",
+      }))
+    }
+    /**
+     * The record of watched definitions (`SecurityWatched`), next to the held links: what a session that ended during a
+     * command knew of the templates and watched package.json files, compared with the disk when they are first taken.
+     */
+    const watchedFile = heldFile ? SecurityWatched.file(heldFolder, root) : undefined
+    const leftWatched = watchedFile ? SecurityWatched.take(watchedFile, now()) : undefined
+    if (leftWatched?.problem) log.error(`[security] ${leftWatched.problem}`)
+    let watchedArmed = false
+    let watchedLast = ""
+    /** Records, before a command, the definitions as last checked (`templates`, `packageBins`). */
+    const armWatched = () => {
+      if (!heldFile || !watchedFile) return
+      const state = {
+        roots: templateRoots.map((r) => ({ folder: r.folder, kind: r.kind })),
+        templates: Object.fromEntries(templates),
+        bins: Object.fromEntries(
+          [...packageBins].map(([file, e]) => [
+            file,
+            { stamp: e.stamp, bins: [...e.bins], allowed: [...e.allowed], text: e.text },
+          ]),
+        ),
+      }
+      const key = JSON.stringify(state)
+      if (watchedArmed && key === watchedLast) return
+      try {
+        SecurityWatched.arm(watchedFile, root, ripgrepOwner, state, now())
+        watchedArmed = true
+        watchedLast = key
+      } catch (error) {
+        log.error(
+          `[security] could not record the watched definitions in ${watchedFile} (${error instanceof Error ? error.message : String(error)}): a template a command changes is put back only if OpenCode sees the command end`,
+        )
+      }
     }
     /** Records, before a command, the links held now: a session that ends during it leaves them to the next one. */
     const armHeld = () => {
       ensureHeld()
+      armWatched()
       if (!heldFile || !links.size) return
       try {
         SecurityHeld.arm(heldFile, root, ripgrepOwner, links, now())
@@ -895,7 +934,17 @@ export namespace SecurityGuard {
     }
     /** No command is running any more, and what it may have changed was checked: the record is dropped. */
     const disarmHeld = () => {
-      if (!heldFile || !heldArmed || pending.size || sweepDue) return
+      if (!heldFile || pending.size || sweepDue) return
+      if (watchedArmed && watchedFile && !deferred.size)
+        try {
+          SecurityWatched.disarm(watchedFile, ripgrepOwner)
+          watchedArmed = false
+        } catch (error) {
+          log.warn(
+            `[security] could not update ${watchedFile}: ${error instanceof Error ? error.message : String(error)}`,
+          )
+        }
+      if (!heldArmed) return
       try {
         SecurityHeld.disarm(heldFile, ripgrepOwner)
         heldArmed = false
@@ -1128,7 +1177,57 @@ export namespace SecurityGuard {
         if (t) templates.set(file, t)
       }
     }
-    baseline(templateRoots)
+
+    /**
+     * Definitions under `roots` that gained what reaches past the sandbox since a session that ended during a command
+     * recorded them (`leftWatched`), or that appeared with it under a root that session watched: moved aside and the
+     * recorded content put back, as `templatesChanged` would have after that command. Only files listed under the
+     * roots the configuration has are considered: a record's other paths are never acted on.
+     */
+    const recoverTemplates = (roots: readonly SecurityTemplates.Root[], allow: { shell: boolean; agent: boolean }) => {
+      if (!leftWatched) return
+      for (const [file, kind] of SecurityTemplates.list(roots).kinds) {
+        if (templates.has(file)) continue
+        const was = leftWatched.templates.get(file)
+        const watched = leftWatched.roots.some((r) => r.kind === kind && SecurityPath.isInside(file, r.folder))
+        if (!was ? !watched : was.stamp === stampOf(file)) continue
+        const next = readTemplate(file, kind)
+        if (!next) continue
+        const shell = kind === "command" || kind === "skill"
+        const added = SecurityTemplates.added(was?.risks ?? [], next.risks)
+        if (!added.length || (shell ? allow.shell : allow.agent) || !SecurityPath.movable(file, ownFolders)) continue
+        const shown = SecurityAccess.display(root, file)
+        const aside = `${file}.blocked-by-security-${now()}`
+        const text = was?.kind === kind ? was.text : undefined
+        try {
+          fs.renameSync(file, aside)
+          if (text !== undefined) SecurityPath.replace(file, text)
+        } catch (error) {
+          log.error(`could not put back ${file}: ${error instanceof Error ? error.message : String(error)}`)
+          continue
+        }
+        const first = added[0]!.length > 80 ? `${added[0]!.slice(0, 77)}...` : added[0]!
+        const more = added.length > 1 ? ` and ${added.length - 1} more` : ""
+        const moved = `${text !== undefined ? "its previous content was put back and this version" : "the file"} was moved to ${SecurityAccess.display(root, aside)}`
+        const gained = shell ? `a shell command (!\`${first}\`${more})` : `a permission grant (${first}${more})`
+        const note = `[security] ${shown} gained ${gained} while a shell command of an earlier OpenCode session ran, which ended before that command did (OpenCode quit, crashed or was killed), so no session checked it: ${moved}. If you added it yourself, put it back: it is kept from now on.`
+        log.warn(note)
+        startNotes.push(note)
+        startAudit.push({
+          path: file,
+          reason: `a ${shell ? "command or skill template gained a shell command" : "agent definition gained a permission grant"} during a command of a session that ended before the command did; moved aside at start`,
+        })
+      }
+    }
+    /** What the policy allows of definitions, for `recoverTemplates` (undefined: no policy, nothing is checked). */
+    const allowedNow = (state: SecurityConfig.State) => {
+      const config = state.status === "valid" ? state.config : state.status === "invalid" ? state.lastValid : undefined
+      if (state.status === "none") return undefined
+      return {
+        shell: config?.sandbox.allowCommandShell ?? false,
+        agent: config?.sandbox.allowAgentPermissions ?? false,
+      }
+    }
 
     // The sandbox's own state (its entry scripts, which every command's shell reads on the host before bubblewrap
     // starts, its login home, ripgrep's exclusions) is hidden from commands by the sandbox, and from the file tools,
@@ -1162,6 +1261,11 @@ export namespace SecurityGuard {
       writable: hostOpen,
       problems: () => (heldFile ? SecurityHeld.disputes(heldFile) : []),
     })
+    {
+      const allow = allowedNow(watcher.state())
+      if (allow) recoverTemplates(templateRoots, allow)
+    }
+    baseline(templateRoots)
 
     let tree: SecurityTree.Tree | undefined
     /** Set once the first listing's unlisted repositories are recorded (`unlistedRepos`). */
@@ -1242,15 +1346,14 @@ export namespace SecurityGuard {
         derived = { ...compiled, version: watcher.version, indexVersion: index.version, audit }
         announce(state)
         if (startAudit.length && audit) {
-          for (const p of startAudit)
+          for (const { path: p, reason } of startAudit)
             audit.logSecurityEvent({
               action: "refuse",
               source: "builtin-tool",
               tool: "shell",
               role: compiled.role,
               path: SecurityAccess.display(root, p),
-              reason:
-                "a held link was changed by a command of a session that ended before the command did; put back at start",
+              reason,
             })
           startAudit = []
         }
@@ -2611,6 +2714,8 @@ export namespace SecurityGuard {
         deferred.delete(key)
         notes.push(...work(d))
       }
+      // The repairs ran: a record of the definitions as they were before the commands is no longer needed.
+      disarmHeld()
       return notes
     }
     const armRepairTimer = () => {
@@ -3235,6 +3340,8 @@ export namespace SecurityGuard {
           .map((r) => ({ ...r, folder: path.resolve(r.folder) }))
           .filter((r) => !templateRoots.some((t) => t.folder === r.folder && t.kind === r.kind))
         if (!fresh.length) return
+        const allow = allowedNow(watcher.state())
+        if (allow) recoverTemplates(fresh, allow)
         baseline(fresh)
         templateRoots.push(...fresh)
       },

@@ -313,3 +313,155 @@ export namespace SecurityHeld {
     return out
   }
 }
+
+/**
+ * The watched definitions across sessions (S5-5). Templates and watched `package.json` files a command changes are put
+ * back once no command runs; a session that ends during a command (OpenCode quit, crashed or was killed) never gets
+ * there, and the next start would take what the command planted as the user's. So before each command the layer
+ * records, next to the held links, the state it knows of them (stamp, what in them reaches past the sandbox, and the
+ * text to put back when kept), and forgets it once no command runs and the repairs ran. A record left behind is
+ * compared with the disk at the next start, before the definitions are taken as they are.
+ */
+export namespace SecurityWatched {
+  export const VERSION = 1
+
+  export type Template = { stamp: string; kind: string; risks: string[]; text?: string }
+  export type Bins = { stamp: string; bins: string[]; allowed: string[]; text?: string }
+  export type Session = {
+    pid: number
+    at: number
+    /** Template roots watched when the record was written: a file under one that the record does not name is new. */
+    roots: { folder: string; kind: string }[]
+    templates: Record<string, Template>
+    bins: Record<string, Bins>
+  }
+  type Record_ = { version: number; root: string; sessions: Record<string, Session> }
+
+  export function file(stateDir: string, root: string): string {
+    return SecurityHeld.file(stateDir, root).replace(/\.json$/, ".watched.json")
+  }
+
+  function read(at: string): Record_ | undefined {
+    let st: fs.Stats
+    try {
+      st = fs.lstatSync(at)
+    } catch {
+      return undefined
+    }
+    if (!st.isFile()) throw new Error(`${at} is not a regular file`)
+    if (process.getuid && st.uid !== process.getuid()) throw new Error(`${at} belongs to another user`)
+    const parsed = JSON.parse(fs.readFileSync(at, "utf8")) as Partial<Record_>
+    if (parsed.version !== VERSION || typeof parsed.sessions !== "object" || !parsed.sessions)
+      throw new Error(`${at} is not a record of watched definitions (version ${VERSION})`)
+    return { version: VERSION, root: String(parsed.root ?? ""), sessions: parsed.sessions }
+  }
+
+  function write(at: string, record: Record_) {
+    if (!Object.keys(record.sessions).length) {
+      fs.rmSync(at, { force: true })
+      return
+    }
+    const tmp = `${at}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
+    fs.writeFileSync(tmp, JSON.stringify(record), { mode: 0o600, flag: "wx" })
+    fs.renameSync(tmp, at)
+  }
+
+  const safeRead = (at: string) => {
+    try {
+      return read(at)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Records, before a command runs, the definitions `session` knows as they were last checked. */
+  export function arm(at: string, root: string, session: string, state: Omit<Session, "pid" | "at">, now: number) {
+    const record = safeRead(at) ?? { version: VERSION, root, sessions: {} }
+    record.sessions[session] = { pid: process.pid, at: now, ...state }
+    write(at, record)
+  }
+
+  /** No command of `session` runs any more and its repairs ran. */
+  export function disarm(at: string, session: string) {
+    const record = safeRead(at)
+    if (!record || !record.sessions[session]) return
+    delete record.sessions[session]
+    write(at, record)
+  }
+
+  export type Left = {
+    /** The state sessions that ended during a command recorded, merged (the first record of a path wins). */
+    roots: { folder: string; kind: string }[]
+    templates: Map<string, Template>
+    bins: Map<string, Bins>
+    problem?: string
+  }
+
+  /**
+   * At start: what sessions that may have ended during a command recorded, taken out of the record (the caller compares
+   * it with the disk now). Sessions of other processes still running keep their entry (they disarm it themselves).
+   * An unreadable record is moved aside.
+   */
+  export function take(at: string, now: number): Left | undefined {
+    let record: Record_ | undefined
+    try {
+      record = read(at)
+    } catch (error) {
+      const aside = `${at}.unreadable-${now}`
+      try {
+        fs.renameSync(at, aside)
+      } catch {
+        // Left in place.
+      }
+      return {
+        roots: [],
+        templates: new Map(),
+        bins: new Map(),
+        problem: `the record of watched definitions ${at} could not be read (${error instanceof Error ? error.message : String(error)}); it was moved to ${aside}`,
+      }
+    }
+    if (!record) return undefined
+    const out: Left = { roots: [], templates: new Map(), bins: new Map() }
+    for (const [key, session] of Object.entries(record.sessions)) {
+      if (!session || typeof session !== "object") {
+        delete record.sessions[key]
+        continue
+      }
+      for (const r of Array.isArray(session.roots) ? session.roots : [])
+        if (r && typeof r.folder === "string" && typeof r.kind === "string") out.roots.push(r)
+      for (const [p, t] of Object.entries(session.templates ?? {}))
+        if (!out.templates.has(p) && t && typeof t.stamp === "string" && Array.isArray(t.risks))
+          out.templates.set(p, {
+            stamp: t.stamp,
+            kind: String(t.kind),
+            risks: t.risks.map(String),
+            text: typeof t.text === "string" ? t.text : undefined,
+          })
+      for (const [p, b] of Object.entries(session.bins ?? {}))
+        if (!out.bins.has(p) && b && typeof b.stamp === "string" && Array.isArray(b.bins) && Array.isArray(b.allowed))
+          out.bins.set(p, {
+            stamp: b.stamp,
+            bins: b.bins.map(String),
+            allowed: b.allowed.map(String),
+            text: typeof b.text === "string" ? b.text : undefined,
+          })
+      if (session.pid === process.pid || typeof session.pid !== "number" || !alive(session.pid))
+        delete record.sessions[key]
+    }
+    try {
+      write(at, record)
+    } catch (error) {
+      out.problem = `could not update the record of watched definitions ${at}: ${error instanceof Error ? error.message : String(error)}`
+    }
+    return out
+  }
+
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "EPERM"
+    }
+  }
+}
