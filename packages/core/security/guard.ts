@@ -3332,6 +3332,38 @@ export namespace SecurityGuard {
             for (const b of bins) known.bins.add(b)
             continue
           }
+          const left = leftWatched?.bins.get(at)
+          const added =
+            left && left.stamp !== stampOf(at) && allowedNow(watcher.state())
+              ? present.filter((b) => left.bins.includes(b) && !left.allowed.includes(b))
+              : []
+          if (added.length && SecurityPath.movable(at, ownFolders)) {
+            // A session that ended during a command recorded this file without these bins (see `recoverTemplates`).
+            const aside = `${at}.blocked-by-security-${now()}`
+            try {
+              fs.renameSync(at, aside)
+              if (left!.text !== undefined) SecurityPath.replace(at, left!.text)
+              const moved = `${left!.text !== undefined ? "its previous content was put back and this version" : "the file"} was moved to ${SecurityAccess.display(root, aside)}`
+              const note = `[security] ${SecurityAccess.display(root, at)} gained a bin named ${added.join(", ")} while a shell command of an earlier OpenCode session ran, which ended before that command did (OpenCode quit, crashed or was killed), so no session checked it. OpenCode starts a local MCP server with npx ${added[0]}, outside the sandbox, and npm would run this bin, so ${moved}. If you added it yourself, put it back: it is kept from now on.`
+              log.warn(note)
+              startNotes.push(note)
+              startAudit.push({
+                path: at,
+                reason:
+                  "a package.json gained a bin a local MCP server runs during a command of a session that ended before the command did; moved aside at start",
+              })
+              const kept = left!.text
+              packageBins.set(at, {
+                bins: new Set(bins),
+                allowed: new Set(kept === undefined ? [] : SecurityMcp.declaredBins(kept, bins)),
+                text: kept,
+                stamp: stampOf(at),
+              })
+              continue
+            } catch (error) {
+              log.error(`could not put back ${at}: ${error instanceof Error ? error.message : String(error)}`)
+            }
+          }
           packageBins.set(at, { bins: new Set(bins), allowed: new Set(present), text, stamp: stampOf(at) })
         }
       },
