@@ -172,6 +172,24 @@ export const SecurityFeature: BuiltinFeature & {
         guard.protectHost(await SecurityFeature.configuredHostFiles(c, host.directory))
         // The package.json files whose own bin `npx <name>` would run: a bin of that name they gain is undone.
         guard.watchPackageBins(SecurityMcp.packageBins(c.mcp, { directory: host.directory }))
+        // Definitions a command of a session that ended mid-command left changed were moved aside at this start, but
+        // OpenCode may have read them already: out of the live configuration for this session (S5-5).
+        const live = cfg as {
+          command?: Record<string, unknown>
+          agent?: Record<string, unknown>
+          mode?: Record<string, unknown>
+        }
+        for (const { kind, name } of guard.recoveredDefinitions()) {
+          const tables =
+            kind === "command" ? [live.command] : kind === "agent" || kind === "mode" ? [live.agent, live.mode] : []
+          for (const table of tables)
+            if (table && typeof table === "object" && name in table) {
+              delete table[name]
+              log.warn(
+                `[security] the ${kind} "${name}" was moved aside at start (changed during a command of a session that ended before the command did): it is left out of this session`,
+              )
+            }
+        }
         locateConfig = { skills: c.skills, agent: c.agent }
         // Skill folders only the configuration names: their templates may not gain a shell command either.
         const skillPaths = DiscoveryLocate.VERSIONS.flatMap((v) =>

@@ -260,6 +260,12 @@ export namespace SecurityGuard {
      */
     watchTemplates(roots: SecurityTemplates.Root[]): void
     /**
+     * Definitions moved aside at start because a session that ended during a command left them changed (S5-5), by kind
+     * and the name OpenCode gives them (path below the root, without `.md`): OpenCode may have read them before this
+     * layer started, so the configuration hook takes them out of the live configuration for this session.
+     */
+    recoveredDefinitions(): { kind: SecurityTemplates.Root["kind"]; name: string }[]
+    /**
      * `package.json` files that stay writable but may not gain a `bin` of these names (npm exec runs it for a local
      * MCP server started as `npx <name>`): the bins they declare now are the user's; one a call adds is undone (the
      * previous content put back, the agent's version moved aside).
@@ -1184,6 +1190,7 @@ export namespace SecurityGuard {
      * recorded content put back, as `templatesChanged` would have after that command. Only files listed under the
      * roots the configuration has are considered: a record's other paths are never acted on.
      */
+    const recoveredDefs: { kind: SecurityTemplates.Root["kind"]; name: string }[] = []
     const recoverTemplates = (roots: readonly SecurityTemplates.Root[], allow: { shell: boolean; agent: boolean }) => {
       if (!leftWatched) return
       for (const [file, kind] of SecurityTemplates.list(roots).kinds) {
@@ -1206,6 +1213,16 @@ export namespace SecurityGuard {
           log.error(`could not put back ${file}: ${error instanceof Error ? error.message : String(error)}`)
           continue
         }
+        const under = roots.find((r) => r.kind === kind && SecurityPath.isInside(file, r.folder))
+        if (under)
+          recoveredDefs.push({
+            kind,
+            name: path
+              .relative(under.folder, kind === "skill" ? path.dirname(file) : file)
+              .replace(/\.md$/, "")
+              .split(path.sep)
+              .join("/"),
+          })
         const first = added[0]!.length > 80 ? `${added[0]!.slice(0, 77)}...` : added[0]!
         const more = added.length > 1 ? ` and ${added.length - 1} more` : ""
         const moved = `${text !== undefined ? "its previous content was put back and this version" : "the file"} was moved to ${SecurityAccess.display(root, aside)}`
@@ -3366,6 +3383,9 @@ export namespace SecurityGuard {
           }
           packageBins.set(at, { bins: new Set(bins), allowed: new Set(present), text, stamp: stampOf(at) })
         }
+      },
+      recoveredDefinitions() {
+        return [...recoveredDefs]
       },
       watchTemplates(roots) {
         const fresh = roots

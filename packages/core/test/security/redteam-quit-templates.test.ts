@@ -51,6 +51,13 @@ for (const route of ROUTES) {
           expect(moved.length).toBe(1)
           expect(fs.readFileSync(path.join(folder, moved[0]!), "utf8")).toBe(PLANTED)
           expect(aside(folder, "review.md").length).toBe(1)
+          if (route === "plugin") {
+            // OpenCode read the definitions before the plugin started: the configuration hook takes them out of the
+            // live configuration (stock OpenCode then has no /deploy, /review in this session).
+            const cfg = { command: { deploy: { template: "x" }, review: { template: "y" }, other: { template: "z" } } }
+            await s2.hooks.config!(cfg)
+            expect(["deploy", "review", "other"].filter((n) => n in cfg.command)).toEqual(["other"])
+          }
           const r = await s2.call("read", { filePath: "README.md" })
           expect(r.output).toContain(".opencode/command/deploy.md gained a shell command")
           expect(r.output).toContain(".opencode/command/review.md gained a shell command")
