@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { SecurityConfig } from "../../security/config"
-import { SecurityHeld } from "../../security/held"
+import { SecurityHeld, SecurityWatched } from "../../security/held"
 import { tmpdir } from "../fixture"
 
 const POLICY = '{"version":"1.0","rules":[{"pattern":"secrets/**","type":"directory","deniedOperations":["read"]}]}'
@@ -196,5 +196,43 @@ describe("SecurityHeld.recover trusts no entry blindly", () => {
     expect(r.disputed).toBe(0)
     expect(r.ignored.map((i) => i.path)).toEqual([keys])
     expect(SecurityHeld.disputes(t.record)).toEqual([])
+  })
+})
+
+describe("SecurityWatched", () => {
+  const state = (file: string) => ({
+    roots: [{ folder: path.dirname(file), kind: "command" }],
+    templates: { [file]: { stamp: "1:2:3:4", kind: "command", risks: [], text: "kept\n" } },
+    bins: {},
+  })
+
+  test("a record armed and not disarmed is taken once at the next start; disarmed, nothing is left", async () => {
+    await using t = await setup()
+    const record = SecurityWatched.file(t.folder, t.root)
+    expect(record).not.toBe(t.record)
+    const file = path.join(t.root, ".opencode/command/deploy.md")
+    SecurityWatched.arm(record, t.root, "s1", state(file), 1)
+    // Written whole by a rename: no temporary file is left beside it.
+    expect(fs.readdirSync(t.folder).filter((f) => f.endsWith(".tmp"))).toEqual([])
+    const left = SecurityWatched.take(record, 5)!
+    expect(left.templates.get(file)).toEqual({ stamp: "1:2:3:4", kind: "command", risks: [], text: "kept\n" })
+    expect(left.roots).toEqual([{ folder: path.dirname(file), kind: "command" }])
+    // This process's sessions (and ended ones) are dropped once taken: the next start does not act on them again.
+    expect(fs.existsSync(record)).toBe(false)
+    expect(SecurityWatched.take(record, 6)).toBeUndefined()
+    SecurityWatched.arm(record, t.root, "s2", state(file), 7)
+    SecurityWatched.disarm(record, "s2")
+    expect(fs.existsSync(record)).toBe(false)
+  })
+
+  test("an unreadable record is moved aside and said, never acted on", async () => {
+    await using t = await setup()
+    const record = SecurityWatched.file(t.folder, t.root)
+    fs.writeFileSync(record, "{not json")
+    const left = SecurityWatched.take(record, 9)!
+    expect(left.problem).toContain("could not be read")
+    expect(left.templates.size).toBe(0)
+    expect(fs.existsSync(record)).toBe(false)
+    expect(fs.existsSync(`${record}.unreadable-9`)).toBe(true)
   })
 })
