@@ -42,7 +42,14 @@ export namespace SecurityHeld {
     return stateDir
   }
 
-  function read(at: string): Record_ | undefined {
+  /**
+   * The text of a record the layer keeps in its state folder, undefined when there is none; throws when it is not a
+   * regular file of this user in a folder of this user (not one the layer wrote).
+   *
+   * @example
+   * SecurityHeld.ownText(SecurityHeld.file(folder, root)) // undefined before the first command
+   */
+  export function ownText(at: string): string | undefined {
     let st: fs.Stats
     try {
       st = fs.lstatSync(at)
@@ -54,7 +61,13 @@ export namespace SecurityHeld {
     const dir = fs.lstatSync(path.dirname(at))
     if (!dir.isDirectory() || (process.getuid && dir.uid !== process.getuid()))
       throw new Error(`${path.dirname(at)} is not a private folder of this user`)
-    const parsed = JSON.parse(fs.readFileSync(at, "utf8")) as Partial<Record_>
+    return fs.readFileSync(at, "utf8")
+  }
+
+  function read(at: string): Record_ | undefined {
+    const text = ownText(at)
+    if (text === undefined) return undefined
+    const parsed = JSON.parse(text) as Partial<Record_>
     if (parsed.version !== VERSION || typeof parsed.sessions !== "object" || !parsed.sessions)
       throw new Error(`${at} is not a record of held links (version ${VERSION})`)
     return {
@@ -342,15 +355,9 @@ export namespace SecurityWatched {
   }
 
   function read(at: string): Record_ | undefined {
-    let st: fs.Stats
-    try {
-      st = fs.lstatSync(at)
-    } catch {
-      return undefined
-    }
-    if (!st.isFile()) throw new Error(`${at} is not a regular file`)
-    if (process.getuid && st.uid !== process.getuid()) throw new Error(`${at} belongs to another user`)
-    const parsed = JSON.parse(fs.readFileSync(at, "utf8")) as Partial<Record_>
+    const text = SecurityHeld.ownText(at)
+    if (text === undefined) return undefined
+    const parsed = JSON.parse(text) as Partial<Record_>
     if (parsed.version !== VERSION || typeof parsed.sessions !== "object" || !parsed.sessions)
       throw new Error(`${at} is not a record of watched definitions (version ${VERSION})`)
     return { version: VERSION, root: String(parsed.root ?? ""), sessions: parsed.sessions }
