@@ -1093,16 +1093,13 @@ export namespace SecurityGuard {
       return undefined
     }
     /**
-     * What a repair of `file` renames aside: the file itself; through a folder link, the file it leads to when that
-     * lies in the project, else the link (a file outside the project is the user's, never moved nor written).
+     * What a repair of `file` renames aside: the file itself, or the folder link it was reached through. Never the file
+     * a link leads to: outside the project it is the user's (their global commands), inside it may be a protected file
+     * whose new name (`….blocked-by-security-…`) no rule would match any more.
      */
     const repairTarget = (file: string): { move: string; putBack: boolean } => {
       const link = linkInChain(file)
-      if (!link) return { move: file, putBack: true }
-      const real = realOrAsIs(file)
-      return SecurityPath.isInside(real, root) && real !== root
-        ? { move: real, putBack: false }
-        : { move: link, putBack: false }
+      return link ? { move: link, putBack: false } : { move: file, putBack: true }
     }
     const readTemplate = (file: string, kind: Template["kind"]): Template | undefined => {
       try {

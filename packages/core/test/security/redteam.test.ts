@@ -1606,6 +1606,14 @@ for f in glob.glob('.git/objects/*/*'):
         await box.s.call("todowrite", { todos: [] })
         expect(fs.readFileSync(path.join(global, "deploy.md"), "utf8")).toBe(mine)
         expect(fs.readdirSync(global)).toEqual(["deploy.md"])
+        // A protected page of the project whose text holds a shell line, reached through a folder link: renamed
+        // aside, no rule would match its new name; the link goes instead.
+        fs.writeFileSync(box.dir.file("docs/private.md"), "# Private\nRun !`make release` to ship the roadmap.\n")
+        const docs = await box.s.bash(`ln -s ../../$(printf do; printf cs) .opencode/command/d && echo LINKED`)
+        if (docs.refused) expectTyped(docs)
+        await box.s.call("todowrite", { todos: [] })
+        expect(fs.readdirSync(box.dir.file("docs")).filter((n) => n.startsWith("private.md"))).toEqual(["private.md"])
+        expect(fs.existsSync(box.dir.file(".opencode/command/d"))).toBe(false)
       })
 
       test("templates without new shell commands are ordinary files; allowCommandShell lets them gain some", async () => {
