@@ -1,10 +1,9 @@
 import { existsSync, readFileSync, statSync } from "fs"
 import { createRequire } from "module"
-import os from "os"
 import path from "path"
-import { parse as parseJsonc } from "jsonc-parser"
 import z from "zod"
 import { NamedError } from "../util/error"
+import { OpenCodeConfig } from "../util/opencode-config"
 
 /**
  * Which language server handles a file, and how to start it: a small catalog of well-known servers merged with
@@ -305,47 +304,19 @@ export namespace LspServers {
   }
 
   /**
-   * OpenCode's `lsp` setting from its configuration files, later ones winning entry by entry: the global
-   * `~/.config/opencode/{config.json,opencode.json,opencode.jsonc}`, `OPENCODE_CONFIG`, `opencode.json[c]` from the
-   * worktree down to the directory, `.opencode/opencode.json[c]` likewise, then `OPENCODE_CONFIG_CONTENT`.
+   * OpenCode's `lsp` setting from its configuration files (`OpenCodeConfig.sources`: the global ones, `OPENCODE_CONFIG`,
+   * the project's from the worktree down, `OPENCODE_CONFIG_CONTENT`), later ones winning entry by entry.
    */
   export function read(input: Input): { config: unknown; source: string } {
-    const env = input.env ?? process.env
-    const home = env.HOME || os.homedir()
-    const configHome = env.XDG_CONFIG_HOME || path.join(home, ".config")
-    const files: string[] = ["config.json", "opencode.json", "opencode.jsonc"].map((f) =>
-      path.join(configHome, "opencode", f),
-    )
-    if (env.OPENCODE_CONFIG) files.push(env.OPENCODE_CONFIG)
-    const dirs: string[] = []
-    const top = path.resolve(input.worktree || input.directory)
-    for (let dir = path.resolve(input.directory); ; dir = path.dirname(dir)) {
-      dirs.unshift(dir)
-      if (dir === top || dir === path.dirname(dir) || !isInside(dir, top)) break
-    }
-    for (const dir of dirs) files.push(path.join(dir, "opencode.json"), path.join(dir, "opencode.jsonc"))
-    for (const dir of dirs)
-      files.push(path.join(dir, ".opencode", "opencode.json"), path.join(dir, ".opencode", "opencode.jsonc"))
     let config: unknown = undefined
     let source = "the default (no lsp setting)"
-    const apply = (value: unknown, from: string) => {
-      if (value === undefined) return
-      source = from
+    for (const read of OpenCodeConfig.sources({ ...input, env: input.env ?? process.env }).sources) {
+      const value = read.config.lsp
+      if (value === undefined) continue
+      source = read.file
       if (value && typeof value === "object" && config && typeof config === "object")
         config = { ...(config as object), ...(value as object) }
       else config = value
-    }
-    for (const file of files) {
-      if (!existsSync(file)) continue
-      try {
-        const parsed = parseJsonc(readFileSync(file, "utf8"), [], { allowTrailingComma: true })
-        apply(parsed?.lsp, file)
-      } catch {}
-    }
-    if (env.OPENCODE_CONFIG_CONTENT) {
-      try {
-        apply(parseJsonc(env.OPENCODE_CONFIG_CONTENT)?.lsp, "OPENCODE_CONFIG_CONTENT")
-      } catch {}
     }
     return { config, source }
   }
