@@ -71,5 +71,39 @@ for (const target of targets()) {
       },
       TIMEOUT,
     )
+    test(
+      "what OpenCode's configuration turns off or denies is not suggested: a disabled agent, a denied skill",
+      async () => {
+        const server = ModelServer.start([ModelServer.text("Noted.")])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: PROJECT,
+          config: {
+            agent: { "release-manager": { disable: true } },
+            permission: { skill: { "release-*": "deny" } },
+          },
+        })
+        for (const [rel, text] of Object.entries(HOME)) {
+          await fs.mkdir(path.dirname(path.join(project.home, rel)), { recursive: true })
+          await fs.writeFile(path.join(project.home, rel), text)
+        }
+        try {
+          const result = await Harness.run(
+            project,
+            server,
+            "Please tag and ship the release today, with its release notes",
+          )
+          expect(result.exitCode).toBe(0)
+          const user = ModelServer.userTexts(server.turns()[0]).join("\n")
+          // The resource still matches (the control); the agent and the skill OpenCode would refuse are not offered.
+          expect(user).toContain("- ship-release: Cut, tag and publish a release of the service")
+          expect(user).not.toContain("release-manager")
+          expect(user).not.toContain("release-notes")
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
   })
 }

@@ -12,12 +12,16 @@ import { DiscoveryFormat } from "./format"
 import { Discovery } from "./schema"
 
 const USAGE = `usage:
-  opencode-builtins discover "<prompt>" [--json]
+  opencode-builtins discover "<prompt>" [--agent <name>] [--json]
       What discovery suggests for <prompt> in the current directory: the matched agents, commands, skills, output
       styles and project resources, and the text added to the prompt. --json prints the DynamicDiscoveryResult.
-  opencode-builtins discover --list [--json]
-      Everything discovered (after precedence), with shadowed entries, skipped files and slow or broken folders.
-Honours the "discovery" (and "resources") section of .opencode/opencode-builtins.json. With a
+  opencode-builtins discover --list [--agent <name>] [--json]
+      Everything discovered (after precedence), with shadowed entries, entries OpenCode's configuration turns off or
+      denies, skipped files and slow or broken folders.
+--agent: the OpenCode agent the prompt goes to, whose permission.skill and permission.task rules apply (default: the
+configuration's default_agent, else build).
+Honours the "discovery" (and "resources") section of .opencode/opencode-builtins.json, and what OpenCode's own
+configuration (opencode.json[c]) says of agents, commands and skills. With a
 .opencode-security.json policy, what it protects (read or llm, for its lowest role) is not shown.
 Parsed definitions are cached in ${DiscoveryCacheFile.NAME} of the project's .opencode/builtins-local/ folder (deleting it
 is safe: it is rebuilt on the next run).
@@ -35,7 +39,12 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   try {
     args = parseArgs({
       args: argv,
-      options: { json: { type: "boolean" }, list: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: {
+        json: { type: "boolean" },
+        list: { type: "boolean" },
+        agent: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
       allowPositionals: true,
       strict: true,
     })
@@ -51,6 +60,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
   if (args.values.list && prompt) {
     io.err(`discover: --list takes no prompt\n\n${USAGE}`)
+    return Exit.usage
+  }
+  const agent = args.values.agent?.trim()
+  if (args.values.agent !== undefined && !agent) {
+    io.err(`discover: --agent needs an agent's name\n\n${USAGE}`)
     return Exit.usage
   }
 
@@ -76,8 +90,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       cacheFile: DiscoveryCacheFile.location(io.cwd, worktree),
     })
     try {
-      if (args.values.list) return await list(engine, io, args.values.json === true)
-      const result = await engine.gather(prompt)
+      if (args.values.list) return await list(engine, io, args.values.json === true, agent)
+      const result = await engine.gather(prompt, { agent })
       if (args.values.json) io.out(JSON.stringify(result, null, 2) + "\n")
       else io.out(human(result))
       return result.skipReason === "timeout" || result.skipReason === "filesystem_error" ? Exit.findings : Exit.ok
@@ -90,8 +104,13 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-async function list(engine: DynamicDiscovery.Engine, io: CliIO, json: boolean): Promise<number> {
-  const cat = await engine.catalogue()
+async function list(
+  engine: DynamicDiscovery.Engine,
+  io: CliIO,
+  json: boolean,
+  agent: string | undefined,
+): Promise<number> {
+  const cat = await engine.catalogue({ agent })
   if (json) {
     const { scans: _scans, ...rest } = cat
     io.out(JSON.stringify(rest, null, 2) + "\n")
@@ -108,6 +127,8 @@ async function list(engine: DynamicDiscovery.Engine, io: CliIO, json: boolean): 
     }
     for (const s of cat.shadowed)
       io.out(`shadowed  ${DiscoveryFormat.display(s.item.filePath)} (by ${DiscoveryFormat.display(s.by)})\n`)
+    for (const l of cat.left)
+      io.out(`left out  ${TITLES[l.item.resourceType].toLowerCase().replace(/s$/, "")} ${l.item.name}: ${l.reason}\n`)
     io.out(footer(cat.stats, cat.degraded, cat.problems))
   }
   return cat.degraded.length && cat.items.length + cat.resources.length === 0 ? Exit.findings : Exit.ok

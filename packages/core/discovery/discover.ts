@@ -2,6 +2,7 @@ import crypto from "crypto"
 import { ResourceAccess } from "../resource/access"
 import { errorMessage } from "../util/error"
 import { Logger } from "../util/log"
+import { OpenCodeConfig } from "../util/opencode-config"
 import { DiscoveryCache, DiscoveryCacheFile } from "./cache"
 import { DiscoveryDirectories } from "./directories"
 import { Keywords } from "./keywords"
@@ -10,6 +11,7 @@ import { DiscoveryParse } from "./parse"
 import { MemoryThink } from "./memory-think"
 import { DiscoveryScan } from "./scan"
 import { Discovery } from "./schema"
+import { DiscoverySettings } from "./settings"
 
 /**
  * Dynamic context discovery: scans the agent, command, skill and output-style directories (in parallel, within
@@ -54,7 +56,10 @@ export namespace DynamicDiscovery {
   }
 
   /** The security check of one call; `access: undefined` given explicitly means none, whatever `Init.host` says. */
-  export type CallOptions = ResourceAccess.Source
+  export type CallOptions = ResourceAccess.Source & {
+    /** The agent the prompt is sent to (OpenCode's `chat.message` input): whose permissions decide (see `DiscoverySettings`). */
+    agent?: string
+  }
 
   export type Catalogue = {
     /** Discovered items after precedence, in precedence order. */
@@ -63,6 +68,8 @@ export namespace DynamicDiscovery {
     scans: Discovery.ScanResult[]
     /** Items hidden by one of the same type and name with higher precedence. */
     shadowed: { item: Discovery.DiscoveredItem; by: string }[]
+    /** Items OpenCode's configuration turns off or denies the prompting agent (`DiscoverySettings`), with the reason. */
+    left: DiscoverySettings.Left[]
     degraded: Discovery.Degraded[]
     /** Files and resources skipped, with the reason. */
     problems: Discovery.FileProblem[]
@@ -133,15 +140,17 @@ export namespace DynamicDiscovery {
       }
       degraded.push(...provided.degraded)
       problems.push(...provided.problems)
+      const configured = await configure(items, options.agent, problems)
       return {
-        items,
+        items: configured.items,
         resources: provided.resources,
         scans,
         shadowed,
+        left: configured.left,
         degraded,
         problems,
         stats: {
-          discovered: items.length,
+          discovered: configured.items.length,
           resources: provided.resources.length,
           directories: scans.filter((s) => s.directory.exists).length,
           cacheHits: scans.reduce((n, s) => n + s.cacheHits, 0),
@@ -149,6 +158,35 @@ export namespace DynamicDiscovery {
           durationMs: Math.round((performance.now() - started) * 100) / 100,
         },
       }
+    }
+
+    let settings: { configs: object[]; settings: DiscoverySettings.Settings } | undefined
+
+    /**
+     * `items` as OpenCode's configuration leaves them for `agent` (`DiscoverySettings.decide`), with the agents and
+     * commands defined there added; one from a configuration the host's check protects is left out. A configuration
+     * that does not parse is reported in `problems` and read as absent.
+     */
+    async function configure(
+      items: Discovery.DiscoveredItem[],
+      agent: string | undefined,
+      problems: Discovery.FileProblem[],
+    ): Promise<{ items: Discovery.DiscoveredItem[]; left: DiscoverySettings.Left[] }> {
+      const env = init.env ?? process.env
+      const read = OpenCodeConfig.sources({ directory: init.directory, worktree: init.worktree, env })
+      for (const p of read.problems)
+        problems.push({ path: p.file, error: `OpenCode configuration not read: ${p.error}` })
+      const configs = read.sources.map((s) => s.config)
+      if (!settings || settings.configs.length !== configs.length || settings.configs.some((c, i) => c !== configs[i]))
+        settings = { configs, settings: DiscoverySettings.from(read.sources) }
+      const now = settings.settings
+      let defined = DiscoverySettings.defined(now, { configHome: DiscoverySettings.configHome(env) })
+      if (defined.length && access.active()) {
+        const denied = await access.denied(defined.map((d) => ({ path: d.filePath })))
+        defined = defined.filter((d) => !denied.has(d.filePath))
+      }
+      if (!defined.length && !now.agents.size && !now.rules.length) return { items, left: [] }
+      return DiscoverySettings.decide(items, defined, now, agent)
     }
 
     async function loadResources(): Promise<{
@@ -522,6 +560,10 @@ export namespace DynamicDiscovery {
   function fingerprint(cat: Pick<Catalogue, "items" | "resources">, cache: DiscoveryCache): string | undefined {
     const hash = crypto.createHash("sha256")
     for (const item of cat.items) {
+      if (DiscoverySettings.isDefined(item)) {
+        hash.update(JSON.stringify([item, DiscoveryParse.body(item)])).update("\n")
+        continue
+      }
       const stamp = cache.stampOf(item.filePath)
       if (!stamp?.settled || cache.peek(item.filePath)?.content !== item) return undefined
       hash.update(`${item.filePath}\u0000${stamp.mtimeMs}:${stamp.ctimeMs}:${stamp.size}:${stamp.ino}\n`)

@@ -41,7 +41,7 @@ export namespace DiscoveryHooks {
   ) {
     const log = options.log ?? Logger.silent
     return {
-      "chat.message": async (input: { sessionID: string; messageID?: string }, output: Output) => {
+      "chat.message": async (input: { sessionID: string; messageID?: string; agent?: string }, output: Output) => {
         try {
           const prompt = promptText(output.parts)
           if (!prompt) return
@@ -51,6 +51,7 @@ export namespace DiscoveryHooks {
             access: host?.access,
             accessVersion: host?.accessVersion,
             segments: host?.segments,
+            agent: typeof input.agent === "string" ? input.agent : undefined,
           })
           if (!result.success || !result.context) {
             if (result.skipReason && result.skipReason !== "disabled" && result.skipReason !== "no_resources_found")

@@ -68,12 +68,6 @@ export namespace DiscoveryParse {
     if (rawDescription !== undefined && rawDescription !== null && !isScalar(rawDescription))
       return fail("frontmatter `description` must be text")
 
-    const name = Frontmatter.string(rawName) ?? input.fallbackName
-    const first = lead(fm.body)
-    const fullDescription = (Frontmatter.string(rawDescription) ?? first?.replace("\n", ": ") ?? "").trim()
-    const explicit = Frontmatter.list(fm.data.keywords ?? fm.data.tags)
-    const extracted = Keywords.extract({ name, description: fullDescription, explicit })
-
     const unavailable =
       input.type !== "agent"
         ? undefined
@@ -82,6 +76,59 @@ export namespace DiscoveryParse {
           : fm.data.mode === "primary"
             ? ("primary" as const)
             : undefined
+    const made = make({
+      name: Frontmatter.string(rawName) ?? input.fallbackName,
+      description: Frontmatter.string(rawDescription),
+      explicit: Frontmatter.list(fm.data.keywords ?? fm.data.tags),
+      body: fm.body,
+      unavailable,
+      filePath: input.filePath,
+      type: input.type,
+      source: input.source,
+      origin: input.origin,
+    })
+    if ("error" in made) return fail(made.error)
+    return { success: true, item: made.item, ...(warning ? { warning } : {}) }
+  }
+
+  /**
+   * An item defined by fields rather than a file's text (an agent or command in OpenCode's configuration, whose
+   * `prompt` or `template` is its body), built by the same rules as `parse`. Undefined when the fields make no valid
+   * item (an empty name).
+   *
+   * @example
+   * DiscoveryParse.entry({ name: "reviewer", description: "Reviews diffs", body: "You review code.",
+   *   filePath: "/repo/opencode.json", type: "agent", source: "local", origin: "opencode" })?.name // "reviewer"
+   */
+  export function entry(input: {
+    name: string
+    description: string
+    body: string
+    filePath: string
+    type: Discovery.ResourceType
+    source: Discovery.ResourceSource
+    origin: Discovery.Origin
+  }): Discovery.DiscoveredItem | undefined {
+    const made = make({ ...input, description: input.description || undefined, explicit: undefined })
+    return "item" in made ? made.item : undefined
+  }
+
+  function make(input: {
+    name: string
+    description: string | undefined
+    explicit: string[] | undefined
+    body: string
+    unavailable?: "disabled" | "primary"
+    filePath: string
+    type: Discovery.ResourceType
+    source: Discovery.ResourceSource
+    origin: Discovery.Origin
+  }): { item: Discovery.DiscoveredItem } | { error: string } {
+    const name = input.name
+    const first = lead(input.body)
+    const fullDescription = (input.description ?? first?.replace("\n", ": ") ?? "").trim()
+    const extracted = Keywords.extract({ name, description: fullDescription, explicit: input.explicit })
+    const unavailable = input.unavailable
     const candidate = {
       ...(unavailable ? { unavailable } : {}),
       name,
@@ -94,11 +141,10 @@ export namespace DiscoveryParse {
       source: input.source,
       origin: input.origin,
     }
-    const extra = warning ? { warning } : {}
     // The schema's rules, checked directly for the usual item (a zod parse per file was ~15 % of a cold scan); any
     // item they do not clearly pass goes through the schema, which gives the reasons.
     const trimmed = name.trim()
-    const text = fm.body.slice(0, Discovery.BODY_MAX)
+    const text = input.body.slice(0, Discovery.BODY_MAX)
     if (
       trimmed.length >= 1 &&
       trimmed.length <= Discovery.NAME_MAX &&
@@ -109,10 +155,10 @@ export namespace DiscoveryParse {
       (input.source === "global" || input.source === "local") &&
       (input.origin === "claude" || input.origin === "opencode")
     )
-      return { success: true, item: withBody(Object.freeze({ ...candidate, name: trimmed }), text), ...extra }
+      return { item: withBody(Object.freeze({ ...candidate, name: trimmed }), text) }
     const checked = Discovery.DiscoveredItem.safeParse(candidate)
-    if (!checked.success) return fail(checked.error.issues.map((i) => i.message).join("; "))
-    return { success: true, item: withBody(checked.data, text), ...extra }
+    if (!checked.success) return { error: checked.error.issues.map((i) => i.message).join("; ") }
+    return { item: withBody(checked.data, text) }
   }
 
   /**

@@ -145,4 +145,31 @@ describe("opencode-builtins discover", () => {
     expect(await run(["--help"], help)).toBe(0)
     expect(help.stdout).toContain("--list")
   })
+  test("--agent chooses whose permission rules apply; --list names what OpenCode's configuration leaves out; an empty --agent is bad usage", async () => {
+    await using dir = await project({
+      "project/.claude/skills/release-notes/SKILL.md": md({
+        name: "release-notes",
+        description: "Writes release notes",
+      }),
+      "project/opencode.json": JSON.stringify({
+        agent: { plan: { permission: { skill: { "release-*": "deny" } } }, "release-manager": { disable: true } },
+      }),
+    })
+    const io = () => memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    const build = io()
+    expect(await run(["write the release notes", "--json"], build)).toBe(0)
+    const built = JSON.parse(build.stdout).context
+    expect(built.matchedSkills.map((m: { item: { name: string } }) => m.item.name)).toEqual(["release-notes"])
+    expect(built.matchedAgents).toEqual([])
+    const plan = io()
+    expect(await run(["write the release notes", "--agent", "plan", "--json"], plan)).toBe(0)
+    expect(JSON.parse(plan.stdout).context.matchedSkills).toEqual([])
+    const listed = io()
+    expect(await run(["--list", "--agent", "plan"], listed)).toBe(0)
+    expect(listed.stdout).toContain(`left out  agent release-manager: disabled in ${dir.file("project/opencode.json")}`)
+    expect(listed.stdout).toContain("left out  skill release-notes: denied by permission.skill")
+    const empty = io()
+    expect(await run(["x", "--agent", " "], empty)).toBe(2)
+    expect(empty.stderr).toContain("--agent needs an agent's name")
+  })
 })
