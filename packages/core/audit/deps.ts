@@ -241,7 +241,7 @@ export namespace AuditDeps {
    * Module names that stand for files of the code itself rather than packages: `#name` through the `imports` field of
    * the nearest package.json (Node's subpath imports: conditions as for `exports`, `*` patterns; a target may also be
    * a package name), and tsconfig/jsconfig `paths` aliases (`@/lib/x` with `"@/*": ["src/*"]`, relative to `baseUrl`
-   * or the config's folder; the nearest config up to the package's own folder, `extends` not followed). The resolver
+   * or the config's folder; the nearest config up to the package's own folder, with the options it `extends`). The resolver
    * returns the absolute paths or package names a name stands for, in order, or undefined when it is no alias.
    * Caches live as long as the resolver (one audit).
    *
@@ -264,7 +264,8 @@ export namespace AuditDeps {
       if (!manifests.has(dir)) manifests.set(dir, manifest(dir))
       return manifests.get(dir)
     }
-    // The nearest tsconfig.json or jsconfig.json with `paths`, not above the package's own folder.
+    // The nearest tsconfig.json or jsconfig.json, not above the package's own folder, with `paths` (its own or the
+    // ones it extends).
     const config = (dir: string): { base: string; paths: Record<string, unknown> } | undefined => {
       if (configs.has(dir)) return configs.get(dir)
       let found: { base: string; paths: Record<string, unknown> } | undefined
@@ -273,16 +274,8 @@ export namespace AuditDeps {
         const file = path.join(dir, name)
         if (!existsSync(file)) continue
         here = true
-        let options: { baseUrl?: unknown; paths?: unknown } | undefined
-        try {
-          options = parseJsonc(readFileSync(file, "utf8"))?.compilerOptions
-        } catch {
-          options = undefined
-        }
-        if (options?.paths && typeof options.paths === "object" && !Array.isArray(options.paths)) {
-          const base = typeof options.baseUrl === "string" ? path.resolve(dir, options.baseUrl) : dir
-          found = { base, paths: options.paths as Record<string, unknown> }
-        }
+        const options = compilerPaths(file, new Set())
+        if (options.paths) found = { base: options.baseUrl ?? options.paths.dir, paths: options.paths.map }
         break
       }
       const up = path.dirname(dir)
@@ -306,6 +299,61 @@ export namespace AuditDeps {
       const targets = mapped(found.paths, spec, (v) => (Array.isArray(v) ? v : typeof v === "string" ? [v] : undefined))
       if (!targets?.length) return undefined
       return targets.filter((t): t is string => typeof t === "string").map((t) => path.resolve(found.base, t))
+    }
+  }
+
+  type PathsOptions = { baseUrl?: string; paths?: { map: Record<string, unknown>; dir: string } }
+
+  /**
+   * `baseUrl` (absolute) and `paths` (with the folder of the config that set them) of a tsconfig, following `extends`
+   * as TypeScript does: a relative file (`.json` optional) or a package's config found in `node_modules` up the tree,
+   * a list of them (later ones win), each option taken from the nearest config that sets it. A config that does not
+   * parse, or a cycle, contributes nothing.
+   */
+  function compilerPaths(file: string, seen: Set<string>): PathsOptions {
+    // `seen`: the chain of configs that led here (a cycle stops); siblings of a list each get their own.
+    if (seen.has(file) || seen.size > 16) return {}
+    seen.add(file)
+    let json: { extends?: unknown; compilerOptions?: { baseUrl?: unknown; paths?: unknown } } | undefined
+    try {
+      json = parseJsonc(readFileSync(file, "utf8"))
+    } catch {
+      return {}
+    }
+    const dir = path.dirname(file)
+    let inherited: PathsOptions = {}
+    const parents = Array.isArray(json?.extends) ? json.extends : json?.extends === undefined ? [] : [json.extends]
+    for (const parent of parents) {
+      if (typeof parent !== "string") continue
+      const target = extendsTarget(parent, dir)
+      if (!target) continue
+      const options = compilerPaths(target, new Set(seen))
+      inherited = { baseUrl: options.baseUrl ?? inherited.baseUrl, paths: options.paths ?? inherited.paths }
+    }
+    const own = json?.compilerOptions
+    const paths =
+      own?.paths && typeof own.paths === "object" && !Array.isArray(own.paths)
+        ? { map: own.paths as Record<string, unknown>, dir }
+        : inherited.paths
+    const baseUrl = typeof own?.baseUrl === "string" ? path.resolve(dir, own.baseUrl) : inherited.baseUrl
+    return { baseUrl, paths }
+  }
+
+  /** The file an `extends` value names, from the folder of the config holding it; undefined when none exists. */
+  function extendsTarget(value: string, dir: string): string | undefined {
+    const isFile = (f: string) => {
+      try {
+        return statSync(f).isFile()
+      } catch {
+        return false
+      }
+    }
+    const candidates = (base: string) => [base, `${base}.json`, path.join(base, "tsconfig.json")]
+    if (value.startsWith(".") || path.isAbsolute(value)) return candidates(path.resolve(dir, value)).find(isFile)
+    for (let at = dir; ; at = path.dirname(at)) {
+      const found = candidates(path.join(at, "node_modules", value)).find(isFile)
+      if (found) return found
+      if (path.dirname(at) === at) return undefined
     }
   }
 

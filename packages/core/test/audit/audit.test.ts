@@ -423,6 +423,46 @@ describe("aliases of the code's own files: package.json imports (#name) and tsco
     ])
     expect(report.unaudited).toEqual(["zod"])
   })
+  test("tsconfig paths come through extends: a relative base, a package's config, a list (later wins), a cycle", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("p", { main: "src/index.ts" }),
+      // paths relative to the base's baseUrl, which is relative to the base's own folder
+      "config/tsconfig.base.json":
+        '{ "extends": "./cycle.json", "compilerOptions": { "baseUrl": "..", "paths": { "@/*": ["src/*"] } } }',
+      "config/cycle.json": '{ "extends": "./tsconfig.base", "compilerOptions": { "strict": true } }',
+      "node_modules/@org/tsconfig/tsconfig.json":
+        '{ "extends": "../../../config/cycle.json", "compilerOptions": { "paths": { "~net": ["./missing.ts"] } } }',
+      "tsconfig.json": '{ "extends": ["@org/tsconfig", "./config/cycle.json"], "compilerOptions": {} }',
+      "src/lib/net.ts": "export const send = fetch\nexport const F = Function\n",
+      "src/index.ts": [
+        'import { send, F } from "@/lib/net"',
+        "export default async () => { await send(url); F(code) }",
+      ].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report).filter((f) => f.startsWith("src/index.ts"))).toEqual([
+      "src/index.ts:2:function-constructor",
+      "src/index.ts:2:network-client",
+    ])
+    expect(report.unaudited).toEqual([])
+  })
+
+  test("a config's own paths replace the ones it extends; a base that does not exist or parse adds nothing", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("p", { main: "src/index.ts" }),
+      "base.json": '{ "compilerOptions": { "paths": { "@/*": ["src/*"] } } }',
+      "broken.json": "{ nope",
+      "tsconfig.json":
+        '{ "extends": ["./base.json", "./broken.json", "./absent"], "compilerOptions": { "paths": { "~/*": ["src/*"] } } }',
+      "src/lib/net.ts": "export const F = Function\n",
+      "src/index.ts":
+        'import { F } from "~/lib/net"\nimport { F as G } from "@/lib/net"\nexport default () => { F(code); G(code) }\n',
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report).filter((f) => f.startsWith("src/index.ts"))).toEqual(["src/index.ts:3:function-constructor"])
+    // `@/lib/net` is not an alias any more: it is reported as a package that was not audited.
+    expect(report.unaudited).toEqual(["@/lib"])
+  })
 })
 
 describe("--include-dependencies: Node's resolution from the plugin's folder upward", () => {
