@@ -953,6 +953,14 @@ export namespace PluginAnalysis {
       return [inner, outer]
     }
 
+    /** `<any function>.bind` / `.call` / `.apply` as a value (parentheses and casts looked through): which one. */
+    function borrowedMember(node: SgNode | null | undefined): "bind" | "call" | "apply" | undefined {
+      while (node && TRANSPARENT.has(node.kind() as string)) node = node.children().find((c) => c.isNamed()) ?? null
+      if (node?.kind() !== "member_expression") return undefined
+      const name = node.field("property")?.text()
+      return name === "bind" || name === "call" || name === "apply" ? name : undefined
+    }
+
     /** A call site whose details are computed only if the rule table asks for them. */
     function siteOf(kind: "call" | "new", call: SgNode, callee: SgNode, shift = 0, spread = false): AuditRules.Site {
       let list: SgNode[] | undefined
@@ -1241,6 +1249,20 @@ export namespace PluginAnalysis {
             ) {
               node = call
               continue
+            }
+            // `Reflect.apply(<any function>.bind, F, [t, …])` (or `.call`, `.apply`): F is the `this` of the borrowed
+            // method, as in `<x>.bind.apply(F, [t, …])`.
+            const viaReflect =
+              reflect === "call" && "path" in val && sameNode(arguments_(call!)[1], node)
+                ? borrowedMember(arguments_(call!)[0])
+                : undefined
+            if (viaReflect && "path" in val) {
+              if (viaReflect === "bind") {
+                node = call!
+                continue
+              }
+              finish(call!, val.path, { ...siteOf("call", call!, node, 2, true), firstStringLike: false })
+              return
             }
             const borrowed = "path" in val ? borrowedMethod(callee) : undefined
             if (borrowed && "path" in val && sameNode(arguments_(call!)[0], node)) {

@@ -542,6 +542,11 @@ describe("values followed through aliases, scopes and calls", () => {
       "exports.b = (c) => { const { constructor: F } = function () {}; return F(c)() }",
       "const { constructor } = () => {}\nconstructor(code)()",
       "const { constructor: C = null } = Object\nnew C(code)",
+      // Through Reflect.apply: F is the `this` of the borrowed method.
+      "new (Reflect.apply(Function.prototype.bind, Function, [null, code]))()()",
+      "const F = Reflect.apply(Object.bind, Function, [null, code])\nF()",
+      'Reflect.apply(Function.prototype.call, Function, [null, "return 1"])',
+      'Reflect.apply((noop.apply), Function, [null, ["return 1"]])',
     ])
       expect([code, rules(code)]).toEqual([code, ["critical:function-constructor"]])
     // A borrowed bind of something else, another class's prototype, an object's destructured constructor: not code.
@@ -551,6 +556,8 @@ describe("values followed through aliases, scopes and calls", () => {
       "class K {}\nK.prototype.constructor(1)",
       "const { constructor: C } = Object.prototype\nC(1)",
       "const { constructor: D } = {}\nD(1)",
+      "new (Reflect.apply(Function.prototype.bind, Date, [null, 2020]))()",
+      "Reflect.apply(Function.prototype.toString, Function, [])",
     ])
       expect([code, rules(code)]).toEqual([code, []])
   })
