@@ -260,6 +260,25 @@ export namespace CommentHistoryExtract {
       select: ["--until=2022-01-01", "--no-merges"],
       target: 42,
     },
+    // Added for the twelfth batch (drawn through `draw` by a helper that could not edit this list; entered here so the
+    // batch can be drawn again and later batches skip its commits): four more repositories whose commits credit an AI
+    // assistant the same way (JavaScript and TypeScript in claude-flow, Python in the MCP Python SDK, Rust in turso, Go
+    // in goreleaser), and one human-written control from before 2022 (Ruby in rack).
+    ...(
+      [
+        ["claude-flow", "ruvnet/claude-flow"],
+        ["mcp-python-sdk", "modelcontextprotocol/python-sdk"],
+        ["turso", "tursodatabase/turso"],
+        ["goreleaser", "goreleaser/goreleaser"],
+      ] as const
+    ).map((entry) => ({ ...assistant(entry), target: 42 })),
+    {
+      name: "rack",
+      repo: "rack/rack",
+      style: "human",
+      select: ["--until=2022-01-01", "--no-merges"],
+      target: 42,
+    },
   ]
 
   /**
