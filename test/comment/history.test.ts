@@ -5,9 +5,9 @@ import { CommentHistory } from "./history/history"
 // docs/comment-checker.md). A comment counts as flagged when the checker's note names it; only N (narrating) is a
 // positive. The figures per sensitivity are printed for the first batch's two parts ("tune", "held"), the second
 // batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth"), the sixth ("sixth"), the seventh
-// ("seventh"), the eighth ("eighth"), the ninth ("ninth"), the tenth ("tenth") and the eleventh ("eleventh"), each of
-// the last seven held out when first measured;
-// all are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
+// ("seventh"), the eighth ("eighth"), the ninth ("ninth"), the tenth ("tenth"), the eleventh ("eleventh") and the
+// twelfth ("twelfth"), each of the last eight held out when first measured; all but the twelfth are tuning material
+// now (the docs say when each was held out); their measured floors are checked at `normal`.
 const PARTS = CommentHistory.PARTS
 
 test("comment checker: precision and recall on labelled comments from real history", () => {
@@ -94,6 +94,12 @@ test("comment checker: precision and recall on labelled comments from real histo
   // function header comments").
   expect(results.normal.eleventh.precision).toBeGreaterThanOrEqual(0.68)
   expect(results.normal.eleventh.recall).toBeGreaterThanOrEqual(0.31)
+  // The twelfth batch was drawn and labelled blind by a helper that never read the rules, committed (fcdd3fe) before
+  // the checker ran on it, and measured once in aggregate with the rules unchanged since the tester's round (held out):
+  // 49/52 and 49/70 at normal (strict 50/55 and 50/70, relaxed 42/44 and 42/70). Both goals met on this batch;
+  // measured floors. Its comments have not been read.
+  expect(results.normal.twelfth.precision).toBeGreaterThanOrEqual(0.94)
+  expect(results.normal.twelfth.recall).toBeGreaterThanOrEqual(0.7)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
   for (const part of PARTS) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
