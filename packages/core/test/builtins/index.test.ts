@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
 import { Builtins } from "../../builtins"
+import { BuiltIn } from "../../builtins/registry"
 import type { Host } from "../../host"
 import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
@@ -69,5 +72,20 @@ describe("Builtins.create: the composition root both routes call", () => {
     expect(await h.access!(`${dir.path}/secret.txt`, "read")).toContain("secret.txt")
     expect(typeof h.accessVersion).toBe("function")
     expect(Builtins.has("resource-loader")).toBe(true)
+  })
+})
+
+describe("docs/builtin.md, the page plugin authors read", () => {
+  const doc = fs.readFileSync(path.resolve(import.meta.dir, "../../../../docs/builtin.md"), "utf8")
+
+  test("docs/builtin.md lists every id the registry answers true for, and no other", () => {
+    const documented = [...doc.matchAll(/^\| `([a-z0-9-]+)`\s*\|/gm)].map((m) => m[1])
+    expect(documented.toSorted()).toEqual(BuiltIn.list())
+  })
+
+  test("the registry file it names exists", () => {
+    const named = doc.match(/\(`(packages\/core\/[^`]+)`, `BuiltIn\.FEATURES`\)/)?.[1]
+    expect(named).toBe("packages/core/builtins/registry.ts")
+    expect(fs.existsSync(path.resolve(import.meta.dir, "../../../..", named!))).toBe(true)
   })
 })
