@@ -186,11 +186,27 @@ export namespace BuiltinsMcp {
         const text = await def.execute(before.args, ctx)
         const result = { title: "", output: text, metadata: {} as Record<string, unknown> }
         await hooks["tool.execute.after"]?.({ ...input, args: before.args }, result)
-        return { text: result.output, isError: false }
+        // Judged on the tool's own answer: the security layer may have redacted lines of it since.
+        return { text: result.output, isError: failed(text) }
       } catch (error) {
         return { text: errorMessage(error), isError: true }
       } finally {
         await hooks.event?.({ event: { type: "session.deleted", properties: { info: { id: sessionID } } } })
+      }
+    }
+
+    /**
+     * Whether a tool's answer is a failure it reports as a value: core's tools answer a missing resource or learning with
+     * a JSON object whose `error` names it (`{"error": "ResourceNotFound", "message": …}`), which the model reads; an
+     * MCP client is told through `isError`, as the protocol reports a tool's execution errors.
+     */
+    function failed(text: string): boolean {
+      if (!text.trimStart().startsWith("{") || !text.includes('"error"')) return false
+      try {
+        const value = JSON.parse(text)
+        return typeof value?.error === "string" && value.error.length > 0
+      } catch {
+        return false
       }
     }
 

@@ -174,13 +174,20 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
         const viaPlugin = await plugin.call(name, args)
         const viaMcp = await mcp.call(name, args)
         // The one sentence that differs: over MCP no resource-release tool is offered, so none is pointed to.
-        expect({ name, args, ...viaMcp, text: nonce(viaMcp.text) }).toEqual({
+        expect({ name, args, text: nonce(viaMcp.text) }).toEqual({
           name,
           args,
-          ...viaPlugin,
           text: nonce(viaPlugin.text).replace(" Release with resource-release when no longer needed.", ""),
         })
+        // A missing (or protected) resource or learning is answered as a value the model reads; an MCP client is told
+        // it failed through isError, as the protocol reports a tool's execution errors.
+        const failure = ["payroll", "no-such-thing", "lrn_nonexistent"].includes(String(args.id))
+        expect({ name, args, isError: viaMcp.isError }).toEqual({ name, args, isError: failure })
+        expect(viaPlugin.isError).toBe(false)
       }
+      expect((await mcp.call("resource-load", { id: "no-such-thing" })).isError).toBe(true)
+      expect((await mcp.call("learnings-forget", { id: "lrn_nonexistent" })).isError).toBe(true)
+      expect((await mcp.call("resource-load", { id: "deploy" })).isError).toBe(false)
       // The protected article is as invisible over MCP as in OpenCode: never listed, never loaded, never named.
       const all = await mcp.call("resource-query", { query: "deploy" })
       expect(all.text).toContain('"id":"deploy"')
@@ -316,7 +323,9 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
       const calls = [{}, { failed: true }, { tool: "read" }, { callID: "call_2" }, { callID: "call_nope" }]
       for (const args of calls) {
         const viaMcp = await mcp.call("capture-list", args)
-        expect({ args, ...viaMcp }).toEqual({ args, text: await direct.execute(args as never, ctx), isError: false })
+        // A call id not captured is answered as a value the model reads, and as a failure to an MCP client.
+        const isError = args.callID === "call_nope"
+        expect({ args, ...viaMcp }).toEqual({ args, text: await direct.execute(args as never, ctx), isError })
       }
       expect(JSON.parse((await mcp.call("capture-list", { failed: true })).text).calls).toMatchObject([
         { callID: "call_2", tool: "bash", status: "error", error: "make: *** No rule to make target" },
