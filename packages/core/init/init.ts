@@ -8,6 +8,7 @@ import {
   printParseErrorCode,
   type Edit,
   type FormattingOptions,
+  type Node,
   type ParseError,
 } from "jsonc-parser"
 import path from "path"
@@ -256,14 +257,13 @@ export namespace Init {
       }
     }
     const value = target.value as { plugin?: unknown[]; mcp?: Record<string, unknown> }
-    const format = { formattingOptions: formatting(target.text) }
     const edits = options.mcp
       ? value.mcp
-        ? modify(target.text, ["mcp", PACKAGE], MCP_ENTRY, format)
-        : modify(target.text, ["mcp"], { [PACKAGE]: MCP_ENTRY }, format)
+        ? addProperty(target.text, ["mcp"], PACKAGE, MCP_ENTRY)
+        : addProperty(target.text, [], "mcp", { [PACKAGE]: MCP_ENTRY })
       : value.plugin
         ? append(target.text, ["plugin"], PACKAGE)
-        : modify(target.text, ["plugin"], [PACKAGE], format)
+        : addProperty(target.text, [], "plugin", [PACKAGE])
     const text = applyEdits(target.text, edits)
     // The edit must give valid JSONC that has the entry, or nothing is written.
     const errors: ParseError[] = []
@@ -287,12 +287,61 @@ export namespace Init {
    * list is on one line, else on a new line indented like that element, after the element's comma and any comment
    * on its line (jsonc-parser's own insertion would put it before that comment, taking the comment with it). A
    * trailing comma stays trailing.
+   *
+   * @example
+   * applyEdits('{ "plugin": ["a"] }', Init.append('{ "plugin": ["a"] }', ["plugin"], "b")) // '{ "plugin": ["a", "b"] }'
    */
   export function append(text: string, at: (string | number)[], item: string): Edit[] {
     const node = findNodeAtLocation(parseTree(text, [], { allowTrailingComma: true })!, at)
-    const last = node?.children?.[node.children.length - 1]
     if (!node) return modify(text, at, [item], { formattingOptions: formatting(text) })
-    if (!last) return [{ offset: node.offset + 1, length: 0, content: JSON.stringify(item) }]
+    return insertLast(text, node, () => JSON.stringify(item))
+  }
+
+  /**
+   * The edit adding `key: value` to the object at `at` (`[]`: the top level) in the style `append` keeps, so no other
+   * line of the file changes (jsonc-parser's formatted insertion re-formats the line of the property before it: a
+   * user's `"instructions": ["README.md"],` came back over three lines). Arrays of plain values are printed on one
+   * line, objects over several lines indented like the file, or on one line inside an object written on one line.
+   *
+   * @example
+   * Init.addProperty('{\n  "a": 1,\n}\n', [], "plugin", ["opencode-builtins"]) // '{\n  "a": 1,\n  "plugin": ["opencode-builtins"],\n}\n' once applied
+   */
+  export function addProperty(text: string, at: string[], key: string, value: unknown): Edit[] {
+    const root = parseTree(text, [], { allowTrailingComma: true })
+    const node = root && (at.length ? findNodeAtLocation(root, at) : root)
+    if (node?.type !== "object" || !node.children?.length)
+      return modify(text, [...at, key], value, { formattingOptions: formatting(text) })
+    const options = formatting(text)
+    const unit = options.insertSpaces ? " ".repeat(options.tabSize ?? 2) : "\t"
+    return insertLast(text, node, (indent, eol) => `${JSON.stringify(key)}: ${render(value, indent, unit, eol)}`)
+  }
+
+  /** `value` as JSON: plain values and arrays of them on one line, objects over lines (`eol` undefined: one line). */
+  function render(value: unknown, indent: string, unit: string, eol: string | undefined): string {
+    if (Array.isArray(value)) {
+      const items = value.map((v) => render(v, indent + unit, unit, eol))
+      if (!eol || value.every((v) => v === null || typeof v !== "object")) return `[${items.join(", ")}]`
+      return `[${eol}${items.map((i) => indent + unit + i).join("," + eol)}${eol}${indent}]`
+    }
+    if (value && typeof value === "object") {
+      const entries = Object.entries(value).map(
+        ([k, v]) => `${JSON.stringify(k)}: ${render(v, indent + unit, unit, eol)}`,
+      )
+      if (!entries.length) return "{}"
+      if (!eol) return `{ ${entries.join(", ")} }`
+      return `{${eol}${entries.map((e) => indent + unit + e).join("," + eol)}${eol}${indent}}`
+    }
+    return JSON.stringify(value)
+  }
+
+  /**
+   * The edits inserting what `render` gives (for the indentation of its line, and the line ending; no line ending when
+   * it goes on one line) after the last child of `node` (an array or object): after that child's comma and any comment
+   * on its line, on a new line indented like it, or on its line when the container is written on one line.
+   */
+  function insertLast(text: string, node: Node, render: (indent: string, eol: string | undefined) => string): Edit[] {
+    const last = node.children?.[node.children.length - 1]
+    if (!last) return [{ offset: node.offset + 1, length: 0, content: render("", undefined) }]
     const end = last.offset + last.length
     let i = end
     const spaces = () => {
@@ -317,16 +366,15 @@ export namespace Init {
     if (comma) i++
     spaces()
     while (comment()) spaces()
-    const value = JSON.stringify(item)
-    if (text[i] !== "\n" && text[i] !== "\r")
-      // One line: right after the last element (a trailing comma then follows the new one).
-      return [{ offset: end, length: 0, content: `, ${value}` }]
     const lineStart = text.lastIndexOf("\n", last.offset - 1) + 1
     const indent = /^[ \t]*/.exec(text.slice(lineStart))![0]
+    if (text[i] !== "\n" && text[i] !== "\r")
+      // One line: right after the last child (a trailing comma then follows the new one).
+      return [{ offset: end, length: 0, content: `, ${render(indent, undefined)}` }]
     const eol = text[i] === "\r" ? "\r\n" : "\n"
     return [
       ...(comma ? [] : [{ offset: end, length: 0, content: "," }]),
-      { offset: i, length: 0, content: `${eol}${indent}${value}${comma ? "," : ""}` },
+      { offset: i, length: 0, content: `${eol}${indent}${render(indent, eol)}${comma ? "," : ""}` },
     ]
   }
 

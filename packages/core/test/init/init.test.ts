@@ -111,7 +111,39 @@ describe("opencode-builtins init", () => {
     const after = fs.readFileSync(dir.file("opencode.jsonc"), "utf8")
     expect(after).toContain("// keep me")
     expect(after.replace(/\r\n/g, "")).not.toContain("\n")
-    expect(after).toContain('"plugin": [\r\n')
+    expect(after).toBe('{\r\n  // keep me\r\n  "model": "x/y",\r\n  "plugin": ["opencode-builtins"]\r\n}\r\n')
+  })
+
+  test("only the new entry is added: the other keys keep their bytes (real files: Bakrog/subtask2, a context7 MCP entry)", async () => {
+    // Bakrog/subtask2's .opencode/opencode.jsonc as published: jsonc-parser's formatted insertion re-wrote the
+    // instructions line over three lines (a tester's report).
+    const subtask2 = '{\n  "$schema": "https://opencode.ai/config.json",\n  "instructions": ["README.md"],\n}\n'
+    await using dir = await tmpdir({ ".opencode/opencode.jsonc": subtask2 })
+    await init(dir.path)
+    expect(fs.readFileSync(dir.file(".opencode/opencode.jsonc"), "utf8")).toBe(
+      '{\n  "$schema": "https://opencode.ai/config.json",\n  "instructions": ["README.md"],\n  "plugin": ["opencode-builtins"],\n}\n',
+    )
+    const servers =
+      '{\n  "$schema": "https://opencode.ai/config.json",\n  // servers\n  "mcp": {\n    "context7": { "type": "remote", "url": "https://mcp.context7.com/mcp" } // docs\n  },\n  "plugin": ["opencode-wakatime"]\n}\n'
+    await using mcp = await tmpdir({ "opencode.jsonc": servers })
+    await init(mcp.path, "--mcp")
+    expect(fs.readFileSync(mcp.file("opencode.jsonc"), "utf8")).toBe(
+      servers.replace(
+        " // docs\n",
+        ', // docs\n    "opencode-builtins": {\n      "type": "local",\n      "command": ["npx", "-y", "opencode-builtins", "mcp"]\n    }\n',
+      ),
+    )
+    // An object written on one line gets the entry on that line; tabs are kept.
+    await using flat = await tmpdir({ "opencode.json": '{ "mcp": { "a": { "type": "remote", "url": "u" } } }\n' })
+    await init(flat.path, "--mcp")
+    expect(fs.readFileSync(flat.file("opencode.json"), "utf8")).toBe(
+      '{ "mcp": { "a": { "type": "remote", "url": "u" }, "opencode-builtins": { "type": "local", "command": ["npx", "-y", "opencode-builtins", "mcp"] } } }\n',
+    )
+    await using tabs = await tmpdir({ "opencode.json": '{\n\t"model": "x/y"\n}\n' })
+    await init(tabs.path, "--mcp")
+    expect(fs.readFileSync(tabs.file("opencode.json"), "utf8")).toBe(
+      '{\n\t"model": "x/y",\n\t"mcp": {\n\t\t"opencode-builtins": {\n\t\t\t"type": "local",\n\t\t\t"command": ["npx", "-y", "opencode-builtins", "mcp"]\n\t\t}\n\t}\n}\n',
+    )
   })
 
   test("invalid JSONC is refused with its position and nothing is written", async () => {
