@@ -6,7 +6,8 @@ import { Resource } from "./schema"
 
 /**
  * Searching the index. Filters (type, domain, tags with AND, referencing agent/command) narrow through the secondary
- * indexes; the query text is split into words that must all match somewhere (case-insensitive). Ranking: matches in
+ * indexes; the query text is split into words that must all match somewhere (case-insensitive); when no resource has
+ * them all, those with the most of them are given, marked `partial`. Ranking: matches in
  * the id or name weigh most, then tags, then the description, then type/domain/category; an exact id wins outright.
  * Ties are broken by name, then id.
  *
@@ -43,6 +44,11 @@ export namespace ResourceQuery {
     total: number
     showing: number
     hint: string
+    /**
+     * Set when no resource matched every query word and the results are those matching some of them, the most words
+     * first (then by the usual ranking); `total` counts those.
+     */
+    partial?: true
   }
 
   export function words(text: string | undefined): string[] {
@@ -122,16 +128,45 @@ export namespace ResourceQuery {
     )
   }
 
+  /**
+   * A resource's score when it matches only some query words: each word it matches counts far above any ranking
+   * within a word, so more words always rank first; 0 when it matches none.
+   */
+  function partialScore(hay: ResourceIndex.Haystack, terms: string[]): number {
+    let matched = 0
+    let total = 0
+    for (const term of terms) {
+      const s = score(hay, [term], "")
+      if (s > 0) (matched++, (total += s))
+    }
+    return matched ? matched * 10_000 + total : 0
+  }
+
   export function run(index: ResourceIndex.Index, input: Args): Result {
     const args = Args.parse(input)
     const terms = words(args.query)
-    const phrase = terms.join(" ")
     const filtered = candidates(index, args)
+    const all = search(index, args, terms, filtered, false)
+    if (all.total > 0 || terms.length < 2) return all
+    // No resource has every word (a page about backends titled "Terminal" for "terminal backend"): the ones with
+    // the most of them, said so, rather than nothing.
+    const some = search(index, args, terms, filtered, true)
+    return some.total ? { ...some, partial: true } : all
+  }
+
+  function search(
+    index: ResourceIndex.Index,
+    args: z.output<typeof Args>,
+    terms: string[],
+    filtered: Set<string> | undefined,
+    partial: boolean,
+  ): Result {
+    const phrase = terms.join(" ")
     const top: Scored[] = []
     let total = 0
     // Keep only the best `limit` in order while counting every match: no full sort of thousands of results.
     const consider = (meta: Resource.Metadata, hay: ResourceIndex.Haystack) => {
-      const s = terms.length ? score(hay, terms, phrase) : 1
+      const s = !terms.length ? 1 : partial ? partialScore(hay, terms) : score(hay, terms, phrase)
       if (s <= 0) return
       total++
       if (top.length === args.limit && better(s, meta, top[top.length - 1]) >= 0) return
@@ -142,6 +177,12 @@ export namespace ResourceQuery {
     }
     if (filtered) {
       for (const id of filtered) consider(index.resources.get(id)!, index.haystack.get(id)!)
+    } else if (partial) {
+      // Every resource holding at least one of the words, each once.
+      const at = new Set<number>()
+      for (const term of new Set(terms)) for (const i of containing(index, term)) at.add(i)
+      for (const i of [...at].sort((a, b) => a - b))
+        consider(ResourceIndex.metaAt(index, i), ResourceIndex.hayAt(index, i))
     } else if (terms.length) {
       // Without filters, start from the resources containing the longest (most selective) word.
       const longest = terms.reduce((a, b) => (b.length > a.length ? b : a))
@@ -160,7 +201,10 @@ export namespace ResourceQuery {
       path: meta.relativePath,
       size: formatBytes(meta.size),
     }))
-    return { results: shown, total, showing: shown.length, hint: hint(index, total, shown.length) }
+    const note = partial
+      ? `No resource matches every word of "${phrase}"; these match some of them, the most words first. `
+      : ""
+    return { results: shown, total, showing: shown.length, hint: note + hint(index, total, shown.length) }
   }
 
   function hint(index: ResourceIndex.Index, total: number, showing: number) {

@@ -27,7 +27,8 @@ export namespace ResourceTools {
           "Search this project's resources (checklists, knowledge-base articles, JSON schemas, tasks, templates under",
           ".opencode/) by words, type, domain, tags or the agent/command that references them. Returns JSON with id,",
           "name, description, tags, path and size, ranked by relevance (id/name, then tags, then description).",
-          `Every query word must match. At most ${ResourceQuery.MAX_LIMIT} results (default 10). Use it before`,
+          "Every query word must match; when no resource has them all, those with the most are given (partial: true).",
+          `At most ${ResourceQuery.MAX_LIMIT} results (default 10). Use it before`,
           "resource-load to find the id.",
         ].join(" "),
         args: {

@@ -114,6 +114,33 @@ describe("resource-query", () => {
     expect(ResourceQuery.run(index, { query: "zzz" }).hint).toContain("Nothing matched")
   })
 
+  test("no resource has every word: those with the most words come first, marked partial; no word at all: nothing", async () => {
+    // A tester's case: design notes without frontmatter, "terminal backend" against a page titled Terminal about
+    // backends of another name; every word had to match, so nothing came back.
+    const { index, dir } = await indexOf({
+      ...FILES,
+      ".opencode/knowledge-base/terminal.md": md({ title: "Terminal", description: "Rendering to the screen" }),
+      ".opencode/knowledge-base/backend.md": md({ title: "Backends", description: "Crossterm and termion backends" }),
+      ".opencode/knowledge-base/terminal-backend.md": md({ title: "Choosing a terminal", tags: ["backend"] }),
+    })
+    await using _ = dir
+    const full = ResourceQuery.run(index, { query: "terminal backend" })
+    expect(full.partial).toBeUndefined()
+    expect(full.results.map((r) => r.id)).toEqual(["terminal-backend"])
+    const some = ResourceQuery.run(index, { query: "terminal backend rebasing" })
+    expect(some.partial).toBe(true)
+    // Two words before one; within a count, the usual ranking (id and name above description).
+    expect(some.results.map((r) => r.id)).toEqual(["terminal-backend", "backend", "terminal", "git-operations"])
+    expect(some.total).toBe(4)
+    expect(some.hint).toContain('No resource matches every word of "terminal backend rebasing"')
+    // Filters still hold, and a query none of whose words match is still nothing.
+    expect(ResourceQuery.run(index, { query: "git backend", type: "checklist" }).results.map((r) => r.id)).toEqual([
+      "pre-commit",
+    ])
+    const none = ResourceQuery.run(index, { query: "zzz yyy" })
+    expect([none.total, none.partial, none.hint]).toEqual([0, undefined, expect.stringContaining("Nothing matched")])
+  })
+
   test("an empty project says how to add resources", async () => {
     const { index, dir } = await indexOf({})
     await using _ = dir
