@@ -1,5 +1,6 @@
 import type { CliCommand, CliIO } from "@opencode-builtins/core/util/cli"
 import { Exit, processIO } from "@opencode-builtins/core/util/cli"
+import packageJson from "./package.json"
 
 /** Subcommands and the core module behind each; modules load lazily so one broken feature cannot break the rest. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
@@ -43,9 +44,12 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
   },
 }
 
+/** This package's version, the first thing a bug report asks for. */
+const VERSION: string = packageJson.version
+
 const USAGE = () =>
   [
-    "usage: opencode-builtins <command> [args] [--json]",
+    "usage: opencode-builtins <command> [args] [--json]   (--version: the version)",
     "",
     ...Object.entries(COMMANDS).map(([, c]) => `  ${c.summary}`),
     "",
@@ -64,6 +68,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   if (!name || name === "--help" || name === "-h" || name === "help") {
     io.out(USAGE())
     return name ? Exit.ok : Exit.usage
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    io.out(`opencode-builtins ${VERSION}\n`)
+    return Exit.ok
   }
   const command = COMMANDS[name]
   if (!command) {

@@ -16,6 +16,20 @@ describe("opencode-builtins", () => {
     expect(unknown.stderr).toContain("unknown command 'frobnicate'")
   })
 
+  test("--version (and -v, version) prints the package's version, exit 0", async () => {
+    const { version } = JSON.parse(await fs.readFile(path.resolve(import.meta.dir, "../package.json"), "utf8"))
+    for (const flag of ["--version", "-v", "version"]) {
+      const io = memoryIO("/")
+      expect(await main([flag], io)).toBe(0)
+      expect(io.stdout).toBe(`opencode-builtins ${version}\n`)
+    }
+    // Through the installed launcher, as a user filing a bug runs it.
+    const bin = path.resolve(import.meta.dir, "../bin/opencode-builtins.mjs")
+    const proc = Bun.spawn(["node", bin, "--version"], { stdout: "pipe", stderr: "pipe" })
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    expect({ out, code }).toEqual({ out: `opencode-builtins ${version}\n`, code: 0 })
+  })
+
   test("the installed launcher runs under Node.js and passes the exit code through", async () => {
     await using dir = await tmpdir({ ".opencode/task/a.md": "---\nreferences: [ghost]\n---\n" })
     const bin = path.resolve(import.meta.dir, "../bin/opencode-builtins.mjs")
