@@ -4,6 +4,7 @@ import { Builtins } from "../../builtins"
 import type { Host } from "../../host"
 import { LearningStore } from "../../learning/store"
 import { LocalState } from "../../learning/local"
+import type { HostSessions } from "../../sessions"
 import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
 
@@ -134,11 +135,16 @@ describe("LearningStore", () => {
 })
 
 describe("the session-learning feature", () => {
+  /** The host's session records: `ses_child` is a subagent's (reported here by an event too), the rest top-level. */
+  const sessions = {
+    get: async (id: string) => (id === "ses_child" ? { id, parentID: "ses_1" } : { id }),
+  } as unknown as HostSessions
   const host = (dir: string, messages: Host["messages"] = async () => []): Host => ({
     directory: dir,
     worktree: dir,
     log: Logger.silent,
     messages,
+    sessions,
   })
   const user = (text: string, extra: Record<string, unknown> = {}) => ({ id: "prt_1", type: "text", text, ...extra })
   /** The session-learning feature's hooks for a project (with other features named in `also`). */

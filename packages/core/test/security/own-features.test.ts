@@ -10,6 +10,7 @@ import path from "path"
 import { Builtins, BuiltinsSeams } from "../../builtins"
 import type { Host, HostChildCall } from "../../host"
 import { BuiltinsMcp } from "../../mcp/server"
+import type { HostSessions } from "../../sessions"
 import { Logger } from "../../util/log"
 import { PNG } from "../look/fixtures"
 import { TSCONFIG, processesIn } from "../lsp/fixtures"
@@ -57,7 +58,9 @@ type Result = { refused?: string; failed?: string; output: string }
  * (no other plugin).
  */
 async function open(route: Route, dir: string, extra: Partial<Host> = {}) {
-  const host: Host = { directory: dir, worktree: dir, log: Logger.silent, messages: async () => [], ...extra }
+  // Every session is top-level to the host (session learning asks before it learns).
+  const sessions = { get: async (id: string) => ({ id }) } as unknown as HostSessions
+  const host: Host = { directory: dir, worktree: dir, log: Logger.silent, messages: async () => [], sessions, ...extra }
   const instance = await Builtins.create(host, { options: {}, logger: () => Logger.silent, native: () => false })
   const seams = BuiltinsSeams.from(instance)
   const hooks = instance.hooks as Record<string, any>
