@@ -1,8 +1,11 @@
 /**
  * Rule-based detection of what a user message teaches: a correction of the agent ("no, use pnpm instead of npm"), a
- * decision ("let's go with Postgres for the queue") or a standing preference ("always add a test when you fix a bug").
+ * decision ("let's go with Postgres for the queue", or a fact the user asks to keep: "Remember: all dates are UTC in the
+ * API.") or a standing preference ("always add a test when you fix a bug").
  * No model call. Questions, acknowledgements, status reports ("nope, still failing") and one-off task instructions
- * ("use the staging database for this run") teach nothing and are left alone. Only the user's own words are examined:
+ * ("use the staging database for this run") teach nothing and are left alone, and so does a directive scoped to the
+ * moment or the task at hand ("Looks good. Don't push yet.", "Don't change anything else.", "leave it for now"): it
+ * is an instruction for this turn, not a standing rule. Only the user's own words are examined:
  * pasted or quoted material (tool output, stack traces, code and quoted blocks; `LearningPasted.ownWords`) is taken
  * out first, and code spans and quoted tool messages are not read for cues.
  *
@@ -58,6 +61,38 @@ export namespace LearningDetect {
     "i",
   )
 
+  /**
+   * Words that scope a directive to the moment or to the task at hand: "don't push yet", "leave it for now", "don't
+   * change anything else", "not today", "don't merge it until I review it". A sentence holding one is an instruction for
+   * this turn; corrections and preferences are not read from it, nor is it kept in what is remembered. (A decision
+   * "for now" is still the project's decision: "the public API stays REST, no GraphQL for now".)
+   */
+  const SCOPED = new RegExp(
+    [
+      String.raw`\byet\b(?!\s+(?:another|again|more|other)\b)`,
+      String.raw`\bfor\s+(?:now|today|the\s+(?:moment|time\s+being)|this\s+(?:one|run|task|time|step|change|commit|pr|ticket|session|branch|file))\b`,
+      String.raw`\b(?:right|just)\s+now\b`,
+      String.raw`\bat\s+the\s+moment\b`,
+      String.raw`\bthis\s+time\b`,
+      String.raw`\b(?:today|tonight|tomorrow)\b`,
+      String.raw`\b(?:anything|nothing)\s+else\b`,
+      String.raw`\b(?:until|till)\s+(?:i|we)(?:'ve|\s+have)?\s+(?:say|said|tell|told|review|reviewed|check|checked|look|looked|approve|approved|confirm|confirmed|decide|decided|merge|merged|get\s+back|finish|finished|am|are)\b`,
+    ].join("|"),
+    "i",
+  )
+
+  /** A sentence that only acknowledges or praises ("Looks good.", "Thanks, that works!", "Great."). */
+  const ACKNOWLEDGEMENT =
+    /^(?:(?:ok(?:ay)?|thanks|thank\s+you|thx|great|perfect|nice|cool|awesome|excellent|good|lgtm|looks\s+(?:good|great|fine)|sounds\s+good|that(?:'s|\s+is)\s+(?:great|perfect|good|better|it)|(?:that|it)\s+(?:works|worked)(?:\s+now)?|works(?:\s+now)?)\b[\s,.!]*)+$/i
+
+  /**
+   * A fact to keep that the user asks the agent to remember ("Remember: all dates are UTC in the API.", "Keep in
+   * mind that the staging database is shared"): the cue, then a statement with a verb of state or rule. A reminder
+   * of a task ("remember to update the changelog") is not one.
+   */
+  const REMEMBER =
+    /^(?:please\s+)?(?:remember|keep\s+in\s+mind|bear\s+in\s+mind|note\s+for\s+the\s+future)\s*(?::|—|–|-|,|\s+that\b)\s*(?!to\b)[^.!?]*?\b(?:is|are|must|should|always|never|only|uses?|lives?|runs?|goes|needs?|has\s+to|have\s+to|stays?|belongs?)\b/i
+
   /** Signals of a correction anywhere in a sentence. */
   const CORRECTION_CUES: [string, RegExp][] = [
     [
@@ -97,6 +132,7 @@ export namespace LearningDetect {
       "dont-do",
       /(?:^|[.;:—–-]\s*|,\s*|\bplease\s+|\band\s+)(?:don'?t|do\s+not)\s+(?!forget|worry|mind|bother|know|think|understand|see|get|care|have\s+to|need|hesitate)[a-z]+/i,
     ],
+    ["i-dont-want", /\bi\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+[a-z]+/i],
     ["instead-of", /\binstead\s+of\s+(?!\w+ing\b)[`'"\w@./-]/i],
     ["use-instead", /\buse\s+[^.!?]{1,60}?\s+(?:instead|rather\s+than)\b/i],
     ["rather-than-use", /\brather\s+than\s+[^.!?]{1,40},\s*use\b/i],
@@ -173,7 +209,7 @@ export namespace LearningDetect {
 
   const isQuestion = (sentence: string) =>
     sentence.trimEnd().endsWith("?") ||
-    /^(?:can|could|would|will|should|shall|do|does|did|is|are|was|were|what|why|how|which|where|when|who|any\s+idea)\b/i.test(
+    /^(?:can|could|would|will|should|shall|do(?!\s+not\b)|does|did|is|are|was|were|what|why|how|which|where|when|who|any\s+idea)\b/i.test(
       sentence,
     )
 
@@ -188,11 +224,27 @@ export namespace LearningDetect {
     return JUDGEMENT.test(rest) || /^(?:no+|nope|nah)(?:\s+no+)*$/i.test(rest)
   }
 
-  /** The statement to remember: judgement-only sentences and the opening "no," / "that's wrong," taken off. */
-  export function statement(text: string): string {
-    const kept = sentences(text).filter((s) => !onlyJudgement(s) && !isQuestion(s))
+  /** A sentence that only acknowledges ("Looks good.", "Thanks, that works!"). */
+  const onlyAcknowledgement = (sentence: string) => ACKNOWLEDGEMENT.test(sentence.trim())
+
+  /** A sentence scoped to the moment or the task at hand (`SCOPED`); code spans are not read for it. */
+  const scoped = (sentence: string) => SCOPED.test(LearningPasted.masked(sentence))
+
+  /**
+   * The statement to remember: judgement-only and acknowledgement-only sentences and the opening "no," / "that's
+   * wrong," / "Remember:" taken off; with `standing`, sentences scoped to the moment ("Don't push yet.") too.
+   */
+  export function statement(text: string, options: { standing?: boolean } = {}): string {
+    const kept = sentences(text).filter(
+      (s) => !onlyJudgement(s) && !isQuestion(s) && !onlyAcknowledgement(s) && !(options.standing && scoped(s)),
+    )
     if (!kept.length) return ""
-    let first = kept[0].replace(NEGATION, "")
+    let first = kept[0]
+      .replace(NEGATION, "")
+      .replace(
+        /^(?:please\s+)?(?:remember|keep\s+in\s+mind|bear\s+in\s+mind|note\s+for\s+the\s+future)\s*(?::|—|–|-|,|\s+that\b)\s*/i,
+        "",
+      )
     // "that's wrong, the config lives in …" → "the config lives in …"; "Actually, use ruff" → "use ruff"
     first = first
       .replace(
@@ -257,23 +309,34 @@ export namespace LearningDetect {
     const all = sentences(text)
     const statements = all.filter((s) => !isQuestion(s))
     if (!statements.length) return undefined
-    const found = (kind: Kind, rule: string): Found => ({ kind, rule, text: statement(own) })
+    // Corrections, preferences and facts to remember are standing rules: read from the sentences not scoped to the
+    // moment, and kept without those. A decision is the project's even "for now".
+    const standing = statements.filter((s) => !scoped(s))
+    const found = (kind: Kind, rule: string, standingRule = kind !== "decision"): Found | undefined => {
+      if (!standingRule) return { kind, rule, text: statement(own) }
+      const kept = statement(own, { standing: true })
+      // Only judgements, acknowledgements and scoped directives: nothing standing was said.
+      if (!kept && statement(own)) return undefined
+      return { kind, rule, text: kept }
+    }
 
     // Corrections: an opening "no" followed by what to do instead, an opening judgement, or a cue anywhere.
     const no = leadingNo(text)
-    if (no && directiveAfterNo(no.rest)) return found("correction", "no-then-directive")
+    if (no && directiveAfterNo(no.rest) && !scoped(sentences(no.rest)[0] ?? no.rest))
+      return found("correction", "no-then-directive")
     for (const s of statements) {
       const bare = s.replace(NEGATION, "")
       if (JUDGEMENT.test(bare) && (all.length > 1 || /[,:;—–-]\s*\S/.test(bare)))
         return found("correction", "judgement")
     }
-    for (const [rule, re] of CORRECTION_CUES) if (statements.some((s) => re.test(s))) return found("correction", rule)
+    for (const [rule, re] of CORRECTION_CUES) if (standing.some((s) => re.test(s))) return found("correction", rule)
 
     for (const [rule, re] of DECISION_CUES) if (statements.some((s) => re.test(s))) return found("decision", rule)
-    for (const [rule, re] of CORRECTION_WEAK) if (statements.some((s) => re.test(s))) return found("correction", rule)
+    for (const [rule, re] of CORRECTION_WEAK) if (standing.some((s) => re.test(s))) return found("correction", rule)
+    if (standing.some((s) => REMEMBER.test(s))) return found("decision", "remember", true)
 
     for (const [rule, re] of PREFERENCE_CUES)
-      if (statements.some((s) => re.test(s) && !/^i\s+always\b/i.test(s))) return found("preference", rule)
+      if (standing.some((s) => re.test(s) && !/^i\s+always\b/i.test(s))) return found("preference", rule)
     return undefined
   }
 }
