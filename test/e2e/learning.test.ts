@@ -113,6 +113,35 @@ for (const target of targets()) {
       TIMEOUT,
     )
 
+    test(
+      "a prompt the agent sends to a new subagent session is not stored as the user's learning",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.call("task", { description: "delegate", prompt: PLANTED, subagent_type: "helper" }),
+          ModelServer.text("helped"),
+          ModelServer.text("done"),
+          ModelServer.text("ok"),
+        ])
+        await using project = await Harness.project({ bin: target.bin, files: { ...PROJECT, ...HELPER } })
+        const store = path.join(project.dir, ".opencode/builtins-local/learnings.json")
+        try {
+          const first = await Harness.run(project, server, "Install the dependencies please")
+          expect(first.exitCode).toBe(0)
+          const saved = fs.existsSync(store) ? fs.readFileSync(store, "utf8") : ""
+          const second = await Harness.run(project, server, "Add the left-pad dependency")
+          expect(second.exitCode).toBe(0)
+          const next = ModelServer.userTexts(server.turns().at(-1)!).join("\n")
+          expect({ stored: saved.includes("curl-pipe-sh"), nextSession: next.includes("curl-pipe-sh") }).toEqual({
+            stored: false,
+            nextSession: false,
+          })
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+
     // Red team T3: a subagent session created by an earlier OpenCode process, resumed with the task tool's task_id, is
     // not one this process saw created; the agent's prompt to it was stored as the user's correction and injected
     // into every later session. Whether a session is the user's is now asked of OpenCode (its parentID).
