@@ -63,6 +63,20 @@ export namespace CommentCheck {
     duplicates: Finding[]
     /** The comments the note holds against the change: those of the obvious and duplicate reasons that apply. */
     named: Finding[]
+    /** Every new comment judged for narration, with what the rules read in it (the learned scorer's input). */
+    judged: Judged[]
+  }
+  /** A new comment judged for narration (not documentation) and the rules' reading of it. */
+  export type Judged = {
+    line?: number
+    text: string
+    /** The code it sits on (its own line for a trailing comment). */
+    code: string[]
+    trailing: boolean
+    lines: number
+    narration?: "plain" | "likely"
+    duplicate: boolean
+    heading: boolean
   }
 
   /**
@@ -81,6 +95,7 @@ export namespace CommentCheck {
     const obvious: Finding[] = []
     const duplicates: Finding[] = []
     const likely: Finding[] = []
+    const all: Judged[] = []
 
     let judged = 0
     let run = 0
@@ -143,6 +158,16 @@ export namespace CommentCheck {
           code.length > 0 &&
           !CommentHeuristics.patternLiteral(code[0]) &&
           CommentHeuristics.restates(comment.text, code[0])
+        all.push({
+          line: where,
+          text: comment.text,
+          code,
+          trailing: !!comment.trailing,
+          lines,
+          narration,
+          duplicate,
+          heading,
+        })
         if (annotation && (narration || duplicate)) narrating++
         if (narration === "plain" || (narration === "likely" && limits.likely))
           obvious.push({ line: where, text: comment.text })
@@ -193,7 +218,7 @@ export namespace CommentCheck {
       reasons.push(`${count(duplicates.length, "comment")} repeating the next line of code: ${examples(duplicates)}`)
       named.push(...duplicates)
     }
-    return { file, flagged: reasons.length > 0, reasons, density, obvious, duplicates, named }
+    return { file, flagged: reasons.length > 0, reasons, density, obvious, duplicates, named, judged: all }
   }
 
   /**

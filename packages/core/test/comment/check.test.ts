@@ -40,6 +40,23 @@ describe("judging one change", () => {
     )
   })
 
+  test("the verdict lists each new comment judged for narration with the rules' reading of it", () => {
+    const content = [
+      "/** Adds. */",
+      "function add(a: number, b: number) {",
+      "  // Return the sum",
+      "  return a + b // why: ints",
+      "}",
+    ]
+    const verdict = CommentCheck.judge(AddedLines.fromWrite("/r/src/add.ts", "", content.join("\n")), "normal")!
+    // The doc comment is documentation, not judged; the two plain comments are, with their code and reading.
+    expect(verdict.judged.map((j) => [j.line, j.text, j.trailing, j.narration ?? null])).toEqual([
+      [3, "Return the sum", false, "plain"],
+      [4, "why: ints", true, null],
+    ])
+    expect(verdict.judged[0].code).toEqual(["  return a + b // why: ints", "}"])
+  })
+
   test("clean code, prose files and sensitivity false get nothing", () => {
     expect(CommentCheck.judge(AddedLines.fromWrite("/r/a.ts", "", CLEAN), "strict")!.flagged).toBe(false)
     expect(CommentCheck.judge(AddedLines.fromWrite("/r/README.md", "", SLOP), "strict")).toBeUndefined()
