@@ -7,6 +7,7 @@ import type { ErrorObject } from "ajv"
 import { SecurityJson } from "./json"
 import { SecurityMatch } from "./match"
 import { SecurityPath } from "./paths"
+import { SecurityPythonPath } from "./python-path"
 import { SecurityRole } from "./role"
 import { SecuritySchema } from "./schema"
 
@@ -196,6 +197,11 @@ export namespace SecurityConfig {
      */
     protect?: string[]
     /**
+     * Folders on a local Python MCP server's `sys.path` before the standard library, whose importable top-level names
+     * no role may write, present or not (`SecurityPythonPath.held`). Absolute paths.
+     */
+    modules?: string[]
+    /**
      * Folders the host keeps for itself (its local state): no role may read or write them while a policy exists, since
      * they hold what earlier calls returned and what later sessions are told. Absolute paths.
      */
@@ -253,7 +259,7 @@ export namespace SecurityConfig {
   export function merge(
     root: string,
     layers: Layer[],
-    options: { home?: string; protect?: string[]; hide?: string[]; writable?: string[] } = {},
+    options: { home?: string; protect?: string[]; hide?: string[]; writable?: string[]; modules?: string[] } = {},
   ): { config: Loaded } | { problems: Problem[] } {
     const home = (options.home ?? os.homedir()).normalize("NFC")
     const problems: Problem[] = []
@@ -372,6 +378,7 @@ export namespace SecurityConfig {
         nocase,
         options.protect ?? [],
         options.writable ?? [],
+        options.modules ?? [],
       ),
       ...hostStateRules(options.hide ?? [], tables.get(rootLayer!) ?? all, nocase),
     )
@@ -501,6 +508,7 @@ export namespace SecurityConfig {
     nocase: boolean,
     protect: string[],
     writable: string[],
+    modules: string[],
   ): Rule[] {
     const overrides = explicit.filter((r) => rootLayer && r.file === rootLayer.file && r.deniedOperations.has("write"))
     const overridden = (abs: string) => overrides.some((r) => r.test(abs))
@@ -519,6 +527,8 @@ export namespace SecurityConfig {
     )
     const hostDirs = protect.filter((p) => p.endsWith(path.sep)).map((p) => fold(path.resolve(p).normalize("NFC")))
     const open = writable.map((p) => fold(path.resolve(p).normalize("NFC")))
+    const moduleFolders = modules.map((p) => path.resolve(p).normalize("NFC"))
+    const moduleNames = moduleFolders.map((d) => path.join(d, "{*.py,*.pyc,*.so,…,<name>/__init__.py,__pycache__/…}"))
     const inHostDir = (abs: string) => {
       const a = fold(abs)
       if (open.some((d) => a === d || a.startsWith(d + path.sep))) return false
@@ -530,8 +540,10 @@ export namespace SecurityConfig {
         id: "implicit:host-config",
         implicit: "host-config",
         // Thousands of paths once the plugins' imports are in (`SecurityClosure`): explanations name a few.
-        pattern: summarise([...hostFiles, ...hostDirs.map((d) => d + path.sep)]),
-        test: (abs) => (hostFiles.has(fold(abs)) || inHostDir(abs)) && !overridden(abs),
+        pattern: summarise([...moduleNames, ...hostFiles, ...hostDirs.map((d) => d + path.sep)]),
+        test: (abs) =>
+          (hostFiles.has(fold(abs)) || inHostDir(abs) || SecurityPythonPath.held(moduleFolders, abs, fold)) &&
+          !overridden(abs),
       },
       {
         ...base,

@@ -10,6 +10,7 @@ import { SecurityGuard } from "./guard"
 import { SecurityHooks } from "./hooks"
 import { SecurityHostTools } from "./host-tools"
 import { SecurityMcp } from "./mcp"
+import { SecurityPythonPath } from "./python-path"
 import { SecuritySearchPath } from "./search-path"
 import { SecurityTools } from "./tools"
 
@@ -59,18 +60,22 @@ export const SecurityFeature: BuiltinFeature & {
    * local MCP server runs (`SecurityMcp.localFiles`) and what its package runner or bare command name resolves to,
    * present or not (`SecurityMcp.resolvedPaths`), and what its language's launcher runs first or as its code, present
    * or not (`SecurityMcp.launcherPaths`: Python modules and package initialisers, a virtual environment in the
-   * project, a `go run` package folder).
+   * project, a `go run` package folder), and for each folder inside the project a Python server has on `sys.path`
+   * before the standard library (`SecurityMcp.pythonFolders`) the entry `<folder>/*.py` (`SecurityPythonPath.entry`):
+   * every importable top-level name there, present or not, since a new `json.py` would shadow the standard library's.
    *
    * @example
    * await SecurityFeature.configuredHostFiles({ mcp: { s: { command: ["npx", "-y", "my-mcp"] } } }, "/repo")
    * // [..., "/repo/node_modules/.bin/my-mcp", "/repo/node_modules/my-mcp/", ..., "/node_modules/my-mcp/"]
    */
   async configuredHostFiles(config, directory) {
+    const holds = await SecurityMcp.launcherHolds(config.mcp, { directory })
     return [
       ...SecurityFeature.pluginFiles(config.plugin),
       ...(await SecurityMcp.localFiles(config.mcp, { directory })),
       ...SecurityMcp.resolvedPaths(config.mcp, { directory }),
-      ...(await SecurityMcp.launcherPaths(config.mcp, { directory })),
+      ...holds.paths,
+      ...holds.modules.map(SecurityPythonPath.entry),
     ]
   },
   id: "builtin-tool-security",
@@ -169,6 +174,7 @@ export const SecurityFeature: BuiltinFeature & {
         // OpenCode imports them at its next start, outside the sandbox, so they are as protected as the plugin folders.
         // So are the files a local MCP server runs (OpenCode starts it at every start, outside the sandbox).
         // So is what a server's package runner or bare command name resolves to, present or not, up to `/`.
+        // And every importable name of a folder a Python server has on sys.path before the standard library.
         guard.protectHost(await SecurityFeature.configuredHostFiles(c, host.directory))
         // The package.json files whose own bin `npx <name>` would run: a bin of that name they gain is undone.
         guard.watchPackageBins(SecurityMcp.packageBins(c.mcp, { directory: host.directory }))

@@ -24,6 +24,7 @@ import { SecurityMcp } from "./mcp"
 import { SecurityOutput } from "./output"
 import { SecurityPath } from "./paths"
 import { SecurityPluginTool } from "./plugin-tool"
+import { SecurityPythonPath } from "./python-path"
 import { SecurityRedact } from "./redact"
 import { SecurityRipgrep } from "./ripgrep"
 import { SecurityRole } from "./role"
@@ -251,7 +252,11 @@ export namespace SecurityGuard {
     setShell(shell: string): void
     /**
      * More host paths no role may write (as `protect`): files OpenCode loads code from that only its configuration
-     * names, such as plugins given by path in the `plugin` list.
+     * names, such as plugins given by path in the `plugin` list. An entry `<folder>/*.py` (`SecurityPythonPath.entry`:
+     * a folder on a local Python MCP server's `sys.path` before the standard library) holds every importable top-level
+     * name of the folder the same way, present or not, new names included (`SecurityPythonPath.held`): present ones
+     * read-only in the sandbox, the write tools refused, and one a command creates or changes moved aside (the
+     * previous content put back).
      */
     protectHost(paths: string[]): void
     /**
@@ -701,6 +706,8 @@ export namespace SecurityGuard {
 
   /** A template up to this many characters is kept to be put back when a change adds a shell command. */
   const TEMPLATE_KEEP = 1_000_000
+  /** How many bytes of held Python modules are kept in all to be put back (see `takeModules`). */
+  const MODULES_KEEP = 32_000_000
 
   const CONFIG_FILES = ["opencode.json", "opencode.jsonc"]
   const TUI_FILES = ["tui.json", "tui.jsonc"]
@@ -1259,6 +1266,59 @@ export namespace SecurityGuard {
     const searchFolders = new Set([...searchPaths.protect, ...searchPaths.programs])
     /** Host paths `protectHost` added (plugins named by path, what local MCP servers run): absent ones are swept. */
     const hostSwept = new Set<string>()
+    /** Folders whose importable Python names `protectHost` holds (`<folder>/*.py`); the watcher reads the same list. */
+    const hostModules: string[] = []
+    /**
+     * Their held names as they were when the first of the commands since the last sweep started: stamps, and the
+     * bytes to put back (up to `TEMPLATE_KEEP` each, `MODULES_KEEP` in all). Present ones are read-only in the sandbox;
+     * one that is new or changed at the sweep is moved aside.
+     */
+    let moduleSnapshot: Map<string, { stamp: string; bytes?: Buffer }> | undefined
+    const takeModules = () => {
+      if (moduleSnapshot || !hostModules.length) return
+      moduleSnapshot = new Map()
+      let kept = 0
+      for (const folder of hostModules)
+        for (const file of SecurityPythonPath.present(folder)) {
+          const stamp = stampOf(file)
+          let bytes: Buffer | undefined
+          try {
+            const st = fs.lstatSync(file)
+            if (st.isFile() && !linkInChain(file) && st.size <= TEMPLATE_KEEP && kept + st.size <= MODULES_KEEP) {
+              bytes = fs.readFileSync(file)
+              kept += bytes.length
+            }
+          } catch {
+            bytes = undefined
+          }
+          moduleSnapshot.set(file, { stamp, bytes })
+        }
+    }
+    /** Held Python names a command created or changed since `takeModules`: moved aside, the previous bytes put back. */
+    const modulesChanged = (d: Derived, call?: Call): string[] => {
+      const before = moduleSnapshot
+      moduleSnapshot = undefined
+      if (!before) return []
+      const notes: string[] = []
+      for (const folder of hostModules)
+        for (const file of SecurityPythonPath.present(folder)) {
+          const was = before.get(file)
+          if (was && was.stamp === stampOf(file)) continue
+          const target = repairTarget(file)
+          const bytes = target.putBack ? was?.bytes : undefined
+          const putBack = bytes ? () => SecurityPath.replace(file, bytes) : undefined
+          notes.push(
+            ...moveAside(
+              d,
+              target.move,
+              call,
+              `${SecurityAccess.display(root, folder)} is on the sys.path of a local Python MCP server OpenCode starts at its next start, outside the sandbox, where this module would shadow one it imports${putBack ? " (its previous content was put back)" : ""}`,
+              putBack,
+            ),
+          )
+        }
+      return notes
+    }
     const hostOpen = [
       ...(options.writable ?? []).map((p) => path.resolve(p) + path.sep),
       // A project inside a protected folder (a worktree OpenCode made elsewhere) stays writable.
@@ -1273,6 +1333,7 @@ export namespace SecurityGuard {
       protect,
       hide: hostHidden,
       writable: hostOpen,
+      modules: hostModules,
       problems: () => (heldFile ? SecurityHeld.disputes(heldFile) : []),
     })
     {
@@ -2089,6 +2150,7 @@ export namespace SecurityGuard {
       // Before the protections are planned: the record's folder is then held read-only for the command.
       armHeld()
       const planned = protections(latest.d, latest.state.status === "valid" ? latest.state.config : config)
+      takeModules()
       if (planned.unlisted.includes(root))
         return {
           error: new SecurityError.Denied({
@@ -2393,6 +2455,7 @@ export namespace SecurityGuard {
               ...moveAside(d, t, call, "git would run what it names outside the sandbox when you next use git"),
             )
       }
+      notes.push(...modulesChanged(d, call))
       return notes
     }
 
@@ -3074,6 +3137,8 @@ export namespace SecurityGuard {
           if (!pending.has(input.callID)) sweepDue = [...new Set([...(sweepDue ?? []), ...planned.absent])]
         }
         if (!sb.plan()) return {}
+        // The held Python names as the command finds them (a sweep between the check and now took the last record).
+        takeModules()
         if (pending.has(input.callID) || sweepDue) armHeld()
         const out = sb.env(input.callID, shellEnv)
         shellsSince++
@@ -3321,7 +3386,14 @@ export namespace SecurityGuard {
       setShell(next) {
         shell = next
       },
-      protectHost(paths) {
+      protectHost(entries) {
+        const modules = entries.map(SecurityPythonPath.folderOf).filter((f): f is string => f !== undefined)
+        const paths = entries.filter((p) => SecurityPythonPath.folderOf(p) === undefined)
+        const folders = [...new Set(modules.map((p) => path.resolve(p)))].filter((p) => !hostModules.includes(p))
+        if (folders.length) {
+          hostModules.push(...folders)
+          watcher.reload()
+        }
         const named = paths.map((p) => path.resolve(p) + (p.endsWith(path.sep) && p !== path.sep ? path.sep : ""))
         // Absent ones are moved aside when a command creates them (`sweep`): OpenCode loads or starts what they name.
         for (const p of named) hostSwept.add(p.endsWith(path.sep) ? p.slice(0, -1) : p)

@@ -5,6 +5,7 @@ import path from "path"
 import { OpenCode } from "../opencode"
 import { SecurityConfig } from "./config"
 import { SecurityPath } from "./paths"
+import { SecurityPythonPath } from "./python-path"
 import type { Node } from "web-tree-sitter"
 import { SecurityShell } from "./shell"
 import { ShellContext } from "./shell/context"
@@ -304,40 +305,59 @@ export namespace SecurityMcp {
    * @example
    * unwrapEnv(["env", "-C", "srv", "-S", "python3 -m m"], "/r") // { words: ["python3", "-m", "m"], cwd: "/r/srv" }
    */
-  function unwrapEnv(words: string[], cwd: string): { words: string[]; cwd: string } | undefined {
+  function unwrapEnv(
+    words: string[],
+    cwd: string,
+    env: Record<string, string | undefined> = {},
+  ): { words: string[]; cwd: string; env: Record<string, string | undefined> } | undefined {
+    env = { ...env }
     // `NAME=value` words, then the command; options are not read after the first of them.
     const command = (at: number) => {
-      while (at < words.length && /^[^=]+=/.test(words[at])) at++
-      return { words: words.slice(at), cwd }
+      for (; at < words.length && /^[^=]+=/.test(words[at]); at++) {
+        const eq = words[at].indexOf("=")
+        env[words[at].slice(0, eq)] = words[at].slice(eq + 1)
+      }
+      return { words: words.slice(at), cwd, env }
     }
     for (let i = 1; i < words.length; i++) {
       const w = words[i]
-      if (w === "-") continue
+      if (w === "-") {
+        env = {}
+        continue
+      }
       if (w === "--") return command(i + 1)
       if (w.startsWith("--")) {
-        if (ENV_LONG_FLAGS.test(w)) continue
+        if (ENV_LONG_FLAGS.test(w)) {
+          if (w === "--ignore-environment") env = {}
+          continue
+        }
         const [flag, value] = split(w)
         if (!ENV_LONG_VALUE.has(flag)) return undefined
         const v = value ?? words[++i]
         if (v === undefined) return undefined
         if (flag === "--chdir") cwd = path.resolve(cwd, v)
+        if (flag === "--unset") delete env[v]
         if (flag === "--split-string") {
           const inner = splitEnvString(v)
-          return inner && unwrapEnv(["env", ...inner, ...words.slice(i + 1)], cwd)
+          return inner && unwrapEnv(["env", ...inner, ...words.slice(i + 1)], cwd, env)
         }
         continue
       }
       if (w.startsWith("-") && w.length > 1) {
         for (let j = 1; j < w.length; j++) {
           const c = w[j]
-          if (ENV_FLAGS_SHORT.has(c)) continue
+          if (ENV_FLAGS_SHORT.has(c)) {
+            if (c === "i") env = {}
+            continue
+          }
           if (!ENV_VALUE_SHORT.has(c)) return undefined
           const v = j + 1 < w.length ? w.slice(j + 1) : words[++i]
           if (v === undefined) return undefined
           if (c === "C") cwd = path.resolve(cwd, v)
+          if (c === "u") delete env[v]
           if (c === "S") {
             const inner = splitEnvString(v)
-            return inner && unwrapEnv(["env", ...inner, ...words.slice(i + 1)], cwd)
+            return inner && unwrapEnv(["env", ...inner, ...words.slice(i + 1)], cwd, env)
           }
           // `-P altpath` (BSD) searches the program in other folders: not read here.
           if (c === "P") return undefined
@@ -347,7 +367,7 @@ export namespace SecurityMcp {
       }
       return command(i)
     }
-    return { words: [], cwd }
+    return { words: [], cwd, env }
   }
 
   /** Python interpreters by name (`python`, `python3`, `python3.12`, `pypy3`; `programName` drops a Windows `.exe`). */
@@ -506,10 +526,50 @@ export namespace SecurityMcp {
    * await SecurityMcp.launcherPaths({ s: { command: ["python3", "-m", "tools.mcp"] } }, { directory: "/repo" })
    * // ["/repo/tools/__init__.py", …, "/repo/tools.py", …, "/repo/tools/mcp.py", …, "/repo/tools/mcp/__main__.py", …]
    */
-  export async function launcherPaths(mcp: unknown, input: { directory: string }): Promise<string[]> {
-    if (!mcp || typeof mcp !== "object") return []
+  export async function launcherPaths(
+    mcp: unknown,
+    input: { directory: string; env?: Record<string, string | undefined> },
+  ): Promise<string[]> {
+    return (await launcherHolds(mcp, input)).paths
+  }
+
+  /**
+   * The folders inside the project that a local Python MCP server has on `sys.path` before the standard library, whose
+   * importable top-level names are held, present or not (`SecurityPythonPath`): a `json.py` or `mcp/__init__.py` there
+   * would shadow the standard library's or an installed package's module for every import the server makes. The first
+   * folder by CPython's rules (`-m`, `-c`, standard input: the server's folder; a script: its folder; none with `-P`,
+   * `-I` or `PYTHONSAFEPATH`) and each `PYTHONPATH` entry (ignored with `-E`, `-I`), from the entry's `environment`,
+   * `env NAME=value` and `NAME=value` words, a `sh -c` script's plain assignments, or OpenCode's own environment (`env`,
+   * default `process.env`; `env -i` and `-u` honoured). A Python start that is not understood counts as code run in
+   * its folder. Disabled and remote servers have none.
+   *
+   * @example
+   * await SecurityMcp.pythonFolders({ s: { command: ["python3", "-m", "mcp_server_fetch"] } }, { directory: "/repo" })
+   * // ["/repo"]
+   */
+  export async function pythonFolders(
+    mcp: unknown,
+    input: { directory: string; env?: Record<string, string | undefined> },
+  ): Promise<string[]> {
+    return (await launcherHolds(mcp, input)).modules
+  }
+
+  type Env = Record<string, string | undefined>
+
+  /** `launcherPaths` and `pythonFolders` in one reading of the configuration. */
+  export async function launcherHolds(
+    mcp: unknown,
+    input: { directory: string; env?: Env },
+  ): Promise<{ paths: string[]; modules: string[] }> {
+    if (!mcp || typeof mcp !== "object") return { paths: [], modules: [] }
     const directory = path.resolve(input.directory)
     const out = new Set<string>()
+    const modules = new Set<string>()
+    /** The `sys.path` folders before the standard library of a CPython start, those inside the project. */
+    const sysPath = (cwd: string, mode: SecurityPythonPath.Mode, flags: string, env: Env) => {
+      for (const f of SecurityPythonPath.folders({ cwd, mode, flags, env }))
+        if (SecurityPath.isInside(f, directory)) modules.add(f)
+    }
     const add = (p: string) => {
       const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p
       if (!SecurityPath.SYSTEM.some((d) => SecurityPath.isInside(bare, d))) out.add(p)
@@ -521,9 +581,11 @@ export namespace SecurityMcp {
     /**
      * Fail closed: a Python start in `cwd` whose arguments are not understood may import any module of that folder (it
      * is first on `sys.path`). What can be held of it: its `*.py` files and package initialisers as they are now, and
-     * with `venv` the virtual environments of the folder.
+     * with `venv` the virtual environments of the folder. With `env`, it is a Python start there: the folder (and the
+     * environment's `PYTHONPATH`) on `sys.path`, new names included.
      */
-    const folder = (cwd: string, venv: boolean) => {
+    const folder = (cwd: string, venv: boolean, env?: Env) => {
+      if (env) sysPath(cwd, "code", "", env)
       if (venv) venvs(cwd)
       let entries: fs.Dirent[] = []
       try {
@@ -539,12 +601,22 @@ export namespace SecurityMcp {
       }
     }
     /** `python [options] (-m module | script | -c code | -)` run in `cwd`; options parsed as CPython does. */
-    const python = (args: string[], cwd: string) => {
+    const python = (args: string[], cwd: string, env: Env) => {
+      /** The single-letter options seen (`-I`, `-P`, `-E` change `sys.path`). */
+      let flags = ""
+      const script = (word: string) => {
+        add(path.resolve(cwd, word))
+        sysPath(cwd, { script: word }, flags, env)
+      }
+      const code = () => {
+        folder(cwd, false)
+        sysPath(cwd, "code", flags, env)
+      }
       for (let i = 0; i < args.length; i++) {
         const w = args[i]
         if (w === "--") {
-          if (args[i + 1]) add(path.resolve(cwd, args[i + 1]))
-          else folder(cwd, false)
+          if (args[i + 1]) script(args[i + 1])
+          else code()
           return
         }
         if (w.startsWith("--")) {
@@ -554,13 +626,16 @@ export namespace SecurityMcp {
             if (value === undefined) i++
             continue
           }
-          return folder(cwd, false)
+          return code()
         }
         if (w.startsWith("-") && w.length > 1) {
           // A cluster of short options (`-uBm mod`, `-Xdev`, `-mtools.mcp`): a value option takes the rest or the next word.
           for (let j = 1; j < w.length; j++) {
             const c = w[j]
-            if (PYTHON_FLAGS.has(c)) continue
+            if (PYTHON_FLAGS.has(c)) {
+              flags += c
+              continue
+            }
             if (PYTHON_VALUE_OPTIONS.has(c)) {
               if (j + 1 === w.length) i++
               break
@@ -570,19 +645,19 @@ export namespace SecurityMcp {
               const paths = module ? pythonModulePaths(cwd, module) : []
               if (paths.length) for (const p of paths) add(p)
               else folder(cwd, false)
+              sysPath(cwd, "module", flags, env)
               return
             }
             // `-c code` imports what it names from the folder; an unknown option is not understood.
-            return folder(cwd, false)
+            return code()
           }
           continue
         }
         // `-` (standard input) or no script at all: any code.
-        if (w === "-") return folder(cwd, false)
-        add(path.resolve(cwd, w))
-        return
+        if (w === "-") return code()
+        return script(w)
       }
-      folder(cwd, false)
+      code()
     }
     /** A virtual environment whose interpreter `program` is (`<venv>/bin/python`), when it is inside the project. */
     const venvOf = (program: string, cwd: string) => {
@@ -602,7 +677,7 @@ export namespace SecurityMcp {
       folder(path.join(dir, "src"), false)
     }
     /** `uv [global options] run …`, `uv tool run …`, `uvx …`: options before and after the subcommand. */
-    const uv = async (words: string[], cwd: string, depth: number) => {
+    const uv = async (words: string[], cwd: string, depth: number, env: Env) => {
       let i = 1
       let project = cwd
       let sub = programName(words[0]) === "uvx" ? "tool" : undefined
@@ -617,7 +692,7 @@ export namespace SecurityMcp {
         for (; i < words.length && words[i].startsWith("-"); i++) option(words[i])
         sub = words[i++]
         if (sub === "tool" && words[i] === "run") i++
-        else if (sub !== "run") return folder(cwd, true)
+        else if (sub !== "run") return folder(cwd, true, env)
       }
       let command: string[] = []
       let module: string | undefined
@@ -647,13 +722,15 @@ export namespace SecurityMcp {
         const paths = pythonModulePaths(cwd, module)
         if (paths.length) for (const p of paths) add(p)
         else folder(cwd, true)
-      } else if (command.length && /\.pyw?$/.test(command[0])) python(command, cwd)
-      else if (command.length && PYTHON_LAUNCHERS.test(programName(command[0]))) await launch(command, cwd, depth + 1)
+        sysPath(cwd, "module", "", env)
+      } else if (command.length && /\.pyw?$/.test(command[0])) python(command, cwd, env)
+      else if (command.length && PYTHON_LAUNCHERS.test(programName(command[0])))
+        await launch(command, cwd, depth + 1, env)
       // A console script of the project (installed editable) or another program: not understood.
-      else folder(cwd, true)
+      else folder(cwd, true, env)
     }
     /** `poetry [global options] run <command>`: the command in the project's environment. */
-    const poetry = async (words: string[], cwd: string, depth: number) => {
+    const poetry = async (words: string[], cwd: string, depth: number, env: Env) => {
       let i = 1
       for (; i < words.length && words[i].startsWith("-"); i++) {
         const [flag, value] = split(words[i])
@@ -661,14 +738,14 @@ export namespace SecurityMcp {
         if ((flag === "-C" || flag === "--directory") && v) cwd = path.resolve(cwd, v)
       }
       venvs(cwd)
-      if (words[i] !== "run") return folder(cwd, true)
+      if (words[i] !== "run") return folder(cwd, true, env)
       const command = words.slice(i + 1)
       if (command[0] === "--") command.shift()
-      if (command.length && PYTHON_LAUNCHERS.test(programName(command[0]))) await launch(command, cwd, depth + 1)
-      else folder(cwd, true)
+      if (command.length && PYTHON_LAUNCHERS.test(programName(command[0]))) await launch(command, cwd, depth + 1, env)
+      else folder(cwd, true, env)
     }
     /** `sh [options] -c "<script>"`: every command of the script, read by the shell guard's parser. */
-    const shell = async (words: string[], cwd: string, depth: number) => {
+    const shell = async (words: string[], cwd: string, depth: number, env: Env) => {
       let script: string | undefined
       let command = false
       for (let i = 1; i < words.length; i++) {
@@ -689,16 +766,27 @@ export namespace SecurityMcp {
       }
       // `sh script.sh` runs a file (held by `localFiles`); `sh` alone reads standard input.
       if (!command) return
-      if (script === undefined) return folder(cwd, true)
+      if (script === undefined) return folder(cwd, true, env)
       const parser = await SecurityShell.parser()
       const ctx = ShellContext.create(parser, { cwd })
       const tree = parser.parse(script)
-      if (!tree) return folder(cwd, true)
+      if (!tree) return folder(cwd, true, env)
       const state: ShellContext.State = { cwd, vars: new Map() }
-      const commands: { words: string[]; cwd: string }[] = []
+      const commands: { words: string[]; cwd: string; env: Env }[] = []
+      /** The script's environment: `export NAME=value` and `NAME=value` statements of plain words change it. */
+      let scriptEnv = { ...env }
+      const assign = (node: Node, into: Env) => {
+        const m = /^(\w+)=(?:'([^']*)'|"([^"$`\\]*)"|([^'"$`\\\s]*))$/.exec(node.text)
+        const name = m?.[1] ?? /^(\w+)=/.exec(node.text)?.[1]
+        // A value built at run time: what it names cannot be known (Limits).
+        if (name) into[name] = m ? (m[2] ?? m[3] ?? m[4] ?? "") : undefined
+      }
       const walk = (node: Node) => {
+        if (node.type === "variable_assignment") return assign(node, scriptEnv)
         if (node.type === "command") {
           const name = node.childForFieldName("name")
+          const own = { ...scriptEnv }
+          for (const child of node.namedChildren) if (child?.type === "variable_assignment") assign(child, own)
           if (!name) return
           const parts = [
             ShellWords.evaluate(ctx, name.namedChildren[0] ?? name, state, false),
@@ -707,55 +795,58 @@ export namespace SecurityMcp {
           const list = parts.map((p) => p.values[0] ?? "")
           const known = parts.every((p) => !p.dynamic && p.values.length === 1)
           if (known && list[0] === "cd") state.cwd = list[1] ? path.resolve(state.cwd ?? cwd, list[1]) : undefined
-          else if (known && state.cwd) commands.push({ words: list, cwd: state.cwd })
+          else if (known && state.cwd) commands.push({ words: list, cwd: state.cwd, env: own })
           // Built at run time, or after a `cd` to a folder not known: not understood.
-          else if (LAUNCHER_TEXT.test(node.text)) folder(state.cwd ?? cwd, true)
+          else if (LAUNCHER_TEXT.test(node.text)) folder(state.cwd ?? cwd, true, own)
           return
         }
         for (const child of node.namedChildren) if (child) walk(child)
       }
       try {
-        if (tree.rootNode.hasError && LAUNCHER_TEXT.test(script)) folder(cwd, true)
+        if (tree.rootNode.hasError && LAUNCHER_TEXT.test(script)) folder(cwd, true, env)
         walk(tree.rootNode)
       } finally {
         tree.delete()
       }
-      for (const c of commands) await launch(c.words, c.cwd, depth + 1)
+      for (const c of commands) await launch(c.words, c.cwd, depth + 1, c.env)
     }
     /** One command as a server (or a wrapper of one) starts it in `cwd`. */
-    const launch = async (words: string[], cwd: string, depth: number): Promise<void> => {
-      while (words.length && /^\w+=/.test(words[0])) words = words.slice(1)
+    const launch = async (words: string[], cwd: string, depth: number, env: Env): Promise<void> => {
+      // `PYTHONPATH=lib python3 …` in a script: the variable for that command.
+      if (words.length && /^\w+=/.test(words[0])) env = { ...env }
+      for (; words.length && /^\w+=/.test(words[0]); words = words.slice(1))
+        env[words[0].slice(0, words[0].indexOf("="))] = words[0].slice(words[0].indexOf("=") + 1)
       if (!words.length) return
       const program = programName(words[0])
       const mentions = () =>
         words.some((w) => w.split(/[\s;&|()`'"]+/).some((t) => PYTHON_LAUNCHERS.test(programName(t))))
-      if (depth > 8) return mentions() ? folder(cwd, true) : undefined
+      if (depth > 8) return mentions() ? folder(cwd, true, env) : undefined
       if (program === "env") {
-        const inner = unwrapEnv(words, cwd)
-        if (inner) return launch(inner.words, inner.cwd, depth + 1)
-        return mentions() ? folder(cwd, true) : undefined
+        const inner = unwrapEnv(words, cwd, env)
+        if (inner) return launch(inner.words, inner.cwd, depth + 1, inner.env)
+        return mentions() ? folder(cwd, true, env) : undefined
       }
       // `exec python3 …`, `command python3 …`, `nohup python3 …` in a script.
       if (/^(exec|command|nohup)$/.test(program)) {
         let i = 1
         for (; i < words.length && words[i].startsWith("-"); i++) if (words[i] === "-a") i++
-        return launch(words.slice(i), cwd, depth + 1)
+        return launch(words.slice(i), cwd, depth + 1, env)
       }
-      if (SHELLS.test(program)) return shell(words, cwd, depth)
+      if (SHELLS.test(program)) return shell(words, cwd, depth, env)
       if (PYTHON.test(program)) {
         if (words[0].includes("/") || words[0].includes("\\")) venvOf(words[0], cwd)
-        return python(words.slice(1), cwd)
+        return python(words.slice(1), cwd, env)
       }
-      if (program === "uv" || program === "uvx") return uv(words, cwd, depth)
-      if (program === "poetry") return poetry(words, cwd, depth)
-      if (PYTHON_LAUNCHERS.test(program)) return folder(cwd, true)
+      if (program === "uv" || program === "uvx") return uv(words, cwd, depth, env)
+      if (program === "poetry") return poetry(words, cwd, depth, env)
+      if (PYTHON_LAUNCHERS.test(program)) return folder(cwd, true, env)
       if (program === "go") return go(words, cwd)
       // Another wrapper (`timeout 10 python3 …`, `nice -n 5 uv run …`, `sudo -u me python3 …`): its options are not
       // read; the launcher it names is followed as if it started there, and its folder held too.
       const at = words.findIndex((w, i) => i > 0 && PYTHON_LAUNCHERS.test(programName(w)))
       if (at > 0) {
-        folder(cwd, true)
-        return launch(words.slice(at), cwd, depth + 1)
+        folder(cwd, true, env)
+        return launch(words.slice(at), cwd, depth + 1, env)
       }
     }
     /** `go [-C dir] run [build options] <package | files>`. */
@@ -807,8 +898,9 @@ export namespace SecurityMcp {
         add(path.join(root ?? cwd, "vendor") + path.sep)
       }
     }
-    for (const { words, cwd } of localServers(mcp, directory, false)) await launch(words, cwd, 0)
-    return [...out]
+    for (const { words, cwd, env } of localServers(mcp, directory, false, input.env ?? process.env))
+      await launch(words, cwd, 0, env)
+    return { paths: [...out], modules: [...modules] }
   }
 
   /**
@@ -958,26 +1050,35 @@ export namespace SecurityMcp {
   }
 
   /**
-   * The local servers of OpenCode's `mcp` configuration (enabled, with a command): each one's command words and the
-   * folder it starts in. With `program`, the words start at the program `env` starts (`env FOO=1 npx pkg` → npx).
+   * The local servers of OpenCode's `mcp` configuration (enabled, with a command): each one's command words, the
+   * folder it starts in, and its environment (OpenCode's own, `base`, with the entry's `environment` over it). With
+   * `program`, the words start at the program `env` starts (`env FOO=1 npx pkg` → npx).
    */
-  function localServers(mcp: unknown, directory: string, program: boolean): { words: string[]; cwd: string }[] {
+  function localServers(
+    mcp: unknown,
+    directory: string,
+    program: boolean,
+    base: Record<string, string | undefined> = {},
+  ): { words: string[]; cwd: string; env: Record<string, string | undefined> }[] {
     if (!mcp || typeof mcp !== "object") return []
-    const out: { words: string[]; cwd: string }[] = []
+    const out: { words: string[]; cwd: string; env: Record<string, string | undefined> }[] = []
     for (const entry of Object.values(mcp as Record<string, unknown>)) {
       if (!entry || typeof entry !== "object") continue
-      const e = entry as { type?: unknown; command?: unknown; cwd?: unknown; enabled?: unknown }
+      const e = entry as { type?: unknown; command?: unknown; cwd?: unknown; enabled?: unknown; environment?: unknown }
       if (e.type !== undefined && e.type !== "local") continue
       if (e.enabled === false || !Array.isArray(e.command)) continue
       let words = e.command.filter((w): w is string => typeof w === "string")
       let cwd = typeof e.cwd === "string" ? path.resolve(directory, e.cwd) : path.resolve(directory)
+      let env: Record<string, string | undefined> = { ...base }
+      if (e.environment && typeof e.environment === "object")
+        for (const [k, v] of Object.entries(e.environment)) if (typeof v === "string") env[k] = v
       while (program && words.length && (programName(words[0]) === "env" || /^\w+=/.test(words[0]))) {
-        const inner = programName(words[0]) === "env" ? unwrapEnv(words, cwd) : undefined
-        if (inner) ({ words, cwd } = inner)
+        const inner = programName(words[0]) === "env" ? unwrapEnv(words, cwd, env) : undefined
+        if (inner) ({ words, cwd, env } = inner)
         else words = words.slice(1)
       }
       if (!words.length) continue
-      out.push({ words, cwd })
+      out.push({ words, cwd, env })
     }
     return out
   }

@@ -282,6 +282,76 @@ for (const route of ROUTES) {
       HEAVY,
     )
 
+    // A server started as `python3 -m <module>` has the project folder first on sys.path: a `json.py` or an
+    // `mcp/__init__.py` the agent creates there shadows the standard library's or an installed package's module for
+    // every import the server makes, and ran on the host at the next start. So does a folder PYTHONPATH names.
+    test(
+      "python -m and PYTHONPATH: a module shadowing the standard library or an installed package is held, present or not",
+      async () => {
+        await using box = await fresh(
+          route,
+          {
+            fetch: { type: "local", command: ["python3", "-m", "mcp_server_fetch"] },
+            vendored: {
+              type: "local",
+              command: ["python3", "-P", "-m", "vsrv"],
+              cwd: "srv",
+              environment: { PYTHONPATH: "../vendor" },
+            },
+            isolated: { type: "local", command: ["python3", "-I", "-m", "isrv"], cwd: "iso" },
+          },
+          {
+            "util.py": "X = 1\n",
+            "mcp/__init__.py": "",
+            "mcp/server.py": "print('deeper')\n",
+            "vendor/keep.txt": "",
+            "iso/keep.txt": "",
+            "srv/keep.txt": "",
+          },
+        )
+        // The write tools: a new name, a present module, a package initialiser; deeper files and other files stay.
+        for (const file of ["json.py", "util.py", "mcp/__init__.py", "asyncio/__init__.py", "vendor/httpx.py"])
+          expectTyped(await box.s.call("write", { filePath: file, content: "import os\n" }))
+        expectTyped(await box.s.call("edit", { filePath: "util.py", oldString: "X = 1", newString: "import os" }))
+        for (const file of ["mcp/server.py", "notes.md", "iso/json.py", "srv/json.py", "my-notes.py"])
+          expect([file, (await box.s.call("write", { filePath: file, content: "x = 1\n" })).refused]).toEqual([
+            file,
+            false,
+          ])
+        // Commands: names built at run time, so only the sandbox and the sweep stand between.
+        const shadow = await box.s.bash(`echo 'import os' > ${runtime("json.py")}; echo RAN-OK`)
+        expect(shadow.refused).toBe(false)
+        expect(shadow.output).toContain("RAN-OK")
+        expect(shadow.output).toContain("json.py was created by the command")
+        expect(fs.existsSync(box.dir.file("json.py"))).toBe(false)
+        expect(asides(box.dir.path, "json.py").length).toBe(1)
+        await box.s.bash(`d=${runtime("pydantic")}; mkdir -p $d && echo 'import os' > $d/__init__.py; echo RAN-OK`)
+        expect(fs.existsSync(box.dir.file("pydantic/__init__.py"))).toBe(false)
+        await box.s.bash(
+          `mkdir -p __pycache__ && echo x > __pycache__/${runtime("typing.cpython-311.pyc")}; echo RAN-OK`,
+        )
+        expect(fs.existsSync(box.dir.file("__pycache__/typing.cpython-311.pyc"))).toBe(false)
+        await box.s.bash(`echo x > ${runtime("_ssl.cpython-311-x86_64-linux-gnu.so")}; echo RAN-OK`)
+        expect(fs.existsSync(box.dir.file("_ssl.cpython-311-x86_64-linux-gnu.so"))).toBe(false)
+        await box.s.bash(`echo 'import os' > vendor/${runtime("httpx.py")}; echo RAN-OK`)
+        expect(fs.existsSync(box.dir.file("vendor/httpx.py"))).toBe(false)
+        // A present module and package initialiser are read-only for commands.
+        await box.s.bash(
+          `echo 'import os' >> ${runtime("util.py")}; echo 'import os' > mcp/${runtime("__init__.py")}; echo RAN-OK`,
+        )
+        expect(fs.readFileSync(box.dir.file("util.py"), "utf8")).toBe("X = 1\n")
+        expect(fs.readFileSync(box.dir.file("mcp/__init__.py"), "utf8")).toBe("")
+        // What no held folder's names are stays the agent's: a deeper file, a -I server's folder, a -P server's folder.
+        const free = await box.s.bash(
+          `echo y > mcp/${runtime("server.py")}; echo y > iso/${runtime("json.py")}; echo y > srv/${runtime("json.py")}; echo RAN-OK`,
+        )
+        expect(free.output).not.toContain("was created by the command")
+        for (const file of ["mcp/server.py", "iso/json.py", "srv/json.py"])
+          expect(fs.readFileSync(box.dir.file(file), "utf8")).toBe("y\n")
+      },
+      HEAVY,
+    )
+
     // Red team S5-2: the same servers behind `env` with options, `sh -c`, and uv's global `--directory` (the MCP
     // quickstart's spelling) held nothing: each planted module ran on the host at the next start.
     test(
