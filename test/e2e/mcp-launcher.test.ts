@@ -3,7 +3,7 @@
 // for `.venv/bin/python -m tools.mcp` it runs `tools/__init__.py` and the `.pth` files of the project's `.venv` first,
 // and `go run ./cmd/mcp` compiles every `.go` file of that folder. The agent plants each (by the write tools, and by
 // commands naming the files at run time, so only the sandbox and the sweep after the command stand between); the next
-// start must run none of them.
+// start must run none of them. A `json.py` in the project shadows the standard library's for a `python3 -m` server.
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
@@ -148,6 +148,61 @@ for (const target of targets()) {
             writesRefused: 2,
             left: [],
             init: "",
+            ranOnHost: "",
+          })
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+
+    // `python3 -m <module>` puts the project folder first on sys.path: a `json.py` the agent creates there shadows the
+    // standard library's `json` for every later import of the server (the held paths were only the named module's).
+    test.skipIf(!PYTHON)(
+      "a json.py shadowing the standard library for a python3 -m server does not run at the next start",
+      async () => {
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: {
+            ".opencode-security.json": JSON.stringify(POLICY),
+            "secrets/key.txt": "TOPSECRET-Q1\n",
+            "tools/__init__.py": "",
+            // A stand-in server: it imports json, as every MCP server does, and exits.
+            "tools/srv.py": "import json\nimport sys\nsys.exit(0)\n",
+          },
+          config: { mcp: { srv: { type: "local", command: ["python3", "-m", "tools.srv"] } } },
+        })
+        const marker = path.join(project.root, "ran-on-host")
+        const server = ModelServer.start([
+          ModelServer.call("write", {
+            filePath: path.join(project.dir, "json.py"),
+            content: pythonPayload(marker, "json-write"),
+          }),
+          ModelServer.call("bash", {
+            command: plant("json.py", pythonPayload(marker, "json-cmd")),
+            description: "shadow the standard library",
+          }),
+          ModelServer.text("done"),
+          ModelServer.text("second session"),
+        ])
+        try {
+          const first = await Harness.run(project, server, "go", { timeoutMs: 150_000 })
+          const outputs = first.tools.map((t) => `${t.tool} ${t.status}: ${t.output ?? ""}${t.error ?? ""}`)
+          const second = await Harness.run(project, server, "hello", { timeoutMs: 150_000 })
+          expect({
+            timedOut: [first.timedOut, second.timedOut],
+            calls: outputs.length,
+            write: outputs[0]?.includes("Blocked by the project's security policy") ? "refused" : outputs[0],
+            command: outputs[1]?.includes("json.py was created by the command") ? "moved aside" : outputs[1],
+            left: fs.existsSync(path.join(project.dir, "json.py")),
+            ranOnHost: fs.existsSync(marker) ? fs.readFileSync(marker, "utf8") : "",
+          }).toEqual({
+            timedOut: [false, false],
+            calls: 2,
+            write: "refused",
+            command: "moved aside",
+            left: false,
             ranOnHost: "",
           })
         } finally {
