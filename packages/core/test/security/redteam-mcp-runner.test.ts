@@ -313,6 +313,31 @@ for (const route of ROUTES) {
         for (const file of ["json.py", "util.py", "mcp/__init__.py", "asyncio/__init__.py", "vendor/httpx.py"])
           expectTyped(await box.s.call("write", { filePath: file, content: "import os\n" }))
         expectTyped(await box.s.call("edit", { filePath: "util.py", oldString: "X = 1", newString: "import os" }))
+        // apply_patch: a new module, a file moved onto a held name; ast_grep_replace over a present module.
+        const patch = (...lines: string[]) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n")
+        expectTyped(await box.s.call("apply_patch", { patchText: patch("*** Add File: typing.py", "+import os") }))
+        fs.writeFileSync(box.dir.file("notes.txt"), "import os\n")
+        expectTyped(
+          await box.s.call("apply_patch", {
+            patchText: patch(
+              "*** Update File: notes.txt",
+              "*** Move to: asyncio.py",
+              "@@",
+              "-import os",
+              "+import sys",
+            ),
+          }),
+        )
+        expect(fs.existsSync(box.dir.file("typing.py")) || fs.existsSync(box.dir.file("asyncio.py"))).toBe(false)
+        const ast = await box.s.call("ast_grep_replace", {
+          pattern: "X = $V",
+          rewrite: "import os",
+          lang: "python",
+          paths: ["util.py"],
+          dryRun: false,
+        })
+        if (ast.refused) expectTyped(ast)
+        expect(fs.readFileSync(box.dir.file("util.py"), "utf8")).toBe("X = 1\n")
         for (const file of ["mcp/server.py", "notes.md", "iso/json.py", "srv/json.py", "my-notes.py"])
           expect([file, (await box.s.call("write", { filePath: file, content: "x = 1\n" })).refused]).toEqual([
             file,
