@@ -777,9 +777,8 @@ export namespace SecurityMcp {
       let scriptEnv = { ...env }
       const assign = (node: Node, into: Env) => {
         const m = /^(\w+)=(?:'([^']*)'|"([^"$`\\]*)"|([^'"$`\\\s]*))$/.exec(node.text)
-        const name = m?.[1] ?? /^(\w+)=/.exec(node.text)?.[1]
-        // A value built at run time: what it names cannot be known (Limits).
-        if (name) into[name] = m ? (m[2] ?? m[3] ?? m[4] ?? "") : undefined
+        // A value built at run time: what it names cannot be known (Limits); the folders it had stay held.
+        if (m) into[m[1]] = m[2] ?? m[3] ?? m[4] ?? ""
       }
       const walk = (node: Node) => {
         if (node.type === "variable_assignment") return assign(node, scriptEnv)

@@ -132,6 +132,8 @@ describe("SecurityMcp.pythonFolders", () => {
       [["env", "-u", "PYTHONPATH", "python3", "-P", "-m", "m"], {}, { PYTHONPATH: "lib" }, []],
       [["sh", "-c", "PYTHONPATH=shlib exec python3 -P -m m"], {}, {}, [dir.file("shlib")]],
       [["sh", "-c", "export PYTHONPATH='a b'; python3 -P -m m"], {}, {}, [dir.file("a b")]],
+      // A value built at run time is not known: the inherited entries stay held.
+      [["sh", "-c", "PYTHONPATH=$X:y python3 -P -m m"], {}, { PYTHONPATH: "lib" }, [dir.file("lib")]],
       [["uv", "run", "-m", "m"], {}, {}, [dir.path]],
       [["uv", "run", "my-server"], {}, {}, [dir.path]],
       // Folders outside the project are not the agent's to plant in through this hold.
