@@ -66,7 +66,8 @@ export namespace SecurityPythonPath {
   }
 
   /**
-   * The held names of `folder` present now (files and links, not folders), as `held` tells them.
+   * The held names of `folder` present now (files and links to files; a package initialiser through a link to a
+   * folder too), as `held` tells them.
    *
    * @example
    * SecurityPythonPath.present("/repo") // ["/repo/setup.py", "/repo/tools/__init__.py"]
@@ -86,9 +87,19 @@ export namespace SecurityPythonPath {
         if (!e.isDirectory() && held([folder], p)) out.push(p)
       }
     }
+    /** A folder, or a link leading to one (Python imports a package through it). */
+    const isFolder = (e: fs.Dirent, p: string) => {
+      if (e.isDirectory()) return true
+      if (!e.isSymbolicLink()) return false
+      try {
+        return fs.statSync(p).isDirectory()
+      } catch {
+        return false
+      }
+    }
     for (const e of list(folder)) {
       const p = path.join(folder, e.name)
-      if (!e.isDirectory()) {
+      if (!isFolder(e, p)) {
         if (held([folder], p)) out.push(p)
         continue
       }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
 import path from "path"
 import { SecurityAccess } from "../../security/access"
 import { SecurityConfig } from "../../security/config"
@@ -71,8 +72,17 @@ describe("SecurityPythonPath", () => {
       "__pycache__/json.cpython-311.pyc": "",
       "nsp/mod.py": "",
     })
+    fs.symlinkSync(dir.file("mcp"), dir.file("linked"))
     expect(SecurityPythonPath.present(dir.path).sort()).toEqual(
-      ["json.py", "mcp/__init__.py", "mcp/__pycache__/__init__.cpython-311.pyc", "__pycache__/json.cpython-311.pyc"]
+      [
+        "json.py",
+        "mcp/__init__.py",
+        "mcp/__pycache__/__init__.cpython-311.pyc",
+        "__pycache__/json.cpython-311.pyc",
+        // A package through a link to a folder: Python imports it.
+        "linked/__init__.py",
+        "linked/__pycache__/__init__.cpython-311.pyc",
+      ]
         .map((p) => dir.file(p))
         .sort(),
     )

@@ -358,6 +358,13 @@ for (const route of ROUTES) {
         expect(fs.existsSync(box.dir.file("__pycache__/typing.cpython-311.pyc"))).toBe(false)
         await box.s.bash(`echo x > ${runtime("_ssl.cpython-311-x86_64-linux-gnu.so")}; echo RAN-OK`)
         expect(fs.existsSync(box.dir.file("_ssl.cpython-311-x86_64-linux-gnu.so"))).toBe(false)
+        // A package through a link to a folder of the project whose initialiser is a deeper file: the link is moved.
+        const linked = await box.s.bash(
+          `mkdir -p lib/evilpkg && echo 'import os' > lib/evilpkg/__init__.py && ln -s lib/evilpkg ${runtime("yaml")}; echo RAN-OK`,
+        )
+        expect(linked.output).toContain("yaml was created by the command")
+        expect(fs.existsSync(box.dir.file("yaml"))).toBe(false)
+        expect(fs.existsSync(box.dir.file("lib/evilpkg/__init__.py"))).toBe(true)
         await box.s.bash(`echo 'import os' > vendor/${runtime("httpx.py")}; echo RAN-OK`)
         expect(fs.existsSync(box.dir.file("vendor/httpx.py"))).toBe(false)
         // A present module and package initialiser are read-only for commands.
