@@ -61,14 +61,23 @@ export namespace LspFormat {
       )
     }
     let shown = 0
+    let total = 0
+    let unlisted = 0
     for (const [file, entry] of byFile) {
       if (!entry.items.length) continue
+      total += entry.items.length
+      // Past the cap a file is counted, not listed: a name with nothing under it would read as a clean file.
+      if (shown >= MAX_ITEMS) {
+        unlisted++
+        continue
+      }
       lines.push(rel(options.directory, file))
       const sorted = [...entry.items].sort(
         (a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character,
       )
       for (const d of sorted) {
-        if (shown++ >= MAX_ITEMS) break
+        if (shown >= MAX_ITEMS) break
+        shown++
         const code =
           d.code === undefined
             ? ""
@@ -78,7 +87,12 @@ export namespace LspFormat {
         )
       }
     }
-    if (shown > MAX_ITEMS) lines.push(`[TRUNCATED: ${MAX_ITEMS} of ${shown} diagnostics shown]`)
+    if (total > shown)
+      lines.push(
+        `[TRUNCATED: ${shown} of ${total} diagnostics shown` +
+          (unlisted ? `; ${unlisted} more file${unlisted === 1 ? "" : "s"} with diagnostics not listed` : "") +
+          "]",
+      )
     if (report.truncated) lines.push(`[TRUNCATED: only the first ${Lsp.MAX_PROJECT_FILES} files were checked]`)
     for (const s of report.skipped.slice(0, 20)) lines.push(`skipped ${rel(options.directory, s.file)}: ${s.reason}`)
     if (report.skipped.length > 20) lines.push(`… and ${report.skipped.length - 20} more files skipped`)

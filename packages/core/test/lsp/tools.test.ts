@@ -3,6 +3,7 @@ import fs from "fs/promises"
 import path from "path"
 import type { Host } from "../../host"
 import { LspServers } from "../../lsp/servers"
+import { LspFormat } from "../../lsp/format"
 import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
@@ -234,5 +235,39 @@ describe("the lsp tool", () => {
     )
     expect(await service.running()).toEqual([])
     expect(await fs.readFile(path.join(proj.dir, "a.ts"), "utf8")).toBe("export const a = 1\n")
+  })
+})
+
+// Tester U, U-F4: 260 errors printed "[TRUNCATED: 200 of 203 …]" and file names with nothing under them.
+describe("diagnostics text over the item cap", () => {
+  test("the truncation line gives the real total; files past the cap are counted, not listed empty", () => {
+    const items = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        range: { start: { line: i, character: 0 }, end: { line: i, character: 1 } },
+        severity: 1 as const,
+        code: 2322,
+        source: "typescript",
+        message: "Type 'string' is not assignable to type 'number'.",
+      }))
+    const report: Lsp.DiagnosticsReport = {
+      status: "ok",
+      files: [150, 100, 5, 5].map((n, i) => ({
+        file: `/p/src/${"abcd"[i]}.ts`,
+        server: "typescript",
+        status: "ok",
+        items: items(n),
+      })),
+      skipped: [],
+      truncated: false,
+    }
+    const out = LspFormat.diagnostics(report, { directory: "/p", severity: "error", scope: "the project" })
+    const lines = out.split("\n")
+    expect(lines[0]).toBe("status: ok — 260 errors in 4 files of the project (4 checked; typescript; severity: error)")
+    expect(lines.filter((l) => l.startsWith("src/"))).toEqual(["src/a.ts", "src/b.ts"])
+    expect(lines.filter((l) => l.startsWith("  error"))).toHaveLength(200)
+    expect(lines.at(-1)).toBe("[TRUNCATED: 200 of 260 diagnostics shown; 2 more files with diagnostics not listed]")
+    // Exactly at the cap: nothing is left out, no truncation line.
+    report.files = [{ file: "/p/src/a.ts", server: "typescript", status: "ok", items: items(200) }]
+    expect(LspFormat.diagnostics(report, { directory: "/p", severity: "error", scope: "x" })).not.toContain("TRUNCATED")
   })
 })
