@@ -1,6 +1,7 @@
 import { existsSync } from "fs"
 import fs from "fs/promises"
 import path from "path"
+import type { Diagnostic } from "vscode-languageserver-protocol"
 
 /**
  * The TypeScript projects of a "solution": a `tsconfig.json` (or `jsconfig.json`) with `references` to other
@@ -88,6 +89,58 @@ export namespace LspProjects {
       for (const ref of parsed.projectReferences ?? []) queue.push(ts.resolveProjectReferencePath(ref))
     }
     return out
+  }
+
+  /**
+   * The configuration's own errors, as `tsc -p` prints them before any code: what TypeScript's parser reports for it
+   * (an `extends` not found, TS6053; an unknown option; no inputs, TS18003) and what checking its compiler options
+   * reports (TS5052 `Option 'x' cannot be specified without specifying option 'y'`, …), per file they are in (the
+   * configuration or one it extends). TypeScript's server reports these only as `configFileDiag` events, which
+   * typescript-language-server drops; a broken configuration then shows only as errors in every file.
+   */
+  export async function configDiagnostics(tsserverPath: string, config: string) {
+    const ts = await typescript(tsserverPath)
+    const found: any[] = []
+    const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d: any) => found.push(d) }
+    const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, host)
+    if (parsed) {
+      // No root files: the options are checked without reading a source file or a lib.
+      const program = ts.createProgram({
+        rootNames: [],
+        options: parsed.options,
+        projectReferences: parsed.projectReferences,
+        configFileParsingDiagnostics: parsed.errors,
+      })
+      found.push(...program.getConfigFileParsingDiagnostics(), ...program.getOptionsDiagnostics())
+    }
+    const byFile = new Map<string, Diagnostic[]>()
+    const seen = new Set<string>()
+    for (const d of found) {
+      if (d.category !== 1 && d.category !== 0) continue
+      const file = d.file?.fileName ? path.resolve(d.file.fileName) : path.resolve(config)
+      const start =
+        d.file && typeof d.start === "number"
+          ? d.file.getLineAndCharacterOfPosition(d.start)
+          : { line: 0, character: 0 }
+      const end =
+        d.file && typeof d.start === "number"
+          ? d.file.getLineAndCharacterOfPosition(d.start + (d.length ?? 0))
+          : { line: 0, character: 0 }
+      const message = ts.flattenDiagnosticMessageText(d.messageText, "\n")
+      const key = `${file}\0${d.code}\0${start.line}:${start.character}\0${message}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      const list = byFile.get(file) ?? []
+      list.push({
+        range: { start, end },
+        severity: d.category === 1 ? 1 : 2,
+        code: d.code,
+        source: "typescript",
+        message,
+      })
+      byFile.set(file, list)
+    }
+    return byFile
   }
 
   /**

@@ -383,7 +383,14 @@ export namespace Lsp {
       return Promise.all(able.map((c) => c.request<T>(method, params, { signal }).then((r) => ({ server: c.id, r }))))
     }
 
-    async function diagnosticsOf(file: string, severity: Severity, signal?: AbortSignal, keepOpen = true) {
+    /** `configs`: collects the TypeScript configuration each file's project comes from, with its client. */
+    async function diagnosticsOf(
+      file: string,
+      severity: Severity,
+      signal?: AbortSignal,
+      keepOpen = true,
+      configs?: Map<string, LspClient>,
+    ) {
       const { list, text } = await prepare(file)
       const out: FileDiagnostics[] = []
       for (const client of list) {
@@ -391,7 +398,37 @@ export namespace Lsp {
         await client.sync(file, text)
         const result = await client.diagnostics(file, { timeoutMs, signal })
         out.push({ file, server: client.id, status: result.status, items: filter(result.items, severity) })
+        if (configs && client.tsserverPath) {
+          const config = await client
+            .tsserverRequest<any>("projectInfo", { file, needFileNameList: false }, { signal })
+            .then((r) => (typeof r?.configFileName === "string" ? r.configFileName : undefined))
+            .catch(() => undefined)
+          // An inferred project (no configuration) is named `/dev/null/inferredProject1*`.
+          if (config && config.endsWith(".json") && path.isAbsolute(config) && !configs.has(path.resolve(config)))
+            configs.set(path.resolve(config), client)
+        }
         if (!keepOpen && !wasOpen) await client.close(file)
+      }
+      return out
+    }
+
+    /**
+     * The errors of the configurations in `configs` themselves (`LspProjects.configDiagnostics`), one entry per file
+     * that has some: a broken `tsconfig.json` is what to fix first, not the errors it causes in every file.
+     */
+    async function configErrors(configs: Map<string, LspClient>, severity: Severity): Promise<FileDiagnostics[]> {
+      const out: FileDiagnostics[] = []
+      for (const [config, client] of configs) {
+        if (await input.access?.(config, "read")) continue
+        const found = await LspProjects.configDiagnostics(client.tsserverPath!, config).catch((error) => {
+          input.log.debug?.(`lsp: the configuration ${config} could not be checked: ${error}`)
+          return undefined
+        })
+        for (const [file, items] of found ?? []) {
+          const kept = filter(items, severity)
+          if (kept.length && !out.some((o) => o.file === file))
+            out.push({ file, server: client.id, status: "ok", items: kept })
+        }
       }
       return out
     }
@@ -419,8 +456,9 @@ export namespace Lsp {
         const stat = await fs.stat(target).catch(() => undefined)
         if (!stat) throw new NotFound({ file: rel(target) })
         const report: DiagnosticsReport = { status: "ok", files: [], skipped: [], truncated: false }
+        const configs = new Map<string, LspClient>()
         if (stat.isFile()) {
-          report.files = await diagnosticsOf(target, severity, options.signal)
+          report.files = await diagnosticsOf(target, severity, options.signal, true, configs)
         } else {
           const resolved = servers()
           if (resolved.disabled) throw new LspServers.Disabled({ source: resolved.disabled })
@@ -449,7 +487,7 @@ export namespace Lsp {
               continue
             }
             try {
-              const results = await diagnosticsOf(file, severity, options.signal, false)
+              const results = await diagnosticsOf(file, severity, options.signal, false, configs)
               for (const r of results) if (r.status === "timeout") silent.add(r.server)
               report.files.push(...results)
             } catch (error) {
@@ -460,6 +498,8 @@ export namespace Lsp {
           }
           if (unchecked) report.status = "timeout"
         }
+        // The configurations' own errors come first: the agent fixes the configuration, not the code.
+        report.files = [...(await configErrors(configs, severity)), ...report.files]
         if (report.files.some((f) => f.status === "timeout")) report.status = "timeout"
         return report
       },

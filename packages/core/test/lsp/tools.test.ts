@@ -271,3 +271,57 @@ describe("diagnostics text over the item cap", () => {
     expect(LspFormat.diagnostics(report, { directory: "/p", severity: "error", scope: "x" })).not.toContain("TRUNCATED")
   })
 })
+
+// Tester U, U-F5: ky as cloned (no node_modules) has a tsconfig.json whose `extends` is missing; `tsc -p` prints its
+// two configuration errors, the tool printed only the thousand errors they cause in the code.
+describe("a broken tsconfig.json", () => {
+  test(
+    "its own errors, as tsc -p prints them, come first in project, folder and file diagnostics",
+    async () => {
+      await using proj = await project({
+        "package.json": '{ "name": "p", "type": "module" }\n',
+        "tsconfig.json":
+          '{\n  "extends": "@sindresorhus/tsconfig",\n  "compilerOptions": { "declarationMap": true },\n  "include": ["source"]\n}\n',
+        "source/index.ts": "export const m = new Map<string, number>()\n",
+      })
+      const printed = tsc(proj.dir).out
+      const expected = [...printed.matchAll(/tsconfig\.json\((\d+),(\d+)\): error (TS\d+)/gm)].map(
+        (m) => `  error ${m[1]}:${m[2]} ${m[3]}`,
+      )
+      // TS6053 (the `extends` not found) and TS5069 (declarationMap without declaration).
+      expect(expected.map((e) => e.split(" ").at(-1))).toEqual(["TS6053", "TS5069"])
+      const { lsp, service } = tool(proj.dir, true)
+      try {
+        for (const filePath of [undefined, "source", "source/index.ts"]) {
+          const out = await lsp.execute(
+            { operation: "diagnostics", ...(filePath ? { filePath } : {}), severity: "error" },
+            context(proj.dir) as any,
+          )
+          const lines = out.split("\n")
+          expect(lines[1]).toBe("tsconfig.json")
+          expect(lines.slice(2, 4).map((l) => l.split(" ").slice(0, 5).join(" "))).toEqual(expected)
+          expect(lines[2]).toContain("File '@sindresorhus/tsconfig' not found.")
+        }
+      } finally {
+        await service.stop()
+      }
+      expect(await processesIn(proj.dir)).toEqual([])
+    },
+    { timeout: 120_000 },
+  )
+
+  test(
+    "a valid configuration adds nothing to the diagnostics",
+    async () => {
+      await using proj = await project(THREE_FILES)
+      const { lsp, service } = tool(proj.dir, true)
+      try {
+        const out = await lsp.execute({ operation: "diagnostics" }, context(proj.dir) as any)
+        expect(out).toBe("status: ok — no diagnostics in the project (3 files checked; typescript; severity: all)")
+      } finally {
+        await service.stop()
+      }
+    },
+    { timeout: 120_000 },
+  )
+})
