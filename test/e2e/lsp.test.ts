@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import path from "path"
-import { processesIn, THREE_FILES, tsc } from "../../packages/core/test/lsp/fixtures"
+import { LAYOUTS, processesIn, THREE_FILES, tsc } from "../../packages/core/test/lsp/fixtures"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { FORK, targets } from "./targets"
@@ -127,6 +127,35 @@ for (const target of targets()) {
           expect(result.tools[2].output).toContain("computeTotal")
           expect(result.tools[3].output).toContain("All files were written.")
           expect(await fs.readFile(path.join(project.dir, "src/b.ts"), "utf8")).toContain("sumAll([3])")
+        } finally {
+          server.stop()
+        }
+        expect(await processesIn(project.dir)).toEqual([])
+      },
+      TIMEOUT,
+    )
+
+    // Tester U, U-F1 on the plugin route: express's layout (CommonJS, no jsconfig.json); the rename wrote lib/utils.js
+    // alone, "All files were written", and lib/application.js then read an undefined export.
+    test(
+      "a rename in a JavaScript project without jsconfig.json rewrites the files that require the export",
+      async () => {
+        await using project = await Harness.project({ bin: target.bin, files: LAYOUTS.express.files, config: CONFIG })
+        const { from, to, ...at } = LAYOUTS.express.rename
+        const server = ModelServer.start([
+          ModelServer.call("lsp", { operation: "rename", ...at, newName: to }),
+          ModelServer.text("done"),
+        ])
+        try {
+          const result = await Harness.run(project, server, `rename ${from}`, RUN)
+          expect(result.exitCode).toBe(0)
+          expect(result.tools.map((t) => [t.tool, t.status])).toEqual([["lsp", "completed"]])
+          expect(result.tools[0].output).toStartWith(
+            "Renamed `compileETag` to `compileEtagFn`: 4 edits in 3 files (typescript). All files were written.",
+          )
+          const read = (rel: string) => fs.readFile(path.join(project.dir, rel), "utf8")
+          expect(await read("lib/application.js")).toContain("require('./utils').compileEtagFn;")
+          expect(await read("lib/esm-user.mjs")).not.toContain(from)
         } finally {
           server.stop()
         }

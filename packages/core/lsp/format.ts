@@ -210,8 +210,12 @@ export namespace LspFormat {
 
   export function rename(result: Lsp.RenameResult, options: Context & { from: string; to: string }) {
     const n = result.files.length
+    const doubt = !!(result.leftovers?.length || result.notLoaded?.length)
     const lines = [
-      `Renamed \`${options.from}\` to \`${options.to}\`: ${result.edits} edit${result.edits === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"} (${result.server}). All files were written.`,
+      `Renamed \`${options.from}\` to \`${options.to}\`: ${result.edits} edit${result.edits === 1 ? "" : "s"} in ${n} file${n === 1 ? "" : "s"} (${result.server}). ` +
+        (doubt
+          ? "The server's edit was written to every file it named, but it may be incomplete: see the WARNING below."
+          : "All files were written."),
     ]
     for (const f of result.files) {
       const name = rel(options.directory, f.file)
@@ -219,8 +223,37 @@ export namespace LspFormat {
       const what = f.deleted ? "deleted" : f.created ? "created" : `${f.edits} edit${f.edits === 1 ? "" : "s"}`
       lines.push(`${name}: ${what}${moved}`)
     }
+    if (result.viaReferences?.length)
+      lines.push(
+        `[NOTE] ${result.server}'s rename left out ${result.viaReferences.map((f) => rel(options.directory, f)).join(", ")} ` +
+          "(outside the files its configuration includes); its references there were renamed as well.",
+      )
+    const left = result.leftovers ?? []
+    if (left.length) {
+      const unopened = left.filter((l) => !l.opened).length
+      lines.push(
+        `[WARNING] ${left.length} file${left.length === 1 ? "" : "s"} of this language still mention${left.length === 1 ? "s" : ""} \`${options.from}\` ` +
+          `and ${left.length === 1 ? "was" : "were"} NOT changed by this rename` +
+          (unopened
+            ? ` (${unopened} not opened in the server, over the limit of ${Lsp.MAX_OPENED_MENTIONS}: it may not have searched them)`
+            : "") +
+          `. Check each: a use of the renamed symbol there now breaks (rename it by hand); another symbol of that name, ` +
+          "a comment or a string is fine:",
+      )
+      for (const l of left.slice(0, MAX_LEFTOVERS))
+        lines.push(`  ${rel(options.directory, l.file)}:${l.line}${l.opened ? "" : " (not searched by the server)"}`)
+      if (left.length > MAX_LEFTOVERS) lines.push(`  … and ${left.length - MAX_LEFTOVERS} more files`)
+    }
+    if (result.unscanned)
+      lines.push(
+        `[NOTE] ${result.unscanned} file${result.unscanned === 1 ? "" : "s"} of this language ${result.unscanned === 1 ? "was" : "were"} not searched for \`${options.from}\` ` +
+          `(over ${Lsp.MAX_SCANNED_FILES} files or ${Lsp.MAX_SCANNED_BYTES / 1024 / 1024} MB): uses there are not known.`,
+      )
     return notLoaded(lines.join("\n"), result.notLoaded ?? [])
   }
+
+  /** A rename's warning names at most this many files that still mention the old name. */
+  export const MAX_LEFTOVERS = 20
 
   /**
    * `text` with a warning naming the TypeScript projects of the solution that were not loaded: files only they hold

@@ -8,6 +8,7 @@ import type {
   Location,
   LocationLink,
   Range,
+  TextEdit,
   WorkspaceEdit,
 } from "vscode-languageserver-protocol"
 import { AstFiles } from "../ast/files"
@@ -39,6 +40,15 @@ export namespace Lsp {
   export const DIAGNOSTICS_TIMEOUT_MS = 20_000
   /** Project-wide diagnostics look at most this many files. */
   export const MAX_PROJECT_FILES = 500
+  /**
+   * A rename first searches the server's workspace for files of its language that mention the old name (whole word,
+   * ignore files respected, each file through the `read` access check): at most this many files are read…
+   */
+  export const MAX_SCANNED_FILES = 5000
+  /** …none larger than this… */
+  export const MAX_SCANNED_BYTES = 1024 * 1024
+  /** …and at most this many of those that mention it are opened in the server, so it searches them too. */
+  export const MAX_OPENED_MENTIONS = 50
 
   export type Input = LspServers.Context & {
     log: Logger
@@ -85,10 +95,31 @@ export namespace Lsp {
   /** A TypeScript project of the file's solution that was not loaded: results may miss its files. */
   export type NotLoaded = { config: string; reason: string }
 
+  /** A file of the rename's language that still mentions the old name and that the edit did not change. */
+  export type Leftover = {
+    file: string
+    /** 1-based line of its first mention. */
+    line: number
+    /** False when it was not opened in the server (over `MAX_OPENED_MENTIONS`): the server may not have searched it. */
+    opened: boolean
+  }
+
   export type RenameResult = {
     server: string
     /** Projects of the solution not loaded (see `projects`): files only they hold were not searched. */
     notLoaded?: NotLoaded[]
+    /**
+     * Files still mentioning the old name (whole word) that the edit did not change: uses the server did not find
+     * (a file outside its project it could not resolve), or another symbol of that name, a comment, a string.
+     */
+    leftovers?: Leftover[]
+    /**
+     * Files the server's rename left out that its references found (each reference holding exactly the old name): a
+     * server renaming only in its configured files (pyright and `include`) while it references the open ones too.
+     */
+    viaReferences?: string[]
+    /** Files of the language not searched for mentions (over `MAX_SCANNED_FILES` or `MAX_SCANNED_BYTES`). */
+    unscanned?: number
     files: { file: string; edits: number; renamedFrom?: string; created?: boolean; deleted?: boolean }[]
     edits: number
   }
@@ -367,6 +398,42 @@ export namespace Lsp {
       return missing
     }
 
+    /**
+     * Files of `client`'s language under its root that mention `name` as a whole word (what the server is given of
+     * them: read-protected segments blank), with the 1-based line of the first mention. A TypeScript server searches
+     * only the projects it has loaded (a file outside `tsconfig.json`'s `include`, or every file of a JavaScript
+     * project without one, is loaded only when it or a file importing it is open); pyright only the files its
+     * configuration includes and the open ones. Opening these makes them part of the search (see `rename`).
+     */
+    async function mentions(client: LspClient, name: string, signal?: AbortSignal) {
+      const spec = servers().specs.find((s) => s.id === client.id)
+      const out = { files: [] as { file: string; line: number }[], unscanned: 0 }
+      if (!spec) return out
+      const found = await AstFiles.collect({
+        directory: client.root,
+        extensions: spec.extensions.map((e) => e.slice(1)),
+        maxFileBytes: MAX_SCANNED_BYTES,
+        access: input.access ? (f) => input.access!(f, "read") : undefined,
+        signal,
+      }).catch(() => undefined)
+      if (!found) return out
+      out.unscanned = found.tooLarge.length + Math.max(0, found.files.length - MAX_SCANNED_FILES)
+      const pattern = mentionPattern(name)
+      const files = found.files.slice(0, MAX_SCANNED_FILES)
+      for (let i = 0; i < files.length && !signal?.aborted; i += 32) {
+        const batch = await Promise.all(
+          files.slice(i, i + 32).map(async (file) => {
+            const text = await fs.readFile(file, "utf8").catch(() => undefined)
+            if (text === undefined || !text.includes(name)) return undefined
+            const line = firstLine(shown(file, text), pattern)
+            return line ? { file, line } : undefined
+          }),
+        )
+        for (const hit of batch) if (hit) out.files.push(hit)
+      }
+      return out
+    }
+
     function rel(file: string) {
       const r = path.relative(directory, file)
       return r && !r.startsWith("..") && !path.isAbsolute(r) ? r : file
@@ -632,66 +699,23 @@ export namespace Lsp {
         const notLoaded = await projects([client], p.file, options.signal)
         const checked = await check(client, p, text, options.signal)
         if (!checked.ok) throw new CannotRename({ file: rel(p.file), reason: checked.reason })
-        const sent = Date.now()
-        const held = new Map(client.openFiles().map((f) => [f, realOf(f, client.text(f)!)]))
-        // The symbol passed prepareRename: a refusal from here on is about the new name, not the element.
-        const refused = (reason: string) =>
-          new RenameRefused({ file: rel(p.file), from: checked.placeholder, newName, server: client.id, reason })
-        const edit = await client
-          .request<WorkspaceEdit | null>("textDocument/rename", { ...at(p), newName }, { signal: options.signal })
-          .catch((error) => {
-            if (options.signal?.aborted || error instanceof RequestTimeout) throw error
-            throw refused(String(error?.message ?? error).replace(/^Request \S+ failed with message: /, ""))
-          })
-        if (!edit || (!edit.documentChanges?.length && !Object.keys(edit.changes ?? {}).length))
-          throw refused("it returned no edit")
-        const plan = await LspEdit.plan(edit, {
-          access: input.access,
-          segments: input.segments?.(),
-          expect: (file) => held.get(file),
-          version: (file) => client.version(file),
-        })
-        // Files the server read from disk itself: changed on disk after the request was sent → refused.
-        for (const change of plan.files) {
-          if (held.has(change.file) || change.before === undefined) continue
-          const stat = await fs.stat(change.file).catch(() => undefined)
-          if (stat && stat.mtimeMs > sent)
-            throw new LspEdit.Refused({ file: change.file, reason: "it changed since the request was sent" })
-        }
-        await options.confirm?.(plan.files.map((f) => f.file))
-        // Checked again: a command may have run while the user answered the permission prompt (a folder made a link).
-        for (const change of plan.files) {
-          const reason = await input.access?.(change.file, "write")
-          if (reason) throw new LspEdit.Refused({ file: change.file, reason })
-        }
-        await LspEdit.apply(plan)
-        // The server's copies follow the disk: edited documents get their new text, removed ones are closed.
-        for (const change of plan.files) {
-          if (client.version(change.file) === undefined) continue
-          if (change.after === undefined) await client.close(change.file)
-          else await client.sync(change.file, shown(change.file, change.after))
-        }
-        await client
-          .notify("workspace/didChangeWatchedFiles", {
-            changes: plan.files.map((f) => ({
-              uri: pathToFileURL(f.file).href,
-              type: f.before === undefined ? 1 : f.after === undefined ? 3 : 2,
-            })),
-          })
-          .catch(() => {})
-        return {
-          server: client.id,
-          ...(notLoaded.length ? { notLoaded } : {}),
-          edits: plan.edits,
-          files: plan.files
-            .filter((f) => f.after !== undefined || !plan.renames.some((r) => r.from === f.file))
-            .map((f) => ({
-              file: f.file,
-              edits: f.edits,
-              ...(f.renamedFrom ? { renamedFrom: f.renamedFrom } : {}),
-              ...(f.before === undefined && !f.renamedFrom ? { created: true } : {}),
-              ...(f.after === undefined ? { deleted: true } : {}),
-            })),
+        // The files that mention the name are opened, so the server searches them even when no project of its holds
+        // them (a JavaScript project without jsconfig.json, tests outside tsconfig.json's or pyright's `include`).
+        const mentioned = await mentions(client, checked.placeholder, options.signal)
+        const opened: string[] = []
+        try {
+          for (const { file } of mentioned.files) {
+            if (opened.length >= MAX_OPENED_MENTIONS || options.signal?.aborted) break
+            if (client.version(file) !== undefined) continue
+            const content = await read(file).catch(() => undefined)
+            if (content === undefined) continue
+            await client.sync(file, shown(file, content))
+            opened.push(file)
+          }
+          return await renameWith(client, p, newName, checked, notLoaded, mentioned, opened, options)
+        } finally {
+          // Closed again (what `projects` opened stays open): the server's copies follow the disk meanwhile.
+          for (const file of opened) await client.close(file).catch(() => {})
         }
       },
 
@@ -713,6 +737,154 @@ export namespace Lsp {
         await this.stop()
       },
     }
+
+    /**
+     * Adds to `edit` the references the server finds in `opened` files its rename left out, each a range holding
+     * exactly `from`; returns those files. pyright renames only in the files its configuration includes (a test folder
+     * outside `include` is not), though its references cover the open files too.
+     */
+    async function viaReferences(
+      client: LspClient,
+      p: Position,
+      edit: WorkspaceEdit,
+      opened: string[],
+      from: string,
+      newName: string,
+      signal?: AbortSignal,
+    ): Promise<string[]> {
+      if (!opened.length || !client.supports("referencesProvider", "textDocument/references")) return []
+      const uris: string[] = Object.keys(edit.changes ?? {})
+      for (const change of edit.documentChanges ?? []) {
+        if ("textDocument" in change) uris.push(change.textDocument.uri)
+        else if ("uri" in change) uris.push(change.uri)
+        else if ("kind" in change && change.kind === "rename") uris.push(change.oldUri, change.newUri)
+      }
+      const named = new Set(uris.filter((u) => u.startsWith("file:")).map((u) => fileURLToPath(u)))
+      const open = new Set(opened)
+      const found = await client
+        .request<any>("textDocument/references", { ...at(p), context: { includeDeclaration: true } }, { signal })
+        .catch(() => null)
+      const edits = new Map<string, TextEdit[]>()
+      for (const ref of locations([{ server: client.id, r: found }])) {
+        const text = client.text(ref.file)
+        if (!open.has(ref.file) || named.has(ref.file) || text === undefined || slice(text, ref.range) !== from)
+          continue
+        const list = edits.get(ref.file) ?? []
+        list.push({ range: ref.range, newText: newName })
+        edits.set(ref.file, list)
+      }
+      for (const [file, list] of edits) {
+        const uri = pathToFileURL(file).href
+        if (edit.documentChanges)
+          edit.documentChanges.push({ textDocument: { uri, version: client.version(file) ?? null }, edits: list })
+        else edit.changes = { ...edit.changes, [uri]: list }
+      }
+      return [...edits.keys()]
+    }
+
+    /** The rename itself, once the server holds every file it should search (see `rename`). */
+    async function renameWith(
+      client: LspClient,
+      p: Position,
+      newName: string,
+      checked: Extract<RenameCheck, { ok: true }>,
+      notLoaded: NotLoaded[],
+      mentioned: { files: { file: string; line: number }[]; unscanned: number },
+      opened: string[],
+      options: { signal?: AbortSignal; confirm?: (files: string[]) => Promise<void> },
+    ): Promise<RenameResult> {
+      const sent = Date.now()
+      const held = new Map(client.openFiles().map((f) => [f, realOf(f, client.text(f)!)]))
+      // The symbol passed prepareRename: a refusal from here on is about the new name, not the element.
+      const refused = (reason: string) =>
+        new RenameRefused({ file: rel(p.file), from: checked.placeholder, newName, server: client.id, reason })
+      const edit = await client
+        .request<WorkspaceEdit | null>("textDocument/rename", { ...at(p), newName }, { signal: options.signal })
+        .catch((error) => {
+          if (options.signal?.aborted || error instanceof RequestTimeout) throw error
+          throw refused(String(error?.message ?? error).replace(/^Request \S+ failed with message: /, ""))
+        })
+      if (!edit || (!edit.documentChanges?.length && !Object.keys(edit.changes ?? {}).length))
+        throw refused("it returned no edit")
+      const added = await viaReferences(client, p, edit, opened, checked.placeholder, newName, options.signal)
+      const plan = await LspEdit.plan(edit, {
+        access: input.access,
+        segments: input.segments?.(),
+        expect: (file) => held.get(file),
+        version: (file) => client.version(file),
+      })
+      // Files the server read from disk itself: changed on disk after the request was sent → refused.
+      for (const change of plan.files) {
+        if (held.has(change.file) || change.before === undefined) continue
+        const stat = await fs.stat(change.file).catch(() => undefined)
+        if (stat && stat.mtimeMs > sent)
+          throw new LspEdit.Refused({ file: change.file, reason: "it changed since the request was sent" })
+      }
+      await options.confirm?.(plan.files.map((f) => f.file))
+      // Checked again: a command may have run while the user answered the permission prompt (a folder made a link).
+      for (const change of plan.files) {
+        const reason = await input.access?.(change.file, "write")
+        if (reason) throw new LspEdit.Refused({ file: change.file, reason })
+      }
+      await LspEdit.apply(plan)
+      // The server's copies follow the disk: edited documents get their new text, removed ones are closed.
+      for (const change of plan.files) {
+        if (client.version(change.file) === undefined) continue
+        if (change.after === undefined) await client.close(change.file)
+        else await client.sync(change.file, shown(change.file, change.after))
+      }
+      await client
+        .notify("workspace/didChangeWatchedFiles", {
+          changes: plan.files.map((f) => ({
+            uri: pathToFileURL(f.file).href,
+            type: f.before === undefined ? 1 : f.after === undefined ? 3 : 2,
+          })),
+        })
+        .catch(() => {})
+      // Every file that mentioned the name and that the edit left alone: a use the server did not find, or another
+      // symbol of that name (the caller is told which; never "all files were written" over them unsaid).
+      const changed = new Set(plan.files.flatMap((f) => [f.file, ...(f.renamedFrom ? [f.renamedFrom] : [])]))
+      const pattern = mentionPattern(checked.placeholder)
+      const leftovers: Leftover[] = []
+      for (const { file } of mentioned.files) {
+        if (changed.has(file)) continue
+        const now = await fs.readFile(file, "utf8").catch(() => undefined)
+        const line = now === undefined ? undefined : firstLine(shown(file, now), pattern)
+        if (line) leftovers.push({ file, line, opened: client.version(file) !== undefined })
+      }
+      return {
+        server: client.id,
+        ...(notLoaded.length ? { notLoaded } : {}),
+        ...(leftovers.length ? { leftovers } : {}),
+        ...(added.length ? { viaReferences: added } : {}),
+        ...(mentioned.unscanned ? { unscanned: mentioned.unscanned } : {}),
+        edits: plan.edits,
+        files: plan.files
+          .filter((f) => f.after !== undefined || !plan.renames.some((r) => r.from === f.file))
+          .map((f) => ({
+            file: f.file,
+            edits: f.edits,
+            ...(f.renamedFrom ? { renamedFrom: f.renamedFrom } : {}),
+            ...(f.before === undefined && !f.renamedFrom ? { created: true } : {}),
+            ...(f.after === undefined ? { deleted: true } : {}),
+          })),
+      }
+    }
+  }
+
+  /** `name` as a whole word: not inside a longer identifier (letters, digits, `_`, `$`). */
+  function mentionPattern(name: string) {
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    return new RegExp(`(?<![\\p{L}\\p{N}_$])${escaped}(?![\\p{L}\\p{N}_$])`, "u")
+  }
+
+  /** The 1-based line of the first match of `pattern` in `text`, or undefined. */
+  function firstLine(text: string, pattern: RegExp) {
+    const match = pattern.exec(text)
+    if (!match) return undefined
+    let line = 1
+    for (let i = 0; i < match.index; i++) if (text.charCodeAt(i) === 10) line++
+    return line
   }
 
   async function check(client: LspClient, p: Position, text: string, signal?: AbortSignal): Promise<RenameCheck> {

@@ -128,3 +128,46 @@ async function groupScan(groups: Set<number>): Promise<number[]> {
   }
   return out
 }
+
+/**
+ * Real project layouts a rename must cover beyond the server's configured project (shapes of expressjs/express,
+ * sindresorhus/ky and pallets/itsdangerous): each renames `rename.at` to `rename.to`, and a correct rename leaves
+ * no file mentioning `rename.from`.
+ */
+export const LAYOUTS = {
+  /** CommonJS JavaScript with no jsconfig.json: TypeScript's inferred project holds the open file and its imports. */
+  express: {
+    files: {
+      "package.json": '{ "name": "e", "version": "1.0.0" }\n',
+      "lib/utils.js": "'use strict';\n\nexports.compileETag = function(val) {\n  return val;\n};\n",
+      "lib/application.js":
+        "'use strict';\nvar compileETag = require('./utils').compileETag;\n\nexports.set = function(v) {\n  return compileETag(v);\n};\n",
+      "lib/esm-user.mjs": "import { compileETag } from './utils.js';\nexport const x = compileETag(1);\n",
+    },
+    rename: { filePath: "lib/utils.js", line: 3, character: 9, from: "compileETag", to: "compileEtagFn" },
+  },
+  /** tsconfig.json includes only source/; the tests in test/ import from it. */
+  ky: {
+    files: {
+      "package.json": '{ "name": "k", "type": "module" }\n',
+      "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, module: "NodeNext" }, include: ["source"] }),
+      "source/utils/body.ts": "export const getBodySize = (b?: string | null): number => (b ? b.length : 0)\n",
+      "source/index.ts": "export { getBodySize } from './utils/body.js'\n",
+      "test/body-size.ts":
+        "import { getBodySize } from '../source/utils/body.js'\n\nexport const n = getBodySize('abc')\n",
+    },
+    rename: { filePath: "source/utils/body.ts", line: 1, character: 14, from: "getBodySize", to: "bodySizeOf" },
+  },
+  /** pyright's include = ["src"]; the tests in tests/ import the package. */
+  itsdangerous: {
+    files: {
+      "pyproject.toml": '[project]\nname = "pkg"\n\n[tool.pyright]\ninclude = ["src"]\n',
+      "src/pkg/__init__.py": "",
+      "src/pkg/encoding.py": "def want_bytes(s):\n    return s.encode() if isinstance(s, str) else s\n",
+      "src/pkg/signer.py": "from .encoding import want_bytes\n\n\ndef sign(v):\n    return want_bytes(v)\n",
+      "tests/test_encoding.py":
+        "from pkg.encoding import want_bytes\n\n\ndef test_it():\n    assert want_bytes('a') == b'a'\n",
+    },
+    rename: { filePath: "src/pkg/encoding.py", line: 1, character: 5, from: "want_bytes", to: "to_bytes" },
+  },
+}

@@ -8,7 +8,7 @@ import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
 import { recordingExclusive } from "../fixture"
-import { POINTING, SILENT, SOLUTION, THREE_FILES, processesIn, project, tsc } from "./fixtures"
+import { LAYOUTS, POINTING, SILENT, SOLUTION, THREE_FILES, processesIn, project, tsc } from "./fixtures"
 
 // The `lsp` tool definition over the service: the text the model gets and the permissions it asks. Real
 // typescript-language-server for the rename; the deliberately silent fake server only for the timeout.
@@ -57,6 +57,9 @@ describe("the lsp tool", () => {
     expect(lsp.description).toContain(`within ${Lsp.DIAGNOSTICS_TIMEOUT_MS / 1000} s per file`)
     expect(lsp.description).toContain("at most 200 items")
     expect(lsp.description).toContain("NOT clean")
+    expect(lsp.description).toContain(
+      `first (at most ${Lsp.MAX_OPENED_MENTIONS}), so files outside its configured project`,
+    )
   })
 
   test("a silent server: the text says status timeout and NOT clean, never 'no diagnostics'", async () => {
@@ -167,8 +170,9 @@ describe("the lsp tool", () => {
           context(proj.dir) as any,
         )
         const [head, ...rest] = out.split("\n")
+        // A project not loaded: its files were not searched, so the rename does not claim to be complete.
         expect(head).toBe(
-          "Renamed `computeTotal` to `sumAll`: 6 edits in 3 files (typescript). All files were written.",
+          "Renamed `computeTotal` to `sumAll`: 6 edits in 3 files (typescript). The server's edit was written to every file it named, but it may be incomplete: see the WARNING below.",
         )
         expect(rest.slice(0, 3).sort()).toEqual([
           "src/a.ts: 2 edits",
@@ -236,6 +240,120 @@ describe("the lsp tool", () => {
     expect(await service.running()).toEqual([])
     expect(await fs.readFile(path.join(proj.dir, "a.ts"), "utf8")).toBe("export const a = 1\n")
   })
+})
+
+// Real layouts where the server's configured project does not hold every file using the symbol (express: no
+// jsconfig.json; ky: tsconfig.json includes only source/; itsdangerous: pyright includes only src/). Before, each
+// rename wrote the defining side only and said "All files were written" (tester U, U-F1 and U-F2).
+describe("rename beyond the server's configured project", () => {
+  async function rename(layout: (typeof LAYOUTS)[keyof typeof LAYOUTS], files = layout.files) {
+    const proj = await project(files)
+    const { lsp, service } = tool(proj.dir, true)
+    const { from, to, ...at } = layout.rename
+    try {
+      const out = await lsp.execute({ operation: "rename", ...at, newName: to }, context(proj.dir) as any)
+      const read = (rel: string) => fs.readFile(path.join(proj.dir, rel), "utf8")
+      return { proj, out, read }
+    } finally {
+      await service.stop()
+      expect(await processesIn(proj.dir)).toEqual([])
+    }
+  }
+  const run = (cmd: string[], cwd: string) => {
+    const proc = Bun.spawnSync(cmd, { cwd })
+    return { code: proc.exitCode, out: proc.stdout.toString() + proc.stderr.toString() }
+  }
+
+  test(
+    "express (CommonJS, no jsconfig.json): the files that require or import the export are renamed and still run",
+    async () => {
+      const { proj, out, read } = await rename(LAYOUTS.express)
+      await using _ = proj
+      expect(out.split("\n").sort()).toEqual([
+        "Renamed `compileETag` to `compileEtagFn`: 4 edits in 3 files (typescript). All files were written.",
+        "lib/application.js: 1 edit",
+        "lib/esm-user.mjs: 2 edits",
+        "lib/utils.js: 1 edit",
+      ])
+      // The local variable keeps its name; the property it reads is the renamed export.
+      expect(await read("lib/application.js")).toContain("var compileETag = require('./utils').compileEtagFn;")
+      expect(await read("lib/esm-user.mjs")).not.toContain("compileETag")
+      expect(
+        run(["node", "-e", "process.exit(require('./lib/application.js').set(7) === 7 ? 0 : 1)"], proj.dir),
+      ).toEqual({ code: 0, out: "" })
+    },
+    { timeout: 120_000 },
+  )
+
+  test(
+    "ky (tsconfig.json includes only source/): the tests in test/ importing the symbol are renamed",
+    async () => {
+      const { proj, out, read } = await rename(LAYOUTS.ky)
+      await using _ = proj
+      expect(out.split("\n").sort()).toEqual([
+        "Renamed `getBodySize` to `bodySizeOf`: 4 edits in 3 files (typescript). All files were written.",
+        "source/index.ts: 1 edit",
+        "source/utils/body.ts: 1 edit",
+        "test/body-size.ts: 2 edits",
+      ])
+      expect(await read("test/body-size.ts")).toBe(
+        "import { bodySizeOf } from '../source/utils/body.js'\n\nexport const n = bodySizeOf('abc')\n",
+      )
+    },
+    { timeout: 120_000 },
+  )
+
+  test(
+    'itsdangerous (pyright include = ["src"]): the tests in tests/ are renamed through the server\'s references, and said so',
+    async () => {
+      const { proj, out, read } = await rename(LAYOUTS.itsdangerous)
+      await using _ = proj
+      expect(out.split("\n")).toEqual([
+        "Renamed `want_bytes` to `to_bytes`: 5 edits in 3 files (pyright). All files were written.",
+        "src/pkg/encoding.py: 1 edit",
+        "src/pkg/signer.py: 2 edits",
+        "tests/test_encoding.py: 2 edits",
+        "[NOTE] pyright's rename left out tests/test_encoding.py (outside the files its configuration includes); its references there were renamed as well.",
+      ])
+      expect(await read("tests/test_encoding.py")).toBe(
+        "from pkg.encoding import to_bytes\n\n\ndef test_it():\n    assert to_bytes('a') == b'a'\n",
+      )
+      const script = "import sys; sys.path[:0] = ['src', 'tests']; import test_encoding; test_encoding.test_it()"
+      expect(run(["python3", "-c", script], proj.dir)).toEqual({ code: 0, out: "" })
+    },
+    { timeout: 120_000 },
+  )
+
+  test(
+    "a file the server cannot link to the symbol still mentions it: a WARNING names it and its line, never 'All files were written'",
+    async () => {
+      // ky with a `paths` alias: test/alias.ts, outside `include`, opens in an inferred project without the alias, so
+      // TypeScript cannot resolve its import; a comment elsewhere mentions the name too.
+      const files = {
+        ...LAYOUTS.ky.files,
+        "tsconfig.json": JSON.stringify({
+          compilerOptions: { strict: true, module: "NodeNext", paths: { "#app/*": ["./source/*"] } },
+          include: ["source"],
+        }),
+        "test/alias.ts": "import { getBodySize } from '#app/utils/body.js'\n\nexport const m = getBodySize('ab')\n",
+        "test/notes.ts": "// getBodySize counts characters\nexport {}\n",
+      }
+      const { proj, out, read } = await rename(LAYOUTS.ky, files)
+      await using _ = proj
+      const lines = out.split("\n")
+      expect(lines[0]).toBe(
+        "Renamed `getBodySize` to `bodySizeOf`: 4 edits in 3 files (typescript). The server's edit was written to every file it named, but it may be incomplete: see the WARNING below.",
+      )
+      expect(out).not.toContain("All files were written")
+      expect(lines.slice(4)).toEqual([
+        "[WARNING] 2 files of this language still mention `getBodySize` and were NOT changed by this rename. Check each: a use of the renamed symbol there now breaks (rename it by hand); another symbol of that name, a comment or a string is fine:",
+        "  test/alias.ts:1",
+        "  test/notes.ts:1",
+      ])
+      expect(await read("test/alias.ts")).toContain("getBodySize")
+    },
+    { timeout: 120_000 },
+  )
 })
 
 // Tester U, U-F4: 260 errors printed "[TRUNCATED: 200 of 203 …]" and file names with nothing under them.
@@ -321,6 +439,45 @@ describe("a broken tsconfig.json", () => {
       } finally {
         await service.stop()
       }
+    },
+    { timeout: 120_000 },
+  )
+})
+
+describe("rename: the search for files mentioning the old name goes through the security checks", () => {
+  test(
+    "a protected file and a read-protected segment mentioning the name are neither opened nor named",
+    async () => {
+      const pair = { start: "@secret-start", end: "@secret-end" }
+      await using proj = await project({
+        ...LAYOUTS.ky.files,
+        "test/private.ts": "import { getBodySize } from '../source/utils/body.js'\nexport const p = getBodySize('x')\n",
+        "test/segment.ts": "export {}\n// @secret-start\n// getBodySize is used by the billing job\n// @secret-end\n",
+      })
+      const opened: string[] = []
+      const { lsp, service } = tool(proj.dir, true, {
+        access: async (f) => (f.endsWith("private.ts") ? "protected for the test" : undefined),
+        segments: () => ({ read: [pair], write: [pair] }),
+      })
+      try {
+        const { from, to, ...at } = LAYOUTS.ky.rename
+        const out = await lsp.execute({ operation: "rename", ...at, newName: to }, context(proj.dir) as any)
+        for (const client of await service.running()) opened.push(...client.openFiles())
+        expect(out.split("\n").sort()).toEqual([
+          "Renamed `getBodySize` to `bodySizeOf`: 4 edits in 3 files (typescript). All files were written.",
+          "source/index.ts: 1 edit",
+          "source/utils/body.ts: 1 edit",
+          "test/body-size.ts: 2 edits",
+        ])
+        expect(out).not.toContain("private")
+        expect(out).not.toContain("segment")
+        expect(await fs.readFile(path.join(proj.dir, "test/private.ts"), "utf8")).toContain(from)
+      } finally {
+        await service.stop()
+      }
+      // Had private.ts been opened, TypeScript would have put it in the edit and the whole rename been refused.
+      expect(opened.filter((f) => f.endsWith("private.ts") || f.endsWith("segment.ts"))).toEqual([])
+      expect(await processesIn(proj.dir)).toEqual([])
     },
     { timeout: 120_000 },
   )
