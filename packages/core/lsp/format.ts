@@ -89,9 +89,8 @@ export namespace LspFormat {
     }
     if (total > shown)
       lines.push(
-        `[TRUNCATED: ${shown} of ${total} diagnostics shown` +
-          (unlisted ? `; ${unlisted} more file${unlisted === 1 ? "" : "s"} with diagnostics not listed` : "") +
-          "]",
+        `[TRUNCATED: ${shown} of ${total} diagnostics shown]` +
+          (unlisted ? ` (${unlisted} more file${unlisted === 1 ? "" : "s"} with diagnostics not listed)` : ""),
       )
     if (report.truncated) lines.push(`[TRUNCATED: only the first ${Lsp.MAX_PROJECT_FILES} files were checked]`)
     for (const s of report.skipped.slice(0, 20)) lines.push(`skipped ${rel(options.directory, s.file)}: ${s.reason}`)

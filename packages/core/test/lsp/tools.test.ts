@@ -383,7 +383,7 @@ describe("diagnostics text over the item cap", () => {
     expect(lines[0]).toBe("status: ok — 260 errors in 4 files of the project (4 checked; typescript; severity: error)")
     expect(lines.filter((l) => l.startsWith("src/"))).toEqual(["src/a.ts", "src/b.ts"])
     expect(lines.filter((l) => l.startsWith("  error"))).toHaveLength(200)
-    expect(lines.at(-1)).toBe("[TRUNCATED: 200 of 260 diagnostics shown; 2 more files with diagnostics not listed]")
+    expect(lines.at(-1)).toBe("[TRUNCATED: 200 of 260 diagnostics shown] (2 more files with diagnostics not listed)")
     // Exactly at the cap: nothing is left out, no truncation line.
     report.files = [{ file: "/p/src/a.ts", server: "typescript", status: "ok", items: items(200) }]
     expect(LspFormat.diagnostics(report, { directory: "/p", severity: "error", scope: "x" })).not.toContain("TRUNCATED")
