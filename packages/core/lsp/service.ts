@@ -596,9 +596,22 @@ export namespace Lsp {
       },
       async references(p: Position, signal?: AbortSignal) {
         p = { ...p, file: absolute(p.file) }
-        await projects((await prepare(p.file, p)).list, p.file, signal)
-        const params = { ...at(p), context: { includeDeclaration: true } }
-        return locations(await ask<any>(p, "referencesProvider", "textDocument/references", params, signal))
+        const { list, text } = await prepare(p.file, p)
+        await projects(list, p.file, signal)
+        // As for a rename: the files mentioning the name are opened, so files outside the server's projects count.
+        const word = wordAt(text, p.line, p.character)
+        const opened: [LspClient, string][] = []
+        try {
+          if (word)
+            for (const client of list.filter((c) => c.supports("referencesProvider", "textDocument/references"))) {
+              const found = await mentions(client, word.text, signal)
+              for (const file of await openMentions(client, found.files, signal)) opened.push([client, file])
+            }
+          const params = { ...at(p), context: { includeDeclaration: true } }
+          return locations(await ask<any>(p, "referencesProvider", "textDocument/references", params, signal))
+        } finally {
+          for (const [client, file] of opened) await client.close(file).catch(() => {})
+        }
       },
       async documentSymbol(file: string, signal?: AbortSignal) {
         file = absolute(file)
@@ -704,14 +717,7 @@ export namespace Lsp {
         const mentioned = await mentions(client, checked.placeholder, options.signal)
         const opened: string[] = []
         try {
-          for (const { file } of mentioned.files) {
-            if (opened.length >= MAX_OPENED_MENTIONS || options.signal?.aborted) break
-            if (client.version(file) !== undefined) continue
-            const content = await read(file).catch(() => undefined)
-            if (content === undefined) continue
-            await client.sync(file, shown(file, content))
-            opened.push(file)
-          }
+          opened.push(...(await openMentions(client, mentioned.files, options.signal)))
           return await renameWith(client, p, newName, checked, notLoaded, mentioned, opened, options)
         } finally {
           // Closed again (what `projects` opened stays open): the server's copies follow the disk meanwhile.
@@ -780,6 +786,23 @@ export namespace Lsp {
         else edit.changes = { ...edit.changes, [uri]: list }
       }
       return [...edits.keys()]
+    }
+
+    /**
+     * Opens in `client` up to `MAX_OPENED_MENTIONS` of `files` it does not hold open yet (each through the `read`
+     * check, segments blank); returns them, for the caller to close.
+     */
+    async function openMentions(client: LspClient, files: { file: string }[], signal?: AbortSignal) {
+      const opened: string[] = []
+      for (const { file } of files) {
+        if (opened.length >= MAX_OPENED_MENTIONS || signal?.aborted) break
+        if (client.version(file) !== undefined) continue
+        const content = await read(file).catch(() => undefined)
+        if (content === undefined) continue
+        await client.sync(file, shown(file, content))
+        opened.push(file)
+      }
+      return opened
     }
 
     /** The rename itself, once the server holds every file it should search (see `rename`). */

@@ -72,6 +72,7 @@ export namespace LspTools {
     "just after the line's last one. A position outside the file is an error giving its line count or the line's length.",
     "findReferences, goToImplementation, incomingCalls, workspaceSymbol and rename first load every project of a",
     "TypeScript solution (tsconfig.json `references`); a project that could not be loaded is named in a WARNING.",
+    "findReferences and rename also open the files of the language that mention the name (see rename).",
     "Results list at most 200 items (the header gives the count).",
     "When no server is installed for the file type, the error names the package and the opencode.json setting needed.",
   ].join("\n")

@@ -356,6 +356,47 @@ describe("rename beyond the server's configured project", () => {
   )
 })
 
+describe("findReferences beyond the server's configured project", () => {
+  test(
+    "ky and itsdangerous layouts: the tests outside tsconfig.json's or pyright's include are among the references",
+    async () => {
+      for (const [layout, expected] of [
+        [
+          LAYOUTS.ky,
+          ["source/index.ts:1:10", "source/utils/body.ts:1:14", "test/body-size.ts:1:10", "test/body-size.ts:3:18"],
+        ],
+        [
+          LAYOUTS.itsdangerous,
+          [
+            "src/pkg/encoding.py:1:5",
+            "src/pkg/signer.py:1:23",
+            "src/pkg/signer.py:5:12",
+            "tests/test_encoding.py:1:26",
+            "tests/test_encoding.py:5:12",
+          ],
+        ],
+      ] as const) {
+        await using proj = await project(layout.files)
+        const { lsp, service } = tool(proj.dir, true)
+        try {
+          const { filePath, line, character } = layout.rename
+          const out = await lsp.execute(
+            { operation: "findReferences", filePath, line, character },
+            context(proj.dir) as any,
+          )
+          const [head, ...rest] = out.split("\n")
+          expect(head).toBe(`findReferences: ${expected.length} locations`)
+          expect(rest.map((l) => l.split("  ")[0]).sort()).toEqual([...expected])
+        } finally {
+          await service.stop()
+        }
+        expect(await processesIn(proj.dir)).toEqual([])
+      }
+    },
+    { timeout: 180_000 },
+  )
+})
+
 // Tester U, U-F4: 260 errors printed "[TRUNCATED: 200 of 203 …]" and file names with nothing under them.
 describe("diagnostics text over the item cap", () => {
   test("the truncation line gives the real total; files past the cap are counted, not listed empty", () => {
