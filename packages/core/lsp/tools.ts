@@ -198,6 +198,12 @@ export namespace LspTools {
                 const result = await lsp.rename(p, args.newName!, {
                   signal,
                   confirm: async (files) => {
+                    // The server chooses the files (one the agent planted may name any): those outside the project
+                    // ask `external_directory` for their folder first, as OpenCode's edit tool does (red team T6).
+                    const worktree = ctx.worktree || host.worktree || directory
+                    const folders = new Map<string, string>()
+                    for (const f of files) if (!folders.has(path.dirname(f))) folders.set(path.dirname(f), f)
+                    for (const f of folders.values()) await external(ctx, directory, worktree, f)
                     const rels = files.map((f) => path.relative(ctx.worktree || directory, f))
                     await ctx.ask?.({
                       permission: "edit",

@@ -305,6 +305,13 @@ export namespace SecurityGuard {
   /** How long a shell command waits for a built-in tool's exclusive work (`exclusive`) before it is refused. */
   export const EXCLUSIVE_MS = 120_000
 
+  /**
+   * What is kept, before a call whose writes are not known in advance (another plugin's or an MCP tool, an lsp rename),
+   * of the files with write-protected segments: at most this many files and bytes (see `snapshotSegmented`).
+   */
+  export const SNAPSHOT_FILES = 256
+  export const SNAPSHOT_BYTES = 64 * 1024 * 1024
+
   /** Loose git objects with protected content hidden one by one inside the sandbox, at most. */
   const MAX_HIDDEN_OBJECTS = 512
 
@@ -2212,7 +2219,79 @@ export namespace SecurityGuard {
       OpenCode.WRITE_TOOLS.has(call.tool) ||
       call.tool === "bash" ||
       call.tool === "batch" ||
-      sourceOf(call) !== "builtin-tool"
+      sourceOf(call) !== "builtin-tool" ||
+      unplanned(call)
+
+    /**
+     * Calls that write on the host, outside the sandbox, files their arguments do not name or not all of them: this
+     * product's own writers (`ast_grep_replace` when it writes, whose paths may be folders; the `lsp` rename, whose
+     * files a language server chooses), and every other plugin's and MCP server's tool (their code runs in OpenCode's
+     * process or the server's, and may write anything). They get what OpenCode's write tools and the shell get after
+     * the call (`afterHost`): before, a policy file such a call changed stayed changed, a change to what a custom tool
+     * imports went unnamed, and a repository it made kept its `core.fsmonitor` (red team T2, T4, T5).
+     */
+    const unplanned = (call: Call): boolean => {
+      if (sourceOf(call) !== "builtin-tool") return true
+      const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
+      if (call.tool === "ast_grep_replace") return a.dryRun === false
+      if (call.tool === "lsp") return a.operation === "rename"
+      return false
+    }
+
+    /**
+     * Before an unplanned writer (see `unplanned`): the text of every file with write-protected segments, since which
+     * files it writes is not known (as the sandbox keeps them read-only for commands); `verifySnapshots` puts back one
+     * whose segment changed. Bounded: past `SNAPSHOT_FILES` files or `SNAPSHOT_BYTES` bytes the rest is not kept and
+     * the log says so.
+     */
+    const snapshotSegmented = (d: Derived, callID: string) => {
+      if (!d.writeMarkers.length) return
+      const kept = snapshots.get(callID) ?? []
+      const known = new Set(kept.map((k) => k.file))
+      let bytes = kept.reduce((n, k) => n + k.text.length, 0)
+      for (const [file, ops] of index.segmented) {
+        if (!ops.has("write") || known.has(file)) continue
+        if (kept.length >= SNAPSHOT_FILES || bytes > SNAPSHOT_BYTES) {
+          log.warn(
+            `[security] more files with write-protected segments than a tool call's snapshot keeps (${SNAPSHOT_FILES} files, ${SNAPSHOT_BYTES / 1024 / 1024} MB): a change another plugin's or an MCP tool makes to the others is not put back`,
+          )
+          break
+        }
+        try {
+          const stat = fs.statSync(file)
+          if (!stat.isFile() || stat.size > 16 * 1024 * 1024) continue
+          const text = fs.readFileSync(file, "utf8")
+          if (!SecuritySegments.find(text, d.writeMarkers).length) continue
+          kept.push({ file, text })
+          bytes += text.length
+        } catch {
+          continue
+        }
+      }
+      if (kept.length) snapshots.set(callID, kept)
+      if (snapshots.size > 64) snapshots.delete(snapshots.keys().next().value!)
+    }
+
+    /**
+     * After a call that may have written on the host (OpenCode's write tools and the unplanned writers), what the
+     * shell's after hook does for a command: a policy file it changed or removed put back (`verifyHost`, first, so
+     * that a removed policy is back before the state is read), a change to what a plugin imports named
+     * (`importsChanged`), and for the unplanned writers a file whose write-protected segment changed put back
+     * (`verifySnapshots`) and a repository it made stripped of what runs a program (`newRepositories`). The write tools'
+     * own checks of a segment and a `.git` they name stay in `after`.
+     */
+    const afterHost = (call: Call): string[] => {
+      const notes = call.callID && hostBefore.size ? verifyHost(current().d, call.callID) : []
+      const { state, d } = current()
+      if (state.status === "none") return notes
+      const free = unplanned(call)
+      if (imported.size && (OpenCode.WRITE_TOOLS.has(call.tool) || free)) notes.push(...importsChanged(d, call))
+      if (!free) return notes
+      if (call.callID && snapshots.has(call.callID))
+        notes.push(...repair(d, `snapshot:${call.callID}`, (d) => verifySnapshots(d, call)))
+      notes.push(...repair(d, "repositories", (d) => newRepositories(d, call)))
+      return notes
+    }
 
     /**
      * Repositories a call created below the root. OpenCode's snapshot (its own git, outside the sandbox) runs
@@ -2903,6 +2982,9 @@ export namespace SecurityGuard {
       return notes
     }
 
+    /** Calls of plugin tools wrapped by `wrapTool` (their call ids). */
+    let wrappedCalls = 0
+
     const guard: Guard = {
       root,
       state: () => current().state,
@@ -3031,6 +3113,10 @@ export namespace SecurityGuard {
           const decision = await decideCall(call)
           if (!decision.allowed) fileCalls.delete(id)
           else if (OpenCode.WRITE_TOOLS.has(call.tool)) recordHost(id)
+          else if (unplanned(call)) {
+            recordHost(id)
+            snapshotSegmented(current().d, id)
+          }
           return decision
         } catch (error) {
           fileCalls.delete(id)
@@ -3158,18 +3244,17 @@ export namespace SecurityGuard {
           carried.delete(call.callID)
           writers.delete(call.callID)
         }
-        if (typeof output !== "string") return output
+        // What the call may have written on the host is checked whatever its output (see `afterHost`).
+        const host = afterHost(call)
+        if (typeof output !== "string") {
+          laterNotes.push(...host)
+          return output
+        }
         const { state, d } = current()
-        if (state.status === "none") return output
+        if (state.status === "none") return host.length ? [output, ...host].filter(Boolean).join("\n\n") : output
         const source = sourceOf(call)
         let text = output
-        const notes: string[] = [
-          ...startNotes.splice(0),
-          ...laterNotes.splice(0),
-          ...early,
-          ...(call.callID && hostBefore.size ? verifyHost(d, call.callID) : []),
-        ]
-        if (imported.size && OpenCode.WRITE_TOOLS.has(call.tool)) notes.push(...importsChanged(d, call))
+        const notes: string[] = [...startNotes.splice(0), ...laterNotes.splice(0), ...early, ...host]
         const isShell = call.tool === "bash" || call.tool === "batch"
         if (isShell && source === "builtin-tool") notes.push(...settleShell(d, call))
         notes.push(...hostRepairs(d, call))
@@ -3371,7 +3456,8 @@ export namespace SecurityGuard {
         return {
           ...def,
           execute: async (args: unknown, context: unknown) => {
-            const call: Call = { tool: id, args, source: "plugin-tool", plugin }
+            // A call id of its own: what the tool writes on the host is checked after it as for any writer (`afterHost`).
+            const call: Call = { tool: id, args, source: "plugin-tool", plugin, callID: `wrapped_${++wrappedCalls}` }
             const verdict = await guard.before(call)
             if (!verdict.allowed) return `Error: ${verdict.reason}`
             const result = await def.execute(args, context)
