@@ -2230,11 +2230,18 @@ export namespace SecurityGuard {
      * the call (`afterHost`): before, a policy file such a call changed stayed changed, a change to what a custom tool
      * imports went unnamed, and a repository it made kept its `core.fsmonitor` (red team T2, T4, T5).
      */
-    const unplanned = (call: Call): boolean => {
+    const unplanned = (call: Call, depth = 0): boolean => {
       if (sourceOf(call) !== "builtin-tool") return true
       const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
       if (call.tool === "ast_grep_replace") return a.dryRun === false
       if (call.tool === "lsp") return a.operation === "rename"
+      // A batch's inner calls (its own write tools included: a batch is not checked after like one).
+      if (call.tool === "batch" && depth < 3)
+        return (Array.isArray(a.tool_calls) ? a.tool_calls : []).some((c) => {
+          const inner = (c && typeof c === "object" ? c : {}) as { tool?: unknown; parameters?: unknown }
+          const tool = String(inner.tool ?? "")
+          return OpenCode.WRITE_TOOLS.has(tool) || unplanned({ tool, args: inner.parameters }, depth + 1)
+        })
       return false
     }
 
@@ -2282,10 +2289,11 @@ export namespace SecurityGuard {
      */
     const afterHost = (call: Call): string[] => {
       const notes = call.callID && hostBefore.size ? verifyHost(current().d, call.callID) : []
+      const free = unplanned(call)
+      if (!free && !OpenCode.WRITE_TOOLS.has(call.tool)) return notes
       const { state, d } = current()
       if (state.status === "none") return notes
-      const free = unplanned(call)
-      if (imported.size && (OpenCode.WRITE_TOOLS.has(call.tool) || free)) notes.push(...importsChanged(d, call))
+      if (imported.size) notes.push(...importsChanged(d, call))
       if (!free) return notes
       if (call.callID && snapshots.has(call.callID))
         notes.push(...repair(d, `snapshot:${call.callID}`, (d) => verifySnapshots(d, call)))
@@ -3092,7 +3100,15 @@ export namespace SecurityGuard {
           if (notes.length && call.callID) carried.set(call.callID, notes)
         }
         if (call.callID && writes(call)) writers.set(call.callID, Date.now())
-        if (!racesShell(call)) return decideCall(call)
+        if (!racesShell(call)) {
+          const decision = await decideCall(call)
+          // A batch is no file tool (it may hold commands), but it may hold writers: checked after like them.
+          if (decision.allowed && call.callID && call.tool === "batch" && unplanned(call)) {
+            recordHost(call.callID)
+            snapshotSegmented(current().d, call.callID)
+          }
+          return decision
+        }
         const id = call.callID!
         fileCalls.set(id, Date.now())
         try {
