@@ -2280,6 +2280,103 @@ export namespace SecurityGuard {
     }
 
     /**
+     * Before an unplanned writer, the rest of what a command's sandbox keeps it from (the policy files and the host
+     * paths `recordHost` keeps are the write tools' share, which their static check covers otherwise): absent `PATH`
+     * folders, where a link leads an absent protected path, and git's configuration — the absent files that redirect
+     * git or run programs (swept after the call like a command's), the bytes of the existing ones and the hooks of
+     * each hooks folder (`gitChanged`). Unless `allowGitConfig`.
+     */
+    const gitBefore = new Map<string, { files: Map<string, Buffer>; hooks: Map<string, Set<string>> }>()
+    const recordUnplanned = (d: Derived, id: string) => {
+      const kept = hostBefore.get(id)
+      if (!kept) return
+      for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p)))
+        if ((searchFolders.has(p) || danglingTargets.has(p)) && !kindOf(p) && !kept.absent.includes(p))
+          kept.absent.push(p)
+      if (d.allowGitConfig) return
+      const files = new Map<string, Buffer>()
+      const hooks = new Map<string, Set<string>>()
+      for (const p of gitConfigPaths()) {
+        const kind = kindOf(p)
+        if (!kind) {
+          if (kept.absent.includes(p)) continue
+          kept.absent.push(p)
+          if (SecurityPath.isInside(p, root) && ["config", "hooks"].includes(path.basename(p))) inspected.add(p)
+          continue
+        }
+        // A link is held at its target, which the list holds too.
+        if (isLink(p)) continue
+        try {
+          if (kind === "dir") {
+            if (path.basename(p) === "hooks") hooks.set(p, new Set(fs.readdirSync(p)))
+            continue
+          }
+          if (fs.statSync(p).size <= 1024 * 1024) files.set(p, fs.readFileSync(p))
+        } catch {
+          continue
+        }
+      }
+      gitBefore.set(id, { files, hooks })
+      if (gitBefore.size > 64) gitBefore.delete(gitBefore.keys().next().value!)
+    }
+    /**
+     * After an unplanned writer: git's configuration it changed put back (read-only to every other route), and hooks
+     * it added moved aside. Run while no command runs (see `repair`).
+     */
+    const gitChanged = (d: Derived, call: Call): string[] => {
+      const kept = call.callID ? gitBefore.get(call.callID) : undefined
+      if (!kept) return []
+      gitBefore.delete(call.callID!)
+      const notes: string[] = []
+      const why = "git would run what it names outside the sandbox when you next use git"
+      for (const [file, bytes] of kept.files) {
+        let now: Buffer | undefined
+        try {
+          now = fs.readFileSync(file)
+        } catch {
+          now = undefined
+        }
+        if (now?.equals(bytes)) continue
+        const shown = SecurityAccess.display(root, file)
+        if (!SecurityPath.movable(file, ownFolders) || isLink(file)) {
+          const note = `[security] ${shown} (git's configuration) was changed during ${call.tool}, but the layer does not put back files there: review it before you next use git.`
+          log.error(note)
+          notes.push(note)
+          continue
+        }
+        try {
+          SecurityPath.replace(file, bytes)
+        } catch (error) {
+          log.error(`could not restore ${file}: ${error instanceof Error ? error.message : String(error)}`)
+          continue
+        }
+        audit(d, {
+          action: "refuse",
+          source: sourceOf(call),
+          tool: call.tool,
+          callID: call.callID,
+          path: shown,
+          reason: "git's configuration changed during a tool call; restored",
+        })
+        notes.push(
+          `[security] ${shown} (git's configuration) was ${now ? "changed" : "removed"} by ${call.tool}; ${why}, so it was put back as it was before this call.`,
+        )
+      }
+      for (const [folder, names] of kept.hooks) {
+        let list: string[]
+        try {
+          list = fs.readdirSync(folder)
+        } catch {
+          continue
+        }
+        for (const name of list)
+          if (!names.has(name) && !name.endsWith(".sample"))
+            notes.push(...moveAside(d, path.join(folder, name), call, why))
+      }
+      return notes
+    }
+
+    /**
      * After a call that may have written on the host (OpenCode's write tools and the unplanned writers), what the
      * shell's after hook does for a command: a policy file it changed or removed put back (`verifyHost`, first, so
      * that a removed policy is back before the state is read), a change to what a plugin imports named
@@ -2298,6 +2395,8 @@ export namespace SecurityGuard {
       if (call.callID && snapshots.has(call.callID))
         notes.push(...repair(d, `snapshot:${call.callID}`, (d) => verifySnapshots(d, call)))
       notes.push(...repair(d, "repositories", (d) => newRepositories(d, call)))
+      if (call.callID && gitBefore.has(call.callID))
+        notes.push(...repair(d, `git:${call.callID}`, (d) => gitChanged(d, call)))
       return notes
     }
 
@@ -3105,6 +3204,7 @@ export namespace SecurityGuard {
           // A batch is no file tool (it may hold commands), but it may hold writers: checked after like them.
           if (decision.allowed && call.callID && call.tool === "batch" && unplanned(call)) {
             recordHost(call.callID)
+            recordUnplanned(current().d, call.callID)
             snapshotSegmented(current().d, call.callID)
           }
           return decision
@@ -3131,6 +3231,7 @@ export namespace SecurityGuard {
           else if (OpenCode.WRITE_TOOLS.has(call.tool)) recordHost(id)
           else if (unplanned(call)) {
             recordHost(id)
+            recordUnplanned(current().d, id)
             snapshotSegmented(current().d, id)
           }
           return decision
