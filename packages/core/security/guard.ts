@@ -3066,7 +3066,7 @@ export namespace SecurityGuard {
             SecurityPath.replace(real, bytes)
             watcher.reload()
             notes.push(
-              `[security] ${SecurityAccess.display(root, file)} was changed during a file tool call (a path swapped after its check); it was put back.`,
+              `[security] ${SecurityAccess.display(root, file)} was changed during a file tool call (a path swapped after its check, or written by a tool its arguments did not name it to); it was put back.`,
             )
             audit(d, {
               action: "refuse",

@@ -138,7 +138,14 @@ export namespace SecurityHooks {
         const call = { tool: input.tool, args: input.args, sessionID: input.sessionID, callID: input.callID }
         const result = output as Record<string, unknown>
         if (typeof result.output === "string") result.output = guard.after(call, result.output)
-        else if (result.output !== undefined) guard.afterValue(call, result.output)
+        else {
+          // No output text (OpenCode 1.2.15 hands an MCP tool's own result, `{ content }`): the call's after-call
+          // checks run all the same (a policy an MCP server rewrote is put back), their notes a text item of its
+          // content, which OpenCode turns into the output.
+          const notes = guard.after(call, "")
+          if (result.output !== undefined) guard.afterValue(call, result.output)
+          if (notes && Array.isArray(result.content)) result.content.push({ type: "text", text: notes })
+        }
         // Attachments (OpenCode 1.18's read sends an image or PDF whole, chosen by the file's first bytes): one whose
         // bytes hold protected content is withheld.
         if (Array.isArray(result.attachments) && guard.active()) {

@@ -265,6 +265,26 @@ describe.each(ROUTES)("route %s: a policy changed by a host-side writer is put b
     }
   }, 60_000)
 
+  // OpenCode 1.2.15 hands the after hook an MCP tool's own result (`{ content }`, no output text).
+  test("an MCP tool's result without output text (1.2.15's shape): put back, the note in its content", async () => {
+    await using dir = await project({})
+    const policy = fs.readFileSync(dir.file(".opencode-security.json"), "utf8")
+    const s = await open(route, dir.path)
+    try {
+      await s.hook("config", { mcp: { fs: { type: "local", command: ["npx", "-y", "some-fs-server", dir.path] } } })
+      const input = { tool: "fs_write_file", sessionID: "ses_w", callID: "call_w_raw" }
+      const args = { path: "policy.json", content: '{"version":"1.0"}' }
+      await s.hook("tool.execute.before", input, { args })
+      fs.writeFileSync(dir.file(".opencode-security.json"), args.content)
+      const result = { content: [{ type: "text", text: "Successfully wrote to policy.json" }] }
+      await s.hook("tool.execute.after", { ...input, args }, result)
+      expect(fs.readFileSync(dir.file(".opencode-security.json"), "utf8")).toBe(policy)
+      expect(JSON.stringify(result.content)).toContain("it was put back")
+    } finally {
+      await s.close()
+    }
+  }, 60_000)
+
   test("another plugin's tool that removes the policy: put back (the layer was not left switched off)", async () => {
     await using dir = await project({})
     const policy = fs.readFileSync(dir.file(".opencode-security.json"), "utf8")
