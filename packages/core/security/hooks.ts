@@ -145,6 +145,7 @@ export namespace SecurityHooks {
           const notes = guard.after(call, "")
           if (result.output !== undefined) guard.afterValue(call, result.output)
           if (notes && Array.isArray(result.content)) result.content.push({ type: "text", text: notes })
+          else if (notes && result.output === undefined) result.output = notes
         }
         // Attachments (OpenCode 1.18's read sends an image or PDF whole, chosen by the file's first bytes): one whose
         // bytes hold protected content is withheld.
