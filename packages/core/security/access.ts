@@ -7,7 +7,8 @@ import type { SecuritySchema } from "./schema"
 /**
  * Access decisions: may `role` perform `op` on a path? The path is normalised, and the name used, every symbolic link
  * hop and the final target are all checked; a hard link to a protected file is protected like the file (given the
- * inode index of protected files).
+ * inode index of protected files), and so is what a protected symbolic link leads to, under its own name (given the
+ * protected links and their targets).
  *
  * @example
  * const d = SecurityAccess.checkAccess(config, "secrets/../secrets/api.key", "read", "viewer", { base: "/repo" })
@@ -29,18 +30,27 @@ export namespace SecurityAccess {
         op: Operation
         role: string
         rule: RuleRef
-        via?: "symlink" | "hard link"
+        via?: "symlink" | "hard link" | "link target"
         reason: string
       }
 
   /** Device:inode of protected files → one of their paths (built by the guard's index). */
   export type InodeIndex = ReadonlyMap<string, string>
 
+  /**
+   * A protected symbolic link (`link`, its path as rules match it) and the real path it leads to (`target`): a file,
+   * or a folder with everything below it (`dir`). The target is another name of what the link protects, as the
+   * sandbox treats it; `ops` are the operations the link's protection denies.
+   */
+  export type Alias = { link: string; target: string; dir: boolean; ops: ReadonlySet<Operation> }
+
   export type Options = {
     /** Folder relative paths resolve against (default: the policy root). */
     base?: string
     home?: string
     inodes?: InodeIndex
+    /** Protected symbolic links and where they lead (built by the guard's index, with the policy files' links). */
+    aliases?: readonly Alias[]
     /** Resolves symbolic links (default: the file system, `SecurityPath.resolve`); tests may pass a table. */
     resolve?: (lexical: string) => SecurityPath.Resolved
   }
@@ -118,7 +128,37 @@ export namespace SecurityAccess {
         if (rule) return deny(config, lexical, other, op, role, rule, "hard link")
       }
     }
+    // What a protected link leads to, by its own name (`config/dev.vars` with `.env` → it, `vault/db.txt` with
+    // `secrets` → `vault`): judged by the name it has through the link, as that name is judged (its rules, hops and
+    // hard links), without aliases again.
+    if (options.aliases?.length)
+      for (const name of linkNames(options.aliases, [lexical, ...resolved.hops, resolved.real], config.nocase)) {
+        const inner = checkAccess(config, name, op, role, { ...options, aliases: undefined })
+        if (inner.allowed) continue
+        const rule = firstDenying(config, inner.matched, op, role)
+        if (rule) return deny(config, lexical, name, op, role, rule, "link target")
+      }
     return { allowed: true, path: lexical }
+  }
+
+  /**
+   * The names `paths` have through the links of `aliases` (the link's path, and below a folder link the same relative
+   * path): `/repo/vault/db.txt` is `/repo/secrets/db.txt` when `secrets` → `vault`. No file system access.
+   *
+   * @example
+   * SecurityAccess.linkNames([{ link: "/r/.env", target: "/r/config/dev.vars", dir: false, ops }], ["/r/config/dev.vars"], false)
+   * // ["/r/.env"]
+   */
+  export function linkNames(aliases: readonly Alias[], paths: readonly string[], nocase: boolean): string[] {
+    const out = new Set<string>()
+    for (const p of paths)
+      for (const a of aliases) {
+        if (!SecurityPath.isInside(p, a.target, nocase)) continue
+        const rest = p.slice(a.target.length)
+        if (!rest) out.add(a.link)
+        else if (a.dir) out.add(a.link + rest)
+      }
+    return [...out]
   }
 
   /** A path for messages: relative to the root when inside it, else absolute. */
@@ -134,10 +174,15 @@ export namespace SecurityAccess {
     op: Operation,
     role: string,
     rule: SecurityConfig.Rule,
-    via?: "symlink" | "hard link",
+    via?: "symlink" | "hard link" | "link target",
   ): Decision {
     const shown = display(config.root, lexical)
-    const through = via ? ` (via ${via} to ${display(config.root, matched)})` : ""
+    const through =
+      via === "link target"
+        ? ` (it is ${display(config.root, matched)} through a protected symbolic link)`
+        : via
+          ? ` (via ${via} to ${display(config.root, matched)})`
+          : ""
     const source = rule.implicit
       ? rule.implicit === "policy-file"
         ? "the implicit protection of security policy files"

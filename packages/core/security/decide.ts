@@ -48,6 +48,11 @@ export namespace SecurityDecide {
     segments?: (file: string, change: NonNullable<SecurityTools.Request["change"]>) => string | undefined
     /** Path resolution (symbolic links, existence); the file system by default. */
     resolve?: (lexical: string) => SecurityPath.Resolved
+    /**
+     * Protected symbolic links and where they lead, when the caller knows more than the index (the policy files'
+     * links, read when the call is decided); default `index.aliases`.
+     */
+    aliases?: readonly SecurityAccess.Alias[]
   }
 
   /** Operations a tool-side read needs: tool results go to the model, so `llm` protection counts too. */
@@ -93,6 +98,7 @@ export namespace SecurityDecide {
   export function access(facts: Facts, target: string, op: Operation): SecurityAccess.Decision {
     return SecurityAccess.checkAccess(facts.config, target, op, facts.role, {
       inodes: facts.index.inodes,
+      aliases: facts.aliases ?? facts.index.aliases,
       home: facts.home,
       base: facts.directory,
       resolve: facts.resolve,
@@ -135,6 +141,10 @@ export namespace SecurityDecide {
     for (const [file, ops] of facts.index.files)
       if (file !== folder && SecurityPath.isInside(file, folder, nocase) && wanted.some((o) => ops.has(o)))
         if (matchesFilter(file)) return file
+    // What a protected link leads to, below the folder under its own name (the listing knows it by the link's).
+    for (const a of facts.aliases ?? facts.index.aliases)
+      if (a.target !== folder && SecurityPath.isInside(a.target, folder, nocase) && wanted.some((o) => a.ops.has(o)))
+        if (a.dir || matchesFilter(a.target)) return a.target
     if (op === "write")
       for (const file of [...facts.config.files, facts.config.logging.path])
         if (file !== folder && SecurityPath.isInside(file, folder, nocase) && matchesFilter(file))
@@ -156,9 +166,14 @@ export namespace SecurityDecide {
       const candidates = [...facts.index.files.entries()]
       if (dyn.op === "write")
         for (const f of [...facts.config.files, facts.config.logging.path]) candidates.push([f, new Set(["write"])])
-      for (const [file, ops] of candidates)
+      // What a protected link leads to is protected under its own name (the link's ops; no rule names it).
+      const targets = (facts.aliases ?? facts.index.aliases).filter((a) => wanted.some((o) => a.ops.has(o)))
+      for (const [file, ops] of [...candidates, ...targets.map((a) => [a.target, a.ops] as const)])
         if (file.startsWith(prefix) && wanted.some((o) => ops.has(o)))
-          if (wanted.some((o) => SecurityAccess.firstDenying(facts.config, file, o, facts.role)))
+          if (
+            targets.some((a) => a.target === file) ||
+            wanted.some((o) => SecurityAccess.firstDenying(facts.config, file, o, facts.role))
+          )
             return {
               reason: `${dyn.command}: a path starting with ${show(facts, region)} is not known statically, and it could be ${show(facts, file)}, which the policy protects; write the path literally`,
               path: file,

@@ -715,6 +715,8 @@ export namespace SecurityGuard {
   const TEMPLATE_KEEP = 1_000_000
   /** How many bytes of held Python modules are kept in all to be put back (see `takeModules`). */
   const MODULES_KEEP = 32_000_000
+  /** What the policy files and the audit log are kept from (`lockedLinks`). */
+  const WRITE_ONLY: ReadonlySet<SecurityAccess.Operation> = new Set(["write"])
 
   const CONFIG_FILES = ["opencode.json", "opencode.jsonc"]
   const TUI_FILES = ["tui.json", "tui.jsonc"]
@@ -1556,6 +1558,10 @@ export namespace SecurityGuard {
             ...index.top
               .filter((e) => e.ops.has("read") || e.ops.has("llm"))
               .map((e) => ({ path: e.path, dir: e.dir })),
+            // What a read-protected link leads to, by its own name (ripgrep does not follow the link there).
+            ...index.aliases
+              .filter((a) => a.ops.has("read") || a.ops.has("llm"))
+              .map((a) => ({ path: a.target, dir: a.dir })),
             ...hostHidden.map((p) => ({ path: p, dir: true })),
           ]
         : []
@@ -1582,8 +1588,24 @@ export namespace SecurityGuard {
         home,
         sandboxed: false,
         segments: (file, change) => segmentChange(d, file, change),
+        aliases: [...index.aliases, ...lockedLinks(config)],
         ...extra,
       }) satisfies SecurityDecide.Facts
+
+    /**
+     * The policy files and the audit log that are symbolic links (a shared policy linked into the project), with
+     * where they lead now: that target is the policy under another name, refused to every writer like the policy.
+     * Read at each decision, not only at the index's builds: the index may not hold a policy that appeared since.
+     */
+    const lockedLinks = (config: SecurityConfig.Loaded): SecurityAccess.Alias[] => {
+      const out: SecurityAccess.Alias[] = []
+      for (const file of [...config.files, config.logging.path]) {
+        if (!isLink(file)) continue
+        const target = SecurityPath.resolve(file).real
+        if (target !== file) out.push({ link: file, target, dir: false, ops: WRITE_ONLY })
+      }
+      return out
+    }
 
     /**
      * A change to a file with protected segments: a reason when it would touch one. Write-protected segments may not
@@ -2899,6 +2921,8 @@ export namespace SecurityGuard {
     const fileCallMs = options.fileCallMs ?? FILE_CALL_MS
     /** Built-in tools' exclusive work in progress (`exclusive`): shell commands wait for it. */
     const held = new Set<symbol>()
+    /** Exclusive sections begun (ids for `recordHost`). */
+    let exclusives = 0
     const exclusiveMs = options.exclusiveMs ?? EXCLUSIVE_MS
     const shellQueueMs = options.shellQueueMs ?? SHELL_QUEUE_MS
     /** Shell commands started since the last time no sandboxed command was found running. */
@@ -3243,6 +3267,11 @@ export namespace SecurityGuard {
       async exclusive(work) {
         const token = Symbol("exclusive")
         held.add(token)
+        // The built-in tools' own writes (AST rewrites, LSP edits) are checked file by file (`access`); the policy
+        // files are still compared after the work, as after a write-tool call, and put back if it changed one (a
+        // policy link's target written under its own name, or a link swapped after a check).
+        const id = `exclusive:${++exclusives}`
+        if (current().state.status === "valid") recordHost(id)
         // Let go for a permission prompt; taken again in the same turn as a check that no command starts or runs.
         const outside: Outside = async (f) => {
           held.delete(token)
@@ -3257,6 +3286,7 @@ export namespace SecurityGuard {
           return await work(outside)
         } finally {
           held.delete(token)
+          if (hostBefore.has(id)) laterNotes.push(...verifyHost(current().d, id))
         }
       },
       async settleShells(callID) {

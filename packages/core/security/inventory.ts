@@ -40,6 +40,12 @@ export namespace SecurityInventory {
      * operations their file's protection denies. The sandbox hides or locks them like the files.
      */
     links: Protected[]
+    /**
+     * Protected symbolic links of `top` (the link's own path, every hop or its real path matched a rule) with the real
+     * path they lead to: the sandbox hides or locks that target, so it is another name of what the link protects, and
+     * the tools judge it (and, for a folder, everything below it) by the link's name (`SecurityAccess.checkAccess`).
+     */
+    aliases: SecurityAccess.Alias[]
     read: SecurityFingerprint.Index
     llm: SecurityFingerprint.Index
     /** Files holding protected segments → the operations those segments deny to the role. */
@@ -103,6 +109,7 @@ export namespace SecurityInventory {
       top: [],
       inodes: new Map(),
       links: [],
+      aliases: [],
       read: SecurityFingerprint.create(),
       llm: SecurityFingerprint.create(),
       segmented: new Map(),
@@ -217,10 +224,13 @@ export namespace SecurityInventory {
       const match = full.normalize("NFC")
       judged.add(match)
       let also: string[] = []
+      /** Where a symbolic link leads (its real path), recorded with the link when the link is protected. */
+      let target: string | undefined
       if (kind === "other") {
         const link = linkOf(full)
         if (!link) return
         kind = link.dir ? "dir" : "file"
+        target = link.real
         also = link.paths.filter((p) => p !== match)
         for (const p of also) judged.add(p)
       }
@@ -238,8 +248,10 @@ export namespace SecurityInventory {
         note()
         wholeDirs.set(full, own.ops)
         const above = covering(full)
-        if (!(above && [...own.ops].every((op) => above.has(op))))
+        if (!(above && [...own.ops].every((op) => above.has(op)))) {
           index.top.push({ path: full, dir: true, ops: own.ops })
+          if (target && target !== match) index.aliases.push({ link: match, target, dir: true, ops: own.ops })
+        }
         return
       }
       if (kind !== "file") return
@@ -259,8 +271,10 @@ export namespace SecurityInventory {
       if (ops.size) {
         note()
         index.files.set(match, ops)
-        if (own.size && !(above && [...own].every((op) => above.has(op))))
+        if (own.size && !(above && [...own].every((op) => above.has(op)))) {
           index.top.push({ path: full, dir: false, ops: own })
+          if (target && target !== match) index.aliases.push({ link: match, target, dir: false, ops: own })
+        }
         // By the path a rule matches: the tools' hard-link check asks the rules about it.
         const named = [match, ...also].find((p) => decide(p, false).ops.size) ?? match
         if (stat) index.inodes.set(`${stat.dev}:${stat.ino}`, named)
@@ -394,16 +408,16 @@ export namespace SecurityInventory {
   }
 
   /**
-   * Where a symbolic link leads: whether to a folder, and the paths the tools check for it (its hops and its real
-   * path, NFC). Undefined for what is not a link, or a link that leads nowhere (nothing to protect; a mount over it
+   * Where a symbolic link leads: whether to a folder, the paths the tools check for it (its hops and its real path,
+   * NFC), and that real path. Undefined for what is not a link, or a link that leads nowhere (nothing to protect; a mount over it
    * would fail every command).
    */
-  function linkOf(full: string): { dir: boolean; paths: string[] } | undefined {
+  function linkOf(full: string): { dir: boolean; paths: string[]; real: string } | undefined {
     try {
       if (!fs.lstatSync(full).isSymbolicLink()) return undefined
       const stat = fs.statSync(full)
       const resolved = SecurityPath.resolve(full.normalize("NFC"))
-      return { dir: stat.isDirectory(), paths: [...resolved.hops, resolved.real] }
+      return { dir: stat.isDirectory(), paths: [...resolved.hops, resolved.real], real: resolved.real }
     } catch {
       return undefined
     }

@@ -51,6 +51,30 @@ describe("SecurityAccess.checkAccess", () => {
     expect(!viaHard.allowed && viaHard.via).toBe("hard link")
     expect(check("h", "read", "viewer").allowed).toBe(true) // without the index nothing tells them apart
   })
+  // Red team T1: what a protected link leads to was refused by the sandbox at its target but passed here under its
+  // own name (`config/dev.vars` with `.env` → it, `lib/` with the write-protected `vendor` → it).
+  test("the target of a protected link is judged by the name it has through the link (T1)", () => {
+    const ops = new Set(["read", "llm"] as const)
+    const aliases: SecurityAccess.Alias[] = [
+      { link: path.join(dir.path, ".env"), target: path.join(dir.path, "shared/dev.vars"), dir: false, ops },
+      { link: path.join(dir.path, "vendor"), target: path.join(dir.path, "lib"), dir: true, ops: new Set(["write"]) },
+    ]
+    const at = (p: string, op: "read" | "write") => SecurityAccess.checkAccess(config, p, op, "viewer", { aliases })
+    const read = at("shared/dev.vars", "read")
+    expect(!read.allowed && read.via).toBe("link target")
+    expect(!read.allowed && read.reason).toContain("it is .env through a protected symbolic link")
+    expect(!read.allowed && read.rule.pattern).toBe("**/.env*")
+    // A folder link: everything below its target, files not made yet included.
+    expect(at("lib/new.js", "write").allowed).toBe(false)
+    expect(at("lib", "write").allowed).toBe(false)
+    expect(at("lib/new.js", "read").allowed).toBe(true)
+    // A file link's target protects only that file; a name beside it is not below it.
+    expect(at("shared/dev.vars2", "read").allowed).toBe(true)
+    expect(at("shared/dev.vars/x", "read").allowed).toBe(true)
+    expect(SecurityAccess.linkNames(aliases, [path.join(dir.path, "lib/a/b.js")], false)).toEqual([
+      path.join(dir.path, "vendor/a/b.js"),
+    ])
+  })
   test("paths outside the project are only caught by absolute and ~ rules", () => {
     expect(check(path.join(dir.path, "home/.ssh/id_rsa"), "read").allowed).toBe(false)
     expect(check("/tmp/.env", "read").allowed).toBe(true)

@@ -102,6 +102,23 @@ describe("SecurityInventory", () => {
     expect(index.files.has(nfd.normalize("NFC"))).toBe(true)
   })
 
+  test("a protected link is recorded with where it leads, for the tools to judge that target by the link (T1)", async () => {
+    await using dir = await project({ "config/dev.vars": "DB=1\n", "lib/x.js": "x\n", "pub/open.txt": "o\n" })
+    fs.rmSync(dir.file(".env"))
+    fs.symlinkSync("config/dev.vars", dir.file(".env"))
+    fs.rmSync(dir.file("vendor"), { recursive: true })
+    fs.symlinkSync("lib", dir.file("vendor"))
+    // A link inside a folder protected whole leads out of it: the sandbox hides the folder, not the target.
+    fs.symlinkSync("../pub/open.txt", dir.file("secrets/open-link"))
+    const index = await build(dir.path)
+    const alias = (link: string) => index.aliases.find((a) => a.link === dir.file(link))
+    expect(alias(".env")).toMatchObject({ target: dir.file("config/dev.vars"), dir: false })
+    expect([...alias(".env")!.ops].sort()).toEqual(["llm", "read"])
+    expect(alias("vendor")).toMatchObject({ target: dir.file("lib"), dir: true })
+    expect([...alias("vendor")!.ops]).toEqual(["write"])
+    expect(alias("secrets/open-link")).toBeUndefined()
+  })
+
   test("outside rules: a listing cut at MAX_OUTSIDE_ENTRIES hides the folders it did not list (L8)", async () => {
     await using vault = await tmpdir({ "zz/a.pem": "PEM\n" })
     fs.mkdirSync(vault.file("aa"))
