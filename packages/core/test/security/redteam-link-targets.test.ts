@@ -10,6 +10,7 @@ import fs from "fs"
 import path from "path"
 import { Builtins, BuiltinsSeams } from "../../builtins"
 import type { Host } from "../../host"
+import { SecurityGuard } from "../../security/guard"
 import { Logger } from "../../util/log"
 import { project } from "./fixture"
 import { isolateHome } from "./redteam-helpers"
@@ -246,6 +247,25 @@ describe.each(ROUTES)("route %s: T2 a linked policy's target", (route) => {
       expect(text(await s.read("secrets/api.key"))).not.toContain("line two of the api key file")
     } finally {
       await s.close()
+    }
+  }, 60_000)
+})
+
+describe("T2 without the inventory: where the policy files lead is read at each decision", () => {
+  test("the policy's link target is refused to writers before the first index build", async () => {
+    await using dir = await project({})
+    linkPolicy(dir)
+    const guard = await SecurityGuard.create({ directory: dir.path, worktree: dir.path, home: dir.file("home") })
+    try {
+      // No build has finished yet: the index knows no link (checked, so the case cannot pass through the index).
+      expect(guard.status().index.builtAt).toBeUndefined()
+      const write = guard.check("org/policy.json", "write")
+      expect(!write.allowed && write.reason).toContain("the implicit protection of security policy files")
+      expect(guard.check("org/policy.json", "read").allowed).toBe(true)
+      await guard.ready()
+      expect(guard.check("org/policy.json", "write").allowed).toBe(false)
+    } finally {
+      guard.close()
     }
   }, 60_000)
 })
