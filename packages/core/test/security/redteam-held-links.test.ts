@@ -154,8 +154,10 @@ for (const route of ROUTES) {
           // The shared policy kept in the project itself (a monorepo's policies folder).
           await using box = await linkedPolicy(route, true)
           expect((await box.s.call("read", { filePath: "secrets/api.key" })).refused).toBe(true)
+          // Named at run time: a command naming the policy's target is refused before it runs (the target is the
+          // policy under another name, `redteam-link-targets.test.ts`); here the kernel's pins are what is tested.
           const inside = await box.s.bash(
-            `mv policies/org policies/old; mv policies old-policies; mkdir -p policies/org; printf '{"version":"1.0"}' > policies/org/policy.json; echo RAN-OK`,
+            `p=$(ls | grep ^polic); mv $p/org $p/old; mv $p old-$p; mkdir -p $p/org; printf '{"version":"1.0"}' > $p/org/policy.json; echo RAN-OK`,
           )
           expect(inside.raw).toContain("RAN-OK")
           expect(fs.readFileSync(box.target, "utf8")).toBe(box.policy)
