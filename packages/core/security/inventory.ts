@@ -81,6 +81,8 @@ export namespace SecurityInventory {
      * listing cut short before them considers them again (`build`), so what the index knew does not go with the cut.
      */
     derived?: Map<string, SecurityTree.Kind>
+    /** The protected links the last build knew, under the policy and role of `decisions.key` (see `build`). */
+    aliases?: { key: string; list: SecurityAccess.Alias[] }
   }
 
   export type Input = {
@@ -395,6 +397,21 @@ export namespace SecurityInventory {
       if (missing.size)
         for (const file of await sameFiles(tree.unlisted, missing, tree.skip, seen)) await consider(file, "file")
     }
+    // A protected link the last build knew that no longer leads where it did (a command removed it, replaced it or sent
+    // it elsewhere: `rm .env` is no write to a read-protected file): what it led to stays protected for the session,
+    // hidden or locked at its own path in the sandbox and judged by the link's name by the tools, or one command
+    // would undo the protection of both. Not across sessions; dropped when the policy or the role changes.
+    if (cache.aliases?.key === key)
+      for (const a of cache.aliases.list) {
+        if (index.aliases.some((b) => b.link === a.link && b.target === a.target)) continue
+        const kind = kindOf(a.target)
+        if (!kind || (kind === "dir") !== a.dir) continue
+        index.aliases.push(a)
+        const above = covering(a.target)
+        if (!(above && [...a.ops].every((op) => above.has(op))))
+          index.top.push({ path: a.target, dir: a.dir, ops: a.ops })
+      }
+    cache.aliases = { key, list: index.aliases }
     for (const [id, paths] of shared) {
       const original = index.inodes.get(id)
       const ops = original && index.files.get(original)

@@ -119,6 +119,25 @@ describe("SecurityInventory", () => {
     expect(alias("secrets/open-link")).toBeUndefined()
   })
 
+  test("a protected link a command removed or sent elsewhere keeps its old target protected for the session", async () => {
+    await using dir = await project({ "config/dev.vars": "DB=1\n", "config/other.vars": "O=1\n" })
+    fs.rmSync(dir.file(".env"))
+    fs.symlinkSync("config/dev.vars", dir.file(".env"))
+    const cache: SecurityInventory.Cache = new Map()
+    await build(dir.path, cache)
+    fs.rmSync(dir.file(".env"))
+    fs.symlinkSync("config/other.vars", dir.file(".env"))
+    const after = await build(dir.path, cache)
+    const targets = after.aliases.filter((a) => a.link === dir.file(".env")).map((a) => a.target)
+    expect(targets.sort()).toEqual([dir.file("config/dev.vars"), dir.file("config/other.vars")])
+    // The sandbox hides the old target at its own path (no link leads there any more).
+    expect(after.top.find((e) => e.path === dir.file("config/dev.vars"))).toMatchObject({ dir: false })
+    fs.rmSync(dir.file(".env"))
+    expect((await build(dir.path, cache)).aliases.map((a) => a.target).sort()).toEqual(targets.sort())
+    // A new session (no cache) knows only what the links lead to now.
+    expect((await build(dir.path)).aliases).toEqual([])
+  })
+
   test("outside rules: a listing cut at MAX_OUTSIDE_ENTRIES hides the folders it did not list (L8)", async () => {
     await using vault = await tmpdir({ "zz/a.pem": "PEM\n" })
     fs.mkdirSync(vault.file("aa"))

@@ -13,7 +13,7 @@ import type { Host } from "../../host"
 import { SecurityGuard } from "../../security/guard"
 import { Logger } from "../../util/log"
 import { project } from "./fixture"
-import { isolateHome } from "./redteam-helpers"
+import { ROUTES as SANDBOX_ROUTES, isolateHome, open as openSandboxed } from "./redteam-helpers"
 
 type Route = "plugin" | "fork"
 const ROUTES: Route[] = ["plugin", "fork"]
@@ -182,6 +182,29 @@ describe.each(ROUTES)("route %s: T1 the target of a protected link", (route) => 
       await s.close()
     }
   }, 60_000)
+})
+
+describe.each(SANDBOX_ROUTES)("route %s: T1 a protected link removed by a command", (route) => {
+  test("what a read-protected link led to stays protected for the session, in the sandbox and for the tools", async () => {
+    await using dir = await project({ "config/dev.vars": "DB_PASSWORD=Rm7Link3Qx9Tv2\n" })
+    fs.rmSync(dir.file(".env"), { force: true })
+    fs.symlinkSync("config/dev.vars", dir.file(".env"))
+    const s = await openSandboxed(route, dir.path)
+    try {
+      // `rm .env` writes no read-protected file: the command runs and the link is gone.
+      const rm = await s.bash("rm .env; echo removed")
+      expect(rm.raw).toContain("removed")
+      expect(fs.existsSync(dir.file(".env"))).toBe(false)
+      const cat = await s.bash("for f in $(ls config); do cat config/$f; done; echo probed")
+      expect(cat.raw).toContain("probed")
+      expect(cat.raw).not.toContain("Rm7Link3Qx9Tv2")
+      const read = await s.call("read", { filePath: "config/dev.vars" })
+      expect(read.refused).toBe(true)
+      expect(read.raw + read.output).not.toContain("Rm7Link3Qx9Tv2")
+    } finally {
+      s.close()
+    }
+  }, 120_000)
 })
 
 /** The fixture's policy moved to `org/policy.json`, with `.opencode-security.json` a link to it. */
