@@ -184,7 +184,7 @@ describe.each(ROUTES)("route %s: T1 the target of a protected link", (route) => 
   }, 60_000)
 })
 
-describe.each(SANDBOX_ROUTES)("route %s: T1 a protected link removed by a command", (route) => {
+describe.each([...SANDBOX_ROUTES])("route %s: T1 a protected link removed by a command", (route) => {
   test("what a read-protected link led to stays protected for the session, in the sandbox and for the tools", async () => {
     await using dir = await project({ "config/dev.vars": "DB_PASSWORD=Rm7Link3Qx9Tv2\n" })
     fs.rmSync(dir.file(".env"), { force: true })
