@@ -57,7 +57,8 @@ type Sink = {
  * user's terminal as it is; JSON output parses to the same value (its strings hold such characters escaped already).
  * A closed standard output (EPIPE: the reader, such as `head`, has exited) ends the process
  * quietly with `CLOSED_OUTPUT`, as Unix tools do, whether the write throws or reports it later; a closed standard
- * error drops the text. Other write errors are thrown as before.
+ * error drops the text. Other write errors are thrown as before. (Output Bun still buffers when the command ends is
+ * written after it, and Bun reports no error for that write: the command's own exit code then stands.)
  *
  * @example
  * const code = await main(process.argv.slice(2), processIO(process.cwd(), process.env))

@@ -64,7 +64,7 @@ describe("opencode-builtins", () => {
     expect(code).not.toBe(0)
   }, 20_000)
 
-  test("output piped into a reader that exits (| head -c 10) ends the command quietly with 141, no EPIPE trace", async () => {
+  test("output piped into a reader that exits (| head -c 10) ends the command quietly (141), no EPIPE trace", async () => {
     // 1,500 problems make far more output than a pipe holds, so the writer is still writing when head has gone.
     const files: Record<string, string> = {}
     for (let i = 0; i < 1500; i++)
@@ -75,6 +75,9 @@ describe("opencode-builtins", () => {
     const proc = Bun.spawn(["bash", "-c", script, process.execPath, cli, dir.path], { stdout: "pipe", stderr: "pipe" })
     const [out] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
     expect(await Bun.file(dir.file("err.txt")).text()).toBe("")
-    expect(out.trim()).toBe("141")
+    // 141 when the closed pipe is met while writing (nearly always). On a loaded machine Bun may hold the rest in its
+    // own buffer past the command's end, and finishes that write with no error at all (seen once in a full run; a
+    // 300 KB write to `| head -c 5` reports success), so the command's own status (1: lint findings) comes back.
+    expect(["141", "1"]).toContain(out.trim())
   }, 30_000)
 })
