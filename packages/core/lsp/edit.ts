@@ -6,6 +6,7 @@ import type { TextEdit, WorkspaceEdit } from "vscode-languageserver-protocol"
 import { SecuritySegments } from "../security/segments"
 import { NamedError, errorMessage } from "../util/error"
 import { splice } from "../util/splice"
+import { LspText } from "./text"
 
 /**
  * Applies an LSP `WorkspaceEdit` to disk all-or-nothing: `changes` and `documentChanges` (text edits and the
@@ -229,8 +230,13 @@ export namespace LspEdit {
     }
   }
 
-  /** `text` with LSP text edits applied (all positions refer to the original text). Throws on overlapping edits. */
+  /**
+   * `text` with LSP text edits applied (all positions refer to the original text). Throws on overlapping edits.
+   * Positions of a file starting with a byte-order mark refer to the text after it (the text its server was sent,
+   * see `LspText`); the mark is kept.
+   */
   export function applyTextEdits(text: string, edits: TextEdit[], file = "?"): string {
+    if (LspText.hasBom(text)) return LspText.BOM + applyTextEdits(LspText.withoutBom(text), edits, file)
     const starts = lineStarts(text)
     const offset = (p: { line: number; character: number }) => {
       if (p.line >= starts.length) return text.length

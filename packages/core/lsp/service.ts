@@ -22,6 +22,7 @@ import { LspEdit } from "./edit"
 import { LspNames } from "./names"
 import { LspProjects } from "./projects"
 import { LspServers } from "./servers"
+import { LspText } from "./text"
 
 /**
  * The language servers of one project and the operations over them. Servers start on first use (one per server id
@@ -257,17 +258,19 @@ export namespace Lsp {
      * so no answer about this file (hover, symbols, diagnostics, a rename's edit) carries them.
      */
     function shown(file: string, real: string) {
+      // A leading byte-order mark is not sent, as editors do not: see `LspText`.
+      const body = LspText.withoutBom(real)
       const pairs = input.segments?.().read ?? []
-      const ranges = pairs.length ? SecurityOutput.lineRanges(real, pairs) : []
-      if (!ranges.length) {
-        shownAs.delete(file)
-        return real
+      const ranges = pairs.length ? SecurityOutput.lineRanges(body, pairs) : []
+      let text = body
+      if (ranges.length) {
+        const lines = body.split("\n")
+        for (const r of ranges)
+          for (let n = r.from; n <= r.to && n <= lines.length; n++) lines[n - 1] = lines[n - 1].replace(/[^\r]/g, " ")
+        text = lines.join("\n")
       }
-      const lines = real.split("\n")
-      for (const r of ranges)
-        for (let n = r.from; n <= r.to && n <= lines.length; n++) lines[n - 1] = lines[n - 1].replace(/[^\r]/g, " ")
-      const text = lines.join("\n")
-      shownAs.set(file, { shown: text, real })
+      if (text === real) shownAs.delete(file)
+      else shownAs.set(file, { shown: text, real })
       return text
     }
 
@@ -277,10 +280,46 @@ export namespace Lsp {
       return known && known.shown === sent ? known.real : sent
     }
 
+    /**
+     * Opens in `client` the files of `answer` that start with a byte-order mark and that it does not hold open (it
+     * read them from disk, where servers disagree about the mark: `LspText`), so that asking again gives positions on
+     * the text after the mark. Files the policy keeps from reading, or another server's, are left. How many opened.
+     */
+    async function openMarked(client: LspClient, answer: unknown): Promise<number> {
+      let opened = 0
+      const resolved = servers()
+      for (const file of LspText.files(answer)) {
+        if (client.version(file) !== undefined) continue
+        if (!resolved.forFile(file).some((m) => m.spec.id === client.id && m.root === client.root)) continue
+        if (await input.access?.(file, "read")) continue
+        if (!(await startsWithBom(file))) continue
+        const text = await read(file).catch(() => undefined)
+        if (text === undefined) continue
+        await client.sync(file, shown(file, text))
+        opened++
+      }
+      return opened
+    }
+
+    /**
+     * `run` again (at most twice more) while its answer names files with a byte-order mark `clients` did not hold
+     * open, after opening them (`openMarked`).
+     */
+    async function settled<T>(clients: LspClient[], run: () => Promise<T>, answerOf: (r: T) => unknown = (r) => r) {
+      for (let round = 0; ; round++) {
+        const result = await run()
+        if (round >= 2) return result
+        let opened = 0
+        for (const client of clients) opened += await openMarked(client, answerOf(result))
+        if (!opened) return result
+      }
+    }
+
     /** Opens or updates `file` in its servers; returns them. `position`: checked against the text first. */
     async function prepare(file: string, position?: Position) {
       const text = await read(file)
-      if (position) within(rel(file), text, position)
+      // Positions are checked on the text the server gets (no byte-order mark: columns as an editor shows them).
+      if (position) within(rel(file), LspText.withoutBom(text), position)
       const list = await clientsFor(file)
       const sent = shown(file, text)
       await Promise.all(list.map((c) => c.sync(file, sent)))
@@ -447,7 +486,11 @@ export namespace Lsp {
       const { list } = await prepare(p.file, p)
       const able = list.filter((c) => c.supports(capability as any, method))
       if (!able.length) throw new Error(`${list.map((c) => c.id).join(", ")} cannot answer ${method}`)
-      return Promise.all(able.map((c) => c.request<T>(method, params, { signal }).then((r) => ({ server: c.id, r }))))
+      return Promise.all(
+        able.map((c) =>
+          settled([c], () => c.request<T>(method, params, { signal })).then((r) => ({ server: c.id, r })),
+        ),
+      )
     }
 
     /** `configs`: collects the TypeScript configuration each file's project comes from, with its client. */
@@ -632,7 +675,9 @@ export namespace Lsp {
         }
         const able = list.filter((c) => c.supports("workspaceSymbolProvider", "workspace/symbol"))
         const results = await Promise.all(
-          able.map((c) => c.request<any[]>("workspace/symbol", { query }, { signal }).then((r) => r ?? [])),
+          able.map((c) =>
+            settled([c], () => c.request<any[]>("workspace/symbol", { query }, { signal })).then((r) => r ?? []),
+          ),
         )
         return results.flat()
       },
@@ -659,12 +704,8 @@ export namespace Lsp {
             signal,
           })
           if (!items?.length) continue
-          const calls = await client.request<any[] | null>(
-            `callHierarchy/${direction}Calls`,
-            { item: items[0] },
-            {
-              signal,
-            },
+          const calls = await settled([client], () =>
+            client.request<any[] | null>(`callHierarchy/${direction}Calls`, { item: items[0] }, { signal }),
           )
           out.push(...(calls ?? []))
         }
@@ -816,19 +857,34 @@ export namespace Lsp {
       opened: string[],
       options: { signal?: AbortSignal; confirm?: (files: string[]) => Promise<void> },
     ): Promise<RenameResult> {
-      const sent = Date.now()
-      const held = new Map(client.openFiles().map((f) => [f, realOf(f, client.text(f)!)]))
+      let sent = Date.now()
+      let held = new Map<string, string>()
       // The symbol passed prepareRename: a refusal from here on is about the new name, not the element.
       const refused = (reason: string) =>
         new RenameRefused({ file: rel(p.file), from: checked.placeholder, newName, server: client.id, reason })
-      const edit = await client
-        .request<WorkspaceEdit | null>("textDocument/rename", { ...at(p), newName }, { signal: options.signal })
-        .catch((error) => {
-          if (options.signal?.aborted || error instanceof RequestTimeout) throw error
-          throw refused(String(error?.message ?? error).replace(/^Request \S+ failed with message: /, ""))
-        })
+      // Asked again after opening the files with a byte-order mark it edits unopened (`settled`): its positions in
+      // them are then on the text after the mark, where `LspEdit` applies them.
+      const edit = await settled([client], async () => {
+        sent = Date.now()
+        held = new Map(client.openFiles().map((f) => [f, realOf(f, client.text(f)!)]))
+        return client
+          .request<WorkspaceEdit | null>("textDocument/rename", { ...at(p), newName }, { signal: options.signal })
+          .catch((error) => {
+            if (options.signal?.aborted || error instanceof RequestTimeout) throw error
+            throw refused(String(error?.message ?? error).replace(/^Request \S+ failed with message: /, ""))
+          })
+      })
       if (!edit || (!edit.documentChanges?.length && !Object.keys(edit.changes ?? {}).length))
         throw refused("it returned no edit")
+      // Still a file with a mark the server did not hold (it could not be read, or a third answer named more):
+      // where its positions start is unknown, so nothing is written.
+      for (const file of LspText.files(edit)) {
+        if (client.version(file) === undefined && (await startsWithBom(file)))
+          throw new LspEdit.Refused({
+            file,
+            reason: "it starts with a byte-order mark and the server edited it without having been sent it",
+          })
+      }
       const added = await viaReferences(client, p, edit, opened, checked.placeholder, newName, options.signal)
       const plan = await LspEdit.plan(edit, {
         access: input.access,
@@ -908,6 +964,29 @@ export namespace Lsp {
     let line = 1
     for (let i = 0; i < match.index; i++) if (text.charCodeAt(i) === 10) line++
     return line
+  }
+
+  /** Whether `file` starts with a UTF-8 byte-order mark (EF BB BF). */
+  async function startsWithBom(file: string): Promise<boolean> {
+    // Only regular files (a FIFO a server names would block the open).
+    if (
+      !(await fs.stat(file).then(
+        (s) => s.isFile(),
+        () => false,
+      ))
+    )
+      return false
+    const handle = await fs.open(file, "r").catch(() => undefined)
+    if (!handle) return false
+    try {
+      const buffer = Buffer.alloc(3)
+      const { bytesRead } = await handle.read(buffer, 0, 3, 0)
+      return bytesRead === 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf
+    } catch {
+      return false
+    } finally {
+      await handle.close()
+    }
   }
 
   async function check(client: LspClient, p: Position, text: string, signal?: AbortSignal): Promise<RenameCheck> {

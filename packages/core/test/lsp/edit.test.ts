@@ -32,6 +32,13 @@ describe("LspEdit", () => {
       { range: range(2, 0, 2, 0), newText: "// end\n" },
     ])
     expect(out).toBe("const e = 1\r\nlet x = e + e\r\n// end\n")
+    // A leading byte-order mark: positions are on the text after it (what the server was sent); the mark stays.
+    expect(
+      LspEdit.applyTextEdits("\uFEFFimport { é, b }\r\nx", [
+        { range: range(0, 9, 0, 10), newText: "e" },
+        { range: range(0, 0, 0, 0), newText: "// top\r\n" },
+      ]),
+    ).toBe("\uFEFF// top\r\nimport { e, b }\r\nx")
     expect(() =>
       LspEdit.applyTextEdits("abc", [
         { range: range(0, 0, 0, 2), newText: "x" },
