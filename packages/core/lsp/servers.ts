@@ -80,7 +80,15 @@ export namespace LspServers {
     (d) => `Language servers are turned off (${d.source}). Remove that setting to use the lsp tool.`,
   )
 
-  const LOCKS = ["package-lock.json", "bun.lockb", "bun.lock", "pnpm-lock.yaml", "yarn.lock", "package.json"]
+  /**
+   * Root markers of the JavaScript servers: the package manager's lock file, which a workspace monorepo has once, at
+   * its root (OpenCode's typescript root and nvim-lspconfig's ts_ls/vtsls use the same). Not `package.json`: every
+   * package of a workspace has one, and a server rooted at a package never sees a `tsconfig.json` above it (TypeScript
+   * searches for a file's configuration from its folder up to the server's root), so the file fell into an inferred
+   * project with default options. From the lock file's folder TypeScript still takes the nearest configuration for
+   * each file: a package with its own `tsconfig.json` keeps it.
+   */
+  const LOCKS = ["package-lock.json", "bun.lockb", "bun.lock", "pnpm-lock.yaml", "yarn.lock"]
   const require = createRequire(import.meta.url)
 
   /** `node_modules/<name>` from `root` up to the worktree (the project's own install), then next to this package. */
