@@ -13,6 +13,8 @@ import { Lsp } from "./service"
  */
 export namespace LspFormat {
   export const MAX_ITEMS = 200
+  /** Project diagnostics name at most this many skipped files (the rest counted). */
+  export const MAX_SKIPPED_NAMED = 20
   const SEVERITY = ["", "error", "warning", "info", "hint"]
 
   export type Context = { directory: string; lines?: (file: string) => string[] | undefined }
@@ -93,13 +95,35 @@ export namespace LspFormat {
           (unlisted ? ` (${unlisted} more file${unlisted === 1 ? "" : "s"} with diagnostics not listed)` : ""),
       )
     if (report.truncated) lines.push(`[TRUNCATED: only the first ${Lsp.MAX_PROJECT_FILES} files were checked]`)
-    for (const s of report.skipped.slice(0, 20)) lines.push(`skipped ${rel(options.directory, s.file)}: ${s.reason}`)
-    if (report.skipped.length > 20) lines.push(`… and ${report.skipped.length - 20} more files skipped`)
+    lines.push(...skipped(report.skipped, options.directory))
     if (report.denied)
       lines.push(
         `[NOTE] ${report.denied} file${report.denied === 1 ? "" : "s"} not checked: protected by the security policy.`,
       )
     return lines.join("\n")
+  }
+
+  /**
+   * The skipped files, one line per reason (a missing server's install hint once, not once per file), with at most
+   * `MAX_SKIPPED_NAMED` files named in all.
+   */
+  export function skipped(list: Lsp.DiagnosticsReport["skipped"], directory: string): string[] {
+    const groups = new Map<string, string[]>()
+    for (const s of list) groups.set(s.reason, [...(groups.get(s.reason) ?? []), s.file])
+    const lines: string[] = []
+    let named = 0
+    for (const [reason, files] of groups) {
+      const shown = files.slice(0, Math.max(0, MAX_SKIPPED_NAMED - named)).map((f) => rel(directory, f))
+      named += shown.length
+      const more = files.length - shown.length
+      if (files.length === 1 && shown.length) {
+        lines.push(`skipped ${shown[0]}: ${reason}`)
+        continue
+      }
+      lines.push(`skipped ${files.length} file${files.length === 1 ? "" : "s"}: ${reason}`)
+      if (shown.length) lines.push(`  ${shown.join(", ")}${more ? ` and ${more} more` : ""}`)
+    }
+    return lines
   }
 
   export function locations(op: string, items: { file: string; range: Range }[], options: Context) {

@@ -130,6 +130,15 @@ export namespace Lsp {
     z.object({ file: z.string() }),
     (d) => `File not found: ${d.file}`,
   )
+  /** A folder given where the operation needs a file (only diagnostics takes a folder). */
+  export const NotAFile = NamedError.create(
+    "LspNotAFile",
+    z.object({ file: z.string(), operation: z.string() }),
+    (d) =>
+      `${d.file} is a folder; ${d.operation} needs a file in it` +
+      (d.operation === "workspaceSymbol" ? " (any file of the language picks its server)" : "") +
+      ". Only diagnostics takes a folder (every file under it).",
+  )
   export const Refused = NamedError.create(
     "LspAccessRefused",
     z.object({ file: z.string(), reason: z.string() }),
@@ -248,7 +257,8 @@ export namespace Lsp {
       const reason = await input.access?.(file, "read")
       if (reason) throw new Refused({ file: rel(file), reason })
       return fs.readFile(file, "utf8").catch((error) => {
-        if (error?.code === "ENOENT" || error?.code === "EISDIR") throw new NotFound({ file: rel(file) })
+        if (error?.code === "EISDIR") throw new NotAFile({ file: rel(file), operation: "this operation" })
+        if (error?.code === "ENOENT") throw new NotFound({ file: rel(file) })
         throw error
       })
     }
@@ -602,7 +612,7 @@ export namespace Lsp {
               report.files.push(...results)
             } catch (error) {
               if (LspServers.NotInstalled.is(error) || LspServers.NotConfigured.is(error))
-                report.skipped.push({ file, reason: error.message })
+                report.skipped.push({ file, reason: skipReason(error, file) })
               else throw error
             }
           }
@@ -964,6 +974,16 @@ export namespace Lsp {
     let line = 1
     for (let i = 0; i < match.index; i++) if (text.charCodeAt(i) === 10) line++
     return line
+  }
+
+  /**
+   * Why project diagnostics skipped `file`: a missing server's hint is about the file type, not the file, so the
+   * skipped files of one type share it and the text gives it once (`LspFormat.skipped`).
+   */
+  function skipReason(error: Error, file: string): string {
+    if (!LspServers.NotInstalled.is(error)) return error.message
+    const type = path.extname(file) ? `${path.extname(file)} files` : "extension-less files"
+    return new LspServers.NotInstalled({ ...error.data, file: type }).message
   }
 
   /** Whether `file` starts with a UTF-8 byte-order mark (EF BB BF). */

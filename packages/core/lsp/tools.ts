@@ -115,6 +115,7 @@ export namespace LspTools {
             if (POSITIONED.has(operation) && (!args.line || !args.character))
               throw new Error(`${operation} needs line and character (1-based)`)
             if (operation === "rename" && !args.newName?.trim()) throw new Error("rename needs newName")
+            if (file && operation !== "diagnostics") await fileNeeded(operation, file, directory)
             const where = file
               ? `${LspFormat.rel(directory, file)}${args.line ? `:${args.line}:${args.character}` : ""}`
               : ""
@@ -307,6 +308,12 @@ export namespace LspTools {
       }
       return view
     }
+  }
+
+  /** Throws `Lsp.NotAFile` when `file` is a folder (only diagnostics takes one); a missing file fails later, named. */
+  async function fileNeeded(operation: Operation, file: string, directory: string) {
+    const stat = await fs.stat(file).catch(() => undefined)
+    if (stat?.isDirectory()) throw new Lsp.NotAFile({ file: LspFormat.rel(directory, file), operation })
   }
 
   /** OpenCode's rule for paths outside the project: ask the `external_directory` permission for their folder. */
