@@ -90,6 +90,49 @@ for (const target of targets()) {
       TIMEOUT,
     )
 
+    // Files saved with a UTF-8 byte-order mark (Visual Studio): the server's positions are on the text after the mark.
+    // Before, b.ts (which the tool never opened) became `import {gammaa, beta }`, reported as success (tester U-F10).
+    test(
+      "rename across files starting with a byte-order mark: the one the tool did not open is rewritten exactly, tsc passes",
+      async () => {
+        const BOM = "\uFEFF"
+        const a = `${BOM}export const alpha = 1; export const beta = alpha + 1\r\n`
+        const b = `${BOM}/* ü */ import { alpha, beta } from "./a"\r\nexport const c = alpha + beta\r\n`
+        const files = {
+          "package.json": '{ "name": "b" }\n',
+          "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ["src"] }),
+          "src/a.ts": a,
+          "src/b.ts": b,
+        }
+        await using project = await Harness.project({ bin: target.bin, files, config: CONFIG })
+        const server = ModelServer.start([
+          ModelServer.call("lsp", {
+            operation: "rename",
+            filePath: "src/a.ts",
+            line: 1,
+            character: 14,
+            newName: "gamma",
+          }),
+          ModelServer.text("done"),
+        ])
+        try {
+          const result = await Harness.run(project, server, "rename alpha", RUN)
+          expect(result.exitCode).toBe(0)
+          expect(result.tools[0].output).toStartWith(
+            "Renamed `alpha` to `gamma`: 4 edits in 2 files (typescript). All files were written.",
+          )
+          const read = (rel: string) => fs.readFile(path.join(project.dir, rel), "utf8")
+          expect(await read("src/b.ts")).toBe(b.replaceAll("alpha", "gamma"))
+          expect(await read("src/a.ts")).toBe(a.replaceAll("alpha", "gamma"))
+          expect(tsc(project.dir)).toMatchObject({ code: 0 })
+        } finally {
+          server.stop()
+        }
+        expect(await processesIn(project.dir)).toEqual([])
+      },
+      TIMEOUT,
+    )
+
     // Under a policy the server runs in the sandbox, read-only, for the whole session. Counted as a running shell
     // command, it made the read after a shell command wait 60 s and fail (red-team helper, 1.18.33).
     test(
