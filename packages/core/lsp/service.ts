@@ -293,14 +293,15 @@ export namespace Lsp {
     /**
      * Opens in `client` the files of `answer` that start with a byte-order mark and that it does not hold open (it
      * read them from disk, where servers disagree about the mark: `LspText`), so that asking again gives positions on
-     * the text after the mark. Files the policy keeps from reading, or another server's, are left. How many opened.
+     * the text after the mark. Files the policy keeps from reading, or of another language, are left. How many opened.
      */
     async function openMarked(client: LspClient, answer: unknown): Promise<number> {
       let opened = 0
-      const resolved = servers()
+      const extensions = servers().specs.find((s) => s.id === client.id)?.extensions ?? []
       for (const file of LspText.files(answer)) {
         if (client.version(file) !== undefined) continue
-        if (!resolved.forFile(file).some((m) => m.spec.id === client.id && m.root === client.root)) continue
+        // A file of this server's language, wherever its root (an editor opens such a file in the same server).
+        if (!extensions.includes(path.extname(file))) continue
         if (await input.access?.(file, "read")) continue
         if (!(await startsWithBom(file))) continue
         const text = await read(file).catch(() => undefined)
