@@ -8,74 +8,24 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
-import { Builtins, BuiltinsSeams } from "../../builtins"
-import type { Host } from "../../host"
 import { SecurityGuard } from "../../security/guard"
-import { Logger } from "../../util/log"
+import { composed, ROUTES, text, type Result, type Route } from "./composed"
 import { project } from "./fixture"
 import { ROUTES as SANDBOX_ROUTES, isolateHome, open as openSandboxed } from "./redteam-helpers"
-
-type Route = "plugin" | "fork"
-const ROUTES: Route[] = ["plugin", "fork"]
-
-type Result = { refused?: string; failed?: string; output: string }
-const text = (r: Result) => `${r.output}${r.failed ?? ""}${r.refused ?? ""}`
 
 /**
  * One OpenCode session over the composition root. "plugin": the hooks `Builtins.create` returns, called as OpenCode
  * calls a plugin's hooks; "fork": the same composition behind `BuiltinsSeams.trigger`, as the fork's seams call it.
  */
 async function open(route: Route, dir: string, options: Record<string, any> = {}) {
-  const host: Host = { directory: dir, worktree: dir, log: Logger.silent, messages: async () => [] }
-  const instance = await Builtins.create(host, { options, logger: () => Logger.silent, native: () => false })
-  const seams = BuiltinsSeams.from(instance)
-  const hooks = instance.hooks as Record<string, any>
-  const trigger = (name: string, input: unknown, output: unknown) =>
-    route === "plugin" ? hooks[name]?.(input, output) : seams.trigger(name, input, output, async () => {})
-  let n = 0
-  const context = {
-    sessionID: "ses_links",
-    messageID: "msg_links",
-    agent: "build",
-    directory: dir,
-    worktree: dir,
-    abort: new AbortController().signal,
-    metadata() {},
-    ask: async () => {},
-  }
+  const s = await composed(route, dir, options, "ses_links")
   /** OpenCode's own tool call (its result given): the before hook, then `output` through the after hook. */
-  const opencode = async (tool: string, args: Record<string, unknown>, output: () => string): Promise<Result> => {
-    const input = { tool, sessionID: "ses_links", callID: `call_links_${++n}` }
-    try {
-      await trigger("tool.execute.before", input, { args })
-    } catch (error) {
-      return { refused: String((error as Error).message), output: "" }
-    }
-    const result = { title: "", output: output(), metadata: {} }
-    await trigger("tool.execute.after", { ...input, args }, result)
-    return { output: result.output }
-  }
+  const opencode = (tool: string, args: Record<string, unknown>, output: () => string): Promise<Result> =>
+    s.hooked(tool, args, async () => output())
   return {
-    host,
+    host: s.host,
     /** One call of the built-ins' own tools: before hook, the tool, after hook. */
-    async call(tool: string, args: Record<string, unknown>): Promise<Result> {
-      const input = { tool, sessionID: "ses_links", callID: `call_links_${++n}` }
-      const payload = { args }
-      try {
-        await trigger("tool.execute.before", input, payload)
-      } catch (error) {
-        return { refused: String((error as Error).message), output: "" }
-      }
-      let raw: string
-      try {
-        raw = await (instance.hooks.tool as Record<string, any>)[tool].execute(payload.args, context)
-      } catch (error) {
-        return { failed: String((error as Error).message), output: "" }
-      }
-      const result = { title: "", output: raw, metadata: {} }
-      await trigger("tool.execute.after", { ...input, args: payload.args }, result)
-      return { output: result.output }
-    },
+    call: s.call,
     /** OpenCode's `read` of `file` (its numbered lines, read only if the before hook lets it). */
     read(file: string) {
       const full = path.join(dir, file)
@@ -109,7 +59,7 @@ async function open(route: Route, dir: string, options: Record<string, any> = {}
     /** OpenCode's `write` tool: only its before hook (the write itself is OpenCode's). */
     writeAllowed: async (file: string, content: string) =>
       !(await opencode("write", { filePath: path.join(dir, file), content }, () => "Wrote file successfully.")).refused,
-    close: () => seams.dispose(),
+    close: () => s.seams.dispose(),
   }
 }
 

@@ -7,84 +7,33 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
-import { Builtins, BuiltinsSeams } from "../../builtins"
-import type { Host } from "../../host"
-import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
+import { composed, ROUTES, text, type Result, type Route } from "./composed"
 import { guardFor, project } from "./fixture"
 import { isolateHome } from "./redteam-helpers"
 
-type Route = "plugin" | "fork"
-const ROUTES: Route[] = ["plugin", "fork"]
-type Result = { refused?: string; failed?: string; output: string }
 const KEY = "line two of the api key file"
 
 /** One OpenCode session over the composition root, on `route` (see the file's header). */
 async function open(route: Route, dir: string, options: Record<string, any> = {}) {
-  const host: Host = { directory: dir, worktree: dir, log: Logger.silent, messages: async () => [] }
-  const instance = await Builtins.create(host, { options, logger: () => Logger.silent, native: () => false })
-  const seams = BuiltinsSeams.from(instance)
-  const hooks = instance.hooks as Record<string, any>
-  const trigger = (name: string, input: unknown, output: unknown) =>
-    route === "plugin" ? hooks[name]?.(input, output) : seams.trigger(name, input, output, async () => {})
-  let n = 0
-  const asked: any[] = []
-  const context = {
-    sessionID: "ses_w",
-    messageID: "msg_w",
-    agent: "build",
-    directory: dir,
-    worktree: dir,
-    abort: new AbortController().signal,
-    metadata() {},
-    ask: async (req: any) => {
-      asked.push(req)
-    },
-  }
+  const c = await composed(route, dir, options, "ses_w")
   const s = {
-    asked,
-    hook: (name: string, input: unknown, output: unknown = {}) => trigger(name, input, output),
+    asked: c.asked,
+    hook: (name: string, input: unknown, output: unknown = {}) => c.trigger(name, input, output),
     /** One call of a tool of this product: before hook, the tool, after hook. */
-    async call(tool: string, args: Record<string, unknown>): Promise<Result> {
-      const input = { tool, sessionID: "ses_w", callID: `call_w_${++n}` }
-      const payload = { args }
-      try {
-        await trigger("tool.execute.before", input, payload)
-      } catch (error) {
-        return { refused: String((error as Error).message), output: "" }
-      }
-      let raw: string
-      try {
-        raw = await (instance.hooks.tool as Record<string, any>)[tool].execute(payload.args, context)
-      } catch (error) {
-        return { failed: String((error as Error).message), output: "" }
-      }
-      const result = { title: "", output: raw, metadata: {} }
-      await trigger("tool.execute.after", { ...input, args: payload.args }, result)
-      return { output: result.output }
-    },
+    call: c.call,
     /**
      * A call of a tool run by someone else (another plugin, an MCP server): the hooks OpenCode calls around it, and
      * `run` standing for what the tool does on the host when it is allowed.
      */
-    async foreign(tool: string, args: Record<string, unknown>, run: () => void, output = "done"): Promise<Result> {
-      const input = { tool, sessionID: "ses_w", callID: `call_w_${++n}` }
-      try {
-        await trigger("tool.execute.before", input, { args })
-      } catch (error) {
-        return { refused: String((error as Error).message), output: "" }
-      }
-      run()
-      const result = { title: "", output, metadata: {} }
-      await trigger("tool.execute.after", { ...input, args }, result)
-      return { output: result.output }
-    },
+    foreign: (tool: string, args: Record<string, unknown>, run: () => void, output = "done"): Promise<Result> =>
+      c.hooked(tool, args, async () => (run(), output)),
     /** OpenCode's `read` of `file` through the hooks: its numbered lines, or the refusal. */
     async read(file: string): Promise<string> {
       const full = path.join(dir, file)
-      const input = { tool: "read", sessionID: "ses_w", callID: `call_w_${++n}` }
+      const input = c.input("read")
       try {
-        await trigger("tool.execute.before", input, { args: { filePath: full } })
+        await c.trigger("tool.execute.before", input, { args: { filePath: full } })
       } catch (error) {
         return `REFUSED ${(error as Error).message}`
       }
@@ -94,15 +43,13 @@ async function open(route: Route, dir: string, options: Record<string, any> = {}
         output: `<path>${full}</path>\n<type>file</type>\n<content>\n${lines.map((l, i) => `${i + 1}: ${l}`).join("\n")}\n</content>`,
         metadata: {},
       }
-      await trigger("tool.execute.after", { ...input, args: { filePath: full } }, output)
+      await c.trigger("tool.execute.after", { ...input, args: { filePath: full } }, output)
       return output.output
     },
-    close: () => seams.dispose(),
+    close: () => c.seams.dispose(),
   }
   return s
 }
-
-const text = (r: Result) => `${r.output}${r.failed ?? ""}${r.refused ?? ""}`
 
 /**
  * A language server as the agent can plant one (its rename answers with whatever WorkspaceEdit it was given, `ROOT`
