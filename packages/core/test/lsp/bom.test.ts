@@ -5,7 +5,7 @@ import type { Host } from "../../host"
 import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
-import { processesIn, processesInGroups, project, tsc } from "./fixtures"
+import { processesIn, processesInGroups, project, toolContext, tsc } from "./fixtures"
 
 // Files saved with a UTF-8 byte-order mark (Visual Studio, many Windows editors), with CRLF line ends and characters
 // outside ASCII on the mark's line. Editors hide the mark; the tool sends the text after it, so columns are the ones
@@ -15,18 +15,7 @@ const BOM = "\uFEFF"
 const SLOW = 180_000
 const log = Logger.silent
 
-function context(directory: string) {
-  return {
-    sessionID: "s",
-    messageID: "m",
-    agent: "build",
-    directory,
-    worktree: directory,
-    abort: new AbortController().signal,
-    metadata() {},
-    async ask() {},
-  } as any
-}
+const context = toolContext
 
 function tool(dir: string) {
   const host: Host = { directory: dir, worktree: dir, log }

@@ -2,6 +2,27 @@ import fs from "fs/promises"
 import os from "os"
 import path from "path"
 
+/**
+ * The context OpenCode gives a tool call in `directory`; the permissions the tool asks are pushed to `asks`.
+ *
+ * @example
+ * await LspTools.create(input).lsp.execute(args, toolContext(dir.path))
+ */
+export function toolContext(directory: string, asks: any[] = []): any {
+  return {
+    sessionID: "s",
+    messageID: "m",
+    agent: "build",
+    directory,
+    worktree: directory,
+    abort: new AbortController().signal,
+    metadata() {},
+    async ask(input: any) {
+      asks.push(input)
+    },
+  }
+}
+
 /** Temporary projects for the LSP tests (removed by `await using`). */
 export async function project(files: Record<string, string>) {
   const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "ocb-lsp-")))

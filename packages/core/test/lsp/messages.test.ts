@@ -3,23 +3,12 @@ import type { Host } from "../../host"
 import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
-import { processesIn, project } from "./fixtures"
+import { processesIn, project, toolContext } from "./fixtures"
 
 // What the model reads when its arguments or the project are not what an operation expects.
 const log = Logger.silent
 
-function context(directory: string) {
-  return {
-    sessionID: "s",
-    messageID: "m",
-    agent: "build",
-    directory,
-    worktree: directory,
-    abort: new AbortController().signal,
-    metadata() {},
-    async ask() {},
-  } as any
-}
+const context = toolContext
 
 function tool(dir: string, config: unknown = true) {
   const host: Host = { directory: dir, worktree: dir, log }

@@ -6,7 +6,7 @@ import { LspServers } from "../../lsp/servers"
 import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
-import { processesIn, project, tsc } from "./fixtures"
+import { processesIn, project, toolContext, tsc } from "./fixtures"
 
 // Where a server is rooted. TypeScript looks for a file's tsconfig.json from its folder up to the server's root only,
 // so a root at a workspace package (every one has a package.json) hid the repository's tsconfig.json (changesets
@@ -14,18 +14,7 @@ import { processesIn, project, tsc } from "./fixtures"
 // the package. Real typescript-language-server below.
 const log = Logger.silent
 
-function context(directory: string) {
-  return {
-    sessionID: "s",
-    messageID: "m",
-    agent: "build",
-    directory,
-    worktree: directory,
-    abort: new AbortController().signal,
-    metadata() {},
-    async ask() {},
-  } as any
-}
+const context = toolContext
 
 /** A workspace monorepo: root tsconfig (noUnusedParameters) over packages a and b; c has its own tsconfig without it. */
 const WORKSPACE = {

@@ -8,26 +8,13 @@ import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
 import { recordingExclusive } from "../fixture"
-import { LAYOUTS, POINTING, SILENT, SOLUTION, THREE_FILES, processesIn, project, tsc } from "./fixtures"
+import { LAYOUTS, POINTING, processesIn, project, SILENT, SOLUTION, THREE_FILES, toolContext, tsc } from "./fixtures"
 
 // The `lsp` tool definition over the service: the text the model gets and the permissions it asks. Real
 // typescript-language-server for the rename; the deliberately silent fake server only for the timeout.
 const log = Logger.silent
 
-function context(directory: string, asks: any[] = []) {
-  return {
-    sessionID: "s",
-    messageID: "m",
-    agent: "build",
-    directory,
-    worktree: directory,
-    abort: new AbortController().signal,
-    metadata() {},
-    async ask(input: any) {
-      asks.push(input)
-    },
-  }
-}
+const context = toolContext
 
 function tool(dir: string, config: unknown, extra: Partial<Lsp.Input> = {}) {
   const host: Host = { directory: dir, worktree: dir, log }
