@@ -567,8 +567,13 @@ export namespace SecurityMcp {
     const modules = new Set<string>()
     /** The `sys.path` folders before the standard library of a CPython start, those inside the project. */
     const sysPath = (cwd: string, mode: SecurityPythonPath.Mode, flags: string, env: Env) => {
-      for (const f of SecurityPythonPath.folders({ cwd, mode, flags, env }))
-        if (SecurityPath.isInside(f, directory)) modules.add(f)
+      for (const f of SecurityPythonPath.folders({ cwd, mode, flags, env })) {
+        if (!SecurityPath.isInside(f, directory)) continue
+        modules.add(f)
+        // An entry that is not a folder, or a missing part of its path, may be a zip archive Python imports from
+        // (`deps.zip`, `deps.zip/lib`): held as a file, present or not (`SecurityPythonPath.archives`).
+        for (const a of SecurityPythonPath.archives(f, directory)) add(a)
+      }
     }
     const add = (p: string) => {
       const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p

@@ -113,6 +113,36 @@ export namespace SecurityPythonPath {
   }
 
   /**
+   * The paths of a `sys.path` entry that CPython may import from as a zip archive (zipimport), inside `within`: the
+   * entry itself when it is not a folder (`deps.zip`, an egg or wheel, a missing entry the agent could create as an
+   * archive), and each missing or non-folder part of its path above it (`deps.zip/lib` imports from `deps.zip`'s
+   * `lib/`), up to the first existing folder. They are held as files, present or not; an existing folder has none.
+   *
+   * @example
+   * SecurityPythonPath.archives("/repo/deps.zip", "/repo")     // ["/repo/deps.zip"] (a file, or not there)
+   * SecurityPythonPath.archives("/repo/deps.zip/lib", "/repo") // ["/repo/deps.zip/lib", "/repo/deps.zip"]
+   * SecurityPythonPath.archives("/repo/vendor", "/repo")       // [] (an existing folder)
+   */
+  export function archives(entry: string, within: string): string[] {
+    const out: string[] = []
+    for (let p = path.resolve(entry); p !== path.dirname(p); p = path.dirname(p)) {
+      let folder = false
+      try {
+        folder = fs.statSync(p).isDirectory()
+      } catch {
+        folder = false
+      }
+      if (folder || !isInside(p, within)) break
+      out.push(p)
+    }
+    return out
+  }
+  const isInside = (p: string, dir: string) => {
+    const rel = path.relative(path.resolve(dir), p)
+    return !!rel && !rel.startsWith("..") && !path.isAbsolute(rel)
+  }
+
+  /**
    * The folders a CPython start puts on `sys.path` before the standard library: the first one by CPython's rules
    * (`-m` and `-c` and standard input: the working folder; a script: its folder, or the script itself when it is a
    * folder or zip file; none with `-P`, `-I` or a non-empty `PYTHONSAFEPATH`) and each `PYTHONPATH` entry (relative

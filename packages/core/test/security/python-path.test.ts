@@ -156,6 +156,34 @@ describe("SecurityMcp.pythonFolders", () => {
       expect([command, (await of(command, extra, env)).sort()]).toEqual([command, want.sort()])
   })
 
+  // Red team V7: CPython imports from a zip file on sys.path (zipimport); `PYTHONPATH=deps.zip` was taken as a folder
+  // whose names were held, so the archive itself could be replaced and its `json.py` ran on the host at the next start.
+  test("a sys.path entry that is not a folder (zip, egg, wheel, missing) is held as a file, present or not; a folder is not", async () => {
+    await using dir = await tmpdir({ "deps.zip": "PK", "vendor/keep.txt": "", "lib.egg": "PK" })
+    expect(SecurityPythonPath.archives(dir.file("deps.zip"), dir.path)).toEqual([dir.file("deps.zip")])
+    expect(SecurityPythonPath.archives(dir.file("deps.zip/lib"), dir.path)).toEqual([
+      dir.file("deps.zip/lib"),
+      dir.file("deps.zip"),
+    ])
+    expect(SecurityPythonPath.archives(dir.file("gone/x.whl"), dir.path)).toEqual([
+      dir.file("gone/x.whl"),
+      dir.file("gone"),
+    ])
+    expect(SecurityPythonPath.archives(dir.file("vendor"), dir.path)).toEqual([])
+    expect(SecurityPythonPath.archives(dir.path, dir.path)).toEqual([])
+    expect(SecurityPythonPath.archives("/usr/lib/x.zip", dir.path)).toEqual([])
+    const paths = (PYTHONPATH: string, command = ["python3", "-m", "srv"]) =>
+      SecurityMcp.launcherPaths({ s: { type: "local", command, environment: { PYTHONPATH } } }, { directory: dir.path })
+    expect(await paths("deps.zip")).toContain(dir.file("deps.zip"))
+    expect(await paths(`vendor${path.delimiter}lib.egg`)).toContain(dir.file("lib.egg"))
+    expect(await paths("new.zip", ["sh", "-c", "python3 -I -c 'import x'; python3 -P -m srv"])).toContain(
+      dir.file("new.zip"),
+    )
+    expect(await paths("vendor")).not.toContain(dir.file("vendor"))
+    // -I and -E ignore PYTHONPATH: nothing of it is held.
+    expect(await paths("deps.zip", ["python3", "-I", "-m", "srv"])).not.toContain(dir.file("deps.zip"))
+  })
+
   test("configuredHostFiles names each such folder as <folder>/*.py, which protectHost reads back as a folder", async () => {
     const { SecurityFeature } = await import("../../security/feature")
     await using dir = await tmpdir({})

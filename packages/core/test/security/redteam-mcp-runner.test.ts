@@ -420,5 +420,34 @@ for (const route of ROUTES) {
       },
       HEAVY,
     )
+
+    // Red team V7: CPython imports from a zip file on sys.path (zipimport): a `deps.zip` named by PYTHONPATH was taken
+    // as a folder, so the archive itself could be replaced and its `json.py` shadowed the standard library's.
+    test(
+      "PYTHONPATH naming a zip archive (present or not): the archive is held as a file",
+      async () => {
+        const zip = "PK\u0005\u0006" + "\u0000".repeat(18)
+        await using box = await fresh(
+          route,
+          {
+            py: {
+              type: "local",
+              command: ["python3", "-m", "srv"],
+              environment: { PYTHONPATH: "deps.zip:lib/new.whl" },
+            },
+          },
+          { "srv/__init__.py": "", "srv/__main__.py": "import json\n", "deps.zip": zip, "lib/keep.txt": "" },
+        )
+        expectTyped(await box.s.call("write", { filePath: "deps.zip", content: "replaced" }))
+        expectTyped(await box.s.call("write", { filePath: "lib/new.whl", content: "PK" }))
+        await box.s.bash(`f=${runtime("deps.zip")}; rm -f "$f"; printf x > "$f"; echo RAN-OK`)
+        expect(fs.readFileSync(box.dir.file("deps.zip"), "utf8")).toBe(zip)
+        const made = await box.s.bash(`printf PK > lib/${runtime("new.whl")}; echo RAN-OK`)
+        expect(made.output).toContain("new.whl was created by the command")
+        expect(fs.existsSync(box.dir.file("lib/new.whl"))).toBe(false)
+        expect((await box.s.call("write", { filePath: "lib/notes.md", content: "x\n" })).refused).toBe(false)
+      },
+      HEAVY,
+    )
   })
 }
