@@ -370,6 +370,13 @@ export namespace SecurityMcp {
     return { words: [], cwd, env }
   }
 
+  /**
+   * The files uv reads, in the folder it starts in and each above it, to choose the interpreter and environment of
+   * `uv run` (from uv's documentation, docs.astral.sh/uv/concepts/python-versions and configuration-files; not run
+   * here): `.python-version` and `.python-versions` (any Python request, an interpreter's path included), `uv.toml`
+   * and `pyproject.toml` (`requires-python`, `[tool.uv]`: `python-preference`, indexes, `managed`).
+   */
+  export const UV_PROJECT_FILES = [".python-version", ".python-versions", "uv.toml", "pyproject.toml"]
   /** Python interpreters by name (`python`, `python3`, `python3.12`, `pypy3`; `programName` drops a Windows `.exe`). */
   const PYTHON = /^(python|pypy)(\d+(\.\d+)?t?)?$/
   /** Programs that start Python in the server's folder: a command of one that is not understood holds that folder. */
@@ -509,7 +516,8 @@ export namespace SecurityMcp {
    * - Python (`python`, `python3`, `python3.12`, an interpreter by path, `uv run`): for `-m a.b.c` the modules and
    *   package initialisers along the dotted name below the server's folder (first on `sys.path`) and a shadowing
    *   `a.py`; for a script, the script; for an interpreter inside the project (`.venv/bin/python`), or `uv run` (the
-   *   project's `.venv` of the server's folder and those above it up to the project), the whole virtual environment:
+   *   project's `.venv` of the server's folder and those above it up to the project, with the files uv reads there to
+   *   choose the interpreter, `UV_PROJECT_FILES`), the whole virtual environment:
    *   its `pyvenv.cfg`, programs, `site-packages` (`site` runs the import lines of every `.pth` file and
    *   `sitecustomize.py`) and the packages the server imports from it.
    * - Go (`go run ./cmd/mcp`, `go run main.go`): the package folder (every `.go` file in it is compiled, a new one too)
@@ -579,9 +587,16 @@ export namespace SecurityMcp {
       const bare = p.endsWith(path.sep) ? p.slice(0, -1) : p
       if (!SecurityPath.SYSTEM.some((d) => SecurityPath.isInside(bare, d))) out.add(p)
     }
-    /** The virtual environments uv or Poetry would run for a project at `dir`: `.venv` there and above, to the project. */
+    /**
+     * The virtual environments uv or Poetry would run for a project at `dir`, and the files uv reads to choose the
+     * interpreter and environment (`UV_PROJECT_FILES`: a `.python-version` may name an interpreter by path): in `dir`
+     * and each folder above it, to the project.
+     */
     const venvs = (dir: string) => {
-      for (const d of upTo(dir, directory)) add(path.join(d, ".venv") + path.sep)
+      for (const d of upTo(dir, directory)) {
+        add(path.join(d, ".venv") + path.sep)
+        for (const f of UV_PROJECT_FILES) add(path.join(d, f))
+      }
     }
     /**
      * Fail closed: a Python start in `cwd` whose arguments are not understood may import any module of that folder (it
@@ -692,6 +707,8 @@ export namespace SecurityMcp {
         if (flag === "--directory" && v) project = cwd = path.resolve(cwd, v)
         else if (flag === "--project" && v) project = path.resolve(cwd, v)
         else if ((flag === "--from" || flag === "--with-editable") && v) source(v, cwd)
+        // uv's settings in place of the discovered ones (`--python-preference`, indexes): held, present or not.
+        else if (flag === "--config-file" && v) add(path.resolve(cwd, v))
       }
       if (!sub) {
         for (; i < words.length && words[i].startsWith("-"); i++) option(words[i])

@@ -285,6 +285,37 @@ describe("SecurityMcp", () => {
     expect(await of(["node", "server.js"])).toEqual([])
     expect(await of(["python3", "-m", "x"], { enabled: false })).toEqual([])
   })
+  // Red team V3: uv reads `.python-version` (any Python request, an interpreter's path included), `uv.toml` and
+  // `pyproject.toml` from the folder it starts in and each above it, and runs the interpreter they choose on the host.
+  test("uv run: the files uv reads to choose the interpreter and environment, in the server's folder and above to the project, present or not", async () => {
+    await using dir = await tmpdir({ "weather/weather.py": "print('server')\n", "pyproject.toml": "[project]\n" })
+    const of = (command: unknown[], extra: Record<string, unknown> = {}) =>
+      SecurityMcp.launcherPaths({ s: { type: "local", command, ...extra } }, { directory: dir.path })
+    const uvFiles = (folder: string) =>
+      [".python-version", ".python-versions", "uv.toml", "pyproject.toml", ".venv/"].map((f) =>
+        f.endsWith("/") ? dir.file(path.join(folder, f.slice(0, -1))) + path.sep : dir.file(path.join(folder, f)),
+      )
+    const spellings: [unknown[], Record<string, unknown>, string[]][] = [
+      [["uv", "run", "-m", "srv"], {}, ["."]],
+      [["uv", "run", "python", "-m", "srv"], {}, ["."]],
+      [["uv", "run", "my-server"], {}, ["."]],
+      [["uv", "--directory", "weather", "run", "weather.py"], {}, ["weather", "."]],
+      [["uv", "run", "weather.py"], { cwd: "weather" }, ["weather", "."]],
+      [["sh", "-c", "cd weather && uv run weather.py"], {}, ["weather", "."]],
+      [["poetry", "run", "python", "-m", "srv"], {}, ["."]],
+    ]
+    for (const [command, extra, folders] of spellings) {
+      const held = await of(command, extra)
+      for (const p of folders.flatMap(uvFiles))
+        expect({ command, p, held: held.includes(p) }).toEqual({ command, p, held: true })
+    }
+    // `--config-file` replaces the discovered settings: held, present or not.
+    expect(await of(["uv", "run", "--config-file", "cfg/uv.toml", "-m", "srv"])).toContain(dir.file("cfg/uv.toml"))
+    // Nothing above the project; a uv tool runs from the cache and reads no project settings.
+    expect(await of(["uv", "run", "-m", "srv"])).not.toContain(path.join(path.dirname(dir.path), ".python-version"))
+    expect(await of(["uvx", "mcp-server-fetch"])).toEqual([])
+    expect(await of(["python3", "-m", "srv"])).not.toContain(dir.file(".python-version"))
+  })
   // Red-team S5-2: wrappers (env with options, shells, uv's global options, Poetry) and Python's option clusters
   // spelled every way a server's configuration may; a launcher whose arguments are not understood holds the folder.
   test("what a Python launcher runs behind env, a shell, uv's global options, Poetry, option clusters; fail closed", async () => {

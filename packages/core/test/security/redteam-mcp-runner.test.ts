@@ -421,6 +421,49 @@ for (const route of ROUTES) {
       HEAVY,
     )
 
+    // Red team V3: uv reads `.python-version` from the folder it starts in and each above it to the project, any Python
+    // request form, an interpreter's path included (uv's documentation; uv is not run here), and runs that interpreter
+    // on the host at the next start; `uv.toml` and `pyproject.toml` choose the interpreter and environment too.
+    test(
+      "uv run: .python-version, uv.toml and pyproject.toml of the server's folder and above are held, present or not",
+      async () => {
+        await using box = await fresh(
+          route,
+          {
+            py: { type: "local", command: ["uv", "run", "-m", "srv"] },
+            weather: { type: "local", command: ["uv", "--directory", "weather", "run", "weather.py"] },
+          },
+          {
+            "srv/__init__.py": "",
+            "srv/__main__.py": "import json\n",
+            "pyproject.toml": "[project]\nname = 'x'\n",
+            "weather/weather.py": "print('server')\n",
+          },
+        )
+        for (const file of [
+          ".python-version",
+          ".python-versions",
+          "uv.toml",
+          "pyproject.toml",
+          "weather/.python-version",
+        ])
+          expectTyped(await box.s.call("write", { filePath: file, content: "./tools/python3\n" }))
+        const b = await box.s.bash(`echo ./tools/python3 > ${runtime(".python-version")}; echo RAN-OK`)
+        expect(b.refused).toBe(false)
+        expect(b.output).toContain("RAN-OK")
+        expect(b.output).toContain(".python-version was created by the command")
+        expect(fs.existsSync(box.dir.file(".python-version"))).toBe(false)
+        expect(asides(box.dir.path, ".python-version").length).toBe(1)
+        await box.s.bash(`echo 'python-preference = "only-system"' > weather/${runtime("uv.toml")}; echo RAN-OK`)
+        expect(fs.existsSync(box.dir.file("weather/uv.toml"))).toBe(false)
+        await box.s.bash(`echo '[tool.uv]' >> ${runtime("pyproject.toml")}; echo RAN-OK`)
+        expect(fs.readFileSync(box.dir.file("pyproject.toml"), "utf8")).toBe("[project]\nname = 'x'\n")
+        // Other files of the folders stay the agent's.
+        expect((await box.s.call("write", { filePath: "weather/notes.md", content: "x\n" })).refused).toBe(false)
+      },
+      HEAVY,
+    )
+
     // Red team V7: CPython imports from a zip file on sys.path (zipimport): a `deps.zip` named by PYTHONPATH was taken
     // as a folder, so the archive itself could be replaced and its `json.py` shadowed the standard library's.
     test(
