@@ -455,7 +455,8 @@ export namespace SecurityConfig {
         disk.listings.set(at, names)
       }
       const like = disk.listings.get(at)!.find((name) => name.toLowerCase() === segment.toLowerCase())
-      if (!like) return undefined
+      // The same name (a link whose target is gone, or moved: `secrets` → a renamed `vault`) is no case mistake.
+      if (!like || like === segment) return undefined
       return {
         field: "pattern",
         message: `'${segment}' does not exist in ${at}, but '${like}' does: patterns match case exactly on this file system`,

@@ -255,6 +255,16 @@ describe("SecurityConfig.load: policies that parse but would protect less than t
     expect(found).not.toContain("/rules/2/") // a name matches at any depth
   })
 
+  test("a rule naming a link whose target is gone is no case mistake (the policy stays valid)", async () => {
+    // `secrets` → `vault`, and `vault` renamed by a tool (red team V5): the link dangles, its name is the rule's.
+    await using dir = await tmpdir({ "old/db.txt": "k" })
+    fs.symlinkSync("vault", path.join(dir.path, "secrets"))
+    write(dir.path, file, { version: "1.0", rules: [rule("secrets/**"), rule("secrets")] })
+    const state = SecurityConfig.load(dir.path)
+    expect(SecurityConfig.describe(problems(state))).toBe("")
+    expect(state.status).toBe("valid")
+  })
+
   test("an unknown role that differs from a defined one only in case says which", async () => {
     const found = await text({
       version: "1.0",
