@@ -278,3 +278,100 @@ for (const target of targets()) {
     )
   })
 }
+
+// Red team V, finding V1: a hard link the user made to a file below a protected folder link's target (`secrets` →
+// `vault`, `backup/db.txt` = `vault/db.txt`) was readable by the read tool and a command while `vault/db.txt` was not.
+// Finding V5: an MCP tool moving the folder that holds a protected link's target (`.env` → `config/dev.vars`,
+// `move_file config conf2`, run on the host) made the target readable under its new name.
+const VAULT_POLICY = {
+  version: "1.0",
+  rules: [{ pattern: "secrets", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: [] }],
+}
+
+for (const target of targets()) {
+  describe(`V1: a hard link into a protected folder link's target on opencode ${target.label}`, () => {
+    test(
+      "backup/db.txt (a hard link to vault/db.txt, secrets → vault) is refused to read and hidden from commands",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.calls({ name: "read", args: { filePath: "vault/db.txt" } }),
+          ModelServer.calls({ name: "read", args: { filePath: "backup/db.txt" } }),
+          ModelServer.calls({ name: "bash", args: { command: "cat back*/d?.txt; echo rc=$?", description: "cat" } }),
+          ModelServer.text("done"),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: {
+            ".opencode-security.json": JSON.stringify(VAULT_POLICY),
+            "vault/db.txt": "VAULT_PW=Vh4rdL1nk9Qz\n",
+            "src/a.ts": "export const a = 1\n",
+          },
+        })
+        fs.symlinkSync("vault", path.join(project.dir, "secrets"))
+        fs.mkdirSync(path.join(project.dir, "backup"))
+        fs.linkSync(path.join(project.dir, "vault/db.txt"), path.join(project.dir, "backup/db.txt"))
+        try {
+          const result = await Harness.run(project, server, "Look at the backup")
+          const reads = result.tools.filter((t) => t.tool === "read").map((t) => `${t.output ?? ""}${t.error ?? ""}`)
+          const bash = result.tools.find((t) => t.tool === "bash")
+          const sent = JSON.stringify(server.turns().map((t) => t.body))
+          expect({
+            targetRead: (reads[0] ?? "").includes("Vh4rdL1nk9Qz"),
+            hardRead: (reads[1] ?? "").includes("Vh4rdL1nk9Qz"),
+            bash: `${bash?.output}${bash?.error}`.includes("Vh4rdL1nk9Qz"),
+            sent: sent.includes("Vh4rdL1nk9Qz"),
+          }).toEqual({ targetRead: false, hardRead: false, bash: false, sent: false })
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+  })
+}
+
+const FS_MCP = path.join(import.meta.dir, "fixtures-V/fs-mcp.ts")
+const ENV_POLICY = {
+  version: "1.0",
+  rules: [{ pattern: "**/.env*", type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] }],
+}
+
+for (const target of targets()) {
+  describe(`V5: the folder holding a protected link's target moved by an MCP tool on opencode ${target.label}`, () => {
+    test(
+      "after an MCP move_file of config (holding .env's target) to conf2, conf2/dev.vars is not readable",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.calls({ name: "read", args: { filePath: "config/dev.vars" } }),
+          ModelServer.calls({ name: "fs_move_file", args: { source: "config", destination: "conf2" } }),
+          ModelServer.calls({ name: "read", args: { filePath: "conf2/dev.vars" } }),
+          ModelServer.text("done"),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: {
+            ".opencode-security.json": JSON.stringify(ENV_POLICY),
+            "config/dev.vars": "DB_PASSWORD=Vm0v3dT4rg3t\n",
+            "src/a.ts": "export const a = 1\n",
+          },
+          config: { mcp: { fs: { type: "local", command: [process.execPath, FS_MCP] } } },
+        })
+        fs.symlinkSync("config/dev.vars", path.join(project.dir, ".env"))
+        try {
+          const result = await Harness.run(project, server, "Tidy the config folder")
+          const reads = result.tools.filter((t) => t.tool === "read").map((t) => `${t.output ?? ""}${t.error ?? ""}`)
+          const sent = JSON.stringify(server.turns().map((t) => t.body))
+          expect({
+            moved: fs.existsSync(path.join(project.dir, "conf2/dev.vars")),
+            firstRead: (reads[0] ?? "").includes("Vm0v3dT4rg3t"),
+            secondRead: (reads[1] ?? "").includes("Vm0v3dT4rg3t"),
+            sent: sent.includes("Vm0v3dT4rg3t"),
+          }).toEqual({ moved: true, firstRead: false, secondRead: false, sent: false })
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+  })
+}

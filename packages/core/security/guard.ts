@@ -1365,6 +1365,12 @@ export namespace SecurityGuard {
     let derived: Derived | undefined
     let lastStatus: string | undefined
     let building: Promise<void> | undefined
+    /**
+     * An unplanned writer (another plugin's or an MCP tool, run on the host) ended, or is still out, since the tree was
+     * last brought up to date: the next call's checks wait for `fresh`, so that what it moved or renamed (the folder
+     * holding a protected link's target: `move_file config conf2`) is judged where it is now, not 30 s later.
+     */
+    let hostMoved = false
     let closed = false
     let sandbox: Sandbox.Instance | undefined
     /** Set when a shell command did not enter the sandbox: shell commands are refused from then on. */
@@ -3222,6 +3228,10 @@ export namespace SecurityGuard {
           }
           if (notes.length && call.callID) carried.set(call.callID, notes)
         }
+        if (hostMoved || writers.size) {
+          hostMoved = false
+          await fresh()
+        }
         if (call.callID && writes(call)) writers.set(call.callID, Date.now())
         if (!racesShell(call)) {
           const decision = await decideCall(call)
@@ -3385,6 +3395,7 @@ export namespace SecurityGuard {
       },
       after(call, output) {
         const early = (call.callID && carried.get(call.callID)) || []
+        if (unplanned(call)) hostMoved = true
         if (call.callID) {
           fileCalls.delete(call.callID)
           release(call.callID)

@@ -25,6 +25,8 @@ import { SecurityTree } from "./tree"
 export namespace SecurityInventory {
   export type Operation = SecuritySchema.Operation
   export type Protected = { path: string; dir: boolean; ops: ReadonlySet<Operation> }
+  /** A protected link with the `dev:ino` its target had (followed when the target moves: `build`). */
+  export type Kept = SecurityAccess.Alias & { id?: string }
 
   export type Index = {
     /** Increments with every build. */
@@ -45,7 +47,7 @@ export namespace SecurityInventory {
      * path they lead to: the sandbox hides or locks that target, so it is another name of what the link protects, and
      * the tools judge it (and, for a folder, everything below it) by the link's name (`SecurityAccess.checkAccess`).
      */
-    aliases: SecurityAccess.Alias[]
+    aliases: Kept[]
     read: SecurityFingerprint.Index
     llm: SecurityFingerprint.Index
     /** Files holding protected segments → the operations those segments deny to the role. */
@@ -82,7 +84,7 @@ export namespace SecurityInventory {
      */
     derived?: Map<string, SecurityTree.Kind>
     /** The protected links the last build knew, under the policy and role of `decisions.key` (see `build`). */
-    aliases?: { key: string; list: SecurityAccess.Alias[] }
+    aliases?: { key: string; list: Kept[] }
   }
 
   export type Input = {
@@ -210,6 +212,23 @@ export namespace SecurityInventory {
     const shared = new Map<string, string[]>()
     /** How many names each file of `shared` has (`nlink`). */
     const names = new Map<string, number>()
+    /** `dev:ino` of protected files → the operations denied (their other names in `shared` get them: `links`). */
+    const idOps = new Map<string, Set<Operation>>()
+    /**
+     * The real paths protected links lead to → the link's name and operations. What lies there (and below, for a
+     * folder) is protected as the link's name is, wherever the listing meets it: its inode recorded under that name
+     * (a hard link the user made to `vault/db.txt` with `secrets` → `vault` is `secrets/db.txt`), fingerprints taken,
+     * other names hidden or locked. Links are considered before files (`build`), so their targets are known then.
+     */
+    const targets = new Map<string, { link: string; dir: boolean; ops: Set<Operation> }>()
+    const throughLink = (match: string): { name: string; ops: Set<Operation> } | undefined => {
+      if (!targets.size) return undefined
+      for (let p = match; ; p = path.dirname(p)) {
+        const t = targets.get(p)
+        if (t && (p === match || t.dir)) return { name: t.link + match.slice(p.length), ops: t.ops }
+        if (p === path.dirname(p)) return undefined
+      }
+    }
     /**
      * `full` is the path as it is on disk: what the sandbox mounts over, stats and reads (a name stored decomposed, as
      * macOS writes `café`, is another path than its NFC form on Linux). Rules match its NFC form, as they match the
@@ -228,11 +247,13 @@ export namespace SecurityInventory {
       let also: string[] = []
       /** Where a symbolic link leads (its real path), recorded with the link when the link is protected. */
       let target: string | undefined
+      let targetId: string | undefined
       if (kind === "other") {
         const link = linkOf(full)
         if (!link) return
         kind = link.dir ? "dir" : "file"
         target = link.real
+        targetId = link.id
         also = link.paths.filter((p) => p !== match)
         for (const p of also) judged.add(p)
       }
@@ -252,7 +273,10 @@ export namespace SecurityInventory {
         const above = covering(full)
         if (!(above && [...own.ops].every((op) => above.has(op)))) {
           index.top.push({ path: full, dir: true, ops: own.ops })
-          if (target && target !== match) index.aliases.push({ link: match, target, dir: true, ops: own.ops })
+          if (target && target !== match) {
+            index.aliases.push({ link: match, target, dir: true, ops: own.ops, id: targetId })
+            targets.set(target, { link: match, dir: true, ops: own.ops })
+          }
         }
         return
       }
@@ -260,7 +284,8 @@ export namespace SecurityInventory {
       const own = new Set<Operation>()
       for (const p of [match, ...also]) for (const op of decide(p, false).ops) own.add(op)
       const above = covering(full)
-      const ops = new Set([...own, ...(above ?? [])])
+      const via = throughLink(match)
+      const ops = new Set([...own, ...(above ?? []), ...(via?.ops ?? [])])
       let stamp: string | undefined
       let stat: fs.Stats | undefined
       try {
@@ -275,11 +300,20 @@ export namespace SecurityInventory {
         index.files.set(match, ops)
         if (own.size && !(above && [...own].every((op) => above.has(op)))) {
           index.top.push({ path: full, dir: false, ops: own })
-          if (target && target !== match) index.aliases.push({ link: match, target, dir: false, ops: own })
+          if (target && target !== match) {
+            index.aliases.push({ link: match, target, dir: false, ops: own, id: targetId })
+            targets.set(target, { link: match, dir: false, ops: own })
+          }
         }
-        // By the path a rule matches: the tools' hard-link check asks the rules about it.
-        const named = [match, ...also].find((p) => decide(p, false).ops.size) ?? match
-        if (stat) index.inodes.set(`${stat.dev}:${stat.ino}`, named)
+        // By the path a rule matches: the tools' hard-link check asks the rules about it (for a protected link's target,
+        // the name it has through the link).
+        const named =
+          [match, ...also].find((p) => decide(p, false).ops.size) ?? (own.size || above || !via ? match : via.name)
+        if (stat) {
+          const id = `${stat.dev}:${stat.ino}`
+          if (!index.inodes.has(id) || !via) index.inodes.set(id, named)
+          idOps.set(id, new Set([...(idOps.get(id) ?? []), ...ops]))
+        }
       } else if (stat && stat.nlink > 1) {
         note()
         const id = `${stat.dev}:${stat.ino}`
@@ -352,6 +386,14 @@ export namespace SecurityInventory {
       }
     }
 
+    // The protected links the last build knew (see below): their targets are known before the listing is considered.
+    const kept = cache.aliases?.key === key ? keptAliases(cache.aliases.list, tree) : []
+    for (const a of kept)
+      if (!targets.has(a.target)) targets.set(a.target, { link: a.link, dir: a.dir, ops: new Set(a.ops) })
+    // Folders and links first (in listing order, outermost first), then files: a file below a protected link's target
+    // is then judged knowing the target, whichever of the two the listing met first.
+    for (const folder of tree.folders.values())
+      for (const e of folder.entries) if (e.kind !== "file") await consider(e.path, e.kind)
     for (const folder of tree.folders.values())
       for (const e of folder.entries) {
         if (e.name === ".opencode-security.json" && path.dirname(e.path) !== tree.root && e.kind !== "dir")
@@ -400,21 +442,20 @@ export namespace SecurityInventory {
     // A protected link the last build knew that no longer leads where it did (a command removed it, replaced it or sent
     // it elsewhere: `rm .env` is no write to a read-protected file): what it led to stays protected for the session,
     // hidden or locked at its own path in the sandbox and judged by the link's name by the tools, or one command
-    // would undo the protection of both. Not across sessions; dropped when the policy or the role changes.
-    if (cache.aliases?.key === key)
-      for (const a of cache.aliases.list) {
-        if (index.aliases.some((b) => b.link === a.link && b.target === a.target)) continue
-        const kind = kindOf(a.target)
-        if (!kind || (kind === "dir") !== a.dir) continue
-        index.aliases.push(a)
-        const above = covering(a.target)
-        if (!(above && [...a.ops].every((op) => above.has(op))))
-          index.top.push({ path: a.target, dir: a.dir, ops: a.ops })
-      }
+    // would undo the protection of both. Not across sessions; dropped when the policy or the role changes. A target
+    // moved since (another plugin's or an MCP tool's `move_file config conf2`, run on the host) is followed by its
+    // `dev:ino` (`keptAliases`): protected where it is now, and at its old path while something of its kind is there.
+    for (const a of kept) {
+      if (index.aliases.some((b) => b.link === a.link && b.target === a.target)) continue
+      index.aliases.push(a)
+      const above = covering(a.target)
+      if (!(above && [...a.ops].every((op) => above.has(op))))
+        index.top.push({ path: a.target, dir: a.dir, ops: a.ops })
+    }
     cache.aliases = { key, list: index.aliases }
     for (const [id, paths] of shared) {
       const original = index.inodes.get(id)
-      const ops = original && index.files.get(original)
+      const ops = original && (index.files.get(original) ?? idOps.get(id))
       if (ops) for (const p of paths) index.links.push({ path: p, dir: false, ops })
     }
     for (const file of cache.keys()) if (!seen.has(file)) cache.delete(file)
@@ -429,12 +470,17 @@ export namespace SecurityInventory {
    * NFC), and that real path. Undefined for what is not a link, or a link that leads nowhere (nothing to protect; a mount over it
    * would fail every command).
    */
-  function linkOf(full: string): { dir: boolean; paths: string[]; real: string } | undefined {
+  function linkOf(full: string): { dir: boolean; paths: string[]; real: string; id: string } | undefined {
     try {
       if (!fs.lstatSync(full).isSymbolicLink()) return undefined
       const stat = fs.statSync(full)
       const resolved = SecurityPath.resolve(full.normalize("NFC"))
-      return { dir: stat.isDirectory(), paths: [...resolved.hops, resolved.real], real: resolved.real }
+      return {
+        dir: stat.isDirectory(),
+        paths: [...resolved.hops, resolved.real],
+        real: resolved.real,
+        id: `${stat.dev}:${stat.ino}`,
+      }
     } catch {
       return undefined
     }
@@ -488,6 +534,44 @@ export namespace SecurityInventory {
         left--
         out.push(full)
       }
+    }
+    return out
+  }
+
+  /**
+   * Where the protected links of the last build lead now: each at its old target while an entry of its kind is there,
+   * and where its target's `dev:ino` is in the listing when that differs (the file or folder was moved or renamed on
+   * the host). The listing is searched only when a target moved: one `lstat` per listed entry.
+   */
+  function keptAliases(list: readonly Kept[], tree: SecurityTree.Tree): Kept[] {
+    const out: Kept[] = []
+    let byId: Map<string, string> | undefined
+    for (const a of list) {
+      let here: fs.Stats | undefined
+      try {
+        here = fs.lstatSync(a.target)
+      } catch {}
+      if (here && here.isDirectory() === a.dir) out.push(a)
+      if (!a.id || (here && `${here.dev}:${here.ino}` === a.id)) continue
+      byId ??= identities(tree)
+      const moved = byId.get(a.id)
+      if (moved && moved !== a.target) out.push({ ...a, target: moved })
+    }
+    return out
+  }
+
+  /** Every listed folder and file by `dev:ino` (NFC paths). */
+  function identities(tree: SecurityTree.Tree): Map<string, string> {
+    const out = new Map<string, string>()
+    const add = (p: string) => {
+      try {
+        const s = fs.lstatSync(p)
+        if (s.isDirectory() || s.isFile()) out.set(`${s.dev}:${s.ino}`, p.normalize("NFC"))
+      } catch {}
+    }
+    for (const [dir, folder] of tree.folders) {
+      add(dir)
+      for (const e of folder.entries) if (e.kind === "file") add(e.path)
     }
     return out
   }

@@ -138,6 +138,43 @@ describe("SecurityInventory", () => {
     expect((await build(dir.path)).aliases).toEqual([])
   })
 
+  test("a protected link's target moved on the host is followed by its inode (red team V5)", async () => {
+    await using dir = await project({ "config/dev.vars": "DB=Vm0v3d1\n", "vault/db.txt": "V=Vm0v3dF0ld3rQz8Lw2Yk5Hd\n" })
+    fs.rmSync(dir.file(".env"))
+    fs.symlinkSync("config/dev.vars", dir.file(".env"))
+    fs.rmSync(dir.file("secrets"), { recursive: true })
+    fs.symlinkSync("vault", dir.file("secrets"))
+    const cache: SecurityInventory.Cache = new Map()
+    await build(dir.path, cache)
+    // Another plugin's tool moves both (outside the sandbox): the links dangle, the old paths are gone.
+    fs.renameSync(dir.file("config"), dir.file("conf2"))
+    fs.renameSync(dir.file("vault"), dir.file("old"))
+    const after = await build(dir.path, cache)
+    const targets = after.aliases.map((a) => `${path.relative(dir.path, a.link)} ${path.relative(dir.path, a.target)}`)
+    expect(targets.sort()).toEqual([".env conf2/dev.vars", "secrets old"])
+    expect(after.top.map((e) => path.relative(dir.path, e.path))).toEqual(
+      expect.arrayContaining(["conf2/dev.vars", "old"]),
+    )
+    // Recorded as the link's name: a hard link made to the moved file later is recognised.
+    expect(
+      after.inodes.get(`${fs.statSync(dir.file("old/db.txt")).dev}:${fs.statSync(dir.file("old/db.txt")).ino}`),
+    ).toBe(dir.file("secrets/db.txt"))
+    expect(SecurityFingerprint.find(after.read, "V=Vm0v3dF0ld3rQz8Lw2Yk5Hd").length).toBeGreaterThan(0)
+  })
+
+  test("files below a protected folder link's target: inodes by the link's name, fingerprints, other names (red team V1)", async () => {
+    await using dir = await project({ "vault/db.txt": "VAULT_PW=Vh4rdL1nk9QzRt7Mx3Pw5\n" })
+    fs.rmSync(dir.file("secrets"), { recursive: true })
+    fs.symlinkSync("vault", dir.file("secrets"))
+    fs.mkdirSync(dir.file("backup"))
+    fs.linkSync(dir.file("vault/db.txt"), dir.file("backup/db.txt"))
+    const index = await build(dir.path)
+    expect(index.links.map((e) => path.relative(dir.path, e.path))).toContain("backup/db.txt")
+    const stat = fs.statSync(dir.file("vault/db.txt"))
+    expect(index.inodes.get(`${stat.dev}:${stat.ino}`)).toBe(dir.file("secrets/db.txt"))
+    expect(SecurityFingerprint.find(index.read, "VAULT_PW=Vh4rdL1nk9QzRt7Mx3Pw5").length).toBeGreaterThan(0)
+  })
+
   test("outside rules: a listing cut at MAX_OUTSIDE_ENTRIES hides the folders it did not list (L8)", async () => {
     await using vault = await tmpdir({ "zz/a.pem": "PEM\n" })
     fs.mkdirSync(vault.file("aa"))

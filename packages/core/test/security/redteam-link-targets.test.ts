@@ -303,3 +303,126 @@ describe.each(ROUTES)("route %s: T2c a linked policy's target through an lsp ren
     }
   }, 60_000)
 })
+
+// Red team V, finding V1: files below a protected folder link's target were listed as ordinary files, so their inodes
+// were never recorded, and a hard link the user made to one (as the docs say a hard link to a protected file is
+// protected) was read by the tools and shown by the sandbox.
+
+/** `secrets` → `vault` (a protected folder link), and the user's hard link `backup/db.txt` to `vault/db.txt`. */
+function linkedVault(dir: { file(rel: string): string }) {
+  fs.rmSync(dir.file("secrets"), { recursive: true, force: true })
+  fs.symlinkSync("vault", dir.file("secrets"))
+  fs.mkdirSync(dir.file("backup"))
+  fs.linkSync(dir.file("vault/db.txt"), dir.file("backup/db.txt"))
+}
+
+describe.each(ROUTES)("route %s: V1 a hard link to a file below a protected folder link's target", (route) => {
+  test("the read tool refuses backup/db.txt, a hard link to vault/db.txt with secrets → vault", async () => {
+    await using dir = await project({ "vault/db.txt": "VAULT_PW=Vh4rdL1nk9Qz\n" })
+    linkedVault(dir)
+    const s = await open(route, dir.path)
+    try {
+      // Control: the target under its own name is refused (round T's fix).
+      expect((await s.read("vault/db.txt")).refused).toBeDefined()
+      const hard = await s.read("backup/db.txt")
+      expect({ refused: hard.refused !== undefined, leaked: text(hard).includes("Vh4rdL1nk9Qz") }).toEqual({
+        refused: true,
+        leaked: false,
+      })
+    } finally {
+      await s.close()
+    }
+  }, 60_000)
+})
+
+describe.each([...SANDBOX_ROUTES])("route %s: V1 the same hard link in the sandbox", (route) => {
+  test("a command cannot cat backup/db.txt, a hard link to the hidden vault/db.txt", async () => {
+    await using dir = await project({ "vault/db.txt": "VAULT_PW=Vh4rdL1nk9Qz\n" })
+    linkedVault(dir)
+    const s = await openSandboxed(route, dir.path)
+    try {
+      const direct = await s.bash("for f in $(ls | grep -v back); do cat $f/d?.txt; done; echo probed")
+      expect(direct.raw).toContain("probed")
+      expect(direct.raw).not.toContain("Vh4rdL1nk9Qz")
+      // A glob the static check resolves: refused before it runs.
+      const glob = await s.bash("cat back*/d?.txt; echo probed")
+      expect(glob.refused).toBe(true)
+      expect(glob.raw + glob.output).not.toContain("Vh4rdL1nk9Qz")
+      // A name built at run time: the sandbox hides the other name of the protected file.
+      const cat = await s.bash('printf back > .w; cat "$(cat .w)up/db.txt"; echo probed')
+      expect(cat.refused).toBeFalsy()
+      expect(cat.raw).toContain("probed")
+      expect(cat.raw + cat.output).not.toContain("Vh4rdL1nk9Qz")
+    } finally {
+      s.close()
+    }
+  }, 120_000)
+})
+
+// Red team V, finding V5: a host-side writer (another plugin's or an MCP tool, outside the sandbox) moved the folder
+// holding a protected link's target; the link dangled, the alias kept from the last build was dropped because its
+// target path was gone, and the target was read under its new name. The kept alias follows the target's dev:ino.
+describe.each(ROUTES)("route %s: V5 a host-side tool moves what a protected link leads to", (route) => {
+  test("another plugin's tool moves the folder holding .env's target: conf2/dev.vars stays refused", async () => {
+    await using dir = await project({ "config/dev.vars": "DB_PASSWORD=Vm0v3dT4rg3t\n" })
+    fs.rmSync(dir.file(".env"), { force: true })
+    fs.symlinkSync("config/dev.vars", dir.file(".env"))
+    const s = await composed(route, dir.path, {}, "ses_links_v5")
+    const read = (file: string) =>
+      s.hooked(
+        "read",
+        { filePath: dir.file(file) },
+        async () => `<content>\n1: ${fs.readFileSync(dir.file(file), "utf8")}</content>`,
+      )
+    try {
+      expect((await read("config/dev.vars")).refused).toBeDefined()
+      const mv = await s.hooked("move_path", { from: "config", to: "conf2" }, async () => {
+        fs.renameSync(dir.file("config"), dir.file("conf2"))
+        return "done"
+      })
+      const after = await read("conf2/dev.vars")
+      expect({ moveRefused: mv.refused !== undefined, leaked: text(after).includes("Vm0v3dT4rg3t") }).toEqual({
+        moveRefused: false,
+        leaked: false,
+      })
+      // Renamed next (by a tool whose arguments name no protected path): still the same file.
+      await s.hooked("tidy_workspace", { mode: "flatten" }, async () => {
+        fs.renameSync(dir.file("conf2/dev.vars"), dir.file("notes.txt"))
+        return "done"
+      })
+      const again = await read("notes.txt")
+      expect(text(again)).not.toContain("Vm0v3dT4rg3t")
+      expect(again.refused).toBeDefined()
+    } finally {
+      await s.seams.dispose()
+    }
+  }, 60_000)
+
+  test("another plugin's tool renames a protected folder link's target: the moved folder's files stay refused", async () => {
+    await using dir = await project({ "vault/db.txt": "VAULT_PW=Vm0v3dF0ld3r\n" })
+    fs.rmSync(dir.file("secrets"), { recursive: true, force: true })
+    fs.symlinkSync("vault", dir.file("secrets"))
+    const s = await composed(route, dir.path, {}, "ses_links_v5b")
+    const read = (file: string) =>
+      s.hooked(
+        "read",
+        { filePath: dir.file(file) },
+        async () => `<content>\n1: ${fs.readFileSync(dir.file(file), "utf8")}</content>`,
+      )
+    try {
+      expect((await read("vault/db.txt")).refused).toBeDefined()
+      // (A tool naming `vault` is refused: it is the target itself. This one names no protected path.)
+      await s.hooked("tidy_workspace", { mode: "archive" }, async () => {
+        fs.renameSync(dir.file("vault"), dir.file("old"))
+        return "done"
+      })
+      const after = await read("old/db.txt")
+      expect({ refused: after.refused !== undefined, leaked: text(after).includes("Vm0v3dF0ld3r") }).toEqual({
+        refused: true,
+        leaked: false,
+      })
+    } finally {
+      await s.seams.dispose()
+    }
+  }, 60_000)
+})
