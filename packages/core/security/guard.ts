@@ -1371,6 +1371,8 @@ export namespace SecurityGuard {
      * holding a protected link's target: `move_file config conf2`) is judged where it is now, not 30 s later.
      */
     let hostMoved = false
+    /** Unplanned writers whose after hook has not come, by call (a lost hook is forgotten after the shell wait). */
+    const hostOut = new Map<string, number>()
     let closed = false
     let sandbox: Sandbox.Instance | undefined
     /** Set when a shell command did not enter the sandbox: shell commands are refused from then on. */
@@ -3228,11 +3230,13 @@ export namespace SecurityGuard {
           }
           if (notes.length && call.callID) carried.set(call.callID, notes)
         }
-        if (hostMoved || writers.size) {
+        for (const [id, at] of hostOut) if (Date.now() - at > shellRaceMs) hostOut.delete(id)
+        if (hostMoved || hostOut.size) {
           hostMoved = false
           await fresh()
         }
         if (call.callID && writes(call)) writers.set(call.callID, Date.now())
+        if (call.callID && unplanned(call)) hostOut.set(call.callID, Date.now())
         if (!racesShell(call)) {
           const decision = await decideCall(call)
           // A batch is no file tool (it may hold commands), but it may hold writers: checked after like them.
@@ -3396,6 +3400,7 @@ export namespace SecurityGuard {
       after(call, output) {
         const early = (call.callID && carried.get(call.callID)) || []
         if (unplanned(call)) hostMoved = true
+        if (call.callID) hostOut.delete(call.callID)
         if (call.callID) {
           fileCalls.delete(call.callID)
           release(call.callID)
