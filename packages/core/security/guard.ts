@@ -2923,7 +2923,15 @@ export namespace SecurityGuard {
     /** Per write-tool call: each policy file's bytes and where it really lay when the call began (`real`). */
     const hostBefore = new Map<
       string,
-      { at: number; policies: Map<string, { bytes: Buffer; real: string }>; absent: string[] }
+      {
+        at: number
+        policies: Map<string, { bytes: Buffer; real: string }>
+        /** Every symbolic link of the policy files' and the audit log's link chains, with its own text (`chainLinks`). */
+        chain: Map<string, string>
+        /** The audit log where its chain ends: its size and first bytes (all of them up to `TEMPLATE_KEEP`). */
+        log?: { file: string; real: string; size: number; head: Buffer }
+        absent: string[]
+      }
     >()
     const shellRaceMs = options.shellRaceMs ?? SHELL_RACE_MS
     const fileCallMs = options.fileCallMs ?? FILE_CALL_MS
@@ -3042,20 +3050,170 @@ export namespace SecurityGuard {
       ...repair(d, "bins", (d) => packageBinsChanged(d, call)),
     ]
 
-    /** The bytes of every policy file and the protected host paths that are absent, before a write-tool call. */
+    /**
+     * The symbolic links `file` is reached through, each with its own text: the path itself and every hop of its chain
+     * (`.opencode-security.json` → `org/current` → `org/policy.json`: the first two), folder links included. Only a
+     * link whose folder is itself (no link above it) is kept: one reached through another link is that link's to hold.
+     */
+    const chainLinks = (file: string, into: Map<string, string>) => {
+      for (const at of [file, ...SecurityPath.resolve(file).hops])
+        try {
+          if (into.has(at) || realOrAsIs(path.dirname(at)) !== path.dirname(at)) continue
+          if (fs.lstatSync(at).isSymbolicLink()) into.set(at, fs.readlinkSync(at))
+        } catch {
+          continue
+        }
+    }
+
+    /**
+     * Before a write-tool call or an unplanned writer: the bytes of every policy file (where its chain ends), every
+     * link of the policy files' and the audit log's link chains, and the protected host paths that are absent.
+     */
     const recordHost = (id: string) => {
       const { state } = current()
       const policies = new Map<string, { bytes: Buffer; real: string }>()
-      for (const file of state.status === "valid" ? state.config.files : [])
+      const chain = new Map<string, string>()
+      for (const file of state.status === "valid" ? state.config.files : []) {
+        chainLinks(file, chain)
         try {
           policies.set(file, { bytes: fs.readFileSync(file), real: realOrAsIs(file) })
         } catch {
           continue
         }
+      }
+      let log: { file: string; real: string; size: number; head: Buffer } | undefined
+      if (state.status === "valid") {
+        const file = state.config.logging.path
+        chainLinks(file, chain)
+        const real = realOrAsIs(file)
+        const head = headOf(real)
+        if (head) log = { file, real, ...head }
+      }
       const absent = protect
         .map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))
         .filter((p) => (SWEPT.has(path.basename(p)) || hostSwept.has(p)) && !kindOf(p))
-      hostBefore.set(id, { at: Date.now(), policies, absent })
+      hostBefore.set(id, { at: Date.now(), policies, chain, log, absent })
+    }
+
+    /** A regular file's size and its first bytes (up to `TEMPLATE_KEEP`), or undefined. */
+    const headOf = (file: string): { size: number; head: Buffer } | undefined => {
+      let fd: number | undefined
+      try {
+        fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
+        const st = fs.fstatSync(fd)
+        if (!st.isFile()) return undefined
+        const head = Buffer.alloc(Math.min(st.size, TEMPLATE_KEEP))
+        const n = fs.readSync(fd, head, 0, head.length, 0)
+        return { size: st.size, head: head.subarray(0, n) }
+      } catch {
+        return undefined
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd)
+      }
+    }
+
+    /**
+     * After the call: an audit log that no longer begins with what it held before (truncated, rewritten or removed;
+     * the layer only appends, or rotates it to `<log>.1`) has its previous bytes put back as a fresh file renamed over
+     * its path, the changed version (with anything appended during the call) moved aside. Past `TEMPLATE_KEEP` bytes
+     * the change is named only. With `keep: 0` a removed log is taken for a rotation (the layer removes it then).
+     */
+    const verifyLog = (
+      d: Derived,
+      id: string,
+      entry: NonNullable<ReturnType<typeof hostBefore.get>>["log"],
+    ): string[] => {
+      if (!entry || !entry.size) return []
+      const e = entry
+      const kept = (file: string) => {
+        const now = headOf(file)
+        return !!now && now.size >= e.size && now.head.subarray(0, e.head.length).equals(e.head)
+      }
+      if (kept(e.real) || kept(`${e.real}.1`)) return []
+      const exists = !!kindOf(e.real) || isLink(e.real)
+      const state = current().state
+      if (!exists && state.status === "valid" && state.config.logging.keep === 0) return []
+      const shown = SecurityAccess.display(root, e.file)
+      const folder = path.dirname(e.real)
+      if (e.head.length < e.size || realOrAsIs(folder) !== folder || !SecurityPath.movable(e.real, ownFolders)) {
+        const note = `[security] the audit log ${shown} was ${exists ? "truncated or rewritten" : "removed"} during a tool call (written by a tool its arguments did not name it to); it was not put back (${e.head.length < e.size ? "larger than the layer keeps" : "a folder above it is no longer itself"}).`
+        log.warn(note)
+        return [note]
+      }
+      const aside = `${e.real}.blocked-by-security-${now()}`
+      try {
+        if (exists) fs.renameSync(e.real, aside)
+        SecurityPath.replace(e.real, e.head, 0o600)
+      } catch (error) {
+        log.error(`could not put back ${e.real}: ${error instanceof Error ? error.message : String(error)}`)
+        return []
+      }
+      audit(d, {
+        action: "refuse",
+        source: "builtin-tool",
+        callID: id,
+        path: shown,
+        reason: "the audit log was truncated, rewritten or removed during a tool call; restored",
+      })
+      return [
+        `[security] the audit log ${shown} was ${exists ? "truncated or rewritten" : "removed"} during a tool call (written by a tool its arguments did not name it to); its previous content was put back${exists ? ` and the changed version moved to ${SecurityAccess.display(root, aside)}` : ""}.`,
+      ]
+    }
+
+    /**
+     * After the call: a link of a policy's or the audit log's chain that now leads elsewhere, was replaced or removed
+     * is put back (the replacement moved aside, a fresh link made at the path: nothing is written through a link).
+     * A link whose folder is no longer itself (a folder above it moved or linked) is left alone with a note, as
+     * `verifyHost` leaves a policy there.
+     */
+    const verifyChain = (d: Derived, id: string, chain: Map<string, string>): string[] => {
+      const notes: string[] = []
+      for (const [link, target] of chain) {
+        let was: string | null
+        try {
+          was = fs.lstatSync(link).isSymbolicLink() ? fs.readlinkSync(link) : ""
+        } catch {
+          was = null
+        }
+        if (was === target) continue
+        const shown = SecurityAccess.display(root, link)
+        const folder = path.dirname(link)
+        if (realOrAsIs(folder) !== folder || !SecurityPath.movable(link, ownFolders)) {
+          const note = `[security] ${shown}, a link the security policy or the audit log is reached through, was changed during a tool call, but a folder above it is no longer itself (or it lies in a system folder): it was not put back there; put it back as a link to ${target}.`
+          log.warn(note)
+          notes.push(note)
+          watcher.reload()
+          continue
+        }
+        const putBack = () => fs.symlinkSync(target, link)
+        try {
+          if (was !== null) {
+            const aside = `${link}.blocked-by-security-${now()}`
+            fs.renameSync(link, aside)
+            putBack()
+            notes.push(
+              `[security] ${shown} was a link to ${target} that the security policy or the audit log is reached through; it was ${was ? `sent to ${was}` : "replaced"} during a tool call (written by a tool its arguments did not name it to), so it was put back and the replacement moved to ${SecurityAccess.display(root, aside)}.`,
+            )
+          } else {
+            putBack()
+            notes.push(
+              `[security] ${shown} was a link to ${target} that the security policy or the audit log is reached through; it was removed during a tool call and was put back.`,
+            )
+          }
+        } catch (error) {
+          log.error(`could not put back the link ${link}: ${error instanceof Error ? error.message : String(error)}`)
+          continue
+        }
+        watcher.reload()
+        audit(d, {
+          action: "refuse",
+          source: "builtin-tool",
+          callID: id,
+          path: shown,
+          reason: "a link of the policy's or the audit log's chain changed during a tool call; restored",
+        })
+      }
+      return notes
     }
 
     /**
@@ -3073,6 +3231,9 @@ export namespace SecurityGuard {
         // Others are left to their own result, unless it never came (`HOST_CHECK_MS`).
         if (id !== only && Date.now() - kept.at < HOST_CHECK_MS) continue
         hostBefore.delete(id)
+        // The links first: the bytes go back where the chain ends as it was, never where a retargeted link leads.
+        notes.push(...verifyChain(d, id, kept.chain))
+        notes.push(...verifyLog(d, id, kept.log))
         for (const [file, { bytes, real }] of kept.policies) {
           // Where the policy lay when the call began, never where its path leads now: a command may since have moved
           // a folder above a nested policy and linked another policy's folder in its place (the root one's), and the

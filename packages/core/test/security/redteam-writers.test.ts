@@ -252,6 +252,153 @@ describe.each(ROUTES)("route %s: a policy changed by a host-side writer is put b
   }, 60_000)
 })
 
+/**
+ * The fixture's policy reached through a chain of links: `<at>.opencode-security.json` → `org/current` →
+ * `org/policy.json` (a shared policy with a "current profile" link), with `org/open.json` an empty policy beside it.
+ */
+function chainPolicy(dir: { file: (p: string) => string }, at = "") {
+  const policy = fs.readFileSync(dir.file(`${at}.opencode-security.json`), "utf8")
+  fs.mkdirSync(dir.file(`${at}org`), { recursive: true })
+  fs.writeFileSync(dir.file(`${at}org/policy.json`), policy)
+  fs.writeFileSync(dir.file(`${at}org/open.json`), JSON.stringify({ version: "1.0", rules: [] }))
+  fs.symlinkSync("policy.json", dir.file(`${at}org/current`))
+  fs.rmSync(dir.file(`${at}.opencode-security.json`), { force: true })
+  fs.symlinkSync("org/current", dir.file(`${at}.opencode-security.json`))
+  return policy
+}
+const retarget = (link: string, to: string) => () => {
+  fs.rmSync(link)
+  fs.symlinkSync(to, link)
+}
+
+// Red team V4: every link of a policy's (and the audit log's) chain is recorded before a host-side writer and put back
+// after it, not only the policy file's own path and the bytes where the chain ends.
+describe.each(ROUTES)("route %s: a link of a policy's link chain changed by a host-side writer (V4)", (route) => {
+  test("another plugin's tool that retargets the middle link: put back with a note, key refused next session", async () => {
+    await using dir = await project({})
+    const policy = chainPolicy(dir)
+    const s = await open(route, dir.path)
+    try {
+      expect(await s.read("secrets/api.key")).toStartWith("REFUSED")
+      const r = await s.foreign("switch_profile", { name: "open" }, retarget(dir.file("org/current"), "open.json"))
+      expect(text(r)).toContain("[security] org/current was a link to policy.json")
+      expect(fs.readlinkSync(dir.file("org/current"))).toBe("policy.json")
+      expect(await s.read("secrets/api.key")).not.toContain(KEY)
+    } finally {
+      await s.close()
+    }
+    // The next session (OpenCode started again) reads the policy through the chain as it is now.
+    const next = await open(route, dir.path)
+    try {
+      expect(fs.readFileSync(dir.file(".opencode-security.json"), "utf8")).toBe(policy)
+      expect(await next.read("secrets/api.key")).not.toContain(KEY)
+    } finally {
+      await next.close()
+    }
+  }, 60_000)
+
+  test("the middle link replaced by a file holding an empty policy: the file moved aside, the link put back", async () => {
+    await using dir = await project({})
+    const policy = chainPolicy(dir)
+    const s = await open(route, dir.path)
+    try {
+      const r = await s.foreign("switch_profile", { name: "open" }, () => {
+        fs.rmSync(dir.file("org/current"))
+        fs.writeFileSync(dir.file("org/current"), JSON.stringify({ version: "1.0", rules: [] }))
+      })
+      expect(text(r)).toContain("the replacement moved to org/current.blocked-by-security-")
+      expect(fs.readlinkSync(dir.file("org/current"))).toBe("policy.json")
+      expect(fs.readFileSync(dir.file(".opencode-security.json"), "utf8")).toBe(policy)
+      expect(await s.read("secrets/api.key")).not.toContain(KEY)
+    } finally {
+      await s.close()
+    }
+  }, 60_000)
+
+  test("a folder link of the chain (org → profiles/a) retargeted: put back", async () => {
+    await using dir = await project({})
+    const policy = fs.readFileSync(dir.file(".opencode-security.json"), "utf8")
+    fs.mkdirSync(dir.file("profiles/a"), { recursive: true })
+    fs.mkdirSync(dir.file("profiles/b"), { recursive: true })
+    fs.writeFileSync(dir.file("profiles/a/policy.json"), policy)
+    fs.writeFileSync(dir.file("profiles/b/policy.json"), JSON.stringify({ version: "1.0", rules: [] }))
+    fs.symlinkSync("profiles/a", dir.file("org"))
+    fs.rmSync(dir.file(".opencode-security.json"))
+    fs.symlinkSync("org/policy.json", dir.file(".opencode-security.json"))
+    const s = await open(route, dir.path)
+    try {
+      const r = await s.foreign("switch_profile", { name: "b" }, retarget(dir.file("org"), "profiles/b"))
+      expect(text(r)).toContain("[security] org was a link to profiles/a")
+      expect(fs.readlinkSync(dir.file("org"))).toBe("profiles/a")
+      expect(await s.read("secrets/api.key")).not.toContain(KEY)
+    } finally {
+      await s.close()
+    }
+  }, 60_000)
+
+  test("a subfolder's policy chain: its middle link retargeted is put back, its file stays refused", async () => {
+    await using dir = await project({ "app/private.txt": "NESTED_SECRET=Vn3st3dP0l1cy\n" })
+    const nested = JSON.stringify({
+      version: "1.0",
+      rules: [{ pattern: "private.txt", type: "file", deniedOperations: ["read", "write", "llm"], allowedRoles: [] }],
+    })
+    fs.writeFileSync(dir.file("app/.opencode-security.json"), nested)
+    chainPolicy(dir, "app/")
+    const s = await open(route, dir.path)
+    try {
+      expect(await s.read("app/private.txt")).toStartWith("REFUSED")
+      const r = await s.foreign("switch_profile", { name: "open" }, retarget(dir.file("app/org/current"), "open.json"))
+      expect(text(r)).toContain("[security] app/org/current was a link to policy.json")
+      expect(fs.readFileSync(dir.file("app/.opencode-security.json"), "utf8")).toBe(nested)
+      expect(await s.read("app/private.txt")).not.toContain("Vn3st3dP0l1cy")
+    } finally {
+      await s.close()
+    }
+  }, 60_000)
+
+  test("the audit log truncated or removed by another plugin's tool: its previous content put back", async () => {
+    await using dir = await project({})
+    const log = dir.file(".opencode-security-audit.log")
+    const s = await open(route, dir.path)
+    try {
+      expect(await s.read("secrets/api.key")).toStartWith("REFUSED")
+      const before = fs.readFileSync(log, "utf8")
+      expect(before).toContain("secrets/api.key")
+      const r = await s.foreign("clean_logs", { all: true }, () => fs.writeFileSync(log, ""))
+      expect(text(r)).toContain("its previous content was put back")
+      expect(fs.readFileSync(log, "utf8").startsWith(before)).toBe(true)
+      const gone = await s.foreign("clean_logs", { all: true }, () => fs.rmSync(log))
+      expect(text(gone)).toContain("was removed during a tool call")
+      expect(fs.readFileSync(log, "utf8").startsWith(before)).toBe(true)
+      // What the layer itself appends during a call is no change.
+      const kept = await s.foreign("list_things", {}, () => {})
+      expect(text(kept)).not.toContain("audit log")
+    } finally {
+      await s.close()
+    }
+  }, 60_000)
+
+  test("the audit log's chain: a link above the log retargeted is put back", async () => {
+    await using dir = await project({})
+    const policy = JSON.parse(fs.readFileSync(dir.file(".opencode-security.json"), "utf8"))
+    fs.mkdirSync(dir.file("logs/real"), { recursive: true })
+    fs.mkdirSync(dir.file("logs/other"), { recursive: true })
+    fs.symlinkSync("real", dir.file("logs/current"))
+    fs.writeFileSync(
+      dir.file(".opencode-security.json"),
+      JSON.stringify({ ...policy, logging: { path: "logs/current/audit.log" } }),
+    )
+    const s = await open(route, dir.path)
+    try {
+      const r = await s.foreign("rotate_logs", { keep: 0 }, retarget(dir.file("logs/current"), "other"))
+      expect(text(r)).toContain("[security] logs/current was a link to real")
+      expect(fs.readlinkSync(dir.file("logs/current"))).toBe("real")
+    } finally {
+      await s.close()
+    }
+  }, 60_000)
+})
+
 // T4: what a custom tool imports is watched, not locked: a change by any writer is named in that call's output.
 describe.each(ROUTES)("route %s: a change to what a custom tool imports is named, whoever writes it (T4)", (route) => {
   const FILES = {
