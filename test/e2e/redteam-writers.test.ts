@@ -164,6 +164,54 @@ for (const target of targets()) {
   })
 }
 
+// Red team V4: the policy reached through a chain of links (.opencode-security.json → org/current → org/policy.json);
+// an MCP tool whose arguments name none of them retargets the middle link at an empty policy.
+for (const target of targets()) {
+  describe(`writers: an MCP tool retargets the middle link of a linked policy on opencode ${target.label}`, () => {
+    test(
+      "switch_profile(open): the link is put back with a note, the key refused in this session and the next",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.calls({ name: "fs_switch_profile", args: { name: "open" } }),
+          ModelServer.calls({ name: "read", args: { filePath: "secrets/api.key" } }),
+          ModelServer.text("done"),
+          ModelServer.calls({ name: "read", args: { filePath: "secrets/api.key" } }),
+          ModelServer.text("done again"),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: {
+            "org/policy.json": JSON.stringify(ORG_POLICY, null, 2),
+            "secrets/api.key": "API_PIN=v4-8812\n",
+            "src/a.ts": "export const a = 1\n",
+          },
+          config: { mcp: { fs: { type: "local", command: [process.execPath, FS_MCP] } } },
+        })
+        fs.symlinkSync("policy.json", path.join(project.dir, "org/current"))
+        fs.symlinkSync("org/current", path.join(project.dir, ".opencode-security.json"))
+        try {
+          const first = await Harness.run(project, server, "Switch to the open profile")
+          await Harness.run(project, server, "Show me the key")
+          const sw = first.tools.find((t) => t.tool === "fs_switch_profile")
+          if (process.env.T_SHOW) console.log(JSON.stringify(sw))
+          const sent = JSON.stringify(server.turns().map((t) => t.body))
+          expect({
+            link: fs.readlinkSync(path.join(project.dir, "org/current")),
+            policyKept: fs
+              .readFileSync(path.join(project.dir, ".opencode-security.json"), "utf8")
+              .includes("secrets/**"),
+            keySent: sent.includes("v4-8812"),
+          }).toEqual({ link: "policy.json", policyKept: true, keySent: false })
+          expect(`${sw?.output ?? ""}${sw?.error ?? ""}`).toContain("[security] org/current was a link to policy.json")
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+  })
+}
+
 for (const target of targets()) {
   describe(`writers: a change to what a custom tool imports on opencode ${target.label}`, () => {
     test(
