@@ -2928,6 +2928,8 @@ export namespace SecurityGuard {
         policies: Map<string, { bytes: Buffer; real: string }>
         /** Every symbolic link of the policy files' and the audit log's link chains, with its own text (`chainLinks`). */
         chain: Map<string, string>
+        /** The project folders the chains' links, the policy files and the audit log lie in (`rebuildFolders`). */
+        folders: string[]
         /** The audit log where its chain ends: its size and first bytes (all of them up to `TEMPLATE_KEEP`). */
         log?: { file: string; real: string; size: number; head: Buffer }
         absent: string[]
@@ -3092,7 +3094,55 @@ export namespace SecurityGuard {
       const absent = protect
         .map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))
         .filter((p) => (SWEPT.has(path.basename(p)) || hostSwept.has(p)) && !kindOf(p))
-      hostBefore.set(id, { at: Date.now(), policies, chain, log, absent })
+      // The project's folders these lie in (all real folders now: links and targets are taken where they really are).
+      const folders = new Set<string>()
+      for (const p of [...chain.keys(), ...[...policies.values()].map((v) => v.real), ...(log ? [log.real] : [])])
+        for (let dir = path.dirname(p); dir !== root && SecurityPath.isInside(dir, root); dir = path.dirname(dir))
+          folders.add(dir)
+      hostBefore.set(id, { at: Date.now(), policies, chain, folders: [...folders], log, absent })
+    }
+
+    /**
+     * After the call, while no command starts or runs: a project folder of the policy's or the audit log's way that is
+     * now a link or gone (renamed aside, replaced by a link to a folder holding a weaker `current`) is made again, the
+     * link moved aside, so that the links and bytes below can go back where they were. While a command runs, the
+     * folders are left as they are (a command may have moved a nested policy's folder, the policy with it) and the
+     * links and bytes below them are not put back (see `verifyChain`).
+     */
+    const rebuildFolders = (d: Derived, id: string, folders: string[]): string[] => {
+      if (!folders.length || !quiet()) return []
+      const notes: string[] = []
+      for (const dir of [...folders].sort((a, b) => a.length - b.length)) {
+        let st: fs.Stats | undefined
+        try {
+          st = fs.lstatSync(dir)
+        } catch {
+          st = undefined
+        }
+        if (st?.isDirectory()) continue
+        const parent = path.dirname(dir)
+        if (realOrAsIs(parent) !== parent || !SecurityPath.movable(dir, ownFolders)) continue
+        const shown = SecurityAccess.display(root, dir)
+        const aside = `${dir}.blocked-by-security-${now()}`
+        try {
+          if (st) fs.renameSync(dir, aside)
+          fs.mkdirSync(dir)
+        } catch (error) {
+          log.error(`could not make ${dir} again: ${error instanceof Error ? error.message : String(error)}`)
+          continue
+        }
+        notes.push(
+          `[security] ${shown}, a folder the security policy or the audit log is reached through, was ${st ? `replaced during a tool call; the replacement was moved to ${SecurityAccess.display(root, aside)} and` : "removed or renamed during a tool call;"} the folder was made again for what the layer puts back in it.`,
+        )
+        audit(d, {
+          action: "refuse",
+          source: "builtin-tool",
+          callID: id,
+          path: shown,
+          reason: "a folder of the policy's or the audit log's way changed during a tool call; made again",
+        })
+      }
+      return notes
     }
 
     /** A regular file's size and its first bytes (up to `TEMPLATE_KEEP`), or undefined. */
@@ -3232,6 +3282,7 @@ export namespace SecurityGuard {
         if (id !== only && Date.now() - kept.at < HOST_CHECK_MS) continue
         hostBefore.delete(id)
         // The links first: the bytes go back where the chain ends as it was, never where a retargeted link leads.
+        notes.push(...rebuildFolders(d, id, kept.folders))
         notes.push(...verifyChain(d, id, kept.chain))
         notes.push(...verifyLog(d, id, kept.log))
         for (const [file, { bytes, real }] of kept.policies) {

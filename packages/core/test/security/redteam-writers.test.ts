@@ -315,6 +315,34 @@ describe.each(ROUTES)("route %s: a link of a policy's link chain changed by a ho
     }
   }, 60_000)
 
+  test("the chain's folder renamed aside and replaced by a link to a weaker profile: the way made again", async () => {
+    await using dir = await project({})
+    const policy = chainPolicy(dir)
+    fs.mkdirSync(dir.file("evil"))
+    fs.writeFileSync(dir.file("evil/open.json"), JSON.stringify({ version: "1.0", rules: [] }))
+    fs.symlinkSync("open.json", dir.file("evil/current"))
+    const s = await open(route, dir.path)
+    try {
+      const r = await s.foreign("switch_profile", { name: "open" }, () => {
+        fs.renameSync(dir.file("org"), dir.file("org-old"))
+        fs.symlinkSync("evil", dir.file("org"))
+      })
+      expect(text(r)).toContain("[security] org, a folder the security policy or the audit log is reached through")
+      expect(fs.lstatSync(dir.file("org")).isDirectory()).toBe(true)
+      expect(fs.readlinkSync(dir.file("org/current"))).toBe("policy.json")
+      expect(fs.readFileSync(dir.file(".opencode-security.json"), "utf8")).toBe(policy)
+      expect(await s.read("secrets/api.key")).not.toContain(KEY)
+    } finally {
+      await s.close()
+    }
+    const next = await open(route, dir.path)
+    try {
+      expect(await next.read("secrets/api.key")).not.toContain(KEY)
+    } finally {
+      await next.close()
+    }
+  }, 60_000)
+
   test("a folder link of the chain (org → profiles/a) retargeted: put back", async () => {
     await using dir = await project({})
     const policy = fs.readFileSync(dir.file(".opencode-security.json"), "utf8")
