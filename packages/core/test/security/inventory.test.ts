@@ -139,7 +139,10 @@ describe("SecurityInventory", () => {
   })
 
   test("a protected link's target moved on the host is followed by its inode (red team V5)", async () => {
-    await using dir = await project({ "config/dev.vars": "DB=Vm0v3d1\n", "vault/db.txt": "V=Vm0v3dF0ld3rQz8Lw2Yk5Hd\n" })
+    await using dir = await project({
+      "config/dev.vars": "DB=Vm0v3d1\n",
+      "vault/db.txt": "V=Vm0v3dF0ld3rQz8Lw2Yk5Hd\n",
+    })
     fs.rmSync(dir.file(".env"))
     fs.symlinkSync("config/dev.vars", dir.file(".env"))
     fs.rmSync(dir.file("secrets"), { recursive: true })
