@@ -71,9 +71,14 @@ describe("ResourceScan", () => {
 
   test("folder stamps tell when files were added, removed or renamed, and when folders appear", async () => {
     await using dir = await tmpdir({ ".opencode/task/a.md": "a", ".opencode/task/sub/b.md": "b" })
+    // Folder times come from the kernel's coarse clock: a change within the same tick as the folder's last one keeps
+    // its mtime (the loader treats such stamps as racy, `ResourceScan.racy`). Set back, every change below is a new
+    // time, however loaded the machine (a 5 ms sleep was not enough under two full runs).
+    const past = new Date(Date.now() - 10_000)
+    for (const folder of [".opencode", ".opencode/task", ".opencode/task/sub"])
+      await fs.utimes(dir.file(folder), past, past)
     const first = await scan(dir.path)
     expect(await ResourceScan.changed(first.dirs)).toBe(false)
-    await Bun.sleep(5)
     await dir.write({ ".opencode/task/sub/c.md": "c" })
     expect(await ResourceScan.changed(first.dirs)).toBe(true)
     const second = await scan(dir.path)
