@@ -180,7 +180,7 @@ export namespace DynamicDiscovery {
       if (!settings || settings.configs.length !== configs.length || settings.configs.some((c, i) => c !== configs[i]))
         settings = { configs, settings: DiscoverySettings.from(read.sources) }
       const now = settings.settings
-      let defined = DiscoverySettings.defined(now, { configHome: DiscoverySettings.configHome(env) })
+      let defined = DiscoverySettings.defined(now, { globalDir: DiscoveryDirectories.opencodeGlobal(env) })
       if (defined.length && access.active()) {
         const denied = await access.denied(defined.map((d) => ({ path: d.filePath })))
         defined = defined.filter((d) => !denied.has(d.filePath))

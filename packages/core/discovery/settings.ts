@@ -193,16 +193,16 @@ export namespace DiscoverySettings {
    * by `OPENCODE_CONFIG_CONTENT` has no file and is left out.
    *
    * @example
-   * DiscoverySettings.defined(settings, { configHome: "/home/me/.config" }) // [{ name: "reviewer", resourceType: "agent", … }]
+   * DiscoverySettings.defined(settings, { globalDir: "/home/me/.config/opencode" }) // [{ name: "reviewer", resourceType: "agent", … }]
    */
-  export function defined(settings: Settings, where: { configHome: string }): Discovery.DiscoveredItem[] {
+  export function defined(settings: Settings, where: { globalDir: string }): Discovery.DiscoveredItem[] {
     const out: Discovery.DiscoveredItem[] = []
     const add = (type: Discovery.ResourceType, name: string, description: string, body: string, file: string) => {
       if (!path.isAbsolute(file)) return
       const key = JSON.stringify([type, name, description, body, file])
       let item = made.get(key)
       if (!item) {
-        const source = inside(file, where.configHome) ? "global" : "local"
+        const source = inside(file, where.globalDir) ? "global" : "local"
         item = DiscoveryParse.entry({ name, description, body, filePath: file, type, source, origin: "opencode" })
         if (!item) return
         definedItems.add(item)
@@ -217,11 +217,6 @@ export namespace DiscoverySettings {
     for (const [name, entry] of settings.commands)
       if (entry.template !== undefined) add("command", name, entry.description ?? "", entry.template, entry.file)
     return out
-  }
-
-  /** `$XDG_CONFIG_HOME` (else `~/.config`) of an environment: configuration under it is global. */
-  export function configHome(env: Record<string, string | undefined>): string {
-    return env.XDG_CONFIG_HOME || path.join(env.HOME || os.homedir(), ".config")
   }
 
   /** OpenCode's rule list of a `permission` value, after the legacy `tools` switches it overrides. */
