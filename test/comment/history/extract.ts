@@ -279,6 +279,24 @@ export namespace CommentHistoryExtract {
       select: ["--until=2022-01-01", "--no-merges"],
       target: 42,
     },
+    // Added for the thirteenth batch: four more repositories whose commits credit an AI assistant the same way
+    // (Python in zen-mcp-server, Rust in coding_agent_session_search, Go in vc, TypeScript in claude-code-webui), and
+    // one human-written control from before 2022 (TypeScript in ky).
+    ...(
+      [
+        ["zen-mcp-server", "BeehiveInnovations/zen-mcp-server"],
+        ["coding-agent-search", "Dicklesworthstone/coding_agent_session_search"],
+        ["vc", "steveyegge/vc"],
+        ["claude-code-webui", "sugyan/claude-code-webui"],
+      ] as const
+    ).map((entry) => ({ ...assistant(entry), target: 42 })),
+    {
+      name: "ky",
+      repo: "sindresorhus/ky",
+      style: "human",
+      select: ["--until=2022-01-01", "--no-merges"],
+      target: 42,
+    },
   ]
 
   /**
