@@ -5,9 +5,9 @@ import { CommentHistory } from "./history/history"
 // docs/comment-checker.md). A comment counts as flagged when the checker's note names it; only N (narrating) is a
 // positive. The figures per sensitivity are printed for the first batch's two parts ("tune", "held"), the second
 // batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth"), the sixth ("sixth"), the seventh
-// ("seventh"), the eighth ("eighth"), the ninth ("ninth"), the tenth ("tenth"), the eleventh ("eleventh") and the
-// twelfth ("twelfth"), each of the last eight held out when first measured; all but the twelfth are tuning material
-// now (the docs say when each was held out); their measured floors are checked at `normal`.
+// ("seventh"), the eighth ("eighth"), the ninth ("ninth"), the tenth ("tenth"), the eleventh ("eleventh"), the
+// twelfth ("twelfth") and the thirteenth ("thirteenth"), each of the last nine held out when first measured; all but
+// the twelfth and thirteenth are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
 const PARTS = CommentHistory.PARTS
 
 test("comment checker: precision and recall on labelled comments from real history", () => {
@@ -100,6 +100,11 @@ test("comment checker: precision and recall on labelled comments from real histo
   // measured floors. Its comments have not been read.
   expect(results.normal.twelfth.precision).toBeGreaterThanOrEqual(0.94)
   expect(results.normal.twelfth.recall).toBeGreaterThanOrEqual(0.7)
+  // The thirteenth likewise (committed as 6f8c1f9 before the checker ran on it; five repositories new to the set),
+  // measured once in aggregate with the rules of this file's last change: 50/63 and 50/75 at normal (strict 51/64 and
+  // 51/75, relaxed 45/54 and 45/75). Recall met, precision not; measured floors. Its comments have not been read.
+  expect(results.normal.thirteenth.precision).toBeGreaterThanOrEqual(0.79)
+  expect(results.normal.thirteenth.recall).toBeGreaterThanOrEqual(0.66)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
   for (const part of PARTS) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
