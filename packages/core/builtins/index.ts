@@ -118,15 +118,22 @@ export namespace Builtins {
   /**
    * OpenCode disposes a project's instance (`opencode serve` hosting several projects, a configuration reload) and
    * tells every plugin with `server.instance.disposed`: the security layer's process-wide state for that project
-   * (its ripgrep exclusions, its sandbox) goes with it. Before, a plugin's guard lived as long as the process, and the
-   * exclusions of every project it had served stayed in each later search.
+   * (its ripgrep exclusions, its sandbox) goes with it, and so do the features' own processes (the language servers,
+   * stopped and waited for). Before, a plugin's guard lived as long as the process, and the exclusions of every project
+   * it had served stayed in each later search; its language servers ran on in a project nobody served.
    */
   function closedWithInstance(host: Host, hooks: Hooks, exposed: Exposed): Hooks {
     const event = hooks.event
+    const dispose = (hooks as { dispose?: () => Promise<void> }).dispose
     hooks.event = async (input) => {
       await event?.(input)
       const e = (input as { event?: { type?: string; properties?: { directory?: string } } }).event
-      if (e?.type === "server.instance.disposed" && e.properties?.directory === host.directory) exposed.guard?.close()
+      if (e?.type !== "server.instance.disposed" || e.properties?.directory !== host.directory) return
+      try {
+        await dispose?.()
+      } finally {
+        exposed.guard?.close()
+      }
     }
     return hooks
   }

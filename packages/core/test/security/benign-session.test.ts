@@ -504,7 +504,7 @@ for (const route of ROUTES) {
       box.policy = policyBytes(box.dir.path)
     }, 60_000)
     afterAll(async () => {
-      box.s.close()
+      await box.s.close()
       await box.dir[Symbol.asyncDispose]()
     }, 30_000)
 

@@ -55,7 +55,7 @@ async function linkedPolicy(route: RouteName, inProject = false) {
     link: dir.file(POLICY),
     aside: () => fs.readdirSync(dir.path).filter((f) => f.startsWith(`${POLICY}.blocked-by-security-`)),
     async [Symbol.asyncDispose]() {
-      s.close()
+      await s.close()
       fs.rmSync(shared, { recursive: true, force: true })
       await dir[Symbol.asyncDispose]()
     },
@@ -228,7 +228,7 @@ for (const route of ROUTES) {
           // Recorded before the command; the killed session's entry goes once its process is gone.
           expect(armed(box.dir.path)).toBe(true)
         } finally {
-          next.close()
+          await next.close()
         }
       },
       HEAVY,
@@ -259,7 +259,7 @@ for (const route of ROUTES) {
           expect(read.refused).toBe(true)
           expect(read.output + read.raw).not.toContain("Tn4Qv8Lm2Xp6")
         } finally {
-          next.close()
+          await next.close()
         }
       },
       HEAVY,
@@ -292,7 +292,7 @@ for (const route of ROUTES) {
             expect(again.reason ?? "").not.toContain("earlier OpenCode session")
             expect((await next.call("read", { filePath: "README.md" })).refused).toBe(false)
           } finally {
-            next.close()
+            await next.close()
           }
         }
         // Re-pointed again while a command ran; this time the user confirms it by deleting the record.
@@ -303,7 +303,7 @@ for (const route of ROUTES) {
         try {
           expect((await refused.call("read", { filePath: "README.md" })).refused).toBe(true)
         } finally {
-          refused.close()
+          await refused.close()
         }
         fs.rmSync(SecurityHeld.file(heldFolder(), fs.realpathSync(box.dir.path)))
         const mine = await open(route, box.dir.path)
@@ -311,7 +311,7 @@ for (const route of ROUTES) {
           expect(fs.readlinkSync(box.link)).toBe("weak.json")
           expect((await mine.call("read", { filePath: "secrets/api.key" })).refused).toBe(false)
         } finally {
-          mine.close()
+          await mine.close()
         }
       },
       HEAVY,
@@ -333,7 +333,7 @@ for (const route of ROUTES) {
           expect(box.aside().length).toBe(0)
           expect((await next.call("read", { filePath: "secrets/api.key" })).refused).toBe(false)
         } finally {
-          next.close()
+          await next.close()
         }
       },
       HEAVY,

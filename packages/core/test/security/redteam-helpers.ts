@@ -232,7 +232,8 @@ export type Session = {
   /** One tool call as OpenCode makes it: before hook, the tool, after hook. */
   call(tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<Result>
   bash(command: string, options?: CallOptions & { workdir?: string }): Promise<Result>
-  close(): void
+  /** Ends the session as OpenCode ends an instance; resolves once its processes (language servers) are stopped. */
+  close(): Promise<void>
 }
 
 let counter = 0
@@ -378,7 +379,7 @@ export async function open(route: RouteName, dir: string): Promise<Session> {
 type Wired = {
   hooks: Record<string, (...args: any[]) => Promise<void>>
   tools: Record<string, { execute: (args: any, ctx: any) => Promise<string> }>
-  close(): void
+  close(): Promise<void>
 }
 
 async function pluginRoute(dir: string): Promise<Wired> {
@@ -393,8 +394,8 @@ async function pluginRoute(dir: string): Promise<Wired> {
   return {
     hooks,
     tools: hooks.tool ?? {},
-    close() {
-      void hooks.event?.({ event: { type: "server.instance.disposed", properties: { directory: dir } } } as never)
+    async close() {
+      await hooks.event?.({ event: { type: "server.instance.disposed", properties: { directory: dir } } } as never)
     },
   }
 }
@@ -463,9 +464,9 @@ async function coreRoute(dir: string): Promise<Wired> {
   return {
     hooks,
     tools,
-    close() {
+    async close() {
       guard.close()
-      void loader.dispose()
+      await loader.dispose()
     },
   }
 }

@@ -66,7 +66,7 @@ for (const route of ROUTES) {
           // The command ends whatever failed, so the next case's commands are not queued behind it.
           fs.writeFileSync(dir.file(".go"), "")
           await running
-          s.close()
+          await s.close()
         }
       },
       HEAVY,
@@ -108,7 +108,7 @@ for (const route of ROUTES) {
         } finally {
           fs.writeFileSync(dir.file(".go"), "")
           if (running) await running
-          s.close()
+          await s.close()
         }
       },
       HEAVY,
@@ -159,7 +159,7 @@ for (const route of ROUTES) {
           expect(read.output + read.raw).not.toContain(SECRET)
           expect(fs.readFileSync(record, "utf8")).not.toContain("authorized_keys")
         } finally {
-          s.close()
+          await s.close()
           fs.rmSync(path.dirname(keys), { recursive: true, force: true })
         }
       },

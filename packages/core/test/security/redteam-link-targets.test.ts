@@ -152,7 +152,7 @@ describe.each([...SANDBOX_ROUTES])("route %s: T1 a protected link removed by a c
       expect(read.refused).toBe(true)
       expect(read.raw + read.output).not.toContain("Rm7Link3Qx9Tv2")
     } finally {
-      s.close()
+      await s.close()
     }
   }, 120_000)
 })
@@ -354,7 +354,7 @@ describe.each([...SANDBOX_ROUTES])("route %s: V1 the same hard link in the sandb
       expect(cat.raw).toContain("probed")
       expect(cat.raw + cat.output).not.toContain("Vh4rdL1nk9Qz")
     } finally {
-      s.close()
+      await s.close()
     }
   }, 120_000)
 })

@@ -109,7 +109,7 @@ for (const route of ROUTES) {
           expect(history.raw).toContain(rot("[REDACTED: protected segment]"))
           expect(history.raw).not.toContain(rot("Kd93mVx71LqPz0Rw"))
         } finally {
-          s.close()
+          await s.close()
         }
       },
       HEAVY,
@@ -139,7 +139,7 @@ for (const route of ROUTES) {
           git(path.join(dir.path, "zzz/sub"), "status", "--short")
           expect(fs.existsSync(path.join(dir.path, "ran"))).toBe(false)
         } finally {
-          s.close()
+          await s.close()
         }
       },
       HEAVY,
@@ -162,7 +162,7 @@ for (const route of ROUTES) {
         expect(tick.output).toContain("hidden from this command")
         await linksProtected(s, dir.file)
       } finally {
-        s.close()
+        await s.close()
       }
     })
 
@@ -177,7 +177,7 @@ for (const route of ROUTES) {
         expect(tick.output).toContain("it stopped at b-flood")
         await linksProtected(s, dir.file)
       } finally {
-        s.close()
+        await s.close()
       }
     })
   })
@@ -230,7 +230,7 @@ for (const route of ROUTES) {
         expect(fs.readlinkSync(dir.file("vendor"))).toBe(path.join(outside, "vendor"))
         expect(fs.readFileSync(dir.file("vendor/lib.js"), "utf8")).toBe("module.exports = 1\n")
       } finally {
-        s.close()
+        await s.close()
       }
     })
 
@@ -245,7 +245,7 @@ for (const route of ROUTES) {
         expect(out.raw).toContain("probed")
         expect(out.raw).not.toContain(rot("Nf3Dec7Kx2Wq9Lm"))
       } finally {
-        s.close()
+        await s.close()
       }
     })
 
@@ -284,7 +284,7 @@ for (const route of ROUTES) {
         expect(after.raw).toContain("probed")
         expect(after.raw).not.toContain(rot("Pm8Vault2Kx6Qw4"))
       } finally {
-        s.close()
+        await s.close()
       }
     }, 120_000)
   })

@@ -24,7 +24,7 @@ async function fresh(route: RouteName, mcp: Record<string, unknown>, extra: Reco
     dir,
     s,
     async [Symbol.asyncDispose]() {
-      s.close()
+      await s.close()
       await dir[Symbol.asyncDispose]()
     },
   }

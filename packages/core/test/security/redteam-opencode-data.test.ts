@@ -48,7 +48,7 @@ async function scene(route: (typeof ROUTES)[number]) {
     files,
     s,
     async [Symbol.asyncDispose]() {
-      s.close()
+      await s.close()
       await dir[Symbol.asyncDispose]()
       fs.rmSync(data, { recursive: true, force: true })
     },

@@ -25,7 +25,7 @@ async function quitDuring(s: Session, effect: () => void) {
   const input = { tool: "bash", sessionID: "ses_redteam", callID: `long-${Math.random().toString(36).slice(2)}` }
   await s.hooks["tool.execute.before"]!(input, { args: { command: "make deploy; sleep 100000", description: "build" } })
   effect()
-  s.close()
+  await s.close()
 }
 
 for (const route of ROUTES) {
@@ -81,7 +81,7 @@ for (const route of ROUTES) {
         const s = await open(route, dir.path)
         const b = await s.bash("echo done")
         expect(b.raw).toContain("done")
-        s.close()
+        await s.close()
         expect(fs.existsSync(record(dir.path))).toBe(false)
         fs.mkdirSync(folder, { recursive: true })
         fs.writeFileSync(path.join(folder, "deploy.md"), PLANTED)
@@ -123,7 +123,7 @@ for (const route of ROUTES) {
           const r = await s.call("read", { filePath: "README.md" })
           expect(r.output).not.toContain("gained a shell command")
         } finally {
-          s.close()
+          await s.close()
         }
       },
       HEAVY,

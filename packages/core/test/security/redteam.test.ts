@@ -54,7 +54,7 @@ function shared(route: RouteName, extra: Record<string, string> = {}, setup?: (d
     box.policy = policyBytes(box.dir.path)
   }, 60_000)
   afterAll(async () => {
-    box.s.close()
+    await box.s.close()
     await box.dir[Symbol.asyncDispose]()
   })
   return box
@@ -69,7 +69,7 @@ async function fresh(route: RouteName, extra: Record<string, string> = {}, polic
     s,
     policy: policyBytes(dir.path),
     async [Symbol.asyncDispose]() {
-      s.close()
+      await s.close()
       await dir[Symbol.asyncDispose]()
     },
   }
@@ -1388,7 +1388,7 @@ for f in glob.glob('.git/objects/*/*'):
           expect(fs.existsSync(dir.file(".git/hooks/pre-commit"))).toBe(false)
           expect(fs.readdirSync(dir.file(".git/hooks")).some((f) => f.endsWith(".sample"))).toBe(true)
         } finally {
-          s.close()
+          await s.close()
           await dir[Symbol.asyncDispose]()
         }
         // A plain `git init` with ordinary settings is left alone.
@@ -1400,7 +1400,7 @@ for f in glob.glob('.git/objects/*/*'):
           await p.call("todowrite", { todos: [] })
           expect(fs.readFileSync(plain.file(".git/config"), "utf8")).toContain("someone")
         } finally {
-          p.close()
+          await p.close()
           await plain[Symbol.asyncDispose]()
         }
       })
@@ -1422,7 +1422,7 @@ for f in glob.glob('.git/objects/*/*'):
         await using again = {
           s: await open(route, box.dir.path),
           async [Symbol.asyncDispose]() {
-            this.s.close()
+            await this.s.close()
           },
         }
         const before = fs.readFileSync(box.dir.file("tools-repo/sub/.git/config"), "utf8")
@@ -1997,7 +1997,7 @@ for f in glob.glob('.git/objects/*/*'):
             if (r.refused) expectTyped(r)
             expect(fs.readFileSync(path.join(wt, ".git"), "utf8")).toBe(pointer)
           } finally {
-            s.close()
+            await s.close()
             fs.rmSync(wt, { recursive: true, force: true })
           }
         } finally {
@@ -2277,7 +2277,7 @@ for f in glob.glob('.git/objects/*/*'):
           await using again = {
             s: await open(route, box.dir.path),
             async [Symbol.asyncDispose]() {
-              this.s.close()
+              await this.s.close()
             },
           }
           const config = box.dir.file(".git/modules/deps/lib/config")
