@@ -60,7 +60,8 @@ export const SecurityFeature: BuiltinFeature & {
    * local MCP server runs (`SecurityMcp.localFiles`) and what its package runner or bare command name resolves to,
    * present or not (`SecurityMcp.resolvedPaths`), and what its language's launcher runs first or as its code, present
    * or not (`SecurityMcp.launcherPaths`: Python modules and package initialisers, a virtual environment in the
-   * project, a `go run` package folder), and for each folder inside the project a Python server has on `sys.path`
+   * project, a `go run` package folder, what `cargo run` builds and the cargo configuration up the tree, the go
+   * command's and cargo's user configuration), and for each folder inside the project a Python server has on `sys.path`
    * before the standard library (`SecurityMcp.pythonFolders`) the entry `<folder>/*.py` (`SecurityPythonPath.entry`):
    * every importable top-level name there, present or not, since a new `json.py` would shadow the standard library's.
    *

@@ -2,6 +2,7 @@ import crypto from "crypto"
 import fs from "fs"
 import os from "os"
 import path from "path"
+import { parse as parseToml } from "smol-toml"
 import { OpenCode } from "../opencode"
 import { SecurityConfig } from "./config"
 import { SecurityPath } from "./paths"
@@ -455,6 +456,158 @@ export namespace SecurityMcp {
   /** `go run` options whose value is a file or program the build reads or runs (`-overlay` replaces source files). */
   const GO_FILE_OPTIONS = new Set(["-exec", "-toolexec", "-modfile", "-overlay", "-pgo"])
 
+  /** cargo's global options and `cargo run`'s options whose value is the next word. */
+  const CARGO_VALUE_OPTIONS = new Set([
+    "-C",
+    "--config",
+    "-Z",
+    "--color",
+    "--manifest-path",
+    "--lockfile-path",
+    "-p",
+    "--package",
+    "--bin",
+    "--example",
+    "-F",
+    "--features",
+    "--target",
+    "--target-dir",
+    "--artifact-dir",
+    "--profile",
+    "-j",
+    "--jobs",
+    "--message-format",
+  ])
+  /** The names of cargo's configuration file in a `.cargo` folder and in `$CARGO_HOME` (`config` is the old one). */
+  export const CARGO_CONFIG_FILES = ["config.toml", "config"] as const
+  /** rustup's toolchain override files, read from the folder cargo starts in upward (a `path` runs that toolchain). */
+  export const RUSTUP_TOOLCHAIN_FILES = ["rust-toolchain.toml", "rust-toolchain"] as const
+
+  /**
+   * The user configuration and installation of the toolchain a local MCP server's launcher is, which set the programs
+   * it runs whatever the project holds (from the tools' documentation):
+   * - `go`: the GOENV file `go env -w` writes (`$GOENV`, else `$XDG_CONFIG_HOME/go/env`, else `~/.config/go/env`;
+   *   none with `GOENV=off`): `GOFLAGS=-toolexec=<program>`, `CC`, `GOTOOLCHAIN`; and the installation the `go` on
+   *   `PATH` (or `$GOROOT`) belongs to, with its `go.env`, when it is not a system folder.
+   * - `cargo`: `$CARGO_HOME/config.toml` and `config` (`~/.cargo`; `build.rustc-wrapper`, `target.<triple>.runner`),
+   *   rustup's `$RUSTUP_HOME/settings.toml` (the default toolchain and per-folder overrides) and `toolchains/` (`~/.rustup`).
+   * The variables are the server's (its entry's `environment` over OpenCode's); relative ones are not followed.
+   *
+   * @example
+   * SecurityMcp.toolchainFiles("go", { HOME: "/home/me" }) // ["/home/me/.config/go/env"]
+   */
+  export function toolchainFiles(launcher: "go" | "cargo", env: Record<string, string | undefined>): string[] {
+    const home = env.HOME || os.homedir()
+    const absolute = (v: string | undefined) => (v && path.isAbsolute(v) ? v : undefined)
+    if (launcher === "go") {
+      const out: string[] = []
+      if (env.GOENV !== "off")
+        out.push(
+          absolute(env.GOENV) ?? path.join(absolute(env.XDG_CONFIG_HOME) ?? path.join(home, ".config"), "go", "env"),
+        )
+      const goroot = absolute(env.GOROOT) ?? installationOf("go", env.PATH)
+      if (goroot) out.push(goroot + path.sep)
+      return out
+    }
+    const cargoHome = absolute(env.CARGO_HOME) ?? path.join(home, ".cargo")
+    const rustupHome = absolute(env.RUSTUP_HOME) ?? path.join(home, ".rustup")
+    return [
+      ...CARGO_CONFIG_FILES.map((f) => path.join(cargoHome, f)),
+      path.join(rustupHome, "settings.toml"),
+      path.join(rustupHome, "toolchains") + path.sep,
+    ]
+  }
+
+  /** The installation a program found on `path` belongs to (`<root>/bin/<name>`, links followed): its `<root>`. */
+  function installationOf(name: string, search: string | undefined): string | undefined {
+    for (const dir of (search ?? "").split(path.delimiter)) {
+      if (!dir || !path.isAbsolute(dir)) continue
+      try {
+        const real = fs.realpathSync(path.join(dir, name))
+        if (!fs.statSync(real).isFile()) continue
+        const bin = path.dirname(real)
+        return path.basename(bin) === "bin" ? path.dirname(bin) : undefined
+      } catch {
+        // Not in this folder.
+      }
+    }
+    return undefined
+  }
+
+  type Manifest = { package?: any; workspace?: any; [key: string]: any }
+
+  /** A `Cargo.toml` read as TOML; undefined when absent or not valid. */
+  function readManifest(file: string): Manifest | undefined {
+    try {
+      const parsed = parseToml(fs.readFileSync(file, "utf8"))
+      return parsed && typeof parsed === "object" ? (parsed as Manifest) : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  /** A workspace's member folders: `members` entries, a `*` or `?` in a part matching the folders there. */
+  function workspaceMembers(root: string, workspace: { members?: unknown } | undefined): string[] {
+    const out: string[] = []
+    const list = Array.isArray(workspace?.members) ? workspace.members : []
+    for (const entry of list) {
+      if (typeof entry !== "string") continue
+      let dirs = [root]
+      for (const part of entry.split("/").filter((p) => p && p !== ".")) {
+        if (!/[*?[]/.test(part)) {
+          dirs = dirs.map((d) => path.resolve(d, part))
+          continue
+        }
+        const re = new RegExp(
+          "^" +
+            part
+              .replace(/[.+^${}()|\\]/g, "\\$&")
+              .replace(/\*/g, ".*")
+              .replace(/\?/g, ".") +
+            "$",
+        )
+        dirs = dirs.flatMap((d) => {
+          try {
+            return fs
+              .readdirSync(d, { withFileTypes: true })
+              .filter((e) => e.isDirectory() && re.test(e.name))
+              .map((e) => path.join(d, e.name))
+          } catch {
+            return []
+          }
+        })
+      }
+      out.push(...dirs)
+    }
+    return out
+  }
+
+  /** The folders of the path dependencies a manifest names (`[dependencies]`, targets', `[workspace.dependencies]`, `[patch]`, `[replace]`). */
+  function pathDependencies(dir: string, manifest: Manifest | undefined): string[] {
+    const out: string[] = []
+    const walk = (value: unknown, inDeps: boolean) => {
+      if (!value || typeof value !== "object") return
+      for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+        if (inDeps && key === "path" && typeof v === "string") out.push(path.resolve(dir, v))
+        else walk(v, inDeps || /dependencies$|^patch$|^replace$/.test(key))
+      }
+    }
+    walk(manifest, false)
+    return out
+  }
+
+  /** The files a manifest names as a target's or the build script's source (`[lib] path`, `[[bin]] path`, `build`). */
+  function targetPaths(manifest: Manifest | undefined): string[] {
+    if (!manifest) return []
+    const out: string[] = []
+    if (typeof manifest.package?.build === "string") out.push(manifest.package.build)
+    for (const kind of ["lib", "bin", "example"]) {
+      const entries = Array.isArray(manifest[kind]) ? manifest[kind] : [manifest[kind]]
+      for (const t of entries) if (t && typeof t.path === "string") out.push(t.path)
+    }
+    return out
+  }
+
   /** CPython 3.6 to 3.15, and their free-threaded builds (`312`, `313t`): the tags of their file names. */
   const PYTHON_VERSIONS = Array.from({ length: 10 }, (_, i) => [`3${i + 6}`, `3${i + 6}t`]).flat()
 
@@ -523,6 +676,16 @@ export namespace SecurityMcp {
    * - Go (`go run ./cmd/mcp`, `go run main.go`): the package folder (every `.go` file in it is compiled, a new one too)
    *   or the files named, the files its options read or run (`-overlay`, `-modfile`, `-exec`), and the `go.mod`,
    *   `go.sum`, `go.work` and `go.work.sum` of that folder and those above it, and the module's `vendor/` folder.
+   * - Rust (`cargo run`, after `+toolchain`, `-C`, `--manifest-path`, `-p`): the manifest named or found from the
+   *   server's folder upward (every `Cargo.toml` on the way), each package cargo builds — the one run, or the workspace
+   *   members `-p` names (all of them for a virtual manifest), and their path dependencies and the root's `[patch]`
+   *   paths — whole when it has a folder of its own, else (the project folder itself) its `Cargo.toml`, `build.rs`,
+   *   `src/` and the target paths its manifest names; every `Cargo.toml` and `Cargo.lock` from the package up to `/`
+   *   (a workspace root), and the target folder (a built program that looks up to date is run as it is). For any cargo
+   *   subcommand: `.cargo/config.toml` and `.cargo/config` and rustup's `rust-toolchain.toml`/`rust-toolchain` of the
+   *   folder cargo starts in and every folder above it.
+   * - For `go` and `cargo` whatever they run: the toolchain's user configuration (`toolchainFiles`: the GOENV file,
+   *   `$CARGO_HOME/config.toml`, rustup's settings and toolchains).
    * The command is unwrapped first, each wrapper by its own option parser: `env` (`-i`, `-u`, `-C`, `-S`), a shell's
    * `-c` script (read by the shell guard's parser), uv's global options (`uv --directory srv run x.py`), `uv tool
    * run`/`uvx --from <local source>`, `poetry run`. Fail closed: a Python launcher whose arguments are not understood
@@ -861,7 +1024,8 @@ export namespace SecurityMcp {
       if (program === "uv" || program === "uvx") return uv(words, cwd, depth, env)
       if (program === "poetry") return poetry(words, cwd, depth, env)
       if (PYTHON_LAUNCHERS.test(program)) return folder(cwd, true, env)
-      if (program === "go") return go(words, cwd)
+      if (program === "go") return go(words, cwd, env)
+      if (program === "cargo") return cargo(words, cwd, env)
       // Another wrapper (`timeout 10 python3 …`, `nice -n 5 uv run …`, `sudo -u me python3 …`): its options are not
       // read; the launcher it names is followed as if it started there, and its folder held too.
       const at = words.findIndex((w, i) => i > 0 && PYTHON_LAUNCHERS.test(programName(w)))
@@ -871,7 +1035,9 @@ export namespace SecurityMcp {
       }
     }
     /** `go [-C dir] run [build options] <package | files>`. */
-    const go = (words: string[], start: string) => {
+    const go = (words: string[], start: string, env: Env) => {
+      // Whatever the subcommand: the go command's user configuration (`GOFLAGS=-toolexec=…`) and its installation.
+      for (const p of toolchainFiles("go", env)) add(p)
       let cwd = start
       let at = 1
       for (; at < words.length && words[at].startsWith("-"); at++)
@@ -918,6 +1084,110 @@ export namespace SecurityMcp {
         }
         add(path.join(root ?? cwd, "vendor") + path.sep)
       }
+    }
+    /**
+     * `cargo [+toolchain] [global options] run [options] [-- args]`, as cargo reads it (doc.rust-lang.org/cargo:
+     * commands/cargo-run, reference/config, reference/workspaces, reference/manifest): what it builds and runs on the
+     * host, present or not.
+     */
+    const cargo = (words: string[], start: string, env: Env) => {
+      for (const p of toolchainFiles("cargo", env)) add(p)
+      let cwd = start
+      let manifest: string | undefined
+      let targetDir: string | undefined
+      let example = false
+      const packages: string[] = []
+      let i = 1
+      if (words[i]?.startsWith("+")) i++
+      const option = (w: string) => {
+        const [flag, value] = split(w)
+        const v = value ?? (CARGO_VALUE_OPTIONS.has(flag) ? words[++i] : undefined)
+        if (v === undefined) return
+        if (flag === "-C") cwd = path.resolve(cwd, v)
+        else if (flag === "--manifest-path") manifest = v
+        else if (flag === "-p" || flag === "--package") packages.push(v.replace(/[@:].*$/, ""))
+        else if (flag === "--example") example = true
+        else if (flag === "--target-dir") targetDir = v
+        // `--config <file>`: settings in place of the discovered ones (`--config KEY=VALUE` is not a file).
+        else if (flag === "--config" && !v.includes("=")) add(path.resolve(cwd, v))
+      }
+      for (; i < words.length && words[i].startsWith("-"); i++) option(words[i])
+      const sub = words[i++]
+      // Another subcommand (`cargo mcp`: a `cargo-mcp` program on PATH) still reads the configuration below.
+      const run = sub === "run" || sub === "r"
+      if (run) for (; i < words.length && words[i] !== "--"; i++) if (words[i].startsWith("-")) option(words[i])
+      // The configuration of the folder cargo starts in and every folder above it (`build.rustc-wrapper`,
+      // `target.<triple>.runner`, `[alias]`, `build.target-dir`), and rustup's toolchain file there (a `path` toolchain
+      // is a program run), present or not.
+      for (const d of upTo(cwd, "/")) {
+        for (const f of CARGO_CONFIG_FILES) add(path.join(d, ".cargo", f))
+        for (const f of RUSTUP_TOOLCHAIN_FILES) add(path.join(d, f))
+      }
+      if (!run) return
+      // The manifest: the one named, else the first `Cargo.toml` from the folder cargo starts in upward (a new one
+      // nearer would be another package).
+      let found: string | undefined
+      if (manifest) add((found = path.resolve(cwd, manifest)))
+      else
+        for (const d of upTo(cwd, "/")) {
+          add(path.join(d, "Cargo.toml"))
+          if (!found && fs.existsSync(path.join(d, "Cargo.toml"))) found = path.join(d, "Cargo.toml")
+        }
+      const manifestPath = found ?? path.join(cwd, "Cargo.toml")
+      const packageDir = path.dirname(manifestPath)
+      // The workspace root is the first folder above with a `[workspace]` manifest (or `package.workspace`); a new one
+      // would bring its `[patch]` and profiles: every `Cargo.toml` and `Cargo.lock` from the package to `/` is held.
+      for (const d of upTo(packageDir, "/")) for (const f of ["Cargo.toml", "Cargo.lock"]) add(path.join(d, f))
+      const own = readManifest(manifestPath)
+      let root = packageDir
+      if (!own?.workspace) {
+        const named = typeof own?.package?.workspace === "string" ? path.resolve(packageDir, own.package.workspace) : ""
+        root =
+          named ||
+          (upTo(path.dirname(packageDir), "/").find((d) => readManifest(path.join(d, "Cargo.toml"))?.workspace) ??
+            packageDir)
+        if (packageDir === path.dirname(packageDir)) root = packageDir
+      }
+      const rootManifest = path.join(root, "Cargo.toml")
+      const ws = readManifest(rootManifest)
+      // The packages it builds: the manifest's own, or with `-p` (or a virtual manifest) the workspace members named.
+      let built: string[] = []
+      if (own?.package && !packages.length) built = [packageDir]
+      else {
+        const members = workspaceMembers(root, ws?.workspace)
+        const named = members.filter((m) =>
+          packages.includes(String(readManifest(path.join(m, "Cargo.toml"))?.package?.name)),
+        )
+        const defaults = Array.isArray(ws?.workspace?.["default-members"])
+          ? workspaceMembers(root, { members: ws.workspace["default-members"] })
+          : members
+        // A package not found among them (a dependency's name, a manifest not readable): every member, fail closed.
+        built = packages.length ? (named.length ? named : members) : defaults
+        if (!built.length) built = [packageDir]
+      }
+      // Each built package, its path dependencies (and theirs), and those the workspace root patches in.
+      const seen = new Set<string>()
+      const queue = [...built, ...pathDependencies(root, ws)]
+      while (queue.length) {
+        const dir = path.resolve(queue.shift()!)
+        if (seen.has(dir) || seen.size > 64) continue
+        seen.add(dir)
+        const m = readManifest(path.join(dir, "Cargo.toml"))
+        queue.push(...pathDependencies(dir, m))
+        if (!SecurityPath.isInside(directory, dir)) {
+          // Its own folder (sources, `build.rs`, `examples/`, a `target/` of its own): held whole.
+          add(dir + path.sep)
+          continue
+        }
+        // The project folder itself (`cargo run` at the root) cannot be held whole: what cargo compiles of it.
+        for (const f of ["Cargo.toml", "build.rs"]) add(path.join(dir, f))
+        add(path.join(dir, "src") + path.sep)
+        if (example) add(path.join(dir, "examples") + path.sep)
+        for (const t of targetPaths(m)) add(path.resolve(dir, t))
+      }
+      // The built programs and build scripts cargo runs again when they look up to date.
+      const target = targetDir ?? env.CARGO_TARGET_DIR
+      add((target ? path.resolve(cwd, target) : path.join(root, "target")) + path.sep)
     }
     for (const { words, cwd, env } of localServers(mcp, directory, false, input.env ?? process.env))
       await launch(words, cwd, 0, env)

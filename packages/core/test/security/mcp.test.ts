@@ -280,11 +280,107 @@ describe("SecurityMcp", () => {
     expect(here).toContain(dir.file("main.go"))
     expect(here).toContain(dir.file("o.json"))
     expect(here).not.toContain(dir.path + path.sep)
-    // An import path is fetched into the module cache: nothing of the project. Other launchers: nothing here.
-    expect(await of(["go", "run", "example.com/x/cmd@v1"])).toEqual([])
+    // An import path is fetched into the module cache: nothing of the project, only the go command's own
+    // configuration. Other launchers: nothing here.
+    expect(await of(["go", "run", "example.com/x/cmd@v1"])).toEqual(SecurityMcp.toolchainFiles("go", process.env))
     expect(await of(["node", "server.js"])).toEqual([])
     expect(await of(["python3", "-m", "x"], { enabled: false })).toEqual([])
   })
+  // Red team W2: the toolchains' user configuration sets a program every build runs (`GOFLAGS=-toolexec=…` in the GOENV
+  // file, `build.rustc-wrapper` in `$CARGO_HOME/config.toml`), whatever the project holds.
+  test("the go command's and cargo's user configuration, by the server's environment", async () => {
+    await using dir = await tmpdir({ "goroot/bin/go": "", "bin/.keep": "" })
+    fs.symlinkSync(dir.file("goroot/bin/go"), dir.file("bin/go"))
+    const go = (env: Record<string, string>) => SecurityMcp.toolchainFiles("go", { HOME: "/home/me", ...env })
+    expect(go({})).toEqual(["/home/me/.config/go/env"])
+    expect(go({ XDG_CONFIG_HOME: "/x" })).toEqual(["/x/go/env"])
+    expect(go({ GOENV: "/etc2/goenv", XDG_CONFIG_HOME: "/x" })).toEqual(["/etc2/goenv"])
+    expect(go({ GOENV: "off" })).toEqual([])
+    // The installation the `go` on PATH belongs to (a link followed), or `$GOROOT`.
+    expect(go({ GOENV: "off", PATH: `relative:${dir.file("bin")}` })).toEqual([dir.file("goroot") + path.sep])
+    expect(go({ GOENV: "off", GOROOT: "/opt/go" })).toEqual(["/opt/go/"])
+    expect(SecurityMcp.toolchainFiles("cargo", { HOME: "/home/me" })).toEqual([
+      "/home/me/.cargo/config.toml",
+      "/home/me/.cargo/config",
+      "/home/me/.rustup/settings.toml",
+      "/home/me/.rustup/toolchains/",
+    ])
+    expect(SecurityMcp.toolchainFiles("cargo", { HOME: "/h", CARGO_HOME: "/c", RUSTUP_HOME: "/r" })).toEqual([
+      "/c/config.toml",
+      "/c/config",
+      "/r/settings.toml",
+      "/r/toolchains/",
+    ])
+    // Through the configuration: the entry's `environment` over OpenCode's.
+    const held = await SecurityMcp.launcherPaths(
+      {
+        g: { type: "local", command: ["go", "run", "example.com/x@v1"], environment: { GOENV: "/tmp/ge" } },
+        c: { type: "local", command: ["env", "CARGO_HOME=/tmp/ch", "cargo", "run"] },
+      },
+      { directory: dir.path, env: { HOME: "/home/me", PATH: "" } },
+    )
+    for (const p of ["/tmp/ge", "/tmp/ch/config.toml", "/tmp/ch/config"]) expect(held).toContain(p)
+    expect(held).not.toContain("/home/me/.config/go/env")
+  })
+
+  // Red team W1: cargo compiles and runs the package's build script and sources, reading the configuration of the
+  // folder it starts in and those above it (doc.rust-lang.org/cargo: commands/cargo-run, reference/config,
+  // reference/workspaces).
+  test("cargo run: what cargo builds and runs for the server, by cargo's rules, present or not", async () => {
+    await using dir = await tmpdir({
+      "Cargo.toml":
+        '[package]\nname = "root"\nversion = "0.1.0"\nbuild = "tools/gen.rs"\n[[bin]]\nname = "x"\npath = "bin/x.rs"\n',
+      "mcp/Cargo.toml": '[package]\nname = "srv"\nversion = "0.1.0"\n[dependencies]\nh = { path = "../helper" }\n',
+      "ws/Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n[patch.crates-io]\nserde = { path = "../vendor/serde" }\n',
+      "ws/crates/a/Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+      "ws/crates/b/Cargo.toml": '[package]\nname = "b"\nversion = "0.1.0"\n',
+    })
+    const of = (command: string[], extra: Record<string, unknown> = {}) =>
+      SecurityMcp.launcherPaths(
+        { s: { type: "local", command, ...extra } },
+        { directory: dir.path, env: { HOME: "/home/me", PATH: "" } },
+      )
+    const configs = (from: string) => {
+      const out: string[] = []
+      for (let d = from; ; d = path.dirname(d)) {
+        out.push(path.join(d, ".cargo/config.toml"), path.join(d, ".cargo/config"), path.join(d, "rust-toolchain.toml"))
+        if (d === path.dirname(d)) return out
+      }
+    }
+    // `--manifest-path`: the package's own folder whole (sources, build.rs, its target/), its path dependency's, the
+    // manifests and lock files up the tree, the configuration from the folder cargo starts in (the project) up to `/`.
+    const named = await of(["cargo", "+stable", "--locked", "run", "--quiet", "--manifest-path", "mcp/Cargo.toml"])
+    for (const p of ["mcp/", "helper/", "mcp/Cargo.toml", "mcp/Cargo.lock", "Cargo.toml", "Cargo.lock", "mcp/target/"])
+      expect(named).toContain(dir.file(p))
+    for (const p of configs(dir.path)) expect(named).toContain(p)
+    expect(named).toContain("/home/me/.cargo/config.toml")
+    // `cargo run` at the root: the manifest found there, what it compiles (not the whole project): `src/`, the build
+    // script it names, a `[[bin]]` path, the target folder; and a `Cargo.toml` nearer than one found counts too.
+    const root = await of(["cargo", "run", "--release", "--", "--stdio"])
+    for (const p of ["src/", "build.rs", "tools/gen.rs", "bin/x.rs", "Cargo.toml", "target/"])
+      expect(root).toContain(dir.file(p))
+    expect(root).not.toContain(dir.path + path.sep)
+    expect(root).not.toContain(dir.file("--stdio"))
+    const nested = await of(["cargo", "run"], { cwd: "mcp/src" })
+    for (const p of ["mcp/src/Cargo.toml", "mcp/", "helper/", ...configs(dir.file("mcp/src")).slice(0, 3)])
+      expect(nested).toContain(p.startsWith("/") ? p : dir.file(p))
+    // `-p` in a workspace: the member named and the workspace root's patched path dependency, not the other member;
+    // a virtual manifest without `-p`: every member; `-C` and `--target-dir`; `--config <file>`.
+    const member = await of(["cargo", "run", "-p", "a@0.1.0", "--target-dir", "/tmp/t"], { cwd: "ws" })
+    for (const p of ["ws/crates/a/", "vendor/serde/", "ws/Cargo.toml", "ws/Cargo.lock", "ws/.cargo/config.toml"])
+      expect(member).toContain(dir.file(p))
+    expect(member).toContain("/tmp/t/")
+    expect(member).not.toContain(dir.file("ws/crates/b/"))
+    const all = await of(["cargo", "-C", "ws", "--config", "extra.toml", "run"])
+    for (const p of ["ws/crates/a/", "ws/crates/b/", "ws/extra.toml", "ws/target/"]) expect(all).toContain(dir.file(p))
+    // Behind a shell, and another subcommand (an external `cargo-mcp`): the configuration only.
+    expect(await of(["sh", "-c", "cd mcp && exec cargo run"])).toContain(dir.file("mcp/"))
+    const other = await of(["cargo", "mcp-serve"])
+    expect(other).toContain(dir.file(".cargo/config.toml"))
+    expect(other).not.toContain(dir.file("src/"))
+    expect(other.some((p) => p.startsWith("/usr/") || p.startsWith("/etc/"))).toBe(false)
+  })
+
   // Red team V3: uv reads `.python-version` (any Python request, an interpreter's path included), `uv.toml` and
   // `pyproject.toml` from the folder it starts in and each above it, and runs the interpreter they choose on the host.
   test("uv run: the files uv reads to choose the interpreter and environment, in the server's folder and above to the project, present or not", async () => {
