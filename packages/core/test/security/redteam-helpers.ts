@@ -297,6 +297,27 @@ export function isolateHome() {
   }
 }
 
+/**
+ * A red-team project opened on `route` with OpenCode's `mcp` configuration given (the local servers' holds); disposing
+ * it closes the session and removes the folder.
+ *
+ * @example
+ * await using box = await withMcp("plugin", { srv: { type: "local", command: ["python3", "srv.py"] } })
+ */
+export async function withMcp(route: RouteName, mcp: Record<string, unknown>, extra: Record<string, string> = {}) {
+  const dir = await redteamProject(extra)
+  const s = await open(route, dir.path)
+  await s.hooks.config({ mcp })
+  return {
+    dir,
+    s,
+    async [Symbol.asyncDispose]() {
+      await s.close()
+      await dir[Symbol.asyncDispose]()
+    },
+  }
+}
+
 /** The red-team project: fixture files, red-team files, `extra`, and a git repository holding the ordinary files. */
 export async function redteamProject(extra: Record<string, string> = {}, policy: unknown = REDTEAM_POLICY) {
   const dir = await project({ ...REDTEAM_FILES, ...extra }, policy)

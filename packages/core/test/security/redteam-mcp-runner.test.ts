@@ -10,25 +10,13 @@ import fs from "fs"
 import os from "os"
 import path from "path"
 import { SecurityMcp } from "../../security/mcp"
-import { ROUTES, isolateHome, open, redteamProject, type Result, type RouteName, type Session } from "./redteam-helpers"
+import { ROUTES, isolateHome, withMcp, type Result } from "./redteam-helpers"
 
 const HEAVY = { timeout: 90_000 }
 const home = isolateHome()
 afterAll(() => home.restore())
 
-async function fresh(route: RouteName, mcp: Record<string, unknown>, extra: Record<string, string> = {}) {
-  const dir = await redteamProject(extra)
-  const s: Session = await open(route, dir.path)
-  await s.hooks.config({ mcp })
-  return {
-    dir,
-    s,
-    async [Symbol.asyncDispose]() {
-      await s.close()
-      await dir[Symbol.asyncDispose]()
-    },
-  }
-}
+const fresh = withMcp
 
 function expectTyped(r: Result) {
   expect(r.refused).toBe(true)

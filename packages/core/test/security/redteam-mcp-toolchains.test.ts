@@ -14,25 +14,13 @@ import { spawnSync } from "child_process"
 import fs from "fs"
 import os from "os"
 import path from "path"
-import { ROUTES, isolateHome, open, redteamProject, type Result, type RouteName, type Session } from "./redteam-helpers"
+import { ROUTES, isolateHome, withMcp, type Result } from "./redteam-helpers"
 
 const HEAVY = { timeout: 180_000 }
 const home = isolateHome()
 afterAll(() => home.restore())
 
-async function fresh(route: RouteName, mcp: Record<string, unknown>, extra: Record<string, string> = {}) {
-  const dir = await redteamProject(extra)
-  const s: Session = await open(route, dir.path)
-  await s.hooks.config({ mcp })
-  return {
-    dir,
-    s,
-    async [Symbol.asyncDispose]() {
-      s.close()
-      await dir[Symbol.asyncDispose]()
-    },
-  }
-}
+const fresh = withMcp
 
 const held = (r: Result) => r.refused && (r.reason ?? "").includes("Blocked by the project's security policy")
 /** A word the static check cannot know before the command runs (read back from a file the command writes). */
