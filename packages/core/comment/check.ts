@@ -43,7 +43,8 @@ export namespace CommentCheck {
     }
     return false
   }
-  export type Finding = { line?: number; text: string }
+  /** A named comment; `trailing` when it sits after code on its line. */
+  export type Finding = { line?: number; text: string; trailing?: boolean }
   /** Plain narrations in one change from which its likely ones count too. */
   export const CONSISTENT = 2
   /**
@@ -115,18 +116,17 @@ export namespace CommentCheck {
       let firstCode = kinds.indexOf("code")
       if (firstCode < 0) firstCode = doc.lines.length
       for (const comment of comments) {
-        const isNew = isAdded(doc, comment) && !existing.has(comment.text)
+        // A directive appended after a comment (`# stop once found  # pragma: no cover`, `// why //nolint:errcheck`)
+        // is addressed to a tool: the comment is what precedes it, and it is new only when that text is.
+        const text = withoutDirectives(comment.text, syntax)
+        if (!text) continue
+        const isNew = isAdded(doc, comment) && !existing.has(text)
         // Comments before the first code line of a whole file may be a license or module header.
         const header =
           comment.line < firstCode &&
           doc.firstLine === 1 &&
-          (LICENSE_HEADER.test(comment.text) || namedLicense(comment.text) || /\bLICENSE\b/.test(comment.text))
-        if (
-          !isNew ||
-          header ||
-          CommentHeuristics.isDirective(comment.text) ||
-          CommentHeuristics.looksLikeCode(comment.parts)
-        )
+          (LICENSE_HEADER.test(text) || namedLicense(text) || /\bLICENSE\b/.test(text))
+        if (!isNew || header || CommentHeuristics.isDirective(text) || CommentHeuristics.looksLikeCode(comment.parts))
           continue
         // Go and Ruby read a plain comment right above a declaration as its documentation, and C's style (OpenBSD
         // style(9)) puts one above every function definition.
@@ -141,26 +141,26 @@ export namespace CommentCheck {
         if (annotation) for (let l = comment.line; l <= comment.end; l++) annotations.add(l)
         if (documented) continue
         notes++
-        if (SENTENCE.test(comment.text)) sentences++
+        if (SENTENCE.test(text)) sentences++
         const where = doc.firstLine ? doc.firstLine + comment.line : undefined
         const code = comment.trailing
-          ? [codePart(doc.lines[comment.line], comment.text)]
+          ? [codePart(doc.lines[comment.line], comment.text, syntax)]
           : followingCode(doc.lines, kinds, comment.end)
         // Narration is a short remark: one or two lines. A heading names the group below it, whose names repeat its
         // words: neither narration nor a duplicate.
         const heading = headings.has(comment.line)
-        const narration = lines <= 2 && !heading ? CommentHeuristics.narration(comment.text, code) : undefined
+        const narration = lines <= 2 && !heading ? CommentHeuristics.narration(text, code) : undefined
         // Plain narrations one after another, written as sentences: steps narrated in turn.
-        run = narration === "plain" && SENTENCE.test(comment.text) ? run + 1 : 0
+        run = narration === "plain" && SENTENCE.test(text) ? run + 1 : 0
         longest = Math.max(longest, run)
         const duplicate =
           !heading &&
           code.length > 0 &&
           !CommentHeuristics.patternLiteral(code[0]) &&
-          CommentHeuristics.restates(comment.text, code[0])
+          CommentHeuristics.restates(text, code[0])
         all.push({
           line: where,
-          text: comment.text,
+          text,
           code,
           trailing: !!comment.trailing,
           lines,
@@ -169,10 +169,9 @@ export namespace CommentCheck {
           heading,
         })
         if (annotation && (narration || duplicate)) narrating++
-        if (narration === "plain" || (narration === "likely" && limits.likely))
-          obvious.push({ line: where, text: comment.text })
-        else if (duplicate) duplicates.push({ line: where, text: comment.text })
-        else if (narration === "likely") likely.push({ line: where, text: comment.text })
+        if (narration === "plain" || (narration === "likely" && limits.likely)) obvious.push({ line: where, text })
+        else if (duplicate) duplicates.push({ line: where, text, trailing: comment.trailing })
+        else if (narration === "likely") likely.push({ line: where, text })
       }
       const d = CommentHeuristics.density({ kinds, added: doc.added, annotations })
       density.comments += d.comments
@@ -215,7 +214,15 @@ export namespace CommentCheck {
       named.push(...obvious)
     }
     if (duplicates.length >= limits.duplicates && share(duplicates.length)) {
-      reasons.push(`${count(duplicates.length, "comment")} repeating the next line of code: ${examples(duplicates)}`)
+      // A trailing comment repeats the line it is on, one above code the line below it.
+      const where = duplicates.every((d) => d.trailing)
+        ? duplicates.length === 1
+          ? "the line of code it is on"
+          : "the lines of code they are on"
+        : duplicates.some((d) => d.trailing)
+          ? "their line of code or the next"
+          : "the next line of code"
+      reasons.push(`${count(duplicates.length, "comment")} repeating ${where}: ${examples(duplicates)}`)
       named.push(...duplicates)
     }
     return { file, flagged: reasons.length > 0, reasons, density, obvious, duplicates, named, judged: all }
@@ -253,7 +260,41 @@ export namespace CommentCheck {
   }
 
   function existingComments(before: string, syntax: CommentSyntax.Syntax) {
-    return new Set(CommentSyntax.extract(before.split(/\r?\n/), syntax).comments.map((c) => c.text))
+    const texts = new Set<string>()
+    for (const c of CommentSyntax.extract(before.split(/\r?\n/), syntax).comments) {
+      texts.add(c.text)
+      texts.add(withoutDirectives(c.text, syntax))
+    }
+    return texts
+  }
+
+  /**
+   * A comment's text without the tool directives appended after it as further comments on the same line: "stop once
+   * found # pragma: no cover" → "stop once found", "close the file //nolint:errcheck" → "close the file"; "" when the
+   * whole text is directives.
+   *
+   * @example
+   * withoutDirectives("stop once found # pragma: no cover", CommentSyntax.forFile("a.py")!) // "stop once found"
+   */
+  export function withoutDirectives(text: string, syntax: CommentSyntax.Syntax): string {
+    if (CommentHeuristics.isDirective(text)) return ""
+    const prefixes = syntax.line.length ? syntax.line : ["//", "#"]
+    for (;;) {
+      let at = -1
+      let prefix = ""
+      for (const p of prefixes) {
+        const i = text.lastIndexOf(" " + p)
+        if (i > at) {
+          at = i
+          prefix = p
+        }
+      }
+      if (at < 0) return text
+      const rest = text.slice(at + 1 + prefix.length).trim()
+      if (!rest || !CommentHeuristics.isDirective(rest)) return text
+      text = text.slice(0, at).trim()
+      if (!text) return ""
+    }
   }
 
   /** Up to three code lines after the comment ending at `end`, until a blank line (comment lines are passed over). */
@@ -266,9 +307,23 @@ export namespace CommentCheck {
     return code
   }
 
-  /** A line with a trailing comment, minus the comment. */
-  function codePart(line: string, comment: string) {
+  /**
+   * A line with a trailing comment, minus the comment. The comment's text has its whitespace collapsed, so where the
+   * line holds it with runs of spaces (`if x:  # stop  here`) it is found by its delimiter: else the code would hold
+   * the comment itself, and every such comment would "repeat its line".
+   */
+  function codePart(line: string, comment: string, syntax: CommentSyntax.Syntax) {
     const at = line.lastIndexOf(comment)
-    return (at > 0 ? line.slice(0, at) : line).replace(/(\/\/|#|--)\s*$/, "")
+    if (at > 0) return line.slice(0, at).replace(/(\/\/|#|--)\s*$/, "")
+    for (const p of syntax.line.length ? syntax.line : ["//", "#", "--"])
+      for (let i = line.indexOf(p); i > 0; i = line.indexOf(p, i + 1))
+        if (
+          line
+            .slice(i + p.length)
+            .replace(/\s+/g, " ")
+            .trim() === comment
+        )
+          return line.slice(0, i)
+    return line.replace(/(\/\/|#|--)\s*$/, "")
   }
 }

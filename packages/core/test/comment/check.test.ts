@@ -108,7 +108,7 @@ describe("judging one change", () => {
     const dup = "function f(items: number[]) {\n  items.sort() // items sort\n  return items\n}\n"
     const verdict = CommentCheck.judge(AddedLines.fromEdit("/r/f.ts", "", dup), "normal")!
     expect(verdict.duplicates.map((d) => d.text)).toEqual(["items sort"])
-    expect(verdict.reasons.join()).toContain('1 comment repeating the next line of code: "items sort"')
+    expect(verdict.reasons.join()).toContain('1 comment repeating the line of code it is on: "items sort"')
     // The next line written out again in a comment is an old version of it: commented-out code.
     const old = "function f(a: number, b: number) {\n  // return a + b\n  return a + b\n}\n"
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/f.ts", "", old), "strict")!.flagged).toBe(false)
@@ -237,6 +237,69 @@ describe("judging one change", () => {
       CommentCheck.judge(AddedLines.fromEdit("/r/e.ts", "", lines.join("\n")), "normal")!.named.map((f) => f.text)
     expect(named(five)).toEqual(["Prepare the rows for export", "Apply the filter before sampling"])
     expect(named([...five, "", "// Empty areas are listed last.", "w()"])).toEqual([])
+  })
+
+  test("a directive appended after an existing comment adds no comment: the old text is not judged again (tester's X1)", () => {
+    // modelcontextprotocol/python-sdk 89e9c43acf ("Get baseline 100% clean coverage"), tests/server/
+    // test_streamable_http_manager.py: `  # pragma: no branch` appended to four lines, one already commented.
+    const before = [
+      "    # Extract session ID from response headers",
+      "    session_id = None",
+      "    for msg in sent_messages:",
+      '        if msg["type"] == "http.response.start":',
+      '            for header_name, header_value in msg.get("headers", []):',
+      "                if header_name.decode().lower() == MCP_SESSION_ID_HEADER.lower():",
+      "                    session_id = header_value.decode()",
+      "                    break",
+      "            if session_id:  # Break outer loop if session_id is found",
+      "                break",
+    ]
+    const after = before.map((l, i) => ([2, 3, 4, 8].includes(i) ? l + "  # pragma: no branch" : l))
+    for (const level of ["strict", "normal", "relaxed"] as const) {
+      const verdict = CommentCheck.judge(AddedLines.fromEdit("/r/t.py", before.join("\n"), after.join("\n")), level)!
+      expect(verdict.flagged).toBe(false)
+      expect(verdict.judged).toEqual([])
+    }
+    // Every directive family, after a trailing comment or a comment line of its own, in Python, Go, TypeScript, Ruby.
+    const cases: [string, string, string][] = [
+      ["a.py", "if session_id:  # stop once found", "  # pragma: no cover"],
+      ["a.py", "x = load(path)  # Load the config", "  # type: ignore[arg-type]"],
+      ["a.py", "import os  # Import os", "  # noqa: F401"],
+      ["a.go", "\tdefer f.Close() // close the file when done", " //nolint:errcheck"],
+      [
+        "a.ts",
+        "  return value as any // Return the value",
+        " // eslint-disable-line @typescript-eslint/no-explicit-any",
+      ],
+      ["a.ts", "  // Return the value", " // @ts-expect-error"],
+      ["a.rb", "  x = compute # Compute x", " # rubocop:disable Lint/UselessAssignment"],
+    ]
+    for (const [file, line, directive] of cases) {
+      const verdict = CommentCheck.judge(
+        AddedLines.fromEdit("/r/" + file, line + "\nz()", line + directive + "\nz()"),
+        "strict",
+      )!
+      expect([file, verdict.judged]).toEqual([file, []])
+    }
+    // A new comment before a directive is judged on its own text, without the directive.
+    const fresh = CommentCheck.judge(
+      AddedLines.fromEdit("/r/a.py", "", "load(path)  # Load the path  # type: ignore"),
+      "normal",
+    )!
+    expect(fresh.named.map((f) => f.text)).toEqual(["Load the path"])
+  })
+
+  test("a trailing comment holding runs of spaces is compared with its code, not with its own line; the note says which line", () => {
+    // The comment's text has its whitespace collapsed; its line holds it with two spaces inside. Before, the code it
+    // was compared with was the whole line (the comment included), so it "repeated" itself.
+    const line = "result = fetch()  # Because the upstream API  rate-limits us, results are cached for an hour"
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/a.py", "", line), "strict")!.judged[0]).toMatchObject({
+      code: ["result = fetch()  "],
+      duplicate: false,
+    })
+    const dup = "function f(items: number[]) {\n  items.sort() // items  sort\n  return items\n}\n"
+    const verdict = CommentCheck.judge(AddedLines.fromEdit("/r/f.ts", "", dup), "normal")!
+    expect(verdict.reasons.join()).toContain('1 comment repeating the line of code it is on: "items sort"')
   })
 
   test("Go and Ruby comments right above a declaration are documentation, not narration", () => {
