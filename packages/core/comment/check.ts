@@ -128,12 +128,12 @@ export namespace CommentCheck {
           (LICENSE_HEADER.test(text) || namedLicense(text) || /\bLICENSE\b/.test(text))
         if (!isNew || header || CommentHeuristics.isDirective(text) || CommentHeuristics.looksLikeCode(comment.parts))
           continue
-        // Go and Ruby read a plain comment right above a declaration as its documentation, and C's style (OpenBSD
-        // style(9)) puts one above every function definition.
+        // Go and Ruby read a plain comment right above a declaration as its documentation (Go's at the top level
+        // only: the line as written), and C's style (OpenBSD style(9)) puts one above every function definition.
         const above = !comment.trailing && kinds[comment.end + 1] === "code"
         const documented =
           comment.doc ||
-          (above && !!syntax.declaration?.test(doc.lines[comment.end + 1].trim())) ||
+          (above && !!syntax.declaration?.test(doc.lines[comment.end + 1])) ||
           (above && syntax.definitions === "c" && CommentLayout.cDefinition(doc.lines, comment.end + 1))
         judged++
         const lines = comment.end - comment.line + 1

@@ -24,7 +24,9 @@ export namespace CommentSyntax {
     docstrings: boolean
     /**
      * Where a plain comment right above a declaration is its documentation (Go's godoc, Ruby's RDoc and YARD): the
-     * declaration's first line.
+     * declaration's first line, as written (indentation included). Go's is at the start of the line: godoc reads
+     * top-level declarations only, and a `var` or `type` inside a function body is a statement. Ruby's may be
+     * indented: its methods, classes and `attr_*` lines sit in class and module bodies, which RDoc reads.
      */
     declaration?: RegExp
     /**
@@ -70,7 +72,7 @@ export namespace CommentSyntax {
   BY_EXTENSION.go = { ...C_LIKE, declaration: /^(func|type|var|const|package)\b/ }
   BY_EXTENSION.rb = {
     ...HASH,
-    declaration: /^(def|class|module|attr_(reader|writer|accessor)|[A-Z][A-Z0-9_]* =)\s/,
+    declaration: /^\s*(def|class|module|attr_(reader|writer|accessor)|[A-Z][A-Z0-9_]* =)\s/,
     strings: "ruby",
   }
   assign({ ...HASH, strings: "shell" }, "sh bash zsh ksh dockerfile")

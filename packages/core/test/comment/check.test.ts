@@ -307,6 +307,33 @@ describe("judging one change", () => {
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/s.go", "", go), "strict")!.flagged).toBe(false)
     const ts = "// Create a new server\nfunction newServer() {\n  return new Server()\n}\n"
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/s.ts", "", ts), "normal")!.flagged).toBe(true)
+    // Ruby's methods and attributes are documented in class bodies: indented, still documentation.
+    const rb = "class Server\n  # Returns the port the server listens on.\n  def port\n    @port\n  end\nend\n"
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/s.rb", "", rb), "strict")!.judged).toEqual([])
+  })
+
+  test("Go: a comment above a `var` or `type` inside a function body is judged; godoc reads top-level ones only (tester's X2)", () => {
+    const body = [
+      "\t// Create the buffer",
+      "\tvar buf bytes.Buffer",
+      "\t// Write the header",
+      "\tbuf.WriteString(header)",
+      "\t// Define the result",
+      "\tvar result string",
+      "\t// Return the result",
+      "\treturn nil",
+    ].join("\n")
+    const verdict = CommentCheck.judge(AddedLines.fromEdit("/r/internal/x.go", "\treturn nil", body), "normal")!
+    expect(verdict.named.map((f) => f.text)).toEqual([
+      "Create the buffer",
+      "Write the header",
+      "Define the result",
+      "Return the result",
+    ])
+    // The same comments over top-level declarations are their documentation.
+    const top =
+      "// Buffer holds the output.\nvar Buffer bytes.Buffer\n\n// Result is the rendered text.\ntype Result string\n"
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/x.go", "", top), "strict")!.judged).toEqual([])
   })
 
   test("C function header comments (style(9)) are documentation at every sensitivity; narration in a body is not", () => {
