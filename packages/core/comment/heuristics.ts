@@ -378,6 +378,8 @@ export namespace CommentHeuristics {
     const all = words(t)
     if (!all.length || all.length > LONG || t.length > 160 || isDirective(t)) return undefined
     if (/\?|https?:/.test(t)) return undefined
+    // A cross-reference points elsewhere, whatever words of the code its target repeats.
+    if (crossReference(text)) return undefined
     // Beside or above a regular expression, a comment says what the pattern matches: what an opaque literal means.
     if (code.length && patternLiteral(code[0])) return undefined
     // A numbered test case ("Test 9: Verify main branch warning") names the case that follows, and so does a phrase in
@@ -468,6 +470,20 @@ export namespace CommentHeuristics {
    */
   const REFERENCE =
     /^(#\d+|[a-z]{2,}-(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)[a-z0-9]+(\.\d+)*|[A-Z][A-Z0-9]+-\d+)(\s*[,;]\s*(#\d+|[a-z]{2,}-(?=[a-z0-9]*[a-z])(?=[a-z0-9]*\d)[a-z0-9]+(\.\d+)*|[A-Z][A-Z0-9]+-\d+))*$/
+
+  /**
+   * A comment that opens as a cross-reference: "See [Constraint::null_matching].", "See also `parse`", "@see Foo#bar",
+   * "cf. RFC 9110", "Refer to …", "{@link Foo}". "See if …" / "See whether …" are not (a step that checks).
+   *
+   * @example
+   * CommentHeuristics.crossReference("See [Constraint::null_matching].") // true
+   * CommentHeuristics.crossReference("See if the file exists") // false
+   */
+  export function crossReference(text: string): boolean {
+    return /^(@see\b|see\b(?!\s+(if|whether|how|what|that|when|why)\b)|cf\.?\s|refer\s+to\b|\{@link\b)/i.test(
+      text.trim(),
+    )
+  }
 
   /** A numbered test case opening a comment: "Test 9:", "Case 2.", "Scenario 3 -". */
   const CASE = /^(test|case|scenario)\s+\d+\s*[:.)\-–—]/i
@@ -573,6 +589,7 @@ export namespace CommentHeuristics {
    * CommentHeuristics.restates("return the total", "return total") // true
    */
   export function restates(comment: string, code: string): boolean {
+    if (crossReference(comment)) return false
     // A numbered test case is a heading even when the test prints the same words (`echo "Test 8: …"`).
     if (CASE.test(comment.trim())) return false
     const c = normalize(comment)

@@ -302,6 +302,27 @@ describe("judging one change", () => {
     expect(verdict.reasons.join()).toContain('1 comment repeating the line of code it is on: "items sort"')
   })
 
+  test("a cross-reference above code whose names it repeats gets no note (tester's X3)", () => {
+    // tursodatabase/turso 768559df36, a hunk of core/translate/optimizer/constraints.rs as an edit.
+    const before = [
+      "    let table_column = table_col_pos.and_then(|pos| table_reference.table.columns().get(pos));",
+      "    let selectivity = estimate_constraint_selectivity(",
+      "        schema,",
+    ]
+    const after = [
+      before[0],
+      "    // See [Constraint::null_matching].",
+      "    let null_matching = operator.as_ast_operator() == Some(ast::Operator::Is)",
+      "        && !is_non_null_literal(constraining_expr);",
+      ...before.slice(1),
+    ]
+    for (const level of ["strict", "normal", "relaxed"] as const)
+      expect(
+        CommentCheck.judge(AddedLines.fromEdit("/r/constraints.rs", before.join("\n"), after.join("\n")), level)!
+          .flagged,
+      ).toBe(false)
+  })
+
   test("Go and Ruby comments right above a declaration are documentation, not narration", () => {
     const go = "// NewServer creates a new server.\nfunc NewServer() *Server {\n\treturn &Server{}\n}\n"
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/s.go", "", go), "strict")!.flagged).toBe(false)

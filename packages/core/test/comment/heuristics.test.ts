@@ -243,6 +243,31 @@ describe("comment heuristics", () => {
     })
   })
 
+  test("a cross-reference is not narration nor a repeat of its code, whatever words its target shares (tester's X3)", () => {
+    // tursodatabase/turso 768559df36, core/translate/optimizer/constraints.rs.
+    const code = [
+      "    let null_matching = operator.as_ast_operator() == Some(ast::Operator::Is)",
+      "        && !is_non_null_literal(constraining_expr);",
+      "    let selectivity = estimate_constraint_selectivity(",
+    ]
+    for (const text of [
+      "See [Constraint::null_matching].",
+      "See also `Constraint::null_matching`",
+      "@see Constraint#null_matching",
+      "cf. Constraint null matching",
+      "Refer to Constraint::null_matching",
+    ]) {
+      expect([text, CommentHeuristics.narration(text, code)]).toEqual([text, undefined])
+      expect([text, CommentHeuristics.restates(text, "let null_matching = constraint null matching")]).toEqual([
+        text,
+        false,
+      ])
+    }
+    // "See if …" is a step that checks, judged as before; so is a phrase the code repeats without "See".
+    expect(CommentHeuristics.crossReference("See if the constraint is null matching")).toBe(false)
+    expect(CommentHeuristics.narration("Constraint null matching", code)).toBe("likely")
+  })
+
   test("commented-out code by line, in the common languages; prose with code words is not code", () => {
     for (const code of [
       "x = compute(y)",
