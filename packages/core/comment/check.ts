@@ -112,7 +112,9 @@ export namespace CommentCheck {
       const existing = doc.before ? existingComments(doc.before, syntax) : new Set<string>()
       const annotations = new Set<number>()
       // Comments that head a group of sibling blocks ("# API key configuration tests" over `test "…" do` blocks).
+      // And comments that head groups of entries of a list, as the list's other comments do (`entryHeadings`).
       const headings = CommentLayout.headings(doc.lines, kinds, comments)
+      for (const h of CommentLayout.entryHeadings(doc.lines, kinds, comments)) headings.add(h)
       let firstCode = kinds.indexOf("code")
       if (firstCode < 0) firstCode = doc.lines.length
       for (const comment of comments) {

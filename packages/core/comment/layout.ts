@@ -145,6 +145,75 @@ export namespace CommentLayout {
       if (g.blankBefore && g.heads.length && word(g) !== undefined && many.has(word(g))) found.add(g.comment)
   }
 
+  /**
+   * The first lines of the comments that head groups of entries in a list: the elements of an array or tuple, the
+   * entries of a dict or object literal, the parameters or arguments of a call or signature (`__all__ = [` … `# Type
+   * aliases and variables` / `"CORE_RESULT_TYPES",` …; `def __init__(` … `# Request handlers` / `on_list_tools: …,`).
+   * A comment is one when it sits at the entries' indentation right above an entry, in a run of lines at that
+   * indentation or deeper (the structure as far as the text shows it) whose lines at that indentation are all entries
+   * or their parts (ending in `,`, opening or closing a bracket, continuing an expression; a last entry without a
+   * comma) and comments, where two or more comments head entries and some group holds two or more of them (the
+   * entries before the first comment are a group: the text may start inside the structure). So a file's own
+   * convention of headings in a list makes a new one a heading; "# Set the timeout" / `"timeout": 30,` / "# Set the
+   * retries" / `"retries": 3,` (one entry each) is not, nor is a comment over a statement in a body.
+   *
+   * @example
+   * const lines = ["__all__ = [", '    "a",', '    "b",', "    # Types", '    "T",', "]"]
+   * CommentLayout.entryHeadings(lines, kinds, comments) // Set {3}
+   */
+  export function entryHeadings(
+    lines: string[],
+    kinds: CommentSyntax.LineKind[],
+    comments: CommentSyntax.Comment[],
+  ): Set<number> {
+    const ends = new Map<number, number>()
+    for (const c of comments) if (!c.trailing && kinds[c.line] === "comment") ends.set(c.line, c.end)
+    const found = new Set<number>()
+    // Comments already judged with the run they are in: each run is scanned once.
+    const seen = new Set<number>()
+    for (const c of comments) {
+      if (!ends.has(c.line) || seen.has(c.line)) continue
+      const level = indent(lines[c.line])
+      if (level === 0) continue
+      let from = c.line
+      while (from > 0 && (kinds[from - 1] === "blank" || indent(lines[from - 1]) >= level)) from--
+      let to = c.end
+      while (to + 1 < lines.length && (kinds[to + 1] === "blank" || indent(lines[to + 1]) >= level)) to++
+      let last = -1
+      for (let i = to; i >= from && last < 0; i--) if (kinds[i] === "code" && indent(lines[i]) === level) last = i
+      const groups: { comment?: number; entries: number; right: boolean }[] = [{ entries: 0, right: false }]
+      let list = true
+      for (let i = from; i <= to; i++) {
+        if (kinds[i] === "blank" || indent(lines[i]) !== level) continue
+        const end = ends.get(i)
+        if (end !== undefined) {
+          // Right above an entry: the next line is code at this indentation.
+          const right = kinds[end + 1] === "code" && indent(lines[end + 1] ?? "") === level
+          groups.push({ comment: i, entries: 0, right })
+          i = end
+          continue
+        }
+        if (kinds[i] !== "code") continue
+        const t = lines[i].trim()
+        if (t.endsWith(",") || i === last) groups[groups.length - 1].entries++
+        else if (!ENTRY_PART.test(t)) {
+          list = false
+          break
+        }
+      }
+      // Every comment at this indentation in the run has the same run: each run is scanned once.
+      for (let i = from; i <= to; i++) if (ends.has(i) && indent(lines[i]) === level) seen.add(i)
+      if (!list) continue
+      const headed = groups.filter((g) => g.comment !== undefined && g.right && g.entries > 0)
+      if (headed.length < 2 || !groups.some((g) => g.entries >= 2)) continue
+      for (const g of headed) found.add(g.comment!)
+    }
+    return found
+  }
+
+  /** A line of an entry that is not its end: it opens or closes a bracket, or continues an expression. */
+  const ENTRY_PART = /([[({]|=>|->)$|^([)\]}]|\||&&|\|\||\+|-\s|\.|\?|or\b|and\b)/
+
   /** Words that open a statement, never a function's return type. */
   const STATEMENT = new Set(
     "if else for while do switch case return sizeof catch new delete throw goto typedef using namespace template".split(

@@ -412,6 +412,38 @@ describe("judging one change", () => {
     expect(named.map((f) => f.text)).toEqual(["Base URL configuration tests"])
   })
 
+  test("a heading added among a list's own headings is a heading at every sensitivity (tester's X4)", () => {
+    // modelcontextprotocol/python-sdk 837ef904f, src/mcp-types/mcp_types/__init__.py, as an edit of `__all__`.
+    const before = [
+      '    "CLIENT_CAPABILITIES_META_KEY",',
+      '    "LOG_LEVEL_META_KEY",',
+      "    # Type aliases and variables",
+      '    "CORE_RESULT_TYPES",',
+    ]
+    const after = [
+      ...before.slice(0, 2),
+      "    # Reserved result _meta keys",
+      '    "SERVER_INFO_META_KEY",',
+      ...before.slice(2),
+    ]
+    for (const level of ["strict", "normal", "relaxed"] as const) {
+      const docs = AddedLines.fromEdit("/r/__init__.py", before.join("\n"), after.join("\n"))
+      const verdict = CommentCheck.judge(docs, level)!
+      expect(verdict.flagged).toBe(false)
+      expect(verdict.judged.map((j) => [j.text, j.heading])).toEqual([["Reserved result _meta keys", true]])
+    }
+    // Narration over one entry each is still named.
+    const each = [
+      "payload = {",
+      "    # Set the model name",
+      '    "model": model_name,',
+      "    # Set the temperature",
+      '    "temperature": temperature,',
+      "}",
+    ]
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/a.py", "", each.join("\n")), "normal")!.named.length).toBe(2)
+  })
+
   test("dense comments that each say why are not held against a change; dense ones that narrate are (tester's R-C3)", () => {
     const levels = ["strict", "normal", "relaxed"] as const
     const judge = (docs: AddedLines.Document[], level: (typeof levels)[number]) => CommentCheck.judge(docs, level)!

@@ -90,6 +90,103 @@ describe("comments heading a group of sibling blocks", () => {
   })
 })
 
+/** The first lines (1-based) of the comments `CommentLayout.entryHeadings` finds in `text`. */
+function entryHeadings(file: string, text: string): number[] {
+  const lines = text.split("\n")
+  const { kinds, comments } = CommentSyntax.extract(lines, CommentSyntax.forFile(file)!)
+  return [...CommentLayout.entryHeadings(lines, kinds, comments)].map((l) => l + 1).sort((a, b) => a - b)
+}
+
+describe("comments heading groups of entries in a list (tester's X4)", () => {
+  test("python-sdk 837ef904f: a heading added to `__all__` beside the file's own, in the edit's text alone", () => {
+    const edit = [
+      '    "CLIENT_CAPABILITIES_META_KEY",',
+      '    "LOG_LEVEL_META_KEY",',
+      "    # Reserved result _meta keys",
+      '    "SERVER_INFO_META_KEY",',
+      "    # Type aliases and variables",
+      '    "CORE_RESULT_TYPES",',
+    ].join("\n")
+    expect(entryHeadings("__init__.py", edit)).toEqual([3, 5])
+  })
+
+  test("python-sdk ecdf09d44: headings of parameter groups whose entries span lines (`]` / `| None = None,`)", () => {
+    const param = (name: string) => [
+      `        ${name}: Callable[`,
+      "            [Ctx, Params],",
+      "            Awaitable[R],",
+      "        ]",
+      "        | None = None,",
+    ]
+    const signature = [
+      "    def __init__(",
+      "        self,",
+      "        name: str,",
+      "        *,",
+      "        lifespan: Callable[",
+      "            [Server[LifespanResultT]],",
+      "        ] = lifespan,",
+      "        # Request handlers",
+      ...param("on_list_tools"),
+      ...param("on_call_tool"),
+      "        # Notification handlers",
+      ...param("on_progress"),
+      "    ) -> None:",
+      "        pass",
+    ].join("\n")
+    expect(entryHeadings("server.py", signature)).toEqual([8, 19])
+    // A JavaScript object literal and a Go composite literal, groups separated by blank lines.
+    const js = [
+      "const routes = {",
+      "  // Users",
+      "  list: listUsers,",
+      "  show: showUser,",
+      "",
+      "  // Admin",
+      "  audit: audit,",
+      "}",
+    ]
+    expect(entryHeadings("routes.ts", js.join("\n"))).toEqual([2, 6])
+    const go = [
+      "var defaults = map[string]int{",
+      "\t// Timeouts",
+      '\t"read": 5,',
+      '\t"write": 5,',
+      "\t// Limits",
+      '\t"conns": 100,',
+      "}",
+    ]
+    expect(entryHeadings("d.go", go.join("\n"))).toEqual([2, 5])
+  })
+
+  test("not headings: one entry per comment, a single comment, statements in a body, a comment not right above an entry", () => {
+    const each = [
+      "config = {",
+      "    # Set the timeout",
+      '    "timeout": 30,',
+      "    # Set the retries",
+      '    "retries": 3,',
+      "}",
+    ]
+    expect(entryHeadings("a.py", each.join("\n"))).toEqual([])
+    const single = ["__all__ = [", "    # Request types", '    "A",', '    "B",', "]"]
+    expect(entryHeadings("a.py", single.join("\n"))).toEqual([])
+    const body = [
+      "def run(items):",
+      "    # Load the config",
+      "    config = load(path,",
+      "        strict=True)",
+      "    total = 0",
+      "    # Count the items",
+      "    count(items, config)",
+      "    other(items, config)",
+    ]
+    expect(entryHeadings("a.py", body.join("\n"))).toEqual([])
+    const apart = ["x = [", "    # First group", "", '    "a",', '    "b",', "    # Second group", "", '    "c",', "]"]
+    expect(entryHeadings("a.py", apart.join("\n"))).toEqual([])
+  })
+})
+
 describe("C and C++ function definitions", () => {
   const def = (text: string) => CommentLayout.cDefinition(text.split("\n"), 0)
 
