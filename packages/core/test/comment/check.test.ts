@@ -333,7 +333,7 @@ describe("judging one change", () => {
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/s.rb", "", rb), "strict")!.judged).toEqual([])
   })
 
-  test("Go: a comment above a `var` or `type` inside a function body is judged; godoc reads top-level ones only (tester's X2)", () => {
+  test("Go: a comment above a var or type inside a function body is judged; godoc reads top-level ones only (tester's X2)", () => {
     const body = [
       "\t// Create the buffer",
       "\tvar buf bytes.Buffer",
