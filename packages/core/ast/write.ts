@@ -1,14 +1,14 @@
 import fs from "fs/promises"
-import path from "path"
 import z from "zod"
 import { NamedError, errorMessage } from "../util/error"
+import { TempFile } from "../util/temp-file"
 
 /**
  * All-or-nothing writes of several files, so a live replace never leaves the project half rewritten.
  *
  * 1. Each file must still hold exactly the content the change was computed from (else `Conflict`, nothing written).
- * 2. Every new content goes to a temporary file beside its target, with the target's mode (a failure removes the
- *    temporaries; nothing written).
+ * 2. Every new content goes to a temporary file beside its target, with exactly the target's mode, whatever the
+ *    umask (`TempFile`; a failure removes the temporaries; nothing written).
  * 3. Each temporary file is renamed over its target — atomic per file. If a rename fails, the files already
  *    replaced get their previous content back and the error is raised.
  *
@@ -48,12 +48,9 @@ export namespace AtomicWrite {
     try {
       for (const change of changes) {
         const stat = await fs.stat(change.file)
-        const temp = path.join(
-          path.dirname(change.file),
-          `.${path.basename(change.file)}.ast-grep-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`,
-        )
+        const temp = TempFile.beside(change.file, "ast-grep")
         temps.push({ change, temp })
-        await fs.writeFile(temp, change.after, { mode: stat.mode & 0o7777 })
+        await TempFile.write(temp, change.after, stat.mode)
       }
     } catch (error) {
       await Promise.all(temps.map((t) => fs.rm(t.temp, { force: true })))

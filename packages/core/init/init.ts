@@ -16,6 +16,7 @@ import z from "zod"
 import { LocalState } from "../learning/local"
 import { Resource } from "../resource/schema"
 import { NamedError } from "../util/error"
+import { TempFile } from "../util/temp-file"
 
 /**
  * `opencode-builtins init`: a project set up in one command. It adds the plugin (or, with `mcp`, the MCP server
@@ -482,8 +483,9 @@ export namespace Init {
         if (first) made.push(first)
         const target = change.action === "edit" ? fs.realpathSync(change.path) : change.path
         const mode = change.action === "edit" ? fs.statSync(target).mode & 0o7777 : undefined
-        const tmp = `${target}.${process.pid}.init.tmp`
-        fs.writeFileSync(tmp, change.text, mode === undefined ? undefined : { mode })
+        const tmp = TempFile.beside(target, "init")
+        // Exactly the edited file's mode: a mode given to writeFile alone is cut by the umask (0664 became 0644).
+        TempFile.writeSync(tmp, change.text, mode)
         staged.push({ tmp, target, change })
       } catch (error) {
         undo()

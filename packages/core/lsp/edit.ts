@@ -6,6 +6,7 @@ import type { TextEdit, WorkspaceEdit } from "vscode-languageserver-protocol"
 import { SecuritySegments } from "../security/segments"
 import { NamedError, errorMessage } from "../util/error"
 import { splice } from "../util/splice"
+import { TempFile } from "../util/temp-file"
 import { LspText } from "./text"
 
 /**
@@ -205,12 +206,10 @@ export namespace LspEdit {
             )
           : undefined
         await fs.mkdir(path.dirname(change.file), { recursive: true })
-        const temp = path.join(
-          path.dirname(change.file),
-          `.${path.basename(change.file)}.lsp-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`,
-        )
+        const temp = TempFile.beside(change.file, "lsp")
         temps.push({ change, temp })
-        await fs.writeFile(temp, change.after, mode === undefined ? undefined : { mode })
+        // Exactly the file's mode: a mode given to writeFile alone is cut by the umask (0664 became 0644).
+        await TempFile.write(temp, change.after, mode)
       }
       for (const { change, temp } of temps) {
         failing = change.file

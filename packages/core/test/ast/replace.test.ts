@@ -62,6 +62,25 @@ describe("ast_grep_replace", () => {
     expect(AstFormat.replace(result, { directory: dir.path })).toStartWith("Replaced 3 matches in 2 files")
   })
 
+  test("a live replace keeps each file's mode exactly under umask 022: 0775 and 0664 stay (red team X11, turso scripts)", async () => {
+    await using dir = await tmpdir({ "run.sh": "#!/bin/sh\necho hello\n", "lib.sh": "echo lib\n" })
+    await fs.chmod(dir.file("run.sh"), 0o775)
+    await fs.chmod(dir.file("lib.sh"), 0o664)
+    const old = process.umask(0o022)
+    try {
+      const result = await AstReplace.run(
+        { directory: dir.path, lang: "bash", pattern: "echo $$$A" },
+        { rewrite: "printf '%s\\n' $$$A", dryRun: false },
+      )
+      expect(result.written).toBe(true)
+    } finally {
+      process.umask(old)
+    }
+    expect(await fs.readFile(dir.file("run.sh"), "utf8")).toBe("#!/bin/sh\nprintf '%s\\n' hello\n")
+    expect((await fs.stat(dir.file("run.sh"))).mode & 0o7777).toBe(0o775)
+    expect((await fs.stat(dir.file("lib.sh"))).mode & 0o7777).toBe(0o664)
+  })
+
   test("a refused permission writes nothing", async () => {
     await using dir = await tmpdir({ "a.ts": A })
     const error = await AstReplace.run(

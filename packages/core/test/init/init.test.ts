@@ -350,6 +350,20 @@ describe("opencode-builtins init", () => {
     expect(snapshot(dir.path)).toEqual(before)
   })
 
+  test("the edited config keeps its mode exactly under umask 022 (0664 stays 0664, not 0644; red team X11)", async () => {
+    await using dir = await tmpdir({ "opencode.json": '{\n  "$schema": "https://opencode.ai/config.json"\n}\n' })
+    fs.chmodSync(dir.file("opencode.json"), 0o664)
+    const old = process.umask(0o022)
+    try {
+      Init.setup(dir.path)
+    } finally {
+      process.umask(old)
+    }
+    expect(fs.readFileSync(dir.file("opencode.json"), "utf8")).toContain("opencode-builtins")
+    expect(fs.statSync(dir.file("opencode.json")).mode & 0o7777).toBe(0o664)
+    expect(fs.readdirSync(dir.path).filter((f) => f.endsWith(".tmp"))).toEqual([])
+  })
+
   test("folders a failed run made are removed again, folders that were there are kept", async () => {
     await using dir = await tmpdir({ "kept/old.md": "old\n", blocker: "a file\n" })
     const change = (rel: string): Init.Change => ({

@@ -88,6 +88,34 @@ describe("LspEdit", () => {
     expect(plan.renames.map((r) => path.relative(p.dir, r.to))).toEqual(["lib/a2.ts"])
   })
 
+  test("edited and renamed files keep their mode exactly under umask 022 (0664 stays 0664, 0775 stays 0775; red team X11)", async () => {
+    await using p = await project({ "a.ts": "old()\n", "b.sh": "old\n" })
+    const a = path.join(p.dir, "a.ts")
+    const b = path.join(p.dir, "b.sh")
+    await fs.chmod(a, 0o664)
+    await fs.chmod(b, 0o775)
+    const plan = await LspEdit.plan({
+      documentChanges: [
+        { textDocument: { uri: uri(a), version: null }, edits: [{ range: range(0, 0, 0, 3), newText: "nu" }] },
+        { kind: "rename", oldUri: uri(b), newUri: uri(path.join(p.dir, "c.sh")) },
+        {
+          textDocument: { uri: uri(path.join(p.dir, "c.sh")), version: null },
+          edits: [{ range: range(0, 0, 0, 3), newText: "nu" }],
+        },
+      ],
+    })
+    const old = process.umask(0o022)
+    try {
+      await LspEdit.apply(plan)
+    } finally {
+      process.umask(old)
+    }
+    expect(await fs.readFile(a, "utf8")).toBe("nu()\n")
+    expect((await fs.stat(a)).mode & 0o7777).toBe(0o664)
+    expect(await fs.readFile(path.join(p.dir, "c.sh"), "utf8")).toBe("nu\n")
+    expect((await fs.stat(path.join(p.dir, "c.sh"))).mode & 0o7777).toBe(0o775)
+  })
+
   test("all or nothing: a refused target, a changed file, a stale version or a failed write leave every file as it was", async () => {
     await using p = await project({ "a.ts": "one\n", "b.ts": "two\n", "c.ts": "three\n" })
     const [a, b, c] = ["a.ts", "b.ts", "c.ts"].map((f) => path.join(p.dir, f))
