@@ -114,7 +114,9 @@ export namespace AstFormat {
       }
       const lines = text.split("\n")
       const visible = options.hidden?.length ? shown(text).split("\n") : lines
-      blocks.push([rel(file), ...render(visible, lines, matches, context)].join("\n"))
+      // A file ending in a newline has no line after it: `split` gives an empty last element, which is not a line.
+      const count = text.endsWith("\n") ? lines.length - 1 : lines.length
+      blocks.push([rel(file), ...render(visible, lines, matches, context, count)].join("\n"))
     }
     const omittedMatches = result.totalMatches - shownMatches
     if (omittedMatches > 0) {
@@ -145,11 +147,21 @@ export namespace AstFormat {
     return chars + 1
   }
 
-  /** `source`: the lines shown (protected ones masked); `original`: the file's lines, which positions refer to. */
-  function render(source: string[], original: string[], matches: AstSearch.Match[], context: number): string[] {
+  /**
+   * `source`: the lines shown (protected ones masked); `original`: the file's lines, which positions refer to;
+   * `count`: how many lines the file has.
+   */
+  function render(
+    source: string[],
+    original: string[],
+    matches: AstSearch.Match[],
+    context: number,
+    count: number,
+  ): string[] {
     const rows = new Map<number, Row>()
     const mark = (line: number, kind: Row["kind"]) => {
-      if (line < 0 || line >= source.length) return undefined
+      // A match may end at the very end of the file (its last line is then `count`); context never goes past it.
+      if (line < 0 || line >= source.length || (kind === "context" && line >= count)) return undefined
       const row = rows.get(line)
       if (!row) {
         const created: Row = { kind, columns: [] }

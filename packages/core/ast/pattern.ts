@@ -76,7 +76,9 @@ export namespace AstPattern {
       // The same call a search makes, on an empty document: surfaces ast-grep's own pattern errors.
       parse(napiLang, "").root().findAll(pattern)
     } catch (error) {
-      throw new Invalid({ pattern, lang, reason: errorMessage(error).replace(/\s+/g, " ").trim() })
+      // ast-grep quotes the pattern as it parsed it, after the expando (`µA µB`): show the user's own text.
+      const reason = errorMessage(error).split(expand(pattern, expando)).join(pattern)
+      throw new Invalid({ pattern, lang, reason: reason.replace(/\s+/g, " ").trim() })
     }
     const expanded = expand(pattern, expando)
     const root = parse(napiLang, expanded).root()

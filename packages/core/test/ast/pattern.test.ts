@@ -55,6 +55,13 @@ describe("pattern checks", () => {
     expect(error.message).toContain("Multiple AST nodes are detected")
   })
 
+  test("ast-grep's message quotes the pattern as the user wrote it, never the expando (`$A $B`, not `µA µB`; red team X6)", async () => {
+    const error = await compile("python", "$A $B").catch((e) => e)
+    expect(AstPattern.Invalid.is(error)).toBe(true)
+    expect(error.message).toContain("Multiple AST nodes are detected. Please check the pattern source `$A $B`.")
+    expect(error.message).not.toContain("µ")
+  })
+
   test("the CLI's ERROR-node check: the pattern's own node, not one deeper; literals under it still pre-filter", async () => {
     const p = await compile("typescript", "console.log(")
     expect(p.warning).toContain("does not parse as complete typescript code")

@@ -61,6 +61,25 @@ describe("ast_grep_search results", () => {
     ])
   })
 
+  test("a match on the last line of a file ending in a newline: no context line after it (red team X5)", async () => {
+    // Observed before: "4- " after the match, a line the file does not have (split("\n") gives an empty last part).
+    await using dir = await tmpdir({
+      "a.py": 'def f():\n    s = "héllo"\n    return g(s, "😀😀", 1)\n',
+      "b.py": "g(1)",
+    })
+    const result = await AstSearch.run({ directory: dir.path, lang: "python", pattern: "g($$$A)" })
+    const text = await AstFormat.search(result, { directory: dir.path, context: 1 })
+    expect(text.split("\n").slice(2)).toEqual([
+      "a.py",
+      '2-     s = "héllo"',
+      '3:12:     return g(s, "😀😀", 1)',
+      "",
+      "b.py",
+      "1:1: g(1)",
+    ])
+    expect(CliOracle.search(dir.path, "g($$$A)", "python").map((m) => m.line)).toEqual([3, 1])
+  })
+
   test("paths and globs narrow the search; no match is a plain answer", async () => {
     await using dir = await tmpdir({ "src/a.ts": "foo(1)", "src/a.test.ts": "foo(2)", "lib/b.ts": "foo(3)" })
     const run = (paths?: string[], globs?: string[]) =>
