@@ -1,6 +1,7 @@
 import fs from "fs/promises"
 import path from "path"
 import type { AstReplace } from "./replace"
+import { AstRewrite } from "./rewrite"
 import type { AstSearch } from "./search"
 import type { SecuritySegments } from "../security/segments"
 
@@ -219,6 +220,14 @@ export namespace AstFormat {
           `(${result.lang}, pattern ${quote(result.pattern)} → ${quote(result.rewrite)}).` +
           (result.dryRun ? " No file was written; call again with dryRun: false to apply." : "")
     const lines = [header]
+    if (result.uncaptured.length) {
+      const captured = AstRewrite.capturedNames(result.pattern)
+      lines.push(
+        `[WARNING] The rewrite names ${result.uncaptured.join(", ")}, which the pattern does not capture ` +
+          `(${captured.length ? `it captures ${captured.join(", ")}` : "it captures nothing"}): each is replaced by ` +
+          `nothing below, and a live run (dryRun: false) is refused. ${AstRewrite.UNCAPTURED_HELP}`,
+      )
+    }
     if (changed > LIMITS.files)
       lines.push(`[TRUNCATED] Showing the diffs of the first ${LIMITS.files} of ${changed} files.`)
     if (result.unchanged.length)

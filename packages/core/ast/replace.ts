@@ -42,6 +42,8 @@ export namespace AstReplace {
     rewrite: string
     dryRun: boolean
     warning?: string
+    /** Meta-variables of the rewrite the pattern does not capture (a dry run shows them; a live run is refused). */
+    uncaptured: string[]
     /** Files whose content changes, sorted by path. */
     files: FileChange[]
     totalReplacements: number
@@ -71,6 +73,20 @@ export namespace AstReplace {
     (d) => `nothing was written: ${d.reason}`,
   )
 
+  export const Uncaptured = NamedError.create(
+    "RewriteNotCaptured",
+    z.object({
+      pattern: z.string(),
+      rewrite: z.string(),
+      uncaptured: z.array(z.string()),
+      captured: z.array(z.string()),
+    }),
+    (d) =>
+      `nothing was written: the rewrite names ${d.uncaptured.join(", ")}, which the pattern ${JSON.stringify(d.pattern)} ` +
+      `does not capture (${d.captured.length ? `it captures ${d.captured.join(", ")}` : "it captures nothing"}); ` +
+      `each would be replaced by nothing, deleting the code it stands for. ${AstRewrite.UNCAPTURED_HELP}`,
+  )
+
   /**
    * Rewrites every match of the pattern; writes only when `dryRun` is false (all files or none).
    *
@@ -79,6 +95,16 @@ export namespace AstReplace {
    */
   export async function run(input: AstScan.Input, options: Options): Promise<Result> {
     const started = performance.now()
+    // A rewrite naming what the pattern never captures would delete the code it stands for: a live run is refused
+    // before anything is read, a dry run shows it.
+    const uncaptured = AstRewrite.uncaptured(options.rewrite, input.pattern)
+    if (!options.dryRun && uncaptured.length)
+      throw new Uncaptured({
+        pattern: input.pattern,
+        rewrite: options.rewrite,
+        uncaptured,
+        captured: AstRewrite.capturedNames(input.pattern),
+      })
     const deadline = AstScan.deadline(options.timeoutMs ?? 60_000)
     const signal = input.signal ? AbortSignal.any([input.signal, deadline]) : deadline
     const scan = await AstScan.prepare({ ...input, signal })
@@ -133,6 +159,7 @@ export namespace AstReplace {
       // As the CLI: the ERROR-node note only when nothing matched (a pattern with one may still match, see pattern.ts),
       // and only when files were searched (with none, the pattern is not why nothing matched).
       warning: total === 0 && scan.files.files.length > 0 ? scan.pattern.warning : undefined,
+      uncaptured,
       files,
       totalReplacements: total,
       unchanged,

@@ -23,6 +23,54 @@ export namespace AstRewrite {
   export const META = /(\${1,3})([A-Z_][A-Z0-9_]*)/g
 
   /**
+   * The meta-variables of `pattern` that capture, by form: `single` for `$NAME`/`$$NAME`, `multi` for `$$$NAME`.
+   * A name starting with `_` (`$_`, `$_X`) matches without capturing, as in ast-grep.
+   *
+   * @example
+   * AstRewrite.captures("f($A, $$$R, $_)") // { single: ["A"], multi: ["R"] }
+   */
+  export function captures(pattern: string): { single: string[]; multi: string[] } {
+    const single = new Set<string>()
+    const multi = new Set<string>()
+    for (const [, dollars, name] of pattern.matchAll(META)) {
+      if (name.startsWith("_")) continue
+      ;(dollars.length === 3 ? multi : single).add(name)
+    }
+    return { single: [...single], multi: [...multi] }
+  }
+
+  /** The pattern's capturing meta-variables as written (`$A`, `$$$ARGS`). */
+  export function capturedNames(pattern: string): string[] {
+    const { single, multi } = captures(pattern)
+    return [...single.map((n) => "$" + n), ...multi.map((n) => "$$$" + n)]
+  }
+
+  /** How to fix a rewrite with uncaptured meta-variables (the replace's error and its dry run's warning say it). */
+  export const UNCAPTURED_HELP =
+    "Use the pattern's names in the same form ($NAME for $NAME, $$$NAME for $$$NAME). In a rewrite, $ followed by " +
+    "upper-case letters, digits or _ is always a meta-variable, and a name starting with _ never captures; for " +
+    "literal text such as a shell variable write ${HOME} instead of $HOME, or capture it in the pattern."
+
+  /**
+   * The meta-variables `template` names, as written, that `pattern` does not capture in that form: each would be
+   * filled with nothing (`$$$ARGS` for a pattern's `$$$A`, `$A` for a pattern's `$$$A`, `$_`, a shell `$HOME`).
+   * Text that is not ast-grep meta-variable syntax (`$` then upper-case letters, digits or `_`) is not named:
+   * `"$1"`, `$home`, `${HOME}` stay as written.
+   *
+   * @example
+   * AstRewrite.uncaptured("log($$$ARGS, $A)", "print($$$A)") // ["$$$ARGS", "$A"]
+   */
+  export function uncaptured(template: string, pattern: string): string[] {
+    const { single, multi } = captures(pattern)
+    const missing = new Set<string>()
+    for (const [whole, dollars, name] of template.matchAll(META)) {
+      const found = dollars.length === 3 ? multi.includes(name) : single.includes(name)
+      if (!found) missing.add(whole)
+    }
+    return [...missing]
+  }
+
+  /**
    * Leading spaces and tabs of the line of `source` holding `index`.
    *
    * @example

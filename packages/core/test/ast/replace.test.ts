@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import path from "path"
 import { AstFormat } from "../../ast/format"
+import { AstLanguage } from "../../ast/languages"
 import { AstReplace } from "../../ast/replace"
 import { AtomicWrite } from "../../ast/write"
 import { tmpdir } from "../fixture"
@@ -79,6 +80,68 @@ describe("ast_grep_replace", () => {
     expect(await fs.readFile(dir.file("run.sh"), "utf8")).toBe("#!/bin/sh\nprintf '%s\\n' hello\n")
     expect((await fs.stat(dir.file("run.sh"))).mode & 0o7777).toBe(0o775)
     expect((await fs.stat(dir.file("lib.sh"))).mode & 0o7777).toBe(0o664)
+  })
+
+  test("a rewrite naming meta-variables the pattern does not capture: a dry run warns, a live run is refused (red team X9)", async () => {
+    const PY = 'x = 1\nprint(x, "done")\ng(a, b, c)\n'
+    await using dir = await tmpdir({ "a.py": PY })
+    const input = { directory: dir.path, lang: "python", pattern: "print($$$A)" }
+    // `$$$ARGS` for `$$$A`: the arguments of every call were deleted, live runs included, without a word.
+    const dry = await AstReplace.run(input, { rewrite: "log($$$ARGS)", dryRun: true })
+    expect(dry.uncaptured).toEqual(["$$$ARGS"])
+    const text = AstFormat.replace(dry, { directory: dir.path })
+    expect(text.split("\n")[1]).toBe(
+      "[WARNING] The rewrite names $$$ARGS, which the pattern does not capture (it captures $$$A): each is replaced by " +
+        "nothing below, and a live run (dryRun: false) is refused. Use the pattern's names in the same form ($NAME for " +
+        "$NAME, $$$NAME for $$$NAME). In a rewrite, $ followed by upper-case letters, digits or _ is always a " +
+        "meta-variable, and a name starting with _ never captures; for literal text such as a shell variable write " +
+        "${HOME} instead of $HOME, or capture it in the pattern.",
+    )
+    expect(text).toContain("+log()")
+    const live = await AstReplace.run(input, { rewrite: "log($$$ARGS)", dryRun: false }).catch((e) => e)
+    expect(AstReplace.Uncaptured.is(live)).toBe(true)
+    expect(live.data).toEqual({
+      pattern: "print($$$A)",
+      rewrite: "log($$$ARGS)",
+      uncaptured: ["$$$ARGS"],
+      captured: ["$$$A"],
+    })
+    expect(live.message).toStartWith(
+      'nothing was written: the rewrite names $$$ARGS, which the pattern "print($$$A)" does not capture (it captures ' +
+        "$$$A); each would be replaced by nothing, deleting the code it stands for.",
+    )
+    // The form matters too ($A for a pattern's $$$A inserts nothing), and `$_…` never captures; an unknown name.
+    const g = { directory: dir.path, lang: "python", pattern: "g($S, $$$R, $_X)" }
+    const wrong = await AstReplace.run(g, { rewrite: "h($$$REST, $R, $$S, $S, $_X, $_, $$$R)", dryRun: false }).catch(
+      (e) => e,
+    )
+    expect(wrong.data.uncaptured).toEqual(["$$$REST", "$R", "$_X", "$_"])
+    expect(wrong.data.captured).toEqual(["$S", "$$$R"])
+    expect(await fs.readFile(dir.file("a.py"), "utf8")).toBe(PY)
+    // Not meta-variable syntax: stays as written, never refused: "$1", $lower, ${HOME}, $$$ alone, a lone $.
+    const fine = await AstReplace.run(input, { rewrite: 'log("$1", $lower, "${HOME}", $$$A, $$$, $)', dryRun: false })
+    expect(fine.uncaptured).toEqual([])
+    expect(await fs.readFile(dir.file("a.py"), "utf8")).toBe(
+      'x = 1\nlog("$1", $lower, "${HOME}", x, "done", $$$, $)\ng(a, b, c)\n',
+    )
+  })
+
+  test("bash: a shell `$HOME` in a rewrite is ast-grep meta-variable syntax and would be emptied, so it is refused; `${HOME}` is kept", async () => {
+    await AstLanguage.load("bash")
+    await using dir = await tmpdir({ "a.sh": "echo hi\n" })
+    const input = { directory: dir.path, lang: "bash", pattern: "echo $A" }
+    const dry = await AstReplace.run(input, { rewrite: 'echo "$HOME" $A', dryRun: true })
+    // What the CLI 0.51.1 also writes: `$HOME` filled with nothing.
+    expect(dry.files[0].after).toBe('echo "" hi\n')
+    expect(dry.uncaptured).toEqual(["$HOME"])
+    expect(
+      AstReplace.Uncaptured.is(
+        await AstReplace.run(input, { rewrite: 'echo "$HOME" $A', dryRun: false }).catch((e) => e),
+      ),
+    ).toBe(true)
+    const kept = await AstReplace.run(input, { rewrite: 'echo "${HOME}" "$1" $A', dryRun: false })
+    expect(kept.written).toBe(true)
+    expect(await fs.readFile(dir.file("a.sh"), "utf8")).toBe('echo "${HOME}" "$1" hi\n')
   })
 
   test("a refused permission writes nothing", async () => {

@@ -136,6 +136,18 @@ describe("the ast_grep_search / ast_grep_replace tool definitions", () => {
     expect(out).toContain("1 file not searched: protected by the security policy")
   })
 
+  test("replace: a rewrite meta-variable the pattern does not capture is a warning in a dry run, a named error live (red team X9)", async () => {
+    await using dir = await tmpdir({ "a.py": 'x = 1\nprint(x, "done")\n' })
+    const tools = AstTools.create({ directory: dir.path, worktree: dir.path, log: Logger.silent })
+    const args = { pattern: "print($$$A)", rewrite: "log($$$ARGS)", lang: "python" }
+    const dry = await tools.ast_grep_replace.execute(args, context(dir.path))
+    expect(dry).toContain("+log()")
+    expect(dry).toContain("[WARNING] The rewrite names $$$ARGS, which the pattern does not capture (it captures $$$A)")
+    const live = await tools.ast_grep_replace.execute({ ...args, dryRun: false }, context(dir.path)).catch((e) => e)
+    expect(live.name).toBe("RewriteNotCaptured")
+    expect(await fs.readFile(path.join(dir.path, "a.py"), "utf8")).toBe('x = 1\nprint(x, "done")\n')
+  })
+
   test("bad input is a named error with an actionable message", async () => {
     await using dir = await tmpdir({ "a.py": "print(1)\n" })
     const tools = AstTools.create({ directory: dir.path, worktree: dir.path, log: Logger.silent })
