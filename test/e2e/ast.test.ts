@@ -30,6 +30,33 @@ const TIMEOUT = { timeout: 120_000 }
 for (const target of targets()) {
   describe(`AST tools and comment checker on stock opencode ${target.label}`, () => {
     test(
+      "Go: `errors.New($A)` and `os.Getenv($K)`, one-argument calls of a package function, find the calls (red team X12)",
+      async () => {
+        // Before: "No matches (go, pattern `errors.New($A)`, 1 file searched)." and nothing else (the pattern alone
+        // reads as a type conversion); see docs/ast.md, "Patterns with two readings".
+        const go =
+          'package x\n\nimport (\n\t"errors"\n\t"os"\n)\n\nfunc f() error {\n\tif os.Getenv("HOME") == "" {\n\t\treturn errors.New("no home")\n\t}\n\treturn nil\n}\n'
+        await using project = await Harness.project({ bin: target.bin, files: { "x.go": go } })
+        const server = ModelServer.start([
+          ModelServer.call("ast_grep_search", { pattern: "errors.New($A)", lang: "go" }),
+          ModelServer.call("ast_grep_search", { pattern: "os.Getenv($K)", lang: "go" }),
+          ModelServer.text("done"),
+        ])
+        try {
+          const result = await Harness.run(project, server, "Find every errors.New call and every os.Getenv call")
+          expect(result.exitCode).toBe(0)
+          const [errors, getenv] = result.tools
+          expect(errors.output).toStartWith("Found 1 match in 1 file (go, pattern `errors.New($A)`, 1 file searched).")
+          expect(errors.output).toContain('x.go\n10:10: \t\treturn errors.New("no home")')
+          expect(getenv.output).toStartWith("Found 1 match in 1 file (go, pattern `os.Getenv($K)`, 1 file searched).")
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+
+    test(
       "search, dry-run replace, live replace, then an edit adding narrating comments gets the advisory note",
       async () => {
         await using project = await Harness.project({ bin: target.bin, files: FILES })

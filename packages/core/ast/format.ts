@@ -50,7 +50,7 @@ export namespace AstFormat {
       : line
 
   function notes(
-    result: Pick<AstSearch.Result, "denied" | "tooLarge" | "unreadable" | "timedOut" | "aborted" | "warning">,
+    result: Pick<AstSearch.Result, "denied" | "tooLarge" | "unreadable" | "timedOut" | "aborted" | "warning" | "note">,
     rel: (f: string) => string,
   ): string[] {
     const out: string[] = []
@@ -58,6 +58,7 @@ export namespace AstFormat {
       out.push("[TRUNCATED] The search hit its 60 s time limit: results are partial. Narrow it with paths or globs.")
     if (result.aborted) out.push("[TRUNCATED] The search was aborted: results are partial.")
     if (result.warning) out.push(`[NOTE] Pattern: ${result.warning}.`)
+    if (result.note) out.push(`[NOTE] Pattern: ${result.note}.`)
     const list = (files: string[]) =>
       files.slice(0, 5).map(rel).join(", ") + (files.length > 5 ? `, … (${files.length - 5} more)` : "")
     if (result.denied.length)

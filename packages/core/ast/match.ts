@@ -1,4 +1,4 @@
-import { parse } from "@ast-grep/napi"
+import { parse, type NapiConfig } from "@ast-grep/napi"
 import { readFileSync } from "fs"
 import type { SecuritySegments } from "../security/segments"
 
@@ -21,7 +21,8 @@ export namespace AstMatch {
   export type Job = {
     /** napi language id ("TypeScript", "python", …). */
     lang: string
-    pattern: string
+    /** The pattern, or a rule matching each of its readings (`AstPattern.Compiled.matcher`). */
+    pattern: string | NapiConfig
     /** Named leaf texts every match contains verbatim (see pattern.ts); [] skips no file. */
     literals: string[]
     /** Keyword tokens every match contains, compared ignoring case. */

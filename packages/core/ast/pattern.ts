@@ -1,4 +1,4 @@
-import { parse, type SgNode } from "@ast-grep/napi"
+import { parse, type NapiConfig, type SgNode } from "@ast-grep/napi"
 import z from "zod"
 import { NamedError, errorMessage } from "../util/error"
 import { AstMatch } from "./match"
@@ -32,14 +32,21 @@ export namespace AstPattern {
     (d) => `invalid ${d.lang} pattern ${JSON.stringify(d.pattern)}: ${d.reason}`,
   )
 
+  /** What napi's `findAll` is given: the pattern itself, or a rule matching either of its readings (see `reading`). */
+  export type Matcher = string | NapiConfig
+
   export type Compiled = {
     pattern: string
+    /** What a search gives `findAll`: the pattern, or a rule that also matches its reading inside a function body. */
+    matcher: Matcher
     /** Named leaf texts every match contains verbatim. */
     literals: string[]
     /** Keyword tokens every match contains, compared ignoring case. */
     keywords: string[]
     /** Set when the pattern's node is an ERROR node (as the CLI judges it): the tools show it when nothing matched. */
     warning?: string
+    /** A trap in the pattern's shape the tools always point out (e.g. `$C` in a Rust macro's tokens). */
+    note?: string
     /** False when no literal or keyword constrains the pattern: every file may match. */
     selective: boolean
     /** False when `text` cannot contain a match. */
@@ -85,10 +92,21 @@ export namespace AstPattern {
     const literals = new Set<string>()
     const keywords = new Set<string>()
     collect(root, metaSpans(expanded, expando), literals, keywords)
+    const other = reading(napiLang, pattern, expanded, expando, root)
+    if (other) {
+      // A file matching either reading holds the leaves both have: keep only those as the pre-filter's literals.
+      const otherLiterals = new Set<string>()
+      const otherKeywords = new Set<string>()
+      collect(other.node, metaSpans(other.source, expando), otherLiterals, otherKeywords)
+      for (const l of literals) if (!otherLiterals.has(l)) literals.delete(l)
+      for (const k of keywords) if (!otherKeywords.has(k)) keywords.delete(k)
+    }
     const literalList = [...literals].sort((a, b) => b.length - a.length)
     const keywordList = [...keywords]
     return {
       pattern,
+      matcher: other?.matcher ?? pattern,
+      note: macroNote(lang, root, metaSpans(expanded, expando), expanded),
       literals: literalList,
       keywords: keywordList,
       warning:
@@ -102,16 +120,128 @@ export namespace AstPattern {
   }
 
   /**
-   * The CLI's test (`Pattern::has_error`): descend while a node has a single child (or a second one that is empty,
-   * as a MISSING node is) and look at the kind of the node reached.
+   * Bodies of functions in the languages' usual syntax, where the calls and statements a pattern looks for live.
+   * `P` is the pattern.
    */
-  function isError(root: SgNode): boolean {
+  const BODIES = [
+    "func f() { P }",
+    "void f() { P; }",
+    "fn f() { P }",
+    "function f() { P }",
+    "fun f() { P }",
+    "class A { void f() { P; } }",
+    "contract A { function f() public { P } }",
+    "def f():\n    P",
+    "def f\nP\nend",
+    "function f()\nP\nend",
+  ]
+
+  /**
+   * The pattern's other reading, when its text parses as one kind of node alone and as another inside a function
+   * body, where real code is. tree-sitter-go reads `errors.New($A)` alone as a conversion to the type `errors.New`
+   * (`type_conversion_expression`), and every real `errors.New(msg)` in a function as a `call_expression`; C reads
+   * `xstrdup($X)` alone as a macro type and in a body as a call. ast-grep compares node kinds, so the pattern alone
+   * matched none of them, silently. Such a pattern gets a rule matching either reading: ast-grep's pattern object
+   * `{ context, selector }` parses the pattern inside the body and selects the node of the body's kind, as a user
+   * would write to disambiguate it. The first body that parses without error in the language decides; a pattern that
+   * reads the same there has no other reading.
+   */
+  function reading(
+    napiLang: string,
+    pattern: string,
+    expanded: string,
+    expando: string,
+    root: SgNode,
+  ): { matcher: NapiConfig; node: SgNode; source: string } | undefined {
+    const own = single(root)
+    if (!own.children().length) return undefined
+    const metas = metaSpans(expanded, expando)
+    for (const body of BODIES) {
+      const indent = /\n( +)P/.exec(body)?.[1] ?? ""
+      const code = expanded.replace(/\n/g, "\n" + indent)
+      const at = body.indexOf("P")
+      const source = body.slice(0, at) + code + body.slice(at + 1)
+      let tree: SgNode
+      try {
+        tree = parse(napiLang, source).root()
+      } catch {
+        continue
+      }
+      if (!clean(tree)) continue
+      const placed = spanning(tree, at, at + code.length)
+      if (!placed) continue
+      const node = single(placed)
+      if (node.kind() === own.kind() || node.kind() === "ERROR") return undefined
+      // A meta-variable alone in the other reading (the pattern is a wrapper around it) would match anything.
+      const range = node.range()
+      if (metas.some(([a, b]) => a + at === range.start.index && b + at === range.end.index)) return undefined
+      const context = body.slice(0, at) + pattern.replace(/\n/g, "\n" + indent) + body.slice(at + 1)
+      const matcher: NapiConfig = {
+        rule: { any: [{ pattern }, { pattern: { context, selector: String(node.kind()) } }] },
+      }
+      try {
+        const same = tree
+          .findAll(matcher)
+          .some((n) => n.range().start.index === range.start.index && n.range().end.index === range.end.index)
+        if (!same) return undefined
+      } catch {
+        return undefined
+      }
+      return { matcher, node, source }
+    }
+    return undefined
+  }
+
+  /** The outermost node of `root` spanning exactly [start, end). */
+  function spanning(root: SgNode, start: number, end: number): SgNode | undefined {
+    const range = root.range()
+    if (range.start.index === start && range.end.index === end) return root
+    if (range.start.index > start || range.end.index < end) return undefined
+    for (const child of root.children()) {
+      const found = spanning(child, start, end)
+      if (found) return found
+    }
+    return undefined
+  }
+
+  /**
+   * A Rust macro's arguments are a token tree, not expressions: a single meta-variable there (`assert!($C)`)
+   * matches one token, so it finds `assert!(done)` and not `assert!(a == b)` (3 against 3,027 in turso's `core/`,
+   * as in the CLI). Always pointed out, since such a pattern does match something.
+   */
+  function macroNote(lang: string, root: SgNode, metas: [number, number][], expanded: string): string | undefined {
+    if (lang !== "rust") return undefined
+    const trees = root.findAll({ rule: { kind: "token_tree" } })
+    const inside = metas.filter(
+      ([a, b]) =>
+        b - a > 1 &&
+        !/^(.)\1\1/u.test(expanded.slice(a, b)) &&
+        trees.some((t) => t.range().start.index < a && b < t.range().end.index),
+    )
+    if (!inside.length) return undefined
+    const names = inside.map(([a, b]) => "$" + expanded.slice(a, b).replace(/^[^A-Z_]+/, ""))
+    return (
+      `in Rust a macro's arguments are tokens, not expressions: ${names.join(", ")} inside a macro call matches ` +
+      `exactly one token (\`assert!(done)\`, not \`assert!(a == b)\`); write ${names.map((n) => "$$$" + n.slice(1)).join(", ")} to match any arguments`
+    )
+  }
+
+  /** The node ast-grep matches for a parsed pattern: the root, descended while it has a single child. */
+  function single(root: SgNode): SgNode {
     let node = root
     for (;;) {
       const children = node.children()
       if (children.length === 1 || (children.length === 2 && children[1].text() === "")) node = children[0]
-      else return node.kind() === "ERROR"
+      else return node
     }
+  }
+
+  /**
+   * The CLI's test (`Pattern::has_error`): descend while a node has a single child (or a second one that is empty,
+   * as a MISSING node is) and look at the kind of the node reached.
+   */
+  function isError(root: SgNode): boolean {
+    return single(root).kind() === "ERROR"
   }
 
   /**

@@ -42,6 +42,7 @@ export namespace AstReplace {
     rewrite: string
     dryRun: boolean
     warning?: string
+    note?: string
     /** Meta-variables of the rewrite the pattern does not capture (a dry run shows them; a live run is refused). */
     uncaptured: string[]
     /** Files whose content changes, sorted by path. */
@@ -118,7 +119,7 @@ export namespace AstReplace {
       if (signal.aborted) break
       const before = candidate.text!
       const root = (await parseAsync(scan.napiLang, before)).root()
-      const found = root.findAll(input.pattern)
+      const found = root.findAll(scan.pattern.matcher)
       if (!found.length) continue
       // A match touching a segment this role may not read is neither rewritten nor counted, as the search neither
       // shows nor counts it: its captures would carry the segment's text out of the markers that protect it.
@@ -159,6 +160,7 @@ export namespace AstReplace {
       // As the CLI: the ERROR-node note only when nothing matched (a pattern with one may still match, see pattern.ts),
       // and only when files were searched (with none, the pattern is not why nothing matched).
       warning: total === 0 && scan.files.files.length > 0 ? scan.pattern.warning : undefined,
+      note: scan.pattern.note,
       uncaptured,
       files,
       totalReplacements: total,

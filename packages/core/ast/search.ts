@@ -40,6 +40,8 @@ export namespace AstSearch {
     pattern: string
     /** Why the pattern may have matched nothing; set only when nothing matched (as the CLI warns). */
     warning?: string
+    /** A trap in the pattern's shape, shown whatever matched (`AstPattern.Compiled.note`). */
+    note?: string
     matches: Match[]
     totalMatches: number
     /** Files with at least one match (counted even when their matches are not stored). */
@@ -92,7 +94,7 @@ export namespace AstSearch {
     const control = AstMatch.control(batches.length)
     const search: AstMatch.Search = {
       lang: scan.napiLang,
-      pattern: input.pattern,
+      pattern: scan.pattern.matcher,
       literals: prefilter ? scan.pattern.literals : [],
       keywords: prefilter ? scan.pattern.keywords : [],
       hidden: input.segments?.().read ?? [],
@@ -185,6 +187,7 @@ export namespace AstSearch {
       pattern: input.pattern,
       // Only when files were searched: with none, the pattern is not why nothing matched.
       warning: totalMatches === 0 && files.length > 0 ? scan.pattern.warning : undefined,
+      note: scan.pattern.note,
       matches: first.matches(),
       totalMatches,
       filesWithMatches,

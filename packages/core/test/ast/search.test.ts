@@ -395,3 +395,127 @@ describe("the search engine: worker threads, the calling thread, warnings, colum
       expect((await AstSearch.run({ ...input, segments: undefined }, { workers })).totalMatches).toBe(5)
     })
 })
+
+describe("patterns with two readings: alone and inside a function body (red team X12)", () => {
+  // A labelled fixture in goreleaser's style (tab-indented Go, calls in function bodies). On goreleaser itself the
+  // search found none of 168 `errors.New(` calls, 26 `os.Getenv(`, 500 `fmt.Errorf(`; now 168, 26, 500.
+  const GO = [
+    "package x", // 1
+    "", // 2
+    'import "errors"', // 3
+    "", // 4
+    'var errNoHome = errors.New("no home")', // 5
+    "", // 6
+    "func f(key string) error {", // 7
+    '\tif os.Getenv("HOME") == "" {', // 8
+    "\t\treturn errNoHome", // 9
+    "\t}", // 10
+    "\tv := strings.TrimSpace(os.Getenv(key))", // 11
+    '\tfmt.Println("value", v)', // 12
+    '\tlog.Info("done")', // 13
+    '\tif v == "" {', // 14
+    '\t\treturn fmt.Errorf("empty %s: %w", key, errors.New(key))', // 15
+    "\t}", // 16
+    "\treturn fmt.Errorf(v)", // 17
+    "}", // 18
+    "", // 19
+  ].join("\n")
+
+  /** The CLI with the unambiguous form of the pattern: ast-grep's pattern object, the pattern in a function body. */
+  const unambiguous = (cwd: string, pattern: string, lang: string, body: string, selector: string) => {
+    const rule = `id: x\nlanguage: ${lang}\nrule:\n  pattern:\n    context: ${JSON.stringify(body.replace("P", () => pattern))}\n    selector: ${selector}\n`
+    const proc = Bun.spawnSync([CliOracle.binary(), "scan", "--inline-rules", rule, "--json=compact", "."], { cwd })
+    const out = JSON.parse(proc.stdout.toString() || "[]") as { range: { start: { line: number; column: number } } }[]
+    return out.map((m) => `${m.range.start.line + 1}:${m.range.start.column + 1}`).sort()
+  }
+  const positions = (result: AstSearch.Result) =>
+    result.matches.map((m) => `${m.start.line + 1}:${m.start.column + 1}`).sort()
+
+  test("Go: a one-argument call of a package function (`errors.New($A)`, `os.Getenv($K)`, `fmt.Errorf($$$A)`) finds the calls the unambiguous pattern finds", async () => {
+    await AstLanguage.load("go")
+    await using dir = await tmpdir({ "x.go": GO })
+    const expected: Record<string, string[]> = {
+      "errors.New($A)": ["15:42", "5:17"],
+      "os.Getenv($K)": ["11:25", "8:5"],
+      "strings.TrimSpace($S)": ["11:7"],
+      "fmt.Errorf($$$A)": ["15:10", "17:9"],
+      "fmt.Println($$$A)": ["12:2"],
+      "log.Info($M)": ["13:2"],
+    }
+    for (const [pattern, want] of Object.entries(expected)) {
+      const inThread = await AstSearch.run({ directory: dir.path, lang: "go", pattern }, { workers: 0 })
+      const inWorkers = await AstSearch.run({ directory: dir.path, lang: "go", pattern }, { workers: 2 })
+      expect([pattern, positions(inThread)]).toEqual([pattern, want])
+      expect(positions(inWorkers)).toEqual(want)
+      expect(unambiguous(dir.path, pattern, "go", "func f() { P }", "call_expression")).toEqual(want)
+      // The pattern alone, as the CLI 0.51.1 reads it, finds none of them: a conversion to the type `errors.New`.
+      expect(CliOracle.search(dir.path, pattern, "go")).toEqual([])
+    }
+    // Two arguments were never ambiguous: unchanged, and the same as the CLI.
+    const two = await AstSearch.run({ directory: dir.path, lang: "go", pattern: "fmt.Errorf($F, $$$A)" })
+    expect(positions(two)).toEqual(["15:10"])
+    expect(CliOracle.search(dir.path, "fmt.Errorf($F, $$$A)", "go").map((m) => `${m.line}:${m.column}`)).toEqual([
+      "15:10",
+    ])
+    // A real conversion still reads as one: `[]byte(s)` is a conversion in both readings.
+    await using conv = await tmpdir({ "c.go": "package c\n\nfunc f(s string) []byte {\n\treturn []byte(s)\n}\n" })
+    const bytes = await AstSearch.run({ directory: conv.path, lang: "go", pattern: "[]byte($S)" })
+    expect(positions(bytes)).toEqual(["4:9"])
+  }, 60_000)
+
+  test("C: a one-argument call alone (`xstrdup($X)`, a macro type to the parser) finds the calls, as in a body", async () => {
+    await AstLanguage.load("c")
+    // A tester on tmux: 0 against 602 calls before.
+    await using dir = await tmpdir({ "a.c": "void f(char *s) {\n\tchar *v = xstrdup(s);\n\txstrdup(v);\n}\n" })
+    const result = await AstSearch.run({ directory: dir.path, lang: "c", pattern: "xstrdup($X)" })
+    expect(positions(result)).toEqual(["2:12", "3:2"])
+    expect(unambiguous(dir.path, "xstrdup($X)", "c", "void f() { P; }", "call_expression")).toEqual(["2:12", "3:2"])
+  })
+
+  test("Solidity: `emit $E($$$A);`, an ERROR node alone, finds the statements in a function body", async () => {
+    await AstLanguage.load("solidity")
+    await using dir = await tmpdir({
+      "a.sol":
+        "pragma solidity ^0.8.0;\ncontract C {\n  event E(uint a);\n  function f() public {\n    emit E(1);\n  }\n}\n",
+    })
+    const result = await AstSearch.run({ directory: dir.path, lang: "solidity", pattern: "emit $E($$$A);" })
+    expect(positions(result)).toEqual(["5:5"])
+    expect(result.warning).toBeUndefined()
+    // Without its `;` it is no whole statement in a body either: still the ERROR-node note.
+    const bare = await AstSearch.run({ directory: dir.path, lang: "solidity", pattern: "emit $E($$$A)" })
+    expect([bare.totalMatches, bare.warning !== undefined]).toEqual([0, true])
+  })
+
+  test("a replace through the other reading rewrites each call with its captures, as the search finds them", async () => {
+    await AstLanguage.load("go")
+    await using dir = await tmpdir({ "x.go": GO })
+    const result = await AstReplace.run(
+      { directory: dir.path, lang: "go", pattern: "errors.New($A)" },
+      { rewrite: "fmt.Errorf($A)", dryRun: true },
+    )
+    expect(result.totalReplacements).toBe(2)
+    const after = result.files[0].after.split("\n")
+    expect(after[4]).toBe('var errNoHome = fmt.Errorf("no home")')
+    expect(after[14]).toBe('\t\treturn fmt.Errorf("empty %s: %w", key, fmt.Errorf(key))')
+  })
+
+  test("Rust: a single meta-variable among a macro's tokens (`assert!($C)`) matches one token: always a note", async () => {
+    await AstLanguage.load("rust")
+    await using dir = await tmpdir({
+      "a.rs": "fn f(done: bool, a: u8, b: u8) {\n    assert!(done);\n    assert!(a == b);\n}\n",
+    })
+    const one = await AstSearch.run({ directory: dir.path, lang: "rust", pattern: "assert!($C)" })
+    // As the CLI: only `assert!(done)` (turso's core/: 3 against 3,027 for `assert!($$$C)`).
+    expect(positions(one)).toEqual(["2:5"])
+    expect(CliOracle.search(dir.path, "assert!($C)", "rust").map((m) => m.line)).toEqual([2])
+    expect(await AstFormat.search(one, { directory: dir.path })).toContain(
+      "[NOTE] Pattern: in Rust a macro's arguments are tokens, not expressions: $C inside a macro call matches " +
+        "exactly one token (`assert!(done)`, not `assert!(a == b)`); write $$$C to match any arguments.",
+    )
+    const any = await AstSearch.run({ directory: dir.path, lang: "rust", pattern: "assert!($$$C)" })
+    expect(positions(any)).toEqual(["2:5", "3:5"])
+    expect(await AstFormat.search(any, { directory: dir.path })).not.toContain("[NOTE]")
+    const plain = await AstSearch.run({ directory: dir.path, lang: "rust", pattern: "f($A)" })
+    expect(plain.note).toBeUndefined()
+  })
+})
