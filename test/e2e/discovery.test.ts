@@ -105,5 +105,48 @@ for (const target of targets()) {
       },
       TIMEOUT,
     )
+    test(
+      "X8: a Claude Code command, which OpenCode cannot run, is a prompt template to read; only OpenCode's commands are /name",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.text("Noted."),
+          ModelServer.text("Ran."),
+          ModelServer.text("Ran?"),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: {
+            // The start of wshobson/commands' tools/k8s-manifest.md, installed under .claude/commands as its README says.
+            ".claude/commands/tools/k8s-manifest.md":
+              "---\nmodel: claude-sonnet-4-0\n---\n\n# Kubernetes Manifest Generation\n\nYou are a Kubernetes expert " +
+              "specializing in creating production-ready manifests for deploying a service.\n\n## Requirements\n$ARGUMENTS\n",
+            ".opencode/command/deploy.md":
+              "---\ndescription: Deploy the service to the staging cluster\n---\nDeploy it.\n",
+          },
+        })
+        try {
+          const result = await Harness.run(project, server, "deploy the service to kubernetes")
+          expect(result.exitCode).toBe(0)
+          const user = ModelServer.userTexts(server.turns()[0]).join("\n")
+          const block = user.slice(user.indexOf("<dynamic-context>"))
+          expect(block).toContain(
+            "Commands (the user runs /name):\n- /deploy: Deploy the service to the staging cluster",
+          )
+          expect(block).toMatch(
+            /Claude Code commands \(prompt templates: read the file and follow it\):\n- tools\/k8s-manifest \(Claude Code command, [^)\n]*\.claude\/commands\/tools\/k8s-manifest\.md: read it and follow it\)/,
+          )
+          expect(block).not.toContain("/tools/k8s-manifest:")
+          // Why: this OpenCode runs its own command by name, and has no command for the Claude Code one.
+          const own = await Harness.run(project, server, "x", { args: ["--command", "deploy"] })
+          expect(own.exitCode).toBe(0)
+          expect(server.turns()).toHaveLength(2)
+          const claude = await Harness.run(project, server, "x", { args: ["--command", "tools/k8s-manifest"] })
+          expect(claude.exitCode === 0 && server.turns().length === 3).toBe(false)
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
   })
 }

@@ -6,7 +6,7 @@ import type { Discovery } from "./schema"
  * The suggestion text added to the user's message: one compact block listing what matched, each entry with its name,
  * a one-line description and how to use it (`@agent`, the skill tool, `/command`, `resource-load` with the id).
  * Agents and commands that only Claude Code loads, and output styles, are given by file, since OpenCode cannot
- * invoke them by name. For an MCP client (`Options.mcp`), which has neither OpenCode's skill and task tools nor its
+ * invoke them by name (Claude Code commands in a list of their own, apart from the `/name` commands). For an MCP client (`Options.mcp`), which has neither OpenCode's skill and task tools nor its
  * `@agent` and `/command` syntax, every agent, skill, command and style is given by its file to read (relative to the
  * project, or `~/…`); resources keep `resource-load`, which the MCP server offers.
  *
@@ -64,7 +64,17 @@ export namespace DiscoveryFormat {
         "Skills (load with the skill tool):",
         ctx.matchedSkills.map((m) => entry(m.item.name, m.item.description)),
       )
-      add("Commands (the user runs /name):", ctx.matchedCommands.map(command))
+      // Only OpenCode's own commands can be run as `/name`; OpenCode has no command for a Claude Code one (stock
+      // 1.2.15 to 1.18.33: `--command <name>` fails), so those are prompt templates to read, in their own list.
+      const own = ctx.matchedCommands.filter((m) => m.item.origin === "opencode")
+      add(
+        "Commands (the user runs /name):",
+        own.map((m) => entry(`/${m.item.name}`, m.item.description)),
+      )
+      add(
+        "Claude Code commands (prompt templates: read the file and follow it):",
+        ctx.matchedCommands.filter((m) => m.item.origin !== "opencode").map(command),
+      )
       resources()
       add("Output styles (read the file and answer in that style):", ctx.matchedOutputStyles.map(style))
     }
@@ -110,8 +120,10 @@ export namespace DiscoveryFormat {
   }
 
   function command(m: Discovery.MatchedItem) {
-    if (m.item.origin === "opencode") return entry(`/${m.item.name}`, m.item.description)
-    return entry(`${m.item.name} (Claude Code command, ${display(m.item.filePath)})`, m.item.description)
+    return entry(
+      `${m.item.name} (Claude Code command, ${display(m.item.filePath)}: read it and follow it)`,
+      m.item.description,
+    )
   }
 
   function style(m: Discovery.MatchedItem) {

@@ -45,6 +45,9 @@ export namespace BuiltinsMcp {
     "learnings-forget",
     "capture-list",
   ] as const
+  /** `discover`'s answer when nothing matches the prompt. */
+  export const NO_SUGGESTION =
+    "No suggestion: no agent, command, skill, output style or resource of this project or the user's folders matches this request."
   /**
    * The features composed for the server (the others act on OpenCode sessions, which an MCP client has not). Tool
    * capture is not one of them: with OpenCode as the client, its plugin already captures the call, and a second
@@ -111,7 +114,7 @@ export namespace BuiltinsMcp {
       description:
         "Which of this project's agents, commands, skills, output styles and resources (.opencode/, .claude/, the " +
         "user's folders) match a task: the suggestion OpenCode adds to a prompt, naming each file to read. Returns " +
-        "text, empty when none match.",
+        "text; when nothing matches, a line saying so.",
       args: { prompt: tool.schema.string().describe("The task or question, in the user's words") },
       async execute(args, ctx) {
         const messageID = ctx.messageID
@@ -120,10 +123,12 @@ export namespace BuiltinsMcp {
           parts: [{ id: DiscoveryHooks.partID([]), type: "text", text: args.prompt } as DiscoveryHooks.Part],
         }
         await hooks["chat.message"]?.({ sessionID: ctx.sessionID, messageID }, output)
-        return output.parts
+        const text = output.parts
           .slice(1)
           .map((p) => p.text ?? "")
           .join("\n")
+        // An empty result reads as a blank answer in a client; say that nothing matched.
+        return text || NO_SUGGESTION
       },
     })
     const all: Record<string, ToolDefinition> = {

@@ -75,7 +75,37 @@ describe("DiscoveryFormat.context", () => {
     expect(text).toContain(
       "- code-reviewer (Claude Code agent, /p/.claude/agents/code-reviewer.md: read it and follow it): Reviews code",
     )
-    expect(text).toContain("- pr-review (Claude Code command, /p/.claude/commands/pr-review.md)")
+    expect(text).toContain("- pr-review (Claude Code command, /p/.claude/commands/pr-review.md: read it and follow it)")
+  })
+
+  test("Claude Code commands are prompt templates in a list of their own: only OpenCode's commands are under /name (X8)", () => {
+    // wshobson/commands' tools/k8s-manifest.md installed as its README says; stock OpenCode has no such command.
+    const text = DiscoveryFormat.context({
+      ...empty,
+      matchedCommands: [
+        m(
+          "tools/k8s-manifest",
+          "command",
+          "claude",
+          "Kubernetes Manifest Generation",
+          "/p/.claude/commands/tools/k8s-manifest.md",
+        ),
+        m("deploy", "command", "opencode", "Deploy the service", "/p/.opencode/command/deploy.md"),
+      ],
+    })!
+    expect(text.split("\n").slice(2, -1)).toEqual([
+      "Commands (the user runs /name):",
+      "- /deploy: Deploy the service",
+      "Claude Code commands (prompt templates: read the file and follow it):",
+      "- tools/k8s-manifest (Claude Code command, /p/.claude/commands/tools/k8s-manifest.md: read it and follow it): Kubernetes Manifest Generation",
+    ])
+    const only = DiscoveryFormat.context({
+      ...empty,
+      matchedCommands: [
+        m("tools/k8s-manifest", "command", "claude", "K8s", "/p/.claude/commands/tools/k8s-manifest.md"),
+      ],
+    })!
+    expect(only).not.toContain("/name")
   })
 
   test("for an MCP client every agent, skill, command and style is named by its file to read (project-relative, or ~/…); no OpenCode-only tool or syntax", () => {

@@ -10,6 +10,7 @@ import { CaptureStore } from "../../capture/store"
 import { CaptureTools } from "../../capture/tools"
 import { Init } from "../../init/init"
 import { run as runMcp } from "../../mcp/cli"
+import { BuiltinsMcp } from "../../mcp/server"
 import { memoryIO } from "../../util/cli"
 import { LearningStore } from "../../learning/store"
 import { tmpdir } from "../fixture"
@@ -268,6 +269,21 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
       } finally {
         process.env.HOME = saved
       }
+    },
+    TIMEOUT,
+  )
+
+  test(
+    "discover says so when nothing matches, instead of an empty answer",
+    async () => {
+      await using dir = await tmpdir({
+        ".opencode/command/pdf-tables.md":
+          "---\ndescription: Extract the tables of a PDF form into CSV\n---\nExtract.\n",
+      })
+      await using mcp = await connect(dir.path)
+      const { text, isError } = await mcp.call("discover", { prompt: "thanks!" })
+      expect(isError).toBe(false)
+      expect(text).toBe(BuiltinsMcp.NO_SUGGESTION)
     },
     TIMEOUT,
   )
