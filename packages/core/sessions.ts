@@ -8,7 +8,11 @@
  * const todos = await host.sessions?.todos("ses_1") // [{ content: "write tests", status: "pending", priority: "high" }]
  */
 export type HostSessions = {
-  /** The session's record, or undefined when there is no such session. */
+  /**
+   * The session's record, or undefined when the host answers that there is no such session (deleted, never
+   * existed). Rejects when the host cannot tell (a server that does not answer, any other failure): crash recovery
+   * removes a heartbeat for good on undefined only.
+   */
   get(sessionID: string): Promise<HostSessions.Info | undefined>
   /** The session's todo list, in its order. */
   todos(sessionID: string): Promise<HostSessions.Todo[]>
@@ -35,6 +39,33 @@ export type HostSessions = {
 }
 
 export namespace HostSessions {
+  /**
+   * Whether an HTTP answer of OpenCode's server says that this session does not exist: 404 with OpenCode's
+   * `NotFoundError` naming the session (stock 1.2.15 and 1.18.x: `{"name":"NotFoundError","data":{"message":"Session
+   * not found: ses_…"}}`). Any other failure (another 404, a proxy's page, no answer) is not: the host cannot tell.
+   *
+   * @example
+   * HostSessions.missing(404, { name: "NotFoundError", data: { message: "Session not found: ses_1" } }, "ses_1") // true
+   * HostSessions.missing(404, "<html>Not Found</html>", "ses_1") // false
+   */
+  export function missing(status: number | undefined, body: unknown, sessionID: string): boolean {
+    if (status !== 404) return false
+    let error = body
+    if (typeof body === "string")
+      try {
+        error = JSON.parse(body)
+      } catch {
+        return false
+      }
+    const e = error as { name?: unknown; data?: { message?: unknown } } | null
+    return (
+      e?.name === "NotFoundError" &&
+      typeof e.data?.message === "string" &&
+      e.data.message.includes(sessionID) &&
+      /session/i.test(e.data.message)
+    )
+  }
+
   export type Info = {
     id: string
     parentID?: string

@@ -1,5 +1,5 @@
 import type { PluginInput } from "@opencode-ai/plugin"
-import type { HostSessions } from "@opencode-builtins/core/sessions"
+import { HostSessions } from "@opencode-builtins/core/sessions"
 
 type Client = PluginInput["client"]
 type Raw = { patch(options: Record<string, unknown>): Promise<{ error?: unknown; data?: unknown }> }
@@ -21,7 +21,11 @@ export function pluginSessions(client: Client): HostSessions {
   return {
     async get(id) {
       const result = await client.session.get({ path: { id } })
-      return result.error ? undefined : (result.data as HostSessions.Info)
+      if (result.error === undefined && result.data !== undefined) return result.data as HostSessions.Info
+      // Undefined only when OpenCode says the session does not exist; it rejects when it cannot tell.
+      const status = (result as { response?: { status?: number } }).response?.status
+      if (HostSessions.missing(status, result.error, id)) return undefined
+      throw new Error(`session ${id} failed: ${status ?? "no answer"} ${describe(result.error)}`)
     },
     async todos(id) {
       return ok(await client.session.todo({ path: { id } }), `todos of ${id}`) as HostSessions.Todo[]

@@ -250,5 +250,55 @@ for (const target of targets()) {
       },
       TIMEOUT,
     )
+    test(
+      "X14: a session deleted after the crash leaves no crash report: session.deleted removes a dead process's heartbeat; dismiss of a deleted session is final",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.call("bash", { command: BASH("runs-x.txt"), description: "long job" }),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: { ".opencode/opencode-builtins.json": JSON.stringify({ todoContinuation: { enabled: false } }) },
+        })
+        const folder = path.join(project.dir, HEARTBEATS)
+        try {
+          let id = ""
+          {
+            await using first = await Serve.start(project, server)
+            id = await first.createSession()
+            await first.promptAsync(id, "Run the long job")
+            await first.waitFor(async () => (await first.runningTools(id)).includes("bash"), 120_000)
+            process.kill(first.pid, "SIGKILL")
+          }
+          for (const pid of strays(project.dir)) process.kill(pid, "SIGKILL")
+          expect(
+            JSON.parse((await cli(project, ["recovery", "list", "--json"])).stdout).map((x: any) => x.sessionID),
+          ).toEqual([id])
+          const saved = new Map(fs.readdirSync(folder).map((f) => [f, fs.readFileSync(path.join(folder, f))]))
+
+          // The user opens OpenCode again and deletes the broken session (the TUI's delete; here the server route).
+          {
+            await using second = await Serve.start(project, server)
+            const route = `${second.url}/session/${id}?directory=${encodeURIComponent(project.dir)}`
+            expect((await fetch(route, { method: "DELETE" })).ok).toBe(true)
+            expect((await fetch(route)).status).toBe(404)
+            await second.waitFor(async () => !RecoveryStore.exists(folder, id), 30_000)
+          }
+          expect((await cli(project, ["recovery", "list"])).stdout).toBe("No interrupted sessions in this project.\n")
+
+          // A heartbeat the deleting OpenCode never saw (deleted where the plugin did not run): dismiss is final.
+          for (const [f, bytes] of saved) fs.writeFileSync(path.join(folder, f), bytes)
+          const dismissed = await cli(project, ["recovery", "dismiss", id, "--opencode", target.bin])
+          expect(dismissed.stderr).toContain(`session '${id}' no longer exists in OpenCode (it was deleted)`)
+          expect(dismissed.stderr).not.toContain("retry is safe")
+          expect(dismissed.code).toBe(0)
+          expect(RecoveryStore.exists(folder, id)).toBe(false)
+        } finally {
+          for (const pid of strays(project.dir)) process.kill(pid, "SIGKILL")
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
   })
 }

@@ -15,7 +15,9 @@ import { RecoveryStore } from "./store"
  * - `dismiss`: the same tool calls are closed, the session is archived, the heartbeat removed.
  *
  * Both refuse a session whose owner is alive, and leave the heartbeat in place when a step fails (a retry is safe:
- * calls already closed are no longer pending).
+ * calls already closed are no longer pending). A session the host says does not exist (deleted after the crash) is
+ * final: its heartbeat is removed and `SessionRecovery.Deleted` thrown; a host that cannot tell (a server that does
+ * not answer, any other failure) changes nothing.
  *
  * @example
  * const result = await RecoveryActions.resume({ folder, sessions, messages }, "ses_1")
@@ -62,6 +64,18 @@ export namespace RecoveryActions {
     return parsed.beat
   }
 
+  /**
+   * The heartbeat of an interrupted session that still exists in the host. When the host answers that there is no
+   * such session, the heartbeat is removed and `SessionRecovery.Deleted` thrown; when the host fails, its error.
+   */
+  async function existing(context: Context, sessionID: string): Promise<SessionRecovery.Heartbeat> {
+    const beat = load(context, sessionID)
+    if ((await context.sessions.get(sessionID)) !== undefined) return beat
+    RecoveryStore.remove(context.folder, sessionID)
+    context.log?.info("the interrupted session was deleted; its heartbeat is removed", { sessionID })
+    throw new SessionRecovery.Deleted({ sessionID })
+  }
+
   async function close(context: Context, beat: SessionRecovery.Heartbeat): Promise<SessionRecovery.Running[]> {
     const now = (context.now ?? Date.now)()
     const parts = RecoveryDecide.unfinished(await context.messages(beat.sessionID))
@@ -86,7 +100,7 @@ export namespace RecoveryActions {
    * await RecoveryActions.resume(context, "ses_1") // { action: "resume", closed: [...], todos: "unchanged", … }
    */
   export async function resume(context: Context, sessionID: string): Promise<Result> {
-    const beat = load(context, sessionID)
+    const beat = await existing(context, sessionID)
     const closed = await close(context, beat)
     let todos: Result["todos"] = RecoveryDecide.todoState(beat.todos, await context.sessions.todos(sessionID))
     if (todos === "differs" && beat.todos && context.sessions.setTodos) {
@@ -118,7 +132,7 @@ export namespace RecoveryActions {
    * await RecoveryActions.dismiss(context, "ses_1")
    */
   export async function dismiss(context: Context, sessionID: string): Promise<Result> {
-    const beat = load(context, sessionID)
+    const beat = await existing(context, sessionID)
     const closed = await close(context, beat)
     const todos = RecoveryDecide.todoState(beat.todos, await context.sessions.todos(sessionID))
     await context.sessions.archive(sessionID)

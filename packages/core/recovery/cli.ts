@@ -105,6 +105,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     return Exit.ok
   } catch (error) {
+    // Final: the session was deleted, its heartbeat is gone. Nothing is left to dismiss; nothing can be resumed.
+    if (SessionRecovery.Deleted.is(error)) {
+      io.err(`recovery: ${errorMessage(error)}\n`)
+      return command === "dismiss" ? Exit.ok : Exit.findings
+    }
     io.err(`recovery: ${command} ${sessionID} failed: ${errorMessage(error)} (the heartbeat is kept; retry is safe)\n`)
     return Exit.findings
   } finally {

@@ -23,7 +23,8 @@ import { RecoveryStore } from "./store"
  *   identity and lease, the tool calls running (`tool.execute.before/after`), the last todo list (`todowrite`,
  *   `todo.updated`, and the host's list when the session starts), the last shell working directory. The lease is
  *   renewed every third of its length; the heartbeat is removed when the session goes idle, is deleted, or the
- *   process exits normally — so a clean exit leaves nothing to report.
+ *   process exits normally — so a clean exit leaves nothing to report. A deleted session's heartbeat is removed
+ *   whichever process wrote it (one left by a crash included).
  *
  * @example
  * const recovery = RecoveryHooks.create({ host, settings: SessionRecovery.DEFAULTS, log })
@@ -293,6 +294,11 @@ export namespace RecoveryHooks {
               stop(id)
               todos.delete(id)
               workdirs.delete(id)
+              // Whoever wrote it (a crashed process's heartbeat included): a deleted session has nothing to recover.
+              try {
+                if (RecoveryStore.remove(folder, id))
+                  log.info("deleted session: its heartbeat is removed", { sessionID: id })
+              } catch {}
             }
             return
           }

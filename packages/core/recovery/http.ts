@@ -1,4 +1,4 @@
-import type { HostSessions } from "../sessions"
+import { HostSessions } from "../sessions"
 import type { RecoveryActions } from "./actions"
 
 /**
@@ -24,13 +24,21 @@ export namespace RecoveryHttp {
         signal: AbortSignal.timeout(30_000),
       })
       const text = await response.text()
-      if (!response.ok) throw new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 300)}`)
+      if (!response.ok)
+        throw Object.assign(new Error(`${method} ${route}: HTTP ${response.status} ${text.slice(0, 300)}`), {
+          status: response.status,
+          body: text,
+        })
       return text ? JSON.parse(text) : undefined
     }
     const id = (s: string) => encodeURIComponent(s)
     const sessions: HostSessions = {
       async get(sessionID) {
-        return await call("GET", `/session/${id(sessionID)}`).catch(() => undefined)
+        // Undefined only when the server says the session does not exist; it rejects when it cannot tell.
+        return await call("GET", `/session/${id(sessionID)}`).catch((error) => {
+          if (HostSessions.missing(error?.status, error?.body, sessionID)) return undefined
+          throw error
+        })
       },
       async todos(sessionID) {
         return (await call("GET", `/session/${id(sessionID)}/todo`)) ?? []

@@ -94,6 +94,13 @@ export namespace SessionRecovery {
     (d) =>
       `session '${d.sessionID}' is still owned by a live OpenCode process (pid ${d.pid}); stop it first or wait for it to finish`,
   )
+  /** The session itself is gone from OpenCode (deleted): final, its heartbeat has been removed. */
+  export const Deleted = NamedError.create(
+    "SessionRecoveryDeleted",
+    z.object({ sessionID: z.string() }),
+    (d) =>
+      `session '${d.sessionID}' no longer exists in OpenCode (it was deleted); its crash report is removed, there is nothing left to recover`,
+  )
   export const HostUnsupported = NamedError.create(
     "SessionRecoveryHostUnsupported",
     z.object({ operation: z.string() }),

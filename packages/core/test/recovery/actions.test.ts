@@ -114,6 +114,28 @@ describe("RecoveryActions.resume", () => {
   })
 })
 
+describe("RecoveryActions: a session deleted after the crash (X14)", () => {
+  test("the host says it does not exist: final for resume and dismiss, the heartbeat removed, nothing written", async () => {
+    for (const action of [RecoveryActions.resume, RecoveryActions.dismiss]) {
+      const { dir, folder, store, context } = await setup(TODOS, { deleted: true })
+      await using _ = dir
+      const error = await action(context, "ses_test1").catch((e) => e)
+      expect(SessionRecovery.Deleted.is(error)).toBe(true)
+      expect(error.message).toContain("no longer exists in OpenCode")
+      expect(store.writes).toEqual([])
+      expect(RecoveryStore.exists(folder, "ses_test1")).toBe(false)
+    }
+  })
+
+  test("a host that cannot tell (no answer) changes nothing: the heartbeat is kept for a retry", async () => {
+    const { dir, folder, store, context } = await setup(TODOS, { unreachable: true })
+    await using _ = dir
+    await expect(RecoveryActions.dismiss(context, "ses_test1")).rejects.toThrow("connection refused")
+    expect(store.writes).toEqual([])
+    expect(RecoveryStore.exists(folder, "ses_test1")).toBe(true)
+  })
+})
+
 describe("RecoveryActions.dismiss", () => {
   test("closes the interrupted calls, archives the session, removes the heartbeat", async () => {
     const { dir, folder, store, context } = await setup()

@@ -58,6 +58,56 @@ describe("opencode-builtins recovery", () => {
     expect(RecoveryStore.exists(folder, "ses_dead")).toBe(true)
   })
 
+  test("X14: a session the server says no longer exists: dismiss is done, resume is not possible; the heartbeat removed", async () => {
+    // Stock OpenCode's answer for a deleted session (1.2.15 and 1.18.33, GET /session/<id>).
+    using server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (request) =>
+        Response.json(
+          {
+            name: "NotFoundError",
+            data: { message: `Session not found: ${new URL(request.url).pathname.split("/")[2]}` },
+          },
+          { status: 404 },
+        ),
+    })
+    await using dir = await tmpdir()
+    const folder = RecoveryStore.folder(dir.path)
+    for (const [command, code] of [
+      ["dismiss", 0],
+      ["resume", 1],
+    ] as const) {
+      RecoveryStore.write(folder, dead())
+      const io = memoryIO(dir.path)
+      expect(await run([command, "ses_dead", "--server", server.url.href], io)).toBe(code)
+      expect(io.stderr).toContain("session 'ses_dead' no longer exists in OpenCode (it was deleted)")
+      expect(io.stderr).not.toContain("retry is safe")
+      expect(RecoveryStore.exists(folder, "ses_dead")).toBe(false)
+    }
+  })
+
+  test("X14: a 404 of another kind (not OpenCode's answer for this session) is not final: the heartbeat kept", async () => {
+    using server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (request) =>
+        new URL(request.url).pathname === "/session/ses_dead"
+          ? new Response("<html>404 Not Found</html>", { status: 404 })
+          : Response.json(
+              { name: "NotFoundError", data: { message: "Session not found: ses_other" } },
+              { status: 404 },
+            ),
+    })
+    await using dir = await tmpdir()
+    const folder = RecoveryStore.folder(dir.path)
+    RecoveryStore.write(folder, dead())
+    const io = memoryIO(dir.path)
+    expect(await run(["dismiss", "ses_dead", "--server", server.url.href], io)).toBe(1)
+    expect(io.stderr).toContain("the heartbeat is kept; retry is safe")
+    expect(RecoveryStore.exists(folder, "ses_dead")).toBe(true)
+  })
+
   test("an opencode that cannot be started is named, with the options that avoid it", async () => {
     await using dir = await tmpdir()
     RecoveryStore.write(RecoveryStore.folder(dir.path), dead())

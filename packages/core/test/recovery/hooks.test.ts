@@ -177,6 +177,23 @@ describe("RecoveryHooks: the heartbeat of a busy session", () => {
   })
 })
 
+describe("RecoveryHooks: a deleted session (X14)", () => {
+  test("session.deleted removes the session's heartbeat whoever wrote it: a crashed process's is never reported again", async () => {
+    await using dir = await tmpdir()
+    const { recovery, hooks } = setup(dir.path)
+    // Left by an OpenCode killed with kill -9 (its pid is gone); this process never tracked the session.
+    RecoveryStore.write(recovery.folder, beat({ sessionID: "ses_dead", owner: { ...beat().owner, pid: 2 ** 22 + 7 } }))
+    RecoveryStore.write(recovery.folder, beat({ sessionID: "ses_other", owner: { ...beat().owner, pid: 2 ** 22 + 7 } }))
+    expect(recovery.report().map((f) => f.beat.sessionID)).toEqual(["ses_dead", "ses_other"])
+    await hooks.event({ event: { type: "session.deleted", properties: { info: { id: "ses_dead" } } } })
+    expect(RecoveryStore.exists(recovery.folder, "ses_dead")).toBe(false)
+    expect(recovery.report().map((f) => f.beat.sessionID)).toEqual(["ses_other"])
+    // An id that is not a session id is ignored, not used as a path.
+    await hooks.event({ event: { type: "session.deleted", properties: { info: { id: "../x" } } } })
+    expect(RecoveryStore.exists(recovery.folder, "ses_other")).toBe(true)
+  })
+})
+
 describe("RecoveryHooks.report: what the next start says", () => {
   test("reports a dead owner's session with the commands, skips corrupt files with a log line, collects old ones", async () => {
     await using dir = await tmpdir()

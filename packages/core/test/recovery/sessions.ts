@@ -5,12 +5,13 @@ import type { RecoveryActions } from "../../recovery/actions"
 export function memorySessions(
   messages: RecoveryActions.Message[],
   todos: HostSessions.Todo[],
-  options: { setTodos?: boolean; failPart?: string } = {},
+  options: { setTodos?: boolean; failPart?: string; deleted?: boolean; unreachable?: boolean } = {},
 ) {
   const writes: { op: string; arg: unknown }[] = []
   const sessions: HostSessions = {
     async get(id) {
-      return { id }
+      if (options.unreachable) throw new Error("GET /session: connection refused")
+      return options.deleted ? undefined : { id }
     },
     async todos() {
       return structuredClone(todos)
