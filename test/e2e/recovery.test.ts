@@ -302,3 +302,60 @@ for (const target of targets()) {
     )
   })
 }
+
+/** `opencode serve` processes started with the project's isolated home. */
+function servesIn(home: string): number[] {
+  const out: number[] = []
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, "utf8")
+      const env = fs.readFileSync(`/proc/${name}/environ`, "utf8")
+      if (cmd.includes("serve") && env.includes(`HOME=${home}\0`)) out.push(Number(name))
+    } catch {}
+  }
+  return out
+}
+
+// The `opencode` npm installs for opencode-ai 1.2.x is a node launcher that runs the native bin/.opencode as its child
+// (1.18.x installs the native binary itself); the scenarios above pass the native binary (Harness.installed).
+const LAUNCHER = path.join(Harness.ROOT, "node_modules/opencode-ai/bin/opencode")
+describe.skipIf(Boolean(process.env.OPENCODE_BIN) || !fs.existsSync(LAUNCHER))(
+  "crash recovery through the opencode-ai@1.2.15 npm launcher",
+  () => {
+    test(
+      "X15: recovery dismiss without --server exits when done and leaves no `opencode serve` behind",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.call("bash", { command: BASH("runs-l.txt"), description: "long job" }),
+        ])
+        await using project = await Harness.project({
+          bin: Harness.installed("opencode-ai")!,
+          files: { ".opencode/opencode-builtins.json": JSON.stringify({ todoContinuation: { enabled: false } }) },
+        })
+        const left: number[] = []
+        try {
+          let id = ""
+          {
+            await using first = await Serve.start(project, server)
+            id = await first.createSession()
+            await first.promptAsync(id, "Run the long job")
+            await first.waitFor(async () => (await first.runningTools(id)).includes("bash"), 120_000)
+            process.kill(first.pid, "SIGKILL")
+          }
+          for (const pid of strays(project.dir)) process.kill(pid, "SIGKILL")
+          // cli() kills the command after 120 s; before the fix it printed its result, then waited until killed.
+          const dismissed = await cli(project, ["recovery", "dismiss", id, "--opencode", LAUNCHER])
+          left.push(...servesIn(project.home))
+          expect(dismissed.stdout).toContain(`Dismissed (archived) ${id}: closed bash`)
+          expect(dismissed.code).toBe(0)
+          expect(left).toEqual([])
+        } finally {
+          for (const pid of [...left, ...strays(project.dir)]) process.kill(pid, "SIGKILL")
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+  },
+)

@@ -149,24 +149,59 @@ function usage(io: CliIO, message: string) {
   return Exit.usage
 }
 
-/** A temporary `opencode serve` in `directory` on a free local port, stopped by `stop()`. */
+/**
+ * A temporary `opencode serve` in `directory` on a free local port, stopped by `stop()`. It runs in a process group
+ * of its own, and `stop()` ends the whole group and waits until it is gone: the `opencode` on PATH may be a launcher
+ * that runs the server as its child (npm's node launcher for opencode-ai 1.2.x `spawnSync`s the native
+ * `bin/.opencode`), and signalling only the launcher left the server running and this command waiting on its pipes.
+ * The group is also killed if this command is interrupted or exits first.
+ */
 async function serve(bin: string, directory: string, env: Record<string, string | undefined>) {
   const child = spawn(bin, ["serve", "--port", "0", "--hostname", "127.0.0.1"], {
     cwd: directory,
     env: { ...process.env, ...env, PWD: directory } as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   })
   let err = ""
   child.stderr!.on("data", (d) => (err = (err + d).slice(-2_000)))
-  const stop = async () => {
-    // Never started (no such binary), or already gone.
-    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise((resolve) => child.once("exit", resolve))
-    child.kill("SIGTERM")
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000)
-    await exited
-    clearTimeout(timer)
+  const group = child.pid
+  /** Signals every process of the group; false when none is left. */
+  const signal = (name: NodeJS.Signals | 0) => {
+    if (group === undefined) return false
+    try {
+      process.kill(-group, name)
+      return true
+    } catch {
+      return false
+    }
   }
+  const kill = () => void signal("SIGKILL")
+  const interrupted = (name: NodeJS.Signals) => {
+    kill()
+    process.exit(name === "SIGINT" ? 130 : 143)
+  }
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const
+  process.once("exit", kill)
+  for (const name of signals) process.once(name, interrupted)
+  let stopped: Promise<void> | undefined
+  const stop = () =>
+    (stopped ??= (async () => {
+      process.off("exit", kill)
+      for (const name of signals) process.off(name, interrupted)
+      // Never started (no such binary): nothing to end.
+      if (group === undefined) return
+      signal("SIGTERM")
+      const deadline = Date.now() + 5_000
+      while (signal(0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+      if (signal("SIGKILL")) {
+        // What a SIGKILL leaves is reaped by the system; a zombie still counts as a member, so the wait is bounded.
+        const end = Date.now() + 5_000
+        while (signal(0) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      child.stdout!.destroy()
+      child.stderr!.destroy()
+    })())
   const url = await new Promise<string>((resolve, reject) => {
     let out = ""
     const timer = setTimeout(() => reject(new Error(`${bin} serve did not start within 60 s: ${err}`)), 60_000)
