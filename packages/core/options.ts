@@ -42,6 +42,59 @@ export function loadOptions(directory: string, explicit: unknown): { options: Op
 }
 
 /**
+ * Top-level keys of the options that no feature reads, each reported once with a warning naming it and, when it is a
+ * feature's id or close to a section's name, the section meant (`"todo-continuation"` → `todoContinuation`): such a
+ * section is ignored, so the user's setting would otherwise do nothing without a word. `$schema` is allowed.
+ *
+ * @example
+ * unknownSections({ "todo-continuation": { enabled: false } }, [{ id: "todo-continuation", section: "todoContinuation" }], log)
+ * // logs: unknown section "todo-continuation" in the options ignored (did you mean "todoContinuation"?); …
+ */
+export function unknownSections(
+  options: Options,
+  features: readonly { id: string; section: string }[],
+  log: Logger,
+): string[] {
+  const sections = [...new Set(features.map((f) => f.section))]
+  const unknown = Object.keys(options).filter((key) => key !== "$schema" && !sections.includes(key))
+  for (const key of unknown) {
+    const meant = suggestSection(key, features)
+    log.warn(
+      `unknown section "${key}" in the options ignored${meant ? ` (did you mean "${meant}"?)` : ""}; sections: ${sections.join(", ")}`,
+    )
+  }
+  return unknown
+}
+
+/** The section a misnamed key means: a feature id, the same letters (case, `-`, `_`), or at most two edits away. */
+function suggestSection(key: string, features: readonly { id: string; section: string }[]): string | undefined {
+  const byId = features.find((f) => f.id === key)
+  if (byId) return byId.section
+  const flat = (s: string) => s.toLowerCase().replace(/[-_\s]/g, "")
+  const same = features.find((f) => flat(f.section) === flat(key) || flat(f.id) === flat(key))
+  if (same) return same.section
+  if (flat(key).length < 4) return undefined
+  let best: { section: string; distance: number } | undefined
+  for (const f of features) {
+    const distance = Math.min(edits(flat(key), flat(f.section)), edits(flat(key), flat(f.id)))
+    if (distance <= 2 && (!best || distance < best.distance)) best = { section: f.section, distance }
+  }
+  return best?.section
+}
+
+/** Levenshtein distance. */
+function edits(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    row = next
+  }
+  return row[b.length]
+}
+
+/**
  * A feature's options checked against its schema. Invalid values are reported (naming the key and the problem) and
  * replaced by their defaults; unknown keys are reported and ignored. `enabled` is the plugin's own switch.
  *

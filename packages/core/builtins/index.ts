@@ -10,7 +10,7 @@ import { KnowledgeFeature } from "../knowledge/feature"
 import { LearningFeature } from "../learning/feature"
 import { LocalState } from "../learning/local"
 import { LookAtFeature } from "../look/feature"
-import type { Options } from "../options"
+import { unknownSections, type Options } from "../options"
 import { ReadmeFeature } from "../readme/feature"
 import { SessionRecoveryFeature } from "../recovery/feature"
 import { ResourcesFeature } from "../resource/feature"
@@ -92,6 +92,8 @@ export namespace Builtins {
     const exposed: Exposed = {}
     // The integration features redact what they store with the security layer's guard, once it is exposed.
     LocalState.bind(host, exposed)
+    // Every route (the plugin, the fork, the MCP server) builds here: a section no feature reads is named once.
+    unknownSections(input.options, FEATURES, input.logger("opencode-builtins"))
     for (const feature of FEATURES) {
       if (input.only && !input.only.includes(feature.id)) continue
       if (native(feature.id)) {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test"
 import { Resource } from "../resource/schema"
 import { Logger } from "../util/log"
-import { loadOptions, OPTIONS_FILE, validSection } from "../options"
+import { Builtins } from "../builtins"
+import { loadOptions, OPTIONS_FILE, unknownSections, validSection } from "../options"
 import { tmpdir } from "./fixture"
 
 describe("options", () => {
@@ -45,5 +46,58 @@ describe("options", () => {
       ["error", "resources.maxResourcesPerSession"],
       ["warn", "unknown option resources.colour ignored"],
     ])
+  })
+
+  test("X10: a section named by the feature id is named in a warning with the section meant, on every route's composition", async () => {
+    // The ids docs/builtin.md and the docs' headings show, used as section names.
+    await using dir = await tmpdir({
+      [OPTIONS_FILE]: JSON.stringify({
+        "todo-continuation": { enabled: false },
+        "comment-checker": { sensitivity: false },
+      }),
+    })
+    const log = Logger.memory()
+    const { options, error } = loadOptions(dir.path, undefined)
+    expect(error).toBeUndefined()
+    await Builtins.create(
+      { directory: dir.path, worktree: dir.path, log },
+      { options, logger: () => log, only: ["todo-continuation", "comment-checker"] },
+    )
+    const warnings = log.entries.filter((e) => e.level === "warn").map((e) => e.message)
+    expect(warnings.filter((m) => m.startsWith("unknown section"))).toEqual([
+      expect.stringContaining(
+        `unknown section "todo-continuation" in the options ignored (did you mean "todoContinuation"?)`,
+      ),
+      expect.stringContaining(
+        `unknown section "comment-checker" in the options ignored (did you mean "commentChecker"?)`,
+      ),
+    ])
+  })
+
+  test("X10: suggestions for misnamed sections; known sections and $schema pass without a word", () => {
+    const log = Logger.memory()
+    const unknown = unknownSections(
+      {
+        $schema: {},
+        resources: {},
+        todoContinuation: {},
+        "crash-recovery": {},
+        Discovery: {},
+        comment_checker: {},
+        resource: {},
+        colour: {},
+      },
+      Builtins.FEATURES,
+      log,
+    )
+    expect(unknown).toEqual(["crash-recovery", "Discovery", "comment_checker", "resource", "colour"])
+    expect(log.entries.map((e) => /did you mean "(\w+)"/.exec(e.message)?.[1] ?? null)).toEqual([
+      "sessionRecovery",
+      "discovery",
+      "commentChecker",
+      "resources",
+      null,
+    ])
+    expect(log.entries[4].message).toContain("; sections: ")
   })
 })
