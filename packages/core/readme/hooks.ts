@@ -37,7 +37,10 @@ export namespace ReadmeHooks {
     maxTokens: z.number().int().min(50).max(100_000).optional(),
     /** Also inject the README of the project directory and its parents (default false). */
     includeRoot: z.boolean().optional(),
-    /** File names taken as a folder's README, first match wins (default README.md, readme.md, Readme.md). */
+    /**
+     * File names taken as a folder's README, matched case-insensitively, first match wins (default README.md,
+     * README.markdown).
+     */
     names: z
       .array(
         z

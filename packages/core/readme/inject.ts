@@ -8,16 +8,51 @@ import path from "path"
  *   directory when there is no git worktree, OpenCode's worktree then being `/`). A file outside the bound brings in
  *   nothing, and neither does a README whose real path (symbolic links resolved) leaves it.
  * - The project directory and its ancestors are the root: their README only with `includeRoot`.
- * - Folders named `node_modules` or `.git` (anywhere in the file's path) bring in nothing: a dependency's README
- *   documents the dependency, not the project.
- * - One README per folder: the first of `names` that exists.
+ * - A file inside a folder that holds installed dependencies brings in nothing: a dependency's README documents the
+ *   dependency, not the project. Those folders are the ones the common package managers install into (`DEPENDENCIES`:
+ *   `node_modules`, Go's and Composer's and Bundler's `vendor`, Python's `.venv`/`venv`/`site-packages`, CocoaPods'
+ *   `Pods`, vendored `third_party`, …) and any Python virtual environment (a folder holding `pyvenv.cfg`, whatever its
+ *   name); `.git` too.
+ * - One README per folder: the first of `names` found, matched case-insensitively as GitHub does (`README.MD`,
+ *   `ReadMe.md`); among several spellings of one name, the exact one, then the first in code point order.
  *
  * @example
  * ReadmeInject.chain("/r/pkg/a/x.ts", { directory: "/r", worktree: "/r", includeRoot: false })
  * // ["/r/pkg/a", "/r/pkg"]
  */
 export namespace ReadmeInject {
-  export const DEFAULT_NAMES = ["README.md", "readme.md", "Readme.md"]
+  /** Matched case-insensitively (`readme.md`, `README.MD` …), in this order. */
+  export const DEFAULT_NAMES = ["README.md", "README.markdown"]
+  /**
+   * Folder names that hold installed dependencies in the common ecosystems (exact, any depth below the bound): npm,
+   * Bower, jspm and Yarn (`.yarn`), Go modules' and Composer's `vendor` (Bundler's `vendor/bundle` too), Bundler's
+   * `.bundle`, Python's virtual environments and installs (`.venv`, `venv`, `site-packages`, `dist-packages`,
+   * `__pypackages__`, tox and nox environments), CocoaPods and Carthage, SwiftPM's `.build`, vendored `third_party`
+   * code; and `.git`. A virtual environment under another name is found by its `pyvenv.cfg`.
+   */
+  export const DEPENDENCIES = new Set([
+    "node_modules",
+    "bower_components",
+    "jspm_packages",
+    ".yarn",
+    "vendor",
+    ".bundle",
+    ".venv",
+    "venv",
+    "site-packages",
+    "dist-packages",
+    "__pypackages__",
+    ".tox",
+    ".nox",
+    "Pods",
+    "Carthage",
+    ".build",
+    "third_party",
+    "third-party",
+    ".git",
+  ])
+  /** The file that marks a Python virtual environment's folder (PEP 405). */
+  export const VENV_MARKER = "pyvenv.cfg"
   /** OpenCode's own estimate: about four characters per token. */
   export const CHARS_PER_TOKEN = 4
   export const HEADER = "README from: "
@@ -40,17 +75,18 @@ export namespace ReadmeInject {
 
   /**
    * The folders whose README a read of `file` may bring in, nearest first (empty when the file is outside the bound
-   * or under `node_modules`/`.git`).
+   * or inside a dependency folder, see `DEPENDENCIES`).
    */
   export function chain(file: string, b: Bounds): string[] {
     const target = path.resolve(b.directory, file)
     const top = bound(b)
     if (!inside(target, top) || target === top) return []
     const rel = path.relative(top, target).split(path.sep)
-    if (rel.some((s) => s === "node_modules" || s === ".git")) return []
+    if (rel.slice(0, -1).some((s) => DEPENDENCIES.has(s))) return []
     const directory = path.resolve(b.directory)
     const folders: string[] = []
     for (let dir = path.dirname(target); inside(dir, top); dir = path.dirname(dir)) {
+      if (dir !== top && isFile(path.join(dir, VENV_MARKER))) return []
       const root = inside(directory, dir)
       if (!root || b.includeRoot) folders.push(dir)
       if (dir === top) break
@@ -58,13 +94,35 @@ export namespace ReadmeInject {
     return folders
   }
 
-  /** The README of `folder` (first of `names` that is a file), or undefined. */
+  function isFile(file: string): boolean {
+    try {
+      return fs.statSync(file).isFile()
+    } catch {
+      return false
+    }
+  }
+
+  /**
+   * The README of `folder`, or undefined: for each of `names` in turn, a file of that name in any case (the exact
+   * spelling first, then the others in code point order), with the name it has on disk.
+   *
+   * @example
+   * ReadmeInject.find("/r/examples/chatbot", ReadmeInject.DEFAULT_NAMES) // "/r/examples/chatbot/README.MD"
+   */
   export function find(folder: string, names: readonly string[]): string | undefined {
+    let entries: string[]
+    try {
+      entries = fs.readdirSync(folder).sort()
+    } catch {
+      return undefined
+    }
     for (const name of names) {
-      const file = path.join(folder, name)
-      try {
-        if (fs.statSync(file).isFile()) return file
-      } catch {}
+      const lower = name.toLowerCase()
+      const spellings = entries.filter((e) => e !== name && e.toLowerCase() === lower)
+      for (const entry of entries.includes(name) ? [name, ...spellings] : spellings) {
+        const file = path.join(folder, entry)
+        if (isFile(file)) return file
+      }
     }
     return undefined
   }
