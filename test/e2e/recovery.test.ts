@@ -324,7 +324,7 @@ describe.skipIf(Boolean(process.env.OPENCODE_BIN) || !fs.existsSync(LAUNCHER))(
   "crash recovery through the opencode-ai@1.2.15 npm launcher",
   () => {
     test(
-      "X15: recovery dismiss without --server exits when done and leaves no `opencode serve` behind",
+      "X15: recovery dismiss without --server exits when done and leaves no opencode serve behind",
       async () => {
         const server = ModelServer.start([
           ModelServer.call("bash", { command: BASH("runs-l.txt"), description: "long job" }),
