@@ -1,3 +1,4 @@
+import { distance } from "fastest-levenshtein"
 import fs from "fs"
 import path from "path"
 import type z from "zod"
@@ -74,24 +75,12 @@ function suggestSection(key: string, features: readonly { id: string; section: s
   const same = features.find((f) => flat(f.section) === flat(key) || flat(f.id) === flat(key))
   if (same) return same.section
   if (flat(key).length < 4) return undefined
-  let best: { section: string; distance: number } | undefined
+  let best: { section: string; edits: number } | undefined
   for (const f of features) {
-    const distance = Math.min(edits(flat(key), flat(f.section)), edits(flat(key), flat(f.id)))
-    if (distance <= 2 && (!best || distance < best.distance)) best = { section: f.section, distance }
+    const edits = Math.min(distance(flat(key), flat(f.section)), distance(flat(key), flat(f.id)))
+    if (edits <= 2 && (!best || edits < best.edits)) best = { section: f.section, edits }
   }
   return best?.section
-}
-
-/** Levenshtein distance. */
-function edits(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i]
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    row = next
-  }
-  return row[b.length]
 }
 
 /**

@@ -1,3 +1,4 @@
+import { distance } from "fastest-levenshtein"
 import z from "zod"
 import { NamedError } from "../util/error"
 import { SecurityPatch } from "./patch"
@@ -158,14 +159,7 @@ export namespace SecurityEdit {
   function levenshtein(a: string, b: string, budget: Budget): number {
     if (!a.length || !b.length) return Math.max(a.length, b.length)
     budget.spend(a.length * b.length, "the block-anchor similarity")
-    let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-    for (let i = 1; i <= a.length; i++) {
-      const row = [i]
-      for (let j = 1; j <= b.length; j++)
-        row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-      prev = row
-    }
-    return prev[b.length]
+    return distance(a, b)
   }
 
   const blockAnchor: Strategy = function* (content, find, cfg, budget) {
