@@ -383,6 +383,8 @@ export namespace SecurityMcp {
   /** Programs that start Python in the server's folder: a command of one that is not understood holds that folder. */
   const PYTHON_LAUNCHERS = /^((python|pypy)(\d+(\.\d+)?t?)?|uv|uvx|poetry|pipx|pdm|hatch|rye|pipenv|conda|micromamba)$/
   /** Python's short options without a value (`-u`, `-B`, `-I`…); `-X`, `-W` take one (glued or the next word). */
+  /** The launchers a wrapper's words are searched for: Python's, `go` and `cargo`. */
+  const LAUNCHER = new RegExp(PYTHON_LAUNCHERS.source.replace(/\)\$$/, "|go|cargo)$"))
   const PYTHON_FLAGS = new Set("bBdEhiIOPqsSuvVxR?".split(""))
   const PYTHON_VALUE_OPTIONS = new Set(["X", "W", "Q"])
   /** Python's long options: with a value, and those that print and exit. */
@@ -478,6 +480,59 @@ export namespace SecurityMcp {
     "--jobs",
     "--message-format",
   ])
+  /** cargo's built-in subcommands and their short names: an `[alias]` of one of these names is ignored. */
+  const CARGO_BUILTINS = new Set(
+    (
+      "add b bench build c check clean config d doc fetch fix generate-lockfile help info init install " +
+      "locate-project login logout metadata new owner package pkgid publish r read-manifest remove report rm run " +
+      "rustc rustdoc search t test tree uninstall update vendor verify-project version yank"
+    ).split(" "),
+  )
+
+  /**
+   * What the cargo configuration files of a start in `cwd` say (`.cargo/config.toml` and `.cargo/config` in `cwd` and
+   * each folder above, nearest first, then `$CARGO_HOME`'s): `alias(name)` gives an `[alias]` entry's words
+   * (undefined when none, null when not a string or an array of strings), `targetDir` is `build.target-dir` (relative
+   * to the folder holding `.cargo`), `unreadable` a file present that is not valid TOML.
+   */
+  function cargoConfig(cwd: string, env: Record<string, string | undefined>) {
+    const home = env.HOME || os.homedir()
+    const cargoHome = env.CARGO_HOME && path.isAbsolute(env.CARGO_HOME) ? env.CARGO_HOME : path.join(home, ".cargo")
+    const files = [
+      ...upTo(cwd, "/").flatMap((d) => CARGO_CONFIG_FILES.map((f) => ({ file: path.join(d, ".cargo", f), base: d }))),
+      ...CARGO_CONFIG_FILES.map((f) => ({ file: path.join(cargoHome, f), base: path.dirname(cargoHome) })),
+    ]
+    let unreadable = false
+    const tables: { value: any; base: string }[] = []
+    for (const { file, base } of files) {
+      let text: string
+      try {
+        text = fs.readFileSync(file, "utf8")
+      } catch {
+        continue
+      }
+      try {
+        const value = parseToml(text)
+        if (value && typeof value === "object") tables.push({ value, base })
+      } catch {
+        unreadable = true
+      }
+    }
+    const dir = tables.find((t) => typeof t.value.build?.["target-dir"] === "string")
+    return {
+      unreadable,
+      targetDir: dir ? path.resolve(dir.base, dir.value.build["target-dir"]) : undefined,
+      alias(name: string): string[] | null | undefined {
+        const t = tables.find((t) => t.value.alias && typeof t.value.alias === "object" && name in t.value.alias)
+        if (!t) return undefined
+        const v = t.value.alias[name]
+        if (typeof v === "string") return v.split(/\s+/).filter(Boolean)
+        if (Array.isArray(v) && v.every((w) => typeof w === "string")) return v
+        return null
+      },
+    }
+  }
+
   /** The names of cargo's configuration file in a `.cargo` folder and in `$CARGO_HOME` (`config` is the old one). */
   export const CARGO_CONFIG_FILES = ["config.toml", "config"] as const
   /** rustup's toolchain override files, read from the folder cargo starts in upward (a `path` runs that toolchain). */
@@ -546,8 +601,12 @@ export namespace SecurityMcp {
     }
   }
 
-  /** A workspace's member folders: `members` entries, a `*` or `?` in a part matching the folders there. */
-  function workspaceMembers(root: string, workspace: { members?: unknown } | undefined): string[] {
+  /**
+   * A workspace's member folders: `members` entries, a `*` or `?` in a part matching the folders there. With `globs`,
+   * the folder holding a glob's first wildcard part (`crates/` for `crates/*`) is added to it: a folder created there
+   * later is a member at the next build.
+   */
+  function workspaceMembers(root: string, workspace: { members?: unknown } | undefined, globs?: string[]): string[] {
     const out: string[] = []
     const list = Array.isArray(workspace?.members) ? workspace.members : []
     for (const entry of list) {
@@ -558,6 +617,7 @@ export namespace SecurityMcp {
           dirs = dirs.map((d) => path.resolve(d, part))
           continue
         }
+        globs?.push(...dirs)
         const re = new RegExp(
           "^" +
             part
@@ -1026,11 +1086,12 @@ export namespace SecurityMcp {
       if (PYTHON_LAUNCHERS.test(program)) return folder(cwd, true, env)
       if (program === "go") return go(words, cwd, env)
       if (program === "cargo") return cargo(words, cwd, env)
-      // Another wrapper (`timeout 10 python3 …`, `nice -n 5 uv run …`, `sudo -u me python3 …`): its options are not
-      // read; the launcher it names is followed as if it started there, and its folder held too.
-      const at = words.findIndex((w, i) => i > 0 && PYTHON_LAUNCHERS.test(programName(w)))
+      // Another wrapper (`timeout 10 python3 …`, `nice -n 5 uv run …`, `sudo -u me python3 …`, `timeout 60 cargo run`,
+      // `rustup run stable cargo run`): its options are not read; the first known launcher it names (Python's, `go`,
+      // `cargo`) is followed as if it started there, and for a Python one its folder is held too.
+      const at = words.findIndex((w, i) => i > 0 && LAUNCHER.test(programName(w)))
       if (at > 0) {
-        folder(cwd, true, env)
+        if (PYTHON_LAUNCHERS.test(programName(words[at]))) folder(cwd, true, env)
         return launch(words.slice(at), cwd, depth + 1, env)
       }
     }
@@ -1096,6 +1157,8 @@ export namespace SecurityMcp {
       let manifest: string | undefined
       let targetDir: string | undefined
       let example = false
+      // `--config 'alias.mcp="run"'`: an alias set on the command line, not read (fail closed below).
+      let inlineAlias = false
       const packages: string[] = []
       let i = 1
       if (words[i]?.startsWith("+")) i++
@@ -1110,9 +1173,30 @@ export namespace SecurityMcp {
         else if (flag === "--target-dir") targetDir = v
         // `--config <file>`: settings in place of the discovered ones (`--config KEY=VALUE` is not a file).
         else if (flag === "--config" && !v.includes("=")) add(path.resolve(cwd, v))
+        else if (flag === "--config" && /^\s*["']?alias\b/.test(v)) inlineAlias = true
       }
       for (; i < words.length && words[i].startsWith("-"); i++) option(words[i])
-      const sub = words[i++]
+      // The configuration files cargo reads, nearest first, then `$CARGO_HOME`'s (held below and by `toolchainFiles`).
+      const config = cargoConfig(cwd, env)
+      let sub = words[i++]
+      // `[alias] mcp = "run --manifest-path srv/Cargo.toml"` (or an array of words): `cargo mcp` is that run, and an
+      // alias may name another. A built-in subcommand cannot be aliased. An alias (or a configuration file) that cannot
+      // be read is taken as `cargo run` in that folder: fail closed.
+      for (let n = 0; n < 8 && sub !== undefined && !CARGO_BUILTINS.has(sub); n++) {
+        if (config.unreadable || inlineAlias) {
+          sub = "run"
+          break
+        }
+        const alias = config.alias(sub)
+        if (alias === undefined) break
+        if (alias === null || !alias.length) {
+          sub = "run"
+          break
+        }
+        words = [...words.slice(0, i - 1), ...alias, ...words.slice(i)]
+        for (i--; i < words.length && words[i].startsWith("-"); i++) option(words[i])
+        sub = words[i++]
+      }
       // Another subcommand (`cargo mcp`: a `cargo-mcp` program on PATH) still reads the configuration below.
       const run = sub === "run" || sub === "r"
       if (run) for (; i < words.length && words[i] !== "--"; i++) if (words[i].startsWith("-")) option(words[i])
@@ -1135,10 +1219,11 @@ export namespace SecurityMcp {
         }
       const manifestPath = found ?? path.join(cwd, "Cargo.toml")
       const packageDir = path.dirname(manifestPath)
-      // The workspace root is the first folder above with a `[workspace]` manifest (or `package.workspace`); a new one
-      // would bring its `[patch]` and profiles: every `Cargo.toml` and `Cargo.lock` from the package to `/` is held.
-      for (const d of upTo(packageDir, "/")) for (const f of ["Cargo.toml", "Cargo.lock"]) add(path.join(d, f))
       const own = readManifest(manifestPath)
+      // The workspace root is the first folder above with a `[workspace]` manifest (or `package.workspace`); a new one
+      // would bring its `[patch]` and profiles: every `Cargo.toml` from the package to `/` is held, present or not.
+      // A package whose own manifest declares `[workspace]` is its own root: cargo looks no further up.
+      if (!own?.workspace) for (const d of upTo(path.dirname(packageDir), "/")) add(path.join(d, "Cargo.toml"))
       let root = packageDir
       if (!own?.workspace) {
         const named = typeof own?.package?.workspace === "string" ? path.resolve(packageDir, own.package.workspace) : ""
@@ -1149,22 +1234,34 @@ export namespace SecurityMcp {
         if (packageDir === path.dirname(packageDir)) root = packageDir
       }
       const rootManifest = path.join(root, "Cargo.toml")
+      // Cargo reads the lock file of the workspace root only (which the manifests held above decide).
+      add(rootManifest)
+      add(path.join(root, "Cargo.lock"))
       const ws = readManifest(rootManifest)
       // The packages it builds: the manifest's own, or with `-p` (or a virtual manifest) the workspace members named.
       let built: string[] = []
-      if (own?.package && !packages.length) built = [packageDir]
+      // Folders a member glob reads: a new folder there is a member (its `build.rs` runs at the next start).
+      const globs: string[] = []
+      // A root package with `default-members` builds those, as a virtual manifest does.
+      const defaultMembers = root === packageDir && Array.isArray(ws?.workspace?.["default-members"])
+      if (own?.package && !packages.length && !defaultMembers) built = [packageDir]
       else {
-        const members = workspaceMembers(root, ws?.workspace)
+        const members = workspaceMembers(root, ws?.workspace, globs)
         const named = members.filter((m) =>
           packages.includes(String(readManifest(path.join(m, "Cargo.toml"))?.package?.name)),
         )
         const defaults = Array.isArray(ws?.workspace?.["default-members"])
-          ? workspaceMembers(root, { members: ws.workspace["default-members"] })
+          ? workspaceMembers(root, { members: ws.workspace["default-members"] }, globs)
           : members
         // A package not found among them (a dependency's name, a manifest not readable): every member, fail closed.
         built = packages.length ? (named.length ? named : members) : defaults
         if (!built.length) built = [packageDir]
       }
+      // The glob's folder held whole when it is inside the project and not the project folder itself (which cannot be
+      // held whole: there only the members present now are held, Limits).
+      for (const g of globs)
+        if (g !== directory && SecurityPath.isInside(g, directory) && built.some((b) => SecurityPath.isInside(b, g)))
+          add(g + path.sep)
       // Each built package, its path dependencies (and theirs), and those the workspace root patches in.
       const seen = new Set<string>()
       const queue = [...built, ...pathDependencies(root, ws)]
@@ -1186,8 +1283,8 @@ export namespace SecurityMcp {
         for (const t of targetPaths(m)) add(path.resolve(dir, t))
       }
       // The built programs and build scripts cargo runs again when they look up to date.
-      const target = targetDir ?? env.CARGO_TARGET_DIR
-      add((target ? path.resolve(cwd, target) : path.join(root, "target")) + path.sep)
+      const target = targetDir ?? env.CARGO_TARGET_DIR ?? env.CARGO_BUILD_TARGET_DIR
+      add((target ? path.resolve(cwd, target) : (config.targetDir ?? path.join(root, "target"))) + path.sep)
     }
     for (const { words, cwd, env } of localServers(mcp, directory, false, input.env ?? process.env))
       await launch(words, cwd, 0, env)

@@ -350,8 +350,10 @@ describe("SecurityMcp", () => {
     // `--manifest-path`: the package's own folder whole (sources, build.rs, its target/), its path dependency's, the
     // manifests and lock files up the tree, the configuration from the folder cargo starts in (the project) up to `/`.
     const named = await of(["cargo", "+stable", "--locked", "run", "--quiet", "--manifest-path", "mcp/Cargo.toml"])
-    for (const p of ["mcp/", "helper/", "mcp/Cargo.toml", "mcp/Cargo.lock", "Cargo.toml", "Cargo.lock", "mcp/target/"])
+    for (const p of ["mcp/", "helper/", "mcp/Cargo.toml", "mcp/Cargo.lock", "Cargo.toml", "mcp/target/"])
       expect(named).toContain(dir.file(p))
+    // Red team Y8: cargo reads the workspace root's lock only (here the server's own folder), not the project crate's.
+    expect(named).not.toContain(dir.file("Cargo.lock"))
     for (const p of configs(dir.path)) expect(named).toContain(p)
     expect(named).toContain("/home/me/.cargo/config.toml")
     // `cargo run` at the root: the manifest found there, what it compiles (not the whole project): `src/`, the build
@@ -379,6 +381,73 @@ describe("SecurityMcp", () => {
     expect(other).toContain(dir.file(".cargo/config.toml"))
     expect(other).not.toContain(dir.file("src/"))
     expect(other.some((p) => p.startsWith("/usr/") || p.startsWith("/etc/"))).toBe(false)
+  })
+
+  // Red team Y1-Y5, Y8: what real cargo builds and runs, checked with cargo 1.x by the red team: a new folder a member
+  // glob matches, a root package's default members, an `[alias]` that is `run`, a wrapper before cargo, the target
+  // folder `CARGO_BUILD_TARGET_DIR` or `build.target-dir` sets; and where the upward search for the workspace root stops.
+  test("cargo run: member globs, default-members, [alias] runs, wrappers, the target folder; the workspace root search", async () => {
+    await using dir = await tmpdir({
+      "ws/Cargo.toml": '[workspace]\nmembers = ["crates/*", "tools/x"]\n',
+      "ws/crates/srv/Cargo.toml": '[package]\nname = "srv"\nversion = "0.1.0"\n',
+      "dm/Cargo.toml":
+        '[package]\nname = "r"\nversion = "0.1.0"\n[workspace]\nmembers = ["a"]\ndefault-members = ["a"]\n',
+      "dm/a/Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+      "al/.cargo/config.toml":
+        '[alias]\nmcp = "srv2 --quiet"\nsrv2 = "run --manifest-path srv/Cargo.toml"\nb = "run -p x"\n',
+      "al/srv/Cargo.toml": '[package]\nname = "srv"\nversion = "0.1.0"\n',
+      "bad/.cargo/config.toml": "[alias\nmcp = run\n",
+      "bad/Cargo.toml": '[package]\nname = "bad"\nversion = "0.1.0"\n',
+      "td/.cargo/config.toml": '[build]\ntarget-dir = "out"\n',
+      "td/Cargo.toml": '[package]\nname = "td"\nversion = "0.1.0"\n',
+      "Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n',
+      "own/Cargo.toml": '[package]\nname = "own"\nversion = "0.1.0"\n[workspace]\n',
+    })
+    const of = (command: string[], extra: Record<string, unknown> = {}) =>
+      SecurityMcp.launcherPaths(
+        { s: { type: "local", command, ...extra } },
+        { directory: dir.path, env: { HOME: "/home/me", PATH: "" } },
+      )
+    // Y1: the glob's folder whole (a member created there later); the project folder itself never.
+    const ws = await of(["cargo", "run"], { cwd: "ws" })
+    expect(ws).toContain(dir.file("ws/crates") + path.sep)
+    expect(ws).toContain(dir.file("ws/tools/x") + path.sep)
+    expect(ws).not.toContain(dir.path + path.sep)
+    // Y2: a root package with `default-members` builds them.
+    expect(await of(["cargo", "run"], { cwd: "dm" })).toContain(dir.file("dm/a") + path.sep)
+    // Y3: an alias (string or array) naming another alias that is `run`; a built-in's name is never an alias; a
+    // configuration that cannot be read is taken as `cargo run` there (fail closed).
+    const al = await of(["cargo", "mcp"], { cwd: "al" })
+    expect(al).toContain(dir.file("al/srv") + path.sep)
+    expect(await of(["cargo", "b"], { cwd: "al" })).not.toContain(dir.file("al/srv") + path.sep)
+    const bad = await of(["cargo", "mcp"], { cwd: "bad" })
+    expect(bad).toContain(dir.file("bad") + path.sep)
+    const inline = await of(["cargo", "--config", 'alias.mcp="run"', "mcp"], { cwd: "dm" })
+    expect(inline).toContain(dir.file("dm/a") + path.sep)
+    // Y4: a wrapper before cargo or go; `rustup run <toolchain>` is one.
+    for (const command of [
+      ["timeout", "60", "cargo", "run"],
+      ["nice", "-n", "5", "cargo", "run"],
+      ["rustup", "run", "stable", "cargo", "run"],
+      ["sudo", "-u", "me", "cargo", "run"],
+    ]) {
+      const held = await of(command, { cwd: "td" })
+      for (const p of ["td/", "td/.cargo/config.toml", "/home/me/.cargo/config.toml"])
+        expect({ command, p, held: held.includes(p.startsWith("/") ? p : dir.file(p)) }).toEqual({
+          command,
+          p,
+          held: true,
+        })
+    }
+    expect(await of(["timeout", "60", "go", "run", "./cmd/srv"])).toContain(dir.file("cmd/srv") + path.sep)
+    // Y5: `build.target-dir` of the configuration (relative to the folder holding `.cargo`), `CARGO_BUILD_TARGET_DIR`.
+    expect(await of(["cargo", "run"], { cwd: "td" })).toContain(dir.file("td/out") + path.sep)
+    const env = await of(["cargo", "run"], { cwd: "td", environment: { CARGO_BUILD_TARGET_DIR: dir.file("o2") } })
+    expect(env).toContain(dir.file("o2") + path.sep)
+    // Y8: a package that declares `[workspace]` is its own root: nothing above it is held.
+    const own = await of(["cargo", "run", "--manifest-path", "own/Cargo.toml"])
+    for (const p of ["own/Cargo.toml", "own/Cargo.lock"]) expect(own).toContain(dir.file(p))
+    for (const p of ["Cargo.toml", "Cargo.lock"]) expect(own).not.toContain(dir.file(p))
   })
 
   // Red team V3: uv reads `.python-version` (any Python request, an interpreter's path included), `uv.toml` and

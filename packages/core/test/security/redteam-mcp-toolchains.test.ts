@@ -300,4 +300,110 @@ for (const route of ROUTES) {
       HEAVY,
     )
   })
+
+  // Red team Y1-Y4, Y8: a member a virtual workspace's glob picks up later, a root package's `default-members`, an
+  // `[alias]` that is `run`, a wrapper before cargo (real cargo builds and runs each of them at the next start); and an
+  // honest session's own crate beside a server in a subfolder.
+  describe(`red team Y (cargo run MCP server) on the ${route} route`, () => {
+    const M = (name: string) => `[package]\nname = "${name}"\nversion = "0.1.0"\nedition = "2021"\n`
+    const EVIL = 'fn main() { std::fs::write("/tmp/pwned", "x").unwrap(); }\n'
+    test(
+      "a new glob member of a virtual workspace, a default member, an [alias] run, a wrapper before cargo: the write tool is refused",
+      async () => {
+        await using box = await fresh(
+          route,
+          {
+            ws: { type: "local", command: ["cargo", "run", "--quiet"], cwd: "ws" },
+            dm: { type: "local", command: ["cargo", "run", "--quiet"] },
+            al: { type: "local", command: ["cargo", "mcp"], cwd: "al" },
+            wr: { type: "local", command: ["timeout", "60", "cargo", "run"], cwd: "wr" },
+            ru: { type: "local", command: ["rustup", "run", "stable", "cargo", "run"], cwd: "ru" },
+          },
+          {
+            "ws/Cargo.toml": '[workspace]\nmembers = ["crates/*"]\nresolver = "2"\n',
+            "ws/crates/srv/Cargo.toml": M("srv"),
+            "ws/crates/srv/src/main.rs": MAIN,
+            "Cargo.toml": M("rootpkg") + '[workspace]\nmembers = ["crates/srv"]\ndefault-members = ["crates/srv"]\n',
+            "src/main.rs": MAIN,
+            "crates/srv/Cargo.toml": M("srv2"),
+            "crates/srv/src/main.rs": MAIN,
+            "al/.cargo/config.toml": '[alias]\nmcp = ["run", "--quiet", "--manifest-path", "srv/Cargo.toml"]\n',
+            "al/srv/Cargo.toml": M("srv3"),
+            "al/srv/src/main.rs": MAIN,
+            "wr/Cargo.toml": M("srv4"),
+            "wr/src/main.rs": MAIN,
+            "ru/Cargo.toml": M("srv5"),
+            "ru/src/main.rs": MAIN,
+          },
+        )
+        const write = async (rel: string, content: string) =>
+          held(await box.s.call("write", { filePath: box.dir.file(rel), content }))
+        expect({
+          newMember: await write("ws/crates/evil/build.rs", EVIL),
+          newMemberManifest: await write("ws/crates/evil/Cargo.toml", M("evil")),
+          defaultMember: await write("crates/srv/src/main.rs", EVIL),
+          aliasRun: await write("al/srv/src/main.rs", EVIL),
+          wrapped: await write("wr/src/main.rs", EVIL),
+          wrappedConfig: await write("wr/.cargo/config.toml", '[build]\nrustc-wrapper = "./w.sh"\n'),
+          rustupRun: await write("ru/build.rs", EVIL),
+        }).toEqual({
+          newMember: true,
+          newMemberManifest: true,
+          defaultMember: true,
+          aliasRun: true,
+          wrapped: true,
+          wrappedConfig: true,
+          rustupRun: true,
+        })
+      },
+      HEAVY,
+    )
+
+    test(
+      "the project's own crate beside a server in a subfolder: its Cargo.lock stays writable, its Cargo.toml too once the server's manifest declares [workspace]",
+      async () => {
+        await using box = await fresh(
+          route,
+          {
+            rs: { type: "local", command: ["cargo", "run", "--quiet", "--manifest-path", "mcp/Cargo.toml"] },
+            own: { type: "local", command: ["cargo", "run", "--quiet", "--manifest-path", "own/mcp/Cargo.toml"] },
+          },
+          {
+            "Cargo.toml": M("app"),
+            "Cargo.lock": "version = 3\n",
+            "src/main.rs": "fn main() {}\n",
+            "mcp/Cargo.toml": M("srv"),
+            "mcp/src/main.rs": MAIN,
+            "own/Cargo.toml": M("app2"),
+            "own/Cargo.lock": "version = 3\n",
+            "own/mcp/Cargo.toml": M("srv2") + "[workspace]\n",
+            "own/mcp/src/main.rs": MAIN,
+          },
+        )
+        const write = async (rel: string, content: string) =>
+          held(await box.s.call("write", { filePath: box.dir.file(rel), content }))
+        expect({
+          server: await write("mcp/src/main.rs", EVIL),
+          serverLock: await write("mcp/Cargo.lock", "version = 4\n"),
+          appSource: await write("src/main.rs", "fn main() { println!(); }\n"),
+          // Adding `[workspace]` here would make it the server's workspace root (its `[patch]`, profiles): held.
+          appManifest: await write("Cargo.toml", M("app") + '[dependencies]\nlibc = "0.2"\n'),
+          appLock: await write("Cargo.lock", "version = 4\n"),
+          ownServerManifest: await write("own/mcp/Cargo.toml", M("srv2")),
+          ownAppManifest: await write("own/Cargo.toml", M("app2") + '[dependencies]\nlibc = "0.2"\n'),
+          ownAppLock: await write("own/Cargo.lock", "version = 4\n"),
+        }).toEqual({
+          server: true,
+          serverLock: true,
+          appSource: false,
+          appManifest: true,
+          appLock: false,
+          ownServerManifest: true,
+          ownAppManifest: false,
+          ownAppLock: false,
+        })
+      },
+      HEAVY,
+    )
+  })
 }
