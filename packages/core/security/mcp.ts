@@ -1240,28 +1240,31 @@ export namespace SecurityMcp {
       const ws = readManifest(rootManifest)
       // The packages it builds: the manifest's own, or with `-p` (or a virtual manifest) the workspace members named.
       let built: string[] = []
-      // Folders a member glob reads: a new folder there is a member (its `build.rs` runs at the next start).
-      const globs: string[] = []
+      // The folders a member glob reads when cargo builds what the glob picks (every member, the default members): a
+      // folder created there later is built at the next start (its `build.rs` run).
+      let globs: string[] = []
       // A root package with `default-members` builds those, as a virtual manifest does.
       const defaultMembers = root === packageDir && Array.isArray(ws?.workspace?.["default-members"])
       if (own?.package && !packages.length && !defaultMembers) built = [packageDir]
       else {
-        const members = workspaceMembers(root, ws?.workspace, globs)
+        const memberGlobs: string[] = []
+        const members = workspaceMembers(root, ws?.workspace, memberGlobs)
         const named = members.filter((m) =>
           packages.includes(String(readManifest(path.join(m, "Cargo.toml"))?.package?.name)),
         )
+        const defaultGlobs: string[] = []
         const defaults = Array.isArray(ws?.workspace?.["default-members"])
-          ? workspaceMembers(root, { members: ws.workspace["default-members"] }, globs)
+          ? workspaceMembers(root, { members: ws.workspace["default-members"] }, defaultGlobs)
           : members
         // A package not found among them (a dependency's name, a manifest not readable): every member, fail closed.
-        built = packages.length ? (named.length ? named : members) : defaults
+        // One `-p` names and finds: a new member cannot be it (cargo refuses two packages of one name).
+        if (packages.length) [built, globs] = named.length ? [named, []] : [members, memberGlobs]
+        else [built, globs] = defaults === members ? [members, memberGlobs] : [defaults, defaultGlobs]
         if (!built.length) built = [packageDir]
       }
-      // The glob's folder held whole when it is inside the project and not the project folder itself (which cannot be
-      // held whole: there only the members present now are held, Limits).
-      for (const g of globs)
-        if (g !== directory && SecurityPath.isInside(g, directory) && built.some((b) => SecurityPath.isInside(b, g)))
-          add(g + path.sep)
+      // Held whole when inside the project and not the project folder itself (which cannot be held whole: there only
+      // the members present now are held, Limits).
+      for (const g of globs) if (g !== directory && SecurityPath.isInside(g, directory)) add(g + path.sep)
       // Each built package, its path dependencies (and theirs), and those the workspace root patches in.
       const seen = new Set<string>()
       const queue = [...built, ...pathDependencies(root, ws)]

@@ -413,6 +413,9 @@ describe("SecurityMcp", () => {
     expect(ws).toContain(dir.file("ws/crates") + path.sep)
     expect(ws).toContain(dir.file("ws/tools/x") + path.sep)
     expect(ws).not.toContain(dir.path + path.sep)
+    // `-p` naming a member found: a new member cannot be it; naming none found: every member, the glob's folder too.
+    expect(await of(["cargo", "run", "-p", "srv"], { cwd: "ws" })).not.toContain(dir.file("ws/crates") + path.sep)
+    expect(await of(["cargo", "run", "-p", "later"], { cwd: "ws" })).toContain(dir.file("ws/crates") + path.sep)
     // Y2: a root package with `default-members` builds them.
     expect(await of(["cargo", "run"], { cwd: "dm" })).toContain(dir.file("dm/a") + path.sep)
     // Y3: an alias (string or array) naming another alias that is `run`; a built-in's name is never an alias; a
