@@ -222,7 +222,7 @@ export namespace AstFormat {
           (result.dryRun ? " No file was written; call again with dryRun: false to apply." : "")
     const lines = [header]
     if (result.uncaptured.length) {
-      const captured = AstRewrite.capturedNames(result.pattern)
+      const captured = result.captured ?? AstRewrite.capturedNames(result.pattern)
       lines.push(
         `[WARNING] The rewrite names ${result.uncaptured.join(", ")}, which the pattern does not capture ` +
           `(${captured.length ? `it captures ${captured.join(", ")}` : "it captures nothing"}): each is replaced by ` +

@@ -2,6 +2,7 @@ import { parseAsync } from "@ast-grep/napi"
 import z from "zod"
 import { NamedError } from "../util/error"
 import { splice, type Splice } from "../util/splice"
+import { AstLanguage } from "./languages"
 import { AstRewrite } from "./rewrite"
 import { AstScan } from "./scan"
 import { AtomicWrite } from "./write"
@@ -45,6 +46,8 @@ export namespace AstReplace {
     note?: string
     /** Meta-variables of the rewrite the pattern does not capture (a dry run shows them; a live run is refused). */
     uncaptured: string[]
+    /** The pattern's capturing meta-variables as ast-grep reads them (`$A`, `$$$ARGS`). */
+    captured?: string[]
     /** Files whose content changes, sorted by path. */
     files: FileChange[]
     totalReplacements: number
@@ -97,15 +100,14 @@ export namespace AstReplace {
   export async function run(input: AstScan.Input, options: Options): Promise<Result> {
     const started = performance.now()
     // A rewrite naming what the pattern never captures would delete the code it stands for: a live run is refused
-    // before anything is read, a dry run shows it.
-    const uncaptured = AstRewrite.uncaptured(options.rewrite, input.pattern)
+    // before anything is read, a dry run shows it. What captures is what ast-grep reads as a meta-variable in the
+    // parsed pattern (`$HOME` inside a longer string is text it never captures).
+    const reading = { napiLang: await AstLanguage.load(input.lang, input.log), expando: "$" }
+    if (AstLanguage.isName(input.lang)) reading.expando = AstLanguage.expando(input.lang)
+    const uncaptured = AstRewrite.uncaptured(options.rewrite, input.pattern, reading)
+    const captured = AstRewrite.capturedNames(input.pattern, reading)
     if (!options.dryRun && uncaptured.length)
-      throw new Uncaptured({
-        pattern: input.pattern,
-        rewrite: options.rewrite,
-        uncaptured,
-        captured: AstRewrite.capturedNames(input.pattern),
-      })
+      throw new Uncaptured({ pattern: input.pattern, rewrite: options.rewrite, uncaptured, captured })
     const deadline = AstScan.deadline(options.timeoutMs ?? 60_000)
     const signal = input.signal ? AbortSignal.any([input.signal, deadline]) : deadline
     const scan = await AstScan.prepare({ ...input, signal })
@@ -162,6 +164,7 @@ export namespace AstReplace {
       warning: total === 0 && scan.files.files.length > 0 ? scan.pattern.warning : undefined,
       note: scan.pattern.note,
       uncaptured,
+      captured,
       files,
       totalReplacements: total,
       unchanged,

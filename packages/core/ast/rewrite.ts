@@ -1,4 +1,5 @@
-import type { SgNode } from "@ast-grep/napi"
+import { parse, type SgNode } from "@ast-grep/napi"
+import { AstPattern } from "./pattern"
 
 /**
  * Fills an `ast_grep_replace` rewrite template with what the pattern's meta-variables captured, the way the
@@ -23,25 +24,63 @@ export namespace AstRewrite {
   export const META = /(\${1,3})([A-Z_][A-Z0-9_]*)/g
 
   /**
+   * How ast-grep reads the pattern: the napi language id and the expando character that stands for `$` in it
+   * (`AstLanguage.expando`). Without one, every `$NAME` of the pattern's text counts as a meta-variable.
+   */
+  export type Reading = { napiLang: string; expando: string }
+
+  /**
    * The meta-variables of `pattern` that capture, by form: `single` for `$NAME`/`$$NAME`, `multi` for `$$$NAME`.
-   * A name starting with `_` (`$_`, `$_X`) matches without capturing, as in ast-grep.
+   * A name starting with `_` (`$_`, `$_X`) matches without capturing, as in ast-grep. With `reading`, only what
+   * ast-grep takes as a meta-variable: a node of the parsed pattern whose whole text is `$NAME` (ast-grep's rule);
+   * `$HOME` inside a longer string (`"echo $HOME"`) is text, matched literally and never captured, while a string
+   * that is only `"$HOME"` captures the string's content (ast-grep 0.51.1, napi and CLI).
    *
    * @example
    * AstRewrite.captures("f($A, $$$R, $_)") // { single: ["A"], multi: ["R"] }
+   * AstRewrite.captures('exec("echo $HOME", $A)', { napiLang: "JavaScript", expando: "$" }) // { single: ["A"], multi: [] }
    */
-  export function captures(pattern: string): { single: string[]; multi: string[] } {
+  export function captures(pattern: string, reading?: Reading): { single: string[]; multi: string[] } {
+    const whole = reading ? metaNodes(pattern, reading) : undefined
     const single = new Set<string>()
     const multi = new Set<string>()
-    for (const [, dollars, name] of pattern.matchAll(META)) {
+    for (const [text, dollars, name] of pattern.matchAll(META)) {
       if (name.startsWith("_")) continue
+      if (whole && !whole.has(text)) continue
       ;(dollars.length === 3 ? multi : single).add(name)
     }
     return { single: [...single], multi: [...multi] }
   }
 
+  /**
+   * The meta-variables (as written, `$A`, `$$$R`) that are the whole text of a node of `pattern` parsed as ast-grep
+   * parses it (`$` runs before a name replaced by the expando character); undefined when the pattern cannot be parsed
+   * (the text reading is used then).
+   */
+  function metaNodes(pattern: string, reading: Reading): Set<string> | undefined {
+    const e = reading.expando
+    const expanded = AstPattern.expand(pattern, e)
+    const escaped = e.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    const meta = new RegExp(`^((?:${escaped}){1,3})([A-Z_][A-Z0-9_]*)$`, "u")
+    let root: SgNode
+    try {
+      root = parse(reading.napiLang, expanded).root()
+    } catch {
+      return undefined
+    }
+    const out = new Set<string>()
+    const visit = (node: SgNode) => {
+      const m = meta.exec(node.text())
+      if (m) out.add("$".repeat([...m[1]].length / [...e].length) + m[2])
+      for (const child of node.children()) visit(child)
+    }
+    visit(root)
+    return out
+  }
+
   /** The pattern's capturing meta-variables as written (`$A`, `$$$ARGS`). */
-  export function capturedNames(pattern: string): string[] {
-    const { single, multi } = captures(pattern)
+  export function capturedNames(pattern: string, reading?: Reading): string[] {
+    const { single, multi } = captures(pattern, reading)
     return [...single.map((n) => "$" + n), ...multi.map((n) => "$$$" + n)]
   }
 
@@ -60,8 +99,8 @@ export namespace AstRewrite {
    * @example
    * AstRewrite.uncaptured("log($$$ARGS, $A)", "print($$$A)") // ["$$$ARGS", "$A"]
    */
-  export function uncaptured(template: string, pattern: string): string[] {
-    const { single, multi } = captures(pattern)
+  export function uncaptured(template: string, pattern: string, reading?: Reading): string[] {
+    const { single, multi } = captures(pattern, reading)
     const missing = new Set<string>()
     for (const [whole, dollars, name] of template.matchAll(META)) {
       const found = dollars.length === 3 ? multi.includes(name) : single.includes(name)

@@ -5,6 +5,7 @@ import { AstFormat } from "../../ast/format"
 import { AstLanguage } from "../../ast/languages"
 import { AstReplace } from "../../ast/replace"
 import { AtomicWrite } from "../../ast/write"
+import { CliOracle } from "./cli-oracle"
 import { tmpdir } from "../fixture"
 
 const A = "console.log('a')\nconsole.log(x, y)\n"
@@ -142,6 +143,34 @@ describe("ast_grep_replace", () => {
     const kept = await AstReplace.run(input, { rewrite: 'echo "${HOME}" "$1" $A', dryRun: false })
     expect(kept.written).toBe(true)
     expect(await fs.readFile(dir.file("a.sh"), "utf8")).toBe('echo "${HOME}" "$1" hi\n')
+  })
+
+  // Red team Y7: captured names were read from the pattern's text, so a `$HOME` the pattern holds inside a longer
+  // string counted as captured, and `run("echo $HOME")` was written as `run("echo ")`. What captures is what ast-grep
+  // reads as a meta-variable: a node whose whole text is `$NAME` (a string that is only `"$HOME"` captures its content).
+  test("a $NAME inside a longer string of the pattern is text, not a capture: the rewrite naming it is refused; a string that is only $NAME captures, as the CLI does", async () => {
+    const JS = 'exec("echo $HOME")\nexec("$HOME")\nexec("x y")\n'
+    await using dir = await tmpdir({ "a.js": JS })
+    await using cli = await tmpdir({ "a.js": JS })
+    const inside = { directory: dir.path, lang: "javascript", pattern: 'exec("echo $HOME")' }
+    // The CLI 0.51.1 empties it: what a live run would have written.
+    CliOracle.rewrite(cli.path, inside.pattern, 'run("echo $HOME")', "javascript")
+    expect((await fs.readFile(cli.file("a.js"), "utf8")).split("\n")[0]).toBe('run("echo ")')
+    const dry = await AstReplace.run(inside, { rewrite: 'run("echo $HOME")', dryRun: true })
+    expect([dry.uncaptured, dry.captured]).toEqual([["$HOME"], []])
+    expect(dry.files[0].after.split("\n")[0]).toBe('run("echo ")')
+    const live = await AstReplace.run(inside, { rewrite: 'run("echo $HOME", $A)', dryRun: false }).catch((e) => e)
+    expect(AstReplace.Uncaptured.is(live)).toBe(true)
+    expect(live.data.uncaptured).toEqual(["$HOME", "$A"])
+    expect(await fs.readFile(dir.file("a.js"), "utf8")).toBe(JS)
+    // `"$HOME"` alone: its content is a capture (the CLI keeps it and fills it from each match).
+    const whole = { directory: dir.path, lang: "javascript", pattern: 'exec("$HOME")' }
+    await fs.writeFile(cli.file("a.js"), JS)
+    CliOracle.rewrite(cli.path, whole.pattern, 'run("$HOME")', "javascript")
+    const ok = await AstReplace.run(whole, { rewrite: 'run("$HOME")', dryRun: false })
+    expect([ok.uncaptured, ok.captured]).toEqual([[], ["$HOME"]])
+    expect(await fs.readFile(dir.file("a.js"), "utf8")).toBe(await fs.readFile(cli.file("a.js"), "utf8"))
+    expect(await fs.readFile(dir.file("a.js"), "utf8")).toBe('run("echo $HOME")\nrun("$HOME")\nrun("x y")\n')
   })
 
   test("a refused permission writes nothing", async () => {

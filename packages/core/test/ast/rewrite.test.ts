@@ -19,6 +19,19 @@ const rewrite = async (source: string, pattern: string, template: string, lang =
 }
 
 describe("rewrite templates", () => {
+  // Red team Y7: what captures is what ast-grep reads as a meta-variable in the parsed pattern, not the pattern's text.
+  test("captures: a node whose whole text is $NAME, read as ast-grep parses the pattern (expando languages too)", async () => {
+    const js = { napiLang: await AstLanguage.load("javascript"), expando: "$" }
+    expect(AstRewrite.captures('exec("echo $HOME", $A, $$$R, $_)', js)).toEqual({ single: ["A"], multi: ["R"] })
+    expect(AstRewrite.captures('exec("$HOME")', js)).toEqual({ single: ["HOME"], multi: [] })
+    expect(AstRewrite.uncaptured('run("echo $HOME", $A)', 'exec("echo $HOME", $A)', js)).toEqual(["$HOME"])
+    // Without a reading: the pattern's text (every `$NAME` in it).
+    expect(AstRewrite.captures('exec("echo $HOME")')).toEqual({ single: ["HOME"], multi: [] })
+    const py = { napiLang: await AstLanguage.load("python"), expando: AstLanguage.expando("python") }
+    expect(AstRewrite.captures("g($S, $$$R, $_X)", py)).toEqual({ single: ["S"], multi: ["R"] })
+    expect(AstRewrite.captures('os.system("echo $HOME", $A)', py)).toEqual({ single: ["A"], multi: [] })
+  })
+
   test("$VAR, $$$ARGS (separators kept); $$VAR and $VAR single only; unbound empty; $$$ and $lower literal", async () => {
     const { ours, cli } = await rewrite(
       "foo(a, b)\nconsole.log(x, 'y', 3)\n",
