@@ -339,3 +339,47 @@ describe("README injection on read results", () => {
     expect(hooks["tool.execute.after"]).toBeUndefined()
   })
 })
+
+// Red team Y: a README that is a link to a protected file or into a protected folder, and a README named in another case
+// in a protected folder, are asked about by their on-disk name and never injected (held; kept as a regression test).
+describe("red team Y: README injection and the security policy", () => {
+  for (const [name, link, rules] of [
+    [
+      "a README that is a link to a protected file",
+      "../../secret.txt",
+      [{ pattern: "secret.txt", type: "file", deniedOperations: ["read", "llm"] }],
+    ],
+    [
+      "a README that is a link into a protected folder",
+      "../../private/notes.md",
+      [{ pattern: "private", type: "directory", deniedOperations: ["read", "llm"] }],
+    ],
+    [
+      "a README in a protected folder (other case)",
+      null,
+      [{ pattern: "private", type: "directory", deniedOperations: ["read", "llm"] }],
+    ],
+  ] as const)
+    test(`Y6: ${name} is never injected`, async () => {
+      await using dir = await tmpdir({
+        ...FILES,
+        "secret.txt": "TOP-SECRET-FILE\n",
+        "private/notes.md": "TOP-SECRET-FOLDER\n",
+        "private/ReadMe.MD": "TOP-SECRET-README\n",
+        "private/x.ts": "x\n",
+        ".opencode-security.json": JSON.stringify({ version: "1.0", rules }),
+      })
+      if (link) {
+        fs.rmSync(dir.file("pkg/a/README.md"))
+        fs.symlinkSync(link, dir.file("pkg/a/README.md"))
+      }
+      const s = session(dir.path)
+      const { hooks } = await Builtins.create(s.host, {
+        options: {},
+        logger: () => Logger.silent,
+        only: ["builtin-tool-security", "readme-injection"],
+      })
+      const out = (await s.read(hooks, link ? "pkg/a/f0.ts" : "private/x.ts")).text
+      expect(out).not.toContain("TOP-SECRET")
+    })
+})
