@@ -458,6 +458,9 @@ export namespace SecurityMcp {
   /** `go run` options whose value is a file or program the build reads or runs (`-overlay` replaces source files). */
   const GO_FILE_OPTIONS = new Set(["-exec", "-toolexec", "-modfile", "-overlay", "-pgo"])
 
+  /** Packages of one `cargo run` server whose manifests are read (members, path dependencies); past it, held whole. */
+  const MAX_CARGO_PACKAGES = 1000
+
   /** cargo's global options and `cargo run`'s options whose value is the next word. */
   const CARGO_VALUE_OPTIONS = new Set([
     "-C",
@@ -1270,8 +1273,14 @@ export namespace SecurityMcp {
       const queue = [...built, ...pathDependencies(root, ws)]
       while (queue.length) {
         const dir = path.resolve(queue.shift()!)
-        if (seen.has(dir) || seen.size > 64) continue
+        if (seen.has(dir)) continue
         seen.add(dir)
+        // Past the cap, a package folder is held whole without reading its manifest (its own path dependencies are
+        // then not followed): closed, never left unheld.
+        if (seen.size > MAX_CARGO_PACKAGES) {
+          if (!SecurityPath.isInside(directory, dir)) add(dir + path.sep)
+          continue
+        }
         const m = readManifest(path.join(dir, "Cargo.toml"))
         queue.push(...pathDependencies(dir, m))
         if (!SecurityPath.isInside(directory, dir)) {

@@ -386,6 +386,20 @@ describe("SecurityMcp", () => {
   // Red team Y1-Y5, Y8: what real cargo builds and runs, checked with cargo 1.x by the red team: a new folder a member
   // glob matches, a root package's default members, an `[alias]` that is `run`, a wrapper before cargo, the target
   // folder `CARGO_BUILD_TARGET_DIR` or `build.target-dir` sets; and where the upward search for the workspace root stops.
+  // Reading manifests stops at 1,000 packages (members, path dependencies); the ones past it were left unheld before.
+  test("cargo run: a workspace of more packages than the cap holds every member, those past it without reading them", async () => {
+    const files: Record<string, string> = {}
+    const names = Array.from({ length: 1005 }, (_, i) => `m${i}`)
+    files["big/Cargo.toml"] = `[workspace]\nmembers = [${names.map((n) => `"${n}"`).join(", ")}]\n`
+    for (const n of names) files[`big/${n}/Cargo.toml`] = `[package]\nname = "${n}"\nversion = "0.1.0"\n`
+    await using dir = await tmpdir(files)
+    const held = await SecurityMcp.launcherPaths(
+      { s: { type: "local", command: ["cargo", "run"], cwd: "big" } },
+      { directory: dir.path, env: { HOME: "/home/me", PATH: "" } },
+    )
+    for (const n of names) expect(held).toContain(dir.file(`big/${n}`) + path.sep)
+  }, 60_000)
+
   test("cargo run: member globs, default-members, [alias] runs, wrappers, the target folder; the workspace root search", async () => {
     await using dir = await tmpdir({
       "ws/Cargo.toml": '[workspace]\nmembers = ["crates/*", "tools/x"]\n',
