@@ -110,6 +110,8 @@ export namespace ReadmeInject {
    * ReadmeInject.find("/r/examples/chatbot", ReadmeInject.DEFAULT_NAMES) // "/r/examples/chatbot/README.MD"
    */
   export function find(folder: string, names: readonly string[]): string | undefined {
+    // The usual case, the first name as spelled, needs no listing of the folder (reads call this for every folder up).
+    if (names.length && isFile(path.join(folder, names[0]))) return path.join(folder, names[0])
     let entries: string[]
     try {
       entries = fs.readdirSync(folder).sort()
