@@ -273,6 +273,7 @@ export function isolateHome() {
     HOME: process.env.HOME,
     XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
     XDG_DATA_HOME: process.env.XDG_DATA_HOME,
+    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
     // `npm test` gives its scripts npm's cache folder: npm exec's cache (held for MCP servers) is in the home here.
     npm_config_cache: process.env.npm_config_cache,
     NPM_CONFIG_CACHE: process.env.NPM_CONFIG_CACHE,
@@ -282,6 +283,7 @@ export function isolateHome() {
   process.env.HOME = home
   process.env.XDG_CONFIG_HOME = path.join(home, ".config")
   process.env.XDG_DATA_HOME = path.join(home, ".local", "share")
+  process.env.XDG_CACHE_HOME = path.join(home, ".cache")
   process.env.npm_config_cache = path.join(home, ".npm")
   delete process.env.NPM_CONFIG_CACHE
   delete process.env.OPENCODE_SECURITY_ROLE
