@@ -1377,6 +1377,8 @@ export namespace SecurityGuard {
     let sandbox: Sandbox.Instance | undefined
     /** Set when a shell command did not enter the sandbox: shell commands are refused from then on. */
     let bypassed: string | undefined
+    /** Whether the model was told once that commands run without network while OpenCode serves its API. */
+    let networkNoted = false
     /** Shell calls prepared for the sandbox, by call id: protected host paths absent when the call started. */
     const pending = new Map<string, { absent: string[]; at: number; unlisted?: string[] }>()
     /**
@@ -2219,6 +2221,16 @@ export namespace SecurityGuard {
         })
         notes.push(
           "[security] This command ran outside the kernel sandbox (the shell did not read its startup hook); further shell commands are refused until OpenCode is restarted.",
+        )
+      }
+      const servers = sandbox.servers()
+      if (servers.length && !networkNoted) {
+        networkNoted = true
+        const where = [
+          ...new Set(servers.map((s) => `${s.address.includes(":") ? `[${s.address}]` : s.address}:${s.port}`)),
+        ]
+        notes.push(
+          `[security] Shell commands run without network access while OpenCode serves its HTTP API (${where.join(", ")}): through it a command could read protected files and run programs outside the sandbox. Ask the user to run commands that need the network (installs, fetches) outside OpenCode.`,
         )
       }
       if (info.unlisted?.length) {

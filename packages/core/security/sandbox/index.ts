@@ -3,6 +3,7 @@ import fs from "fs"
 import os from "os"
 import path from "path"
 import { SandboxDetect } from "./detect"
+import { SandboxNetwork } from "./network"
 import { SandboxPlan } from "./plan"
 
 /**
@@ -76,6 +77,8 @@ export namespace Sandbox {
      * `quietHostGit`).
      */
     host?: Record<string, string | undefined>
+    /** The OpenCode servers a command could reach (default `SandboxNetwork.servers`, read before every command). */
+    servers?: () => SandboxNetwork.Listener[]
   }
 
   /**
@@ -131,6 +134,11 @@ export namespace Sandbox {
     probe(): SandboxDetect.Result
     /** Writes the argument file for these protections when they differ from the current ones. */
     prepare(protections: Protections): SandboxPlan.Plan
+    /**
+     * The OpenCode servers the last `prepare` found listening: while there is one, commands run in a network
+     * namespace of their own (no network), since through its HTTP API a command could act outside the sandbox.
+     */
+    servers(): SandboxNetwork.Listener[]
     /** The plan in force (undefined before the first `prepare`). */
     plan(): SandboxPlan.Plan | undefined
     /**
@@ -293,6 +301,7 @@ export namespace Sandbox {
     let current: SandboxPlan.Plan | undefined
     let currentKey: string | undefined
     let masks = new Map<string, string>()
+    let servers: SandboxNetwork.Listener[] = []
 
     // Written before every command (and the login home emptied), not once: whatever reached them since (only the
     // host's own processes can) does not last to the next command.
@@ -323,6 +332,7 @@ export namespace Sandbox {
       dir,
       probe,
       prepare(protections) {
+        servers = (options.servers ?? SandboxNetwork.servers)()
         const nextMasks = new Map<string, string>()
         const mask = protections.mask.map((m) => {
           const copy = maskFile(m)
@@ -341,6 +351,7 @@ export namespace Sandbox {
           expose: (protections.expose ?? []).filter((f) => fs.existsSync(f)),
           unset: [...UNSET, ENV.call, ...restore],
           set: { [ENV.inside]: "1", ...gitStat(options.env ?? process.env) },
+          isolateNetwork: servers.length > 0,
         })
         const key = plan.args.join("\0")
         if (key !== currentKey) {
@@ -354,6 +365,7 @@ export namespace Sandbox {
         return plan
       },
       plan: () => current,
+      servers: () => servers,
       env(callID, env = process.env) {
         const probed = probe()
         if (!probed.ok) throw new Error(`${probed.reason}. ${probed.install}`)

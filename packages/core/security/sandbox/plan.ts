@@ -16,7 +16,8 @@ import path from "path"
  * - open: a folder inside a locked one is bound onto itself writable again (what the host keeps writable there); what
  *   is below it is mounted as anywhere else.
  * The sandbox also gets its own PID namespace (no other process, and no `/proc/<pid>/root` of one, is visible), a
- * fresh `/proc` and `/dev` (no raw disks), no capabilities, and dies with its parent.
+ * fresh `/proc` and `/dev` (no raw disks), no capabilities, dies with its parent, and, while OpenCode serves its HTTP
+ * API on a port, a network namespace of its own.
  *
  * @example
  * const plan = SandboxPlan.build({
@@ -44,6 +45,11 @@ export namespace SandboxPlan {
     unset?: string[]
     /** Environment variables set inside the sandbox. */
     set?: Record<string, string>
+    /**
+     * A network namespace of the sandbox's own (`--unshare-net`: only its own loopback, no other network), given while
+     * OpenCode serves its HTTP API on a port a command could otherwise reach (`SandboxNetwork.servers`).
+     */
+    isolateNetwork?: boolean
   }
 
   export type Mount = { kind: "pin" | "open" | "lock" | "mask" | "hide"; path: string; source: string }
@@ -107,6 +113,7 @@ export namespace SandboxPlan {
     const args = [
       "--die-with-parent",
       "--unshare-pid",
+      ...(input.isolateNetwork ? ["--unshare-net"] : []),
       "--new-session",
       "--cap-drop",
       "ALL",
