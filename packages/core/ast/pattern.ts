@@ -109,8 +109,9 @@ export namespace AstPattern {
       note: macroNote(lang, root, metaSpans(expanded, expando), expanded),
       literals: literalList,
       keywords: keywordList,
+      // A pattern with a reading in a function body is whole code there: the note's advice would be wrong.
       warning:
-        isError(root) && !matchesInContext(napiLang, pattern)
+        isError(root) && !other && !matchesInContext(napiLang, pattern)
           ? `the pattern does not parse as complete ${lang} code (ast-grep sees an ERROR node), which is likely why ` +
             "nothing matched; write a full statement or expression, e.g. a whole call or declaration"
           : undefined,
@@ -143,8 +144,9 @@ export namespace AstPattern {
    * `xstrdup($X)` alone as a macro type and in a body as a call. ast-grep compares node kinds, so the pattern alone
    * matched none of them, silently. Such a pattern gets a rule matching either reading: ast-grep's pattern object
    * `{ context, selector }` parses the pattern inside the body and selects the node of the body's kind, as a user
-   * would write to disambiguate it. The first body that parses without error in the language decides; a pattern that
-   * reads the same there has no other reading.
+   * would write to disambiguate it. The first body that parses without error in the language decides (an ERROR node
+   * that is exactly one of the pattern's meta-variables counts as none, see `isMeta`); a pattern that reads the same
+   * there has no other reading.
    */
   function reading(
     napiLang: string,
@@ -167,7 +169,7 @@ export namespace AstPattern {
       } catch {
         continue
       }
-      if (!clean(tree)) continue
+      if (!clean(tree, (n) => isMeta(n, metas, at))) continue
       const placed = spanning(tree, at, at + code.length)
       if (!placed) continue
       const node = single(placed)
@@ -312,12 +314,26 @@ export namespace AstPattern {
     return false
   }
 
-  /** No ERROR node and no MISSING one (tree-sitter's zero-width stand-in for an absent token). */
-  function clean(node: SgNode): boolean {
-    if (node.kind() === "ERROR") return false
+  /**
+   * No ERROR node and no MISSING one (tree-sitter's zero-width stand-in for an absent token), except an ERROR node
+   * that `allowed` accepts.
+   */
+  function clean(node: SgNode, allowed?: (error: SgNode) => boolean): boolean {
+    if (node.kind() === "ERROR") return allowed?.(node) ?? false
     const children = node.children()
     if (!children.length) return node.text() !== ""
-    return children.every(clean)
+    return children.every((child) => clean(child, allowed))
+  }
+
+  /**
+   * Whether `node` spans exactly one meta-variable of the pattern placed at `at`. ast-grep reads any pattern node
+   * whose whole text is a meta-variable as that meta-variable, whatever its kind, so an ERROR node that is exactly
+   * `$$$B` is no error in the pattern: it is how a statement list without `;` parses in a block (Solidity's
+   * `if ($C) { $$$B }` in a function body), and the CLI's `{ context, selector }` matches every such block.
+   */
+  function isMeta(node: SgNode, metas: [number, number][], at: number): boolean {
+    const { start, end } = node.range()
+    return metas.some(([a, b]) => a + at === start.index && b + at === end.index)
   }
 
   /** [start, end) of every meta-variable in the (expanded) pattern, in UTF-16 units like napi's indices. */

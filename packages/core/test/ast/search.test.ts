@@ -486,6 +486,107 @@ describe("patterns with two readings: alone and inside a function body (red team
     expect([bare.totalMatches, bare.warning !== undefined]).toEqual([0, true])
   })
 
+  test("Solidity: statement-block patterns (`if ($C) { $$$B }`, `while`, `for`) find the statements; no advice to write what was written (red team A2-4)", async () => {
+    // OpenZeppelin: 0 of 937 `if (` lines before, in the CLI 0.51.1 too. In a function body `{ $$$B }` (no `;`) parses
+    // as a block around an ERROR node that is exactly `$$$B`, which ast-grep reads as the meta-variable anyway.
+    await AstLanguage.load("solidity")
+    const source = [
+      "contract A {", // 1
+      "  function f(uint x) public {", // 2
+      "    if (x > 1) {", // 3
+      "      g(x);", // 4
+      "      h();", // 5
+      "    }", // 6
+      "    if (x > 2) {", // 7
+      "    }", // 8
+      "    if (x > 3) g(x);", // 9
+      "    if (x > 4) { g(x); } else { h(); }", // 10
+      "    for (uint i = 0; i < x; i++) {", // 11
+      "      g(i);", // 12
+      "    }", // 13
+      "    while (x > 0) { x--; }", // 14
+      "  }", // 15
+      "}", // 16
+      "",
+    ].join("\n")
+    await using dir = await tmpdir({ "a.sol": source })
+    const body = "contract A { function f() public { P } }"
+    const expected: [string, string, string[]][] = [
+      // Like `if ($C) { $$$B }` in C or Java: any block, also one with an `else`; not the block-less `if` of line 9.
+      ["if ($C) { $$$B }", "if_statement", ["10:5", "3:5", "7:5"]],
+      ["if ($C) { $$$ }", "if_statement", ["10:5", "3:5", "7:5"]],
+      ["if ($C) { $$$A } else { $$$B }", "if_statement", ["10:5"]],
+      ["while ($C) { $$$B }", "while_statement", ["14:5"]],
+      ["for (uint $I = $S; $C; $U) { $$$B }", "for_statement", ["11:5"]],
+    ]
+    for (const [pattern, selector, want] of expected) {
+      const result = await AstSearch.run({ directory: dir.path, lang: "solidity", pattern })
+      expect([pattern, positions(result), result.warning]).toEqual([pattern, want, undefined])
+      // What the CLI finds with the pattern object a user would write; the plain pattern finds none there.
+      expect([pattern, unambiguous(dir.path, pattern, "solidity", body, selector)]).toEqual([pattern, want])
+      expect(CliOracle.search(dir.path, pattern, "solidity")).toEqual([])
+    }
+    // The `;` form keeps its own meaning, as in the CLI's pattern object: a block of one expression statement.
+    const semi = await AstSearch.run({ directory: dir.path, lang: "solidity", pattern: "if ($C) { $$$B; }" })
+    expect(positions(semi)).toEqual(["10:5"])
+    // No match at all: the pattern is whole code in a body, so no note telling the user to write a full statement.
+    await using none = await tmpdir({ "b.sol": "contract B {\n  function f() public {\n    g();\n  }\n}\n" })
+    const empty = await AstSearch.run({ directory: none.path, lang: "solidity", pattern: "if ($C) { $$$B }" })
+    expect([empty.totalMatches, empty.warning]).toEqual([0, undefined])
+  })
+
+  test("statement-block patterns agree with the CLI where the pattern alone already parses (C, C++, Java, Kotlin, Swift, PHP)", async () => {
+    const files: [string, string, string, string[]][] = [
+      [
+        "c",
+        "a.c",
+        "void f(int x) {\n  if (x > 1) {\n    g(x);\n  }\n  while (x > 0) { x--; }\n}\n",
+        ["if ($C) { $$$B }", "while ($C) { $$$B }"],
+      ],
+      [
+        "cpp",
+        "a.cc",
+        "void f(int x) {\n  for (int i = 0; i < x; i++) {\n    g(i);\n  }\n  if (x) { g(x); }\n}\n",
+        ["if ($C) { $$$B }", "for ($$$H) { $$$B }"],
+      ],
+      [
+        "java",
+        "A.java",
+        "class A {\n  void f(int x) {\n    if (x > 1) {\n      g(x);\n    }\n    while (x > 0) { x--; }\n  }\n}\n",
+        ["if ($C) { $$$B }", "while ($C) { $$$B }"],
+      ],
+      [
+        "kotlin",
+        "a.kt",
+        "fun f(x: Int) {\n  if (x > 1) {\n    g(x)\n  }\n  for (i in 0..x) {\n    g(i)\n  }\n}\n",
+        ["if ($C) { $$$B }", "for ($I in $R) { $$$B }"],
+      ],
+      [
+        "swift",
+        "a.swift",
+        "func f(x: Int) {\n  if x > 1 {\n    g(x)\n  }\n  while x > 0 { h() }\n}\n",
+        ["if $C { $$$B }", "while $C { $$$B }"],
+      ],
+      [
+        "php",
+        "a.php",
+        "<?php\nfunction f($x) {\n  if ($x > 1) {\n    g($x);\n  }\n  while ($x > 0) { $x--; }\n}\n",
+        ["if ($C) { $$$B }", "while ($C) { $$$B }"],
+      ],
+    ]
+    for (const [lang, name, source, patterns] of files) {
+      await AstLanguage.load(lang)
+      await using dir = await tmpdir({ [name]: source })
+      for (const pattern of patterns) {
+        const tool = positions(await AstSearch.run({ directory: dir.path, lang, pattern }))
+        const cli = CliOracle.search(dir.path, pattern, lang)
+          .map((m) => `${m.line}:${m.column}`)
+          .sort()
+        expect([lang, pattern, tool.length > 0, tool]).toEqual([lang, pattern, true, cli])
+      }
+    }
+  })
+
   test("a replace through the other reading rewrites each call with its captures, as the search finds them", async () => {
     await AstLanguage.load("go")
     await using dir = await tmpdir({ "x.go": GO })
