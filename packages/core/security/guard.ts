@@ -22,6 +22,7 @@ import { SecurityHook } from "./hook"
 import { SecurityInventory } from "./inventory"
 import { SecurityMcp } from "./mcp"
 import { SecurityOutput } from "./output"
+import { SecurityOwnServer } from "./own-server"
 import { SecurityPath } from "./paths"
 import { SecurityPluginTool } from "./plugin-tool"
 import { SecurityPythonPath } from "./python-path"
@@ -2787,6 +2788,16 @@ export namespace SecurityGuard {
       if (state.status === "none") return { allowed: true }
       scheduleIndex(false)
       const base = { source, tool: call.tool, plugin: call.plugin, sessionID: call.sessionID, callID: call.callID }
+      // OpenCode's own HTTP API (under `acp`, `serve`, `web`, `--port`) reads any file and runs programs on the host:
+      // a tool that fetches in OpenCode's process (webfetch, an MCP server's, a plugin's) must not be pointed at it,
+      // whatever the policy's state (an invalid policy keeps file tools from every file too).
+      const served = SecurityOwnServer.fetched(call.tool, call.args, source === "builtin-tool")
+      const hit = served === undefined ? undefined : await SecurityOwnServer.find(served)
+      if (hit)
+        return refuse(d, base, {
+          reason: `${hit.url} reaches OpenCode's own HTTP API at ${SecurityOwnServer.display(hit.listener)} (its process ${hit.listener.pid} serves it without the policy: it reads any file and runs programs on the host); fetch other addresses`,
+          tool: call.tool,
+        })
       if (state.status === "invalid") {
         if (SecurityTools.NO_FILES.has(call.tool) && source === "builtin-tool") return { allowed: true }
         const error = new SecurityError.PolicyInvalid({ problems: state.problems })
