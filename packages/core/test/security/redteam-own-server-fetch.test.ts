@@ -16,6 +16,7 @@ const SECRET = "DB_PASSWORD=Zw3bFetchPass\n"
 const POLICY = JSON.stringify({
   version: "1.0",
   rules: [{ pattern: "**/.env*", type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] }],
+  mcp: { servers: { browser: "trusted" } },
 })
 
 /** A TCP port nothing of this process listens on (bound once and closed). */
@@ -42,7 +43,12 @@ for (const route of ROUTES)
       })
       const session = await open(route, dir.path)
       try {
-        await session.hooks.config({ mcp: { fetch: { type: "remote", url: "https://mcp.example.invalid/mcp" } } })
+        await session.hooks.config({
+          mcp: {
+            fetch: { type: "remote", url: "https://mcp.example.invalid/mcp" },
+            browser: { type: "remote", url: "https://browser.example.invalid/mcp" },
+          },
+        })
         const api = `http://127.0.0.1:${server.port}/file/content?directory=${encodeURIComponent(dir.path)}&path=%2Eenv`
         const calls: [string, Record<string, unknown>][] = [
           ["webfetch", { url: api, format: "text" }],
@@ -50,6 +56,8 @@ for (const route of ROUTES)
           ["webfetch", { url: `http://2130706433:${server.port}/file/content?path=.env`, format: "text" }],
           // An MCP fetch server's tool (`fetch` server, `fetch` tool) and another plugin's tool with a nested URL.
           ["fetch_fetch", { url: api, max_length: 5000 }],
+          // A server the policy trusts (its calls are otherwise not checked) is refused it too.
+          ["browser_navigate", { url: api }],
           ["http_request", { request: { method: "GET", headers: [], target: [api] } }],
           ["batch", { tool_calls: [{ tool: "webfetch", parameters: { url: api } }] }],
         ]
