@@ -28,7 +28,7 @@ export namespace ContinuationText {
     /\bI need (?!to\b)[^.!?;\n]{1,60}\bto (continue|proceed|go on|finish|move on)\b/i,
     /\b(I'?m|I am) (blocked|stuck)\b|^\W*blocked\b/i,
     /\b(can'?t|cannot|can not|couldn'?t|unable to|not able to) (proceed|continue|go on|go further|move on|get past)\b/i,
-    /\bwaiting (on|for) (you|your)\b/i,
+    /\bwaiting (on|for) (you|your)\b|\bI('ll| will|'m| am) wait(ing)? (on|for) (you|your)\b/i,
     /\b(once|when|as soon as|after) you('ve|'re| have| are)?\b[^.!?\n]*\b(I'll|I will|I can|let me know|tell me)\b/i,
     /\byou('ll| will) (need|have) to\b/i,
   ]
@@ -37,36 +37,101 @@ export namespace ContinuationText {
     /^\W*((please|just|then)\s+)?(run|provide|add|export|install|log in|sign in|start|restart|grant|give|share|send|paste|confirm|approve|choose|pick|decide|tell|double-check|verify|create|enable|upload|open|click|enter|type|make sure|clone|generate|rotate|reply|answer|wait)\b(?!:)/i
 
   /**
-   * True when the end of `text` (its last paragraph, outside code blocks and quotes) asks the user something: a
-   * question, or a request that the user act or provide something before the work can go on.
+   * Question marks: ASCII, full-width (Chinese, Japanese, and IME users typing any language), Arabic, small and
+   * reversed forms. The Greek question mark (U+037E) is not one: Unicode normalises it to ";", which ends clauses in
+   * every other language, so "Θέλεις να συνεχίσω;" is not recognised (docs/session.md).
+   */
+  const QMARK = "?\uff1f\u061f\ufe56\u2e2e"
+  /** A question mark ending the text, after closing emphasis, quotes or brackets. */
+  const ENDS_ASKING = new RegExp(`[${QMARK}]\\s*[)*_\`"'\\]\u300d\u300f\u201d]*\\s*$`)
+  /** A question mark ending a sentence: ASCII followed by a space (not `a?.b`), the others anywhere. */
+  const QUESTION_END = /\?(?=\s|$)|[\uff1f\u061f\ufe56\u2e2e]/g
+  const LIST_LINE = /^\s*([-*+\u2022]|\d+[.)]|[a-z]\))\s/i
+  const isList = (block: string) =>
+    block.split("\n").every((line) => !line.trim() || LIST_LINE.test(line) || /^\s{2,}\S/.test(line))
+  /**
+   * A question the message answers itself: it starts with why/what/how/where/when/who, does not name the user, and
+   * prose follows it in the paragraph ("Why does this fail? Because X. Fixing it now."). A question followed only by
+   * options ("Which one should I use?\n1. A\n2. B") or by nothing is asked.
+   */
+  function rhetorical(question: string, after: string): boolean {
+    const sentence = question.split(/(?<=[.!:;?\n\uff1f\u061f])\s*/).at(-1) ?? question
+    if (!/^\W*(why|what|how|where|when|who)\b/i.test(sentence) || /\b(you|your|yours)\b/i.test(sentence)) return false
+    return after
+      .split("\n")
+      .filter((line) => !LIST_LINE.test(line))
+      .some((line) => /\p{L}/u.test(line))
+  }
+
+  /**
+   * True when the end of `text` (its last paragraph, outside code blocks and quotes; the paragraph before when the
+   * last ones are a list of options) asks the user something: a question, or a request that the user act or provide
+   * something before the work can go on.
    */
   export function asksUser(text: string): boolean {
     const prose = text.replace(FENCE, " ").trim()
     if (!prose) return false
     const blocks = prose.split(/\n\s*\n/).filter((b) => b.trim())
     const last = (blocks.at(-1) ?? "").slice(-600)
-    if (/\?\s*[)*_`"'\]]*\s*$/.test(last)) return true
+    if (ENDS_ASKING.test(last)) return true
+    // Options listed after their question: "Which database should I target?\n\n- Postgres: …\n- MySQL: …".
+    let i = blocks.length - 1
+    while (i > 0 && isList(blocks[i])) i--
+    if (i < blocks.length - 1 && ENDS_ASKING.test(blocks[i])) return true
     // Typographic apostrophes as ASCII ones ("I’m blocked", "can’t proceed").
     const said = last.replace(/\u2019/g, "'").replace(QUOTED, "code")
-    // A question anywhere in the last paragraph (e.g. "Should I …? I can also …").
-    if (/\?(\s|$)/.test(said)) return true
+    // A question anywhere in the last paragraph ("Should I …? I can also …"), unless the message answers it itself.
+    for (const m of said.matchAll(QUESTION_END)) {
+      const end = m.index! + m[0].length
+      if (!rhetorical(said.slice(0, end), said.slice(end))) return true
+    }
     if (ASKS.test(said) || REQUESTS.some((r) => r.test(said))) return true
     return said
       .split(/\n/)
-      .filter((line) => !/^\s*([-*+]|\d+[.)])\s/.test(line))
+      .filter((line) => !LIST_LINE.test(line))
       .flatMap((line) => line.split(/(?<=[.!;:\u2014])\s+/))
       .some((sentence) => IMPERATIVE.test(sentence))
   }
 
-  const STOP_START =
-    /^\W*(stop|halt|pause|hold on|hold off|wait|cancel|abort|enough|no more|don'?t continue|do not continue|don'?t proceed|do not proceed|that'?s (all|enough))\b/i
-  const STOP_ANYWHERE =
-    /\b(stop (here|now|working|there|for now)|don'?t (continue|proceed|keep going)|do not (continue|proceed|keep going)|no need to continue|pause (here|now|for now))\b/i
+  /*
+   * A stop is read clause by clause (split at . , ; : ! ? and dashes), apostrophes dropped ("don't" → "dont"): a clause
+   * is a stop when, after words that only frame it (please, pls, ok, no, hey, can you, let's, I think we should …), it
+   * is a stop word or phrase (stop, wait, hold on, that's enough, never mind, leave it, I'll take it from here, don't
+   * continue, no more changes …) followed by nothing but words that only qualify it (here, now, for now, right there,
+   * a sec, please, thanks, that …). So "stop the server" (an object) and "don't stop until the tests pass" are tasks,
+   * "Please stop, I'll take it from here" and "no, stop" are stops. A negated "go on" ("don't proceed with the
+   * migration") stops whatever follows it.
+   */
+  const FRAME =
+    "please|pls|plz|kindly|ok|okay|k|hey|hi|no|nope|nah|hmm|um|uh|oh|ah|so|right|alright|actually|yeah|yes|sorry|just|and|but|then|now|guys|thanks|thank you|thx|can you|could you|would you|will you|can we|could we|lets|let us|i said|i think|i guess|maybe|we should|we can|you can|you should|i want you to|id like you to|i need you to"
+  const QUALIFY =
+    "here|there|now|right now|right there|right here|for now|for today|for the day|for the moment|for a (sec|second|moment|minute|bit|while)|a (sec|second|moment|minute|bit)|at that|at this point|please|pls|plz|thanks|thank you|thx|that|this|it|everything|all|working|immediately|already|then|stop|ok|there then"
+  const CORE = [
+    "stop|stopping|halt|pause|abort|cancel|wait|hold on|hold off|hold up|hang on|enough|thats enough|that is enough|thats all|that is all|thats it|that is it|thatll do|that will do|good enough|never ?mind|nvm|forget it|forget about it|leave it( there| here| as is| at that| for now)?|let it be|leave the rest( to me)?",
+    "no more( changes| edits| work| of this| for now)?",
+    "no need to (continue|proceed|go on|go further|go any further|keep going|do (anything|more))",
+    "(dont|do not) (do|touch|change|edit|make) (anything|any more|more)( else| more| changes)?",
+    "(ill|i will|im going to|i am going to|let me|i can) (take it from here|take over|take it over|handle (it|this|the rest)( from here)?|do (it|this|the rest)|finish (it|this|the rest|up)|take care of (it|this|the rest)|continue from here)( myself)?",
+  ].join("|")
+  const STOP_CLAUSE = new RegExp(`^((${FRAME})\\s+)*(${CORE})(\\s+(${QUALIFY}))*$`)
+  const NO_GO_ON = new RegExp(
+    `^((${FRAME})\\s+)*(dont|do not) (continue|proceed|keep going|go on|go any further|go further)\\b`,
+  )
 
   /** True when a (short) user message asks the agent to stop. */
   export function userStops(text: string): boolean {
     const t = text.trim()
     if (!t || t.length > 200) return false
-    return STOP_START.test(t) || STOP_ANYWHERE.test(t)
+    return t
+      .toLowerCase()
+      .replace(/['\u2019]/g, "")
+      .split(/[.,;:!?\n\u2014\u2013\u3002\uff0c\uff01\uff1f]+|\s-+\s/)
+      .map((clause) =>
+        clause
+          .replace(/[^\p{L}\p{N}\s]/gu, " ")
+          .replace(/\s+/g, " ")
+          .trim(),
+      )
+      .some((clause) => clause && (STOP_CLAUSE.test(clause) || NO_GO_ON.test(clause)))
   }
 }
