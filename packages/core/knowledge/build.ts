@@ -89,7 +89,8 @@ export namespace KnowledgeBuild {
    * a discovery suggestion: a hit must reach this share of what the prompt could score (discovery: 0.12), and share
    * two words with the prompt, or one that only this article's title holds ("how does pagination work?" finds
    * Pagination), or one that is most of what the prompt asks (`SINGLE_WORD_COVERAGE`: "deploy" finds both deploy
-   * articles). "server", "return" or "conflicts" shared by chance find nothing. Chosen on
+   * articles). "server", "return" or "conflicts" shared by chance find nothing. An article named by such a title word
+   * in a prompt naming several is judged against its part of the prompt (see `rankResources`). Chosen on
    * `test/knowledge/fixtures/fastmcp-servers.json` (`knowledge/rank.test.ts` prints the figures).
    */
   export const COVERAGE = 0.25
@@ -118,11 +119,35 @@ export namespace KnowledgeBuild {
       const term = Keywords.termOf(word)
       return titles[i].has(term) && titles.filter((t) => t.has(term)).length === 1
     }
-    const most = new Set(index.search(prompt, { coverage: SINGLE_WORD_COVERAGE, all: true }).map((h) => h.index))
-    return index
-      .search(prompt)
-      .filter((h) => h.matched.length >= 2 || names(h.index, h.matched[0]) || most.has(h.index))
-      .map((h) => articles[h.index])
+    const rank = (text: string) => {
+      const most = new Set(index.search(text, { coverage: SINGLE_WORD_COVERAGE, all: true }).map((h) => h.index))
+      return index
+        .search(text)
+        .filter((h) => h.matched.length >= 2 || names(h.index, h.matched[0]) || most.has(h.index))
+    }
+    // A prompt that names several articles by their own title words ("timeouts on the async client": Timeouts, Async
+    // Support, Clients) asks several things; `COVERAGE` measured against all of them leaves each article a share too
+    // small to qualify. Such an article is then judged with the prompt less the other articles' title words.
+    const named = new Map<number, string>()
+    for (const h of index.search(prompt, { coverage: 0, all: true }))
+      for (const w of h.matched) if (names(h.index, w)) named.set(h.index, w.toLowerCase())
+    const hits = rank(prompt)
+    if (named.size < 2) return hits.map((h) => articles[h.index])
+    const best = new Map(hits.map((h) => [h.index, h.score]))
+    for (const [i, topic] of named) {
+      if (best.has(i)) continue
+      const others = new Set([...named.values()].filter((t) => t !== topic))
+      const part = prompt
+        .split(/(\s+)/)
+        .filter((token) => !others.has(token.toLowerCase().replace(/^\W+|\W+$/g, "")))
+        .join("")
+      const hit = rank(part).find((h) => h.index === i)
+      if (hit) best.set(i, hit.score)
+    }
+    return [...best]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, DiscoveryMatch.FIELD_TUNING.maxHits)
+      .map(([i]) => articles[i])
   }
 
   /** The block, or "" when there is nothing to say or no budget. */
