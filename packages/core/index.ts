@@ -9,5 +9,5 @@
 export { Builtins, BuiltIn } from "./builtins"
 export type { BuiltinFeature, FeatureContext } from "./builtins"
 export type { Host } from "./host"
-export { loadOptions, validSection, OPTIONS_FILE, type Options } from "./options"
+export { loadOptions, projectOptions, optionsFiles, validSection, OPTIONS_FILE, type Options } from "./options"
 export { Logger } from "./util/log"

@@ -2,12 +2,19 @@ import { distance } from "fastest-levenshtein"
 import fs from "fs"
 import path from "path"
 import type z from "zod"
+import { ResourceProject } from "./resource/project"
 import type { Logger } from "./util/log"
 
 /**
- * OpenCode Built-ins options, shared by both routes: the project's `.opencode/opencode-builtins.json`, plus, for the
- * external plugin on OpenCode 1.18+, options given in `"plugin": [["opencode-builtins", { ... }]]` (1.2.15 has no
- * plugin options). Explicit options win over the file, key by key at the top level of each feature section.
+ * OpenCode Built-ins options, shared by both routes: the project's `.opencode/opencode-builtins.json` files, plus, for
+ * the external plugin on OpenCode 1.18+, options given in `"plugin": [["opencode-builtins", { ... }]]` (1.2.15 has no
+ * plugin options). Explicit options win over the files, key by key at the top level of each feature section.
+ *
+ * The files are found as OpenCode finds its own project config (`opencode.json`): in every folder from the one OpenCode
+ * starts in up to the worktree (the git root; "/" outside git is never used, as for resources), so OpenCode started in
+ * `packages/server` of a repository still reads the repository's file. They merge as OpenCode merges its config files:
+ * the farthest first, each nearer file merged over it deeply (objects key by key at every level, any other value —
+ * arrays included — replaced whole). A UTF-8 byte-order mark at the start of a file is skipped.
  *
  * @example
  * // .opencode/opencode-builtins.json
@@ -17,17 +24,39 @@ export type Options = Record<string, Record<string, unknown> | undefined>
 
 export const OPTIONS_FILE = ".opencode/opencode-builtins.json"
 
-export function loadOptions(directory: string, explicit: unknown): { options: Options; error?: string } {
+/** Where OpenCode runs: its directory and, when known, the worktree (git root) holding it. */
+export type OptionsPlace = string | { directory: string; worktree?: string }
+
+/**
+ * The options files that apply to a place, farthest first (the order they merge in); only files that exist.
+ *
+ * @example
+ * optionsFiles({ directory: "/repo/packages/server", worktree: "/repo" })
+ * // ["/repo/.opencode/opencode-builtins.json", "/repo/packages/server/.opencode/opencode-builtins.json"]
+ */
+export function optionsFiles(place: OptionsPlace): string[] {
+  const { directory, worktree } = typeof place === "string" ? { directory: place, worktree: undefined } : place
+  return ResourceProject.resolve(directory, worktree)
+    .opencodeDirs.map((dir) => path.join(path.dirname(dir), OPTIONS_FILE))
+    .filter((file) => fs.existsSync(file))
+    .reverse()
+}
+
+export function loadOptions(
+  place: OptionsPlace,
+  explicit: unknown,
+): { options: Options; error?: string; files: string[] } {
   let fromFile: Options = {}
-  let error: string | undefined
-  const file = path.join(directory, OPTIONS_FILE)
-  if (fs.existsSync(file)) {
+  const errors: string[] = []
+  const files: string[] = []
+  for (const file of optionsFiles(place)) {
     try {
-      const parsed = JSON.parse(fs.readFileSync(file, "utf8"))
+      const parsed = JSON.parse(fs.readFileSync(file, "utf8").replace(/^\uFEFF/, ""))
       if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("expected a JSON object")
-      fromFile = parsed
+      fromFile = mergeDeep(fromFile, parsed) as Options
+      files.push(file)
     } catch (e) {
-      error = `${file}: ${e instanceof Error ? e.message : String(e)}; using defaults`
+      errors.push(`${file}: ${e instanceof Error ? e.message : String(e)}; using defaults for what it would set`)
     }
   }
   const given = explicit && typeof explicit === "object" && !Array.isArray(explicit) ? (explicit as Options) : {}
@@ -39,7 +68,33 @@ export function loadOptions(directory: string, explicit: unknown): { options: Op
         ? { ...base, ...value }
         : (value as Record<string, unknown>)
   }
-  return { options, error }
+  return { options, files, ...(errors.length ? { error: errors.join("\n") } : {}) }
+}
+
+/**
+ * The options of a place, as both routes' composition gets them: the files read are logged (info), a broken file is
+ * a warning naming it. The plugin and the fork's glue only pass where OpenCode runs.
+ *
+ * @example
+ * const options = projectOptions({ directory: input.directory, worktree: input.worktree }, explicit, log)
+ */
+export function projectOptions(place: OptionsPlace, explicit: unknown, log: Logger): Options {
+  const { options, error, files } = loadOptions(place, explicit)
+  if (error) log.warn(error)
+  if (files.length) log.info(`options read from ${files.join(", ")} (nearest last, overriding)`)
+  return options
+}
+
+function plain(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value)
+}
+
+/** OpenCode's config merge: objects merged key by key at every level, other values (arrays too) replaced. */
+function mergeDeep(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(over))
+    out[key] = plain(value) && plain(out[key]) ? mergeDeep(out[key] as Record<string, unknown>, value) : value
+  return out
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Plugin, PluginInput } from "@opencode-ai/plugin"
 import { Builtins } from "@opencode-builtins/core/builtins"
 import type { Host } from "@opencode-builtins/core/host"
 import { LookClient } from "@opencode-builtins/core/look/client"
-import { loadOptions } from "@opencode-builtins/core/options"
+import { projectOptions } from "@opencode-builtins/core/options"
 import { hostLogger } from "./log"
 import { pluginSessions } from "./sessions"
 
@@ -24,8 +24,7 @@ const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)))
  */
 const OpencodeBuiltins: Plugin = async (input: HostInput, explicit?: unknown) => {
   const log = hostLogger(input.client, "opencode-builtins")
-  const { options, error } = loadOptions(input.directory, explicit)
-  if (error) log.warn(error)
+  const options = projectOptions({ directory: input.directory, worktree: input.worktree }, explicit, log)
   const host: Host = {
     directory: input.directory,
     worktree: input.worktree || input.directory,

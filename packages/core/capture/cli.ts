@@ -41,7 +41,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const { values, command, rest, directory } = parsed
   const root = LocalState.root(directory, worktreeOf(directory))
   // The same limits as the feature, so the CLI reads every segment the feature writes.
-  const store = CaptureStore.open(root, Capture.limits(loadOptions(directory, undefined).options.capture))
+  const store = CaptureStore.open(
+    root,
+    Capture.limits(loadOptions({ directory, worktree: worktreeOf(directory) }, undefined).options.capture),
+  )
   switch (command) {
     case "list": {
       if (rest.length) {

@@ -199,7 +199,7 @@ function footer(
 
 /** The project's options file (shared with the plugin), as far as discovery needs it; problems go to stderr. */
 function readSettings(io: CliIO): { discovery?: Discovery.ConfigInput; resources?: false } {
-  const { options, error } = loadOptions(io.cwd, undefined)
+  const { options, error } = loadOptions({ directory: io.cwd, worktree: worktreeOf(io.cwd) }, undefined)
   if (error) io.err(`discover: ${error}\n`)
   const log: Logger = {
     ...Logger.silent,

@@ -1,7 +1,7 @@
 import fs from "fs"
 import path from "path"
 import { format, parseArgs } from "util"
-import { loadOptions } from "../options"
+import { projectOptions } from "../options"
 import { directoryProblem, Exit, type CliIO, worktreeOf } from "../util/cli"
 import { errorMessage } from "../util/error"
 import type { Logger } from "../util/log"
@@ -77,15 +77,15 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return Exit.usage
   }
 
-  const { options, error } = loadOptions(directory, undefined)
-  if (error) log.warn(error)
+  const worktree = worktreeOf(directory) ?? directory
+  const options = projectOptions({ directory, worktree }, undefined, log)
   const [{ BuiltinsMcp }, { StdioServerTransport }] = await Promise.all([
     import("./server"),
     import("@modelcontextprotocol/sdk/server/stdio.js"),
   ])
   const mcp = await BuiltinsMcp.create({
     directory,
-    worktree: worktreeOf(directory) ?? directory,
+    worktree,
     options,
     log,
     logger,

@@ -1,6 +1,6 @@
 import path from "path"
 import { parseArgs } from "util"
-import { directoryProblem, Exit, type CliIO } from "../util/cli"
+import { directoryProblem, Exit, type CliIO, worktreeOf } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { loadOptions, validSection } from "../options"
 import { Logger } from "../util/log"
@@ -56,7 +56,7 @@ function parse(argv: string[], io: CliIO, options: NonNullable<ParseArgsConfig["
  * `maxFileSize` among them, change what lint reports); problems with the file or its values go to stderr.
  */
 function settings(io: CliIO, dir: string): Resource.ConfigInput {
-  const { options, error } = loadOptions(dir, undefined)
+  const { options, error } = loadOptions({ directory: dir, worktree: worktreeOf(dir) }, undefined)
   if (error) io.err(`resources: ${error}\n`)
   const log: Logger = {
     ...Logger.silent,

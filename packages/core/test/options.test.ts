@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test"
 import { Resource } from "../resource/schema"
 import { Logger } from "../util/log"
 import { Builtins } from "../builtins"
-import { loadOptions, OPTIONS_FILE, unknownSections, validSection } from "../options"
+import path from "path"
+import { loadOptions, OPTIONS_FILE, projectOptions, unknownSections, validSection } from "../options"
 import { tmpdir } from "./fixture"
 
 describe("options", () => {
@@ -23,7 +24,7 @@ describe("options", () => {
 
   test("no file and no options is empty; a broken file is reported and ignored", async () => {
     await using dir = await tmpdir()
-    expect(loadOptions(dir.path, undefined)).toEqual({ options: {} })
+    expect(loadOptions(dir.path, undefined)).toEqual({ options: {}, files: [] })
     await dir.write({ [OPTIONS_FILE]: "{ not json" })
     const broken = loadOptions(dir.path, "not an object")
     expect(broken.options).toEqual({})
@@ -99,5 +100,61 @@ describe("options", () => {
       null,
     ])
     expect(log.entries[4].message).toContain("; sections: ")
+  })
+
+  test("Q6: files from the start folder up to the worktree merge deeply, the nearer winning; none above the worktree", async () => {
+    await using dir = await tmpdir({
+      [OPTIONS_FILE]: JSON.stringify({ outside: { read: true } }),
+      [`repo/${OPTIONS_FILE}`]: JSON.stringify({
+        lsp: { enabled: false, servers: { pyright: { command: ["pyright-langserver", "--stdio"] } } },
+        resources: { maxResourcesPerSession: 5, exclude: ["a/**", "b/**"] },
+      }),
+      [`repo/packages/server/${OPTIONS_FILE}`]: JSON.stringify({
+        lsp: { servers: { typescript: false } },
+        resources: { exclude: ["c/**"] },
+      }),
+      "repo/packages/server/src/index.ts": "export {}\n",
+    })
+    const repo = path.join(dir.path, "repo")
+    const sub = path.join(repo, "packages/server")
+    const loaded = loadOptions({ directory: path.join(sub, "src"), worktree: repo }, undefined)
+    expect(loaded.error).toBeUndefined()
+    // farthest first: the order they merge in
+    expect(loaded.files).toEqual([path.join(repo, OPTIONS_FILE), path.join(sub, OPTIONS_FILE)])
+    expect(loaded.options).toEqual({
+      lsp: {
+        enabled: false,
+        servers: { pyright: { command: ["pyright-langserver", "--stdio"] }, typescript: false },
+      },
+      // arrays are replaced whole, as OpenCode's config merge does
+      resources: { maxResourcesPerSession: 5, exclude: ["c/**"] },
+    })
+    // "/" (OpenCode outside git) is never walked up to: only the start folder's file
+    expect(loadOptions({ directory: sub, worktree: "/" }, undefined).files).toEqual([path.join(sub, OPTIONS_FILE)])
+    // a string is the start folder alone, as before
+    expect(loadOptions(repo, undefined).files).toEqual([path.join(repo, OPTIONS_FILE)])
+  })
+
+  test("Q6: the files read are logged; a broken nearer file is named and the farther one still applies", async () => {
+    await using dir = await tmpdir({
+      [OPTIONS_FILE]: JSON.stringify({ lsp: { enabled: false } }),
+      [`pkg/${OPTIONS_FILE}`]: "{ broken",
+    })
+    const log = Logger.memory()
+    const options = projectOptions({ directory: path.join(dir.path, "pkg"), worktree: dir.path }, undefined, log)
+    expect(options).toEqual({ lsp: { enabled: false } })
+    const lines = log.entries.map((e) => [e.level, e.message])
+    expect(lines).toEqual([
+      ["warn", expect.stringContaining(path.join(dir.path, "pkg", OPTIONS_FILE) + ": ")],
+      ["info", `options read from ${path.join(dir.path, OPTIONS_FILE)} (nearest last, overriding)`],
+    ])
+  })
+
+  test("Q7: a UTF-8 byte-order mark before the JSON is skipped", async () => {
+    await using dir = await tmpdir({ [OPTIONS_FILE]: "\uFEFF" + JSON.stringify({ lsp: { enabled: false } }) })
+    expect(loadOptions(dir.path, undefined)).toEqual({
+      options: { lsp: { enabled: false } },
+      files: [path.join(dir.path, OPTIONS_FILE)],
+    })
   })
 })

@@ -4,7 +4,7 @@
 import type { Hooks, ToolDefinition } from "@opencode-ai/plugin"
 import { LayerNode } from "@opencode-ai/core/effect/layer-node"
 import type { EventV2 } from "@opencode-ai/core/event"
-import { loadOptions, type Host, type Logger } from "@opencode-builtins/core"
+import { projectOptions, type Host, type Logger } from "@opencode-builtins/core"
 import { AstLanguage } from "@opencode-builtins/core/ast/languages"
 import { AstPool } from "@opencode-builtins/core/ast/pool"
 import type { HostModel } from "@opencode-builtins/core/host"
@@ -74,8 +74,7 @@ const layer = Layer.effect(
           }
         }
         const log = logger("opencode-builtins")
-        const { options, error } = loadOptions(ctx.directory, undefined)
-        if (error) log.warn(error)
+        const options = projectOptions({ directory: ctx.directory, worktree: ctx.worktree }, undefined, log)
         const host: Host = {
           directory: ctx.directory,
           worktree: ctx.worktree,
