@@ -128,7 +128,10 @@ export namespace ResourceIndex {
     references: ReferenceFile[],
     scanWarnings: Resource.Warning[],
     withheld: readonly Withheld[] = [],
-    /** Whether a project file that is no resource exists (a YAML document a schema references), by relative path. */
+    /**
+     * Whether a project file that is no resource exists (a YAML document a schema references, a Markdown file a link
+     * names outside the resource folders), by relative path.
+     */
     exists: (relativePath: string) => boolean = () => false,
   ): Index {
     const warnings: Resource.Warning[] = [...scanWarnings]
@@ -318,10 +321,15 @@ export namespace ResourceIndex {
           continue
         }
         const hidden = protectedTarget(ref)
+        const existing = ref.kind === "path" ? ref.value : ref.kind === "schema" ? ref.path : undefined
         if (hidden) {
           const list = index.withheldRefs.get(id) ?? []
           if (!list.some((r) => r.ref === ref.value)) list.push({ ref: ref.value, reason: hidden.reason })
           index.withheldRefs.set(id, list)
+        } else if (existing !== undefined && exists(existing)) {
+          // A link to a file of the repository that is no resource (CONTRIBUTING.md, a package's README, a JSON file
+          // outside the schema folders): it names a file that is there, so nothing is missing.
+          note(`${existing} is a file of the project, not a resource; read it with the read tool`)
         } else if (!dangling.includes(ref.value)) dangling.push(ref.value)
       }
       meta.references = dangling.length ? resolved.concat(dangling) : resolved

@@ -663,8 +663,9 @@ export namespace ResourceParse {
     }
     LINK.lastIndex = 0
     while ((m = LINK.exec(text))) {
-      const hash = m[1].indexOf("#")
-      const target = hash < 0 ? m[1] : m[1].slice(0, hash)
+      // `page.md#setup` and `page.md?plain=1` (GitHub's source view) name the file `page.md`.
+      const cut = m[1].search(/[#?]/)
+      const target = cut < 0 ? m[1] : m[1].slice(0, cut)
       // Zola's internal links name a page from the content root (`@/blog/post.md`): here the type folder.
       const fromRoot = target.startsWith("@/")
       if (!target || (!fromRoot && SCHEME.test(target)) || target.startsWith("/")) continue
