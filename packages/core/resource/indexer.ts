@@ -329,7 +329,7 @@ export namespace ResourceIndex {
         } else if (existing !== undefined && exists(existing)) {
           // A link to a file of the repository that is no resource (CONTRIBUTING.md, a package's README, a JSON file
           // outside the schema folders): it names a file that is there, so nothing is missing.
-          note(`${existing} is a file of the project, not a resource; read it with the read tool`)
+          note("a file of the project, not a resource; read it with the read tool")
         } else if (!dangling.includes(ref.value)) dangling.push(ref.value)
       }
       meta.references = dangling.length ? resolved.concat(dangling) : resolved

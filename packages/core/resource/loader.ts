@@ -305,7 +305,9 @@ export namespace ResourceLoader {
         if (!counted) stats.totalQueries++
         counted = true
         const result = ResourceQuery.run(idx, args)
-        return { ...result, warnings: summarizeWarnings(idx) }
+        // Paths relative to the directory the client works in, as every other answer gives them.
+        const results = result.results.map((r) => ({ ...r, path: ResourceProject.shown(project, r.path) }))
+        return { ...result, results, warnings: summarizeWarnings(idx) }
       })
     }
 
@@ -314,7 +316,7 @@ export namespace ResourceLoader {
       return {
         count: idx.warnings.length,
         errors: idx.warnings.filter((w) => w.severity === "error").length,
-        first: idx.warnings.slice(0, 5).map((w) => `${w.path}: ${w.message}`),
+        first: idx.warnings.slice(0, 5).map((w) => `${ResourceProject.shown(project, w.path)}: ${w.message}`),
         hint: "Run `npx opencode-builtins resources lint` in the project for the full list.",
       }
     }
@@ -334,7 +336,10 @@ export namespace ResourceLoader {
     }
 
     const readResource = (meta: Resource.Metadata) =>
-      ResourceFetch.read(meta, { ...config, root: project.root, access: host.access })
+      ResourceFetch.read(
+        { ...meta, relativePath: ResourceProject.shown(project, meta.relativePath) },
+        { ...config, root: project.root, access: host.access },
+      )
 
     /**
      * `resource-load`: the resource (and, with `includeReferences`, what it references up to `maxReferencesDepth`,
@@ -359,7 +364,11 @@ export namespace ResourceLoader {
       const withheld = meta ? undefined : idx.withheld.get(id)
       if (withheld)
         return ResourceError.format(
-          new ResourceError.AccessDenied({ id, path: withheld.relativePath, reason: withheld.reason }),
+          new ResourceError.AccessDenied({
+            id,
+            path: ResourceProject.shown(project, withheld.relativePath),
+            reason: withheld.reason,
+          }),
         )
       if (!meta)
         return ResourceError.format(

@@ -52,6 +52,20 @@ export namespace ResourceProject {
     return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))
   }
 
+  /**
+   * A project-relative path as answers show it: relative to the directory OpenCode (or the MCP server) runs in, the
+   * base its clients resolve a relative path from (OpenCode's read tool, an MCP client started there), so from a
+   * package of a monorepo the repository's resources read `../../.opencode/…`. Unchanged when the directory is the root.
+   *
+   * @example
+   * ResourceProject.shown({ root: "/repo", directory: "/repo/packages/server", opencodeDirs: [] }, ".opencode/kb/a.md")
+   * // "../../.opencode/kb/a.md"
+   */
+  export function shown(info: Info, relativePath: string): string {
+    if (info.directory === info.root) return relativePath
+    return path.relative(info.directory, path.join(info.root, relativePath)).split(path.sep).join("/")
+  }
+
   /** Project-relative path with forward slashes. */
   export function relative(info: Info, p: string): string {
     return path.relative(info.root, p).split(path.sep).join("/")

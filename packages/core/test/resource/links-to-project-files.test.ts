@@ -58,7 +58,7 @@ describe("resource links to existing files of the project", () => {
       { id: "routers", includeReferences: true },
       { sessionID: "ses_1", messageID: "msg_1" },
     )
-    expect(text).toContain("Reference 'CONTRIBUTING.md' not loaded: CONTRIBUTING.md is a file of the project")
-    expect(text).toContain("docs/My Guide.md is a file of the project")
+    expect(text).toContain("Reference 'CONTRIBUTING.md' not loaded: a file of the project, not a resource")
+    expect(text).toContain("Reference 'docs/My Guide.md' not loaded: a file of the project, not a resource")
   })
 })

@@ -428,3 +428,24 @@ test("resource-load of a page with a `+++` TOML header: its title in the header 
   expect(out).toContain("BODY-TEXT")
   expect(out).not.toContain("see_also")
 })
+
+test("Q5: started in a package folder, every path an answer gives is relative to that folder (query, load, warnings)", async () => {
+  await using dir = await tmpdir({
+    ".opencode/knowledge-base/routers.md": md({ title: "Routers", description: "Writing routers", tags: "[router]" }),
+    ".opencode/knowledge-base/broken.md": md({ title: "Broken", description: "Dangles" }, "[gone](./nope.md)\n"),
+    "packages/server/.opencode/knowledge-base/adapters.md": md({ title: "Adapters", description: "Server adapters" }),
+  })
+  const sub = path.join(dir.path, "packages/server")
+  const loader = ResourceLoader.create({ directory: sub, worktree: dir.path, log: Logger.silent })
+  const found = await loader.query({ query: "" } as never)
+  const paths = Object.fromEntries(found.results.map((r) => [r.id, r.path]))
+  expect(paths).toEqual({
+    broken: "../../.opencode/knowledge-base/broken.md",
+    routers: "../../.opencode/knowledge-base/routers.md",
+    adapters: ".opencode/knowledge-base/adapters.md",
+  })
+  for (const p of Object.values(paths)) expect(await Bun.file(path.resolve(sub, p)).exists()).toBe(true)
+  expect(found.warnings?.first[0]).toStartWith("../../.opencode/knowledge-base/broken.md: ")
+  const loaded = await loader.load({ id: "routers" }, { sessionID: "ses_q5", messageID: "msg_1" })
+  expect(loaded).toContain("**Path:** ../../.opencode/knowledge-base/routers.md")
+})
