@@ -4,6 +4,7 @@ import path from "path"
 import type z from "zod"
 import { ResourceProject } from "./resource/project"
 import type { Logger } from "./util/log"
+import { OpenCodeConfig } from "./util/opencode-config"
 
 /**
  * OpenCode Built-ins options, shared by both routes: the project's `.opencode/opencode-builtins.json` files, plus, for
@@ -51,9 +52,10 @@ export function loadOptions(
   const files: string[] = []
   for (const file of optionsFiles(place)) {
     try {
-      const parsed = JSON.parse(fs.readFileSync(file, "utf8").replace(/^\uFEFF/, ""))
-      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("expected a JSON object")
-      fromFile = mergeDeep(fromFile, parsed) as Options
+      // JSON with comments and trailing commas, as OpenCode reads its own configuration; an editor's BOM skipped.
+      const read = OpenCodeConfig.parse(fs.readFileSync(file, "utf8").replace(/^\uFEFF/, ""))
+      if ("error" in read) throw new Error(read.error)
+      fromFile = mergeDeep(fromFile, read.config) as Options
       files.push(file)
     } catch (e) {
       errors.push(`${file}: ${e instanceof Error ? e.message : String(e)}; using defaults for what it would set`)

@@ -31,7 +31,7 @@ describe("options", () => {
     expect(broken.error).toContain("opencode-builtins.json")
     expect(broken.error).toContain("using defaults")
     await dir.write({ [OPTIONS_FILE]: "[1]" })
-    expect(loadOptions(dir.path, undefined).error).toContain("expected a JSON object")
+    expect(loadOptions(dir.path, undefined).error).toContain("not a JSON object")
   })
 
   test("a section is validated key by key: bad values fall back to defaults, unknown keys are named", () => {
@@ -156,5 +156,15 @@ describe("options", () => {
       options: { lsp: { enabled: false } },
       files: [path.join(dir.path, OPTIONS_FILE)],
     })
+  })
+
+  test("comments and trailing commas are read as OpenCode reads its own configuration; a broken file names where", async () => {
+    await using dir = await tmpdir({
+      [OPTIONS_FILE]:
+        '{\n  // the language servers stay off in this repository\n  "lsp": { "enabled": false, },\n  /* more */\n}\n',
+    })
+    expect(loadOptions(dir.path, undefined).options).toEqual({ lsp: { enabled: false } })
+    await using broken = await tmpdir({ [OPTIONS_FILE]: '{\n  "lsp": { "enabled": false }\n  "x": 1\n}\n' })
+    expect(loadOptions(broken.path, undefined).error).toContain("CommaExpected at line 3, column 3")
   })
 })
