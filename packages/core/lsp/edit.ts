@@ -7,6 +7,7 @@ import { SecuritySegments } from "../security/segments"
 import { NamedError, errorMessage } from "../util/error"
 import { splice } from "../util/splice"
 import { TempFile } from "../util/temp-file"
+import { TextFile } from "../util/text-file"
 import { LspText } from "./text"
 
 /**
@@ -68,15 +69,27 @@ export namespace LspEdit {
     const state = new Map<string, { before?: string; current?: string; loaded: boolean; edits: number }>()
     const renames: { from: string; to: string }[] = []
     const origin = new Map<string, string>()
+    const notUtf8 = new Set<string>()
     const load = async (file: string) => {
       let entry = state.get(file)
       if (entry) return entry
       const reason = await options.access?.(file, "read")
       if (reason) throw new Refused({ file, reason: `refused by the security policy (${reason})` })
-      const text = await fs.readFile(file, "utf8").catch((error) => {
+      const bytes = await fs.readFile(file).catch((error) => {
         if (error?.code === "ENOENT") return undefined
         throw new Refused({ file, reason: errorMessage(error) })
       })
+      // Read strictly: a file that is not UTF-8 is planned on its Latin-1 reading (every byte one character, so the
+      // plan cannot fail on it) and, if the edit changes it, the whole edit is refused below.
+      let text: string | undefined
+      if (bytes) {
+        try {
+          text = TextFile.decode(bytes, file)
+        } catch {
+          text = bytes.toString("latin1")
+          notUtf8.add(file)
+        }
+      }
       entry = { before: text, current: text, loaded: true, edits: 0 }
       state.set(file, entry)
       return entry
@@ -141,6 +154,10 @@ export namespace LspEdit {
       for (const [uri, edits] of Object.entries(edit.changes ?? {})) await textEdits(toPath(uri), edits)
     }
 
+    // Decided before any other check, for every file at once: a rename across files is applied whole or not at all.
+    const lossy = [...notUtf8].filter((file) => state.get(file)!.before !== state.get(file)!.current)
+    if (lossy.length) throw new Refused({ file: lossy.join(", "), reason: notUtf8Reason(lossy.length) })
+
     const files: FileChange[] = []
     let total = 0
     for (const [file, entry] of state) {
@@ -169,7 +186,7 @@ export namespace LspEdit {
   /** Writes a checked plan (step 3); throws `Refused` when a file changed after planning, `Failed` on a write error. */
   export async function apply(plan: Plan): Promise<void> {
     for (const change of plan.files) {
-      const current = await fs.readFile(change.file, "utf8").catch(() => undefined)
+      const current = await TextFile.read(change.file).catch(() => undefined)
       if (current !== change.before)
         throw new Refused({ file: change.file, reason: "it changed while the edit was prepared; run it again" })
     }
@@ -253,6 +270,17 @@ export namespace LspEdit {
     for (let k = 1; k < spans.length; k++)
       if (spans[k].start < spans[k - 1].end) throw new Refused({ file, reason: "the server sent overlapping edits" })
     return splice(text, spans)
+  }
+
+  /** Why an edit changing files that are not UTF-8 is refused (`TextFile.NotUtf8` explains one file the same way). */
+  export function notUtf8Reason(count: number) {
+    const it = count === 1 ? "it is" : "they are"
+    return (
+      `${it} not UTF-8 text (Latin-1 or another legacy encoding?): writing ${count === 1 ? "it" : "them"} back would ` +
+      `replace ${count === 1 ? "its" : "their"} non-ASCII characters with U+FFFD, so no file was changed. Convert ` +
+      `${count === 1 ? "it" : "them"} to UTF-8 first (for example \`iconv -f LATIN1 -t UTF-8\`) and run the operation ` +
+      `again, or make this change by other means`
+    )
   }
 
   function lineStarts(text: string) {
