@@ -50,7 +50,10 @@ export namespace AstFormat {
       : line
 
   function notes(
-    result: Pick<AstSearch.Result, "denied" | "tooLarge" | "unreadable" | "timedOut" | "aborted" | "warning" | "note">,
+    result: Pick<
+      AstSearch.Result,
+      "denied" | "tooLarge" | "unreadable" | "notUtf8" | "timedOut" | "aborted" | "warning" | "note"
+    >,
     rel: (f: string) => string,
   ): string[] {
     const out: string[] = []
@@ -67,6 +70,13 @@ export namespace AstFormat {
       out.push(`[NOTE] ${plural(result.tooLarge.length, "file")} over 5 MB not searched: ${list(result.tooLarge)}.`)
     if (result.unreadable.length)
       out.push(`[NOTE] ${plural(result.unreadable.length, "file")} unreadable or binary: ${list(result.unreadable)}.`)
+    if (result.notUtf8.length)
+      out.push(
+        `[WARNING] The pattern matches in ${plural(result.notUtf8.length, "file")} that ${result.notUtf8.length === 1 ? "is" : "are"} ` +
+          `not UTF-8 text (Latin-1 or another legacy encoding?), not searched nor rewritten (the ast-grep CLI skips ` +
+          `them too), their matches not counted: ${list(result.notUtf8)}. Convert them to UTF-8 (for example ` +
+          "`iconv -f LATIN1 -t UTF-8`) to search and replace in them.",
+      )
     return out
   }
 
@@ -216,7 +226,7 @@ export namespace AstFormat {
     const verb = result.dryRun ? "Dry run: would replace" : result.written ? "Replaced" : "Would replace"
     const header =
       result.totalReplacements === 0
-        ? `No matches (${result.lang}, pattern ${quote(result.pattern)}, ${plural(result.filesSearched, "file")} searched). Nothing to replace.`
+        ? `No matches${result.notUtf8.length ? " in UTF-8 files" : ""} (${result.lang}, pattern ${quote(result.pattern)}, ${plural(result.filesSearched, "file")} searched). Nothing to replace.`
         : `${verb} ${plural(result.totalReplacements, "match")} in ${plural(changed, "file")} ` +
           `(${result.lang}, pattern ${quote(result.pattern)} → ${quote(result.rewrite)}).` +
           (result.dryRun ? " No file was written; call again with dryRun: false to apply." : "")
@@ -241,6 +251,10 @@ export namespace AstFormat {
           "a live run would be refused; exclude them with globs.",
       )
     lines.push(...notes(result, rel))
+    if (result.notUtf8.length && result.dryRun)
+      lines.push(
+        '[NOTE] A live run (dryRun: false) is refused while the pattern matches in a file that is not UTF-8; exclude it with globs (e.g. "!path/to/file") or convert it.',
+      )
     const diffs: string[] = []
     for (const change of result.files.slice(0, LIMITS.files)) {
       const name = rel(change.file)

@@ -104,6 +104,14 @@ export namespace AstMatch {
   export const SKIPPED = -1
   /** The file could not be read, or holds binary data (NUL bytes). */
   export const UNREADABLE = -2
+  /**
+   * The file is not valid UTF-8 (Latin-1 or another legacy encoding) and the pattern matches in its Latin-1 reading:
+   * it is not searched (the ast-grep CLI skips such files too) and its matches are neither shown nor counted.
+   */
+  export const NOT_UTF8 = -3
+
+  // Strict, as `TextFile` (not imported: it brings zod into the workers); a leading byte-order mark stays in the text.
+  const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
   /**
    * A test that `text` may contain a match: every literal verbatim, every keyword up to letter case.
@@ -145,22 +153,35 @@ export namespace AstMatch {
     const positions: number[] = []
     let parsed = 0
     for (let index = 0; index < job.files.length; index++) {
-      let text: string
+      let bytes: Buffer
       try {
-        text = readFileSync(job.files[index], "utf8")
+        bytes = readFileSync(job.files[index])
       } catch {
         counts.push(UNREADABLE)
         continue
       }
-      if (text.includes("\0")) {
+      if (bytes.includes(0)) {
         counts.push(UNREADABLE)
         continue
+      }
+      let text: string
+      let utf8 = true
+      try {
+        text = strict.decode(bytes)
+      } catch {
+        // Read "utf8", its accented letters would be U+FFFD; its Latin-1 reading only tells whether to name it.
+        text = bytes.toString("latin1")
+        utf8 = false
       }
       if (mayMatch && !mayMatch(text)) {
         counts.push(SKIPPED)
         continue
       }
       parsed += text.length
+      if (!utf8) {
+        counts.push(parse(job.lang, text).root().find(job.pattern) ? NOT_UTF8 : 0)
+        continue
+      }
       let found = parse(job.lang, text).root().findAll(job.pattern)
       // Matches inside lines a protected segment hides are dropped before they are counted: a count is an answer too.
       const hidden = found.length && job.hidden.length ? segmentLines!(text, job.hidden) : []

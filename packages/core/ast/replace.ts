@@ -59,6 +59,11 @@ export namespace AstReplace {
     writeDenied: { file: string; reason: string }[]
     tooLarge: string[]
     unreadable: string[]
+    /**
+     * Files that are not valid UTF-8 (Latin-1 or another legacy encoding) where the pattern matches (on their Latin-1
+     * reading): never rewritten, since writing them back as UTF-8 would lose their text; a live run is refused.
+     */
+    notUtf8: string[]
     timedOut: boolean
     aborted: boolean
     written: boolean
@@ -75,6 +80,18 @@ export namespace AstReplace {
     "ReplaceRefused",
     z.object({ reason: z.string() }),
     (d) => `nothing was written: ${d.reason}`,
+  )
+
+  export const NotUtf8 = NamedError.create(
+    "ReplaceNotUtf8",
+    z.object({ files: z.array(z.string()) }),
+    (d) =>
+      `nothing was written: the pattern matches in ${d.files.length === 1 ? "a file" : `${d.files.length} files`} ` +
+      `that ${d.files.length === 1 ? "is" : "are"} not UTF-8 text (Latin-1 or another legacy encoding?): ` +
+      `${d.files.join(", ")}. Writing ${d.files.length === 1 ? "it" : "them"} back would replace every non-ASCII ` +
+      `character with U+FFFD (the ast-grep CLI skips such files). Convert ${d.files.length === 1 ? "it" : "them"} ` +
+      `to UTF-8 first (for example \`iconv -f LATIN1 -t UTF-8\`), or exclude ${d.files.length === 1 ? "it" : "them"} ` +
+      `with globs (e.g. "!path/to/file") and run again`,
   )
 
   export const Uncaptured = NamedError.create(
@@ -115,6 +132,7 @@ export namespace AstReplace {
 
     const files: FileChange[] = []
     const unchanged: string[] = []
+    const notUtf8: string[] = []
     let total = 0
     const hidden = input.segments?.().read ?? []
     for (const candidate of filtered.candidates) {
@@ -123,6 +141,10 @@ export namespace AstReplace {
       const root = (await parseAsync(scan.napiLang, before)).root()
       const found = root.findAll(scan.pattern.matcher)
       if (!found.length) continue
+      if (candidate.notUtf8) {
+        notUtf8.push(candidate.file)
+        continue
+      }
       // A match touching a segment this role may not read is neither rewritten nor counted, as the search neither
       // shows nor counts it: its captures would carry the segment's text out of the markers that protect it.
       const segments = hidden.length ? SecuritySegments.find(before, hidden) : []
@@ -173,6 +195,7 @@ export namespace AstReplace {
       writeDenied,
       tooLarge: scan.files.tooLarge,
       unreadable: filtered.unreadable,
+      notUtf8,
       timedOut: interrupted && deadline.aborted,
       aborted: interrupted && !deadline.aborted,
       written: false,
@@ -182,6 +205,9 @@ export namespace AstReplace {
       if (result.timedOut) throw new Refused({ reason: "the search timed out before every file was processed" })
       if (result.aborted) throw new Refused({ reason: "the replace was aborted" })
     }
+    // A file the replace would change but cannot write without loss refuses the whole run, before anything is
+    // written: a rename across the tree that skipped one file would leave the project inconsistent.
+    if (!options.dryRun && notUtf8.length) throw new NotUtf8({ files: notUtf8 })
     if (!options.dryRun && files.length) {
       if (writeDenied.length) {
         throw new Refused({

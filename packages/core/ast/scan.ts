@@ -1,6 +1,7 @@
 import fs from "fs/promises"
 import type { SecuritySegments } from "../security/segments"
 import type { Logger } from "../util/log"
+import { TextFile } from "../util/text-file"
 import { AstFiles } from "./files"
 import { AstLanguage } from "./languages"
 import { AstPattern } from "./pattern"
@@ -78,7 +79,8 @@ export namespace AstScan {
     return ms <= 0 ? AbortSignal.abort(new DOMException("time limit reached", "TimeoutError")) : AbortSignal.timeout(ms)
   }
 
-  export type Candidate = { file: string; text?: string }
+  /** `notUtf8`: the file is not valid UTF-8; `text` is then its Latin-1 reading (one character per byte), to look at only. */
+  export type Candidate = { file: string; text?: string; notUtf8?: true }
 
   export type Filtered = {
     candidates: Candidate[]
@@ -114,18 +116,30 @@ export namespace AstScan {
         }
         const index = next++
         const file = files[index]
-        let text: string
+        let bytes: Buffer
         try {
-          text = await fs.readFile(file, "utf8")
+          bytes = await fs.readFile(file)
         } catch {
           unreadable.push(file)
           continue
         }
-        if (text.includes("\0")) {
+        if (bytes.includes(0)) {
           unreadable.push(file)
           continue
         }
-        if (!prefilter || scan.pattern.mayMatch(text)) keep[index] = options.keepText ? { file, text } : { file }
+        // Strict UTF-8 (`TextFile`): a Latin-1 file read with "utf8" gets U+FFFD for its accented letters, and a
+        // replace would write them back so. Such a file keeps its Latin-1 reading, for the caller to tell whether the
+        // pattern matches there; it is never rewritten.
+        let text: string
+        let notUtf8: true | undefined
+        try {
+          text = TextFile.decode(bytes, file)
+        } catch {
+          text = bytes.toString("latin1")
+          notUtf8 = true
+        }
+        if (!prefilter || scan.pattern.mayMatch(text))
+          keep[index] = { file, ...(options.keepText || notUtf8 ? { text } : {}), ...(notUtf8 ? { notUtf8 } : {}) }
       }
     }
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker))

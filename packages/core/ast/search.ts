@@ -52,6 +52,8 @@ export namespace AstSearch {
     denied: string[]
     tooLarge: string[]
     unreadable: string[]
+    /** Files that are not valid UTF-8 where the pattern matches in their Latin-1 reading: not searched (`AstMatch.NOT_UTF8`). */
+    notUtf8: string[]
     timedOut: boolean
     aborted: boolean
     elapsedMs: number
@@ -196,6 +198,7 @@ export namespace AstSearch {
       denied: scan.files.denied,
       tooLarge: scan.files.tooLarge,
       unreadable,
+      notUtf8: files.filter((_, i) => counts[i] === AstMatch.NOT_UTF8),
       timedOut: interrupted && deadline.aborted,
       aborted: interrupted && !deadline.aborted,
       elapsedMs: performance.now() - begun,

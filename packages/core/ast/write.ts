@@ -2,6 +2,7 @@ import fs from "fs/promises"
 import z from "zod"
 import { NamedError, errorMessage } from "../util/error"
 import { TempFile } from "../util/temp-file"
+import { TextFile } from "../util/text-file"
 
 /**
  * All-or-nothing writes of several files, so a live replace never leaves the project half rewritten.
@@ -41,7 +42,7 @@ export namespace AtomicWrite {
    */
   export async function all(changes: Change[]): Promise<void> {
     for (const change of changes) {
-      const current = await fs.readFile(change.file, "utf8").catch(() => undefined)
+      const current = await TextFile.read(change.file).catch(() => undefined)
       if (current !== change.before) throw new Conflict({ file: change.file })
     }
     const temps: { change: Change; temp: string }[] = []

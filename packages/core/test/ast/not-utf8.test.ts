@@ -1,0 +1,95 @@
+import { describe, expect, test } from "bun:test"
+import fs from "fs/promises"
+import OpencodeBuiltins from "../../../plugin/index"
+import { pluginInput } from "../../../plugin/test/input"
+import { AstFormat } from "../../ast/format"
+import { AstReplace } from "../../ast/replace"
+import { AstSearch } from "../../ast/search"
+import { toolContext } from "../lsp/fixtures"
+import { tmpdir } from "../fixture"
+import { CliOracle } from "./cli-oracle"
+
+// A Latin-1 file (a Python file declaring `# -*- coding: latin-1 -*-` per PEP 263 is valid Python) read as "utf8"
+// got U+FFFD for each accented letter, and a live replace wrote that back, outside the match too (real-world tester
+// Q, Q9). Such a file is now never rewritten: a replace whose pattern matches in one is refused whole.
+const L1 = '# -*- coding: latin-1 -*-\n# Auteur: José\ndef f():\n    print("café")\n'
+const UTF = "def g():\n    print(1)\n"
+const latin1 = (s: string) => Buffer.from(s, "latin1")
+const input = (dir: string) => ({ directory: dir, lang: "python", pattern: "print($A)" })
+
+describe("ast_grep_replace over files that are not UTF-8", () => {
+  test("plugin route, live: refused naming the file, which keeps its Latin-1 bytes", async () => {
+    await using dir = await tmpdir({ "l1.py": latin1(L1) })
+    const hooks = (await OpencodeBuiltins(pluginInput(dir.path).input)) as any
+    const error = await hooks.tool.ast_grep_replace
+      .execute({ pattern: "print($A)", rewrite: "log($A)", lang: "python", dryRun: false }, toolContext(dir.path))
+      .then(
+        (out: unknown) => new Error(`no error: ${out}`),
+        (e: Error) => e,
+      )
+    expect(error.message).toContain("nothing was written")
+    expect(error.message).toContain(dir.file("l1.py"))
+    expect(error.message).toContain("not UTF-8 text")
+    expect(await fs.readFile(dir.file("l1.py"))).toEqual(latin1(L1))
+  })
+
+  test("across a tree: nothing is written, not even the UTF-8 file; the dry run says a live run is refused", async () => {
+    await using dir = await tmpdir({ "l1.py": latin1(L1), "ok.py": UTF })
+    const dry = await AstReplace.run(input(dir.path), { rewrite: "log($A)", dryRun: true })
+    expect([dry.files.map((f) => f.file), dry.notUtf8, dry.totalReplacements]).toEqual([
+      [dir.file("ok.py")],
+      [dir.file("l1.py")],
+      1,
+    ])
+    const text = AstFormat.replace(dry, { directory: dir.path })
+    expect(text).toContain("[WARNING] The pattern matches in 1 file that is not UTF-8 text")
+    expect(text).toContain(": l1.py.")
+    expect(text).toContain("A live run (dryRun: false) is refused")
+    const live = await AstReplace.run(input(dir.path), { rewrite: "log($A)", dryRun: false }).catch((e) => e)
+    expect(AstReplace.NotUtf8.is(live)).toBe(true)
+    expect(live.data.files).toEqual([dir.file("l1.py")])
+    expect(await fs.readFile(dir.file("l1.py"))).toEqual(latin1(L1))
+    expect(await fs.readFile(dir.file("ok.py"), "utf8")).toBe(UTF)
+    // Excluded by a glob, as the message says, the replace goes through.
+    const excluded = await AstReplace.run(
+      { ...input(dir.path), globs: ["!l1.py"] },
+      { rewrite: "log($A)", dryRun: false },
+    )
+    expect([excluded.written, excluded.notUtf8]).toEqual([true, []])
+    expect(await fs.readFile(dir.file("ok.py"), "utf8")).toBe("def g():\n    log(1)\n")
+  })
+
+  test("a Latin-1 file where the pattern does not match does not stop the replace", async () => {
+    await using dir = await tmpdir({ "l1.py": latin1("# José\nprint_it = 1\n"), "ok.py": UTF })
+    const live = await AstReplace.run(input(dir.path), { rewrite: "log($A)", dryRun: false })
+    expect([live.written, live.notUtf8]).toEqual([true, []])
+    expect(await fs.readFile(dir.file("l1.py"))).toEqual(latin1("# José\nprint_it = 1\n"))
+  })
+
+  test("UTF-8 with a byte-order mark is still replaced, the mark kept", async () => {
+    await using dir = await tmpdir({ "bom.py": "\uFEFF# é\nprint(1)\n" })
+    const live = await AstReplace.run(input(dir.path), { rewrite: "log($A)", dryRun: false })
+    expect([live.written, live.notUtf8]).toEqual([true, []])
+    expect(await fs.readFile(dir.file("bom.py"), "utf8")).toBe("\uFEFF# é\nlog(1)\n")
+  })
+})
+
+describe("ast_grep_search over files that are not UTF-8", () => {
+  test("as the CLI: no match counted in a Latin-1 file; it is named, with what to do", async () => {
+    await using dir = await tmpdir({ "l1.py": latin1(L1), "ok.py": UTF })
+    const result = await AstSearch.run(input(dir.path))
+    const cli = CliOracle.search(dir.path, "print($A)", "python")
+    expect(result.matches.map((m) => [m.file, m.start.line + 1])).toEqual(cli.map((m) => [m.file, m.line]))
+    expect(cli.map((m) => m.file)).toEqual([dir.file("ok.py")])
+    expect([result.totalMatches, result.notUtf8]).toEqual([1, [dir.file("l1.py")]])
+    const text = await AstFormat.search(result, { directory: dir.path })
+    expect(text).toContain("[WARNING] The pattern matches in 1 file that is not UTF-8 text")
+    expect(text).toContain("iconv -f LATIN1 -t UTF-8")
+  })
+
+  test("a Latin-1 file where the pattern does not match is not named", async () => {
+    await using dir = await tmpdir({ "l1.py": latin1("# José\nx = 1\n"), "ok.py": UTF })
+    const result = await AstSearch.run(input(dir.path))
+    expect([result.totalMatches, result.notUtf8]).toEqual([1, []])
+  })
+})
