@@ -16,6 +16,7 @@ import z from "zod"
 import { LocalState } from "../learning/local"
 import { Resource } from "../resource/schema"
 import { NamedError } from "../util/error"
+import { TextFile } from "../util/text-file"
 import { TempFile } from "../util/temp-file"
 
 /**
@@ -155,8 +156,10 @@ export namespace Init {
   /** The text of an existing file, undefined when there is none, or an error naming it (a folder, unreadable). */
   function readText(file: string): string | undefined | { error: string } {
     try {
-      return fs.readFileSync(file, "utf8")
+      // Strict: a file that is not UTF-8 (a Latin-1 `.gitignore`) written back would get U+FFFD for its accents.
+      return TextFile.readSync(file)
     } catch (error) {
+      if (TextFile.NotUtf8.is(error)) return { error: `${error.message}; nothing was written` }
       const code = (error as NodeJS.ErrnoException).code
       // ENOTDIR: a file stands where a folder of the path should be (`.opencode`), so there is no such file.
       if (code === "ENOENT" || code === "ENOTDIR") return undefined
@@ -454,7 +457,7 @@ export namespace Init {
     if (change.action === "create") return fs.existsSync(target)
     let now: string
     try {
-      now = fs.readFileSync(target, "utf8")
+      now = TextFile.readSync(target)
     } catch {
       return true
     }

@@ -1649,17 +1649,19 @@ export namespace SecurityGuard {
      * ends: the check before the call models the tool, and a formatter OpenCode runs after an edit, or a file changed
      * between check and write, could still alter a segment. `verifySnapshots` compares and puts the file back.
      */
-    const snapshots = new Map<string, { file: string; text: string }[]>()
+    const snapshots = new Map<string, { file: string; text: string; bytes: Buffer }[]>()
     const snapshot = (d: Derived, callID: string, plan: SecurityTools.Plan) => {
-      const kept: { file: string; text: string }[] = []
+      const kept: { file: string; text: string; bytes: Buffer }[] = []
       for (const req of plan.requests) {
         if (req.op !== "write" || req.shell) continue
         const file = SecurityPath.expand(req.path, directory, home)
         try {
           const stat = fs.statSync(file)
           if (!stat.isFile() || stat.size > 16 * 1024 * 1024) continue
-          const text = fs.readFileSync(file, "utf8")
-          if (SecuritySegments.find(text, d.writeMarkers).length) kept.push({ file, text })
+          // The bytes are what is put back: a file that is not UTF-8 comes back byte for byte, not with U+FFFD.
+          const bytes = fs.readFileSync(file)
+          const text = bytes.toString("utf8")
+          if (SecuritySegments.find(text, d.writeMarkers).length) kept.push({ file, text, bytes })
         } catch {
           continue
         }
@@ -1672,7 +1674,7 @@ export namespace SecurityGuard {
       if (!kept) return []
       snapshots.delete(call.callID!)
       const notes: string[] = []
-      for (const { file, text } of kept) {
+      for (const { file, text, bytes } of kept) {
         let now: string | undefined
         try {
           now = fs.readFileSync(file, "utf8")
@@ -1683,7 +1685,7 @@ export namespace SecurityGuard {
         if (!why) continue
         try {
           fs.mkdirSync(path.dirname(file), { recursive: true })
-          SecurityPath.replace(file, text)
+          SecurityPath.replace(file, bytes)
         } catch (error) {
           log.error(`could not restore ${file}: ${error instanceof Error ? error.message : String(error)}`)
         }
@@ -2310,9 +2312,10 @@ export namespace SecurityGuard {
         try {
           const stat = fs.statSync(file)
           if (!stat.isFile() || stat.size > 16 * 1024 * 1024) continue
-          const text = fs.readFileSync(file, "utf8")
+          const raw = fs.readFileSync(file)
+          const text = raw.toString("utf8")
           if (!SecuritySegments.find(text, d.writeMarkers).length) continue
-          kept.push({ file, text })
+          kept.push({ file, text, bytes: raw })
           bytes += text.length
         } catch {
           continue

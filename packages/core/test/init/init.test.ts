@@ -181,6 +181,22 @@ describe("opencode-builtins init", () => {
     }
   })
 
+  test("a .gitignore or opencode.json that is not UTF-8 is refused naming it, nothing written (no U+FFFD)", async () => {
+    // Read as "utf8" and appended to, a Latin-1 .gitignore came back with U+FFFD for each accented letter.
+    for (const [name, text] of [
+      [".gitignore", "# Généré par l'équipe\nnode_modules/\n"],
+      ["opencode.json", '{ "model": "x", "username": "José" }\n'],
+    ]) {
+      await using dir = await tmpdir({ [name]: Buffer.from(text, "latin1") })
+      const result = await init(dir.path)
+      expect(result.code).toBe(1)
+      expect(result.err).toStartWith(`init: ${dir.file(name)} is not UTF-8 text (byte `)
+      expect(result.err).toEndWith("; nothing was written\n")
+      expect(fs.readdirSync(dir.path)).toEqual([name])
+      expect(fs.readFileSync(dir.file(name))).toEqual(Buffer.from(text, "latin1"))
+    }
+  })
+
   test("an opencode.json starting with a UTF-8 byte-order mark is edited and keeps the mark", async () => {
     await using dir = await tmpdir({ "opencode.json": '\uFEFF{\n  "model": "x"\n}\n' })
     const result = await init(dir.path)
