@@ -107,6 +107,8 @@ export namespace Lsp {
 
   export type RenameResult = {
     server: string
+    /** The name renamed, as the server's prepareRename (or the word at the position) gave it once its project loaded. */
+    from: string
     /** Projects of the solution not loaded (see `projects`): files only they hold were not searched. */
     notLoaded?: NotLoaded[]
     /**
@@ -944,6 +946,7 @@ export namespace Lsp {
       }
       return {
         server: client.id,
+        from: checked.placeholder,
         ...(notLoaded.length ? { notLoaded } : {}),
         ...(leftovers.length ? { leftovers } : {}),
         ...(added.length ? { viaReferences: added } : {}),
@@ -1018,11 +1021,16 @@ export namespace Lsp {
       return { ok: true, range: word.range, placeholder: word.text, server: client.id }
     }
     try {
-      const result = await client.request<any>(
-        "textDocument/prepareRename",
-        { textDocument: { uri: pathToFileURL(p.file).href }, position: { line: p.line, character: p.character } },
-        { signal },
-      )
+      const ask = () =>
+        client.request<any>(
+          "textDocument/prepareRename",
+          { textDocument: { uri: pathToFileURL(p.file).href }, position: { line: p.line, character: p.character } },
+          { signal },
+        )
+      // Asked once more after a refusal: a server just started answers before it has loaded its workspace (pyright
+      // waits for its settings, answers null, and only then lists its source files, so a symbol declared in another
+      // file is not yet its user's code). The second request is queued behind that work.
+      const result = (await ask()) ?? (await ask())
       if (!result) return { ok: false, reason: "the server says this element cannot be renamed", server: client.id }
       if ("defaultBehavior" in result) {
         if (!word) return { ok: false, reason: "no identifier at this position", server: client.id }

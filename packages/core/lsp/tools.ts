@@ -194,8 +194,8 @@ export namespace LspTools {
               case "prepareRename":
                 return LspFormat.prepareRename(await lsp.prepareRename(p, signal), where)
               case "rename": {
-                lsp.checkName(p.file, args.newName!)
-                const check = await lsp.prepareRename(p, signal)
+                // The old name comes from the rename's own check, made once the server has loaded the file's project: a
+                // prepareRename asked before that fails on a cold pyright, and the summary said "Renamed `symbol`".
                 const result = await lsp.rename(p, args.newName!, {
                   signal,
                   confirm: async (files) => {
@@ -216,7 +216,7 @@ export namespace LspTools {
                 })
                 return LspFormat.rename(result, {
                   ...context,
-                  from: check.ok ? check.placeholder : "symbol",
+                  from: result.from,
                   to: args.newName!,
                 })
               }
