@@ -62,7 +62,11 @@ for (const target of targets())
           if (policyNow !== POLICY) problems.push(`the policy was rewritten by a host process: ${policyNow.trim()}`)
           expect(problems).toEqual([])
           // The model is told why the command had no network.
-          expect(sent).toContain(`without network access while OpenCode serves its HTTP API (127.0.0.1:${port})`)
+          expect(sent).toMatch(
+            new RegExp(
+              `without network access while an OpenCode of this user serves its HTTP API \\([^)]*127\\.0\\.0\\.1:${port}[,)]`,
+            ),
+          )
         } finally {
           server.stop()
         }

@@ -2230,10 +2230,16 @@ export namespace SecurityGuard {
       if (servers.length && !networkNoted) {
         networkNoted = true
         const where = [
-          ...new Set(servers.map((s) => `${s.address.includes(":") ? `[${s.address}]` : s.address}:${s.port}`)),
+          ...new Set(
+            servers.map(
+              (s) =>
+                `${s.address.includes(":") ? `[${s.address}]` : s.address}:${s.port}` +
+                (s.pid === process.pid ? "" : ` by another OpenCode, process ${s.pid}`),
+            ),
+          ),
         ]
         notes.push(
-          `[security] Shell commands run without network access while OpenCode serves its HTTP API (${where.join(", ")}): through it a command could read protected files and run programs outside the sandbox. Ask the user to run commands that need the network (installs, fetches) outside OpenCode.`,
+          `[security] Shell commands run without network access while an OpenCode of this user serves its HTTP API (${where.join(", ")}): through it a command could read protected files and run programs outside the sandbox. Ask the user to run commands that need the network (installs, fetches) outside OpenCode.`,
         )
       }
       if (info.unlisted?.length) {

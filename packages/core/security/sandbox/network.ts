@@ -10,8 +10,10 @@ import path from "path"
  * process are refused such a URL.
  *
  * Read from `/proc`: the listening sockets of `/proc/net/tcp` and `tcp6` whose inode is a descriptor of this process
- * (where OpenCode runs the plugin and the fork runs core) or of another process whose command name is `opencode`
- * (another OpenCode the user runs; processes of other users cannot be inspected and are not seen).
+ * (where OpenCode runs the plugin and the fork runs core) or of another OpenCode the user runs: a process whose
+ * command name, executable (links resolved, so a link named `oc` counts) or first argument names `opencode`, or whose
+ * executable is this process's own file. Processes of other users cannot be inspected and are not seen; neither is a
+ * copy of the binary under another name.
  *
  * @example
  * SandboxNetwork.servers() // [{ pid: 4242, address: "127.0.0.1", port: 4096 }] under `opencode acp`
@@ -26,8 +28,15 @@ export namespace SandboxNetwork {
     self?: number
   }
 
-  /** Command names (`/proc/<pid>/comm`, at most 15 characters) of OpenCode processes. */
-  export const NAMES: ReadonlySet<string> = new Set(["opencode", ".opencode"])
+  /**
+   * Whether a program name is OpenCode's: `opencode`, npm's `.opencode`, `opencode.exe`, packagers' `.opencode-wrapped`.
+   *
+   * @example
+   * SandboxNetwork.isOpenCode("/usr/lib/node_modules/opencode-ai/bin/.opencode") // true
+   */
+  export function isOpenCode(name: string): boolean {
+    return /opencode/i.test(path.basename(name))
+  }
 
   /**
    * TCP listeners of this process and of other OpenCode processes of this user, in the order found.
@@ -113,16 +122,41 @@ export namespace SandboxNetwork {
     } catch {
       return []
     }
+    const own = identity(path.join(proc, String(self), "exe"))
     const out: number[] = []
     for (const name of entries) {
       if (!/^\d+$/.test(name) || Number(name) === self) continue
-      try {
-        if (NAMES.has(fs.readFileSync(path.join(proc, name, "comm"), "utf8").trim())) out.push(Number(name))
-      } catch {
-        // Gone, or not ours.
-      }
+      if (openCode(path.join(proc, name), own)) out.push(Number(name))
     }
     return out
+  }
+
+  /** Whether the process at `dir` (a `/proc/<pid>` folder) is an OpenCode: by its names, or by its executable's file. */
+  function openCode(dir: string, own: string | undefined): boolean {
+    const read = (f: () => string) => {
+      try {
+        return f()
+      } catch {
+        return ""
+      }
+    }
+    const comm = read(() => fs.readFileSync(path.join(dir, "comm"), "utf8").trim())
+    if (comm && isOpenCode(comm)) return true
+    const exe = read(() => fs.readlinkSync(path.join(dir, "exe")))
+    if (exe && isOpenCode(exe.replace(/ \(deleted\)$/, ""))) return true
+    const argv0 = read(() => fs.readFileSync(path.join(dir, "cmdline"), "utf8").split("\0")[0])
+    if (argv0 && isOpenCode(argv0)) return true
+    return own !== undefined && identity(path.join(dir, "exe")) === own
+  }
+
+  /** The device and inode of a process's executable (readable for this user's processes only). */
+  function identity(exe: string): string | undefined {
+    try {
+      const stat = fs.statSync(exe)
+      return `${stat.dev}:${stat.ino}`
+    } catch {
+      return undefined
+    }
   }
 
   /** A `/proc/net/tcp` address: IPv4 as one little-endian word, IPv6 as four. */

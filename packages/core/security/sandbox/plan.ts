@@ -140,8 +140,8 @@ export namespace SandboxPlan {
   }
 
   /**
-   * The plan for a long-lived helper (a language server) instead of a command: every bind read-only, and its temporary
-   * and cache folders in the sandbox's own `/dev/shm`. A helper outlives the calls that started it, so file tools do
+   * The plan for a long-lived helper (a language server) instead of a command: every bind read-only, no network, and
+   * its temporary and cache folders in the sandbox's own `/dev/shm`. A helper outlives the calls that started it, so file tools do
    * not wait for it; unable to change a shared file, it cannot swap a link between a file tool's check and its read.
    *
    * @example
@@ -150,6 +150,9 @@ export namespace SandboxPlan {
    */
   export function readOnly(args: readonly string[]): string[] {
     const out = args.map((a) => (a === "--bind" ? "--ro-bind" : a))
+    // No network either: a language server needs none, and a helper lives for the session, so a server of OpenCode's
+    // that starts listening after it started (`SandboxNetwork.servers`) would otherwise stay within its reach.
+    if (!out.includes("--unshare-net")) out.push("--unshare-net")
     for (const [name, value] of Object.entries(HELPER_ENV)) out.push("--setenv", name, value)
     return out
   }

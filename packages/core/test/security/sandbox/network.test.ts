@@ -43,11 +43,17 @@ describe("SandboxNetwork.parse", () => {
 
 describe("SandboxNetwork.servers", () => {
   /** A proc tree: the tables, and processes with a command name and socket descriptors. */
-  async function fakeProc(procs: { pid: number; comm: string; sockets: number[] }[], tcp: string, tcp6 = HEADER) {
-    const dir = await tmpdir({ "net/tcp": tcp, "net/tcp6": tcp6 })
+  async function fakeProc(
+    procs: { pid: number; comm: string; sockets: number[]; exe?: string; argv0?: string }[],
+    tcp: string,
+    tcp6 = HEADER,
+  ) {
+    const dir = await tmpdir({ "net/tcp": tcp, "net/tcp6": tcp6, "bin/opencode": "", "bin/node": "", "bin/ocb": "" })
     for (const p of procs) {
       fs.mkdirSync(dir.file(`${p.pid}/fd`), { recursive: true })
       fs.writeFileSync(dir.file(`${p.pid}/comm`), `${p.comm}\n`)
+      if (p.exe) fs.symlinkSync(dir.file(p.exe), dir.file(`${p.pid}/exe`))
+      if (p.argv0) fs.writeFileSync(dir.file(`${p.pid}/cmdline`), `${p.argv0}\0serve\0`)
       p.sockets.forEach((inode, i) => fs.symlinkSync(`socket:[${inode}]`, dir.file(`${p.pid}/fd/${i + 3}`)))
       fs.symlinkSync("/dev/null", dir.file(`${p.pid}/fd/0`))
     }
@@ -68,6 +74,31 @@ describe("SandboxNetwork.servers", () => {
     expect(SandboxNetwork.servers({ proc: proc.path, self: 100 })).toEqual([
       { pid: 100, address: "127.0.0.1", port: 4096 },
       { pid: 200, address: "127.0.0.1", port: 4097 },
+    ])
+  })
+
+  test("another OpenCode under another name: by its executable, its first argument, or this process's own file", async () => {
+    const tcp =
+      HEADER +
+      [11, 22, 33, 44, 55]
+        .map((inode, i) => row(i, `0100007F:${(4096 + i).toString(16).toUpperCase()}`, "0A", inode))
+        .join("")
+    await using proc = await fakeProc(
+      [
+        { pid: 100, comm: "bun", sockets: [11], exe: "bin/ocb" }, // this process
+        { pid: 200, comm: "oc", sockets: [22], exe: "bin/opencode" }, // `oc serve`, a link named oc to the binary
+        { pid: 300, comm: "serve", sockets: [33], argv0: "/opt/OpenCode/opencode.exe" }, // exe unreadable, argv0 names it
+        { pid: 400, comm: "worker", sockets: [44], exe: "bin/ocb" }, // the same executable file as this process
+        { pid: 500, comm: "node", sockets: [55], exe: "bin/node", argv0: "node" }, // a dev server
+      ],
+      tcp,
+    )
+    const found = SandboxNetwork.servers({ proc: proc.path, self: 100 }).map((l) => [l.pid, l.port])
+    expect(found.sort((a, b) => a[0] - b[0])).toEqual([
+      [100, 4096],
+      [200, 4097],
+      [300, 4098],
+      [400, 4099],
     ])
   })
 
@@ -94,5 +125,12 @@ describe("SandboxPlan with an isolated network", () => {
     expect(SandboxPlan.build({ ...input, isolateNetwork: true }).args).toContain("--unshare-net")
     expect(SandboxPlan.build(input).args).not.toContain("--unshare-net")
     expect(SandboxPlan.readOnly(SandboxPlan.build({ ...input, isolateNetwork: true }).args)).toContain("--unshare-net")
+  })
+  test("a long-lived helper (a language server) never shares the host's network, once only", () => {
+    // It outlives the check a command gets at its start: a server that starts later would be within its reach.
+    for (const isolateNetwork of [false, true]) {
+      const args = SandboxPlan.readOnly(SandboxPlan.build({ ...input, isolateNetwork }).args)
+      expect(args.filter((a) => a === "--unshare-net")).toEqual(["--unshare-net"])
+    }
   })
 })
