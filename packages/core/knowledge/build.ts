@@ -89,12 +89,22 @@ export namespace KnowledgeBuild {
    * a discovery suggestion: a hit must reach this share of what the prompt could score (discovery: 0.12), and share
    * two words with the prompt, or one that only this article's title holds ("how does pagination work?" finds
    * Pagination), or one that is most of what the prompt asks (`SINGLE_WORD_COVERAGE`: "deploy" finds both deploy
-   * articles). "server", "return" or "conflicts" shared by chance find nothing. An article named by such a title word
-   * in a prompt naming several is judged against its part of the prompt (see `rankResources`). Chosen on
+   * articles). "server", "return" or "conflicts" shared by chance find nothing. An article named by its title whole in
+   * a prompt naming several is judged against its part of the prompt (see `rankResources`). Chosen on
    * `test/knowledge/fixtures/fastmcp-servers.json` (`knowledge/rank.test.ts` prints the figures).
    */
   export const COVERAGE = 0.25
   export const SINGLE_WORD_COVERAGE = 0.6
+
+  /**
+   * Words that say what kind of page a title heads, not its topic ("Async Support", "Migration Guide", "API
+   * Reference"): a prompt names such an article without them.
+   */
+  export const TITLE_GENRE: ReadonlySet<string> = new Set(
+    "support guide overview introduction intro basics reference usage tips faq concepts documentation docs notes"
+      .split(" ")
+      .map(Keywords.termOf),
+  )
 
   /**
    * Knowledge-base articles relevant to the prompt, best first, at most `DiscoveryMatch.FIELD_TUNING.maxHits`: the
@@ -125,21 +135,35 @@ export namespace KnowledgeBuild {
         .search(text)
         .filter((h) => h.matched.length >= 2 || names(h.index, h.matched[0]) || most.has(h.index))
     }
-    // A prompt that names several articles by their own title words ("timeouts on the async client": Timeouts, Async
-    // Support, Clients) asks several things; `COVERAGE` measured against all of them leaves each article a share too
-    // small to qualify. Such an article is then judged with the prompt less the other articles' title words.
-    const named = new Map<number, string>()
+    // A prompt that names several articles by their titles ("timeouts on the async client": Timeouts, Async Support,
+    // Clients) asks several things; `COVERAGE` measured against all of them leaves each article a share too small to
+    // qualify. Such an article is then judged with the prompt less the other named articles' title words. An article
+    // is named by its title whole (`TITLE_GENRE` words aside, and words another title holds too), not by one word of
+    // it: "code" does not name Code of Conduct, nor "variable" Environment Variables, and a prompt naming fewer than
+    // two articles is judged whole, as it was. Words the knowledge base does not hold weigh nothing in a prompt's
+    // score, so one word of a title was all of the score of "rename the … code" less its other topic words (tester R,
+    // R6).
+    const said = new Set(Keywords.lightTerms(prompt).map((t) => t.term))
+    // The words of the article's own title (the indexed name may carry its id too: "HTTP/2 http2").
+    const distinctive = (i: number) =>
+      Keywords.lightTerms(articles[i].name)
+        .map((t) => t.term)
+        .filter((t) => !TITLE_GENRE.has(t) && titles.filter((o) => o.has(t)).length === 1)
+    const named = new Set<number>()
     for (const h of index.search(prompt, { coverage: 0, all: true }))
-      for (const w of h.matched) if (names(h.index, w)) named.set(h.index, w.toLowerCase())
+      if (h.matched.some((w) => names(h.index, w))) {
+        const own = distinctive(h.index)
+        if (own.length && own.every((t) => said.has(t))) named.add(h.index)
+      }
     const hits = rank(prompt)
     if (named.size < 2) return hits.map((h) => articles[h.index])
     const best = new Map(hits.map((h) => [h.index, h.score]))
-    for (const [i, topic] of named) {
+    for (const i of named) {
       if (best.has(i)) continue
-      const others = new Set([...named.values()].filter((t) => t !== topic))
+      const others = new Set([...named].filter((o) => o !== i).flatMap((o) => [...titles[o]]))
       const part = prompt
         .split(/(\s+)/)
-        .filter((token) => !others.has(token.toLowerCase().replace(/^\W+|\W+$/g, "")))
+        .filter((token) => !others.has(Keywords.termOf(token.toLowerCase().replace(/^\W+|\W+$/g, ""))))
         .join("")
       const hit = rank(part).find((h) => h.index === i)
       if (hit) best.set(i, hit.score)

@@ -2,9 +2,10 @@ import { describe, expect, test } from "bun:test"
 import { Builtins } from "../../builtins"
 import type { Host } from "../../host"
 import { KnowledgeBuild } from "../../knowledge/build"
-import type { Resource } from "../../resource/schema"
 import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
+import httpx from "./fixtures/httpx-titles.json"
+import { KnowledgeFixture } from "./titles"
 
 /**
  * A prompt naming several articles by their title words (tester Q, Q8: "how do I set timeouts on the async client?"
@@ -13,49 +14,7 @@ import { tmpdir } from "../fixture"
  * three such topics.
  */
 
-// httpx's docs as the resource loader indexes them (id and title from the page; no description, no tags).
-const PAGES: Record<string, string> = {
-  authentication: "Authentication",
-  clients: "Clients",
-  "event-hooks": "Event Hooks",
-  extensions: "Extensions",
-  proxies: "Proxies",
-  "resource-limits": "Resource Limits",
-  ssl: "Ssl",
-  "text-encodings": "Text Encodings",
-  timeouts: "Timeouts",
-  transports: "Transports",
-  api: "Developer Interface",
-  async: "Async Support",
-  code_of_conduct: "Code of Conduct",
-  compatibility: "Requests Compatibility Guide",
-  contributing: "Contributing",
-  environment_variables: "Environment Variables",
-  exceptions: "Exceptions",
-  http2: "HTTP/2",
-  index: "Index",
-  logging: "Logging",
-  quickstart: "QuickStart",
-  third_party_packages: "Third Party Packages",
-  troubleshooting: "Troubleshooting",
-}
-const articles = Object.entries(PAGES).map(
-  ([id, name]) =>
-    ({
-      id,
-      name,
-      description: "",
-      tags: [],
-      type: "knowledge-base",
-      domain: "common",
-      path: `/kb/${id}.md`,
-      relativePath: `.opencode/knowledge-base/${id}.md`,
-      references: [],
-      referencedBy: [],
-      size: 1,
-      lastModified: 0,
-    }) as unknown as Resource.Metadata,
-)
+const articles = KnowledgeFixture.articles(httpx.titles)
 const rank = (prompt: string) => KnowledgeBuild.rankResources(prompt, articles).map((r) => r.id)
 
 describe("knowledge injection: a prompt naming several articles", () => {
