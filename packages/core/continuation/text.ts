@@ -109,6 +109,7 @@ export namespace ContinuationText {
   const CORE = [
     "stop|stopping|halt|pause|abort|cancel|wait|hold on|hold off|hold up|hang on|enough|thats enough|that is enough|thats all|that is all|thats it|that is it|thatll do|that will do|good enough|never ?mind|nvm|forget it|forget about it|leave it( there| here| as is| at that| for now)?|let it be|leave the rest( to me)?",
     "no more( changes| edits| work| of this| for now)?",
+    "(were|we are|im|i am) (done|good|all set|finished)|(lets|let us) (call it a (day|night)|wrap (it )?up)|call it a (day|night)|no thanks|no thank you|(thats|that is) all i (needed|need|wanted|asked for)",
     "no need to (continue|proceed|go on|go further|go any further|keep going|do (anything|more))",
     "(dont|do not) (do|touch|change|edit|make) (anything|any more|more)( else| more| changes)?",
     "(ill|i will|im going to|i am going to|let me|i can) (take it from here|take over|take it over|handle (it|this|the rest)( from here)?|do (it|this|the rest)|finish (it|this|the rest|up)|take care of (it|this|the rest)|continue from here)( myself)?",
@@ -118,11 +119,27 @@ export namespace ContinuationText {
     `^((${FRAME})\\s+)*(dont|do not) (continue|proceed|keep going|go on|go any further|go further)\\b`,
   )
 
-  /** True when a (short) user message asks the agent to stop. */
+  /**
+   * A clause that gives the agent work: after the framing words (and "you must / you need to …"), a verb of a request
+   * ("fix them", "can you now write tests for it", "use the older API instead"), or a requirement stated of the code
+   * ("the endpoint must return 404"). A negated verb ("don't do that") gives none.
+   */
+  const WORK_VERB =
+    "add|remove|delete|create|make|change|update|fix|set|run|show|find|check|move|rename|put|give|start|open|close|edit|modify|handle|write|read|revert|undo|redo|use|switch|replace|restore|reset|roll back|rollback|go back|try|retry|rerun|look|investigate|debug|explain|tell|test|build|ship|deploy|release|publish|commit|push|merge|rebase|squash|implement|refactor|rewrite|clean|format|lint|bump|upgrade|downgrade|pin|install|uninstall|migrate|convert|document|review|include|exclude|keep|split|extract|inline|wrap|rework|simplify|improve|optimize|speed up|port|translate|mock|stub|log|print|return|throw|raise|catch|validate|sort|filter|send|fetch|load|save|copy|paste|generate|scaffold|add back|put back|bring back"
+  const WORK = new RegExp(
+    `^((${FRAME}|instead|also|first|you (must|need to|have to|should)|i want|id like)\\s+)*(${WORK_VERB})\\b`,
+  )
+  const REQUIREMENT = /^(?!(i|we|im|ill|were|ive|weve|you)\b).*\b(must|should|needs to|has to|have to)\b(?! have\b)/
+
+  /**
+   * True when a (short) user message asks the agent to stop: a stop clause with no clause giving new work after it. A
+   * stop followed by new work ("hold on, the tests are failing in CI, fix them", "enough, now add a changelog entry")
+   * redirects the agent: the new work goes on, with its continuation (tester R, R1).
+   */
   export function userStops(text: string): boolean {
     const t = text.trim()
     if (!t || t.length > 200) return false
-    return t
+    const clauses = t
       .toLowerCase()
       .replace(/['\u2019]/g, "")
       .split(/[.,;:!?\n\u2014\u2013\u3002\uff0c\uff01\uff1f]+|\s-+\s/)
@@ -132,6 +149,10 @@ export namespace ContinuationText {
           .replace(/\s+/g, " ")
           .trim(),
       )
-      .some((clause) => clause && (STOP_CLAUSE.test(clause) || NO_GO_ON.test(clause)))
+      .filter(Boolean)
+    const stops = (clause: string) => STOP_CLAUSE.test(clause) || NO_GO_ON.test(clause)
+    const last = clauses.findLastIndex(stops)
+    if (last < 0) return false
+    return !clauses.slice(last + 1).some((clause) => WORK.test(clause) || REQUIREMENT.test(clause))
   }
 }

@@ -15,12 +15,31 @@ describe("the user's message asks the agent to stop", () => {
     (stop, text) => expect(ContinuationText.userStops(text)).toBe(stop),
   )
 
-  test("held-out messages never tuned on: at least 11 of 15 stops seen, none of 11 tasks taken for one (docs/session.md)", () => {
+  test("held-out messages never tuned on: at least 12 of 15 stops seen, none of 11 tasks taken for one (docs/session.md)", () => {
     const seen = (stop: boolean) =>
       fixture.heldout.filter((m) => m.stop === stop && ContinuationText.userStops(m.text)).length
     expect(fixture.heldout.filter((m) => m.stop)).toHaveLength(15)
     expect(fixture.heldout.filter((m) => !m.stop)).toHaveLength(11)
-    expect(seen(true)).toBeGreaterThanOrEqual(11)
+    expect(seen(true)).toBeGreaterThanOrEqual(12)
+    expect(seen(false)).toBe(0)
+  })
+
+  // Tester R (R1): a stop clause then new work redirects the agent; the new work goes on with its continuation.
+  test.each(fixture.redirections.map((m) => m.text))("tester R's redirection %p is not a stop", (text) =>
+    expect(ContinuationText.userStops(text)).toBe(false),
+  )
+
+  // Tester R (R2): plain ways of saying we are done.
+  test.each(fixture.closers.map((m) => m.text))("tester R's closer %p is a stop", (text) =>
+    expect(ContinuationText.userStops(text)).toBe(true),
+  )
+
+  test("second held-out set (stops with a remark after them, redirections), never tuned on: 8 of 8 stops, none of 7 redirections taken for one (docs/session.md)", () => {
+    const seen = (stop: boolean) =>
+      fixture.heldout2.filter((m) => m.stop === stop && ContinuationText.userStops(m.text)).length
+    expect(fixture.heldout2.filter((m) => m.stop)).toHaveLength(8)
+    expect(fixture.heldout2.filter((m) => !m.stop)).toHaveLength(7)
+    expect(seen(true)).toBe(8)
     expect(seen(false)).toBe(0)
   })
 })
