@@ -55,8 +55,8 @@ function parse(argv: string[], io: CliIO, options: NonNullable<ParseArgsConfig["
  * The `resources` section of the project's `.opencode/opencode-builtins.json`, as the plugin reads it (its limits,
  * `maxFileSize` among them, change what lint reports); problems with the file or its values go to stderr.
  */
-function settings(io: CliIO, dir: string): Resource.ConfigInput {
-  const { options, error } = loadOptions({ directory: dir, worktree: worktreeOf(dir) }, undefined)
+function settings(io: CliIO, dir: string, worktree: string): Resource.ConfigInput {
+  const { options, error } = loadOptions({ directory: dir, worktree }, undefined)
   if (error) io.err(`resources: ${error}\n`)
   const log: Logger = {
     ...Logger.silent,
@@ -83,10 +83,11 @@ async function lint(argv: string[], io: CliIO): Promise<number> {
   if (args.positionals.length > 1) return (io.err(`resources lint: one directory at most\n`), Exit.usage)
   const dir = directory(io, args.positionals[0])
   if (!dir) return Exit.usage
-  const policy = await ResourcePolicy.open(dir)
+  const worktree = worktreeOf(dir) ?? dir
+  const policy = await ResourcePolicy.open(dir, worktree)
   let report: ResourceLint.Report
   try {
-    report = await ResourceLint.run(dir, undefined, policy.host, settings(io, dir))
+    report = await ResourceLint.run(dir, worktree, policy.host, settings(io, dir, worktree))
   } finally {
     policy.close()
   }
@@ -143,11 +144,12 @@ async function query(argv: string[], io: CliIO): Promise<number> {
     io.err(`resources query: --${String(issue.path[0] ?? "")}: ${issue.message}\n`)
     return Exit.usage
   }
-  const policy = await ResourcePolicy.open(dir)
+  const worktree = worktreeOf(dir) ?? dir
+  const policy = await ResourcePolicy.open(dir, worktree)
   if (policy.notice) io.err(`resources: ${policy.notice}\n`)
   const loader = ResourceLoader.create(
-    { directory: dir, worktree: dir, log: Logger.silent, ...policy.host },
-    settings(io, dir),
+    { directory: dir, worktree, log: Logger.silent, ...policy.host },
+    settings(io, dir, worktree),
   )
   try {
     const result = await loader.query(input)

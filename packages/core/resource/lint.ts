@@ -1,13 +1,16 @@
 import { Logger } from "../util/log"
 import type { ResourceAccess } from "./access"
 import { ResourceLoader } from "./loader"
+import { ResourceProject } from "./project"
 import type { Resource } from "./schema"
 
 /**
  * Checks a project's resources the way the index sees them: malformed frontmatter or JSON, duplicate and invalid ids,
  * dangling references, oversize, binary, non-UTF-8, unreadable and out-of-project files, symlink loops. Errors make
  * the lint fail; warnings (an empty file, a self-reference) do not. Never touches the index cache. With an access
- * check (`security`), files the policy protects are neither read nor reported.
+ * check (`security`), files the policy protects are neither read nor reported. As OpenCode does, a directory inside
+ * `worktree` reads every `.opencode` up to it; problem paths are relative to `directory`, as every answer of the
+ * resource tools gives them (`../../.opencode/…` from a package of a repository).
  *
  * @example
  * const report = await ResourceLint.run("/repo")
@@ -36,12 +39,15 @@ export namespace ResourceLint {
     )
     try {
       const index = await loader.index()
-      const problems = [...index.warnings].sort(
-        (a, b) =>
-          (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1) ||
-          (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
-          (a.code < b.code ? -1 : 1),
-      )
+      const project = ResourceProject.resolve(directory, worktree)
+      const problems = index.warnings
+        .map((p) => ({ ...p, path: ResourceProject.shown(project, p.path) }))
+        .sort(
+          (a, b) =>
+            (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1) ||
+            (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
+            (a.code < b.code ? -1 : 1),
+        )
       const errors = problems.filter((p) => p.severity === "error").length
       const byType: Record<string, number> = {}
       for (const [type, ids] of index.byType) byType[type] = ids.size
