@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import path from "path"
 import { ResourceLint } from "../../resource/lint"
 import { ResourceLoader } from "../../resource/loader"
 import { Logger } from "../../util/log"
@@ -60,5 +61,17 @@ describe("resource links to existing files of the project", () => {
     )
     expect(text).toContain("Reference 'CONTRIBUTING.md' not loaded: a file of the project, not a resource")
     expect(text).toContain("Reference 'docs/My Guide.md' not loaded: a file of the project, not a resource")
+  })
+
+  test("a link to an existing file outside the project is a dangling-reference error: nothing outside the project is read", async () => {
+    await using dir = await tmpdir({
+      "outside.md": "# Not in the project\n",
+      "repo/.git/HEAD": "ref: refs/heads/main\n",
+      "repo/.opencode/knowledge-base/routers.md": KB("See [the outside page](../../../outside.md).\n"),
+    })
+    const report = await ResourceLint.run(path.join(dir.path, "repo"))
+    expect(report.problems.map((p) => [p.code, p.severity, p.message])).toEqual([
+      ["dangling-reference", "error", "'routers' references '../outside.md', which match no resource"],
+    ])
   })
 })
