@@ -14,8 +14,10 @@ import { OpenCodeConfig } from "./util/opencode-config"
  * The files are found as OpenCode finds its own project config (`opencode.json`): in every folder from the one OpenCode
  * starts in up to the worktree (the git root; "/" outside git is never used, as for resources), so OpenCode started in
  * `packages/server` of a repository still reads the repository's file. They merge as OpenCode merges its config files:
- * the farthest first, each nearer file merged over it deeply (objects key by key at every level, any other value —
- * arrays included — replaced whole). A UTF-8 byte-order mark at the start of a file is skipped.
+ * the farthest first, each nearer file merged over it deeply (objects key by key at every level, any other value
+ * replaced whole), and, as OpenCode adds up its `plugin` and `instructions` lists, the lists of `LISTS_ADDED_UP` add up
+ * (farthest first, each entry once); other lists are replaced whole. A UTF-8 byte-order mark at the start of a file is
+ * skipped.
  *
  * @example
  * // .opencode/opencode-builtins.json
@@ -24,6 +26,16 @@ import { OpenCodeConfig } from "./util/opencode-config"
 export type Options = Record<string, Record<string, unknown> | undefined>
 
 export const OPTIONS_FILE = ".opencode/opencode-builtins.json"
+
+/**
+ * The list options that add up across options files and the plugin's explicit options instead of the nearer list
+ * replacing the farther one, as OpenCode adds up its own `plugin` and `instructions` lists (farthest first, each entry
+ * once). A list is here when each file's entries stand alone and a user adding one in a package means "these too":
+ * `capture.exclude` (tools never captured: a package excluding `bash` keeps the root's `webfetch` excluded). Lists
+ * whose whole value is one setting are replaced: `readme.names` (an order of preference, first match wins) and an LSP
+ * server's `command` (one command line) and `extensions` (the files that server takes).
+ */
+export const LISTS_ADDED_UP: readonly string[] = ["capture.exclude"]
 
 /** Where OpenCode runs: its directory and, when known, the worktree (git root) holding it. */
 export type OptionsPlace = string | { directory: string; worktree?: string }
@@ -61,14 +73,18 @@ export function loadOptions(
       errors.push(`${file}: ${e instanceof Error ? e.message : String(e)}; using defaults for what it would set`)
     }
   }
-  const given = explicit && typeof explicit === "object" && !Array.isArray(explicit) ? (explicit as Options) : {}
+  const given = plain(explicit) ? (explicit as Options) : {}
   const options: Options = { ...fromFile }
   for (const [key, value] of Object.entries(given)) {
     const base = options[key]
-    options[key] =
-      value && typeof value === "object" && !Array.isArray(value) && base && typeof base === "object"
-        ? { ...base, ...value }
-        : (value as Record<string, unknown>)
+    if (!plain(value) || !plain(base)) {
+      options[key] = value
+      continue
+    }
+    // Key by key at the top level of the section; the lists that add up still do.
+    const section: Record<string, unknown> = { ...base }
+    for (const [name, v] of Object.entries(value)) section[name] = combined(`${key}.${name}`, section[name], v)
+    options[key] = section
   }
   return { options, files, ...(errors.length ? { error: errors.join("\n") } : {}) }
 }
@@ -91,12 +107,27 @@ function plain(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value)
 }
 
-/** OpenCode's config merge: objects merged key by key at every level, other values (arrays too) replaced. */
-function mergeDeep(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+/**
+ * OpenCode's config merge: objects merged key by key at every level, the lists of `LISTS_ADDED_UP` added up, any
+ * other value (other lists too) replaced. `at` is the option path of `base` ("" at the top).
+ */
+function mergeDeep(base: Record<string, unknown>, over: Record<string, unknown>, at = ""): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base }
-  for (const [key, value] of Object.entries(over))
-    out[key] = plain(value) && plain(out[key]) ? mergeDeep(out[key] as Record<string, unknown>, value) : value
+  for (const [key, value] of Object.entries(over)) {
+    const where = at ? `${at}.${key}` : key
+    out[key] =
+      plain(value) && plain(out[key])
+        ? mergeDeep(out[key] as Record<string, unknown>, value, where)
+        : combined(where, out[key], value)
+  }
   return out
+}
+
+/** The value at option path `where` when `over` is given over `base`: both lists added up when the path is listed. */
+function combined(where: string, base: unknown, over: unknown): unknown {
+  if (LISTS_ADDED_UP.includes(where) && Array.isArray(base) && Array.isArray(over))
+    return [...new Set([...base, ...over])]
+  return over
 }
 
 /**

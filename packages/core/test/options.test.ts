@@ -3,7 +3,7 @@ import { Resource } from "../resource/schema"
 import { Logger } from "../util/log"
 import { Builtins } from "../builtins"
 import path from "path"
-import { loadOptions, OPTIONS_FILE, projectOptions, unknownSections, validSection } from "../options"
+import { LISTS_ADDED_UP, loadOptions, OPTIONS_FILE, projectOptions, unknownSections, validSection } from "../options"
 import { tmpdir } from "./fixture"
 
 describe("options", () => {
@@ -126,7 +126,7 @@ describe("options", () => {
         enabled: false,
         servers: { pyright: { command: ["pyright-langserver", "--stdio"] }, typescript: false },
       },
-      // arrays are replaced whole, as OpenCode's config merge does
+      // lists other than LISTS_ADDED_UP are replaced whole, as OpenCode replaces most of its own
       resources: { maxResourcesPerSession: 5, exclude: ["c/**"] },
     })
     // "/" (OpenCode outside git) is never walked up to: only the start folder's file
@@ -166,5 +166,43 @@ describe("options", () => {
     expect(loadOptions(dir.path, undefined).options).toEqual({ lsp: { enabled: false } })
     await using broken = await tmpdir({ [OPTIONS_FILE]: '{\n  "lsp": { "enabled": false }\n  "x": 1\n}\n' })
     expect(loadOptions(broken.path, undefined).error).toContain("CommaExpected at line 3, column 3")
+  })
+
+  test("R3: capture.exclude adds up across the options files and the plugin's options, each entry once; other lists are replaced whole", async () => {
+    // OpenCode adds up its own plugin and instructions lists across config files; an exclusion list is such a list.
+    await using dir = await tmpdir({
+      ".git/HEAD": "ref: refs/heads/main\n",
+      [OPTIONS_FILE]: `{
+        // the repository's options
+        "capture": { "exclude": ["webfetch"] },
+        "readme": { "names": ["README.md"] },
+        "lsp": { "servers": { "pyright": { "command": ["pyright-langserver", "--stdio"], "extensions": [".py"] } } },
+      }`,
+      [`packages/server/${OPTIONS_FILE}`]: JSON.stringify({
+        capture: { exclude: ["bash", "webfetch"] },
+        readme: { names: ["README.rst"] },
+        lsp: { servers: { pyright: { command: ["basedpyright-langserver", "--stdio"], extensions: [".pyi"] } } },
+      }),
+    })
+    const place = { directory: path.join(dir.path, "packages/server"), worktree: dir.path }
+    const { options, files } = loadOptions(place, undefined)
+    expect(files).toHaveLength(2)
+    expect(options.capture).toEqual({ exclude: ["webfetch", "bash"] })
+    // an order of preference and one command line are one setting each: the nearer file's wins whole
+    expect(options.readme).toEqual({ names: ["README.rst"] })
+    expect(options.lsp).toEqual({
+      servers: { pyright: { command: ["basedpyright-langserver", "--stdio"], extensions: [".pyi"] } },
+    })
+    // the plugin's explicit options add to the files' list too
+    const explicit = loadOptions(place, { capture: { exclude: ["task", "bash"] }, readme: { names: ["Readme.txt"] } })
+    expect(explicit.options.capture).toEqual({ exclude: ["webfetch", "bash", "task"] })
+    expect(explicit.options.readme).toEqual({ names: ["Readme.txt"] })
+    // a list given where an object was (or the reverse) is not added to anything
+    await Bun.write(
+      path.join(dir.path, "packages/server", OPTIONS_FILE),
+      JSON.stringify({ capture: { exclude: "bash" } }),
+    )
+    expect(loadOptions(place, undefined).options.capture).toEqual({ exclude: "bash" })
+    expect(LISTS_ADDED_UP).toEqual(["capture.exclude"])
   })
 })
