@@ -37,6 +37,12 @@ export const OPTIONS_FILE = ".opencode/opencode-builtins.json"
  */
 export const LISTS_ADDED_UP: readonly string[] = ["capture.exclude"]
 
+/** Where each top-level section of a loaded options object came from (files, or the plugin's options), for warnings. */
+const origins = new WeakMap<Options, Record<string, string[]>>()
+
+/** What `unknownSections` names as the origin of a section given as the plugin's explicit options. */
+export const EXPLICIT_ORIGIN = "the plugin's options"
+
 /** Where OpenCode runs: its directory and, when known, the worktree (git root) holding it. */
 export type OptionsPlace = string | { directory: string; worktree?: string }
 
@@ -62,6 +68,10 @@ export function loadOptions(
   let fromFile: Options = {}
   const errors: string[] = []
   const files: string[] = []
+  const from: Record<string, string[]> = {}
+  const note = (sections: object, origin: string) => {
+    for (const key of Object.keys(sections)) (from[key] ??= []).push(origin)
+  }
   for (const file of optionsFiles(place)) {
     try {
       // JSON with comments and trailing commas, as OpenCode reads its own configuration; an editor's BOM skipped.
@@ -69,11 +79,13 @@ export function loadOptions(
       if ("error" in read) throw new Error(read.error)
       fromFile = mergeDeep(fromFile, read.config) as Options
       files.push(file)
+      if (plain(read.config)) note(read.config, file)
     } catch (e) {
       errors.push(`${file}: ${e instanceof Error ? e.message : String(e)}; using defaults for what it would set`)
     }
   }
   const given = plain(explicit) ? (explicit as Options) : {}
+  note(given, EXPLICIT_ORIGIN)
   const options: Options = { ...fromFile }
   for (const [key, value] of Object.entries(given)) {
     const base = options[key]
@@ -86,6 +98,7 @@ export function loadOptions(
     for (const [name, v] of Object.entries(value)) section[name] = combined(`${key}.${name}`, section[name], v)
     options[key] = section
   }
+  origins.set(options, from)
   return { options, files, ...(errors.length ? { error: errors.join("\n") } : {}) }
 }
 
@@ -131,13 +144,15 @@ function combined(where: string, base: unknown, over: unknown): unknown {
 }
 
 /**
- * Top-level keys of the options that no feature reads, each reported once with a warning naming it and, when it is a
+ * Top-level keys of the options that no feature reads, each reported once with a warning naming it, where it is
+ * written (the options files holding it, or the plugin's options, when `loadOptions` read them) and, when it is a
  * feature's id or close to a section's name, the section meant (`"todo-continuation"` → `todoContinuation`): such a
  * section is ignored, so the user's setting would otherwise do nothing without a word. `$schema` is allowed.
  *
  * @example
  * unknownSections({ "todo-continuation": { enabled: false } }, [{ id: "todo-continuation", section: "todoContinuation" }], log)
  * // logs: unknown section "todo-continuation" in the options ignored (did you mean "todoContinuation"?); …
+ * // from loadOptions: unknown section "todo-continuation" in /repo/packages/server/.opencode/opencode-builtins.json ignored …
  */
 export function unknownSections(
   options: Options,
@@ -146,10 +161,12 @@ export function unknownSections(
 ): string[] {
   const sections = [...new Set(features.map((f) => f.section))]
   const unknown = Object.keys(options).filter((key) => key !== "$schema" && !sections.includes(key))
+  const from = origins.get(options)
   for (const key of unknown) {
     const meant = suggestSection(key, features)
+    const where = from?.[key]?.length ? from[key].join(" and ") : "the options"
     log.warn(
-      `unknown section "${key}" in the options ignored${meant ? ` (did you mean "${meant}"?)` : ""}; sections: ${sections.join(", ")}`,
+      `unknown section "${key}" in ${where} ignored${meant ? ` (did you mean "${meant}"?)` : ""}; sections: ${sections.join(", ")}`,
     )
   }
   return unknown

@@ -67,10 +67,10 @@ describe("options", () => {
     const warnings = log.entries.filter((e) => e.level === "warn").map((e) => e.message)
     expect(warnings.filter((m) => m.startsWith("unknown section"))).toEqual([
       expect.stringContaining(
-        `unknown section "todo-continuation" in the options ignored (did you mean "todoContinuation"?)`,
+        `unknown section "todo-continuation" in ${dir.file(OPTIONS_FILE)} ignored (did you mean "todoContinuation"?)`,
       ),
       expect.stringContaining(
-        `unknown section "comment-checker" in the options ignored (did you mean "commentChecker"?)`,
+        `unknown section "comment-checker" in ${dir.file(OPTIONS_FILE)} ignored (did you mean "commentChecker"?)`,
       ),
     ])
   })
@@ -204,5 +204,33 @@ describe("options", () => {
     )
     expect(loadOptions(place, undefined).options.capture).toEqual({ exclude: "bash" })
     expect(LISTS_ADDED_UP).toEqual(["capture.exclude"])
+  })
+
+  test("R4: the unknown-section warning names the options file(s) holding the section, or the plugin's options", async () => {
+    await using dir = await tmpdir({
+      ".git/HEAD": "ref: refs/heads/main\n",
+      [OPTIONS_FILE]: JSON.stringify({ capture: { exclude: ["webfetch"] }, lookat: { enabled: false } }),
+      [`packages/server/${OPTIONS_FILE}`]: JSON.stringify({
+        "todo-continuation": { enabled: false },
+        lookat: { enabled: true },
+      }),
+    })
+    const log = Logger.memory()
+    const place = { directory: path.join(dir.path, "packages/server"), worktree: dir.path }
+    unknownSections(projectOptions(place, { readMe: { maxTokens: 100 } }, log), Builtins.FEATURES, log)
+    const warnings = log.entries.filter((e) => e.message.startsWith("unknown section")).map((e) => e.message)
+    const root = path.join(dir.path, OPTIONS_FILE)
+    const pkg = path.join(dir.path, "packages/server", OPTIONS_FILE)
+    expect(warnings).toEqual([
+      expect.stringContaining(`unknown section "lookat" in ${root} and ${pkg} ignored (did you mean "lookAt"?)`),
+      expect.stringContaining(
+        `unknown section "todo-continuation" in ${pkg} ignored (did you mean "todoContinuation"?)`,
+      ),
+      expect.stringContaining(`unknown section "readMe" in the plugin's options ignored (did you mean "readme"?)`),
+    ])
+    // options not read by loadOptions (a route building its own) are "the options", as before
+    const plainLog = Logger.memory()
+    unknownSections({ lookat: {} }, Builtins.FEATURES, plainLog)
+    expect(plainLog.entries[0]?.message).toContain(`unknown section "lookat" in the options ignored`)
   })
 })
