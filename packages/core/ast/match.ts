@@ -105,8 +105,8 @@ export namespace AstMatch {
   /** The file could not be read, or holds binary data (NUL bytes). */
   export const UNREADABLE = -2
   /**
-   * The file is not valid UTF-8 (Latin-1 or another legacy encoding) and the pattern matches in its Latin-1 reading:
-   * it is not searched (the ast-grep CLI skips such files too) and its matches are neither shown nor counted.
+   * The file is not valid UTF-8 (Latin-1 or another legacy encoding) and the pattern matches in its Latin-1 reading,
+   * outside the segments the role may not read (a match there does not name the file): it is not searched (the ast-grep CLI skips such files too) and its matches are neither shown nor counted.
    */
   export const NOT_UTF8 = -3
 
@@ -178,18 +178,19 @@ export namespace AstMatch {
         continue
       }
       parsed += text.length
-      if (!utf8) {
-        counts.push(parse(job.lang, text).root().find(job.pattern) ? NOT_UTF8 : 0)
-        continue
-      }
       let found = parse(job.lang, text).root().findAll(job.pattern)
       // Matches inside lines a protected segment hides are dropped before they are counted: a count is an answer too.
+      // So is naming a file that is not UTF-8 (its segments are found on its Latin-1 reading, whose lines are its own).
       const hidden = found.length && job.hidden.length ? segmentLines!(text, job.hidden) : []
       if (hidden.length) {
         found = found.filter((node) => {
           const { start, end } = node.range()
           return !hidden.some((r) => start.line + 1 <= r.to && end.line + 1 >= r.from)
         })
+      }
+      if (!utf8) {
+        counts.push(found.length ? NOT_UTF8 : 0)
+        continue
       }
       counts.push(found.length)
       if (job.positions)

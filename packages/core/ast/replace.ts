@@ -141,10 +141,6 @@ export namespace AstReplace {
       const root = (await parseAsync(scan.napiLang, before)).root()
       const found = root.findAll(scan.pattern.matcher)
       if (!found.length) continue
-      if (candidate.notUtf8) {
-        notUtf8.push(candidate.file)
-        continue
-      }
       // A match touching a segment this role may not read is neither rewritten nor counted, as the search neither
       // shows nor counts it: its captures would carry the segment's text out of the markers that protect it.
       const segments = hidden.length ? SecuritySegments.find(before, hidden) : []
@@ -154,6 +150,12 @@ export namespace AstReplace {
         .filter(({ range }) => !segments.some((s) => range.start.index <= s.end && range.end.index >= s.start))
         .sort((a, b) => a.range.start.index - b.range.start.index || b.range.end.index - a.range.end.index)
       if (!ordered.length) continue
+      // Listed (and refused in a live run) only for a match outside those segments, or the refusal would answer
+      // whether a hidden segment matches. A file that is not UTF-8 is read as Latin-1 here: its segments are its own.
+      if (candidate.notUtf8) {
+        notUtf8.push(candidate.file)
+        continue
+      }
       const edits: Splice[] = []
       let end = -1
       for (const { node, range } of ordered) {

@@ -39,6 +39,7 @@ import { SecuritySchema } from "./schema"
 import type { SecurityShell } from "./shell"
 import { SecuritySearchPath } from "./search-path"
 import { SecuritySegments } from "./segments"
+import { TextFile } from "../util/text-file"
 import { SecurityTools } from "./tools"
 import { SecurityTree } from "./tree"
 
@@ -1626,14 +1627,22 @@ export namespace SecurityGuard {
     const segmentChange = (d: Derived, file: string, change: SecurityTools.Change): string | undefined => {
       const hidden = change.kind === "write" ? [] : d.readMarkers
       if (!d.writeMarkers.length && !hidden.length) return undefined
-      let text: string
+      let bytes: Buffer
       try {
         const stat = fs.statSync(file)
         if (!stat.isFile()) return undefined
-        text = fs.readFileSync(file, "utf8")
+        bytes = fs.readFileSync(file)
       } catch {
         return undefined
       }
+      const text = bytes.toString("utf8")
+      // OpenCode's edit, write and patch tools read the file as UTF-8 and write the whole of it back as UTF-8: in a
+      // file that is not UTF-8 (Latin-1, …) every byte that is not UTF-8 becomes U+FFFD, a write-protected segment's
+      // too, and compared as "utf8" text the segment looks unchanged. Refused whatever the change, and before the
+      // read-protected check, so the answer says nothing about a hidden segment (only that the file is not UTF-8,
+      // which the AST search tells too).
+      if (d.writeMarkers.length && TextFile.invalidAt(bytes) >= 0 && SecuritySegments.find(text, d.writeMarkers).length)
+        return "the file is not UTF-8 text (Latin-1 or another legacy encoding?) and holds write-protected segments: OpenCode's edit and write tools rewrite the whole file as UTF-8, which would change the segments' bytes (every byte that is not UTF-8 becomes U+FFFD). Convert the file to UTF-8 first (for example `iconv -f LATIN1 -t UTF-8`, with the user's agreement), then change it"
       // Segments the role may not read come first, with one answer whatever the reason: the write-locked check says
       // "not in the file" for a wrong guess, so answered first it told a right guess of a hidden segment's text from a
       // wrong one (a red-team helper bisected a token that way).
@@ -1675,13 +1684,19 @@ export namespace SecurityGuard {
       snapshots.delete(call.callID!)
       const notes: string[] = []
       for (const { file, text, bytes } of kept) {
-        let now: string | undefined
+        let now: Buffer | undefined
         try {
-          now = fs.readFileSync(file, "utf8")
+          now = fs.readFileSync(file)
         } catch {
           now = undefined
         }
-        const why = now === undefined ? "the file was removed" : SecuritySegments.kept(text, now, d.writeMarkers)
+        // Compared as text and as bytes (the Latin-1 reading maps each byte to one character): read as "utf8", a
+        // segment's Latin-1 byte turned into U+FFFD reads the same before and after.
+        const why =
+          now === undefined
+            ? "the file was removed"
+            : (SecuritySegments.kept(text, now.toString("utf8"), d.writeMarkers) ??
+              SecuritySegments.kept(bytes.toString("latin1"), now.toString("latin1"), d.writeMarkers))
         if (!why) continue
         try {
           fs.mkdirSync(path.dirname(file), { recursive: true })
