@@ -133,7 +133,27 @@ export namespace ResourceBuild {
       Object.keys(old.files).filter((k) => !cache.files[k]).length +
       Object.keys(old.references).filter((k) => !cache.references[k]).length
     cache.scan = { roots: project.opencodeDirs, dirs: [...scan.dirs], listedAt: scan.listedAt, warnings: scan.warnings }
-    const index = assemble(project, cache, scan.warnings, access.withheld)
+    // A link to a project file that is no resource is answered by whether the file exists ("a file of the project,
+    // not a resource" or "no such resource"): for a file the role may not read, that answer would tell whether it
+    // exists, which the sandbox hides from commands too. The files the links name are checked like the scanned ones,
+    // and one the check denies counts as missing, whether it exists or not.
+    const linked = new Set<string>()
+    let index = assemble(project, cache, scan.warnings, access.withheld, (relativePath) => {
+      const found = fileInside(project, relativePath)
+      if (found && access.active) linked.add(path.join(project.root, relativePath))
+      return found
+    })
+    if (linked.size && gate) {
+      const entries = [...linked].map((p) => ({ path: p }))
+      const denied = await gate.denied(entries)
+      // Kept with the verdicts to re-check: a policy change that denies or allows one of them rebuilds the index.
+      access.entries.push(...entries)
+      for (const [p, reason] of denied) access.denied.set(p, reason)
+      if (denied.size)
+        index = assemble(project, cache, scan.warnings, access.withheld, (relativePath) => {
+          return !denied.has(path.join(project.root, relativePath)) && fileInside(project, relativePath)
+        })
+    }
     // Taken when the cache is written (never for lint, which does not persist it).
     if (!access.active && !segments.length) {
       let snapshot: ResourceIndex.Snapshot | undefined
@@ -175,6 +195,7 @@ export namespace ResourceBuild {
     cache: ResourceCache.Data,
     scanWarnings: Resource.Warning[],
     withheld: ResourceIndex.Withheld[] = [],
+    exists: (relativePath: string) => boolean = (relativePath) => fileInside(project, relativePath),
   ) {
     const files = parsedOf(cache)
     const references: ResourceIndex.ReferenceFile[] = []
@@ -188,7 +209,7 @@ export namespace ResourceBuild {
       references,
       [...scanWarnings, ...files.problems],
       withheld,
-      (relativePath) => fileInside(project, relativePath),
+      exists,
     )
   }
 
