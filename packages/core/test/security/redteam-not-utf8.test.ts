@@ -25,7 +25,7 @@ const LATIN1 = Buffer.concat([
 ])
 
 for (const route of ROUTES) {
-  describe(`Z3-1 [${route}] a Latin-1 file's hidden segment answers an AST pattern (match oracle)`, () => {
+  describe(`Z3-1 [${route}] a Latin-1 file's hidden segment does not answer an AST pattern (match oracle)`, () => {
     let s: Session
     let dispose: () => Promise<void>
     beforeAll(async () => {
