@@ -93,3 +93,32 @@ describe("ast_grep_search over files that are not UTF-8", () => {
     expect([result.totalMatches, result.notUtf8]).toEqual([1, []])
   })
 })
+
+// A match inside a segment the role may not read is neither shown nor counted in a UTF-8 file; in a Latin-1 file it
+// named the file (search) or refused the replace naming it, so a guess of the segment's text was told apart from a
+// wrong one (red team Z3-1). The Latin-1 reading now goes through the same segment filter.
+describe("files that are not UTF-8 with a segment the role may not read", () => {
+  const SECURE = { start: "@secure-start", end: "@secure-end" }
+  const L1_SEGMENT = '# Auteur: José\n# @secure-start\nprint("4711")\n# @secure-end\nx = 1\n'
+  const segments = () => ({ read: [SECURE], write: [SECURE] })
+
+  test("a match only inside the segment neither names the file in search nor refuses a live replace", async () => {
+    await using dir = await tmpdir({ "l1.py": latin1(L1_SEGMENT), "ok.py": UTF })
+    const search = await AstSearch.run({ ...input(dir.path), segments })
+    expect([search.totalMatches, search.notUtf8]).toEqual([1, []])
+    const live = await AstReplace.run({ ...input(dir.path), segments }, { rewrite: "log($A)", dryRun: false })
+    expect([live.written, live.notUtf8]).toEqual([true, []])
+    expect(await fs.readFile(dir.file("l1.py"))).toEqual(latin1(L1_SEGMENT))
+  })
+
+  test("a match outside the segment still names the file and refuses a live replace", async () => {
+    const text = L1_SEGMENT.replace("x = 1", "print(2)")
+    await using dir = await tmpdir({ "l1.py": latin1(text) })
+    const search = await AstSearch.run({ ...input(dir.path), segments })
+    expect(search.notUtf8).toEqual([dir.file("l1.py")])
+    await expect(
+      AstReplace.run({ ...input(dir.path), segments }, { rewrite: "log($A)", dryRun: false }),
+    ).rejects.toThrow("not UTF-8")
+    expect(await fs.readFile(dir.file("l1.py"))).toEqual(latin1(text))
+  })
+})
