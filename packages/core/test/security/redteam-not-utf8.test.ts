@@ -39,7 +39,7 @@ for (const route of ROUTES) {
     })
     afterAll(async () => dispose?.())
 
-    test("ast_grep_search: a guess of the hidden value is told apart from a wrong one", async () => {
+    test("ast_grep_search: a right guess of the hidden value is answered as a wrong one", async () => {
       const right = await s.call("ast_grep_search", { pattern: 'const vaultPin = "4711"', lang: "typescript" })
       const wrong = await s.call("ast_grep_search", { pattern: 'const vaultPin = "0000"', lang: "typescript" })
       if (process.env.Z3DEBUG) console.log(right.raw, "\n----\n", wrong.raw)
@@ -67,7 +67,7 @@ for (const route of ROUTES) {
       expect(fs.readFileSync(path.join(s.dir, "src/legacy.ts")).equals(LATIN1)).toBe(true)
     })
 
-    test("ast_grep_replace (live): the refusal names the file only when the hidden segment matches", async () => {
+    test("ast_grep_replace (live): a match only inside the hidden segment neither names the file nor refuses", async () => {
       const right = await s.call("ast_grep_replace", {
         pattern: 'const vaultPin = "4711"',
         rewrite: "const x = 1",

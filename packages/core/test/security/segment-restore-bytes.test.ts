@@ -41,17 +41,21 @@ describe("a write-locked segment of a Latin-1 file changed by a tool call: the f
     })
   }
 
-  test("OpenCode's edit tool is refused up front in such a file (it rewrites the whole file as UTF-8)", async () => {
-    await using dir = await project({ "src/l1.py": "" }, undefined)
-    const file = dir.file("src/l1.py")
-    fs.writeFileSync(file, Buffer.from(TEXT, "latin1"))
-    const guard = await guardFor(dir.path)
-    try {
-      const args = { filePath: "src/l1.py", oldString: "print('caf", newString: "print('the caf" }
-      const r = await guard.before({ tool: "edit", args, callID: "call_edit" }).catch((e: Error) => e)
-      expect(r instanceof Error ? r.message : JSON.stringify(r)).toContain("not UTF-8 text")
-    } finally {
-      guard.close()
-    }
-  })
+  for (const [tool, args] of [
+    ["edit", { filePath: "src/l1.py", oldString: "print('caf", newString: "print('the caf" }],
+    ["apply_patch", { patchText: "*** Begin Patch\n*** Update File: src/l1.py\n@@\n-x = 1\n+x = 2\n*** End Patch" }],
+  ] as const) {
+    test(`OpenCode's ${tool} tool is refused up front in such a file (it rewrites the whole file as UTF-8)`, async () => {
+      await using dir = await project({ "src/l1.py": "" }, undefined)
+      const file = dir.file("src/l1.py")
+      fs.writeFileSync(file, Buffer.from(TEXT + "x = 1\n", "latin1"))
+      const guard = await guardFor(dir.path)
+      try {
+        const r = await guard.before({ tool, args, callID: `call_${tool}` }).catch((e: Error) => e)
+        expect(r instanceof Error ? r.message : JSON.stringify(r)).toContain("not UTF-8 text")
+      } finally {
+        guard.close()
+      }
+    })
+  }
 })
