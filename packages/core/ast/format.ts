@@ -1,3 +1,4 @@
+import { Encoding } from "../util/encoding"
 import fs from "fs/promises"
 import path from "path"
 import type { AstReplace } from "./replace"
@@ -73,9 +74,9 @@ export namespace AstFormat {
     if (result.notUtf8.length)
       out.push(
         `[WARNING] The pattern matches in ${plural(result.notUtf8.length, "file")} that ${result.notUtf8.length === 1 ? "is" : "are"} ` +
-          `not UTF-8 text (Latin-1 or another legacy encoding?), not searched nor rewritten (the ast-grep CLI skips ` +
-          `them too), their matches not counted: ${list(result.notUtf8)}. Convert them to UTF-8 (for example ` +
-          "`iconv -f LATIN1 -t UTF-8`) to search and replace in them.",
+          `not UTF-8 text (UTF-16, Latin-1 or another encoding), not searched nor rewritten (the ast-grep CLI skips ` +
+          `them too), their matches not counted: ${list(result.notUtf8)}. Convert them to UTF-8 ` +
+          `(${Encoding.advice(undefined)}) to search and replace in them.`,
       )
     return out
   }

@@ -1,6 +1,7 @@
 import { parse, type NapiConfig } from "@ast-grep/napi"
 import { readFileSync } from "fs"
 import type { SecuritySegments } from "../security/segments"
+import { Encoding } from "../util/encoding"
 
 /**
  * The per-file work of `ast_grep_search`: read a file, rule it out by the pattern's literal tokens or parse it with
@@ -110,9 +111,6 @@ export namespace AstMatch {
    */
   export const NOT_UTF8 = -3
 
-  // Strict, as `TextFile` (not imported: it brings zod into the workers); a leading byte-order mark stays in the text.
-  const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
-
   /**
    * A test that `text` may contain a match: every literal verbatim, every keyword up to letter case.
    *
@@ -160,19 +158,14 @@ export namespace AstMatch {
         counts.push(UNREADABLE)
         continue
       }
-      if (bytes.includes(0)) {
+      // UTF-8 as is; UTF-16 with its byte-order mark decoded and any other text read as Latin-1, only to tell whether
+      // to name it (read "utf8", its accented letters would be U+FFFD); NUL bytes otherwise: binary.
+      const reading = Encoding.read(bytes)
+      if (!reading) {
         counts.push(UNREADABLE)
         continue
       }
-      let text: string
-      let utf8 = true
-      try {
-        text = strict.decode(bytes)
-      } catch {
-        // Read "utf8", its accented letters would be U+FFFD; its Latin-1 reading only tells whether to name it.
-        text = bytes.toString("latin1")
-        utf8 = false
-      }
+      const { text, utf8 } = reading
       if (mayMatch && !mayMatch(text)) {
         counts.push(SKIPPED)
         continue

@@ -1,5 +1,6 @@
 import { parseAsync } from "@ast-grep/napi"
 import z from "zod"
+import { Encoding } from "../util/encoding"
 import { NamedError } from "../util/error"
 import { splice, type Splice } from "../util/splice"
 import { AstLanguage } from "./languages"
@@ -84,14 +85,21 @@ export namespace AstReplace {
 
   export const NotUtf8 = NamedError.create(
     "ReplaceNotUtf8",
-    z.object({ files: z.array(z.string()) }),
-    (d) =>
-      `nothing was written: the pattern matches in ${d.files.length === 1 ? "a file" : `${d.files.length} files`} ` +
-      `that ${d.files.length === 1 ? "is" : "are"} not UTF-8 text (Latin-1 or another legacy encoding?): ` +
-      `${d.files.join(", ")}. Writing ${d.files.length === 1 ? "it" : "them"} back would replace every non-ASCII ` +
-      `character with U+FFFD (the ast-grep CLI skips such files). Convert ${d.files.length === 1 ? "it" : "them"} ` +
-      `to UTF-8 first (for example \`iconv -f LATIN1 -t UTF-8\`), or exclude ${d.files.length === 1 ? "it" : "them"} ` +
-      `with globs (e.g. "!path/to/file") and run again`,
+    z.object({ files: z.array(z.string()), encodings: z.record(z.string(), z.string()).optional() }),
+    (d) => {
+      const one = d.files.length === 1
+      const named = d.files.map((f) => d.encodings?.[f])
+      // The file's own encoding when every file names the same one; a guess (Latin-1) would garble Shift-JIS for good.
+      const encoding = named.every((e) => e && e === named[0]) ? named[0] : undefined
+      return (
+        `nothing was written: the pattern matches in ${one ? "a file" : `${d.files.length} files`} ` +
+        `that ${one ? "is" : "are"} not UTF-8 text (UTF-16, Latin-1 or another encoding): ` +
+        `${d.files.map((f) => (d.encodings?.[f] ? `${f} (${d.encodings[f]})` : f)).join(", ")}. Writing ` +
+        `${one ? "it" : "them"} back as UTF-8 would change every character that is not ASCII (the ast-grep CLI skips ` +
+        `such files). Convert ${one ? "it" : "them"} to UTF-8 first (${Encoding.advice(encoding)}), or exclude ` +
+        `${one ? "it" : "them"} with globs (e.g. "!path/to/file") and run again`
+      )
+    },
   )
 
   export const Uncaptured = NamedError.create(
@@ -133,6 +141,7 @@ export namespace AstReplace {
     const files: FileChange[] = []
     const unchanged: string[] = []
     const notUtf8: string[] = []
+    const encodings: Record<string, string> = {}
     let total = 0
     const hidden = input.segments?.().read ?? []
     for (const candidate of filtered.candidates) {
@@ -154,6 +163,7 @@ export namespace AstReplace {
       // whether a hidden segment matches. A file that is not UTF-8 is read as Latin-1 here: its segments are its own.
       if (candidate.notUtf8) {
         notUtf8.push(candidate.file)
+        if (candidate.encoding) encodings[candidate.file] = candidate.encoding
         continue
       }
       const edits: Splice[] = []
@@ -209,7 +219,8 @@ export namespace AstReplace {
     }
     // A file the replace would change but cannot write without loss refuses the whole run, before anything is
     // written: a rename across the tree that skipped one file would leave the project inconsistent.
-    if (!options.dryRun && notUtf8.length) throw new NotUtf8({ files: notUtf8 })
+    if (!options.dryRun && notUtf8.length)
+      throw new NotUtf8({ files: notUtf8, ...(Object.keys(encodings).length ? { encodings } : {}) })
     if (!options.dryRun && files.length) {
       if (writeDenied.length) {
         throw new Refused({

@@ -1,7 +1,7 @@
 import fs from "fs/promises"
 import type { SecuritySegments } from "../security/segments"
 import type { Logger } from "../util/log"
-import { TextFile } from "../util/text-file"
+import { Encoding } from "../util/encoding"
 import { AstFiles } from "./files"
 import { AstLanguage } from "./languages"
 import { AstPattern } from "./pattern"
@@ -79,8 +79,11 @@ export namespace AstScan {
     return ms <= 0 ? AbortSignal.abort(new DOMException("time limit reached", "TimeoutError")) : AbortSignal.timeout(ms)
   }
 
-  /** `notUtf8`: the file is not valid UTF-8; `text` is then its Latin-1 reading (one character per byte), to look at only. */
-  export type Candidate = { file: string; text?: string; notUtf8?: true }
+  /**
+   * `notUtf8`: the file is not valid UTF-8; `text` is then its UTF-16 decoding (with a byte-order mark) or its Latin-1
+   * reading (one character per byte), to look at only; `encoding` what the file shows or names of its encoding.
+   */
+  export type Candidate = { file: string; text?: string; notUtf8?: true; encoding?: string }
 
   export type Filtered = {
     candidates: Candidate[]
@@ -123,23 +126,23 @@ export namespace AstScan {
           unreadable.push(file)
           continue
         }
-        if (bytes.includes(0)) {
+        // Strict UTF-8 (`Encoding`): a Latin-1 file read with "utf8" gets U+FFFD for its accented letters, and a
+        // replace would write them back so. A file that is not UTF-8 (UTF-16 with its byte-order mark, Latin-1,
+        // Shift-JIS…) keeps a reading for the caller to tell whether the pattern matches there; it is never rewritten.
+        const reading = Encoding.read(bytes)
+        if (!reading) {
           unreadable.push(file)
           continue
         }
-        // Strict UTF-8 (`TextFile`): a Latin-1 file read with "utf8" gets U+FFFD for its accented letters, and a
-        // replace would write them back so. Such a file keeps its Latin-1 reading, for the caller to tell whether the
-        // pattern matches there; it is never rewritten.
-        let text: string
-        let notUtf8: true | undefined
-        try {
-          text = TextFile.decode(bytes, file)
-        } catch {
-          text = bytes.toString("latin1")
-          notUtf8 = true
-        }
+        const { text } = reading
+        const notUtf8: true | undefined = reading.utf8 ? undefined : true
+        const encoding = reading.encoding
         if (!prefilter || scan.pattern.mayMatch(text))
-          keep[index] = { file, ...(options.keepText || notUtf8 ? { text } : {}), ...(notUtf8 ? { notUtf8 } : {}) }
+          keep[index] = {
+            file,
+            ...(options.keepText || notUtf8 ? { text } : {}),
+            ...(notUtf8 ? { notUtf8, ...(encoding ? { encoding } : {}) } : {}),
+          }
       }
     }
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker))

@@ -1,3 +1,4 @@
+import { Encoding } from "../util/encoding"
 import fs from "fs/promises"
 import path from "path"
 import { fileURLToPath } from "url"
@@ -276,9 +277,9 @@ export namespace LspEdit {
   export function notUtf8Reason(count: number) {
     const it = count === 1 ? "it is" : "they are"
     return (
-      `${it} not UTF-8 text (Latin-1 or another legacy encoding?): writing ${count === 1 ? "it" : "them"} back would ` +
+      `${it} not UTF-8 text (UTF-16, Latin-1 or another encoding): writing ${count === 1 ? "it" : "them"} back would ` +
       `replace ${count === 1 ? "its" : "their"} non-ASCII characters with U+FFFD, so no file was changed. Convert ` +
-      `${count === 1 ? "it" : "them"} to UTF-8 first (for example \`iconv -f LATIN1 -t UTF-8\`) and run the operation ` +
+      `${count === 1 ? "it" : "them"} to UTF-8 first (${Encoding.advice(undefined)}) and run the operation ` +
       `again, or make this change by other means`
     )
   }

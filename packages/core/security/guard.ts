@@ -1642,7 +1642,7 @@ export namespace SecurityGuard {
       // read-protected check, so the answer says nothing about a hidden segment (only that the file is not UTF-8,
       // which the AST search tells too).
       if (d.writeMarkers.length && TextFile.invalidAt(bytes) >= 0 && SecuritySegments.find(text, d.writeMarkers).length)
-        return "the file is not UTF-8 text (Latin-1 or another legacy encoding?) and holds write-protected segments: OpenCode's edit and write tools rewrite the whole file as UTF-8, which would change the segments' bytes (every byte that is not UTF-8 becomes U+FFFD). Convert the file to UTF-8 first (for example `iconv -f LATIN1 -t UTF-8`, with the user's agreement), then change it"
+        return "the file is not UTF-8 text (UTF-16, Latin-1 or another encoding) and holds write-protected segments: OpenCode's edit and write tools rewrite the whole file as UTF-8, which would change the segments' bytes (every byte that is not UTF-8 becomes U+FFFD). Convert the file to UTF-8 first (with iconv from its own encoding, with the user's agreement), then change it"
       // Segments the role may not read come first, with one answer whatever the reason: the write-locked check says
       // "not in the file" for a wrong guess, so answered first it told a right guess of a hidden segment's text from a
       // wrong one (a red-team helper bisected a token that way).

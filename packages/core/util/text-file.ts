@@ -1,6 +1,7 @@
 import fs from "fs"
 import fsp from "fs/promises"
 import z from "zod"
+import { Encoding } from "./encoding"
 import { NamedError } from "./error"
 
 /**
@@ -17,11 +18,11 @@ import { NamedError } from "./error"
 export namespace TextFile {
   export const NotUtf8 = NamedError.create(
     "FileNotUtf8",
-    z.object({ file: z.string(), offset: z.number() }),
+    z.object({ file: z.string(), offset: z.number(), encoding: z.string().optional() }),
     (d) =>
-      `${d.file} is not UTF-8 text (byte ${d.offset} is not valid UTF-8; Latin-1 or another legacy encoding?), so it ` +
-      `was left unchanged: writing it back would replace its non-ASCII characters with U+FFFD. Convert it to UTF-8 ` +
-      `first (for example \`iconv -f LATIN1 -t UTF-8\`) or change it by other means`,
+      `${d.file} is not UTF-8 text (byte ${d.offset} is not valid UTF-8; ${d.encoding ?? "UTF-16, Latin-1 or another encoding"}), so it ` +
+      `was left unchanged: writing it back would replace its non-ASCII characters with U+FFFD. Convert it to ` +
+      `UTF-8 first (${Encoding.advice(d.encoding)}) or change it by other means`,
   )
 
   const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -53,7 +54,8 @@ export namespace TextFile {
     try {
       return strict.decode(bytes)
     } catch {
-      throw new NotUtf8({ file, offset: Math.max(0, invalidAt(bytes)) })
+      const encoding = Encoding.declared(bytes)
+      throw new NotUtf8({ file, offset: Math.max(0, invalidAt(bytes)), ...(encoding ? { encoding } : {}) })
     }
   }
 

@@ -84,7 +84,7 @@ describe("ast_grep_search over files that are not UTF-8", () => {
     expect([result.totalMatches, result.notUtf8]).toEqual([1, [dir.file("l1.py")]])
     const text = await AstFormat.search(result, { directory: dir.path })
     expect(text).toContain("[WARNING] The pattern matches in 1 file that is not UTF-8 text")
-    expect(text).toContain("iconv -f LATIN1 -t UTF-8")
+    expect(text).toContain("iconv -f <its encoding> -t UTF-8")
   })
 
   test("a Latin-1 file where the pattern does not match is not named", async () => {
@@ -120,5 +120,43 @@ describe("files that are not UTF-8 with a segment the role may not read", () => 
       AstReplace.run({ ...input(dir.path), segments }, { rewrite: "log($A)", dryRun: false }),
     ).rejects.toThrow("not UTF-8")
     expect(await fs.readFile(dir.file("l1.py"))).toEqual(latin1(text))
+  })
+})
+
+// Real-world tester R: UTF-16 files (Visual Studio's "Unicode", with a byte-order mark) and files in an encoding that
+// is not Latin-1. Before: a UTF-16 file was "unreadable or binary" and a live replace wrote the other files, leaving
+// the project half renamed; a Shift-JIS file was told to convert "from LATIN1", which garbles it for good.
+describe("files in UTF-16 or an encoding they name", () => {
+  const A_CS = '\uFEFFclass A { void F() { Console.WriteLine("é"); } }\n'
+  const B_CS = "class B { void G() { Console.WriteLine(1); } }\n"
+
+  test("R7 a UTF-16 file holding a match is named as not UTF-8 and refuses a live replace whole", async () => {
+    await using dir = await tmpdir({ "a.cs": Buffer.from(A_CS, "utf16le"), "b.cs": B_CS })
+    const replace = { directory: dir.path, lang: "csharp", pattern: "Console.WriteLine($A)" }
+    const dry = await AstReplace.run(replace, { rewrite: "Log($A)", dryRun: true })
+    expect(dry.notUtf8).toEqual([dir.file("a.cs")])
+    expect(AstFormat.replace(dry, { directory: dir.path })).not.toContain("unreadable or binary")
+    const live = await AstReplace.run(replace, { rewrite: "Log($A)", dryRun: false }).catch((e) => e)
+    expect(AstReplace.NotUtf8.is(live)).toBe(true)
+    expect(live.message).toContain(`${dir.file("a.cs")} (UTF-16LE)`)
+    expect(live.message).toContain("iconv -f UTF-16LE -t UTF-8")
+    expect(await fs.readFile(dir.file("b.cs"), "utf8")).toBe(B_CS)
+    expect((await fs.readFile(dir.file("a.cs"))).equals(Buffer.from(A_CS, "utf16le"))).toBe(true)
+  })
+
+  test("R8 a file declaring `coding: shift_jis` is told to convert from shift_jis, never from Latin-1", async () => {
+    const sjis = Buffer.concat([
+      Buffer.from('# -*- coding: shift_jis -*-\nmsg = "'),
+      Buffer.from([0x95, 0x5c, 0x8e, 0xa6]), // 表示 in Shift-JIS
+      Buffer.from('"\nprint(msg)\n'),
+    ])
+    await using dir = await tmpdir({ "sjis.py": sjis })
+    const replace = { directory: dir.path, lang: "python", pattern: "print($A)" }
+    const dry = await AstReplace.run(replace, { rewrite: "log($A)", dryRun: true })
+    expect(dry.notUtf8).toEqual([dir.file("sjis.py")])
+    expect(AstFormat.replace(dry, { directory: dir.path })).not.toContain("-f LATIN1")
+    const live = await AstReplace.run(replace, { rewrite: "log($A)", dryRun: false }).catch((e) => e)
+    expect(live.message).toContain("iconv -f shift_jis -t UTF-8")
+    expect(live.message).not.toContain("-f LATIN1")
   })
 })

@@ -18,7 +18,20 @@ describe("TextFile: strict UTF-8 for the writers that rewrite a user's file", ()
     expect(error.data).toEqual({ file: dir.file("l1.py"), offset: 13 })
     expect(error.message).toContain(`${dir.file("l1.py")} is not UTF-8 text (byte 13`)
     expect(error.message).toContain("U+FFFD")
-    expect(error.message).toContain("iconv -f LATIN1 -t UTF-8")
+    // No encoding is guessed for a file that names none (converting Shift-JIS "from Latin-1" garbles it for good).
+    expect(error.message).toContain("iconv -f <its encoding> -t UTF-8")
+  })
+
+  test("a file that names its encoding is told to convert from that one", async () => {
+    const sjis = Buffer.concat([
+      Buffer.from("# -*- coding: shift_jis -*-\nmsg = '"),
+      Buffer.from([0x95, 0x5c]),
+      Buffer.from("'\n"),
+    ])
+    await using dir = await tmpdir({ "sjis.py": sjis })
+    const error = await TextFile.read(dir.file("sjis.py")).catch((e) => e)
+    expect(error.data.encoding).toBe("shift_jis")
+    expect(error.message).toContain("iconv -f shift_jis -t UTF-8")
   })
 
   test("invalidAt finds what TextDecoder's fatal mode refuses: overlong forms, surrogates, truncation", () => {
