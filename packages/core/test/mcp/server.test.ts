@@ -1,6 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { describe, expect, test } from "bun:test"
 import { encode } from "gpt-tokenizer"
 import path from "path"
 import OpencodeBuiltins from "../../../plugin/index"
@@ -14,8 +12,8 @@ import { BuiltinsMcp } from "../../mcp/server"
 import { memoryIO } from "../../util/cli"
 import { LearningStore } from "../../learning/store"
 import { tmpdir } from "../fixture"
+import { connect, isolateUserFolders } from "./client"
 
-const CLI = path.resolve(import.meta.dir, "../../../plugin/cli.ts")
 const TIMEOUT = { timeout: 60_000 }
 
 const POLICY = JSON.stringify({
@@ -36,46 +34,7 @@ const PROJECT = {
   ".opencode-security.json": POLICY,
 }
 
-/** Home and XDG folders of the test, so discovery scans the same (empty) user folders in both routes. */
-const saved: Record<string, string | undefined> = {}
-let home: Awaited<ReturnType<typeof tmpdir>>
-beforeAll(async () => {
-  home = await tmpdir({ ".keep": "" })
-  for (const key of ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"]) {
-    saved[key] = process.env[key]
-    process.env[key] = path.join(home.path, key.toLowerCase())
-  }
-})
-afterAll(async () => {
-  for (const [key, value] of Object.entries(saved))
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  await home[Symbol.asyncDispose]()
-})
-
-/** The real server process, driven by the SDK's own client; closed (and the process stopped) when disposed. */
-async function connect(dir: string, env: Record<string, string> = {}) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "mcp", "--quiet"],
-    cwd: dir,
-    env: { ...(process.env as Record<string, string>), ...env },
-    stderr: "pipe",
-  })
-  const client = new Client({ name: "test", version: "1.0.0" })
-  await client.connect(transport)
-  return {
-    client,
-    async call(name: string, args: Record<string, unknown>) {
-      const result = (await client.callTool({ name, arguments: args })) as {
-        content: { type: string; text: string }[]
-        isError?: boolean
-      }
-      return { text: result.content.map((c) => c.text).join(""), isError: result.isError === true }
-    },
-    [Symbol.asyncDispose]: () => client.close(),
-  }
-}
+isolateUserFolders()
 
 /** The plugin route: the tool run the way OpenCode runs a plugin tool (before hook, execute, after hook). */
 async function pluginRoute(dir: string) {

@@ -1,30 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { describe, expect, test } from "bun:test"
 import { existsSync } from "fs"
 import path from "path"
 import { tmpdir } from "../fixture"
+import { connect, isolateUserFolders } from "./client"
 
 // The MCP server started in a package of a monorepo, as a client started in that package starts it (tester Q, Q5).
-const CLI = path.resolve(import.meta.dir, "../../../plugin/cli.ts")
 const KB = (title: string, tags: string) =>
   `---\ntitle: ${title}\ndescription: ${title} of the server package\ntags: [${tags}]\n---\nBody.\n`
 
-let home: Awaited<ReturnType<typeof tmpdir>>
-const saved: Record<string, string | undefined> = {}
-beforeAll(async () => {
-  home = await tmpdir({ ".keep": "" })
-  for (const key of ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"]) {
-    saved[key] = process.env[key]
-    process.env[key] = path.join(home.path, key.toLowerCase())
-  }
-})
-afterAll(async () => {
-  for (const [key, value] of Object.entries(saved))
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  await home[Symbol.asyncDispose]()
-})
+isolateUserFolders()
 
 describe("mcp: the server started in a subfolder of the repository", () => {
   test("Q5 every path in resource-query and discover answers resolves from the project folder discover names", async () => {
@@ -37,18 +21,9 @@ describe("mcp: the server started in a subfolder of the repository", () => {
     })
     Bun.spawnSync(["git", "init", "-q"], { cwd: dir.path })
     const sub = path.join(dir.path, "packages/server")
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp", "--quiet"],
-      cwd: sub,
-      env: process.env as Record<string, string>,
-      stderr: "pipe",
-    })
-    const client = new Client({ name: "q", version: "1" })
-    await client.connect(transport)
-    try {
-      const call = async (name: string, args: Record<string, unknown>) =>
-        ((await client.callTool({ name, arguments: args })).content as { text: string }[]).map((c) => c.text).join("")
+    await using mcp = await connect(sub)
+    {
+      const call = async (name: string, args: Record<string, unknown>) => (await mcp.call(name, args)).text
       const discover = await call("discover", { prompt: "write a new server adapter for a router" })
       const base = /relative to the project folder (\S+?)\.?\s*$/m.exec(discover)?.[1] ?? sub
       expect(base).toBe(sub)
@@ -70,8 +45,6 @@ describe("mcp: the server started in a subfolder of the repository", () => {
       // resource-load names the same path as resource-query
       const loaded = await call("resource-load", { id: "routers" })
       expect(loaded).toContain("**Path:** ../../.opencode/knowledge-base/routers.md")
-    } finally {
-      await client.close()
     }
   }, 60_000)
 })

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { describe, expect, test } from "bun:test"
 import path from "path"
 import OpencodeBuiltins from "../../../plugin/index"
 import { pluginInput } from "../../../plugin/test/input"
 import { ResourceLoader } from "../../resource/loader"
 import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
+import { connect, isolateUserFolders } from "../mcp/client"
 
 // A knowledge-base page linking into a read-denied folder: the resource tools said "a file of the project, not a
 // resource" for a target that exists and "no such resource" for one that does not, so the link told whether a file
@@ -14,7 +13,6 @@ import { tmpdir } from "../fixture"
 // protected path, but resource-query's one-line JSON was removed only for the missing target (red team Z3 suspicion,
 // confirmed). The index now checks the files links name like the ones it scans: a denied one counts as missing,
 // whether it exists or not, so every route answers alike.
-const CLI = path.resolve(import.meta.dir, "../../../plugin/cli.ts")
 const TIMEOUT = { timeout: 60_000 }
 
 const POLICY = JSON.stringify({
@@ -38,21 +36,7 @@ const alike = (text: string) =>
     .replace(/plan\.md|nope\.md/g, "target.md")
     .replace(/\d+ B\b|"size":\d+|"tokens":\d+/g, "<n>")
 
-const saved: Record<string, string | undefined> = {}
-let home: Awaited<ReturnType<typeof tmpdir>>
-beforeAll(async () => {
-  home = await tmpdir({ ".keep": "" })
-  for (const key of ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"]) {
-    saved[key] = process.env[key]
-    process.env[key] = path.join(home.path, key.toLowerCase())
-  }
-})
-afterAll(async () => {
-  for (const [key, value] of Object.entries(saved))
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  await home[Symbol.asyncDispose]()
-})
+isolateUserFolders()
 
 describe("a resource link to a read-denied file: the answer does not tell whether the file exists", () => {
   test(
@@ -61,26 +45,10 @@ describe("a resource link to a read-denied file: the answer does not tell whethe
       // One project per target, so that resource-query's whole answer can be compared.
       const answers = async (target: string) => {
         await using dir = await tmpdir({ ...PROJECT, ".opencode/knowledge-base/probe-b.md": page(target) })
-        const transport = new StdioClientTransport({
-          command: process.execPath,
-          args: [CLI, "mcp", "--quiet"],
-          cwd: dir.path,
-          env: process.env as Record<string, string>,
-          stderr: "pipe",
-        })
-        const client = new Client({ name: "test", version: "1.0.0" })
-        await client.connect(transport)
-        try {
-          const call = async (name: string, args: Record<string, unknown>) => {
-            const r = (await client.callTool({ name, arguments: args })) as { content: { text: string }[] }
-            return r.content.map((c) => c.text).join("")
-          }
-          return {
-            load: await call("resource-load", { id: "probe-b", includeReferences: true }),
-            query: await call("resource-query", { query: "zebra" }),
-          }
-        } finally {
-          await client.close()
+        await using mcp = await connect(dir.path)
+        return {
+          load: (await mcp.call("resource-load", { id: "probe-b", includeReferences: true })).text,
+          query: (await mcp.call("resource-query", { query: "zebra" })).text,
         }
       }
       const existing = await answers("plan.md")
