@@ -153,6 +153,20 @@ export namespace ContinuationText {
     const stops = (clause: string) => STOP_CLAUSE.test(clause) || NO_GO_ON.test(clause)
     const last = clauses.findLastIndex(stops)
     if (last < 0) return false
-    return !clauses.slice(last + 1).some((clause) => WORK.test(clause) || REQUIREMENT.test(clause))
+    const after = clauses.slice(last + 1)
+    // What the user quotes after a stop ("the README says: run npm install first", "the error says the config must
+    // be valid") is what something else said, not work they give: the reporting clause and the one it introduces.
+    return !after.some((clause, i) => {
+      if (i > 0 && INTRODUCES.test(after[i - 1])) return false
+      if (WORK.test(clause)) return true
+      return !QUOTES.test(clause) && REQUIREMENT.test(clause)
+    })
   }
+
+  const REPORTING =
+    "says|said|states|stated|writes|wrote|shows|showed|prints|printed|tells|told|mentions|mentioned|claims|complains|reports|reported|outputs|returned|returns"
+  /** A clause reporting what something else says (a tool's output, a file, an error message): its "must" is quoted. */
+  const QUOTES = new RegExp(`\\b(${REPORTING})\\b`)
+  /** A reporting clause that ends where its quotation begins ("the README says: …", "it printed: …"). */
+  const INTRODUCES = new RegExp(`\\b(${REPORTING})( (that|this|me|us))?$`)
 }
