@@ -1643,6 +1643,15 @@ export namespace SecurityGuard {
       // which the AST search tells too).
       if (d.writeMarkers.length && TextFile.invalidAt(bytes) >= 0 && SecuritySegments.find(text, d.writeMarkers).length)
         return "the file is not UTF-8 text (UTF-16, Latin-1 or another encoding) and holds write-protected segments: OpenCode's edit and write tools rewrite the whole file as UTF-8, which would change the segments' bytes (every byte that is not UTF-8 becomes U+FFFD). Convert the file to UTF-8 first (with iconv from its own encoding, with the user's agreement), then change it"
+      // UTF-16 with a byte-order mark (ripgrep searches it decoded): segments found in its decoded text protect the file
+      // whole, with one answer whichever kind they are and whatever the change (OpenCode's tools would rewrite it as
+      // UTF-8, and a match of the UTF-16 bytes would tell what a hidden segment holds).
+      const wide = SecuritySegments.wide(bytes)
+      if (
+        wide !== undefined &&
+        (SecuritySegments.find(wide, d.writeMarkers).length || SecuritySegments.find(wide, hidden).length)
+      )
+        return "the file is UTF-16 text and holds protected segments, which protect it whole: OpenCode's edit and write tools rewrite the whole file as UTF-8. Convert the file to UTF-8 first (with iconv -f UTF-16, with the user's agreement), then change it outside its segments"
       // Segments the role may not read come first, with one answer whatever the reason: the write-locked check says
       // "not in the file" for a wrong guess, so answered first it told a right guess of a hidden segment's text from a
       // wrong one (a red-team helper bisected a token that way).
@@ -1659,6 +1668,11 @@ export namespace SecurityGuard {
      * between check and write, could still alter a segment. `verifySnapshots` compares and puts the file back.
      */
     const snapshots = new Map<string, { file: string; text: string; bytes: Buffer }[]>()
+    /** A UTF-16 file (`SecuritySegments.wide`) whose decoded text holds write-protected segments. */
+    const wideLocked = (d: Derived, bytes: Buffer) => {
+      const wide = SecuritySegments.wide(bytes)
+      return wide !== undefined && SecuritySegments.find(wide, d.writeMarkers).length > 0
+    }
     const snapshot = (d: Derived, callID: string, plan: SecurityTools.Plan) => {
       const kept: { file: string; text: string; bytes: Buffer }[] = []
       for (const req of plan.requests) {
@@ -1670,7 +1684,8 @@ export namespace SecurityGuard {
           // The bytes are what is put back: a file that is not UTF-8 comes back byte for byte, not with U+FFFD.
           const bytes = fs.readFileSync(file)
           const text = bytes.toString("utf8")
-          if (SecuritySegments.find(text, d.writeMarkers).length) kept.push({ file, text, bytes })
+          if (SecuritySegments.find(text, d.writeMarkers).length || wideLocked(d, bytes))
+            kept.push({ file, text, bytes })
         } catch {
           continue
         }
@@ -1696,7 +1711,12 @@ export namespace SecurityGuard {
           now === undefined
             ? "the file was removed"
             : (SecuritySegments.kept(text, now.toString("utf8"), d.writeMarkers) ??
-              SecuritySegments.kept(bytes.toString("latin1"), now.toString("latin1"), d.writeMarkers))
+              SecuritySegments.kept(bytes.toString("latin1"), now.toString("latin1"), d.writeMarkers) ??
+              SecuritySegments.kept(
+                SecuritySegments.wide(bytes) ?? "",
+                SecuritySegments.wide(now) ?? "",
+                d.writeMarkers,
+              ))
         if (!why) continue
         try {
           fs.mkdirSync(path.dirname(file), { recursive: true })
@@ -2335,7 +2355,7 @@ export namespace SecurityGuard {
           if (!stat.isFile() || stat.size > 16 * 1024 * 1024) continue
           const raw = fs.readFileSync(file)
           const text = raw.toString("utf8")
-          if (!SecuritySegments.find(text, d.writeMarkers).length) continue
+          if (!SecuritySegments.find(text, d.writeMarkers).length && !wideLocked(d, raw)) continue
           kept.push({ file, text, bytes: raw })
           bytes += text.length
         } catch {

@@ -53,8 +53,9 @@ export namespace SecurityInventory {
     /** Files holding protected segments → the operations those segments deny to the role. */
     segmented: Map<string, Set<Operation>>
     /**
-     * Files of `segmented` too large to read whole (`maxFileBytes`) where a start marker occurs: they cannot be shown
-     * with their segments redacted, so the sandbox hides them whole.
+     * Files of `segmented` too large to read whole (`maxFileBytes`) where a start marker occurs, or in UTF-16 with a
+     * byte-order mark (`SecuritySegments.wide`): they cannot be shown with their segments redacted, so the sandbox hides
+     * them whole.
      */
     whole: Set<string>
     /** Policy files found below the root (the root's own excluded). */
@@ -74,7 +75,7 @@ export namespace SecurityInventory {
    */
   export type Cache = Map<
     string,
-    { stamp: string; text?: string; segments?: boolean; large?: { key: string; found: number[] } }
+    { stamp: string; text?: string; segments?: boolean; wide?: boolean; large?: { key: string; found: number[] } }
   > & {
     decisions?: { key: string; map: Map<string, { ops: Set<Operation>; whole: boolean }> }
     /**
@@ -352,15 +353,19 @@ export namespace SecurityInventory {
         return
       }
       if (entry.text === undefined && (wantsPrint || entry.segments === undefined)) {
-        let text: string
+        let raw: Buffer
         try {
-          text = (await fs.promises.readFile(full)).toString("utf8")
+          raw = await fs.promises.readFile(full)
         } catch {
-          text = ""
+          raw = Buffer.alloc(0)
         }
+        const text = raw.toString("utf8")
         // Segments are looked for whatever the content: a NUL byte (which makes a file binary to the fingerprints and
         // to OpenCode's read) once took a file out of the sandbox's masking.
         entry.segments = text ? hasSegment(text, starts, markers) : false
+        // UTF-16 with a byte-order mark, which ripgrep searches decoded: its segments protect the file whole.
+        const wide = entry.segments ? undefined : SecuritySegments.wide(raw)
+        if (wide !== undefined && hasSegment(wide, starts, markers)) entry.segments = entry.wide = true
         // The text is kept only for protected files (fingerprints are rebuilt from it); others keep the flag.
         if (wantsPrint) entry.text = text.slice(0, 8192).includes("\0") ? "" : text
       }
@@ -370,7 +375,7 @@ export namespace SecurityInventory {
         if (ops.has("llm")) SecurityFingerprint.add(index.llm, entry.text)
       }
       if (entry.segments) {
-        const text = entry.text || readText(full, maxFile)
+        const text = entry.wide ? readWide(full, maxFile) : entry.text || readText(full, maxFile)
         const found = text
           ? SecuritySegments.find(
               text,
@@ -382,6 +387,8 @@ export namespace SecurityInventory {
         if (segOps.size) {
           note()
           index.segmented.set(full, segOps)
+          // Masking in place and segment line numbers assume UTF-8 bytes: a UTF-16 file is hidden or locked whole.
+          if (entry.wide) index.whole.add(full)
         }
       }
     }
@@ -591,6 +598,16 @@ export namespace SecurityInventory {
       const stat = fs.statSync(file)
       if (stat.size > max) return undefined
       return fs.readFileSync(file, "utf8")
+    } catch {
+      return undefined
+    }
+  }
+
+  /** A UTF-16 file's decoded text (`SecuritySegments.wide`), or undefined. */
+  function readWide(file: string, max: number): string | undefined {
+    try {
+      if (fs.statSync(file).size > max) return undefined
+      return SecuritySegments.wide(fs.readFileSync(file))
     } catch {
       return undefined
     }

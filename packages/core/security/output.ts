@@ -51,7 +51,8 @@ export namespace SecurityOutput {
 
   /**
    * The protected line numbers of a file on disk (`lineRanges`), read now. A file too large to read whole
-   * (`max`) that holds a start marker anywhere (found by streaming it) is protected whole: `[{ from: 1, to: Infinity }]`.
+   * (`max`) that holds a start marker anywhere (found by streaming it) is protected whole: `[{ from: 1, to: Infinity }]`;
+   * so is a file in UTF-16 with a byte-order mark whose decoded text holds a segment (`SecuritySegments.wide`).
    * A file that cannot be read has none (no tool can show it either).
    *
    * @example
@@ -68,7 +69,12 @@ export namespace SecurityOutput {
       const stat = fs.statSync(file)
       if (!stat.isFile()) return []
       if (stat.size > max) return SecuritySegments.scanFile(file, pairs).length ? [{ from: 1, to: Infinity }] : []
-      return lineRanges(fs.readFileSync(file, "utf8"), pairs, breaks)
+      const bytes = fs.readFileSync(file)
+      const ranges = lineRanges(bytes.toString("utf8"), pairs, breaks)
+      if (ranges.length) return ranges
+      // UTF-16 with a byte-order mark (ripgrep searches it decoded): segments there protect every line.
+      const wide = SecuritySegments.wide(bytes)
+      return wide !== undefined && SecuritySegments.find(wide, pairs).length ? [{ from: 1, to: Infinity }] : []
     } catch {
       return []
     }

@@ -1,4 +1,5 @@
 import fs from "fs"
+import { Encoding } from "../util/encoding"
 import { lastAtMost } from "../util/sorted"
 
 /**
@@ -185,10 +186,14 @@ export namespace SecuritySegments {
     try {
       fd = fs.openSync(file, "r")
       const buffer = Buffer.alloc(chunk)
-      const decoder = new TextDecoder("utf-8")
+      let decoder = new TextDecoder("utf-8")
       let tail = ""
-      for (;;) {
+      for (let first = true; ; first = false) {
         const n = fs.readSync(fd, buffer, 0, chunk, null)
+        // UTF-16 with a byte-order mark is what ripgrep transcodes and searches: its markers are looked for decoded.
+        const bom = first ? utf16Bom(buffer.subarray(0, n)) : undefined
+        // (Bun's types list "utf-16" only; its decoder knows both labels.)
+        if (bom) decoder = new TextDecoder(bom.toLowerCase() as ConstructorParameters<typeof TextDecoder>[0])
         const text = tail + decoder.decode(buffer.subarray(0, n), { stream: n > 0 }).toLowerCase()
         starts.forEach((s, i) => {
           if (s && text.includes(s)) found.add(i)
@@ -202,6 +207,30 @@ export namespace SecuritySegments {
       if (fd !== undefined) fs.closeSync(fd)
     }
     return [...found].sort((a, b) => a - b)
+  }
+
+  /**
+   * The decoded text of a file in UTF-16 with a byte-order mark, for finding its markers; undefined for any other file.
+   * ripgrep transcodes such a file and searches its text (so do grep and `rg` in the sandbox), while the masking of
+   * segments and their line numbers assume UTF-8 bytes: a file whose markers only this reading finds is protected
+   * whole (hidden from a role a segment keeps from reading, unchangeable to one a segment keeps from writing).
+   *
+   * @example
+   * SecuritySegments.wide(Buffer.from("\ufeffa // @s", "utf16le")) // "a // @s"
+   */
+  export function wide(bytes: Uint8Array): string | undefined {
+    if (!utf16Bom(bytes)) return undefined
+    const text = Encoding.read(bytes)?.text
+    return text?.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  }
+
+  /** Which UTF-16 a byte-order mark names (FF FE 00 00 is UTF-32LE's: not UTF-16), as `Encoding.read` reads it. */
+  function utf16Bom(bytes: Uint8Array): "UTF-16LE" | "UTF-16BE" | undefined {
+    if (bytes.length < 2) return undefined
+    if (bytes[0] === 0xff && bytes[1] === 0xfe && !(bytes.length >= 4 && bytes[2] === 0 && bytes[3] === 0))
+      return "UTF-16LE"
+    if (bytes[0] === 0xfe && bytes[1] === 0xff) return "UTF-16BE"
+    return undefined
   }
 
   /** The lines inside protected segments (markers excluded), trimmed, for content fingerprints. */
