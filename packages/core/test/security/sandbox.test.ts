@@ -738,9 +738,11 @@ test("Sandbox.marker keeps call ids to file-name-safe characters", () => {
 
 describe("file tools and running shell commands do not overlap", () => {
   test("Sandbox.running lists this process's bubblewrap children while they run, and nothing after", async () => {
+    // In its own process group, ended whole: bubblewrap forks, and its inner process outlived a plain kill.
     const child = Bun.spawn(["bwrap", "--die-with-parent", "--dev-bind", "/", "/", "--", "sleep", "5"], {
       stdout: "ignore",
       stderr: "ignore",
+      detached: true,
     })
     const plain = Bun.spawn(["sleep", "5"], { stdout: "ignore", stderr: "ignore" })
     try {
@@ -753,7 +755,11 @@ describe("file tools and running shell commands do not overlap", () => {
       // A child that is not bubblewrap is not a sandbox.
       expect(Sandbox.running()).not.toContain(plain.pid)
     } finally {
-      child.kill()
+      try {
+        process.kill(-child.pid, "SIGKILL")
+      } catch {
+        child.kill("SIGKILL")
+      }
       plain.kill()
       await Promise.all([child.exited, plain.exited])
     }
