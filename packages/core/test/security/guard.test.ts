@@ -401,10 +401,20 @@ describe("SecurityGuard", () => {
     const second = await guardFor(b.path, {}, { shellQueueMs: 300 })
     try {
       const helper = (await first.helper())!
+      // In its own process group, ended whole (bubblewrap forks; its inner process outlives a plain kill).
       const server = spawn(helper.bwrap, ["--ro-bind", "/", "/", "--dev", "/dev", "--", "sleep", "5"], {
         stdio: "ignore",
+        detached: true,
       })
-      await using _stop = { [Symbol.asyncDispose]: async () => void server.kill() }
+      await using _stop = {
+        [Symbol.asyncDispose]: async () => {
+          try {
+            process.kill(-server.pid!, "SIGKILL")
+          } catch {
+            server.kill("SIGKILL")
+          }
+        },
+      }
       helper.register!(server.pid!)
       await second.helper()
       await second.settleShells()
