@@ -191,7 +191,7 @@ export namespace SecuritySegments {
       for (let first = true; ; first = false) {
         const n = fs.readSync(fd, buffer, 0, chunk, null)
         // UTF-16 with a byte-order mark is what ripgrep transcodes and searches: its markers are looked for decoded.
-        const bom = first ? utf16Bom(buffer.subarray(0, n)) : undefined
+        const bom = first ? Encoding.utf16Bom(buffer.subarray(0, n)) : undefined
         // (Bun's types list "utf-16" only; its decoder knows both labels.)
         if (bom) decoder = new TextDecoder(bom.toLowerCase() as ConstructorParameters<typeof TextDecoder>[0])
         const text = tail + decoder.decode(buffer.subarray(0, n), { stream: n > 0 }).toLowerCase()
@@ -219,18 +219,9 @@ export namespace SecuritySegments {
    * SecuritySegments.wide(Buffer.from("\ufeffa // @s", "utf16le")) // "a // @s"
    */
   export function wide(bytes: Uint8Array): string | undefined {
-    if (!utf16Bom(bytes)) return undefined
+    if (!Encoding.utf16Bom(bytes)) return undefined
     const text = Encoding.read(bytes)?.text
     return text?.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-  }
-
-  /** Which UTF-16 a byte-order mark names (FF FE 00 00 is UTF-32LE's: not UTF-16), as `Encoding.read` reads it. */
-  function utf16Bom(bytes: Uint8Array): "UTF-16LE" | "UTF-16BE" | undefined {
-    if (bytes.length < 2) return undefined
-    if (bytes[0] === 0xff && bytes[1] === 0xfe && !(bytes.length >= 4 && bytes[2] === 0 && bytes[3] === 0))
-      return "UTF-16LE"
-    if (bytes[0] === 0xfe && bytes[1] === 0xff) return "UTF-16BE"
-    return undefined
   }
 
   /** The lines inside protected segments (markers excluded), trimmed, for content fingerprints. */

@@ -56,7 +56,13 @@ export namespace Encoding {
       : "`iconv -f <its encoding> -t UTF-8` (`file -i` or the editor that saved it tells which)"
   }
 
-  function utf16Bom(bytes: Uint8Array): "UTF-16LE" | "UTF-16BE" | undefined {
+  /**
+   * Which UTF-16 a byte-order mark at the start names (FF FE 00 00 is UTF-32LE's: not UTF-16).
+   *
+   * @example
+   * Encoding.utf16Bom(Buffer.from([0xfe, 0xff, 0, 0x41])) // "UTF-16BE"
+   */
+  export function utf16Bom(bytes: Uint8Array): "UTF-16LE" | "UTF-16BE" | undefined {
     if (bytes.length < 2) return undefined
     // FF FE 00 00 is UTF-32LE's mark: not read as UTF-16.
     if (bytes[0] === 0xff && bytes[1] === 0xfe && !(bytes.length >= 4 && bytes[2] === 0 && bytes[3] === 0))
