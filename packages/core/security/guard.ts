@@ -2268,8 +2268,7 @@ export namespace SecurityGuard {
           ...new Set(
             servers.map(
               (s) =>
-                `${s.address.includes(":") ? `[${s.address}]` : s.address}:${s.port}` +
-                (s.pid === process.pid ? "" : ` by another OpenCode, process ${s.pid}`),
+                SecurityOwnServer.display(s) + (s.pid === process.pid ? "" : ` by another OpenCode, process ${s.pid}`),
             ),
           ),
         ]
