@@ -61,6 +61,14 @@ export function optionsFiles(place: OptionsPlace): string[] {
     .reverse()
 }
 
+/**
+ * The options of a place: its options files merged (see the module's description), then the plugin's explicit options;
+ * the files read, and what was wrong with any that could not be (each still leaves the others in force).
+ *
+ * @example
+ * loadOptions({ directory: "/repo/packages/server", worktree: "/repo" }, undefined)
+ * // { options: { lsp: { enabled: false } }, files: ["/repo/.opencode/opencode-builtins.json"] }
+ */
 export function loadOptions(
   place: OptionsPlace,
   explicit: unknown,
