@@ -98,23 +98,24 @@ export namespace ContinuationText {
    * is a stop when, after words that only frame it (please, pls, ok, no, hey, can you, let's, I think we should …), it
    * is a stop word or phrase (stop, wait, hold on, that's enough, never mind, leave it, I'll take it from here, don't
    * continue, no more changes …) followed by nothing but words that only qualify it (here, now, for now, right there,
-   * a sec, please, thanks, that …). So "stop the server" (an object) and "don't stop until the tests pass" are tasks,
+   * a sec, please, thanks, that …) or another stop word ("wait wait"). Idioms count ("stand down", "pull the plug").
+   * The user's own plan may follow without punctuation ("hold on let me check"). So "stop the server" (an object) and "don't stop until the tests pass" are tasks,
    * "Please stop, I'll take it from here" and "no, stop" are stops. A negated "go on" ("don't proceed with the
    * migration") stops whatever follows it.
    */
   const FRAME =
     "please|pls|plz|kindly|ok|okay|k|hey|hi|no|nope|nah|hmm|um|uh|oh|ah|so|right|alright|actually|yeah|yes|sorry|just|and|but|then|now|guys|thanks|thank you|thx|can you|could you|would you|will you|can we|could we|lets|let us|i said|i think|i guess|maybe|we should|we can|you can|you should|i want you to|id like you to|i need you to"
   const QUALIFY =
-    "here|there|now|right now|right there|right here|for now|for today|for the day|for the moment|for a (sec|second|moment|minute|bit|while)|a (sec|second|moment|minute|bit)|at that|at this point|please|pls|plz|thanks|thank you|thx|that|this|it|everything|all|working|immediately|already|then|stop|ok|there then"
+    "here|there|now|right now|right there|right here|from here|from here on|from now on|for now|for today|for the day|for the moment|for a (sec|second|moment|minute|bit|while)|a (sec|second|moment|minute|bit)|at that|at this point|please|pls|plz|thanks|thank you|thx|that|this|it|everything|all|working|immediately|already|then|stop|ok|there then|on (this|that|it)|doing (this|that|it|anything)|with (this|that|it)|mate|man|dude|bro|buddy|folks|tbh|until (im|i am|i get|i come) back|till (im|i am) back|until i (say so|tell you)|until further notice"
   const CORE = [
-    "stop|stopping|halt|pause|abort|cancel|wait|hold on|hold off|hold up|hang on|enough|thats enough|that is enough|thats all|that is all|thats it|that is it|thatll do|that will do|good enough|never ?mind|nvm|forget it|forget about it|leave it( there| here| as is| at that| for now)?|let it be|leave the rest( to me)?",
+    "sto+p+|stopping|halt|pause|abort|cancel|wa+i+t|hold on|hold off|hold up|hold your horses|hang on|whoa|woah|stand down|down tools|pencils down|put the keyboard down|kill it|pull the plug( on (it|this|that)( one)?)?|knock it off|cut it out|scrap (it|that)|drop (it|that)|park (it|this|that)|shelve (it|this|that)|enough|thats enough|that is enough|thats all|that is all|thats it|that is it|thatll do|that will do|good enough|never ?mind|nvm|forget it|forget about it|leave it( there| here| as is| at that| for now)?|let it be|leave the rest( to me)?",
     "no more( changes| edits| work| of this| for now)?",
     "(were|we are|im|i am) (done|good|all set|finished)|(lets|let us) (call it a (day|night)|wrap (it )?up)|call it a (day|night)|no thanks|no thank you|(thats|that is) all i (needed|need|wanted|asked for)",
     "no need to (continue|proceed|go on|go further|go any further|keep going|do (anything|more))",
     "(dont|do not) (do|touch|change|edit|make) (anything|any more|more)( else| more| changes)?",
     "(ill|i will|im going to|i am going to|let me|i can) (take it from here|take over|take it over|handle (it|this|the rest)( from here)?|do (it|this|the rest)|finish (it|this|the rest|up)|take care of (it|this|the rest)|continue from here)( myself)?",
   ].join("|")
-  const STOP_CLAUSE = new RegExp(`^((${FRAME})\\s+)*(${CORE})(\\s+(${QUALIFY}))*$`)
+  const STOP_CLAUSE = new RegExp(`^((${FRAME})\\s+)*(${CORE})(\\s+(${CORE}|${QUALIFY}))*$`)
   const NO_GO_ON = new RegExp(
     `^((${FRAME})\\s+)*(dont|do not) (continue|proceed|keep going|go on|go any further|go further)\\b`,
   )
@@ -129,6 +130,16 @@ export namespace ContinuationText {
   const WORK = new RegExp(
     `^((${FRAME}|instead|also|first|you (must|need to|have to|should)|i want|id like)\\s+)*(${WORK_VERB})\\b`,
   )
+  /**
+   * Where the user's own plan begins inside a clause, unpunctuated ("hold your horses let me talk to the team first",
+   * "no more changes i will review it tonight"): a first-person subject not governed by the word before it ("can i",
+   * "if i", "until im back" stay whole).
+   */
+  const OWN_PLAN =
+    /\s+(?<!\b(can|could|would|will|should|shall|may|might|must|do|did|if|when|until|till|before|after|that|so|and|or|think|guess|hope|while|because|once|unless|what|how|where|why)\s+)(?=(let me|i|im|ill|ive|id|imma)\s)/
+  /** A convention of the project stated after a stop ("hang on, we use snake_case for db columns here"): new work. */
+  const CONVENTION =
+    /^((here|in this (repo|project|codebase)|actually|but)\s+)?we (use|prefer|always|never|dont use|do not use|stick to|go with|name|write|keep)\b/
   const REQUIREMENT = /^(?!(i|we|im|ill|were|ive|weve|you)\b).*\b(must|should|needs to|has to|have to)\b(?! have\b)/
 
   /**
@@ -149,6 +160,7 @@ export namespace ContinuationText {
           .replace(/\s+/g, " ")
           .trim(),
       )
+      .flatMap((clause) => clause.split(OWN_PLAN))
       .filter(Boolean)
     const stops = (clause: string) => STOP_CLAUSE.test(clause) || NO_GO_ON.test(clause)
     const last = clauses.findLastIndex(stops)
@@ -158,9 +170,30 @@ export namespace ContinuationText {
     // be valid") is what something else said, not work they give: the reporting clause and the one it introduces.
     return !after.some((clause, i) => {
       if (i > 0 && INTRODUCES.test(after[i - 1])) return false
-      if (WORK.test(clause)) return true
+      if (WORK.test(clause) || CONVENTION.test(clause) || corrects(clause)) return true
       return !QUOTES.test(clause) && REQUIREMENT.test(clause)
     })
+  }
+
+  /** Words that make "… not …" a remark on the state of things ("thats not what i meant", "it is not working"). */
+  const REMARK_BEFORE = new Set(
+    "is isnt its thats was wasnt are arent were werent do does did dont doesnt didnt im am youre be been being will would could should can may might must has have had why if or and but just really probably maybe definitely certainly still i we you it this that they he she wrong".split(
+      " ",
+    ),
+  )
+  const REMARK_AFTER = new Set(
+    "what that this it how why sure yet now so really quite right good ok okay needed necessary worth working done".split(
+      " ",
+    ),
+  )
+  /**
+   * A clause that corrects a choice names what to take instead of what: "target python 3.9 not 3.12", "main not
+   * master", "tabs instead of spaces". Such a clause after a stop is new work (a redirection), like a request verb.
+   */
+  function corrects(clause: string): boolean {
+    for (const m of clause.matchAll(/(\S+) (?:not|instead of|rather than) (\S+)/g))
+      if (!REMARK_BEFORE.has(m[1]) && !REMARK_AFTER.has(m[2])) return true
+    return false
   }
 
   const REPORTING =

@@ -15,12 +15,12 @@ describe("the user's message asks the agent to stop", () => {
     (stop, text) => expect(ContinuationText.userStops(text)).toBe(stop),
   )
 
-  test("held-out messages never tuned on: at least 12 of 15 stops seen, none of 11 tasks taken for one (docs/session.md)", () => {
+  test("held-out messages (tuned on since their three misses were read): 15 of 15 stops seen, none of 11 tasks taken for one (docs/session.md)", () => {
     const seen = (stop: boolean) =>
       fixture.heldout.filter((m) => m.stop === stop && ContinuationText.userStops(m.text)).length
     expect(fixture.heldout.filter((m) => m.stop)).toHaveLength(15)
     expect(fixture.heldout.filter((m) => !m.stop)).toHaveLength(11)
-    expect(seen(true)).toBeGreaterThanOrEqual(12)
+    expect(seen(true)).toBe(15)
     expect(seen(false)).toBe(0)
   })
 
@@ -42,4 +42,46 @@ describe("the user's message asks the agent to stop", () => {
     expect(seen(true)).toBe(8)
     expect(seen(false)).toBe(0)
   })
+
+  // Third and fourth sets, written by helpers who never saw the rule (stops, redirections, tasks). Each was measured
+  // once before its misses were read (docs/session.md); both are tuning material since, so these are floors.
+  const kinds = (set: { text: string; stop: boolean; kind: string }[]) =>
+    Object.fromEntries(
+      ["stop", "redirection", "task"].map((kind) => [
+        kind,
+        set.filter((m) => m.kind === kind && ContinuationText.userStops(m.text)).length,
+      ]),
+    )
+  test("third set: 16 of 16 stops, none of 12 redirections or 12 tasks taken for one", () => {
+    expect(fixture.heldout3.every((m) => m.stop === (m.kind === "stop"))).toBe(true)
+    expect(kinds(fixture.heldout3)).toEqual({ stop: 16, redirection: 0, task: 0 })
+  })
+  test("fourth set: at least 17 of 18 stops, none of 14 redirections or 13 tasks taken for one", () => {
+    expect(fixture.heldout4.every((m) => m.stop === (m.kind === "stop"))).toBe(true)
+    const seen = kinds(fixture.heldout4)
+    expect(seen.stop).toBeGreaterThanOrEqual(17)
+    expect(fixture.heldout4.filter((m) => m.kind === "stop")).toHaveLength(18)
+    expect({ redirection: seen.redirection, task: seen.task }).toEqual({ redirection: 0, task: 0 })
+  })
+
+  // Classes the fourth set showed (idioms, a repeated or stretched stop word, the user's plan without punctuation, a
+  // correction or a project convention after a stop), each beside a task of the same words that must stay a task.
+  test.each([
+    ["stoooop", true],
+    ["hold on hold on", true],
+    ["whoa", true],
+    ["stand down", true],
+    ["no more changes i will review it tonight", true],
+    ["dont do anything until i say so", true],
+    ["kill the process on port 3000", false],
+    ["drop the users table", false],
+    ["pull the plug on the old api and migrate callers", false],
+    ["stop the server i started earlier", false],
+    ["can i stop the worker from the ui?", false],
+    ["wait i need you to add a test", false],
+    ["ok stop, tabs not spaces", false],
+    ["hang on, we use pnpm here", false],
+    ["hang on, that's not what I meant", true],
+    ["no, stop, it is not working", true],
+  ] as const)("%p: stop=%p", (text, stop) => expect(ContinuationText.userStops(text)).toBe(stop))
 })
