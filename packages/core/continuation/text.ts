@@ -99,9 +99,9 @@ export namespace ContinuationText {
    * is a stop word or phrase (stop, wait, hold on, that's enough, never mind, leave it, I'll take it from here, don't
    * continue, no more changes …) followed by nothing but words that only qualify it (here, now, for now, right there,
    * a sec, please, thanks, that …) or another stop word ("wait wait"). Idioms count ("stand down", "pull the plug").
-   * The user's own plan may follow without punctuation ("hold on let me check"). So "stop the server" (an object) and "don't stop until the tests pass" are tasks,
-   * "Please stop, I'll take it from here" and "no, stop" are stops. A negated "go on" ("don't proceed with the
-   * migration") stops whatever follows it.
+   * The user's own plan may follow without punctuation ("hold on let me check"). So "stop the server" (an object) and
+   * "don't stop until the tests pass" are tasks, "Please stop, I'll take it from here" and "no, stop" are stops. A
+   * negated "go on" ("don't proceed with the migration") stops whatever follows it.
    */
   const FRAME =
     "please|pls|plz|kindly|ok|okay|k|hey|hi|no|nope|nah|hmm|um|uh|oh|ah|so|right|alright|actually|yeah|yes|sorry|just|and|but|then|now|guys|thanks|thank you|thx|can you|could you|would you|will you|can we|could we|lets|let us|i said|i think|i guess|maybe|we should|we can|you can|you should|i want you to|id like you to|i need you to"
