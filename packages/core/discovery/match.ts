@@ -83,6 +83,11 @@ export namespace DiscoveryMatch {
     groupCut?: number
     /** Every hit above the prompt's own floor (coverage), before the cuts relative to other hits; see `select`. */
     all?: boolean
+    /**
+     * Items the prompt names by their titles whole (index numbers): the generic-verb rule of `select` keeps them, so
+     * "log every request" keeps a Logging article though "log" is a generic verb.
+     */
+    named?: ReadonlySet<number>
   }
 
   export type Index = {
@@ -623,7 +628,8 @@ export namespace DiscoveryMatch {
       // hit matches one of those, a hit that matches only generic verbs ("remove", a command removing tasks, for
       // "remove the console.log statements") is about something else. Judged among the hits the caller keeps (a
       // protected item moves nothing).
-      const object = (h: Hit) => h.matched.some((w) => !DiscoveryLexicon.GENERIC_VERBS.has(w))
+      const object = (h: Hit) =>
+        options.named?.has(h.index) || h.matched.some((w) => !DiscoveryLexicon.GENERIC_VERBS.has(w))
       const hits = all.some(object) ? all.filter(object) : all
       if (!hits.length) return []
       const relative = hits[0].score * (options.relativeCut ?? t.relativeCut)

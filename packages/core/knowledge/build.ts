@@ -132,7 +132,7 @@ export namespace KnowledgeBuild {
     const rank = (text: string) => {
       const most = new Set(index.search(text, { coverage: SINGLE_WORD_COVERAGE, all: true }).map((h) => h.index))
       return index
-        .search(text)
+        .search(text, { named })
         .filter((h) => h.matched.length >= 2 || names(h.index, h.matched[0]) || most.has(h.index))
     }
     // A prompt that names several articles by their titles ("timeouts on the async client": Timeouts, Async Support,

@@ -33,6 +33,18 @@ describe("knowledge injection: a prompt naming several articles", () => {
     },
   )
 
+  // "log" is a generic verb for the matcher (a hit matching only generic verbs goes when another hit matches an
+  // object), but here it names the Logging page by its whole title: that page stays ("log" was "not logging" in
+  // docs/integration.md's figures before).
+  test("a generic verb that names a page by its whole title keeps it: 'log every request' gets Logging", () => {
+    const ids = rank("how do I log every request and response with event hooks?")
+    expect(ids).toContain("logging")
+    expect(ids).toContain("event-hooks")
+    expect(rank("log the request headers")).toContain("logging")
+    // The verb alone still names nothing it is not the title of.
+    expect(rank("fix the typo in the README")).toEqual([])
+  })
+
   test("unrelated prompts still get nothing", () => {
     for (const prompt of ["fix the typo in the README", "bump pytest to the latest version", "hello"])
       expect(rank(prompt)).toEqual([])
