@@ -495,14 +495,45 @@ export namespace DiscoveryLexicon {
     return MEMBER.has(word)
   }
 
+  /**
+   * Phrasal verbs whose joined form is the noun docs and tools are named by ("when a request times out" → Timeouts,
+   * "roll back the migration" → rollback): the verb in any inflection, then its particle. Only pairs whose particle
+   * cannot start the verb's object ("log in the handler" is a log, so "log in" is not here).
+   */
+  export const PHRASAL_VERBS: readonly [string, string, string][] = [
+    ["time", "out", "timeout"],
+    ["roll", "back", "rollback"],
+    ["shut", "down", "shutdown"],
+    ["tear", "down", "teardown"],
+    ["back", "up", "backup"],
+    ["fall", "back", "fallback"],
+    ["sign", "up", "signup"],
+    ["log", "out", "logout"],
+    ["look", "up", "lookup"],
+    ["check", "out", "checkout"],
+  ]
+  /** The inflections of a regular English verb: "time" → times, timed, timing; "shut" → shuts, shutting. */
+  function inflections(verb: string): string[] {
+    const last = verb.at(-1)!
+    const doubled = /[^aeiou][aeiou][bdglmnprt]$/.test(verb) ? verb + last : verb
+    const stem = verb.endsWith("e") ? verb.slice(0, -1) : doubled
+    const past = verb.endsWith("e") ? verb + "d" : doubled + "ed"
+    return [verb, verb + "s", past, stem + "ing"]
+  }
+
   /** Phrases by their first word: the rest of each phrase's words and the word that replaces them. */
   const BY_FIRST = new Map<string, { rest: string[]; word: string }[]>()
-  for (const [words, word] of PHRASES) {
-    const [first, ...rest] = words.split(" ")
+  const addPhrase = (first: string, rest: string[], word: string) => {
     const list = BY_FIRST.get(first) ?? []
     list.push({ rest, word })
     BY_FIRST.set(first, list)
   }
+  for (const [words, word] of PHRASES) {
+    const [first, ...rest] = words.split(" ")
+    addPhrase(first, rest, word)
+  }
+  for (const [verb, particle, word] of PHRASAL_VERBS)
+    for (const form of inflections(verb)) addPhrase(form, [particle], word)
   const HTTP_ERROR = /^[45]\d\ds?$/
 
   /**

@@ -161,10 +161,11 @@ export namespace KnowledgeBuild {
     for (const i of named) {
       if (best.has(i)) continue
       const others = new Set([...named].filter((o) => o !== i).flatMap((o) => [...titles[o]]))
-      const part = prompt
-        .split(/(\s+)/)
-        .filter((token) => !others.has(Keywords.termOf(token.toLowerCase().replace(/^\W+|\W+$/g, ""))))
-        .join("")
+      // By terms, not by the words as typed: a phrase is one term ("times out" is "timeout").
+      const part = Keywords.lightTerms(prompt)
+        .filter((t) => !others.has(t.term))
+        .map((t) => t.word)
+        .join(" ")
       const hit = rank(part).find((h) => h.index === i)
       if (hit) best.set(i, hit.score)
     }

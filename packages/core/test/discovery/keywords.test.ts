@@ -69,6 +69,22 @@ describe("Keywords.light and lightTerms (the bm25f matcher's words)", () => {
     expect(Keywords.lightTerms("thanks, that's all, looks good to me")).toEqual([])
     expect(Keywords.termOf("docs")).toBe(Keywords.termOf("documentation"))
   })
+
+  // A phrasal verb is the noun that names the doc or tool ("times out" → Timeouts, httpx's docs), in any inflection.
+  test.each([
+    ["when a request times out", "timeout"],
+    ["the job timed out twice", "timeout"],
+    ["rolled back the migration", "rollback"],
+    ["shutting down the worker", "shutdown"],
+    ["tearing down fixtures", "teardown"],
+  ])("the phrasal verb in %p reads as %p", (text, term) =>
+    expect(Keywords.lightTerms(text).map((t) => t.term)).toContain(term),
+  )
+  // Not joined: "log in the handler" is a log; "set up" and "clean up" are activities, not the things named setup or
+  // cleanup (joined, they cost the tuning set's precision: docs/discovery.md).
+  test.each(["add a log in the handler", "set up CI", "clean up this function"])("%p keeps its words apart", (text) =>
+    expect(Keywords.lightTerms(text).map((t) => t.term)).not.toContainAnyValues(["login", "setup", "cleanup"]),
+  )
 })
 
 describe("Keywords.chatter", () => {

@@ -45,6 +45,14 @@ describe("knowledge injection: a prompt naming several articles", () => {
     expect(rank("fix the typo in the README")).toEqual([])
   })
 
+  // "times out" is the term "timeout": the prompt less Timeouts' title words must lose the phrase too, or Exceptions
+  // is judged against a prompt still holding it and falls under the floor.
+  test("'which exception is raised when a request times out?' gets Exceptions and Timeouts", () => {
+    const ids = rank("which exception is raised when a request times out?")
+    expect(ids).toContain("exceptions")
+    expect(ids).toContain("timeouts")
+  })
+
   test("unrelated prompts still get nothing", () => {
     for (const prompt of ["fix the typo in the README", "bump pytest to the latest version", "hello"])
       expect(rank(prompt)).toEqual([])
