@@ -49,14 +49,20 @@ export namespace ContinuationText {
   const LIST_LINE = /^\s*([-*+\u2022]|\d+[.)]|[a-z]\))\s/i
   const isList = (block: string) =>
     block.split("\n").every((line) => !line.trim() || LIST_LINE.test(line) || /^\s{2,}\S/.test(line))
+  /** A question naming the one it is asked of: English you, Chinese 你/您, Japanese あなた. */
+  const ADDRESSES = /\b(you|your|yours)\b|[你您]|あなた/i
+  /** Words that open a question the writer may answer: English wh-words, and "why" in other languages. */
+  const WH =
+    /^\W*((why|what|how|where|when|who)\b|(warum|wieso|weshalb|pourquoi|por qu[eé]|perch[eé]|почему)(?!\p{L})|为什么|为何|為什麼|なぜ|どうして)/iu
   /**
-   * A question the message answers itself: it starts with why/what/how/where/when/who, does not name the user, and
+   * A question the message answers itself: it starts with why/what/how/where/when/who (or "why" in German, French,
+   * Spanish, Italian, Russian, Chinese or Japanese: "为什么失败？因为…"), does not name the user, and
    * prose follows it in the paragraph ("Why does this fail? Because X. Fixing it now."). A question followed only by
    * options ("Which one should I use?\n1. A\n2. B") or by nothing is asked.
    */
   function rhetorical(question: string, after: string): boolean {
     const sentence = question.split(/(?<=[.!:;?\n\uff1f\u061f])\s*/).at(-1) ?? question
-    if (!/^\W*(why|what|how|where|when|who)\b/i.test(sentence) || /\b(you|your|yours)\b/i.test(sentence)) return false
+    if (ADDRESSES.test(sentence) || !WH.test(sentence)) return false
     return after
       .split("\n")
       .filter((line) => !LIST_LINE.test(line))
