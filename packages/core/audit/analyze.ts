@@ -181,6 +181,7 @@ export namespace PluginAnalysis {
     "Bun",
     "dns",
     "worker_threads",
+    "util",
   ])
   /** Bundler and compiler helpers that hand a module through (`__toESM(require("fs"))`). */
   const INTEROP = new Set([
@@ -443,6 +444,13 @@ export namespace PluginAnalysis {
     const queries = new Map<number, Query>()
     let retries: (() => void)[] = []
     const work: [SgNode, Value][] = []
+    /**
+     * Calls of a wrapper (`util.promisify(f)`, AuditRules.wraps), and the values passed as the first argument of some
+     * call, both by the call's node id. The two are followed separately (the wrapper and the function it wraps come by
+     * different names); where they meet, the call stands for the value wrapped.
+     */
+    const wrapperCalls = new Set<number>()
+    const passed = new Map<number, Value[]>()
     const rootRange = root.range()
     const programEnd = rootRange.end.index + 1
 
@@ -1183,6 +1191,12 @@ export namespace PluginAnalysis {
           case "call_expression": {
             if (!sameNode(parent.field("function"), node)) return
             if ("path" in val) finish(parent, val.path, siteOf("call", parent, node))
+            if ("path" in val && AuditRules.wraps(val.path) && !wrapperCalls.has(parent.id())) {
+              // `promisify(exec)`: what the call returns does what its first argument does (see `passed`).
+              wrapperCalls.add(parent.id())
+              for (const v of passed.get(parent.id()) ?? []) work.push([parent, v])
+              return
+            }
             const next = result(val, parent)
             if (next === NEED) {
               retries.push(() => climb(node, val))
@@ -1208,6 +1222,17 @@ export namespace PluginAnalysis {
           case "arguments": {
             const call = parent.parent()
             const callee = call?.field("function")
+            if (call?.kind() === "call_expression" && "path" in val && AuditRules.heldIn(val.path) === undefined) {
+              // The first argument of what may be a wrapper (`promisify(exec)`): the call stands for it once it is one.
+              const first = parent.children().find((c) => c.isNamed() && c.kind() !== "comment")
+              if (sameNode(first, node)) {
+                const id = call.id()
+                const list = passed.get(id) ?? []
+                if (list.length < MAX_VALUES) list.push(val)
+                passed.set(id, list)
+                if (wrapperCalls.has(id)) work.push([call, val])
+              }
+            }
             const reflect = callee?.kind() === "member_expression" ? REFLECT[callee.text()] : undefined
             if (reflect && "path" in val && sameNode(arguments_(call!)[0], node)) {
               // `Reflect.get(o, k)` is `o[k]`, `Reflect.apply(f, t, a)` calls f, `Reflect.construct(F, a)` is `new F`.

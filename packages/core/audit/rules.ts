@@ -115,6 +115,23 @@ export namespace AuditRules {
     "Worker",
     "require",
   ])
+  /**
+   * Functions of `util` that return a function doing what their first argument does: `util.promisify(cp.exec)` runs
+   * programs as `cp.exec` does, `util.callbackify(fsp.readFile)` reads files, `util.deprecate(fn, msg)` calls fn. A call
+   * of what they return is reported as a call of what they wrapped.
+   */
+  const WRAPPERS = new Set(["promisify", "callbackify", "deprecate"])
+
+  /**
+   * True for a function that wraps its first argument (`util.promisify`).
+   *
+   * @example
+   * AuditRules.wraps(["util", "promisify"]) // true
+   */
+  export function wraps(path: Path): boolean {
+    return path.length === 2 && path[0] === "util" && typeof path[1] === "string" && WRAPPERS.has(path[1])
+  }
+
   const MODULE_DEPTH: Record<string, number> = {
     fs: 3,
     child_process: 2,
@@ -166,6 +183,8 @@ export namespace AuditRules {
     // `require.main` is `process.mainModule`, `module.parent` another module: both have a `require` of their own.
     if (first === "require" && path[1] === "main") return n <= 4 || isLoader(path)
     if (LEAVES.has(first)) return n === 1
+    // `util` matters only for its wrappers (`util.promisify`), not for `util.inspect` or `util.format`.
+    if (first === "util") return n === 1 || wraps(path)
     // An instance (`new Module()`, `new Bun.Glob()`) is followed as its class's `prototype`.
     if ((first === "module" || first === "Bun") && n === 4 && path[2] === "prototype") return true
     const depth = MODULE_DEPTH[first]
