@@ -830,6 +830,17 @@ export namespace PluginAnalysis {
             }
             return out
           }
+          const resolves =
+            (args.length === 1 || args.length === 2) && ck === "member_expression"
+              ? callee.text() === "import.meta.resolve" || resolvesModules(callee, soft)
+              : false
+          if (resolves === NEED) return NEED
+          if (resolves) {
+            // `require.resolve("x")` (also of a `createRequire(…)` require) and `import.meta.resolve("x")`: the file of
+            // module "x", so `require(require.resolve("x"))` loads "x" and stands for it as a module name.
+            const spec = evalKey(args[0], soft, depth + 1)
+            return spec === NEED || typeof spec === "string" ? spec : null
+          }
           if (calleeText === "String.fromCharCode") {
             const codes = all(args)
             if (codes === NEED || codes === null || codes.some((c) => !/^\d+$/.test(c)))
@@ -875,6 +886,27 @@ export namespace PluginAnalysis {
         }
       }
       return null
+    }
+
+    /**
+     * True for a callee `<r>.resolve` where `r` is the global `require` or a name bound to a `require` (`const r =
+     * createRequire(import.meta.url)`, Bun's `__require`).
+     */
+    function resolvesModules(callee: SgNode, soft: boolean): boolean | typeof NEED {
+      if (callee.field("property")?.text() !== "resolve") return false
+      const object = callee.field("object")
+      if (object?.kind() !== "identifier") return false
+      const name = object.text()
+      const start = object.range().start.index
+      if (!covered(name, start, start + 1)) {
+        if (soft) return false
+        wantName(name)
+        return NEED
+      }
+      const b = bindingAt(name, start)
+      if (!b) return name === "require"
+      for (const v of b.values.values()) if ("path" in v && AuditRules.isLoader(v.path)) return true
+      return false
     }
 
     /** `[Ref]` or `[namespace Ref, key]` as the one export they stand for. */

@@ -95,3 +95,39 @@ describe("util.promisify and the other util wrappers (AB-1)", () => {
       expect([code, at(code)]).toEqual([code, []])
   })
 })
+
+describe("require(require.resolve(<constant>)) (AB-2)", () => {
+  // @ranger-testing/opencode-plugin@3.1.8 build/index.js:4-8: the module loaded is the constant the path was
+  // resolved from; reported high "require() with a computed module name: what it loads is unknown".
+  test("the module loaded is the constant that was resolved: not a computed module name", () => {
+    const code = [
+      'import { createRequire } from "node:module";',
+      "const require = createRequire(import.meta.url);",
+      'const pkgPath = require.resolve("@scope/cli/package.json");',
+      "const pkg = require(pkgPath);",
+    ].join("\n")
+    expect(at(code)).toEqual([])
+    for (const ok of [
+      'require(require.resolve("./x"))',
+      'const p = require.resolve("./x", { paths: [__dirname] }); require(p)',
+      'import { createRequire } from "module";\nconst r = createRequire(import.meta.url);\nr(r.resolve("./x"))',
+      'await import(import.meta.resolve("./x.js"))',
+    ])
+      expect([ok, at(ok)]).toEqual([ok, []])
+    // What is loaded is followed as the module of that name.
+    expect(at('const cp = require(require.resolve("child_process"));\ncp.exec("id")')).toEqual([
+      "1:medium:child_process",
+      "2:medium:child_process",
+    ])
+  })
+
+  test("a resolved name that is computed, or another function's resolve, is still a computed module name", () => {
+    for (const code of [
+      "require(require.resolve(name))",
+      'import { createRequire } from "module";\nconst r = createRequire(import.meta.url);\nr(r.resolve(name))',
+      'require(path.resolve("x"))',
+      'require(resolver.resolve("x"))',
+    ])
+      expect([code, at(code)]).toEqual([code, ["high:dynamic-require"].map((r) => `${code.split("\n").length}:${r}`)])
+  })
+})
