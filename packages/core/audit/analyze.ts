@@ -243,23 +243,8 @@ export namespace PluginAnalysis {
     "await_expression",
     "instantiation_expression",
   ])
-  const SENSITIVE: [RegExp, string][] = [
-    [/(^|[^\w])\/etc\//, "/etc/"],
-    [/~\/\.ssh(\/|$)|(^|[/\\])\.ssh([/\\]|$)/, ".ssh"],
-    [/(^|[/\\])\.gnupg([/\\]|$)/, ".gnupg"],
-    [/(^|[/\\])opencode[/\\](mcp-)?auth\.json$|(^|[/\\])mcp-auth\.json$/, "OpenCode's credential store"],
-    [/(^|[/\\])gh[/\\]hosts\.ya?ml$/, "the GitHub CLI's token (gh/hosts.yml)"],
-    [/(^|[/\\])\.docker[/\\]config\.json$/, ".docker/config.json"],
-    [/(^|[/\\])\.kube[/\\]config$/, ".kube/config"],
-    [/(^|[/\\])\.env($|[./\\_-])/, ".env"],
-    [/(^|[/\\])id_(rsa|ed25519|ecdsa|dsa)\.pub\b/, "SSH public key"],
-    [/(^|[/\\])id_(rsa|ed25519|ecdsa|dsa)(?!\.pub\b)\b/, "SSH private key"],
-    [/(^|[/\\])\.aws[/\\]credentials\b/, ".aws/credentials"],
-    [/(^|[/\\])\.(npmrc|netrc|pgpass|git-credentials)$/, "credentials file"],
-  ]
-  /** Rust-side filter for string nodes: a superset of SENSITIVE on the raw text (escapes are decoded in JS). */
-  const SENSITIVE_RAW =
-    "etc|ssh|env|id_|aws|npmrc|netrc|pgpass|git-credentials|gnupg|auth\\.json|hosts\\.ya?ml|docker|kube|\\\\[xu0-7]"
+  /** Rust-side filter for string nodes: a superset of the sensitive paths on the raw text (escapes are decoded in JS). */
+  const SENSITIVE_RAW = AuditRules.SENSITIVE_WORDS
   /** The same words searched in a whole source: none there, no string node can match SENSITIVE_RAW. */
   const SENSITIVE_RAW_TEXT = new RegExp(SENSITIVE_RAW)
   /** Sources up to this size have each candidate name looked up before round 0's rule is built (see there). */
@@ -2163,7 +2148,7 @@ export namespace PluginAnalysis {
       for (let at = node, up = pathJoin(node); up; at = up, up = pathJoin(at)) call = up
       if (call) {
         const [match, shown] = joined(call)
-        for (const [pattern, label] of SENSITIVE)
+        for (const { pattern, label } of AuditRules.SENSITIVE_PATHS)
           if (pattern.test(match))
             return report(call, {
               severity: "high",
@@ -2172,7 +2157,7 @@ export namespace PluginAnalysis {
             })
       }
       const text = literalText(node)
-      for (const [pattern, label] of SENSITIVE) {
+      for (const { pattern, label } of AuditRules.SENSITIVE_PATHS) {
         if (pattern.test(text)) {
           report(node, {
             severity: "high",

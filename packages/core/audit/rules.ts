@@ -229,6 +229,234 @@ export namespace AuditRules {
     return [...path, key]
   }
 
+  /**
+   * A path whose mention is a `sensitive-path` finding: files that hold secrets or credentials. `pattern` is tested on a
+   * string's text (escapes decoded) and on paths joined from constant segments (an unknown segment is `_`); `words` is
+   * a regular expression every text the pattern accepts contains as written in one segment (the audit selects the
+   * string nodes worth testing by these words, in Rust); `examples` are texts it accepts (tested).
+   */
+  export type SensitivePath = { pattern: RegExp; label: string; words: string; examples: string[] }
+
+  /** Under /etc, on Linux and macOS (`/private/etc`): the root of a path, not `./etc` or `home/etc`. */
+  const ETC = String.raw`(^|[^\w.])(\/private)?\/etc\/`
+  const etc = (rest: string) => new RegExp(ETC + rest)
+  /** A path segment boundary before a name: the start, `/` or `\`. */
+  const SEG = String.raw`(^|[/\\])`
+  const seg = (rest: string) => new RegExp(SEG + rest)
+
+  /**
+   * The sensitive paths. Under /etc only the files that hold secrets: world-readable configuration (`/etc/hosts`,
+   * `/etc/resolv.conf`, `/etc/os-release`, `/etc/xdg`) is not one. `/etc/passwd` holds no password hash (they are in
+   * `/etc/shadow`) but lists the accounts and is the usual first read of a probe for file access, and a plugin has no
+   * need of it (`os.userInfo()` names the user): kept. Other tools' credential stores are named for the tool, as a
+   * plugin that reads them takes that tool's login.
+   */
+  export const SENSITIVE_PATHS: SensitivePath[] = [
+    {
+      pattern: etc(String.raw`(g?shadow|master\.passwd|security\/opasswd)(?![\w.])`),
+      label: "the system's password hashes (/etc/shadow)",
+      words: "etc",
+      examples: ["/etc/shadow", "/etc/gshadow-", "/private/etc/master.passwd"],
+    },
+    {
+      pattern: etc(String.raw`passwd(?![\w.])`),
+      label: "the system's account list (/etc/passwd)",
+      words: "etc",
+      examples: ["/etc/passwd", "cat /etc/passwd"],
+    },
+    {
+      pattern: etc(String.raw`sudoers(\.d)?(?![\w.])`),
+      label: "sudo's rules (/etc/sudoers)",
+      words: "etc",
+      examples: ["/etc/sudoers", "/etc/sudoers.d/90-user"],
+    },
+    {
+      pattern: etc(String.raw`ssh\/ssh_host_\w*key(?![\w.])`),
+      label: "an SSH host private key (/etc/ssh/ssh_host_*_key)",
+      words: "etc",
+      examples: ["/etc/ssh/ssh_host_ed25519_key"],
+    },
+    {
+      pattern: etc(String.raw`(ssl|pki\/tls)\/private([/\\]|$)`),
+      label: "TLS private keys (/etc/ssl/private)",
+      words: "etc",
+      examples: ["/etc/ssl/private/server.key", "/etc/pki/tls/private"],
+    },
+    {
+      pattern: etc(String.raw`krb5\.keytab(?![\w.])`),
+      label: "Kerberos keys (/etc/krb5.keytab)",
+      words: "etc",
+      examples: ["/etc/krb5.keytab"],
+    },
+    {
+      pattern: etc(String.raw`NetworkManager\/system-connections([/\\]|$)`),
+      label: "saved network passwords (/etc/NetworkManager/system-connections)",
+      words: "etc",
+      examples: ["/etc/NetworkManager/system-connections/home.nmconnection"],
+    },
+    {
+      pattern: etc(String.raw`(kubernetes\/(super-)?admin\.conf|rancher\/k3s\/k3s\.yaml)(?![\w.])`),
+      label: "a Kubernetes cluster's admin credentials (/etc/kubernetes/admin.conf)",
+      words: "etc",
+      examples: ["/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml"],
+    },
+    {
+      pattern: /~\/\.ssh(\/|$)|(^|[/\\])\.ssh([/\\]|$)/,
+      label: ".ssh",
+      words: "ssh",
+      examples: ["~/.ssh/config", "/home/u/.ssh"],
+    },
+    { pattern: seg(String.raw`\.gnupg([/\\]|$)`), label: ".gnupg", words: "gnupg", examples: ["~/.gnupg/"] },
+    {
+      pattern: /(^|[/\\])opencode[/\\](mcp-)?auth\.json$|(^|[/\\])mcp-auth\.json$/,
+      label: "OpenCode's credential store",
+      words: String.raw`auth\.json`,
+      examples: ["~/.local/share/opencode/auth.json", "mcp-auth.json"],
+    },
+    {
+      pattern: seg(String.raw`gh[/\\]hosts\.ya?ml$`),
+      label: "the GitHub CLI's token (gh/hosts.yml)",
+      words: String.raw`hosts\.ya?ml`,
+      examples: ["~/.config/gh/hosts.yml"],
+    },
+    {
+      pattern: seg(String.raw`\.docker[/\\]config\.json$`),
+      label: ".docker/config.json",
+      words: "docker",
+      examples: ["~/.docker/config.json"],
+    },
+    {
+      pattern: seg(String.raw`\.kube[/\\]config$`),
+      label: ".kube/config",
+      words: "kube",
+      examples: ["~/.kube/config"],
+    },
+    {
+      pattern: seg(String.raw`\.env($|[./\\_-])`),
+      label: ".env",
+      words: "env",
+      examples: [".env", "config/.env.local"],
+    },
+    {
+      pattern: seg(String.raw`id_(rsa|ed25519|ecdsa|dsa)\.pub\b`),
+      label: "SSH public key",
+      words: "id_",
+      examples: ["keys/id_rsa.pub"],
+    },
+    {
+      pattern: seg(String.raw`id_(rsa|ed25519|ecdsa|dsa)(?!\.pub\b)\b`),
+      label: "SSH private key",
+      words: "id_",
+      examples: ["keys/id_ed25519"],
+    },
+    {
+      pattern: seg(String.raw`\.aws[/\\]credentials\b`),
+      label: ".aws/credentials",
+      words: "aws",
+      examples: ["~/.aws/credentials"],
+    },
+    {
+      pattern: seg(String.raw`\.(npmrc|netrc|pgpass|git-credentials|pypirc)$`),
+      label: "credentials file",
+      words: "npmrc|netrc|pgpass|git-credentials|pypirc",
+      examples: ["~/.npmrc", "~/.netrc", "~/.pypirc"],
+    },
+    {
+      pattern: seg(String.raw`github-copilot[/\\](hosts|apps)\.json$`),
+      label: "GitHub Copilot's token (github-copilot/hosts.json)",
+      words: "github-copilot",
+      examples: ["~/.config/github-copilot/hosts.json", "github-copilot/apps.json"],
+    },
+    {
+      pattern: seg(String.raw`\.?[cC]ursor[/\\]auth\.json$`),
+      label: "Cursor's token (cursor/auth.json)",
+      words: String.raw`auth\.json`,
+      examples: ["~/.cursor/auth.json", "~/.config/cursor/auth.json"],
+    },
+    {
+      pattern: seg(String.raw`state\.vscdb(\.backup)?$`),
+      label: "an editor's state database (state.vscdb: Cursor keeps its access token there)",
+      words: "vscdb",
+      examples: ["Cursor/User/globalStorage/state.vscdb"],
+    },
+    {
+      pattern: seg(String.raw`(com\.vercel\.cli|\.now)[/\\]auth\.json$`),
+      label: "the Vercel CLI's token (com.vercel.cli/auth.json)",
+      words: String.raw`auth\.json`,
+      examples: ["~/.local/share/com.vercel.cli/auth.json", "~/.now/auth.json"],
+    },
+    {
+      pattern: seg(String.raw`\.codex[/\\]auth\.json$`),
+      label: "the Codex CLI's token (.codex/auth.json)",
+      words: String.raw`auth\.json`,
+      examples: ["~/.codex/auth.json"],
+    },
+    {
+      pattern: seg(String.raw`\.claude[/\\]\.credentials\.json$`),
+      label: "Claude Code's token (.claude/.credentials.json)",
+      words: "credentials",
+      examples: ["~/.claude/.credentials.json"],
+    },
+    {
+      pattern: seg(String.raw`\.gemini[/\\]oauth_creds\.json$`),
+      label: "the Gemini CLI's token (.gemini/oauth_creds.json)",
+      words: "oauth_creds",
+      examples: ["~/.gemini/oauth_creds.json"],
+    },
+    {
+      pattern: seg(String.raw`\.aws[/\\](sso|cli)[/\\]cache([/\\]|$)`),
+      label: "AWS SSO and CLI token caches (.aws/sso/cache)",
+      words: "aws",
+      examples: ["~/.aws/sso/cache/x.json"],
+    },
+    {
+      pattern: seg(
+        String.raw`gcloud[/\\](credentials\.db|access_tokens\.db|application_default_credentials\.json|legacy_credentials)([/\\]|$)`,
+      ),
+      label: "Google Cloud SDK credentials (gcloud/…)",
+      words: "gcloud",
+      examples: ["~/.config/gcloud/application_default_credentials.json", "gcloud/credentials.db"],
+    },
+    {
+      pattern: seg(
+        String.raw`\.azure[/\\](accessTokens\.json|msal_token_cache\.(json|bin)|service_principal_entries\.json)$`,
+      ),
+      label: "Azure CLI tokens (.azure/…)",
+      words: "azure",
+      examples: ["~/.azure/msal_token_cache.json"],
+    },
+    {
+      pattern: seg(String.raw`\.cargo[/\\]credentials(\.toml)?$`),
+      label: "Cargo's registry token (.cargo/credentials)",
+      words: "credentials",
+      examples: ["~/.cargo/credentials.toml"],
+    },
+    {
+      pattern: seg(String.raw`\.terraform\.d[/\\]credentials\.tfrc\.json$`),
+      label: "Terraform's token (.terraform.d/credentials.tfrc.json)",
+      words: "credentials",
+      examples: ["~/.terraform.d/credentials.tfrc.json"],
+    },
+    {
+      pattern: seg(String.raw`huggingface[/\\](stored_)?tokens?$`),
+      label: "Hugging Face's token (huggingface/token)",
+      words: "huggingface",
+      examples: ["~/.cache/huggingface/token"],
+    },
+    {
+      pattern: seg(String.raw`(Library[/\\]Keychains|keyrings)([/\\]|$)`),
+      label: "the OS keychain (Library/Keychains, keyrings)",
+      words: "Keychains|keyrings",
+      examples: ["~/Library/Keychains/login.keychain-db", "~/.local/share/keyrings/login.keyring"],
+    },
+  ]
+
+  /**
+   * The words of SENSITIVE_PATHS as one regular expression, plus escapes (`\x65tc` is decoded before the patterns are
+   * tested): a string whose raw text has none of them matches no pattern.
+   */
+  export const SENSITIVE_WORDS = [...new Set(SENSITIVE_PATHS.map((e) => e.words)), String.raw`\\[xu0-7]`].join("|")
+
   /** Functions that load a module by name as `require` does. */
   const LOADERS = new Set([
     "require",

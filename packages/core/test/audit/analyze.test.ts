@@ -84,8 +84,9 @@ describe("plugin analysis by syntax tree", () => {
       '["", "etc", "passwd"].join("/")',
       "path.join(`${home}/.ssh`, name)",
       'function link(dir) { return path.join(dir, ".env") }',
-      // Lines joined are no path: the literal is checked alone, as before.
-      '["see /etc/hosts", "then"].join("\\n")',
+      // Lines joined are no path: the literal is checked alone, as before (/etc/hosts itself is no secret: see
+      // realworld.test.ts).
+      '["see /etc/shadow", "then"].join("\\n")',
       // Literals alone: the directory as a whole segment, OpenCode's and other tools' credential stores.
       'const dir = ".ssh"',
       'readFile("~/.local/share/opencode/auth.json")',

@@ -131,3 +131,97 @@ describe("require(require.resolve(<constant>)) (AB-2)", () => {
       expect([code, at(code)]).toEqual([code, ["high:dynamic-require"].map((r) => `${code.split("\n").length}:${r}`)])
   })
 })
+
+describe("sensitive paths: the files that hold secrets, under /etc and of other tools (AB-3, AB-5)", () => {
+  const sensitive = (code: string) => at(code).filter((f) => f.includes("sensitive-path"))
+
+  // opencode-antigravity-auth@1.6.0 dist/src/plugin/server.js:33-34 reads /etc/resolv.conf to detect OrbStack (the
+  // only high finding of the package, so its risk line read "HIGH: sensitive paths"); xdg-basedir (its dependency)
+  // names /etc/xdg, the XDG config search path. Neither holds a secret.
+  test("world-readable system configuration under /etc is not a sensitive path", () => {
+    const code = [
+      'import { existsSync, readFileSync } from "node:fs";',
+      'if (existsSync("/etc/resolv.conf")) readFileSync("/etc/resolv.conf", "utf8");',
+      'const dirs = (process.env.XDG_CONFIG_DIRS || "/etc/xdg").split(":");',
+      'readFileSync("/etc/os-release", "utf8");',
+    ].join("\n")
+    expect(sensitive(code)).toEqual([])
+    for (const code of [
+      'read("/etc/hosts")',
+      'read("/etc/localtime")',
+      'read("/etc/ssl/certs/ca-certificates.crt")',
+      'read("/etc/ssh/ssh_config")',
+      'read("/etc/ssh/ssh_host_ed25519_key.pub")',
+      'path.join("/etc", "machine-id")',
+      'read("/etc/passwords-policy.md")',
+    ])
+      expect([code, sensitive(code)]).toEqual([code, []])
+  })
+
+  test("the files under /etc that hold secrets still are, however the path is written", () => {
+    for (const code of [
+      'readFileSync("/etc/shadow")',
+      'read("/etc/gshadow")',
+      'read("/etc/sudoers.d/admin")',
+      'read("/etc/ssh/ssh_host_rsa_key")',
+      'read("/etc/ssl/private/site.key")',
+      'read("/private/etc/master.passwd")',
+      'read("/etc/passwd")',
+      'path.join("/", "etc", "shadow")',
+      'path.join("/etc/ssl/private", name)',
+      '["", "etc", "sudoers"].join("/")',
+      'const p = "/\\x65tc/shadow"',
+    ])
+      expect([code, sensitive(code)]).toEqual([code, ["1:high:sensitive-path"]])
+    expect(messages('read("/etc/shadow")', "sensitive-path")).toEqual([
+      `1:string mentions the system's password hashes (/etc/shadow): "/etc/shadow"`,
+    ])
+  })
+
+  // opencode-cursor-auth@1.0.16 dist/cursor/agent.js:12-18 reads cursor-agent's token file and
+  // dist/utils/platform.js:8-14 Cursor's state.vscdb (its access token, opened with bun:sqlite);
+  // @vercel/oidc (bundled in opencode-swarm-plugin@0.63.2 dist/bin/swarm.js:125950) reads the Vercel CLI's token.
+  // None was a sensitive-path finding (OpenCode's own auth.json was).
+  test("other developer tools' credential files are sensitive paths, named for the tool", () => {
+    const cases: [string, string][] = [
+      ['const p = path.join(os.homedir(), ".cursor", "auth.json")', "Cursor's token"],
+      ['const p = path.join(configDir, "cursor", "auth.json")', "Cursor's token"],
+      ['const p = path.join(home, ".config", "Cursor", "User", "globalStorage", "state.vscdb")', "state.vscdb"],
+      ['const p = path.join(dataDir, "com.vercel.cli", "auth.json")', "the Vercel CLI's token"],
+      ['const p = path.join(home, ".config", "gcloud", "application_default_credentials.json")', "Google Cloud"],
+      ['const p = path.join(home, ".claude", ".credentials.json")', "Claude Code's token"],
+      ['const p = path.join(home, ".codex", "auth.json")', "the Codex CLI's token"],
+      ['const p = path.join(home, ".gemini", "oauth_creds.json")', "the Gemini CLI's token"],
+      ["const p = `${home}/.config/github-copilot/hosts.json`", "GitHub Copilot's token"],
+      ['const p = path.join(home, ".azure", "msal_token_cache.json")', "Azure CLI tokens"],
+      ['const p = path.join(home, ".aws", "sso", "cache")', "AWS SSO"],
+      ['const p = path.join(home, ".pypirc")', "credentials file"],
+    ]
+    for (const [code, label] of cases) {
+      expect([code, sensitive(code)]).toEqual([code, ["1:high:sensitive-path"]])
+      expect([code, messages(code, "sensitive-path")[0]]).toEqual([code, expect.stringContaining(label)])
+    }
+    // A tool's other files, and the same names elsewhere, are not its token.
+    for (const code of [
+      'path.join(root, ".cursor", "rules", "a.mdc")',
+      'path.join(root, ".cursor", "mcp.json")',
+      'path.join(home, ".vercel", "project.json")',
+      'path.join(home, ".config", "gcloud", "configurations")',
+      'path.join(root, "auth.json")',
+      'path.join(home, ".claude", "settings.json")',
+    ])
+      expect([code, sensitive(code)]).toEqual([code, []])
+  })
+
+  test("the table: every example is reported with its label, and its words select it before any pattern runs", () => {
+    const words = new RegExp(AuditRules.SENSITIVE_WORDS)
+    for (const entry of AuditRules.SENSITIVE_PATHS)
+      for (const example of entry.examples) {
+        expect([example, words.test(example), new RegExp(entry.words).test(example)]).toEqual([example, true, true])
+        expect([example, messages(`x = ${JSON.stringify(example)}`, "sensitive-path")]).toEqual([
+          example,
+          [`1:string mentions ${entry.label}: ${JSON.stringify(example)}`],
+        ])
+      }
+  })
+})
