@@ -92,6 +92,24 @@ export namespace AuditRules {
     fetch: { severity: "low", rule: "network-client", message: "outbound network request (as fetch)" },
     mmap: { severity: "medium", rule: "fs-read", message: "maps a file's content into memory: direct file access" },
   }
+  /**
+   * Members of network modules that do no I/O: they check or build strings, settings and certificates
+   * (`net.isIP(host)`, `tls.checkServerIdentity(host, cert)`, `http.validateHeaderName(name)`). Calling them is not
+   * network access; importing their module still is a finding. (`url` and `querystring` parse strings and are no
+   * network modules: nothing of them is a finding.)
+   */
+  const NET_PURE: Record<string, Set<string>> = {
+    net: new Set(["isIP", "isIPv4", "isIPv6", "BlockList", "SocketAddress"]),
+    http: new Set(["validateHeaderName", "validateHeaderValue"]),
+    https: new Set(["validateHeaderName", "validateHeaderValue"]),
+    http2: new Set(["getDefaultSettings", "getPackedSettings", "getUnpackedSettings"]),
+    tls: new Set(["checkServerIdentity", "getCiphers", "createSecureContext"]),
+    // The resolver's configuration, read without a query.
+    dns: new Set(["getServers", "getDefaultResultOrder"]),
+  }
+  const isNetPure = (mod: string, member: Seg) =>
+    typeof member === "string" && Object.hasOwn(NET_PURE, mod) && NET_PURE[mod].has(member)
+
   /** `new Bun.Glob(p).scan…(dir)` lists files (`fs.globSync`); `match` only compares strings. */
   const GLOB_SCAN = /^(scan|scanSync)$/
   const FS_READ =
@@ -748,7 +766,7 @@ export namespace AuditRules {
     }
     if (p[0] === "child_process" && n === 2 && typeof last === "string" && CHILD.test(last))
       return { severity: "medium", rule: "child_process", message: `${name}(…): runs a program` }
-    if (typeof p[0] === "string" && NET_MODULES.has(p[0]) && n > 1)
+    if (typeof p[0] === "string" && NET_MODULES.has(p[0]) && n > 1 && !(n === 2 && isNetPure(p[0], last)))
       return { severity: "medium", rule: "network", message: `${name}(…): network access` }
     if (
       (name === "fetch" && !isNew) ||

@@ -225,3 +225,39 @@ describe("sensitive paths: the files that hold secrets, under /etc and of other 
       }
   })
 })
+
+describe("pure helpers of network modules (AB-4)", () => {
+  // pg (bundled in opencode-swarm-plugin@0.63.2 dist/index.js:19148 and 4 more copies): net.isIP(host) checks a
+  // string; it was reported medium "net.isIP(…): network access".
+  test("net.isIP / isIPv4 / isIPv6 compare strings; they are no network access (the import still is)", () => {
+    const code = ['var net_1 = require("net");', "net_1.isIP(host);", "net_1.isIPv4(a);", "net_1.isIPv6(b);"].join("\n")
+    expect(at(code)).toEqual(["1:medium:network"])
+  })
+
+  test("the class: members that check or build strings, settings or certificates, by any alias", () => {
+    const code = [
+      'import { isIP, BlockList } from "node:net";',
+      'import http, { validateHeaderName } from "http";',
+      'import * as tls from "tls";',
+      'import { getPackedSettings } from "http2";',
+      "isIP(h); new BlockList(); validateHeaderName(n); http.validateHeaderValue(n, v);",
+      "tls.checkServerIdentity(host, cert); tls.getCiphers(); getPackedSettings({});",
+      'const dns = require("dns"); dns.getServers();',
+      // url and querystring parse strings: no network module, no finding.
+      'const url = require("url"); url.parse(u); new url.URL(u); require("querystring").parse(q);',
+    ].join("\n")
+    expect(at(code)).toEqual([
+      "1:medium:network",
+      "2:medium:network",
+      "3:medium:network",
+      "4:medium:network",
+      "7:medium:network",
+    ])
+    // Members that open connections, servers or lookups still are network access.
+    const io = [
+      'const net = require("net"), tls = require("tls"), dns = require("dns"), http = require("http");',
+      "net.connect(80, h); tls.connect(443, h); dns.lookup(h, cb); http.get(u); new net.Socket();",
+    ].join("\n")
+    expect(at(io)).toEqual([...Array(4).fill("1:medium:network"), ...Array(5).fill("2:medium:network")])
+  })
+})
