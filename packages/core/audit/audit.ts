@@ -66,13 +66,25 @@ export namespace PluginAudit {
     memoryBudget?: number
     /** Files parsed at once in native threads. */
     concurrency?: number
+    /**
+     * The folder is a package as the registry serves it (the npm route of the CLI), not a checkout: npm runs no
+     * `prepare` script when it installs such a package, so that script is not reported.
+     */
+    fromRegistry?: boolean
   }
 
   /**
    * A finding per install-time script of the package in `folder` (`AuditDeps.INSTALL_SCRIPTS`): npm runs it with the
    * user's shell on `npm install`, before the plugin is ever loaded. The files it names are audited like any other.
+   * `prepare` counts for the audited folder itself (`npm install` there runs it, and so does installing it from git
+   * or a folder) and for a dependency only when `prepare` says so (declared from git or a folder: see
+   * AuditDeps.preparesOnInstall); npm does not run it for a package installed from the registry or a tarball.
    */
-  function installFindings(folder: string, rel: (file: string) => string): PluginAnalysis.Finding[] {
+  function installFindings(
+    folder: string,
+    rel: (file: string) => string,
+    prepare: "root" | "dependency" | false,
+  ): PluginAnalysis.Finding[] {
     const file = path.join(folder, "package.json")
     let text: string
     try {
@@ -81,10 +93,16 @@ export namespace PluginAudit {
       return []
     }
     const lines = text.split("\n")
-    return AuditDeps.installScripts(text).map((s) => ({
+    const when = (name: string) =>
+      name !== "prepare"
+        ? "when the package is installed"
+        : prepare === "root"
+          ? "on `npm install` in this folder and when the package is installed from git or a local folder, not from the registry"
+          : "when npm installs the package from git or a local folder, as it is declared"
+    return AuditDeps.installScripts(text, { prepare: prepare !== false }).map((s) => ({
       severity: "high" as const,
       rule: "install-script",
-      message: `runs \`${s.command.length > 120 ? s.command.slice(0, 117) + "..." : s.command}\` with the shell when the package is installed (the "${s.name}" script)`,
+      message: `runs \`${s.command.length > 120 ? s.command.slice(0, 117) + "..." : s.command}\` with the shell ${when(s.name)} (the "${s.name}" script)`,
       file: rel(file),
       line: s.line,
       column: s.column,
@@ -136,6 +154,8 @@ export namespace PluginAudit {
       if (!lookups.has(key)) lookups.set(key, AuditDeps.findPackage(name, from))
       return lookups.get(key)
     }
+    // Dependencies declared from git or a local folder: npm runs their `prepare` script too.
+    const prepared = new Set<string>()
     const addPackage = async (folder: string, via: Dependency["via"]) => {
       if (packages.has(folder) || folder === root) return
       const m = AuditDeps.manifest(folder) ?? {}
@@ -153,6 +173,8 @@ export namespace PluginAudit {
     const addDeclared = async (folder: string, m: AuditDeps.Manifest) => {
       for (const dep of AuditDeps.declared(m)) {
         const found = findPackage(dep.name, folder)
+        const spec = m.optionalDependencies?.[dep.name] ?? m.dependencies?.[dep.name]
+        if (found && typeof spec === "string" && AuditDeps.preparesOnInstall(spec)) prepared.add(found)
         if (found) await addPackage(found, "package.json")
         else missing.push({ name: dep.name, from: m.name ?? rel(folder), optional: dep.optional })
       }
@@ -330,7 +352,9 @@ export namespace PluginAudit {
     const findings: PluginAnalysis.Finding[] = []
     for (const mod of modules.values()) findings.push(...mod.result.findings)
     // What runs before any of this code is loaded: the package manager runs install scripts by itself.
-    for (const folder of [root, ...packages.keys()]) findings.push(...installFindings(folder, rel))
+    findings.push(...installFindings(root, rel, options.fromRegistry ? false : "root"))
+    for (const folder of packages.keys())
+      findings.push(...installFindings(folder, rel, prepared.has(folder) ? "dependency" : false))
     findings.push(...AuditLink.link(modules, sourceLines))
     const counts = { critical: 0, high: 0, medium: 0, low: 0 }
     for (const f of findings) counts[f.severity]++

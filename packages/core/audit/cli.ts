@@ -56,6 +56,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     report = await PluginAudit.run(target.dir, {
       label: target.label,
       includeDependencies: args.values["include-dependencies"],
+      fromRegistry: target.packed !== undefined,
     })
   } catch (error) {
     io.err(`audit: ${errorMessage(error)}\n`)

@@ -30,8 +30,33 @@ export namespace AuditDeps {
     scripts?: Record<string, unknown>
   }
 
-  /** The lifecycle scripts npm (and Bun, pnpm, Yarn for trusted packages) run by themselves when a package is installed. */
+  /**
+   * The lifecycle scripts npm (and Bun, pnpm, Yarn for trusted packages) run by themselves when a package is installed.
+   * `prepare` is not run for a package installed from the registry or a tarball: npm runs it only for the project
+   * itself (`npm install` without arguments in its folder), for a dependency installed from git (before packing it)
+   * and for one linked from a local folder (npm 11: `commands/install.js` and arborist's `rebuild.js`; checked with npm
+   * 11.19.1 and Bun 1.3.10, see docs/audit.md).
+   */
   export const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "prepare"] as const
+
+  /**
+   * True when npm runs the `prepare` script of a dependency declared with this spec: a git repository (`git+https:…`,
+   * `github:owner/repo`, the `owner/repo` shorthand, an `https:` URL ending in `.git`) or a local folder (`file:../x`,
+   * `link:`, a path), not a registry range or a tarball.
+   *
+   * @example
+   * AuditDeps.preparesOnInstall("github:owner/repo") // true
+   * AuditDeps.preparesOnInstall("^1.2.0") // false
+   */
+  export function preparesOnInstall(spec: string): boolean {
+    const s = spec.trim()
+    if (/^(git\+|git:|github:|gitlab:|bitbucket:|gist:)/i.test(s)) return true
+    if (/^https?:\/\/.*\.git(#.*)?$/i.test(s)) return true
+    const tarball = /\.(tgz|tar|tar\.gz)$/i.test(s)
+    if (/^(file:|link:|\.{1,2}\/|\/|~\/)/i.test(s)) return !tarball
+    // npm's shorthand for a GitHub repository: `owner/repo`, optionally `#ref`.
+    return /^[\w.-]+\/[\w.-]+(#\S*)?$/.test(s) && !tarball
+  }
 
   /**
    * A package's install-time scripts: each lifecycle script of `INSTALL_SCRIPTS` it declares, with its command and the
@@ -41,7 +66,10 @@ export namespace AuditDeps {
    * AuditDeps.installScripts('{\n  "scripts": { "postinstall": "node x.js" }\n}')
    * // [{ name: "postinstall", command: "node x.js", line: 2, column: 17 }]
    */
-  export function installScripts(text: string): { name: string; command: string; line: number; column: number }[] {
+  export function installScripts(
+    text: string,
+    options: { prepare: boolean } = { prepare: true },
+  ): { name: string; command: string; line: number; column: number }[] {
     let m: Manifest
     try {
       m = JSON.parse(text)
@@ -51,6 +79,7 @@ export namespace AuditDeps {
     const scripts = m && typeof m === "object" && m.scripts && typeof m.scripts === "object" ? m.scripts : {}
     const out: { name: string; command: string; line: number; column: number }[] = []
     for (const name of INSTALL_SCRIPTS) {
+      if (name === "prepare" && !options.prepare) continue
       const command = scripts[name]
       if (typeof command !== "string" || !command.trim()) continue
       // Its key after the "scripts" key (a dependency of the same name cannot come first then).

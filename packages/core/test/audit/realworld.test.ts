@@ -261,3 +261,80 @@ describe("pure helpers of network modules (AB-4)", () => {
     expect(at(io)).toEqual([...Array(4).fill("1:medium:network"), ...Array(5).fill("2:medium:network")])
   })
 })
+describe("install scripts: what npm runs (AB-6)", () => {
+  const found = (report: PluginAudit.Report) =>
+    report.findings
+      .filter((f) => f.rule === "install-script")
+      .map((f) => `${f.file}:${f.message.match(/"(\w+)" script/)?.[1]}`)
+
+  // msgpackr, uuid (in opencode-skills' tree) and aws4fetch (in opencode-antigravity-auth's) have a `prepare`
+  // script; the audit said it "runs … with the shell when the package is installed". npm does not run `prepare` of a
+  // package installed from the registry or a tarball: npm 11.19.1 installing a packed package whose prepare and
+  // postinstall each touch a marker wrote only the postinstall marker (Bun 1.3.10, the package trusted: the same).
+  test("the prepare script of a dependency installed from the registry is not an install script", async () => {
+    await using dir = await tmpdir({
+      "package.json": JSON.stringify({
+        name: "plugin",
+        version: "1.0.0",
+        main: "index.js",
+        dependencies: { dep: "1" },
+      }),
+      "index.js": 'require("dep")\n',
+      "node_modules/dep/package.json": JSON.stringify({
+        name: "dep",
+        version: "1.0.0",
+        main: "index.js",
+        scripts: { prepare: "npm run build", postinstall: "node setup.js" },
+      }),
+      "node_modules/dep/index.js": "module.exports = 1\n",
+      "node_modules/dep/setup.js": "module.exports = 1\n",
+    })
+    const report = await PluginAudit.run(dir.path, { includeDependencies: true })
+    expect(found(report)).toEqual(["node_modules/dep/package.json:postinstall"])
+  })
+
+  test("prepare counts where npm runs it: the folder audited, and dependencies declared from git or a folder", async () => {
+    const dep = (name: string) => ({
+      [`node_modules/${name}/package.json`]: JSON.stringify({ name, version: "1.0.0", scripts: { prepare: "tsc" } }),
+      [`node_modules/${name}/index.js`]: "module.exports = 1\n",
+    })
+    await using dir = await tmpdir({
+      "package.json": JSON.stringify({
+        name: "plugin",
+        version: "1.0.0",
+        scripts: { prepare: "husky" },
+        dependencies: { fromgit: "github:owner/fromgit", fromdir: "file:../fromdir", fromnpm: "^1.0.0" },
+        optionalDependencies: { short: "owner/short#main", tgz: "file:./vendor/tgz-1.0.0.tgz" },
+      }),
+      "index.js": "module.exports = 1\n",
+      ...dep("fromgit"),
+      ...dep("fromdir"),
+      ...dep("fromnpm"),
+      ...dep("short"),
+      ...dep("tgz"),
+    })
+    const report = await PluginAudit.run(dir.path, { includeDependencies: true })
+    expect(found(report).sort()).toEqual([
+      "node_modules/fromdir/package.json:prepare",
+      "node_modules/fromgit/package.json:prepare",
+      "node_modules/short/package.json:prepare",
+      "package.json:prepare",
+    ])
+    // A package as the registry serves it (the CLI's npm route) is installed without its prepare.
+    const packed = await PluginAudit.run(dir.path, { includeDependencies: true, fromRegistry: true })
+    expect(found(packed)).not.toContain("package.json:prepare")
+    const root = report.findings.find((f) => f.file === "package.json")!
+    expect(root.message).toBe(
+      'runs `husky` with the shell on `npm install` in this folder and when the package is installed from git or a local folder, not from the registry (the "prepare" script)',
+    )
+  })
+
+  test("which declared specs npm prepares", () => {
+    for (const spec of ["github:o/r", "git+https://x.invalid/r.git", "git+ssh://git@x.invalid/r.git#v1", "o/r"])
+      expect([spec, AuditDeps.preparesOnInstall(spec)]).toEqual([spec, true])
+    for (const spec of ["file:../dir", "link:../dir", "../dir", "https://x.invalid/r.git#main"])
+      expect([spec, AuditDeps.preparesOnInstall(spec)]).toEqual([spec, true])
+    for (const spec of ["^1.0.0", "latest", "npm:other@1", "file:../x.tgz", "https://x.invalid/p.tgz", "*", "1.x"])
+      expect([spec, AuditDeps.preparesOnInstall(spec)]).toEqual([spec, false])
+  })
+})
