@@ -682,7 +682,11 @@ export namespace AuditRules {
     const name = show(p)
     if (site.kind === "read") {
       if (name === "eval" && site.flows)
-        return { severity: "critical", rule: "eval", message: `${callee()} reads eval indirectly` }
+        return {
+          severity: "critical",
+          rule: "eval",
+          message: `${callee() === "eval" ? "eval" : `${callee()} is eval`} taken as a value (stored, passed or returned): calling it elsewhere runs a string as code`,
+        }
       return undefined
     }
     const isNew = site.kind === "new"

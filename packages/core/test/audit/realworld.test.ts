@@ -338,3 +338,28 @@ describe("install scripts: what npm runs (AB-6)", () => {
       expect([spec, AuditDeps.preparesOnInstall(spec)]).toEqual([spec, false])
   })
 })
+describe("messages and the file rules (AB-7, readdir)", () => {
+  // get-intrinsic (bundled in opencode-pixel-office@1.2.2 client/dist/assets/index-ranXAQXA.js:43) holds eval in
+  // its table of intrinsics; the finding's message read "eval reads eval indirectly".
+  test("the message for eval taken as a value says what happens", () => {
+    const [finding] = PluginAnalysis.analyze("a.js", 'var INTRINSICS = { "%eval%": eval, "%Error%": Error };')
+    expect(finding?.rule).toBe("eval")
+    expect(finding?.message).toBe(
+      "eval taken as a value (stored, passed or returned): calling it elsewhere runs a string as code",
+    )
+    expect(messages("const e = globalThis.eval", "eval")).toEqual([
+      "1:globalThis.eval is eval taken as a value (stored, passed or returned): calling it elsewhere runs a string as code",
+    ])
+  })
+
+  // docs/audit.md listed readdir under fs-meta; the code reports a directory listing as fs-read, as it does glob and
+  // Bun.Glob's scan (opencode-beads src/vendor.ts:81 calls fs.promises.readdir).
+  test("listing a directory is fs-read, as glob is", () => {
+    const code = [
+      'import fs from "node:fs";',
+      'await fs.promises.readdir(dir); fs.readdirSync(dir); fs.opendirSync(dir); fs.globSync("*.md");',
+      "fs.statSync(dir); fs.existsSync(dir);",
+    ].join("\n")
+    expect(at(code)).toEqual([...Array(4).fill("2:medium:fs-read"), ...Array(2).fill("3:medium:fs-meta")])
+  })
+})
