@@ -255,8 +255,11 @@ export namespace AuditRules {
    */
   export type SensitivePath = { pattern: RegExp; label: string; words: string; examples: string[] }
 
-  /** Under /etc, on Linux and macOS (`/private/etc`): the root of a path, not `./etc` or `home/etc`. */
-  const ETC = String.raw`(^|[^\w.])(\/private)?\/etc\/`
+  /**
+   * Under /etc, on Linux and macOS (`/private/etc`): the root of a path, or reached by climbing out of a relative one
+   * (`../../etc/shadow`, the usual path traversal); not `./etc` or `home/etc`.
+   */
+  const ETC = String.raw`(^|[^\w.]|\.\.)(\/private)?\/etc\/`
   const etc = (rest: string) => new RegExp(ETC + rest)
   /** A path segment boundary before a name: the start, `/` or `\`. */
   const SEG = String.raw`(^|[/\\])`

@@ -154,6 +154,8 @@ describe("sensitive paths: the files that hold secrets, under /etc and of other 
       'read("/etc/ssh/ssh_host_ed25519_key.pub")',
       'path.join("/etc", "machine-id")',
       'read("/etc/passwords-policy.md")',
+      'read("./etc/shadow")',
+      'path.join(home, "etc", "shadow")',
     ])
       expect([code, sensitive(code)]).toEqual([code, []])
   })
@@ -171,6 +173,7 @@ describe("sensitive paths: the files that hold secrets, under /etc and of other 
       'path.join("/etc/ssl/private", name)',
       '["", "etc", "sudoers"].join("/")',
       'const p = "/\\x65tc/shadow"',
+      'readFile("../../../etc/shadow")',
     ])
       expect([code, sensitive(code)]).toEqual([code, ["1:high:sensitive-path"]])
     expect(messages('read("/etc/shadow")', "sensitive-path")).toEqual([
