@@ -112,6 +112,8 @@ describe("require(require.resolve(<constant>)) (AB-2)", () => {
       'const p = require.resolve("./x", { paths: [__dirname] }); require(p)',
       'import { createRequire } from "module";\nconst r = createRequire(import.meta.url);\nr(r.resolve("./x"))',
       'await import(import.meta.resolve("./x.js"))',
+      // Bun's bundles: `__require` is import.meta.require.
+      'var __require = import.meta.require;\n__require(__require.resolve("./x"))',
     ])
       expect([ok, at(ok)]).toEqual([ok, []])
     // What is loaded is followed as the module of that name.
@@ -365,4 +367,43 @@ describe("messages and the file rules (AB-7, readdir)", () => {
     ].join("\n")
     expect(at(code)).toEqual([...Array(4).fill("2:medium:fs-read"), ...Array(2).fill("3:medium:fs-meta")])
   })
+})
+
+describe("the plugin route: `opencode-builtins audit` as the plugin package ships it", () => {
+  test(
+    "the real shapes, audited through packages/plugin/cli.ts",
+    async () => {
+      await using dir = await tmpdir({
+        "package.json": JSON.stringify({ name: "p", version: "1.0.0", main: "index.js", dependencies: { dep: "1" } }),
+        "index.js": [
+          'import { execFile } from "node:child_process";',
+          'import { promisify } from "node:util";',
+          'import { createRequire } from "node:module";',
+          'import { readFileSync } from "node:fs";',
+          "const run = promisify(execFile);",
+          'await run("notify-send", ["x"]);',
+          "const require = createRequire(import.meta.url);",
+          'const pkg = require(require.resolve("dep/package.json"));',
+          'readFileSync("/etc/resolv.conf", "utf8");',
+          'readFileSync(`${process.env.HOME}/.cursor/auth.json`, "utf8");',
+        ].join("\n"),
+        "node_modules/dep/package.json": JSON.stringify({ name: "dep", version: "1.0.0", scripts: { prepare: "x" } }),
+        "node_modules/dep/index.js": "module.exports = 1\n",
+      })
+      const cli = path.join(import.meta.dir, "../../../plugin/cli.ts")
+      const proc = Bun.spawnSync([process.execPath, cli, "audit", dir.path, "--json", "--include-dependencies"], {
+        cwd: dir.path,
+      })
+      const report = JSON.parse(proc.stdout.toString())
+      expect(report.findings.map((f: any) => `${f.file}:${f.line}:${f.rule}`).sort()).toEqual([
+        "index.js:10:fs-read",
+        "index.js:10:process-env",
+        "index.js:10:sensitive-path",
+        "index.js:1:child_process",
+        "index.js:6:child_process",
+        "index.js:9:fs-read",
+      ])
+    },
+    { timeout: 30_000 },
+  )
 })
