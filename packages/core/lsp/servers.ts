@@ -55,7 +55,12 @@ export namespace LspServers {
     find(root: string, ctx: Context): Launch | undefined
   }
 
-  export type Context = { directory: string; worktree: string }
+  export type Context = {
+    directory: string
+    worktree: string
+    /** The environment servers are looked up with (`VIRTUAL_ENV`); default `process.env`. */
+    env?: Record<string, string | undefined>
+  }
 
   export const NotConfigured = NamedError.create(
     "LspNoServer",
@@ -184,7 +189,15 @@ export namespace LspServers {
       extensions: [".py", ".pyi"],
       markers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "pyrightconfig.json"],
       install: "npm install -D pyright",
-      find: npmServer("pyright", "pyright-langserver", ["--stdio"]),
+      find(root, ctx) {
+        const server = npmServer("pyright", "pyright-langserver", ["--stdio"])(root, ctx)
+        if (!server) return undefined
+        // The project's own choice (`venv` in pyrightconfig.json or [tool.pyright]) is pyright's to apply.
+        if (pyrightChoosesVenv(root)) return server
+        const env = pythonEnv(root, ctx)
+        // Answered for pyright's `python` section (workspace/configuration), as OpenCode's own pyright is given it.
+        return env ? { ...server, initialization: { python: { pythonPath: env.python } } } : server
+      },
     },
     {
       id: "gopls",
@@ -222,6 +235,84 @@ export namespace LspServers {
     },
   ]
 
+  /**
+   * Folder names of a Python virtual environment looked for next to a root and above it, in this order: `.venv` and
+   * `venv` (what OpenCode's own pyright looks for; uv, Poetry's in-project setting and `python -m venv .venv` make
+   * `.venv`), then `env` and `.env`, which count only when they hold `pyvenv.cfg` (a `.env` file is never read).
+   */
+  export const VENV_NAMES = [".venv", "venv", "env", ".env"]
+  const VENV_NEEDS_MARKER = new Set(["env", ".env"])
+
+  /**
+   * The Python environment of a pyright server rooted at `root`, as OpenCode's own pyright chooses it and a little
+   * wider: `$VIRTUAL_ENV` (an activated environment), else the nearest of `VENV_NAMES` from `root` up to the project
+   * bound (the worktree, or the directory when there is no worktree: a uv workspace keeps one `.venv` at its top).
+   * An environment counts when its interpreter exists (`bin/python`, `Scripts/python.exe` on Windows). pyright runs
+   * that interpreter (`python -I` with a short script printing `sys.path` and its version) to find its site-packages,
+   * as it runs the `python` on PATH when none is given.
+   *
+   * @example
+   * LspServers.pythonEnv("/repo", { directory: "/repo", worktree: "/repo", env: {} })
+   * // { venv: "/repo/.venv", python: "/repo/.venv/bin/python" }
+   */
+  export function pythonEnv(root: string, ctx: Context): { venv: string; python: string } | undefined {
+    const env = ctx.env ?? process.env
+    const interpreter = (venv: string) => {
+      const python =
+        process.platform === "win32" ? path.join(venv, "Scripts", "python.exe") : path.join(venv, "bin", "python")
+      return isFile(python) ? { venv, python } : undefined
+    }
+    const active = env.VIRTUAL_ENV && path.isAbsolute(env.VIRTUAL_ENV) ? interpreter(env.VIRTUAL_ENV) : undefined
+    if (active) return active
+    const stop = bound(ctx)
+    for (let dir = path.resolve(root); isInside(dir, stop); dir = path.dirname(dir)) {
+      for (const name of VENV_NAMES) {
+        const venv = path.join(dir, name)
+        if (VENV_NEEDS_MARKER.has(name) && !isFile(path.join(venv, "pyvenv.cfg"))) continue
+        const found = interpreter(venv)
+        if (found) return found
+      }
+      if (dir === stop || dir === path.dirname(dir)) break
+    }
+    return undefined
+  }
+
+  /**
+   * Whether the pyright configuration at `root` names its own environment (`venv`): `pyrightconfig.json`, or when
+   * there is none (pyright then ignores pyproject.toml) the `[tool.pyright]` table of `pyproject.toml`.
+   */
+  export function pyrightChoosesVenv(root: string): boolean {
+    const json = readText(path.join(root, "pyrightconfig.json"))
+    if (json !== undefined) return /"venv"\s*:/.test(json)
+    const toml = readText(path.join(root, "pyproject.toml"))
+    if (toml === undefined) return false
+    const table = /^\[tool\.pyright\][^\S\n]*(?:#.*)?$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(toml)?.[1]
+    return table !== undefined && /^\s*venv\s*=/m.test(table)
+  }
+
+  /** The folder project-wide searches stay in: the worktree, or the directory when the worktree is `/` or elsewhere. */
+  export function bound(ctx: Pick<Context, "directory" | "worktree">): string {
+    const dir = path.resolve(ctx.directory)
+    const tree = path.resolve(ctx.worktree || ctx.directory)
+    return tree !== path.parse(tree).root && isInside(dir, tree) ? tree : dir
+  }
+
+  function isFile(file: string): boolean {
+    try {
+      return statSync(file).isFile()
+    } catch {
+      return false
+    }
+  }
+
+  function readText(file: string): string | undefined {
+    try {
+      return statSync(file).isFile() ? readFileSync(file, "utf8") : undefined
+    } catch {
+      return undefined
+    }
+  }
+
   export type Resolved = {
     /** Why servers are off (`lsp: false`), or undefined. */
     disabled?: string
@@ -236,7 +327,6 @@ export namespace LspServers {
   export type Input = Context & {
     /** OpenCode's `lsp` configuration (undefined: read it from OpenCode's configuration files, see `read`). */
     config?: unknown
-    env?: Record<string, string | undefined>
   }
 
   /**
@@ -245,7 +335,7 @@ export namespace LspServers {
    * or adds a server (which then needs `extensions`).
    */
   export function resolve(input: Input): Resolved {
-    const ctx = { directory: input.directory, worktree: input.worktree || input.directory }
+    const ctx = { directory: input.directory, worktree: input.worktree || input.directory, env: input.env }
     const raw = input.config === undefined ? read(input) : { config: input.config, source: "options" }
     const warnings: string[] = []
     const parsed = Config.safeParse(raw.config ?? true)
