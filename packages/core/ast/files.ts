@@ -4,6 +4,7 @@ import path from "path"
 import type { Ignore } from "ignore"
 import type picomatchType from "picomatch"
 import z from "zod"
+import { Dependencies } from "../util/dependencies"
 import { NamedError } from "../util/error"
 
 // Loaded when first needed (a project with a .gitignore, a search with globs): a search command starts without them.
@@ -60,6 +61,12 @@ export namespace AstFiles {
     /** Denial reason for a path the security policy protects, else undefined. */
     access?: (file: string) => Promise<string | undefined>
     signal?: AbortSignal
+    /**
+     * Also skip folders of installed dependencies, as `node_modules` is: those `Dependencies.FOLDERS` names (`.venv`,
+     * `site-packages`, `vendor`, …) and any Python virtual environment (a folder holding `pyvenv.cfg`, whatever its
+     * name), ignore files or not. Not below a path named explicitly that is one or lies inside one.
+     */
+    skipDependencies?: boolean
   }
 
   export type Result = {
@@ -149,7 +156,8 @@ export namespace AstFiles {
       result.sizes.set(file, size)
     }
 
-    const walk = async (dir: string, levels: Level[]) => {
+    /** `skip`: dependency folders are skipped below `dir` (and `dir` itself when it is a virtual environment). */
+    const walk = async (dir: string, levels: Level[], skip: boolean, named = false) => {
       if (options.signal?.aborted) return
       let entries: import("fs").Dirent[]
       try {
@@ -157,7 +165,9 @@ export namespace AstFiles {
       } catch {
         return // unreadable directory: nothing to search there
       }
-      const own = loadRules(dir, new Set(entries.map((e) => e.name)))
+      const names = new Set(entries.map((e) => e.name))
+      if (skip && !named && Dependencies.isVenv(names)) return
+      const own = loadRules(dir, names)
       const here = own ? [...levels, own] : levels
       const subdirs: { dir: string; levels: Level[] }[] = []
       const found: string[] = []
@@ -165,6 +175,7 @@ export namespace AstFiles {
         const full = path.join(dir, entry.name)
         if (entry.isDirectory()) {
           if (SKIPPED_DIRS.has(entry.name)) continue
+          if (skip && Dependencies.FOLDERS.has(entry.name)) continue
           if (ignored(here, full, true)) continue
           if (exclude.length && prunable(relToProject(full))) continue
           subdirs.push({ dir: full, levels: entered(here, full) })
@@ -182,7 +193,7 @@ export namespace AstFiles {
         ),
       )
       await Promise.all(found.map((file, i) => (sizes[i] < 0 ? undefined : consider(file, sizes[i], false))))
-      await Promise.all(subdirs.map((sub) => walk(sub.dir, sub.levels)))
+      await Promise.all(subdirs.map((sub) => walk(sub.dir, sub.levels, skip)))
     }
 
     // Directory excludes such as `!dist/**` prune the walk instead of testing every file below.
@@ -203,13 +214,28 @@ export namespace AstFiles {
       if (stat.isFile()) await consider(full, stat.size, true)
       else if (stat.isDirectory()) {
         // A directory named explicitly is searched even if an ignore file above excludes it.
-        await walk(full, entered(ancestorLevels(full), full))
+        const skip = !!options.skipDependencies && !inDependency(directory, full)
+        await walk(full, entered(ancestorLevels(full), full), skip, true)
       }
     }
     result.files.sort()
     result.denied.sort()
     result.tooLarge.sort()
     return result
+  }
+
+  /**
+   * Whether `dir` is, or lies inside, a folder of installed dependencies (`Dependencies`), looking from `dir` up to
+   * `directory`.
+   */
+  function inDependency(directory: string, dir: string): boolean {
+    const rel = path.relative(directory, dir)
+    if (rel.startsWith("..") || path.isAbsolute(rel)) return false
+    for (let current = dir; ; current = path.dirname(current)) {
+      if (current !== directory && Dependencies.FOLDERS.has(path.basename(current))) return true
+      if (existsSync(path.join(current, Dependencies.VENV_MARKER))) return true
+      if (current === directory || path.dirname(current) === current) return false
+    }
   }
 
   /**

@@ -467,6 +467,8 @@ export namespace Lsp {
         maxFileBytes: MAX_SCANNED_BYTES,
         access: input.access ? (f) => input.access!(f, "read") : undefined,
         signal,
+        // An installed package (a virtual environment no ignore file names) is no use of the project's symbol.
+        skipDependencies: true,
       }).catch(() => undefined)
       if (!found) return out
       out.unscanned = found.tooLarge.length + Math.max(0, found.files.length - MAX_SCANNED_FILES)
@@ -592,6 +594,8 @@ export namespace Lsp {
             extensions,
             access: input.access ? (f) => input.access!(f, "read") : undefined,
             signal: options.signal,
+            // Installed packages are not the project's code, ignore files or not (a `.venv` sorts before `src`).
+            skipDependencies: true,
           })
           report.denied = found.denied.length
           const files = found.files.slice(0, MAX_PROJECT_FILES)

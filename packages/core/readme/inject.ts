@@ -1,5 +1,6 @@
 import fs from "fs"
 import path from "path"
+import { Dependencies } from "../util/dependencies"
 
 /**
  * Which READMEs a read of a file may bring in, and the block that carries one.
@@ -23,36 +24,10 @@ import path from "path"
 export namespace ReadmeInject {
   /** Matched case-insensitively (`readme.md`, `README.MD` …), in this order. */
   export const DEFAULT_NAMES = ["README.md", "README.markdown"]
-  /**
-   * Folder names that hold installed dependencies in the common ecosystems (exact, any depth below the bound): npm,
-   * Bower, jspm and Yarn (`.yarn`), Go modules' and Composer's `vendor` (Bundler's `vendor/bundle` too), Bundler's
-   * `.bundle`, Python's virtual environments and installs (`.venv`, `venv`, `site-packages`, `dist-packages`,
-   * `__pypackages__`, tox and nox environments), CocoaPods and Carthage, SwiftPM's `.build`, vendored `third_party`
-   * code; and `.git`. A virtual environment under another name is found by its `pyvenv.cfg`.
-   */
-  export const DEPENDENCIES = new Set([
-    "node_modules",
-    "bower_components",
-    "jspm_packages",
-    ".yarn",
-    "vendor",
-    ".bundle",
-    ".venv",
-    "venv",
-    "site-packages",
-    "dist-packages",
-    "__pypackages__",
-    ".tox",
-    ".nox",
-    "Pods",
-    "Carthage",
-    ".build",
-    "third_party",
-    "third-party",
-    ".git",
-  ])
+  /** Folder names that hold installed dependencies (`Dependencies.FOLDERS`, shared with the lsp tool's walks). */
+  export const DEPENDENCIES = Dependencies.FOLDERS
   /** The file that marks a Python virtual environment's folder (PEP 405). */
-  export const VENV_MARKER = "pyvenv.cfg"
+  export const VENV_MARKER = Dependencies.VENV_MARKER
   /** OpenCode's own estimate: about four characters per token. */
   export const CHARS_PER_TOKEN = 4
   export const HEADER = "README from: "

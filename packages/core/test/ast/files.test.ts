@@ -164,3 +164,37 @@ describe("which files an AST search reads", () => {
     expect(rel(dir.path, found.files)).toEqual(["real/a.ts"])
   })
 })
+
+// The lsp tool's walks (project diagnostics, a rename's search for mentions) pass `skipDependencies`: a virtual
+// environment no ignore file names was walked as project code (real-world tester AC, AC-2). AST search keeps the
+// ast-grep CLI's selection (no option).
+describe("skipDependencies", () => {
+  test("dependency folders and a virtual environment of any name are skipped, unless named or inside what is named", async () => {
+    await using dir = await tmpdir({
+      "src/app.py": "",
+      ".venv/pyvenv.cfg": "home = /usr/bin\n",
+      ".venv/lib/python3.11/site-packages/pkg/mod.py": "",
+      "py311/pyvenv.cfg": "home = /usr/bin\n",
+      "py311/lib/python3.11/site-packages/other.py": "",
+      "tools/vendor/dep.py": "",
+      "build/lib/site-packages/x.py": "",
+      "__pypackages__/3.11/lib/y.py": "",
+      "env.py": "",
+      ".env": "SECRET=1\n",
+    })
+    const all = await AstFiles.collect({ directory: dir.path, extensions: ["py"] })
+    expect(rel(dir.path, all.files)).toHaveLength(7)
+    const own = await AstFiles.collect({ directory: dir.path, extensions: ["py"], skipDependencies: true })
+    expect(rel(dir.path, own.files)).toEqual(["env.py", "src/app.py"])
+    const named = await AstFiles.collect({
+      directory: dir.path,
+      extensions: ["py"],
+      paths: ["py311", ".venv/lib"],
+      skipDependencies: true,
+    })
+    expect(rel(dir.path, named.files)).toEqual([
+      ".venv/lib/python3.11/site-packages/pkg/mod.py",
+      "py311/lib/python3.11/site-packages/other.py",
+    ])
+  })
+})

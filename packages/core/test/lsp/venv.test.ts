@@ -134,3 +134,47 @@ describe("pyright uses the project's Python environment (AC-1)", () => {
     expect(LspServers.pyrightChoosesVenv(path.join(repo, "lib"))).toBe(false)
   })
 })
+
+// Real-world tester AC, AC-2: a virtual environment inside the project that no .gitignore names (`python3 -m venv
+// .venv` before Python 3.13 writes none; a project not yet under git has no ignore file) was walked as project code:
+// whole-project diagnostics checked installed packages first (`.venv` sorts before `src`; a real venv holds thousands
+// of .py files, over the 500-file cap, so the project's own files were never reached), and a rename's search named
+// an installed package's file as one that "now breaks (rename it by hand)". Real pyright.
+describe("a Python virtual environment in the project is not project code (AC-2)", () => {
+  test("project diagnostics and a rename's WARNING never name files inside .venv, or a venv of another name", async () => {
+    await using proj = await project({
+      "pyproject.toml": '[project]\nname = "shop"\nversion = "0.1"\n',
+      "src/shop/__init__.py": "",
+      "src/shop/cart.py": "def grand_total(a: int) -> int:\n    return a\n\n\nbad: int = 'x'\n",
+      "tests/test_cart.py": "from shop.cart import grand_total\n\nprint(grand_total(1))\n",
+    })
+    for (const name of [".venv", "py311"]) {
+      const site = venv(path.join(proj.dir, name))
+      for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(site, `mod${i}.py`), `x: int = "s${i}"\n`)
+      fs.writeFileSync(path.join(site, "stats_helper.py"), "def grand_total(x):\n    return x\n")
+    }
+    const { service, lsp } = tool(proj.dir)
+    try {
+      const diag = String(await lsp.execute({ operation: "diagnostics" }, toolContext(proj.dir)))
+      expect(diag).toContain("src/shop/cart.py")
+      expect(diag).toContain("1 error in 1 file of the project")
+      expect(diag).not.toContain(".venv/")
+      expect(diag).not.toContain("py311/")
+      // named explicitly, an environment's folder is checked
+      const named = String(await lsp.execute({ operation: "diagnostics", filePath: "py311" }, toolContext(proj.dir)))
+      expect(named).toContain("py311/lib/")
+      const out = String(
+        await lsp.execute(
+          { operation: "rename", filePath: "src/shop/cart.py", line: 1, character: 5, newName: "sum_total" },
+          toolContext(proj.dir),
+        ),
+      )
+      expect(fs.readFileSync(path.join(proj.dir, "tests/test_cart.py"), "utf8")).toContain("sum_total")
+      expect(out).not.toContain(".venv/")
+      expect(out).not.toContain("py311/")
+      expect(out).toContain("All files were written.")
+    } finally {
+      await service.stop()
+    }
+  }, 120_000)
+})
