@@ -123,17 +123,39 @@ export class LspClient {
     const client = new LspClient(proc, connection, input.spec, input.root, input.launch.initialization, input.log)
     // In the sandbox's own process namespace this process's id names nothing: a server watching it would exit.
     client.sandboxed = box !== undefined
+    // The first of it (what a server that exits at once says) and the last (what one that dies later says).
     let stderr = ""
+    let head = ""
+    const stderrEnded = new Promise<void>((resolve) => {
+      proc.stderr!.on("end", resolve)
+      proc.stderr!.on("error", () => resolve())
+    })
     proc.stderr!.on("data", (chunk) => {
+      if (head.length < 2000) head = (head + chunk.toString()).slice(0, 2000)
       stderr = (stderr + chunk.toString()).slice(-2000)
     })
-    const exited = new Promise<string>((resolve) => {
-      proc.on("error", (error) => resolve(`could not start ${bin}: ${error.message}`))
-      proc.on("exit", (code, signal) =>
-        resolve(`${input.spec.id} exited (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim()}` : ""}`),
+    /** How the process ended: why it is dead, and what to say when that was before `initialize` answered. */
+    const exited = new Promise<{ reason: string; early: string }>((resolve) => {
+      const program = path.basename(input.launch.command[0] ?? bin)
+      proc.on("error", (error) =>
+        resolve({
+          reason: `could not start ${bin}: ${error.message}`,
+          early: `${bin} could not be run (${error.message})`,
+        }),
       )
+      proc.on("exit", async (code, signal) => {
+        // What it wrote before exiting, once its stderr is read to the end (not waiting on a helper holding it open).
+        await Promise.race([stderrEnded, delay(200)])
+        const how = signal ?? `code ${code}`
+        resolve({
+          reason: `${input.spec.id} exited (${how})${stderr ? `: ${LspClient.brief(stderr, "last")}` : ""}`,
+          early:
+            `${program} exited at once (${how}) without answering initialize` +
+            (head ? `: ${LspClient.brief(head)}` : ""),
+        })
+      })
     })
-    void exited.then((reason) => client.markDead(reason))
+    void exited.then(({ reason }) => client.markDead(reason))
     connection.onClose(() => client.markDead("connection closed"))
     connection.onError(([error]) => input.log.debug?.(`lsp ${input.spec.id}: ${error.message}`))
     client.listen()
@@ -141,7 +163,7 @@ export class LspClient {
     try {
       const result = await Promise.race([
         connection.sendRequest<InitializeResult>("initialize", client.initializeParams()),
-        exited.then((reason) => Promise.reject(new Error(reason))),
+        exited.then(({ early }) => Promise.reject(new Exited(early))),
         delay(limit).then(() => Promise.reject(new Error(`it did not answer initialize within ${limit / 1000} s`))),
       ])
       client.capabilities = result.capabilities ?? {}
@@ -153,22 +175,66 @@ export class LspClient {
       client.initMs = performance.now() - started
       return client
     } catch (error) {
+      // The connection closing as the process exits can win the race: the exit, when it follows, says what happened.
+      const early =
+        error instanceof Exited
+          ? error.message
+          : await Promise.race([exited.then((e) => e.early), delay(500).then(() => undefined)])
       await client.stop()
       throw new LspClient.StartFailed({
         server: input.spec.id,
-        reason: error instanceof Error ? error.message : String(error),
+        reason: early ?? (error instanceof Error ? error.message : String(error)),
+        ...(early ? { exited: true } : {}),
       })
     }
   }
 
-  /** A server that could not be started or initialised: its answers are unknown (never an empty result). */
+  /**
+   * A server that could not be started or initialised: its answers are unknown (never an empty result). `exited`: its
+   * process ended (or could not be run) before answering `initialize`, as a stand-in program does (rustup's
+   * `rust-analyzer` proxy without the component), so calling again cannot help; `install`: the catalog's hint.
+   */
   static readonly StartFailed = NamedError.create(
     "LspServerStartFailed",
-    z.object({ server: z.string(), reason: z.string() }),
+    z.object({
+      server: z.string(),
+      reason: z.string(),
+      exited: z.boolean().optional(),
+      install: z.string().optional(),
+    }),
     (d) =>
-      `The ${d.server} language server did not start: ${d.reason}. Nothing is known about the file (this is not a ` +
-      `clean result); check the server's command in opencode.json "lsp" or call again.`,
+      d.exited
+        ? `The ${d.server} language server cannot run: ${d.reason.replace(/[.\s]+$/, "")}. Calling again will not ` +
+          `help; to fix: ${d.install ? `${d.install}, or name` : "name"} a working command in opencode.json ("lsp": ` +
+          `{ "${d.server}": { "command": ["/path/to/server"] } }), or turn it off ("lsp": { "${d.server}": { ` +
+          `"disabled": true } }).`
+        : `The ${d.server} language server did not start: ${d.reason}. Nothing is known about the file (this is not a ` +
+          `clean result); check the server's command in opencode.json "lsp" or call again.`,
   )
+
+  /**
+   * A server's stderr cut to what an agent can act on: its first (or `last`) non-empty lines up to a blank line or a
+   * stack trace (Rust's `Stack backtrace:` and numbered frames, Python's `Traceback`, JavaScript's `    at …`), at
+   * most 3 lines and 300 characters, on one line.
+   *
+   * @example
+   * LspClient.brief("error: Unknown binary 'rust-analyzer'\n\nStack backtrace:\n   0: anyhow") // "error: Unknown binary 'rust-analyzer'"
+   */
+  static brief(text: string, end: "first" | "last" = "first"): string {
+    const trace = /^(stack backtrace:|traceback \(most recent call last\):|\s+at\s|\s*\d+:\s)/i
+    const all = text.split(/\r?\n/)
+    const kept: string[] = []
+    for (const raw of end === "first" ? all : all.reverse()) {
+      const line = raw.trim()
+      const stop = !line || trace.test(raw)
+      if (stop && kept.length) break
+      if (stop) continue
+      kept.push(line)
+      if (kept.length >= 3) break
+    }
+    const joined = (end === "first" ? kept : kept.reverse()).join(" ")
+    return joined.length > 300 ? joined.slice(0, 299) + "…" : joined
+  }
 
   private markDead(reason: string) {
     if (this.dead) return
@@ -534,6 +600,9 @@ export class RequestTimeout extends Error {
 function delay(ms: number) {
   return new Promise<void>((resolve) => setTimeout(resolve, ms))
 }
+
+/** The process ended before `initialize` answered (its message says how). */
+class Exited extends Error {}
 
 function section(settings: unknown, name?: string) {
   if (!name) return settings ?? null

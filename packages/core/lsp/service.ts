@@ -247,6 +247,9 @@ export namespace Lsp {
           out.push(await pending)
         } catch (error) {
           clients.delete(key)
+          // A catalog server whose program runs but is no server (a stand-in such as rustup's proxy): its install hint.
+          if (LspClient.StartFailed.is(error) && error.data.exited && LspServers.CATALOG.includes(spec))
+            throw new LspClient.StartFailed({ ...error.data, install: spec.install })
           throw error
         }
       }
@@ -604,10 +607,18 @@ export namespace Lsp {
           // otherwise cost the full wait per file): its other files are listed as not checked, and the status says
           // timeout.
           const silent = new Set<string>()
+          // A server that could not start is not started again in this run: its files are listed as not checked,
+          // with its error once (the other languages' results stand).
+          const broken = new Map<string, string>()
           let unchecked = false
           for (const file of files) {
             if (options.signal?.aborted) break
             const ids = resolved.forFile(file).map((m) => m.spec.id)
+            const failed = ids.find((id) => broken.has(id))
+            if (failed) {
+              report.skipped.push({ file, reason: broken.get(failed)! })
+              continue
+            }
             if (ids.length && ids.every((id) => silent.has(id))) {
               report.skipped.push({ file, reason: `not checked: ${ids.join(", ")} gave no result for an earlier file` })
               unchecked = true
@@ -620,7 +631,10 @@ export namespace Lsp {
             } catch (error) {
               if (LspServers.NotInstalled.is(error) || LspServers.NotConfigured.is(error))
                 report.skipped.push({ file, reason: skipReason(error, file) })
-              else throw error
+              else if (LspClient.StartFailed.is(error)) {
+                broken.set(error.data.server, error.message)
+                report.skipped.push({ file, reason: error.message })
+              } else throw error
             }
           }
           if (unchecked) report.status = "timeout"
