@@ -232,6 +232,8 @@ export namespace LspFormat {
   }
 
   export function rename(result: Lsp.RenameResult, options: Context & { from: string; to: string }) {
+    if (result.unchanged)
+      return `Already named \`${options.to}\` (${result.server}): nothing to change; no file was written.`
     const n = result.files.length
     const doubt = !!(result.leftovers?.length || result.notLoaded?.length)
     const lines = [

@@ -125,6 +125,8 @@ export namespace Lsp {
     unscanned?: number
     files: { file: string; edits: number; renamedFrom?: string; created?: boolean; deleted?: boolean }[]
     edits: number
+    /** The symbol already has the new name: nothing was asked of the server and nothing written. */
+    unchanged?: true
   }
 
   export const NotFound = NamedError.create(
@@ -784,6 +786,10 @@ export namespace Lsp {
         const notLoaded = await projects([client], p.file, options.signal)
         const checked = await check(client, p, text, options.signal)
         if (!checked.ok) throw new CannotRename({ file: rel(p.file), reason: checked.reason })
+        // Already the new name (a rename repeated after it succeeded): nothing to do, and no file mentioning the name
+        // is one the rename "left out".
+        if (checked.placeholder === newName)
+          return { server: client.id, from: checked.placeholder, unchanged: true, files: [], edits: 0 }
         // The files that mention the name are opened, so the server searches them even when no project of its holds
         // them (a JavaScript project without jsconfig.json, tests outside tsconfig.json's or pyright's `include`).
         const mentioned = await mentions(client, checked.placeholder, options.signal)
