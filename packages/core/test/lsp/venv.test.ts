@@ -2,12 +2,16 @@ import { describe, expect, test } from "bun:test"
 import { execFileSync } from "child_process"
 import fs from "fs"
 import path from "path"
+import { Builtins, BuiltinsSeams } from "../../builtins"
 import type { Host } from "../../host"
 import { LspServers } from "../../lsp/servers"
 import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
+import type { HostSessions } from "../../sessions"
 import { Logger } from "../../util/log"
-import { project, toolContext } from "./fixtures"
+import { project as securedProject } from "../security/fixture"
+import { isolateHome } from "../security/redteam-helpers"
+import { processesIn, project, toolContext } from "./fixtures"
 
 const log = Logger.silent
 
@@ -83,6 +87,33 @@ describe("pyright uses the project's Python environment (AC-1)", () => {
       expect(launch?.initialization).toBeUndefined()
     } finally {
       await service.stop()
+    }
+  }, 120_000)
+
+  // Under a policy the server starts in the kernel sandbox (where bubblewrap is installed), and pyright runs the
+  // environment's interpreter there: the environment is found and read inside it too.
+  test("under a security policy (the composition root, servers in the kernel sandbox) the .venv is used as well", async () => {
+    const home = isolateHome()
+    try {
+      await using dir = await securedProject(CART)
+      const site = venv(dir.file(".venv"))
+      fs.mkdirSync(path.join(site, "money"))
+      fs.writeFileSync(path.join(site, "money", "__init__.py"), MONEY)
+      const sessions = { get: async (id: string) => ({ id }) } as unknown as HostSessions
+      const host: Host = { directory: dir.path, worktree: dir.path, log, messages: async () => [], sessions }
+      const instance = await Builtins.create(host, { options: {}, logger: () => log, native: () => false })
+      try {
+        const lsp = (instance.hooks.tool as Record<string, any>).lsp
+        const out = String(
+          await lsp.execute({ operation: "diagnostics", filePath: "src/shop/cart.py" }, toolContext(dir.path)),
+        )
+        expect(out).toContain("no diagnostics")
+      } finally {
+        await BuiltinsSeams.from(instance).dispose()
+      }
+      expect(await processesIn(dir.path)).toEqual([])
+    } finally {
+      await home.restore()
     }
   }, 120_000)
 
