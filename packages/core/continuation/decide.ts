@@ -29,6 +29,11 @@ export namespace ContinuationDecide {
     summary: boolean
     /** The message already holds tool calls: the step is not the turn's last. */
     hasTools: boolean
+    /**
+     * A real user message newer than this one is stored (sent while the model wrote, or queued): OpenCode answers
+     * it next, and it must stay the last instruction the model reads.
+     */
+    userAfter?: boolean
   }
 
   export type Facts = {
@@ -56,6 +61,7 @@ export namespace ContinuationDecide {
     | "read-only-agent"
     | "switched-off"
     | "user-stop"
+    | "user-waiting"
     | "pending-input"
     | "no-open-todos"
     | "asks-user"
@@ -83,6 +89,7 @@ export namespace ContinuationDecide {
     if (turn.summary || turn.agent === "compaction") return skip("compaction")
     if (turn.hasTools) return skip("not-final")
     if (history.answered.has(turn.messageID)) return skip("already-continued")
+    if (turn.userAfter) return skip("user-waiting")
     if (history.aborted) return skip("aborted")
     if (history.failed) return skip("failed")
     if (facts.subagent && !settings.subagents) return skip("subagent")

@@ -151,8 +151,21 @@ export namespace ContinuationHistory {
   }
 
   /**
-   * Continuation messages that must not reach the model: void ones (their assistant message called tools) and
-   * unanswered ones followed by another user message. Returns the ids to drop.
+   * Is there a real user message newer than the assistant message `messageID` (the user typed while the model wrote,
+   * a queued prompt)? OpenCode's loop answers that message next; a continuation added now would land after it and
+   * become the last instruction the model reads (tester AD, AD-2). Newer means later in the stored history, which
+   * OpenCode keeps in id order; when `messageID` is not (yet) in it, the ids are compared (both releases make
+   * ascending ids).
+   */
+  export function userAfter(messages: readonly Message[], messageID: string): boolean {
+    const at = messages.findIndex((m) => m.info.id === messageID)
+    return messages.some((m, i) => (at >= 0 ? i > at : m.info.id > messageID) && isReal(m))
+  }
+
+  /**
+   * Continuation messages that must not reach the model: void ones (their assistant message called tools),
+   * unanswered ones followed by another user message, and ones added after a real user message newer than the
+   * assistant message they follow (the user's message wins; tester AD, AD-2). Returns the ids to drop.
    */
   export function dropped(messages: readonly Message[]): Set<string> {
     const out = new Set<string>()
@@ -163,6 +176,7 @@ export namespace ContinuationHistory {
       const after = byID.get(m.after)
       const next = messages[i + 1]
       if ((after && hasTools(after)) || next?.info.role === "user") out.add(messages[i].info.id)
+      else if (userAfter(messages.slice(0, i), m.after)) out.add(messages[i].info.id)
     }
     return out
   }

@@ -110,6 +110,7 @@ export namespace ContinuationHooks {
           agent: turnAgent,
           summary: Boolean(current?.info.summary),
           hasTools: current ? ContinuationHistory.hasTools(current) : false,
+          userAfter: ContinuationHistory.userAfter(messages, messageID),
         },
         subagent: Boolean((await info(sessionID))?.parentID),
         agent: await agent(turnAgent).catch(() => undefined),

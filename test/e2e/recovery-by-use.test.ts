@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
-import { Harness } from "../harness"
-import { ModelServer } from "../model-server"
-import { Serve } from "../serve"
-import { targets } from "../targets"
+import { Harness } from "./harness"
+import { ModelServer } from "./model-server"
+import { Serve } from "./serve"
+import { targets } from "./targets"
 
 const CLI = path.join(Harness.ROOT, "packages/plugin/cli.ts")
 

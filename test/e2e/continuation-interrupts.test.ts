@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test"
-import { Harness } from "../harness"
-import { ModelServer } from "../model-server"
-import { targets } from "../targets"
-import { Serve } from "../serve"
+import { Harness } from "./harness"
+import { ModelServer } from "./model-server"
+import { targets } from "./targets"
+import { Serve } from "./serve"
 
 const TODOS = [
   { content: "Write the parser", status: "in_progress", priority: "high" },
