@@ -35,12 +35,25 @@ export namespace ContinuationHooks {
 
   const MAX_DECISIONS = 64
 
+  type Request = { messageID?: string; callID?: string }
+
+  const toolOf = (p: { tool?: unknown }): Request | undefined => {
+    const t = p.tool as { messageID?: unknown; callID?: unknown } | undefined
+    if (!t || typeof t !== "object") return undefined
+    return {
+      messageID: typeof t.messageID === "string" ? t.messageID : undefined,
+      callID: typeof t.callID === "string" ? t.callID : undefined,
+    }
+  }
+
   export function create(options: Options): Instance {
     const { host, settings, log } = options
     const sessions = host.sessions
     const messagesOf = host.messages
     const todos = new Map<string, TodoContinuation.Todo[]>()
     const pending = new Map<string, Set<string>>()
+    /** The tool call each pending request belongs to, when OpenCode says (`tool: { messageID, callID }`). */
+    const requests = new Map<string, Request>()
     const infos = new Map<string, Promise<HostSessions.Info | undefined>>()
     let agents: Promise<HostSessions.Agent[]> | undefined
     const decisions: Instance["decisions"] = []
@@ -147,12 +160,23 @@ export namespace ContinuationHooks {
       })
     }
 
-    const track = (sessionID: string, id: string, add: boolean) => {
+    const track = (sessionID: string, id: string, add: boolean, tool?: Request) => {
       let set = pending.get(sessionID)
       if (add) {
         if (!set) pending.set(sessionID, (set = new Set()))
         set.add(id)
-      } else set?.delete(id)
+        requests.set(id, tool ?? {})
+      } else {
+        set?.delete(id)
+        requests.delete(id)
+      }
+    }
+    /** Forgets every request of `sessionID` (or those `match` picks): they can no longer be answered. */
+    const settle = (sessionID: string, match: (request: Request) => boolean = () => true) => {
+      const set = pending.get(sessionID)
+      if (!set) return
+      for (const id of [...set]) if (match(requests.get(id) ?? {})) track(sessionID, id, false)
+      if (!set.size) pending.delete(sessionID)
     }
 
     const hooks: Hooks = {
@@ -200,8 +224,32 @@ export namespace ContinuationHooks {
           case "question.asked":
           case "permission.asked":
           case "permission.updated":
-            if (typeof p.sessionID === "string" && typeof p.id === "string") track(p.sessionID, p.id, true)
+            if (typeof p.sessionID === "string" && typeof p.id === "string") track(p.sessionID, p.id, true, toolOf(p))
             return
+          // A request cancelled by Esc or an abort gets no reply event (1.2.15 and 1.18.33 publish none): it ends with
+          // its turn. The session going idle or failing, its tool call settling, or a newer assistant message (the
+          // step that asked is over) all mean nobody is waiting for an answer any more (tester AD, AD-7).
+          case "session.idle":
+          case "session.error":
+            if (typeof p.sessionID === "string") settle(p.sessionID)
+            return
+          case "session.status":
+            if (typeof p.sessionID === "string" && p.status?.type === "idle") settle(p.sessionID)
+            return
+          case "message.updated": {
+            const info = p.info
+            if (!info || info.role !== "assistant" || typeof info.sessionID !== "string") return
+            if (info.error) settle(info.sessionID, (r) => !r.messageID || r.messageID === info.id)
+            settle(info.sessionID, (r) => typeof r.messageID === "string" && info.id > r.messageID)
+            return
+          }
+          case "message.part.updated": {
+            const part = p.part
+            if (!part || part.type !== "tool" || typeof part.sessionID !== "string") return
+            if (part.state?.status !== "completed" && part.state?.status !== "error") return
+            settle(part.sessionID, (r) => r.callID === part.callID)
+            return
+          }
           case "question.replied":
           case "question.rejected":
           case "permission.replied": {
@@ -213,7 +261,7 @@ export namespace ContinuationHooks {
             const id = p.info?.id ?? p.sessionID
             if (typeof id === "string") {
               todos.delete(id)
-              pending.delete(id)
+              settle(id)
               infos.delete(id)
             }
             return
