@@ -51,7 +51,20 @@ export namespace RecoveryHooks {
     close(): void
   }
 
-  type Tracked = { beat: SessionRecovery.Heartbeat; written?: string; failed?: boolean }
+  type Tracked = {
+    beat: SessionRecovery.Heartbeat
+    written?: string
+    failed?: boolean
+    /**
+     * The session was interrupted by a crash and is being used again here before it was resumed: its crash record is
+     * kept (not overwritten, not removed) until the crash's calls are closed (`settling`).
+     */
+    hold?: boolean
+    settling?: Promise<void>
+  }
+
+  /** How long a model request waits for a crash's calls to be closed before it goes on without. */
+  const SETTLE_WAIT_MS = 10_000
 
   /** When this module was loaded: with the plugin, before any feature starts. */
   const LOADED = performance.now()
@@ -75,6 +88,7 @@ export namespace RecoveryHooks {
     let timer: ReturnType<typeof setInterval> | undefined
 
     const write = (tracked: Tracked) => {
+      if (tracked.hold) return
       try {
         // The same state twice (todowrite's result, then its todo.updated event) is written once.
         const text = JSON.stringify(tracked.beat)
@@ -119,6 +133,11 @@ export namespace RecoveryHooks {
         },
       }
       sessions.set(sessionID, tracked)
+      const crash = crashed(sessionID)
+      if (crash) {
+        tracked.hold = true
+        tracked.settling = settle(sessionID, tracked, crash, Date.now())
+      }
       if (sessions.size === 1) {
         live.add(instance)
         if (!exitHook) process.once("exit", onExit)
@@ -129,6 +148,59 @@ export namespace RecoveryHooks {
       write(tracked)
       void learn(sessionID, tracked)
       return tracked
+    }
+
+    /** The heartbeat a crashed owner left for the session (another process, judged interrupted), if any. */
+    function crashed(sessionID: string): SessionRecovery.Heartbeat | undefined {
+      try {
+        const found = RecoveryStore.find(folder, sessionID)
+        if (!("beat" in found)) return undefined
+        const other = found.beat.owner
+        if (other.pid === owner.pid && other.hostname === owner.hostname && other.startTime === owner.startTime)
+          return undefined
+        return RecoveryLease.judge(found.beat, probe(), now()).interrupted ? found.beat : undefined
+      } catch {
+        return undefined
+      }
+    }
+
+    /**
+     * The user went on in a session a crash interrupted without resuming it (tester AD, AD-3): the calls the crash
+     * left pending or running — in messages stored before this process took the session over — get the error result
+     * a resume gives them (never re-run), then this process's heartbeat replaces the crash record. Until then, and
+     * for good when they cannot be closed (a host that cannot update parts, a failure), the crash record is kept, so
+     * the start report and `recovery list` still show the session and `/recover resume` still closes them.
+     */
+    async function settle(sessionID: string, tracked: Tracked, crash: SessionRecovery.Heartbeat, since: number) {
+      const api = host.sessions
+      if (!api || !host.messages) {
+        log.warn("interrupted session used again: its crash record is kept; /recover resume closes its calls", {
+          sessionID,
+        })
+        return
+      }
+      try {
+        const messages = (await host.messages(sessionID)) as { info: { time?: { created?: number } } }[]
+        const before = messages.filter(
+          (m) => !(typeof m.info.time?.created === "number" && m.info.time.created >= since),
+        )
+        const mine = new Set(tracked.beat.running.map((r) => r.callID))
+        const parts = RecoveryDecide.unfinished(before as never).filter((p) => !mine.has(String(p.callID)))
+        for (const part of parts) await api.updatePart(RecoveryDecide.closed(part, now()))
+        RecoveryStore.remove(folder, sessionID)
+        tracked.hold = false
+        if (sessions.get(sessionID) === tracked) write(tracked)
+        log.info(`interrupted session used again: closed ${parts.length} call(s) the crash left running (not re-run)`, {
+          sessionID,
+          crashedPid: crash.owner.pid,
+          calls: parts.map((p) => String(p.tool)),
+        })
+      } catch (error) {
+        log.warn("interrupted session used again: its calls could not be closed; the crash record is kept", {
+          sessionID,
+          error: errorMessage(error),
+        })
+      }
     }
 
     /** The session's record and todo list from the host, once, without holding up the hook that started it. */
@@ -155,8 +227,9 @@ export namespace RecoveryHooks {
     }
 
     function stop(sessionID: string) {
-      if (!sessions.delete(sessionID)) return
-      RecoveryStore.remove(folder, sessionID)
+      const tracked = sessions.get(sessionID)
+      if (!tracked || !sessions.delete(sessionID)) return
+      if (!tracked.hold) RecoveryStore.remove(folder, sessionID)
       if (sessions.size === 0) {
         if (timer) clearInterval(timer)
         timer = undefined
@@ -242,7 +315,13 @@ export namespace RecoveryHooks {
       // The title and summary agents run beside the loop and may finish after the session went idle.
       async "chat.params"(input) {
         if (input.agent === "title" || input.agent === "summary") return
-        start(input.sessionID)
+        const tracked = start(input.sessionID)
+        // The crash's calls closed before the model is asked, so it reads their error results.
+        if (tracked.settling)
+          await Promise.race([
+            tracked.settling,
+            new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS).unref?.()),
+          ])
       },
       async "tool.execute.before"(input, output) {
         const tracked = start(input.sessionID)
