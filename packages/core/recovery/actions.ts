@@ -93,14 +93,27 @@ export namespace RecoveryActions {
     return closed
   }
 
+  /** Which crash a heartbeat records (its owner and busy period): the recovery note carries it. */
+  export function crashKey(beat: SessionRecovery.Heartbeat): string {
+    return `${beat.owner.hostname}/${beat.owner.boot ?? ""}/${beat.owner.pid}/${beat.owner.startTime ?? ""}/${beat.busySince}`
+  }
+
   /**
-   * Resumes an interrupted session (see the namespace).
+   * Resumes an interrupted session (see the namespace). Idempotent: a retry after the note was stored (its answer
+   * lost) closes what is left and adds no second note (tester AD, AD-4).
    *
    * @example
    * await RecoveryActions.resume(context, "ses_1") // { action: "resume", closed: [...], todos: "unchanged", … }
    */
   export async function resume(context: Context, sessionID: string): Promise<Result> {
     const beat = await existing(context, sessionID)
+    const crash = crashKey(beat)
+    // A retry after the note was stored but its answer lost (a timeout, Ctrl-C): the note is there, say it once.
+    const noted = (await context.messages(sessionID)).some((m) =>
+      m.parts.some(
+        (p) => (p.metadata as Record<string, { crash?: unknown }> | undefined)?.[SessionRecovery.MARK]?.crash === crash,
+      ),
+    )
     const closed = await close(context, beat)
     let todos: Result["todos"] = RecoveryDecide.todoState(beat.todos, await context.sessions.todos(sessionID))
     if (todos === "differs" && beat.todos && context.sessions.setTodos) {
@@ -111,16 +124,18 @@ export namespace RecoveryActions {
       context.log?.warn("the todo list differs from the one before the interruption and this host cannot write it", {
         sessionID,
       })
-    await context.sessions.append(sessionID, {
-      parts: [
-        {
-          type: "text",
-          text: RecoveryDecide.note(beat, closed, todos === "restored" ? "unchanged" : todos),
-          synthetic: true,
-          metadata: { [SessionRecovery.MARK]: { closed: closed.map((c) => c.callID), todos } },
-        },
-      ],
-    })
+    if (!noted)
+      await context.sessions.append(sessionID, {
+        parts: [
+          {
+            type: "text",
+            text: RecoveryDecide.note(beat, closed, todos === "restored" ? "unchanged" : todos),
+            synthetic: true,
+            metadata: { [SessionRecovery.MARK]: { closed: closed.map((c) => c.callID), todos, crash } },
+          },
+        ],
+      })
+    else context.log?.info("the recovery note of this crash is already in the session; none added", { sessionID })
     RecoveryStore.remove(context.folder, sessionID)
     return { sessionID, action: "resume", closed, todos, directory: beat.directory, workdir: beat.workdir }
   }

@@ -58,7 +58,11 @@ describe("RecoveryActions.resume", () => {
     const note = store.writes[2].arg as any
     expect(note.parts[0].synthetic).toBe(true)
     expect(note.parts[0].text).toContain("Working directory: /repo/pkg")
-    expect(note.parts[0].metadata[SessionRecovery.MARK]).toEqual({ closed: ["call_1", "call_2"], todos: "unchanged" })
+    expect(note.parts[0].metadata[SessionRecovery.MARK]).toEqual({
+      closed: ["call_1", "call_2"],
+      todos: "unchanged",
+      crash: expect.stringContaining("/4242/"),
+    })
     expect(RecoveryStore.exists(folder, "ses_test1")).toBe(false)
   })
 

@@ -7,7 +7,7 @@ import { beat, probe } from "./beat"
 import { crashed, memorySessions } from "./sessions"
 
 /**
- * AD-4: `recovery resume` talks to OpenCode over HTTP with a 30 s timeout per request (recovery/http.ts). When the note's
+ * Tester AD, AD-4: `recovery resume` talks to OpenCode over HTTP with a 30 s timeout per request (recovery/http.ts). When the note's
  * POST is stored by the server but its answer does not arrive in time (a loaded machine, a big session) — or the
  * command is interrupted (Ctrl-C) right after it — the step "fails", the heartbeat is kept "so a retry is safe", and
  * the retry adds a second interruption note (this time saying no call was left running). The model reads two
@@ -41,6 +41,5 @@ test("AD-4 a resume retried after the note was stored but its answer was lost ad
   // The user runs the same command again, as the error invites.
   await RecoveryActions.resume(context, "ses_test1")
   const notes = history.filter((m) => m.parts.some((p: any) => p.metadata?.[SessionRecovery.MARK]))
-  console.log(notes.map((n) => (n.parts[0] as any).text))
   expect(notes.map((n) => (n.parts[0] as any).text.split("\n")[0])).toHaveLength(1)
 })
