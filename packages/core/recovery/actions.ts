@@ -60,7 +60,12 @@ export namespace RecoveryActions {
       context.probe ?? RecoveryLease.probe(),
       (context.now ?? Date.now)(),
     )
-    if (!verdict.interrupted) throw new SessionRecovery.OwnerAlive({ sessionID, pid: parsed.beat.owner.pid })
+    if (!verdict.interrupted)
+      throw new SessionRecovery.OwnerAlive({
+        sessionID,
+        pid: parsed.beat.owner.pid,
+        namespace: verdict.reason === "other-namespace" || undefined,
+      })
     return parsed.beat
   }
 

@@ -19,18 +19,22 @@ export namespace RecoveryLease {
   export type Probe = {
     hostname: string
     boot?: string
+    /** The pid namespace of the process judging (see `SessionRecovery.Owner.pidns`). */
+    pidns?: string
     process(pid: number): Process
   }
 
   export type Verdict =
-    | { interrupted: false; reason: "owner-alive" | "lease-valid" }
+    | { interrupted: false; reason: "owner-alive" | "lease-valid" | "other-namespace" }
     | { interrupted: true; reason: "owner-dead" | "pid-reused" | "rebooted" | "lease-expired" }
 
   /**
    * The decision, pure. The owner's identity decides whenever it can be checked (same machine, same boot, start time
    * recorded and readable): a live owner keeps its session even when a stall (a suspended laptop) let the lease
    * lapse, a dead one or a reused pid is a crash at once, without waiting for the lease. When the identity cannot be
-   * checked (another machine, no start time on this platform), the lease decides: expired means interrupted.
+   * checked (another machine, no start time on this platform, an owner in another pid namespace — a container with
+   * the host's hostname and boot id, tester AD's AD-1), the lease decides: expired means interrupted. An owner in
+   * another namespace with a valid lease is "other-namespace": maybe alive, never closed from here.
    *
    * @example
    * RecoveryLease.judge(beat, { hostname: "h", boot: "b", process: () => ({ alive: false }) }, now)
@@ -42,6 +46,10 @@ export namespace RecoveryLease {
     const sameMachine = owner.hostname === probe.hostname
     if (sameMachine && owner.boot && probe.boot && owner.boot !== probe.boot)
       return { interrupted: true, reason: "rebooted" }
+    if (sameMachine && owner.pidns && probe.pidns && owner.pidns !== probe.pidns)
+      return expired
+        ? { interrupted: true, reason: "lease-expired" }
+        : { interrupted: false, reason: "other-namespace" }
     if (sameMachine && owner.boot && probe.boot) {
       const proc = probe.process(owner.pid)
       if (!proc.alive) return { interrupted: true, reason: "owner-dead" }
@@ -55,7 +63,7 @@ export namespace RecoveryLease {
 
   /** This machine: hostname, boot id and /proc (Linux); elsewhere a signal-0 check with no start time. */
   export function probe(): Probe {
-    return { hostname: os.hostname(), boot: bootID(), process: inspect }
+    return { hostname: os.hostname(), boot: bootID(), pidns: pidNamespace(), process: inspect }
   }
 
   /** The identity of the current process, recorded as a heartbeat's owner. */
@@ -66,7 +74,20 @@ export namespace RecoveryLease {
       startTime: proc.alive ? proc.startTime : undefined,
       boot: bootID(),
       hostname: os.hostname(),
+      pidns: pidNamespace(),
     }
+  }
+
+  let namespace: string | undefined | null = null
+  /** The pid namespace of this process (Linux), read once; undefined where there is none to read. */
+  export function pidNamespace(): string | undefined {
+    if (namespace !== null) return namespace
+    try {
+      namespace = fs.readlinkSync("/proc/self/ns/pid") || undefined
+    } catch {
+      namespace = undefined
+    }
+    return namespace
   }
 
   let boot: string | undefined | null = null

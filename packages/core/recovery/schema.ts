@@ -39,6 +39,11 @@ export namespace SessionRecovery {
     startTime: z.string().optional(),
     boot: z.string().optional(),
     hostname: z.string(),
+    /**
+     * The owner's pid namespace (Linux: the link of /proc/self/ns/pid, e.g. "pid:[4026531836]"). A container sharing
+     * the host's hostname and boot id has its own: its pid means nothing outside it.
+     */
+    pidns: z.string().optional(),
   })
   export type Owner = z.infer<typeof Owner>
 
@@ -90,9 +95,11 @@ export namespace SessionRecovery {
   )
   export const OwnerAlive = NamedError.create(
     "SessionRecoveryOwnerAlive",
-    z.object({ sessionID: z.string(), pid: z.number() }),
+    z.object({ sessionID: z.string(), pid: z.number(), namespace: z.boolean().optional() }),
     (d) =>
-      `session '${d.sessionID}' is still owned by a live OpenCode process (pid ${d.pid}); stop it first or wait for it to finish`,
+      d.namespace
+        ? `session '${d.sessionID}' is owned by an OpenCode in another pid namespace (a container; pid ${d.pid} there) whose lease is still renewed: it may be alive and cannot be checked from here; stop it first, or wait for its lease to expire`
+        : `session '${d.sessionID}' is still owned by a live OpenCode process (pid ${d.pid}); stop it first or wait for it to finish`,
   )
   /** The session itself is gone from OpenCode (deleted): final, its heartbeat has been removed. */
   export const Deleted = NamedError.create(
