@@ -65,9 +65,16 @@ for (const target of targets()) {
           await serve.waitFor(async () => (await serve.busy(id)) === false, 90_000)
           const turns = scripted.turns()
           const after = turns.slice(2).map(lastUserText)
-          for (const t of turns.slice(2)) console.log("REQ", JSON.stringify(ModelServer.userTexts(t).map((u) => u.slice(0, 60))))
+          for (const t of turns.slice(2))
+            console.log("REQ", JSON.stringify(ModelServer.userTexts(t).map((u) => u.slice(0, 60))))
           const stored = await serve.messages(id)
-          for (const m of stored) console.log("MSG", m.info.role, m.info.id, JSON.stringify(m.parts.map((p: any) => (p.text ?? p.tool ?? p.type).slice(0, 50))))
+          for (const m of stored)
+            console.log(
+              "MSG",
+              m.info.role,
+              m.info.id,
+              JSON.stringify(m.parts.map((p: any) => (p.text ?? p.tool ?? p.type).slice(0, 50))),
+            )
           // The request after the interrupted step answers the user's new instruction, which is its last user message.
           expect(after[0]).toContain("Also add a --verbose flag")
           expect(after[0]).not.toContain("[todo continuation")
@@ -97,7 +104,13 @@ for (const target of targets()) {
           await serve.waitFor(async () => (await serve.busy(id)) === false, 90_000)
           await Bun.sleep(8_000)
           const stored = await serve.messages(id)
-          for (const m of stored) console.log("MSG", m.info.role, JSON.stringify(m.info.error?.name ?? null), JSON.stringify(m.parts.map((p: any) => (p.text ?? p.tool ?? p.type).slice(0, 50))))
+          for (const m of stored)
+            console.log(
+              "MSG",
+              m.info.role,
+              JSON.stringify(m.info.error?.name ?? null),
+              JSON.stringify(m.parts.map((p: any) => (p.text ?? p.tool ?? p.type).slice(0, 50))),
+            )
           console.log("turns", scripted.turns().length)
           expect(scripted.turns()).toHaveLength(2)
           expect(JSON.stringify(stored)).not.toContain("[todo continuation")
@@ -122,9 +135,12 @@ for (const target of targets()) {
           const events: string[] = []
           const sse = new AbortController()
           void (async () => {
-            const r = await fetch(`${serve.url}/event?directory=${encodeURIComponent(project.dir)}`, { signal: sse.signal })
+            const r = await fetch(`${serve.url}/event?directory=${encodeURIComponent(project.dir)}`, {
+              signal: sse.signal,
+            })
             const dec = new TextDecoder()
-            for await (const chunk of r.body as any) for (const m of dec.decode(chunk).matchAll(/"type":"((permission|question)\.[a-z]+)"/g)) events.push(m[1])
+            for await (const chunk of r.body as any)
+              for (const m of dec.decode(chunk).matchAll(/"type":"((permission|question)\.[a-z]+)"/g)) events.push(m[1])
           })().catch(() => {})
           const id = await serve.createSession()
           await serve.promptAsync(id, "Build the parser and document the format")

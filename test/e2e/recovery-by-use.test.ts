@@ -9,9 +9,18 @@ import { targets } from "./targets"
 const CLI = path.join(Harness.ROOT, "packages/plugin/cli.ts")
 
 async function cli(project: Harness.Project, args: string[]) {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { cwd: project.dir, env: project.env, stdout: "pipe", stderr: "pipe" })
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+    cwd: project.dir,
+    env: project.env,
+    stdout: "pipe",
+    stderr: "pipe",
+  })
   const timer = setTimeout(() => proc.kill("SIGKILL"), 120_000)
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
   clearTimeout(timer)
   return { stdout, stderr, code }
 }
@@ -40,7 +49,10 @@ for (const target of targets()) {
             ],
           }),
           // The shape of a real long test run (pallets/itsdangerous: tox / pytest), blocked here by sleep.
-          ModelServer.call("bash", { command: "echo ran >> runs.txt; sleep 60 # python -m pytest tests", description: "Run the test suite" }),
+          ModelServer.call("bash", {
+            command: "echo ran >> runs.txt; sleep 60 # python -m pytest tests",
+            description: "Run the test suite",
+          }),
           ModelServer.text("Looking at it again."),
           ModelServer.text("Done."),
         ])
@@ -58,7 +70,9 @@ for (const target of targets()) {
             process.kill(first.pid, "SIGKILL")
           }
           for (const pid of strays(project.dir)) process.kill(pid, "SIGKILL")
-          expect(JSON.parse((await cli(project, ["recovery", "list", "--json"])).stdout).map((x: any) => x.sessionID)).toEqual([id])
+          expect(
+            JSON.parse((await cli(project, ["recovery", "list", "--json"])).stdout).map((x: any) => x.sessionID),
+          ).toEqual([id])
 
           // The user opens OpenCode again, picks the session from the list and types a message (no /recover).
           await using second = await Serve.start(project, server)
@@ -72,8 +86,20 @@ for (const target of targets()) {
             .map((p: any) => `${p.tool}:${p.state.status}`)
           const msgs = server.turns()[2].body.messages as any[]
           const answered = new Set(msgs.filter((m) => m.role === "tool").map((m) => m.tool_call_id))
-          console.log("tool results sent:", JSON.stringify(msgs.filter((m) => m.role === "tool").map((m) => String(typeof m.content === "string" ? m.content : JSON.stringify(m.content)).slice(0, 100))))
-          console.log("unanswered calls:", msgs.flatMap((m) => (m.tool_calls ?? []).map((c: any) => c.id)).filter((x: string) => !answered.has(x)))
+          console.log(
+            "tool results sent:",
+            JSON.stringify(
+              msgs
+                .filter((m) => m.role === "tool")
+                .map((m) =>
+                  String(typeof m.content === "string" ? m.content : JSON.stringify(m.content)).slice(0, 100),
+                ),
+            ),
+          )
+          console.log(
+            "unanswered calls:",
+            msgs.flatMap((m) => (m.tool_calls ?? []).map((c: any) => c.id)).filter((x: string) => !answered.has(x)),
+          )
           const listed = (await cli(project, ["recovery", "list"])).stdout
           console.log("still running:", running, "| recovery list:", JSON.stringify(listed.slice(0, 200)))
           // Either the crash's call was closed, or the crash is still reported so the user can close it.
@@ -133,7 +159,11 @@ for (const target of targets()) {
           const partsB = (await b.messages(idB)).flatMap((m: any) => m.parts)
           const statusB = partsB.filter((p: any) => p.type === "tool").map((p: any) => p.state.status)
           console.log("A tools", statusA, "B tools", statusB, "B beat files while busy", beatsBefore)
-          const runs = (x: string) => fs.readFileSync(path.join(project.dir, `runs-${x}.txt`), "utf8").split("\n").filter(Boolean).length
+          const runs = (x: string) =>
+            fs
+              .readFileSync(path.join(project.dir, `runs-${x}.txt`), "utf8")
+              .split("\n")
+              .filter(Boolean).length
           expect({ statusA, statusB, a: runs("a"), b: runs("b"), beatB: beatsBefore.length > 0 }).toEqual({
             statusA: ["error"],
             statusB: ["completed"],
