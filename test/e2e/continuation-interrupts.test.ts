@@ -65,16 +65,7 @@ for (const target of targets()) {
           await serve.waitFor(async () => (await serve.busy(id)) === false, 90_000)
           const turns = scripted.turns()
           const after = turns.slice(2).map(lastUserText)
-          for (const t of turns.slice(2))
-            console.log("REQ", JSON.stringify(ModelServer.userTexts(t).map((u) => u.slice(0, 60))))
           const stored = await serve.messages(id)
-          for (const m of stored)
-            console.log(
-              "MSG",
-              m.info.role,
-              m.info.id,
-              JSON.stringify(m.parts.map((p: any) => (p.text ?? p.tool ?? p.type).slice(0, 50))),
-            )
           // The request after the interrupted step answers the user's new instruction, which is its last user message.
           expect(after[0]).toContain("Also add a --verbose flag")
           expect(after[0]).not.toContain("[todo continuation")
@@ -104,14 +95,6 @@ for (const target of targets()) {
           await serve.waitFor(async () => (await serve.busy(id)) === false, 90_000)
           await Bun.sleep(8_000)
           const stored = await serve.messages(id)
-          for (const m of stored)
-            console.log(
-              "MSG",
-              m.info.role,
-              JSON.stringify(m.info.error?.name ?? null),
-              JSON.stringify(m.parts.map((p: any) => (p.text ?? p.tool ?? p.type).slice(0, 50))),
-            )
-          console.log("turns", scripted.turns().length)
           expect(scripted.turns()).toHaveLength(2)
           expect(JSON.stringify(stored)).not.toContain("[todo continuation")
         } finally {
@@ -155,13 +138,9 @@ for (const target of targets()) {
           await serve.waitFor(async () => scripted.turns().length > before, 60_000)
           await serve.waitFor(async () => (await serve.busy(id)) === false, 90_000)
           const after = scripted.turns().slice(before).map(lastUserText)
-          console.log("after Esc:", JSON.stringify(after.map((t) => t.slice(0, 60))), "permission events:", events)
           sse.abort()
-          const logDir = `${project.env.XDG_DATA_HOME}/opencode/log`
-          const fsx = await import("fs")
-          for (const f of fsx.existsSync(logDir) ? fsx.readdirSync(logDir) : [])
-            for (const line of fsx.readFileSync(`${logDir}/${f}`, "utf8").split("\n"))
-              if (/continuation|permission\.(asked|replied|updated)/.test(line)) console.log("LOG", line.slice(0, 220))
+          // The scenario reached the prompt: OpenCode asked for the permission the user then cancelled.
+          expect(events.some((e) => e.startsWith("permission."))).toBe(true)
           // The model stopped with two todos open: the first continuation follows, as in any session.
           expect(after.some((t) => t.includes("[todo continuation 1/3]"))).toBe(true)
         } finally {
@@ -195,12 +174,6 @@ for (const target of targets()) {
           await serve.waitFor(async () => scripted.turns().length > before, 60_000)
           await serve.waitFor(async () => (await serve.busy(id)) === false, 90_000)
           const after = scripted.turns().slice(before).map(lastUserText)
-          console.log("after Esc:", JSON.stringify(after.map((t) => t.slice(0, 60))))
-          const logDir = `${project.env.XDG_DATA_HOME}/opencode/log`
-          const fsx = await import("fs")
-          for (const f of fsx.existsSync(logDir) ? fsx.readdirSync(logDir) : [])
-            for (const line of fsx.readFileSync(`${logDir}/${f}`, "utf8").split("\n"))
-              if (/continuation|permission\.(asked|replied|updated)/.test(line)) console.log("LOG", line.slice(0, 220))
           // The model stopped with two todos open: the first continuation follows, as in any session.
           expect(after.some((t) => t.includes("[todo continuation 1/3]"))).toBe(true)
         } finally {

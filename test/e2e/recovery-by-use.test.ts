@@ -86,22 +86,7 @@ for (const target of targets()) {
             .map((p: any) => `${p.tool}:${p.state.status}`)
           const msgs = server.turns()[2].body.messages as any[]
           const answered = new Set(msgs.filter((m) => m.role === "tool").map((m) => m.tool_call_id))
-          console.log(
-            "tool results sent:",
-            JSON.stringify(
-              msgs
-                .filter((m) => m.role === "tool")
-                .map((m) =>
-                  String(typeof m.content === "string" ? m.content : JSON.stringify(m.content)).slice(0, 100),
-                ),
-            ),
-          )
-          console.log(
-            "unanswered calls:",
-            msgs.flatMap((m) => (m.tool_calls ?? []).map((c: any) => c.id)).filter((x: string) => !answered.has(x)),
-          )
           const listed = (await cli(project, ["recovery", "list"])).stdout
-          console.log("still running:", running, "| recovery list:", JSON.stringify(listed.slice(0, 200)))
           // Either the crash's call was closed, or the crash is still reported so the user can close it.
           expect({ running, reported: listed.includes(id) }).toEqual(
             running.length ? { running, reported: true } : { running: [], reported: listed.includes(id) },
@@ -152,13 +137,11 @@ for (const target of targets()) {
             body: JSON.stringify({ command: "recover", arguments: `resume ${idA}` }),
           })
           const body = await res.text()
-          console.log("recover resume via B:", res.status, body.slice(0, 300))
           await b.waitFor(async () => !(await b.busy(idB)), 120_000)
           const partsA = (await b.messages(idA)).flatMap((m: any) => m.parts)
           const statusA = partsA.filter((p: any) => p.type === "tool").map((p: any) => p.state.status)
           const partsB = (await b.messages(idB)).flatMap((m: any) => m.parts)
           const statusB = partsB.filter((p: any) => p.type === "tool").map((p: any) => p.state.status)
-          console.log("A tools", statusA, "B tools", statusB, "B beat files while busy", beatsBefore)
           const runs = (x: string) =>
             fs
               .readFileSync(path.join(project.dir, `runs-${x}.txt`), "utf8")
