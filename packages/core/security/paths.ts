@@ -213,6 +213,50 @@ export namespace SecurityPath {
     return current
   }
 
+  /**
+   * The real path of an existing file or folder, its names as written (never normalised) and every link and `..`
+   * taken the way the kernel and git's `strbuf_realpath` take them, one name at a time (`a/link/../x` is `x` beside
+   * the link's target). Undefined when a name is missing, a link cannot be read or links loop: the caller cannot
+   * tell where the path leads. Bun's `realpathSync` takes `..` before the links, so it is not used here.
+   *
+   * @example
+   * SecurityPath.physical("/repo/sub/link/../gd") // "/elsewhere/gd" when sub/link → /elsewhere/inner
+   */
+  export function physical(input: string): string | undefined {
+    if (!path.isAbsolute(input)) return undefined
+    let queue = input.split("/").filter((n) => n && n !== ".")
+    let current = "/"
+    let followed = 0
+    while (queue.length) {
+      const name = queue.shift()!
+      if (name === "..") {
+        current = path.dirname(current)
+        continue
+      }
+      const next = current === "/" ? `/${name}` : `${current}/${name}`
+      let stat: fs.Stats
+      try {
+        stat = fs.lstatSync(next)
+      } catch {
+        return undefined
+      }
+      if (!stat.isSymbolicLink()) {
+        current = next
+        continue
+      }
+      if (++followed > MAX_HOPS) return undefined
+      let target: string
+      try {
+        target = fs.readlinkSync(next)
+      } catch {
+        return undefined
+      }
+      if (target.startsWith("/")) current = "/"
+      queue = [...target.split("/").filter((n) => n && n !== "."), ...queue]
+    }
+    return current
+  }
+
   function dedupe(hops: string[], lexical: string) {
     return [...new Set(hops)].filter((h) => h !== lexical)
   }

@@ -203,6 +203,77 @@ export namespace SecurityTree {
     return out
   }
 
+  /**
+   * What is known of the folders below those a tree does not enter (`node_modules`, `.hg`, `.svn`): for each folder,
+   * its modification time, its subfolders and its entries named as looked for — not its other entries, so the cost
+   * is one `stat` per folder and a listing only of the folders that changed. `budget` folders at most are kept; the
+   * rest are walked again at each look (`find`, no budget): slower, never blind.
+   */
+  export type Below = {
+    name: string
+    budget: number
+    folders: Map<string, { mtimeMs: number; ino: number; racy: boolean; dirs: string[]; hits: Entry[] }>
+    /** The last look went past `budget`: some folders were walked with no record. */
+    over: boolean
+  }
+
+  /**
+   * Every entry named `name` below the folders a tree skips (`skip`, `.git` aside: a git folder holds no work tree),
+   * with `old`'s record of them reused where a folder did not change. Folders named `.git` are not entered.
+   *
+   * @example
+   * const below = SecurityTree.below(tree, ".git")
+   * below.hits // ["/repo/node_modules/dep/.git"]
+   * SecurityTree.below(tree, ".git", below) // one stat per folder
+   */
+  export function below(tree: Tree, name: string, old?: Below, budget = 100_000): Below & { hits: Entry[] } {
+    const next: Below = { name, budget: old?.budget ?? budget, folders: new Map(), over: false }
+    const hits: Entry[] = []
+    const queue: string[] = []
+    for (const folder of tree.folders.values())
+      for (const e of folder.entries)
+        if (e.kind === "dir" && e.name !== ".git" && tree.skip.has(e.name)) queue.push(e.path)
+    const beyond: string[] = []
+    while (queue.length) {
+      const dir = queue.pop()!
+      if (next.folders.size >= next.budget) {
+        beyond.push(dir)
+        continue
+      }
+      let stat: fs.Stats
+      try {
+        stat = fs.lstatSync(dir)
+      } catch {
+        continue
+      }
+      if (!stat.isDirectory()) continue
+      let known = old?.folders.get(dir)
+      if (!known || known.racy || known.mtimeMs !== stat.mtimeMs || known.ino !== stat.ino) {
+        let names: fs.Dirent[]
+        try {
+          names = fs.readdirSync(dir, { withFileTypes: true })
+        } catch {
+          continue
+        }
+        known = { mtimeMs: stat.mtimeMs, ino: stat.ino, racy: Date.now() - stat.mtimeMs < RACY_MS, dirs: [], hits: [] }
+        for (const d of names) {
+          const nfc = d.name.normalize("NFC")
+          const kind: Kind = d.isDirectory() ? "dir" : d.isFile() ? "file" : "other"
+          if (nfc === name) known.hits.push({ path: path.join(dir, d.name), name: nfc, kind })
+          else if (kind === "dir") known.dirs.push(path.join(dir, d.name))
+        }
+      }
+      next.folders.set(dir, known)
+      hits.push(...known.hits)
+      queue.push(...known.dirs)
+    }
+    if (beyond.length) {
+      next.over = true
+      hits.push(...find(beyond, name, new Set([".git"])))
+    }
+    return Object.assign(next, { hits })
+  }
+
   function isDir(dir: string): boolean {
     try {
       return fs.lstatSync(dir).isDirectory()

@@ -101,3 +101,27 @@ describe("SecurityPath.replace", () => {
     expect(fs.readdirSync(dir.file("folder"))).toEqual(["x"])
   })
 })
+
+describe("SecurityPath.physical", () => {
+  test("takes links before `..`, name by name, as git and the kernel do; undefined when a name is missing", async () => {
+    await using dir = await tmpdir({ "deep/inner/x": "x", "deep/gd/HEAD": "x", "gd/HEAD": "x" })
+    fs.symlinkSync("deep/inner", dir.file("l"))
+    const real = fs.realpathSync(dir.path)
+    expect(SecurityPath.physical(`${dir.path}/l/../gd`)).toBe(path.join(real, "deep/gd"))
+    expect(SecurityPath.physical(`${dir.path}/./gd//HEAD`)).toBe(path.join(real, "gd/HEAD"))
+    expect(SecurityPath.physical(`${dir.path}/l/../nope`)).toBeUndefined()
+    expect(SecurityPath.physical("relative/path")).toBeUndefined()
+    fs.symlinkSync("loop", dir.file("loop"))
+    expect(SecurityPath.physical(`${dir.path}/loop/x`)).toBeUndefined()
+  })
+
+  test("keeps names as written: no Unicode normalisation, spaces kept", async () => {
+    await using dir = await tmpdir({})
+    const nfd = "cafe\u0301"
+    fs.mkdirSync(dir.file(nfd))
+    fs.mkdirSync(dir.file(" gd"))
+    const real = fs.realpathSync(dir.path)
+    expect(SecurityPath.physical(`${dir.path}/${nfd}`)).toBe(`${real}/${nfd}`)
+    expect(SecurityPath.physical(`${dir.path}/ gd`)).toBe(`${real}/ gd`)
+  })
+})

@@ -55,3 +55,56 @@ describe("SecurityTree", () => {
     expect(fits.unlisted).toEqual([])
   })
 })
+
+describe("SecurityTree.below", () => {
+  const rel = (root: string, hits: SecurityTree.Entry[]) => hits.map((e) => e.path.slice(root.length + 1)).sort()
+
+  test("finds .git entries below node_modules, .hg and .svn, at any depth, without entering a .git", async () => {
+    await using dir = await tmpdir({
+      "node_modules/a/node_modules/b/.git/HEAD": "x",
+      "node_modules/c/index.js": "x",
+      ".svn/x/.git": "gitdir: y\n",
+      ".hg/store/.git/HEAD": "x",
+      "src/node_modules/d/.git/HEAD": "x",
+      "src/plain/.git/HEAD": "x",
+      ".git/modules/m/.git/HEAD": "x",
+    })
+    const tree = await SecurityTree.list(dir.path)
+    const found = SecurityTree.below(tree, ".git")
+    expect(rel(dir.path, found.hits)).toEqual([
+      ".hg/store/.git",
+      ".svn/x/.git",
+      "node_modules/a/node_modules/b/.git",
+      "src/node_modules/d/.git",
+    ])
+    expect(found.over).toBe(false)
+  })
+
+  test("a later look reuses what did not change and sees a repository made deep inside", async () => {
+    await using dir = await tmpdir({ "node_modules/a/b/c/i.js": "x", "node_modules/d/i.js": "x" })
+    // Changed long ago: not "racy" (listed again because it changed within the clock's granularity).
+    const past = new Date(Date.now() - 3_600_000)
+    fs.utimesSync(dir.file("node_modules/d"), past, past)
+    const tree = await SecurityTree.list(dir.path)
+    const first = SecurityTree.below(tree, ".git")
+    expect(first.hits).toEqual([])
+    fs.mkdirSync(dir.file("node_modules/a/b/c/.git"))
+    const second = SecurityTree.below(tree, ".git", first)
+    expect(rel(dir.path, second.hits)).toEqual(["node_modules/a/b/c/.git"])
+    expect(second.folders.get(dir.file("node_modules/d"))).toBe(first.folders.get(dir.file("node_modules/d")))
+  })
+
+  test("past its budget it keeps no record of the rest but still finds what is there (walked again)", async () => {
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 30; i++) files[`node_modules/p${i}/lib/i.js`] = "x"
+    await using dir = await tmpdir(files)
+    const tree = await SecurityTree.list(dir.path)
+    const first = SecurityTree.below(tree, ".git", undefined, 5)
+    expect(first.over).toBe(true)
+    expect(first.folders.size).toBe(5)
+    fs.mkdirSync(dir.file("node_modules/p17/lib/.git"))
+    fs.mkdirSync(dir.file("node_modules/p3/.git"))
+    const second = SecurityTree.below(tree, ".git", first)
+    expect(rel(dir.path, second.hits)).toEqual(["node_modules/p17/lib/.git", "node_modules/p3/.git"])
+  })
+})
