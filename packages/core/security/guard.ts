@@ -1,3 +1,4 @@
+import { spawnSync } from "child_process"
 import fs from "fs"
 import os from "os"
 import path from "path"
@@ -79,6 +80,11 @@ export namespace SecurityGuard {
     /** Environment the role is read from (default `process.env`). */
     env?: Record<string, string | undefined>
     log?: Logger
+    /**
+     * Folders below `node_modules`, `.hg` and `.svn` whose state is kept to find repositories made there (default
+     * 100,000; past it the rest are walked again at each look: see `SecurityTree.below`).
+     */
+    maxSkippedFolders?: number
     /**
      * Host paths no role may write while a policy exists: configuration files, and (ending in `/`) folders such as
      * plugin and tool folders, whose change could switch enforcement off (see `hostProtected`).
@@ -1024,6 +1030,28 @@ export namespace SecurityGuard {
      * (the sandbox hides those folders from it, so they are not its doing): `newRepositories` inspects only those that appear besides them.
      */
     const unlistedRepos = new Set<string>()
+    /**
+     * Repositories below the folders the tree does not enter (`node_modules`, `.hg`, `.svn`) when the layer started:
+     * OpenCode's snapshot runs git in them too, so their config and hooks are read-only like any other's. What is
+     * known of those folders (`SecurityTree.below`) is kept between looks.
+     */
+    const skippedRepos = new Set<string>()
+    let belowState: SecurityTree.Below | undefined
+    let belowOverNoted = false
+    /**
+     * The root had no `.git` when the layer started: one made later is inspected (`newRepositories`), again whenever
+     * it is another (`rootSeen`: the device and inode of the one last inspected).
+     */
+    const rootHadGit = kindOf(path.join(root, ".git")) !== undefined
+    let rootSeen: string | undefined
+    const rootIdentity = () => {
+      try {
+        const s = fs.lstatSync(path.join(root, ".git"))
+        return `${s.dev}:${s.ino}:${s.isDirectory() ? "dir" : "file"}`
+      } catch {
+        return undefined
+      }
+    }
     const reposBelow = (dirs: readonly string[]) =>
       SecurityTree.find(dirs, ".git")
         .map((e) => path.dirname(e.path))
@@ -1515,6 +1543,9 @@ export namespace SecurityGuard {
       if (!baselined) {
         baselined = true
         for (const top of reposBelow(tree.unlisted)) unlistedRepos.add(top)
+        const below = SecurityTree.below(tree, ".git", undefined, options.maxSkippedFolders)
+        belowState = below
+        for (const e of below.hits) skippedRepos.add(path.dirname(e.path))
       }
       watcher.add(policyFilesOf(tree))
       const { state, d } = current()
@@ -2086,8 +2117,8 @@ export namespace SecurityGuard {
       }
       // Repositories a call made, known before the tree is listed again.
       const tops = repositoriesOf.tops
-      return inspectedRepos.size || unlistedRepos.size
-        ? [...new Set([...tops, ...unlistedRepos, ...inspectedRepos])]
+      return inspectedRepos.size || unlistedRepos.size || skippedRepos.size
+        ? [...new Set([...tops, ...unlistedRepos, ...skippedRepos, ...inspectedRepos])]
         : tops
     }
     /**
@@ -2097,7 +2128,8 @@ export namespace SecurityGuard {
      */
     const gitDirsOf = (top: string): string[] => {
       const dot = path.join(top, ".git")
-      const dir = kindOf(dot) === "file" ? (gitFileTarget(dot) ?? dot) : dot
+      const target = kindOf(dot) === "file" ? gitFileTarget(dot) : undefined
+      const dir = target ? (target.real ?? target.named) : dot
       const out = [dir]
       // A linked worktree's git folder names the main repository's in `commondir`: git takes config and hooks from
       // there, and OpenCode its project id.
@@ -2487,11 +2519,14 @@ export namespace SecurityGuard {
     }
 
     /**
-     * Repositories a call created below the root. OpenCode's snapshot (its own git, outside the sandbox) runs
-     * `git status` in every repository of the project at the end of each step, with that repository's config: what in
-     * a new one runs a program — a config setting (`SecurityGitConfig.risky`), `commondir` (config and hooks taken
-     * from elsewhere), a hook, or a `.git` file sending git to a repository outside the project — is moved aside at
-     * once; from the next command on its config and hooks are read-only like any other repository's.
+     * Repositories a call created below the root, and at the root of a project that had none. OpenCode's snapshot
+     * (its own git, outside the sandbox) runs `git status` in every repository of the project at the end of each
+     * step, with that repository's config — those below `node_modules`, `.hg` and `.svn` too, which the tree does not
+     * enter (`SecurityTree.below` looks there for `.git` entries, folders only) — and the user's git runs a root one's
+     * at its next use: what in a new one runs a program — a config setting (`SecurityGitConfig.risky`), `commondir`
+     * (config and hooks taken from elsewhere), a hook, or a `.git` file sending git to a repository outside the
+     * project or to one the layer cannot name exactly as git does (`gitFileTarget`, checked against git itself) — is
+     * moved aside at once; from the next command on its config and hooks are read-only like any other repository's.
      */
     const newRepositories = (d: Derived, call: Call): string[] => {
       if (d.allowGitConfig || !tree) return []
@@ -2502,25 +2537,53 @@ export namespace SecurityGuard {
       // A repository made where the tree's budget no longer reaches (a command that made 200,000 files first, then
       // `zzz/sub` with a `core.fsmonitor`) is found by a walk of the unlisted folders with no budget.
       const listed = SecurityTree.refresh(tree).tree
+      const skipped = SecurityTree.below(listed, ".git", belowState, options.maxSkippedFolders)
+      belowState = skipped
+      if (skipped.over && !belowOverNoted) {
+        belowOverNoted = true
+        log.warn(
+          `[security] more than ${skipped.budget} folders below node_modules, .hg and .svn: the rest are walked again after each command to find repositories made there`,
+        )
+      }
       const found = [
         ...SecurityTree.entries(listed),
         ...(listed.unlisted.length ? SecurityTree.find(listed.unlisted, ".git") : []),
+        ...skipped.hits,
       ]
+      // The root's own `.git`, when the project had none: made by the agent, it is inspected as a nested one is.
+      const rootDot = path.join(root, ".git")
+      const rootNow = rootHadGit ? undefined : rootIdentity()
+      if (rootNow && rootNow !== rootSeen)
+        found.push({ path: rootDot, name: ".git", kind: rootNow.endsWith(":dir") ? "dir" : "file" })
       for (const e of found) {
         if (e.name !== ".git") continue
         const top = path.dirname(e.path)
-        if (top === root || known.has(top) || inspectedRepos.has(top)) continue
-        inspectedRepos.add(top)
+        if (top === root) {
+          if (!rootNow || rootNow === rootSeen || e.path !== rootDot) continue
+          rootSeen = rootNow
+        } else {
+          if (known.has(top) || inspectedRepos.has(top)) continue
+          inspectedRepos.add(top)
+        }
         let gitDir = e.path
         if (e.kind !== "dir") {
           const target = gitFileTarget(e.path)
-          if (!target || !SecurityPath.isInside(target, root)) {
-            notes.push(
-              ...moveAside(d, e.path, call, `${why}, and this file sends it to a repository outside the project`),
-            )
+          const says = target?.real && SecurityPath.isInside(target.real, root) ? gitSaysGitDir(e.path, env) : undefined
+          const unsafe = !target?.real
+            ? "and the layer cannot tell which folder this file sends it to as git reads it (it is moved aside rather than trusted)"
+            : !SecurityPath.isInside(target.real, root)
+              ? "and this file sends it to a repository outside the project"
+              : Buffer.isBuffer(says) && !says.equals(Buffer.from(target.real))
+                ? "and git reads this file as naming another folder than the layer does (it is moved aside rather than trusted)"
+                : undefined
+          if (unsafe) {
+            // Gone, the place is inspected again when a `.git` reappears there.
+            if (top === root) rootSeen = undefined
+            else inspectedRepos.delete(top)
+            notes.push(...moveAside(d, e.path, call, `${why}, ${unsafe}`))
             continue
           }
-          gitDir = target
+          gitDir = target!.real!
         }
         for (const name of ["config", "config.worktree", "commondir", "hooks"]) {
           const p = path.join(gitDir, name)
@@ -4275,14 +4338,59 @@ export namespace SecurityGuard {
     return states.has(glob.length)
   }
 
-  /** The folder a `.git` file names (`gitdir: …`, relative to the file's folder), or undefined. */
-  function gitFileTarget(file: string): string | undefined {
+  const GITDIR = Buffer.from("gitdir: ")
+  /**
+   * The folder a `.git` file sends git to, read as git reads it (`read_gitfile_gently`): the file starts with the
+   * 8 bytes `gitdir: `, and everything after them, raw, with only the line ends (`\n`, `\r`) at its end cut, names the
+   * folder, relative to the `.git` file's own folder. `named` is that path as written; `real` where it leads, its links
+   * and `..` resolved as git resolves them (`SecurityPath.physical`), undefined when it does not exist. Undefined as a
+   * whole when the layer cannot name the folder exactly as git would: no `gitdir: ` prefix, an empty path, bytes
+   * that are not UTF-8, a NUL or a line break inside it (git reads up to the NUL; a line break is kept in the name),
+   * a file over git's 1 MiB limit, or one that cannot be read.
+   */
+  function gitFileTarget(file: string): { named: string; real?: string } | undefined {
+    let bytes: Buffer
     try {
-      const named = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(file, "utf8"))?.[1]
-      return named ? path.resolve(path.dirname(file), named) : undefined
+      if (fs.statSync(file).size > 1 << 20) return undefined
+      bytes = fs.readFileSync(file)
     } catch {
       return undefined
     }
+    if (bytes.length < GITDIR.length || !bytes.subarray(0, GITDIR.length).equals(GITDIR)) return undefined
+    let end = bytes.length
+    while (end > GITDIR.length && (bytes[end - 1] === 0x0a || bytes[end - 1] === 0x0d)) end--
+    const raw = bytes.subarray(GITDIR.length, end)
+    if (!raw.length || raw.includes(0) || raw.includes(0x0a) || raw.includes(0x0d)) return undefined
+    const text = raw.toString("utf8")
+    if (!Buffer.from(text, "utf8").equals(raw)) return undefined
+    // git joins the two as strings (`<folder>/<path>`) and resolves the result name by name.
+    const joined = text.startsWith("/") ? text : `${path.dirname(file)}/${text}`
+    return { named: path.resolve(joined), real: SecurityPath.physical(joined) }
+  }
+
+  /**
+   * Where git itself says a `.git` file sends it (`git --git-dir=<file> rev-parse --absolute-git-dir`), as bytes:
+   * "fails" when git does not take it for a repository (it then runs nothing there), undefined when git cannot be
+   * run. The repository's own settings cannot run a program here: `rev-parse` reads no index (no `core.fsmonitor`,
+   * which is also set off), runs no hook, no pager, no alias; the system configuration and the environment's
+   * `GIT_*` variables are left out, optional locks are off.
+   */
+  function gitSaysGitDir(file: string, env: Record<string, string | undefined>): Buffer | "fails" | undefined {
+    const clean: Record<string, string> = {}
+    for (const [k, v] of Object.entries(env)) if (v !== undefined && !k.startsWith("GIT_")) clean[k] = v
+    Object.assign(clean, { GIT_CONFIG_NOSYSTEM: "1", GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" })
+    const git = SecuritySearchPath.which("git", env)
+    if (!git) return undefined
+    const result = spawnSync(
+      git,
+      [`--git-dir=${file}`, "-c", "core.fsmonitor=false", "rev-parse", "--absolute-git-dir"],
+      { cwd: path.dirname(file), env: clean, timeout: 10_000, stdio: ["ignore", "pipe", "ignore"] },
+    )
+    if (result.error) return undefined
+    if (result.status !== 0) return "fails"
+    let out = result.stdout as Buffer
+    while (out.length && (out[out.length - 1] === 0x0a || out[out.length - 1] === 0x0d)) out = out.subarray(0, -1)
+    return out
   }
 
   /** The paths and, for those a link leads elsewhere, where they lead (folders keep their trailing separator). */
