@@ -29,6 +29,7 @@ import { SecurityPluginTool } from "./plugin-tool"
 import { SecurityPythonPath } from "./python-path"
 import { SecurityRedact } from "./redact"
 import { SecurityRipgrep } from "./ripgrep"
+import { SecuritySearch } from "./search"
 import { SecurityRole } from "./role"
 import { Sandbox } from "./sandbox"
 import { SandboxPlan } from "./sandbox/plan"
@@ -217,6 +218,14 @@ export namespace SecurityGuard {
      * `SandboxUnavailable` when it is `required` and cannot start.
      */
     helper(): Promise<HostSandbox | undefined>
+    /**
+     * A `grep` or `glob` call whose scope can reach protected content (a protected entry below or above its folder,
+     * read-protected segments anywhere for grep, a path that no longer resolves): the result of the layer's own
+     * contained search (`SecuritySearch`), to stand in for OpenCode's. Undefined when OpenCode's may stand.
+     */
+    search(call: Call): Promise<SecuritySearch.Result | undefined>
+    /** Whether a `grep` or `glob` call's scope can reach protected content (when `search` stands in for OpenCode). */
+    searchReaches(call: Call): boolean
     /** After a tool ran: its output with protected content removed or redacted. */
     after(call: Call, output: string): string
     /** Every string of a tool result object redacted in place (MCP results, metadata). */
@@ -1594,9 +1603,9 @@ export namespace SecurityGuard {
       return out
     }
 
-    const updateRipgrep = () => {
-      const { d } = current()
-      const hidden = d.config
+    /** Entries whose content no search may show: read- or llm-protected paths, what protected links lead to, host paths. */
+    const searchHidden = (d: Derived): { path: string; dir: boolean }[] =>
+      d.config
         ? [
             ...index.top
               .filter((e) => e.ops.has("read") || e.ops.has("llm"))
@@ -1608,7 +1617,9 @@ export namespace SecurityGuard {
             ...hostHidden.map((p) => ({ path: p, dir: true })),
           ]
         : []
-      SecurityRipgrep.set(ripgrepOwner, SecurityRipgrep.globs(hidden))
+
+    const updateRipgrep = () => {
+      SecurityRipgrep.set(ripgrepOwner, SecurityRipgrep.globs(searchHidden(current().d)))
     }
 
     const sourceOf = (call: Call): Source => {
@@ -3737,6 +3748,53 @@ export namespace SecurityGuard {
         out[SecurityRipgrep.ENV] =
           file && sb.plan()?.exposed.includes(file) ? file : (SecurityRipgrep.userConfig() ?? "")
         return out
+      },
+      searchReaches(call) {
+        if (call.tool !== "grep" && call.tool !== "glob") return false
+        const { state, d } = current()
+        if (state.status === "none" || !d.config) return false
+        const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
+        const base = SecurityTools.toolPath(typeof a.path === "string" ? a.path : ".", directory)
+        let real: string | undefined
+        try {
+          real = fs.realpathSync(base)
+        } catch {
+          // Nothing there now (it may have been there when OpenCode searched): the contained search says so.
+          return true
+        }
+        if (call.tool === "grep" && d.readMarkers.length > 0) return true
+        const near = (p: string) => [base, real].some((b) => SecurityPath.isInside(p, b) || SecurityPath.isInside(b, p))
+        return searchHidden(d).some((e) => near(e.path))
+      },
+      async search(call) {
+        if (!guard.searchReaches(call)) return undefined
+        const { d } = current()
+        const config = d.config
+        const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
+        if (!config || typeof a.pattern !== "string") return undefined
+        const base = SecurityTools.toolPath(typeof a.path === "string" ? a.path : ".", directory)
+        const exclude = searchHidden(d)
+        const hidden = (p: string) => hiddenInstruction(d, config, p)
+        const result =
+          call.tool === "grep"
+            ? await SecuritySearch.grep({
+                base,
+                pattern: a.pattern,
+                include: typeof a.include === "string" ? a.include : undefined,
+                hidden,
+                lines: (p) => segmentLines(d, p, "lf"),
+                exclude,
+              })
+            : await SecuritySearch.glob({ base, pattern: a.pattern, hidden, exclude })
+        audit(d, {
+          action: "redact",
+          source: "builtin-tool",
+          tool: call.tool,
+          callID: call.callID,
+          kinds: ["contained-search"],
+          count: 1,
+        })
+        return result
       },
       after(call, output) {
         const early = (call.callID && carried.get(call.callID)) || []

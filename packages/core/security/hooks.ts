@@ -73,6 +73,9 @@ export namespace SecurityHooks {
     shellPath?: string
   }
 
+  /** Tool results whose search `guard.search` already replaced (or left). */
+  const searched = new WeakSet<object>()
+
   /** Keys of a tool result that reach the model or are stored and shown: redacted in place. */
   export const RESULT_KEYS = ["output", "title", "metadata", "content"] as const
 
@@ -137,6 +140,21 @@ export namespace SecurityHooks {
         await ready()
         const call = { tool: input.tool, args: input.args, sessionID: input.sessionID, callID: input.callID }
         const result = output as Record<string, unknown>
+        // A search that could reach protected content: OpenCode's result is replaced by the layer's contained one
+        // (its count and truncation note would say whether a regex matched a hidden line; see `SecuritySearch`).
+        if (
+          typeof result.output === "string" &&
+          (input.tool === "grep" || input.tool === "glob") &&
+          !searched.has(output)
+        ) {
+          const own = await guard.search(call)
+          // The fork runs the security rules again after other plugins: the search is not repeated for the same result.
+          searched.add(output)
+          if (own) {
+            result.output = own.output
+            if (result.metadata && typeof result.metadata === "object") Object.assign(result.metadata, own.metadata)
+          }
+        }
         if (typeof result.output === "string") result.output = guard.after(call, result.output)
         else {
           // No output text (OpenCode 1.2.15 hands an MCP tool's own result, `{ content }`): the call's after-call

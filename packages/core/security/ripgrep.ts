@@ -136,7 +136,7 @@ export namespace SecurityRipgrep {
    * such character is written as `?` per byte of its UTF-8 form (ripgrep's `?` matches one byte), which matches it and
    * any other byte there: a same-named neighbour may be excluded too, never the other way round.
    */
-  function escape(name: string) {
+  export function escape(name: string) {
     return name
       .replace(/[\\*?[\]{}!,]/g, (c) => `\\${c}`)
       .replace(/\p{Cc}/gu, anyBytes)
