@@ -1,3 +1,4 @@
+import fs from "fs"
 import { OpenCode } from "../opencode"
 import { SecurityError } from "./errors"
 import { SecurityHook } from "./hook"
@@ -73,6 +74,28 @@ export namespace SecurityHooks {
     shellPath?: string
   }
 
+  /**
+   * A search path spelled through `/proc` (`/proc/self/root<project>`, `/proc/<pid>/root…`, `/proc/thread-self/…`)
+   * becomes the real path it names: OpenCode 1.2.15 runs ripgrep on the path as given, and the exclusions of
+   * `SecurityRipgrep` (anchored to real paths) do not place such a spelling, so ripgrep read protected files there.
+   * Other spellings are left as written (a link inside the project would become a path outside it, which OpenCode
+   * asks the user about).
+   *
+   * @example
+   * const args = { pattern: "x", path: "/proc/self/root/repo" }
+   * SecurityHooks.realSearchPath(args) // args.path === "/repo"
+   */
+  export function realSearchPath(args: unknown) {
+    if (!args || typeof args !== "object") return
+    const a = args as Record<string, unknown>
+    if (typeof a.path !== "string" || !/^\/+proc(\/|$)/.test(a.path)) return
+    try {
+      a.path = fs.realpathSync(a.path)
+    } catch {
+      // Nothing there: OpenCode's search finds nothing either, and the after hook's own search stands in.
+    }
+  }
+
   /** Tool results whose search `guard.search` already replaced (or left). */
   const searched = new WeakSet<object>()
 
@@ -121,6 +144,7 @@ export namespace SecurityHooks {
           callID: input.callID,
         })
         if (!verdict.allowed) throw verdict.error
+        if (guard.active() && (input.tool === "grep" || input.tool === "glob")) realSearchPath(output.args)
       },
       async "shell.env"(input, output) {
         // No command starts while a file tool is between its check and its result (see `SecurityGuard.before`).

@@ -48,6 +48,21 @@ for (const route of ROUTES) {
       }
       expect(leaked).toEqual([])
     })
+
+    test("grep whose path is /proc/self/root<project> (or /proc/<pid>/root…): ripgrep does not read .env, secrets/ or app/.env.production", async () => {
+      await using box = await fresh(route)
+      const p = box.dir.path
+      const read: string[] = []
+      for (const dir of [`/proc/self/root${p}`, `/proc/${process.pid}/root${p}/app`, `/proc/thread-self/root${p}`]) {
+        const g = await box.s.call("grep", { pattern: "Hq83|Zx81|prodtoken", path: dir })
+        // What the model gets is filtered (the lines are removed); what ripgrep read is the raw output.
+        if (/Hq83kfP2mZ0xQ7vB|Zx81Qp0vLk27mNb5Yt3RwE9u|prodtoken99887766/.test(g.output))
+          read.push(`model saw it: ${dir}`)
+        if (/Hq83kfP2mZ0xQ7vB|Zx81Qp0vLk27mNb5Yt3RwE9u|prodtoken99887766/.test(g.raw))
+          read.push(`ripgrep read it: ${dir}`)
+      }
+      expect(read).toEqual([])
+    })
   })
 
   describe(`route ${route}: AA7 grep and glob answer a right and a wrong guess alike`, () => {
