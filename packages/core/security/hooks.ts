@@ -145,6 +145,28 @@ export namespace SecurityHooks {
         })
         if (!verdict.allowed) throw verdict.error
         if (guard.active() && (input.tool === "grep" || input.tool === "glob")) realSearchPath(output.args)
+        // OpenCode 1.2.15's batch runs its calls past the after hook: a search there cannot be contained.
+        if (guard.active() && input.tool === "batch") {
+          const calls = Array.isArray(output.args?.tool_calls) ? (output.args.tool_calls as unknown[]) : []
+          for (const c of calls) {
+            const inner = (c && typeof c === "object" ? c : {}) as { tool?: unknown; parameters?: unknown }
+            if (inner.tool !== "grep" && inner.tool !== "glob") continue
+            if (!guard.searchReaches({ tool: inner.tool, args: inner.parameters })) continue
+            const error = new SecurityError.Denied({
+              reason: `${inner.tool} inside batch: its folder holds content the security policy protects, and a batch's results are not filtered; call ${inner.tool} directly`,
+              tool: input.tool,
+            })
+            guard.audit?.logSecurityEvent({
+              action: "deny",
+              source: "builtin-tool",
+              tool: input.tool,
+              sessionID: input.sessionID,
+              callID: input.callID,
+              reason: error.data.reason,
+            })
+            throw error
+          }
+        }
       },
       async "shell.env"(input, output) {
         // No command starts while a file tool is between its check and its result (see `SecurityGuard.before`).

@@ -100,6 +100,20 @@ for (const route of ROUTES) {
       expect(right.output).toBe(wrong.output)
     })
 
+    test("batch (OpenCode 1.2.15 runs its calls past the after hook): a grep or glob reaching protected content is refused", async () => {
+      await using box = await fresh(route, 3, { ...REDTEAM_POLICY, segments: undefined })
+      const batch = (calls: { tool: string; parameters: Record<string, unknown> }[]) =>
+        box.s.call("batch", { tool_calls: calls })
+      const grep = await batch([{ tool: "grep", parameters: { pattern: "PUBX|PASSWORD=Hq8" } }])
+      const glob = await batch([{ tool: "glob", parameters: { pattern: "{p/*,secrets/api*}" } }])
+      const proc = await batch([
+        { tool: "grep", parameters: { pattern: "PUBX", path: `/proc/self/root${box.dir.path}` } },
+      ])
+      const plain = await batch([{ tool: "grep", parameters: { pattern: "PUBX", path: "p" } }])
+      expect([grep.refused, glob.refused, proc.refused, plain.refused]).toEqual([true, true, true, false])
+      expect(grep.reason).toContain("call grep directly")
+    })
+
     test("control: without read-protected segments, a grep in a folder holding nothing protected keeps OpenCode's own output", async () => {
       await using box = await fresh(route, 3, { ...REDTEAM_POLICY, segments: undefined })
       const g = await box.s.call("grep", { pattern: "PUBX", path: "p" })
