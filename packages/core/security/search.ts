@@ -242,30 +242,34 @@ export namespace SecuritySearch {
     return out
   }
 
-  /** Runs ripgrep, handing each output line to `row` until it returns true (then stops it: true is returned). */
+  /**
+   * Runs ripgrep, handing each output line to `row` until it returns true (then stops it: true is returned). Done when
+   * its output has ended, not when the process has: a busy machine can report the exit before the last output.
+   */
   function run(rg: string, args: string[], cwd: string, row: (line: string) => boolean): Promise<boolean> {
     return new Promise((resolve) => {
       const proc = spawn(rg, args, { cwd, stdio: ["ignore", "pipe", "ignore"] })
       let buffer = ""
       let stopped = false
+      const stop = () => {
+        stopped = true
+        proc.kill()
+        resolve(true)
+      }
       proc.stdout.setEncoding("utf8")
       proc.stdout.on("data", (chunk: string) => {
         if (stopped) return
         buffer += chunk
         const lines = buffer.split("\n")
         buffer = lines.pop() ?? ""
-        for (const line of lines) {
-          if (!line || !row(line)) continue
-          stopped = true
-          proc.kill()
-          return
-        }
+        for (const line of lines) if (line && row(line)) return stop()
       })
-      proc.on("error", () => resolve(false))
-      proc.on("close", () => {
-        if (!stopped && buffer && row(buffer)) stopped = true
-        resolve(stopped)
+      proc.stdout.on("end", () => {
+        if (stopped) return
+        if (buffer && row(buffer)) return stop()
+        resolve(false)
       })
+      proc.on("error", () => resolve(stopped))
     })
   }
 }
