@@ -1061,6 +1061,39 @@ export namespace SecurityGuard {
         return undefined
       }
     }
+    /**
+     * What each known repository was when last inspected (or at start), by top: the device and inode of its `.git`
+     * entry (with the folder a `.git` file resolves to), of each of its git folders (`gitDirsOf`) and of their
+     * `config`, `config.worktree`, `commondir` and `hooks`. The sandbox makes those read-only in place, but a command
+     * can rename a folder above them (the repository's folder, the git folder a `.git` file names, `.git/modules`, a
+     * link on the `gitdir:` path) and put another in its place: knowing a path is not knowing the repository, so
+     * `newRepositories` inspects again whatever is no longer what it was.
+     */
+    const repoIds = new Map<string, Map<string, string>>()
+    const idOf = (p: string) => {
+      try {
+        const s = fs.lstatSync(p)
+        return `${s.dev}:${s.ino}:${s.isDirectory() ? "d" : s.isFile() ? "f" : "o"}`
+      } catch {
+        return "-"
+      }
+    }
+    const REPO_FILES = ["config", "config.worktree", "commondir", "hooks"] as const
+    const repoIdentity = (top: string): Map<string, string> => {
+      const out = new Map<string, string>()
+      const dot = path.join(top, ".git")
+      const kind = kindOf(dot)
+      out.set(dot, `${idOf(dot)}${kind === "file" ? `>${gitFileTarget(dot)?.real ?? "?"}` : ""}`)
+      if (!kind) return out
+      for (const dir of gitDirsOf(top)) {
+        out.set(dir, idOf(dir))
+        for (const name of REPO_FILES) out.set(path.join(dir, name), idOf(path.join(dir, name)))
+      }
+      return out
+    }
+    const recordRepos = () => {
+      for (const top of repositories()) repoIds.set(top, repoIdentity(top))
+    }
     const reposBelow = (dirs: readonly string[]) =>
       SecurityTree.find(dirs, ".git")
         .map((e) => path.dirname(e.path))
@@ -1555,6 +1588,7 @@ export namespace SecurityGuard {
         const below = SecurityTree.below(tree, ".git", undefined, options.maxSkippedFolders)
         belowState = below
         for (const e of below.hits) skippedRepos.add(path.dirname(e.path))
+        recordRepos()
       }
       watcher.add(policyFilesOf(tree))
       const { state, d } = current()
@@ -2596,14 +2630,52 @@ export namespace SecurityGuard {
           }
           gitDir = target!.real!
         }
-        for (const name of ["config", "config.worktree", "commondir", "hooks"]) {
-          const p = path.join(gitDir, name)
-          if (!fs.existsSync(p)) continue
-          const runs = name === "commondir" ? [p] : planted(p)
-          for (const t of runs) notes.push(...moveAside(d, t, call, `${why}, and git would run what it names`))
+        for (const name of REPO_FILES) inspect(path.join(gitDir, name))
+      }
+      // A known place whose repository is another than the one inspected (a folder above the read-only config renamed
+      // and a new one put in its place): what changed is inspected as in a new repository.
+      for (const top of known) {
+        const was = repoIds.get(top)
+        if (!was) continue
+        const now = repoIdentity(top)
+        const changed = [...now.keys()].filter((k) => was.get(k) !== now.get(k))
+        if (!changed.length) continue
+        const dot = path.join(top, ".git")
+        if (changed.includes(dot) && kindOf(dot) === "file") {
+          const target = gitFileTarget(dot)
+          const says = target?.real && SecurityPath.isInside(target.real, root) ? gitSaysGitDir(dot, env) : undefined
+          if (
+            !target?.real ||
+            !SecurityPath.isInside(target.real, root) ||
+            (Buffer.isBuffer(says) && !says.equals(Buffer.from(target.real)))
+          ) {
+            notes.push(
+              ...moveAside(
+                d,
+                dot,
+                call,
+                `${why}, and this .git file now sends git to a folder the layer did not inspect (outside the project, or one it cannot name exactly as git does)`,
+              ),
+            )
+            continue
+          }
+        }
+        const dirs = new Set(gitDirsOf(top))
+        for (const k of changed) {
+          if (k === dot) {
+            for (const dir of dirs) for (const name of REPO_FILES) inspect(path.join(dir, name))
+          } else if (dirs.has(k)) for (const name of REPO_FILES) inspect(path.join(k, name))
+          else inspect(k)
         }
       }
+      recordRepos()
       return notes
+
+      function inspect(p: string) {
+        if (!fs.existsSync(p)) return
+        const runs = path.basename(p) === "commondir" ? [p] : planted(p)
+        for (const t of runs) notes.push(...moveAside(d, t, call, `${why}, and git would run what it names`))
+      }
     }
 
     /** Files plugins import that changed since last seen: named (see `imported`). */
