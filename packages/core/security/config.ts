@@ -707,8 +707,9 @@ export namespace SecurityConfig {
     const folderStamp = (dir: string): string | undefined => {
       try {
         const stat = fs.statSync(dir)
-        if (Date.now() - stat.mtimeMs < 2_000) return `racy:${Math.random()}`
-        return `${stat.ino}:${stat.mtimeMs}`
+        // The change time too: a command sets a folder's modification time back (`touch -r`), never its change time.
+        if (Date.now() - Math.max(stat.mtimeMs, stat.ctimeMs) < 2_000) return `racy:${Math.random()}`
+        return `${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`
       } catch {
         return undefined
       }

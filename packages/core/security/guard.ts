@@ -1825,7 +1825,7 @@ export namespace SecurityGuard {
         try {
           const stat = fs.statSync(file)
           if (!stat.isFile() || stat.size > 2 * 1024 * 1024) continue
-          stamp = `${stat.mtimeMs}:${stat.size}`
+          stamp = `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`
           if (seenSegments.get(file) === stamp) continue
           seenSegments.set(file, stamp)
           const text = fs.readFileSync(file, "utf8")

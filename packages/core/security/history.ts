@@ -315,7 +315,8 @@ export namespace SecurityHistory {
   function stamp(file: string) {
     try {
       const s = fs.statSync(file)
-      return `${s.mtimeMs}:${s.size}`
+      // The change time and inode too: a command puts back a file's size and modification time, not its change time.
+      return `${s.mtimeMs}:${s.ctimeMs}:${s.size}:${s.ino}`
     } catch {
       return "-"
     }

@@ -3,7 +3,7 @@ import path from "path"
 
 /**
  * The project's folders and their entries as last listed, kept up to date cheaply: `refresh` compares every folder's
- * modification time (one `stat` each) and lists again only the folders that changed, so a file created, removed or
+ * modification and change times (one `stat` each) and lists again only the folders that changed, so a file created, removed or
  * renamed anywhere — by a shell command, another tool or the user's editor — is seen by the next check without
  * walking the whole tree. Links are not followed; `.git`, `node_modules` and similar folders are listed (their own
  * entries count) but not entered.
@@ -22,7 +22,7 @@ export namespace SecurityTree {
    * after the listing may carry the same time; such a folder is listed again at the next refresh (as git treats
    * "racily clean" index entries).
    */
-  export type Folder = { mtimeMs: number; ino: number; entries: Entry[]; racy?: boolean }
+  export type Folder = { mtimeMs: number; ctimeMs: number; ino: number; entries: Entry[]; racy?: boolean }
 
   /** Timestamps are taken from a coarse clock (a few milliseconds): changes closer than this to a listing are racy. */
   const RACY_MS = 2_000
@@ -104,7 +104,7 @@ export namespace SecurityTree {
   }
 
   /**
-   * Brings a tree up to date: a folder whose modification time or inode changed is listed again (with any new
+   * Brings a tree up to date: a folder whose modification time, change time or inode changed is listed again (with any new
    * folders below it); folders that vanished are dropped. Synchronous: one `stat` per known folder.
    *
    * @example
@@ -121,8 +121,7 @@ export namespace SecurityTree {
         stale.add(dir)
         continue
       }
-      if (folder.racy || !stat.isDirectory() || stat.mtimeMs !== folder.mtimeMs || stat.ino !== folder.ino)
-        stale.add(dir)
+      if (folder.racy || !stat.isDirectory() || !unchanged(stat, folder)) stale.add(dir)
     }
     if (!stale.size) return { tree: old, changed: false, touched }
     const tree: Tree = { ...old, folders: new Map(), truncated: false, unlisted: [], cut: undefined, count: 0 }
@@ -205,14 +204,17 @@ export namespace SecurityTree {
 
   /**
    * What is known of the folders below those a tree does not enter (`node_modules`, `.hg`, `.svn`): for each folder,
-   * its modification time, its subfolders and its entries named as looked for — not its other entries, so the cost
+   * its modification and change times, its subfolders and its entries named as looked for — not its other entries, so the cost
    * is one `stat` per folder and a listing only of the folders that changed. `budget` folders at most are kept; the
    * rest are walked again at each look (`find`, no budget): slower, never blind.
    */
   export type Below = {
     name: string
     budget: number
-    folders: Map<string, { mtimeMs: number; ino: number; racy: boolean; dirs: string[]; hits: Entry[] }>
+    folders: Map<
+      string,
+      { mtimeMs: number; ctimeMs: number; ino: number; racy: boolean; dirs: string[]; hits: Entry[] }
+    >
     /** The last look went past `budget`: some folders were walked with no record. */
     over: boolean
   }
@@ -248,14 +250,14 @@ export namespace SecurityTree {
       }
       if (!stat.isDirectory()) continue
       let known = old?.folders.get(dir)
-      if (!known || known.racy || known.mtimeMs !== stat.mtimeMs || known.ino !== stat.ino) {
+      if (!known || known.racy || !unchanged(stat, known)) {
         let names: fs.Dirent[]
         try {
           names = fs.readdirSync(dir, { withFileTypes: true })
         } catch {
           continue
         }
-        known = { mtimeMs: stat.mtimeMs, ino: stat.ino, racy: Date.now() - stat.mtimeMs < RACY_MS, dirs: [], hits: [] }
+        known = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, racy: racy(stat), dirs: [], hits: [] }
         for (const d of names) {
           const nfc = d.name.normalize("NFC")
           const kind: Kind = d.isDirectory() ? "dir" : d.isFile() ? "file" : "other"
@@ -272,6 +274,21 @@ export namespace SecurityTree {
       hits.push(...find(beyond, name, new Set([".git"])))
     }
     return Object.assign(next, { hits })
+  }
+
+  /**
+   * A folder's record still holds when its inode, modification time and change time are those recorded. The change
+   * time matters: a command sets a folder's modification time back at will (`touch -r`, `utimensat`) after adding an
+   * entry, but the kernel sets the change time to now on every change of the folder, the `utimensat` itself included,
+   * and nothing in userspace sets it back.
+   */
+  function unchanged(stat: fs.Stats, known: { mtimeMs: number; ctimeMs: number; ino: number }): boolean {
+    return stat.mtimeMs === known.mtimeMs && stat.ctimeMs === known.ctimeMs && stat.ino === known.ino
+  }
+
+  /** Changed within the timestamp granularity of now (by either time: the modification time may be set back). */
+  function racy(stat: fs.Stats): boolean {
+    return Date.now() - Math.max(stat.mtimeMs, stat.ctimeMs) < RACY_MS
   }
 
   function isDir(dir: string): boolean {
@@ -296,7 +313,7 @@ export namespace SecurityTree {
         })
       }
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      return { mtimeMs: stat.mtimeMs, ino: stat.ino, entries, racy: Date.now() - stat.mtimeMs < RACY_MS }
+      return { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, entries, racy: racy(stat) }
     } catch {
       return undefined
     }

@@ -85,6 +85,8 @@ describe("SecurityTree.below", () => {
     // Changed long ago: not "racy" (listed again because it changed within the clock's granularity).
     const past = new Date(Date.now() - 3_600_000)
     fs.utimesSync(dir.file("node_modules/d"), past, past)
+    // Setting the time is itself a change (its change time is now): racy until the clock's granularity has passed.
+    await Bun.sleep(2_100)
     const tree = await SecurityTree.list(dir.path)
     const first = SecurityTree.below(tree, ".git")
     expect(first.hits).toEqual([])
@@ -106,5 +108,45 @@ describe("SecurityTree.below", () => {
     fs.mkdirSync(dir.file("node_modules/p3/.git"))
     const second = SecurityTree.below(tree, ".git", first)
     expect(rel(dir.path, second.hits)).toEqual(["node_modules/p17/lib/.git", "node_modules/p3/.git"])
+  })
+
+  // Red team AE2: a command adds an entry, then puts the folder's modification time back (`touch -r`); the change
+  // time, which nothing in userspace sets back, still tells.
+  describe("a folder whose modification time is put back after a change", () => {
+    const old = async (dir: { file(p: string): string }, folders: string[]) => {
+      const past = new Date(Date.now() - 3_600_000)
+      for (const f of folders) fs.utimesSync(dir.file(f), past, past)
+      // Setting the times is a change too: wait until the folders are no longer racy, so their records are reused.
+      await Bun.sleep(2_100)
+      return past
+    }
+
+    test("refresh lists it again", async () => {
+      await using dir = await tmpdir({ "lib/dep/i.js": "x", "other/i.js": "x" })
+      const past = await old(dir, ["lib/dep", "other"])
+      const tree = await SecurityTree.list(dir.path)
+      expect(SecurityTree.refresh(tree).changed).toBe(false)
+      fs.mkdirSync(dir.file("lib/dep/.git"))
+      fs.utimesSync(dir.file("lib/dep"), past, past)
+      expect(fs.statSync(dir.file("lib/dep")).mtimeMs).toBe(past.getTime())
+      const next = SecurityTree.refresh(tree)
+      expect(next.changed).toBe(true)
+      expect(names(next.tree)).toContain("lib/dep/.git")
+      // What did not change is still reused.
+      expect(next.tree.folders.get(dir.file("other"))).toBe(tree.folders.get(dir.file("other")))
+    }, 20_000)
+
+    test("below looks in it again", async () => {
+      await using dir = await tmpdir({ "node_modules/dep/i.js": "x", "node_modules/other/i.js": "x" })
+      const past = await old(dir, ["node_modules/dep", "node_modules/other", "node_modules"])
+      const tree = await SecurityTree.list(dir.path)
+      const first = SecurityTree.below(tree, ".git")
+      expect(first.hits).toEqual([])
+      fs.mkdirSync(dir.file("node_modules/dep/.git"))
+      fs.utimesSync(dir.file("node_modules/dep"), past, past)
+      const second = SecurityTree.below(tree, ".git", first)
+      expect(rel(dir.path, second.hits)).toEqual(["node_modules/dep/.git"])
+      expect(second.folders.get(dir.file("node_modules/other"))).toBe(first.folders.get(dir.file("node_modules/other")))
+    }, 20_000)
   })
 })
