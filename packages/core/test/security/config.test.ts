@@ -359,6 +359,29 @@ describe("SecurityConfig.watch", () => {
     expect(state.status === "valid" && state.config.files).toHaveLength(2)
   })
 
+  // Red team AE2's class: a folder's modification time put back (`touch -r`) after a policy is created in it; its
+  // change time still tells.
+  test("notice finds a policy created in a folder whose modification time was then put back", async () => {
+    await using dir = await tmpdir()
+    write(dir.path, ".opencode-security.json", { version: "1.0" })
+    fs.mkdirSync(path.join(dir.path, "deep/er"), { recursive: true })
+    const past = new Date(Date.now() - 3_600_000)
+    for (const f of ["deep/er", "deep"]) fs.utimesSync(path.join(dir.path, f), past, past)
+    // Setting the times is a change too: wait until the folders' stamps are no longer racy.
+    await Bun.sleep(2_100)
+    const watcher = SecurityConfig.watch(dir.path, { intervalMs: 0 })
+    watcher.notice(path.join(dir.path, "deep/er/x"))
+    expect(watcher.state().status).toBe("valid")
+    write(dir.path, "deep/er/.opencode-security.json", {
+      version: "1.0",
+      rules: [{ pattern: "x", type: "file", deniedOperations: ["read"] }],
+    })
+    fs.utimesSync(path.join(dir.path, "deep/er"), past, past)
+    watcher.notice(path.join(dir.path, "deep/er/x"))
+    const state = watcher.state()
+    expect(state.status === "valid" && state.config.files).toHaveLength(2)
+  }, 20_000)
+
   // Red-team L11: a linked policy replaced with `{"version":"1.0"}` was loaded as the new policy.
   test("a policy file that was a link and is replaced, removed or retargeted fails closed until the link is back", async () => {
     await using dir = await tmpdir()

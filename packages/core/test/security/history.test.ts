@@ -48,6 +48,22 @@ describe("SecurityHistory", () => {
     expect(SecurityHistory.held(dir.path, specs, 1)).toBe(dir.file("secrets/k.txt"))
   })
 
+  // Red team AE2's class: the answer is cached by the index's stamp; a command that stages a protected file and puts
+  // the index's size and modification time back must not be answered from the cache.
+  test("a protected file staged in an index whose size and modification time were put back is found", async () => {
+    const { dir, specs } = await repo({ ".env": "TOKEN=x", publ: "TOKEN=x" })
+    await using _ = dir
+    git(dir.path, "add", "publ")
+    expect(SecurityHistory.held(dir.path, specs, 5)).toBeUndefined()
+    const index = dir.file(".git/index")
+    const was = fs.statSync(index)
+    git(dir.path, "rm", "-q", "--cached", "publ")
+    git(dir.path, "add", "-f", ".env")
+    expect(fs.statSync(index).size).toBe(was.size)
+    fs.utimesSync(index, was.atime, was.mtime)
+    expect(SecurityHistory.held(dir.path, specs, 5)).toBe(dir.file(".env"))
+  })
+
   test("a protected file only staged is found too", async () => {
     const { dir, specs } = await repo({ ".env": "TOKEN=x" })
     await using _ = dir
