@@ -143,7 +143,11 @@ for (const target of targets()) {
             console.log(run.tools.find((t) => t.tool === "bash")?.output)
             for (const f of ["lib/dep", "node_modules/dep"]) {
               console.log(f, fs.readdirSync(path.join(project.dir, f)))
-              try { console.log(fs.readFileSync(path.join(project.dir, f, ".git/config"), "utf8")) } catch (e) { console.log(String(e)) }
+              try {
+                console.log(fs.readFileSync(path.join(project.dir, f, ".git/config"), "utf8"))
+              } catch (e) {
+                console.log(String(e))
+              }
             }
           }
           const ran = ["lib", "nm"].filter((m) => fs.existsSync(path.join(out, m)))

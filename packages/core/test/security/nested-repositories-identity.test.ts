@@ -126,10 +126,30 @@ for (const route of ROUTES) {
 for (const route of ROUTES) {
   describe(`route ${route}: AE2 a repository made in a folder whose modification time is put back`, () => {
     for (const [what, folder, files, putBack] of [
-      ["below node_modules (SecurityTree.below)", "node_modules/dep", { "node_modules/dep/index.js": "module.exports = 1\n" }, true],
-      ["an ordinary folder of the index (SecurityTree.refresh)", "lib/dep", { "lib/dep/index.js": "module.exports = 1\n" }, true],
-      ["control (held): below node_modules, time not put back", "node_modules/dep", { "node_modules/dep/index.js": "module.exports = 1\n" }, false],
-      ["control (held): an ordinary folder, time not put back", "lib/dep", { "lib/dep/index.js": "module.exports = 1\n" }, false],
+      [
+        "below node_modules (SecurityTree.below)",
+        "node_modules/dep",
+        { "node_modules/dep/index.js": "module.exports = 1\n" },
+        true,
+      ],
+      [
+        "an ordinary folder of the index (SecurityTree.refresh)",
+        "lib/dep",
+        { "lib/dep/index.js": "module.exports = 1\n" },
+        true,
+      ],
+      [
+        "control (held): below node_modules, time not put back",
+        "node_modules/dep",
+        { "node_modules/dep/index.js": "module.exports = 1\n" },
+        false,
+      ],
+      [
+        "control (held): an ordinary folder, time not put back",
+        "lib/dep",
+        { "lib/dep/index.js": "module.exports = 1\n" },
+        false,
+      ],
     ] as const)
       test(`${what}: touch -r after git init keeps the folder's record, the new repository is not inspected`, async () => {
         const dir = await redteamProject(files, REDTEAM_POLICY)
@@ -165,33 +185,33 @@ for (const route of ROUTES) {
 for (const route of ROUTES) {
   describe(`route ${route}: AE1c a submodule's git folder below the pinned .git swapped by renaming .git/modules`, () => {
     for (const swap of [true, false])
-    test(`${swap ? "" : "control (held): no rename, "}a submodule checkout present at start (sub/.git: gitdir: ../.git/modules/sub): .git/modules renamed and copied back with core.fsmonitor`, async () => {
-      const dir = await redteamProject({ "lib/sub/readme.txt": "x\n" }, REDTEAM_POLICY)
-      // A submodule as `git submodule absorbgitdirs` leaves it: the checkout's .git is a file naming .git/modules/sub.
-      spawnSync("sh", ["-c", `git init -q && ${commit(".")}`], { cwd: dir.file("lib/sub") })
-      fs.mkdirSync(dir.file(".git/modules"), { recursive: true })
-      fs.renameSync(dir.file("lib/sub/.git"), dir.file(".git/modules/sub"))
-      fs.writeFileSync(dir.file("lib/sub/.git"), "gitdir: ../../.git/modules/sub\n")
-      spawnSync("git", ["config", "core.worktree", "../../../lib/sub"], { cwd: dir.file(".git/modules/sub") })
-      const s = await open(route as RouteName, dir.path)
-      try {
-        await s.call("todowrite", { todos: [] })
-        const mark = marker(`modules-${swap}`, route)
-        const r = await s.bash(
-          [
-            swap ? "mv .git/modules .git/modules.old" : "true",
-            swap ? "cp -a .git/modules.old .git/modules" : "true",
-            `git --git-dir=.git/modules/sub config core.fsmonitor 'touch ${mark}; false'`,
-            "echo RAN-OK",
-          ].join("; "),
-        )
-        expect(r.raw).toContain("RAN-OK")
-        expect(fsmonitorRuns(dir.path, "lib/sub", mark)).toBe(false)
-      } finally {
-        await s.close()
-        await dir[Symbol.asyncDispose]()
-      }
-    })
+      test(`${swap ? "" : "control (held): no rename, "}a submodule checkout present at start (sub/.git: gitdir: ../.git/modules/sub): .git/modules renamed and copied back with core.fsmonitor`, async () => {
+        const dir = await redteamProject({ "lib/sub/readme.txt": "x\n" }, REDTEAM_POLICY)
+        // A submodule as `git submodule absorbgitdirs` leaves it: the checkout's .git is a file naming .git/modules/sub.
+        spawnSync("sh", ["-c", `git init -q && ${commit(".")}`], { cwd: dir.file("lib/sub") })
+        fs.mkdirSync(dir.file(".git/modules"), { recursive: true })
+        fs.renameSync(dir.file("lib/sub/.git"), dir.file(".git/modules/sub"))
+        fs.writeFileSync(dir.file("lib/sub/.git"), "gitdir: ../../.git/modules/sub\n")
+        spawnSync("git", ["config", "core.worktree", "../../../lib/sub"], { cwd: dir.file(".git/modules/sub") })
+        const s = await open(route as RouteName, dir.path)
+        try {
+          await s.call("todowrite", { todos: [] })
+          const mark = marker(`modules-${swap}`, route)
+          const r = await s.bash(
+            [
+              swap ? "mv .git/modules .git/modules.old" : "true",
+              swap ? "cp -a .git/modules.old .git/modules" : "true",
+              `git --git-dir=.git/modules/sub config core.fsmonitor 'touch ${mark}; false'`,
+              "echo RAN-OK",
+            ].join("; "),
+          )
+          expect(r.raw).toContain("RAN-OK")
+          expect(fsmonitorRuns(dir.path, "lib/sub", mark)).toBe(false)
+        } finally {
+          await s.close()
+          await dir[Symbol.asyncDispose]()
+        }
+      })
   })
 }
 
