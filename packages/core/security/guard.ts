@@ -1062,14 +1062,17 @@ export namespace SecurityGuard {
       }
     }
     /**
-     * What each known repository was when last inspected (or at start), by top: the device and inode of its `.git`
+     * What each known repository was before the last shell command, by top: the device and inode of its `.git`
      * entry (with the folder a `.git` file resolves to), of each of its git folders (`gitDirsOf`) and of their
      * `config`, `config.worktree`, `commondir` and `hooks`. The sandbox makes those read-only in place, but a command
      * can rename a folder above them (the repository's folder, the git folder a `.git` file names, `.git/modules`, a
      * link on the `gitdir:` path) and put another in its place: knowing a path is not knowing the repository, so
-     * `newRepositories` inspects again whatever is no longer what it was.
+     * `newRepositories` inspects again whatever is no longer what it was. Taken before a command (`repoIdsArmed`), not
+     * between calls: what the user changes meanwhile (`git config` on the host) is theirs. A command whose after-hook
+     * never ran leaves the record armed, so the next command's comparison still covers what that one changed.
      */
     const repoIds = new Map<string, Map<string, string>>()
+    let repoIdsArmed = false
     const idOf = (p: string) => {
       try {
         const s = fs.lstatSync(p)
@@ -1588,7 +1591,6 @@ export namespace SecurityGuard {
         const below = SecurityTree.below(tree, ".git", undefined, options.maxSkippedFolders)
         belowState = below
         for (const e of below.hits) skippedRepos.add(path.dirname(e.path))
-        recordRepos()
       }
       watcher.add(policyFilesOf(tree))
       const { state, d } = current()
@@ -2313,6 +2315,11 @@ export namespace SecurityGuard {
           }),
         }
       if (planned.unlisted.length) for (const top of reposBelow(planned.unlisted)) unlistedRepos.add(top)
+      if (!repoIdsArmed) {
+        repoIds.clear()
+        recordRepos()
+        repoIdsArmed = true
+      }
       sb.prepare(planned.sandbox)
       if (call.callID) pending.set(call.callID, { absent: planned.absent, at: now(), unlisted: planned.unlisted })
       if (pending.size > 256) pending.delete(pending.keys().next().value!)
@@ -2574,6 +2581,7 @@ export namespace SecurityGuard {
      * moved aside at once; from the next command on its config and hooks are read-only like any other repository's.
      */
     const newRepositories = (d: Derived, call: Call): string[] => {
+      if (d.allowGitConfig) repoIdsArmed = false
       if (d.allowGitConfig || !tree) return []
       const known = new Set(repositories())
       const notes: string[] = []
@@ -2634,7 +2642,7 @@ export namespace SecurityGuard {
       }
       // A known place whose repository is another than the one inspected (a folder above the read-only config renamed
       // and a new one put in its place): what changed is inspected as in a new repository.
-      for (const top of known) {
+      for (const top of repoIdsArmed ? known : []) {
         const was = repoIds.get(top)
         if (!was) continue
         const now = repoIdentity(top)
@@ -2668,7 +2676,11 @@ export namespace SecurityGuard {
           else inspect(k)
         }
       }
-      recordRepos()
+      if (repoIdsArmed) {
+        repoIds.clear()
+        recordRepos()
+        repoIdsArmed = false
+      }
       return notes
 
       function inspect(p: string) {
