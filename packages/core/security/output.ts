@@ -71,7 +71,9 @@ export namespace SecurityOutput {
       if (stat.size > max) return SecuritySegments.scanFile(file, pairs).length ? [{ from: 1, to: Infinity }] : []
       const bytes = fs.readFileSync(file)
       const ranges = lineRanges(bytes.toString("utf8"), pairs, breaks)
-      if (ranges.length) return ranges
+      // ripgrep decodes every file that starts with a UTF-16 byte-order mark (FF FE, FE FF) as UTF-16, even when the
+      // rest is UTF-8: its line numbers are not these, so a segment found in the UTF-8 view protects every line too.
+      if (ranges.length) return SecuritySegments.utf16Marked(bytes) ? [{ from: 1, to: Infinity }] : ranges
       // UTF-16 with a byte-order mark (ripgrep searches it decoded): segments there protect every line.
       const wide = SecuritySegments.wide(bytes)
       return wide !== undefined && SecuritySegments.find(wide, pairs).length ? [{ from: 1, to: Infinity }] : []

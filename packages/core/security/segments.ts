@@ -224,6 +224,14 @@ export namespace SecuritySegments {
     return text?.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   }
 
+  /**
+   * Whether the bytes start with a UTF-16 byte-order mark, ripgrep's rule (BOM sniffing, `--encoding auto`): it then
+   * decodes the whole file as UTF-16, whatever follows (FF FE 00 00 included, which it does not take for UTF-32).
+   */
+  export function utf16Marked(bytes: Uint8Array): boolean {
+    return bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+  }
+
   /** The lines inside protected segments (markers excluded), trimmed, for content fingerprints. */
   export function lines(text: string, pairs: readonly Pair[]): string[] {
     const out: string[] = []

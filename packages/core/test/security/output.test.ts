@@ -73,6 +73,24 @@ describe("SecurityOutput line models: ranges follow the way each reader breaks l
   })
 })
 
+describe("SecurityOutput.fileRanges: a UTF-8 file ripgrep decodes as UTF-16", () => {
+  test("a file starting with FF FE or FE FF (ripgrep's BOM sniffing) has every line protected; others keep their lines", async () => {
+    await using dir = await tmpdir()
+    const write = (name: string, head: number[]) => {
+      const file = path.join(dir.path, name)
+      fs.writeFileSync(file, Buffer.concat([Buffer.from(head), Buffer.from(FILE)]))
+      return SecurityOutput.fileRanges(file, PAIRS, "any")
+    }
+    expect(write("le.ts", [0xff, 0xfe])).toEqual([{ from: 1, to: Infinity }])
+    expect(write("be.ts", [0xfe, 0xff])).toEqual([{ from: 1, to: Infinity }])
+    // ripgrep takes FF FE 00 00 for UTF-16LE too (it has no UTF-32).
+    expect(write("le32.ts", [0xff, 0xfe, 0, 0])).toEqual([{ from: 1, to: Infinity }])
+    // A UTF-8 mark is stripped by ripgrep: the line numbers agree.
+    expect(write("utf8.ts", [0xef, 0xbb, 0xbf])).toEqual([{ from: 3, to: 4 }])
+    expect(write("plain.ts", [])).toEqual([{ from: 3, to: 4 }])
+  })
+})
+
 describe("SecurityOutput.read: OpenCode's read output by line number", () => {
   const lines = SecurityOutput.lineRanges(FILE, PAIRS)
 
