@@ -329,6 +329,7 @@ export namespace SecurityConfig {
           problems.push({ file: layer.file, pointer: `/rules/${i}/pattern`, message: compiled.error })
           return
         }
+        const twin = physicalTwin(compiled, rule.type, layer.dir, nocase)
         const mistake = onDisk(compiled, layer.dir, disk)
         if (mistake)
           problems.push({ file: layer.file, pointer: `/rules/${i}/${mistake.field}`, message: mistake.message })
@@ -340,7 +341,9 @@ export namespace SecurityConfig {
           allowedRoles: rule.allowedRoles ?? [],
           file: layer.file,
           roles: table,
-          test: (abs) => SecurityMatch.test(compiled, abs),
+          test: twin
+            ? (abs) => SecurityMatch.test(compiled, abs) || SecurityMatch.test(twin, abs)
+            : (abs) => SecurityMatch.test(compiled, abs),
           literal: compiled.literal,
         })
       })
@@ -412,6 +415,28 @@ export namespace SecurityConfig {
         hasExplicit,
       },
     }
+  }
+
+  /**
+   * An absolute (or `~/`) pattern spelled by the physical path of its literal leading folders (`/home` → `var/home` on
+   * Fedora Silverblue, a linked `~/.config`), undefined when that is how it is spelled already. Paths are judged
+   * by their real path too, so a rule known only by its link spelling let the real spelling through.
+   */
+  function physicalTwin(
+    compiled: SecurityMatch.Compiled,
+    type: "file" | "directory",
+    base: string,
+    nocase: boolean,
+  ): SecurityMatch.Compiled | undefined {
+    if (compiled.kind !== "absolute") return undefined
+    const segments = compiled.glob.source.split("/").filter(Boolean)
+    const plain = segments.findIndex((s) => /[*?[\]{}()!+@\\]/.test(s))
+    const literal = "/" + (plain < 0 ? segments : segments.slice(0, plain)).join("/")
+    const real = SecurityPath.physicalPrefix(literal)
+    if (real === path.resolve(literal)) return undefined
+    const pattern = [SecurityMatch.escape(real), ...(plain < 0 ? [] : segments.slice(plain))].join("/")
+    const twin = SecurityMatch.compile({ pattern, type, base, nocase })
+    return "error" in twin ? undefined : twin
   }
 
   /** What `onDisk` looked up during one merge (rules often share folders). */

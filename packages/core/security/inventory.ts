@@ -673,42 +673,45 @@ export namespace SecurityInventory {
         if (/[*?[\]{}()!+@\\]/.test(part)) break
         literal.push(part)
       }
-      const base = literal.join("/") || "/"
-      if (base === "/" || (root.startsWith(base + "/") && base.length < root.length)) continue
-      const own = kindOf(base)
-      if (!own) continue
-      out.push({ path: base, kind: own })
-      if (literal.length === parts.length || !isDir(base)) continue
-      const ops = new Set(OPS.filter((op) => SecurityAccess.denies(rule, op, role)))
-      let budget = MAX_OUTSIDE_ENTRIES
-      const visited = new Set<string>()
-      const queue: string[] = [base]
-      while (queue.length) {
-        const dir = queue.shift()!
-        let real: string
-        let names: fs.Dirent[]
-        try {
-          real = fs.realpathSync.native(dir)
-          names = fs.readdirSync(dir, { withFileTypes: true })
-        } catch {
-          // Unreadable now: a command may make it readable again; hidden whole.
-          if (isDir(dir) && ops.size) unlisted.push({ path: dir, dir: true, ops })
-          continue
-        }
-        if (visited.has(real)) continue
-        visited.add(real)
-        if (budget - names.length < 0) {
-          // Cut short: this folder and every one still waiting are not listed; whatever the rule matches below them
-          // is hidden with them.
-          if (ops.size) for (const d of [dir, ...queue]) unlisted.push({ path: d, dir: true, ops })
-          break
-        }
-        budget -= names.length
-        for (const d of names) {
-          const full = path.join(dir, d.name)
-          const kind: SecurityTree.Kind = d.isDirectory() ? "dir" : d.isFile() ? "file" : "other"
-          out.push({ path: full, kind })
-          if (kind === "dir" || (kind === "other" && isDir(full))) queue.push(full)
+      const spelled = literal.join("/") || "/"
+      // Listed by its physical path too (`/home` → `var/home`): the tools and the contained search judge real paths.
+      for (const base of [...new Set([spelled, SecurityPath.physicalPrefix(spelled)])]) {
+        if (base === "/" || (root.startsWith(base + "/") && base.length < root.length)) continue
+        const own = kindOf(base)
+        if (!own) continue
+        out.push({ path: base, kind: own })
+        if (literal.length === parts.length || !isDir(base)) continue
+        const ops = new Set(OPS.filter((op) => SecurityAccess.denies(rule, op, role)))
+        let budget = MAX_OUTSIDE_ENTRIES
+        const visited = new Set<string>()
+        const queue: string[] = [base]
+        while (queue.length) {
+          const dir = queue.shift()!
+          let real: string
+          let names: fs.Dirent[]
+          try {
+            real = fs.realpathSync.native(dir)
+            names = fs.readdirSync(dir, { withFileTypes: true })
+          } catch {
+            // Unreadable now: a command may make it readable again; hidden whole.
+            if (isDir(dir) && ops.size) unlisted.push({ path: dir, dir: true, ops })
+            continue
+          }
+          if (visited.has(real)) continue
+          visited.add(real)
+          if (budget - names.length < 0) {
+            // Cut short: this folder and every one still waiting are not listed; whatever the rule matches below them
+            // is hidden with them.
+            if (ops.size) for (const d of [dir, ...queue]) unlisted.push({ path: d, dir: true, ops })
+            break
+          }
+          budget -= names.length
+          for (const d of names) {
+            const full = path.join(dir, d.name)
+            const kind: SecurityTree.Kind = d.isDirectory() ? "dir" : d.isFile() ? "file" : "other"
+            out.push({ path: full, kind })
+            if (kind === "dir" || (kind === "other" && isDir(full))) queue.push(full)
+          }
         }
       }
     }

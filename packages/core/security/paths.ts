@@ -257,6 +257,23 @@ export namespace SecurityPath {
     return current
   }
 
+  /**
+   * An absolute path with its longest existing leading part spelled physically (`physical`), the rest as written:
+   * where the kernel finds it, existing or not. The path itself when no part of it exists or nothing is a link.
+   *
+   * @example
+   * SecurityPath.physicalPrefix("/home/me/.ssh/new") // "/var/home/me/.ssh/new" when /home → var/home
+   */
+  export function physicalPrefix(input: string): string {
+    if (!path.isAbsolute(input)) return input
+    const names = path.resolve(input).split("/").filter(Boolean)
+    for (let n = names.length; n > 0; n--) {
+      const real = physical("/" + names.slice(0, n).join("/"))
+      if (real !== undefined) return path.join(real, ...names.slice(n))
+    }
+    return path.resolve(input)
+  }
+
   function dedupe(hops: string[], lexical: string) {
     return [...new Set(hops)].filter((h) => h !== lexical)
   }

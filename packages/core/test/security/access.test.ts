@@ -138,3 +138,34 @@ describe("SecurityAccess: a refusal of a held host path says what the path is", 
     expect(SecurityAccess.hostReason(path.join(home, ".gitconfig.local"))).toContain("git's configuration")
   })
 })
+
+describe("SecurityAccess: a home reached through a symbolic link (/home → var/home, Fedora Silverblue)", () => {
+  test("`~/` and absolute rules protect the home's real path too, files not made yet included", async () => {
+    await using p = await project(
+      {},
+      {
+        version: "1.0",
+        rules: [
+          { pattern: "~/.ssh", type: "directory", deniedOperations: ["read", "llm"] },
+          { pattern: "~/keys/*.pem", type: "file", deniedOperations: ["read", "llm"] },
+        ],
+      },
+    )
+    const real = path.join(p.path, "var/home/me")
+    fs.mkdirSync(path.join(real, ".ssh"), { recursive: true })
+    fs.mkdirSync(path.join(real, "keys"), { recursive: true })
+    fs.writeFileSync(path.join(real, ".ssh/id_ed25519"), "KEY\n")
+    fs.symlinkSync("var/home", p.file("homes"))
+    const link = path.join(p.path, "homes/me")
+    const state = SecurityConfig.load(p.path, { home: link })
+    if (state.status !== "valid") throw new Error("policy invalid")
+    const denied = (target: string) => !SecurityAccess.checkAccess(state.config, target, "read", "viewer").allowed
+    // Control: by the link spelling.
+    expect(denied(path.join(link, ".ssh/id_ed25519"))).toBe(true)
+    expect(denied(path.join(real, ".ssh/id_ed25519"))).toBe(true)
+    expect(denied(path.join(real, ".ssh/later"))).toBe(true)
+    expect(denied(path.join(real, "keys/a.pem"))).toBe(true)
+    expect(denied(path.join(real, "keys/a.txt"))).toBe(false)
+    expect(denied(path.join(real, "notes.txt"))).toBe(false)
+  })
+})

@@ -72,6 +72,27 @@ describe("SecurityInventory", () => {
     expect(index.top.some((e) => e.path === dir.file("home/.ssh") && e.dir)).toBe(true)
   })
 
+  test("a ~/ rule through a linked home (/home → var/home) lists and protects the home's real path too", async () => {
+    await using dir = await project(
+      {},
+      {
+        version: "1.0",
+        rules: [{ pattern: "~/keys/*.pem", type: "file", deniedOperations: ["read", "llm"] }],
+      },
+    )
+    await using real = await tmpdir({ "keys/a.pem": "PEM=1\n", "keys/b.txt": "B=1\n" })
+    const link = path.join(dir.path, "linked-home")
+    fs.symlinkSync(real.path, link)
+    const state = SecurityConfig.load(dir.path, { home: link })
+    if (state.status !== "valid") throw new Error(state.status)
+    const tree = await SecurityTree.list(dir.path, {})
+    const index = await SecurityInventory.build({ config: state.config, role: "viewer", tree, policyKey: "1" })
+    const top = index.top.map((e) => e.path)
+    expect(top).toContain(path.join(link, "keys/a.pem"))
+    expect(top).toContain(real.file("keys/a.pem"))
+    expect(top).not.toContain(real.file("keys/b.txt"))
+  })
+
   test("a second build reuses decisions and file texts; a changed policy key drops the decisions", async () => {
     await using dir = await project()
     const cache: SecurityInventory.Cache = new Map()

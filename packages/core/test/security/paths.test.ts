@@ -102,6 +102,17 @@ describe("SecurityPath.replace", () => {
   })
 })
 
+describe("SecurityPath.physicalPrefix", () => {
+  test("the longest existing leading part spelled physically, the rest as written", async () => {
+    await using dir = await tmpdir({ "var/home/me/.ssh/id": "K\n" })
+    fs.symlinkSync("var/home", path.join(dir.path, "home"))
+    expect(SecurityPath.physicalPrefix(`${dir.path}/home/me/.ssh/id`)).toBe(path.join(dir.path, "var/home/me/.ssh/id"))
+    expect(SecurityPath.physicalPrefix(`${dir.path}/home/me/new/x`)).toBe(path.join(dir.path, "var/home/me/new/x"))
+    expect(SecurityPath.physicalPrefix(`${dir.path}/var/home/me`)).toBe(path.join(dir.path, "var/home/me"))
+    expect(SecurityPath.physicalPrefix("relative/x")).toBe("relative/x")
+  })
+})
+
 describe("SecurityPath.physical", () => {
   test("takes links before `..`, name by name, as git and the kernel do; undefined when a name is missing", async () => {
     await using dir = await tmpdir({ "deep/inner/x": "x", "deep/gd/HEAD": "x", "gd/HEAD": "x" })
