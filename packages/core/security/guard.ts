@@ -1344,7 +1344,11 @@ export namespace SecurityGuard {
         return undefined
       }
     })()
-    const hostHidden = [...(options.hide ?? []), ...(sandboxState ? [sandboxState] : [])].map((p) => path.resolve(p))
+    // Each also by its physical path (`/home` → `var/home` on Fedora Silverblue): the tools and the contained search
+    // judge real paths, so a hidden path known only by its link spelling was read, searched and listed by the other.
+    const hostHidden = withTargets(
+      [...(options.hide ?? []), ...(sandboxState ? [sandboxState] : [])].map((p) => path.resolve(p)),
+    )
     /** `PATH` folders that do not exist yet: a command creating one has it moved aside, like a plugin folder. */
     const searchPaths = SecuritySearchPath.folders(env, { root, home: env.HOME || home, directory })
     const searchFolders = new Set([...searchPaths.protect, ...searchPaths.programs])
