@@ -118,23 +118,25 @@ export namespace SecurityHooks {
       async "tool.execute.before"(input, output) {
         if (skip(input.tool)) return
         await ready()
+        /** A refusal of this call, written to the audit log. */
+        const refuse = (reason: string) => {
+          const error = new SecurityError.Denied({ reason, tool: input.tool })
+          guard.audit?.logSecurityEvent({
+            action: "deny",
+            source: "builtin-tool",
+            tool: input.tool,
+            sessionID: input.sessionID,
+            callID: input.callID,
+            reason,
+          })
+          return error
+        }
         if (guard.active() && options.item && (input.tool === "skill" || input.tool === "task")) {
           const args = (output.args ?? {}) as Record<string, unknown>
           const name = input.tool === "skill" ? args.name : args.subagent_type
           if (typeof name === "string") {
             const why = await options.item(input.tool === "skill" ? "skill" : "agent", name)
-            if (why) {
-              const error = new SecurityError.Denied({ reason: `${input.tool} '${name}': ${why}`, tool: input.tool })
-              guard.audit?.logSecurityEvent({
-                action: "deny",
-                source: "builtin-tool",
-                tool: input.tool,
-                sessionID: input.sessionID,
-                callID: input.callID,
-                reason: error.data.reason,
-              })
-              throw error
-            }
+            if (why) throw refuse(`${input.tool} '${name}': ${why}`)
           }
         }
         const verdict = await guard.before({
@@ -152,19 +154,9 @@ export namespace SecurityHooks {
             const inner = (c && typeof c === "object" ? c : {}) as { tool?: unknown; parameters?: unknown }
             if (inner.tool !== "grep" && inner.tool !== "glob") continue
             if (!guard.searchReaches({ tool: inner.tool, args: inner.parameters })) continue
-            const error = new SecurityError.Denied({
-              reason: `${inner.tool} inside batch: its folder holds content the security policy protects, and a batch's results are not filtered; call ${inner.tool} directly`,
-              tool: input.tool,
-            })
-            guard.audit?.logSecurityEvent({
-              action: "deny",
-              source: "builtin-tool",
-              tool: input.tool,
-              sessionID: input.sessionID,
-              callID: input.callID,
-              reason: error.data.reason,
-            })
-            throw error
+            throw refuse(
+              `${inner.tool} inside batch: its folder holds content the security policy protects, and a batch's results are not filtered; call ${inner.tool} directly`,
+            )
           }
         }
       },
