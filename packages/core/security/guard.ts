@@ -2624,6 +2624,7 @@ export namespace SecurityGuard {
         }
         let gitDir = e.path
         if (e.kind !== "dir") {
+          notes.push(...ownCopy(e.path))
           const target = gitFileTarget(e.path)
           const says = target?.real && SecurityPath.isInside(target.real, root) ? gitSaysGitDir(e.path, env) : undefined
           const unsafe = !target?.real
@@ -2654,6 +2655,7 @@ export namespace SecurityGuard {
         if (!changed.length) continue
         const dot = path.join(top, ".git")
         if (changed.includes(dot) && kindOf(dot) === "file") {
+          notes.push(...ownCopy(dot))
           const target = gitFileTarget(dot)
           const says = target?.real && SecurityPath.isInside(target.real, root) ? gitSaysGitDir(dot, env) : undefined
           if (
@@ -2689,8 +2691,53 @@ export namespace SecurityGuard {
 
       function inspect(p: string) {
         if (!fs.existsSync(p)) return
+        if (kindOf(p) === "dir") {
+          try {
+            for (const name of fs.readdirSync(p)) notes.push(...ownCopy(path.join(p, name)))
+          } catch {}
+        } else notes.push(...ownCopy(p))
+        if (!fs.existsSync(p)) return
         const runs = path.basename(p) === "commondir" ? [p] : planted(p)
         for (const t of runs) notes.push(...moveAside(d, t, call, `${why}, and git would run what it names`))
+      }
+
+      /**
+       * A git file the layer guards must be the repository's own: with another name (a hard link elsewhere in the
+       * project, made while the repository was new and not yet read-only), a write through that name would change it
+       * where the sandbox cannot keep it read-only. The link is broken — the file replaced by a copy of itself (written
+       * beside it, renamed over it), the other name left a separate file — or, when that fails, the file moved aside.
+       */
+      function ownCopy(p: string): string[] {
+        let s: fs.Stats
+        try {
+          s = fs.lstatSync(p)
+        } catch {
+          return []
+        }
+        if (!s.isFile() || s.nlink <= 1) return []
+        const shown = SecurityAccess.display(root, p)
+        const names = `it had ${s.nlink} names (hard links), and a write through another one would change it where the sandbox cannot keep it read-only`
+        const tmp = path.join(path.dirname(p), `.${path.basename(p)}.own-${Math.random().toString(36).slice(2)}`)
+        try {
+          fs.copyFileSync(p, tmp, fs.constants.COPYFILE_EXCL)
+          fs.chmodSync(tmp, s.mode & 0o7777)
+          fs.renameSync(tmp, p)
+        } catch (error) {
+          fs.rmSync(tmp, { force: true })
+          log.error(`could not break the links of ${p}: ${error instanceof Error ? error.message : String(error)}`)
+          return moveAside(d, p, call, `${why}, and ${names}`)
+        }
+        audit(d, {
+          action: "refuse",
+          source: "builtin-tool",
+          tool: call.tool,
+          callID: call.callID,
+          path: shown,
+          reason: "a repository's git file had another name (hard link); the link was broken",
+        })
+        const note = `[security] ${shown} ${names} (${why}): the link was broken, so the repository has its own copy and the other name is now a separate file.`
+        log.warn(note)
+        return [note]
       }
     }
 
