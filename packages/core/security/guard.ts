@@ -1055,28 +1055,35 @@ export namespace SecurityGuard {
     let rootSeen: string | undefined
     const rootIdentity = () => {
       try {
-        const s = fs.lstatSync(path.join(root, ".git"))
-        return `${s.dev}:${s.ino}:${s.isDirectory() ? "dir" : "file"}`
+        const s = fs.lstatSync(path.join(root, ".git"), { bigint: true })
+        const content = s.isDirectory() ? "" : `:${s.ctimeNs}:${s.size}:${s.nlink}`
+        return `${s.dev}:${s.ino}${content}:${s.isDirectory() ? "dir" : "file"}`
       } catch {
         return undefined
       }
     }
     /**
-     * What each known repository was before the last shell command, by top: the device and inode of its `.git`
+     * What each known repository was before the last call that may write, by top: the device and inode of its `.git`
      * entry (with the folder a `.git` file resolves to), of each of its git folders (`gitDirsOf`) and of their
      * `config`, `config.worktree`, `commondir` and `hooks`. The sandbox makes those read-only in place, but a command
      * can rename a folder above them (the repository's folder, the git folder a `.git` file names, `.git/modules`, a
      * link on the `gitdir:` path) and put another in its place: knowing a path is not knowing the repository, so
-     * `newRepositories` inspects again whatever is no longer what it was. Taken before a command (`repoIdsArmed`), not
+     * `newRepositories` inspects again whatever is no longer what it was (of a file, its content too: `idOf`). Taken
+     * before a call that may write — a command, a write tool, another plugin's tool — (`repoIdsArmed`), not
      * between calls: what the user changes meanwhile (`git config` on the host) is theirs. A command whose after-hook
      * never ran leaves the record armed, so the next command's comparison still covers what that one changed.
      */
     const repoIds = new Map<string, Map<string, string>>()
     let repoIdsArmed = false
+    // A file's content can change in place through another name (a hard link made while the repository was new and
+    // not yet read-only): its change time, size and number of names are part of what it is, a folder's are not (git
+    // writes in `.git` on every command, and a changed one only has its files inspected again).
     const idOf = (p: string) => {
       try {
-        const s = fs.lstatSync(p)
-        return `${s.dev}:${s.ino}:${s.isDirectory() ? "d" : s.isFile() ? "f" : "o"}`
+        const s = fs.lstatSync(p, { bigint: true })
+        const kind = s.isDirectory() ? "d" : s.isFile() ? "f" : "o"
+        const content = kind === "d" ? "" : `:${s.ctimeNs}:${s.size}:${s.nlink}`
+        return `${s.dev}:${s.ino}:${kind}${content}`
       } catch {
         return "-"
       }
@@ -3723,6 +3730,12 @@ export namespace SecurityGuard {
           await fresh()
         }
         if (call.callID && writes(call)) writers.set(call.callID, Date.now())
+        // What the repositories are before a call that may write (see `repoIds`): its after hook compares.
+        if (writes(call) && !repoIdsArmed && current().state.status !== "none") {
+          repoIds.clear()
+          recordRepos()
+          repoIdsArmed = true
+        }
         if (call.callID && unplanned(call)) hostOut.set(call.callID, Date.now())
         if (!racesShell(call)) {
           const decision = await decideCall(call)
@@ -3964,8 +3977,8 @@ export namespace SecurityGuard {
         if (OpenCode.WRITE_TOOLS.has(call.tool) && source === "builtin-tool") {
           if (call.callID && snapshots.has(call.callID))
             notes.push(...repair(d, `snapshot:${call.callID}`, (d) => verifySnapshots(d, call)))
-          if (JSON.stringify(call.args ?? {}).includes(".git"))
-            notes.push(...repair(d, "repositories", (d) => newRepositories(d, call)))
+          // Also when it names no `.git`: a file it wrote may be another name of a repository's config (a hard link).
+          notes.push(...repair(d, "repositories", (d) => newRepositories(d, call)))
           const a = (call.args && typeof call.args === "object" ? call.args : {}) as Record<string, unknown>
           const named = [a.filePath, a.path, a.patchText].filter((v): v is string => typeof v === "string")
           if (named.some((n) => n.includes(".opencode-security.json"))) {

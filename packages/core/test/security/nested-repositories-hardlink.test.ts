@@ -143,6 +143,35 @@ for (const route of ROUTES) {
     })
   })
 
+  describe(`route ${route}: a repository present at the start whose config has a second name`, () => {
+    for (const how of ["bash", "write"] as const) {
+      test(`rewritten through that name (${how}): the repository is inspected again, the config moved aside`, async () => {
+        const dir = await redteamProject({ "sub/readme.txt": "x\n" }, REDTEAM_POLICY)
+        spawnSync("sh", ["-c", `git init -q && ${commit(".")}`], { cwd: dir.file("sub") })
+        fs.linkSync(dir.file("sub/.git/config"), dir.file("notes.txt"))
+        const s = await open(route as RouteName, dir.path)
+        try {
+          await s.call("todowrite", { todos: [] })
+          const mark = marker(`start-${how}`, route)
+          const text = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = "touch ${mark}; false"\n`
+          const r =
+            how === "bash"
+              ? await s.bash(`printf '${text.replace(/\n/g, "\\n").replace(/\t/g, "\\t")}' > notes.txt; echo RAN-OK`)
+              : await s.call("write", { filePath: dir.file("notes.txt"), content: text })
+          if (how === "bash") expect(r.raw).toContain("RAN-OK")
+          expect(r.output).toContain("sub/.git/config")
+          expect(fs.readdirSync(dir.file("sub/.git")).some((n) => n.startsWith("config.blocked-by-security-"))).toBe(
+            true,
+          )
+          expect(fsmonitorRuns(dir.path, "sub", mark)).toBe(false)
+        } finally {
+          await s.close()
+          await dir[Symbol.asyncDispose]()
+        }
+      })
+    }
+  })
+
   describe(`route ${route}: AG held`, () => {
     test("(held) a hard link to the config of a repository present at start cannot be made in the sandbox", async () => {
       const dir = await redteamProject({ "sub/readme.txt": "x\n" }, REDTEAM_POLICY)
