@@ -2575,9 +2575,11 @@ export namespace SecurityGuard {
       if (!free) return notes
       if (call.callID && snapshots.has(call.callID))
         notes.push(...repair(d, `snapshot:${call.callID}`, (d) => verifySnapshots(d, call)))
-      notes.push(...repair(d, "repositories", (d) => newRepositories(d, call)))
+      // What the call changed in a git configuration the layer holds is put back first, so the repositories' check
+      // after it judges the configuration as it is again (not a put-back one as "created by the command").
       if (call.callID && gitBefore.has(call.callID))
         notes.push(...repair(d, `git:${call.callID}`, (d) => gitChanged(d, call)))
+      notes.push(...repair(d, "repositories", (d) => newRepositories(d, call)))
       return notes
     }
 
