@@ -63,7 +63,6 @@ for (const target of targets()) {
             { tool: "grep", args: { pattern: "PUBX|PASSWORD=Zz9", path: "<root>" } },
           ],
         )
-        console.log("AA7", target.label, outs.map(head))
         expect(outs.length).toBe(4)
         expect(outs.some((o) => o.includes("Hq83kfP2mZ0xQ7vB"))).toBe(false)
         expect(outs.map(head)).toEqual(Array(4).fill(`Found ${n} matches`))
@@ -96,7 +95,6 @@ for (const target of targets()) {
             { tool: "grep", args: { pattern: "PUBX|pricing = .Zz9", path: "<root>" } },
           ],
         )
-        console.log("AA7b", target.label, outs.map(head))
         expect(outs.length).toBe(2)
         expect(outs.some((o) => o.includes("Kd93mVx71LqPz0Rw"))).toBe(false)
         expect(head(outs[0])).toBe(`Found ${n} matches`)
@@ -128,7 +126,6 @@ for (const target of targets()) {
             { tool: "glob", args: { pattern: "{p/*,secrets/zz*}", path: "/proc/self/root<root>" } },
           ],
         )
-        console.log("AA7c", target.label, outs.map(head))
         expect(outs.length).toBe(4)
         expect(outs.some((o) => o.includes("aws-prod"))).toBe(false)
         expect([outs[0], outs[2]]).toEqual([outs[1], outs[3]])
