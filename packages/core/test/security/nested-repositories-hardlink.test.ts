@@ -5,22 +5,23 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
-import { REDTEAM_POLICY, ROUTES, isolateHome, open, redteamProject, type RouteName } from "./redteam-helpers"
+import {
+  REDTEAM_POLICY,
+  ROUTES,
+  isolateHome,
+  open,
+  redteamProject,
+  type RouteName,
+  fsmonitorRuns,
+  commitIn,
+} from "./redteam-helpers"
 
 setDefaultTimeout(120_000)
 const home = isolateHome()
 afterAll(() => home.restore(), 60_000)
 
-function fsmonitorRuns(dir: string, sub: string, marker: string): boolean {
-  fs.rmSync(marker, { force: true })
-  spawnSync("git", ["status", "--porcelain"], { cwd: path.join(dir, sub), encoding: "utf8" })
-  const ran = fs.existsSync(marker)
-  fs.rmSync(marker, { force: true })
-  return ran
-}
 const marker = (name: string, route: string) => `/tmp/ocb-FAG-mark-${name}-${route}-${process.pid}`
-const commit = (sub: string) =>
-  `(cd ${sub} && echo x > f && git add f && git -c user.name=a -c user.email=a@b.c commit -qm x)`
+const commit = commitIn
 
 for (const route of ROUTES) {
   describe(`route ${route}: AG1 a known repository's config rewritten in place through a hard link`, () => {

@@ -14,6 +14,7 @@ import {
   redteamProject,
   smallProject,
   type RouteName,
+  fsmonitorRuns,
 } from "./redteam-helpers"
 
 setDefaultTimeout(120_000)
@@ -34,13 +35,6 @@ async function fresh(route: RouteName) {
 }
 
 /** Runs `git status` in `sub` on the host (as OpenCode's snapshot does at the end of a step): did the planted fsmonitor run? */
-function fsmonitorRuns(dir: string, sub: string, marker: string): boolean {
-  fs.rmSync(marker, { force: true })
-  spawnSync("git", ["status", "--porcelain"], { cwd: path.join(dir, sub), encoding: "utf8" })
-  const ran = fs.existsSync(marker)
-  fs.rmSync(marker, { force: true })
-  return ran
-}
 
 /** A `.git` file moved aside by the layer (`.git.blocked-by-security-<time>` beside it). */
 function movedAside(dir: string, sub: string): boolean {

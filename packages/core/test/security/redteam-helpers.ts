@@ -348,6 +348,22 @@ export function git(dir: string, ...args: string[]) {
   return r.stdout
 }
 
+/**
+ * Whether git run on the host in `dir/sub` (as OpenCode's snapshot runs it) runs a planted `core.fsmonitor` that
+ * touches `marker`; the marker is removed before and after.
+ */
+export function fsmonitorRuns(dir: string, sub: string, marker: string): boolean {
+  fs.rmSync(marker, { force: true })
+  spawnSync("git", ["status", "--porcelain"], { cwd: path.join(dir, sub), encoding: "utf8" })
+  const ran = fs.existsSync(marker)
+  fs.rmSync(marker, { force: true })
+  return ran
+}
+
+/** A shell fragment that commits one file in the repository `sub` (for commands a scenario runs). */
+export const commitIn = (sub: string) =>
+  `(cd ${sub} && echo x > f && git add f && git -c user.name=a -c user.email=a@b.c commit -qm x)`
+
 /** Opens a session on one route over the project in `dir`. */
 export async function open(route: RouteName, dir: string): Promise<Session> {
   const wired = route === "plugin" ? await pluginRoute(dir) : await coreRoute(dir)
