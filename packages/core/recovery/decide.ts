@@ -1,3 +1,4 @@
+import { SecuritySecrets } from "../security/secrets"
 import type { HostSessions } from "../sessions"
 import { RecoveryLease } from "./lease"
 import { SessionRecovery } from "./schema"
@@ -126,12 +127,20 @@ export namespace RecoveryDecide {
     return one.length > max ? `${one.slice(0, max - 1)}…` : one
   }
 
-  /** A short description of a call for the report: the bash command, a file path, a pattern. */
+  /**
+   * A short description of a call for the report: the bash command, a file path, a pattern. It is written to the
+   * heartbeat on disk, so well-known secret formats in it (a token in a `curl` command) are masked first.
+   *
+   * @example
+   * RecoveryDecide.title("bash", { command: "sleep  30\n" }) // "sleep 30"
+   */
   export function title(tool: string, args: unknown): string | undefined {
     if (!args || typeof args !== "object") return undefined
     const a = args as Record<string, unknown>
-    for (const key of ["command", "filePath", "path", "pattern", "url", "description"])
-      if (typeof a[key] === "string" && a[key]) return clip(a[key] as string, 200)
-    return tool === "task" && typeof a.prompt === "string" ? clip(a.prompt, 200) : undefined
+    const key = ["command", "filePath", "path", "pattern", "url", "description"].find(
+      (k) => typeof a[k] === "string" && a[k],
+    )
+    const text = key ? (a[key] as string) : tool === "task" && typeof a.prompt === "string" ? a.prompt : undefined
+    return text === undefined ? undefined : clip(SecuritySecrets.mask(text), 200)
   }
 }

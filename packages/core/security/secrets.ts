@@ -161,6 +161,23 @@ export namespace SecuritySecrets {
     return { start, end, id: p.id, covered: at + m[0].length }
   }
 
+  /**
+   * `text` with every secret found replaced by `[REDACTED: <format id>]`, for text kept where a secret has no business
+   * (a heartbeat's description of a running call).
+   *
+   * @example
+   * SecuritySecrets.mask("curl -H 'x: ghp_" + "a".repeat(36) + "' …") // "curl -H 'x: [REDACTED: github-token]' …"
+   */
+  export function mask(text: string): string {
+    let out = ""
+    let at = 0
+    for (const m of find(text)) {
+      out += text.slice(at, m.start) + `[REDACTED: ${m.id}]`
+      at = m.end
+    }
+    return at === 0 ? text : out + text.slice(at)
+  }
+
   /** The ids of the formats recognised, for docs and the CLI. */
   export function ids(): string[] {
     return PATTERNS.map((p) => p.id)

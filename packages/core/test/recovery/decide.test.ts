@@ -78,4 +78,17 @@ describe("RecoveryDecide", () => {
     expect(RecoveryDecide.title("read", { filePath: "/a/b.ts" })).toBe("/a/b.ts")
     expect(RecoveryDecide.title("x", 3)).toBeUndefined()
   })
+
+  test("title: well-known secret formats in a command are masked before the heartbeat keeps it", () => {
+    const token = "ghp_" + "A1b2C3d4".repeat(5)
+    const title = RecoveryDecide.title("bash", {
+      command: `curl -H "Authorization: token ${token}" https://deploy:hunter2@example.com/x`,
+    })
+    expect(title).toBe(
+      'curl -H "Authorization: token [REDACTED: github-token]" https://deploy:[REDACTED: url-credentials]@example.com/x',
+    )
+    expect(RecoveryDecide.title("task", { prompt: `use ${token} for the release` })).toBe(
+      "use [REDACTED: github-token] for the release",
+    )
+  })
 })

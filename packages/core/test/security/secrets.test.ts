@@ -60,4 +60,13 @@ describe("SecuritySecrets", () => {
     // A failed candidate does not hide one that starts inside it.
     expect(ids(`ghp_short ghp_${"a1".repeat(18)}`)).toEqual(["github-token"])
   })
+
+  test("mask replaces each secret by a marker naming its format and keeps everything else", () => {
+    const key = "AKIAIOSFODNN7EXAMPLE"
+    expect(SecuritySecrets.mask(`a ${key} b ${key}`)).toBe(
+      "a [REDACTED: aws-access-key-id] b [REDACTED: aws-access-key-id]",
+    )
+    expect(SecuritySecrets.mask("nothing secret here")).toBe("nothing secret here")
+    expect(SecuritySecrets.mask("")).toBe("")
+  })
 })
