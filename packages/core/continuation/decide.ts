@@ -61,6 +61,7 @@ export namespace ContinuationDecide {
     | "read-only-agent"
     | "switched-off"
     | "user-stop"
+    | "stop-acknowledged"
     | "user-waiting"
     | "pending-input"
     | "no-open-todos"
@@ -97,6 +98,14 @@ export namespace ContinuationDecide {
     if (facts.agent && !facts.agent.mayEdit) return skip("read-only-agent")
     if (history.switchedOff) return skip("switched-off")
     if (history.userStopped) return skip("user-stop")
+    // The model's direct answer to the user did no work and says it stops: the user asked, in whatever words.
+    if (
+      history.user &&
+      !history.worked &&
+      !history.continuations.length &&
+      ContinuationText.acknowledgesStop(turn.text)
+    )
+      return skip("stop-acknowledged")
     if (facts.pendingInput) return skip("pending-input")
     const counts = TodoContinuation.counts(facts.todos)
     if (counts.open === 0) return skip("no-open-todos")

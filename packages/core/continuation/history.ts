@@ -57,6 +57,8 @@ export namespace ContinuationHistory {
     userText: string
     /** The last real user message asks the agent to stop (see `ContinuationText.userStops`). */
     userStopped: boolean
+    /** An assistant message after the last real user message called a tool: the model did work since. */
+    worked: boolean
     /** Switched off for the session by the last `/continuation off|on` directive in its history. */
     switchedOff: boolean
     /** A model request after the last real user message ended in an error (an abort included). */
@@ -121,9 +123,11 @@ export namespace ContinuationHistory {
     const answered = new Set<string>()
     let failed = false
     let aborted = false
+    let worked = false
     for (let i = last + 1; i < messages.length; i++) {
       const message = messages[i]
       if (message.info.role === "assistant") {
+        if (hasTools(message)) worked = true
         const name = errorName(message.info.error)
         if (name) {
           failed = true
@@ -144,6 +148,7 @@ export namespace ContinuationHistory {
       user,
       userText,
       userStopped: ContinuationText.userStops(userText),
+      worked,
       switchedOff,
       failed,
       aborted,

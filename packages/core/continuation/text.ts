@@ -99,6 +99,53 @@ export namespace ContinuationText {
       .some((sentence) => IMPERATIVE.test(sentence))
   }
 
+  /**
+   * The model's own words that it stops, pauses or leaves the work: first person ("I'll stop here", "I won't touch
+   * anything else", "I'll leave the rest to you", "I'll hold off until you've talked to the team"), a participle
+   * opening a sentence ("Stopping here.", "Understood — pausing."), or a later resumption offered ("we can pick it back
+   * up tomorrow"); also in German, French, Spanish, Portuguese, Italian, Chinese and Japanese. Not advice ("I'd hold
+   * off on X"), nor waiting for a process ("I'll wait for CI").
+   */
+  /** What may follow a stop verb: the end of a sentence, or a word that places or times it ("stop here", "pause now"). */
+  const ACK_END =
+    "(?=\\s*([.!,;:)\\u2014\\u2013-]|$)|\\s+(here|there|now|for (now|today|tonight|the (day|night|moment))|work(ing)?|all|everything|any|until|till|as (requested|asked)|on (this|that|it|the)\\b|at this point|at that|right (here|there|now)|completely)\\b)"
+  const ACK_SUBJECT =
+    "\\b(i('ll| will| am going to|'m going to|'m| am| have|'ve| shall)?|let me)( (now|just|go ahead and|happily|simply))?"
+  const ACK_STOP = [
+    new RegExp(
+      `${ACK_SUBJECT} ((stop|pause|halt)(ped|ping|ed|ing)?${ACK_END}|hold(ing)? off\\b|step(ping)? back\\b|stand(ing)? by\\b|put(ting)? (it|this|that|things|everything|the work|work) on hold\\b|park(ing)? (it|this|that)${ACK_END}|leav(e|ing) (it|this|that|things|everything|the rest|the remaining\\b[^.!?\\n]{0,40})${ACK_END.replace("(here|there|", "(here|there|as is|alone|to you|untouched|")}|leav(e|ing) ((the|your|my|our|this|that) )?[\\w-]+( [\\w-]+)? (there|here|to you|for (now|today|tonight|tomorrow|later))\\b)`,
+      "i",
+    ),
+    /\b(i('ll| will)|going to) wait (for (you|your|the go-ahead|further|word|instructions)|until you|till you|to hear)\b/i,
+    /\b(i('ll| will) not|i won't|i'm not going to|i am not going to|i will no longer|i won't be) ((continue|proceed|go (any )?further|keep going)\b|(make|touch|change|edit|modify|do|run|work on|push|commit)\b[^.!?\n]{0,30}\b(anything|any (more|further)|further|more|else|other|until|for now|without))/i,
+    /\bno (further|more) (changes|edits|work|modifications|commands)\b(?!( (are|is))? (needed|required|necessary))/i,
+    new RegExp(
+      `(^|[.!?\\n:\\u2014\\u2013-]\\s*|\\b(ok|okay|sure|got it|understood|alright|all right|no problem|of course|will do|sounds good|roger( that)?|noted|copy that|fair enough|absolutely|certainly|right)\\W+)(stopping|pausing|halting|stopped|paused|halted|cancell?ed|aborted|aborting|leaving (it|this|that|things|everything|the rest))${ACK_END}|(^|[.!?\\n:\\u2014\\u2013-]\\s*|\\W)(standing (by|down)|holding off)\\b`,
+      "im",
+    ),
+    /\b(we|i) can (pick (it|this|that|things) (back )?up|resume|continue|come back to (it|this|that))( (later|tomorrow|whenever|another time|next time|on \w+day|when(ever)? you))/i,
+    /\bhappy to (resume|continue|pick (it|this|that|things) (back )?up)( (later|tomorrow|whenever|when(ever)? you))/i,
+    /\b(ich (höre|halte) (hier |jetzt |erst(mal)? )*(auf|an)|ich (pausiere|stoppe|warte)|je m'arrête|j'arrête|je fais une pause|je mets (ça|cela|le travail) en pause|me detengo|paro aquí|lo dejo (aquí|así)|pauso|vou parar|paro por aqui|vou pausar|mi fermo|mi interrompo)(?!\p{L})/iu,
+    /(我(先|就)?(停|暂停|停止|不再)|先停|暂停|停止(了|操作|修改)|止めます|中断します|停止します|作業を(止め|中断))/u,
+  ]
+
+  /**
+   * True when the model's text says it stops, pauses or leaves the work (see `ACK_STOP`) outside code and quotes. Read
+   * with what happened since the user's message: a reply that did no work (no tool call) and says so acknowledges the
+   * user's stop, in whatever words the user asked.
+   *
+   * @example
+   * ContinuationText.acknowledgesStop("Understood, I'll leave the migration there. Remaining: 2 todos.") // true
+   * ContinuationText.acknowledgesStop("I'd hold off on upgrading React until 19.1 is out.") // false
+   */
+  export function acknowledgesStop(text: string): boolean {
+    const said = text
+      .replace(FENCE, " ")
+      .replace(/\u2019/g, "'")
+      .replace(QUOTED, "code")
+    return ACK_STOP.some((re) => re.test(said))
+  }
+
   /*
    * A stop is read clause by clause (split at . , ; : ! ? and dashes), apostrophes dropped ("don't" → "dont"): a clause
    * is a stop when, after words that only frame it (please, pls, ok, no, hey, can you, let's, I think we should …), it

@@ -42,6 +42,35 @@ describe("what the text says", () => {
     "the user stops: %p",
     (text) => expect(ContinuationText.userStops(text)).toBe(true),
   )
+  test.each([
+    "Understood — I'll stop here. The parser is done; two todos remain open.",
+    "Got it, I'll leave the migration there.",
+    "Stopping here.",
+    "OK, pausing. Where things stand: tests pass, docs not updated.",
+    "Sure thing. I won't touch anything else.",
+    "No problem — I'll hold off until you've talked to the team.",
+    "Alright, no more changes for now.",
+    "Sounds good, we can pick it back up tomorrow.",
+    "I've stopped. Nothing was half-written.",
+    "Standing by.",
+    "I'll leave the rest to you.",
+    "Alles klar, ich höre hier auf.",
+    "好的，我先停下来。",
+  ])("the model says it stops: %p", (text) => expect(ContinuationText.acknowledgesStop(text)).toBe(true))
+  test.each([
+    "Running this will stop the dev server.",
+    "I'd hold off on upgrading React until 19.1 is out.",
+    "I'll wait for CI to finish, then merge.",
+    "The old server is still running; I'll stop it and restart with the new config.",
+    "No — I won't change the public API; the fix is internal.",
+    "No further changes are needed: the tests pass.",
+    "Stopping the watcher before the build avoids the race.",
+    "You can resume later with /recover.",
+    "I'll leave a comment explaining the workaround.",
+    "Done: switched to pnpm. Next I'll update the lockfile.",
+    "```sh\n# I'll stop here\n```\nParser done.",
+  ])("the model does not say it stops: %p", (text) => expect(ContinuationText.acknowledgesStop(text)).toBe(false))
+
   test.each(["build the parser", "make the loop stop when the list is empty and add tests for it", ""])(
     "the user does not stop: %p",
     (text) => expect(ContinuationText.userStops(text)).toBe(false),

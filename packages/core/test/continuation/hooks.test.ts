@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { TodoContinuation } from "../../continuation/schema"
+import { ContinuationText } from "../../continuation/text"
 import { OPEN, Sim, done } from "./sim"
 
 /** A model that writes its todos once, then only ever answers with text. */
@@ -147,6 +148,31 @@ describe("todo continuation: zero continuations", () => {
     expect(sim.instance.decisions.at(-1)?.decision).toEqual({ continue: false, reason: "user-stop" })
     sim.user("ok, finish the parser")
     expect(await sim.run(() => ({ text: "working" }))).toBe(4)
+  })
+
+  // The user's words are not recognised as a stop, but the model's answer did no work and says it stops: no
+  // continuation. One that worked since the message, or answered a continuation, is still continued.
+  test("a stop in words the rule does not know: the model's own acknowledgement ends it", async () => {
+    const sim = new Sim()
+    sim.user("build it")
+    await sim.run((s) => (s === 0 ? { todos: OPEN } : { text: "x" }), { maxSteps: 1 })
+    const said = "ugh this is going nowhere, I'll sort it out myself later"
+    expect(ContinuationText.userStops(said)).toBe(false)
+    sim.user(said)
+    expect(await sim.run(() => ({ text: "Understood, I'll leave it there. Two todos are still open." }))).toBe(1)
+    expect(sim.instance.decisions.at(-1)?.decision).toEqual({ continue: false, reason: "stop-acknowledged" })
+  })
+
+  test("a model that worked since the user's message and then says it stops is continued", async () => {
+    const sim = new Sim()
+    sim.user("build it")
+    await sim.run((s) => (s === 0 ? { todos: OPEN } : { text: "x" }), { maxSteps: 1 })
+    sim.user("now the tests")
+    const calls = await sim.run((s) => (s === 0 ? { tools: true } : { text: "I'll stop here for now." }), {
+      maxSteps: 2,
+    })
+    expect(calls).toBe(2)
+    expect(sim.instance.decisions.at(-1)?.decision).toMatchObject({ continue: true })
   })
 
   test("a pending question or permission of the session", async () => {
