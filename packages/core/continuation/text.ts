@@ -109,24 +109,27 @@ export namespace ContinuationText {
   /** What may follow a stop verb: the end of a sentence, or a word that places or times it ("stop here", "pause now"). */
   const ACK_END =
     "(?=\\s*([.!,;:)\\u2014\\u2013-]|$)|\\s+(here|there|now|for (now|today|tonight|the (day|night|moment))|work(ing)?|all|everything|any|until|till|as (requested|asked)|on (this|that|it|the)\\b|at this point|at that|right (here|there|now)|completely)\\b)"
+  const ACK_LEFT = ACK_END.replace("(here|there|", "(here|there|as is|alone|to you|untouched|")
   const ACK_SUBJECT =
     "\\b(i('ll| will| am going to|'m going to|'m| am| have|'ve| shall)?|let me)( (now|just|go ahead and|happily|simply))?"
   const ACK_STOP = [
     new RegExp(
-      `${ACK_SUBJECT} ((stop|pause|halt)(ped|ping|ed|ing)?${ACK_END}|hold(ing)? off\\b|step(ping)? back\\b|stand(ing)? by\\b|put(ting)? (it|this|that|things|everything|the work|work) on hold\\b|park(ing)? (it|this|that)${ACK_END}|leav(e|ing) (it|this|that|things|everything|the rest|the remaining\\b[^.!?\\n]{0,40})${ACK_END.replace("(here|there|", "(here|there|as is|alone|to you|untouched|")}|leav(e|ing) ((the|your|my|our|this|that) )?[\\w-]+( [\\w-]+)? (there|here|to you|for (now|today|tonight|tomorrow|later))\\b)`,
+      `${ACK_SUBJECT} ((stop|pause|halt)(ped|ping|ed|ing)?${ACK_END}|hold(ing)? off\\b|step(ping)? back\\b|stand(ing)? by\\b|put(ting)? (it|this|that|things|everything|the work|work) on hold\\b|park(ing)? (it|this|that)${ACK_END}|leav(e|ing) (it|this|that|things|everything|the rest|the remaining\\b[^.!?\\n]{0,40})${ACK_LEFT}|hold(ing)? (everything|it all|all|the (changes|work|rest))\\b|leav(e|ing) ((the|your|my|our|this|that) )?[\\w-]+( [\\w-]+)? (there|here|to you|for (now|today|tonight|tomorrow|later))\\b)`,
       "i",
     ),
     /\b(i('ll| will)|going to) wait (for (you|your|the go-ahead|further|word|instructions)|until you|till you|to hear)\b/i,
     /\b(i('ll| will) not|i won't|i'm not going to|i am not going to|i will no longer|i won't be) ((continue|proceed|go (any )?further|keep going)\b|(make|touch|change|edit|modify|do|run|work on|push|commit)\b[^.!?\n]{0,30}\b(anything|any (more|further)|further|more|else|other|until|for now|without))/i,
     /\bno (further|more) (changes|edits|work|modifications|commands)\b(?!( (are|is))? (needed|required|necessary))/i,
     new RegExp(
-      `(^|[.!?\\n:\\u2014\\u2013-]\\s*|\\b(ok|okay|sure|got it|understood|alright|all right|no problem|of course|will do|sounds good|roger( that)?|noted|copy that|fair enough|absolutely|certainly|right)\\W+)(stopping|pausing|halting|stopped|paused|halted|cancell?ed|aborted|aborting|leaving (it|this|that|things|everything|the rest))${ACK_END}|(^|[.!?\\n:\\u2014\\u2013-]\\s*|\\W)(standing (by|down)|holding off)\\b`,
+      `(^|[.!?\\n:\\u2014\\u2013-]\\s*|\\b(ok|okay|sure|got it|understood|alright|all right|no problem|of course|will do|sounds good|roger( that)?|noted|copy that|fair enough|absolutely|certainly|right)\\W+)(stopping|pausing|halting|stopped|paused|halted|cancell?ed|aborted|aborting|leaving (it|this|that|things|everything|the rest))${ACK_LEFT}|(^|[.!?\\n:\\u2014\\u2013-]\\s*|\\W)(standing (by|down)|holding off)\\b`,
       "im",
     ),
     /\b(we|i) can (pick (it|this|that|things) (back )?up|resume|continue|come back to (it|this|that))( (later|tomorrow|whenever|another time|next time|on \w+day|when(ever)? you))/i,
+    // A farewell: the conversation ends here ("See you after standup.", "Good luck with the rest.").
+    /\b(see you|talk (to you )?(soon|later|tomorrow)|catch you later|good luck with (it|that|the rest|everything|the remaining\b)|have a (good|great|nice) (day|evening|night|weekend|one)|enjoy (your|the) (weekend|evening|break|lunch|day))\b/i,
     /\bhappy to (resume|continue|pick (it|this|that|things) (back )?up)( (later|tomorrow|whenever|when(ever)? you))/i,
-    /\b(ich (höre|halte) (hier |jetzt |erst(mal)? )*(auf|an)|ich (pausiere|stoppe|warte)|je m'arrête|j'arrête|je fais une pause|je mets (ça|cela|le travail) en pause|me detengo|paro aquí|lo dejo (aquí|así)|pauso|vou parar|paro por aqui|vou pausar|mi fermo|mi interrompo)(?!\p{L})/iu,
-    /(我(先|就)?(停|暂停|停止|不再)|先停|暂停|停止(了|操作|修改)|止めます|中断します|停止します|作業を(止め|中断))/u,
+    /\b(ich (höre|halte) (hier |jetzt |erst(mal)? )*(auf|an)|ich (pausiere|stoppe|warte)|je m'arrête|j'arrête|on (s'arrête|arrête)|nous nous arrêtons|arrêtons|wir hören (hier |jetzt )*auf|ich lasse es (so|dabei)|lo dejamos (aquí|así)|paramos (aquí|acá)|parei|je fais une pause|je mets (ça|cela|le travail) en pause|me detengo|paro aquí|lo dejo (aquí|así)|pauso|vou parar|paro por aqui|vou pausar|mi fermo|mi interrompo)(?!\p{L})/iu,
+    /(我(先|就)?(停|暂停|停止|不再)|先停|暂停|停止(了|操作|修改)|止め(ます|ておきます|ました|ておきました)|中断(します|しました|しておきます)|停止します|作業を(止め|中断)|ここまでに(します|しておきます))/u,
   ]
 
   /**
@@ -164,7 +167,8 @@ export namespace ContinuationText {
     "sto+p+|stopping|halt|pause|abort|cancel|wa+i+t|hold on|hold off|hold up|hold your horses|hang on|whoa|woah|stand down|down tools|pencils down|put the keyboard down|kill it|pull the plug( on (it|this|that)( one)?)?|knock it off|cut it out|scrap (it|that)|drop (it|that)|park (it|this|that)|shelve (it|this|that)|enough|thats enough|that is enough|thats all|that is all|thats it|that is it|thatll do|that will do|good enough|never ?mind|nvm|forget it|forget about it|leave it( there| here| as is| at that| for now)?|let it be|leave the rest( to me)?",
     "no more( changes| edits| work| of this| for now)?",
     "(were|we are|im|i am) (done|good|all set|finished)|(lets|let us) (call it a (day|night)|wrap (it )?up)|call it a (day|night)|no thanks|no thank you|(thats|that is) all i (needed|need|wanted|asked for)",
-    "no need to (continue|proceed|go on|go further|go any further|keep going|do (anything|more))",
+    "no need to (continue|proceed|go on|go further|go any further|keep going|do (anything|more)|finish( (it|this|that|the rest|up))?)",
+    "(lets|let us|well|we will|ill|i will|we can|you can) (revisit|pick up|pick (it|this|that) (back )?up|come back to|continue|resume|finish|look at) ?(it|this|that)? (tomorrow|later|another (day|time)|next (week|sprint|time|month|monday|tuesday|wednesday|thursday|friday)|on (monday|tuesday|wednesday|thursday|friday|the weekend)|after (the )?(standup|lunch|meeting|call|break|weekend|release|freeze|holidays?))( \\w+){0,3}",
     "(dont|do not) (do|touch|change|edit|make) (anything|any more|more)( else| more| changes)?",
     "(ill|i will|im going to|i am going to|let me|i can) (take it from here|take over|take it over|handle (it|this|the rest)( from here)?|do (it|this|the rest)|finish (it|this|the rest|up)|take care of (it|this|the rest)|continue from here)( myself)?",
   ].join("|")
@@ -179,7 +183,7 @@ export namespace ContinuationText {
    * ("the endpoint must return 404"). A negated verb ("don't do that") gives none.
    */
   const WORK_VERB =
-    "add|remove|delete|create|make|change|update|fix|set|run|show|find|check|move|rename|put|give|start|open|close|edit|modify|handle|write|read|revert|undo|redo|use|switch|replace|restore|reset|roll back|rollback|go back|try|retry|rerun|look|investigate|debug|explain|tell|test|build|ship|deploy|release|publish|commit|push|merge|rebase|squash|implement|refactor|rewrite|clean|format|lint|bump|upgrade|downgrade|pin|install|uninstall|migrate|convert|document|review|include|exclude|keep|split|extract|inline|wrap|rework|simplify|improve|optimize|speed up|port|translate|mock|stub|log|print|return|throw|raise|catch|validate|sort|filter|send|fetch|load|save|copy|paste|generate|scaffold|add back|put back|bring back"
+    "skip|add|remove|delete|create|make|change|update|fix|set|run|show|find|check|move|rename|put|give|start|open|close|edit|modify|handle|write|read|revert|undo|redo|use|switch|replace|restore|reset|roll back|rollback|go back|try|retry|rerun|look|investigate|debug|explain|tell|test|build|ship|deploy|release|publish|commit|push|merge|rebase|squash|implement|refactor|rewrite|clean|format|lint|bump|upgrade|downgrade|pin|install|uninstall|migrate|convert|document|review|include|exclude|keep|split|extract|inline|wrap|rework|simplify|improve|optimize|speed up|port|translate|mock|stub|log|print|return|throw|raise|catch|validate|sort|filter|send|fetch|load|save|copy|paste|generate|scaffold|add back|put back|bring back"
   const WORK = new RegExp(
     `^((${FRAME}|instead|also|first|you (must|need to|have to|should)|i want|id like)\\s+)*(${WORK_VERB})\\b`,
   )

@@ -84,4 +84,25 @@ describe("the user's message asks the agent to stop", () => {
     ["hang on, that's not what I meant", true],
     ["no, stop, it is not working", true],
   ] as const)("%p: stop=%p", (text, stop) => expect(ContinuationText.userStops(text)).toBe(stop))
+  // Fifth set (helper-written exchanges: the user's message, the model's final text, whether it called tools). Measured
+  // once before its misses were read: no continuation after 21 of 30 stops (16 of 30 with the user-text rule and
+  // asks-user alone), none of 15 redirections, 15 tasks or 15 questions taken for a stop; tuned on since
+  // (docs/session.md), so these are floors.
+  test("fifth set: no continuation after 30 of 30 stops; every redirection, task and question still continued or asks", () => {
+    const ends = (m: (typeof fixture.heldout5)[number]) =>
+      ContinuationText.userStops(m.user) || (!m.tools && ContinuationText.acknowledgesStop(m.reply))
+    const count = (kind: string) => fixture.heldout5.filter((m) => m.kind === kind && ends(m)).length
+    expect(fixture.heldout5.map((m) => m.kind).filter((k) => k === "stop")).toHaveLength(30)
+    expect(fixture.heldout5.filter((m) => m.kind === "stop" && m.tools)).toHaveLength(0)
+    expect(
+      fixture.heldout5.filter(
+        (m) => m.kind === "stop" && !ends(m) && !(!m.tools && ContinuationText.asksUser(m.reply)),
+      ),
+    ).toEqual([])
+    expect({ redirection: count("redirection"), task: count("task"), question: count("question") }).toEqual({
+      redirection: 0,
+      task: 0,
+      question: 0,
+    })
+  })
 })
