@@ -112,7 +112,7 @@ export namespace AstFiles {
       }
       ;(negated ? exclude : include).push(matcher)
       const ext = !negated && /\*\.([A-Za-z0-9_+-]+)$/.exec(glob)?.[1]
-      if (ext) extraExtensions.push(ext.toLowerCase())
+      if (ext) extraExtensions.push(ext)
     }
     return { include, exclude, extraExtensions }
   }
@@ -126,7 +126,8 @@ export namespace AstFiles {
   export async function collect(options: Options): Promise<Result> {
     const directory = path.resolve(options.directory)
     const { include, exclude, extraExtensions } = matchers(options.globs ?? [])
-    const extensions = new Set([...options.extensions, ...extraExtensions].map((e) => e.toLowerCase()))
+    // Letter case counts, as in the CLI (ripgrep's `*.ext` type globs): `X.PY` is not a Python file.
+    const extensions = new Set([...options.extensions, ...extraExtensions])
     const maxBytes = options.maxFileBytes ?? MAX_FILE_BYTES
     const result: Result = { files: [], denied: [], tooLarge: [], sizes: new Map() }
     const seen = new Set<string>()
@@ -137,7 +138,7 @@ export namespace AstFiles {
       if (exclude.some((m) => m(rel))) return false
       return include.length === 0 || include.some((m) => m(rel))
     }
-    const extensionOk = (file: string) => extensions.has(path.extname(file).slice(1).toLowerCase())
+    const extensionOk = (file: string) => extensions.has(path.extname(file).slice(1))
 
     const consider = async (file: string, size: number, explicit: boolean) => {
       if (seen.has(file)) return

@@ -56,20 +56,25 @@ export namespace AstLanguage {
     | { kind: "grammar"; source: Grammar.Source; extensions: string[]; expando?: string }
 
   /**
-   * Extensions follow the ast-grep CLI's defaults, trimmed of ripgrep's catch-alls (`.env` and `.cgi` are not
-   * parsed as bash). Expando characters (what `$` becomes before a pattern is parsed, for languages where `$` cannot
+   * Extensions are exactly the ast-grep CLI 0.51.1's, compared letter case included (measured on the CLI itself:
+   * `languages.test.ts › each language takes exactly the CLI's extensions`): bash takes `.env`, `.cgi`, `.tool`…
+   * files, python Bazel's `.bzl` and `BUILD.bazel`, css `.scss`. Expando characters (what `$` becomes before a pattern is parsed, for languages where `$` cannot
    * start an identifier) follow the CLI: PHP and nix differ from their packages' defaults.
    */
   const SPECS: Record<Name, Spec> = {
-    bash: { kind: "package", pkg: "@ast-grep/lang-bash", extensions: ["sh", "bash", "zsh", "ksh", "bats"] },
+    bash: {
+      kind: "package",
+      pkg: "@ast-grep/lang-bash",
+      extensions: ["sh", "bash", "zsh", "ksh", "bats", "cgi", "command", "env", "fcgi", "tmux", "tool"],
+    },
     c: { kind: "package", pkg: "@ast-grep/lang-c", extensions: ["c", "h"] },
     cpp: {
       kind: "package",
       pkg: "@ast-grep/lang-cpp",
-      extensions: ["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "cu", "ino"],
+      extensions: ["cc", "cpp", "cxx", "c++", "hh", "hpp", "cu", "ino"],
     },
     csharp: { kind: "package", pkg: "@ast-grep/lang-csharp", extensions: ["cs"] },
-    css: { kind: "builtin", napi: "Css", extensions: ["css"] },
+    css: { kind: "builtin", napi: "Css", extensions: ["css", "scss"] },
     elixir: { kind: "package", pkg: "@ast-grep/lang-elixir", extensions: ["ex", "exs"] },
     go: { kind: "package", pkg: "@ast-grep/lang-go", extensions: ["go"] },
     haskell: { kind: "package", pkg: "@ast-grep/lang-haskell", extensions: ["hs"] },
@@ -81,7 +86,7 @@ export namespace AstLanguage {
     lua: { kind: "package", pkg: "@ast-grep/lang-lua", extensions: ["lua"] },
     nix: { kind: "grammar", source: Grammar.SOURCES.nix, extensions: ["nix"], expando: "_" },
     php: { kind: "grammar", source: Grammar.SOURCES.php, extensions: ["php"], expando: "µ" },
-    python: { kind: "package", pkg: "@ast-grep/lang-python", extensions: ["py", "pyi"] },
+    python: { kind: "package", pkg: "@ast-grep/lang-python", extensions: ["py", "py3", "pyi", "bzl", "bazel"] },
     ruby: { kind: "package", pkg: "@ast-grep/lang-ruby", extensions: ["rb", "rbw", "gemspec"] },
     rust: { kind: "package", pkg: "@ast-grep/lang-rust", extensions: ["rs"] },
     scala: { kind: "package", pkg: "@ast-grep/lang-scala", extensions: ["scala", "sc", "sbt"] },
@@ -119,7 +124,7 @@ export namespace AstLanguage {
    * File extensions (without the dot) searched for `lang` when no glob says otherwise.
    *
    * @example
-   * AstLanguage.extensions("python") // ["py", "pyi"]
+   * AstLanguage.extensions("python") // ["py", "py3", "pyi", "bzl", "bazel"]
    */
   export function extensions(lang: Name): string[] {
     return SPECS[lang].extensions
@@ -142,13 +147,13 @@ export namespace AstLanguage {
   }
 
   /**
-   * The language whose extensions include that of `file`, if any.
+   * The language whose extensions include that of `file`, if any (letter case counts, as in the CLI: `X.PY` is none).
    *
    * @example
    * AstLanguage.fromPath("src/main.rs") // "rust"
    */
   export function fromPath(file: string): Name | undefined {
-    const ext = path.extname(file).slice(1).toLowerCase()
+    const ext = path.extname(file).slice(1)
     if (!ext) return undefined
     return NAMES.find((name) => SPECS[name].extensions.includes(ext))
   }

@@ -53,6 +53,40 @@ describe("the 25 languages", () => {
     })
   }
 
+  // Real-world tester AK-1: googletest's BUILD.bazel and .bzl files are Python to the CLI (load(…) 7 against 0), its
+  // bash takes .env/.cgi/.command files, its cpp not .hxx/.h++. One file per candidate extension (every extension
+  // any ast-grep release or ripgrep type names for these languages, upper-case and dot-file variants), each holding
+  // the language's fixture: the files the tool finds must be exactly the CLI's, for each of the 25 languages.
+  const CANDIDATES = (
+    "bash bats cgi command env fcgi ksh sh tmux tool zsh c h cc hpp cpp c++ hh cxx cu ino hxx h++ cs csx css scss " +
+    "sass less ex exs go hs lhs html htm xhtml shtml vue java js mjs cjs jsx snap json json5 jsonc kt ktm kts lua nix " +
+    "php phtml php3 phps py py3 pyi pyw bzl bazel star rb rbw rake gemspec ru rs scala sc scm sbt sol swift xctest ts " +
+    "cts mts tsx yaml yml"
+  ).split(" ")
+  const EXTRA_NAMES = [
+    ".env",
+    "BUILD.bazel",
+    "WORKSPACE.bazel",
+    "MODULE.bazel",
+    "BUILD",
+    "UPPER.PY",
+    "UPPER.SH",
+    "UPPER.JS",
+    "UPPER.Ts",
+  ]
+  test("each language takes exactly the CLI's extensions (AK-1: python .py3/.bzl/.bazel, bash .env/.cgi/…, cpp without .hxx/.h++)", async () => {
+    for (const [lang, c] of Object.entries(LANGUAGE_CASES)) {
+      const files = Object.fromEntries([...CANDIDATES.map((e) => `f.${e}`), ...EXTRA_NAMES].map((n) => [n, c.source]))
+      await using dir = await tmpdir(files)
+      const result = await AstSearch.run({ directory: dir.path, lang, pattern: c.pattern })
+      const ours = [...new Set(result.matches.map((m) => path.basename(m.file)))].sort()
+      const cli = [...new Set(CliOracle.search(dir.path, c.pattern, lang).map((m) => path.basename(m.file)))].sort()
+      expect({ lang, files: ours }).toEqual({ lang, files: cli })
+      expect(cli.length).toBeGreaterThan(0)
+    }
+    expect(AstLanguage.extensions("python")).toEqual(["py", "py3", "pyi", "bzl", "bazel"])
+  }, 120_000)
+
   test("an unknown language is refused with the list of supported ones", async () => {
     await using dir = await tmpdir({ "a.ts": "x" })
     const error = await AstSearch.run({ directory: dir.path, lang: "cobol", pattern: "x" }).catch((e) => e)
@@ -66,7 +100,8 @@ describe("the 25 languages", () => {
     expect(ts.matches.map((m) => path.basename(m.file))).toEqual(["a.ts", "d.mts"])
     const tsx = await AstSearch.run({ directory: dir.path, lang: "tsx", pattern: "foo($A)" })
     expect(tsx.matches.map((m) => path.basename(m.file))).toEqual(["b.tsx"])
-    expect(AstLanguage.fromPath("x/y.PY")).toBe("python")
+    expect(AstLanguage.fromPath("x/y.py")).toBe("python")
+    expect(AstLanguage.fromPath("x/y.PY")).toBeUndefined() // letter case counts, as in the CLI
     expect(AstLanguage.fromPath("Makefile")).toBeUndefined()
   })
 })
