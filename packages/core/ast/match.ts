@@ -1,4 +1,4 @@
-import { parse, type NapiConfig } from "@ast-grep/napi"
+import { parse, type NapiConfig, type SgNode } from "@ast-grep/napi"
 import { readFileSync } from "fs"
 import type { SecuritySegments } from "../security/segments"
 import { Encoding } from "../util/encoding"
@@ -133,6 +133,40 @@ export namespace AstMatch {
     }
   }
 
+  type Range = ReturnType<SgNode["range"]>
+  const COMMENT = /comment/
+
+  /**
+   * Where a match is, as the ast-grep CLI 0.51.1 reports it: the node's range, except that comments the grammar
+   * hangs at the end of the node on lines after its code (and the blank lines before them) are left out. Some
+   * grammars' automatic-semicolon scanners read past newlines and comments before they end a statement, so those
+   * comments become the node's last children: `@ast-grep/lang-kotlin` 0.0.7 ends an `import_header` after the
+   * comments and KDoc that follow the last import, where the CLI's Kotlin grammar ends it with the import line (a
+   * comment on the import's own line stays in, as in the CLI). Replacing that range deleted the comments. A node
+   * whose last child is code keeps its range, trailing whitespace included (Scala's indented blocks end after the
+   * next line's indentation in both), and so does a comment node itself.
+   *
+   * @example
+   * // Kotlin "import c.D\n\n// note\nclass T": the import_header node ends after "// note"
+   * AstMatch.range(node).end // { line: 0, column: 10, index: 10 }
+   */
+  export function range(node: SgNode): Range {
+    const whole = node.range()
+    if (whole.start.line === whole.end.line || COMMENT.test(String(node.kind()))) return whole
+    const kids = node.children()
+    let last = kids.length - 1
+    if (last < 1 || !COMMENT.test(String(kids[last].kind()))) return whole
+    while (last >= 0 && COMMENT.test(String(kids[last].kind()))) last--
+    if (last < 0) return whole
+    let end = kids[last].range().end
+    for (let i = last + 1; i < kids.length; i++) {
+      const next = kids[i].range()
+      if (next.start.line !== end.line) break
+      end = next.end
+    }
+    return { start: whole.start, end }
+  }
+
   type Lines = { from: number; to: number }
   let segmentLines: ((text: string, pairs: readonly SecuritySegments.Pair[]) => Lines[]) | undefined
 
@@ -177,7 +211,7 @@ export namespace AstMatch {
       const hidden = found.length && job.hidden.length ? segmentLines!(text, job.hidden) : []
       if (hidden.length) {
         found = found.filter((node) => {
-          const { start, end } = node.range()
+          const { start, end } = range(node)
           return !hidden.some((r) => start.line + 1 <= r.to && end.line + 1 >= r.from)
         })
       }
@@ -188,7 +222,7 @@ export namespace AstMatch {
       counts.push(found.length)
       if (job.positions)
         for (const node of found) {
-          const { start, end } = node.range()
+          const { start, end } = range(node)
           positions.push(index, start.line, start.column, end.line, end.column)
         }
     }

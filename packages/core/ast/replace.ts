@@ -4,6 +4,7 @@ import { Encoding } from "../util/encoding"
 import { NamedError } from "../util/error"
 import { splice, type Splice } from "../util/splice"
 import { AstLanguage } from "./languages"
+import { AstMatch } from "./match"
 import { AstRewrite } from "./rewrite"
 import { AstScan } from "./scan"
 import { AtomicWrite } from "./write"
@@ -155,7 +156,7 @@ export namespace AstReplace {
       const segments = hidden.length ? SecuritySegments.find(before, hidden) : []
       // Outermost first; a match inside one already replaced is skipped.
       const ordered = found
-        .map((node) => ({ node, range: node.range() }))
+        .map((node) => ({ node, range: AstMatch.range(node) }))
         .filter(({ range }) => !segments.some((s) => range.start.index <= s.end && range.end.index >= s.start))
         .sort((a, b) => a.range.start.index - b.range.start.index || b.range.end.index - a.range.end.index)
       if (!ordered.length) continue

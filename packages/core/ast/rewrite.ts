@@ -1,4 +1,5 @@
 import { parse, type SgNode } from "@ast-grep/napi"
+import { AstMatch } from "./match"
 import { AstPattern } from "./pattern"
 
 /**
@@ -193,13 +194,17 @@ export namespace AstRewrite {
    * AstRewrite.apply("logger.info($$$A)", match, source) // "logger.info(x, y)"
    */
   export function apply(template: string, match: SgNode, source: string): string {
-    const base = lineIndent(source, match.range().start.index)
-    return fill(template, base, (name, multi) => captured(match, name, source, multi), source)
+    const range = AstMatch.range(match)
+    const base = lineIndent(source, range.start.index)
+    // What follows the match on its last line stays after the replacement's last line.
+    const newline = source.indexOf("\n", range.end.index)
+    const after = source.slice(range.end.index, newline === -1 ? source.length : newline)
+    return fill(template, base, (name, multi) => captured(match, name, source, multi), source, after)
   }
 
   /**
    * `apply` over a resolver, for tests and other callers: `resolve(name)` gives the capture and where it starts in
-   * `source` (to measure its original indentation).
+   * `source` (to measure its original indentation); `after` is the source text after the match on its last line.
    *
    * @example
    * AstRewrite.fill("f($A)", "", () => ({ text: "x", index: 0 }), "x") // "f(x)"
@@ -209,15 +214,19 @@ export namespace AstRewrite {
     base: string,
     resolve: (name: string, multi: boolean) => Capture | undefined,
     source: string,
+    after = "",
   ): string {
     const lines = template.split("\n")
     return lines
       .map((line, i) => {
         const at = /^[ \t]*/.exec(line)![0]
-        const substituted = line.replace(META, (_whole, dollars: string, name: string) => {
+        const substituted = line.replace(META, (whole: string, dollars: string, name: string, offset: number) => {
           const capture = resolve(name, dollars.length === 3)
           if (!capture) return ""
-          return reindent(capture, lineIndent(source, capture.index), at, base)
+          // Text after the capture on the output line: the rest of the template line and, on the template's last
+          // line, what follows the match. When there is some, the capture's last line is not blank in the output.
+          const rest = line.slice(offset + whole.length) + (i === lines.length - 1 ? after : "")
+          return reindent(capture, lineIndent(source, capture.index), at, base, rest.trim() !== "")
         })
         if (i === 0 || substituted.trim() === "") return substituted
         return base + substituted
@@ -229,19 +238,22 @@ export namespace AstRewrite {
    * The capture's lines after the first, moved as the CLI moves them: from the indentation `from` of the capture's
    * line to the indentation `to` of the meta-variable's template line (a line lacking the whole difference keeps
    * its own indentation), then `base`, the match's line indentation, in front. A line whose preceding newline lies
-   * in a string literal is kept as is: its indentation is part of the string's value. Other blank lines are empty.
+   * in a string literal is kept as is: its indentation is part of the string's value. Other blank lines are empty,
+   * except the last when text follows it on the output line (`followed`): a capture ending in the next line's
+   * indentation (Scala's `val_definition`) is followed there by the next statement, which keeps that indentation,
+   * moved like a line of code, as in the CLI.
    */
-  function reindent(capture: Capture, from: string, to: string, base: string): string {
+  function reindent(capture: Capture, from: string, to: string, base: string, followed: boolean): string {
     const { text, index, literal } = capture
     if (!text.includes("\n")) return text
     const lines = text.split("\n")
     let newline = index + lines[0].length
     const out = [lines[0]]
-    for (const line of lines.slice(1)) {
+    for (const [i, line] of lines.slice(1).entries()) {
       const kept = literal?.has(newline)
       newline += line.length + 1
       if (kept) out.push(line)
-      else if (line.trim() === "") out.push("")
+      else if (line.trim() === "" && !(followed && i === lines.length - 2)) out.push("")
       else out.push(base + move(line, from, to))
     }
     return out.join("\n")

@@ -194,6 +194,32 @@ describe("rewrite templates", () => {
     expect(cli.replace(/^ +$/gm, "")).toBe(ours)
   })
 
+  // Real-world tester AK-4 (scopt): Scala's val_definition of a multi-line value ends after the newline and the next
+  // line's indentation, so $E's last "line" is whitespace followed, outside the match, by the next statement.
+  test("a capture ending in the next line's indentation: the statement after the match keeps it, as in the CLI (AK-4)", async () => {
+    const source = [
+      "object A {",
+      "  def f(str: String) = {",
+      '    if (str == "") {',
+      "      Nil",
+      "    } else {",
+      "      val (token, rest) =",
+      "        if (str.head == 'a') {",
+      "          str.splitAt(1)",
+      "        } else {",
+      "          str.splitAt(2)",
+      "        }",
+      "      g(rest, token)",
+      "    }",
+      "  }",
+      "}",
+      "",
+    ].join("\n")
+    const { ours, cli } = await rewrite(source, "val $V = $E", "final val $V = $E", "scala", "A.scala")
+    expect(cli.split("\n").find((l) => l.includes("g(rest, token)"))).toBe("            g(rest, token)")
+    expect(ours).toBe(cli)
+  })
+
   test("tab-indented code gets tab indentation (the CLI 0.51.1 drops it; deliberate difference)", async () => {
     const source = "func f() {\n\tif err != nil {\n\t\treturn err\n\t}\n}\n"
     const { ours } = await rewrite(
@@ -236,5 +262,49 @@ describe("rewrite templates", () => {
     expect(AstRewrite.lineIndent(source, source.indexOf("b)"))).toBe("        ")
     const only = (name: string, multi: boolean) => (name === "A" && !multi ? { text: "1", index: 0 } : undefined)
     expect(AstRewrite.fill("$A + $B + $$$A", "", only, "1")).toBe("1 +  + ")
+  })
+})
+
+// Real-world tester AK-3 (JakeWharton/timber): @ast-grep/lang-kotlin 0.0.7 ends an import_header after the comments
+// that follow the last import; the CLI's grammar ends it with the import line, and replacing the longer range
+// deleted the license comment and the KDoc.
+describe("match ranges as the CLI reports them: comments a grammar hangs at a node's end are not the match's (AK-3)", () => {
+  const KOTLIN = "package a\n\nimport a.B // same line\nimport c.D\n\n// License note\n/** Doc. */\nclass Timber\n"
+
+  test("Kotlin search: each match is the import line (a comment on that line included), as in the CLI", async () => {
+    await using dir = await tmpdir({ "T.kt": KOTLIN })
+    const { AstSearch } = await import("../../ast/search")
+    const result = await AstSearch.run({ directory: dir.path, lang: "kotlin", pattern: "import $X" })
+    const lines = KOTLIN.split("\n")
+    const texts = result.matches.map((m) =>
+      m.start.line === m.end.line ? lines[m.start.line].slice(m.start.column, m.end.column) : "(several lines)",
+    )
+    expect(texts).toEqual(["import a.B // same line", "import c.D"])
+    expect(CliOracle.search(dir.path, "import $X", "kotlin").map((m) => m.text)).toEqual(texts)
+  })
+
+  test("Kotlin replace: the comments after the imports are kept, as the CLI keeps them", async () => {
+    const { ours, cli } = await rewrite(KOTLIN, "import $X", "import $X.*", "kotlin", "T.kt")
+    expect(ours).toContain("\n\n// License note\n/** Doc. */\nclass Timber")
+    expect(ours).toBe(cli)
+  })
+
+  test("a node whose last child is code keeps its range, trailing comments of its block included (Python, as in the CLI)", async () => {
+    const source =
+      "def f():\n    if x:\n        a()\n        # trailing\n    b()\n\n\ndef g():\n    pass\n    # end of g\n"
+    await using dir = await tmpdir({ "a.py": source })
+    const { AstSearch } = await import("../../ast/search")
+    for (const pattern of ["if $C: $$$B", "def $F(): $$$B"]) {
+      const result = await AstSearch.run({ directory: dir.path, lang: "python", pattern })
+      const oracle = CliOracle.search(dir.path, pattern, "python")
+      const lines = source.split("\n")
+      const texts = result.matches.map((m) => {
+        const span = lines.slice(m.start.line, m.end.line + 1)
+        span[span.length - 1] = span[span.length - 1].slice(0, m.end.column)
+        span[0] = span[0].slice(m.start.column)
+        return span.join("\n")
+      })
+      expect(texts).toEqual(oracle.map((m) => m.text))
+    }
   })
 })
