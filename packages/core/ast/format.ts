@@ -53,7 +53,7 @@ export namespace AstFormat {
   function notes(
     result: Pick<
       AstSearch.Result,
-      "denied" | "tooLarge" | "unreadable" | "notUtf8" | "timedOut" | "aborted" | "warning" | "note"
+      "denied" | "tooLarge" | "unreadable" | "notUtf8" | "encodings" | "timedOut" | "aborted" | "warning" | "note"
     >,
     rel: (f: string) => string,
   ): string[] {
@@ -71,13 +71,21 @@ export namespace AstFormat {
       out.push(`[NOTE] ${plural(result.tooLarge.length, "file")} over 5 MB not searched: ${list(result.tooLarge)}.`)
     if (result.unreadable.length)
       out.push(`[NOTE] ${plural(result.unreadable.length, "file")} unreadable or binary: ${list(result.unreadable)}.`)
-    if (result.notUtf8.length)
+    if (result.notUtf8.length) {
+      // A file that names its encoding gets that name: converting Shift-JIS "from Latin-1" would garble it for good.
+      const named = result.notUtf8.map((f) => result.encodings?.[f])
+      const encoding = named.every((e) => e && e === named[0]) ? named[0] : undefined
+      const files = result.notUtf8
+        .slice(0, 5)
+        .map((f) => (named[result.notUtf8.indexOf(f)] ? `${rel(f)} (${result.encodings![f]})` : rel(f)))
+      const more = result.notUtf8.length > 5 ? `, … (${result.notUtf8.length - 5} more)` : ""
       out.push(
         `[WARNING] The pattern matches in ${plural(result.notUtf8.length, "file")} that ${result.notUtf8.length === 1 ? "is" : "are"} ` +
           `not UTF-8 text (UTF-16, Latin-1 or another encoding), not searched nor rewritten (the ast-grep CLI skips ` +
-          `them too), their matches not counted: ${list(result.notUtf8)}. Convert them to UTF-8 ` +
-          `(${Encoding.advice(undefined)}) to search and replace in them.`,
+          `them too), their matches not counted: ${files.join(", ")}${more}. Convert them to UTF-8 ` +
+          `(${Encoding.advice(encoding)}) to search and replace in them.`,
       )
+    }
     return out
   }
 

@@ -66,6 +66,8 @@ export namespace AstReplace {
      * reading): never rewritten, since writing them back as UTF-8 would lose their text; a live run is refused.
      */
     notUtf8: string[]
+    /** The encoding each of `notUtf8` shows or names for itself (a UTF-16 byte-order mark, a `coding:` line, …). */
+    encodings?: Record<string, string>
     timedOut: boolean
     aborted: boolean
     written: boolean
@@ -209,6 +211,7 @@ export namespace AstReplace {
       tooLarge: scan.files.tooLarge,
       unreadable: filtered.unreadable,
       notUtf8,
+      ...(Object.keys(encodings).length ? { encodings } : {}),
       timedOut: interrupted && deadline.aborted,
       aborted: interrupted && !deadline.aborted,
       written: false,

@@ -1,3 +1,5 @@
+import fs from "fs/promises"
+import { Encoding } from "../util/encoding"
 import { AstMatch } from "./match"
 import { AstPool } from "./pool"
 import { AstScan } from "./scan"
@@ -54,6 +56,8 @@ export namespace AstSearch {
     unreadable: string[]
     /** Files that are not valid UTF-8 where the pattern matches in their Latin-1 reading: not searched (`AstMatch.NOT_UTF8`). */
     notUtf8: string[]
+    /** The encoding each of `notUtf8` shows or names for itself (a UTF-16 byte-order mark, a `coding:` line, …). */
+    encodings?: Record<string, string>
     timedOut: boolean
     aborted: boolean
     elapsedMs: number
@@ -184,6 +188,16 @@ export namespace AstSearch {
 
     const interrupted = signal.aborted
     const unreadable = files.filter((_, i) => counts[i] === AstMatch.UNREADABLE)
+    const notUtf8 = files.filter((_, i) => counts[i] === AstMatch.NOT_UTF8)
+    // Read again only for the files named (the workers send back numbers): the warning names a declared encoding.
+    const encodings: Record<string, string> = {}
+    for (const file of notUtf8) {
+      const declared = await fs
+        .readFile(file)
+        .then((bytes) => Encoding.declared(bytes))
+        .catch(() => undefined)
+      if (declared) encodings[file] = declared
+    }
     return {
       lang: scan.lang,
       pattern: input.pattern,
@@ -198,7 +212,8 @@ export namespace AstSearch {
       denied: scan.files.denied,
       tooLarge: scan.files.tooLarge,
       unreadable,
-      notUtf8: files.filter((_, i) => counts[i] === AstMatch.NOT_UTF8),
+      notUtf8,
+      ...(Object.keys(encodings).length ? { encodings } : {}),
       timedOut: interrupted && deadline.aborted,
       aborted: interrupted && !deadline.aborted,
       elapsedMs: performance.now() - begun,

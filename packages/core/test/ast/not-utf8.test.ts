@@ -43,7 +43,7 @@ describe("ast_grep_replace over files that are not UTF-8", () => {
     ])
     const text = AstFormat.replace(dry, { directory: dir.path })
     expect(text).toContain("[WARNING] The pattern matches in 1 file that is not UTF-8 text")
-    expect(text).toContain(": l1.py.")
+    expect(text).toContain(": l1.py (latin-1).") // its `coding:` line names it (AK-5)
     expect(text).toContain("A live run (dryRun: false) is refused")
     const live = await AstReplace.run(input(dir.path), { rewrite: "log($A)", dryRun: false }).catch((e) => e)
     expect(AstReplace.NotUtf8.is(live)).toBe(true)
@@ -84,7 +84,7 @@ describe("ast_grep_search over files that are not UTF-8", () => {
     expect([result.totalMatches, result.notUtf8]).toEqual([1, [dir.file("l1.py")]])
     const text = await AstFormat.search(result, { directory: dir.path })
     expect(text).toContain("[WARNING] The pattern matches in 1 file that is not UTF-8 text")
-    expect(text).toContain("iconv -f <its encoding> -t UTF-8")
+    expect(text).toContain("iconv -f latin-1 -t UTF-8") // its `coding:` line names it (AK-5)
   })
 
   test("a Latin-1 file where the pattern does not match is not named", async () => {
@@ -158,5 +158,28 @@ describe("files in UTF-16 or an encoding they name", () => {
     const live = await AstReplace.run(replace, { rewrite: "log($A)", dryRun: false }).catch((e) => e)
     expect(live.message).toContain("iconv -f shift_jis -t UTF-8")
     expect(live.message).not.toContain("-f LATIN1")
+  })
+
+  // Real-world tester AK-5: only the live refusal named it; search and dry-run warnings said `iconv -f <its encoding>`.
+  test("AK-5 search and dry-run warnings name the encoding a file declares; an undeclared one gets the generic advice", async () => {
+    const sjis = Buffer.concat([
+      Buffer.from('# -*- coding: shift_jis -*-\nmsg = "'),
+      Buffer.from([0x95, 0x5c, 0x8e, 0xa6]),
+      Buffer.from('"\nprint(msg)\n'),
+    ])
+    await using dir = await tmpdir({ "sjis.py": sjis })
+    const input = { directory: dir.path, lang: "python", pattern: "print($A)" }
+    const search = await AstSearch.run(input)
+    expect(search.encodings).toEqual({ [dir.file("sjis.py")]: "shift_jis" })
+    const text = await AstFormat.search(search, { directory: dir.path })
+    expect(text).toContain("sjis.py (shift_jis)")
+    expect(text).toContain("iconv -f shift_jis -t UTF-8")
+    const dry = await AstReplace.run(input, { rewrite: "log($A)", dryRun: true })
+    expect(AstFormat.replace(dry, { directory: dir.path })).toContain("iconv -f shift_jis -t UTF-8")
+
+    await using plain = await tmpdir({ "l1.py": Buffer.from('msg = "caf\xe9"\nprint(msg)\n', "latin1") })
+    const undeclared = await AstSearch.run({ ...input, directory: plain.path })
+    expect(undeclared.notUtf8.length).toBe(1)
+    expect(await AstFormat.search(undeclared, { directory: plain.path })).toContain("iconv -f <its encoding> -t UTF-8")
   })
 })
