@@ -2,6 +2,7 @@ import { parse, type NapiConfig, type SgNode } from "@ast-grep/napi"
 import { readFileSync } from "fs"
 import type { SecuritySegments } from "../security/segments"
 import { Encoding } from "../util/encoding"
+import { AstEmbed } from "./embed"
 
 /**
  * The per-file work of `ast_grep_search`: read a file, rule it out by the pattern's literal tokens or parse it with
@@ -31,6 +32,8 @@ export namespace AstMatch {
     /** Marker pairs of the segments this role may not read: matches on their lines are dropped before counting. */
     hidden: SecuritySegments.Pair[]
     files: string[]
+    /** For a language the CLI also searches inside HTML (`AstEmbed`): the elements of `.html` files to search. */
+    embed?: AstEmbed.Spec
     /** Keep positions (false: only count, e.g. once the matches the output can show are already found). */
     positions: boolean
   }
@@ -204,8 +207,14 @@ export namespace AstMatch {
         counts.push(SKIPPED)
         continue
       }
+      // An HTML file searched for the code of its <script>/<style> elements: the rest masked, positions unchanged.
+      const source = job.embed && AstEmbed.isHost(job.files[index]) ? AstEmbed.mask(text, job.embed) : text
+      if (source === undefined) {
+        counts.push(0)
+        continue
+      }
       parsed += text.length
-      let found = parse(job.lang, text).root().findAll(job.pattern)
+      let found = parse(job.lang, source).root().findAll(job.pattern)
       // Matches inside lines a protected segment hides are dropped before they are counted: a count is an answer too.
       // So is naming a file that is not UTF-8 (its segments are found on its Latin-1 reading, whose lines are its own).
       const hidden = found.length && job.hidden.length ? segmentLines!(text, job.hidden) : []

@@ -3,6 +3,7 @@ import z from "zod"
 import { Encoding } from "../util/encoding"
 import { NamedError } from "../util/error"
 import { splice, type Splice } from "../util/splice"
+import { AstEmbed } from "./embed"
 import { AstLanguage } from "./languages"
 import { AstMatch } from "./match"
 import { AstRewrite } from "./rewrite"
@@ -150,7 +151,12 @@ export namespace AstReplace {
     for (const candidate of filtered.candidates) {
       if (signal.aborted) break
       const before = candidate.text!
-      const root = (await parseAsync(scan.napiLang, before)).root()
+      // In an HTML file, the code of its <script>/<style> elements (`AstEmbed`): the rest masked, positions unchanged,
+      // so the edits below splice the file itself.
+      const embed = AstEmbed.spec(scan.lang)
+      const source = embed && AstEmbed.isHost(candidate.file) ? AstEmbed.mask(before, embed) : before
+      if (source === undefined) continue
+      const root = (await parseAsync(scan.napiLang, source)).root()
       const found = root.findAll(scan.pattern.matcher)
       if (!found.length) continue
       // A match touching a segment this role may not read is neither rewritten nor counted, as the search neither

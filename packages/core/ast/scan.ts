@@ -2,6 +2,7 @@ import fs from "fs/promises"
 import type { SecuritySegments } from "../security/segments"
 import type { Logger } from "../util/log"
 import { Encoding } from "../util/encoding"
+import { AstEmbed } from "./embed"
 import { AstFiles } from "./files"
 import { AstLanguage } from "./languages"
 import { AstPattern } from "./pattern"
@@ -60,7 +61,8 @@ export namespace AstScan {
       directory: input.directory,
       paths: input.paths,
       globs: input.globs,
-      extensions: AstLanguage.extensions(lang),
+      // The CLI also searches the <script>/<style> elements of HTML files for JavaScript, TypeScript, TSX and CSS.
+      extensions: [...AstLanguage.extensions(lang), ...(AstEmbed.spec(lang) ? AstEmbed.HOSTS : [])],
       maxFileBytes: input.maxFileBytes,
       access: input.access ? (file) => input.access!(file, "read") : undefined,
       signal: input.signal,

@@ -1,5 +1,6 @@
 import fs from "fs/promises"
 import { Encoding } from "../util/encoding"
+import { AstEmbed } from "./embed"
 import { AstMatch } from "./match"
 import { AstPool } from "./pool"
 import { AstScan } from "./scan"
@@ -104,6 +105,7 @@ export namespace AstSearch {
       literals: prefilter ? scan.pattern.literals : [],
       keywords: prefilter ? scan.pattern.keywords : [],
       hidden: input.segments?.().read ?? [],
+      ...(AstEmbed.spec(scan.lang) ? { embed: AstEmbed.spec(scan.lang) } : {}),
       batches: batches.map((b) => b.files),
       control,
     }

@@ -620,3 +620,93 @@ describe("patterns with two readings: alone and inside a function body (red team
     expect(plain.note).toBeUndefined()
   })
 })
+
+// Real-world tester AK-2 (h5bp/html5-boilerplate): the CLI's -l css found 5 `color: $V;`, the tool 1; the rest were
+// in the <style> of 404.html. The CLI also searches <script>/<style> elements of .html/.htm/.xhtml files.
+describe("code inside HTML <script> and <style> elements, as the CLI searches it (AK-2)", () => {
+  const HTML = [
+    "<html><head><style>",
+    "p { color: red; }",
+    "</style>",
+    '<style lang="scss">a { color: blue; }</style>',
+    "<style lang='CSS'>b { color: green; }</style>",
+    "<script>",
+    "  if (a) {",
+    "    console.log(9,",
+    "      10)",
+    "  }",
+    "</script>",
+    '<script type="application/json">{"a": console.log("json")}</script>',
+    '<script lang="ts">console.log("ts" as string)</script>',
+    "<script lang=TypeScript>console.log(2)</script>",
+    '<script lang="JavaScript">console.log(4)</script>',
+    '<script lang="">console.log(5)</script>',
+    '<script lang="jsx">console.log(6)</script>',
+    '<script lang="tsx">console.log(7)</script>',
+    '<script lang="python">console.log(8)</script>',
+    "<SCRIPT>console.log(11)</SCRIPT>",
+    '<div onclick="console.log(12)" style="color: pink;"></div>',
+    "<p>console.log(13) color: black;</p>",
+    "<!-- <script>console.log(14)</script> -->",
+    '<script>console.log("é"); console.log(15)</script>',
+    "</head></html>",
+    "",
+  ].join("\n")
+  const cases: [string, string][] = [
+    ["javascript", "console.log($$$A)"],
+    ["typescript", "console.log($$$A)"],
+    ["tsx", "console.log($$$A)"],
+    ["css", "color: $V;"],
+    ["html", "console.log($$$A)"],
+  ]
+  for (const [lang, pattern] of cases) {
+    test(`${lang}: the same matches at the same lines and columns as the CLI, in .html, .htm and .xhtml files`, async () => {
+      await using dir = await tmpdir({ "i.html": HTML, "j.htm": HTML, "k.xhtml": HTML, "v.vue": HTML })
+      const result = await AstSearch.run({ directory: dir.path, lang, pattern })
+      const ours = result.matches.map((m) => [path.basename(m.file), m.start.line + 1, m.start.column + 1])
+      const cli = CliOracle.search(dir.path, pattern, lang).map((m) => [path.basename(m.file), m.line, m.column])
+      expect(ours).toEqual(cli)
+      if (lang !== "html") expect(ours.length).toBeGreaterThan(2)
+    })
+  }
+
+  test("the output shows the HTML file's own lines", async () => {
+    await using dir = await tmpdir({ "i.html": HTML })
+    const result = await AstSearch.run({ directory: dir.path, lang: "css", pattern: "color: $V;" })
+    const text = await AstFormat.search(result, { directory: dir.path })
+    expect(text).toContain("2:5: p { color: red; }")
+    expect(text).toContain("5:23: <style lang='CSS'>b { color: green; }</style>")
+  })
+
+  test("a rewrite changes the element's code in place, as the CLI does (one match per file)", async () => {
+    for (const [lang, pattern, rewrite] of [
+      ["javascript", "console.log($$$A)", "logger.info($$$A)"],
+      ["css", "color: $V;", "background: $V;"],
+    ]) {
+      const source =
+        "<p>console.log(0)</p>\n<script>\n  if (a) {\n    console.log(1,\n      2)\n  }\n</script>\n<style>a { color: red; }</style>\n"
+      await using dir = await tmpdir({ "i.html": source })
+      const ours = await AstReplace.run({ directory: dir.path, lang, pattern }, { rewrite, dryRun: true })
+      CliOracle.rewrite(dir.path, pattern, rewrite, lang)
+      const cli = await Bun.file(dir.file("i.html")).text()
+      expect(cli).not.toBe(source)
+      expect(ours.files.map((f) => f.after)).toEqual([cli])
+    }
+  })
+
+  test("several matches in one HTML file are all rewritten (the CLI 0.51.1's -U writes only the last one)", async () => {
+    const source = "<script>\nconsole.log(1)\n</script>\n<p>x</p>\n<script>console.log(2)</script>\n"
+    await using dir = await tmpdir({ "i.html": source })
+    const input = { directory: dir.path, lang: "javascript", pattern: "console.log($$$A)" }
+    const ours = await AstReplace.run(input, { rewrite: "logger.info($$$A)", dryRun: false })
+    expect(ours.totalReplacements).toBe(2)
+    expect(await Bun.file(dir.file("i.html")).text()).toBe(
+      "<script>\nlogger.info(1)\n</script>\n<p>x</p>\n<script>logger.info(2)</script>\n",
+    )
+    CliOracle.rewrite(dir.path, "logger.info($$$A)", "console.log($$$A)", "javascript")
+    // The CLI's write keeps only its last edit: the first script is left as it was.
+    expect(await Bun.file(dir.file("i.html")).text()).toBe(
+      "<script>\nlogger.info(1)\n</script>\n<p>x</p>\n<script>console.log(2)</script>\n",
+    )
+  })
+})
