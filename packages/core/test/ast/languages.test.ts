@@ -49,7 +49,11 @@ describe("the 25 languages", () => {
       CliOracle.rewrite(dir.path, c.pattern, c.rewrite, lang)
       const expected = await fs.readFile(dir.file(c.file), "utf8")
       expect(expected).not.toBe(c.source)
-      expect(replaced.files.map((f) => f.after)).toEqual([expected])
+      // Go: $$$B ends with the newline that ends `return err`, so the `}` after it sits on the capture's last line,
+      // which is not blank in the output: it gets the match's tab indentation, which the CLI 0.51.1 drops for tabs
+      // (the documented tab difference; AK-4, `rewrite.test.ts › tab-indented code gets tab indentation`).
+      const cli = lang === "go" ? expected.replace("return err\n }", "return err\n\t }") : expected
+      expect(replaced.files.map((f) => f.after)).toEqual([cli])
     })
   }
 
