@@ -51,6 +51,9 @@ export namespace OpenCode {
     "read_mcp_resource",
   ])
 
+  /** Built-in tools that only keep the session's todo list: calling them is bookkeeping, not work on the task. */
+  export const TODO_TOOLS: ReadonlySet<string> = new Set(["todowrite", "todoread"])
+
   /** Built-in tools that change files. */
   export const WRITE_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "multiedit", "apply_patch", "patch"])
 

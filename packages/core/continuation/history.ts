@@ -1,3 +1,4 @@
+import { OpenCode } from "../opencode"
 import { TodoContinuation } from "./schema"
 import { ContinuationText } from "./text"
 
@@ -57,7 +58,10 @@ export namespace ContinuationHistory {
     userText: string
     /** The last real user message asks the agent to stop (see `ContinuationText.userStops`). */
     userStopped: boolean
-    /** An assistant message after the last real user message called a tool: the model did work since. */
+    /**
+     * An assistant message after the last real user message called a tool other than the todo list's: the model did
+     * work since (a model told to stop often marks its todos paused first, which is not work).
+     */
     worked: boolean
     /** Switched off for the session by the last `/continuation off|on` directive in its history. */
     switchedOff: boolean
@@ -127,7 +131,7 @@ export namespace ContinuationHistory {
     for (let i = last + 1; i < messages.length; i++) {
       const message = messages[i]
       if (message.info.role === "assistant") {
-        if (hasTools(message)) worked = true
+        if (message.parts.some((p) => p.type === "tool" && !OpenCode.TODO_TOOLS.has(p.tool ?? ""))) worked = true
         const name = errorName(message.info.error)
         if (name) {
           failed = true

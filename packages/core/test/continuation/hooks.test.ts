@@ -163,6 +163,16 @@ describe("todo continuation: zero continuations", () => {
     expect(sim.instance.decisions.at(-1)?.decision).toEqual({ continue: false, reason: "stop-acknowledged" })
   })
 
+  test("a model told to stop that updates its todo list first and then says it stops is not continued", async () => {
+    const sim = new Sim()
+    sim.user("build it")
+    await sim.run((s) => (s === 0 ? { todos: OPEN } : { text: "x" }), { maxSteps: 1 })
+    sim.user("we're out of time on this one")
+    const calls = await sim.run((s) => (s === 0 ? { todos: OPEN } : { text: "Got it — pausing here." }))
+    expect(calls).toBe(2)
+    expect(sim.instance.decisions.at(-1)?.decision).toEqual({ continue: false, reason: "stop-acknowledged" })
+  })
+
   test("a model that worked since the user's message and then says it stops is continued", async () => {
     const sim = new Sim()
     sim.user("build it")
