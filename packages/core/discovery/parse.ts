@@ -43,11 +43,16 @@ export namespace DiscoveryParse {
     origin: Discovery.Origin
   }
 
+  /** Why a file in `.claude/agents` without a name or description is skipped (`parse`). */
+  export const NOT_AN_AGENT =
+    "not a Claude Code agent: its frontmatter gives no name and no description (Claude Code requires both); a document kept among the agents"
+
   export function parse(input: Input): Discovery.ParseResult {
     if (!path.isAbsolute(input.filePath)) return fail(`filePath must be an absolute path: ${input.filePath}`)
     if (input.text.includes("\u0000")) return fail("binary file (contains NUL bytes), not markdown")
     let fm = Frontmatter.parse(input.text)
     let warning: string | undefined
+    let salvaged = false
     if (fm.error) {
       const retried = DiscoveryLocate.frontmatter(input.text)
       const data = retried?.data
@@ -59,6 +64,7 @@ export namespace DiscoveryParse {
       else {
         warning = `frontmatter is not valid YAML (${fm.error}); loaded without it as Claude Code does, name, description and keywords taken from their lines as text`
         fm = { ...salvage(input.text), error: undefined }
+        salvaged = true
       }
     }
 
@@ -68,6 +74,20 @@ export namespace DiscoveryParse {
     if (rawDescription !== undefined && rawDescription !== null && !isScalar(rawDescription))
       return fail("frontmatter `description` must be text")
 
+    // A Markdown file in `.claude/agents` whose frontmatter gives neither `name` nor `description` (or that has none: a
+    // category's README.md, notes, an attribution) is no agent definition: Claude Code loads none without them (its
+    // documentation marks both required). One giving either is an agent missing a field, which discovery still suggests
+    // as a file to read and follow (OpenCode never invokes Claude Code agents), and so is a file whose frontmatter block
+    // no YAML reading accepts (read line by line above: it was written as an agent). Commands, output styles and skills
+    // need neither: a command file without frontmatter is a command.
+    if (
+      input.type === "agent" &&
+      input.origin === "claude" &&
+      !salvaged &&
+      Frontmatter.string(fm.data.name) === undefined &&
+      Frontmatter.string(fm.data.description) === undefined
+    )
+      return fail(NOT_AN_AGENT)
     const unavailable =
       input.type !== "agent"
         ? undefined

@@ -11,7 +11,7 @@ const N = 1_000_000
 type Case = IsolatedCase
 
 const PARSE =
-  'summary(DiscoveryParse.parse({ text, filePath: "/p/.claude/agents/x.md", fallbackName: "x", type: "agent", source: "local", origin: "claude" }))'
+  'summary(DiscoveryParse.parse({ text, filePath: "/p/.claude/commands/x.md", fallbackName: "x", type: "command", source: "local", origin: "claude" }))'
 
 const cases: Case[] = [
   {

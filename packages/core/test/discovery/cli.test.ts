@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import { run } from "../../discovery/cli"
+import { DiscoveryParse } from "../../discovery/parse"
 import { Discovery } from "../../discovery/schema"
 import { memoryIO } from "../../util/cli"
 import { md, tmpdir } from "../fixture"
@@ -73,7 +74,7 @@ describe("opencode-builtins discover", () => {
 
   test("--list shows everything discovered, shadowed entries and skipped files", async () => {
     await using dir = await project({
-      "home/.claude/agents/release-manager.md": md({ description: "global one" }),
+      "home/.claude/agents/release-manager.md": md({ name: "release-manager", description: "global one" }),
       "project/.claude/agents/broken.md": "---\nname: [x, y]\n---\n",
       "project/.claude/commands/close.md": "---\ndescription: Close an issue\nargument-hint: [id] [reason]\n---\n",
     })
@@ -87,6 +88,38 @@ describe("opencode-builtins discover", () => {
       `skipped    ${dir.file("project/.claude/agents/broken.md")}: frontmatter \`name\` must be text`,
     )
     expect(io.stdout).toContain(`lenient    ${dir.file("project/.claude/commands/close.md")}: frontmatter is not valid`)
+  })
+
+  // Real-world tester AJ (AJ-6): BlueSkyXN/claude-code-subagents-box installed as users do, `en/` copied into
+  // `.claude/agents/`, one README.md per category without frontmatter: listed and suggested as agents before.
+  test("AJ-6 a category README.md in .claude/agents is no agent: not listed, not suggested, but shown as skipped", async () => {
+    await using dir = await tmpdir({
+      "project/.claude/agents/en/05-data-ai/README.md":
+        "# Data & AI Subagents\n\nData & AI subagents are your specialists in data engineering, machine learning and AI.\n",
+      "project/.claude/agents/en/05-data-ai/data-engineer.md":
+        "---\nname: data-engineer\ndescription: Expert data engineer for building data pipelines and ETL\n---\nYou are a data engineer.\n",
+      "project/.claude/commands/notes.md": "# Notes\n\nSummarise the machine learning notes of $ARGUMENTS.\n",
+      "home/.keep": "",
+    })
+    const io = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["--list", "--json"], io)).toBe(0)
+    const listed = JSON.parse(io.stdout)
+    expect(listed.items.map((i: any) => `${i.resourceType}:${i.name}`).sort()).toEqual([
+      "agent:data-engineer",
+      "command:notes",
+    ])
+    expect(listed.problems).toEqual([
+      { path: dir.file("project/.claude/agents/en/05-data-ai/README.md"), error: DiscoveryParse.NOT_AN_AGENT },
+    ])
+    const text = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["--list"], text)).toBe(0)
+    expect(text.stdout).toContain(
+      `skipped    ${dir.file("project/.claude/agents/en/05-data-ai/README.md")}: not a Claude Code agent`,
+    )
+    const ask = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["which data and AI subagents are available for machine learning?"], ask)).toBe(0)
+    expect(ask.stdout).toContain("data-engineer")
+    expect(ask.stdout).not.toContain("README")
   })
 
   test("a failed scan exits 1 with the reason; nothing at all is no_resources_found, exit 0", async () => {

@@ -22,11 +22,11 @@ const names = (list: readonly Discovery.MatchedItem[]) => list.map((m) => m.item
 describe("DynamicDiscovery: sources and precedence", () => {
   test("all four types from every source; local over global, OpenCode over Claude Code, nearest project folder first", async () => {
     await using w = await world({
-      "home/.claude/agents/reviewer.md": md({ description: "global claude reviewer" }),
+      "home/.claude/agents/reviewer.md": md({ name: "reviewer", description: "global claude reviewer" }),
       "xdg/opencode/agent/reviewer.md": md({ description: "global opencode reviewer" }),
-      "project/.claude/agents/reviewer.md": md({ description: "local claude reviewer" }),
+      "project/.claude/agents/reviewer.md": md({ name: "reviewer", description: "local claude reviewer" }),
       "project/.opencode/agents/reviewer.md": md({ description: "local opencode reviewer" }),
-      "project/app/.claude/agents/reviewer.md": md({ description: "nearest reviewer" }),
+      "project/app/.claude/agents/reviewer.md": md({ name: "reviewer", description: "nearest reviewer" }),
       "home/.claude/commands/deploy.md": md({ description: "global deploy" }),
       "project/.claude/commands/deploy.md": md({ description: "local deploy" }),
       "xdg/opencode/skill/pdf/SKILL.md": md({ name: "pdf", description: "global pdf skill" }),
@@ -64,8 +64,11 @@ describe("DynamicDiscovery: sources and precedence", () => {
 describe("DynamicDiscovery.gather", () => {
   test("matches a prompt: top entries per type, best first, with matched words", async () => {
     await using w = await world({
-      "home/.claude/agents/security-auditor.md": md({ description: "Finds vulnerabilities and injection flaws" }),
-      "home/.claude/agents/debugger.md": md({ description: "Finds the root cause of failing tests" }),
+      "home/.claude/agents/security-auditor.md": md({
+        name: "security-auditor",
+        description: "Finds vulnerabilities and injection flaws",
+      }),
+      "home/.claude/agents/debugger.md": md({ name: "debugger", description: "Finds the root cause of failing tests" }),
       "project/.opencode/command/security-scan.md": md({ description: "Scan dependencies for vulnerabilities" }),
       "project/.claude/skills/pdf/SKILL.md": md({ name: "pdf", description: "PDF forms" }),
     })
@@ -99,9 +102,15 @@ describe("DynamicDiscovery.gather", () => {
 
   test("memory think prompts match on the thought and carry the memory-think context", async () => {
     await using w = await world({
-      "home/.claude/agents/security-auditor.md": md({ description: "Finds vulnerabilities in token storage" }),
+      "home/.claude/agents/security-auditor.md": md({
+        name: "security-auditor",
+        description: "Finds vulnerabilities in token storage",
+      }),
       "home/.claude/output-styles/devils-advocate.md": md({ description: "Argues against the proposal, finds risks" }),
-      "home/.claude/agents/memory-keeper.md": md({ description: "Keeps memory notes and thinks" }),
+      "home/.claude/agents/memory-keeper.md": md({
+        name: "memory-keeper",
+        description: "Keeps memory notes and thinks",
+      }),
     })
     const engine = DynamicDiscovery.create({ directory: w.project, env: w.env })
     const result = await engine.gather("memory think counter 'token storage has no risks'")
@@ -381,7 +390,7 @@ describe("DynamicDiscovery with a security policy", () => {
       ...TREE,
       // A broken file in a protected folder, and a protected twin of a visible name.
       "project/.claude/skills/vault/broken/SKILL.md": "---\nname: [x\n---\n",
-      "project/.claude/agents/contract-reviewer.md": md({ description: `${SECRET} twin` }),
+      "project/.claude/agents/contract-reviewer.md": md({ name: "contract-reviewer", description: `${SECRET} twin` }),
     })
     await using g = await guarded(
       w.project,

@@ -2,10 +2,12 @@ import { describe, expect, test } from "bun:test"
 import { DiscoveryParse } from "../../discovery/parse"
 import { Discovery } from "../../discovery/schema"
 
+// A Claude Code command: the rules below hold for every type; a Claude Code agent also needs `name` and `description`
+// (› "a Claude Code agent needs name and description…").
 const base = {
-  filePath: "/home/me/.claude/agents/code-reviewer.md",
+  filePath: "/home/me/.claude/commands/code-reviewer.md",
   fallbackName: "code-reviewer",
-  type: "agent" as const,
+  type: "command" as DiscoveryParse.Input["type"],
   source: "global" as const,
   origin: "claude" as const,
 }
@@ -16,6 +18,7 @@ describe("DiscoveryParse", () => {
   test("frontmatter name, description and keywords become a validated item", () => {
     const r = parse(
       '---\nname: reviewer\ndescription: "Reviews diffs"\nkeywords: [review, diff]\ntools: Read\n---\nBody',
+      { type: "agent" },
     )
     expect(r).toEqual({
       success: true,
@@ -185,6 +188,29 @@ describe("DiscoveryParse", () => {
     expect(parse("---\nname: [a, b]\n---\n").error).toBe("frontmatter `name` must be text")
     expect(parse("---\ndescription: {a: 1}\n---\n").error).toBe("frontmatter `description` must be text")
     expect(parse("---\nname: 42\n---\n").item?.name).toBe("42")
+  })
+
+  test("a Claude Code agent needs name and description: a file in .claude/agents giving neither is no agent, skipped with the reason", () => {
+    // Real-world tester AJ: BlueSkyXN/claude-code-subagents-box keeps a README.md per category in `.claude/agents/`
+    // (no frontmatter); discovery suggested them as agents. Claude Code requires `name` and `description`.
+    const agent = { type: "agent" as const, filePath: "/p/.claude/agents/05-data-ai/README.md", fallbackName: "README" }
+    const readme = "# Data & AI Subagents\n\nSpecialists in data engineering and machine learning.\n"
+    expect(parse(readme, agent)).toEqual({ success: false, error: DiscoveryParse.NOT_AN_AGENT })
+    expect(parse("---\nmodel: opus\ntools: Read\n---\nYou are an oracle.", agent).error).toBe(
+      DiscoveryParse.NOT_AN_AGENT,
+    )
+    expect(parse('---\nname: "  "\ndescription: ""\n---\nBody', agent).error).toBe(DiscoveryParse.NOT_AN_AGENT)
+    // Either one makes an agent missing a field: suggested as a file to read (OpenCode never runs it itself).
+    expect(parse("---\ndescription: Builds data pipelines\n---\n", agent).item?.name).toBe("README")
+    expect(parse("---\nname: ml-engineer\n---\nYou train models.", agent).item?.name).toBe("ml-engineer")
+    // Frontmatter no YAML reading accepts was written as an agent: read line by line, as before.
+    expect(parse("---\nname: [unclosed\n---\n# Title\nDoes a thing.", agent).item?.name).toBe("README")
+    // Commands need no frontmatter (a command file without it is a command), nor do OpenCode's agents, nor skills.
+    expect(parse(readme, { type: "command" }).item?.name).toBe("code-reviewer")
+    expect(parse(readme, { ...agent, filePath: "/p/.opencode/agent/README.md", origin: "opencode" }).success).toBe(true)
+    expect(parse(readme, { type: "skill", filePath: "/p/.claude/skills/s/SKILL.md", fallbackName: "s" }).success).toBe(
+      true,
+    )
   })
 
   test("binary content is refused", () => {

@@ -90,11 +90,15 @@ const settle = () => Bun.sleep(DiscoveryCacheFile.RACY_MS + 150)
 
 const CATALOGUE = {
   "project/.opencode/agent/code-reviewer.md": md({ description: "Reviews diffs for bugs and risky changes" }),
-  "project/.claude/agents/release-manager.md": md({ description: "Prepares and ships releases" }, "# Release\nTags."),
+  // An OpenCode agent, named by its file (a Claude Code agent names itself in its frontmatter): renamed below.
+  "project/.opencode/agent/release-manager.md": md({ description: "Prepares and ships releases" }, "# Release\nTags."),
   "project/.claude/commands/git/squash.md": md({ description: "Squash the branch's commits" }),
   "project/.claude/commands/broken.md": "---\nname: [unclosed\n---\n",
   "project/.claude/skills/release-notes/SKILL.md": md({ name: "release-notes", description: "Draft release notes" }),
-  "home/.claude/agents/db-tuner.md": md({ description: "Profiles slow database queries and adds indexes" }),
+  "home/.claude/agents/db-tuner.md": md({
+    name: "db-tuner",
+    description: "Profiles slow database queries and adds indexes",
+  }),
   "home/.claude/output-styles/concise.md": md({ name: "concise", description: "Short answers" }),
   "home/.claude/output-styles/kurz.md": md({
     name: "kurz",
@@ -153,11 +157,18 @@ describe("the parse cache on disk", () => {
     await lived.flush()
     const f = (rel: string) => w.dir.file(rel)
     const steps: [string, () => Promise<void>][] = [
-      ["edit", () => fs.writeFile(f("home/.claude/agents/db-tuner.md"), md({ description: "Tunes database indexes" }))],
+      [
+        "edit",
+        () =>
+          fs.writeFile(
+            f("home/.claude/agents/db-tuner.md"),
+            md({ name: "db-tuner", description: "Tunes database indexes" }),
+          ),
+      ],
       ["delete", () => fs.rm(f("project/.claude/commands/git/squash.md"))],
       [
         "rename",
-        () => fs.rename(f("project/.claude/agents/release-manager.md"), f("project/.claude/agents/shipper.md")),
+        () => fs.rename(f("project/.opencode/agent/release-manager.md"), f("project/.opencode/agent/shipper.md")),
       ],
       [
         "new file and folder",

@@ -106,7 +106,10 @@ describe("discovery follows OpenCode's configuration", () => {
       { description: "Reviews database migrations for locking problems" },
       "You review migrations.",
     ),
-    "project/.claude/agents/schema-designer.md": md({ description: "Designs database schemas and migrations" }),
+    "project/.claude/agents/schema-designer.md": md({
+      name: "schema-designer",
+      description: "Designs database schemas and migrations",
+    }),
     "project/.claude/skills/deploy-production/SKILL.md": md({
       name: "deploy-production",
       description: "Deploy the service to production with a canary release",
