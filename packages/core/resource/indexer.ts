@@ -19,7 +19,7 @@ import { Lazy } from "../util/lazy"
  * index.graph.backward.get("pre-commit") // Set { "git-operations" }
  */
 export namespace ResourceIndex {
-  export const VERSION = "6"
+  export const VERSION = "7"
   /** File names a wiki link may embed or link that are not resources: images, documents, media, notes apps' files. */
   const ATTACHMENT =
     /\.(png|jpe?g|gif|bmp|svg|webp|avif|ico|pdf|mp3|wav|m4a|ogg|flac|webm|mp4|mov|mkv|canvas|base|excalidraw)$/i
@@ -161,9 +161,24 @@ export namespace ResourceIndex {
     const shadowed = new Map<string, string>()
     /** Ids files have before any is moved: a schema moved off a taken id never takes one of these. */
     let natural: Set<string> | undefined
+    /**
+     * The ids files have by their own name or declaration, by folder (`folder/\0id`): a folder's README (index,
+     * _index, SKILL) that would inherit the folder's name yields it to a file of that folder named so
+     * (`item-spec/item-spec.md`), and is known as `<folder>-<its name>` (`item-spec-readme`) instead.
+     */
+    let own: Set<string> | undefined
     for (const file of ordered) {
       warnings.push(...file.result.warnings)
       let meta = file.result.metadata
+      if (file.result.inherited) {
+        own ??= new Set(
+          ordered.filter((f) => !f.result.inherited).map((f) => `${folderOf(f.relativePath)}\0${f.result.metadata.id}`),
+        )
+        if (own.has(`${folderOf(file.relativePath)}\0${meta.id}`)) {
+          const joined = `${meta.id}-${ResourceParse.stem(file.relativePath).toLowerCase()}`
+          meta = { ...meta, id: invalid(joined) ? ResourceParse.slug(joined) : joined }
+        }
+      }
       const uris = file.result.uris ?? []
       let kept = index.resources.get(meta.id)
       // A schema is named by its `$id`, else by where it lies (its retrieval URI): one that does not declare the `$id`
@@ -384,6 +399,10 @@ export namespace ResourceIndex {
     }
     const stem = candidate.slice(0, ResourceParse.MAX_ID_LENGTH - 12)
     for (let n = 2; ; n++) if (free(`${stem}-${n}`)) return `${stem}-${n}`
+  }
+
+  function folderOf(relativePath: string) {
+    return relativePath.slice(0, relativePath.lastIndexOf("/") + 1)
   }
 
   function invalid(id: string) {

@@ -63,6 +63,11 @@ export namespace ResourceParse {
      * schema with a different `$id` already holds the derived one (two `…/schema` URIs on different hosts).
      */
     fallbackId?: string
+    /**
+     * Set when a Markdown file's id is its folder's name, inherited as the folder's `README`/`index`/`_index`/`SKILL`
+     * (`defaultId`), not declared: a file of that folder named so keeps the id (`ResourceIndex.assemble`).
+     */
+    inherited?: true
     warnings: Resource.Warning[]
   }
 
@@ -248,6 +253,8 @@ export namespace ResourceParse {
         message: "the file is empty",
       })
     }
+    if (metadata.id !== s(d.id) && baseName(input.relativePath) !== stem(input.relativePath))
+      return { metadata, refs, inherited: true, warnings }
     return { metadata, refs, warnings }
   }
 
