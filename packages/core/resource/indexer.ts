@@ -272,16 +272,85 @@ export namespace ResourceIndex {
       const slugged = ResourceParse.slug(value)
       return slugged && index.resources.has(slugged) ? slugged : undefined
     }
+    const byId = (value: string, from?: string) => (index.resources.has(value) ? value : byNote(value, from))
+    /** Lower-cased names of the folders below the type folders: the Dendron vaults a `dendron://` link can name here. */
+    let folders: Set<string> | undefined
+    const knownVault = (vault: string): boolean => {
+      if (!folders) {
+        folders = new Set()
+        for (const file of [...byPath.keys(), ...shadowed.keys()]) {
+          const parts = file.toLowerCase().split("/")
+          for (let i = parts.lastIndexOf(".opencode") + 2; i < parts.length - 1; i++) folders.add(parts[i])
+        }
+      }
+      return folders.has(vault.toLowerCase())
+    }
+    /** The file of a note inside a vault folder (`dendron://vault/note`): a note of that name under a folder so named. */
+    const vaultFile = (value: string, vault: string): string | undefined => {
+      noteFile(value)
+      const lower = value.toLowerCase()
+      const inside = `/${vault.toLowerCase()}/`
+      return byName!.get(lower.slice(lower.lastIndexOf("/") + 1))?.find((f) => f.toLowerCase().includes(inside))
+    }
+    /**
+     * The reference as it is resolved: of `[[a|b]]`, the side naming a note (`a` first, then `b`; of two that name
+     * none, one naming a file left out as a duplicate), and of a bare relative link that misses next to its file, the
+     * same path from the type folder when a file is there (Docusaurus); else the reference unchanged.
+     */
+    const effective = (ref: ResourceParse.RawRef, from?: string): ResourceParse.RawRef => {
+      if (ref.kind === "id" && ref.or && ref.vault === undefined) {
+        const or: ResourceParse.RawRef = { kind: "id", ...ref.or }
+        if (byId(ref.value, from)) return ref
+        if (byId(ref.or.value, from)) return or
+        if (noteFile(ref.value, from)) return ref
+        if (noteFile(ref.or.value, from)) return or
+        return ref
+      }
+      if (ref.kind === "path" && ref.fallback !== undefined) {
+        const there = (p: string) => byPath.has(p) || shadowed.has(p) || withheldByPath.has(p) || exists(p)
+        if (!there(ref.value) && there(ref.fallback))
+          return ref.section
+            ? { kind: "path", value: ref.fallback, section: true }
+            : { kind: "path", value: ref.fallback }
+      }
+      return ref
+    }
     /** A schema `$ref` resolves by the URI it names (a schema's `$id`), else by the file it names as a path. */
     const resolve = (ref: ResourceParse.RawRef, from?: string): string | undefined =>
       ref.kind === "id"
-        ? index.resources.has(ref.value)
-          ? ref.value
-          : byNote(ref.value, from)
+        ? ref.vault !== undefined && knownVault(ref.vault)
+          ? byPath.get(vaultFile(ref.value, ref.vault) ?? "")
+          : byId(ref.value, from)
         : ref.kind === "path"
           ? byPath.get(ref.value)
           : ((ref.uri === undefined ? undefined : byUri.get(ref.uri)) ??
             (ref.path === undefined ? undefined : byPath.get(ref.path)))
+    /**
+     * The indexed notes whose file name (without extension, any case) a pattern with one `*` matches (Dendron's
+     * `dendron.testimonials.*`), by path; none for a pattern with more (no pattern is run as an expression).
+     */
+    let stems: [string, string][] | undefined
+    const wildcard = (pattern: string): string[] => {
+      const parts = pattern.toLowerCase().split("*")
+      if (parts.length !== 2) return []
+      const [head, tail] = parts
+      stems ??= [...byPath]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([file, target]) => [ResourceParse.stem(file).toLowerCase(), target])
+      const out: string[] = []
+      for (const [stem, target] of stems)
+        if (stem.length >= head.length + tail.length && stem.startsWith(head) && stem.endsWith(tail)) out.push(target)
+      return out
+    }
+    /** A reference as lint and `resource-load` name it. */
+    const shown = (ref: ResourceParse.RawRef): string =>
+      ref.kind !== "id"
+        ? ref.value
+        : ref.vault !== undefined
+          ? `dendron://${ref.vault}/${ref.value}`
+          : ref.or
+            ? `${ref.value}|${ref.or.value}`
+            : ref.value
 
     for (const [id, raw] of refs) {
       const meta = index.resources.get(id)!
@@ -291,11 +360,18 @@ export namespace ResourceIndex {
       }
       const resolved: string[] = []
       const dangling: string[] = []
-      for (const ref of raw) {
+      for (const written of raw) {
+        // A Dendron wildcard note reference (`![[dendron.testimonials.*]]`) names every note its pattern matches.
+        if (written.kind === "id" && written.value.includes("*")) {
+          const matches = wildcard(written.value).filter((target) => target !== id)
+          for (const target of matches) if (!resolved.includes(target)) resolved.push(target)
+          if (matches.length) continue
+        }
+        const ref = effective(written, meta.relativePath)
         const target = resolve(ref, meta.relativePath)
         if (target === id) {
           // A schema naming itself is recursion, which JSON Schema allows; a page links its own sections.
-          if (ref.kind === "schema" || (ref.kind === "id" && ref.section)) continue
+          if (ref.kind === "schema" || ref.section) continue
           warnings.push({
             severity: "warning",
             code: "self-reference",
@@ -309,9 +385,10 @@ export namespace ResourceIndex {
           if (!resolved.includes(target)) resolved.push(target)
           continue
         }
+        const display = shown(ref)
         const note = (reason: string) => {
           const list = index.notIndexed.get(id) ?? []
-          if (!list.some((r) => r.ref === ref.value)) list.push({ ref: ref.value, reason })
+          if (!list.some((r) => r.ref === display)) list.push({ ref: display, reason })
           index.notIndexed.set(id, list)
         }
         // A document published elsewhere (a meta-schema, a schema on the web): no error, but never left out unsaid.
@@ -322,13 +399,26 @@ export namespace ResourceIndex {
         // A wiki link to an attachment (`![[diagram.png]]`, `[[report.pdf]]`) names no resource, and none is missing;
         // `[[toc]]` (VitePress) and `[[_TOC_]]` (GitLab) that name no note are table-of-contents directives.
         if (ref.kind === "id" && (ATTACHMENT.test(ref.value) || TOC.test(ref.value))) continue
+        if (ref.kind === "id" && ref.or && ATTACHMENT.test(ref.or.value)) continue
+        // A Dendron link to a note of another vault (`dendron://<vault>/<note>`, the vault no folder here and no note
+        // of that name in the project): a note kept elsewhere, as a URL is, so no error.
+        if (ref.kind === "id" && ref.vault !== undefined && !knownVault(ref.vault)) {
+          note(`a note of the Dendron vault '${ref.vault}', which is not in the project (no folder of that name)`)
+          continue
+        }
         // A `$ref` to a YAML document (OpenAPI, AsyncAPI): only `.json` schemas are indexed; a missing one is dangling.
         if (ref.kind === "schema" && ref.path !== undefined && YAML.test(ref.path) && exists(ref.path)) {
           note("a YAML document, not indexed (only .json schemas are)")
           continue
         }
         const named =
-          ref.kind === "id" ? noteFile(ref.value, meta.relativePath) : ref.kind === "path" ? ref.value : ref.path
+          ref.kind === "id"
+            ? ref.vault !== undefined
+              ? vaultFile(ref.value, ref.vault)
+              : noteFile(ref.value, meta.relativePath)
+            : ref.kind === "path"
+              ? ref.value
+              : ref.path
         const winner = named === undefined ? undefined : shadowed.get(named)
         if (winner !== undefined) {
           const file = named === ref.value ? "the file" : named
@@ -345,7 +435,7 @@ export namespace ResourceIndex {
           // A link to a file of the repository that is no resource (CONTRIBUTING.md, a package's README, a JSON file
           // outside the schema folders): it names a file that is there, so nothing is missing.
           note("a file of the project, not a resource; read it with the read tool")
-        } else if (!dangling.includes(ref.value)) dangling.push(ref.value)
+        } else if (!dangling.includes(display)) dangling.push(display)
       }
       meta.references = dangling.length ? resolved.concat(dangling) : resolved
       if (dangling.length) {
@@ -363,7 +453,7 @@ export namespace ResourceIndex {
     for (const ref of [...references].sort((a, b) => (a.relativePath < b.relativePath ? -1 : 1))) {
       const found = new Set<string>()
       for (const r of ref.explicit) {
-        const target = resolve(r)
+        const target = resolve(effective(r))
         if (target) found.add(target)
       }
       for (const word of ref.words) if (distinctive(word) && index.resources.has(word)) found.add(word)

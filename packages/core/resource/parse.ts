@@ -10,8 +10,9 @@ import { Resource } from "./schema"
  * lint command share it.
  *
  * Reference syntax in markdown bodies (used when the frontmatter has no `references`):
- * - `[[id]]` or `[[id|label]]` — a wiki link to a resource id;
- * - `[text](relative/path.md)` — a markdown link to another resource file (relative to the linking file).
+ * - `[[id]]`, `[[id|label]]` or `[[label|id]]` — a wiki link to a resource id (either side, see `inlineReferences`);
+ * - `[text](relative/path.md)` — a markdown link to another resource file (relative to the linking file);
+ * - `[text][label]`, `[label][]`, `[label]` or `[[label]]` with a definition `[label]: relative/path.md` — the same.
  * Links inside fenced code blocks and inline code are ignored.
  * JSON schemas reference other schemas through `$ref` (a relative file, or another schema's `$id`), or list ids
  * in `x-references`.
@@ -25,9 +26,18 @@ import { Resource } from "./schema"
 export namespace ResourceParse {
   /** A reference as written, resolved to an id once every file is known. */
   export type RawRef =
-    /** `section`: written with a `#heading` (`[[Note#Setup]]`), so linking its own page is no mistake. */
-    | { kind: "id"; value: string; section?: true }
-    | { kind: "path"; value: string }
+    /**
+     * `section`: written with a `#heading` (`[[Note#Setup]]`), so linking its own page is no mistake. `or`: the other
+     * side of `[[a|b]]`, the note when `value` names none (Dendron writes the label first, Obsidian and Foam the note;
+     * `ResourceParse.inlineReferences`). `vault`: a Dendron cross-vault link (`[[dendron://vault/note]]`).
+     */
+    | { kind: "id"; value: string; section?: true; or?: { value: string; section?: true }; vault?: string }
+    /**
+     * `fallback`: for a bare relative link (`api/Store.md`, no `./` or `../`), the same target from the type folder
+     * holding the linking file, tried when `value` does not exist (Docusaurus resolves such links from its docs folder).
+     * `section`: written with a `#anchor` (`page.md#setup`), so a page linking its own section is no mistake.
+     */
+    | { kind: "path"; value: string; fallback?: string; section?: true }
     /**
      * A JSON schema `$ref` to another document: `value` as written (without its fragment), `uri` the absolute URI it
      * resolves to (against the `$id` in scope), `path` the project file it names when read as a relative path.
@@ -497,8 +507,19 @@ export namespace ResourceParse {
   }
 
   const INLINE_CODE = /`[^`\n]*`/g
-  /** `[[id]]` or `[[id|label]]`; no bracket inside, so a long run of `[` costs linear time, not quadratic. */
-  const WIKI = /\[\[([^[\]|\n]+)(?:\|[^[\]\n]*)?\]\]/g
+  /** `[[a]]` or `[[a|b]]`; no bracket inside, so a long run of `[` costs linear time, not quadratic. */
+  const WIKI = /\[\[([^[\]|\n]+)(?:\|([^[\]\n]*))?\]\]/g
+  /**
+   * A CommonMark link reference definition, `[label]: target "title"`, indented at most 3 spaces, its target on the
+   * same line or the next; a label of 1–999 characters without unescaped brackets. Anchored at line starts, so each
+   * line is tried once. The blanks before the target are `[ \t]*(?:\n[ \t]*)?`, never two runs that could share them
+   * (`[ \t]*\n?[ \t]*` retried every split of a long run of blanks: 2 s for 40 KB).
+   */
+  const DEFINITION = /^ {0,3}\[((?:[^[\]\\\n]|\\.){1,999})\]:[ \t]*(?:\n[ \t]*)?(<[^<>\n]*>|[^\s<]\S*)/gm
+  /** A bracketed text without brackets inside (`[label]`, the `[label]` of `[text][label]`): where a label is used. */
+  const BRACKETED = /\[([^[\]\n]{1,999})\]/g
+  /** A Dendron cross-vault link target, `dendron://<vault>/<note>`. */
+  const DENDRON = /^dendron:\/\/([^/]+)\/(.+)$/i
   /**
    * A markdown link; its text may hold one level of brackets, as CommonMark allows (`[[1]](notes.md)`). The text is
    * bounded (512 characters, pieces in brackets 128) and the destination holds no `(`, so text made of nothing but
@@ -631,10 +652,19 @@ export namespace ResourceParse {
   const NOT_A_TARGET = /['"\\,=`{}<>]/
 
   /**
-   * `[[id]]` wiki links and markdown links to `.md`/`.json` files, outside code: fenced blocks (at any indentation,
-   * as inside list items), inline code spans and the code blocks of static site generators (`CODE_BLOCKS`), where
-   * TOML's `[[menus.main]]` table headers live. A `[[…]]` whose target holds quotes, commas or `=` is an array
-   * literal, not a link.
+   * `[[id]]` wiki links, markdown links to `.md`/`.json` files and reference-style links through a link reference
+   * definition, outside code: fenced blocks (at any indentation, as inside list items), inline code spans and the code
+   * blocks of static site generators (`CODE_BLOCKS`), where TOML's `[[menus.main]]` table headers live. A `[[…]]`
+   * whose target holds quotes, commas or `=` is an array literal, not a link.
+   *
+   * `[[a|b]]`: Obsidian and Foam write the note first (`[[note|label]]`), Dendron the label (`[[label|note]]`), and the
+   * text does not say which. Both sides are kept: `a` is the target and `b` (`or`) is tried when `a` names no note,
+   * except that a `dendron://vault/note` side is the note whichever side it is on.
+   *
+   * A definition `[label]: target` (CommonMark; labels matched case-insensitively, blanks collapsed) is read as a link
+   * to its target when its label is used: `[text][label]`, `[label][]`, `[label]`, or a wiki link `[[label]]` (Foam
+   * writes a definition for each wiki link and resolves the link to it). A wiki link with a definition follows the
+   * definition when that names a resource file or a URL; otherwise (`[note]: note`, no extension) it stays a wiki link.
    *
    * @example
    * ResourceParse.inlineReferences("{{< code-toggle >}}\n[[menus.main]]\n{{< /code-toggle >}}\n[[git-ops]]", "a.md")
@@ -642,14 +672,18 @@ export namespace ResourceParse {
    */
   export function inlineReferences(body: string, from: string, mdx = false): RawRef[] {
     // Most files have no link at all: skip the code-stripping passes for them.
-    if (!body.includes("[[") && !body.includes("](")) return []
-    const plain = (
+    const definable = body.includes("]:")
+    if (!body.includes("[[") && !body.includes("](") && !definable) return []
+    const codeless =
       body.includes("```") ||
       body.includes("~~~") ||
       ((body.includes("{") || body.includes("<")) && CODE_BLOCK_HINT.test(body))
         ? withoutCode(body)
         : body
-    ).replace(INLINE_CODE, "")
+    // Definitions are read before inline code is cut: a label may hold code (`` [`GenericArgs`]: ./generic_args.md ``).
+    const defining = definable ? (mdx ? withoutJsx(codeless) : codeless) : undefined
+    const definitions = defining === undefined ? undefined : definitionsOf(defining)
+    const plain = codeless.replace(INLINE_CODE, "")
     const text = mdx ? withoutJsx(plain) : plain
     const out: RawRef[] = []
     // exec loops: matchAll copies the expression on every call.
@@ -659,30 +693,136 @@ export namespace ResourceParse {
       // `[[1]](page.md)` and `[[1]][ref]` are markdown links whose text is `[1]`, not wiki links.
       const next = text[m.index + m[0].length]
       if (next === "(" || next === "[") continue
-      const target = m[1].trim()
-      if (!target || NOT_A_TARGET.test(target) || NOT_A_NOTE.test(target)) continue
       // `df[[col]]` (R, a nested index) is code, not a link.
       if (m.index > 0 && INDEXED.test(text[m.index - 1])) continue
-      // As Obsidian reads them: `[[Note#Heading]]` and `[[Note#^block]]` link the note, `[[#Heading]]` the page itself.
-      const hash = target.indexOf("#")
-      const note = (hash < 0 ? target : target.slice(0, hash)).trim().replace(/\.(md|mdx|markdown)$/i, "")
-      if (note) out.push(hash < 0 ? { kind: "id", value: note } : { kind: "id", value: note, section: true })
+      // A shell test (`[[ -f file ]]`, `[[ $a || $b ]]`).
+      const raw = m[1].trim()
+      if (!raw || NOT_A_NOTE.test(raw)) continue
+      // `[[#Heading|label]]` links the page's own section: its label is no note.
+      if (raw.startsWith("#")) continue
+      const definition =
+        definitions?.get(label(m[2] === undefined ? m[1] : `${m[1]}|${m[2]}`)) ?? definitions?.get(label(m[1]))
+      if (definition !== undefined) {
+        const ref = linkTarget(definition, from)
+        if (ref !== null) {
+          if (ref) out.push(ref)
+          continue
+        }
+      }
+      // Obsidian escapes the pipe inside tables: `[[note\|label]]`.
+      const left = wikiSide(m[1].endsWith("\\") ? m[1].slice(0, -1) : m[1])
+      // A side that is no target (`'`, `,`…) is a label; a label of a shell test (`[[ "$a" = b || c ]]`) never counts.
+      const right = m[2] === undefined || m[2].includes("|") || (!left && /^\s/.test(m[1])) ? undefined : wikiSide(m[2])
+      // `[[label|#section]]` (Dendron) links the page's own section, `[[label|https://…]]` a page elsewhere: the label is
+      // no note.
+      if (left === "self" || right === "self" || left === "elsewhere" || right === "elsewhere") continue
+      if (right?.vault !== undefined && left?.vault === undefined) out.push({ kind: "id", ...right })
+      else if (left && right && left.vault === undefined) out.push({ kind: "id", ...left, or: right })
+      else if (left) out.push({ kind: "id", ...left })
+      else if (right) out.push({ kind: "id", ...right })
     }
     LINK.lastIndex = 0
     while ((m = LINK.exec(text))) {
-      // `page.md#setup` and `page.md?plain=1` (GitHub's source view) name the file `page.md`.
-      const cut = m[1].search(/[#?]/)
-      const target = cut < 0 ? m[1] : m[1].slice(0, cut)
-      // Zola's internal links name a page from the content root (`@/blog/post.md`): here the type folder.
-      const fromRoot = target.startsWith("@/")
-      if (!target || (!fromRoot && SCHEME.test(target)) || target.startsWith("/")) continue
-      // A placeholder filled in later (a skill's `{baseDir}/references/x.md`, `${CLAUDE_PLUGIN_ROOT}/…`, a Hugo
-      // `{{< ref … >}}`) names no file that exists as written.
-      if (PLACEHOLDER.test(target)) continue
-      if (!/\.(md|mdx|markdown|json)$/i.test(target)) continue
-      out.push({ kind: "path", value: fromRoot ? fromTypeRoot(from, target.slice(2)) : resolveRelative(from, target) })
+      const ref = linkTarget(m[1], from)
+      if (ref) out.push(ref)
+    }
+    if (definitions?.size && defining !== undefined) {
+      // A definition is a link where its label is used: `[text][label]`, `[label][]`, `[label]`, `[[label]]`.
+      const uses = new Set<string>()
+      const rest = defining.replace(DEFINITION, "")
+      // Inline code stays in (a label may hold some), but a bracket inside a code span (`` `[x]` ``) is no use.
+      const spans: [number, number][] = []
+      INLINE_CODE.lastIndex = 0
+      while ((m = INLINE_CODE.exec(rest))) spans.push([m.index, m.index + m[0].length])
+      let span = 0
+      BRACKETED.lastIndex = 0
+      while ((m = BRACKETED.exec(rest))) {
+        while (span < spans.length && spans[span][1] <= m.index) span++
+        if (span < spans.length && spans[span][0] < m.index) continue
+        uses.add(label(m[1]))
+      }
+      for (const [name, target] of definitions) {
+        if (!uses.has(name)) continue
+        const ref = linkTarget(target, from)
+        if (ref) out.push(ref)
+      }
     }
     return out
+  }
+
+  /** A link label as CommonMark matches it: blanks collapsed, case folded. */
+  function label(text: string): string {
+    return text.trim().replace(/\s+/g, " ").toLowerCase()
+  }
+
+  /** The link reference definitions of a text (code blocks out), by label; the first of a label wins, as in CommonMark. */
+  function definitionsOf(text: string): Map<string, string> {
+    const found = new Map<string, string>()
+    DEFINITION.lastIndex = 0
+    let m: RegExpExecArray | null
+    while ((m = DEFINITION.exec(text))) {
+      const name = label(m[1])
+      // `[^1]: text` is a footnote (GitHub), not a definition.
+      if (!name || name.startsWith("^") || found.has(name)) continue
+      const target = m[2].startsWith("<") ? m[2].slice(1, -1) : m[2]
+      found.set(name, target)
+    }
+    return found
+  }
+
+  /**
+   * The reference a link destination makes: a path for a `.md`/`.mdx`/`.markdown`/`.json` target (relative to the
+   * linking file, with the type folder as `fallback` for a bare one; from the type folder for Zola's `@/`), undefined
+   * for a link to anything else that is nothing here (a URL, an absolute path, an anchor, a placeholder), null for a
+   * target that is no file link at all (an extensionless name, which a wiki link then keeps as its own target).
+   */
+  function linkTarget(destination: string, from: string): RawRef | undefined | null {
+    // `page.md#setup` and `page.md?plain=1` (GitHub's source view) name the file `page.md`.
+    const cut = destination.search(/[#?]/)
+    const target = cut < 0 ? destination : destination.slice(0, cut)
+    // Zola's internal links name a page from the content root (`@/blog/post.md`): here the type folder.
+    const fromRoot = target.startsWith("@/")
+    if (!target || (!fromRoot && SCHEME.test(target)) || target.startsWith("/")) return undefined
+    // A placeholder filled in later (a skill's `{baseDir}/references/x.md`, `${CLAUDE_PLUGIN_ROOT}/…`, a Hugo
+    // `{{< ref … >}}`) names no file that exists as written.
+    if (PLACEHOLDER.test(target)) return undefined
+    if (!/\.(md|mdx|markdown|json)$/i.test(target)) return path.posix.extname(target) ? undefined : null
+    const section = destination[cut] === "#" ? { section: true as const } : {}
+    if (fromRoot) return { kind: "path", value: fromTypeRoot(from, target.slice(2)), ...section }
+    const value = resolveRelative(from, target)
+    // Docusaurus resolves a link not starting with `./` or `../` next to the file, then from its docs folder.
+    if (target.startsWith("./") || target.startsWith("../") || target.startsWith(".\\"))
+      return { kind: "path", value, ...section }
+    const fallback = fromTypeRoot(from, target)
+    return fallback === value ? { kind: "path", value, ...section } : { kind: "path", value, fallback, ...section }
+  }
+
+  /**
+   * One side of a wiki link as a note: `Note`, `Note#Heading` (the note, `section`; whatever the section holds, as
+   * Dendron's ranges `note#a,1:#*` do), `dendron://vault/note` (`vault`); "self" for `#Heading` alone (the page's own
+   * section); "elsewhere" for a URL; undefined for a side that is no target (quotes, commas…: a label).
+   */
+  function wikiSide(
+    side: string,
+  ): { value: string; section?: true; vault?: string } | "self" | "elsewhere" | undefined {
+    let target = side.trim()
+    if (!target) return undefined
+    const dendron = DENDRON.exec(target)
+    const vault = dendron?.[1]
+    if (dendron) target = dendron[2].trim()
+    // As Obsidian reads them: `[[Note#Heading]]` and `[[Note#^block]]` link the note, `[[#Heading]]` the page itself.
+    const hash = target.indexOf("#")
+    // `.md`/`.mdx` only: resources are no `.markdown` files, and Dendron names notes with dots (`concepts.markdown`).
+    const note = (hash < 0 ? target : target.slice(0, hash)).trim().replace(/\.mdx?$/i, "")
+    if (!note) return hash < 0 ? undefined : "self"
+    // A URL (`[[Awesome Dendron|https://github.com/…]]`) names a page elsewhere, as a markdown link to one does.
+    if (vault === undefined && SCHEME.test(note) && !/^[a-z]:[\\/]/i.test(note)) return "elsewhere"
+    if (NOT_A_TARGET.test(note) || NOT_A_NOTE.test(note)) return undefined
+    return {
+      value: note,
+      ...(hash < 0 ? {} : { section: true as const }),
+      ...(vault === undefined ? {} : { vault }),
+    }
   }
 
   const MDX = /\.mdx$/i

@@ -72,6 +72,27 @@ const cases: Case[] = [
     call: 'ResourceParse.inlineReferences(text, "a.md")',
     expected: [{ kind: "id", value: "hidden" }, ...link],
   },
+  // Link reference definitions (tester AJ): `[ \t]*\n?[ \t]*` before the target retried every split of a long run
+  // of blanks after `[a]:` (2 s for 40 KB); the usage scan and long labels are bounded.
+  {
+    name: "a definition's label followed by 1 MB of blanks and no target",
+    input: '"[[x]]\\n[a]:" + " \\t".repeat(N / 2)',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
+  {
+    name: "a definition's label, blanks, a line break and more blanks, no target",
+    input: '"[[x]]\\n[a]:" + " ".repeat(N / 2) + "\\n" + " ".repeat(N / 2)',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
+  {
+    name: "unclosed labels, escapes and brackets after a definition",
+    input:
+      '"[[x]]\\n[a]: b.txt\\n" + ("[" + "\\\\a".repeat(600) + "\\n").repeat(N / 1_202) + "[".repeat(N / 4) + ("[" + "a".repeat(998)).repeat(N / 4_000)',
+    call: 'ResourceParse.inlineReferences(text, "a.md")',
+    expected: link,
+  },
   // F18: `/[-.]+$/` retried from every `-.` of a run that does not reach the end (13 s for 100 KB).
   {
     name: "slug of a long -. run inside the text",

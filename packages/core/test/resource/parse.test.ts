@@ -214,8 +214,17 @@ describe("references", () => {
       "[real](references/real.md)",
     ].join("\n")
     expect(ResourceParse.inlineReferences(body, ".opencode/knowledge-base/skills/s/SKILL.md")).toEqual([
-      { kind: "path", value: ".opencode/knowledge-base/skills/s/Security and privacy.md" },
-      { kind: "path", value: ".opencode/knowledge-base/skills/s/references/real.md" },
+      // A bare relative link carries the same path from the type folder, tried when it misses (Docusaurus).
+      {
+        kind: "path",
+        value: ".opencode/knowledge-base/skills/s/Security and privacy.md",
+        fallback: ".opencode/knowledge-base/Security and privacy.md",
+      },
+      {
+        kind: "path",
+        value: ".opencode/knowledge-base/skills/s/references/real.md",
+        fallback: ".opencode/knowledge-base/references/real.md",
+      },
     ])
   })
 
@@ -236,9 +245,10 @@ describe("references", () => {
     const r = ResourceParse.parse(input("task", ".opencode/task/a.md", body))
     expect(r.refs).toEqual([
       { kind: "id", value: "alpha" },
-      { kind: "id", value: "beta" },
+      // The label is kept as the other reading: Dendron writes `[[label|note]]`.
+      { kind: "id", value: "beta", or: { value: "the beta guide" } },
       { kind: "id", value: "gamma" },
-      { kind: "path", value: ".opencode/checklist/check.md" },
+      { kind: "path", value: ".opencode/checklist/check.md", section: true },
       { kind: "path", value: ".opencode/schema/s.json" },
     ])
   })
@@ -285,7 +295,7 @@ describe("references", () => {
     expect(
       ResourceParse.inlineReferences("[[Set up#Steps|steps]] [[#Intro]] [[Guide.md]] [[a/B#^x1]]", "k/a.md"),
     ).toEqual([
-      { kind: "id", value: "Set up", section: true },
+      { kind: "id", value: "Set up", section: true, or: { value: "steps" } },
       { kind: "id", value: "Guide" },
       { kind: "id", value: "a/B", section: true },
     ])
@@ -295,9 +305,9 @@ describe("references", () => {
     const body = "See [[1]](../guide/a.md#x) [[2]](b.md), a [[3]][ref] footnote, [[real-id]] and [[x|label]]."
     expect(ResourceParse.inlineReferences(body, ".opencode/knowledge-base/notes/n.md")).toEqual([
       { kind: "id", value: "real-id" },
-      { kind: "id", value: "x" },
-      { kind: "path", value: ".opencode/knowledge-base/guide/a.md" },
-      { kind: "path", value: ".opencode/knowledge-base/notes/b.md" },
+      { kind: "id", value: "x", or: { value: "label" } },
+      { kind: "path", value: ".opencode/knowledge-base/guide/a.md", section: true },
+      { kind: "path", value: ".opencode/knowledge-base/notes/b.md", fallback: ".opencode/knowledge-base/b.md" },
     ])
   })
 
