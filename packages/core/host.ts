@@ -30,6 +30,13 @@ export type Host = {
    */
   accessVersion?: () => number
   /**
+   * Optional companion of `access`: the security role and policy its answers are given under (`LocalState.scope`:
+   * the role and a hash of the policy files), or undefined without a policy in force. Caches that keep what `access`
+   * let through across processes (the resource index, discovery's parse cache) keep one file per scope, so a process
+   * of another role or policy never reads what this one could read.
+   */
+  accessScope?: () => string | undefined
+  /**
    * Marker pairs of the protected segments the role in force may not read, and may not change (installed by a
    * security layer): tools that show or rewrite file content (AST search and replace) honour them.
    */

@@ -1,5 +1,6 @@
 import crypto from "crypto"
 import { ResourceAccess } from "../resource/access"
+import { LocalState } from "../learning/local"
 import { errorMessage } from "../util/error"
 import { Logger } from "../util/log"
 import { OpenCodeConfig } from "../util/opencode-config"
@@ -51,6 +52,8 @@ export namespace DynamicDiscovery {
     /**
      * The parse cache on disk (`DiscoveryCacheFile.location(directory, worktree)` in the plugin and the CLI): read on
      * the first scan, rewritten after a scan that changed what it holds. Without it, nothing is kept across processes.
+     * Under a security policy it is one file per role and policy (`LocalState.scoped` with the check's
+     * `accessScope`): what one role's process parsed and kept is never read by a process of another.
      */
     cacheFile?: string
   }
@@ -96,11 +99,28 @@ export namespace DynamicDiscovery {
     const securityOf = (options: CallOptions) => ("access" in options ? options : init.host)
     /** The segment markers the cache's items were checked against: new markers empty the cache. */
     let markers = ""
-    const disk = init.cacheFile && config.enabled ? diskCache(init.cacheFile, cache, log) : undefined
+    /**
+     * The cache file of a security scope (`Host.accessScope`): one per role and policy, so a process never reads, nor
+     * seeds its cache from, the definitions another role's process could read.
+     */
+    const fileOf = (scope: string | undefined) =>
+      init.cacheFile && config.enabled ? LocalState.scoped(init.cacheFile, scope) : undefined
+    let diskFile = fileOf(init.host?.accessScope?.())
+    let disk = diskFile ? diskCache(diskFile, cache, log, init.cacheFile) : undefined
 
     /** Scans and collects everything discoverable right now (leaving out what the host's check protects). */
     async function catalogue(options: CallOptions = {}): Promise<Catalogue> {
       security = securityOf(options)
+      const file = fileOf(security?.accessScope?.())
+      if (file !== diskFile) {
+        // Another role or policy than the file in use was written under: its own file, and nothing parsed before.
+        // What the file in use is owed is written first, from the cache as it is.
+        await disk?.flush()
+        cache.clear()
+        last = undefined
+        diskFile = file
+        disk = file ? diskCache(file, cache, log, init.cacheFile) : undefined
+      }
       const segments = ResourceAccess.pairs(security)
       if (ResourceAccess.pairsKey(segments) !== markers) {
         cache.clear()
@@ -240,10 +260,11 @@ export namespace DynamicDiscovery {
       const all: readonly unknown[] = [...cat.items, ...cat.resources]
       if (last && last.items.length === all.length && last.items.every((x, i) => x === all[i])) return last.index
       const docs = documents(cat)
-      const print = disk && fingerprint(cat, cache)
-      const kept = print ? disk.index(print) : undefined
+      const file = disk
+      const print = file && fingerprint(cat, cache)
+      const kept = file && print ? file.index(print) : undefined
       const index = kept ? DiscoveryMatch.restore(docs, kept) : DiscoveryMatch.index(docs)
-      if (print && !kept) disk.keepIndex(print, DiscoveryMatch.snapshot(index))
+      if (file && print && !kept) file.keepIndex(print, DiscoveryMatch.snapshot(index))
       last = { items: all, index }
       return index
     }
@@ -391,7 +412,7 @@ export namespace DynamicDiscovery {
    * built from the same documents. The file is rewritten only when what it would hold differs from what it holds, after
    * the prompt's result is returned; `flush` waits for that.
    */
-  function diskCache(file: string, cache: DiscoveryCache, log: Logger) {
+  function diskCache(file: string, cache: DiscoveryCache, log: Logger, base?: string) {
     let loading: { key: string; done: Promise<void> } | undefined
     /**
      * What the file holds, as far as telling a change goes: the cache's generation when it matched the file, the
@@ -533,6 +554,8 @@ export namespace DynamicDiscovery {
         ...(index ? { index: index.record ?? DiscoveryCacheFile.pack(index.fingerprint, index.snapshot!) } : {}),
       }
       DiscoveryCacheFile.write(file, contents)
+      // The files of scopes gone (a policy edited since) are not kept for good.
+      if (base && base !== file) LocalState.pruneScoped(base, file)
       clean = {
         generation,
         files: kept.files.length,

@@ -24,6 +24,8 @@ export const DiscoveryFeature: BuiltinFeature = {
       config,
       resources: projectResources(host),
       cacheFile: DiscoveryCacheFile.location(host.directory, host.worktree),
+      // Its scope names the cache file the engine reads at once (calls give their own check, read at call time).
+      host,
     })
     return DiscoveryHooks.create(engine, { log, host })
   },

@@ -36,7 +36,8 @@ export namespace DiscoveryHooks {
     engine: DynamicDiscovery.Engine,
     options: {
       log?: Logger
-      host?: Pick<Host, "access" | "accessVersion" | "segments"> & Partial<Pick<Host, "client" | "directory">>
+      host?: Pick<Host, "access" | "accessVersion" | "segments" | "accessScope"> &
+        Partial<Pick<Host, "client" | "directory">>
     } = {},
   ) {
     const log = options.log ?? Logger.silent
@@ -50,6 +51,7 @@ export namespace DiscoveryHooks {
           const result = await engine.gather(prompt, {
             access: host?.access,
             accessVersion: host?.accessVersion,
+            accessScope: host?.accessScope,
             segments: host?.segments,
             agent: typeof input.agent === "string" ? input.agent : undefined,
           })

@@ -1,5 +1,6 @@
 import { createHash } from "crypto"
 import fs from "fs"
+import os from "os"
 import path from "path"
 import type { Exposed } from "../builtins/feature"
 import type { Host } from "../host"
@@ -97,18 +98,124 @@ export namespace LocalState {
    */
   export function scope(host: Host): string | undefined {
     const guard = bound.get(host)?.guard
-    if (!guard || !guard.active()) return undefined
+    return guard ? guardScope(guard) : undefined
+  }
+
+  /** What `scope` needs of the security layer's guard. */
+  export type ScopeSource = Pick<NonNullable<Exposed["guard"]>, "active" | "accessVersion" | "status">
+
+  /**
+   * `scope` from the guard itself (the security feature installs it as `Host.accessScope`).
+   *
+   * @example
+   * LocalState.guardScope(guard) // "viewer:3f2a…", undefined without a policy in force
+   */
+  export function guardScope(guard: ScopeSource): string | undefined {
+    if (!guard.active()) return undefined
     // Every captured call asks: the policy files are hashed again only when the guard reloaded them.
     const version = guard.accessVersion()
-    const known = scopes.get(host)
+    const known = scopes.get(guard)
     if (known?.version === version) return known.scope
     const status = guard.status()
     const scope = scopeOf(status.role, status.files)
-    scopes.set(host, { version, scope })
+    scopes.set(guard, { version, scope })
     return scope
   }
 
-  const scopes = new WeakMap<Host, { version: number; scope: string }>()
+  const scopes = new WeakMap<ScopeSource, { version: number; scope: string }>()
+
+  /**
+   * What a cache file's name carries of the scope it was written under: nothing without a policy, else `.` and 16 hex
+   * digits of a hash of the scope. Caches holding what the security check let one role read under one policy (the
+   * resource index, discovery's parse cache) are kept one file per scope, so no process of another role or policy
+   * reads, or is served, what this one could read.
+   *
+   * @example
+   * LocalState.scopeTag(undefined) // ""
+   * LocalState.scopeTag("viewer:3f2a…") // ".9c41…"
+   */
+  export function scopeTag(scope: string | undefined): string {
+    return scope === undefined ? "" : "." + createHash("sha256").update(scope).digest("hex").slice(0, 16)
+  }
+
+  /**
+   * The file of a cache kept per security scope (`Host.accessScope`): `file` itself without a policy, else `file` with
+   * the scope's tag (`scopeTag`) before its `.json`. A cache built under a policy holds what the security check let
+   * that role read under that policy (an admin-only article's name and description in the resource index); in a file
+   * of its own, a process of another role or policy never reads it, nor is served from it, nor writes over it.
+   *
+   * @example
+   * LocalState.scoped("/c/resource-index/ab12.json", undefined) // "/c/resource-index/ab12.json"
+   * LocalState.scoped("/c/resource-index/ab12.json", "viewer:3f2a…") // "/c/resource-index/ab12.9c41….json"
+   */
+  export function scoped(file: string, scope: string | undefined): string {
+    const tag = scopeTag(scope)
+    if (!tag) return file
+    return file.endsWith(".json") ? `${file.slice(0, -".json".length)}${tag}.json` : `${file}${tag}`
+  }
+
+  /** Scoped cache files not written for this long are removed when another scope of the same cache is written. */
+  export const SCOPED_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000
+
+  /**
+   * Removes the files of other scopes of the cache `base` (`scoped(base, …)` other than `keep`) not written for
+   * `maxAgeMs`: every policy edit starts a new scope, and the files of the old ones would otherwise stay for good. Best
+   * effort (a file gone meanwhile, a folder that cannot be listed); returns the names removed.
+   *
+   * @example
+   * LocalState.pruneScoped("/c/resource-index/ab12.json", "/c/resource-index/ab12.9c41….json") // ["ab12.0f3e….json"]
+   */
+  export function pruneScoped(base: string, keep: string, maxAgeMs = SCOPED_MAX_AGE_MS, now = Date.now()): string[] {
+    const folder = path.dirname(base)
+    const stem = path.basename(base).replace(/\.json$/, "")
+    const json = base.endsWith(".json") ? "\\.json" : ""
+    const shape = new RegExp(`^\\.[0-9a-f]{16}${json}$`)
+    const removed: string[] = []
+    let names: string[]
+    try {
+      names = fs.readdirSync(folder)
+    } catch {
+      return removed
+    }
+    for (const name of names) {
+      if (name === path.basename(keep) || !name.startsWith(stem) || !shape.test(name.slice(stem.length))) continue
+      try {
+        const stat = fs.statSync(path.join(folder, name))
+        if (!stat.isFile() || now - stat.mtimeMs < maxAgeMs) continue
+        fs.rmSync(path.join(folder, name), { force: true })
+        removed.push(name)
+      } catch {
+        // Gone meanwhile, or not removable: left.
+      }
+    }
+    return removed
+  }
+
+  /**
+   * The built-ins' own folder in the user's cache (`$XDG_CACHE_HOME/opencode-builtins`, else `~/.cache/…`): the
+   * resource index caches of every project, tree-sitter grammars, the security layer's record of held links.
+   *
+   * @example
+   * LocalState.cacheDir({ XDG_CACHE_HOME: "/c" }) // "/c/opencode-builtins"
+   */
+  export function cacheDir(env: Record<string, string | undefined> = process.env): string {
+    return path.join(env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), ".cache"), "opencode-builtins")
+  }
+
+  /**
+   * What the security layer hides from every role while a policy exists (`SecurityGuard` `hide`): the project's local
+   * state folder and the built-ins' cache folder. Both are written by OpenCode's process alone and hold what sessions
+   * of every role saw or could read (heartbeats with commands, captured calls, learnings, the resource index of an
+   * admin session): a command of a viewer session read an admin-only article's description from the index cache.
+   * Nothing needs them readable from a tool or a command: OpenCode's process reads them outside the sandbox, and the
+   * user reads them with `opencode-builtins learnings|capture|recovery`.
+   *
+   * @example
+   * LocalState.hidden("/repo") // ["/repo/.opencode/builtins-local", "/home/me/.cache/opencode-builtins"]
+   */
+  export function hidden(root: string, env: Record<string, string | undefined> = process.env): string[] {
+    return [dir(root), cacheDir(env)]
+  }
 
   /**
    * The security role in force (the role part of `scope`), or undefined without a policy in force.

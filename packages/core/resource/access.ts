@@ -16,7 +16,7 @@ import { errorMessage } from "../util/error"
  * denied.get("/repo/.opencode/task/b.md") // "read of .opencode/task/b.md is denied by rule …", or undefined
  */
 export namespace ResourceAccess {
-  export type Source = Pick<Host, "access" | "accessVersion" | "segments">
+  export type Source = Pick<Host, "access" | "accessVersion" | "segments" | "accessScope">
   /** A path to check; `key` distinguishes what the path leads to (e.g. `dev:ino`), so a replaced file is asked again. */
   export type Entry = { path: string; key?: string }
 

@@ -1,6 +1,7 @@
 import { distance } from "fastest-levenshtein"
 import path from "path"
 import type { Host } from "../host"
+import { LocalState } from "../learning/local"
 import { errorMessage } from "../util/error"
 import { ResourceAccess } from "./access"
 import { ResourceBuild } from "./build"
@@ -53,9 +54,15 @@ export namespace ResourceLoader {
   export function create(host: Host, input: Resource.ConfigInput = {}) {
     const config = Resource.Config.parse(input)
     const project = ResourceProject.resolve(host.directory, host.worktree)
-    const cachePath = config.indexCachePath
+    const cacheBase = config.indexCachePath
       ? path.resolve(project.root, config.indexCachePath)
       : ResourceCache.defaultPath(project.root)
+    /**
+     * The cache file of the security scope in force now (`Host.accessScope`, read at call time: the security layer
+     * installs it late, and a policy edit changes it): one file per role and policy, so an index built for one role
+     * never reaches a process of another.
+     */
+    const cachePath = () => LocalState.scoped(cacheBase, host.accessScope?.())
     const log = host.log
     const stats: Stats = {
       indexBuilds: 0,
@@ -73,6 +80,8 @@ export namespace ResourceLoader {
     /** Set when a restored index met a cache entry that does not fit: the next build rewrites the cache file. */
     let damagedCache = false
     let pendingWrite: Promise<void> = Promise.resolve()
+    /** The cache file `cacheData` was read from or is written to (that of the scope of the last build). */
+    let cacheFile: string | undefined
     let dirs = new Map<string, number | null>()
     const gate = ResourceAccess.gate(() => host)
     /** The access verdicts the current index was built with, and the `accessVersion` they were last confirmed at. */
@@ -112,11 +121,16 @@ export namespace ResourceLoader {
     async function rebuild(): Promise<ResourceIndex.Index> {
       const started = performance.now()
       dirty = false
-      let previous = cacheData
+      const file = cachePath()
+      // Another scope than the last build's (a policy created, edited or removed): the build starts from that scope's
+      // own file, or from nothing, never from what was parsed under the other one.
+      const switched = cacheFile !== undefined && cacheFile !== file
+      cacheFile = file
+      let previous = switched ? undefined : cacheData
       let hadDisk = previous !== undefined
       const fromDisk = !previous && config.persistCache
       if (fromDisk) {
-        previous = await ResourceCache.read(cachePath, project.root)
+        previous = await ResourceCache.read(file, project.root)
         hadDisk = previous !== undefined
       }
       const version = host.accessVersion?.()
@@ -157,9 +171,12 @@ export namespace ResourceLoader {
         (!hadDisk || out.stats.parsed > 0 || out.stats.removed > 0 || stampsOutdated || rewrite)
       ) {
         pendingWrite = pendingWrite
-          .then(() => ResourceCache.write(cachePath, out.cache))
+          .then(async () => {
+            await ResourceCache.write(file, out.cache)
+            if (file !== cacheBase) LocalState.pruneScoped(cacheBase, file)
+          })
           .catch((error) =>
-            log.warn("could not write the resource index cache", { path: cachePath, error: errorMessage(error) }),
+            log.warn("could not write the resource index cache", { path: file, error: errorMessage(error) }),
           )
       }
       return out.index

@@ -1,3 +1,4 @@
+import { LocalState } from "../learning/local"
 import { SecurityGuard } from "../security/guard"
 import type { ResourceAccess } from "./access"
 
@@ -55,7 +56,13 @@ export namespace ResourcePolicy {
       return undefined
     }
     return {
-      host: { access: async (target) => denied(target), accessVersion: () => 0, segments: () => guard.segments() },
+      host: {
+        access: async (target) => denied(target),
+        accessVersion: () => 0,
+        segments: () => guard.segments(),
+        // The caches these tools keep (the resource index, discovery's parse cache) are the lowest role's files.
+        accessScope: () => LocalState.guardScope(guard),
+      },
       notice:
         state === "invalid"
           ? "the security policy is invalid: everything is treated as protected until it is fixed"

@@ -73,7 +73,10 @@ export namespace Resource {
   export const Config = z.object({
     /** Revalidate the index (by file mtimes) before every query and load, instead of only after changes are seen. */
     autoRebuildIndex: z.boolean().default(false),
-    /** Where the index cache lives; default: `$XDG_CACHE_HOME/opencode-builtins/resource-index/<project hash>.json`. */
+    /**
+     * Where the index cache lives; default: `$XDG_CACHE_HOME/opencode-builtins/resource-index/<project hash>.json`.
+     * Under a security policy, one file per role and policy beside it (`LocalState.scoped`).
+     */
     indexCachePath: z.string().optional(),
     persistCache: z.boolean().default(true),
     /** Default of `includeReferences` when a `resource-load` call does not say. */

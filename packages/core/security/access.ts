@@ -191,7 +191,7 @@ export namespace SecurityAccess {
           : rule.implicit === "host-state"
             ? matched.split(path.sep).includes("builtins-local")
               ? "the implicit protection of the built-ins' local state (learnings, captured calls, heartbeats)"
-              : "the implicit protection of OpenCode's own records (the sessions, snapshots, logs and saved tool output of every project and role, its credentials)"
+              : "the implicit protection of OpenCode's own records (the sessions, snapshots, logs and saved tool output of every project and role, its credentials, and the built-ins' local state and caches)"
             : `the implicit protection of ${hostReason(matched)}`
       : `rule '${rule.pattern}' (${display(config.root, rule.file ?? "")}${rule.id.slice(rule.id.indexOf("#"))})`
     const who = rule.allowedRoles.length

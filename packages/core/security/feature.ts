@@ -84,9 +84,10 @@ export const SecurityFeature: BuiltinFeature & {
   async init({ options, log, host, native, expose }) {
     const config = validSection(SecurityGuard.Config, options, "security", log)
     const worktree = host.worktree || host.directory
-    // The built-ins' local state (learnings injected into later sessions, captured calls, crash heartbeats) is
-    // written by OpenCode's process only: the agent could otherwise plant a "learning" every later session obeys.
-    const local = LocalState.dir(LocalState.root(host.directory, worktree))
+    // The built-ins' local state (learnings injected into later sessions, captured calls, crash heartbeats) and their
+    // cache folder (the resource index of every role's sessions) are written and read by OpenCode's process only: the
+    // agent could otherwise plant a "learning" every later session obeys, or read what another role's session could.
+    const [local, cache] = LocalState.hidden(LocalState.root(host.directory, worktree))
     const guard = await SecurityGuard.create({
       ...config,
       directory: host.directory,
@@ -98,9 +99,9 @@ export const SecurityFeature: BuiltinFeature & {
         ...(host.code ?? []).map((dir) => path.resolve(dir) + path.sep),
       ],
       writable: SecurityGuard.hostWritable(),
-      ensure: [local],
+      ensure: [local, cache],
       // OpenCode's own records (sessions of every project and role, snapshots, logs, saved outputs, credentials).
-      hide: [local, ...SecurityGuard.hostHidden()],
+      hide: [local, cache, ...SecurityGuard.hostHidden()],
     })
     // PATH entries a sandboxed command can write but that cannot be held read-only without the project or the home
     // (relative ones, folders in the project): OpenCode's own lookups on the host (git for its snapshot, rg, the shell)
@@ -128,6 +129,7 @@ export const SecurityFeature: BuiltinFeature & {
       return guard.access(target, op, "builtin-tool", opts)
     }
     host.accessVersion = () => guard.accessVersion()
+    host.accessScope = () => LocalState.guardScope(guard)
     host.exclusive = (work) => guard.exclusive(work)
     host.segments = () => guard.segments()
     host.sandbox = async () => {

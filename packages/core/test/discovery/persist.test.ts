@@ -418,3 +418,70 @@ describe("the parse cache on disk, with a security policy", () => {
     expect(DiscoveryCacheFile.read(w.cacheFile, "").problem).toContain("markers")
   }, 60_000)
 })
+
+describe("the parse cache on disk across security scopes (red team AI5)", () => {
+  const SECRET = "Falcon acquisition"
+  const TREE = {
+    "project/.opencode/agent/deal-reviewer.md": md({ description: `Reviews the ${SECRET} contracts` }),
+    "project/.opencode/agent/contract-reviewer.md": md({ description: "Reviews contracts" }),
+  }
+  const PROMPT = "review the contracts"
+  /** A process of one role: admin reads everything, viewer not the deal reviewer. */
+  const hostOf = (role: "admin" | "viewer") => ({
+    access: async (p: string) =>
+      role === "viewer" && p.includes("deal-reviewer") ? "denied by rule 'deal'" : undefined,
+    accessVersion: () => 1,
+    accessScope: () => `${role}:0123456789abcdef`,
+  })
+
+  test("each role's process keeps a file of its own, and never seeds its cache from another's", async () => {
+    await using w = await world(TREE)
+    await settle()
+    const engineOf = (role: "admin" | "viewer") =>
+      DynamicDiscovery.create({
+        directory: w.project,
+        worktree: w.project,
+        env: w.env,
+        host: hostOf(role),
+        cacheFile: w.cacheFile,
+      })
+    const admin = engineOf("admin")
+    await admin.gather(PROMPT)
+    await admin.flush()
+    const adminFile = LocalState.scoped(w.cacheFile, hostOf("admin").accessScope())
+    const adminText = await fs.readFile(adminFile, "utf8")
+    expect(adminText).toContain(SECRET)
+    // The unscoped file (a process without a policy) is not written under one.
+    expect(await fs.exists(w.cacheFile)).toBe(false)
+
+    const viewer = engineOf("viewer")
+    expect(JSON.stringify(await viewer.gather(PROMPT))).not.toContain("deal-reviewer")
+    // Not even held in memory: the admin's file was never read.
+    expect(viewer.cache.keys().some((k) => k.includes("deal-reviewer"))).toBe(false)
+    await viewer.flush()
+    const viewerText = await fs.readFile(LocalState.scoped(w.cacheFile, hostOf("viewer").accessScope()), "utf8")
+    expect(viewerText).toContain("contract-reviewer")
+    expect(viewerText.toLowerCase()).not.toContain("falcon")
+    expect(viewerText).not.toContain("deal-reviewer")
+    expect(await fs.readFile(adminFile, "utf8")).toBe(adminText)
+  }, 30_000)
+
+  test("a call of another scope than the engine's last one switches files and forgets what was parsed", async () => {
+    await using w = await world(TREE)
+    await settle()
+    const engine = DynamicDiscovery.create({
+      directory: w.project,
+      worktree: w.project,
+      env: w.env,
+      cacheFile: w.cacheFile,
+    })
+    await engine.gather(PROMPT, hostOf("admin"))
+    expect(engine.cache.keys().some((k) => k.includes("deal-reviewer"))).toBe(true)
+    await engine.gather(PROMPT, hostOf("viewer"))
+    expect(engine.cache.keys().some((k) => k.includes("deal-reviewer"))).toBe(false)
+    await engine.flush()
+    const viewerText = await fs.readFile(LocalState.scoped(w.cacheFile, hostOf("viewer").accessScope()), "utf8")
+    expect(viewerText.toLowerCase()).not.toContain("falcon")
+    expect(await fs.readFile(LocalState.scoped(w.cacheFile, hostOf("admin").accessScope()), "utf8")).toContain(SECRET)
+  }, 30_000)
+})

@@ -451,9 +451,9 @@ async function coreRoute(dir: string): Promise<Wired> {
     maxIndexEntries: typeof options.maxIndexEntries === "number" ? options.maxIndexEntries : undefined,
     protect: SecurityGuard.hostProtected(dir, dir),
     writable: SecurityGuard.hostWritable(),
-    // As the security feature passes them: the built-ins' local state is the host's alone.
-    ensure: [LocalState.dir(dir)],
-    hide: [LocalState.dir(dir), ...SecurityGuard.hostHidden()],
+    // As the security feature passes them: the built-ins' local state and cache folder are the host's alone.
+    ensure: LocalState.hidden(dir),
+    hide: [...LocalState.hidden(dir), ...SecurityGuard.hostHidden()],
   })
   await Promise.race([guard.ready(), Bun.sleep(3000)])
   const host: Host = {
@@ -462,6 +462,7 @@ async function coreRoute(dir: string): Promise<Wired> {
     log,
     access: (target, op, options) => guard.access(target, op, "builtin-tool", options),
     accessVersion: () => guard.accessVersion(),
+    accessScope: () => LocalState.guardScope(guard),
     exclusive: (work) => guard.exclusive(work),
     segments: () => guard.segments(),
   }
