@@ -93,6 +93,39 @@ export namespace RecoveryDecide {
     return `${head}${why}${tools.length ? ` during ${tools.join(", ")}` : ""}${open ? `, ${open} open todo${open === 1 ? "" : "s"}` : ""}`
   }
 
+  /**
+   * Whether a session of the scope `reader` (`Host.accessScope`; undefined without a policy) may be shown what a
+   * heartbeat holds — its title (OpenCode's title agent writes it from the first prompt), the commands and paths of
+   * its calls, its todos. Under a policy only a heartbeat written under the same role and policy is: an admin
+   * session's interrupted command held what only admin may read, and `/recover list` in a viewer session gave it to
+   * the viewer's model (red team AI4). A heartbeat without a scope (written before it was recorded, or without a
+   * policy) is of unknown role, withheld under a policy. Without a policy every heartbeat is shown.
+   *
+   * @example
+   * RecoveryDecide.visible({ ...beat, scope: "admin:3f2a…" }, "viewer:3f2a…") // false
+   */
+  export function visible(beat: SessionRecovery.Heartbeat, reader: string | undefined): boolean {
+    return reader === undefined || beat.scope === reader
+  }
+
+  /**
+   * The line of an interrupted session whose heartbeat the reader may not see (`visible`): its id, when and why it was
+   * interrupted, nothing of its title, calls or todos.
+   */
+  export function withheldLine(found: Found): string {
+    const b = found.beat
+    const why = ` (${REASONS[found.reason as keyof typeof REASONS] ?? found.reason})`
+    return `${b.sessionID} interrupted ${new Date(b.lease.renewed).toISOString()}${why}; ${WITHHELD}`
+  }
+
+  /** What `withheldLine` says instead of the title, calls and todos. */
+  export const WITHHELD = "recorded under another security role or policy: its title, calls and todos are withheld here"
+
+  /** Why `/recover resume|dismiss` refuses a heartbeat the session may not see (`visible`). */
+  export function otherScope(sessionID: string, verb: string): string {
+    return `Session ${sessionID} was interrupted under another security role or policy, so it cannot be ${verb === "resume" ? "resumed" : "dismissed"} from this session (its calls and todos would be shown here): ${verb} it with /recover in an OpenCode started with that role, or with \`opencode-builtins recovery ${verb} ${sessionID}\` in a terminal.`
+  }
+
   const REASONS = {
     "owner-dead": "its OpenCode process is gone",
     "pid-reused": "its OpenCode process is gone; the pid now belongs to another process",

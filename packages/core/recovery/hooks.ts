@@ -18,7 +18,9 @@ import { RecoveryStore } from "./store"
  *   commands that resume or dismiss it. Nothing is resumed.
  * - `/recover [list | resume <id> | dismiss <id>]` (a command registered in `config`, carried out in
  *   `command.execute.before`): the user's way in the TUI and over the server's command route; the command's message
- *   is replaced by the outcome, which the model reports.
+ *   is replaced by the outcome, which the model reports. Under a security policy, a heartbeat written under another
+ *   role or policy (`Host.accessScope`, stored in it) is listed without its title, calls or todos, and is not resumed
+ *   or dismissed from here (`RecoveryDecide.visible`); the start report withholds them the same way.
  * - While a session is busy (`session.status` busy, a model request's `chat.params`, a tool starting), its heartbeat is written: owner
  *   identity and lease, the tool calls running (`tool.execute.before/after`), the last todo list (`todowrite`,
  *   `todo.updated`, and the host's list when the session starts), the last shell working directory. The lease is
@@ -87,8 +89,15 @@ export namespace RecoveryHooks {
     const workdirs = new Map<string, string>()
     let timer: ReturnType<typeof setInterval> | undefined
 
+    /** The security scope of this process's sessions, stored in their heartbeats and compared with the reader's. */
+    const scope = () => host.accessScope?.()
+
     const write = (tracked: Tracked) => {
       if (tracked.hold) return
+      // Read at every write: a policy created or edited mid-session changes what the session may have seen.
+      const current = scope()
+      if (current === undefined) delete tracked.beat.scope
+      else tracked.beat.scope = current
       try {
         // The same state twice (todowrite's result, then its todo.updated event) is written once.
         const text = JSON.stringify(tracked.beat)
@@ -251,17 +260,24 @@ export namespace RecoveryHooks {
     async function command(args: string): Promise<string> {
       const [verb = "list", id, ...extra] = args.trim().split(/\s+/).filter(Boolean)
       const usage = "usage: /recover [list | resume <session-id> | dismiss <session-id>]"
+      // What reaches this session's model: the heartbeats of another role or policy are named, never shown.
+      const reader = scope()
       if (verb === "list" && !id) {
         const found = RecoveryDecide.interrupted(RecoveryStore.read(folder).beats, probe(), now())
         if (!found.length) return "No interrupted sessions in this project."
         return [
           `${found.length} interrupted session${found.length === 1 ? "" : "s"}:`,
-          ...found.map((f) => `- ${RecoveryDecide.line(f)}`),
+          ...found.map((f) => `- ${shown(f, reader)}`),
           "Resume one with /recover resume <session-id>, or archive it with /recover dismiss <session-id>.",
         ].join("\n")
       }
       if ((verb !== "resume" && verb !== "dismiss") || !id || extra.length)
         return `Not understood: /recover ${args}. ${usage}`
+      // Resume and dismiss say which calls they closed, and resume writes the calls and todos into a note: not for a
+      // session of another role or policy.
+      const recorded = RecoveryStore.find(folder, id)
+      if ("beat" in recorded && !RecoveryDecide.visible(recorded.beat, reader))
+        return RecoveryDecide.otherScope(id, verb)
       if (!host.sessions || !host.messages)
         return new SessionRecovery.HostUnsupported({ operation: "updatePart" }).message
       const context: RecoveryActions.Context = {
@@ -385,6 +401,13 @@ export namespace RecoveryHooks {
       },
     }
 
+    /** A heartbeat's line for a reader of the scope `reader`: whole, or withheld (`RecoveryDecide.visible`). */
+    function shown(found: RecoveryDecide.Found, reader: string | undefined): string {
+      return RecoveryDecide.visible(found.beat, reader)
+        ? RecoveryDecide.line(found)
+        : RecoveryDecide.withheldLine(found)
+    }
+
     function report(): RecoveryDecide.Found[] {
       const started = performance.now()
       const { beats, files, skipped } = RecoveryStore.read(folder)
@@ -399,9 +422,10 @@ export namespace RecoveryHooks {
         t,
       )
       const ms = Math.round((performance.now() - started) * 100) / 100
+      const reader = scope()
       for (const f of found)
         log.warn(
-          `interrupted session: ${RecoveryDecide.line(f)}. Resume: /recover resume ${f.beat.sessionID} (or opencode-builtins recovery resume ${f.beat.sessionID}); dismiss: /recover dismiss ${f.beat.sessionID}`,
+          `interrupted session: ${shown(f, reader)}. Resume: /recover resume ${f.beat.sessionID} (or opencode-builtins recovery resume ${f.beat.sessionID}); dismiss: /recover dismiss ${f.beat.sessionID}`,
           { sessionID: f.beat.sessionID, reason: f.reason, scanMs: ms },
         )
       // The figures in the text, so they can be read from any log format: the scan, and when it reported, counted
@@ -414,7 +438,7 @@ export namespace RecoveryHooks {
       if (found.length && host.sessions?.notify) {
         const text =
           found.length === 1
-            ? `Interrupted session ${RecoveryDecide.line(found[0])}. Resume: /recover resume ${found[0].beat.sessionID}`
+            ? `Interrupted session ${shown(found[0], reader)}. Resume: /recover resume ${found[0].beat.sessionID}`
             : `${found.length} interrupted sessions: /recover lists them`
         void host.sessions.notify(text, "warning").catch(() => {})
       }

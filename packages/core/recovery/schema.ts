@@ -73,6 +73,12 @@ export namespace SessionRecovery {
     /** The last todo list seen (todowrite or todo.updated); null while unknown. */
     todos: z.array(Todo).nullable(),
     running: z.array(Running),
+    /**
+     * The security role and policy the session ran under (`Host.accessScope`: the role and a hash of the policy
+     * files); absent without a policy, and in heartbeats written before it was recorded. Its title, calls and todos
+     * are shown in sessions of that scope only (`RecoveryDecide.visible`).
+     */
+    scope: z.string().optional(),
   })
   export type Heartbeat = z.infer<typeof Heartbeat>
 
