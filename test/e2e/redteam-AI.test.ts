@@ -34,7 +34,7 @@ const ROLE_POLICY = {
 
 for (const target of targets()) {
   describe(`AI4 on stock opencode ${target.label}`, () => {
-    test("AI4 /recover list in a viewer session sends the model what an admin session's interrupted command held", async () => {
+    test("AI4 /recover list in a viewer session does not send the model what an admin session's interrupted command held", async () => {
       const command = `printf '%s\\n' '${SECRET}' > notes.txt; sleep 30`
       const server = ModelServer.start([
         ModelServer.call("bash", { command, description: "note the launch date" }),
@@ -80,6 +80,34 @@ for (const target of targets()) {
   })
 }
 
+/**
+ * The viewer's two ways at the built-ins' cache folder: a command naming it (refused before it runs) and one spelling
+ * it so that no check sees it (it meets the sandbox, where the folder is hidden).
+ */
+function looks(cacheHome: string) {
+  const folder = path.join(cacheHome, "opencode-builtins")
+  const spelled = Buffer.from(folder).toString("base64")
+  return [
+    ModelServer.call("bash", {
+      command: `cat "${folder}"/resource-index/*.json | tr ',' '\\n' | grep description`,
+      description: "look",
+    }),
+    ModelServer.call("bash", {
+      command: `d=$(echo ${spelled} | base64 -d); cat "$d"/resource-index/*.json | tr ',' '\\n' | grep description; ls "$d"`,
+      description: "look again",
+    }),
+  ]
+}
+
+/** True when the admin's OpenCode left the admin-only article in a cache file (so the viewer had something to find). */
+function adminCached(cacheHome: string): boolean {
+  const folder = path.join(cacheHome, "opencode-builtins", "resource-index")
+  return (
+    fs.existsSync(folder) &&
+    fs.readdirSync(folder).some((f) => fs.readFileSync(path.join(folder, f), "utf8").includes(SECRET))
+  )
+}
+
 const KB_POLICY = {
   ...ROLE_POLICY,
   rules: [
@@ -94,8 +122,8 @@ const KB_POLICY = {
 }
 
 for (const target of targets()) {
-  describe(`AI5 (held: the viewer rewrites the cache first) on stock opencode ${target.label}`, () => {
-    test("AI5 a viewer's command reads an admin-only article's description from the resource index cache", async () => {
+  describe(`AI5 (held before the fix too: the viewer rewrote the cache first) on stock opencode ${target.label}`, () => {
+    test("AI5 an admin run, then a viewer run: the viewer's commands do not read the admin-only article's description from the resource index cache", async () => {
       await using project = await Harness.project({
         bin: target.bin,
         files: {
@@ -116,21 +144,20 @@ for (const target of targets()) {
         first.stop()
       }
       // 2. A viewer session (no role): one shell command.
-      const second = ModelServer.start([
-        ModelServer.call("bash", {
-          command: `cat "${project.env.XDG_CACHE_HOME}"/opencode-builtins/resource-index/*.json | tr ',' '\\n' | grep description`,
-          description: "look",
-        }),
-        ModelServer.text("ok"),
-      ])
+      expect(adminCached(project.env.XDG_CACHE_HOME!)).toBe(true)
+      const second = ModelServer.start([...looks(project.env.XDG_CACHE_HOME!), ModelServer.text("ok")])
       try {
         const run = await Harness.run(project, second, "look around", { timeoutMs: 120_000 })
-        expect(run.tools.map((t) => [t.tool, t.status])).toEqual([["bash", "completed"]])
+        // The command naming the folder is refused before it runs; the one spelling it otherwise meets the sandbox.
+        expect(run.tools.map((t) => [t.tool, t.status])).toEqual([
+          ["bash", "error"],
+          ["bash", "completed"],
+        ])
         const sent = second
           .turns()
           .map((t) => t.raw)
           .join("\n")
-        expect(sent.includes("public page")).toBe(true)
+        expect(sent.includes("Permission denied")).toBe(true)
         expect({ leaked: sent.includes(SECRET) }).toEqual({ leaked: false })
       } finally {
         second.stop()
@@ -141,7 +168,7 @@ for (const target of targets()) {
 
 for (const target of targets()) {
   describe(`AI5c on stock opencode ${target.label}`, () => {
-    test("AI5c with discovery and knowledge injection off, a viewer run after an admin run reads the admin-only article's description from the cache", async () => {
+    test("AI5c with discovery and knowledge injection off, a viewer run after an admin run does not read the admin-only article's description from the cache", async () => {
       await using project = await Harness.project({
         bin: target.bin,
         files: {
@@ -166,21 +193,20 @@ for (const target of targets()) {
         first.stop()
       }
       // 2. A viewer session (no role): one shell command.
-      const second = ModelServer.start([
-        ModelServer.call("bash", {
-          command: `cat "${project.env.XDG_CACHE_HOME}"/opencode-builtins/resource-index/*.json | tr ',' '\\n' | grep description`,
-          description: "look",
-        }),
-        ModelServer.text("ok"),
-      ])
+      expect(adminCached(project.env.XDG_CACHE_HOME!)).toBe(true)
+      const second = ModelServer.start([...looks(project.env.XDG_CACHE_HOME!), ModelServer.text("ok")])
       try {
         const run = await Harness.run(project, second, "look around", { timeoutMs: 120_000 })
-        expect(run.tools.map((t) => [t.tool, t.status])).toEqual([["bash", "completed"]])
+        // The command naming the folder is refused before it runs; the one spelling it otherwise meets the sandbox.
+        expect(run.tools.map((t) => [t.tool, t.status])).toEqual([
+          ["bash", "error"],
+          ["bash", "completed"],
+        ])
         const sent = second
           .turns()
           .map((t) => t.raw)
           .join("\n")
-        expect(sent.includes("public page")).toBe(true)
+        expect(sent.includes("Permission denied")).toBe(true)
         expect({ leaked: sent.includes(SECRET) }).toEqual({ leaked: false })
       } finally {
         second.stop()
@@ -191,7 +217,7 @@ for (const target of targets()) {
 
 for (const target of targets()) {
   describe(`AI5b on stock opencode ${target.label}`, () => {
-    test("AI5b while a viewer session runs, an admin OpenCode of the same project caches the admin-only article; the viewer's command reads it", async () => {
+    test("AI5b while a viewer session runs, an admin OpenCode of the same project caches the admin-only article; the viewer's command does not read it", async () => {
       await using project = await Harness.project({
         bin: target.bin,
         files: {
@@ -200,10 +226,7 @@ for (const target of targets()) {
           ".opencode/knowledge-base/public.md": "---\ntitle: Public\ndescription: public page\n---\nHello.\n",
         },
       })
-      const look = ModelServer.call("bash", {
-        command: `cat "${project.env.XDG_CACHE_HOME}"/opencode-builtins/resource-index/*.json | tr ',' '\\n' | grep description`,
-        description: "look",
-      })
+      const look = looks(project.env.XDG_CACHE_HOME!)[1]
       const server = ModelServer.start([
         look,
         ModelServer.text("ok"),
@@ -224,6 +247,7 @@ for (const target of targets()) {
           timeoutMs: 120_000,
         })
         expect(admin.tools.map((t) => t.tool)).toEqual(["resource-query"])
+        expect(adminCached(project.env.XDG_CACHE_HOME!)).toBe(true)
         const before = server.turns().length
         await viewer.promptAsync(id, "look again")
         await viewer.waitFor(async () => server.turns().length >= before + 2 && !(await viewer.busy(id)), 120_000)
@@ -232,7 +256,7 @@ for (const target of targets()) {
           .slice(before)
           .map((t) => t.raw)
           .join("\n")
-        expect(sent.includes("public page")).toBe(true)
+        expect(sent.includes("Permission denied")).toBe(true)
         expect({ leaked: sent.includes(SECRET) }).toEqual({ leaked: false })
       } finally {
         server.stop()
