@@ -382,6 +382,22 @@ export namespace SecurityGuard {
       .some((p) => SecurityPath.isInside(file, p))
   }
 
+  /** An entry named in bytes that are not valid UTF-8, as a key: its folder and its name in hex. */
+  function unspelledKey(u: SecurityTree.Unspelled): string {
+    return `${u.dir}\0${u.name.toString("hex")}`
+  }
+
+  /** A name in bytes spelled in printable ASCII: every other byte, and `%`, as `%XX` (`caf\xe9` → `caf%E9`). */
+  export function spell(name: Buffer): string {
+    let out = ""
+    for (const b of name)
+      out +=
+        b >= 0x20 && b < 0x7f && b !== 0x25
+          ? String.fromCharCode(b)
+          : `%${b.toString(16).toUpperCase().padStart(2, "0")}`
+    return out
+  }
+
   function mtimeOf(file: string) {
     try {
       return fs.statSync(file).mtimeMs
@@ -1047,6 +1063,8 @@ export namespace SecurityGuard {
     const skippedRepos = new Set<string>()
     let belowState: SecurityTree.Below | undefined
     let belowOverNoted = false
+    /** Names that are not valid UTF-8 found by the first listing: the user's own, never renamed (`respell`). */
+    const unspelledKnown = new Set<string>()
     /**
      * The root had no `.git` when the layer started: one made later is inspected (`newRepositories`), again whenever
      * it is another (`rootSeen`: the device and inode of the one last inspected).
@@ -1602,6 +1620,9 @@ export namespace SecurityGuard {
         const below = SecurityTree.below(tree, ".git", undefined, options.maxSkippedFolders)
         belowState = below
         for (const e of below.hits) skippedRepos.add(path.dirname(e.path))
+        const odd: SecurityTree.Unspelled[] = [...tree.unspelled, ...below.unspelled]
+        if (tree.unlisted.length) SecurityTree.find(tree.unlisted, ".git", undefined, odd)
+        for (const u of odd) unspelledKnown.add(unspelledKey(u))
       }
       watcher.add(policyFilesOf(tree))
       const { state, d } = current()
@@ -2011,6 +2032,26 @@ export namespace SecurityGuard {
           }
         } else if (ops.has("write")) lock.push({ path: file, dir: false })
       }
+      // Every folder above a protected path of the project (hidden, read-only or shown redacted, and the folders
+      // hidden whole because they could not be listed) is pinned, up to the root: a command can then neither rename
+      // nor move it, so nothing protected leaves the place where the index sees it and the next command's sandbox
+      // covers it again. Moved where the index does not look (below `node_modules`, a folder whose name is not UTF-8,
+      // a path longer than PATH_MAX), a folder carried its file's mount along for that one command only, and the next
+      // command read it (red team AH3, AH4, AH5). A rename across a pinned folder's boundary fails with "Invalid
+      // cross-device link" (`mv` copies instead).
+      const pinnedAbove = new Set<string>()
+      for (const e of [...hide, ...lock, ...mask]) {
+        if (!SecurityPath.isInside(e.path, root)) continue
+        for (
+          let dir = path.dirname(e.path);
+          dir !== root && SecurityPath.isInside(dir, root);
+          dir = path.dirname(dir)
+        ) {
+          if (pinnedAbove.has(dir)) break
+          pinnedAbove.add(dir)
+          pin.add(dir)
+        }
+      }
       // The project root and its own parents are pinned: moving them would move every protected path out of reach
       // of the policy.
       for (let dir = root; dir !== path.dirname(dir); dir = path.dirname(dir)) {
@@ -2073,8 +2114,19 @@ export namespace SecurityGuard {
       }
       return dirs
     }
+    /** What lifts the hiding of unlisted folders, for messages (empty when the budget is not what hid them). */
+    const unlistedFix = () =>
+      tree?.truncated
+        ? ` Remove the files that fill it, or raise "maxIndexEntries" in the "security" section of .opencode/opencode-builtins.json.`
+        : ""
     /** Why folders are unlisted, for messages: the budget, and the largest folders listed (usually what filled it). */
     const unlistedWhy = () => {
+      if (!tree?.truncated && tree?.unspelled.length) {
+        const shown = tree.unspelled
+          .slice(0, 3)
+          .map((u) => JSON.stringify(SecurityAccess.display(root, path.join(u.dir, spell(u.name))) || "."))
+        return `some folders of the project hold names that are not valid UTF-8 (${shown.join(", ")}, non-ASCII bytes shown as %XX), below which the security layer cannot look; rename them to UTF-8 names outside OpenCode`
+      }
       if (!tree?.truncated) return "some folders of the project could not be read by the security layer"
       const cut = tree.cut
         ? `; it stopped at ${SecurityAccess.display(root, tree.cut.dir) || "."}, which holds ${tree.cut.entries} entries`
@@ -2321,7 +2373,7 @@ export namespace SecurityGuard {
       if (planned.unlisted.includes(root))
         return {
           error: new SecurityError.Denied({
-            reason: `${unlistedWhy()}; the project folder itself would be hidden, so shell commands are refused. Remove the files that fill it, or raise "maxIndexEntries" in the "security" section of .opencode/opencode-builtins.json`,
+            reason: `${unlistedWhy()}; the project folder itself would be hidden, so shell commands are refused.${unlistedFix()}`,
             tool: call.tool,
           }),
         }
@@ -2375,7 +2427,7 @@ export namespace SecurityGuard {
         const shown = info.unlisted.slice(0, 5).map((p) => SecurityAccess.display(root, p))
         const more = info.unlisted.length > 5 ? ` and ${info.unlisted.length - 5} more` : ""
         notes.push(
-          `[security] ${unlistedWhy()}; the folders it could not list were hidden from this command ("Permission denied"): ${shown.join(", ")}${more}. Remove the files that fill it, or raise "maxIndexEntries" in the "security" section of .opencode/opencode-builtins.json.`,
+          `[security] ${unlistedWhy()}; the folders it could not list were hidden from this command ("Permission denied"): ${shown.join(", ")}${more}.${unlistedFix()}`,
         )
       }
       // Another command may already run (admitted as this one ended): the sweep then waits for it (see `repair`).
@@ -2595,27 +2647,36 @@ export namespace SecurityGuard {
      */
     const newRepositories = (d: Derived, call: Call): string[] => {
       if (d.allowGitConfig) repoIdsArmed = false
-      if (d.allowGitConfig || !tree) return []
-      const known = new Set(repositories())
+      if (!tree) return []
       const notes: string[] = []
       const why =
         "OpenCode's snapshot runs git in every repository of the project at the end of each step, outside the sandbox"
       // A repository made where the tree's budget no longer reaches (a command that made 200,000 files first, then
       // `zzz/sub` with a `core.fsmonitor`) is found by a walk of the unlisted folders with no budget.
-      const listed = SecurityTree.refresh(tree).tree
-      const skipped = SecurityTree.below(listed, ".git", belowState, options.maxSkippedFolders)
-      belowState = skipped
+      const look = (t: SecurityTree.Tree) => {
+        const listed = SecurityTree.refresh(t).tree
+        const skipped = SecurityTree.below(listed, ".git", belowState, options.maxSkippedFolders)
+        belowState = skipped
+        const unspelled = [...listed.unspelled, ...skipped.unspelled]
+        const inUnlisted = listed.unlisted.length
+          ? SecurityTree.find(listed.unlisted, ".git", undefined, unspelled)
+          : []
+        return { listed, skipped, unspelled, found: [...SecurityTree.entries(listed), ...inUnlisted, ...skipped.hits] }
+      }
+      let seen = look(tree)
+      // Names a call made that are not valid UTF-8 are renamed first, so that the repositories below them are found.
+      const renamed = respell(d, call, seen.unspelled)
+      notes.push(...renamed)
+      if (renamed.length) seen = look(tree)
+      if (d.allowGitConfig) return notes
+      const known = new Set(repositories())
+      const { skipped, found } = seen
       if (skipped.over && !belowOverNoted) {
         belowOverNoted = true
         log.warn(
           `[security] more than ${skipped.budget} folders below node_modules, .hg and .svn: the rest are walked again after each command to find repositories made there`,
         )
       }
-      const found = [
-        ...SecurityTree.entries(listed),
-        ...(listed.unlisted.length ? SecurityTree.find(listed.unlisted, ".git") : []),
-        ...skipped.hits,
-      ]
       // The root's own `.git`, when the project had none: made by the agent, it is inspected as a nested one is.
       const rootDot = path.join(root, ".git")
       const rootNow = rootHadGit ? undefined : rootIdentity()
@@ -2964,6 +3025,46 @@ export namespace SecurityGuard {
       } catch {
         return [p]
       }
+    }
+
+    /**
+     * Entries whose names are not valid UTF-8 that a call made (not among those of the first listing, the user's
+     * own), renamed to a spelling the layer can follow: each byte outside printable ASCII, and `%`, as `%XX`. Such a
+     * name cannot be spelled as a path by the layer (Node and Bun give U+FFFD in its place), so nothing below it was
+     * listed: a folder renamed so carried a protected file out of the sandbox's sight, and a repository made there
+     * kept its `core.fsmonitor`, which OpenCode's snapshot and the user's next `git status` ran outside the sandbox
+     * (red team AH1, AH1b, AH3). The user's own such names stay, and the folder holding one is hidden whole
+     * (`SecurityTree.Tree.unspelled`).
+     */
+    const respell = (d: Derived, call: Call, found: SecurityTree.Unspelled[]): string[] => {
+      const notes: string[] = []
+      for (const u of found) {
+        if (unspelledKnown.has(unspelledKey(u))) continue
+        if (!SecurityPath.movable(u.dir, ownFolders)) continue
+        let to = path.join(u.dir, spell(u.name))
+        if (fs.existsSync(to)) to = `${to}.renamed-by-security-${now()}`
+        try {
+          fs.renameSync(u.path, to)
+        } catch (error) {
+          // Left in place, the folder holding it stays hidden whole (`unlisted`).
+          log.error(
+            `could not rename ${u.path.toString("utf8")}: ${error instanceof Error ? error.message : String(error)}`,
+          )
+          continue
+        }
+        audit(d, {
+          action: "refuse",
+          source: "builtin-tool",
+          tool: call.tool,
+          callID: call.callID,
+          path: SecurityAccess.display(root, to),
+          reason: "a call made a name that is not valid UTF-8; renamed",
+        })
+        notes.push(
+          `[security] The command made ${JSON.stringify(SecurityAccess.display(root, path.join(u.dir, u.name.toString("latin1"))))} (bytes shown as Latin-1), a name that is not valid UTF-8, which the security layer cannot follow: it was renamed to ${SecurityAccess.display(root, to)}. Use UTF-8 names.`,
+        )
+      }
+      return notes
     }
 
     const moveAside = (d: Derived, p: string, call: Call | undefined, why: string, then?: () => void): string[] => {

@@ -22,7 +22,20 @@ export namespace SecurityTree {
    * after the listing may carry the same time; such a folder is listed again at the next refresh (as git treats
    * "racily clean" index entries).
    */
-  export type Folder = { mtimeMs: number; ctimeMs: number; ino: number; entries: Entry[]; racy?: boolean }
+  export type Folder = {
+    mtimeMs: number
+    ctimeMs: number
+    ino: number
+    entries: Entry[]
+    racy?: boolean
+    /** Names of this folder that are not valid UTF-8 (raw bytes): not in `entries`, which could not spell them. */
+    unspelled?: Buffer[]
+  }
+  /**
+   * An entry whose name is not valid UTF-8: a JavaScript string cannot spell it (Node and Bun give U+FFFD in its
+   * place, a path that does not exist), so nothing below it can be listed by path. `path` is its exact bytes.
+   */
+  export type Unspelled = { dir: string; name: Buffer; path: Buffer }
 
   /** Timestamps are taken from a coarse clock (a few milliseconds): changes closer than this to a listing are racy. */
   const RACY_MS = 2_000
@@ -37,6 +50,11 @@ export namespace SecurityTree {
      * the sandbox hides them whole (fail closed) rather than take them for empty.
      */
     unlisted: string[]
+    /**
+     * Entries whose names are not valid UTF-8, in listed folders. The folder holding one is also `unlisted` (fail
+     * closed: what is below such a name is unknown to the index); the guard renames those a command made.
+     */
+    unspelled: Unspelled[]
     /** Where a listing cut short stopped: the first folder that did not fit, and how many entries it holds. */
     cut?: { dir: string; entries: number }
     count: number
@@ -60,6 +78,7 @@ export namespace SecurityTree {
       folders: new Map(),
       truncated: false,
       unlisted: [],
+      unspelled: [],
       count: 0,
       maxEntries: options.maxEntries ?? 200_000,
       skip: options.skip ?? SKIP,
@@ -99,6 +118,10 @@ export namespace SecurityTree {
       return "cut"
     }
     tree.folders.set(dir, folder)
+    if (folder.unspelled?.length) {
+      tree.unlisted.push(dir)
+      for (const name of folder.unspelled) tree.unspelled.push({ dir, name, path: bytePath(dir, name) })
+    }
     for (const e of folder.entries) if (e.kind === "dir" && !tree.skip.has(e.name)) queue.push(e.path)
     return "taken"
   }
@@ -124,7 +147,15 @@ export namespace SecurityTree {
       if (folder.racy || !stat.isDirectory() || !unchanged(stat, folder)) stale.add(dir)
     }
     if (!stale.size) return { tree: old, changed: false, touched }
-    const tree: Tree = { ...old, folders: new Map(), truncated: false, unlisted: [], cut: undefined, count: 0 }
+    const tree: Tree = {
+      ...old,
+      folders: new Map(),
+      truncated: false,
+      unlisted: [],
+      unspelled: [],
+      cut: undefined,
+      count: 0,
+    }
     const queue = [old.root]
     while (queue.length) {
       const dir = queue.shift()!
@@ -142,7 +173,14 @@ export namespace SecurityTree {
     return {
       tree: changed
         ? tree
-        : { ...old, folders: tree.folders, truncated: tree.truncated, unlisted: tree.unlisted, cut: tree.cut },
+        : {
+            ...old,
+            folders: tree.folders,
+            truncated: tree.truncated,
+            unlisted: tree.unlisted,
+            unspelled: tree.unspelled,
+            cut: tree.cut,
+          },
       changed,
       touched,
     }
@@ -181,7 +219,12 @@ export namespace SecurityTree {
    * @example
    * SecurityTree.find(tree.unlisted, ".git") // ["/repo/zzz/sub/.git"]
    */
-  export function find(dirs: readonly string[], name: string, skip: ReadonlySet<string> = SKIP): Entry[] {
+  export function find(
+    dirs: readonly string[],
+    name: string,
+    skip: ReadonlySet<string> = SKIP,
+    unspelled?: Unspelled[],
+  ): Entry[] {
     const out: Entry[] = []
     const queue = [...dirs]
     while (queue.length) {
@@ -191,6 +234,11 @@ export namespace SecurityTree {
         names = fs.readdirSync(dir, { withFileTypes: true })
       } catch {
         continue
+      }
+      const odd = unspelledIn(dir, names)
+      if (odd) {
+        names = names.filter((d) => !odd.mangled.has(d.name))
+        for (const raw of odd.raw) unspelled?.push({ dir, name: raw, path: bytePath(dir, raw) })
       }
       for (const d of names) {
         const nfc = d.name.normalize("NFC")
@@ -213,7 +261,15 @@ export namespace SecurityTree {
     budget: number
     folders: Map<
       string,
-      { mtimeMs: number; ctimeMs: number; ino: number; racy: boolean; dirs: string[]; hits: Entry[] }
+      {
+        mtimeMs: number
+        ctimeMs: number
+        ino: number
+        racy: boolean
+        dirs: string[]
+        hits: Entry[]
+        unspelled?: Buffer[]
+      }
     >
     /** The last look went past `budget`: some folders were walked with no record. */
     over: boolean
@@ -228,9 +284,15 @@ export namespace SecurityTree {
    * below.hits // ["/repo/node_modules/dep/.git"]
    * SecurityTree.below(tree, ".git", below) // one stat per folder
    */
-  export function below(tree: Tree, name: string, old?: Below, budget = 100_000): Below & { hits: Entry[] } {
+  export function below(
+    tree: Tree,
+    name: string,
+    old?: Below,
+    budget = 100_000,
+  ): Below & { hits: Entry[]; unspelled: Unspelled[] } {
     const next: Below = { name, budget: old?.budget ?? budget, folders: new Map(), over: false }
     const hits: Entry[] = []
+    const unspelled: Unspelled[] = []
     const queue: string[] = []
     for (const folder of tree.folders.values())
       for (const e of folder.entries)
@@ -258,6 +320,11 @@ export namespace SecurityTree {
           continue
         }
         known = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, racy: racy(stat), dirs: [], hits: [] }
+        const odd = unspelledIn(dir, names)
+        if (odd) {
+          names = names.filter((d) => !odd.mangled.has(d.name))
+          known.unspelled = odd.raw
+        }
         for (const d of names) {
           const nfc = d.name.normalize("NFC")
           const kind: Kind = d.isDirectory() ? "dir" : d.isFile() ? "file" : "other"
@@ -267,13 +334,14 @@ export namespace SecurityTree {
       }
       next.folders.set(dir, known)
       hits.push(...known.hits)
+      for (const raw of known.unspelled ?? []) unspelled.push({ dir, name: raw, path: bytePath(dir, raw) })
       queue.push(...known.dirs)
     }
     if (beyond.length) {
       next.over = true
-      hits.push(...find(beyond, name, new Set([".git"])))
+      hits.push(...find(beyond, name, new Set([".git"]), unspelled))
     }
-    return Object.assign(next, { hits })
+    return Object.assign(next, { hits, unspelled })
   }
 
   /**
@@ -304,7 +372,10 @@ export namespace SecurityTree {
       const stat = fs.lstatSync(dir)
       if (!stat.isDirectory()) return undefined
       const entries: Entry[] = []
-      for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
+      let names = fs.readdirSync(dir, { withFileTypes: true })
+      const odd = unspelledIn(dir, names)
+      if (odd) names = names.filter((d) => !odd.mangled.has(d.name))
+      for (const d of names) {
         const name = d.name.normalize("NFC")
         entries.push({
           path: path.join(dir, d.name),
@@ -313,9 +384,40 @@ export namespace SecurityTree {
         })
       }
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      return { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, entries, racy: racy(stat) }
+      return {
+        mtimeMs: stat.mtimeMs,
+        ctimeMs: stat.ctimeMs,
+        ino: stat.ino,
+        entries,
+        racy: racy(stat),
+        ...(odd ? { unspelled: odd.raw } : {}),
+      }
     } catch {
       return undefined
     }
+  }
+
+  /**
+   * The names of `dir` that are not valid UTF-8, read again as bytes, and the mangled strings the string listing gave
+   * for them (U+FFFD in place of each bad byte; such a path does not exist). Only when a listed name holds U+FFFD: a
+   * valid name rarely does, so the byte listing costs nothing in the usual case. (Bun's `readdir` with
+   * `withFileTypes` and `encoding: "buffer"` gives bare byte arrays, hence two listings.)
+   */
+  function unspelledIn(dir: string, names: fs.Dirent[]): { raw: Buffer[]; mangled: Set<string> } | undefined {
+    if (!names.some((d) => d.name.includes("\uFFFD"))) return undefined
+    let bytes: Buffer[]
+    try {
+      bytes = fs.readdirSync(dir, { encoding: "buffer" }).map((b) => Buffer.from(b))
+    } catch {
+      return undefined
+    }
+    const raw = bytes.filter((b) => !Buffer.from(b.toString("utf8")).equals(b))
+    if (!raw.length) return undefined
+    return { raw, mangled: new Set(raw.map((b) => b.toString("utf8"))) }
+  }
+
+  /** `dir` joined with a name given as bytes. */
+  export function bytePath(dir: string, name: Buffer): Buffer {
+    return Buffer.concat([Buffer.from(dir.endsWith(path.sep) ? dir : dir + path.sep), name])
   }
 }

@@ -30,6 +30,31 @@ describe("SecurityTree", () => {
     expect(names(two.tree)).toEqual(["a", "a/b", "a/b/new.txt", "moved", "moved/e.txt"])
   })
 
+  test("a name that is not valid UTF-8 is kept as bytes, and its folder counts as unlisted (red team AH1, AH3)", async () => {
+    await using dir = await tmpdir({ "a/ok.txt": "x", "node_modules/p/i.js": "x" })
+    const raw = Buffer.from([0x63, 0x61, 0x66, 0xe9]) // caf\xe9 (Latin-1)
+    fs.mkdirSync(SecurityTree.bytePath(dir.file("a"), raw))
+    fs.writeFileSync(Buffer.concat([SecurityTree.bytePath(dir.file("a"), raw), Buffer.from("/.env")]), "T=1")
+    fs.mkdirSync(SecurityTree.bytePath(dir.file("node_modules/p"), Buffer.from([0xff])))
+    const tree = await SecurityTree.list(dir.path)
+    // Not listed under a mangled name (U+FFFD), which names a path that does not exist.
+    expect(names(tree)).toEqual(["a", "a/ok.txt", "node_modules"])
+    expect(tree.unspelled.map((u) => [u.dir, u.name.toString("hex")])).toEqual([[dir.file("a"), raw.toString("hex")]])
+    expect(fs.existsSync(tree.unspelled[0].path)).toBe(true)
+    expect(tree.unlisted).toEqual([dir.file("a")])
+    // The same below the folders the tree does not enter, and in the walk of unlisted folders.
+    const below = SecurityTree.below(tree, ".git")
+    expect(below.unspelled.map((u) => u.dir)).toEqual([dir.file("node_modules/p")])
+    const found: SecurityTree.Unspelled[] = []
+    SecurityTree.find([dir.path], ".git", undefined, found)
+    expect(found.map((u) => u.dir)).toEqual([dir.file("a")])
+    // Renamed to a UTF-8 name, the folder is listed again.
+    fs.renameSync(tree.unspelled[0].path, dir.file("a/caf%E9"))
+    const next = SecurityTree.refresh(tree).tree
+    expect(names(next)).toEqual(["a", "a/caf%E9", "a/caf%E9/.env", "a/ok.txt", "node_modules"])
+    expect({ unspelled: next.unspelled.length, unlisted: next.unlisted }).toEqual({ unspelled: 0, unlisted: [] })
+  })
+
   test("the listing is bounded and says so", async () => {
     await using dir = await tmpdir(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}.txt`, "x"])))
     const tree = await SecurityTree.list(dir.path, { maxEntries: 5 })
