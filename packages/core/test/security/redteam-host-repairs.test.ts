@@ -90,8 +90,10 @@ for (const route of ROUTES) {
           const input = { tool: "write", sessionID: "ses_redteam", callID: "slow-write-s53" }
           const payload = { args: { filePath: dir.file("notes/a.txt"), content: "hello\n" } }
           await hooks["tool.execute.before"](input, payload)
+          // Since red team AH the folder above a policy file is pinned, so the move itself fails ("Device or resource
+          // busy"); the command goes on either way, and the outcome is checked all the same.
           running = s.bash(
-            'd=$(printf su; printf b); mv "$d" "$d"2 && ln -s . "$d" && touch .swapped; while [ ! -e .go ]; do sleep 0.05; done; echo RAN-OK',
+            'd=$(printf su; printf b); { mv "$d" "$d"2 && ln -s . "$d"; } 2>/dev/null; touch .swapped; while [ ! -e .go ]; do sleep 0.05; done; echo RAN-OK',
             { concurrent: true },
           )
           await until(() => fs.existsSync(dir.file(".swapped")), "the command's swap")
