@@ -2664,10 +2664,14 @@ export namespace SecurityGuard {
         return { listed, skipped, unspelled, found: [...SecurityTree.entries(listed), ...inUnlisted, ...skipped.hits] }
       }
       let seen = look(tree)
-      // Names a call made that are not valid UTF-8 are renamed first, so that the repositories below them are found.
-      const renamed = respell(d, call, seen.unspelled)
-      notes.push(...renamed)
-      if (renamed.length) seen = look(tree)
+      // Names a call made that are not valid UTF-8 are renamed first, so that the repositories below them are found;
+      // again while a rename shows more below it (`$'\xff'/$'\xfe'`). Each pass renames at least one name for good.
+      for (;;) {
+        const renamed = respell(d, call, seen.unspelled)
+        if (!renamed.length) break
+        notes.push(...renamed)
+        seen = look(tree)
+      }
       if (d.allowGitConfig) return notes
       const known = new Set(repositories())
       const { skipped, found } = seen

@@ -39,6 +39,8 @@ const NAMES: [string, string, Buffer][] = [
   ["xff", "$'\\xff'", Buffer.from([0xff])],
   ["xff-deep", "$'\\xff'/sub", Buffer.from([0xff, 0x2f, 0x73, 0x75, 0x62])],
   ["latin1", "$'caf\\xe9'", Buffer.from([0x63, 0x61, 0x66, 0xe9])],
+  // Two such names nested: the inner one shows only once the outer one is renamed.
+  ["xff-xfe", "$'\\xff'/$'\\xfe'", Buffer.from([0xff, 0x2f, 0xfe])],
   // Held (UTF-8 names the index spells right): a line break, a leading dash, NFD, a name of 255 bytes.
   ["held-newline", "$'a\\nb'", Buffer.from("a\nb")],
   ["held-dash", "./-x", Buffer.from("-x")],
@@ -64,10 +66,18 @@ for (const route of ROUTES) {
         expect(r.raw).toContain("RAN-OK")
         const cfgPath = Buffer.concat([Buffer.from(box.dir.path + "/"), raw, Buffer.from("/.git/config")])
         const config = fs.existsSync(cfgPath) ? fs.readFileSync(cfgPath, "utf8") : ""
+        // Wherever the repository is now (a folder the layer renamed too): no repository config of the project names
+        // the fsmonitor (find and grep work on bytes).
+        const anywhere = spawnSync(
+          "/bin/bash",
+          ["-c", `find . -path '*/.git/config' -type f -print0 | xargs -0 -r grep -l fsmonitor`],
+          { cwd: box.dir.path, encoding: "utf8" },
+        ).stdout.trim()
         expect({
           fsmonitorKept: config.includes("fsmonitor"),
+          anywhere,
           ranOnHost: fsmonitorRunsRaw(box.dir.path, raw, mark),
-        }).toEqual({ fsmonitorKept: false, ranOnHost: false })
+        }).toEqual({ fsmonitorKept: false, anywhere: "", ranOnHost: false })
       })
   })
 
