@@ -2383,7 +2383,16 @@ export namespace SecurityGuard {
         recordRepos()
         repoIdsArmed = true
       }
-      sb.prepare(planned.sandbox)
+      const plan = sb.prepare(planned.sandbox)
+      // bubblewrap reads at most 9,000 arguments (3 per mount): past that every command fails with its terse
+      // "Exceeded maximum number of arguments"; refused here instead, saying why (fail closed either way).
+      if (plan.args.length > SandboxPlan.MAX_ARGS)
+        return {
+          error: new SecurityError.Denied({
+            reason: `the sandbox for this policy needs ${plan.mounts.length} mounts (a protected path and every folder above it, up to the project, is one each), more than bubblewrap accepts (${SandboxPlan.MAX_ARGS} arguments), so shell commands are refused. Protect fewer paths one by one: a directory rule over a folder holding many protected files counts once`,
+            tool: call.tool,
+          }),
+        }
       if (call.callID) pending.set(call.callID, { absent: planned.absent, at: now(), unlisted: planned.unlisted })
       if (pending.size > 256) pending.delete(pending.keys().next().value!)
       return { sandboxed: true }

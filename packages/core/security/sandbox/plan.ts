@@ -63,6 +63,12 @@ export namespace SandboxPlan {
     exposed: string[]
   }
 
+  /**
+   * The most arguments bubblewrap reads (its `MAX_ARGS`, 9,000, with room for the few given on its command line):
+   * a plan with more fails every command.
+   */
+  export const MAX_ARGS = 8_990
+
   /** Mounts are made parents first; at one path, stronger kinds win (hide over mask over lock over pin). */
   const STRENGTH: Record<Mount["kind"], number> = { pin: 0, open: 1, lock: 2, mask: 3, hide: 4 }
 

@@ -231,3 +231,20 @@ for (const route of ROUTES) {
     })
   })
 }
+
+// The cost of the pins: one mount per folder above a protected path. Past what bubblewrap reads (9,000 arguments),
+// commands are refused saying why, rather than failing with bubblewrap's terse message.
+for (const route of ROUTES) {
+  describe(`route ${route}: more mounts than bubblewrap accepts`, () => {
+    test("1,000 .env files in folders of their own: commands are refused, saying why", async () => {
+      const extra: Record<string, string> = {}
+      for (let i = 0; i < 1000; i++) extra[`pkgs/p${i}/sub/.env`] = `T=${i}\n`
+      await using box = await fresh(route, extra)
+      const r = await box.s.bash("echo hello")
+      expect({ refused: r.refused, why: (r.reason ?? "").includes("more than bubblewrap accepts") }).toEqual({
+        refused: true,
+        why: true,
+      })
+    }, 300_000)
+  })
+}
