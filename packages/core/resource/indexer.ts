@@ -118,6 +118,9 @@ export namespace ResourceIndex {
     set.add(value)
   }
 
+  /** The most notes one wildcard link (`![[*]]`, `![[dendron.*]]`) is followed to; more are left out, with a note. */
+  export const WILDCARD_LIMIT = 200
+
   function distinctive(id: string) {
     return /[-_.]/.test(id) || id.length >= 8
   }
@@ -330,16 +333,27 @@ export namespace ResourceIndex {
      * `dendron.testimonials.*`), by path; none for a pattern with more (no pattern is run as an expression).
      */
     let stems: [string, string][] | undefined
+    /**
+     * Matches per pattern, made once: N notes each holding `![[*]]` scan the notes once, not N times. At most
+     * `WILDCARD_LIMIT + 1` are kept (the one past the limit says that it was reached).
+     */
+    const wildcards = new Map<string, string[]>()
     const wildcard = (pattern: string): string[] => {
-      const parts = pattern.toLowerCase().split("*")
-      if (parts.length !== 2) return []
+      const key = pattern.toLowerCase()
+      const known = wildcards.get(key)
+      if (known) return known
+      const parts = key.split("*")
+      const out: string[] = []
+      wildcards.set(key, out)
+      if (parts.length !== 2) return out
       const [head, tail] = parts
       stems ??= [...byPath]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([file, target]) => [ResourceParse.stem(file).toLowerCase(), target])
-      const out: string[] = []
-      for (const [stem, target] of stems)
+      for (const [stem, target] of stems) {
         if (stem.length >= head.length + tail.length && stem.startsWith(head) && stem.endsWith(tail)) out.push(target)
+        if (out.length > WILDCARD_LIMIT + 1) break
+      }
       return out
     }
     /** A reference as lint and `resource-load` name it. */
@@ -358,13 +372,26 @@ export namespace ResourceIndex {
         meta.references = []
         continue
       }
-      const resolved: string[] = []
-      const dangling: string[] = []
+      // Sets, in insertion order: a link naming thousands of notes must not cost a scan of the list per note.
+      const resolved = new Set<string>()
+      const dangling = new Set<string>()
       for (const written of raw) {
-        // A Dendron wildcard note reference (`![[dendron.testimonials.*]]`) names every note its pattern matches.
+        // A Dendron wildcard note reference (`![[dendron.testimonials.*]]`) names every note its pattern matches, up
+        // to `WILDCARD_LIMIT` (the others are left out, and `resource-load` says so).
         if (written.kind === "id" && written.value.includes("*")) {
-          const matches = wildcard(written.value).filter((target) => target !== id)
-          for (const target of matches) if (!resolved.includes(target)) resolved.push(target)
+          const others = wildcard(written.value).filter((target) => target !== id)
+          const matches = others.slice(0, WILDCARD_LIMIT)
+          for (const target of matches) resolved.add(target)
+          if (others.length > WILDCARD_LIMIT) {
+            const list = index.notIndexed.get(id) ?? []
+            const display = written.value
+            if (!list.some((r) => r.ref === display))
+              list.push({
+                ref: display,
+                reason: `the wildcard matches more than ${WILDCARD_LIMIT} notes; only the first ${WILDCARD_LIMIT} (by path) are followed`,
+              })
+            index.notIndexed.set(id, list)
+          }
           if (matches.length) continue
         }
         const ref = effective(written, meta.relativePath)
@@ -382,7 +409,7 @@ export namespace ResourceIndex {
           continue
         }
         if (target) {
-          if (!resolved.includes(target)) resolved.push(target)
+          resolved.add(target)
           continue
         }
         const display = shown(ref)
@@ -435,17 +462,17 @@ export namespace ResourceIndex {
           // A link to a file of the repository that is no resource (CONTRIBUTING.md, a package's README, a JSON file
           // outside the schema folders): it names a file that is there, so nothing is missing.
           note("a file of the project, not a resource; read it with the read tool")
-        } else if (!dangling.includes(display)) dangling.push(display)
+        } else dangling.add(display)
       }
-      meta.references = dangling.length ? resolved.concat(dangling) : resolved
-      if (dangling.length) {
-        index.dangling.set(id, dangling)
+      meta.references = [...resolved, ...dangling]
+      if (dangling.size) {
+        index.dangling.set(id, [...dangling])
         warnings.push({
           severity: "error",
           code: "dangling-reference",
           path: meta.relativePath,
           id,
-          message: `'${id}' references ${dangling.map((d) => `'${d}'`).join(", ")}, which match no resource`,
+          message: `'${id}' references ${[...dangling].map((d) => `'${d}'`).join(", ")}, which match no resource`,
         })
       }
     }
