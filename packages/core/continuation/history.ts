@@ -104,6 +104,11 @@ export namespace ContinuationHistory {
     return typeof name === "string" ? name : "Error"
   }
 
+  /** A text part the user typed (or a command of theirs expanded to): not synthetic, not ignored. */
+  function typed(part: Part): part is Part & { type: "text"; text: string } {
+    return part.type === "text" && !part.synthetic && !part.ignored && !!part.text
+  }
+
   export function derive(messages: readonly Message[]): Derived {
     let last = -1
     let switchedOff = false
@@ -112,14 +117,16 @@ export namespace ContinuationHistory {
       if (!isReal(message)) continue
       last = i
       for (const part of message.parts) {
-        if (part.type !== "text" || !part.text) continue
+        // Only what the user wrote (or the /continuation command expanded to, a plain text part): not the synthetic
+        // parts OpenCode adds, which hold an attached file's content as its read tool showed it, nor ignored parts.
+        if (!typed(part)) continue
         const directive = TodoContinuation.DIRECTIVE.exec(part.text)
         if (directive) switchedOff = directive[1].toLowerCase() === "off"
       }
     }
     const user = last >= 0 ? messages[last] : undefined
     const userText = (user?.parts ?? [])
-      .filter((p) => p.type === "text" && !p.synthetic && !p.ignored)
+      .filter(typed)
       .map((p) => p.text ?? "")
       .join("\n")
     const byID = new Map(messages.map((m) => [m.info.id, m]))
