@@ -135,25 +135,12 @@ export namespace ResourceBuild {
     cache.scan = { roots: project.opencodeDirs, dirs: [...scan.dirs], listedAt: scan.listedAt, warnings: scan.warnings }
     // A link to a project file that is no resource is answered by whether the file exists ("a file of the project,
     // not a resource" or "no such resource"): for a file the role may not read, that answer would tell whether it
-    // exists, which the sandbox hides from commands too. The files the links name are checked like the scanned ones,
-    // and one the check denies counts as missing, whether it exists or not.
-    const linked = new Set<string>()
-    let index = assemble(project, cache, scan.warnings, access.withheld, (relativePath) => {
-      const found = fileInside(project, relativePath)
-      if (found && access.active) linked.add(path.join(project.root, relativePath))
-      return found
-    })
-    if (linked.size && gate) {
-      const entries = [...linked].map((p) => ({ path: p }))
-      const denied = await gate.denied(entries)
-      // Kept with the verdicts to re-check: a policy change that denies or allows one of them rebuilds the index.
-      access.entries.push(...entries)
-      for (const [p, reason] of denied) access.denied.set(p, reason)
-      if (denied.size)
-        index = assemble(project, cache, scan.warnings, access.withheld, (relativePath) => {
-          return !denied.has(path.join(project.root, relativePath)) && fileInside(project, relativePath)
-        })
-    }
+    // exists, which the sandbox hides from commands too. Every file the index asks about (a link's own target, the
+    // type-folder fallback a missed bare link falls back to, a definition's target, a YAML `$ref`) goes through this
+    // one gated answer: one the check denies counts as missing, whether it exists or not. Which files are asked depends
+    // on the answers (the fallback is asked only when the link's own target is missing, so a denied own target makes
+    // the fallback asked), so the index is assembled again until a pass asks about no file that was not checked.
+    const index = await gatedAssemble(project, cache, scan.warnings, access, gate)
     // Taken when the cache is written (never for lint, which does not persist it).
     if (!access.active && !segments.length) {
       let snapshot: ResourceIndex.Snapshot | undefined
@@ -211,6 +198,43 @@ export namespace ResourceBuild {
       withheld,
       exists,
     )
+  }
+
+  /**
+   * The index, with every project file it asks about checked by the gate first: an unchecked file that exists is
+   * checked and, when the check denies it, the index is assembled again with it missing. Each pass checks at least one
+   * file more, so it ends (in practice after two or three: a denied own target, then its fallback).
+   */
+  async function gatedAssemble(
+    project: ResourceProject.Info,
+    cache: ResourceCache.Data,
+    warnings: Resource.Warning[],
+    access: Verification & { withheld: ResourceIndex.Withheld[] },
+    gate: ResourceAccess.Gate | undefined,
+  ): Promise<ResourceIndex.Index> {
+    if (!access.active || !gate) return assemble(project, cache, warnings, access.withheld)
+    const verdicts = new Map<string, boolean>()
+    for (;;) {
+      const asked = new Set<string>()
+      const index = assemble(project, cache, warnings, access.withheld, (relativePath) => {
+        const absolute = path.join(project.root, relativePath)
+        const allowed = verdicts.get(absolute)
+        if (allowed === false) return false
+        // Asked before the stat: a denied file answers the same whether it exists or not.
+        const found = fileInside(project, relativePath)
+        if (found && allowed === undefined) asked.add(absolute)
+        return found
+      })
+      if (!asked.size) return index
+      const entries = [...asked].map((p) => ({ path: p }))
+      const denied = await gate.denied(entries)
+      // Kept with the verdicts to re-check: a policy change that denies or allows one of them rebuilds the index.
+      access.entries.push(...entries)
+      for (const p of asked) verdicts.set(p, !denied.has(p))
+      for (const [p, reason] of denied) access.denied.set(p, reason)
+      // Every file this pass took as there is allowed: the pass stands.
+      if (!denied.size) return index
+    }
   }
 
   /** Whether `relativePath` is a file inside the project (one `stat`, for the few references that need it). */
