@@ -203,6 +203,28 @@ export namespace LocalState {
   }
 
   /**
+   * Makes the built-ins' cache folder (`cacheDir`) now, before the security layer starts, and returns it. Left to be
+   * made by the first index write, it was absent when the layer looked: reached through a link (`XDG_CACHE_HOME` or
+   * `~/.cache` a symbolic link), the place the link leads was taken for a protected path a command might create, and
+   * the folder the process itself made there (its index cache and the record of held links inside) was renamed
+   * `opencode-builtins.blocked-by-security-<time>`, a name the sandbox does not hide. Made first, it is an existing
+   * folder the layer holds (hidden from commands) at its physical path, whatever link leads to it. Best effort: a
+   * folder that cannot be made is left to the layer as before.
+   *
+   * @example
+   * LocalState.ensureCache({ XDG_CACHE_HOME: "/c" }) // "/c/opencode-builtins" (made when absent)
+   */
+  export function ensureCache(env: Record<string, string | undefined> = process.env): string {
+    const dir = cacheDir(env)
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    } catch {
+      // The layer reports what it cannot hold; the resource index works without a cache.
+    }
+    return dir
+  }
+
+  /**
    * What the security layer hides from every role while a policy exists (`SecurityGuard` `hide`): the project's local
    * state folder and the built-ins' cache folder. Both are written by OpenCode's process alone and hold what sessions
    * of every role saw or could read (heartbeats with commands, captured calls, learnings, the resource index of an

@@ -88,6 +88,8 @@ export const SecurityFeature: BuiltinFeature & {
     // cache folder (the resource index of every role's sessions) are written and read by OpenCode's process only: the
     // agent could otherwise plant a "learning" every later session obeys, or read what another role's session could.
     const [local, cache] = LocalState.hidden(LocalState.root(host.directory, worktree))
+    // Made before the layer looks at the host paths it protects (see `LocalState.ensureCache`).
+    LocalState.ensureCache()
     const guard = await SecurityGuard.create({
       ...config,
       directory: host.directory,
