@@ -7,61 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { POLICY, project } from "./fixture"
-import { Builtins, BuiltinsSeams } from "../../builtins"
-import type { Host } from "../../host"
-import type { HostSessions } from "../../sessions"
-import { Logger } from "../../util/log"
 import { ResourceCache } from "../../resource/cache"
 import { isolateHome, open as openShell } from "./redteam-helpers"
-
-type Route = "plugin" | "fork"
-const ROUTES: Route[] = ["plugin", "fork"]
-type Result = { refused?: string; failed?: string; output: string }
-
-async function open(route: Route, dir: string, extra: Partial<Host> = {}) {
-  const sessions = { get: async (id: string) => ({ id }) } as unknown as HostSessions
-  const host: Host = { directory: dir, worktree: dir, log: Logger.silent, messages: async () => [], sessions, ...extra }
-  const instance = await Builtins.create(host, { options: {}, logger: () => Logger.silent, native: () => false })
-  const seams = BuiltinsSeams.from(instance)
-  const hooks = instance.hooks as Record<string, any>
-  const trigger = (name: string, input: unknown, output: unknown) =>
-    route === "plugin" ? hooks[name]?.(input, output) : seams.trigger(name, input, output, async () => {})
-  let n = 0
-  const context = {
-    sessionID: "ses_own",
-    messageID: "msg_own",
-    agent: "build",
-    directory: dir,
-    worktree: dir,
-    abort: new AbortController().signal,
-    metadata() {},
-    ask: async () => {},
-  }
-  return {
-    host,
-    async call(tool: string, args: Record<string, unknown>): Promise<Result> {
-      const input = { tool, sessionID: "ses_own", callID: `call_own_${++n}` }
-      const payload = { args }
-      try {
-        await trigger("tool.execute.before", input, payload)
-      } catch (error) {
-        return { refused: String((error as Error).message), output: "" }
-      }
-      let raw: string
-      try {
-        raw = await (instance.hooks.tool as Record<string, any>)[tool].execute(payload.args, context)
-      } catch (error) {
-        return { failed: String((error as Error).message), output: "" }
-      }
-      const result = { title: "", output: raw, metadata: {} }
-      await trigger("tool.execute.after", { ...input, args: payload.args }, result)
-      return { output: result.output }
-    },
-    async close() {
-      await seams.dispose()
-    },
-  }
-}
+import { ROUTES, open, type Result, type Route } from "./own-session"
 
 let home: ReturnType<typeof isolateHome>
 beforeAll(() => {
