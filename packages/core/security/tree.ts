@@ -235,14 +235,11 @@ export namespace SecurityTree {
       } catch {
         continue
       }
-      const odd = unspelledIn(dir, names)
-      if (odd) {
-        names = names.filter((d) => !odd.mangled.has(d.name))
-        for (const raw of odd.raw) unspelled?.push({ dir, name: raw, path: bytePath(dir, raw) })
-      }
-      for (const d of names) {
+      const odd = spelled(dir, names)
+      for (const raw of odd.raw) unspelled?.push({ dir, name: raw, path: bytePath(dir, raw) })
+      for (const d of odd.names) {
         const nfc = d.name.normalize("NFC")
-        const kind: Kind = d.isDirectory() ? "dir" : d.isFile() ? "file" : "other"
+        const kind = d.kind
         if (nfc === name) out.push({ path: path.join(dir, d.name), name: nfc, kind })
         if (kind === "dir" && !skip.has(nfc)) queue.push(path.join(dir, d.name))
       }
@@ -320,14 +317,11 @@ export namespace SecurityTree {
           continue
         }
         known = { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, racy: racy(stat), dirs: [], hits: [] }
-        const odd = unspelledIn(dir, names)
-        if (odd) {
-          names = names.filter((d) => !odd.mangled.has(d.name))
-          known.unspelled = odd.raw
-        }
-        for (const d of names) {
+        const odd = spelled(dir, names)
+        if (odd.raw.length) known.unspelled = odd.raw
+        for (const d of odd.names) {
           const nfc = d.name.normalize("NFC")
-          const kind: Kind = d.isDirectory() ? "dir" : d.isFile() ? "file" : "other"
+          const kind = d.kind
           if (nfc === name) known.hits.push({ path: path.join(dir, d.name), name: nfc, kind })
           else if (kind === "dir") known.dirs.push(path.join(dir, d.name))
         }
@@ -372,17 +366,9 @@ export namespace SecurityTree {
       const stat = fs.lstatSync(dir)
       if (!stat.isDirectory()) return undefined
       const entries: Entry[] = []
-      let names = fs.readdirSync(dir, { withFileTypes: true })
-      const odd = unspelledIn(dir, names)
-      if (odd) names = names.filter((d) => !odd.mangled.has(d.name))
-      for (const d of names) {
-        const name = d.name.normalize("NFC")
-        entries.push({
-          path: path.join(dir, d.name),
-          name,
-          kind: d.isDirectory() ? "dir" : d.isFile() ? "file" : "other",
-        })
-      }
+      const odd = spelled(dir, fs.readdirSync(dir, { withFileTypes: true }))
+      for (const d of odd.names)
+        entries.push({ path: path.join(dir, d.name), name: d.name.normalize("NFC"), kind: d.kind })
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       return {
         mtimeMs: stat.mtimeMs,
@@ -390,7 +376,7 @@ export namespace SecurityTree {
         ino: stat.ino,
         entries,
         racy: racy(stat),
-        ...(odd ? { unspelled: odd.raw } : {}),
+        ...(odd.raw.length ? { unspelled: odd.raw } : {}),
       }
     } catch {
       return undefined
@@ -398,22 +384,80 @@ export namespace SecurityTree {
   }
 
   /**
-   * The names of `dir` that are not valid UTF-8, read again as bytes, and the mangled strings the string listing gave
-   * for them (U+FFFD in place of each bad byte; such a path does not exist). Only when a listed name holds U+FFFD: a
-   * valid name rarely does, so the byte listing costs nothing in the usual case. (Bun's `readdir` with
-   * `withFileTypes` and `encoding: "buffer"` gives bare byte arrays, hence two listings.)
+   * The names of `dir` as a string listing can spell them, and apart those that are not valid UTF-8, read again as
+   * bytes. The string listing gives U+FFFD in place of each bad byte (such a path does not exist), which may equal a
+   * valid name of the same folder (`\xe2\x82` and U+FFFD): names are compared by their bytes, so a valid name is kept
+   * whatever its neighbours (red team AN1c), and the kind of a name listed twice so is read again from the valid one.
+   * The byte listing is made only when a listed name holds U+FFFD: a valid name rarely does, so it costs nothing in the
+   * usual case. (Bun's `readdir` with `withFileTypes` and `encoding: "buffer"` gives bare byte arrays, hence two
+   * listings.)
    */
-  function unspelledIn(dir: string, names: fs.Dirent[]): { raw: Buffer[]; mangled: Set<string> } | undefined {
-    if (!names.some((d) => d.name.includes("\uFFFD"))) return undefined
+  function spelled(dir: string, names: fs.Dirent[]): { names: { name: string; kind: Kind }[]; raw: Buffer[] } {
+    const kindOf = (d: fs.Dirent): Kind => (d.isDirectory() ? "dir" : d.isFile() ? "file" : "other")
+    if (!names.some((d) => d.name.includes("\uFFFD")))
+      return { names: names.map((d) => ({ name: d.name, kind: kindOf(d) })), raw: [] }
     let bytes: Buffer[]
     try {
       bytes = fs.readdirSync(dir, { encoding: "buffer" }).map((b) => Buffer.from(b))
     } catch {
-      return undefined
+      return { names: names.map((d) => ({ name: d.name, kind: kindOf(d) })), raw: [] }
     }
     const raw = bytes.filter((b) => !Buffer.from(b.toString("utf8")).equals(b))
-    if (!raw.length) return undefined
-    return { raw, mangled: new Set(raw.map((b) => b.toString("utf8"))) }
+    const valid = new Set(bytes.filter((b) => Buffer.from(b.toString("utf8")).equals(b)).map((b) => b.toString("utf8")))
+    const mangled = new Set(raw.map((b) => b.toString("utf8")))
+    const out: { name: string; kind: Kind }[] = []
+    const taken = new Set<string>()
+    for (const d of names) {
+      if (!valid.has(d.name) || taken.has(d.name)) continue
+      taken.add(d.name)
+      if (!mangled.has(d.name)) {
+        out.push({ name: d.name, kind: kindOf(d) })
+        continue
+      }
+      // Listed twice (the valid name and a bad one read as it): the kind is the valid one's.
+      try {
+        const st = fs.lstatSync(path.join(dir, d.name))
+        out.push({ name: d.name, kind: st.isDirectory() ? "dir" : st.isFile() ? "file" : "other" })
+      } catch {}
+    }
+    return { names: out, raw }
+  }
+
+  /**
+   * Every entry named `name` at any depth below the entries `from`, given by their bytes: the walk goes by byte
+   * paths, so it enters names that are not valid UTF-8 (and folders of every name below them) that a string listing
+   * cannot (red team AN1e: a repository in such a folder below `node_modules`). Links are not followed, folders named
+   * `name` are not entered. Returns byte paths.
+   *
+   * @example
+   * SecurityTree.findBytes([Buffer.from("/repo/node_modules/pkg/\xff", "latin1")], ".git") // [<…/\xff/sub/.git>]
+   */
+  export function findBytes(from: readonly Buffer[], name: string): Buffer[] {
+    const want = Buffer.from(name)
+    const out: Buffer[] = []
+    const queue = [...from]
+    while (queue.length) {
+      const p = queue.pop()!
+      let stat: fs.Stats
+      try {
+        stat = fs.lstatSync(p)
+      } catch {
+        continue
+      }
+      if (path.basename(p.toString("latin1")) === want.toString("latin1")) {
+        out.push(p)
+        continue
+      }
+      if (!stat.isDirectory()) continue
+      let names: Buffer[]
+      try {
+        names = fs.readdirSync(p, { encoding: "buffer" }).map((b) => Buffer.from(b))
+      } catch {
+        continue
+      }
+      for (const n of names) queue.push(Buffer.concat([p, Buffer.from(path.sep), n]))
+    }
+    return out
   }
 
   /** `dir` joined with a name given as bytes. */

@@ -55,6 +55,49 @@ describe("SecurityTree", () => {
     expect({ unspelled: next.unspelled.length, unlisted: next.unlisted }).toEqual({ unspelled: 0, unlisted: [] })
   })
 
+  test("a valid name equal to the U+FFFD reading of a name that is not UTF-8 is listed, as what it is (red team AN1c)", async () => {
+    await using dir = await tmpdir({ "sub/ok.txt": "x", "node_modules/pkg/i.js": "x" })
+    // 85 × the truncated sequence \xe2\x82 reads as 85 × U+FFFD, the bytes of a valid name beside it.
+    const bad = Buffer.from("\xe2\x82".repeat(85), "latin1")
+    const twin = "\uFFFD".repeat(85)
+    for (const top of ["sub", "node_modules/pkg"]) {
+      fs.writeFileSync(SecurityTree.bytePath(dir.file(top), bad), "not a folder")
+      fs.mkdirSync(dir.file(`${top}/${twin}/.git`), { recursive: true })
+    }
+    const tree = await SecurityTree.list(dir.path)
+    expect(names(tree)).toContain(`sub/${twin}/.git`)
+    expect([...SecurityTree.entries(tree)].find((e) => e.path === dir.file(`sub/${twin}`))?.kind).toBe("dir")
+    expect(tree.unspelled.map((u) => u.name.toString("hex"))).toEqual([bad.toString("hex")])
+    expect(SecurityTree.find([dir.file("sub")], ".git").map((e) => e.path)).toEqual([dir.file(`sub/${twin}/.git`)])
+    expect(SecurityTree.below(tree, ".git").hits.map((e) => e.path)).toEqual([
+      dir.file(`node_modules/pkg/${twin}/.git`),
+    ])
+  })
+
+  test("findBytes walks by byte paths into names that are not UTF-8, at any depth (red team AN1e)", async () => {
+    await using dir = await tmpdir({ "node_modules/pkg/i.js": "x" })
+    const odd = SecurityTree.bytePath(dir.file("node_modules/pkg"), Buffer.from([0xff]))
+    const deeper = Buffer.concat([odd, Buffer.from("/a/"), Buffer.from([0xfe]), Buffer.from("/b")])
+    fs.mkdirSync(Buffer.concat([odd, Buffer.from("/.git/hooks")]), { recursive: true })
+    fs.mkdirSync(Buffer.concat([deeper, Buffer.from("/.git")]), { recursive: true })
+    const tree = await SecurityTree.list(dir.path)
+    const below = SecurityTree.below(tree, ".git")
+    // The string walk cannot enter it: only the name is known.
+    expect({ hits: below.hits, unspelled: below.unspelled.map((u) => u.path.toString("hex")) }).toEqual({
+      hits: [],
+      unspelled: [odd.toString("hex")],
+    })
+    const found = SecurityTree.findBytes(
+      below.unspelled.map((u) => u.path),
+      ".git",
+    )
+    expect(found.map((b) => b.toString("hex")).sort()).toEqual(
+      [Buffer.concat([odd, Buffer.from("/.git")]), Buffer.concat([deeper, Buffer.from("/.git")])]
+        .map((b) => b.toString("hex"))
+        .sort(),
+    )
+  })
+
   test("the listing is bounded and says so", async () => {
     await using dir = await tmpdir(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}.txt`, "x"])))
     const tree = await SecurityTree.list(dir.path, { maxEntries: 5 })
