@@ -1,4 +1,5 @@
 import { spawnSync } from "child_process"
+import { createHash } from "crypto"
 import fs from "fs"
 import os from "os"
 import path from "path"
@@ -396,6 +397,65 @@ export namespace SecurityGuard {
           ? String.fromCharCode(b)
           : `%${b.toString(16).toUpperCase().padStart(2, "0")}`
     return out
+  }
+
+  /** The most bytes a name may have on the file systems the layer runs on (Linux `NAME_MAX`). */
+  const NAME_MAX = 255
+
+  /**
+   * A spelling of `name` (bytes not valid UTF-8) in printable ASCII that always fits in `NAME_MAX` and names nothing
+   * yet in `dir`: `spell(name)` when it fits, else the longest prefix of it cut before an escape, `~` and the first
+   * 16 hex digits of the name's SHA-256; a suffix `~2`, `~3` … when that exists. `%XX` triples each escaped byte, so
+   * a 255-byte name with one bad byte has a 257-byte spelling the rename failed on (red team AN1, AN2).
+   *
+   * @example
+   * SecurityGuard.spellWithin(Buffer.from("caf\xe9", "latin1"), "/repo") // "caf%E9"
+   */
+  export function spellWithin(name: Buffer, dir: string): string {
+    const full = spell(name)
+    const exists = (n: string) => {
+      try {
+        fs.lstatSync(path.join(dir, n))
+        return true
+      } catch {
+        return false
+      }
+    }
+    if (full.length <= NAME_MAX && !exists(full)) return full
+    const hash = createHash("sha256").update(name).digest("hex").slice(0, 16)
+    for (let n = 1; ; n++) {
+      const tail = `~${hash}${n > 1 ? `~${n}` : ""}`
+      let head = full.slice(0, NAME_MAX - tail.length)
+      const cut = head.lastIndexOf("%")
+      if (cut >= 0 && cut > head.length - 3) head = head.slice(0, cut)
+      if (!exists(head + tail)) return head + tail
+    }
+  }
+
+  /**
+   * What identifies a repository's config and hooks, given its `.git` by byte path: the inode, size and change time
+   * of `.git`, of the files git reads a command from (`config`, `config.worktree`, `commondir`) and of `hooks` and
+   * each entry of it. Any change of one of them changes it.
+   */
+  function repoBytesIdentity(dot: Buffer): string {
+    const stamp = (p: Buffer) => {
+      try {
+        const st = fs.lstatSync(p)
+        return `${st.ino}:${st.size}:${st.ctimeMs}:${st.mtimeMs}`
+      } catch {
+        return "-"
+      }
+    }
+    const under = (n: string) => Buffer.concat([dot, Buffer.from(path.sep + n)])
+    const parts = [stamp(dot), ...["config", "config.worktree", "commondir", "hooks"].map((n) => stamp(under(n)))]
+    try {
+      for (const h of fs
+        .readdirSync(under("hooks"), { encoding: "buffer" })
+        .map((b) => Buffer.from(b))
+        .sort(Buffer.compare))
+        parts.push(`${h.toString("hex")}=${stamp(Buffer.concat([under("hooks"), Buffer.from(path.sep), h]))}`)
+    } catch {}
+    return parts.join(",")
   }
 
   function mtimeOf(file: string) {
@@ -1066,6 +1126,12 @@ export namespace SecurityGuard {
     /** Names that are not valid UTF-8 found by the first listing: the user's own, never renamed (`respell`). */
     const unspelledKnown = new Set<string>()
     /**
+     * Repositories below those names when the layer started (`.git` by byte path, as hex), with what identifies their
+     * config and hooks (`repoBytesIdentity`): one that appears there later, or whose config or hooks change, is moved
+     * aside (`newRepositories`; red team AN1e).
+     */
+    const unspelledRepos = new Map<string, string>()
+    /**
      * The root had no `.git` when the layer started: one made later is inspected (`newRepositories`), again whenever
      * it is another (`rootSeen`: the device and inode of the one last inspected).
      */
@@ -1623,6 +1689,11 @@ export namespace SecurityGuard {
         const odd: SecurityTree.Unspelled[] = [...tree.unspelled, ...below.unspelled]
         if (tree.unlisted.length) SecurityTree.find(tree.unlisted, ".git", undefined, odd)
         for (const u of odd) unspelledKnown.add(unspelledKey(u))
+        for (const g of SecurityTree.findBytes(
+          odd.map((u) => u.path),
+          ".git",
+        ))
+          unspelledRepos.set(g.toString("hex"), repoBytesIdentity(g))
       }
       watcher.add(policyFilesOf(tree))
       const { state, d } = current()
@@ -2122,10 +2193,28 @@ export namespace SecurityGuard {
     /** Why folders are unlisted, for messages: the budget, and the largest folders listed (usually what filled it). */
     const unlistedWhy = () => {
       if (!tree?.truncated && tree?.unspelled.length) {
-        const shown = tree.unspelled
-          .slice(0, 3)
-          .map((u) => JSON.stringify(SecurityAccess.display(root, path.join(u.dir, spell(u.name))) || "."))
-        return `some folders of the project hold names that are not valid UTF-8 (${shown.join(", ")}, non-ASCII bytes shown as %XX), below which the security layer cannot look; rename them to UTF-8 names outside OpenCode`
+        // The user's own names (the first listing's) apart from those a command made that the layer could neither
+        // rename nor remove (`respell`), so that the message does not present the agent's name as the user's.
+        const show = (list: SecurityTree.Unspelled[]) =>
+          list
+            .slice(0, 3)
+            .map((u) => JSON.stringify(SecurityAccess.display(root, path.join(u.dir, spell(u.name))) || "."))
+            .join(", ")
+        const own = tree.unspelled.filter((u) => unspelledKnown.has(unspelledKey(u)))
+        const made = tree.unspelled.filter((u) => !unspelledKnown.has(unspelledKey(u)))
+        const parts = [
+          ...(own.length
+            ? [
+                `some folders of the project hold names that are not valid UTF-8 (${show(own)}, non-ASCII bytes shown as %XX), below which the security layer cannot look; rename them to UTF-8 names outside OpenCode`,
+              ]
+            : []),
+          ...(made.length
+            ? [
+                `a command of this session made names that are not valid UTF-8 (${show(made)}, non-ASCII bytes shown as %XX) that the security layer could neither rename nor remove; remove them outside OpenCode`,
+              ]
+            : []),
+        ]
+        return parts.join("; and ")
       }
       if (!tree?.truncated) return "some folders of the project could not be read by the security layer"
       const cut = tree.cut
@@ -2682,6 +2771,44 @@ export namespace SecurityGuard {
         seen = look(tree)
       }
       if (d.allowGitConfig) return notes
+      // Repositories below names the layer cannot spell that stay (the user's own, below `node_modules` where nothing
+      // hides them, or one no rename nor removal took): found by a walk of byte paths, one that is new there or
+      // whose config or hooks changed is moved aside, as the layer cannot follow it by name (red team AN1e).
+      for (const u of seen.unspelled) {
+        if (!SecurityPath.movable(u.dir, ownFolders)) continue
+        for (const g of SecurityTree.findBytes([u.path], ".git")) {
+          const key = g.toString("hex")
+          const was = unspelledRepos.get(key)
+          if (was !== undefined && was === repoBytesIdentity(g)) continue
+          const shown = JSON.stringify(SecurityAccess.display(root, g.toString("latin1")))
+          const aside = Buffer.concat([g, Buffer.from(`.blocked-by-security-${now()}`)])
+          let failed: string | undefined
+          try {
+            fs.renameSync(g, aside)
+          } catch (error) {
+            failed = error instanceof Error ? error.message : String(error)
+            try {
+              fs.rmSync(g, { recursive: true, force: true })
+              failed = undefined
+            } catch {}
+          }
+          unspelledRepos.delete(key)
+          audit(d, {
+            action: "refuse",
+            source: "builtin-tool",
+            tool: call.tool,
+            callID: call.callID,
+            path: SecurityAccess.display(root, g.toString("latin1")),
+            reason: `a repository below a name that is not valid UTF-8 was ${was === undefined ? "made" : "changed"}; ${failed === undefined ? "moved aside" : `it could not be moved (${failed})`}`,
+          })
+          const note =
+            failed === undefined
+              ? `[security] ${shown} (bytes shown as Latin-1), a repository below a name that is not valid UTF-8, was ${was === undefined ? "made" : "changed"} by the command; ${why}, and the security layer cannot inspect it by name: it was moved aside (${SecurityAccess.display(root, aside.toString("latin1"))}).`
+              : `[security] ${shown} (bytes shown as Latin-1), a repository below a name that is not valid UTF-8, was ${was === undefined ? "made" : "changed"} by the command and could not be moved aside (${failed}): remove it before using git in this project.`
+          if (failed !== undefined) log.error(note)
+          notes.push(note)
+        }
+      }
       const known = new Set(repositories())
       const { skipped, found } = seen
       if (skipped.over && !belowOverNoted) {
@@ -3054,28 +3181,62 @@ export namespace SecurityGuard {
       for (const u of found) {
         if (unspelledKnown.has(unspelledKey(u))) continue
         if (!SecurityPath.movable(u.dir, ownFolders)) continue
-        let to = path.join(u.dir, spell(u.name))
-        if (fs.existsSync(to)) to = `${to}.renamed-by-security-${now()}`
+        const shown = JSON.stringify(SecurityAccess.display(root, path.join(u.dir, u.name.toString("latin1"))))
+        const to = path.join(u.dir, spellWithin(u.name, u.dir))
+        let failed: string | undefined
         try {
           fs.renameSync(u.path, to)
         } catch (error) {
-          // Left in place, the folder holding it stays hidden whole (`unlisted`).
-          log.error(
-            `could not rename ${u.path.toString("utf8")}: ${error instanceof Error ? error.message : String(error)}`,
+          failed = error instanceof Error ? error.message : String(error)
+        }
+        if (failed === undefined) {
+          audit(d, {
+            action: "refuse",
+            source: "builtin-tool",
+            tool: call.tool,
+            callID: call.callID,
+            path: SecurityAccess.display(root, to),
+            reason: "a call made a name that is not valid UTF-8; renamed",
+          })
+          notes.push(
+            `[security] The command made ${shown} (bytes shown as Latin-1), a name that is not valid UTF-8, which the security layer cannot follow: it was renamed to ${SecurityAccess.display(root, to)}. Use UTF-8 names.`,
           )
           continue
+        }
+        // Fail closed: left in place, what is below it (a repository, moved content) would stay where the layer
+        // cannot look. The name this call made is moved aside under a short name of printable ASCII, or else removed
+        // with everything below it.
+        let removed: string | undefined
+        const short = path.join(
+          u.dir,
+          `blocked-by-security-${now()}-${createHash("sha256").update(u.name).digest("hex").slice(0, 8)}`,
+        )
+        let aside: string | undefined = short
+        try {
+          fs.renameSync(u.path, short)
+        } catch {
+          aside = undefined
+          try {
+            fs.rmSync(u.path, { recursive: true, force: true })
+          } catch (error) {
+            removed = error instanceof Error ? error.message : String(error)
+          }
         }
         audit(d, {
           action: "refuse",
           source: "builtin-tool",
           tool: call.tool,
           callID: call.callID,
-          path: SecurityAccess.display(root, to),
-          reason: "a call made a name that is not valid UTF-8; renamed",
+          path: SecurityAccess.display(root, path.join(u.dir, spell(u.name))),
+          reason: `a call made a name that is not valid UTF-8; it could not be renamed (${failed}); ${aside ? `moved aside to ${SecurityAccess.display(root, aside)}` : removed === undefined ? "removed" : `nor removed (${removed})`}`,
         })
-        notes.push(
-          `[security] The command made ${JSON.stringify(SecurityAccess.display(root, path.join(u.dir, u.name.toString("latin1"))))} (bytes shown as Latin-1), a name that is not valid UTF-8, which the security layer cannot follow: it was renamed to ${SecurityAccess.display(root, to)}. Use UTF-8 names.`,
-        )
+        const note = aside
+          ? `[security] The command made ${shown} (bytes shown as Latin-1), a name that is not valid UTF-8, which the security layer cannot follow, and it could not be renamed to its spelling (${failed}): it was moved aside to ${SecurityAccess.display(root, aside)}. Use UTF-8 names.`
+          : removed === undefined
+            ? `[security] The command made ${shown} (bytes shown as Latin-1), a name that is not valid UTF-8, which the security layer cannot follow, and it could not be renamed (${failed}): it was removed with everything below it. Use UTF-8 names.`
+            : `[security] The command made ${shown} (bytes shown as Latin-1), a name that is not valid UTF-8, which the security layer cannot follow; it could be neither renamed (${failed}) nor removed (${removed}): remove it before using git in this project.`
+        if (removed !== undefined) log.error(note)
+        notes.push(note)
       }
       return notes
     }

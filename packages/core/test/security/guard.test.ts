@@ -449,3 +449,27 @@ describe("SecurityGuard", () => {
     }
   })
 })
+
+describe("SecurityGuard.spellWithin", () => {
+  test("a spelling of a name that is not UTF-8 always fits in 255 bytes and names nothing yet (red team AN1, AN2)", async () => {
+    await using dir = await tmpdir({})
+    expect(SecurityGuard.spellWithin(Buffer.from("caf\xe9", "latin1"), dir.path)).toBe("caf%E9")
+    for (const name of [
+      Buffer.concat([Buffer.from("x".repeat(254)), Buffer.from([0xff])]),
+      Buffer.from("\xe2\x82".repeat(85), "latin1"),
+      Buffer.from("\xff".repeat(255), "latin1"),
+    ]) {
+      const a = SecurityGuard.spellWithin(name, dir.path)
+      expect(Buffer.byteLength(a)).toBeLessThanOrEqual(255)
+      expect(/^[\x20-\x7e]+$/.test(a)).toBe(true)
+      fs.writeFileSync(path.join(dir.path, a), "")
+      // Taken, the next spelling of the same name is another.
+      const b = SecurityGuard.spellWithin(name, dir.path)
+      expect(b).not.toBe(a)
+      expect(Buffer.byteLength(b)).toBeLessThanOrEqual(255)
+    }
+    // A spelling that fits but is taken gets the hashed form.
+    fs.writeFileSync(path.join(dir.path, "d%FF"), "")
+    expect(SecurityGuard.spellWithin(Buffer.from("d\xff", "latin1"), dir.path)).toMatch(/^d%FF~[0-9a-f]{16}$/)
+  })
+})
