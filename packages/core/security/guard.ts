@@ -1125,6 +1125,8 @@ export namespace SecurityGuard {
     let belowOverNoted = false
     /** Names that are not valid UTF-8 found by the first listing: the user's own, never renamed (`respell`). */
     const unspelledKnown = new Set<string>()
+    /** Names a call made that could be neither renamed nor removed (`respell`): named once, not tried again. */
+    const unspelledStuck = new Set<string>()
     /**
      * Repositories below those names when the layer started (`.git` by byte path, as hex), with what identifies their
      * config and hooks (`repoBytesIdentity`): one that appears there later, or whose config or hooks change, is moved
@@ -2759,7 +2761,14 @@ export namespace SecurityGuard {
         const inUnlisted = listed.unlisted.length
           ? SecurityTree.find(listed.unlisted, ".git", undefined, unspelled)
           : []
-        return { listed, skipped, unspelled, found: [...SecurityTree.entries(listed), ...inUnlisted, ...skipped.hits] }
+        // The same name is met by the listing and again by the walk of the unlisted folder holding it: once each.
+        const once = [...new Map(unspelled.map((u) => [unspelledKey(u), u])).values()]
+        return {
+          listed,
+          skipped,
+          unspelled: once,
+          found: [...SecurityTree.entries(listed), ...inUnlisted, ...skipped.hits],
+        }
       }
       let seen = look(tree)
       // Names a call made that are not valid UTF-8 are renamed first, so that the repositories below them are found;
@@ -3179,8 +3188,12 @@ export namespace SecurityGuard {
     const respell = (d: Derived, call: Call, found: SecurityTree.Unspelled[]): string[] => {
       const notes: string[] = []
       for (const u of found) {
-        if (unspelledKnown.has(unspelledKey(u))) continue
+        // The user's own names, and names already found impossible to rename or remove (named once: the caller
+        // repeats until a pass changes nothing, so one that can never change must not be tried again).
+        if (unspelledKnown.has(unspelledKey(u)) || unspelledStuck.has(unspelledKey(u))) continue
         if (!SecurityPath.movable(u.dir, ownFolders)) continue
+        // Gone already (a listing older than a rename): nothing to rename, and nothing to claim removed.
+        if (!fs.existsSync(u.path)) continue
         const shown = JSON.stringify(SecurityAccess.display(root, path.join(u.dir, u.name.toString("latin1"))))
         const to = path.join(u.dir, spellWithin(u.name, u.dir))
         let failed: string | undefined
@@ -3235,7 +3248,10 @@ export namespace SecurityGuard {
           : removed === undefined
             ? `[security] The command made ${shown} (bytes shown as Latin-1), a name that is not valid UTF-8, which the security layer cannot follow, and it could not be renamed (${failed}): it was removed with everything below it. Use UTF-8 names.`
             : `[security] The command made ${shown} (bytes shown as Latin-1), a name that is not valid UTF-8, which the security layer cannot follow; it could be neither renamed (${failed}) nor removed (${removed}): remove it before using git in this project.`
-        if (removed !== undefined) log.error(note)
+        if (removed !== undefined) {
+          unspelledStuck.add(unspelledKey(u))
+          log.error(note)
+        }
         notes.push(note)
       }
       return notes
