@@ -1,6 +1,7 @@
-// Red team AH: a nested repository in a folder whose name is not UTF-8, on the stock binaries. The layer's index
-// (SecurityTree) reads folder names as UTF-8 strings, so such a folder is never entered; OpenCode's snapshot (git) is
-// byte-exact and enters it at the end of the step, outside the sandbox.
+// Red team AH and AN on the stock binaries: protected content moved out of the index's sight, and nested repositories in
+// folders whose names are not UTF-8. The layer's index once read folder names as UTF-8 strings, so such a folder was
+// never entered, while OpenCode's snapshot (git) is byte-exact and enters it at the end of the step, outside the
+// sandbox.
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
@@ -255,6 +256,41 @@ for (const target of targets()) {
         } finally {
           server.stop()
         }
+      },
+      { timeout: 300_000 },
+    )
+  })
+}
+
+// Red team AN (attacking the AH fix): names that are not UTF-8 whose %XX spelling passes 255 bytes, which the
+// layer could not rename (ENAMETOOLONG): the same scenario.
+for (const target of targets()) {
+  describe(`red team AN1 on stock opencode ${target.label}`, () => {
+    test(
+      "AN1: a nested repository in a folder whose name is not UTF-8 and too long to spell as %XX: its core.fsmonitor never runs on the host (snapshot)",
+      async () => {
+        const r = await scenario(target.bin, [
+          ["x".repeat(254) + "\\377", "x254"],
+          ["\\342\\202".repeat(85), "e282"],
+          ["ctl", "control"],
+        ])
+        expect(r).toEqual({ ran: [], copied: [] })
+      },
+      { timeout: 300_000 },
+    )
+    test(
+      "AN1b: the same repositories staged in the project's own repository: the user's next git status does not run their core.fsmonitor",
+      async () => {
+        const r = await scenario(
+          target.bin,
+          [
+            ["x".repeat(254) + "\\377", "x254"],
+            ["\\342\\202".repeat(85), "e282"],
+            ["ctl", "control"],
+          ],
+          true,
+        )
+        expect(r).toEqual({ ran: [], copied: [], staged: 3 })
       },
       { timeout: 300_000 },
     )
