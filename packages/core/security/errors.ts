@@ -50,6 +50,18 @@ export namespace SecurityError {
   export type SandboxUnavailable = InstanceType<typeof SandboxUnavailable>
 
   /**
+   * A grep or glob the layer answers itself (its scope reaches protected files) could not run ripgrep: answering
+   * "No files found" then would be a false answer, so the call fails saying why.
+   */
+  export const SearchFailed = NamedError.create(
+    "SecuritySearchFailed",
+    z.object({ reason: z.string() }),
+    (d) =>
+      `${PREFIX}: this search reaches protected files, so the security layer runs it itself with ripgrep, and ${d.reason}. Retry the call; if it fails again, install ripgrep (rg) on PATH.`,
+  )
+  export type SearchFailed = InstanceType<typeof SearchFailed>
+
+  /**
    * A file tool that waited for running sandboxed shell commands longer than it may: nothing is protected here, the
    * call may simply be made again when the command has ended.
    */

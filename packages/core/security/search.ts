@@ -2,6 +2,7 @@ import { spawn } from "child_process"
 import fs from "fs"
 import os from "os"
 import path from "path"
+import { SecurityError } from "./errors"
 import type { SecurityOutput } from "./output"
 import { SecurityPath } from "./paths"
 import { SecurityRipgrep } from "./ripgrep"
@@ -84,7 +85,8 @@ export namespace SecuritySearch {
     const none = { output: NONE, metadata: { matches: 0, truncated: false } }
     const where = place(input.base)
     const rg = input.rg ?? program()
-    if (!where || !rg) return none
+    if (!where) return none
+    if (!rg) throw missing()
     const args = ["--no-config", "--json", "--hidden", "--no-messages"]
     if (input.include) args.push(`--glob=${input.include}`)
     // After the include: ripgrep lets the last glob that matches decide.
@@ -158,7 +160,7 @@ export namespace SecuritySearch {
     const where = place(input.base)
     const rg = input.rg ?? program()
     if (!where || where.target !== ".") return none
-    if (!rg) return none
+    if (!rg) throw missing()
     const args = ["--no-config", "--files", "--hidden", `--glob=${input.pattern}`, "--glob=!**/.git/**"]
     args.push(...excludes(where.cwd, input.exclude), ".")
     const files: string[] = []
@@ -246,8 +248,10 @@ export namespace SecuritySearch {
    * Runs ripgrep, handing each output line to `row` until it returns true (then stops it: true is returned). Done when
    * its output has ended, not when the process has: a busy machine can report the exit before the last output.
    */
+  const missing = () => new SecurityError.SearchFailed({ reason: "no ripgrep was found (on PATH nor OpenCode's own)" })
+
   function run(rg: string, args: string[], cwd: string, row: (line: string) => boolean): Promise<boolean> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const proc = spawn(rg, args, { cwd, stdio: ["ignore", "pipe", "ignore"] })
       let buffer = ""
       let stopped = false
@@ -269,7 +273,12 @@ export namespace SecuritySearch {
         if (buffer && row(buffer)) return stop()
         resolve(false)
       })
-      proc.on("error", () => resolve(stopped))
+      // Not started (gone, not executable, no process left to fork): no answer at all, not an empty one.
+      proc.on("error", (error) =>
+        stopped
+          ? resolve(true)
+          : reject(new SecurityError.SearchFailed({ reason: `ripgrep (${rg}) could not run: ${error.message}` })),
+      )
     })
   }
 }

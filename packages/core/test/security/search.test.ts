@@ -112,4 +112,22 @@ describe("SecuritySearch.glob", () => {
       "(Results are truncated: showing first 100 results. Consider using a more specific path or pattern.)",
     )
   })
+
+  test("a ripgrep that cannot run fails the call with a named error, never answers 'No files found'", async () => {
+    await using p = await project(3)
+    const rg = path.join(p.dir.path, "no-such-rg")
+    const base = { ...p.scope, base: p.dir.path, rg }
+    for (const search of [
+      () => SecuritySearch.glob({ ...base, pattern: "**/*.txt" }),
+      () => SecuritySearch.grep({ ...base, pattern: "PUBX" }),
+    ]) {
+      const failed = await search().then(
+        () => undefined,
+        (error: Error) => error,
+      )
+      expect(failed?.name).toBe("SecuritySearchFailed")
+      expect(failed?.message).toContain("could not run")
+      expect(failed?.message).toContain("install ripgrep (rg) on PATH")
+    }
+  })
 })
