@@ -3,24 +3,11 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
-import { REDTEAM_POLICY, ROUTES, isolateHome, open, redteamProject, type RouteName, commitIn } from "./redteam-helpers"
+import { REDTEAM_POLICY, ROUTES, isolateHome, open, redteamProject, commitIn, fresh } from "./redteam-helpers"
 
 setDefaultTimeout(120_000)
 const home = isolateHome()
 afterAll(() => home.restore(), 60_000)
-
-async function fresh(route: RouteName, extra: Record<string, string> = {}) {
-  const dir = await redteamProject(extra, REDTEAM_POLICY)
-  const s = await open(route, dir.path)
-  return {
-    dir,
-    s,
-    async [Symbol.asyncDispose]() {
-      await s.close()
-      await dir[Symbol.asyncDispose]()
-    },
-  }
-}
 
 const marker = (name: string, route: string) => `/tmp/ocb-AH-m-${name}-${route}-${process.pid}`
 

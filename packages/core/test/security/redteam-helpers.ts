@@ -714,3 +714,24 @@ export function typedRefusal(result: Result): boolean {
 export function policyBytes(dir: string, rel = ".opencode-security.json"): Buffer {
   return fs.readFileSync(path.join(dir, rel))
 }
+
+/**
+ * A session on `route` over a new red-team project (`redteamProject` with `extra` files and the red-team policy),
+ * both disposed together.
+ *
+ * @example
+ * await using box = await fresh("core")
+ * await box.s.bash("ls")
+ */
+export async function fresh(route: RouteName, extra: Record<string, string> = {}) {
+  const dir = await redteamProject(extra, REDTEAM_POLICY)
+  const s = await open(route, dir.path)
+  return {
+    dir,
+    s,
+    async [Symbol.asyncDispose]() {
+      await s.close()
+      await dir[Symbol.asyncDispose]()
+    },
+  }
+}
