@@ -17,14 +17,20 @@ export const text = (r: Result) => `${r.output}${r.failed ?? ""}${r.refused ?? "
 /**
  * The composition root for `dir` on `route`, with `call` (one of this product's tools: before hook, the tool, after
  * hook), `hooked` (a call whose tool runs elsewhere: `run` stands for it once the before hook allowed it), `trigger`
- * and the permissions the tools asked (`asked`).
+ * and the permissions the tools asked (`asked`); `extra` adds to or replaces the host's members.
  *
  * @example
  * const s = await composed("plugin", dir.path, {}, "ses_x")
  * text(await s.call("ast_grep_search", { pattern: "x", lang: "ts" }))
  */
-export async function composed(route: Route, dir: string, options: Record<string, any>, session: string) {
-  const host: Host = { directory: dir, worktree: dir, log: Logger.silent, messages: async () => [] }
+export async function composed(
+  route: Route,
+  dir: string,
+  options: Record<string, any>,
+  session: string,
+  extra: Partial<Host> = {},
+) {
+  const host: Host = { directory: dir, worktree: dir, log: Logger.silent, messages: async () => [], ...extra }
   const instance = await Builtins.create(host, { options, logger: () => Logger.silent, native: () => false })
   const seams = BuiltinsSeams.from(instance)
   const hooks = instance.hooks as Record<string, any>
