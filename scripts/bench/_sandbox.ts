@@ -11,8 +11,12 @@ import { SecurityGuard } from "../../packages/core/security/guard"
 const quantile = (xs: number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]
 
-/** A project of `files` ordinary files in nested folders, a policy with `rules` rules and some protected files. */
-function project(files: number, rules: number) {
+/**
+ * A project of `files` ordinary files in nested folders, a policy with `rules` rules and some protected files, plus
+ * `spread` more `.env` files each in two folders of its own (`pkgs/p<i>/sub/.env`): every folder above a protected
+ * file is pinned, so these add two pins each.
+ */
+function project(files: number, rules: number, spread: number) {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ocb-bench-sbx-")))
   for (let i = 0; i < files; i++) {
     const sub = path.join(dir, "src", `m${i % 40}`, `p${i % 7}`)
@@ -22,6 +26,10 @@ function project(files: number, rules: number) {
   fs.mkdirSync(path.join(dir, "secrets"), { recursive: true })
   fs.writeFileSync(path.join(dir, "secrets/api.key"), "API_KEY=Zx81Qp0vLk27mNb5Yt3RwE9u\n")
   fs.writeFileSync(path.join(dir, ".env"), "TOKEN=x\n")
+  for (let i = 0; i < spread; i++) {
+    fs.mkdirSync(path.join(dir, "pkgs", `p${i}`, "sub"), { recursive: true })
+    fs.writeFileSync(path.join(dir, "pkgs", `p${i}`, "sub", ".env"), `TOKEN=${i}\n`)
+  }
   const list = [
     { pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"] },
     { pattern: "**/.env*", type: "file", deniedOperations: ["read", "llm"] },
@@ -32,11 +40,12 @@ function project(files: number, rules: number) {
   return dir
 }
 
-export async function sandboxCost(options: { files?: number; rules?: number; samples?: number } = {}) {
+export async function sandboxCost(options: { files?: number; rules?: number; samples?: number; spread?: number } = {}) {
   const files = options.files ?? 2000
   const rules = options.rules ?? 100
   const samples = options.samples ?? 60
-  const dir = project(files, rules)
+  const spread = options.spread ?? 0
+  const dir = project(files, rules, spread)
   const guard = await SecurityGuard.create({ directory: dir, worktree: dir, env: {}, shell: "/bin/bash" })
   await guard.ready()
   const command = "ls src > /dev/null && echo ok"
@@ -73,7 +82,7 @@ export async function sandboxCost(options: { files?: number; rules?: number; sam
   const p50 = quantile(plain, 0.5)
   const b50 = quantile(boxed, 0.5)
   console.log(
-    `sandbox cost per bash call (${files} files, ${rules} rules, ${mounts} mounts, ${samples} samples): ` +
+    `sandbox cost per bash call (${files} files, ${rules} rules${spread ? `, ${spread} .env files each in two folders of its own` : ""}, ${mounts} mounts, ${samples} samples): ` +
       `plain bash p50 ${p50.toFixed(1)} ms, p90 ${quantile(plain, 0.9).toFixed(1)} ms; ` +
       `sandboxed with hooks p50 ${b50.toFixed(1)} ms, p90 ${quantile(boxed, 0.9).toFixed(1)} ms = ${(b50 / p50).toFixed(1)}× plain; ` +
       `added p50 ${(b50 - p50).toFixed(1)} ms (target ≤15 ms), of which the hooks (tree refresh, plan) ${quantile(hooks, 0.5).toFixed(1)} ms`,

@@ -5,7 +5,8 @@
 //    a single `indexOf` pass over the same text (the floor of any scan);
 //  - the hook payload guard on a 200-message history (messages transform: clone, redact, structural diff), against
 //    a plain structuredClone of the same history.
-//  - the kernel sandbox's cost per bash call (see _sandbox.ts), against the same command run plainly;
+//  - the kernel sandbox's cost per bash call (see _sandbox.ts), against the same command run plainly, also with 100 and
+//    300 protected files in folders of their own (the pins above them);
 //  - pattern check: hostile patterns (SecurityGlob) on 32- and 4096-character paths, p50 and max per check, against
 //    an `includes` of the pattern's literal over the same path; and, once and capped, picomatch on the first one.
 // Nothing here fails on timing; targets are printed next to the figures.
@@ -359,6 +360,9 @@ try {
   await hookGuard(hundred)
   await hostilePatterns()
   await sandboxCost()
+  // Every folder above a protected file is pinned (a mount point cannot be moved); bubblewrap's cost per mount grows
+  // with the mounts already made, so protected files in folders of their own cost more than linearly.
+  for (const spread of [100, 300]) await sandboxCost({ spread, samples: 12 })
 } finally {
   for (const d of [none, empty, hundred]) fs.rmSync(d, { recursive: true, force: true })
 }
