@@ -297,6 +297,24 @@ export namespace CommentHistoryExtract {
       select: ["--until=2022-01-01", "--no-merges"],
       target: 42,
     },
+    // Added for the fourteenth batch: four more repositories whose commits credit an AI assistant the same way
+    // (TypeScript and JavaScript in claudecodeui, Python in browser-use, Go in kubernetes-mcp-server, Rust in
+    // pitchfork), and one human-written control from before 2022 (Rust in fd).
+    ...(
+      [
+        ["claudecodeui", "siteboon/claudecodeui"],
+        ["browser-use", "browser-use/browser-use"],
+        ["kubernetes-mcp-server", "containers/kubernetes-mcp-server"],
+        ["pitchfork", "jdx/pitchfork"],
+      ] as const
+    ).map((entry) => ({ ...assistant(entry), target: 42 })),
+    {
+      name: "fd",
+      repo: "sharkdp/fd",
+      style: "human",
+      select: ["--until=2022-01-01", "--no-merges"],
+      target: 42,
+    },
   ]
 
   /**
