@@ -6,8 +6,9 @@ import { CommentHistory } from "./history/history"
 // positive. The figures per sensitivity are printed for the first batch's two parts ("tune", "held"), the second
 // batch ("fresh"), the third ("third"), the fourth ("fourth"), the fifth ("fifth"), the sixth ("sixth"), the seventh
 // ("seventh"), the eighth ("eighth"), the ninth ("ninth"), the tenth ("tenth"), the eleventh ("eleventh"), the
-// twelfth ("twelfth") and the thirteenth ("thirteenth"), each of the last nine held out when first measured; all but
-// the twelfth and thirteenth are tuning material now (the docs say when each was held out); their measured floors are checked at `normal`.
+// twelfth ("twelfth"), the thirteenth ("thirteenth") and the fourteenth ("fourteenth"), each of the last ten held out
+// when first measured; all but the last three are tuning material now (the docs say when each was held out); their
+// measured floors are checked at `normal`.
 const PARTS = CommentHistory.PARTS
 
 test("comment checker: precision and recall on labelled comments from real history", () => {
@@ -105,6 +106,12 @@ test("comment checker: precision and recall on labelled comments from real histo
   // 51/75, relaxed 45/54 and 45/75). Recall met, precision not; measured floors. Its comments have not been read.
   expect(results.normal.thirteenth.precision).toBeGreaterThanOrEqual(0.79)
   expect(results.normal.thirteenth.recall).toBeGreaterThanOrEqual(0.66)
+  // The fourteenth likewise (committed as 53833bd before the checker ran on it; five repositories new to the set,
+  // labelled by a helper that read only the labelling criteria), measured once in aggregate with the rules of commit
+  // 719b4c6: 17/26 and 17/52 at normal (strict 22/33 and 22/52, relaxed 14/20 and 14/52). Neither goal met; measured
+  // floors. Its comments have not been read.
+  expect(results.normal.fourteenth.precision).toBeGreaterThanOrEqual(0.65)
+  expect(results.normal.fourteenth.recall).toBeGreaterThanOrEqual(0.32)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
   for (const part of PARTS) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)

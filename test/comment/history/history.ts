@@ -221,7 +221,7 @@ export namespace CommentHistory {
   /**
    * Precision and recall of the comments the checker's note names, per part (`PARTS`): the first batch's tuning part
    * (even commit hashes) and held-out part (odd), then one part per later batch (`fresh` for `<name>.2.json`, `third`
-   * for `<name>.3.json`, … `thirteenth` for `<name>.13.json`). The second batch was drawn and labelled after the rules were
+   * for `<name>.3.json`, … `fourteenth` for `<name>.14.json`). The second batch was drawn and labelled after the rules were
    * written, the third to fifth before the rules were revised on the batches before them, and from the sixth on each
    * was drawn and labelled blind with the rules unchanged and measured once with them.
    *
@@ -256,6 +256,7 @@ export namespace CommentHistory {
     "eleventh",
     "twelfth",
     "thirteenth",
+    "fourteenth",
   ] as const
   /** Every part `evaluate` measures, oldest first: the first batch's two parts, then one per later batch. */
   export const PARTS = ["tune", "held", ...BATCHES] as const
