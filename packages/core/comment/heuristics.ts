@@ -53,21 +53,22 @@ export namespace CommentHeuristics {
   /** Obvious comments are short: a restatement, not an explanation. */
   export const MAX_WORDS = 8
 
+  /**
+   * Imperatives only: a comment in the third person ("Logs a smart edit correction event.", "Returns the pattern as a
+   * literal …") describes what a declaration is or does, the style of documentation, not a step narrated.
+   */
   const VERBS =
-    "get|gets|fetch|fetches|retrieve|retrieves|update|updates|increment|increments|decrement|decrements|calculate|" +
-    "calculates|compute|computes|add|adds|append|appends|push|pushes|remove|removes|delete|deletes|call|calls|" +
-    "invoke|invokes|store|stores|save|saves|send|sends|convert|converts|parse|parses|assign|assigns|read|reads|" +
-    "write|writes|open|opens|close|closes|start|starts|stop|stops|handle|handles|process|processes|clear|clears|" +
-    "reset|resets|sort|sorts|format|formats|build|builds|render|renders|generate|generates|instantiate|" +
-    "instantiates|load|loads|insert|inserts|use|uses|make|makes|run|runs|execute|executes|wait|waits|throw|throws"
+    "get|fetch|retrieve|update|increment|decrement|calculate|compute|add|append|push|remove|delete|call|invoke|" +
+    "store|save|send|convert|parse|assign|read|write|open|close|start|stop|handle|process|clear|reset|sort|format|" +
+    "build|render|generate|instantiate|load|insert|use|make|run|execute|wait|throw"
 
   /** The PRD's six patterns first, then the narration patterns this checker adds. */
   export const PATTERNS: RegExp[] = [
-    /^(initiali[sz]e|create|set|define|declare)s? (the|a|an) \w+/i,
-    /^(return|log|print|output)s? (the|a) \w+/i,
-    /^(loop|iterate|map|filter)s? (through|over|the) \w+/i,
-    /^(check|verify|validate|ensure)s? (if|that|the) \w+/i,
-    /^(import|require|include)s? \w+/i,
+    /^(initiali[sz]e|create|set|define|declare) (the|a|an) \w+/i,
+    /^(return|log|print|output) (the|a) \w+/i,
+    /^(loop|iterate|map|filter) (through|over|the) \w+/i,
+    /^(check|verify|validate|ensure) (if|that|the) \w+/i,
+    /^(import|require|include) \w+/i,
     /^(function|method|class) (to|that|for) \w+/i,
     new RegExp(`^(${VERBS}) (the|a|an|new|this|that|all|each|every|our|some|it) \\w+`, "i"),
     /^(initiali[sz]e|create|set|define|declare|return|increment|decrement) \w+( \w+){0,3}$/i,

@@ -243,6 +243,18 @@ describe("comment heuristics", () => {
     })
   })
 
+  test("a comment in the third person describes what a declaration does: not narration; the imperative is", () => {
+    // "Logs a …", "Returns the …", "Creates the …" is the style of documentation (of an enum member, a function);
+    // a step narrated is an imperative ("Log a …").
+    expect(CommentHeuristics.obvious("Returns the cached value")).toBe(false)
+    expect(CommentHeuristics.obvious("Return the cached value")).toBe(true)
+    expect(CommentHeuristics.narration("Logs a cache eviction event.", ["CACHE_EVICTION = 12,"])).toBeUndefined()
+    expect(CommentHeuristics.narration("Creates the user record", ["USER_RECORD_CREATED = 3,"])).toBeUndefined()
+    expect(CommentHeuristics.narration("Log a cache eviction event", ["logger.log(cacheEviction)"])).toBe("plain")
+    // One that repeats its line is still a duplicate (heuristic 3).
+    expect(CommentHeuristics.restates("Returns the total", "return total")).toBe(true)
+  })
+
   test("a cross-reference is not narration nor a repeat of its code, whatever words its target shares (tester's X3)", () => {
     // tursodatabase/turso 768559df36, core/translate/optimizer/constraints.rs.
     const code = [
