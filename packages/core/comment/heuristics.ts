@@ -237,9 +237,12 @@ export namespace CommentHeuristics {
     return NARRATION_VERBS.has(w) || (w.length >= 5 && w.startsWith("re") && NARRATION_VERBS.has(w.slice(2)))
   }
 
-  /** Words after the first that mark an explanation, a condition on use, or an instruction: never narration. */
+  /**
+   * Words after the first that mark an explanation, a condition on use, or an instruction: never narration. An example
+   * is one too ("e.g.", "such as", "like" before a quoted or numeric literal: "Handle dotted ids like "5.1"").
+   */
   const EXPLAINS =
-    /\b(because|since|so that|otherwise|regardless|anyways?|either way|instead|unless|avoid\w*|prevent\w*|workaround|hack|why|e\.g|i\.e|see|in case|ideally|but|however|although|though|due to|compat\w*|legacy|bug|issue|must|should|never|always|only|can't|cannot|won't|don't|do not|assum\w*|expects|(note|important|warning)(?=\s*[:!,(-])|careful|race|deadlock|(un)?safe|easier|harder|simpler|faster|slower|cheaper|safer|better|worse|allows?|enables?|lets)\b|\([^)]*\b(is|are|was|were|means?)\b/i
+    /\b(because|since|so that|otherwise|regardless|anyways?|either way|instead|unless|avoid\w*|prevent\w*|workaround|hack|why|e\.g|i\.e|see|in case|ideally|but|however|although|though|due to|compat\w*|legacy|bug|issue|must|should|never|always|only|can't|cannot|won't|don't|do not|assum\w*|expects|(note|important|warning)(?=\s*[:!,(-])|careful|race|deadlock|(un)?safe|easier|harder|simpler|faster|slower|cheaper|safer|better|worse|allows?|enables?|lets|such as)\b|\blike\s+["'`\d]|\([^)]*\b(is|are|was|were|means?)\b/i
 
   /** Explanation words, outside hyphenated compounds ("read-only" and "non-blocking" name a kind, not a reason). */
   function explains(text: string): boolean {

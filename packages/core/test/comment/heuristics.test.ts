@@ -159,6 +159,10 @@ describe("comment heuristics", () => {
       ["Download with fetch() - Bun handles redirects automatically", ["const response = await fetch(url)"], undefined],
       ["Load .env.local locally; on Railway vars are already injected", ['loadEnv(".env.local")'], undefined],
       ["Reopen the database and read its meta", ["const db = openDatabase(path)", "const meta = db.meta()"], "plain"],
+      // An example ("such as …", "like" before a literal) tells what the code handles, which its names do not.
+      ['Split dotted ids like "5.1" into parts', ['const parts = id.split(".")'], undefined],
+      ["Parse options such as the timeout", ["opts = parse_options(argv)"], undefined],
+      ["Split dotted ids into parts", ['const parts = id.split(".")'], "plain"],
       // So does a parenthesis of three content words or more that the code does not hold.
       [
         "Merge built-in servers (auto-enabled by API key, respecting disabled ones)",
