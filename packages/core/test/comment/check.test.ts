@@ -152,7 +152,7 @@ describe("judging one change", () => {
     ])
   })
 
-  test("runs of narrations, the share among non-doc comments, a lone likely narration: in changes written as sentences", () => {
+  test("runs of narrations, the share among non-doc comments, a likely narration beside a plain one: in changes written as sentences", () => {
     const notes = Array.from({ length: 8 }, (_, i) => [
       `// Indent ${i} marks a nested entry (format 2).`,
       `f${i}()`,
@@ -178,9 +178,16 @@ describe("judging one change", () => {
     expect(named(withDocs)).toEqual(["Save the previous server"])
     const lowerDocs = withDocs.map((l) => l.replace("// Deeper", "// deeper").replace("// Save", "// save"))
     expect(named(lowerDocs)).toEqual([])
-    // A lone likely narration in a change whose every comment narrates counts.
+    // A likely narration in a change whose every comment narrates counts when one of them narrates plainly; alone,
+    // one word in common with its code shows no style (named at strict only).
     const lone = "# Raise an exception for HTTP errors\nresponse.raise_for_status()\n"
-    expect(CommentCheck.judge(AddedLines.fromEdit("/r/b.py", "", lone), "normal")!.named).toHaveLength(1)
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/b.py", "", lone), "normal")!.named).toEqual([])
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/b.py", "", lone), "strict")!.named).toHaveLength(1)
+    const pair = "# Fetch the badge data\ndata = fetch_badge_data(url)\n\n" + lone
+    expect(CommentCheck.judge(AddedLines.fromEdit("/r/b.py", "", pair), "normal")!.named.map((f) => f.text)).toEqual([
+      "Fetch the badge data",
+      "Raise an exception for HTTP errors",
+    ])
     // Terse lower-case step notes are a style of well-commented human code.
     const lower = steps.map((l) => l.replace("// S", "// s"))
     expect(named([...notes.flat(), ...lower])).toEqual([])
