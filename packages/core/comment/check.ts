@@ -43,8 +43,11 @@ export namespace CommentCheck {
     }
     return false
   }
-  /** A named comment; `trailing` when it sits after code on its line. */
-  export type Finding = { line?: number; text: string; trailing?: boolean }
+  /**
+   * A named comment; `trailing` when it sits after code on its line; `qualified` for a narrated step that says more
+   * than its code (counted for the change's style, never named).
+   */
+  export type Finding = { line?: number; text: string; trailing?: boolean; qualified?: boolean }
   /** Plain narrations in one change from which its likely ones count too. */
   export const CONSISTENT = 2
   /**
@@ -60,6 +63,7 @@ export namespace CommentCheck {
     flagged: boolean
     reasons: string[]
     density: { comments: number; lines: number; ratio: number }
+    /** Narrating comments counted against the change (not the steps that say more than their code). */
     obvious: Finding[]
     duplicates: Finding[]
     /** The comments the note holds against the change: those of the obvious and duplicate reasons that apply. */
@@ -171,9 +175,13 @@ export namespace CommentCheck {
           heading,
         })
         if (annotation && (narration || duplicate)) narrating++
-        if (narration === "plain" || (narration === "likely" && limits.likely)) obvious.push({ line: where, text })
+        // A step that says more than its code (when, how or why it runs: `CommentHeuristics.adds`) is not named, but
+        // it is written as a step: it counts for the change's style (the share, a run, the likely ones) as before.
+        const qualified = !!narration && CommentHeuristics.adds(text, code)
+        const finding: Finding = qualified ? { line: where, text, qualified } : { line: where, text }
+        if (narration === "plain" || (narration === "likely" && limits.likely)) obvious.push(finding)
         else if (duplicate) duplicates.push({ line: where, text, trailing: comment.trailing })
-        else if (narration === "likely") likely.push({ line: where, text })
+        else if (narration === "likely") likely.push(finding)
       }
       const d = CommentHeuristics.density({ kinds, added: doc.added, annotations })
       density.comments += d.comments
@@ -219,9 +227,10 @@ export namespace CommentCheck {
     )
       obvious.push(...likely.splice(0))
     const named: Finding[] = []
-    if (obvious.length >= limits.obvious && share(obvious.length)) {
-      reasons.push(`${count(obvious.length, "comment")} restating the code: ${examples(obvious)}`)
-      named.push(...obvious)
+    const restating = obvious.filter((f) => !f.qualified)
+    if (restating.length >= limits.obvious && share(obvious.length)) {
+      reasons.push(`${count(restating.length, "comment")} restating the code: ${examples(restating)}`)
+      named.push(...restating)
     }
     if (duplicates.length >= limits.duplicates && share(duplicates.length)) {
       // A trailing comment repeats the line it is on, one above code the line below it.
@@ -235,7 +244,16 @@ export namespace CommentCheck {
       reasons.push(`${count(duplicates.length, "comment")} repeating ${where}: ${examples(duplicates)}`)
       named.push(...duplicates)
     }
-    return { file, flagged: reasons.length > 0, reasons, density, obvious, duplicates, named, judged: all }
+    return {
+      file,
+      flagged: reasons.length > 0,
+      reasons,
+      density,
+      obvious: restating,
+      duplicates,
+      named,
+      judged: all,
+    }
   }
 
   /**

@@ -462,6 +462,66 @@ export namespace CommentHeuristics {
     return base ? base + m[2] : t
   }
 
+  /** A time clause after the step: "… before page loads", "… when the generated code references it". */
+  const TIME = /\b(when|whenever|before|after|until|while|once)\s+(\S[^,;.!?(]*)/i
+  /**
+   * A purpose with its own subject after the step's object: "… for add_turn to find", "… so hooks can modify them"
+   * (not "Wait for the server to start", where "for" belongs to the verb).
+   */
+  const PURPOSE = /(^|\s)(for\s+\S+(\s+\S+)?\s+to|so\s+\S+(\s+\S+)?\s+(can|could|will|would))\s+[a-z]+/i
+  /**
+   * How or how often a step runs: "Build once", "… lazily", "… atomically", with the stem the code would use to say
+   * the same (`lazy`, `atomic`, `parallel`).
+   */
+  const MANNER: Record<string, string> = {
+    once: "once",
+    lazily: "lazy",
+    eagerly: "eager",
+    atomically: "atomic",
+    concurrently: "concurren",
+    parallel: "parallel",
+    background: "background",
+    asynchronously: "async",
+    synchronously: "sync",
+    idempotently: "idempot",
+  }
+  /** Verbs that state what a test expects (not "check", which as often opens a condition in code). */
+  const VERIFYING = /^(verify|confirm|assert)$/i
+  /** An absence or a negated outcome. */
+  const ABSENCE = /\b(\w+n't|not|never|no|none|nothing|without)\b/i
+
+  /**
+   * Whether a step comment says more than the code it sits on: when or how the step is meant to run, or why, in words
+   * the code does not hold. A time clause two or more of whose content words the code lacks ("Set theme in
+   * localStorage before page loads"; not "Apply filter before sampling"), a manner the code does not name ("Update
+   * iteration in state file atomically" over a temporary file and a rename, "Build once" before a loop), a purpose
+   * with its own subject ("Set up the thread context for add_turn to find"), or a verification of an absence
+   * ("Verify fetch was NOT called": what a test expects not to happen). Such a step is not named; it still shows a
+   * change commenting step by step (`CommentCheck.judge`).
+   *
+   * @example
+   * CommentHeuristics.adds("Update the state file atomically", ["mv \"$tmp\" \"$state\""]) // true
+   * CommentHeuristics.adds("Apply filter before sampling", ["tests = filter_dataset(tests)"]) // false
+   */
+  export function adds(text: string, code: string[]): boolean {
+    const all = words(attempt(text.trim().replace(STEP, "").replace(SEQUENCE, "")))
+    if (all.length < 2) return false
+    const rest = all.slice(1).join(" ")
+    if (VERIFYING.test(all[0]) && ABSENCE.test(rest)) return true
+    if (PURPOSE.test(all.slice(2).join(" "))) return true
+    const clause = TIME.exec(rest)?.[2]
+    if (clause) {
+      const { shared, total } = overlap(clause, code)
+      if (total - shared >= 2) return true
+    }
+    const codeWords = code.flatMap((line) => normalize(line).split(" "))
+    for (const w of rest.toLowerCase().split(/[^a-z]+/)) {
+      const stem = MANNER[w]
+      if (stem && !codeWords.some((c) => c.startsWith(stem))) return true
+    }
+    return false
+  }
+
   /** Verbs of a check a test states. */
   const CHECKING = /^(check|verify|validate|ensure|assert|confirm|test)$/i
 

@@ -193,6 +193,18 @@ describe("judging one change", () => {
     expect(named([...notes.flat(), ...lower])).toEqual([])
   })
 
+  test("a step that says more than its code is not named, but counts for the change's style", () => {
+    const why = (i: number) => [`// Entry ${i} is kept: the index refers to it by position.`, `keep(${i})`, ""]
+    const load = ["// Load the settings file", "const settings = loadSettings(file)", ""]
+    const atomic = ["// Update the state file atomically", "writeFileSync(tmp, data)", "renameSync(tmp, state)", ""]
+    const named = (lines: string[]) =>
+      CommentCheck.judge(AddedLines.fromEdit("/r/s.ts", "", lines.join("\n")), "normal")!.named.map((f) => f.text)
+    // Two steps among six comments make the share (a third); only the one that restates its code is named.
+    expect(named([...load, ...why(1), ...why(2), ...atomic, ...why(3), ...why(4)])).toEqual(["Load the settings file"])
+    // Alone, the step that says how it runs names nothing.
+    expect(named([...why(1), ...why(2), ...atomic, ...why(3)])).toEqual([])
+  })
+
   test("the documents of one file are judged together: one verdict, one note line per file", () => {
     const docs = [
       ...AddedLines.fromEdit("/r/a.ts", "", "// Initialize the count\nlet count = 0"),

@@ -259,6 +259,26 @@ describe("comment heuristics", () => {
     expect(CommentHeuristics.restates("Returns the total", "return total")).toBe(true)
   })
 
+  test("adds: a step that says when, how or why it runs in words its code lacks says more than its code", () => {
+    const cases: [string, string[], boolean][] = [
+      // A time clause two or more of whose content words the code lacks; one is the step's object.
+      ["Set the theme in localStorage before the page loads", ['localStorage.setItem("theme", "dark")'], true],
+      ["Apply the filter before sampling", ["tests = filter_dataset(tests)"], false],
+      // A manner the code does not name.
+      ["Build the binary once", ["cargo build -p cli --quiet"], true],
+      ["Update the state file atomically", ['sed "s/x/y/" "$state" > "$tmp"', 'mv "$tmp" "$state"'], true],
+      ["Run the tests in parallel", ["fullyParallel: true,"], false],
+      // A purpose with its own subject; "for" after the verb belongs to it.
+      ["Seed the session for the worker to find", ["session = Session(id=1)"], true],
+      ["Wait for the server to start", ["await server.ready()"], false],
+      // A verification of an absence: what a test expects not to happen.
+      ["Verify the cache was not written", ["const writes = calls.filter((c) => c[0] === 'write')"], true],
+      ["Verify the cache was written", ["expect(cache.write).toHaveBeenCalled()"], false],
+      ["Check that the key is not empty", ["if (!key) throw new Error()"], false],
+    ]
+    for (const [text, code, adds] of cases) expect([text, CommentHeuristics.adds(text, code)]).toEqual([text, adds])
+  })
+
   test("a cross-reference is not narration nor a repeat of its code, whatever words its target shares (tester's X3)", () => {
     // tursodatabase/turso 768559df36, core/translate/optimizer/constraints.rs.
     const code = [
