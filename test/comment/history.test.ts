@@ -49,12 +49,12 @@ test("comment checker: precision and recall on labelled comments from real histo
   expect(results.normal.tune.recall).toBeGreaterThanOrEqual(0.78)
   expect(results.normal.held.precision).toBeGreaterThanOrEqual(1)
   expect(results.normal.held.recall).toBeGreaterThanOrEqual(0.69)
-  expect(results.normal.fresh.precision).toBeGreaterThanOrEqual(0.86)
+  expect(results.normal.fresh.precision).toBeGreaterThanOrEqual(0.96)
   expect(results.normal.fresh.recall).toBeGreaterThanOrEqual(0.78)
   expect(results.normal.third.precision).toBeGreaterThanOrEqual(1)
   expect(results.normal.third.recall).toBeGreaterThanOrEqual(0.73)
   // The fourth batch is tuning material now (its misses and false alarms were read for the work on batches 1-4).
-  expect(results.normal.fourth.precision).toBeGreaterThanOrEqual(0.92)
+  expect(results.normal.fourth.precision).toBeGreaterThanOrEqual(0.94)
   expect(results.normal.fourth.recall).toBeGreaterThanOrEqual(0.62)
   // The fifth batch was committed before the checker ran on it and measured once after that work (held out): 21/31
   // and 21/62 at normal (before both rounds of rule work 16/24 and 16/62). Goals not met; measured floors. Its
@@ -64,7 +64,7 @@ test("comment checker: precision and recall on labelled comments from real histo
   // The sixth batch was committed (3682dc8) before the checker ran on it and measured once with the rules as they
   // stood (held out): 36/43 and 36/56 at normal (strict 40/52 and 40/56, relaxed 30/34 and 30/56). Recall goal met,
   // precision goal (0.9) not. Its comments were read afterwards: tuning material for any later work.
-  expect(results.normal.sixth.precision).toBeGreaterThanOrEqual(0.83)
+  expect(results.normal.sixth.precision).toBeGreaterThanOrEqual(0.9)
   expect(results.normal.sixth.recall).toBeGreaterThanOrEqual(0.64)
   // The seventh batch was committed (bc05938) before the checker ran on it and measured once with the rules unchanged
   // since the sixth (held out): 14/16 and 14/25 at normal (strict 17/20 and 17/25, relaxed 12/14 and 12/25). Neither
@@ -74,12 +74,12 @@ test("comment checker: precision and recall on labelled comments from real histo
   // The eighth batch was committed (385c634) before the checker ran on it and measured once, after the rule change
   // chosen on batches 1-7 (0d2af40): 27/33 and 27/43 at normal (strict 30/38 and 30/43, relaxed 24/30 and 24/43); the
   // rules before that change gave 28/34 and 28/43. Recall goal met, precision goal (0.9) not; measured floors.
-  expect(results.normal.eighth.precision).toBeGreaterThanOrEqual(0.81)
+  expect(results.normal.eighth.precision).toBeGreaterThanOrEqual(0.9)
   expect(results.normal.eighth.recall).toBeGreaterThanOrEqual(0.62)
   // The ninth batch was committed (ad0035b) before the checker ran on it and measured once with the rules unchanged
   // since the eighth (held out): 29/41 and 29/47 at normal (strict 33/46 and 33/47, relaxed 28/39 and 28/47). Recall
   // goal met, precision goal (0.9) not; measured floors.
-  expect(results.normal.ninth.precision).toBeGreaterThanOrEqual(0.7)
+  expect(results.normal.ninth.precision).toBeGreaterThanOrEqual(0.76)
   expect(results.normal.ninth.recall).toBeGreaterThanOrEqual(0.61)
   // The tenth batch was committed (5116f36) before the checker ran on it and measured once with the rules of the ninth
   // batch's round (held out): 18/18 and 18/43 at normal (strict 27/27 and 27/43, relaxed 15/15 and 15/43). Precision
@@ -93,7 +93,7 @@ test("comment checker: precision and recall on labelled comments from real histo
   // (strict 13/23 and 13/35, relaxed 9/12 and 9/35). Neither goal met; measured floors. Its tmux comments were read
   // for the heading and C-definition rules (tester's R-C1, R-C2): tuning material since (docs: "Headings and C
   // function header comments").
-  expect(results.normal.eleventh.precision).toBeGreaterThanOrEqual(0.68)
+  expect(results.normal.eleventh.precision).toBeGreaterThanOrEqual(0.84)
   expect(results.normal.eleventh.recall).toBeGreaterThanOrEqual(0.31)
   // The twelfth batch was drawn and labelled blind by a helper that never read the rules, committed (fcdd3fe) before
   // the checker ran on it, and measured once in aggregate with the rules unchanged since the tester's round (held out):
@@ -104,8 +104,15 @@ test("comment checker: precision and recall on labelled comments from real histo
   // The thirteenth likewise (committed as 6f8c1f9 before the checker ran on it; five repositories new to the set),
   // measured once in aggregate with the rules of this file's last change: 50/63 and 50/75 at normal (strict 51/64 and
   // 51/75, relaxed 45/54 and 45/75). Recall met, precision not; measured floors. Its comments have not been read.
-  expect(results.normal.thirteenth.precision).toBeGreaterThanOrEqual(0.79)
+  expect(results.normal.thirteenth.precision).toBeGreaterThanOrEqual(0.89)
   expect(results.normal.thirteenth.recall).toBeGreaterThanOrEqual(0.66)
+  // The false-alarm round on batches 1-13 (docs: "False alarms of batches 1-13") raised the precision floors above to
+  // its figures (fresh 26/27, fourth 49/52, sixth 36/40, eighth 27/30, ninth 29/38, eleventh 11/13, thirteenth 50/56)
+  // with every recall as it was; pooled over batches 6-13 at normal, 238/267 and 238/394 (tuning material).
+  const pooled = PARTS.slice(PARTS.indexOf("sixth"), PARTS.indexOf("fourteenth")).map((p) => results.normal[p])
+  const hits = pooled.reduce((n, r) => n + r.hits, 0)
+  expect(hits / pooled.reduce((n, r) => n + r.flagged, 0)).toBeGreaterThanOrEqual(0.89)
+  expect(hits / pooled.reduce((n, r) => n + r.positives, 0)).toBeGreaterThanOrEqual(0.6)
   // The fourteenth likewise (committed as 53833bd before the checker ran on it; five repositories new to the set,
   // labelled by a helper that read only the labelling criteria), measured once in aggregate with the rules of commit
   // 719b4c6: 17/26 and 17/52 at normal (strict 22/33 and 22/52, relaxed 14/20 and 14/52). Neither goal met; measured
