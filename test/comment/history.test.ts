@@ -116,9 +116,10 @@ test("comment checker: precision and recall on labelled comments from real histo
   // The fourteenth likewise (committed as 53833bd before the checker ran on it; five repositories new to the set,
   // labelled by a helper that read only the labelling criteria), measured once in aggregate with the rules of commit
   // 719b4c6: 17/26 and 17/52 at normal (strict 22/33 and 22/52, relaxed 14/20 and 14/52). Neither goal met; measured
-  // floors. Its comments have not been read.
-  expect(results.normal.fourteenth.precision).toBeGreaterThanOrEqual(0.65)
-  expect(results.normal.fourteenth.recall).toBeGreaterThanOrEqual(0.32)
+  // floors. Its comments have not been read. Measured once more in aggregate after the false-alarm round on batches
+  // 1-13 (decided on those batches alone): 16/23 and 16/52 at normal (strict 21/31 and 21/52, relaxed 13/18 and 13/52).
+  expect(results.normal.fourteenth.precision).toBeGreaterThanOrEqual(0.69)
+  expect(results.normal.fourteenth.recall).toBeGreaterThanOrEqual(0.3)
   // Sensitivities are ordered: a stricter one names at least the comments a laxer one names.
   for (const part of PARTS) {
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
