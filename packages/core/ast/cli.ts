@@ -11,7 +11,7 @@
  * // $ bun packages/core/ast/cli.ts -p 'await $X' -l ts src
  * // Found 3741 matches in 229 files (typescript, pattern `await $X`, 653 files searched).
  */
-import { processIO } from "../util/cli"
+import { directoryProblem, processIO } from "../util/cli"
 import { AstPool } from "./pool"
 
 // The workers start loading napi before this thread loads the search's modules (zod, the language table, …).
@@ -28,6 +28,8 @@ try {
     process.exit(0)
   }
   const directory = process.cwd()
+  const problem = directoryProblem(directory)
+  if (problem) throw new Error(problem)
   const result = await AstSearch.run(
     { directory, lang: args.lang, pattern: args.pattern, paths: args.paths, globs: args.globs },
     { maxStoredMatches: AstFormat.LIMITS.matches },

@@ -5,6 +5,7 @@ import path from "path"
 import { promisify } from "util"
 import z from "zod"
 import { NamedError, errorMessage } from "../util/error"
+import { ProjectFolder } from "../util/folder"
 
 const run = promisify(execFile)
 
@@ -72,6 +73,8 @@ export namespace AuditTarget {
     options: { cwd: string; npm?: string; env?: Record<string, string | undefined> },
   ): Promise<Target> {
     const local = path.resolve(options.cwd, target)
+    // A path that only reads as the folder (its name is not UTF-8): another folder or none, never audited as it.
+    if (ProjectFolder.lossy(local)) throw new NotFound({ target, reason: ProjectFolder.problem(local)! })
     const stat = await fs.stat(local).catch(() => undefined)
     if (stat?.isDirectory()) return { dir: local, label: target, [Symbol.asyncDispose]: async () => {} }
     if (stat) throw new NotFound({ target, reason: "it is a file; give a plugin directory or an npm package name" })

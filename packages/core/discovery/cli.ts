@@ -2,7 +2,7 @@ import { parseArgs } from "util"
 import { loadOptions, validSection } from "../options"
 import { ResourceLoader } from "../resource/loader"
 import { ResourcePolicy } from "../resource/policy"
-import { Exit, type CliIO, worktreeOf } from "../util/cli"
+import { directoryProblem, Exit, type CliIO, worktreeOf } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { Logger } from "../util/log"
 import { DiscoveryCacheFile } from "./cache"
@@ -68,6 +68,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return Exit.usage
   }
 
+  const problem = directoryProblem(io.cwd)
+  if (problem) {
+    io.err(`discover: ${problem}\n`)
+    return Exit.usage
+  }
   const settings = readSettings(io)
   const worktree = worktreeOf(io.cwd) ?? io.cwd
   const policy = await ResourcePolicy.open(io.cwd, worktree, DiscoveryDirectories.home(io.env))

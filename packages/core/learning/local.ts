@@ -5,6 +5,7 @@ import path from "path"
 import type { Exposed } from "../builtins/feature"
 import type { Host } from "../host"
 import { ResourceProject } from "../resource/project"
+import { ProjectFolder } from "../util/folder"
 
 /**
  * The project's local state of the integration features (learnings, captured tool calls): one folder under the
@@ -37,17 +38,19 @@ export namespace LocalState {
 
   /**
    * Creates `folder` (the local state folder or one inside it) and the local state folder's own `.gitignore` ignoring
-   * everything in it, when it has none (also after the folder was deleted); an existing one is left as it is.
+   * everything in it, when it has none (also after the folder was deleted); an existing one is left as it is. Only
+   * below a project folder that exists (`ProjectFolder.mkdirInside`): a project path that names no folder (one whose
+   * name is not UTF-8, read as U+FFFD) throws instead of being made as a twin folder outside the project.
    *
    * @example
    * LocalState.ensure("/repo/.opencode/builtins-local/recovery") // also writes /repo/.opencode/builtins-local/.gitignore
    */
   export function ensure(folder: string) {
-    fs.mkdirSync(folder, { recursive: true })
     const marker = path.sep + path.normalize(DIR)
     const at = folder.lastIndexOf(marker + path.sep)
     const local = folder.endsWith(marker) ? folder : at >= 0 ? folder.slice(0, at + marker.length) : undefined
-    if (!local) return
+    if (!local) return void fs.mkdirSync(folder, { recursive: true })
+    ProjectFolder.mkdirInside(local.slice(0, -marker.length) || path.sep, folder)
     try {
       fs.writeFileSync(path.join(local, ".gitignore"), OWN_GITIGNORE, { flag: "wx" })
     } catch (error) {

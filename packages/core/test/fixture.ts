@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import os from "os"
 import path from "path"
-import { realpathSync } from "fs"
+import fsSync, { realpathSync } from "fs"
 
 /**
  * A real temporary directory for a test, removed when disposed.
@@ -109,5 +109,33 @@ export function recordingExclusive(spans: string[]) {
     } finally {
       spans.push("release")
     }
+  }
+}
+
+/**
+ * A project in a folder whose name is not UTF-8 (`caf\xe9`, Latin-1) inside `base`: made by byte paths, which is the
+ * only way Bun can name it. `path` is what Bun reads for it (`process.cwd()` there, the directory OpenCode hands a
+ * plugin): `caf\ufffd`, a path that names no folder. `twin()` makes that path exist (an empty folder, as an older
+ * version's `discover` made it); `entries()` lists `base` by bytes.
+ *
+ * @example
+ * const p = notUtf8Project(dir.path, { ".env": "S=1\n" })
+ * p.path // "/tmp/ocb-test-…/caf\ufffd"
+ */
+export function notUtf8Project(base: string, files: Record<string, string> = {}) {
+  const bytes = Buffer.concat([Buffer.from(base + "/"), Buffer.from([0x63, 0x61, 0x66, 0xe9])])
+  const at = (rel: string) => Buffer.concat([bytes, Buffer.from("/" + rel)])
+  fsSync.mkdirSync(bytes)
+  for (const [rel, content] of Object.entries(files)) {
+    const parts = rel.split("/")
+    for (let i = 1; i < parts.length; i++) fsSync.mkdirSync(at(parts.slice(0, i).join("/")), { recursive: true })
+    fsSync.writeFileSync(at(rel), content)
+  }
+  return {
+    bytes,
+    path: bytes.toString("utf8"),
+    at,
+    twin: () => fsSync.mkdirSync(bytes.toString("utf8")),
+    entries: () => fsSync.readdirSync(base, { encoding: "buffer" }).map((e) => Buffer.from(e)),
   }
 }

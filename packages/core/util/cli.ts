@@ -2,6 +2,7 @@ import fs from "fs"
 import path from "path"
 import { parseArgs } from "util"
 import { errorMessage } from "./error"
+import { ProjectFolder } from "./folder"
 import { Terminal } from "./terminal"
 
 /**
@@ -106,22 +107,15 @@ export function worktreeOf(dir: string): string | undefined {
 }
 
 /**
- * Why `dir` cannot be used as a command's folder ("… does not exist", "… is a file, not a directory"), or undefined
- * when it is a directory. Commands answer a bad folder with this message and `Exit.usage`, before reading anything.
+ * Why `dir` cannot be used as a command's folder ("… does not exist", "… is a file, not a directory", "… is not valid
+ * UTF-8 text"), or undefined when it is a directory (`ProjectFolder.problem`). Commands answer a bad folder with this
+ * message and `Exit.usage`, before reading or writing anything.
  *
  * @example
  * directoryProblem("/etc/hostname") // "/etc/hostname is not a directory (it is a file)"
  */
 export function directoryProblem(dir: string): string | undefined {
-  let stat: fs.Stats
-  try {
-    stat = fs.statSync(dir)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === "ENOENT" || code === "ENOTDIR") return `${dir} does not exist`
-    return `${dir} cannot be read (${errorMessage(error)})`
-  }
-  return stat.isDirectory() ? undefined : `${dir} is not a directory (it is a file)`
+  return ProjectFolder.problem(dir)
 }
 
 type OptionSpec = { type: "string" | "boolean"; short?: string }

@@ -3,7 +3,7 @@ import fs from "fs/promises"
 import path from "path"
 import { memoryIO } from "@opencode-builtins/core/util/cli"
 import { main } from "../cli"
-import { tmpdir } from "../../core/test/fixture"
+import { notUtf8Project, tmpdir } from "../../core/test/fixture"
 
 describe("opencode-builtins", () => {
   test("usage without a command (exit 2), with --help (exit 0), unknown commands named (exit 2)", async () => {
@@ -79,5 +79,39 @@ describe("opencode-builtins", () => {
     // own buffer past the command's end, and finishes that write with no error at all (seen once in a full run; a
     // 300 KB write to `| head -c 5` reports success), so the command's own status (1: lint findings) comes back.
     expect(["141", "1"]).toContain(out.trim())
+  }, 30_000)
+
+  // AQ1, as a user meets it: in a folder named with a Latin-1 byte, `discover` made the U+FFFD reading of its path (a
+  // twin folder beside it) for its cache, and `security check .env --op read` then answered ALLOWED (no policy).
+  test("in a folder whose name is not UTF-8: discover makes nothing beside it, security check refuses (exit 2)", async () => {
+    await using dir = await tmpdir()
+    const project = notUtf8Project(dir.path, {
+      ".git/HEAD": "ref: refs/heads/main\n",
+      ".env": "S=1\n",
+      ".opencode-security.json": JSON.stringify({
+        version: "1.0",
+        rules: [{ pattern: "**/.env*", type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] }],
+      }),
+    })
+    const cli = path.resolve(import.meta.dir, "../cli.ts")
+    // A shell enters the folder by its bytes (Bun passes arguments as UTF-8, so printf makes the byte); Bun's
+    // process.cwd() there is the U+FFFD reading.
+    const script =
+      'cd "$1/$(printf "caf\\351")" || exit 9; "$2" "$3" discover hello; echo "discover=$?"; ' +
+      'exec "$2" "$3" security check .env --op read'
+    const proc = Bun.spawn(["sh", "-c", script, "sh", dir.path, process.execPath, cli], {
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ])
+    expect(out).toBe("discover=2\n")
+    expect(code).toBe(2)
+    expect(err).toContain("security check: --dir: ")
+    expect(err).toContain("is not valid UTF-8 text")
+    expect(project.entries()).toEqual([Buffer.from("caf\xe9", "latin1")])
   }, 30_000)
 })

@@ -1,9 +1,11 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
+import path from "path"
 import { execFileSync } from "child_process"
 import { CaptureStore } from "../../capture/store"
 import { LocalState } from "../../learning/local"
-import { tmpdir } from "../fixture"
+import { ProjectFolder } from "../../util/folder"
+import { notUtf8Project, tmpdir } from "../fixture"
 
 describe("LocalState: the folder ignores itself", () => {
   test("the first write creates the folder's own .gitignore, so git status never lists the state, without init", async () => {
@@ -37,5 +39,24 @@ describe("LocalState: the folder ignores itself", () => {
     expect(fs.existsSync(dir.file("elsewhere/cache"))).toBe(true)
     expect(fs.existsSync(dir.file("elsewhere/.gitignore"))).toBe(false)
     expect(fs.existsSync(dir.file("elsewhere/cache/.gitignore"))).toBe(false)
+  })
+
+  // AQ1: a project path that names no folder (the U+FFFD reading of a name that is not UTF-8) was made, with its
+  // `.opencode/builtins-local`, as a twin beside the project; the state went there.
+  test("never makes the project folder: a local state path in a project folder that does not exist throws", async () => {
+    await using dir = await tmpdir({})
+    const project = notUtf8Project(dir.path)
+    for (const root of [project.path, dir.file("gone")]) {
+      expect(() => LocalState.write(path.join(root, ".opencode/builtins-local/learnings.json"), "{}\n")).toThrow(
+        ProjectFolder.Outside,
+      )
+      expect(() =>
+        CaptureStore.open(root).append({ callID: "c", sessionID: "s", tool: "read", status: "completed", at: 1 }),
+      ).toThrow()
+    }
+    expect(project.entries()).toEqual([Buffer.from("caf\xe9", "latin1")])
+    // Inside a project folder that exists, the folders below it are made as before.
+    LocalState.write(dir.file(".opencode/builtins-local/learnings.json"), "{}\n")
+    expect(fs.existsSync(dir.file(".opencode/builtins-local/.gitignore"))).toBe(true)
   })
 })

@@ -1,9 +1,38 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import { run as audit } from "../../audit/cli"
 import { run as capture } from "../../capture/cli"
+import { run as discover } from "../../discovery/cli"
+import { run as init } from "../../init/cli"
 import { run as learnings } from "../../learning/cli"
+import { run as mcp } from "../../mcp/cli"
 import { run as recovery } from "../../recovery/cli"
+import { run as resources } from "../../resource/cli"
+import { run as security } from "../../security/cli"
 import { CLOSED_OUTPUT, directoryProblem, memoryIO, processIO } from "../../util/cli"
-import { tmpdir } from "../fixture"
+import { notUtf8Project, tmpdir } from "../fixture"
+
+const POLICY = JSON.stringify({
+  version: "1.0",
+  roles: [{ name: "viewer", level: 1 }],
+  rules: [{ pattern: "**/.env*", type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] }],
+})
+
+/** Every command that works on a project folder, as `opencode-builtins <command> …` runs it in the current folder. */
+const COMMANDS: [string, (argv: string[], io: ReturnType<typeof memoryIO>) => Promise<number>, string[]][] = [
+  ["security check", security, ["check", ".env", "--op", "read"]],
+  ["security validate", security, ["validate"]],
+  ["discover", discover, ["hello"]],
+  ["discover --list", discover, ["--list"]],
+  ["resources lint", resources, ["lint"]],
+  ["resources query", resources, ["query", "release"]],
+  ["init", init, []],
+  ["capture list", capture, ["list"]],
+  ["learnings list", learnings, ["list"]],
+  ["recovery list", recovery, ["list"]],
+  ["mcp", mcp, []],
+  ["audit .", audit, ["."]],
+]
 
 describe("command-line folders", () => {
   test("directoryProblem: a folder is fine, a file or a missing path is named", async () => {
@@ -77,5 +106,54 @@ describe("command-line folders", () => {
     expect(written.slice(0, 2)).toEqual(["out\\u001b]52;c;aGk=\\u0007 \\u009b2J\r\n", "err\\u001b[2K\\u202e\n"])
     expect(written.join("")).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/)
     expect(JSON.parse(written[2])).toEqual(value)
+  })
+
+  // AQ1: Bun reads the folder's path with U+FFFD for the byte 0xE9 (a path naming no folder). `discover` made that path
+  // (a twin beside the project) for its cache; then `security check .env --op read` answered ALLOWED (no policy) and
+  // `security validate` "nothing is enforced": the layer failed open. Every command now refuses the folder, naming why.
+  test("in a folder whose path is not UTF-8 every command exits 2 saying so, and makes nothing beside it", async () => {
+    await using dir = await tmpdir()
+    const project = notUtf8Project(dir.path, { ".opencode-security.json": POLICY, ".env": "S=1\n", ".git/HEAD": "x\n" })
+    for (const [name, run, argv] of COMMANDS) {
+      const io = memoryIO(project.path)
+      const code = await run(argv, io)
+      expect({ name, code, says: io.stderr.includes("is not valid UTF-8 text") }).toEqual({ name, code: 2, says: true })
+      expect(io.stderr).toContain("Rename $'caf\\xe9'")
+      expect(io.stdout).not.toContain("ALLOWED")
+      expect(io.stdout).not.toContain("nothing is enforced")
+    }
+    expect(project.entries()).toEqual([Buffer.from("caf\xe9", "latin1")])
+  }, 60_000)
+
+  test("in such a folder with its U+FFFD twin beside it (an older discover made it), no command reads the twin", async () => {
+    await using dir = await tmpdir()
+    const project = notUtf8Project(dir.path, { ".opencode-security.json": POLICY, ".env": "S=1\n", ".git/HEAD": "x\n" })
+    project.twin()
+    for (const argv of [["check", ".env", "--op", "read"], ["validate"]]) {
+      const io = memoryIO(project.path)
+      expect(await security(argv, io)).toBe(2)
+      expect(io.stderr).toContain("is not valid UTF-8 text")
+      expect(io.stdout).toBe("")
+    }
+    expect(fs.readdirSync(project.path)).toEqual([])
+  })
+
+  test("directoryProblem: a path that is not UTF-8, reached directly, beside its twin or through a link, is named", async () => {
+    await using dir = await tmpdir()
+    const project = notUtf8Project(dir.path)
+    const direct = directoryProblem(project.path)
+    expect(direct).toStartWith(`${project.path}: its path is not valid UTF-8 text`)
+    expect(direct).toContain(`Rename $'caf\\xe9' in ${dir.path} to a UTF-8 name`)
+    project.twin()
+    expect(directoryProblem(project.path)).toBe(direct)
+    // A link with a UTF-8 name: the layer reads the real path (realpath), which is the U+FFFD reading again.
+    fs.symlinkSync(project.bytes, dir.file("link"))
+    expect(directoryProblem(dir.file("link"))).toStartWith(
+      `${dir.file("link")}: its real path ${project.path} (it is reached through a link) is not valid UTF-8`,
+    )
+    expect(await security(["check", "link/.env", "--op", "read", "--dir", "link"], memoryIO(dir.path))).toBe(2)
+    // A name really spelled with U+FFFD (valid UTF-8) is an ordinary folder.
+    fs.mkdirSync(dir.file("odd\ufffd"))
+    expect(directoryProblem(dir.file("odd\ufffd"))).toBeUndefined()
   })
 })
