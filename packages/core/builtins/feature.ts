@@ -44,4 +44,9 @@ export type Exposed = {
   security?: Partial<SecurityHooks.Hooks>
   /** Resolves when the guard's first index of protected files is built (or after a few seconds). */
   ready?: () => Promise<unknown> | undefined
+  /**
+   * Set instead of a guard when the project folder cannot be used (`SecurityError.FolderUnusable`): why every tool
+   * call is refused. The seams then start no MCP server either.
+   */
+  refused?: string
 }

@@ -14,7 +14,9 @@ import { unknownSections, type Options } from "../options"
 import { ReadmeFeature } from "../readme/feature"
 import { SessionRecoveryFeature } from "../recovery/feature"
 import { ResourcesFeature } from "../resource/feature"
+import { SecurityError } from "../security/errors"
 import { SecurityFeature } from "../security/feature"
+import { ProjectFolder } from "../util/folder"
 import type { Logger } from "../util/log"
 import { compose } from "./compose"
 import type { BuiltinFeature, Exposed } from "./feature"
@@ -94,6 +96,8 @@ export namespace Builtins {
     LocalState.bind(host, exposed)
     // Every route (the plugin, the fork, the MCP server) builds here: a section no feature reads is named once.
     unknownSections(input.options, FEATURES, input.logger("opencode-builtins"))
+    const unusable = folderProblem(host)
+    if (unusable) return refusing(host, input, unusable)
     for (const feature of FEATURES) {
       if (input.only && !input.only.includes(feature.id)) continue
       if (native(feature.id)) {
@@ -115,6 +119,41 @@ export namespace Builtins {
       built.push(feature.id)
     }
     return { hooks: closedWithInstance(host, redactAdded(compose(active), exposed), exposed), built, skipped, exposed }
+  }
+
+  /**
+   * Why the host's project folder (or its worktree) cannot be used (`ProjectFolder.problem`): OpenCode in a folder
+   * whose path is not UTF-8 hands us its U+FFFD reading, a path naming another folder or none.
+   */
+  function folderProblem(host: Host): string | undefined {
+    const directory = ProjectFolder.problem(host.directory)
+    if (directory) return directory
+    const worktree = host.worktree
+    return worktree && worktree !== "/" && worktree !== host.directory ? ProjectFolder.problem(worktree) : undefined
+  }
+
+  /**
+   * The composition for a project folder that cannot be used: no feature starts (each would read nothing of the
+   * project and write its state into a twin folder), and when the security layer would have been built, every tool
+   * call is refused with `SecurityError.FolderUnusable` — the project's policy cannot be read, and running as if there
+   * were none would fail open. The seams read `exposed.refused` (MCP servers are not started either).
+   */
+  function refusing(host: Host, input: Input, reason: string): Instance {
+    const log = input.logger("opencode-builtins")
+    const skipped = FEATURES.filter((f) => (!input.only || input.only.includes(f.id)) && input.native?.(f.id) === true)
+    const guarded =
+      (!input.only || input.only.includes(SecurityFeature.id)) &&
+      input.native?.(SecurityFeature.id) !== true &&
+      input.options[SecurityFeature.section]?.enabled !== false
+    log.error(`no built-in feature starts: ${reason}${guarded ? "; every tool call is refused" : ""}`)
+    if (!guarded) return { hooks: {}, built: [], skipped: skipped.map((f) => f.id), exposed: {} }
+    const error = () => new SecurityError.FolderUnusable({ directory: host.directory, reason })
+    const hooks: Hooks = {
+      async "tool.execute.before"() {
+        throw error()
+      },
+    }
+    return { hooks, built: [], skipped: skipped.map((f) => f.id), exposed: { refused: error().message } }
   }
 
   /**

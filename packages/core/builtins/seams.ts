@@ -74,7 +74,7 @@ export namespace BuiltinsSeams {
       tools: { ...(instance.hooks.tool ?? {}) },
       built: instance.built,
       has: BuiltIn.has,
-      mcpAllowed: (server) => !guard || guard.mcpPolicy(server) !== "blocked",
+      mcpAllowed: (server) => (guard ? guard.mcpPolicy(server) !== "blocked" : !instance.exposed.refused),
       async config(config) {
         await own("config")(config, undefined)
       },

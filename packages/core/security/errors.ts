@@ -89,12 +89,26 @@ export namespace SecurityError {
   )
   export type ShellRunning = InstanceType<typeof ShellRunning>
 
+  /**
+   * The folder OpenCode runs the project in cannot be used (its path is not UTF-8 text, so Bun reads another folder or
+   * none; it does not exist): the project's policy cannot be read there, so every tool call is refused rather than run
+   * as if there were no policy, and nothing of the built-ins starts.
+   */
+  export const FolderUnusable = NamedError.create(
+    "SecurityFolderUnusable",
+    z.object({ directory: z.string(), reason: z.string() }),
+    (d) =>
+      `${PREFIX}: the project folder cannot be used, so its policy cannot be read and every tool call is refused. ${d.reason}. Tell the user; do not try to reach the project's files another way.`,
+  )
+  export type FolderUnusable = InstanceType<typeof FolderUnusable>
+
   /** Any of the above. */
   export function is(
     error: unknown,
-  ): error is Denied | PolicyInvalid | SandboxUnavailable | Busy | ToolRunning | ShellRunning {
+  ): error is Denied | PolicyInvalid | SandboxUnavailable | Busy | ToolRunning | ShellRunning | FolderUnusable {
     return (
       Denied.is(error) ||
+      FolderUnusable.is(error) ||
       PolicyInvalid.is(error) ||
       SandboxUnavailable.is(error) ||
       Busy.is(error) ||
