@@ -291,17 +291,28 @@ export namespace Harness {
       env?: Record<string, string>
       /** Checked every 100 ms: when it holds, OpenCode is killed (SIGKILL), as a crash or the user quitting would. */
       killWhen?: () => boolean
+      /**
+       * Run OpenCode in this folder instead of the project's, given as a `printf` format relative to `project.root`
+       * (`caf\\351`): a folder whose name is not UTF-8, which no string path of Bun's can name; a shell enters it. The
+       * provider is then not added to the project's opencode.json (OpenCode reads no project configuration there): the
+       * test puts its configuration in `$XDG_CONFIG_HOME/opencode/opencode.json` (with `Harness.provider`).
+       */
+      cd?: string
     } = {},
   ): Promise<RunResult> {
-    await withProvider(project, server)
-    const proc = Bun.spawn([project.bin, "run", "--format", "json", ...(options.args ?? []), prompt], {
-      cwd: project.dir,
-      env: { ...project.env, PWD: project.dir, ...options.env },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-      detached: true,
-    })
+    if (!options.cd) await withProvider(project, server)
+    const command = [project.bin, "run", "--format", "json", ...(options.args ?? []), prompt]
+    const proc = Bun.spawn(
+      options.cd ? ["sh", "-c", 'cd "$(printf "$0")" && exec "$@"', options.cd, ...command] : command,
+      {
+        cwd: options.cd ? project.root : project.dir,
+        env: { ...project.env, ...(options.cd ? {} : { PWD: project.dir }), ...options.env },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+        detached: true,
+      },
+    )
     live.add(proc)
     let timedOut = false
     const timeout = setTimeout(() => {
