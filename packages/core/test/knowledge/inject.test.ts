@@ -130,6 +130,8 @@ describe("knowledge injection", () => {
   })
 
   test("a released article leaves the stored block at the next request; others, and unreleased blocks, stay byte-identical", async () => {
+    // A project folder that exists (the composition root refuses one that does not), with no resources of its own.
+    await using empty = await tmpdir()
     const resources = ["deploy", "rollback"].map((id) => ({
       id,
       name: id,
@@ -170,11 +172,11 @@ describe("knowledge injection", () => {
     ]
     const blockOf = (m: ReturnType<typeof history>) => (m[0].parts[1] as { text: string }).text
     const untouched = history()
-    await (await build("/nonexistent-dir"))["experimental.chat.messages.transform"]({}, { messages: untouched })
+    await (await build(empty.path))["experimental.chat.messages.transform"]({}, { messages: untouched })
     expect(blockOf(untouched)).toBe(text)
 
     const messages = history(["deploy"])
-    const hooks = await build("/nonexistent-dir")
+    const hooks = await build(empty.path)
     await hooks["experimental.chat.messages.transform"]({}, { messages })
     const after = blockOf(messages)
     expect(after).not.toContain("Steps for deploy")
