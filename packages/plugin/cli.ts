@@ -1,45 +1,61 @@
 import type { CliCommand, CliIO } from "@opencode-builtins/core/util/cli"
-import { Exit, processIO } from "@opencode-builtins/core/util/cli"
+import { Exit, processIO, usageError } from "@opencode-builtins/core/util/cli"
 import packageJson from "./package.json"
 
 /** Subcommands and the core module behind each; modules load lazily so one broken feature cannot break the rest. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
   resources: {
-    summary: "resources lint [dir] | resources query [words…] [filters]   project resources under .opencode/",
+    summary:
+      "resources lint [dir] [--json] | resources query [words…] [--type t] [--domain d] [--tag t]… [--referenced-by n]\n" +
+      "      [--limit n] [--dir d] [--json]   project resources under .opencode/",
     load: () => import("@opencode-builtins/core/resource/cli"),
   },
   discover: {
-    summary: 'discover "<prompt>" [--json] | discover --list   agents, commands, skills, styles, resources matched',
+    summary:
+      'discover "<prompt>" [--agent a] [--json] | discover --list [--agent a] [--json]\n' +
+      "      agents, commands, skills, styles, resources matched",
     load: () => import("@opencode-builtins/core/discovery/cli"),
   },
   security: {
     summary:
-      "security validate [dir] | security check <path> --op read|write|llm [--role r]   the .opencode-security.json policy",
+      "security validate [dir] [--json] | security check <path> --op read|write|llm [--role r] [--dir d] [--json]\n" +
+      "      | security schema   the .opencode-security.json policy",
     load: () => import("@opencode-builtins/core/security/cli"),
   },
   mcp: {
-    summary: "mcp [--directory d] [--log-file f]   MCP server (stdio): resource tools, discovery, learnings, captures",
+    summary:
+      "mcp [-C|--directory d] [--log-file f] [-q|--quiet]   MCP server (stdio): resource tools, discovery, learnings,\n" +
+      "      captures",
     load: () => import("@opencode-builtins/core/mcp/cli"),
   },
   init: {
-    summary: "init [dir] [--mcp] [--dry-run]   add opencode-builtins to opencode.json(c), scaffold .opencode/",
+    summary:
+      "init [dir] [--mcp] [-n|--dry-run]   add opencode-builtins to the project's OpenCode configuration, scaffold\n" +
+      "      .opencode/",
     load: () => import("@opencode-builtins/core/init/cli"),
   },
   learnings: {
-    summary: "learnings list [--kind k] [--json] | learnings delete <id> | learnings clear --yes   session learnings",
+    summary:
+      "learnings list [--kind k] [--json] | learnings delete <id> | learnings clear --yes   [-C|--directory d]\n" +
+      "      session learnings",
     load: () => import("@opencode-builtins/core/learning/cli"),
   },
   capture: {
     summary:
-      "capture list [--failed] [--tool t] [--json] | capture show <callID> | capture clear --yes   tool calls captured",
+      "capture list [--session s] [--tool t] [--failed] [--limit n] [--json] | capture show <callID> [--json]\n" +
+      "      | capture clear --yes   [-C|--directory d]   tool calls captured",
     load: () => import("@opencode-builtins/core/capture/cli"),
   },
   recovery: {
-    summary: "recovery list | recovery resume <id> | recovery dismiss <id>   sessions interrupted by a crash",
+    summary:
+      "recovery list [--json] | recovery resume|dismiss <id> [--server url | --opencode bin] [--json]\n" +
+      "      [-C|--directory d]   sessions interrupted by a crash",
     load: () => import("@opencode-builtins/core/recovery/cli"),
   },
   audit: {
-    summary: "audit <npm-name | dir> [--json]   static AST analysis of a plugin for dangerous APIs (exit 1: critical)",
+    summary:
+      "audit <npm-name | dir> [--json] [--include-dependencies]   static AST analysis of a plugin for dangerous APIs\n" +
+      "      (exit 1: critical)",
     load: () => import("@opencode-builtins/core/audit/cli"),
   },
 }
@@ -65,14 +81,14 @@ const USAGE = () =>
  */
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv
-  if (!name || name === "--help" || name === "-h" || name === "help") {
-    io.out(USAGE())
-    return name ? Exit.ok : Exit.usage
-  }
-  if (name === "--version" || name === "-v" || name === "version") {
-    io.out(`opencode-builtins ${VERSION}\n`)
-    return Exit.ok
-  }
+  if (!name) return usageError(io, "opencode-builtins", "give a command", USAGE())
+  const help = name === "--help" || name === "-h" || name === "help"
+  const version = name === "--version" || name === "-v" || name === "version"
+  // The one rule of every command: a stray argument is bad usage.
+  if ((help || version) && rest.length)
+    return usageError(io, "opencode-builtins", `${name} takes no arguments (got '${rest[0]}')`, USAGE())
+  if (help) return (io.out(USAGE()), Exit.ok)
+  if (version) return (io.out(`opencode-builtins ${VERSION}\n`), Exit.ok)
   const command = COMMANDS[name]
   if (!command) {
     io.err(`opencode-builtins: unknown command '${name}'\n\n${USAGE()}`)

@@ -46,18 +46,19 @@ Exit: 0 with matches, 1 without, 2 for bad input.
   }
 
   /**
-   * Parses the command line; throws an `Error` naming what is missing or unknown.
+   * Parses the command line; throws an `Error` naming what is missing or unknown, followed by the usage.
    *
    * @example
    * AstCli.parse(["--pattern", "await $X", "--lang", "typescript", "-C", "2"]).context // 2
    */
   export function parse(argv: string[]): Args {
     const args: Args = { pattern: "", lang: "", paths: [], globs: [], context: 0 }
+    const bad = (message: string) => new Error(`${message}\n\n${USAGE}`)
     for (let i = 0; i < argv.length; i++) {
       const arg = argv[i]
       const value = () => {
         const next = argv[++i]
-        if (next === undefined) throw new Error(`${arg} needs a value`)
+        if (next === undefined) throw bad(`${arg} needs a value`)
         return next
       }
       if (arg === "-p" || arg === "--pattern") args.pattern = value()
@@ -65,14 +66,14 @@ Exit: 0 with matches, 1 without, 2 for bad input.
       else if (arg === "-C" || arg === "--context") args.context = Number(value())
       else if (arg === "-g" || arg === "--globs") args.globs.push(value())
       else if (arg === "-h" || arg === "--help") return { ...args, help: true }
-      else if (arg.startsWith("-") && arg !== "-") throw new Error(`unknown option ${arg}`)
+      else if (arg.startsWith("-") && arg !== "-") throw bad(`unknown option ${arg}; see --help`)
       else args.paths.push(arg)
     }
-    if (!args.pattern) throw new Error(`-p/--pattern is required\n\n${USAGE}`)
-    if (!args.lang) throw new Error("--lang is required")
+    if (!args.pattern) throw bad("-p/--pattern is required")
+    if (!args.lang) throw bad("-l/--lang is required")
     args.lang = ALIASES[args.lang] ?? args.lang
     if (!Number.isInteger(args.context) || args.context < 0 || args.context > 50)
-      throw new Error("--context must be an integer from 0 to 50")
+      throw bad("--context must be a whole number from 0 to 50")
     return args
   }
 }

@@ -1,5 +1,4 @@
-import { parseArgs } from "util"
-import { Exit, type CliIO } from "../util/cli"
+import { Exit, parseCommand, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
 import type { PluginAnalysis } from "./analyze"
 import { PluginAudit } from "./audit"
@@ -20,6 +19,12 @@ Severity: critical = code injection; high = sensitive paths, dynamic imports, vm
 low = informational. Exit: 0 no critical finding, 1 critical findings, 2 bad usage or target not found.
 `
 
+/** What the command takes (`parseCommand`); the help text lists the same (util/cli.test.ts). */
+export const SPEC = {
+  options: { json: { type: "boolean" }, "include-dependencies": { type: "boolean" } },
+  positionals: { min: 1, max: 1, what: "npm package name or plugin directory" },
+} as const
+
 /**
  * `opencode-builtins audit …` (and, in the fork, `opencode plugin audit …`).
  *
@@ -27,24 +32,9 @@ low = informational. Exit: 0 no critical finding, 1 critical findings, 2 bad usa
  * await run(["opencode-pty", "--json"], io) // prints the PluginAudit.Report, exit 0 or 1
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        json: { type: "boolean" },
-        "include-dependencies": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-      strict: true,
-    })
-  } catch (error) {
-    io.err(`audit: ${errorMessage(error)}\n\n${USAGE}`)
-    return Exit.usage
-  }
-  if (args.values.help) return (io.out(USAGE), Exit.ok)
-  if (args.positionals.length !== 1 || !args.positionals[0].trim()) {
+  const args = parseCommand("audit", argv, io, SPEC, USAGE)
+  if (typeof args === "number") return args
+  if (!args.positionals[0].trim()) {
     io.err(`audit: give exactly one npm package name or plugin directory\n\n${USAGE}`)
     return Exit.usage
   }

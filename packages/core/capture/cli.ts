@@ -1,20 +1,39 @@
 import { LocalState } from "../learning/local"
 import { loadOptions } from "../options"
-import { Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
+import { DIRECTORY_OPTION, Exit, parseSubcommand, wholeNumber, worktreeOf, type CliIO } from "../util/cli"
 import { Terminal } from "../util/terminal"
 import { Capture } from "./feature"
 import { CaptureStore } from "./store"
 
 const USAGE = `usage:
-  opencode-builtins capture list [--session id] [--tool name] [--failed] [--limit n] [--json]
+  opencode-builtins capture list [--session id] [--tool name] [--failed] [--limit n] [--json] [-C dir]
       Tool calls captured in this project, newest first (default limit 50): time, status, tool, call id, title.
-  opencode-builtins capture show <callID> [--json]
+  opencode-builtins capture show <callID> [--json] [-C dir]
       One captured call: arguments, output (redacted, cut to the configured length) or error.
-  opencode-builtins capture clear --yes
-      Delete every captured call of this project.
+  opencode-builtins capture clear --yes [-C dir]
+      Delete every captured call of this project (it takes no call id: nothing is deleted when one is given).
+-C, --directory <dir>: the project folder (default: the current directory).
 Captures live in ${LocalState.DIR}/${CaptureStore.FOLDER}/ under the project root (git-ignored by init), bounded by
 the "capture" section of .opencode/opencode-builtins.json (maxBytes, maxEntries, maxOutputChars, segments).
 `
+
+/** What each subcommand takes (`parseSubcommand`); the help text lists the same (util/cli.test.ts). */
+export const SPEC = {
+  commands: {
+    list: {
+      options: {
+        session: { type: "string" },
+        tool: { type: "string" },
+        failed: { type: "boolean" },
+        limit: { type: "string" },
+        json: { type: "boolean" },
+      },
+    },
+    show: { options: { json: { type: "boolean" } }, positionals: { min: 1, max: 1, what: "call id" } },
+    clear: { options: { yes: { type: "boolean" } } },
+  },
+  options: DIRECTORY_OPTION,
+} as const
 
 /**
  * `opencode-builtins capture …`.
@@ -23,20 +42,7 @@ the "capture" section of .opencode/opencode-builtins.json (maxBytes, maxEntries,
  * await run(["list", "--failed", "--json"], io)
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const parsed = parseSubcommand(
-    "capture",
-    argv,
-    io,
-    {
-      session: { type: "string" },
-      tool: { type: "string" },
-      failed: { type: "boolean" },
-      limit: { type: "string" },
-      json: { type: "boolean" },
-      yes: { type: "boolean" },
-    },
-    USAGE,
-  )
+  const parsed = parseSubcommand("capture", argv, io, SPEC.commands, USAGE, SPEC.options)
   if (typeof parsed === "number") return parsed
   const { values, command, rest, directory } = parsed
   const root = LocalState.root(directory, worktreeOf(directory))
@@ -47,20 +53,16 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   )
   switch (command) {
     case "list": {
-      if (rest.length) {
-        io.err(`capture: list takes no positional arguments\n\n${USAGE}`)
-        return Exit.usage
-      }
-      const limit = values.limit === undefined ? 50 : Number(values.limit)
-      if (!Number.isInteger(limit) || limit < 1) {
-        io.err(`capture: --limit must be a whole number ≥ 1, got '${values.limit}'\n`)
+      const limit = values.limit === undefined ? { value: 50 } : wholeNumber("--limit", values.limit, { min: 1 })
+      if ("error" in limit) {
+        io.err(`capture: ${limit.error}\n`)
         return Exit.usage
       }
       const list = store.list({
         sessionID: values.session,
         tool: values.tool,
         failed: values.failed,
-        limit,
+        limit: limit.value,
       })
       if (values.json) return (io.out(JSON.stringify(list, null, 2) + "\n"), Exit.ok)
       if (!list.length) return (io.out("No tool calls captured in this project.\n"), Exit.ok)
@@ -74,10 +76,6 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       return Exit.ok
     }
     case "show": {
-      if (rest.length !== 1) {
-        io.err(`capture: show takes one call id\n\n${USAGE}`)
-        return Exit.usage
-      }
       let record: CaptureStore.Record
       try {
         record = store.get(rest[0])
@@ -114,9 +112,6 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       io.out(`Deleted ${store.clear()} captured call(s).\n`)
       return Exit.ok
     }
-    default:
-      io.err(`capture: unknown command '${command}'\n\n${USAGE}`)
-      return Exit.usage
   }
 }
 

@@ -1,8 +1,7 @@
-import { parseArgs } from "util"
 import { loadOptions, validSection } from "../options"
 import { ResourceLoader } from "../resource/loader"
 import { ResourcePolicy } from "../resource/policy"
-import { directoryProblem, Exit, type CliIO, worktreeOf } from "../util/cli"
+import { directoryProblem, Exit, parseCommand, type CliIO, worktreeOf } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { Logger } from "../util/log"
 import { DiscoveryCacheFile } from "./cache"
@@ -28,6 +27,12 @@ is safe: it is rebuilt on the next run).
 Exit: 0 done (also when nothing matched or discovery is disabled), 1 when the scan timed out or failed, 2 bad usage.
 `
 
+/** What the command takes (`parseCommand`); the help text lists the same (util/cli.test.ts). */
+export const SPEC = {
+  options: { json: { type: "boolean" }, list: { type: "boolean" }, agent: { type: "string" } },
+  positionals: { max: Infinity, what: "prompt" },
+} as const
+
 /**
  * `opencode-builtins discover …`.
  *
@@ -35,24 +40,8 @@ Exit: 0 done (also when nothing matched or discovery is disabled), 1 when the sc
  * await run(["write the release notes", "--json"], io) // prints the DynamicDiscoveryResult as JSON
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        json: { type: "boolean" },
-        list: { type: "boolean" },
-        agent: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-      strict: true,
-    })
-  } catch (error) {
-    io.err(`discover: ${errorMessage(error)}\n\n${USAGE}`)
-    return Exit.usage
-  }
-  if (args.values.help) return (io.out(USAGE), Exit.ok)
+  const args = parseCommand("discover", argv, io, SPEC, USAGE)
+  if (typeof args === "number") return args
   const prompt = args.positionals.join(" ").trim()
   if (!args.values.list && !prompt) {
     io.err(`discover: give a prompt to match, or --list\n\n${USAGE}`)

@@ -1,13 +1,13 @@
 import path from "path"
-import { parseArgs } from "util"
-import { directoryProblem, Exit, type CliIO } from "../util/cli"
+import { directoryProblem, Exit, parseCommand, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { Init } from "./init"
 
 const USAGE = `usage:
-  opencode-builtins init [dir] [--mcp] [--dry-run]
+  opencode-builtins init [dir] [--mcp] [-n|--dry-run]
       Sets up OpenCode Built-ins in a project (default: the current directory):
-      - adds "opencode-builtins" to "plugin" in opencode.jsonc or opencode.json (created only when neither exists),
+      - adds "opencode-builtins" to "plugin" in the first of opencode.jsonc, opencode.json, .opencode/opencode.jsonc,
+        .opencode/opencode.json that exists (else a new opencode.json; an entry in any of them counts as present),
         or with --mcp the MCP server entry under "mcp" instead; comments, trailing commas and key order are kept;
       - creates the .opencode resource folders that do not exist yet (checklist, knowledge-base, schema, task,
         template), one example in each;
@@ -17,6 +17,12 @@ const USAGE = `usage:
 Exit: 0 done (or nothing to do), 1 refused, 2 bad usage.
 `
 
+/** What the command takes (`parseCommand`); the help text lists the same (util/cli.test.ts). */
+export const SPEC = {
+  options: { mcp: { type: "boolean" }, "dry-run": { type: "boolean", short: "n" } },
+  positionals: { max: 1, what: "directory" },
+} as const
+
 /**
  * `opencode-builtins init`.
  *
@@ -24,27 +30,8 @@ Exit: 0 done (or nothing to do), 1 refused, 2 bad usage.
  * await run(["--mcp"], io)
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        mcp: { type: "boolean" },
-        "dry-run": { type: "boolean", short: "n" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-      strict: true,
-    })
-  } catch (error) {
-    io.err(`init: ${errorMessage(error)}\n\n${USAGE}`)
-    return Exit.usage
-  }
-  if (args.values.help) return (io.out(USAGE), Exit.ok)
-  if (args.positionals.length > 1) {
-    io.err(`init: at most one directory\n\n${USAGE}`)
-    return Exit.usage
-  }
+  const args = parseCommand("init", argv, io, SPEC, USAGE)
+  if (typeof args === "number") return args
   const dir = path.resolve(io.cwd, args.positionals[0] ?? ".")
   const problem = directoryProblem(dir)
   if (problem) {

@@ -1,19 +1,30 @@
-import { Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
+import { DIRECTORY_OPTION, Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { Terminal } from "../util/terminal"
 import { LocalState } from "./local"
 import { LearningStore } from "./store"
 
 const USAGE = `usage:
-  opencode-builtins learnings list [--kind correction|decision|preference] [--json]
+  opencode-builtins learnings list [--kind correction|decision|preference] [--json] [-C dir]
       What OpenCode learned from your messages in this project, most important first, with how often you said it
       and where (session, message, time).
-  opencode-builtins learnings delete <id>
+  opencode-builtins learnings delete <id> [-C dir]
       Forget one learning (an id from list, or a unique prefix of one).
-  opencode-builtins learnings clear --yes
-      Forget every learning of this project.
+  opencode-builtins learnings clear --yes [-C dir]
+      Forget every learning of this project (it takes no id: nothing is forgotten when one is given).
+-C, --directory <dir>: the project folder (default: the current directory).
 Learnings live in ${LocalState.DIR}/${LearningStore.FILE} under the project root (git-ignored by init).
 `
+
+/** What each subcommand takes (`parseSubcommand`); the help text lists the same (util/cli.test.ts). */
+export const SPEC = {
+  commands: {
+    list: { options: { kind: { type: "string" }, json: { type: "boolean" } } },
+    delete: { options: {}, positionals: { min: 1, max: 1, what: "id" } },
+    clear: { options: { yes: { type: "boolean" } } },
+  },
+  options: DIRECTORY_OPTION,
+} as const
 
 /**
  * `opencode-builtins learnings …`.
@@ -22,13 +33,7 @@ Learnings live in ${LocalState.DIR}/${LearningStore.FILE} under the project root
  * await run(["list", "--json"], io)
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const parsed = parseSubcommand(
-    "learnings",
-    argv,
-    io,
-    { kind: { type: "string" }, json: { type: "boolean" }, yes: { type: "boolean" } },
-    USAGE,
-  )
+  const parsed = parseSubcommand("learnings", argv, io, SPEC.commands, USAGE, SPEC.options)
   if (typeof parsed === "number") return parsed
   const { values, command, rest, directory } = parsed
   const store = LearningStore.open(LocalState.root(directory, worktreeOf(directory)))
@@ -46,7 +51,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
 async function dispatch(
   store: LearningStore.Store,
   values: { kind?: string; json?: boolean; yes?: boolean },
-  command: string,
+  command: keyof typeof SPEC.commands,
   rest: string[],
   io: CliIO,
 ): Promise<number> {
@@ -75,10 +80,6 @@ async function dispatch(
       return Exit.ok
     }
     case "delete": {
-      if (rest.length !== 1) {
-        io.err(`learnings: delete takes one id\n\n${USAGE}`)
-        return Exit.usage
-      }
       warn()
       const removed = store.remove(rest[0])
       if (!removed) {
@@ -97,8 +98,5 @@ async function dispatch(
       io.out(`Forgot ${store.clear()} learning(s).\n`)
       return Exit.ok
     }
-    default:
-      io.err(`learnings: unknown command '${command}'\n\n${USAGE}`)
-      return Exit.usage
   }
 }

@@ -1,9 +1,8 @@
 import fs from "fs"
 import path from "path"
-import { format, parseArgs } from "util"
+import { format } from "util"
 import { projectOptions } from "../options"
-import { directoryProblem, Exit, type CliIO, worktreeOf } from "../util/cli"
-import { errorMessage } from "../util/error"
+import { directoryProblem, Exit, parseCommand, type CliIO, worktreeOf } from "../util/cli"
 import type { Logger } from "../util/log"
 
 /**
@@ -14,7 +13,7 @@ async function usage(): Promise<string> {
   const [{ BuiltinsMcp }, { Init }] = await Promise.all([import("./server"), import("../init/init")])
   const entry = `{ "type": "${Init.MCP_ENTRY.type}", "command": ${JSON.stringify(Init.MCP_ENTRY.command).replaceAll(",", ", ")} }`
   return `usage:
-  opencode-builtins mcp [--directory <dir>] [--log-file <file>] [--quiet]
+  opencode-builtins mcp [-C|--directory <dir>] [--log-file <file>] [-q|--quiet]
       An MCP server on stdio (Model Context Protocol) over this project's resources, discovery, learnings and
       captured tool calls. Tools: ${BuiltinsMcp.TOOLS.join(", ")}.
       The project's .opencode-security.json applies: what it protects is as invisible here as in OpenCode.
@@ -24,6 +23,15 @@ async function usage(): Promise<string> {
 `
 }
 
+/** What the command takes (`parseCommand`); the help text lists the same (util/cli.test.ts). */
+export const SPEC = {
+  options: {
+    directory: { type: "string", short: "C" },
+    "log-file": { type: "string" },
+    quiet: { type: "boolean", short: "q" },
+  },
+} as const
+
 /**
  * `opencode-builtins mcp`: serves until the client closes stdin. Nothing but protocol messages is ever written to
  * stdout: `console.*` is sent to stderr for the life of the process, before any feature module loads.
@@ -32,23 +40,8 @@ async function usage(): Promise<string> {
  * await run(["--directory", "/repo"], io) // resolves when the client disconnects
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  let args
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        directory: { type: "string", short: "C" },
-        "log-file": { type: "string" },
-        quiet: { type: "boolean", short: "q" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-    })
-  } catch (error) {
-    io.err(`mcp: ${errorMessage(error)}\n\n${await usage()}`)
-    return Exit.usage
-  }
-  if (args.values.help) return (io.out(await usage()), Exit.ok)
+  const args = parseCommand("mcp", argv, io, SPEC, await usage())
+  if (typeof args === "number") return args
 
   // stdout belongs to the protocol from here on.
   const toStderr = (...items: unknown[]) => void process.stderr.write(format(...items) + "\n")

@@ -1,6 +1,6 @@
 import { spawn } from "child_process"
 import { LocalState } from "../learning/local"
-import { Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
+import { DIRECTORY_OPTION, Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
 import { Terminal } from "../util/terminal"
 import { RecoveryActions } from "./actions"
@@ -14,17 +14,29 @@ const USAGE = `usage:
   opencode-builtins recovery list [--json] [-C dir]
       Sessions of this project that OpenCode was working on when it stopped (crash, kill -9, power loss).
       A session still owned by a live OpenCode process is not listed.
-  opencode-builtins recovery resume <session-id> [--server url | --opencode bin] [--json]
+  opencode-builtins recovery resume <session-id> [--server url | --opencode bin] [--json] [-C dir]
       Close the tool calls the crash left running with an error result (never re-run), check the todo list,
       add a note for the model (what was interrupted, the working directory), and forget the heartbeat.
       Then continue with: opencode --session <session-id>   (or opencode run --session <session-id> "…")
-  opencode-builtins recovery dismiss <session-id> [--server url | --opencode bin] [--json]
+  opencode-builtins recovery dismiss <session-id> [--server url | --opencode bin] [--json] [-C dir]
       Close the interrupted calls, archive the session and forget its heartbeat.
 resume and dismiss talk to OpenCode's HTTP API: --server of a running \`opencode serve\` (or a TUI started with
 --port), else a temporary \`opencode serve\` started in the session's directory with --opencode, $OPENCODE_BIN or
 the opencode on PATH (OPENCODE_SERVER_PASSWORD is sent when set).
+-C, --directory <dir>: the project folder (default: the current directory).
 Heartbeats live in ${LocalState.DIR}/${SessionRecovery.FOLDER}/ under the project root.
 `
+
+const SESSION_ACTION = {
+  options: { server: { type: "string" }, opencode: { type: "string" }, json: { type: "boolean" } },
+  positionals: { min: 1, max: 1, what: "session id" },
+} as const
+
+/** What each subcommand takes (`parseSubcommand`); the help text lists the same (util/cli.test.ts). */
+export const SPEC = {
+  commands: { list: { options: { json: { type: "boolean" } } }, resume: SESSION_ACTION, dismiss: SESSION_ACTION },
+  options: DIRECTORY_OPTION,
+} as const
 
 /**
  * `opencode-builtins recovery list|resume|dismiss`.
@@ -33,18 +45,11 @@ Heartbeats live in ${LocalState.DIR}/${SessionRecovery.FOLDER}/ under the projec
  * await run(["list", "--json"], io)
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const parsed = parseSubcommand(
-    "recovery",
-    argv,
-    io,
-    { json: { type: "boolean" }, server: { type: "string" }, opencode: { type: "string" } },
-    USAGE,
-  )
+  const parsed = parseSubcommand("recovery", argv, io, SPEC.commands, USAGE, SPEC.options)
   if (typeof parsed === "number") return parsed
   const { values, command, rest, directory } = parsed
   const folder = RecoveryStore.folder(LocalState.root(directory, worktreeOf(directory)))
   if (command === "list") {
-    if (rest.length) return usage(io, "list takes no arguments")
     const { beats, skipped } = RecoveryStore.read(folder)
     for (const s of skipped)
       io.err(`recovery: skipping heartbeat ${Terminal.line(s.file)}: ${Terminal.line(s.reason)}\n`)
@@ -68,8 +73,6 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.out(`\nopencode-builtins recovery resume <id>   or   opencode-builtins recovery dismiss <id>\n`)
     return Exit.ok
   }
-  if (command !== "resume" && command !== "dismiss") return usage(io, `unknown command '${command}'`)
-  if (rest.length !== 1) return usage(io, `${command} takes one session id`)
   const sessionID = rest[0]
   if (values.server && values.opencode) return usage(io, "--server and --opencode exclude each other")
   let beat: SessionRecovery.Heartbeat

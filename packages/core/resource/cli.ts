@@ -1,7 +1,13 @@
 import path from "path"
-import { parseArgs } from "util"
-import { directoryProblem, Exit, type CliIO, worktreeOf } from "../util/cli"
-import { errorMessage } from "../util/error"
+import {
+  directoryProblem,
+  Exit,
+  parseSubcommand,
+  type CliIO,
+  type OptionValues,
+  wholeNumber,
+  worktreeOf,
+} from "../util/cli"
 import { loadOptions, validSection } from "../options"
 import { Logger } from "../util/log"
 import { Terminal } from "../util/terminal"
@@ -22,6 +28,26 @@ const USAGE = `usage:
 With a .opencode-security.json policy, files it protects (read or llm, for its lowest role) are not shown.
 `
 
+/** What each subcommand takes (`parseSubcommand`); the help text lists the same (util/cli.test.ts). */
+export const SPEC = {
+  commands: {
+    lint: { options: { json: { type: "boolean" } }, positionals: { max: 1, what: "directory" } },
+    query: {
+      options: {
+        type: { type: "string" },
+        domain: { type: "string" },
+        tag: { type: "string", multiple: true },
+        "referenced-by": { type: "string" },
+        limit: { type: "string" },
+        dir: { type: "string" },
+        json: { type: "boolean" },
+      },
+      positionals: { max: Infinity, what: "word" },
+    },
+  },
+  options: {},
+} as const
+
 /**
  * `opencode-builtins resources …`.
  *
@@ -29,27 +55,12 @@ With a .opencode-security.json policy, files it protects (read or llm, for its l
  * await run(["lint", ".", "--json"], io) // 0 when clean, 1 with errors, 2 on bad usage
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv
-  if (sub === "lint") return lint(rest, io)
-  if (sub === "query") return query(rest, io)
-  if (!sub || sub === "--help" || sub === "-h") {
-    io.out(USAGE)
-    return sub ? Exit.ok : Exit.usage
-  }
-  io.err(`resources: unknown subcommand '${sub}'\n\n${USAGE}`)
-  return Exit.usage
+  const parsed = parseSubcommand("resources", argv, io, SPEC.commands, USAGE)
+  if (typeof parsed === "number") return parsed
+  return parsed.command === "lint" ? lint(parsed.rest, parsed.values, io) : query(parsed.rest, parsed.values, io)
 }
 
-import type { ParseArgsConfig } from "util"
-
-function parse(argv: string[], io: CliIO, options: NonNullable<ParseArgsConfig["options"]>) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true })
-  } catch (error) {
-    io.err(`resources: ${errorMessage(error)}\n\n${USAGE}`)
-    return undefined
-  }
-}
+type Values = OptionValues<typeof SPEC.commands.query.options>
 
 /**
  * The `resources` section of the project's `.opencode/opencode-builtins.json`, as the plugin reads it (its limits,
@@ -76,12 +87,8 @@ function directory(io: CliIO, dir: string | undefined): string | undefined {
   return target
 }
 
-async function lint(argv: string[], io: CliIO): Promise<number> {
-  const args = parse(argv, io, { json: { type: "boolean" }, help: { type: "boolean", short: "h" } })
-  if (!args) return Exit.usage
-  if (args.values.help) return (io.out(USAGE), Exit.ok)
-  if (args.positionals.length > 1) return (io.err(`resources lint: one directory at most\n`), Exit.usage)
-  const dir = directory(io, args.positionals[0])
+async function lint(positionals: string[], values: Values, io: CliIO): Promise<number> {
+  const dir = directory(io, positionals[0])
   if (!dir) return Exit.usage
   const worktree = worktreeOf(dir) ?? dir
   const policy = await ResourcePolicy.open(dir, worktree)
@@ -92,7 +99,7 @@ async function lint(argv: string[], io: CliIO): Promise<number> {
     policy.close()
   }
   if (policy.notice) io.err(`resources: ${policy.notice}\n`)
-  if (args.values.json) io.out(JSON.stringify(report, null, 2) + "\n")
+  if (values.json) io.out(JSON.stringify(report, null, 2) + "\n")
   else {
     const types = Object.entries(report.byType)
       .map(([t, n]) => `${n} ${t}`)
@@ -114,29 +121,22 @@ function field(text: string): string {
   return Terminal.line(text.replace(/[\s\u0085\u2028\u2029]+/g, " ").trim())
 }
 
-async function query(argv: string[], io: CliIO): Promise<number> {
-  const args = parse(argv, io, {
-    type: { type: "string" },
-    domain: { type: "string" },
-    tag: { type: "string", multiple: true },
-    "referenced-by": { type: "string" },
-    limit: { type: "string" },
-    dir: { type: "string" },
-    json: { type: "boolean" },
-    help: { type: "boolean", short: "h" },
-  })
-  if (!args) return Exit.usage
-  const v = args.values as Record<string, any>
-  if (v.help) return (io.out(USAGE), Exit.ok)
+async function query(positionals: string[], v: Values, io: CliIO): Promise<number> {
   const dir = directory(io, v.dir)
   if (!dir) return Exit.usage
+  const limit =
+    v.limit === undefined ? undefined : wholeNumber("--limit", v.limit, { min: 1, max: ResourceQuery.MAX_LIMIT })
+  if (limit && "error" in limit) {
+    io.err(`resources query: ${limit.error}\n`)
+    return Exit.usage
+  }
   const input = {
     type: v.type,
     domain: v.domain,
     tags: v.tag,
     referencedBy: v["referenced-by"],
-    query: args.positionals.join(" ") || undefined,
-    limit: v.limit === undefined ? undefined : Number(v.limit),
+    query: positionals.join(" ") || undefined,
+    limit: limit?.value,
   }
   const checked = ResourceQuery.Args.safeParse(input)
   if (!checked.success) {
@@ -152,7 +152,7 @@ async function query(argv: string[], io: CliIO): Promise<number> {
     settings(io, dir, worktree),
   )
   try {
-    const result = await loader.query(input)
+    const result = await loader.query(checked.data)
     if (v.json) io.out(JSON.stringify(result, null, 2) + "\n")
     else {
       for (const r of result.results)

@@ -1,8 +1,6 @@
 import fs from "fs"
 import path from "path"
-import { parseArgs } from "util"
-import { directoryProblem, Exit, type CliIO } from "../util/cli"
-import { errorMessage } from "../util/error"
+import { directoryProblem, Exit, parseSubcommand, type CliIO } from "../util/cli"
 import { SecurityAccess } from "./access"
 import { SecurityConfig } from "./config"
 import { SecurityGuard } from "./guard"
@@ -10,7 +8,7 @@ import { SecurityRole } from "./role"
 import { SecuritySchema } from "./schema"
 
 const USAGE = `usage:
-  opencode-builtins security validate [dir] [--json]
+  opencode-builtins security validate [dir | --dir <dir>] [--json]
       Validates every .opencode-security.json of the project holding [dir] (default: the current directory): the
       JSON Schema (errors name the file and the JSON pointer), roles, patterns, subdirectory restrictions.
       Exit: 0 valid (or no policy at all), 1 invalid.
@@ -19,8 +17,24 @@ const USAGE = `usage:
       $OPENCODE_SECURITY_ROLE, else the policy's lowest role. Symbolic and hard links are followed.
       Exit: 0 allowed, 1 denied (or the policy is invalid), 2 bad usage.
   opencode-builtins security schema
-      Prints the JSON Schema of .opencode-security.json.
+      Takes no argument or option. Prints the JSON Schema of .opencode-security.json.
 `
+
+/** What each subcommand takes (`parseSubcommand`); the help text lists the same (util/cli.test.ts). */
+export const SPEC = {
+  commands: {
+    validate: {
+      options: { json: { type: "boolean" }, dir: { type: "string" } },
+      positionals: { max: 1, what: "directory" },
+    },
+    check: {
+      options: { op: { type: "string" }, role: { type: "string" }, dir: { type: "string" }, json: { type: "boolean" } },
+      positionals: { min: 1, max: 1, what: "path" },
+    },
+    schema: { options: {} },
+  },
+  options: {},
+} as const
 
 /**
  * `opencode-builtins security …`.
@@ -29,39 +43,15 @@ const USAGE = `usage:
  * await run(["check", "secrets/key", "--op", "read", "--json"], io) // 1, prints the decision
  */
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv
-  if (!sub || sub === "--help" || sub === "-h" || sub === "help") {
-    io.out(USAGE)
-    return sub ? Exit.ok : Exit.usage
-  }
-  if (sub === "schema") {
+  // `security help` is the same as `security --help`.
+  const parsed = parseSubcommand("security", argv[0] === "help" ? ["--help"] : argv, io, SPEC.commands, USAGE)
+  if (typeof parsed === "number") return parsed
+  const { command, rest, values } = parsed
+  if (command === "schema") {
     io.out(JSON.stringify(SecuritySchema.json(), null, 2) + "\n")
     return Exit.ok
   }
-  if (sub !== "validate" && sub !== "check") {
-    io.err(`security: unknown subcommand '${sub}'\n\n${USAGE}`)
-    return Exit.usage
-  }
-  let args
-  try {
-    args = parseArgs({
-      args: rest,
-      options: {
-        json: { type: "boolean" },
-        op: { type: "string" },
-        role: { type: "string" },
-        dir: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-      strict: true,
-    })
-  } catch (error) {
-    io.err(`security ${sub}: ${errorMessage(error)}\n\n${USAGE}`)
-    return Exit.usage
-  }
-  if (args.values.help) return (io.out(USAGE), Exit.ok)
-  return sub === "validate" ? validate(args.positionals, args.values, io) : check(args.positionals, args.values, io)
+  return command === "validate" ? validate(rest, values, io) : check(rest, values, io)
 }
 
 type Values = { json?: boolean; op?: string; role?: string; dir?: string }
@@ -80,8 +70,8 @@ async function loadState(dir: string) {
 }
 
 async function validate(positionals: string[], values: Values, io: CliIO): Promise<number> {
-  if (positionals.length > 1 || values.op || values.role) {
-    io.err(`security validate: takes at most one directory and no --op/--role\n\n${USAGE}`)
+  if (positionals.length && values.dir !== undefined) {
+    io.err(`security validate: give the directory or --dir, not both\n\n${USAGE}`)
     return Exit.usage
   }
   const dir = path.resolve(io.cwd, positionals[0] ?? values.dir ?? ".")
@@ -137,8 +127,8 @@ async function validate(positionals: string[], values: Values, io: CliIO): Promi
 
 async function check(positionals: string[], values: Values, io: CliIO): Promise<number> {
   const op = values.op
-  if (positionals.length !== 1 || !op) {
-    io.err(`security check: give exactly one path and --op\n\n${USAGE}`)
+  if (!op) {
+    io.err(`security check: give --op read|write|llm\n\n${USAGE}`)
     return Exit.usage
   }
   if (!(SecuritySchema.OPERATIONS as readonly string[]).includes(op)) {

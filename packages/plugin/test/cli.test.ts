@@ -9,11 +9,27 @@ describe("opencode-builtins", () => {
   test("usage without a command (exit 2), with --help (exit 0), unknown commands named (exit 2)", async () => {
     const none = memoryIO("/")
     expect(await main([], none)).toBe(2)
-    expect(none.stdout).toContain("usage: opencode-builtins <command>")
+    // Bad usage: the usage goes to stderr, as every command writes it.
+    expect(none.stdout).toBe("")
+    expect(none.stderr).toContain("usage: opencode-builtins <command>")
     expect(await main(["--help"], memoryIO("/"))).toBe(0)
     const unknown = memoryIO("/")
     expect(await main(["frobnicate"], unknown)).toBe(2)
     expect(unknown.stderr).toContain("unknown command 'frobnicate'")
+  })
+
+  test("--version and --help with a stray argument are bad usage (exit 2), as every command's", async () => {
+    for (const argv of [
+      ["--version", "extra"],
+      ["--help", "extra"],
+      ["-v", "x"],
+      ["help", "x"],
+    ]) {
+      const io = memoryIO("/")
+      expect([argv, await main(argv, io)]).toEqual([argv, 2])
+      expect(io.stdout).toBe("")
+      expect(io.stderr).toContain(`opencode-builtins: ${argv[0]} takes no arguments (got '${argv[1]}')`)
+    }
   })
 
   test("--version (and -v, version) prints the package's version, exit 0", async () => {

@@ -13,6 +13,16 @@ describe("ast search command", () => {
     expect(() => AstCli.parse(["-l", "ts"])).toThrow("-p/--pattern is required\n\nusage: ")
   })
 
+  test("every usage error (missing --lang, a missing value, an unknown option, a bad -C) shows the usage too", () => {
+    for (const [argv, message] of [
+      [["-p", "x"], "-l/--lang is required"],
+      [["-p", "x", "-l"], "-l needs a value"],
+      [["-p", "x", "-l", "ts", "--bogus"], "unknown option --bogus; see --help"],
+      [["-p", "x", "-l", "ts", "-C", "abc"], "--context must be a whole number from 0 to 50"],
+    ] as const)
+      expect(() => AstCli.parse([...argv])).toThrow(`${message}\n\n${AstCli.USAGE}`)
+  })
+
   test("the real process: --help prints the usage with exit 0, bad input exits 2", async () => {
     await using dir = await tmpdir({ "a.ts": "console.log(1)\n" })
     const exec = async (...argv: string[]) => {

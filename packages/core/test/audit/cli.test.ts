@@ -85,7 +85,7 @@ describe("opencode-builtins audit <directory>", () => {
       // An empty argument (an unset shell variable) is not the current folder.
       [[""], "give exactly one npm package name or plugin directory"],
       [["  "], "give exactly one npm package name or plugin directory"],
-      [["--nope", "."], "Unknown option '--nope'"],
+      [["--nope", "."], "audit: unknown option --nope; see audit --help"],
       [["file.js"], "it is a file; give a plugin directory or an npm package name"],
       [["./missing"], "no such directory"],
       [["git+ssh://host/repo.git"], "neither an existing directory nor a valid npm package name"],

@@ -73,6 +73,30 @@ describe("opencode-builtins capture", () => {
     expect(await run(["frobnicate"], unknown)).toBe(2)
     expect(unknown.stderr).toContain("unknown command 'frobnicate'")
   })
+  test("clear --yes with a stray argument (a call id) is bad usage and deletes nothing", async () => {
+    await using dir = await project()
+    for (const argv of [
+      ["clear", "--yes", "call_ok"],
+      ["clear", "call_ok", "--yes"],
+      ["clear", "--yes", "--failed"],
+    ]) {
+      const io = memoryIO(dir.path)
+      expect([argv, await run(argv, io)]).toEqual([argv, 2])
+      expect(io.stdout).toBe("")
+      expect(io.stderr).toStartWith("capture: ")
+      expect(CaptureStore.open(dir.path).list()).toHaveLength(2)
+    }
+  })
+
+  test("--limit that is not a whole number ≥ 1 (abc, -1, 1.5) is bad usage in one message form", async () => {
+    await using dir = await project()
+    for (const limit of ["abc", "-1", "1.5"]) {
+      const io = memoryIO(dir.path)
+      expect(await run(["list", "--limit", limit], io)).toBe(2)
+      expect(io.stderr).toBe(`capture: --limit must be a whole number ≥ 1, got '${limit}'\n`)
+    }
+  })
+
   test("the store's limits come from the capture options, so every segment the feature wrote is read", async () => {
     await using dir = await tmpdir({
       ".opencode/opencode-builtins.json": JSON.stringify({ capture: { maxEntries: 80, segments: 8 } }),

@@ -23,6 +23,27 @@ describe("opencode-builtins learnings", () => {
     }
   })
 
+  test("clear --yes with a stray argument (an id) is bad usage and forgets nothing", async () => {
+    const other = { ...GOOD, id: "lrn_b", text: "Use tabs" }
+    await using dir = await tmpdir({
+      ".git/HEAD": "ref: refs/heads/main\n",
+      [FILE]: JSON.stringify({ version: 1, learnings: [GOOD, other] }),
+    })
+    const before = fs.readFileSync(dir.file(FILE), "utf8")
+    for (const argv of [
+      ["clear", "--yes", "lrn_a"],
+      ["clear", "lrn_a", "--yes"],
+      ["list", "extra"],
+      ["delete", "lrn_a", "--yes"],
+    ]) {
+      const io = memoryIO(dir.path)
+      expect([argv, await run(argv, io)]).toEqual([argv, 2])
+      expect(io.stdout).toBe("")
+      expect(io.stderr).toStartWith("learnings: ")
+      expect(fs.readFileSync(dir.file(FILE), "utf8")).toBe(before)
+    }
+  })
+
   test("entries of the wrong shape: a warning each, the rest listed; delete keeps the old file beside", async () => {
     const text = JSON.stringify({ version: 1, learnings: [{ id: "lrn_x", text: null }, { id: 5 }, null, GOOD] })
     await using dir = await tmpdir({ [FILE]: text })

@@ -142,6 +142,15 @@ describe("opencode-builtins resources query", () => {
       expect(io.stderr).toContain(option)
     }
   })
+
+  test("--limit abc, -1 or past 50: one message form for whole numbers, never a parser's text", async () => {
+    await using dir = await tmpdir(CLEAN)
+    for (const limit of ["abc", "-1", "0", "51", "2.5"]) {
+      const io = memoryIO(dir.path)
+      expect(await run(["query", "--limit", limit], io)).toBe(2)
+      expect(io.stderr).toBe(`resources query: --limit must be a whole number from 1 to 50, got '${limit}'\n`)
+    }
+  })
 })
 
 describe("opencode-builtins resources with a security policy", () => {

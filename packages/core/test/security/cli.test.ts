@@ -73,4 +73,19 @@ describe("opencode-builtins security", () => {
     expect(await run(["schema"], io)).toBe(0)
     expect(JSON.parse(io.stdout).properties.rules).toBeDefined()
   })
+
+  test("schema takes no argument or option; no subcommand is bad usage with the usage on stderr", async () => {
+    await using dir = await project()
+    for (const [argv, message] of [
+      [["schema", "--bogus"], "security: unknown option --bogus; see security --help"],
+      [["schema", "extra"], "security: schema takes no arguments (unexpected argument 'extra')"],
+      [["validate", ".", "--op", "read"], "security: unknown option --op for validate; see security --help"],
+      [[], "security: give a command"],
+    ] as const) {
+      const io = memoryIO(dir.path)
+      expect([argv, await run([...argv], io)]).toEqual([argv, 2])
+      expect(io.stdout).toBe("")
+      expect(io.stderr).toStartWith(`${message}\n\nusage:`)
+    }
+  })
 })

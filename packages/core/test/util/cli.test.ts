@@ -1,15 +1,25 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
-import { run as audit } from "../../audit/cli"
-import { run as capture } from "../../capture/cli"
-import { run as discover } from "../../discovery/cli"
-import { run as init } from "../../init/cli"
-import { run as learnings } from "../../learning/cli"
-import { run as mcp } from "../../mcp/cli"
-import { run as recovery } from "../../recovery/cli"
-import { run as resources } from "../../resource/cli"
-import { run as security } from "../../security/cli"
-import { CLOSED_OUTPUT, directoryProblem, memoryIO, processIO } from "../../util/cli"
+import path from "path"
+import * as audit from "../../audit/cli"
+import * as capture from "../../capture/cli"
+import * as discover from "../../discovery/cli"
+import * as init from "../../init/cli"
+import * as learnings from "../../learning/cli"
+import * as mcp from "../../mcp/cli"
+import * as recovery from "../../recovery/cli"
+import * as resources from "../../resource/cli"
+import * as security from "../../security/cli"
+import {
+  CLOSED_OUTPUT,
+  directoryProblem,
+  memoryIO,
+  parseCommand,
+  parseSubcommand,
+  processIO,
+  wholeNumber,
+  type CommandSpec,
+} from "../../util/cli"
 import { notUtf8Project, tmpdir } from "../fixture"
 
 const POLICY = JSON.stringify({
@@ -19,19 +29,19 @@ const POLICY = JSON.stringify({
 })
 
 /** Every command that works on a project folder, as `opencode-builtins <command> …` runs it in the current folder. */
-const COMMANDS: [string, (argv: string[], io: ReturnType<typeof memoryIO>) => Promise<number>, string[]][] = [
-  ["security check", security, ["check", ".env", "--op", "read"]],
-  ["security validate", security, ["validate"]],
-  ["discover", discover, ["hello"]],
-  ["discover --list", discover, ["--list"]],
-  ["resources lint", resources, ["lint"]],
-  ["resources query", resources, ["query", "release"]],
-  ["init", init, []],
-  ["capture list", capture, ["list"]],
-  ["learnings list", learnings, ["list"]],
-  ["recovery list", recovery, ["list"]],
-  ["mcp", mcp, []],
-  ["audit .", audit, ["."]],
+const FOLDER_COMMANDS: [string, (argv: string[], io: ReturnType<typeof memoryIO>) => Promise<number>, string[]][] = [
+  ["security check", security.run, ["check", ".env", "--op", "read"]],
+  ["security validate", security.run, ["validate"]],
+  ["discover", discover.run, ["hello"]],
+  ["discover --list", discover.run, ["--list"]],
+  ["resources lint", resources.run, ["lint"]],
+  ["resources query", resources.run, ["query", "release"]],
+  ["init", init.run, []],
+  ["capture list", capture.run, ["list"]],
+  ["learnings list", learnings.run, ["list"]],
+  ["recovery list", recovery.run, ["list"]],
+  ["mcp", mcp.run, []],
+  ["audit .", audit.run, ["."]],
 ]
 
 describe("command-line folders", () => {
@@ -46,9 +56,9 @@ describe("command-line folders", () => {
   test("-C/--directory of capture, learnings and recovery: a file or missing folder is bad usage (exit 2)", async () => {
     await using dir = await tmpdir({ "a-file": "x" })
     for (const [name, run] of [
-      ["capture", capture],
-      ["learnings", learnings],
-      ["recovery", recovery],
+      ["capture", capture.run],
+      ["learnings", learnings.run],
+      ["recovery", recovery.run],
     ] as const) {
       for (const [target, message] of [
         [dir.file("a-file"), "is not a directory (it is a file)"],
@@ -60,7 +70,7 @@ describe("command-line folders", () => {
         expect(io.stderr).toBe(`${name}: --directory: ${target} ${message}\n`)
       }
     }
-    expect(await capture(["list", "-C", dir.path], memoryIO(dir.path))).toBe(0)
+    expect(await capture.run(["list", "-C", dir.path], memoryIO(dir.path))).toBe(0)
   })
 
   test("processIO: a closed stdout (EPIPE, thrown or reported later) ends quietly with 141; other errors still throw", () => {
@@ -114,7 +124,7 @@ describe("command-line folders", () => {
   test("in a folder whose path is not UTF-8 every command exits 2 saying so, and makes nothing beside it", async () => {
     await using dir = await tmpdir()
     const project = notUtf8Project(dir.path, { ".opencode-security.json": POLICY, ".env": "S=1\n", ".git/HEAD": "x\n" })
-    for (const [name, run, argv] of COMMANDS) {
+    for (const [name, run, argv] of FOLDER_COMMANDS) {
       const io = memoryIO(project.path)
       const code = await run(argv, io)
       expect({ name, code, says: io.stderr.includes("is not valid UTF-8 text") }).toEqual({ name, code: 2, says: true })
@@ -131,7 +141,7 @@ describe("command-line folders", () => {
     project.twin()
     for (const argv of [["check", ".env", "--op", "read"], ["validate"]]) {
       const io = memoryIO(project.path)
-      expect(await security(argv, io)).toBe(2)
+      expect(await security.run(argv, io)).toBe(2)
       expect(io.stderr).toContain("is not valid UTF-8 text")
       expect(io.stdout).toBe("")
     }
@@ -151,9 +161,172 @@ describe("command-line folders", () => {
     expect(directoryProblem(dir.file("link"))).toStartWith(
       `${dir.file("link")}: its real path ${project.path} (it is reached through a link) is not valid UTF-8`,
     )
-    expect(await security(["check", "link/.env", "--op", "read", "--dir", "link"], memoryIO(dir.path))).toBe(2)
+    expect(await security.run(["check", "link/.env", "--op", "read", "--dir", "link"], memoryIO(dir.path))).toBe(2)
     // A name really spelled with U+FFFD (valid UTF-8) is an ordinary folder.
     fs.mkdirSync(dir.file("odd\ufffd"))
     expect(directoryProblem(dir.file("odd\ufffd"))).toBeUndefined()
+  })
+})
+
+/** Every `opencode-builtins` command module, its spec and the doc that describes it for users. */
+const COMMANDS = [
+  ["resources", resources, "resources.md"],
+  ["discover", discover, "discovery.md"],
+  ["security", security, "security.md"],
+  ["mcp", mcp, "integration.md"],
+  ["init", init, "integration.md"],
+  ["learnings", learnings, "integration.md"],
+  ["capture", capture, "integration.md"],
+  ["recovery", recovery, "session.md"],
+  ["audit", audit, "audit.md"],
+] as const
+
+/** The options a module's parser takes, each with its short form: the subcommands' and the common ones. */
+function optionsOf(spec: { options: CommandSpec["options"]; commands?: Record<string, CommandSpec> }) {
+  const all = { ...spec.options }
+  for (const command of Object.values(spec.commands ?? {})) Object.assign(all, command.options)
+  return Object.entries(all).map(([long, o]) => ({ long: `--${long}`, short: o.short && `-${o.short}` }))
+}
+
+describe("one command-line rule for every command (parseCommand, parseSubcommand)", () => {
+  const spec = {
+    options: { limit: { type: "string" }, json: { type: "boolean" } },
+    positionals: { max: 1, what: "directory" },
+  } as const satisfies CommandSpec
+
+  test("an unknown option is named in words with where to look, on stderr with the usage (exit 2)", () => {
+    for (const [argv, message] of [
+      [["--bogus"], "tool: unknown option --bogus; see tool --help\n\nUSAGE"],
+      [["-Z"], "tool: unknown option -Z; see tool --help\n\nUSAGE"],
+      [["--limit"], "tool: --limit needs a value\n\nUSAGE"],
+      [["--json=yes"], "tool: --json takes no value\n\nUSAGE"],
+      [["a", "b"], "tool: takes at most one directory (unexpected argument 'b')\n\nUSAGE"],
+    ] as const) {
+      const io = memoryIO("/")
+      expect([argv, parseCommand("tool", [...argv], io, spec, "USAGE")]).toEqual([argv, 2])
+      expect(io.stdout).toBe("")
+      expect(io.stderr).toBe(message)
+      expect(io.stderr).not.toContain("'-- \"")
+    }
+    const help = memoryIO("/")
+    expect(parseCommand("tool", ["x", "--help"], help, spec, "USAGE")).toBe(0)
+    expect(help.stdout).toBe("USAGE")
+  })
+
+  test("a negative number is a value, checked by the command: one message form for every whole number", () => {
+    const parsed = parseCommand("tool", ["--limit", "-1"], memoryIO("/"), spec, "USAGE")
+    expect(parsed).toEqual({ values: { limit: "-1" }, positionals: [] })
+    for (const [text, error] of [
+      ["abc", "--limit must be a whole number ≥ 1, got 'abc'"],
+      ["-1", "--limit must be a whole number ≥ 1, got '-1'"],
+      ["1.5", "--limit must be a whole number ≥ 1, got '1.5'"],
+      ["", "--limit must be a whole number ≥ 1, got ''"],
+    ])
+      expect(wholeNumber("--limit", text, { min: 1 })).toEqual({ error })
+    expect(wholeNumber("--limit", "51", { min: 1, max: 50 })).toEqual({
+      error: "--limit must be a whole number from 1 to 50, got '51'",
+    })
+    expect(wholeNumber("--limit", "7", { min: 1 })).toEqual({ value: 7 })
+  })
+
+  test("parseSubcommand: another subcommand's option, a stray argument or no command is bad usage (exit 2)", () => {
+    const commands = {
+      list: { options: { json: { type: "boolean" } } },
+      clear: { options: { yes: { type: "boolean" } } },
+    } as const
+    for (const [argv, message] of [
+      [["clear", "--yes", "call_1"], "tool: clear takes no arguments (unexpected argument 'call_1')"],
+      [["list", "--yes"], "tool: unknown option --yes for list; see tool --help"],
+      [["frob"], "tool: unknown command 'frob'"],
+      [[], "tool: give a command"],
+    ] as const) {
+      const io = memoryIO("/")
+      expect([argv, parseSubcommand("tool", [...argv], io, commands, "USAGE")]).toEqual([argv, 2])
+      expect(io.stderr).toBe(`${message}\n\nUSAGE`)
+      expect(io.stdout).toBe("")
+    }
+    expect(parseSubcommand("tool", ["clear", "--yes"], memoryIO("/"), commands, "USAGE")).toMatchObject({
+      command: "clear",
+      values: { yes: true },
+      rest: [],
+    })
+  })
+
+  test("every command: a stray argument or an unknown option is bad usage (exit 2), usage on stderr", async () => {
+    await using dir = await tmpdir({ ".git/HEAD": "ref: refs/heads/main\n" })
+    for (const argv of [
+      ["security", "schema", "--bogus"],
+      ["security", "schema", "extra"],
+      ["security", "validate", ".", "--op", "read"],
+      ["security", "validate", "a", "b"],
+      ["security", "check", "a", "b", "--op", "read"],
+      ["security"],
+      ["learnings", "list", "extra"],
+      ["learnings", "list", "--json", "extra"],
+      ["learnings", "clear", "--yes", "lrn_a"],
+      ["learnings", "delete", "a", "b"],
+      ["learnings", "delete", "a", "--kind", "decision"],
+      ["capture", "clear", "--yes", "call_a"],
+      ["capture", "clear", "--yes", "--failed"],
+      ["capture", "show", "a", "b"],
+      ["capture", "list", "extra"],
+      ["recovery", "list", "extra"],
+      ["recovery", "list", "--server", "http://x"],
+      ["resources"],
+      ["resources", "lint", "a", "b"],
+      ["resources", "lint", "--type", "task"],
+      ["resources", "query", "--bogus"],
+      ["discover", "--bogus"],
+      ["mcp", "extra"],
+      ["mcp", "--bogus"],
+      ["init", "a", "b"],
+      ["audit", "a", "b"],
+      ["audit", "--bogus", "."],
+    ]) {
+      const [name, ...rest] = argv
+      const module = COMMANDS.find(([n]) => n === name)![1]
+      const io = memoryIO(dir.path)
+      expect([argv, await module.run(rest, io)]).toEqual([argv, 2])
+      expect(io.stdout).toBe("")
+      expect(io.stderr).toContain(`${name}: `)
+      expect(io.stderr).toContain("usage:")
+      expect(io.stderr).not.toContain("To specify a positional argument")
+    }
+  })
+
+  test("each command's --help lists every option its parser takes, and names no option it does not take", async () => {
+    // Options of other programs (opencode) or commands (init --mcp) the help text mentions.
+    const foreign: Record<string, string[]> = { recovery: ["--session", "--port"], mcp: ["--mcp"] }
+    for (const [name, module] of COMMANDS) {
+      const io = memoryIO("/")
+      expect([name, await module.run(["--help"], io)]).toEqual([name, 0])
+      const options = optionsOf(module.SPEC)
+      for (const o of options) {
+        expect([name, io.stdout.includes(o.long)]).toEqual([name, true])
+        if (o.short) expect([name, o.short, new RegExp(`${o.short}\\b`).test(io.stdout)]).toEqual([name, o.short, true])
+      }
+      const named = new Set(io.stdout.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? [])
+      const known = new Set([...options.map((o) => o.long), "--help", ...(foreign[name] ?? [])])
+      expect([name, [...named].filter((o) => !known.has(o))]).toEqual([name, []])
+    }
+  })
+
+  test("each command's options are in its user doc and in the top-level help", async () => {
+    const { main } = await import("../../../plugin/cli")
+    const top = memoryIO("/")
+    expect(await main(["--help"], top)).toBe(0)
+    const docs = path.join(import.meta.dir, "../../../../docs")
+    for (const [name, module, doc] of COMMANDS) {
+      const text = fs.readFileSync(path.join(docs, doc), "utf8")
+      // The top-level help's entry for the command: from its line to the next command's.
+      const entry = top.stdout.split(/\n  (?=\w)/).find((e) => e.startsWith(`${name} `)) ?? ""
+      for (const o of optionsOf(module.SPEC)) {
+        expect([name, doc, o.long, text.includes(o.long)]).toEqual([name, doc, o.long, true])
+        expect([name, "top-level help", o.long, entry.includes(o.long)]).toEqual([name, "top-level help", o.long, true])
+      }
+      if ("commands" in module.SPEC)
+        for (const sub of Object.keys(module.SPEC.commands))
+          expect([name, sub, entry.includes(`${name} ${sub}`) || entry.includes(sub)]).toEqual([name, sub, true])
+    }
   })
 })
