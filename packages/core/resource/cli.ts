@@ -99,6 +99,7 @@ async function lint(positionals: string[], values: Values, io: CliIO): Promise<n
     policy.close()
   }
   if (policy.notice) io.err(`resources: ${policy.notice}\n`)
+  if (policy.invalid) report = withInvalidPolicy(report, policy.invalid, dir)
   if (values.json) io.out(JSON.stringify(report, null, 2) + "\n")
   else {
     const types = Object.entries(report.byType)
@@ -111,6 +112,33 @@ async function lint(positionals: string[], values: Values, io: CliIO): Promise<n
   }
   return report.ok ? Exit.ok : Exit.findings
 }
+
+/**
+ * The lint report of a project whose security policy is invalid: every resource is hidden (fail closed), so the
+ * report would read as a clean, empty project. The policy is its first error, naming the file and why, and the
+ * report fails.
+ */
+function withInvalidPolicy(
+  report: ResourceLint.Report,
+  invalid: NonNullable<ResourcePolicy.Opened["invalid"]>,
+  dir: string,
+): ResourceLint.Report {
+  const problem: Resource.Warning = {
+    severity: "error",
+    code: "policy-invalid",
+    path: invalid.files.map((f) => path.relative(dir, f) || f).join(", "),
+    message: `${HIDDEN} ${invalid.reason}`,
+  }
+  return { ...report, problems: [problem, ...report.problems], errors: report.errors + 1, ok: false }
+}
+
+function invalid(policy: NonNullable<ResourcePolicy.Opened["invalid"]>) {
+  return policy.reason.replace(/\s*\n\s*/g, "; ")
+}
+
+/** What an invalid policy does to the resources, said where a command would otherwise report none. */
+const HIDDEN =
+  "the security policy is invalid, so every resource is hidden until it is fixed (opencode-builtins security validate):"
 
 /**
  * A value from a project file (a name, a description, a path) on one line of output: runs of white space (a
@@ -152,7 +180,9 @@ async function query(positionals: string[], v: Values, io: CliIO): Promise<numbe
     settings(io, dir, worktree),
   )
   try {
-    const result = await loader.query(checked.data)
+    const found = await loader.query(checked.data)
+    // Hidden, not absent: no advice to add resources the project has.
+    const result = policy.invalid ? { ...found, hint: `${HIDDEN} ${invalid(policy.invalid)}` } : found
     if (v.json) io.out(JSON.stringify(result, null, 2) + "\n")
     else {
       for (const r of result.results)

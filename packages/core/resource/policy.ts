@@ -1,4 +1,5 @@
 import { LocalState } from "../learning/local"
+import { SecurityConfig } from "../security/config"
 import { SecurityGuard } from "../security/guard"
 import type { ResourceAccess } from "./access"
 
@@ -10,9 +11,11 @@ import type { ResourceAccess } from "./access"
  * - The policy's lowest role applies, whatever `OPENCODE_SECURITY_ROLE` says: the agent's shell can set that variable
  *   for the command it runs, so the command line cannot tell the user's role from one the agent chose.
  * - A path counts as protected when the policy denies `read` or `llm` for it, as `Host.access(path, "read")` does
- *   in OpenCode. The checks are silent (no audit entry per listed file): listing is not an access attempt. The
- *   policy's segment markers are given too (`Host.segments`).
- * - An invalid policy protects everything (fail closed), as it refuses every file tool in OpenCode.
+ *   in OpenCode. The checks are silent: listing is not an access attempt, and nothing is appended to the audit log
+ *   (not even the policy's state: a command that only reads writes nothing in the project). The policy's segment
+ *   markers are given too (`Host.segments`).
+ * - An invalid policy protects everything (fail closed), as it refuses every file tool in OpenCode; `invalid` says
+ *   which file and why, so `resources lint` fails on it and `resources query` does not call the project empty.
  * - Without a policy file nothing is checked and nothing is hidden.
  *
  * @example
@@ -29,6 +32,11 @@ export namespace ResourcePolicy {
     host: ResourceAccess.Source
     /** One line for the user when a policy applies (or is invalid), else undefined. */
     notice?: string
+    /**
+     * Set when the policy is invalid, so every resource is hidden: the policy files and why each is invalid
+     * (`SecurityConfig.describe`), for a command to report instead of an empty project.
+     */
+    invalid?: { files: string[]; reason: string }
     close(): void
   }
 
@@ -40,14 +48,15 @@ export namespace ResourcePolicy {
    * const { host, notice, close } = await ResourcePolicy.open(process.cwd())
    */
   export async function open(directory: string, worktree?: string, home?: string): Promise<Opened> {
-    const guard = await SecurityGuard.create({ directory, worktree, home, env: {} })
+    const guard = await SecurityGuard.create({ directory, worktree, home, env: {}, audit: false })
     if (!guard.active()) {
       guard.close()
       return { host: {}, close: () => {} }
     }
     // Hard links to protected files are recognised once the index of protected files is built.
     await guard.ready()
-    const state = guard.state().status
+    const current = guard.state()
+    const state = current.status
     const denied = (target: string) => {
       for (const op of ["read", "llm"] as const) {
         const decision = guard.check(target, op)
@@ -67,6 +76,13 @@ export namespace ResourcePolicy {
         state === "invalid"
           ? "the security policy is invalid: everything is treated as protected until it is fixed"
           : `security policy applied (role ${guard.role()}): protected items are not shown`,
+      invalid:
+        current.status === "invalid"
+          ? {
+              files: [...new Set(current.problems.map((p) => p.file))],
+              reason: SecurityConfig.describe(current.problems),
+            }
+          : undefined,
       close: () => guard.close(),
     }
   }

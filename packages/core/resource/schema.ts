@@ -60,6 +60,7 @@ export namespace Resource {
       "symlink-loop",
       "dangling-reference",
       "self-reference",
+      "policy-invalid",
     ]),
     path: z.string(),
     message: z.string(),

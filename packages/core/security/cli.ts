@@ -159,7 +159,8 @@ async function check(positionals: string[], values: Values, io: CliIO): Promise<
     }
     env[SecurityRole.ENV] = values.role
   }
-  const guard = await SecurityGuard.create({ directory: root, worktree: root, env })
+  // A question about the policy, not an access: nothing is written to the audit log.
+  const guard = await SecurityGuard.create({ directory: root, worktree: root, env, audit: false })
   try {
     await guard.ready()
     const decision = guard.check(target, op as SecuritySchema.Operation)

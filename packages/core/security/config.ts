@@ -148,7 +148,11 @@ export namespace SecurityConfig {
     const parsed = SecurityJson.parse(text)
     if ("error" in parsed)
       return parsed.pointer === undefined
-        ? problem(`is not valid JSON: ${parsed.error}`)
+        ? problem(
+            /^\/[/*]/.test(text.slice(parsed.offset))
+              ? `comments are not allowed in ${SecuritySchema.FILE} (JSON only): ${SecurityJson.position(text, parsed.offset)}`
+              : `is not valid JSON: ${parsed.error}`,
+          )
         : problem(parsed.error, parsed.pointer)
     const check = validate()
     if (!check(parsed.value)) {

@@ -107,6 +107,11 @@ export namespace SecurityGuard {
     hide?: string[]
     /** Configured MCP server names, used to tell MCP tools apart (the plugin learns them from the config hook). */
     mcpServers?: string[]
+    /**
+     * Write the policy's audit log (default true). The read-only commands (`resources`, `discover`, `security check`)
+     * pass false: asking what the policy says is no access, and a command that only reads writes nothing in the project.
+     */
+    audit?: boolean
     /** The shell OpenCode runs commands with (default: as OpenCode picks it from `SHELL`). */
     shell?: string
     /** Where the sandbox keeps its private state folder (default: the OS temporary folder). */
@@ -1589,7 +1594,7 @@ export namespace SecurityGuard {
         const policyChanged = !derived || derived.version !== watcher.version
         if (policyChanged) holdPolicyLinks(config)
         const audit =
-          state.status === "none"
+          state.status === "none" || options.audit === false
             ? undefined
             : derived?.audit &&
                 derived.audit.path === compiled.logging.path &&

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
 import path from "path"
 import { run } from "../../resource/cli"
 import { memoryIO } from "../../util/cli"
@@ -197,5 +198,61 @@ describe("opencode-builtins resources with a security policy", () => {
     expect(await run(["query", "--json"], io)).toBe(0)
     expect(JSON.parse(io.stdout).total).toBe(0)
     expect(io.stderr).toContain("the security policy is invalid")
+  })
+
+  // Malformed, empty, binary, JSONC: each hides every resource, and with them the project's real lint errors.
+  const INVALID = [
+    ['{"roles": [', "is not valid JSON"],
+    ["", "is empty"],
+    [Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0xff]), "is not valid UTF-8"],
+    ['// the team policy\n{"version": "1.0"}', "comments are not allowed in .opencode-security.json (JSON only)"],
+  ] as const
+
+  test("lint fails on an invalid policy (exit 1, ok false), naming the policy file and why resources are hidden", async () => {
+    for (const [content, why] of INVALID) {
+      await using dir = await tmpdir({
+        ...CLEAN,
+        ".git/HEAD": "ref: refs/heads/main\n",
+        ".opencode/checklist/bad.md": "---\nid: [unclosed\n---\nbody\n",
+        ".opencode-security.json": content,
+      })
+      const json = memoryIO(dir.path)
+      expect([why, await run(["lint", "--json"], json)]).toEqual([why, 1])
+      const report = JSON.parse(json.stdout)
+      expect(report.ok).toBe(false)
+      expect(report.errors).toBe(1)
+      expect(report.problems[0]).toMatchObject({
+        severity: "error",
+        code: "policy-invalid",
+        path: ".opencode-security.json",
+      })
+      expect(report.problems[0].message).toContain("every resource is hidden until it is fixed")
+      expect(report.problems[0].message).toContain(why)
+      const text = memoryIO(dir.path)
+      expect(await run(["lint"], text)).toBe(1)
+      expect(text.stdout).toContain("error policy-invalid  .opencode-security.json: the security policy is invalid")
+      expect(text.stdout).toContain("1 error(s)")
+      // Read-only: no line in the audit log, not even the policy's state.
+      expect(fs.existsSync(dir.file(".opencode-security-audit.log"))).toBe(false)
+    }
+  })
+
+  test("query under an invalid policy says the resources are hidden, never that the project has none", async () => {
+    for (const [content, why] of INVALID) {
+      await using dir = await tmpdir({
+        ...CLEAN,
+        ".git/HEAD": "ref: refs/heads/main\n",
+        ".opencode-security.json": content,
+      })
+      const io = memoryIO(dir.path)
+      expect(await run(["query", "ship"], io)).toBe(0)
+      expect(io.stdout).not.toContain("No resources in this project")
+      expect(io.stdout).not.toContain("Add markdown files")
+      expect(io.stdout).toContain("every resource is hidden until it is fixed")
+      expect(io.stdout).toContain(why)
+      const json = memoryIO(dir.path)
+      expect(await run(["query", "--json"], json)).toBe(0)
+      expect(JSON.parse(json.stdout).hint).toContain("every resource is hidden")
+    }
   })
 })

@@ -26,6 +26,17 @@ describe("opencode-builtins security", () => {
     expect(io.stdout).toContain("nothing is enforced")
   })
 
+  test("check, a question about the policy, writes nothing to the audit log (valid or invalid policy)", async () => {
+    await using dir = await project()
+    const log = dir.file(".opencode-security-audit.log")
+    fs.rmSync(log, { force: true })
+    expect(await run(["check", "README.md", "--op", "read"], memoryIO(dir.path))).toBeOneOf([0, 1])
+    expect(fs.existsSync(log)).toBe(false)
+    fs.writeFileSync(dir.file(".opencode-security.json"), '{"roles": [')
+    expect(await run(["check", "README.md", "--op", "read"], memoryIO(dir.path))).toBe(1)
+    expect(fs.existsSync(log)).toBe(false)
+  })
+
   test("check: decision and rule, roles, JSON, exit codes", async () => {
     await using dir = await project()
     let io = memoryIO(dir.path)

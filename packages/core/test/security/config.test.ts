@@ -50,6 +50,18 @@ describe("SecurityConfig.load", () => {
     expect(p.message).toContain("truncated")
   })
 
+  test("a comment (JSONC) is named as such: the policy is JSON only", async () => {
+    for (const [text, at] of [
+      ['// team policy\n{"version": "1.0"}', "line 1, column 1"],
+      ['{\n  "version": "1.0", /* v1 */\n  "rules": []\n}', "line 2, column 21"],
+    ]) {
+      await using dir = await tmpdir()
+      write(dir.path, ".opencode-security.json", text)
+      const [p] = problems(SecurityConfig.load(dir.path))
+      expect(p.message).toBe(`comments are not allowed in .opencode-security.json (JSON only): ${at}`)
+    }
+  })
+
   test("schema errors carry the JSON pointer and the allowed values", async () => {
     await using dir = await tmpdir()
     write(dir.path, ".opencode-security.json", {
