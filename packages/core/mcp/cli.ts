@@ -1,4 +1,5 @@
 import fs from "fs"
+import os from "os"
 import path from "path"
 import { format } from "util"
 import { projectOptions } from "../options"
@@ -33,7 +34,8 @@ export const SPEC = {
 } as const
 
 /**
- * `opencode-builtins mcp`: serves until the client closes stdin. Nothing but protocol messages is ever written to
+ * `opencode-builtins mcp`: serves until the client closes stdin (exit 0), or until SIGINT or SIGTERM: then the server
+ * is closed and the process ends killed by that signal, as every command does on Ctrl-C. Nothing but protocol messages is ever written to
  * stdout: `console.*` is sent to stderr for the life of the process, before any feature module loads.
  *
  * @example
@@ -84,11 +86,12 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     logger,
   })
   const transport = new StdioServerTransport()
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve()
-    process.stdin.on("end", () => resolve())
-    process.stdin.on("close", () => resolve())
-    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve())
+  const signals = ["SIGINT", "SIGTERM"] as const
+  const closed = new Promise<NodeJS.Signals | undefined>((resolve) => {
+    transport.onclose = () => resolve(undefined)
+    process.stdin.on("end", () => resolve(undefined))
+    process.stdin.on("close", () => resolve(undefined))
+    for (const signal of signals) process.once(signal, () => resolve(signal))
   })
   await mcp.server.connect(transport)
   // A line the transport cannot take is answered with a JSON-RPC error (the SDK only reports it), after the server's
@@ -100,9 +103,22 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     if (reply) void transport.send(reply as unknown as Parameters<typeof transport.send>[0])
   }
   log.info(`serving ${directory} over stdio`, { tools: mcp.tools.map((t) => t.name) })
-  await closed
+  const signal = await closed
   await mcp.close()
-  return Exit.ok
+  if (!signal) return Exit.ok
+  log.info(`closed on ${signal}`)
+  return dieBy(signal)
+}
+
+/**
+ * Ends the process by `signal` once the server is closed, as every command ends on Ctrl-C: a shell (and the npm
+ * launcher) then sees "killed by SIGINT", never a clean exit 0. If the signal is not fatal after all (a handler
+ * elsewhere), the shell's code for it, 128 + its number.
+ */
+function dieBy(signal: NodeJS.Signals): number {
+  process.removeAllListeners(signal)
+  process.kill(process.pid, signal)
+  return 128 + (os.constants.signals[signal] ?? 0)
 }
 
 /** The git worktree root above `dir` (what OpenCode reports as the worktree), else `dir`. */

@@ -80,6 +80,53 @@ describe("opencode-builtins", () => {
     expect(code).not.toBe(0)
   }, 20_000)
 
+  test("mcp, a real command, through the launcher: Ctrl-C closes the server, then ends it as killed by SIGINT", async () => {
+    await using dir = await tmpdir({ ".git/HEAD": "ref: refs/heads/main\n" })
+    const bin = path.resolve(import.meta.dir, "../bin/opencode-builtins.mjs")
+    const proc = Bun.spawn(["node", bin, "mcp"], { cwd: dir.path, stdin: "pipe", stdout: "pipe", stderr: "pipe" })
+    // Ready when the server says it serves (its log is on stderr); then Ctrl-C.
+    const reader = proc.stderr.getReader()
+    let log = ""
+    while (!log.includes("over stdio")) {
+      const chunk = await reader.read()
+      if (chunk.done) break
+      log += new TextDecoder().decode(chunk.value)
+    }
+    expect(log).toContain(`serving ${dir.path} over stdio`)
+    proc.kill("SIGINT")
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      log += new TextDecoder().decode(chunk.value)
+    const code = await proc.exited
+    // Closed gracefully first, then killed by the signal, as `bun cli.ts` and every other command end.
+    expect(log).toContain("closed on SIGINT")
+    expect(proc.signalCode === "SIGINT" || code === 130).toBe(true)
+    expect(code).not.toBe(0)
+  }, 60_000)
+
+  test("mcp run directly (bun cli.ts mcp): SIGTERM closes the server and ends it as killed by SIGTERM", async () => {
+    await using dir = await tmpdir({ ".git/HEAD": "ref: refs/heads/main\n" })
+    const cli = path.resolve(import.meta.dir, "../cli.ts")
+    const proc = Bun.spawn([process.execPath, cli, "mcp"], {
+      cwd: dir.path,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    const reader = proc.stderr.getReader()
+    let log = ""
+    while (!log.includes("over stdio")) {
+      const chunk = await reader.read()
+      if (chunk.done) break
+      log += new TextDecoder().decode(chunk.value)
+    }
+    proc.kill("SIGTERM")
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      log += new TextDecoder().decode(chunk.value)
+    await proc.exited
+    expect(log).toContain("closed on SIGTERM")
+    expect(proc.signalCode).toBe("SIGTERM")
+  }, 60_000)
+
   test("output piped into a reader that exits (| head -c 10) ends the command quietly (141), no EPIPE trace", async () => {
     // 1,500 problems make far more output than a pipe holds, so the writer is still writing when head has gone.
     const files: Record<string, string> = {}
