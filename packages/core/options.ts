@@ -124,6 +124,18 @@ export function projectOptions(place: OptionsPlace, explicit: unknown, log: Logg
   return options
 }
 
+/**
+ * Whether a feature's section leaves it on: only `"enabled": false` turns it off (a value of another type is reported by
+ * `validSection` and leaves it on).
+ *
+ * @example
+ * sectionEnabled({ enabled: false }) // false
+ * sectionEnabled(5) // true
+ */
+export function sectionEnabled(section: unknown): boolean {
+  return !(plain(section) && section.enabled === false)
+}
+
 function plain(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value)
 }
@@ -198,7 +210,10 @@ function suggestSection(key: string, features: readonly { id: string; section: s
 
 /**
  * A feature's options checked against its schema. Invalid values are reported (naming the key and the problem) and
- * replaced by their defaults; unknown keys are reported and ignored. `enabled` is the plugin's own switch.
+ * replaced by their defaults; unknown keys are reported and ignored. `enabled` is the plugin's own switch, read by
+ * `sectionEnabled`; a value that is not true or false is reported here (the feature stays on), and so is a section that
+ * is not an object (`"discovery": 5`: every default used). The plugin, the fork and the commands (`resources`,
+ * `discover`) report a section's problems through this one function.
  *
  * @example
  * const config = validSection(Resource.Config, { maxResourcesPerSession: "x" }, "resources", log)
@@ -206,11 +221,18 @@ function suggestSection(key: string, features: readonly { id: string; section: s
  */
 export function validSection<T extends z.ZodObject>(
   schema: T,
-  section: Record<string, unknown>,
+  section: unknown,
   name: string,
   log: Logger,
 ): z.input<T> {
-  const { enabled: _enabled, ...given } = section
+  if (section === undefined) return {} as z.input<T>
+  if (!plain(section)) {
+    log.error(`${name}: expected an object of options, got ${JSON.stringify(section)} — using the defaults`)
+    return {} as z.input<T>
+  }
+  const { enabled, ...given } = section
+  if (enabled !== undefined && typeof enabled !== "boolean")
+    log.error(`${name}.enabled: expected true or false, got ${JSON.stringify(enabled)} — the feature stays on`)
   const known = new Set(Object.keys(schema.shape))
   const kept: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(given)) {

@@ -10,7 +10,7 @@ import { KnowledgeFeature } from "../knowledge/feature"
 import { LearningFeature } from "../learning/feature"
 import { LocalState } from "../learning/local"
 import { LookAtFeature } from "../look/feature"
-import { unknownSections, type Options } from "../options"
+import { sectionEnabled, unknownSections, type Options } from "../options"
 import { ReadmeFeature } from "../readme/feature"
 import { SessionRecoveryFeature } from "../recovery/feature"
 import { ResourcesFeature } from "../resource/feature"
@@ -105,7 +105,7 @@ export namespace Builtins {
         continue
       }
       const section = input.options[feature.section] ?? {}
-      if (section.enabled === false) continue
+      if (!sectionEnabled(section)) continue
       active.push(
         await feature.init({
           host,

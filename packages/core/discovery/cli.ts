@@ -1,4 +1,4 @@
-import { loadOptions, validSection } from "../options"
+import { loadOptions, sectionEnabled, validSection } from "../options"
 import { ResourceLoader } from "../resource/loader"
 import { ResourcePolicy } from "../resource/policy"
 import { directoryProblem, Exit, parseCommand, type CliIO, worktreeOf } from "../util/cli"
@@ -16,10 +16,11 @@ const USAGE = `usage:
       styles and project resources, and the text added to the prompt. --json prints the DynamicDiscoveryResult.
   opencode-builtins discover --list [--agent <name>] [--json]
       Everything discovered (after precedence), with shadowed entries, entries OpenCode's configuration turns off or
-      denies, skipped files and slow or broken folders.
+      denies, skipped files and slow or broken folders (also when discovery is turned off, which it then says).
 --agent: the OpenCode agent the prompt goes to, whose permission.skill and permission.task rules apply (default: the
 configuration's default_agent, else build).
-Honours the "discovery" (and "resources") section of .opencode/opencode-builtins.json, and what OpenCode's own
+Honours the "discovery" (and "resources") section of .opencode/opencode-builtins.json (an invalid value is named on
+stderr and its default used), and what OpenCode's own
 configuration (opencode.json[c]) says of agents, commands and skills. With a
 .opencode-security.json policy, what it protects (read or llm, for its lowest role) is not shown.
 Parsed definitions are cached in ${DiscoveryCacheFile.NAME} of the project's .opencode/builtins-local/ folder (deleting it
@@ -84,7 +85,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       cacheFile: DiscoveryCacheFile.location(io.cwd, worktree),
     })
     try {
-      if (args.values.list) return await list(engine, io, args.values.json === true, agent)
+      if (args.values.list)
+        return await list(engine, io, args.values.json === true, agent, settings.discovery.enabled === false)
       const result = await engine.gather(prompt, { agent })
       if (args.values.json) io.out(JSON.stringify(result, null, 2) + "\n")
       else io.out(human(result))
@@ -103,12 +105,15 @@ async function list(
   io: CliIO,
   json: boolean,
   agent: string | undefined,
+  disabled: boolean,
 ): Promise<number> {
   const cat = await engine.catalogue({ agent })
   if (json) {
     const { scans: _scans, ...rest } = cat
-    io.out(JSON.stringify(rest, null, 2) + "\n")
+    io.out(JSON.stringify(disabled ? { disabled: true, ...rest } : rest, null, 2) + "\n")
   } else {
+    // The list is what discovery would find; said plainly when nothing of it is suggested.
+    if (disabled) io.out(`${DISABLED} Nothing is suggested in prompts; what it would find:\n`)
     for (const type of Discovery.RESOURCE_TYPES) {
       const items = cat.items.filter((i) => i.resourceType === type)
       if (!items.length) continue
@@ -128,6 +133,8 @@ async function list(
   return cat.degraded.length && cat.items.length + cat.resources.length === 0 ? Exit.findings : Exit.ok
 }
 
+const DISABLED = `Discovery is turned off by "discovery": { "enabled": false }.`
+
 const TITLES: Record<Discovery.ResourceType, string> = {
   agent: "Agents",
   command: "Commands",
@@ -139,7 +146,7 @@ function human(result: Discovery.DynamicDiscoveryResult): string {
   const lines: string[] = []
   if (result.skipped) {
     lines.push(`Discovery skipped: ${result.skipReason}${result.error ? ` (${result.error})` : ""}`)
-    if (result.skipReason === "disabled") lines.push(`Turned off by "discovery": { "enabled": false }.`)
+    if (result.skipReason === "disabled") lines.push(DISABLED)
     if (result.skipReason === "no_resources_found")
       lines.push("No agents, commands, skills, output styles or project resources were found.")
   } else if (result.context) {
@@ -192,7 +199,7 @@ function footer(
 }
 
 /** The project's options file (shared with the plugin), as far as discovery needs it; problems go to stderr. */
-function readSettings(io: CliIO): { discovery?: Discovery.ConfigInput; resources?: false } {
+function readSettings(io: CliIO): { discovery: Discovery.ConfigInput; resources?: false } {
   const { options, error } = loadOptions({ directory: io.cwd, worktree: worktreeOf(io.cwd) }, undefined)
   if (error) io.err(`discover: ${error}\n`)
   const log: Logger = {
@@ -200,10 +207,12 @@ function readSettings(io: CliIO): { discovery?: Discovery.ConfigInput; resources
     warn: (m) => io.err(`discover: ${m}\n`),
     error: (m) => io.err(`discover: ${m}\n`),
   }
-  const section = options.discovery ?? {}
   return {
-    discovery: { ...validSection(Discovery.Config, section, "discovery", log), enabled: section.enabled !== false },
-    resources: options.resources?.enabled === false ? false : undefined,
+    discovery: {
+      ...validSection(Discovery.Config, options.discovery, "discovery", log),
+      enabled: sectionEnabled(options.discovery),
+    },
+    resources: sectionEnabled(options.resources) ? undefined : false,
   }
 }
 

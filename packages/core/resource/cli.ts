@@ -74,7 +74,7 @@ function settings(io: CliIO, dir: string, worktree: string): Resource.ConfigInpu
     warn: (m) => io.err(`resources: ${m}\n`),
     error: (m) => io.err(`resources: ${m}\n`),
   }
-  return validSection(Resource.Config, options.resources ?? {}, "resources", log)
+  return validSection(Resource.Config, options.resources, "resources", log)
 }
 
 function directory(io: CliIO, dir: string | undefined): string | undefined {

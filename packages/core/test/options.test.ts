@@ -3,7 +3,15 @@ import { Resource } from "../resource/schema"
 import { Logger } from "../util/log"
 import { Builtins } from "../builtins"
 import path from "path"
-import { LISTS_ADDED_UP, loadOptions, OPTIONS_FILE, projectOptions, unknownSections, validSection } from "../options"
+import {
+  LISTS_ADDED_UP,
+  loadOptions,
+  OPTIONS_FILE,
+  projectOptions,
+  sectionEnabled,
+  unknownSections,
+  validSection,
+} from "../options"
 import { tmpdir } from "./fixture"
 
 describe("options", () => {
@@ -46,6 +54,24 @@ describe("options", () => {
     expect(log.entries.map((e) => [e.level, e.message.split(";")[0].split(":")[0]])).toEqual([
       ["error", "resources.maxResourcesPerSession"],
       ["warn", "unknown option resources.colour ignored"],
+    ])
+  })
+
+  test("an enabled that is not true or false, and a section that is not an object, are reported; the feature stays on", () => {
+    const log = Logger.memory()
+    expect(validSection(Resource.Config, { enabled: "no", maxReferencesDepth: 3 }, "resources", log)).toEqual({
+      maxReferencesDepth: 3,
+    })
+    expect(validSection(Resource.Config, 5, "resources", log)).toEqual({})
+    expect(validSection(Resource.Config, undefined, "resources", log)).toEqual({})
+    expect(log.entries.map((e) => [e.level, e.message])).toEqual([
+      ["error", 'resources.enabled: expected true or false, got "no" — the feature stays on'],
+      ["error", "resources: expected an object of options, got 5 — using the defaults"],
+    ])
+    expect([sectionEnabled({ enabled: false }), sectionEnabled({ enabled: "no" }), sectionEnabled(5)]).toEqual([
+      false,
+      true,
+      true,
     ])
   })
 

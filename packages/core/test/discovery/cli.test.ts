@@ -72,6 +72,29 @@ describe("opencode-builtins discover", () => {
     expect(invalid.stdout).toContain("release-manager")
   })
 
+  test("an invalid discovery value is named on stderr, as the resources section's are; --list says discovery is off", async () => {
+    await using dir = await project()
+    for (const [options, message] of [
+      [{ discovery: { enabled: "no" } }, 'discover: discovery.enabled: expected true or false, got "no"'],
+      [{ discovery: 5 }, "discover: discovery: expected an object of options, got 5"],
+    ] as const) {
+      await dir.write({ "project/.opencode/opencode-builtins.json": JSON.stringify(options) })
+      for (const argv of [["--list"], ["ship the release"]]) {
+        const io = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+        expect(await run(argv, io)).toBe(0)
+        expect(io.stderr).toContain(message)
+      }
+    }
+    await dir.write({ "project/.opencode/opencode-builtins.json": JSON.stringify({ discovery: { enabled: false } }) })
+    const off = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["--list"], off)).toBe(0)
+    expect(off.stdout).toStartWith('Discovery is turned off by "discovery": { "enabled": false }.')
+    expect(off.stdout).toContain("release-manager")
+    const json = memoryIO(dir.file("project"), { HOME: dir.file("home") })
+    expect(await run(["--list", "--json"], json)).toBe(0)
+    expect(JSON.parse(json.stdout).disabled).toBe(true)
+  })
+
   test("--list shows everything discovered, shadowed entries and skipped files", async () => {
     await using dir = await project({
       "home/.claude/agents/release-manager.md": md({ name: "release-manager", description: "global one" }),

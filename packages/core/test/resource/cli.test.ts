@@ -49,6 +49,18 @@ describe("opencode-builtins resources lint", () => {
     expect(broken.stdout).toContain("ship")
   })
 
+  test("a resources section that is not an object, or an enabled that is not true or false, is named on stderr", async () => {
+    for (const [options, message] of [
+      [{ resources: 5 }, "resources: resources: expected an object of options, got 5 — using the defaults\n"],
+      [{ resources: { enabled: "no" } }, 'resources: resources.enabled: expected true or false, got "no"'],
+    ] as const) {
+      await using dir = await tmpdir({ ...CLEAN, ".opencode/opencode-builtins.json": JSON.stringify(options) })
+      const io = memoryIO(dir.path)
+      expect(await run(["lint"], io)).toBe(0)
+      expect(io.stderr).toContain(message)
+    }
+  })
+
   test("every problem class is reported, errors first, and the exit code is 1", async () => {
     await using dir = await tmpdir({
       ...CLEAN,
