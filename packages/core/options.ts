@@ -83,7 +83,7 @@ export function loadOptions(
   for (const file of optionsFiles(place)) {
     try {
       // JSON with comments and trailing commas, as OpenCode reads its own configuration; an editor's BOM skipped.
-      const read = OpenCodeConfig.parse(fs.readFileSync(file, "utf8").replace(/^\uFEFF/, ""))
+      const read = OpenCodeConfig.parseBytes(fs.readFileSync(file))
       if ("error" in read) throw new Error(read.error)
       fromFile = mergeDeep(fromFile, read.config) as Options
       files.push(file)

@@ -5,7 +5,6 @@ import {
   modify,
   parse,
   parseTree,
-  printParseErrorCode,
   type Edit,
   type FormattingOptions,
   type Node,
@@ -16,6 +15,7 @@ import z from "zod"
 import { LocalState } from "../learning/local"
 import { Resource } from "../resource/schema"
 import { NamedError } from "../util/error"
+import { OpenCodeConfig } from "../util/opencode-config"
 import { TextFile } from "../util/text-file"
 import { TempFile } from "../util/temp-file"
 
@@ -178,15 +178,10 @@ export namespace Init {
     const text = raw.slice(bom.length)
     const errors: ParseError[] = []
     const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false })
-    if (errors.length) {
-      const e = errors[0]
-      const before = text.slice(0, e.offset)
-      const line = before.split("\n").length
-      const column = e.offset - before.lastIndexOf("\n")
+    if (errors.length)
       return {
-        error: `${name}:${line}:${column}: ${printParseErrorCode(e.error)} (not valid JSONC); fix it and run init again — nothing was written`,
+        error: `${name}: ${OpenCodeConfig.syntaxError(text, errors[0])} (not valid JSONC); fix it and run init again — nothing was written`,
       }
-    }
     if (!value || typeof value !== "object" || Array.isArray(value))
       return { error: `${name}: the configuration is not a JSON object; nothing was written` }
     return { file, name, text, raw, bom, value }

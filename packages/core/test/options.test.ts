@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
 import { Resource } from "../resource/schema"
 import { Logger } from "../util/log"
 import { Builtins } from "../builtins"
@@ -191,7 +192,10 @@ describe("options", () => {
     })
     expect(loadOptions(dir.path, undefined).options).toEqual({ lsp: { enabled: false } })
     await using broken = await tmpdir({ [OPTIONS_FILE]: '{\n  "lsp": { "enabled": false }\n  "x": 1\n}\n' })
-    expect(loadOptions(broken.path, undefined).error).toContain("CommaExpected at line 3, column 3")
+    expect(loadOptions(broken.path, undefined).error).toContain("line 3, column 3: expected ',' between two entries")
+    await using binary = await tmpdir({ [OPTIONS_FILE]: "" })
+    fs.writeFileSync(binary.file(OPTIONS_FILE), Buffer.from([0x00, 0xff, 0xfe, 0x12]))
+    expect(loadOptions(binary.path, undefined).error).toContain("is not UTF-8 text (byte 1); save it as UTF-8")
   })
 
   test("R3: capture.exclude adds up across the options files and the plugin's options, each entry once; other lists are replaced whole", async () => {

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "fs"
 import os from "os"
 import path from "path"
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
+import { TextFile } from "./text-file"
 
 /**
  * OpenCode's configuration files as OpenCode finds them, read without OpenCode: features that must agree with what
@@ -96,7 +97,7 @@ export namespace OpenCodeConfig {
     if (kept && kept.size === stat.size && kept.mtimeMs === stat.mtimeMs) return kept.read
     let read: Parsed
     try {
-      read = parse(readFileSync(file, "utf8"))
+      read = parseBytes(readFileSync(file))
     } catch (error) {
       read = { error: (error as Error).message }
     }
@@ -109,20 +110,69 @@ export namespace OpenCodeConfig {
    *
    * @example
    * OpenCodeConfig.parse('{ "agent": { "x": { "disable": true } }, }') // { config: { agent: { x: { disable: true } } } }
-   * OpenCodeConfig.parse("{ oops") // { error: "InvalidSymbol at line 1, column 3" }
+   * OpenCodeConfig.parse("{ oops") // { error: "line 1, column 3: unexpected character 'o'" }
    */
   export function parse(text: string): Parsed {
     const errors: ParseError[] = []
     const value = parseJsonc(text, errors, { allowTrailingComma: true })
-    if (errors.length) {
-      const first = errors[0]
-      const before = text.slice(0, first.offset).split("\n")
-      return {
-        error: `${printParseErrorCode(first.error)} at line ${before.length}, column ${before.at(-1)!.length + 1}`,
-      }
-    }
+    if (errors.length) return { error: syntaxError(text, errors[0]) }
     if (!value || typeof value !== "object" || Array.isArray(value)) return { error: "not a JSON object" }
     return { config: value as Record<string, unknown> }
+  }
+
+  /**
+   * A configuration file's bytes: UTF-8 (a byte-order mark skipped) parsed as `parse` does; bytes that are not UTF-8
+   * (a binary or Latin-1 file) are named as such, not as the parser's first complaint about them.
+   *
+   * @example
+   * OpenCodeConfig.parseBytes(Buffer.from([0x80, 0x41])) // { error: "is not UTF-8 text (byte 0); save it as UTF-8" }
+   */
+  export function parseBytes(bytes: Uint8Array): Parsed {
+    const bad = TextFile.invalidAt(bytes)
+    if (bad >= 0) return { error: `is not UTF-8 text (byte ${bad}); save it as UTF-8` }
+    return parse(
+      Buffer.from(bytes)
+        .toString("utf8")
+        .replace(/^\uFEFF/, ""),
+    )
+  }
+
+  /** What each of jsonc-parser's error codes means, in words (its names, `CloseBracketExpected`, are not). */
+  const MEANING: Record<string, string> = {
+    InvalidSymbol: "unexpected character",
+    InvalidNumberFormat: "a number is not written as JSON writes numbers",
+    PropertyNameExpected: "expected a property name in double quotes",
+    ValueExpected: "expected a value",
+    ColonExpected: "expected ':' after the property name",
+    CommaExpected: "expected ',' between two entries",
+    CloseBraceExpected: "expected '}': an object is not closed",
+    CloseBracketExpected: "expected ']': a list is not closed",
+    EndOfFileExpected: "unexpected text after the end of the configuration",
+    InvalidCommentToken: "a comment is not closed",
+    UnexpectedEndOfComment: "a comment is not closed",
+    UnexpectedEndOfString: "a string is not closed",
+    UnexpectedEndOfNumber: "a number is cut off",
+    InvalidUnicode: "an invalid \\u escape",
+    InvalidEscapeCharacter: "an invalid escape sequence",
+    InvalidCharacter: "a character not allowed in a string (a line break or a control character)",
+  }
+
+  /**
+   * A JSONC syntax error in words, where it is (`line 3, column 3: expected ',' between two entries`): the character
+   * found is named when it is the problem, and an error at the very end says the file ends early.
+   *
+   * @example
+   * OpenCodeConfig.syntaxError('{ "a": 1 "b": 2 }', { error: 6, offset: 9, length: 3 }) // "line 1, column 10: expected ',' between two entries"
+   */
+  export function syntaxError(text: string, error: ParseError): string {
+    const before = text.slice(0, error.offset).split("\n")
+    const at = `line ${before.length}, column ${before.at(-1)!.length + 1}`
+    const code = printParseErrorCode(error.error)
+    let words = MEANING[code] ?? code
+    const found = text.slice(error.offset, error.offset + Math.max(1, Math.min(error.length, 1)))
+    if (code === "InvalidSymbol" && found) words += ` ${JSON.stringify(found).replace(/^"|"$/g, "'")}`
+    if (error.offset >= text.trimEnd().length) words += " (the text ends early: cut off?)"
+    return `${at}: ${words}`
   }
 
   /** Folders from the worktree (or the directory alone when outside it) down to the directory. */

@@ -63,6 +63,26 @@ describe("OpenCodeConfig.sources", () => {
     expect(sources[2].config).toEqual({ x: 1 })
   })
 
+  test("syntax errors in words with line and column, never the parser's codes; bytes that are not UTF-8 named as such", () => {
+    const error = (text: string) => {
+      const parsed = OpenCodeConfig.parse(text)
+      return "error" in parsed ? parsed.error : undefined
+    }
+    expect(error('{ "plugin": [')).toBe(
+      "line 1, column 14: expected ']': a list is not closed (the text ends early: cut off?)",
+    )
+    expect(error('{ "a": 1 "b": 2 }')).toBe("line 1, column 10: expected ',' between two entries")
+    expect(error("{ oops }")).toBe("line 1, column 3: unexpected character 'o'")
+    expect(error('{ "a" 1 }')).toBe("line 1, column 7: expected ':' after the property name")
+    expect(error('{ "a": "b }')).toContain("a string is not closed")
+    for (const text of ['{ "plugin": [', '{ "a": 1 "b": 2 }', "{ oops }", "\u0000\u0001"])
+      expect(error(text)).not.toMatch(/[A-Z][a-z]+[A-Z][a-z]+(Expected|Symbol|Token)/)
+    expect(OpenCodeConfig.parseBytes(Buffer.from([0x80, 0xde, 0xad]))).toEqual({
+      error: "is not UTF-8 text (byte 0); save it as UTF-8",
+    })
+    expect(OpenCodeConfig.parseBytes(Buffer.from('\uFEFF{ "a": 1 }'))).toEqual({ config: { a: 1 } })
+  })
+
   test("a file that does not parse, is not an object or is a folder is a problem with the reason; the others are read", async () => {
     await using dir = await tmpdir({
       "repo/opencode.json": '{\n  "agent": {\n    "a": { "disable": true }\n  ]\n}',
@@ -73,7 +93,7 @@ describe("OpenCodeConfig.sources", () => {
     const { sources, problems } = OpenCodeConfig.sources({ directory: dir.file("repo"), env: { HOME: dir.file("h") } })
     expect(sources.map((s) => s.config)).toEqual([{ ok: true }])
     expect(problems).toEqual([
-      { file: dir.file("repo/opencode.json"), error: "CommaExpected at line 4, column 3" },
+      { file: dir.file("repo/opencode.json"), error: "line 4, column 3: expected ',' between two entries" },
       { file: dir.file("repo/opencode.jsonc"), error: "not a JSON object" },
       { file: dir.file("repo/.opencode/opencode.jsonc"), error: "not a regular file" },
     ])
