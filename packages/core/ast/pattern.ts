@@ -105,7 +105,7 @@ export namespace AstPattern {
     const keywordList = [...keywords]
     return {
       pattern,
-      matcher: other?.matcher ?? pattern,
+      matcher: unnamedLiterals(napiLang, lang, other?.matcher ?? pattern, expando),
       note: macroNote(lang, root, metaSpans(expanded, expando), expanded),
       literals: literalList,
       keywords: keywordList,
@@ -193,6 +193,102 @@ export namespace AstPattern {
     }
     return undefined
   }
+
+  /**
+   * Literal keywords that a language's grammar package leaves as unnamed tokens where the CLI's grammar has a named
+   * node. ast-grep's `$X` matches named nodes only, so `return $X`, `val $A = $B` or `$A != $B` never matched
+   * `return null` in Kotlin (`@ast-grep/lang-kotlin` 0.0.7: `null` unnamed; the CLI's tree-sitter-kotlin-sg:
+   * `null_literal`) nor `x != nil` in Swift (`@ast-grep/lang-swift` 0.0.8: `nil` unnamed; the CLI: a named node), silently
+   * (moshi's `return $X`: 515 against the CLI's 577; Moya's `$A != $B`: 19 against 35). Measured against the CLI on
+   * one-file fixtures with `true`/`false`/`null`/`nil`/`None`/`this`/`self`/`super`/`undefined`/`nullptr`/`NULL`
+   * for all 25 languages (`languages.test.ts › a meta-variable matches the literal keywords the CLI's grammar names`):
+   * only these two differ.
+   */
+  export const UNNAMED_LITERALS: Partial<Record<string, readonly string[]>> = { kotlin: ["null"], swift: ["nil"] }
+
+  /**
+   * The matcher extended so that a single meta-variable also matches the language's `UNNAMED_LITERALS`, as in the
+   * CLI. ast-grep's `$$X` matches unnamed nodes too: each `$X` of the pattern (a `$_…` one under a fresh capturing
+   * name) becomes `$$X` in a second reading, and a constraint keeps only named nodes (`$_` as a rule matches exactly
+   * those) or the literals. The pattern itself stays the first alternative, so every match it finds is still found
+   * with the same captures; the second adds those through a literal. Where the `$$` form parses otherwise than the
+   * pattern, that reading is left out.
+   *
+   * @example
+   * AstPattern.unnamedLiterals("kotlin", "kotlin", "return $X", "µ")
+   * // { rule: { any: [{ pattern: "return $X" }, { pattern: "return $$X" }] }, constraints: { X: { any: [{ pattern: "$_" }, { regex: "^(?:null)$" }] } } }
+   */
+  export function unnamedLiterals(napiLang: string, lang: string, matcher: Matcher, expando: string): Matcher {
+    const words = UNNAMED_LITERALS[lang]
+    if (!words || [...expando].length !== 1 || expando.length !== 1) return matcher
+    const names = new Set<string>()
+    let fresh = 0
+    const widen = (source: string): string | undefined => {
+      const expanded = expand(source, expando)
+      let root: SgNode
+      try {
+        root = parse(napiLang, expanded).root()
+      } catch {
+        return undefined
+      }
+      const single = new RegExp(`^${escape(expando)}([A-Z_][A-Z0-9_]*)$`, "u")
+      const starts = new Map<number, string>()
+      const visit = (node: SgNode) => {
+        const m = single.exec(node.text())
+        // `$$X` and `$$$X` are other meta-variables: only a lone expando before the name.
+        const at = node.range().start.index
+        if (m && expanded[at - 1] !== expando) starts.set(at, m[1])
+        for (const child of node.children()) visit(child)
+      }
+      visit(root)
+      if (!starts.size) return undefined
+      let out = ""
+      let from = 0
+      for (const [at, name] of [...starts].sort((a, b) => a[0] - b[0])) {
+        let capture = name
+        if (name.startsWith("_")) {
+          do capture = `LITERAL${fresh++}`
+          while (source.includes(capture))
+        }
+        names.add(capture)
+        out += source.slice(from, at) + "$$" + capture
+        from = at + 1 + name.length
+      }
+      out += source.slice(from)
+      // The same tree, meta-variables aside: `$$X` must stand where `$X` stood.
+      const either = new RegExp(`^(?:${escape(expando)}){1,2}[A-Z_][A-Z0-9_]*$`, "u")
+      const shape = (code: string) => {
+        const kinds: string[] = []
+        const walk = (node: SgNode) => {
+          const meta = either.test(node.text())
+          kinds.push(meta ? "META" : String(node.kind()))
+          if (!meta) for (const child of node.children()) walk(child)
+        }
+        walk(parse(napiLang, code).root())
+        return kinds.join(" ")
+      }
+      return shape(expand(out, expando)) === shape(expanded) ? out : undefined
+    }
+    const rules = typeof matcher === "string" ? [{ pattern: matcher }] : ((matcher.rule as { any: Rule[] }).any ?? [])
+    const widened: Rule[] = []
+    for (const rule of rules) {
+      if (typeof rule.pattern === "string") {
+        const pattern = widen(rule.pattern)
+        if (pattern) widened.push({ pattern })
+      } else if (rule.pattern) {
+        const context = widen(rule.pattern.context)
+        if (context) widened.push({ pattern: { ...rule.pattern, context } })
+      }
+    }
+    if (!widened.length) return matcher
+    const literal = { regex: `^(?:${words.map(escape).join("|")})$` }
+    return {
+      rule: { any: [...rules, ...widened] },
+      constraints: Object.fromEntries([...names].map((name) => [name, { any: [{ pattern: "$_" }, literal] }])),
+    }
+  }
+
+  type Rule = { pattern?: string | { context: string; selector: string } }
 
   /** The outermost node of `root` spanning exactly [start, end). */
   function spanning(root: SgNode, start: number, end: number): SgNode | undefined {

@@ -173,3 +173,93 @@ export const LANGUAGE_CASES = {
   },
   yaml: { file: "a.yaml", source: "a: 1\nb: 2\n", pattern: "a: $V", matches: ["a: 1"], rewrite: "a: [$V]" },
 } as const
+
+/**
+ * One small program per language holding its literal keywords (`true`, `false`, `null`/`nil`/`None`/`NULL`/
+ * `nullptr`, `this`/`self`/`super`/`base`/`parent`, `undefined`, `iota`) in expression positions: `$X` must match
+ * each where the CLI's grammar has a named node for it (real-world tester AT-1: Kotlin `null`, Swift `nil`).
+ */
+export const KEYWORD_CASES: Record<string, { file: string; source: string }> = {
+  bash: { file: "a.sh", source: "f() { x=true; y=false; return 0; }\n" },
+  c: { file: "a.c", source: "int f(void) { int *p = NULL; bool a = true; bool b = false; return p == NULL; }\n" },
+  cpp: {
+    file: "a.cpp",
+    source: "class A { int f() { auto p = nullptr; auto q = this; bool a = true; return a != false; } };\n",
+  },
+  csharp: {
+    file: "a.cs",
+    source:
+      "class A : B { object F() { var p = null; var q = this; var r = base.X; var a = true; return a != false; } }\n",
+  },
+  css: { file: "a.css", source: "a { color: red !important; }\n" },
+  elixir: { file: "a.ex", source: "def f do\n  x = nil\n  y = true\n  z = false\n  x != nil\nend\n" },
+  go: {
+    file: "a.go",
+    source: "package main\nfunc f() bool { var p *int = nil; a := true; _ = iota; return p != nil && a != false }\n",
+  },
+  haskell: { file: "a.hs", source: "f = let a = True\n        b = False\n    in a\n" },
+  html: { file: "a.html", source: "<p hidden>x</p>\n" },
+  java: {
+    file: "a.java",
+    source:
+      "class A extends B { Object f() { Object p = null; Object q = this; Object r = super.x; boolean a = true; return p != null; } }\n",
+  },
+  javascript: {
+    file: "a.js",
+    source:
+      "class A extends B { f() { const p = null; const q = this; const r = super.x; const u = undefined; const a = true; return p !== null } }\n",
+  },
+  json: { file: "a.json", source: '{"a": null, "b": true, "c": false}\n' },
+  kotlin: {
+    file: "a.kt",
+    source:
+      "class A : B() {\n  fun f(): Any? {\n    val p = null\n    val q = this\n    val r = super.x\n    val a = true\n    return p != null\n  }\n}\n",
+  },
+  lua: { file: "a.lua", source: "local p = nil\nlocal a = true\nlocal b = false\nlocal s = self\nreturn p ~= nil\n" },
+  nix: { file: "a.nix", source: "{ a = true; b = false; c = null; }\n" },
+  php: {
+    file: "a.php",
+    source:
+      "<?php\nclass A extends B { function f() { $p = null; $q = $this; $a = true; $c = parent::x(); $d = self::X; return $p !== null; } }\n",
+  },
+  python: {
+    file: "a.py",
+    source:
+      "class A(B):\n    def f(self):\n        p = None\n        a = True\n        b = False\n        s = super().x\n        return p is not None\n",
+  },
+  ruby: {
+    file: "a.rb",
+    source: "class A < B\n  def f\n    p = nil\n    q = self\n    a = true\n    r = super\n    p != nil\n  end\nend\n",
+  },
+  rust: {
+    file: "a.rs",
+    source:
+      "impl A { fn f(&self) -> bool { let p = None; let q = self; let a = true; let s = Self::X; p != None && a != false } }\n",
+  },
+  scala: {
+    file: "a.scala",
+    source:
+      "class A extends B {\n  def f(): Any = {\n    val p = null\n    val q = this\n    val r = super.x\n    val a = true\n    p != null\n  }\n}\n",
+  },
+  solidity: {
+    file: "a.sol",
+    source:
+      "contract A { function f() public returns (bool) { bool a = true; bool b = false; address q = this; return a != false; } }\n",
+  },
+  swift: {
+    file: "a.swift",
+    source:
+      "class A: B {\n  func f() -> Bool {\n    let p: Int? = nil\n    let q = self\n    let r = super.x\n    let a = true\n    return p != nil\n  }\n}\n",
+  },
+  typescript: {
+    file: "a.ts",
+    source:
+      "class A extends B { f() { const p = null; const q = this; const r = super.x; const u = undefined; const a = true; return p !== null } }\n",
+  },
+  tsx: {
+    file: "a.tsx",
+    source:
+      "class A extends B { f() { const p = null; const q = this; const a = true; return <a x={null} y={false} /> } }\n",
+  },
+  yaml: { file: "a.yaml", source: "a: null\nb: true\nc: false\nd: ~\n" },
+}

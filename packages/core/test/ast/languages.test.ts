@@ -8,7 +8,7 @@ import { AstSearch } from "../../ast/search"
 import { Grammar } from "../../ast/grammar"
 import { tmpdir } from "../fixture"
 import { CliOracle } from "./cli-oracle"
-import { LANGUAGE_CASES } from "./fixtures"
+import { KEYWORD_CASES, LANGUAGE_CASES } from "./fixtures"
 
 // The first use of a dynamic language registers all of them, compiling three grammars from source on a fresh
 // checkout (about 2 s, more on a busy machine): done once here, with room, rather than inside a 5 s test.
@@ -138,6 +138,40 @@ describe("grammars compiled from npm sources", () => {
       await fs.rm(cache, { recursive: true, force: true })
     }
   }, 60_000)
+})
+
+describe("a meta-variable matches the literal keywords the CLI's grammar names (real-world tester AT-1)", () => {
+  // `@ast-grep/lang-kotlin` 0.0.7 leaves `null` and `@ast-grep/lang-swift` 0.0.8 `nil` unnamed, and ast-grep's `$X`
+  // matches named nodes only: `return $X` missed every `return null` (moshi: 515 against the CLI's 577). Every
+  // language is checked, so that another grammar package with an unnamed literal shows up here.
+  test("every language has a keyword fixture", () => {
+    expect(Object.keys(KEYWORD_CASES).sort()).toEqual([...AstLanguage.NAMES].sort())
+  })
+
+  for (const [lang, c] of Object.entries(KEYWORD_CASES)) {
+    test(`${lang}: \`$X\` matches the same one-word nodes as the CLI`, async () => {
+      await using dir = await tmpdir({ [c.file]: c.source })
+      const lines = c.source.split("\n")
+      const words = (list: { line: number; column: number; text: string }[]) =>
+        list
+          .filter((m) => /^[A-Za-z_~]+$/.test(m.text))
+          .map((m) => `${m.line}:${m.column} ${m.text}`)
+          .sort()
+      const cli = words(CliOracle.search(dir.path, "$X", lang))
+      const result = await AstSearch.run({ directory: dir.path, lang, pattern: "$X" }, { maxStoredMatches: 10_000 })
+      const tool = words(
+        result.matches
+          .filter((m) => m.start.line === m.end.line)
+          .map((m) => ({
+            line: m.start.line + 1,
+            column: m.start.column + 1,
+            text: lines[m.start.line].slice(m.start.column, m.end.column),
+          })),
+      )
+      expect(cli.length).toBeGreaterThan(0)
+      expect(tool).toEqual(cli)
+    })
+  }
 })
 
 describe("known grammar differences from the CLI 0.51.1 (documented in docs/ast.md)", () => {
