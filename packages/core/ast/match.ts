@@ -144,10 +144,11 @@ export namespace AstMatch {
    * hangs at the end of the node on lines after its code (and the blank lines before them) are left out. Some
    * grammars' automatic-semicolon scanners read past newlines and comments before they end a statement, so those
    * comments become the node's last children: `@ast-grep/lang-kotlin` 0.0.7 ends an `import_header` after the
-   * comments and KDoc that follow the last import, where the CLI's Kotlin grammar ends it with the import line (a
-   * comment on the import's own line stays in, as in the CLI). Replacing that range deleted the comments. A node
-   * whose last child is code keeps its range, trailing whitespace included (Scala's indented blocks end after the
-   * next line's indentation in both), and so does a comment node itself.
+   * comments and KDoc that follow the last import, where the CLI's Kotlin grammar mostly ends it with the import
+   * line (a comment on the import's own line stays in, as in the CLI). Replacing that range deleted the comments. A
+   * node whose last child is code keeps its range, trailing whitespace included (Scala's indented blocks end after
+   * the next line's indentation in both), and so do a node whose comments all lie on its code's last line (C's
+   * `#include <a.h> // why` ends after its newline, as in the CLI) and a comment node itself.
    *
    * @example
    * // Kotlin "import c.D\n\n// note\nclass T": the import_header node ends after "// note"
@@ -162,12 +163,36 @@ export namespace AstMatch {
     while (last >= 0 && COMMENT.test(String(kids[last].kind()))) last--
     if (last < 0) return whole
     let end = kids[last].range().end
+    // Only comments on later lines are left out: with its comments all on the code's last line the node keeps its
+    // range, as in the CLI, whose C `preproc_include` also ends after the newline when a comment ends the line
+    // (`#include <string.h> // for memset`; real-world tester AT-3).
+    if (!kids.slice(last + 1).some((kid) => kid.range().start.line > end.line)) return whole
     for (let i = last + 1; i < kids.length; i++) {
       const next = kids[i].range()
       if (next.start.line !== end.line) break
       end = next.end
     }
     return { start: whole.start, end }
+  }
+
+  /**
+   * The part of a match a replace rewrites: `range(node)` without the line break that ends it. C and C++
+   * preprocessor directives (`preproc_include`, `preproc_def`, …) end after their newline; the CLI 0.51.1 replaces
+   * it too, so a template without one joins the next line to it: `#include $X` → `#include $X // ok` comments out
+   * the include after it. The line break stays, as every other statement's does.
+   *
+   * @example
+   * // C "#include <a.h>\nint x;": the preproc_include ends at { line: 1, column: 0 }
+   * AstMatch.replaced(node, source).end // { line: 0, column: 14, index: 14 }
+   */
+  export function replaced(node: SgNode, source: string): Range {
+    const whole = range(node)
+    const { start, end } = whole
+    if (end.column !== 0 || end.index <= start.index || source[end.index - 1] !== "\n") return whole
+    const cut = source[end.index - 2] === "\r" && end.index - 2 >= start.index ? 2 : 1
+    const index = end.index - cut
+    const lineStart = source.lastIndexOf("\n", index - 1) + 1
+    return { start, end: { line: end.line - 1, column: index - lineStart, index } }
   }
 
   type Lines = { from: number; to: number }

@@ -164,7 +164,7 @@ export namespace AstReplace {
       const segments = hidden.length ? SecuritySegments.find(before, hidden) : []
       // Outermost first; a match inside one already replaced is skipped.
       const ordered = found
-        .map((node) => ({ node, range: AstMatch.range(node) }))
+        .map((node) => ({ node, range: AstMatch.replaced(node, before) }))
         .filter(({ range }) => !segments.some((s) => range.start.index <= s.end && range.end.index >= s.start))
         .sort((a, b) => a.range.start.index - b.range.start.index || b.range.end.index - a.range.end.index)
       if (!ordered.length) continue

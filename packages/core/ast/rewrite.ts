@@ -194,7 +194,7 @@ export namespace AstRewrite {
    * AstRewrite.apply("logger.info($$$A)", match, source) // "logger.info(x, y)"
    */
   export function apply(template: string, match: SgNode, source: string): string {
-    const range = AstMatch.range(match)
+    const range = AstMatch.replaced(match, source)
     const base = lineIndent(source, range.start.index)
     // What follows the match on its last line stays after the replacement's last line.
     const newline = source.indexOf("\n", range.end.index)

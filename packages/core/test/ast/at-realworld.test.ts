@@ -15,6 +15,8 @@ import { CliOracle } from "./cli-oracle"
 // checkout: done once here, with room, rather than inside a 5 s test.
 beforeAll(() => AstLanguage.load("kotlin").then(() => undefined), 120_000)
 
+const DOC = path.join(import.meta.dir, "../../../../docs/ast.md")
+
 /** The tool's matches as `file:line:column|text` (1-based, columns in code points), like `cliMatches`. */
 async function toolMatches(dir: string, lang: string, pattern: string) {
   const result = await AstSearch.run({ directory: dir, lang, pattern }, { maxStoredMatches: 10_000 })
@@ -78,5 +80,57 @@ describe("AT-1 Kotlin null / Swift nil: a single meta-variable captures them, as
     // `f($X)` still does not match `f()`: the second reading admits the literal, not punctuation.
     await using calls = await tmpdir({ "b.kt": "fun g() {\n  f()\n  f(null)\n  f(x)\n}\n" })
     expect(await toolMatches(calls.path, "kotlin", "f($X)")).toEqual(cliMatches(calls.path, "kotlin", "f($X)"))
+  })
+})
+
+describe("AT-3 C/C++ preprocessor directives with a trailing comment: the CLI's range", () => {
+  // hiredis @ 29ea2791: `#include $X` 295 = 295 but 13 texts differed (`#include <string.h> // for memset` ended
+  // before its newline, the CLI's after it); cxxopts @ a3a21b31: 3 in test/catch.hpp.
+  const SRC = "#include <string.h> // for memset\n#include <stdio.h>\n#include <stddef.h> /* for size_t */\nint x;\n"
+  for (const [lang, file] of [
+    ["c", "a.c"],
+    ["cpp", "a.cpp"],
+  ] as const) {
+    test(`${lang}: \`#include $X\` match texts equal the CLI's, the newline after a trailing comment included`, async () => {
+      await using dir = await tmpdir({ [file]: SRC })
+      expect(await toolMatches(dir.path, lang, "#include $X")).toEqual(cliMatches(dir.path, lang, "#include $X"))
+    })
+  }
+
+  test("a rewrite keeps each directive's line break (the CLI's replaces it and joins the lines)", async () => {
+    const files = { "a.c": SRC }
+    await using dir = await tmpdir(files)
+    const { after } = await toolRewrite(dir.path, "c", "#include $X", "#include $X // ok", "a.c")
+    expect(after).toBe("#include <string.h> // ok\n#include <stdio.h> // ok\n#include <stddef.h> // ok\nint x;\n")
+    expect(await cliRewrite(files, "c", "#include $X", "#include $X // ok", "a.c")).toBe(
+      "#include <string.h> // ok#include <stdio.h> // ok#include <stddef.h> // okint x;\n",
+    )
+  })
+})
+
+describe("AT-4 Kotlin ranges that differ from the CLI's, documented", () => {
+  test("trailing lambdas: the tool's `$A.$B($$$C)` ends at `)`, the CLI's takes the lambda (and its rewrite deletes it)", async () => {
+    // moshi: `$A.$B($$$C)` 30 ranges differ (`typeVariables.joinToString(", ") { it.name }`).
+    const files = { "a.kt": 'fun f() {\n  val s = vars.joinToString(", ") { it.name }\n}\n' }
+    await using dir = await tmpdir(files)
+    expect(cliMatches(dir.path, "kotlin", "$A.$B($$$C)")).toEqual(['a.kt:2:11|vars.joinToString(", ") { it.name }'])
+    expect(await toolMatches(dir.path, "kotlin", "$A.$B($$$C)")).toEqual(['a.kt:2:11|vars.joinToString(", ")'])
+    const rewrite = "$A.joinToString(separator = $S)"
+    expect(await cliRewrite(files, "kotlin", "$A.joinToString($S)", rewrite, "a.kt")).toContain(
+      'vars.joinToString(separator = ", ")\n',
+    )
+    const { after } = await toolRewrite(dir.path, "kotlin", "$A.joinToString($S)", rewrite, "a.kt")
+    expect(after).toContain('vars.joinToString(separator = ", ") { it.name }\n')
+    expect(fs.readFileSync(DOC, "utf8").includes("at-realworld.test.ts › AT-4")).toBe(true)
+  })
+
+  test("imports: the CLI's match also runs over the comments before a declaration that starts with a modifier", async () => {
+    // moshi Iso8601Utils.kt:25: import, `/* … */`, KDoc, `private const val`; the CLI's `-U` deleted both comments.
+    const files = { "a.kt": "import a.B\n\n/* c */\n/** kdoc */\nprivate const val X = 1\n" }
+    await using dir = await tmpdir(files)
+    expect(cliMatches(dir.path, "kotlin", "import $X")).toEqual(["a.kt:1:1|import a.B\n\n/* c */\n/** kdoc */"])
+    expect(await toolMatches(dir.path, "kotlin", "import $X")).toEqual(["a.kt:1:1|import a.B"])
+    const doc = fs.readFileSync(DOC, "utf8").replace(/\s+/g, " ")
+    expect(doc.includes("where the CLI's Kotlin grammar ends it with the import line.")).toBe(false)
   })
 })
