@@ -233,12 +233,16 @@ export namespace AstFormat {
     const rel = (file: string) => path.relative(options.directory, file) || path.basename(file)
     const changed = result.files.length
     const verb = result.dryRun ? "Dry run: would replace" : result.written ? "Replaced" : "Would replace"
+    const skipped = result.skipped ?? []
     const header =
-      result.totalReplacements === 0
-        ? `No matches${result.notUtf8.length ? " in UTF-8 files" : ""} (${result.lang}, pattern ${quote(result.pattern)}, ${plural(result.filesSearched, "file")} searched). Nothing to replace.`
-        : `${verb} ${plural(result.totalReplacements, "match")} in ${plural(changed, "file")} ` +
-          `(${result.lang}, pattern ${quote(result.pattern)} → ${quote(result.rewrite)}).` +
-          (result.dryRun ? " No file was written; call again with dryRun: false to apply." : "")
+      result.totalReplacements === 0 && skipped.length
+        ? `Nothing replaced: ${plural(skipped.length, "match")} found (${result.lang}, pattern ${quote(result.pattern)}), ` +
+          `none rewritten (see below).`
+        : result.totalReplacements === 0
+          ? `No matches${result.notUtf8.length ? " in UTF-8 files" : ""} (${result.lang}, pattern ${quote(result.pattern)}, ${plural(result.filesSearched, "file")} searched). Nothing to replace.`
+          : `${verb} ${plural(result.totalReplacements, "match")} in ${plural(changed, "file")} ` +
+            `(${result.lang}, pattern ${quote(result.pattern)} → ${quote(result.rewrite)}).` +
+            (result.dryRun ? " No file was written; call again with dryRun: false to apply." : "")
     const lines = [header]
     if (result.uncaptured.length) {
       const captured = result.captured ?? AstRewrite.capturedNames(result.pattern)
@@ -248,6 +252,34 @@ export namespace AstFormat {
           `nothing below, and a live run (dryRun: false) is refused. ${AstRewrite.UNCAPTURED_HELP}`,
       )
     }
+    const where = (list: AstReplace.Skipped[]) =>
+      list
+        .slice(0, 10)
+        .map((s) => `${rel(s.file)}:${s.line}:${s.column}`)
+        .join(", ") + (list.length > 10 ? `, … (${list.length - 10} more)` : "")
+    const unparsed = skipped.filter((s) => s.reason === "unparsed")
+    if (unparsed.length)
+      lines.push(
+        `[WARNING] ${plural(unparsed.length, "match")} not rewritten: the ${result.lang} grammar could not read the ` +
+          `code ${unparsed.length === 1 ? "it touches" : "they touch"} (ERROR or MISSING nodes: syntax it does not ` +
+          `know, or a parse error), so the match is its guess and a rewrite could delete or split code the pattern ` +
+          `does not name. Check and edit ${unparsed.length === 1 ? "it" : "them"} by hand: ${where(unparsed)}.`,
+      )
+    const copied = result.copied ?? []
+    if (copied.length)
+      lines.push(
+        `[NOTE] ${plural(copied.length, "rewritten match")} ${copied.length === 1 ? "holds" : "hold"} code the ` +
+          `${result.lang} grammar could not read, inside what the pattern captured: copied as it was; check the ` +
+          `diff there: ${where(copied)}.`,
+      )
+    const breaks = skipped.filter((s) => s.reason === "breaks")
+    if (breaks.length)
+      lines.push(
+        `[WARNING] ${plural(breaks.length, "match")} not rewritten: the file rewritten there would parse worse ` +
+          `than before (new ERROR or MISSING nodes in the ${result.lang} grammar): the rewrite does not fit the code ` +
+          `it replaces there, or writes syntax this grammar does not know. Check and edit ` +
+          `${breaks.length === 1 ? "it" : "them"} by hand: ${where(breaks)}.`,
+      )
     if (changed > LIMITS.files)
       lines.push(`[TRUNCATED] Showing the diffs of the first ${LIMITS.files} of ${changed} files.`)
     if (result.unchanged.length)

@@ -1,4 +1,4 @@
-import { parseAsync } from "@ast-grep/napi"
+import { parse, parseAsync, type SgNode } from "@ast-grep/napi"
 import z from "zod"
 import { Encoding } from "../util/encoding"
 import { NamedError } from "../util/error"
@@ -8,6 +8,7 @@ import { AstLanguage } from "./languages"
 import { AstMatch } from "./match"
 import { AstRewrite } from "./rewrite"
 import { AstScan } from "./scan"
+import { AstUnparsed } from "./unparsed"
 import { AtomicWrite } from "./write"
 import { SecuritySegments } from "../security/segments"
 
@@ -29,6 +30,13 @@ import { SecuritySegments } from "../security/segments"
  */
 export namespace AstReplace {
   export type FileChange = { file: string; replacements: number; before: string; after: string }
+
+  /**
+   * A match left as it is: `unparsed`, it touches code the grammar could not read (an ERROR or MISSING node, see
+   * unparsed.ts); `breaks`, the file rewritten there parses worse than before (new ERROR or MISSING nodes).
+   * `line` and `column` are 1-based, the column in characters (code points), as the search prints them.
+   */
+  export type Skipped = { file: string; line: number; column: number; reason: "unparsed" | "breaks" }
 
   export type Options = {
     rewrite: string
@@ -56,6 +64,10 @@ export namespace AstReplace {
     totalReplacements: number
     /** Files with matches where the rewrite reproduces the same text. */
     unchanged: string[]
+    /** Matches not rewritten because the parser could not read the code around them (the others are). */
+    skipped: Skipped[]
+    /** Rewritten matches holding code the parser could not read only inside their captures, copied as it was. */
+    copied: Skipped[]
     filesSearched: number
     denied: string[]
     /** Files the policy lets us read but not write (dry run lists them; live mode refuses). */
@@ -146,6 +158,9 @@ export namespace AstReplace {
     const unchanged: string[] = []
     const notUtf8: string[] = []
     const encodings: Record<string, string> = {}
+    const skipped: Skipped[] = []
+    const copied: Skipped[] = []
+    const captures = AstRewrite.captures(input.pattern, reading)
     let total = 0
     const hidden = input.segments?.().read ?? []
     for (const candidate of filtered.candidates) {
@@ -175,17 +190,46 @@ export namespace AstReplace {
         if (candidate.encoding) encodings[candidate.file] = candidate.encoding
         continue
       }
+      // A match touching code the grammar could not read is the parser's guess: rewriting it may delete or split
+      // code the pattern does not name. It is left as it is and named; the file's other matches are rewritten.
+      const unparsed = AstUnparsed.spans(root)
+      const at = (index: number, reason: Skipped["reason"]): Skipped => {
+        const lineStart = before.lastIndexOf("\n", index - 1) + 1
+        const column = [...before.slice(lineStart, index)].length + 1
+        return { file: candidate.file, line: before.slice(0, lineStart).split("\n").length, column, reason }
+      }
       const edits: Splice[] = []
+      const carried = new Set<number>()
       let end = -1
       for (const { node, range } of ordered) {
         if (range.start.index < end) continue
+        const problems = AstUnparsed.touchingAll(unparsed, range.start.index, range.end.index)
+        if (problems.length) {
+          // Inside a capture, such code is copied as it was: the match is rewritten, and named. Anywhere else (the
+          // pattern's own tokens, a capture's edge) the match's shape is the parser's guess: it is left.
+          const spans = captureSpans(node, captures)
+          const inside = problems.every((p) => spans.some(([a, b]) => a < p.start && p.end < b))
+          if (!inside) {
+            skipped.push(at(range.start.index, "unparsed"))
+            continue
+          }
+          carried.add(range.start.index)
+        }
         end = range.end.index
-        edits.push({ start: range.start.index, end, text: AstRewrite.apply(options.rewrite, node, before) })
+        const text = AstRewrite.apply(options.rewrite, node, before)
+        edits.push({ start: range.start.index, end, text })
       }
-      const after = splice(before, edits)
-      total += edits.length
+      const host = embed && AstEmbed.isHost(candidate.file) ? embed : undefined
+      const kept = parsesNoWorse(before, edits, unparsed.length, scan.napiLang, host)
+      for (const edit of edits) {
+        if (!kept.includes(edit)) skipped.push(at(edit.start, "breaks"))
+        else if (carried.has(edit.start)) copied.push(at(edit.start, "unparsed"))
+      }
+      if (!kept.length) continue
+      const after = splice(before, kept)
+      total += kept.length
       if (after === before) unchanged.push(candidate.file)
-      else files.push({ file: candidate.file, replacements: edits.length, before, after })
+      else files.push({ file: candidate.file, replacements: kept.length, before, after })
     }
 
     const writeDenied: Result["writeDenied"] = []
@@ -211,6 +255,8 @@ export namespace AstReplace {
       files,
       totalReplacements: total,
       unchanged,
+      skipped,
+      copied,
       filesSearched: scan.files.files.length,
       denied: scan.files.denied,
       writeDenied,
@@ -256,5 +302,51 @@ export namespace AstReplace {
     }
     result.elapsedMs = performance.now() - started
     return result
+  }
+
+  /** [start, end) of what each capturing meta-variable of the pattern captured in `match`. */
+  function captureSpans(match: SgNode, captures: { single: string[]; multi: string[] }): [number, number][] {
+    const spans: [number, number][] = []
+    for (const name of captures.single) {
+      const node = match.getMatch(name)
+      if (node) spans.push([node.range().start.index, node.range().end.index])
+    }
+    for (const name of captures.multi) {
+      const nodes = match.getMultipleMatches(name)
+      if (nodes.length) spans.push([nodes[0].range().start.index, nodes[nodes.length - 1].range().end.index])
+    }
+    return spans
+  }
+
+  /**
+   * The edits to keep so that the rewritten file parses no worse than `before` did (`problems` ERROR and MISSING
+   * nodes): all of them when it does; else those whose replacement text touches none of the new problems, when the
+   * file with only those does; else none. A template that does not complete the code it replaces (a `}` too many)
+   * would otherwise be written as it is, reported as a success.
+   */
+  function parsesNoWorse<E extends Splice>(
+    before: string,
+    edits: E[],
+    problems: number,
+    napiLang: string,
+    embed: AstEmbed.Spec | undefined,
+  ): E[] {
+    const count = (edits: E[]) => {
+      const text = splice(before, edits)
+      const source = embed ? (AstEmbed.mask(text, embed) ?? "") : text
+      return AstUnparsed.spans(parse(napiLang, source).root())
+    }
+    if (!edits.length) return edits
+    const after = count(edits)
+    if (after.length <= problems) return edits
+    // Where each replacement lies in the rewritten text.
+    let shift = 0
+    const good = edits.filter((edit) => {
+      const start = edit.start + shift
+      shift += edit.text.length - (edit.end - edit.start)
+      return !AstUnparsed.touching(after, start, start + edit.text.length)
+    })
+    if (good.length && good.length < edits.length && count(good).length <= problems) return good
+    return []
   }
 }

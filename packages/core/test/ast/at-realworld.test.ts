@@ -1,9 +1,12 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
+import { AstFormat } from "../../ast/format"
 import { AstLanguage } from "../../ast/languages"
 import { AstReplace } from "../../ast/replace"
 import { AstSearch } from "../../ast/search"
+import { AstTools } from "../../ast/tools"
+import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
 import { CliOracle } from "./cli-oracle"
 
@@ -80,6 +83,105 @@ describe("AT-1 Kotlin null / Swift nil: a single meta-variable captures them, as
     // `f($X)` still does not match `f()`: the second reading admits the literal, not punctuation.
     await using calls = await tmpdir({ "b.kt": "fun g() {\n  f()\n  f(null)\n  f(x)\n}\n" })
     expect(await toolMatches(calls.path, "kotlin", "f($X)")).toEqual(cliMatches(calls.path, "kotlin", "f($X)"))
+  })
+})
+
+describe("AT-2 a rewrite through code the grammar could not read (ERROR or MISSING nodes) is not made, and said so", () => {
+  // moshi GeneratedAdaptersTest.kt:69 `val json = $$"{\"$foo\": \"bar\"}"` (a Kotlin 2.2 string): the tool's grammar
+  // reads `val json =`, an ERROR `$$"` and a lambda; `$Y` captured only the lambda and the rewrite deleted `$$"`,
+  // reported as "Replaced 1 match".
+  test('Kotlin `$$"…"`: that match is left as it is and named; the file\'s other matches are rewritten as the CLI rewrites them', async () => {
+    const files = { "a.kt": 'fun f() {\n  val json = $$"{\\"$foo\\": \\"bar\\"}"\n  println(json)\n  val n = 1\n}\n' }
+    await using dir = await tmpdir(files)
+    const cli = await cliRewrite(files, "kotlin", "val $X = $Y", "val $X: Any = $Y", "a.kt")
+    expect(cli).toContain('val json: Any = $$"{\\"$foo\\": \\"bar\\"}"')
+    const { result, after } = await toolRewrite(dir.path, "kotlin", "val $X = $Y", "val $X: Any = $Y", "a.kt")
+    // The CLI's grammar reads the string, so only that line differs: the tool keeps it as it was.
+    expect(after).toBe(cli.replace('val json: Any = $$"', () => 'val json = $$"'))
+    expect(result.skipped).toEqual([{ file: dir.file("a.kt"), line: 2, column: 3, reason: "unparsed" }])
+    const text = AstFormat.replace(result, { directory: dir.path })
+    expect(text).toStartWith("Dry run: would replace 1 match in 1 file")
+    expect(text).toContain("[WARNING] 1 match not rewritten: the kotlin grammar could not read the code it touches")
+    expect(text).toContain("Check and edit it by hand: a.kt:2:3.")
+  })
+
+  // moshi LinkedHashTreeMap.kt:280 `if (unlink) { knownNotNull(node.prev).next = node.next … }`: `get` is a keyword
+  // there, the grammar inserts a MISSING `}` after `get(node.prev).next`, so `$$$B` ended there and the template's
+  // `}` split the assignment (`… .next\n    } = node.next`).
+  test("Kotlin `if ($C) { $$$B }` over `get(x).next = y`: a live replace leaves it, names it, and writes the other file", async () => {
+    const files = {
+      "a.kt":
+        "class T {\n  fun remove(node: Node, unlink: Boolean) {\n    if (unlink) {\n      get(node.prev).next = node.next\n      node.prev = null\n    }\n  }\n}\n",
+      "b.kt": "fun g(ok: Boolean) {\n  if (ok) {\n    done()\n  }\n}\n",
+    }
+    await using dir = await tmpdir(files)
+    const rewrite = "if ($C) {\n  log()\n  $$$B\n}"
+    const tools = AstTools.create({ directory: dir.path, worktree: dir.path, log: Logger.silent })
+    const text = await tools.ast_grep_replace.execute(
+      { pattern: "if ($C) { $$$B }", rewrite, lang: "kotlin", dryRun: false },
+      {
+        sessionID: "s",
+        messageID: "m",
+        agent: "build",
+        directory: dir.path,
+        worktree: dir.path,
+        abort: new AbortController().signal,
+        metadata() {},
+        async ask() {},
+      } as never,
+    )
+    expect(text).toStartWith("Replaced 1 match in 1 file")
+    expect(text).toContain("Check and edit it by hand: a.kt:3:5.")
+    expect(fs.readFileSync(dir.file("a.kt"), "utf8")).toBe(files["a.kt"])
+    // The clean file is rewritten exactly as the CLI rewrites it.
+    const cli = await cliRewrite(files, "kotlin", "if ($C) { $$$B }", rewrite, "b.kt")
+    expect(fs.readFileSync(dir.file("b.kt"), "utf8")).toBe(cli)
+    expect(cli).toContain("log()")
+  })
+
+  test("inside a capture, such code is copied as it was: the match is rewritten, as in the CLI, and named in a note", async () => {
+    const files = { "a.kt": 'fun f() {\n  val json = $$"{\\"$foo\\": 1}"\n  println(json)\n}\n\nfun g() {\n  h()\n}\n' }
+    await using dir = await tmpdir(files)
+    const pattern = "fun $F() { $$$B }"
+    const rewrite = '@Deprecated("x")\nfun $F() { $$$B }'
+    const { result, after } = await toolRewrite(dir.path, "kotlin", pattern, rewrite, "a.kt")
+    expect(after).toBe(await cliRewrite(files, "kotlin", pattern, rewrite, "a.kt"))
+    expect(after).toContain('fun f() { val json = $$"{\\"$foo\\": 1}"')
+    expect([result.totalReplacements, result.skipped.length]).toEqual([2, 0])
+    expect(AstFormat.replace(result, { directory: dir.path })).toContain(
+      "[NOTE] 1 rewritten match holds code the kotlin grammar could not read, inside what the pattern captured: " +
+        "copied as it was; check the diff there: a.kt:1:1.",
+    )
+  })
+
+  test("the rule holds in every language: Python, a match touching a syntax error is left; the CLI rewrites it", async () => {
+    const files = { "a.py": "foo(1)\nfoo(a b)\nfoo(2)\n" }
+    await using dir = await tmpdir(files)
+    const { result, after } = await toolRewrite(dir.path, "python", "foo($$$A)", "bar($$$A)", "a.py")
+    expect(after).toBe("bar(1)\nfoo(a b)\nbar(2)\n")
+    expect(result.skipped.map((s) => [s.line, s.reason])).toEqual([[2, "unparsed"]])
+    expect(await cliRewrite(files, "python", "foo($$$A)", "bar($$$A)", "a.py")).toBe("bar(1)\nbar(a b)\nbar(2)\n")
+  })
+
+  test("a rewrite that leaves code parsing worse than before is not made where it breaks it (the CLI writes it)", async () => {
+    // `f($A)` → `$A: 1`: a labelled statement where the call is a statement, a syntax error inside an array.
+    const files = { "a.js": "f(a)\nconst x = [f(b)]\n" }
+    await using dir = await tmpdir(files)
+    const { result, after } = await toolRewrite(dir.path, "javascript", "f($A)", "$A: 1", "a.js")
+    expect(after).toBe("a: 1\nconst x = [f(b)]\n")
+    expect(result.skipped.map((s) => `${s.line}:${s.column} ${s.reason}`)).toEqual(["2:12 breaks"])
+    expect(AstFormat.replace(result, { directory: dir.path })).toContain(
+      "[WARNING] 1 match not rewritten: the file rewritten there would parse worse than before",
+    )
+    expect(await cliRewrite(files, "javascript", "f($A)", "$A: 1", "a.js")).toBe("a: 1\nconst x = [b: 1]\n")
+    // When nothing is left to rewrite, the header says so instead of "No matches".
+    const none = await AstReplace.run(
+      { directory: dir.path, lang: "javascript", pattern: "f($A)" },
+      { rewrite: "g($A", dryRun: false },
+    )
+    expect([none.totalReplacements, none.skipped.length, none.written]).toEqual([0, 2, false])
+    expect(AstFormat.replace(none, { directory: dir.path })).toStartWith("Nothing replaced: 2 matches found")
+    expect(fs.readFileSync(dir.file("a.js"), "utf8")).toBe(files["a.js"])
   })
 })
 

@@ -119,11 +119,15 @@ describe("ast_grep_replace", () => {
     expect(wrong.data.uncaptured).toEqual(["$$$REST", "$R", "$_X", "$_"])
     expect(wrong.data.captured).toEqual(["$S", "$$$R"])
     expect(await fs.readFile(dir.file("a.py"), "utf8")).toBe(PY)
-    // Not meta-variable syntax: stays as written, never refused: "$1", $lower, ${HOME}, $$$ alone, a lone $.
-    const fine = await AstReplace.run(input, { rewrite: 'log("$1", $lower, "${HOME}", $$$A, $$$, $)', dryRun: false })
+    // Not meta-variable syntax: stays as written, never refused: "$1", $lower, ${HOME}, $$$ alone, a lone $ (in
+    // strings, so that the rewritten file still parses as Python: a template that breaks the code is not written).
+    const fine = await AstReplace.run(input, {
+      rewrite: 'log("$1", "$lower", "${HOME}", $$$A, "$$$", "$")',
+      dryRun: false,
+    })
     expect(fine.uncaptured).toEqual([])
     expect(await fs.readFile(dir.file("a.py"), "utf8")).toBe(
-      'x = 1\nlog("$1", $lower, "${HOME}", x, "done", $$$, $)\ng(a, b, c)\n',
+      'x = 1\nlog("$1", "$lower", "${HOME}", x, "done", "$$$", "$")\ng(a, b, c)\n',
     )
   })
 

@@ -65,7 +65,7 @@ describe("rewrite templates", () => {
       [
         "def f(x):\n    if x:\n        a = 1\n    else:\n        c = 3\n",
         "if $C:\n    $$$B",
-        "if not ($C):\n    pass\nelse:\n    $$$B",
+        "if not ($C):\n    pass\nelif True:\n    $$$B",
         "python",
         "a.py",
       ],
@@ -91,7 +91,7 @@ describe("rewrite templates", () => {
     }
     const python = await rewrite(cases[0][0], cases[0][1], cases[0][2], "python", "a.py")
     expect(python.ours).toBe(
-      "def f(x):\n    if not (x):\n        pass\n    else:\n        a = 1\n    else:\n        c = 3\n",
+      "def f(x):\n    if not (x):\n        pass\n    elif True:\n        a = 1\n    else:\n        c = 3\n",
     )
   })
 
