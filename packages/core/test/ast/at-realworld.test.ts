@@ -236,3 +236,44 @@ describe("AT-4 Kotlin ranges that differ from the CLI's, documented", () => {
     expect(doc.includes("where the CLI's Kotlin grammar ends it with the import line.")).toBe(false)
   })
 })
+
+describe("AT-5 Scala: the CLI's grammar ends some expressions after the next line's indentation", () => {
+  test("a `while` with a `try … catch` body: the CLI's rewrite has a whitespace-only line the tool's has not", async () => {
+    // os-lib @ e237000c WatchServiceWatcher.scala: tree-sitter-scala 0.26 (the CLI) ends the `while` after `\n  `,
+    // `@ast-grep/lang-scala` 0.0.7 (tree-sitter-scala 0.24.0) at its `}`; nothing else differs.
+    const files = {
+      "a.scala":
+        "object O {\n  def run(): Unit = {\n    while (ok())\n      try {\n        a()\n      } catch {\n        case e: Exception =>\n          b(e)\n      }\n  }\n}\n",
+    }
+    await using dir = await tmpdir(files)
+    const pattern = "def $F($$$P): $T = { $$$B }"
+    const rewrite = "def $F($$$P): $T = {\n  $$$B\n}"
+    const cli = await cliRewrite(files, "scala", pattern, rewrite, "a.scala")
+    expect(cli).toContain("      }\n  \n  }\n")
+    const { after } = await toolRewrite(dir.path, "scala", pattern, rewrite, "a.scala")
+    expect(after).toBe(cli.replace("      }\n  \n  }\n", "      }\n  }\n"))
+    expect(fs.readFileSync(DOC, "utf8").includes("at-realworld.test.ts › AT-5")).toBe(true)
+  })
+})
+
+describe("AT-6 tab-indented code is re-indented as the CLI re-indents the same code indented with spaces", () => {
+  test("Go: a multi-line capture's later lines move as they do with spaces (the CLI 0.51.1 counts only spaces)", async () => {
+    // pflag @ 5fdac2d1 flag.go: the CLI left every line of a tab-indented `$$$B` where it was; with spaces it moves
+    // them, as the tool does with either.
+    const tabs =
+      "package main\n\nfunc f() error {\n\tif err != nil {\n\t\tswitch mode {\n\t\tcase 1:\n\t\t\treturn err\n\t\t}\n\t}\n\treturn nil\n}\n"
+    const spaces = tabs.replace(/\t/g, "    ")
+    const pattern = "if err != nil { $$$B }"
+    const rewrite = "if err != nil { log.Print(err); $$$B }"
+    await using dir = await tmpdir({ "a.go": tabs })
+    const { after } = await toolRewrite(dir.path, "go", pattern, rewrite, "a.go")
+    const cliSpaces = await cliRewrite({ "a.go": spaces }, "go", pattern, rewrite, "a.go")
+    expect(after).toBe(cliSpaces.replace(/ {4}/g, "\t"))
+    expect(after).toContain("switch mode {\n\tcase 1:\n\t\treturn err\n")
+    // The CLI itself leaves tab-indented lines alone.
+    expect(await cliRewrite({ "a.go": tabs }, "go", pattern, rewrite, "a.go")).toContain(
+      "\t\tcase 1:\n\t\t\treturn err\n",
+    )
+    expect(fs.readFileSync(DOC, "utf8").includes("at-realworld.test.ts › AT-6")).toBe(true)
+  })
+})
