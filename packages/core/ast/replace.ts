@@ -318,11 +318,16 @@ export namespace AstReplace {
     return spans
   }
 
+  /** Most edits of one file tried one by one when the file rewritten with all of them parses worse. */
+  const ISOLATE = 300
+
   /**
    * The edits to keep so that the rewritten file parses no worse than `before` did (`problems` ERROR and MISSING
    * nodes): all of them when it does; else those whose replacement text touches none of the new problems, when the
-   * file with only those does; else none. A template that does not complete the code it replaces (a `}` too many)
-   * would otherwise be written as it is, reported as a success.
+   * file with only those does; else each edit is tried alone and those that alone parse no worse are kept, if
+   * together they still do; else none. A template that does not complete the code it replaces (a `}` too many)
+   * would otherwise be written as it is, reported as a success; and one edit a grammar cannot read must not cost
+   * the file's other edits (moshi's `-JsonUtf8Reader.kt`: 1 of 54 `if` rewrites).
    */
   function parsesNoWorse<E extends Splice>(
     before: string,
@@ -331,22 +336,28 @@ export namespace AstReplace {
     napiLang: string,
     embed: AstEmbed.Spec | undefined,
   ): E[] {
-    const count = (edits: E[]) => {
+    const spans = (edits: E[]) => {
       const text = splice(before, edits)
       const source = embed ? (AstEmbed.mask(text, embed) ?? "") : text
       return AstUnparsed.spans(parse(napiLang, source).root())
     }
+    const worse = (edits: E[]) => spans(edits).length > problems
     if (!edits.length) return edits
-    const after = count(edits)
+    const after = spans(edits)
     if (after.length <= problems) return edits
-    // Where each replacement lies in the rewritten text.
+    if (edits.length === 1) return []
+    // Cheap first: leave out the edits whose replacement text holds or touches a new problem (where each lies in the
+    // rewritten text: its start moved by the edits before it).
     let shift = 0
-    const good = edits.filter((edit) => {
+    const clear = edits.filter((edit) => {
       const start = edit.start + shift
       shift += edit.text.length - (edit.end - edit.start)
       return !AstUnparsed.touching(after, start, start + edit.text.length)
     })
-    if (good.length && good.length < edits.length && count(good).length <= problems) return good
-    return []
+    if (clear.length && clear.length < edits.length && !worse(clear)) return clear
+    // The problem shows up away from the edit that causes it: try each alone.
+    if (edits.length > ISOLATE) return []
+    const good = edits.filter((edit) => !worse([edit]))
+    return good.length && !worse(good) ? good : []
   }
 }

@@ -183,6 +183,24 @@ describe("AT-2 a rewrite through code the grammar could not read (ERROR or MISSI
     expect(AstFormat.replace(none, { directory: dir.path })).toStartWith("Nothing replaced: 2 matches found")
     expect(fs.readFileSync(dir.file("a.js"), "utf8")).toBe(files["a.js"])
   })
+
+  test("an edit whose new parse error shows up away from it costs only itself, not the file's other edits", async () => {
+    // moshi -JsonUtf8Reader.kt: `if ($C) { $$$B }` + `println()` on an `if … else` that is a `when` branch's value
+    // leaves an ERROR at the next branch in the tool's grammar (the CLI's reads it); before, all 54 `if` rewrites of
+    // the file were dropped with it.
+    const files = {
+      "a.kt":
+        "fun f(c: Char) = when (c) {\n  '}' ->\n    if (a) {\n      b()\n      X\n    } else {\n      throw e\n    }\n\n  else -> {\n    g()\n  }\n}\n\nfun h() {\n  if (ok) {\n    done()\n  }\n}\n",
+    }
+    await using dir = await tmpdir(files)
+    const rewrite = "if ($C) {\n  println()\n  $$$B\n}"
+    const { result, after } = await toolRewrite(dir.path, "kotlin", "if ($C) { $$$B }", rewrite, "a.kt")
+    expect(result.skipped.map((s) => `${s.line}:${s.column} ${s.reason}`)).toEqual(["3:5 breaks"])
+    expect(after).toBe(files["a.kt"].replace("if (ok) {\n", "if (ok) {\n    println()\n"))
+    const cli = await cliRewrite(files, "kotlin", "if ($C) { $$$B }", rewrite, "a.kt")
+    expect(cli).toContain("if (a) {\n      println()\n      b()")
+    expect(cli).toContain("if (ok) {\n    println()\n    done()")
+  })
 })
 
 describe("AT-3 C/C++ preprocessor directives with a trailing comment: the CLI's range", () => {
