@@ -211,6 +211,12 @@ export namespace SecurityConfig {
      */
     hide?: string[]
     /**
+     * Relative paths of the host's state that every project keeps at its own root (`.opencode/builtins-local`): no role
+     * may read or write one wherever it lies, at any depth — a nested repository's or a subfolder session's, inside
+     * this project — since it holds what that project's sessions of every role saw. Matched by their segments.
+     */
+    hideNamed?: string[]
+    /**
      * Folders inside `protect` folders that stay writable (the host writes there for the agent: plans, worktrees).
      * Absolute paths ending in a separator.
      */
@@ -263,7 +269,14 @@ export namespace SecurityConfig {
   export function merge(
     root: string,
     layers: Layer[],
-    options: { home?: string; protect?: string[]; hide?: string[]; writable?: string[]; modules?: string[] } = {},
+    options: {
+      home?: string
+      protect?: string[]
+      hide?: string[]
+      hideNamed?: string[]
+      writable?: string[]
+      modules?: string[]
+    } = {},
   ): { config: Loaded } | { problems: Problem[] } {
     const home = (options.home ?? os.homedir()).normalize("NFC")
     const problems: Problem[] = []
@@ -387,7 +400,7 @@ export namespace SecurityConfig {
         options.writable ?? [],
         options.modules ?? [],
       ),
-      ...hostStateRules(options.hide ?? [], tables.get(rootLayer!) ?? all, nocase),
+      ...hostStateRules(options.hide ?? [], options.hideNamed ?? [], tables.get(rootLayer!) ?? all, nocase),
     )
     return {
       config: {
@@ -500,12 +513,23 @@ export namespace SecurityConfig {
   }
 
   /**
-   * The host's own state folders: no role may read or write them (not even through a rule of the policy).
+   * The host's own state folders: no role may read or write them (not even through a rule of the policy). `named`
+   * ones (`.opencode/builtins-local`) wherever they lie: the local state of a nested project (a nested repository, a
+   * subfolder session) holds what its sessions of every role saw, and lies inside this one.
    */
-  function hostStateRules(hide: string[], table: SecurityRole.Table, nocase: boolean): Rule[] {
-    if (!hide.length) return []
+  function hostStateRules(hide: string[], named: string[], table: SecurityRole.Table, nocase: boolean): Rule[] {
+    if (!hide.length && !named.length) return []
     const fold = (s: string) => (nocase ? s.toLowerCase() : s)
     const dirs = hide.map((d) => fold(path.resolve(d).normalize("NFC")))
+    const names = named.map((n) =>
+      fold(
+        path.sep +
+          path
+            .normalize(n)
+            .normalize("NFC")
+            .replace(/[\\/]+$/, ""),
+      ),
+    )
     return [
       {
         // "file" as for the host's configuration folders: `test` covers what is below them.
@@ -515,10 +539,17 @@ export namespace SecurityConfig {
         roles: table,
         id: "implicit:host-state",
         implicit: "host-state",
-        pattern: dirs.map((d) => d + path.sep).join(", "),
+        pattern: [...dirs.map((d) => d + path.sep), ...names.map((n) => `**${n}${path.sep}`)].join(", "),
         test: (abs) => {
           const a = fold(abs)
-          return dirs.some((d) => a === d || a.startsWith(d + path.sep))
+          if (dirs.some((d) => a === d || a.startsWith(d + path.sep))) return true
+          // Whole segments: `…/.opencode/builtins-local` itself or below it, not `…/.opencode/builtins-local2`.
+          for (const n of names)
+            for (let i = a.indexOf(n); i >= 0; i = a.indexOf(n, i + 1)) {
+              const end = i + n.length
+              if (end === a.length || a[end] === path.sep) return true
+            }
+          return false
         },
       },
     ]

@@ -104,6 +104,9 @@ export const SecurityFeature: BuiltinFeature & {
       ensure: [local, cache],
       // OpenCode's own records (sessions of every project and role, snapshots, logs, saved outputs, credentials).
       hide: [local, cache, ...SecurityGuard.hostHidden()],
+      // And every other project's local state folder inside this one, at any depth, or above it (a nested repository,
+      // a subfolder session): it holds what that project's sessions of every role saw.
+      hideNamed: [LocalState.DIR],
     })
     // PATH entries a sandboxed command can write but that cannot be held read-only without the project or the home
     // (relative ones, folders in the project): OpenCode's own lookups on the host (git for its snapshot, rg, the shell)

@@ -105,6 +105,13 @@ export namespace SecurityGuard {
      * shell commands see them as unreadable (see `SecurityConfig.LoadOptions.hide`).
      */
     hide?: string[]
+    /**
+     * Relative paths of the host's state that every project keeps at its own root (`.opencode/builtins-local`): hidden
+     * like `hide` wherever they lie inside the project, at any depth (a nested repository's, a subfolder session's:
+     * found by the index, which lists folders anyway, and by name in the tools' checks and ripgrep's exclusions), and in
+     * every folder above the project (see `SecurityConfig.LoadOptions.hideNamed`).
+     */
+    hideNamed?: string[]
     /** Configured MCP server names, used to tell MCP tools apart (the plugin learns them from the config hook). */
     mcpServers?: string[]
     /**
@@ -1444,8 +1451,16 @@ export namespace SecurityGuard {
     })()
     // Each also by its physical path (`/home` → `var/home` on Fedora Silverblue): the tools and the contained search
     // judge real paths, so a hidden path known only by its link spelling was read, searched and listed by the other.
+    // The host's state kept at each project's root, in the folders above this one (a session in a subfolder of a
+    // project without git, or in a repository nested in another): those inside the project are the index's.
+    const namedAbove: string[] = []
+    for (const name of options.hideNamed ?? [])
+      for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
+        namedAbove.push(path.join(dir, name))
+        if (dir === path.dirname(dir)) break
+      }
     const hostHidden = withTargets(
-      [...(options.hide ?? []), ...(sandboxState ? [sandboxState] : [])].map((p) => path.resolve(p)),
+      [...(options.hide ?? []), ...namedAbove, ...(sandboxState ? [sandboxState] : [])].map((p) => path.resolve(p)),
     )
     /** `PATH` folders that do not exist yet: a command creating one has it moved aside, like a plugin folder. */
     const searchPaths = SecuritySearchPath.folders(env, { root, home: env.HOME || home, directory })
@@ -1518,6 +1533,7 @@ export namespace SecurityGuard {
       now,
       protect,
       hide: hostHidden,
+      hideNamed: options.hideNamed,
       writable: hostOpen,
       modules: hostModules,
       problems: () => (heldFile ? SecurityHeld.disputes(heldFile) : []),
@@ -1764,8 +1780,21 @@ export namespace SecurityGuard {
           ]
         : []
 
+    /**
+     * The host's state every project keeps at its root (`hideNamed`), excluded by name at any depth: one a session of a
+     * nested project makes after the index was built is skipped by OpenCode's ripgrep too.
+     */
+    const namedGlobs = (options.hideNamed ?? []).flatMap((name) => {
+      const glob = name
+        .split(/[\\/]+/)
+        .filter(Boolean)
+        .map(SecurityRipgrep.escape)
+        .join("/")
+      return [`!**/${glob}`, `!**/${glob}/**`]
+    })
     const updateRipgrep = () => {
-      SecurityRipgrep.set(ripgrepOwner, SecurityRipgrep.globs(searchHidden(current().d)))
+      const d = current().d
+      SecurityRipgrep.set(ripgrepOwner, [...SecurityRipgrep.globs(searchHidden(d)), ...(d.config ? namedGlobs : [])])
     }
 
     const sourceOf = (call: Call): Source => {

@@ -454,6 +454,7 @@ async function coreRoute(dir: string): Promise<Wired> {
     // As the security feature passes them: the built-ins' local state and cache folder are the host's alone.
     ensure: LocalState.hidden(dir),
     hide: [...LocalState.hidden(dir), ...SecurityGuard.hostHidden()],
+    hideNamed: [LocalState.DIR],
   })
   await Promise.race([guard.ready(), Bun.sleep(3000)])
   const host: Host = {
