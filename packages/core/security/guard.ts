@@ -18,6 +18,7 @@ import { SecurityEdit } from "./edit"
 import { SecurityError } from "./errors"
 import { SecurityFingerprint } from "./fingerprint"
 import { SecurityGitConfig } from "./gitconfig"
+import { SecurityHookManagers } from "./hook-managers"
 import { SecurityHeld, SecurityWatched } from "./held"
 import { SecurityHistory } from "./history"
 import { SecurityHook } from "./hook"
@@ -2308,10 +2309,15 @@ export namespace SecurityGuard {
         path.join(xdg, "git", "config"),
         ...(env.GIT_CONFIG_GLOBAL ? [path.resolve(SecurityPath.expand(env.GIT_CONFIG_GLOBAL, directory, home))] : []),
       ]
+      const managed = hookManagerPaths(user, globals)
+      hookRun = new Set(managed)
       return withTargets([
         ...repositories().flatMap((top) =>
           gitDirsOf(top).flatMap((dir) => GIT_REDIRECTS.map((name) => path.join(dir, name))),
         ),
+        // What a hook manager's installed hooks run outside the hooks folder (husky 9's `.husky/<hook>`, the
+        // pre-commit framework's and lefthook's configuration): hooks too.
+        ...managed,
         // A `.git` file (a linked worktree, a submodule checkout) says where the repository is: rewritten, git takes
         // config and hooks from a folder the agent made.
         ...repositories()
@@ -2332,6 +2338,33 @@ export namespace SecurityGuard {
         ),
       ])
     }
+    /**
+     * The scripts and configuration that a hook manager's installed hooks run directly (`SecurityHookManagers.held`),
+     * for each repository's hooks folders: its git folders' `hooks` and the `core.hooksPath` its configuration, the
+     * user's or the system's names (relative to its work tree).
+     */
+    const hookManagerPaths = (user: string, globals: string[]): string[] => {
+      const out = new Set<string>()
+      for (const top of repositories()) {
+        const dirs = gitDirsOf(top)
+        const folders = new Set([
+          ...dirs.map((dir) => path.join(dir, "hooks")),
+          ...SecurityGitConfig.referenced(
+            [
+              ...globals,
+              "/etc/gitconfig",
+              ...dirs.flatMap((dir) => ["config", "config.worktree"].map((n) => path.join(dir, n))),
+            ],
+            { home: user, root: top },
+          ).filter((p) => p.endsWith(path.sep)),
+        ])
+        for (const folder of folders)
+          for (const p of SecurityHookManagers.held(folder, { top, home: user, env })) out.add(p)
+      }
+      return [...out]
+    }
+    /** The paths `hookManagerPaths` found at the last look: a command creating one has it moved aside, as a hook. */
+    let hookRun = new Set<string>()
     noteLinks([
       path.join(env.HOME || home, ".gitconfig"),
       path.join(env.XDG_CONFIG_HOME || path.join(env.HOME || home, ".config"), "git", "config"),
@@ -2675,7 +2708,8 @@ export namespace SecurityGuard {
         if (isLink(p)) continue
         try {
           if (kind === "dir") {
-            if (path.basename(p) === "hooks") hooks.set(p, new Set(fs.readdirSync(p)))
+            // A hooks folder, or a hook manager's script folder (`.lefthook/`): what a call adds there is moved aside.
+            if (path.basename(p) === "hooks" || hookRun.has(p)) hooks.set(p, new Set(fs.readdirSync(p)))
             continue
           }
           if (fs.statSync(p).size <= 1024 * 1024) files.set(p, fs.readFileSync(p))
@@ -3179,6 +3213,15 @@ export namespace SecurityGuard {
               p,
               call,
               "OpenCode's configuration has it run or loaded outside the sandbox at its next start (a plugin, or what a local MCP server's command resolves to)",
+            ),
+          )
+        else if (hookRun.has(p) || hookRun.has(p + path.sep))
+          notes.push(
+            ...moveAside(
+              d,
+              p,
+              call,
+              'a hook manager\'s installed git hooks run it outside the sandbox when you next use git (set "sandbox": { "allowGitConfig": true } to allow it)',
             ),
           )
         else if (!inspected.has(p) || st.isSymbolicLink())
