@@ -3335,6 +3335,8 @@ export namespace SecurityGuard {
     }
 
     const moveAside = (d: Derived, p: string, call: Call | undefined, why: string, then?: () => void): string[] => {
+      // A folder named with its separator (a hooks folder, `.lefthook/`): the folder itself, not a name inside it.
+      if (p.length > 1 && p.endsWith(path.sep)) p = p.slice(0, -1)
       // Never the system's own folders, whatever a rule or a bug says: running as root, every folder is writable.
       if (!SecurityPath.movable(p, ownFolders)) {
         const note = `[security] ${SecurityAccess.display(root, p)} was created or changed by the command, but it is in a system folder, which the layer never renames (${why}): it was left in place; remove it before starting OpenCode again.`
