@@ -521,15 +521,14 @@ export namespace SecurityConfig {
     if (!hide.length && !named.length) return []
     const fold = (s: string) => (nocase ? s.toLowerCase() : s)
     const dirs = hide.map((d) => fold(path.resolve(d).normalize("NFC")))
-    const names = named.map((n) =>
-      fold(
-        path.sep +
-          path
-            .normalize(n)
-            .normalize("NFC")
-            .replace(/[\\/]+$/, ""),
-      ),
-    )
+    const names = named
+      .map((n) =>
+        path
+          .normalize(n)
+          .normalize("NFC")
+          .replace(/[\\/]+$/, ""),
+      )
+      .map((n) => fold(path.sep + n))
     return [
       {
         // "file" as for the host's configuration folders: `test` covers what is below them.

@@ -1450,8 +1450,6 @@ export namespace SecurityGuard {
         return undefined
       }
     })()
-    // Each also by its physical path (`/home` → `var/home` on Fedora Silverblue): the tools and the contained search
-    // judge real paths, so a hidden path known only by its link spelling was read, searched and listed by the other.
     // The host's state kept at each project's root, in the folders above this one (a session in a subfolder of a
     // project without git, or in a repository nested in another): those inside the project are the index's.
     const namedAbove: string[] = []
@@ -1460,6 +1458,8 @@ export namespace SecurityGuard {
         namedAbove.push(path.join(dir, name))
         if (dir === path.dirname(dir)) break
       }
+    // Each also by its physical path (`/home` → `var/home` on Fedora Silverblue): the tools and the contained search
+    // judge real paths, so a hidden path known only by its link spelling was read, searched and listed by the other.
     const hostHidden = withTargets(
       [...(options.hide ?? []), ...namedAbove, ...(sandboxState ? [sandboxState] : [])].map((p) => path.resolve(p)),
     )
