@@ -2344,8 +2344,14 @@ export namespace SecurityGuard {
      * user's or the system's names (relative to its work tree).
      */
     const hookManagerPaths = (user: string, globals: string[]): string[] => {
+      // Asked several times per call (each write's check, the sandbox's plan, the sweep): one look serves a second.
+      // What it reads (hooks folders, git configuration) commands cannot change, and a change by another writer is
+      // put back or moved aside; the user's own install on the host is seen within the second.
+      const tops = repositories()
+      const key = `${user}\0${globals.join("\0")}\0${tops.join("\0")}`
+      if (managedLook && managedLook.key === key && Date.now() - managedLook.at < 1000) return managedLook.paths
       const out = new Set<string>()
-      for (const top of repositories()) {
+      for (const top of tops) {
         const dirs = gitDirsOf(top)
         const folders = new Set([
           ...dirs.map((dir) => path.join(dir, "hooks")),
@@ -2361,8 +2367,10 @@ export namespace SecurityGuard {
         for (const folder of folders)
           for (const p of SecurityHookManagers.held(folder, { top, home: user, env })) out.add(p)
       }
-      return [...out]
+      managedLook = { key, at: Date.now(), paths: [...out] }
+      return managedLook.paths
     }
+    let managedLook: { key: string; at: number; paths: string[] } | undefined
     /** The paths `hookManagerPaths` found at the last look: a command creating one has it moved aside, as a hook. */
     let hookRun = new Set<string>()
     noteLinks([
