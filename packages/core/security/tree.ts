@@ -186,6 +186,46 @@ export namespace SecurityTree {
     }
   }
 
+  /**
+   * The entries that exist now and did not in `before` (a name new to its folder, or of another kind), with the tree
+   * as it is now: `refresh` says which folders changed (one `stat` per known folder), only those are compared. Folders
+   * the new listing no longer reaches (a call that made more entries than the budget pushed them out) and that
+   * `before` did list are walked with no budget, so nothing made there is missed; folders `before` did not list are
+   * not (the sandbox hides them whole). Below the folders the tree does not enter (`skip`) nothing is looked at.
+   *
+   * @example
+   * const { added } = SecurityTree.added(tree) // [{ path: "/repo/pkg/vendor", name: "vendor", kind: "dir" }, …]
+   */
+  export function added(before: Tree): { tree: Tree; added: Entry[] } {
+    const { tree, touched } = refresh(before)
+    const out: Entry[] = []
+    const fresh = (dir: string, entries: readonly Entry[]) => {
+      const was = before.folders.get(dir)?.entries
+      const known = new Map(was?.map((e) => [e.name, e.kind]))
+      for (const e of entries) if (known.get(e.name) !== e.kind) out.push(e)
+    }
+    for (const dir of touched) fresh(dir, tree.folders.get(dir)?.entries ?? [])
+    const dark = new Set(before.unlisted)
+    const queue = tree.unlisted.filter((dir) => !dark.has(dir) && ![...dark].some((d) => dir.startsWith(d + path.sep)))
+    while (queue.length) {
+      const dir = queue.pop()!
+      let names: fs.Dirent[]
+      try {
+        names = fs.readdirSync(dir, { withFileTypes: true })
+      } catch {
+        continue
+      }
+      const entries = spelled(dir, names).names.map((d) => ({
+        path: path.join(dir, d.name),
+        name: d.name.normalize("NFC"),
+        kind: d.kind,
+      }))
+      fresh(dir, entries)
+      for (const e of entries) if (e.kind === "dir" && !tree.skip.has(e.name)) queue.push(e.path)
+    }
+    return { tree, added: out }
+  }
+
   function same(a: readonly Entry[], b: readonly Entry[]) {
     if (a.length !== b.length) return false
     for (let i = 0; i < a.length; i++) if (a[i].name !== b[i].name || a[i].kind !== b[i].kind) return false
@@ -199,11 +239,10 @@ export namespace SecurityTree {
 
   function admit(tree: Tree, folder: Folder): boolean {
     if (tree.count + folder.entries.length > tree.maxEntries) {
+      // The folder is not kept (it is unlisted): its entries are left as they are, since a refresh passes the previous
+      // tree's own record of it, which `added` still compares with.
       const room = tree.maxEntries - tree.count
-      if (room > 0) {
-        folder.entries = folder.entries.slice(0, room)
-        tree.count += room
-      }
+      if (room > 0) tree.count += room
       tree.truncated = true
       return false
     }

@@ -124,6 +124,60 @@ describe("SecurityTree", () => {
   })
 })
 
+describe("SecurityTree.added", () => {
+  const rel = (tree: SecurityTree.Tree, entries: SecurityTree.Entry[]) =>
+    entries.map((e) => `${e.path.slice(tree.root.length + 1)}:${e.kind}`).sort()
+
+  test("what exists now and did not before: made, renamed there, hard-linked, or of another kind; nothing else", async () => {
+    await using dir = await tmpdir({ "README.md": "x", "lib/a.js": "x", "pkg/index.js": "x", "was/file": "x" })
+    const before = await SecurityTree.list(dir.path)
+    expect(SecurityTree.added(before).added).toEqual([])
+    fs.mkdirSync(dir.file(".github/workflows"), { recursive: true })
+    fs.writeFileSync(dir.file(".github/workflows/ci.yml"), "on: push\n")
+    fs.renameSync(dir.file("README.md"), dir.file("Dockerfile"))
+    fs.renameSync(dir.file("lib"), dir.file("pkg/vendor"))
+    fs.linkSync(dir.file("pkg/index.js"), dir.file("pkg/linked.js"))
+    fs.rmSync(dir.file("was/file"))
+    fs.mkdirSync(dir.file("was/file"))
+    const { tree, added } = SecurityTree.added(before)
+    expect(rel(tree, added)).toEqual([
+      ".github/workflows/ci.yml:file",
+      ".github/workflows:dir",
+      ".github:dir",
+      "Dockerfile:file",
+      "pkg/linked.js:file",
+      "pkg/vendor/a.js:file",
+      "pkg/vendor:dir",
+      "was/file:dir",
+    ])
+    // Compared with the tree as it was, not with the last refresh: the same answer again.
+    expect(rel(tree, SecurityTree.added(before).added)).toHaveLength(8)
+    expect(SecurityTree.added(tree).added).toEqual([])
+  })
+
+  test("a folder a call pushed out of the listing's budget is walked with no budget, and only what is new there is named", async () => {
+    const files: Record<string, string> = { "aaa/x": "x", "zzz/keep": "x" }
+    for (let i = 0; i < 5; i++) files[`bbb/${i}`] = "x"
+    await using dir = await tmpdir(files)
+    // Past the racy window, so that an unchanged folder's record is reused by the refresh (not listed again).
+    await Bun.sleep(2_100)
+    // root (3) + aaa (1) + bbb (5) + zzz (1): all fit.
+    const before = await SecurityTree.list(dir.path, { maxEntries: 10 })
+    expect(before.unlisted).toEqual([])
+    for (let i = 0; i < 2; i++) fs.writeFileSync(dir.file(`aaa/${i}`), "x")
+    fs.mkdirSync(dir.file("zzz/vendor"))
+    fs.writeFileSync(dir.file("zzz/vendor/evil.js"), "x")
+    const { tree, added } = SecurityTree.added(before)
+    expect(tree.unlisted).toContain(dir.file("zzz"))
+    const names = rel(tree, added)
+    expect(names).toContain("zzz/vendor:dir")
+    expect(names).toContain("zzz/vendor/evil.js:file")
+    // `bbb` did not change: the cut fell on it, and its previous record (which `added` compares with) is whole.
+    expect(tree.unlisted).toContain(dir.file("bbb"))
+    expect(names.filter((n) => !n.startsWith("aaa/"))).toEqual(["zzz/vendor/evil.js:file", "zzz/vendor:dir"])
+  })
+})
+
 describe("SecurityTree.below", () => {
   const rel = (root: string, hits: SecurityTree.Entry[]) => hits.map((e) => e.path.slice(root.length + 1)).sort()
 
