@@ -952,6 +952,17 @@ export namespace SecurityGuard {
     const home = (options.home ?? os.homedir()).normalize("NFC")
     const env = options.env ?? process.env
     const now = options.now ?? Date.now
+    /**
+     * Names the layer moved something aside to (`<name>.blocked-by-security-<time>`) since the last look for paths a
+     * call created (`createdDenied`): new entries of the layer's own making, not the call's (the aside of a path in a
+     * held folder is still in that folder).
+     */
+    const layerAsides = new Set<string>()
+    const asideOf = (p: string) => {
+      const aside = `${p}.blocked-by-security-${now()}`
+      layerAsides.add(aside)
+      return aside
+    }
     const root = rootOf(options)
     const directory = realpath(options.directory)
     const protect = withTargets(
@@ -1341,7 +1352,7 @@ export namespace SecurityGuard {
           continue
         }
         const shown = SecurityAccess.display(root, file)
-        const aside = `${target.move}.blocked-by-security-${now()}`
+        const aside = asideOf(target.move)
         if (!target.putBack) entry.text = undefined
         try {
           // The previous text goes in as a fresh file renamed over the path: a write to the path would follow a link a
@@ -1398,7 +1409,7 @@ export namespace SecurityGuard {
         const added = SecurityTemplates.added(was?.risks ?? [], next.risks)
         if (!added.length || (shell ? allow.shell : allow.agent) || !SecurityPath.movable(file, ownFolders)) continue
         const shown = SecurityAccess.display(root, file)
-        const aside = `${file}.blocked-by-security-${now()}`
+        const aside = asideOf(file)
         const text = was?.kind === kind ? was.text : undefined
         try {
           fs.renameSync(file, aside)
@@ -2559,6 +2570,8 @@ export namespace SecurityGuard {
             tool: call.tool,
           }),
         }
+      // What the command creates is compared with the tree as it is now (`createdDenied`).
+      baseCreated(tree)
       if (call.callID) pending.set(call.callID, { absent: planned.absent, at: now(), unlisted: planned.unlisted })
       if (pending.size > 256) pending.delete(pending.keys().next().value!)
       return { sandboxed: true }
@@ -2614,6 +2627,7 @@ export namespace SecurityGuard {
         armRepairTimer()
       }
       notes.push(...repair(d, "repositories", (d) => newRepositories(d, call)))
+      notes.push(...repair(d, "created", (d) => createdDenied(d, call)))
       notes.push(...importsChanged(d, call))
       return notes
     }
@@ -2696,6 +2710,7 @@ export namespace SecurityGuard {
      */
     const gitBefore = new Map<string, { files: Map<string, Buffer>; hooks: Map<string, Set<string>> }>()
     const recordUnplanned = (d: Derived, id: string) => {
+      baseCreated()
       const kept = hostBefore.get(id)
       if (!kept) return
       for (const p of protect.map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p)))
@@ -2808,6 +2823,7 @@ export namespace SecurityGuard {
       if (call.callID && gitBefore.has(call.callID))
         notes.push(...repair(d, `git:${call.callID}`, (d) => gitChanged(d, call)))
       notes.push(...repair(d, "repositories", (d) => newRepositories(d, call)))
+      notes.push(...repair(d, "created", (d) => createdDenied(d, call)))
       return notes
     }
 
@@ -3098,7 +3114,7 @@ export namespace SecurityGuard {
         const shown = SecurityAccess.display(root, file)
         const target = repairTarget(file)
         const text = target.putBack ? was?.text : undefined
-        const aside = `${target.move}.blocked-by-security-${now()}`
+        const aside = asideOf(target.move)
         try {
           // As in `packageBinsChanged`: renamed over the path, never written through what is there.
           fs.renameSync(target.move, aside)
@@ -3310,6 +3326,7 @@ export namespace SecurityGuard {
           `blocked-by-security-${now()}-${createHash("sha256").update(u.name).digest("hex").slice(0, 8)}`,
         )
         let aside: string | undefined = short
+        layerAsides.add(short)
         try {
           fs.renameSync(u.path, short)
         } catch {
@@ -3351,7 +3368,7 @@ export namespace SecurityGuard {
         log.error(note)
         return [note]
       }
-      const aside = `${p}.blocked-by-security-${now()}`
+      const aside = asideOf(p)
       try {
         fs.renameSync(p, aside)
         then?.()
@@ -3370,6 +3387,106 @@ export namespace SecurityGuard {
         log.error(`could not move aside ${p}: ${error instanceof Error ? error.message : String(error)}`)
         return []
       }
+    }
+
+    /**
+     * The tree as it stood before the first call whose creations `createdDenied` has not looked at yet (a sandboxed
+     * command, a command the user typed, another plugin's or an MCP tool): what exists now and not then was made (or
+     * moved, or linked) by such a call.
+     */
+    let createdBase: SecurityTree.Tree | undefined
+    /** Takes the tree as it is now as `createdBase`, unless an older one waits. `known`: already brought up to date. */
+    const baseCreated = (known?: SecurityTree.Tree) => {
+      if (createdBase) return
+      if (known) createdBase = known
+      else if (tree) createdBase = SecurityTree.refresh(tree).tree
+      layerAsides.clear()
+    }
+
+    /**
+     * After such a call: every path it created that a rule of the policy denies `write` to the session's role is moved
+     * aside (`<name>.blocked-by-security-<time>`), the outermost one only (`db/migrations`, not each file below it).
+     * The sandbox binds a write-protected path read-only only when it exists; one that did not (a folder of
+     * `.github/workflows/**`, an anchored `db/migrations`, a name-only `Dockerfile` or `vendor` at any depth) was
+     * created by a command unseen — made, renamed or hard-linked there — and stayed (red team AO3). `SecurityTree.added`
+     * compares only the folders its refresh finds changed. The layer's own files are not the call's: its asides, the
+     * audit log, its state folders. Fail closed: a path that cannot be renamed is removed; one that can be neither is
+     * named in the output and the log. Run while no command starts or runs (see `repair`).
+     */
+    const createdDenied = (d: Derived, call?: Call): string[] => {
+      const base = createdBase
+      const config = d.config
+      if (!base || !config) return []
+      const { tree: after, added } = SecurityTree.added(base)
+      const logFile = config.logging.path
+      const own = [...(options.ensure ?? []), ...hostHidden].map((p) => path.resolve(p))
+      const layers = (p: string) =>
+        layerAsides.has(p) ||
+        p === logFile ||
+        p.startsWith(logFile + ".") ||
+        own.some((o) => SecurityPath.isInside(p, o))
+      const notes: string[] = []
+      const taken: string[] = []
+      for (const e of added.sort((a, b) => a.path.length - b.path.length)) {
+        if (taken.some((t) => SecurityPath.isInside(e.path, t)) || layers(e.path)) continue
+        const rule = config.rules.find(
+          (r) =>
+            !r.implicit &&
+            r.deniedOperations.has("write") &&
+            r.test(e.path.normalize("NFC")) &&
+            SecurityAccess.denies(r, "write", d.role),
+        )
+        if (!rule) continue
+        try {
+          fs.lstatSync(e.path)
+        } catch {
+          continue
+        }
+        taken.push(e.path)
+        notes.push(...setAside(d, e.path, rule, call))
+      }
+      // Another plugin's or an MCP tool may still be writing: what it makes from now on is compared with the tree as
+      // it is now. Otherwise the next such call takes its own.
+      createdBase = hostOut.size ? SecurityTree.refresh(after).tree : undefined
+      layerAsides.clear()
+      return notes
+    }
+
+    /** Moves aside (or else removes) a path a call created that `rule` keeps from writes, and says so. */
+    const setAside = (d: Derived, p: string, rule: SecurityConfig.Rule, call?: Call): string[] => {
+      const shown = SecurityAccess.display(root, p)
+      const by = `rule '${rule.pattern}' (${SecurityAccess.display(root, rule.file ?? "")}${rule.id.slice(rule.id.indexOf("#"))})`
+      const what = `${shown} was created by the ${call?.tool === "bash" || !call ? "command" : `${call.tool} call`} (made, moved or linked there), but writing it is denied by ${by} to role '${d.role}'`
+      const aside = asideOf(p)
+      let outcome: string
+      let failed: string | undefined
+      try {
+        fs.renameSync(p, aside)
+        outcome = `it was moved to ${SecurityAccess.display(root, aside)}`
+      } catch (error) {
+        const renaming = error instanceof Error ? error.message : String(error)
+        try {
+          fs.rmSync(p, { recursive: true, force: true })
+          outcome = `it could not be moved aside (${renaming}), so it was removed`
+        } catch (again) {
+          failed = again instanceof Error ? again.message : String(again)
+          outcome = `it could be neither moved aside (${renaming}) nor removed (${failed}): remove it yourself`
+        }
+      }
+      audit(d, {
+        action: "refuse",
+        source: call ? sourceOf(call) : "builtin-tool",
+        tool: call?.tool ?? "shell",
+        callID: call?.callID,
+        operation: "write",
+        path: shown,
+        rule: rule.id,
+        reason: `a call created a path the policy keeps from writes; ${failed === undefined ? (outcome.startsWith("it was moved") ? "moved aside" : "removed") : "left in place"}`,
+      })
+      const note = `[security] ${what}; ${outcome}.`
+      if (failed !== undefined) log.error(note)
+      else log.warn(note)
+      return [note]
     }
 
     const refuse = (
@@ -3674,7 +3791,7 @@ export namespace SecurityGuard {
       if (sweeps && sweepDue) {
         const due = sweepDue
         sweepDue = undefined
-        notes.push(...sweep(d, due))
+        notes.push(...sweep(d, due), ...createdDenied(d))
         disarmHeld()
       }
       for (const [key, work] of [...deferred]) {
@@ -3785,7 +3902,7 @@ export namespace SecurityGuard {
         const parent = path.dirname(dir)
         if (realOrAsIs(parent) !== parent || !SecurityPath.movable(dir, ownFolders)) continue
         const shown = SecurityAccess.display(root, dir)
-        const aside = `${dir}.blocked-by-security-${now()}`
+        const aside = asideOf(dir)
         try {
           if (st) fs.renameSync(dir, aside)
           fs.mkdirSync(dir)
@@ -3852,7 +3969,7 @@ export namespace SecurityGuard {
         log.warn(note)
         return [note]
       }
-      const aside = `${e.real}.blocked-by-security-${now()}`
+      const aside = asideOf(e.real)
       try {
         if (exists) fs.renameSync(e.real, aside)
         SecurityPath.replace(e.real, e.head, 0o600)
@@ -3900,7 +4017,7 @@ export namespace SecurityGuard {
         const putBack = () => fs.symlinkSync(target, link)
         try {
           if (was !== null) {
-            const aside = `${link}.blocked-by-security-${now()}`
+            const aside = asideOf(link)
             fs.renameSync(link, aside)
             putBack()
             notes.push(
@@ -4098,6 +4215,7 @@ export namespace SecurityGuard {
           notes.push(...hostRepairs(start.d, call))
           if (writers.size) {
             notes.push(...repair(start.d, "repositories", (d) => newRepositories(d, call)))
+            notes.push(...repair(start.d, "created", (d) => createdDenied(d)))
             // A call whose after hook has not come within the shell wait failed (or its hook was lost): it has been
             // checked now, so later calls stop walking the tree for it.
             for (const [id, at] of writers) if (Date.now() - at > shellRaceMs) writers.delete(id)
@@ -4261,7 +4379,10 @@ export namespace SecurityGuard {
           armHeld()
           const planned = protections(d, state.config)
           sb.prepare(planned.sandbox)
-          if (!pending.has(input.callID)) sweepDue = [...new Set([...(sweepDue ?? []), ...planned.absent])]
+          if (!pending.has(input.callID)) {
+            sweepDue = [...new Set([...(sweepDue ?? []), ...planned.absent])]
+            baseCreated()
+          }
         }
         if (!sb.plan()) return {}
         // The held Python names as the command finds them (a sweep between the check and now took the last record).
@@ -4601,7 +4722,7 @@ export namespace SecurityGuard {
               : []
           if (added.length && SecurityPath.movable(at, ownFolders)) {
             // A session that ended during a command recorded this file without these bins (see `recoverTemplates`).
-            const aside = `${at}.blocked-by-security-${now()}`
+            const aside = asideOf(at)
             try {
               fs.renameSync(at, aside)
               if (left!.text !== undefined) SecurityPath.replace(at, left!.text)
