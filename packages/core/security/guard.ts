@@ -3445,9 +3445,10 @@ export namespace SecurityGuard {
         taken.push(e.path)
         notes.push(...setAside(d, e.path, rule, call))
       }
-      // Another plugin's or an MCP tool may still be writing: what it makes from now on is compared with the tree as
-      // it is now. Otherwise the next such call takes its own.
-      createdBase = hostOut.size ? SecurityTree.refresh(after).tree : undefined
+      // A call whose after hook has not come may still write (another plugin's or an MCP tool), or not have started
+      // yet (a command prepared in the same step as the call whose before hook runs this): what it makes is compared
+      // with the tree as it is now. Otherwise the next such call takes its own.
+      createdBase = hostOut.size || writers.size ? SecurityTree.refresh(after).tree : undefined
       layerAsides.clear()
       return notes
     }

@@ -2,6 +2,7 @@
 // read-only only when they exist; one a command creates (under a name the static check cannot see) is moved aside after
 // it, whatever the rule's shape and however it got there (made, renamed, hard-linked).
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { composed, ROUTES as COMPOSED, text } from "./composed"
@@ -146,6 +147,36 @@ for (const route of ROUTES) {
       }
       expect(fs.readFileSync(dir.file("Dockerfile.md"), "utf8")).toBe("x")
       expect(fs.readFileSync(dir.file("deploy/run.sh"), "utf8")).toBe("y")
+    })
+  })
+
+  describe(`route ${route}: AO3 calls of one step`, () => {
+    test("AO3 a command whose before hook came before another call's hooks (parallel calls of one step) is still checked", async () => {
+      await using dir = await redteamProject({}, writeDenied(".github/workflows/**", "directory"))
+      const s = await open(route, dir.path)
+      const callID = `call_ao3_step_${route}_${process.pid}`
+      const command = `mkdir -p ${hidden(".github/workflows")} && echo 'on: push' > ${hidden(".github/workflows/ci.yml")}`
+      const input = { tool: "bash", sessionID: "ses_redteam", callID }
+      const out = { title: "", output: "", metadata: {} }
+      try {
+        await s.hooks["tool.execute.before"](input, { args: { command, description: "ci" } })
+        // OpenCode runs the step's calls side by side: another call's hooks come before the command starts.
+        const other = await s.call("read", { filePath: dir.file("README.md") })
+        expect(other.refused).toBe(false)
+        const extra = { env: {} as Record<string, string> }
+        await s.hooks["shell.env"]({ cwd: dir.path, sessionID: "ses_redteam", callID }, extra)
+        const r = spawnSync("/bin/bash", ["-c", command], {
+          cwd: dir.path,
+          env: { ...process.env, ...extra.env },
+          encoding: "utf8",
+        })
+        out.output = r.stdout + r.stderr
+        await s.hooks["tool.execute.after"]({ ...input, args: { command } }, out)
+      } finally {
+        await s.close()
+      }
+      expect(fs.existsSync(dir.file(".github/workflows/ci.yml"))).toBe(false)
+      expect(out.output).toContain(".github/workflows was created by the command")
     })
   })
 
