@@ -12,6 +12,7 @@ import { SecurityHostTools } from "./host-tools"
 import { SecurityMcp } from "./mcp"
 import { SecurityPythonPath } from "./python-path"
 import { SecuritySearchPath } from "./search-path"
+import { SecurityTemplateShell } from "./template-shell"
 import { SecurityTools } from "./tools"
 
 /**
@@ -233,6 +234,18 @@ export const SecurityFeature: BuiltinFeature & {
             log.warn(
               `[security] OpenCode's configuration could not be changed: its ${kept.join(" and ")} setting stays on and runs outside the sandbox.`,
             )
+        }
+        // The shell lines of the configuration's command templates, and of skills (every skill is also a command):
+        // OpenCode runs them itself, outside the sandbox and before any hook, when the user runs the command; a line
+        // naming a project script runs what the agent left there. They run inside the sandbox instead (AS4).
+        if (guard.active()) {
+          await ready()
+          await SecurityTemplateShell.contain(cfg as Record<string, unknown>, {
+            guard,
+            skills: () => locate().all("skill"),
+            protectedSkill: (name) => locate().refusal("skill", name, host),
+            log,
+          })
         }
         // Agents defined in protected files: their description and prompt leave the live configuration, which is
         // where OpenCode builds the task tool's list of agents from (1.18 appends that list after tool.definition)

@@ -226,6 +226,15 @@ export namespace SecurityGuard {
       env?: Record<string, string | undefined>,
     ): Record<string, string>
     /**
+     * A command template's shell lines (`` !`cmd` ``) made to run inside the sandbox: OpenCode runs them itself, with
+     * the user's shell in its own process and no hook before them, when the user runs the command (a line naming a
+     * project script runs whatever the agent left in it). Each line is handed to the sandbox's launcher, which runs it
+     * under the protections in force (prepared here, and again before every shell command); when the sandbox is
+     * `required` and cannot start, each line is replaced by a note saying it was not run. The template unchanged when
+     * nothing needs it (no valid policy, sandbox `off`, `optional` and unavailable) or it has no shell line.
+     */
+    containTemplate(template: string): Promise<{ template: string; note?: string }>
+    /**
      * How to start a long-running helper the agent's calls drive (a language server) inside the kernel sandbox, with
      * the protections in force now: bubblewrap and the arguments it reads on a descriptor (`key` changes with them).
      * Undefined when nothing needs it (no valid policy, sandbox `off`) or `optional` cannot start it; throws
@@ -4356,6 +4365,45 @@ export namespace SecurityGuard {
           register: (pid: number) => Sandbox.registerHelper(pid),
           seccomp: SandboxSeccomp.denyUnixSockets(),
         }
+      },
+      async containTemplate(template) {
+        if (SecurityTemplates.expansions(template).length === 0) return { template }
+        const { state, d } = current()
+        const refuse = (why: string) => ({
+          template: SecurityTemplates.contain(
+            template,
+            () => `echo 'opencode-builtins: not run (${why.replace(/['`\\\n\r]/g, " ")})'`,
+          ),
+          note: why,
+        })
+        if (state.status === "none") return { template }
+        // Invalid policies fail closed: no line runs until the policy is fixed.
+        if (state.status !== "valid") return refuse("the security policy is invalid")
+        if (d.sandbox === "off") return { template }
+        const sb = ensureSandbox()
+        const probe = sb.probe()
+        if (!probe.ok) {
+          if (d.sandbox !== "required") return { template }
+          return refuse(`the shell sandbox cannot start: ${probe.reason}`)
+        }
+        const bash = SecuritySearchPath.which("bash", process.env)
+        if (!bash) return refuse("the shell sandbox runs the lines with bash, which was not found")
+        await fresh()
+        const latest = current()
+        const config = latest.state.status === "valid" ? latest.state.config : state.config
+        armHeld()
+        const planned = protections(latest.d, config)
+        sb.prepare(planned.sandbox)
+        // The host paths a line must not create are checked at the next call, as for a command the user typed.
+        sweepDue = [...new Set([...(sweepDue ?? []), ...planned.absent])]
+        const launcher = sb.template()
+        const out = SecurityTemplates.contain(
+          template,
+          (cmd) =>
+            SecurityTemplates.launch(bash, launcher, cmd) ??
+            "echo 'opencode-builtins: not run (the sandbox folder cannot be named in a shell line)'",
+        )
+        return { template: out }
       },
       shellEnv(input, shellEnv = process.env) {
         const { state, d } = current()

@@ -176,6 +176,40 @@ export namespace SecurityTemplates {
   }
 
   /**
+   * The template with each shell line (`` !`cmd` ``, as OpenCode finds them) replaced by `line(cmd)`: how the layer
+   * has the lines OpenCode runs itself, with no hook before them, run inside the sandbox (`line` hands the command to
+   * the sandbox's launcher) or not at all (`line` says why). A backquote `line` returns would end the line early, so
+   * it becomes a single quote; an opening that nothing closes becomes `` ! ` ``.
+   *
+   * @example
+   * SecurityTemplates.contain("out: !`sh check.sh`", (cmd) => `run ${cmd}`) // "out: !`run sh check.sh`"
+   */
+  export function contain(text: string, line: (cmd: string) => string): string {
+    let end = 0
+    let out = ""
+    for (const m of text.matchAll(/!`([^`]+)`/g)) {
+      out += text.slice(end, m.index) + "!`" + line(m[1]!).replaceAll("`", "'") + "`"
+      end = m.index + m[0].length
+    }
+    // An opening that nothing closes would take the user's arguments up to their first backquote as a shell line
+    // (see `expansions`): it loses its backquote's meaning as an opening.
+    return out + text.slice(end).replace(/!`(?!`)/g, "! `")
+  }
+
+  /**
+   * The shell line that hands `cmd` to the sandbox's template launcher: `'<bash>' '<launcher>' '<cmd>'`, single
+   * quotes that POSIX shells, fish and Bun's shell (OpenCode 1.2.15 runs the lines with it) read alike. Undefined when
+   * a path holds a character that quoting cannot carry there.
+   *
+   * @example
+   * SecurityTemplates.launch("/bin/bash", "/s/template.bash", "echo it's") // `'/bin/bash' '/s/template.bash' 'echo it'\''s'`
+   */
+  export function launch(bash: string, launcher: string, cmd: string): string | undefined {
+    if ([bash, launcher].some((p) => /['`\\\n\r]/.test(p))) return undefined
+    return `'${bash}' '${launcher}' '${cmd.replaceAll("'", `'\\''`)}'`
+  }
+
+  /**
    * The commands of `after` that `before` did not have (each occurrence counts: a second copy of a command is new).
    *
    * @example

@@ -148,6 +148,11 @@ export namespace Sandbox {
     env(callID: string, current?: Record<string, string | undefined>): Record<string, string>
     /** True when the call's shell moved into the sandbox; the marker is removed. */
     entered(callID: string): boolean
+    /**
+     * The launcher a command template's shell line is handed to (`bash <launcher> <line>`, see `templateEntry`),
+     * written afresh in the private folder; it runs the line inside the sandbox with the plan in force when it runs.
+     */
+    template(): string
     close(): void
   }
 
@@ -385,6 +390,13 @@ export namespace Sandbox {
         }
         return out
       },
+      template() {
+        const probed = probe()
+        if (!probed.ok) throw new Error(`${probed.reason}. ${probed.install}`)
+        const file = path.join(dir, "template.bash")
+        atomicWrite(file, templateEntry(dir, probed.bwrap), 0o644)
+        return file
+      },
       entered(callID) {
         const file = path.join(dir, "calls", marker(callID))
         try {
@@ -466,6 +478,27 @@ export namespace Sandbox {
       "if shopt -q login_shell; then __ocb_login=-lc; fi",
       `exec ${quote(bwrap)} --args 3 -- "$BASH" "$__ocb_login" "$BASH_EXECUTION_STRING" "$0" "$@" 3<"$__ocb_dir/args"`,
       'echo "opencode-builtins: the shell sandbox could not be started" >&2',
+      "exit 126",
+      "",
+    ].join("\n")
+  }
+
+  /**
+   * The launcher of a command template's shell line (`` !`…` ``, which OpenCode runs itself, in its own process, with
+   * no hook before it): run as `bash <launcher> <line>`, it replaces itself with bubblewrap running `bash -c <line>`
+   * under the plan in force. With no plan, or when bubblewrap cannot start, the line is not run and the output says so.
+   */
+  export function templateEntry(dir: string, bwrap: string): string {
+    return [
+      "# OpenCode Built-ins: runs a command template's shell line inside the sandbox (OpenCode runs it outside).",
+      "unset BASH_ENV",
+      `__ocb_dir=${quote(dir)}`,
+      'if [ -z "${1+set}" ] || [ ! -s "$__ocb_dir/args" ]; then',
+      '  echo "opencode-builtins: the shell sandbox has no plan, so this shell line of the command was not run"',
+      "  exit 126",
+      "fi",
+      `exec ${quote(bwrap)} --args 3 -- "$BASH" -c "$1" opencode-command 3<"$__ocb_dir/args"`,
+      'echo "opencode-builtins: the shell sandbox could not be started, so this shell line of the command was not run"',
       "exit 126",
       "",
     ].join("\n")

@@ -33,6 +33,7 @@ import { SecurityGuard } from "../../security/guard"
 import { SecurityHooks } from "../../security/hooks"
 import { SecurityMcp } from "../../security/mcp"
 import { SecurityPatch } from "../../security/patch"
+import { SecurityTemplateShell } from "../../security/template-shell"
 import { Sandbox } from "../../security/sandbox"
 import { SecurityTools } from "../../security/tools"
 import { LocalState } from "../../learning/local"
@@ -490,6 +491,13 @@ async function coreRoute(dir: string): Promise<Wired> {
     // As the fork's glue passes OpenCode's configuration to the security feature (`SecurityFeature` config hook).
     async config(cfg: any) {
       guard.protectHost(await SecurityFeature.configuredHostFiles(cfg ?? {}, dir))
+      // Command templates' and skills' shell lines handed to the sandbox (AS4), as the feature's config hook does.
+      await SecurityTemplateShell.contain(cfg ?? {}, {
+        guard,
+        skills: () => locator.all("skill"),
+        protectedSkill: (name) => locator.refusal("skill", name, host),
+        log,
+      })
       guard.watchPackageBins(SecurityMcp.packageBins(cfg?.mcp, { directory: dir }))
     },
     // Inbound: the security layer first; outbound: it runs last (it sees what reaches the model).

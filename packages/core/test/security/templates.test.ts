@@ -172,3 +172,34 @@ describe("SecurityTemplates.roots and list", () => {
     expect(found.kinds.get(dir.file(".claude/skills/evil/SKILL.md"))).toBe("skill")
   }, 60_000)
 })
+
+describe("SecurityTemplates.contain and launch (AS4: a template's shell lines run inside the sandbox)", () => {
+  test("every shell line OpenCode would run is handed over; the rest of the text is kept", () => {
+    const text = "Check:\n!`sh scripts/check.sh`\nthen !`git diff --stat`, not `ls`\n"
+    expect(SecurityTemplates.contain(text, (cmd) => `run ${cmd}`)).toBe(
+      "Check:\n!`run sh scripts/check.sh`\nthen !`run git diff --stat`, not `ls`\n",
+    )
+    expect(SecurityTemplates.contain("no lines here", () => "x")).toBe("no lines here")
+  })
+
+  test("an opening that nothing closes stops being one (the user's arguments appended after it would close it)", () => {
+    const out = SecurityTemplates.contain("!`git diff` then !`id; : ", (cmd) => `run ${cmd}`)
+    expect(out).toBe("!`run git diff` then ! `id; : ")
+    expect(SecurityTemplates.expansions(out + "\n\nreview the `parse` function")).toEqual(["run git diff"])
+  })
+
+  test("a replacement never ends the line early", () => {
+    expect(SecurityTemplates.contain("!`a`", () => "echo `id`")).toBe("!`echo 'id'`")
+  })
+
+  test("the launch line quotes the command so the shell hands it over whole", () => {
+    const line = SecurityTemplates.launch("/usr/bin/bash", "/tmp/s/template.bash", "echo it's $HOME; id")!
+    expect(line).toBe(`'/usr/bin/bash' '/tmp/s/template.bash' 'echo it'\\''s $HOME; id'`)
+    // Read back by a POSIX shell: three words, the last the command as written.
+    const words = Bun.spawnSync(["bash", "-c", `printf '%s\\n' ${line}`])
+      .stdout.toString()
+      .split("\n")
+    expect(words.slice(0, 3)).toEqual(["/usr/bin/bash", "/tmp/s/template.bash", "echo it's $HOME; id"])
+    expect(SecurityTemplates.launch("/usr/bin/bash", "/tmp/it's/template.bash", "id")).toBeUndefined()
+  })
+})

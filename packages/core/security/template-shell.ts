@@ -1,0 +1,105 @@
+import type { DiscoveryLocate } from "../discovery/locate"
+import type { Logger } from "../util/log"
+import type { SecurityGuard } from "./guard"
+import { SecurityTemplates } from "./templates"
+
+/**
+ * The shell lines of command templates (`` !`cmd` ``) run inside the shell sandbox (red team AS4).
+ *
+ * When the user runs a command, OpenCode replaces each shell line of its template with the line's output, run with
+ * the user's shell (1.18: `$SHELL -c`; 1.2.15: Bun's shell) in OpenCode's own process, in the project folder, with
+ * OpenCode's environment, and with no hook before it (not `shell.env`, not `command.execute.before`, which comes after
+ * with the output already in the parts). A line of the user's own template that names a project file (`sh
+ * scripts/check.sh`, `npm test`, `make lint`) runs whatever the agent left in that file, on the host, and its output
+ * goes into the prompt. OpenCode reads a command's template from its live configuration when the command runs, and
+ * a configured command of a name wins over a skill of that name; so the configuration hook (on the plugin route, and
+ * in the fork through its glue's `seams.config`) hands every line of every configured command, and of every skill
+ * whose text has one, to the sandbox's launcher (`SecurityGuard.containTemplate`).
+ *
+ * @example
+ * await SecurityTemplateShell.contain(cfg, { guard, skills: () => locate.all("skill"), log })
+ * // cfg.command.check.template: "Check output:\n!`'/usr/bin/bash' '/tmp/…/template.bash' 'sh scripts/check.sh'`"
+ */
+export namespace SecurityTemplateShell {
+  export type Input = {
+    guard: Pick<SecurityGuard.Guard, "containTemplate" | "active" | "audit">
+    /** The skills OpenCode could run as commands (a skill with a protected file is left to the layer's refusals). */
+    skills?: () => Promise<DiscoveryLocate.Resolution[]>
+    /** Whether the skill's files are protected (its reason), so its text stays out of the configuration. */
+    protectedSkill?: (name: string) => Promise<string | undefined>
+    log: Logger
+  }
+
+  /** The lines OpenCode 1.18 appends to a skill's text when it runs the skill as a command. */
+  export function skillTemplate(body: string, folder: string) {
+    return [
+      body,
+      "",
+      `Base directory for this skill: ${folder}`,
+      "Relative paths in this skill (e.g., scripts/, references/) are relative to this base directory.",
+    ].join("\n")
+  }
+
+  /**
+   * Changes `cfg.command` in place: each template's shell lines handed to the sandbox (or replaced by a note when the
+   * sandbox is required and cannot start); a skill with shell lines becomes a configured command of its name with
+   * its text so contained. Returns the names changed.
+   */
+  export async function contain(cfg: Record<string, unknown>, input: Input): Promise<string[]> {
+    if (!input.guard.active()) return []
+    const changed: string[] = []
+    const record = (name: string, note: string | undefined) => {
+      changed.push(name)
+      if (note) input.log.warn(`[security] the shell lines of the command "${name}" will not run: ${note}`)
+      input.guard.audit?.logSecurityEvent({
+        action: "config-changed",
+        source: "policy",
+        tool: `command:${name}`,
+        reason: note ? `its shell lines will not run: ${note}` : "its shell lines run inside the shell sandbox",
+      })
+    }
+    let table = cfg.command as Record<string, unknown> | undefined
+    if (table && typeof table === "object") {
+      for (const [name, entry] of Object.entries(table)) {
+        if (!entry || typeof entry !== "object") continue
+        const command = entry as Record<string, unknown>
+        if (typeof command.template !== "string") continue
+        const contained = await input.guard.containTemplate(command.template)
+        if (contained.template === command.template) continue
+        try {
+          command.template = contained.template
+        } catch {
+          input.log.warn(
+            `[security] the command "${name}" could not be changed: its shell lines run outside the sandbox`,
+          )
+          continue
+        }
+        record(name, contained.note)
+      }
+    }
+    for (const skill of (await input.skills?.().catch(() => [])) ?? []) {
+      if (table && typeof table === "object" && skill.name in table) continue
+      const risky = skill.candidates.filter((c) => SecurityTemplates.expansions(c.body).length > 0)
+      if (!risky.length) continue
+      if (await input.protectedSkill?.(skill.name)) continue
+      // The file the newest version modelled loads under the name (else the last found), as OpenCode would run it.
+      const likely = [...Object.values(skill.byVersion)].reverse().find((v) => v?.likely)?.likely
+      const chosen = skill.candidates.find((c) => c.file === likely) ?? skill.candidates[skill.candidates.length - 1]!
+      const contained = await input.guard.containTemplate(skillTemplate(chosen.body, chosen.folder))
+      try {
+        if (!table || typeof table !== "object") cfg.command = table = {}
+        table[skill.name] = {
+          ...(chosen.description !== undefined ? { description: chosen.description } : {}),
+          template: contained.template,
+        }
+      } catch {
+        input.log.warn(
+          `[security] the skill "${skill.name}" could not be changed: its shell lines run outside the sandbox`,
+        )
+        continue
+      }
+      record(skill.name, contained.note)
+    }
+    return changed
+  }
+}
