@@ -176,3 +176,42 @@ for (const route of ["plugin", "fork"] as Route[]) {
     )
   })
 }
+
+for (const route of ["plugin", "fork"] as Route[]) {
+  describe(`command templates' shell lines (AS4), ${route} route`, () => {
+    const template = "Check output:\n!`sh scripts/check.sh`\nSummarise the result.\n"
+    test(
+      "with a policy a configured command's shell line runs inside the sandbox: a script reading a protected file fails",
+      async () => {
+        await using dir = await project({ "scripts/check.sh": "cat secrets/api.key 2>&1\necho checks done\n" })
+        // The session stays open: its sandbox (and the launcher in its private folder) ends with it.
+        using session = await open(route, dir.path)
+        const config = { command: { check: { template } } }
+        await session.config(config)
+        const line = [...(config as any).command.check.template.matchAll(/!`([^`]+)`/g)].map((m: string[]) => m[1])
+        expect(line.length).toBe(1)
+        // As OpenCode 1.18 runs it: the user's shell with -c, in the project folder.
+        const out = Bun.spawnSync(["bash", "-c", line[0]], { cwd: dir.path }).stdout.toString()
+        expect(out).toContain("checks done")
+        expect(out).toContain("secrets/api.key: Permission denied")
+        expect(out).not.toContain("API_KEY=")
+        const log = fs.readFileSync(path.join(dir.path, ".opencode-security-audit.log"), "utf8")
+        expect(log).toContain("its shell lines run inside the shell sandbox")
+      },
+      { timeout: 30_000 },
+    )
+
+    test(
+      "with the sandbox off, or without a policy, the template is left as it is",
+      async () => {
+        for (const policy of [undefined, { ...POLICY, sandbox: { mode: "off" } }]) {
+          await using dir = await project({}, policy ?? POLICY)
+          if (!policy) fs.rmSync(dir.file(".opencode-security.json"))
+          const config = await configure(route, dir.path, { command: { check: { template } } })
+          expect((config as any).command.check.template).toBe(template)
+        }
+      },
+      { timeout: 30_000 },
+    )
+  })
+}
