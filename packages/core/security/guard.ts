@@ -235,6 +235,13 @@ export namespace SecurityGuard {
      */
     containTemplate(template: string): Promise<{ template: string; note?: string }>
     /**
+     * After a command's template lines may have run (the hooks right after them: `command.execute.before`,
+     * `chat.message`): when one went through the sandbox's launcher, the host paths the sandbox cannot hold while
+     * absent are swept as after a shell command the user typed (now when no command runs, else with the next repairs),
+     * and the notes come with the next tool result.
+     */
+    templatesRan(): void
+    /**
      * How to start a long-running helper the agent's calls drive (a language server) inside the kernel sandbox, with
      * the protections in force now: bubblewrap and the arguments it reads on a descriptor (`key` changes with them).
      * Undefined when nothing needs it (no valid policy, sandbox `off`) or `optional` cannot start it; throws
@@ -1600,6 +1607,8 @@ export namespace SecurityGuard {
      * typed): checked at the next tool call.
      */
     let sweepDue: string[] | undefined
+    /** The host paths absent when a template's shell lines were last handed to the sandbox (`containTemplate`). */
+    let templateAbsent: string[] = []
     let accessVersion = 0
     let lastProtectedKey: string | undefined
 
@@ -4391,11 +4400,10 @@ export namespace SecurityGuard {
         await fresh()
         const latest = current()
         const config = latest.state.status === "valid" ? latest.state.config : state.config
-        armHeld()
         const planned = protections(latest.d, config)
         sb.prepare(planned.sandbox)
-        // The host paths a line must not create are checked at the next call, as for a command the user typed.
-        sweepDue = [...new Set([...(sweepDue ?? []), ...planned.absent])]
+        // The host paths a line must not create, swept once a line has run (`templatesRan`).
+        templateAbsent = planned.absent
         const launcher = sb.template()
         const out = SecurityTemplates.contain(
           template,
@@ -4404,6 +4412,18 @@ export namespace SecurityGuard {
             "echo 'opencode-builtins: not run (the sandbox folder cannot be named in a shell line)'",
         )
         return { template: out }
+      },
+      templatesRan() {
+        let ran = false
+        try {
+          ran = sandbox?.templatesRan() ?? false
+        } catch (error) {
+          log.error(`[security] ${error instanceof Error ? error.message : String(error)}`)
+        }
+        if (!ran) return
+        sweepDue = [...new Set([...(sweepDue ?? []), ...templateAbsent])]
+        if (quiet()) laterNotes.push(...flushRepairs(current().d))
+        else armRepairTimer()
       },
       shellEnv(input, shellEnv = process.env) {
         const { state, d } = current()

@@ -247,10 +247,13 @@ export namespace SecurityHooks {
       },
       async "chat.message"(_input, output) {
         await ready()
+        guard.templatesRan()
         redactParts(guard, output.parts)
       },
       async "command.execute.before"(_input, output) {
         await ready()
+        // A command's template lines ran just before this hook (inside the sandbox: `SecurityTemplateShell`).
+        guard.templatesRan()
         redactParts(guard, output.parts)
       },
       async "experimental.chat.messages.transform"(_input, output) {

@@ -153,6 +153,8 @@ export namespace Sandbox {
      * written afresh in the private folder; it runs the line inside the sandbox with the plan in force when it runs.
      */
     template(): string
+    /** True when a template's shell line went through the launcher since the last call; its markers are removed. */
+    templatesRan(): boolean
     close(): void
   }
 
@@ -397,6 +399,15 @@ export namespace Sandbox {
         atomicWrite(file, templateEntry(dir, probed.bwrap), 0o644)
         return file
       },
+      templatesRan() {
+        let ran = false
+        for (const name of fs.readdirSync(path.join(dir, "calls"))) {
+          if (!name.startsWith("template-")) continue
+          fs.rmSync(path.join(dir, "calls", name), { force: true })
+          ran = true
+        }
+        return ran
+      },
       entered(callID) {
         const file = path.join(dir, "calls", marker(callID))
         try {
@@ -493,6 +504,8 @@ export namespace Sandbox {
       "# OpenCode Built-ins: runs a command template's shell line inside the sandbox (OpenCode runs it outside).",
       "unset BASH_ENV",
       `__ocb_dir=${quote(dir)}`,
+      // The guard sweeps what the line may have created on the host once it sees this marker (see `templatesRan`).
+      ': > "$__ocb_dir/calls/template-$$" 2>/dev/null',
       'if [ -z "${1+set}" ] || [ ! -s "$__ocb_dir/args" ]; then',
       '  echo "opencode-builtins: the shell sandbox has no plan, so this shell line of the command was not run"',
       "  exit 126",

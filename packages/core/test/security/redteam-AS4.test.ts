@@ -92,6 +92,32 @@ for (const route of ROUTES) {
     )
 
     test(
+      "AS4 what a contained line creates where the sandbox cannot hold an absent path (a plugin) is undone after the command's hook",
+      async () => {
+        const planted =
+          "mkdir -p .opencode/plugin && echo 'export default {}' > .opencode/plugin/planted.ts\necho planted\n"
+        await using dir = await redteamProject({ "scripts/check.sh": planted })
+        const s = await open(route, dir.path)
+        try {
+          const cfg = { command: { check: { template: CHECK } } }
+          await s.hooks.config!(cfg)
+          const line = [...cfg.command.check.template.matchAll(/!`([^`]+)`/g)][0]![1]!
+          expect(Bun.spawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()).toContain("planted")
+          // The line ran in the sandbox, which could not hold the absent folder: the file is there until the sweep.
+          expect(fs.existsSync(dir.file(".opencode/plugin/planted.ts"))).toBe(true)
+          await s.hooks["command.execute.before"]!(
+            { command: "check", sessionID: "ses_redteam", arguments: "" },
+            { parts: [] },
+          )
+          expect(fs.existsSync(dir.file(".opencode/plugin/planted.ts"))).toBe(false)
+        } finally {
+          await s.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
       "AS4 with an invalid policy a template's shell lines do not run at all, and say why",
       async () => {
         await using dir = await redteamProject({ "scripts/check.sh": REWRITTEN })
