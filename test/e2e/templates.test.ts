@@ -1,6 +1,7 @@
-// A command template's !`cmd` runs in OpenCode's own process when the user runs the command: outside the sandbox and
-// every tool hook. Against the real stock binaries: first that this is so (a template the user wrote runs its shell
-// command), then that one the agent writes under a policy never does (the security layer moves it aside).
+// A command template's !`cmd` is run by OpenCode itself when the user runs the command, outside every tool hook (with a
+// policy the security layer hands the user's lines to the shell sandbox: redteam-AS4.test.ts). Against the real stock
+// binaries: first that the user's template runs its shell command, then that one the agent writes under a policy never
+// does (the security layer moves it aside).
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
