@@ -229,9 +229,9 @@ export namespace SecurityGuard {
      * A command template's shell lines (`` !`cmd` ``) made to run inside the sandbox: OpenCode runs them itself, with
      * the user's shell in its own process and no hook before them, when the user runs the command (a line naming a
      * project script runs whatever the agent left in it). Each line is handed to the sandbox's launcher, which runs it
-     * under the protections in force (prepared here, and again before every shell command); when the sandbox is
-     * `required` and cannot start, each line is replaced by a note saying it was not run. The template unchanged when
-     * nothing needs it (no valid policy, sandbox `off`, `optional` and unavailable) or it has no shell line.
+     * under the protections in force (prepared here, and again before every shell command); with an invalid policy,
+     * or a `required` sandbox that cannot start, each line is replaced by a note saying it was not run. The template
+     * unchanged when nothing needs it (no policy, sandbox `off`, `optional` and unavailable) or it has no shell line.
      */
     containTemplate(template: string): Promise<{ template: string; note?: string }>
     /**
