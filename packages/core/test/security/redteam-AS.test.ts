@@ -1,0 +1,150 @@
+// Red team AS: content OpenCode itself reads into a prompt (an @-mention, an attachment, a command's file reference,
+// a task prompt's file reference, an editor's embedded resource) reaches the model through `chat.message` only, with
+// no tool hook. These cases give the hooks the parts OpenCode 1.2.15 / 1.18.x really build (recorded on the stock
+// binaries, see test/e2e/redteam-AS.test.ts) and assert nothing of a protected file is left.
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import fs from "fs"
+import path from "path"
+import zlib from "zlib"
+import { OpenCode } from "../../opencode"
+import { ROUTES, isolateHome, open, redteamProject } from "./redteam-helpers"
+
+setDefaultTimeout(60_000)
+const home = isolateHome()
+afterAll(() => home.restore(), 60_000)
+
+const SECRET = "launch on the fourth of july"
+
+function crc32(buf: Buffer) {
+  let crc = 0xffffffff
+  for (let n = 0; n < buf.length; n++) {
+    let c = (crc ^ buf[n]) & 0xff
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    crc = (crc >>> 8) ^ c
+  }
+  return (crc ^ 0xffffffff) >>> 0
+}
+function chunk(type: string, data: Buffer) {
+  const len = Buffer.alloc(4)
+  len.writeUInt32BE(data.length)
+  const td = Buffer.concat([Buffer.from(type, "latin1"), data])
+  const crc = Buffer.alloc(4)
+  crc.writeUInt32BE(crc32(td))
+  return Buffer.concat([len, td, crc])
+}
+function png(text: string) {
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(1, 0)
+  ihdr.writeUInt32BE(1, 4)
+  ihdr[8] = 8
+  ihdr[9] = 2
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("tEXt", Buffer.from(`Comment\0${text}`, "latin1")),
+    chunk("IDAT", zlib.deflateSync(Buffer.from([0, 255, 0, 0]))),
+    chunk("IEND", Buffer.alloc(0)),
+  ])
+}
+
+/** Everything the parts hold, data URLs decoded. */
+function textOf(parts: any[]) {
+  const out: string[] = []
+  for (const p of parts) {
+    out.push(JSON.stringify(p))
+    const url = typeof p.url === "string" ? p.url : ""
+    const m = /^data:[^,]*;base64,(.*)$/s.exec(url)
+    if (m) out.push(Buffer.from(m[1], "base64").toString("latin1"))
+  }
+  return out.join("\n")
+}
+
+for (const route of ROUTES) {
+  describe(`AS route ${route}`, () => {
+    async function session() {
+      const dir = await redteamProject({ "secrets/pin.txt": `${SECRET}\n`, "docs/guide.md": "# Guide\nBe nice.\n" })
+      fs.writeFileSync(path.join(dir.path, "secrets/board.png"), png(SECRET))
+      fs.symlinkSync("../secrets/pin.txt", path.join(dir.path, "docs/AGENTS.md"))
+      const s = await open(route, dir.path)
+      return {
+        dir: dir.path,
+        s,
+        async [Symbol.asyncDispose]() {
+          await s.close()
+          await dir[Symbol.asyncDispose]()
+        },
+      }
+    }
+    /** chat.message, then the messages transform, as OpenCode runs them before a request. */
+    async function send(s: Awaited<ReturnType<typeof session>>["s"], parts: any[]) {
+      await s.hooks["chat.message"]({}, { parts })
+      const messages = [{ info: { role: "user", id: "msg_as" }, parts }]
+      await s.hooks["experimental.chat.messages.transform"]({}, { messages })
+      return messages[0].parts
+    }
+
+    test("AS1/AS2 an image OpenCode reads into a prompt from an llm-protected folder (@-mention, run -f, a command's @file) loses its bytes", async () => {
+      await using box = await session()
+      const file = path.join(box.dir, "secrets/board.png")
+      const data = `data:image/png;base64,${png(SECRET).toString("base64")}`
+      // 1.18.x: the read tool's attachment, marked synthetic, after the preamble and the read output.
+      const synthetic = await send(box.s, [
+        { type: "text", text: "Describe the board in @secrets/board.png" },
+        { type: "text", synthetic: true, text: `${OpenCode.READ_PREAMBLE}${JSON.stringify({ filePath: file })}` },
+        { type: "text", synthetic: true, text: "Image read successfully" },
+        { type: "file", synthetic: true, mime: "image/png", filename: "board.png", url: data },
+      ])
+      expect(textOf(synthetic)).not.toContain(SECRET)
+      // A file: part whose mime is not text/plain: the preamble, then the file part itself carrying the bytes.
+      const plain = await send(box.s, [
+        { type: "text", text: "Describe the board" },
+        { type: "text", synthetic: true, text: `${OpenCode.READ_PREAMBLE}{"filePath":"${file}"}` },
+        { type: "file", mime: "image/png", filename: "board.png", url: data, source: { type: "file", path: file } },
+      ])
+      expect(textOf(plain)).not.toContain(SECRET)
+    })
+
+    test("AS3 a text file of an llm-protected folder attached as a data URL (run --attach -f: only its base name) loses its content", async () => {
+      await using box = await session()
+      const parts = await send(box.s, [
+        { type: "text", text: "summarise the attached notes" },
+        { type: "text", synthetic: true, text: `${OpenCode.READ_PREAMBLE}${JSON.stringify({ filePath: "pin.txt" })}` },
+        { type: "text", synthetic: true, text: `${SECRET}\n` },
+        {
+          type: "file",
+          mime: "text/plain",
+          filename: "pin.txt",
+          url: `data:text/plain;base64,${Buffer.from(`${SECRET}\n`).toString("base64")}`,
+        },
+      ])
+      expect(textOf(parts)).not.toContain(SECRET)
+    })
+
+    test("AS3b an editor's embedded resource (ACP) of an llm-protected file loses its content", async () => {
+      await using box = await session()
+      const parts = await send(box.s, [
+        { type: "text", text: "summarise the attached notes" },
+        { type: "text", text: `[${path.join(box.dir, "secrets/pin.txt")}]\n${SECRET}\n` },
+      ])
+      expect(textOf(parts)).not.toContain(SECRET)
+    })
+
+    test("AS6/AS7 an instruction block of a linked AGENTS.md in the read output of an @-mentioned file leaves the prompt", async () => {
+      await using box = await session()
+      const guide = path.join(box.dir, "docs/guide.md")
+      const parts = await send(box.s, [
+        { type: "text", text: "Review @docs/guide.md" },
+        { type: "text", synthetic: true, text: `${OpenCode.READ_PREAMBLE}${JSON.stringify({ filePath: guide })}` },
+        {
+          type: "text",
+          synthetic: true,
+          text: `<path>${guide}</path>\n<type>file</type>\n<content>\n1: # Guide\n2: Be nice.\n\n(End of file - total 2 lines)\n</content>\n\n<system-reminder>\nInstructions from: ${path.join(box.dir, "docs/AGENTS.md")}\n${SECRET}\n\n</system-reminder>`,
+        },
+        { type: "file", mime: "text/plain", filename: "docs/guide.md", url: `file://${guide}` },
+      ])
+      const text = textOf(parts)
+      expect(text).toContain("Be nice.")
+      expect(text).not.toContain(SECRET)
+    })
+  })
+}
