@@ -162,429 +162,377 @@ export function visionConfig(server: ModelServer.Instance) {
 
 for (const target of targets()) {
   describe(`AS on stock opencode ${target.label}`, () => {
-    test(
-      "AS1 an image in an llm-protected folder attached to the prompt (run -f) does not reach the model",
-      async () => {
-        const server = ModelServer.start([ModelServer.text("It is a picture.")])
-        const image = png(SECRET)
-        await using project = await Harness.project({
-          bin: target.bin,
-          files: { ".opencode-security.json": JSON.stringify(POLICY, null, 2), "secrets/board.png": image },
-          config: visionConfig(server),
+    test("AS1 an image in an llm-protected folder attached to the prompt (run -f) does not reach the model", async () => {
+      const server = ModelServer.start([ModelServer.text("It is a picture.")])
+      const image = png(SECRET)
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: { ".opencode-security.json": JSON.stringify(POLICY, null, 2), "secrets/board.png": image },
+        config: visionConfig(server),
+      })
+      try {
+        await Harness.run(project, server, "describe the attached picture", {
+          args: ["-f", "secrets/board.png", "--"],
         })
-        try {
-          const result = await Harness.run(project, server, "describe the attached picture", {
-            args: ["-f", "secrets/board.png", "--"],
-          })
-          console.log("exit", result.exitCode, result.stderr.slice(-1500), result.text)
-          console.log("requests", server.requests.length, server.requests.map((r) => r.raw.length))
-          expect(server.requests.length).toBeGreaterThan(0)
-          const all = seen(server)
-          console.log("LEAK", target.version, all.includes(SECRET), all.includes(image.toString("base64").slice(0, 60)))
-          expect(all).not.toContain(SECRET)
-          expect(all).not.toContain(image.toString("base64").slice(0, 60))
-        } finally {
-          server.stop()
-        }
-      },
-      180_000,
-    )
-    test(
-      "AS2 a command whose template @-mentions an image in an llm-protected folder does not send it to the model",
-      async () => {
-        const server = ModelServer.start([ModelServer.text("It is a picture.")])
-        const image = png(SECRET)
-        await using project = await Harness.project({
-          bin: target.bin,
-          files: {
-            ".opencode-security.json": JSON.stringify(POLICY, null, 2),
-            "secrets/board.png": image,
-            ".opencode/command/board.md": "---\ndescription: the board\n---\nDescribe the board in @secrets/board.png\n",
-          },
-          config: visionConfig(server),
+        expect(server.requests.length).toBeGreaterThan(0)
+        const all = seen(server)
+        expect(all).not.toContain(SECRET)
+        expect(all).not.toContain(image.toString("base64").slice(0, 60))
+      } finally {
+        server.stop()
+      }
+    }, 180_000)
+    test("AS2 a command whose template @-mentions an image in an llm-protected folder does not send it to the model", async () => {
+      const server = ModelServer.start([ModelServer.text("It is a picture.")])
+      const image = png(SECRET)
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: {
+          ".opencode-security.json": JSON.stringify(POLICY, null, 2),
+          "secrets/board.png": image,
+          ".opencode/command/board.md": "---\ndescription: the board\n---\nDescribe the board in @secrets/board.png\n",
+        },
+        config: visionConfig(server),
+      })
+      try {
+        await Harness.run(project, server, "now", { args: ["--command", "board"] })
+        expect(server.requests.length).toBeGreaterThan(0)
+        const all = seen(server)
+        expect(all).not.toContain(SECRET)
+        expect(all).not.toContain(image.toString("base64").slice(0, 60))
+      } finally {
+        server.stop()
+      }
+    }, 180_000)
+    test("AS3 a text file in an llm-protected folder attached by `opencode run --attach … -f` does not reach the model", async () => {
+      const server = ModelServer.start([ModelServer.text("Noted."), ModelServer.text("Noted.")])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: { ".opencode-security.json": JSON.stringify(POLICY, null, 2), "secrets/pin.txt": `${SECRET}\n` },
+      })
+      try {
+        await using serve = await Serve.start(project, server)
+        await Harness.run(project, server, "summarise the attached notes", {
+          args: ["--attach", serve.url, "-f", "secrets/pin.txt", "--"],
         })
-        try {
-          const result = await Harness.run(project, server, "now", { args: ["--command", "board"] })
-          console.log("exit", result.exitCode, result.stderr.slice(-1500), result.text)
-          console.log("requests", server.requests.length, server.requests.map((r) => r.raw.length))
-          expect(server.requests.length).toBeGreaterThan(0)
-          const all = seen(server)
-          console.log("LEAK", target.version, all.includes(SECRET), all.includes(image.toString("base64").slice(0, 60)))
-          expect(all).not.toContain(SECRET)
-          expect(all).not.toContain(image.toString("base64").slice(0, 60))
-        } finally {
-          server.stop()
-        }
-      },
-      180_000,
-    )
-    test(
-      "AS3 a text file in an llm-protected folder attached by `opencode run --attach … -f` does not reach the model",
-      async () => {
-        const server = ModelServer.start([ModelServer.text("Noted."), ModelServer.text("Noted.")])
-        await using project = await Harness.project({
-          bin: target.bin,
-          files: { ".opencode-security.json": JSON.stringify(POLICY, null, 2), "secrets/pin.txt": `${SECRET}\n` },
-        })
-        try {
-          await using serve = await Serve.start(project, server)
-          const result = await Harness.run(project, server, "summarise the attached notes", {
-            args: ["--attach", serve.url, "-f", "secrets/pin.txt", "--"],
-          })
-          console.log("exit", result.exitCode, result.stderr.slice(-800), result.text)
-          console.log("requests", server.requests.length, server.requests.map((r) => r.raw.length))
-          expect(server.requests.length).toBeGreaterThan(0)
-          const all = seen(server)
-          console.log("LEAK", target.version, all.includes(SECRET))
-          expect(all).not.toContain(SECRET)
-        } finally {
-          server.stop()
-        }
-      },
-      180_000,
-    )
-    test(
-      "AS4 the user's own command running a project script: a script the agent rewrote does not send a protected file to the model",
-      async () => {
-        const server = ModelServer.start([
-          ModelServer.call("bash", {
-            command: "printf '#!/bin/sh\\ncat secrets/pin.txt\\n' > scripts/check.sh; cat scripts/check.sh",
-            description: "tidy the check script",
+        expect(server.requests.length).toBeGreaterThan(0)
+        const all = seen(server)
+        expect(all).not.toContain(SECRET)
+      } finally {
+        server.stop()
+      }
+    }, 180_000)
+    test("AS4 the user's own command running a project script: a script the agent rewrote does not send a protected file to the model", async () => {
+      const server = ModelServer.start([
+        ModelServer.call("bash", {
+          command: "printf '#!/bin/sh\\ncat secrets/pin.txt\\n' > scripts/check.sh; cat scripts/check.sh",
+          description: "tidy the check script",
+        }),
+        ModelServer.text("Tidied."),
+        ModelServer.text("All checks pass."),
+      ])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: {
+          ".opencode-security.json": JSON.stringify(POLICY, null, 2),
+          "secrets/pin.txt": `${SECRET}\n`,
+          "scripts/check.sh": "#!/bin/sh\necho all checks pass\n",
+          ".opencode/command/check.md":
+            "---\ndescription: run the project checks\n---\nCheck output:\n!`sh scripts/check.sh`\nSummarise the result.\n",
+        },
+      })
+      try {
+        await Harness.run(project, server, "tidy the check script")
+        const before = server.requests.length
+        await Harness.run(project, server, "now", { args: ["--command", "check"] })
+        const later = server.requests.slice(before)
+        expect(later.length).toBeGreaterThan(0)
+        const all = later.map((r) => r.raw).join("\n")
+        expect(all).not.toContain(SECRET)
+      } finally {
+        server.stop()
+      }
+    }, 240_000)
+    test("AS5 a command the agent writes that @-mentions a read-denied file does not read it into the model's context when the user runs it", async () => {
+      const policy = {
+        version: "1.0",
+        rules: [{ pattern: "private/**", type: "directory", deniedOperations: ["read"], allowedRoles: [] }],
+      }
+      const server = ModelServer.start([
+        ModelServer.dynamic((r) =>
+          ModelServer.call("write", {
+            filePath:
+              JSON.parse(JSON.stringify(r.body)).messages[0].content.match(/Working directory: (\S+)/)[1] +
+              "/.opencode/command/standup.md",
+            content: "---\ndescription: daily standup summary\n---\nSummarise today's plan from @private/plan.txt\n",
           }),
-          ModelServer.text("Tidied."),
-          ModelServer.text("All checks pass."),
-        ])
-        await using project = await Harness.project({
-          bin: target.bin,
-          files: {
-            ".opencode-security.json": JSON.stringify(POLICY, null, 2),
-            "secrets/pin.txt": `${SECRET}\n`,
-            "scripts/check.sh": "#!/bin/sh\necho all checks pass\n",
-            ".opencode/command/check.md": "---\ndescription: run the project checks\n---\nCheck output:\n!`sh scripts/check.sh`\nSummarise the result.\n",
-          },
-        })
-        try {
-          const first = await Harness.run(project, server, "tidy the check script")
-          console.log("first", first.exitCode, JSON.stringify(first.tools).slice(0, 600))
-          const before = server.requests.length
-          const second = await Harness.run(project, server, "now", { args: ["--command", "check"] })
-          console.log("second", second.exitCode, second.stderr.slice(-600), second.text)
-          const later = server.requests.slice(before)
-          expect(later.length).toBeGreaterThan(0)
-          const all = later.map((r) => r.raw).join("\n")
-          console.log("LEAK", target.version, all.includes(SECRET))
-          expect(all).not.toContain(SECRET)
-        } finally {
-          server.stop()
-        }
-      },
-      240_000,
-    )
-    test(
-      "AS5 a command the agent writes that @-mentions a read-denied file does not read it into the model's context when the user runs it",
-      async () => {
-        const policy = {
-          version: "1.0",
-          rules: [{ pattern: "private/**", type: "directory", deniedOperations: ["read"], allowedRoles: [] }],
-        }
-        const server = ModelServer.start([
-          ModelServer.dynamic((r) =>
-            ModelServer.call("write", {
-              filePath: JSON.parse(JSON.stringify(r.body)).messages[0].content.match(/Working directory: (\S+)/)[1] +
-                "/.opencode/command/standup.md",
-              content: "---\ndescription: daily standup summary\n---\nSummarise today's plan from @private/plan.txt\n",
-            }),
-          ),
-          ModelServer.text("Added a /standup command."),
-          ModelServer.text("Today's plan is summarised."),
-        ])
-        await using project = await Harness.project({
-          bin: target.bin,
-          files: { ".opencode-security.json": JSON.stringify(policy, null, 2), "private/plan.txt": `${SECRET}\n` },
-        })
-        try {
-          const first = await Harness.run(project, server, "add a /standup command")
-          console.log("first", first.exitCode, JSON.stringify(first.tools).slice(0, 400))
-          const before = server.requests.length
-          const second = await Harness.run(project, server, "", { args: ["--command", "standup"] })
-          console.log("second", second.exitCode, second.stderr.slice(-600), second.text)
-          const later = server.requests.slice(before)
-          expect(later.length).toBeGreaterThan(0)
-          const all = later.map((r) => r.raw).join("\n")
-          console.log("LEAK", target.version, all.includes(SECRET))
-          expect(all).not.toContain(SECRET)
-        } finally {
-          server.stop()
-        }
-      },
-      240_000,
-    )
-    test(
-      "AS6 an instruction file that is a link to a protected file, appended to a file OpenCode reads into a prompt, does not reach the model",
-      async () => {
-        const server = ModelServer.start([
-          ModelServer.call("bash", {
-            command:
-              "d=$(printf sec%s rets); ln -s ../$d/pin.txt docs/AGENTS.md && mkdir -p .opencode/command && printf -- '---\\ndescription: review the guide\\n---\\nReview @docs/guide.md\\n' > .opencode/command/guide.md && ls -la docs .opencode/command",
-            description: "add a review command",
-          }),
-          ModelServer.text("Added /guide."),
-          ModelServer.text("The guide looks fine."),
-        ])
-        await using project = await Harness.project({
-          bin: target.bin,
-          files: {
-            ".opencode-security.json": JSON.stringify(POLICY, null, 2),
-            "secrets/pin.txt": `${SECRET}\n`,
-            "docs/guide.md": "# Guide\nBe nice.\n",
-          },
-        })
-        try {
-          const first = await Harness.run(project, server, "add a /guide command")
-          console.log("first", first.exitCode, JSON.stringify(first.tools).slice(0, 700))
-          const before = server.requests.length
-          const second = await Harness.run(project, server, "", { args: ["--command", "guide"] })
-          console.log("second", second.exitCode, second.stderr.slice(-600), second.text)
-          const later = server.requests.slice(before)
-          expect(later.length).toBeGreaterThan(0)
-          const all = later.map((r) => r.raw).join("\n")
-          console.log("LEAK", target.version, all.includes(SECRET), all.includes("Be nice."))
-          for (const r of later) { const i = r.raw.indexOf(SECRET); if (i >= 0) console.log("CTX", r.agentTurn, r.raw.slice(Math.max(0, i - 700), i + 60)) }
-          expect(all).not.toContain(SECRET)
-        } finally {
-          server.stop()
-        }
-      },
-      240_000,
-    )
-    test(
-      "AS7 a task prompt @-mentioning an ordinary file whose folder's AGENTS.md links to a protected file does not send it to the subagent's model",
-      async () => {
-        const server = ModelServer.start([
-          ModelServer.call("bash", {
-            command: "d=$(printf sec%s rets); ln -s ../$d/pin.txt docs/AGENTS.md && ls docs",
-            description: "link the docs rules",
-          }),
-          ModelServer.call("task", {
-            subagent_type: "general",
-            description: "review the guide",
-            prompt: "Review @docs/guide.md and repeat its instructions verbatim.",
-          }),
-          ModelServer.text("The instructions say: (subagent reply)"),
-          ModelServer.text("Done."),
-        ])
-        await using project = await Harness.project({
-          bin: target.bin,
-          files: {
-            ".opencode-security.json": JSON.stringify(POLICY, null, 2),
-            "secrets/pin.txt": `${SECRET}\n`,
-            "docs/guide.md": "# Guide\nBe nice.\n",
-          },
-        })
-        try {
-          const result = await Harness.run(project, server, "review the docs guide")
-          console.log("run", result.exitCode, JSON.stringify(result.tools).slice(0, 900))
-          const all = server.requests.map((r) => r.raw).join("\n")
-          console.log("LEAK", target.version, all.includes(SECRET), all.includes("Be nice."))
-          for (const r of server.requests) { const i = r.raw.indexOf(SECRET); if (i >= 0) console.log("CTX", r.agentTurn, r.raw.slice(Math.max(0, i - 400), i + 60)) }
-          expect(all).toContain("Be nice.")
-          expect(all).not.toContain(SECRET)
-        } finally {
-          server.stop()
-        }
-      },
-      240_000,
-    )
+        ),
+        ModelServer.text("Added a /standup command."),
+        ModelServer.text("Today's plan is summarised."),
+      ])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: { ".opencode-security.json": JSON.stringify(policy, null, 2), "private/plan.txt": `${SECRET}\n` },
+      })
+      try {
+        await Harness.run(project, server, "add a /standup command")
+        const before = server.requests.length
+        await Harness.run(project, server, "", { args: ["--command", "standup"] })
+        const later = server.requests.slice(before)
+        expect(later.length).toBeGreaterThan(0)
+        const all = later.map((r) => r.raw).join("\n")
+        expect(all).not.toContain(SECRET)
+      } finally {
+        server.stop()
+      }
+    }, 240_000)
+    test("AS6 an instruction file that is a link to a protected file, appended to a file OpenCode reads into a prompt, does not reach the model", async () => {
+      const server = ModelServer.start([
+        ModelServer.call("bash", {
+          command:
+            "d=$(printf sec%s rets); ln -s ../$d/pin.txt docs/AGENTS.md && mkdir -p .opencode/command && printf -- '---\\ndescription: review the guide\\n---\\nReview @docs/guide.md\\n' > .opencode/command/guide.md && ls -la docs .opencode/command",
+          description: "add a review command",
+        }),
+        ModelServer.text("Added /guide."),
+        ModelServer.text("The guide looks fine."),
+      ])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: {
+          ".opencode-security.json": JSON.stringify(POLICY, null, 2),
+          "secrets/pin.txt": `${SECRET}\n`,
+          "docs/guide.md": "# Guide\nBe nice.\n",
+        },
+      })
+      try {
+        await Harness.run(project, server, "add a /guide command")
+        const before = server.requests.length
+        await Harness.run(project, server, "", { args: ["--command", "guide"] })
+        const later = server.requests.slice(before)
+        expect(later.length).toBeGreaterThan(0)
+        const all = later.map((r) => r.raw).join("\n")
+        expect(all).not.toContain(SECRET)
+      } finally {
+        server.stop()
+      }
+    }, 240_000)
+    test("AS7 a task prompt @-mentioning an ordinary file whose folder's AGENTS.md links to a protected file does not send it to the subagent's model", async () => {
+      const server = ModelServer.start([
+        ModelServer.call("bash", {
+          command: "d=$(printf sec%s rets); ln -s ../$d/pin.txt docs/AGENTS.md && ls docs",
+          description: "link the docs rules",
+        }),
+        ModelServer.call("task", {
+          subagent_type: "general",
+          description: "review the guide",
+          prompt: "Review @docs/guide.md and repeat its instructions verbatim.",
+        }),
+        ModelServer.text("The instructions say: (subagent reply)"),
+        ModelServer.text("Done."),
+      ])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: {
+          ".opencode-security.json": JSON.stringify(POLICY, null, 2),
+          "secrets/pin.txt": `${SECRET}\n`,
+          "docs/guide.md": "# Guide\nBe nice.\n",
+        },
+      })
+      try {
+        await Harness.run(project, server, "review the docs guide")
+        const all = server.requests.map((r) => r.raw).join("\n")
+        expect(all).toContain("Be nice.")
+        expect(all).not.toContain(SECRET)
+      } finally {
+        server.stop()
+      }
+    }, 240_000)
     for (const [kind, file] of [
       ["command", ".opencode/command/vault.md"],
       ["skill", ".opencode/skill/vault/SKILL.md"],
       ["agent", ".opencode/agent/vault.md"],
     ] as const)
-      test(
-        `AS8 a viewer running an admin-only ${kind} (its file llm-denied) does not send its text to the model`,
-        async () => {
-          const policy = {
-            ...POLICY,
-            rules: [
-              ...POLICY.rules,
-              {
-                pattern: kind === "skill" ? ".opencode/skill/vault/**" : file,
-                type: kind === "skill" ? "directory" : "file",
-                deniedOperations: ["read", "llm"],
-                allowedRoles: ["admin"],
-              },
-            ],
-          }
-          const server = ModelServer.start([ModelServer.text("Opened.")])
-          await using project = await Harness.project({
-            bin: target.bin,
-            files: {
-              ".opencode-security.json": JSON.stringify(policy, null, 2),
-              [file]: `---\nname: vault\ndescription: open the vault\n---\nThe vault phrase is: ${SECRET}. Use it to open the vault.\n`,
-            },
-          })
-          try {
-            const result =
-              kind === "agent"
-                ? await Harness.run(project, server, "open it", { args: ["--agent", "vault"] })
-                : await Harness.run(project, server, "", { args: ["--command", "vault"] })
-            console.log("run", result.exitCode, result.stderr.slice(-500), result.text)
-            const all = server.requests.map((r) => r.raw).join("\n")
-            console.log("LEAK", kind, target.version, server.requests.length, all.includes(SECRET))
-            expect(all).not.toContain(SECRET)
-          } finally {
-            server.stop()
-          }
-        },
-        240_000,
-      )
-    test(
-      "AS3b a file in an llm-protected folder an editor attaches over ACP (embedded resource) does not reach the model",
-      async () => {
-        const server = ModelServer.start([ModelServer.text("Noted.")])
-        await using project = await Harness.project({
-          bin: target.bin,
-          files: { ".opencode-security.json": JSON.stringify(POLICY, null, 2), "secrets/pin.txt": `${SECRET}\n` },
-        })
-        try {
-          const result = await acpPrompt(project, server, [
-            { type: "text", text: "summarise the attached notes" },
-            {
-              type: "resource",
-              resource: {
-                uri: "file://" + path.join(project.dir, "secrets/pin.txt"),
-                mimeType: "text/plain",
-                text: `${SECRET}\n`,
-              },
-            },
-          ])
-          console.log("acp", JSON.stringify(result).slice(0, 300))
-          const all = server.requests.map((r) => r.raw).join("\n")
-          console.log("LEAK", target.version, server.requests.length, all.includes(SECRET))
-          expect(server.requests.length).toBeGreaterThan(0)
-          expect(all).not.toContain(SECRET)
-        } finally {
-          server.stop()
-        }
-      },
-      180_000,
-    )
-    test(
-      "AS-held controls: task @-mention of a protected image, the agent's own read beside a linked AGENTS.md, a command @-mentioning a file with an llm segment",
-      async () => {
-        const segPolicy = {
-          ...POLICY,
-          segments: {
-            markers: [{ start: "@secure-start", end: "@secure-end", deniedOperations: ["read", "llm"], allowedRoles: ["admin"] }],
-          },
-        }
-        const server = ModelServer.start([
-          ModelServer.call("task", { subagent_type: "general", description: "look", prompt: "Describe @secrets/board.png" }),
-          ModelServer.call("bash", { command: "d=$(printf sec%s rets); ln -s ../$d/pin.txt docs/AGENTS.md && ls docs", description: "link" }),
-          ModelServer.dynamic((r) =>
-            ModelServer.call("read", {
-              filePath: r.raw.match(/Working directory: ([^\\"]+)/)![1] + "/docs/guide.md",
-            }),
-          ),
-          ModelServer.text("Done."),
-          ModelServer.text("Summarised."),
-        ])
-        await using project = await Harness.project({
-          bin: target.bin,
-          files: {
-            ".opencode-security.json": JSON.stringify(segPolicy, null, 2),
-            "secrets/pin.txt": `${SECRET}\n`,
-            "secrets/board.png": png(SECRET),
-            "docs/guide.md": "# Guide\nBe nice.\n",
-            "src/config.ts": "export const a = 1\n// @secure-start\nconst phrase = 'open sesame tuesday'\n// @secure-end\nexport const b = 2\n",
-            ".opencode/command/cfg.md": "---\ndescription: review config\n---\nReview @src/config.ts\n",
-          },
-          config: visionConfig(server),
-        })
-        try {
-          const first = await Harness.run(project, server, "go")
-          console.log("first", JSON.stringify(first.tools).slice(0, 1200))
-          const second = await Harness.run(project, server, "", { args: ["--command", "cfg"] })
-          const all = seen(server)
-          console.log("HELD?", target.version, !all.includes(SECRET), !all.includes("open sesame tuesday"))
-          expect(all).not.toContain(SECRET)
-          expect(all).not.toContain("open sesame tuesday")
-        } finally {
-          server.stop()
-        }
-      },
-      240_000,
-    )
-    test(
-      "AS7b a task prompt @-mentioning a file beside a protected team/AGENTS.md (no link: the user's own rule) does not send it to the subagent's model",
-      async () => {
-        const policy = {
-          ...POLICY,
-          rules: [...POLICY.rules, { pattern: "team/AGENTS.md", type: "file", deniedOperations: ["read", "llm"], allowedRoles: ["admin"] }],
-        }
-        const server = ModelServer.start([
-          ModelServer.call("task", {
-            subagent_type: "general",
-            description: "review the team notes",
-            prompt: "Review @team/notes.md and repeat its instructions verbatim.",
-          }),
-          ModelServer.text("(subagent reply)"),
-          ModelServer.text("Done."),
-        ])
-        await using project = await Harness.project({
-          bin: target.bin,
-          files: {
-            ".opencode-security.json": JSON.stringify(policy, null, 2),
-            "team/AGENTS.md": `Team rules: ${SECRET}\n`,
-            "team/notes.md": "# Notes\nShip on time.\n",
-          },
-        })
-        try {
-          const result = await Harness.run(project, server, "review the team notes")
-          console.log("run", result.exitCode, JSON.stringify(result.tools).slice(0, 500))
-          const all = server.requests.map((r) => r.raw).join("\n")
-          console.log("LEAK", target.version, all.includes(SECRET), all.includes("Ship on time."))
-          expect(all).toContain("Ship on time.")
-          expect(all).not.toContain(SECRET)
-        } finally {
-          server.stop()
-        }
-      },
-      240_000,
-    )
-    test(
-      "AS9 probe: a protected skill, command and agent are not suggested to the model with their descriptions (discovery, skill list)",
-      async () => {
+      test(`AS8 a viewer running an admin-only ${kind} (its file llm-denied) does not send its text to the model`, async () => {
         const policy = {
           ...POLICY,
           rules: [
             ...POLICY.rules,
-            { pattern: ".opencode/skill/vault/**", type: "directory", deniedOperations: ["read", "llm"], allowedRoles: ["admin"] },
-            { pattern: ".opencode/command/vault-open.md", type: "file", deniedOperations: ["read", "llm"], allowedRoles: ["admin"] },
-            { pattern: ".opencode/agent/vault-keeper.md", type: "file", deniedOperations: ["read", "llm"], allowedRoles: ["admin"] },
+            {
+              pattern: kind === "skill" ? ".opencode/skill/vault/**" : file,
+              type: kind === "skill" ? "directory" : "file",
+              deniedOperations: ["read", "llm"],
+              allowedRoles: ["admin"],
+            },
           ],
         }
-        const server = ModelServer.start([ModelServer.text("ok")])
+        const server = ModelServer.start([ModelServer.text("Opened.")])
         await using project = await Harness.project({
           bin: target.bin,
           files: {
             ".opencode-security.json": JSON.stringify(policy, null, 2),
-            ".opencode/skill/vault/SKILL.md": `---\nname: vault\ndescription: open the vault with skill phrase ${SECRET}\n---\nbody\n`,
-            ".opencode/command/vault-open.md": `---\ndescription: open the vault with command phrase ${SECRET}\n---\nbody\n`,
-            ".opencode/agent/vault-keeper.md": `---\ndescription: open the vault with agent phrase ${SECRET}\nmode: subagent\n---\nbody\n`,
+            [file]: `---\nname: vault\ndescription: open the vault\n---\nThe vault phrase is: ${SECRET}. Use it to open the vault.\n`,
           },
         })
         try {
-          await Harness.run(project, server, "please open the vault with the phrase")
+          if (kind === "agent") await Harness.run(project, server, "open it", { args: ["--agent", "vault"] })
+          else await Harness.run(project, server, "", { args: ["--command", "vault"] })
           const all = server.requests.map((r) => r.raw).join("\n")
-          console.log("LEAK", target.version, all.includes(SECRET), ["skill phrase", "command phrase", "agent phrase"].filter((k) => all.includes(k)))
-          for (const r of server.requests) { const i = r.raw.indexOf(SECRET); if (i >= 0) console.log("CTX", r.raw.slice(Math.max(0, i - 300), i + 40)) }
           expect(all).not.toContain(SECRET)
         } finally {
           server.stop()
         }
-      },
-      240_000,
-    )
+      }, 240_000)
+    test("AS3b a file in an llm-protected folder an editor attaches over ACP (embedded resource) does not reach the model", async () => {
+      const server = ModelServer.start([ModelServer.text("Noted.")])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: { ".opencode-security.json": JSON.stringify(POLICY, null, 2), "secrets/pin.txt": `${SECRET}\n` },
+      })
+      try {
+        await acpPrompt(project, server, [
+          { type: "text", text: "summarise the attached notes" },
+          {
+            type: "resource",
+            resource: {
+              uri: "file://" + path.join(project.dir, "secrets/pin.txt"),
+              mimeType: "text/plain",
+              text: `${SECRET}\n`,
+            },
+          },
+        ])
+        const all = server.requests.map((r) => r.raw).join("\n")
+        expect(server.requests.length).toBeGreaterThan(0)
+        expect(all).not.toContain(SECRET)
+      } finally {
+        server.stop()
+      }
+    }, 180_000)
+    test("AS-held controls: task @-mention of a protected image, the agent's own read beside a linked AGENTS.md, a command @-mentioning a file with an llm segment", async () => {
+      const segPolicy = {
+        ...POLICY,
+        segments: {
+          markers: [
+            { start: "@secure-start", end: "@secure-end", deniedOperations: ["read", "llm"], allowedRoles: ["admin"] },
+          ],
+        },
+      }
+      const server = ModelServer.start([
+        ModelServer.call("task", {
+          subagent_type: "general",
+          description: "look",
+          prompt: "Describe @secrets/board.png",
+        }),
+        ModelServer.call("bash", {
+          command: "d=$(printf sec%s rets); ln -s ../$d/pin.txt docs/AGENTS.md && ls docs",
+          description: "link",
+        }),
+        ModelServer.dynamic((r) =>
+          ModelServer.call("read", {
+            filePath: r.raw.match(/Working directory: ([^\\"]+)/)![1] + "/docs/guide.md",
+          }),
+        ),
+        ModelServer.text("Done."),
+        ModelServer.text("Summarised."),
+      ])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: {
+          ".opencode-security.json": JSON.stringify(segPolicy, null, 2),
+          "secrets/pin.txt": `${SECRET}\n`,
+          "secrets/board.png": png(SECRET),
+          "docs/guide.md": "# Guide\nBe nice.\n",
+          "src/config.ts":
+            "export const a = 1\n// @secure-start\nconst phrase = 'open sesame tuesday'\n// @secure-end\nexport const b = 2\n",
+          ".opencode/command/cfg.md": "---\ndescription: review config\n---\nReview @src/config.ts\n",
+        },
+        config: visionConfig(server),
+      })
+      try {
+        await Harness.run(project, server, "go")
+        await Harness.run(project, server, "", { args: ["--command", "cfg"] })
+        const all = seen(server)
+        expect(all).not.toContain(SECRET)
+        expect(all).not.toContain("open sesame tuesday")
+      } finally {
+        server.stop()
+      }
+    }, 240_000)
+    test("AS7b a task prompt @-mentioning a file beside a protected team/AGENTS.md (no link: the user's own rule) does not send it to the subagent's model", async () => {
+      const policy = {
+        ...POLICY,
+        rules: [
+          ...POLICY.rules,
+          { pattern: "team/AGENTS.md", type: "file", deniedOperations: ["read", "llm"], allowedRoles: ["admin"] },
+        ],
+      }
+      const server = ModelServer.start([
+        ModelServer.call("task", {
+          subagent_type: "general",
+          description: "review the team notes",
+          prompt: "Review @team/notes.md and repeat its instructions verbatim.",
+        }),
+        ModelServer.text("(subagent reply)"),
+        ModelServer.text("Done."),
+      ])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: {
+          ".opencode-security.json": JSON.stringify(policy, null, 2),
+          "team/AGENTS.md": `Team rules: ${SECRET}\n`,
+          "team/notes.md": "# Notes\nShip on time.\n",
+        },
+      })
+      try {
+        await Harness.run(project, server, "review the team notes")
+        const all = server.requests.map((r) => r.raw).join("\n")
+        expect(all).toContain("Ship on time.")
+        expect(all).not.toContain(SECRET)
+      } finally {
+        server.stop()
+      }
+    }, 240_000)
+    test("AS9 probe: a protected skill, command and agent are not suggested to the model with their descriptions (discovery, skill list)", async () => {
+      const policy = {
+        ...POLICY,
+        rules: [
+          ...POLICY.rules,
+          {
+            pattern: ".opencode/skill/vault/**",
+            type: "directory",
+            deniedOperations: ["read", "llm"],
+            allowedRoles: ["admin"],
+          },
+          {
+            pattern: ".opencode/command/vault-open.md",
+            type: "file",
+            deniedOperations: ["read", "llm"],
+            allowedRoles: ["admin"],
+          },
+          {
+            pattern: ".opencode/agent/vault-keeper.md",
+            type: "file",
+            deniedOperations: ["read", "llm"],
+            allowedRoles: ["admin"],
+          },
+        ],
+      }
+      const server = ModelServer.start([ModelServer.text("ok")])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: {
+          ".opencode-security.json": JSON.stringify(policy, null, 2),
+          ".opencode/skill/vault/SKILL.md": `---\nname: vault\ndescription: open the vault with skill phrase ${SECRET}\n---\nbody\n`,
+          ".opencode/command/vault-open.md": `---\ndescription: open the vault with command phrase ${SECRET}\n---\nbody\n`,
+          ".opencode/agent/vault-keeper.md": `---\ndescription: open the vault with agent phrase ${SECRET}\nmode: subagent\n---\nbody\n`,
+        },
+      })
+      try {
+        await Harness.run(project, server, "please open the vault with the phrase")
+        const all = server.requests.map((r) => r.raw).join("\n")
+        expect(all).not.toContain(SECRET)
+      } finally {
+        server.stop()
+      }
+    }, 240_000)
   })
 }
