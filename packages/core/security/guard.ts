@@ -277,6 +277,13 @@ export namespace SecurityGuard {
     withoutInstructions(text: string): string
     /** Whether the policy denies one of `ops` on a path (links followed): its content must not reach the model. */
     hidesContent(target: string, ops: readonly Operation[]): boolean
+    /**
+     * The protected file (denied one of `ops`) a file OpenCode attached to a prompt under `name` stands for, or
+     * undefined. `name` is a path as `hidesContent` takes it, or, for what an attaching client sends by its base name
+     * alone (OpenCode 1.18's `run --attach … -f secrets/pin.txt` sends `pin.txt`), any protected file of that base
+     * name: such a name says nothing of the folder, so a protected file of that name is assumed (fail closed).
+     */
+    attachedFile(name: string, ops: readonly Operation[]): string | undefined
     /** Model-bound messages redacted: elements of `messages` that carry protected content are replaced by redacted copies. */
     redactMessages(messages: SecurityHook.Message[], options?: { paths?: boolean }): number
     /** The fork's `Plugin.trigger` for `experimental.chat.messages.transform`: clone, redact, run hooks, structural diff. */
@@ -4662,6 +4669,17 @@ export namespace SecurityGuard {
         if (state.status !== "valid" || !d.config) return false
         const abs = SecurityPath.expand(target, directory, home)
         return ops.some((op) => !SecurityDecide.access(facts(d, d.config!), abs, op).allowed)
+      },
+      attachedFile(name, ops) {
+        const { state, d } = current()
+        if (state.status !== "valid" || !d.config || !name) return undefined
+        const abs = SecurityPath.expand(name, directory, home)
+        if (ops.some((op) => !SecurityDecide.access(facts(d, d.config!), abs, op).allowed)) return abs
+        if (/[\\/]/.test(name) || name === "." || name === "..") return undefined
+        const base = name.normalize("NFC")
+        for (const [file, denied] of index.files)
+          if (path.basename(file).normalize("NFC") === base && ops.some((op) => denied.has(op))) return file
+        return undefined
       },
       redactMessages(messages, opts = {}) {
         const { state, d } = current()

@@ -1,4 +1,6 @@
 import fs from "fs"
+import path from "path"
+import { fileURLToPath } from "url"
 import { OpenCode } from "../opencode"
 import { SecurityError } from "./errors"
 import { SecurityHook } from "./hook"
@@ -16,8 +18,10 @@ import type { SecurityGuard } from "./guard"
  * - `tool.execute.after`: `output`, `title` and `metadata` (and MCP `content`) redacted; nothing else of the result
  *   is touched, so structured results (attachments) keep their shape.
  * - `tool.definition`: protected skills and agents leave the `skill` and `task` descriptions; the rest is scanned.
- * - `chat.message`, `command.execute.before`: text parts redacted before they are stored.
- * - `experimental.chat.messages.transform`, `experimental.chat.system.transform`, `experimental.text.complete`,
+ * - `chat.message`, `command.execute.before`: a prompt's parts redacted before they are stored, by the read tool's
+ *   rules for what OpenCode read into it itself (`redactParts`).
+ * - `experimental.chat.messages.transform`: the user messages' parts again by `redactParts` (on copies), then every
+ *   message content-scanned; `experimental.chat.system.transform`, `experimental.text.complete`,
  *   `experimental.session.compacting`: model-bound text redacted.
  *
  * @example
@@ -258,6 +262,7 @@ export namespace SecurityHooks {
       },
       async "experimental.chat.messages.transform"(_input, output) {
         await ready()
+        redactPromptMessages(guard, output.messages)
         guard.redactMessages(output.messages as never)
       },
       async "experimental.chat.system.transform"(_input, output) {
@@ -312,33 +317,131 @@ export namespace SecurityHooks {
   }
 
   /**
-   * Text parts of a prompt redacted before OpenCode stores them: content a prompt attaches (an @-mentioned protected
-   * file read by OpenCode itself, a command's shell output) never reaches a later request, compaction included. A
-   * file OpenCode read into the message (its synthetic "Called the Read tool…" part, then the content) whose path the
-   * policy keeps from the model (`llm`; `read` alone leaves what the user attaches to the user) loses its content
-   * whole, however short: the scanner only knows long or secret-looking copies.
+   * The parts of a prompt redacted before OpenCode stores them (`chat.message`, `command.execute.before`) and again
+   * before they are sent (the messages transform, on a copy), by the rules the read tool's after hook applies: OpenCode
+   * reads an `@`-mentioned file, a `run -f` attachment, a command's or a `task` prompt's `@file` into the message
+   * itself, calling no tool hook. What it read whose path the policy keeps from the model (`llm`; `read` alone leaves
+   * what the user attaches to the user) goes whole, however short (the scanner only knows long or secret-looking
+   * copies):
+   *
+   * - after its synthetic "Called the Read tool with the following input" part: the read's text parts, and the file
+   *   part it attached (an image or PDF, as a data URL) or the mention's own file part;
+   * - a file part whose own path (`source.path`, a `file:` URL, or a data URL's file name) is protected, however it
+   *   came (an attaching client sends a base name only: see `SecurityGuard.Guard.attachedFile`);
+   * - an editor's embedded resource (ACP), which OpenCode makes a text part `[<path>]\n<text>`.
+   *
+   * Instruction files OpenCode appends to a read (`Instructions from: <path>`) go as from the read tool's output
+   * (`withoutInstructions`: protected ones, links followed); every text part is then content-scanned. A withheld file
+   * part becomes `text/plain` with a note as its data URL: OpenCode sends no `text/plain` file part to the model.
+   * Returns the number of parts changed.
    */
-  export function redactParts(guard: SecurityGuard.Guard, parts: unknown[]) {
-    if (!guard.active()) return
+  export function redactParts(guard: SecurityGuard.Guard, parts: unknown[]): number {
+    if (!guard.active() || !Array.isArray(parts)) return 0
+    let changed = 0
     let hidden: string | undefined
+    const set = (part: Part, text: string) => {
+      if (part.text === text) return
+      part.text = text
+      changed++
+    }
     for (const item of parts) {
       const part = item as Part
-      if (!part) continue
+      if (!part || typeof part !== "object") continue
       const synthetic = part.synthetic === true
-      if (part.type === "text" && synthetic && typeof part.text === "string") {
-        const file = readFileOf(part.text)
-        if (file !== undefined) {
-          hidden = guard.hidesContent(file, ["llm"]) ? file : undefined
+      if (part.type === "text" && typeof part.text === "string") {
+        const read = synthetic ? readFileOf(part.text) : undefined
+        if (read !== undefined) {
+          hidden = guard.attachedFile(read, ["llm"])
           continue
         }
-        if (hidden !== undefined) {
-          part.text = `[REDACTED: the content of ${hidden}, which the security policy keeps from the model]`
+        if (synthetic && hidden !== undefined) {
+          set(part, withheldNote(hidden))
           continue
         }
-      } else if (!(part.type === "file" && synthetic)) hidden = undefined
-      if (part.type !== "text" || typeof part.text !== "string") continue
-      part.text = guard.scanAndRedact(part.text, { scope: "llm", paths: "off" }).text
+        if (!synthetic) hidden = undefined
+        const embedded = embeddedOf(part.text)
+        const resource = embedded ? guard.attachedFile(embedded.path, ["llm"]) : undefined
+        if (embedded && resource !== undefined) {
+          set(part, `${embedded.header}\n${withheldNote(resource)}`)
+          continue
+        }
+        const own = synthetic ? guard.withoutInstructions(part.text) : part.text
+        set(part, guard.scanAndRedact(own, { scope: "llm", paths: "off" }).text)
+        continue
+      }
+      if (part.type !== "file") continue
+      const file = hidden ?? fileOfPart(guard, part)
+      // The mention's own (non-synthetic) file part ends what its read brought in.
+      if (!synthetic) hidden = undefined
+      if (file === undefined) continue
+      if (withhold(part, withheldNote(file))) changed++
     }
+    return changed
+  }
+
+  /**
+   * `redactParts` on the user messages about to be sent (stored before this policy or this layer, or by a route that
+   * ran no `chat.message`): a message with something to change is replaced by a redacted copy, the stored one is left.
+   */
+  export function redactPromptMessages(guard: SecurityGuard.Guard, messages: unknown[]): number {
+    if (!guard.active() || !Array.isArray(messages)) return 0
+    let changed = 0
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i] as { info?: { role?: unknown }; parts?: unknown }
+      if (!message || typeof message !== "object" || message.info?.role !== "user") continue
+      if (!Array.isArray(message.parts)) continue
+      const parts = structuredClone(message.parts)
+      if (redactParts(guard, parts) === 0) continue
+      messages[i] = { ...message, parts }
+      changed++
+    }
+    return changed
+  }
+
+  /** A file part OpenCode sends to the model no more: `text/plain` (never sent as a file) with the note as its data. */
+  function withhold(part: Part, note: string): boolean {
+    const url = `data:text/plain;base64,${Buffer.from(note).toString("base64")}`
+    if (part.url === url && part.mime === "text/plain") return false
+    part.mime = "text/plain"
+    part.url = url
+    return true
+  }
+
+  function withheldNote(file: string) {
+    return `[REDACTED: the content of ${file}, which the security policy keeps from the model]`
+  }
+
+  /** The protected file a file part names itself, by its source, its `file:` URL or (a data URL's) its file name. */
+  function fileOfPart(guard: SecurityGuard.Guard, part: Part): string | undefined {
+    const source = part.source as { path?: unknown } | undefined
+    const url = typeof part.url === "string" ? part.url : ""
+    let own: string | undefined
+    if (source && typeof source === "object" && typeof source.path === "string") own = source.path
+    else if (/^file:/i.test(url))
+      try {
+        own = fileURLToPath(url)
+      } catch {
+        own = undefined
+      }
+    if (own !== undefined) return guard.attachedFile(own, ["llm"])
+    return typeof part.filename === "string" ? guard.attachedFile(part.filename, ["llm"]) : undefined
+  }
+
+  /**
+   * An editor's embedded resource as OpenCode's ACP agent puts it in a prompt: `[<absolute path or file: URL>]` on
+   * the first line, the text after it.
+   */
+  function embeddedOf(text: string): { header: string; path: string } | undefined {
+    const m = /^\[([^\n\]]+)\]\n/.exec(text)
+    if (!m) return undefined
+    const named = m[1]
+    if (/^file:/i.test(named))
+      try {
+        return { header: `[${named}]`, path: fileURLToPath(named) }
+      } catch {
+        return undefined
+      }
+    return path.isAbsolute(named) ? { header: `[${named}]`, path: named } : undefined
   }
 
   /** The file of OpenCode's synthetic "Called the Read tool with the following input: {…}" text, if it is one. */

@@ -146,5 +146,75 @@ for (const route of ROUTES) {
       expect(text).toContain("Be nice.")
       expect(text).not.toContain(SECRET)
     })
+
+    test("AS7b the read output of a file beside the user's own protected team/AGENTS.md loses that instruction block, the read kept", async () => {
+      await using box = await session()
+      const notes = path.join(box.dir, "team/notes.txt")
+      const parts = await send(box.s, [
+        { type: "text", text: "Review @team/notes.txt" },
+        { type: "text", synthetic: true, text: `${OpenCode.READ_PREAMBLE}${JSON.stringify({ filePath: notes })}` },
+        {
+          type: "text",
+          synthetic: true,
+          text: `<path>${notes}</path>\n<content>\n1: team notes anyone may read\n</content>\n\n<system-reminder>\nInstructions from: ${path.join(box.dir, "team/AGENTS.md")}\n# Team rules\nThe team deploy password is Wm4Tq9Zs2Lp8Xv6N.\n\n</system-reminder>`,
+        },
+      ])
+      const text = textOf(parts)
+      expect(text).toContain("team notes anyone may read")
+      expect(text).toContain("[REDACTED: instructions from")
+      expect(text).not.toContain("Wm4Tq9Zs2Lp8Xv6N")
+    })
+
+    test("AS1/AS6 a prompt stored without chat.message (before the policy) is redacted by the messages transform alone, the stored parts left", async () => {
+      await using box = await session()
+      const guide = path.join(box.dir, "docs/guide.md")
+      const file = path.join(box.dir, "secrets/board.png")
+      const parts = [
+        { type: "text", text: "Review @docs/guide.md and the board" },
+        { type: "text", synthetic: true, text: `${OpenCode.READ_PREAMBLE}${JSON.stringify({ filePath: guide })}` },
+        {
+          type: "text",
+          synthetic: true,
+          text: `<content>\n1: # Guide\n</content>\n\n<system-reminder>\nInstructions from: ${path.join(box.dir, "docs/AGENTS.md")}\n${SECRET}\n\n</system-reminder>`,
+        },
+        {
+          type: "file",
+          mime: "image/png",
+          url: `data:image/png;base64,${png(SECRET).toString("base64")}`,
+          source: { type: "file", path: file },
+        },
+      ]
+      const stored = structuredClone(parts)
+      const messages: any[] = [{ info: { role: "user", id: "msg_old" }, parts }]
+      await box.s.hooks["experimental.chat.messages.transform"]({}, { messages })
+      expect(textOf(messages[0].parts)).not.toContain(SECRET)
+      expect(textOf(messages[0].parts)).toContain("# Guide")
+      expect(parts).toEqual(stored)
+    })
+
+    test("AS-controls what an ordinary file brings into a prompt is kept: its image, its base name, its embedded resource", async () => {
+      await using box = await session()
+      fs.writeFileSync(path.join(box.dir, "docs/logo.png"), png("an ordinary logo"))
+      const logo = path.join(box.dir, "docs/logo.png")
+      const data = `data:image/png;base64,${png("an ordinary logo").toString("base64")}`
+      const parts = await send(box.s, [
+        { type: "text", text: "look" },
+        { type: "text", synthetic: true, text: `${OpenCode.READ_PREAMBLE}${JSON.stringify({ filePath: logo })}` },
+        { type: "file", synthetic: true, mime: "image/png", filename: "logo.png", url: data },
+        { type: "text", synthetic: true, text: `${OpenCode.READ_PREAMBLE}${JSON.stringify({ filePath: "guide.md" })}` },
+        { type: "text", synthetic: true, text: "# Guide\nBe nice.\n" },
+        {
+          type: "file",
+          mime: "text/plain",
+          filename: "guide.md",
+          url: `data:text/plain;base64,${Buffer.from("# Guide\nBe nice.\n").toString("base64")}`,
+        },
+        { type: "text", text: `[${path.join(box.dir, "docs/guide.md")}]\n# Guide\nBe nice.\n` },
+      ])
+      expect(parts[2].url).toBe(data)
+      expect(parts[2].mime).toBe("image/png")
+      expect(parts[4].text).toBe("# Guide\nBe nice.\n")
+      expect(parts[6].text).toContain("Be nice.")
+    })
   })
 }
