@@ -171,6 +171,7 @@ export const SecurityFeature: BuiltinFeature & {
       ready,
       item: (kind, name) => locate().refusal(kind, name, host),
       describe: (_tool, description) => strip(description),
+      definition: async (name) => (await locate().skill(name)).candidates.map((c) => c.file),
     })
 
     expose?.({ guard, security: hooks, ready })

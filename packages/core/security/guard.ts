@@ -325,6 +325,11 @@ export namespace SecurityGuard {
      */
     recoveredDefinitions(): { kind: SecurityTemplates.Root["kind"]; name: string }[]
     /**
+     * The files under the definition folders the guard watches that OpenCode could load as the command (or, by the
+     * folder holding its `SKILL.md`, the skill) `name`: the path below the root without `.md`, as OpenCode names it.
+     */
+    definitionFiles(kind: "command" | "skill", name: string): string[]
+    /**
      * `package.json` files that stay writable but may not gain a `bin` of these names (npm exec runs it for a local
      * MCP server started as `npx <name>`): the bins they declare now are the user's; one a call adds is undone (the
      * previous content put back, the agent's version moved aside).
@@ -4839,6 +4844,18 @@ export namespace SecurityGuard {
       },
       recoveredDefinitions() {
         return [...recoveredDefs]
+      },
+      definitionFiles(kind, name) {
+        const out: string[] = []
+        const roots = templateRoots.filter((r) => r.kind === kind)
+        for (const [file] of SecurityTemplates.list(roots).kinds) {
+          const under = roots.find((r) => SecurityPath.isInside(file, r.folder))
+          if (!under) continue
+          const relative = path.relative(under.folder, kind === "skill" ? path.dirname(file) : file)
+          const own = relative.replace(/\.md$/, "").split(path.sep).join("/")
+          if (own === name || (kind === "skill" && path.basename(own) === name)) out.push(file)
+        }
+        return out
       },
       watchTemplates(roots) {
         const fresh = roots

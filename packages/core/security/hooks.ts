@@ -19,7 +19,8 @@ import type { SecurityGuard } from "./guard"
  *   is touched, so structured results (attachments) keep their shape.
  * - `tool.definition`: protected skills and agents leave the `skill` and `task` descriptions; the rest is scanned.
  * - `chat.message`, `command.execute.before`: a prompt's parts redacted before they are stored, by the read tool's
- *   rules for what OpenCode read into it itself (`redactParts`).
+ *   rules for what OpenCode read into it itself (`redactParts`); a command or skill defined in a file the policy keeps
+ *   from the model sends none of its text.
  * - `experimental.chat.messages.transform`: the user messages' parts again by `redactParts` (on copies), then every
  *   message content-scanned; `experimental.chat.system.transform`, `experimental.text.complete`,
  *   `experimental.session.compacting`: model-bound text redacted.
@@ -76,6 +77,12 @@ export namespace SecurityHooks {
      * plant programs in (`SecuritySearchPath.strip`); undefined: OpenCode's own.
      */
     shellPath?: string
+    /**
+     * More files OpenCode could load as the command `name` (`/name`; in OpenCode 1.18 a skill runs by its name too)
+     * than the guard's definition folders hold (a skill found by its frontmatter name): a command run whose definition
+     * the policy keeps from the model (`llm`) sends none of its text.
+     */
+    definition?: (name: string) => Promise<string[]>
   }
 
   /**
@@ -254,10 +261,29 @@ export namespace SecurityHooks {
         guard.templatesRan()
         redactParts(guard, output.parts)
       },
-      async "command.execute.before"(_input, output) {
+      async "command.execute.before"(input, output) {
         await ready()
         // A command's template lines ran just before this hook (inside the sandbox: `SecurityTemplateShell`).
         guard.templatesRan()
+        const name = input && typeof input === "object" ? (input as { command?: unknown }).command : undefined
+        if (guard.active() && typeof name === "string") {
+          // OpenCode reads the template itself, with no tool hook: a viewer running an admin-only command or skill
+          // would send its text, which the skill tool refuses them.
+          const more = options.definition ? await options.definition(name).catch(() => [] as string[]) : []
+          const files = [...guard.definitionFiles("command", name), ...guard.definitionFiles("skill", name), ...more]
+          const file = files.find((f) => guard.hidesContent(f, ["llm"]))
+          if (file !== undefined) {
+            withholdAll(output.parts, file)
+            guard.audit?.logSecurityEvent({
+              action: "redact",
+              source: "plugin-hook",
+              hook: "command.execute.before",
+              path: file,
+              reason: `the command '${name}' is defined in a file the security policy keeps from the model`,
+            })
+            return
+          }
+        }
         redactParts(guard, output.parts)
       },
       async "experimental.chat.messages.transform"(_input, output) {
@@ -396,6 +422,19 @@ export namespace SecurityHooks {
       changed++
     }
     return changed
+  }
+
+  /** Every part of a command whose definition is protected replaced by a note: its text, its files, its subtask. */
+  function withholdAll(parts: unknown[], file: string) {
+    if (!Array.isArray(parts)) return
+    const note = withheldNote(file)
+    for (const item of parts) {
+      const part = item as Part
+      if (!part || typeof part !== "object") continue
+      if (typeof part.text === "string") part.text = note
+      if (typeof part.prompt === "string") part.prompt = note
+      if (part.type === "file") withhold(part, note)
+    }
   }
 
   /** A file part OpenCode sends to the model no more: `text/plain` (never sent as a file) with the note as its data. */

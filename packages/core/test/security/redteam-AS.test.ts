@@ -7,7 +7,7 @@ import fs from "fs"
 import path from "path"
 import zlib from "zlib"
 import { OpenCode } from "../../opencode"
-import { ROUTES, isolateHome, open, redteamProject } from "./redteam-helpers"
+import { REDTEAM_POLICY, ROUTES, isolateHome, open, redteamProject } from "./redteam-helpers"
 
 setDefaultTimeout(60_000)
 const home = isolateHome()
@@ -216,5 +216,52 @@ for (const route of ROUTES) {
       expect(parts[4].text).toBe("# Guide\nBe nice.\n")
       expect(parts[6].text).toContain("Be nice.")
     })
+
+    for (const [kind, file, name] of [
+      ["command", ".opencode/command/vault-cmd.md", "vault-cmd"],
+      ["skill", ".opencode/skill/vault/SKILL.md", "vault"],
+    ] as const)
+      test(`AS8 a viewer running an admin-only ${kind} (its file llm-denied) sends none of its text`, async () => {
+        const policy = {
+          ...REDTEAM_POLICY,
+          rules: [
+            ...REDTEAM_POLICY.rules,
+            {
+              pattern: ".opencode/command/vault-cmd.md",
+              type: "file",
+              deniedOperations: ["read", "llm"],
+              allowedRoles: ["admin"],
+            },
+          ],
+        }
+        await using dir = await redteamProject(
+          {
+            ".opencode/command/vault-cmd.md": `---\ndescription: open the vault\n---\nThe vault phrase is: ${SECRET}.\n`,
+          },
+          policy,
+        )
+        const s = await open(route, dir.path)
+        try {
+          const text = fs.readFileSync(path.join(dir.path, file), "utf8").replace(/^---[\s\S]*?---\n/, "")
+          const parts: any[] = [
+            { type: "text", text },
+            { type: "subtask", agent: "general", description: "vault", prompt: text },
+          ]
+          await s.hooks["command.execute.before"]({ command: name, sessionID: "ses_as8", arguments: "" }, { parts })
+          const out = textOf(parts)
+          expect(out).not.toContain(SECRET)
+          expect(out).not.toContain("Sk7Vault3Qy9Lw2P")
+          expect(out).toContain("REDACTED")
+          // An ordinary command keeps its text.
+          const plain: any[] = [{ type: "text", text: "Write notes as bullet points." }]
+          await s.hooks["command.execute.before"](
+            { command: "open-notes", sessionID: "ses_as8", arguments: "" },
+            { parts: plain },
+          )
+          expect(plain[0].text).toBe("Write notes as bullet points.")
+        } finally {
+          await s.close()
+        }
+      })
   })
 }
