@@ -1301,7 +1301,14 @@ export namespace SecurityGuard {
       dirs: [...new Set([...upTo(options.directory, root), ...upTo(directory, root)])],
       home,
     })
-    type Template = { stamp: string; kind: SecurityTemplates.Root["kind"]; text?: string; risks: string[] }
+    type Template = {
+      stamp: string
+      kind: SecurityTemplates.Root["kind"]
+      text?: string
+      risks: string[]
+      /** A command's or skill's `@file` references, resolved as OpenCode resolves them when it runs the template. */
+      mentions: string[]
+    }
     const templates = new Map<string, Template>()
     /**
      * A definition as OpenCode would read it (through a link: its risks), and the text to put back later only when the
@@ -1347,6 +1354,14 @@ export namespace SecurityGuard {
           kind,
           text: own !== undefined && own.length <= TEMPLATE_KEEP ? own : undefined,
           risks: SecurityTemplates.risks(kind, text),
+          mentions:
+            kind === "command" || kind === "skill"
+              ? SecurityTools.mentions(text, {
+                  directory,
+                  worktree: options.worktree ? path.resolve(options.worktree) : root,
+                  home,
+                })
+              : [],
         }
       } catch {
         return undefined
@@ -3106,7 +3121,8 @@ export namespace SecurityGuard {
     }
 
     /**
-     * Definitions that gained a shell command or a permission grant since last seen (see `templates`): the agent's
+     * Definitions that gained a shell command or a permission grant since last seen (see `templates`), or, for a
+     * command or skill, an `@file` reference to a file the agent may not read (`read` or `llm` denied): the agent's
      * version is moved aside (`<name>.blocked-by-security-<time>`, which OpenCode does not load) and the previous
      * content put back, or the new file moved aside; every other change is recorded as the new state.
      */
@@ -3130,14 +3146,23 @@ export namespace SecurityGuard {
         if (was) left.push(...SecurityTemplates.added(next.risks, was.risks))
         changed.push({ file, was, next })
       }
+      /** The `@file` references of a template to files the agent may not read (the task guard refuses them). */
+      const deniedMentions = (t: Template | undefined) =>
+        (t?.mentions ?? []).filter((m) =>
+          SecurityDecide.READ_OPS.some((op) => !SecurityDecide.access(facts(d, d.config!), m, op).allowed),
+        )
       for (const { file, was, next } of changed) {
         const kind = next.kind
         const shell = kind === "command" || kind === "skill"
         const fresh = SecurityTemplates.added(was?.risks ?? [], next.risks)
-        const added = SecurityTemplates.added(left, fresh)
+        const gained = SecurityTemplates.added(left, fresh)
         // The ones found among what left are used up.
-        for (const risk of SecurityTemplates.added(added, fresh)) left.splice(left.indexOf(risk), 1)
-        if (!added.length || (shell ? d.allowCommandShell : d.allowAgentPermissions)) {
+        for (const risk of SecurityTemplates.added(gained, fresh)) left.splice(left.indexOf(risk), 1)
+        const added = (shell ? d.allowCommandShell : d.allowAgentPermissions) ? [] : gained
+        // OpenCode reads a template's `@file` into the prompt when the user runs it, with no tool hook: a reference the
+        // agent adds to a file it may not read would show it that file (AS5). No setting lifts this.
+        const referenced = d.config ? SecurityTemplates.added(deniedMentions(was), deniedMentions(next)) : []
+        if (!added.length && !referenced.length) {
           templates.set(file, next)
           continue
         }
@@ -3156,11 +3181,27 @@ export namespace SecurityGuard {
         const restored = text !== undefined ? readTemplate(file, kind) : undefined
         if (restored) templates.set(file, restored)
         else templates.delete(file)
-        const first = added[0]!.length > 80 ? `${added[0]!.slice(0, 77)}...` : added[0]!
-        const more = added.length > 1 ? ` and ${added.length - 1} more` : ""
         const what =
           target.move === file ? "the file" : `${SecurityAccess.display(root, target.move)} (it was reached through)`
         const moved = `${restored ? "its previous content was put back and this version" : what} was moved to ${SecurityAccess.display(root, aside)}`
+        if (!added.length) {
+          const names = referenced.map((m) => SecurityAccess.display(root, m)).join(", ")
+          audit(d, {
+            action: "refuse",
+            source: sourceOf(call),
+            tool: call.tool,
+            callID: call.callID,
+            path: shown,
+            reason:
+              "a command or skill template gained an @file reference to a file the policy keeps from the agent; moved aside",
+          })
+          const note = `[security] ${shown} gained an @file reference to ${names}, which the security policy keeps from the agent. OpenCode reads a template's @file into the prompt when the command is run, with no check, so ${moved}. Refer to files the policy lets you read (the user can add such a reference themselves).`
+          log.warn(note)
+          notes.push(note)
+          continue
+        }
+        const first = added[0]!.length > 80 ? `${added[0]!.slice(0, 77)}...` : added[0]!
+        const more = added.length > 1 ? ` and ${added.length - 1} more` : ""
         audit(d, {
           action: "refuse",
           source: sourceOf(call),

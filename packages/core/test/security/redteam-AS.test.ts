@@ -263,5 +263,56 @@ for (const route of ROUTES) {
           await s.close()
         }
       })
+
+    test("AS5 a command template the agent writes or changes to @-mention a read-denied file is moved aside; the user's own is kept", async () => {
+      const policy = {
+        ...REDTEAM_POLICY,
+        rules: [
+          ...REDTEAM_POLICY.rules,
+          { pattern: "private/**", type: "directory", deniedOperations: ["read"], allowedRoles: [] },
+        ],
+      }
+      await using dir = await redteamProject(
+        {
+          "private/plan.txt": `${SECRET}\n`,
+          ".opencode/command/mine.md": "---\ndescription: the user's own\n---\nSummarise @private/plan.txt\n",
+          ".opencode/command/notes.md": "---\ndescription: notes\n---\nSummarise @team/notes.txt\n",
+        },
+        policy,
+      )
+      const s = await open(route, dir.path)
+      try {
+        const file = path.join(dir.path, ".opencode/command/standup.md")
+        const wrote = await s.call("write", {
+          filePath: file,
+          content: "---\ndescription: daily standup\n---\nSummarise today's plan from @private/plan.txt\n",
+        })
+        expect(wrote.output).toContain("gained an @file reference to private/plan.txt")
+        expect(fs.existsSync(file)).toBe(false)
+        // A change of an existing template: its previous content is put back.
+        const notes = path.join(dir.path, ".opencode/command/notes.md")
+        const changed = await s.call("edit", {
+          filePath: notes,
+          oldString: "@team/notes.txt",
+          newString: "@private/plan.txt",
+        })
+        expect(changed.output).toContain("gained an @file reference")
+        expect(fs.readFileSync(notes, "utf8")).toContain("@team/notes.txt")
+        // The shell: a template written by a command is checked the same way.
+        const shell = await s.bash(`printf 'Plan: @private/plan.txt\\n' > .opencode/command/plan.md`)
+        expect(shell.output).toContain("gained an @file reference")
+        expect(fs.existsSync(path.join(dir.path, ".opencode/command/plan.md"))).toBe(false)
+        // What the agent may read, and the user's own template, stay.
+        const fine = await s.call("write", {
+          filePath: path.join(dir.path, ".opencode/command/ok.md"),
+          content: "Summarise @team/notes.txt\n",
+        })
+        expect(fine.output).not.toContain("gained")
+        expect(fs.existsSync(path.join(dir.path, ".opencode/command/ok.md"))).toBe(true)
+        expect(fs.existsSync(path.join(dir.path, ".opencode/command/mine.md"))).toBe(true)
+      } finally {
+        await s.close()
+      }
+    })
   })
 }
