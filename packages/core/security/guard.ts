@@ -284,6 +284,11 @@ export namespace SecurityGuard {
      * name: such a name says nothing of the folder, so a protected file of that name is assumed (fail closed).
      */
     attachedFile(name: string, ops: readonly Operation[]): string | undefined
+    /**
+     * Whether `text`, as a whole, is the text of an `llm`-protected file (`SecurityInventory.wholeDigest`): a prompt
+     * part that carries such a file with nothing to name it.
+     */
+    isProtectedText(text: string): boolean
     /** Model-bound messages redacted: elements of `messages` that carry protected content are replaced by redacted copies. */
     redactMessages(messages: SecurityHook.Message[], options?: { paths?: boolean }): number
     /** The fork's `Plugin.trigger` for `experimental.chat.messages.transform`: clone, redact, run hooks, structural diff. */
@@ -4726,6 +4731,12 @@ export namespace SecurityGuard {
         for (const [file, denied] of index.files)
           if (path.basename(file).normalize("NFC") === base && ops.some((op) => denied.has(op))) return file
         return undefined
+      },
+      isProtectedText(text) {
+        const { state } = current()
+        if (state.status !== "valid" || !index.llmWhole.size) return false
+        const digest = SecurityInventory.wholeDigest(text)
+        return digest !== undefined && index.llmWhole.has(digest)
       },
       redactMessages(messages, opts = {}) {
         const { state, d } = current()

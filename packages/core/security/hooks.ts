@@ -354,7 +354,9 @@ export namespace SecurityHooks {
    *   part it attached (an image or PDF, as a data URL) or the mention's own file part;
    * - a file part whose own path (`source.path`, a `file:` URL, or a data URL's file name) is protected, however it
    *   came (an attaching client sends a base name only: see `SecurityGuard.Guard.attachedFile`);
-   * - an editor's embedded resource (ACP), which OpenCode makes a text part `[<path>]\n<text>`.
+   * - an editor's embedded resource (ACP), which OpenCode 1.18 makes a text part `[<path>]\n<text>` and 1.2.15 a text
+   *   part of the text alone: placed by the path, or, with none, withheld when the part is an `llm`-protected file's
+   *   whole text (`isProtectedText`; a prompt that is exactly such a file is a copy of it).
    *
    * Instruction files OpenCode appends to a read (`Instructions from: <path>`) go as from the read tool's output
    * (`withoutInstructions`: protected ones, links followed); every text part is then content-scanned. A withheld file
@@ -391,6 +393,11 @@ export namespace SecurityHooks {
           set(part, `${embedded.header}\n${withheldNote(resource)}`)
           continue
         }
+        // The same resource from OpenCode 1.2.15, which drops the path: a part that is a protected file's whole text.
+        if (guard.isProtectedText(embedded ? part.text.slice(embedded.header.length + 1) : part.text)) {
+          set(part, withheldNote("a file"))
+          continue
+        }
         const own = synthetic ? guard.withoutInstructions(part.text) : part.text
         set(part, guard.scanAndRedact(own, { scope: "llm", paths: "off" }).text)
         continue
@@ -416,7 +423,8 @@ export namespace SecurityHooks {
       const message = messages[i] as { info?: { role?: unknown }; parts?: unknown }
       if (!message || typeof message !== "object" || message.info?.role !== "user") continue
       if (!Array.isArray(message.parts)) continue
-      const parts = structuredClone(message.parts)
+      // Copies of the parts (redactParts sets only their own fields; a data URL is not copied).
+      const parts = message.parts.map((p) => (p && typeof p === "object" ? { ...(p as object) } : p))
       if (redactParts(guard, parts) === 0) continue
       messages[i] = { ...message, parts }
       changed++

@@ -1,3 +1,4 @@
+import { createHash } from "crypto"
 import fs from "fs"
 import os from "os"
 import path from "path"
@@ -50,6 +51,12 @@ export namespace SecurityInventory {
     aliases: Kept[]
     read: SecurityFingerprint.Index
     llm: SecurityFingerprint.Index
+    /**
+     * Digests of the whole text (`wholeDigest`) of each `llm`-protected file: a prompt part that is such a file's text
+     * and nothing else (an editor's embedded resource, which OpenCode 1.2.15 passes without its path) is that file,
+     * however short (a PIN, one phrase) for the fingerprints.
+     */
+    llmWhole: Set<string>
     /** Files holding protected segments → the operations those segments deny to the role. */
     segmented: Map<string, Set<Operation>>
     /**
@@ -106,6 +113,21 @@ export namespace SecurityInventory {
   const OPS: Operation[] = ["read", "write", "llm"]
   const PROBE = "\u2063probe"
 
+  /** The shortest whole text (trimmed) `wholeDigest` knows: shorter ones ("ok", "yes") are too common a prompt. */
+  export const WHOLE_MIN = 4
+
+  /**
+   * A digest of a text as a whole (line ends as `\n`, trimmed), or undefined when it is shorter than `WHOLE_MIN`.
+   *
+   * @example
+   * SecurityInventory.wholeDigest("4821\r\n") === SecurityInventory.wholeDigest("4821") // true
+   */
+  export function wholeDigest(text: string): string | undefined {
+    const own = text.replace(/\r\n?/g, "\n").trim()
+    if (own.length < WHOLE_MIN) return undefined
+    return createHash("sha256").update(own).digest("base64")
+  }
+
   /** An empty index (nothing known to be protected yet). */
   export function empty(version = -1): Index {
     return {
@@ -117,6 +139,7 @@ export namespace SecurityInventory {
       aliases: [],
       read: SecurityFingerprint.create(),
       llm: SecurityFingerprint.create(),
+      llmWhole: new Set(),
       segmented: new Map(),
       whole: new Set(),
       policyFiles: [],
@@ -373,6 +396,8 @@ export namespace SecurityInventory {
         bytes += entry.text.length
         SecurityFingerprint.add(index.read, entry.text)
         if (ops.has("llm")) SecurityFingerprint.add(index.llm, entry.text)
+        const digest = ops.has("llm") ? wholeDigest(entry.text) : undefined
+        if (digest) index.llmWhole.add(digest)
       }
       if (entry.segments) {
         const text = entry.wide ? readWide(full, maxFile) : entry.text || readText(full, maxFile)

@@ -127,6 +127,13 @@ for (const route of ROUTES) {
         { type: "text", text: `[${path.join(box.dir, "secrets/pin.txt")}]\n${SECRET}\n` },
       ])
       expect(textOf(parts)).not.toContain(SECRET)
+      // OpenCode 1.2.15 passes the resource's text alone, with no path: a part that is the protected file's whole text.
+      const bare = await send(box.s, [
+        { type: "text", text: "summarise the attached notes" },
+        { type: "text", text: `${SECRET}\n` },
+      ])
+      expect(textOf(bare)).not.toContain(SECRET)
+      expect(bare[0].text).toBe("summarise the attached notes")
     })
 
     test("AS6/AS7 an instruction block of a linked AGENTS.md in the read output of an @-mentioned file leaves the prompt", async () => {
