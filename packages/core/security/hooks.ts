@@ -458,19 +458,27 @@ export namespace SecurityHooks {
     return `[REDACTED: the content of ${file}, which the security policy keeps from the model]`
   }
 
-  /** The protected file a file part names itself, by its source, its `file:` URL or (a data URL's) its file name. */
+  /**
+   * The protected file a file part names itself: by its `file:` URL or its source's path (either protected is
+   * enough: OpenCode resolves a mention against the worktree, so a relative source path may name another folder's),
+   * or, naming neither (a data URL), by its file name.
+   */
   function fileOfPart(guard: SecurityGuard.Guard, part: Part): string | undefined {
     const source = part.source as { path?: unknown } | undefined
     const url = typeof part.url === "string" ? part.url : ""
-    let own: string | undefined
-    if (source && typeof source === "object" && typeof source.path === "string") own = source.path
-    else if (/^file:/i.test(url))
+    const named: string[] = []
+    if (/^file:/i.test(url))
       try {
-        own = fileURLToPath(url)
+        named.push(fileURLToPath(url))
       } catch {
-        own = undefined
+        // Not a local file URL: the other names decide.
       }
-    if (own !== undefined) return guard.attachedFile(own, ["llm"])
+    if (source && typeof source === "object" && typeof source.path === "string") named.push(source.path)
+    for (const own of named) {
+      const file = guard.attachedFile(own, ["llm"])
+      if (file !== undefined) return file
+    }
+    if (named.length) return undefined
     return typeof part.filename === "string" ? guard.attachedFile(part.filename, ["llm"]) : undefined
   }
 

@@ -102,6 +102,18 @@ for (const route of ROUTES) {
         { type: "file", mime: "image/png", filename: "board.png", url: data, source: { type: "file", path: file } },
       ])
       expect(textOf(plain)).not.toContain(SECRET)
+      // A source path as written in the mention (relative to the worktree, which may not be the project folder) that
+      // names nothing here, beside a file: URL of the protected file: either name is enough.
+      const mentioned = await send(box.s, [
+        { type: "text", text: "Describe @board.png" },
+        {
+          type: "file",
+          mime: "image/png",
+          url: `file://${file}`,
+          source: { type: "file", path: "elsewhere/board.png" },
+        },
+      ])
+      expect(mentioned[1].mime).toBe("text/plain")
     })
 
     test("AS3 a text file of an llm-protected folder attached as a data URL (run --attach -f: only its base name) loses its content", async () => {
