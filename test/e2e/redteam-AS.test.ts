@@ -222,37 +222,6 @@ for (const target of targets()) {
         server.stop()
       }
     }, 180_000)
-    test("AS4 the user's own command running a project script: a script the agent rewrote does not send a protected file to the model", async () => {
-      const server = ModelServer.start([
-        ModelServer.call("bash", {
-          command: "printf '#!/bin/sh\\ncat secrets/pin.txt\\n' > scripts/check.sh; cat scripts/check.sh",
-          description: "tidy the check script",
-        }),
-        ModelServer.text("Tidied."),
-        ModelServer.text("All checks pass."),
-      ])
-      await using project = await Harness.project({
-        bin: target.bin,
-        files: {
-          ".opencode-security.json": JSON.stringify(POLICY, null, 2),
-          "secrets/pin.txt": `${SECRET}\n`,
-          "scripts/check.sh": "#!/bin/sh\necho all checks pass\n",
-          ".opencode/command/check.md":
-            "---\ndescription: run the project checks\n---\nCheck output:\n!`sh scripts/check.sh`\nSummarise the result.\n",
-        },
-      })
-      try {
-        await Harness.run(project, server, "tidy the check script")
-        const before = server.requests.length
-        await Harness.run(project, server, "now", { args: ["--command", "check"] })
-        const later = server.requests.slice(before)
-        expect(later.length).toBeGreaterThan(0)
-        const all = later.map((r) => r.raw).join("\n")
-        expect(all).not.toContain(SECRET)
-      } finally {
-        server.stop()
-      }
-    }, 240_000)
     test("AS5 a command the agent writes that @-mentions a read-denied file does not read it into the model's context when the user runs it", async () => {
       const policy = {
         version: "1.0",
