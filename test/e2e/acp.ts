@@ -20,10 +20,11 @@ export namespace Acp {
     return port
   }
 
+  /** `text` is the prompt's text, or its ACP content blocks as an editor sends them (an embedded resource, …). */
   export async function prompt(
     project: Harness.Project,
     server: ModelServer.Instance,
-    text: string,
+    text: string | object[],
     options: { port?: number; timeoutMs?: number } = {},
   ) {
     const file = path.join(project.dir, "opencode.json")
@@ -90,7 +91,7 @@ export namespace Acp {
       const session = await call("session/new", { cwd: project.dir, mcpServers: [] })
       const result = await call("session/prompt", {
         sessionId: session.result.sessionId,
-        prompt: [{ type: "text", text }],
+        prompt: typeof text === "string" ? [{ type: "text", text }] : text,
       })
       return { result, updates, stderr: () => stderr }
     } finally {

@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test"
 import zlib from "zlib"
 import fs from "fs"
 import path from "path"
+import { Acp } from "./acp"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
@@ -70,71 +71,6 @@ export function seen(server: ModelServer.Instance) {
       out.push(Buffer.from(m[1], "base64").toString("latin1"))
   }
   return out.join("\n")
-}
-
-/** `opencode acp` with one prompt of the given ACP content blocks (test/e2e/acp.ts takes text only). */
-async function acpPrompt(project: Harness.Project, server: ModelServer.Instance, prompt: object[]) {
-  const file = path.join(project.dir, "opencode.json")
-  const config = JSON.parse(fs.readFileSync(file, "utf8"))
-  config.provider = Harness.provider(server)
-  fs.writeFileSync(file, JSON.stringify(config, null, 2))
-  const proc = Bun.spawn([project.bin, "acp"], {
-    cwd: project.dir,
-    env: { ...project.env, PWD: project.dir },
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-    detached: true,
-  })
-  const pending = new Map<number, (v: any) => void>()
-  let id = 0
-  const send = (msg: object) => {
-    proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...msg }) + "\n")
-    proc.stdin.flush()
-  }
-  const call = (method: string, params: object) =>
-    new Promise<any>((resolve) => {
-      const n = ++id
-      pending.set(n, resolve)
-      send({ id: n, method, params })
-    })
-  const reader = (async () => {
-    const decoder = new TextDecoder()
-    let buf = ""
-    for await (const chunk of proc.stdout) {
-      buf += decoder.decode(chunk, { stream: true })
-      let i
-      while ((i = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, i).trim()
-        buf = buf.slice(i + 1)
-        if (!line.startsWith("{")) continue
-        let msg: any
-        try {
-          msg = JSON.parse(line)
-        } catch {
-          continue
-        }
-        if (msg.method && msg.id !== undefined) send({ id: msg.id, error: { code: -32601, message: "no" } })
-        else if (msg.id !== undefined && pending.has(msg.id)) {
-          pending.get(msg.id)!(msg)
-          pending.delete(msg.id)
-        }
-      }
-    }
-  })()
-  const timer = setTimeout(() => Harness.stopGroup(proc), 90_000)
-  try {
-    await call("initialize", {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-    })
-    const session = await call("session/new", { cwd: project.dir, mcpServers: [] })
-    return await call("session/prompt", { sessionId: session.result.sessionId, prompt })
-  } finally {
-    clearTimeout(timer)
-    Harness.stopGroup(proc)
-    await Promise.race([reader, Bun.sleep(2000)])
-  }
 }
 
 export function visionConfig(server: ModelServer.Instance) {
@@ -360,7 +296,7 @@ for (const target of targets()) {
         files: { ".opencode-security.json": JSON.stringify(POLICY, null, 2), "secrets/pin.txt": `${SECRET}\n` },
       })
       try {
-        await acpPrompt(project, server, [
+        await Acp.prompt(project, server, [
           { type: "text", text: "summarise the attached notes" },
           {
             type: "resource",
