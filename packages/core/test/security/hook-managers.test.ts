@@ -26,6 +26,54 @@ describe("SecurityHookManagers.held", () => {
     }
   })
 
+  test("husky 9.1 (red team BB1): what its runner runs by name after putting node_modules/.bin first in PATH", async () => {
+    // 9.1.7's `h` after its PATH line, verbatim; a runner that adds a second folder and runs a second command.
+    const tail = [
+      'export PATH="node_modules/.bin:$PATH"',
+      'sh -e "$s" "$@"',
+      "c=$?",
+      '[ $c != 0 ] && echo "husky - $n script failed (code $c)"',
+      '[ $c = 127 ] && echo "husky - command not found in PATH=$PATH"',
+      "exit $c",
+    ].join("\n")
+    const stub = '#!/usr/bin/env sh\n. "$(dirname "$0")/h"'
+    const runner = (after: string) => `n=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n${after}\n`
+    {
+      await using dir = await tmpdir({ ".husky/_/h": runner(tail), ".husky/_/pre-commit": stub })
+      const found = held(dir.file(".husky/_"), dir.path)
+      expect(found.filter((p) => p.includes("node_modules"))).toEqual([dir.file("node_modules/.bin/sh")])
+    }
+    {
+      const other =
+        'export PATH="node_modules/.bin:tools/bin:$PATH"\nif command -v x; then sh -e "$s"; else env sh "$s"; fi\n'
+      await using dir = await tmpdir({ ".husky/_/h": runner(other), ".husky/_/pre-commit": stub })
+      const found = held(dir.file(".husky/_"), dir.path)
+      expect(found).toEqual(
+        expect.arrayContaining(
+          ["node_modules/.bin", "tools/bin"].flatMap((f) => ["sh", "env"].map((c) => dir.file(`${f}/${c}`))),
+        ),
+      )
+      expect(found).not.toContain(dir.file("node_modules/.bin/x"))
+    }
+    {
+      // A runner that does not change PATH runs the host's `sh`.
+      await using dir = await tmpdir({ ".husky/_/h": runner('sh -e "$s" "$@"'), ".husky/_/pre-commit": stub })
+      expect(held(dir.file(".husky/_"), dir.path).filter((p) => p.includes("node_modules"))).toEqual([])
+    }
+  })
+
+  test("husky 9.1 (red team BB1): a host command the user's scripts run by name is held absent from node_modules/.bin", async () => {
+    await using dir = await tmpdir({
+      ".husky/_/h":
+        'n=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\nexport PATH="node_modules/.bin:$PATH"\nsh -e "$s"\n',
+      ".husky/_/pre-commit": '#!/usr/bin/env sh\n. "$(dirname "$0")/h"',
+      ".husky/pre-commit": 'npx lint-staged && FORCE=1 npm test\necho "ok"; exec git diff --check\n',
+      "node_modules/.bin/lint-staged": "",
+    })
+    const found = held(dir.file(".husky/_"), dir.path).filter((p) => p.includes("node_modules"))
+    expect(found.sort()).toEqual(["git", "npm", "npx", "sh"].map((c) => dir.file(`node_modules/.bin/${c}`)))
+  })
+
   test("husky 4 (# husky): its configuration files in the work tree and ~/.huskyrc", async () => {
     await using dir = await tmpdir({ "hooks/pre-commit": '#!/bin/sh\n# husky\n. "$(dirname "$0")/husky.sh"\n' })
     const found = held(dir.file("hooks"), "/repo")
@@ -52,6 +100,43 @@ describe("SecurityHookManagers.held", () => {
       expect(found).toContain(dir.file(f))
     expect(found).toContain(dir.file(".lefthook") + path.sep)
     expect(found).toContain(dir.file("scripts/hooks") + path.sep)
+  })
+
+  test("lefthook (red team BB1c): the files its configuration extends, at any depth, and its rc file", async () => {
+    await using dir = await tmpdir({
+      "hooks/pre-commit": 'call_lefthook run "pre-commit" "$@"\n',
+      "lefthook.yml": 'extends:\n  - ci/a.yml # shared\n  - "ci/b.yml"\nrc: .lefthookrc\npre-commit: {}\n',
+      "ci/a.yml": "extends: [ci/c.yml, 'ci/d.yml']\n",
+      ".lefthook.toml": 'extends = ["ci/e.toml"]\n',
+      "lefthook-local.json": '{ "extends": ["ci/f.json"] }\n',
+    })
+    const found = held(dir.file("hooks"), dir.path)
+    for (const f of ["ci/a.yml", "ci/b.yml", "ci/c.yml", "ci/d.yml", "ci/e.toml", "ci/f.json", ".lefthookrc"])
+      expect(found).toContain(dir.file(f))
+  })
+
+  test("lefthook (red team BB1b): the npm packages its hook runs from the work tree, and nothing else there", async () => {
+    const hook = [
+      'dir="$(git rev-parse --show-toplevel)"',
+      'if test -f "$dir/node_modules/lefthook-${osArch}-${cpuArch}/bin/lefthook"',
+      'then "$dir/node_modules/lefthook-${osArch}-${cpuArch}/bin/lefthook" "$@"',
+      'elif test -f "$dir/node_modules/@evilmartians/lefthook/bin/lefthook-${osArch}-${cpuArch}/lefthook"',
+      'then "$dir/node_modules/@evilmartians/lefthook/bin/lefthook-${osArch}-${cpuArch}/lefthook" "$@"',
+      'elif test -f "$dir/node_modules/lefthook/bin/index.js"',
+      'then "$dir/node_modules/lefthook/bin/index.js" "$@"',
+      "fi",
+    ].join("\n")
+    await using dir = await tmpdir({ "hooks/pre-commit": hook })
+    const arch = ({ x64: "x64", arm64: "arm64" } as Record<string, string>)[process.arch] ?? process.arch
+    expect(
+      held(dir.file("hooks"), "/repo")
+        .filter((p) => p.includes("node_modules"))
+        .sort(),
+    ).toEqual(
+      [`lefthook-${process.platform}-${arch}`, "@evilmartians/lefthook", "lefthook"]
+        .map((n) => `/repo/node_modules/${n}/`)
+        .sort(),
+    )
   })
 
   test("a hooks folder without a manager's hooks (git's samples, the user's own script) holds nothing more", async () => {
