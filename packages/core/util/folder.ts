@@ -122,9 +122,20 @@ export namespace ProjectFolder {
   }
 
   /**
+   * A state folder whose path below the project root passes through a symbolic link (or a name that is not a folder).
+   * A command planted a nested project's `.opencode` as a link to a plain folder, and an admin session's capture was
+   * written through it into that folder, which a viewer read: our state is never written through a link in the project.
+   */
+  export class Linked extends Error {
+    override name = "ProjectFolderLinked"
+  }
+
+  /**
    * Makes `folder` and the folders between `root` and it, one at a time, when `root` is an existing folder and
    * `folder` lies below it. Never makes `root` or anything above it: a project folder that is gone (or a path that only
-   * reads as one) throws `Outside` instead of being created as an empty twin.
+   * reads as one) throws `Outside` instead of being created as an empty twin. A name between `root` and `folder` (or
+   * `folder` itself) that is a symbolic link, or anything but a folder, throws `Linked`: nothing is written through
+   * it (the caller logs it; the link is the user's to remove). `root` itself may be reached through links.
    *
    * @example
    * ProjectFolder.mkdirInside("/repo", "/repo/.opencode/builtins-local") // makes .opencode, then builtins-local
@@ -153,6 +164,12 @@ export namespace ProjectFolder {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
       }
+      const entry = fs.lstatSync(at)
+      if (!entry.isDirectory())
+        throw new Linked(
+          `${at} is ${entry.isSymbolicLink() ? "a symbolic link" : "not a folder"}: the built-ins' local state (${folder}) ` +
+            `is not written through it (remove it to let the state be kept)`,
+        )
     }
   }
 }

@@ -41,6 +41,27 @@ describe("LocalState: the folder ignores itself", () => {
     expect(fs.existsSync(dir.file("elsewhere/cache/.gitignore"))).toBe(false)
   })
 
+  // BB4: a viewer's command made a nested project's `.opencode` a link to a plain folder; an admin session's capture
+  // was written through it into that folder (not hidden), and the viewer read it. No state is written through a link.
+  test("never writes through a link between the project root and the state folder (.opencode, builtins-local, capture)", async () => {
+    await using dir = await tmpdir({ "stash/keep.txt": "x\n" })
+    const links = [".opencode", ".opencode/builtins-local", ".opencode/builtins-local/capture"]
+    for (const link of links) {
+      fs.rmSync(dir.file(".opencode"), { recursive: true, force: true })
+      fs.mkdirSync(path.dirname(dir.file(link)), { recursive: true })
+      fs.symlinkSync(dir.file("stash"), dir.file(link))
+      if (!link.endsWith("capture"))
+        expect(() => LocalState.write(dir.file(".opencode/builtins-local/learnings.json"), "{}\n")).toThrow(
+          ProjectFolder.Linked,
+        )
+      expect(() =>
+        CaptureStore.open(dir.path).append({ callID: "c", sessionID: "s", tool: "read", status: "completed", at: 1 }),
+      ).toThrow(ProjectFolder.Linked)
+      expect(fs.readdirSync(dir.file("stash"))).toEqual(["keep.txt"])
+      expect(fs.lstatSync(dir.file(link)).isSymbolicLink()).toBe(true)
+    }
+  })
+
   // AQ1: a project path that names no folder (the U+FFFD reading of a name that is not UTF-8) was made, with its
   // `.opencode/builtins-local`, as a twin beside the project; the state went there.
   test("never makes the project folder: a local state path in a project folder that does not exist throws", async () => {
