@@ -3499,7 +3499,8 @@ export namespace SecurityGuard {
       const layers = (p: string) =>
         layerAsides.has(p) ||
         p === logFile ||
-        p.startsWith(logFile + ".") ||
+        // Its rotated files only (`<log>.1`, `<log>.2`…): a prefix took a folder `<log>.dist/` and all below it (BB6).
+        (p.startsWith(logFile + ".") && /^\d+$/.test(p.slice(logFile.length + 1))) ||
         own.some((o) => SecurityPath.isInside(p, o))
       const notes: string[] = []
       const taken: string[] = []
