@@ -346,6 +346,8 @@ export namespace SecurityGuard {
 
   /** How long a file tool waits for running sandboxed shell commands before it is refused (`before`). */
   export const SHELL_RACE_MS = 60_000
+  /** Entries below a new link to a folder checked against the write rules; past it the link is moved aside. */
+  export const LINK_WALK_MAX = 10_000
   /** How long a write-tool call whose result never came back waits before its host check runs anyway. */
   export const HOST_CHECK_MS = 10 * 60_000
   /** How long after its start a shell counts as running before it shows as bubblewrap (`Sandbox.running`). */
@@ -3504,15 +3506,14 @@ export namespace SecurityGuard {
         own.some((o) => SecurityPath.isInside(p, o))
       const notes: string[] = []
       const taken: string[] = []
+      const writeRules = config.rules.filter(
+        (r) => !r.implicit && r.deniedOperations.has("write") && SecurityAccess.denies(r, "write", d.role),
+      )
+      const denying = (p: string) => writeRules.find((r) => r.test(p.normalize("NFC")))
       for (const e of added.sort((a, b) => a.path.length - b.path.length)) {
         if (taken.some((t) => SecurityPath.isInside(e.path, t)) || layers(e.path)) continue
-        const rule = config.rules.find(
-          (r) =>
-            !r.implicit &&
-            r.deniedOperations.has("write") &&
-            r.test(e.path.normalize("NFC")) &&
-            SecurityAccess.denies(r, "write", d.role),
-        )
+        const rule =
+          denying(e.path) ?? (e.kind === "other" && writeRules.length ? linkDenied(e.path, writeRules) : undefined)
         if (!rule) continue
         try {
           fs.lstatSync(e.path)
@@ -3528,6 +3529,55 @@ export namespace SecurityGuard {
       createdBase = hostOut.size || writers.size ? SecurityTree.refresh(after).tree : undefined
       layerAsides.clear()
       return notes
+    }
+
+    /**
+     * The rule a new symbolic link breaks, if any: its target's path (`ln -s .github/workflows/ci.yml x`), or a path
+     * below the link when it leads to a folder — `ln -s gh .github` with `gh/workflows/ci.yml` makes
+     * `.github/workflows/ci.yml` exist for everything that follows links (a CI runner, `docker build`), though no new
+     * entry's own path matches `.github/workflows/**` and the tree does not follow links (red team BB2). The folder is
+     * walked under the link's path, links inside it not entered, within `LINK_WALK_MAX` entries; past that (or when it
+     * cannot be read) the first rule is returned: fail closed, the link is moved aside.
+     */
+    const linkDenied = (link: string, rules: SecurityConfig.Rule[]): SecurityConfig.Rule | undefined => {
+      const denying = (p: string) => rules.find((r) => r.test(p.normalize("NFC")))
+      let target: string
+      try {
+        if (!fs.lstatSync(link).isSymbolicLink()) return undefined
+        target = path.resolve(path.dirname(link), fs.readlinkSync(link))
+      } catch {
+        return undefined
+      }
+      const byTarget = denying(target)
+      if (byTarget) return byTarget
+      let real: string
+      try {
+        if (!fs.statSync(link).isDirectory()) return undefined
+        real = fs.realpathSync(link)
+      } catch {
+        return undefined
+      }
+      // As the tree: what is below `node_modules`, `.git`… is not looked at (see `SecurityTree.SKIP`).
+      if (SecurityTree.SKIP.has(path.basename(link))) return undefined
+      let seen = 0
+      const queue: [string, string][] = [[real, link]]
+      while (queue.length) {
+        const [dir, shown] = queue.shift()!
+        let names: fs.Dirent[]
+        try {
+          names = fs.readdirSync(dir, { withFileTypes: true })
+        } catch {
+          return rules[0]
+        }
+        for (const n of names) {
+          if (++seen > LINK_WALK_MAX) return rules[0]
+          const under = path.join(shown, n.name)
+          const rule = denying(under)
+          if (rule) return rule
+          if (n.isDirectory() && !SecurityTree.SKIP.has(n.name)) queue.push([path.join(dir, n.name), under])
+        }
+      }
+      return undefined
     }
 
     /** Moves aside (or else removes) a path a call created that `rule` keeps from writes, and says so. */

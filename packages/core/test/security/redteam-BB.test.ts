@@ -1,5 +1,6 @@
-// Red team BB: bypasses of the AO3 sweep (a write-protected path a command creates is moved aside). BB6: anything below a
-// folder named after the audit log plus `.`; the rest held and stay as regressions.
+// Red team BB: bypasses of the AO3 sweep (a write-protected path a command creates is moved aside). BB2: a protected path
+// reached through a folder link the command makes above it; BB6: anything below a folder named after the audit log plus
+// `.`; the rest held and stay as regressions.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import fs from "fs"
 import path from "path"
@@ -41,6 +42,16 @@ for (const route of ROUTES) {
       expect(fs.readFileSync(dir.file("db/migrations/001.sql"), "utf8")).toBe("CREATE TABLE users (id int);\n")
     })
 
+    test("BB2 a write-protected path reached through a folder link the command makes (.github -> gh)", async () => {
+      await using dir = await redteamProject({}, writeDenied(".github/workflows/**", "directory"))
+      await run(
+        route,
+        dir.path,
+        `mkdir -p gh/workflows && echo 'on: push' > gh/workflows/ci.yml && ln -s gh ${hidden(".github")}`,
+      )
+      expect(fs.existsSync(dir.file(".github/workflows/ci.yml"))).toBe(false)
+    })
+
     test("held: a protected path reached through a link the command makes below a new folder (.github/workflows -> ../w)", async () => {
       await using dir = await redteamProject({}, writeDenied(".github/workflows/**", "directory"))
       await run(
@@ -49,6 +60,19 @@ for (const route of ROUTES) {
         `mkdir -p w .github && echo 'on: push' > w/ci.yml && ln -s ../w ${hidden(".github/workflows")}`,
       )
       expect(fs.existsSync(dir.file(".github/workflows/ci.yml"))).toBe(false)
+    })
+
+    test("BB2 a link whose target is a write-protected path (ci -> .github/workflows/ci.yml) is moved aside", async () => {
+      await using dir = await redteamProject({}, writeDenied(".github/workflows/**", "directory"))
+      await run(route, dir.path, `ln -s ${hidden(".github/workflows/ci.yml")} ci`)
+      expect(() => fs.lstatSync(dir.file("ci"))).toThrow()
+    })
+
+    test("BB2 a new link to a folder with more entries than the layer walks is moved aside (fail closed)", async () => {
+      await using dir = await redteamProject({}, writeDenied(".github/workflows/**", "directory"))
+      await run(route, dir.path, `mkdir -p big && cd big && seq 1 10001 | xargs touch && cd .. && ln -s big many`)
+      expect(() => fs.lstatSync(dir.file("many"))).toThrow()
+      expect(fs.readdirSync(dir.file("big")).length).toBe(10_001)
     })
 
     test("held: a new folder holding the protected path renamed into place (mv staging db)", async () => {
