@@ -88,4 +88,21 @@ describe.each(ROUTES)("route %s: BB AO1 a nested .opencode the agent made a link
     }
     expect(out).not.toContain(rev(SECRET))
   }, 120_000)
+
+  test("BB state already lying behind a .opencode link (written there before) is hidden at its real path", async () => {
+    await using dir = await monorepo(true)
+    fs.mkdirSync(dir.file("stash/builtins-local/capture"), { recursive: true })
+    fs.writeFileSync(dir.file("stash/builtins-local/capture/current.jsonl"), `${SECRET}\n`)
+    // The user's own setup (or an older version's writes): the root's .opencode a link to a folder holding state.
+    fs.rmSync(dir.file(".opencode"), { recursive: true, force: true })
+    fs.symlinkSync("stash", dir.file(".opencode"))
+    const viewer = await openShell(shellRoute(route), dir.path)
+    let out = ""
+    try {
+      out = (await viewer.bash("cat stash/builtins-local/capture/current.jsonl | rev")).raw
+    } finally {
+      await viewer.close()
+    }
+    expect(out).not.toContain(rev(SECRET))
+  }, 120_000)
 })
