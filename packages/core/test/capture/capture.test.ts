@@ -237,7 +237,7 @@ describe("tool-capture in the composition root", () => {
       const lines = log.entries.filter((e) => (e.level === "error" || e.level === "warn") && /^capture/.test(e.message))
       expect(lines).toHaveLength(1)
       expect(lines[0].message).toContain("capture failed")
-      expect(String(lines[0].extra?.error)).toMatch(/ENOTDIR|EEXIST/)
+      expect(String(lines[0].extra?.error)).toMatch(/ENOTDIR|EEXIST|is not a folder/)
     } finally {
       close()
     }
