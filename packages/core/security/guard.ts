@@ -4485,7 +4485,10 @@ export namespace SecurityGuard {
         }
       },
       async containTemplate(template) {
-        if (SecurityTemplates.expansions(template).length === 0) return { template }
+        // A template with no shell line may still form one once OpenCode substitutes the user's arguments
+        // (`SecurityTemplates.splices`): it is separated whatever the sandbox.
+        if (SecurityTemplates.expansions(template).length === 0 && SecurityTemplates.splices(template).length === 0)
+          return { template }
         const { state, d } = current()
         const refuse = (why: string) => ({
           template: SecurityTemplates.contain(
@@ -4497,11 +4500,11 @@ export namespace SecurityGuard {
         if (state.status === "none") return { template }
         // Invalid policies fail closed: no line runs until the policy is fixed.
         if (state.status !== "valid") return refuse("the security policy is invalid")
-        if (d.sandbox === "off") return { template }
+        if (d.sandbox === "off") return { template: SecurityTemplates.separated(template) }
         const sb = ensureSandbox()
         const probe = sb.probe()
         if (!probe.ok) {
-          if (d.sandbox !== "required") return { template }
+          if (d.sandbox !== "required") return { template: SecurityTemplates.separated(template) }
           return refuse(`the shell sandbox cannot start: ${probe.reason}`)
         }
         const bash = SecuritySearchPath.which("bash", process.env)

@@ -79,7 +79,9 @@ export namespace SecurityTemplateShell {
     }
     for (const skill of (await input.skills?.().catch(() => [])) ?? []) {
       if (table && typeof table === "object" && skill.name in table) continue
-      const risky = skill.candidates.filter((c) => SecurityTemplates.expansions(c.body).length > 0)
+      const risky = skill.candidates.filter(
+        (c) => SecurityTemplates.expansions(c.body).length > 0 || SecurityTemplates.splices(c.body).length > 0,
+      )
       if (!risky.length) continue
       if (await input.protectedSkill?.(skill.name)) continue
       // The file the newest version modelled loads under the name (else the last found), as OpenCode would run it.

@@ -108,7 +108,7 @@ export namespace SecurityTemplates {
    */
   export function risks(kind: Root["kind"], text: string): string[] {
     const language = frontmatterLanguage(text)
-    const own = kind === "command" || kind === "skill" ? expansions(text) : grants(text)
+    const own = kind === "command" || kind === "skill" ? [...expansions(text), ...splices(text)] : grants(text)
     return language ? [`frontmatter in ${language}`, ...own] : own
   }
 
@@ -176,6 +176,64 @@ export namespace SecurityTemplates {
   }
 
   /**
+   * The argument placeholders OpenCode substitutes in a command's or skill's template before it looks for shell lines
+   * (all of 1.2.15, 1.18.3 and 1.18.33): `$ARGUMENTS` (all the arguments as typed) and `$` followed by digits (`$1`,
+   * `$10`, `$0`: one argument, the last taking the rest, or nothing when there are fewer).
+   */
+  export const PLACEHOLDER = /\$ARGUMENTS|\$\d+/
+
+  /**
+   * Where a template joins its own text to the user's arguments so that a shell line can appear only once OpenCode
+   * has substituted them (it substitutes first, then runs every `` !`…` `` of the result on the host): a `!` right
+   * before a placeholder (`here!$ARGUMENTS` and the argument `` `./check.sh` ``), and a placeholder right before a
+   * backquote (`` `$1` `` and an argument ending in `!`). Shell lines themselves are left out (see `expansions`).
+   *
+   * @example
+   * SecurityTemplates.splices("Fix the failure here!$ARGUMENTS") // ["!$ARGUMENTS (a shell line once the arguments are substituted)"]
+   */
+  export function splices(text: string): string[] {
+    const out: string[] = []
+    const outside = text.replace(/!`[^`]+`/g, " ")
+    for (const m of outside.matchAll(SPLICE))
+      out.push(`${m[0].replace(/\s+/g, " ")} (a shell line once the arguments are substituted)`)
+    return out
+  }
+
+  const SPLICE = new RegExp(`!(?:${PLACEHOLDER.source})|(?:${PLACEHOLDER.source})\``, "g")
+
+  /**
+   * `text` (no shell line in it) with a space put between a `!` and the placeholder after it, and between a
+   * placeholder and the backquote after it (`splices`): no substituted argument can then complete a `` !` `` with the
+   * template's own text, and the text still reads the same to the model.
+   *
+   * @example
+   * SecurityTemplates.separate("here!$ARGUMENTS, see `$1`") // "here! $ARGUMENTS, see `$1 `"
+   */
+  export function separate(text: string): string {
+    const placeholder = PLACEHOLDER.source
+    return text
+      .replace(new RegExp(`!(?=${placeholder})`, "g"), "! ")
+      .replace(new RegExp(`(${placeholder})\``, "g"), "$1 `")
+  }
+
+  /**
+   * The template with its shell lines as they are and the text between them `separate`d: what the layer makes of a
+   * template whose lines run on the host anyway (the sandbox `off`, or `optional` and unavailable).
+   *
+   * @example
+   * SecurityTemplates.separated("!`git status` then!$1") // "!`git status` then! $1"
+   */
+  export function separated(text: string): string {
+    let end = 0
+    let out = ""
+    for (const m of text.matchAll(/!`([^`]+)`/g)) {
+      out += separate(text.slice(end, m.index)) + m[0]
+      end = m.index + m[0].length
+    }
+    return out + separate(text.slice(end))
+  }
+
+  /**
    * The template with each shell line (`` !`cmd` ``, as OpenCode finds them) replaced by `line(cmd)`: how the layer
    * has the lines OpenCode runs itself, with no hook before them, run inside the sandbox (`line` hands the command to
    * the sandbox's launcher) or not at all (`line` says why). A backquote `line` returns would end the line early, so
@@ -188,12 +246,12 @@ export namespace SecurityTemplates {
     let end = 0
     let out = ""
     for (const m of text.matchAll(/!`([^`]+)`/g)) {
-      out += text.slice(end, m.index) + "!`" + line(m[1]!).replaceAll("`", "'") + "`"
+      out += separate(text.slice(end, m.index)) + "!`" + line(m[1]!).replaceAll("`", "'") + "`"
       end = m.index + m[0].length
     }
     // An opening that nothing closes would take the user's arguments up to their first backquote as a shell line
     // (see `expansions`): it loses its backquote's meaning as an opening.
-    return out + text.slice(end).replace(/!`(?!`)/g, "! `")
+    return out + separate(text.slice(end)).replace(/!`(?!`)/g, "! `")
   }
 
   /**

@@ -188,6 +188,24 @@ describe("SecurityTemplates.contain and launch (AS4: a template's shell lines ru
     expect(SecurityTemplates.expansions(out + "\n\nreview the `parse` function")).toEqual(["run git diff"])
   })
 
+  test("BB5 a '!' before a placeholder and a placeholder before a backquote are separated, outside the lines only", () => {
+    const text = "here!$ARGUMENTS, go!$12 see `$1` and $ARGUMENTS` !`grep !$1 x`"
+    expect(SecurityTemplates.splices(text)).toEqual([
+      "!$ARGUMENTS (a shell line once the arguments are substituted)",
+      "!$12 (a shell line once the arguments are substituted)",
+      "$1` (a shell line once the arguments are substituted)",
+      "$ARGUMENTS` (a shell line once the arguments are substituted)",
+    ])
+    expect(SecurityTemplates.contain(text, (cmd) => `run ${cmd}`)).toBe(
+      "here! $ARGUMENTS, go! $12 see `$1 ` and $ARGUMENTS ` !`run grep !$1 x`",
+    )
+    expect(SecurityTemplates.separated(text)).toBe("here! $ARGUMENTS, go! $12 see `$1 ` and $ARGUMENTS ` !`grep !$1 x`")
+    expect(SecurityTemplates.splices("Review `src/` for $1! $ARGUMENTS and $HOME`x`")).toEqual([])
+    expect(SecurityTemplates.risks("command", "Fix it!$1")).toEqual([
+      "!$1 (a shell line once the arguments are substituted)",
+    ])
+  })
+
   test("a replacement never ends the line early", () => {
     expect(SecurityTemplates.contain("!`a`", () => "echo `id`")).toBe("!`echo 'id'`")
   })

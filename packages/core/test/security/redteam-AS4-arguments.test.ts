@@ -1,0 +1,146 @@
+// Red team BB, finding BB5 (a bypass of the AS4 fix): a command template with `!` right before `$ARGUMENTS` (or `$1`)
+// has no shell line when the configuration hook looks. OpenCode substitutes the user's arguments first and then runs
+// every !`…` of the result on the host (1.2.15, 1.18.3 and 1.18.33 alike), so the argument `./scripts/check.sh` in
+// backquotes made a shell line there. The same holds the other way round: a placeholder right before the template's
+// own backquote, and an argument ending in `!`. The configuration hook now separates both joins
+// (`SecurityTemplates.splices`, `separate`), on both routes, for commands and skills.
+import { $ } from "bun"
+import { afterAll, describe, expect, test } from "bun:test"
+import { ROUTES, isolateHome, open, redteamProject } from "./redteam-helpers"
+import { SECRET_FILE } from "./fixture"
+
+const HEAVY = { timeout: 90_000 }
+const home = isolateHome()
+afterAll(() => home.restore(), 60_000)
+
+const KEY = SECRET_FILE.split("\n")[0]!
+const LEAK = "#!/bin/sh\ncat secrets/api.key 2>&1\n"
+
+/**
+ * What OpenCode's `SessionPrompt.command` makes of a template and the user's arguments (the same code in 1.2.15,
+ * 1.18.3 and 1.18.33): numbered placeholders first (the last one taking the rest), then `$ARGUMENTS`, then the
+ * arguments appended when the template has no placeholder.
+ */
+function substitute(template: string, args: string) {
+  const words = (args.match(/(?:\[Image\s+\d+\]|"[^"]*"|'[^']*'|[^\s"']+)/gi) ?? []).map((w) =>
+    w.replace(/^["']|["']$/g, ""),
+  )
+  const numbered = template.match(/\$(\d+)/g) ?? []
+  const last = Math.max(0, ...numbered.map((p) => Number(p.slice(1))))
+  const withArgs = template.replaceAll(/\$(\d+)/g, (_, index: string) => {
+    const position = Number(index)
+    if (position - 1 >= words.length) return ""
+    return position === last ? words.slice(position - 1).join(" ") : words[position - 1]!
+  })
+  const uses = template.includes("$ARGUMENTS")
+  let out = withArgs.replaceAll("$ARGUMENTS", args)
+  if (numbered.length === 0 && !uses && args.trim()) out += "\n\n" + args
+  return out
+}
+
+/** The outputs of the shell lines OpenCode would run, with bash (1.18) and with Bun's shell (1.2.15). */
+async function run(text: string, cwd: string) {
+  const out: string[] = []
+  for (const m of text.matchAll(/!`([^`]+)`/g)) {
+    out.push(Bun.spawnSync(["bash", "-c", m[1]!], { cwd, env: process.env }).stdout.toString())
+    out.push(await $`${{ raw: m[1]! }}`.cwd(cwd).quiet().nothrow().text())
+  }
+  return out.join("\n")
+}
+
+const CASES = [
+  {
+    name: "'!' right before $ARGUMENTS",
+    template: "Fix the failure reported here!$ARGUMENTS\n",
+    args: "`./scripts/check.sh` fails on CI",
+  },
+  { name: "'!' right before $1", template: "Fix it now!$1 and report.\n", args: "`./scripts/check.sh`" },
+  {
+    name: "'!' before a placeholder left empty and the template's backquote",
+    template: "Go!$2`./scripts/check.sh` done\n",
+    args: "one",
+  },
+  {
+    name: "$ARGUMENTS right before the template's backquote",
+    template: "Review $ARGUMENTS`./scripts/check.sh`\n",
+    args: "this now!",
+  },
+  { name: "$1 right before the template's backquote", template: "Check `$1`./scripts/check.sh` output\n", args: "it!" },
+]
+
+for (const route of ROUTES) {
+  describe(`AS4 arguments route ${route}`, () => {
+    test(
+      "BB5 a template whose text joins the user's arguments into a shell line: none runs on the host once they are substituted",
+      async () => {
+        await using dir = await redteamProject({ "scripts/check.sh": LEAK })
+        await $`chmod +x scripts/check.sh`.cwd(dir.path).quiet()
+        const s = await open(route, dir.path)
+        try {
+          for (const c of CASES) {
+            // The premise: as OpenCode runs it, the argument forms a shell line that reads the protected file.
+            expect(await run(substitute(c.template, c.args), dir.path), c.name).toContain(KEY)
+            const cfg = { command: { fix: { template: c.template } } }
+            await s.hooks.config!(cfg)
+            const expanded = substitute(cfg.command.fix.template, c.args)
+            expect([...expanded.matchAll(/!`([^`]+)`/g)], c.name).toEqual([])
+            expect(await run(expanded, dir.path), c.name).not.toContain(KEY)
+          }
+          // The text still reads the same to the model: only a space between the `!` and the argument.
+          const cfg = { command: { fix: { template: CASES[0]!.template } } }
+          await s.hooks.config!(cfg)
+          expect(substitute(cfg.command.fix.template, "`x` fails")).toBe("Fix the failure reported here! `x` fails\n")
+        } finally {
+          await s.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
+      "BB5 a skill with '!' right before $ARGUMENTS (run as a command) becomes a configured command with the join separated",
+      async () => {
+        await using dir = await redteamProject({
+          "scripts/check.sh": LEAK,
+          ".opencode/skill/fixer/SKILL.md": "---\nname: fixer\ndescription: Fixes a check\n---\nFix this!$ARGUMENTS\n",
+        })
+        await $`chmod +x scripts/check.sh`.cwd(dir.path).quiet()
+        const s = await open(route, dir.path)
+        try {
+          const cfg: { command?: Record<string, { template: string; description?: string }> } = {}
+          await s.hooks.config!(cfg)
+          const entry = cfg.command?.fixer
+          expect(entry?.description).toBe("Fixes a check")
+          const expanded = substitute(entry!.template, "`./scripts/check.sh`")
+          expect(expanded).toContain("Fix this! `./scripts/check.sh`")
+          expect(await run(expanded, dir.path)).not.toContain(KEY)
+        } finally {
+          await s.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
+      "BB5 a contained shell line with a placeholder still gets the argument, and a template without a join is left alone",
+      async () => {
+        await using dir = await redteamProject({})
+        const s = await open(route, dir.path)
+        try {
+          const cfg = {
+            command: {
+              echo: { template: "Said: !`echo said $1`\n" },
+              plain: { template: "Review `src/` for $1, carefully! $ARGUMENTS\n" },
+            },
+          }
+          await s.hooks.config!(cfg)
+          expect(cfg.command.plain.template).toBe("Review `src/` for $1, carefully! $ARGUMENTS\n")
+          expect(await run(substitute(cfg.command.echo.template, "hello"), dir.path)).toContain("said hello")
+        } finally {
+          await s.close()
+        }
+      },
+      HEAVY,
+    )
+  })
+}
