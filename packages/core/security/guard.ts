@@ -242,6 +242,12 @@ export namespace SecurityGuard {
      */
     templatesRan(): void
     /**
+     * After a tool call: when the user's command lines go through the launcher and what the policy protects changed
+     * since it was last prepared for them (a protected file appeared, a rule was added), the plan is prepared again,
+     * so the next line runs under the protections in force (`planTemplates`).
+     */
+    refreshTemplates(): Promise<void>
+    /**
      * How to start a long-running helper the agent's calls drive (a language server) inside the kernel sandbox, with
      * the protections in force now: bubblewrap and the arguments it reads on a descriptor (`key` changes with them).
      * Undefined when nothing needs it (no valid policy, sandbox `off`) or `optional` cannot start it; throws
@@ -1643,6 +1649,9 @@ export namespace SecurityGuard {
     let sweepDue: string[] | undefined
     /** The host paths absent when a template's shell lines were last handed to the sandbox (`containTemplate`). */
     let templateAbsent: string[] = []
+    /** Whether a template's lines were handed to the launcher, and the `accessVersion` its plan was prepared at. */
+    let templateLaunch = false
+    let templatePlanned = -1
     let accessVersion = 0
     let lastProtectedKey: string | undefined
 
@@ -1801,7 +1810,27 @@ export namespace SecurityGuard {
       index = next
       indexedVersion = startVersion
       if (options.ripgrep !== false) updateRipgrep()
+      planTemplates()
       if (watcher.version !== startVersion) setTimeout(() => scheduleIndex(true), 0)
+    }
+
+    /**
+     * The launcher's plan prepared again when the user's command lines go through it and what the policy protects
+     * changed since (`accessVersion`: the policy, the role or the protected paths): OpenCode runs the lines with no
+     * hook before them, so the plan must be current before the user runs a command, not only before a shell command.
+     */
+    const planTemplates = () => {
+      if (!templateLaunch || closed || !sandbox) return
+      const { state, d } = current()
+      if (state.status !== "valid" || d.sandbox === "off" || accessVersion === templatePlanned) return
+      try {
+        const planned = protections(d, state.config)
+        sandbox.prepare(planned.sandbox)
+        templateAbsent = planned.absent
+        templatePlanned = accessVersion
+      } catch (error) {
+        log.error(`[security] ${error instanceof Error ? error.message : String(error)}`)
+      }
     }
 
     /** Brings the tree and inventory up to date before a call that depends on them (shell commands, searches). */
@@ -4516,6 +4545,8 @@ export namespace SecurityGuard {
         sb.prepare(planned.sandbox)
         // The host paths a line must not create, swept once a line has run (`templatesRan`).
         templateAbsent = planned.absent
+        templateLaunch = true
+        templatePlanned = accessVersion
         const launcher = sb.template()
         const out = SecurityTemplates.contain(
           template,
@@ -4524,6 +4555,14 @@ export namespace SecurityGuard {
             "echo 'opencode-builtins: not run (the sandbox folder cannot be named in a shell line)'",
         )
         return { template: out }
+      },
+      async refreshTemplates() {
+        if (!templateLaunch || closed) return
+        // A changed policy schedules a full index (`current`); new paths are found by a refresh of the tree (one
+        // `stat` per known folder) and a rebuild only when a folder changed, whose end prepares the plan if needed.
+        current()
+        await fresh()
+        planTemplates()
       },
       templatesRan() {
         let ran = false

@@ -156,7 +156,11 @@ export namespace SecurityHooks {
           sessionID: input.sessionID,
           callID: input.callID,
         })
-        if (!verdict.allowed) throw verdict.error
+        if (!verdict.allowed) {
+          // No after hook follows a refused call, which may be the first to meet a newly protected file.
+          await guard.refreshTemplates()
+          throw verdict.error
+        }
         if (guard.active() && (input.tool === "grep" || input.tool === "glob")) realSearchPath(output.args)
         // OpenCode 1.2.15's batch runs its calls past the after hook: a search there cannot be contained.
         if (guard.active() && input.tool === "batch") {
@@ -234,6 +238,8 @@ export namespace SecurityHooks {
             result[key] = guard.after({ ...call, callID: undefined }, result[key] as string)
           else guard.afterValue(call, result[key])
         }
+        // The user's next command lines run under what the policy protects now (a file that appeared, a rule added).
+        await guard.refreshTemplates()
       },
       async "tool.definition"(input, output) {
         if (!guard.active() || typeof output.description !== "string") return
