@@ -1,5 +1,7 @@
 // Red team AO1: the built-ins' local state folder of a nested project (a nested repository, a subfolder session of a
-// project without git), read from a session at the outer root; and the outer project's, from a nested session.
+// project without git), read from a session at the outer root; and the outer project's, from a nested session. Red team
+// BB4 (bypass): a viewer's command makes a nested repository's `.opencode` a link to a plain folder; a later admin
+// session there must not write its local state through the link.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
@@ -151,5 +153,55 @@ describe.each(ROUTES)("route %s: AO1 the local state folder of a nested project"
     } finally {
       await nested.close()
     }
+  }, 120_000)
+})
+
+describe.each(ROUTES)("route %s: BB AO1 a nested .opencode the agent made a link", (route) => {
+  test("BB a viewer does not read an admin capture written through a .opencode link it planted earlier", async () => {
+    await using dir = await monorepo(true)
+    // Earlier, the viewer's agent (outer root) plants the nested project's .opencode as a link to a plain folder.
+    const planter = await openShell(shellRoute(route), dir.path)
+    try {
+      await planter.bash(`mkdir -p stash && ln -s ../../stash services/billing/$(echo Lm9wZW5jb2Rl | base64 -d)`)
+    } finally {
+      await planter.close()
+    }
+    expect(fs.lstatSync(dir.file("services/billing/.opencode")).isSymbolicLink()).toBe(true)
+    process.env.OPENCODE_SECURITY_ROLE = "admin"
+    const admin = await open(route, dir.file("services/billing"))
+    try {
+      expect(await admin.read("plans/q3.txt")).toContain(SECRET)
+    } finally {
+      await admin.close()
+      delete process.env.OPENCODE_SECURITY_ROLE
+    }
+    // The capture is not written through the link (nothing of the admin session lands in the viewer's folder).
+    expect(stored(dir.file("stash"))).not.toContain(SECRET)
+    const viewer = await openShell(shellRoute(route), dir.path)
+    let out = ""
+    try {
+      const r = await viewer.bash("cat stash/*/capture/*.jsonl | rev")
+      out = r.raw
+    } finally {
+      await viewer.close()
+    }
+    expect(out).not.toContain(rev(SECRET))
+  }, 120_000)
+
+  test("BB state already lying behind a .opencode link (written there before) is hidden at its real path", async () => {
+    await using dir = await monorepo(true)
+    fs.mkdirSync(dir.file("stash/builtins-local/capture"), { recursive: true })
+    fs.writeFileSync(dir.file("stash/builtins-local/capture/current.jsonl"), `${SECRET}\n`)
+    // The user's own setup (or an older version's writes): the root's .opencode a link to a folder holding state.
+    fs.rmSync(dir.file(".opencode"), { recursive: true, force: true })
+    fs.symlinkSync("stash", dir.file(".opencode"))
+    const viewer = await openShell(shellRoute(route), dir.path)
+    let out = ""
+    try {
+      out = (await viewer.bash("cat stash/builtins-local/capture/current.jsonl | rev")).raw
+    } finally {
+      await viewer.close()
+    }
+    expect(out).not.toContain(rev(SECRET))
   }, 120_000)
 })
