@@ -136,4 +136,4 @@ test("comment history: agreement of two labellers on batch 5, and the checker un
       ...differ,
     ].join("\n"),
   )
-}, 10_000)
+}, 60_000)

@@ -125,4 +125,4 @@ test("comment checker: precision and recall on labelled comments from real histo
     expect(results.strict[part].flagged).toBeGreaterThanOrEqual(results.normal[part].flagged)
     expect(results.normal[part].flagged).toBeGreaterThanOrEqual(results.relaxed[part].flagged)
   }
-}, 10_000)
+}, 60_000)

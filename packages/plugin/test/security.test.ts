@@ -32,7 +32,7 @@ describe("security feature of the external plugin", () => {
     const mcp = { content: [{ type: "text", text: SECRET_FILE }] }
     await hooks["tool.execute.after"]({ tool: "jira_get", sessionID: "s", callID: "c", args: {} }, mcp)
     expect(JSON.stringify(mcp)).not.toContain("Zx81Qp0vLk27mNb5Yt3RwE9u")
-  }, 10_000)
+  }, 60_000)
 
   // `opencode serve` hosting several projects disposes an instance and tells plugins so; the guard's ripgrep
   // exclusions (process-wide) stayed in every later search of every project before.

@@ -545,5 +545,5 @@ describe("memory", () => {
     const large = await PluginAudit.run(dir.path)
     expect(small.findings.length).toBe(12)
     expect(small.findings).toEqual(large.findings)
-  }, 15_000)
+  }, 60_000)
 })

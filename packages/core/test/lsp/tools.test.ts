@@ -68,7 +68,7 @@ describe("the lsp tool", () => {
       await service.stop()
     }
     expect(await processesIn(proj.dir)).toEqual([])
-  }, 10_000)
+  }, 60_000)
 
   test("no server for the file type: the error names the setting; a known server not installed names its package", async () => {
     await using proj = await project({ "a.xyz": "x\n", "conf.yaml": "a: 1\n" })

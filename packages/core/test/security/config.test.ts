@@ -392,7 +392,7 @@ describe("SecurityConfig.watch", () => {
     watcher.notice(path.join(dir.path, "deep/er/x"))
     const state = watcher.state()
     expect(state.status === "valid" && state.config.files).toHaveLength(2)
-  }, 20_000)
+  }, 60_000)
 
   // Red-team L11: a linked policy replaced with `{"version":"1.0"}` was loaded as the new policy.
   test("a policy file that was a link and is replaced, removed or retargeted fails closed until the link is back", async () => {

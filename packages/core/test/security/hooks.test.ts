@@ -59,7 +59,7 @@ describe("SecurityHooks", () => {
     const pty = { env: {} as Record<string, string> }
     await hooks["shell.env"]({ cwd: dir.path }, pty)
     expect(pty.env).toEqual({})
-  }, 15_000)
+  }, 60_000)
 
   test("tool.execute.after redacts output, title, metadata and MCP content, and leaves attachments alone", async () => {
     const attachment = { type: "file", mime: "image/png", url: "data:image/png;base64,AAAA" }

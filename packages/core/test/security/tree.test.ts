@@ -256,7 +256,7 @@ describe("SecurityTree.below", () => {
       expect(names(next.tree)).toContain("lib/dep/.git")
       // What did not change is still reused.
       expect(next.tree.folders.get(dir.file("other"))).toBe(tree.folders.get(dir.file("other")))
-    }, 20_000)
+    }, 60_000)
 
     test("below looks in it again", async () => {
       await using dir = await tmpdir({ "node_modules/dep/i.js": "x", "node_modules/other/i.js": "x" })
@@ -269,6 +269,6 @@ describe("SecurityTree.below", () => {
       const second = SecurityTree.below(tree, ".git", first)
       expect(rel(dir.path, second.hits)).toEqual(["node_modules/dep/.git"])
       expect(second.folders.get(dir.file("node_modules/other"))).toBe(first.folders.get(dir.file("node_modules/other")))
-    }, 20_000)
+    }, 60_000)
   })
 })
