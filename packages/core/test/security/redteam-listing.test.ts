@@ -73,30 +73,33 @@ async function linksProtected(s: Session, file: (rel: string) => string) {
   expect(shown.raw).toContain("probed")
   expect(shown.raw).not.toContain(rot(DUMP_LINE))
 }
-const FLOOD = "mkdir -p aaa && cd aaa && seq 1 200001 | xargs touch && cd .."
+// The index budget is lowered to 2,000 entries (the default is 100,000) so a flood past it stays cheap: what is tested
+// is what happens once any budget is exceeded, not the default's size.
+const BUDGET = { ".opencode/opencode-builtins.json": JSON.stringify({ security: { maxIndexEntries: 2_000 } }) }
+const FLOOD = "mkdir -p aaa && cd aaa && seq 1 2001 | xargs touch && cd .."
 
 for (const route of ROUTES) {
   describe(`${route} route: listings cut short fail closed (L3, L4)`, () => {
     test(
-      "a command making 200,001 files before app/ does not un-hide app/.env.production; the note says why",
+      "a command making 2,001 files (past the index budget) before app/ does not un-hide app/.env.production; the note says why",
       async () => {
         // copies/backup.txt: a user's copy of a protected file (O3: once the listing stopped before secrets/, its
         // fingerprints went and the copy's token was shown in clear).
-        await using dir = await redteamProject({ "copies/backup.txt": SECRET_FILE.split("\n")[0] + "\n" })
+        await using dir = await redteamProject({ ...BUDGET, "copies/backup.txt": SECRET_FILE.split("\n")[0] + "\n" })
         const s = await open(route, dir.path)
         try {
           const probe = "ls -A app | while read f; do tr 'A-Za-z' 'N-ZA-Mn-za-m' < \"app/$f\"; done; echo probed"
           const token = rot("prodtoken99887766aabbccdd")
           expect((await s.bash(probe)).raw).not.toContain(token)
           const flood = await s.bash(`${FLOOD} && ls aaa | wc -l`, { timeoutMs: HEAVY })
-          expect(flood.raw).toContain("200001")
+          expect(flood.raw).toContain("2001")
           const after = await s.bash(probe)
           expect(after.raw).toContain("probed")
           expect(after.raw).not.toContain(token)
           expect(after.output).toContain("maxIndexEntries")
           expect(after.output).toContain("hidden from this command")
-          expect(after.output).toContain("it stopped at aaa, which holds 200001 entries")
-          // Searched in copies/ only: ripgrep need not walk aaa/'s 200,001 files (the redaction is the scanner's).
+          expect(after.output).toContain("it stopped at aaa, which holds 2001 entries")
+          // Searched in copies/ only: ripgrep need not walk aaa/'s 2,001 files (the redaction is the scanner's).
           const grep = await s.call("grep", { pattern: "API_KEY", path: "copies" })
           expect(grep.output).toContain("copies/backup.txt")
           expect(grep.output).toContain("[REDACTED: content of a protected file]")
@@ -118,7 +121,7 @@ for (const route of ROUTES) {
     test(
       "a repository made past the budget in the same command loses its core.fsmonitor at once",
       async () => {
-        await using dir = await redteamProject()
+        await using dir = await redteamProject(BUDGET)
         const s = await open(route, dir.path)
         try {
           const script = path.join(dir.path, "fsm.sh")
