@@ -1,5 +1,5 @@
-import { spawnSync } from "child_process"
-import { createHash } from "crypto"
+import { spawn, spawnSync } from "child_process"
+import { createHash, randomBytes } from "crypto"
 import fs from "fs"
 import os from "os"
 import path from "path"
@@ -234,6 +234,13 @@ export namespace SecurityGuard {
      * unchanged when nothing needs it (no policy, sandbox `off`, `optional` and unavailable) or it has no shell line.
      */
     containTemplate(template: string): Promise<{ template: string; note?: string }>
+    /**
+     * `text` (a command's expansion, as `command.execute.before` gets it) with each line `containTemplate` held back
+     * (a line holding an argument placeholder: `SecurityTemplates.hold`) replaced by its output, run now inside the
+     * sandbox with the arguments OpenCode substituted, handed to the launcher as one argument no host shell parses;
+     * or by a note saying it was not run (no valid policy, no sandbox, its marks out of order).
+     */
+    runHeldLines(text: string): Promise<string>
     /**
      * After a command's template lines may have run (the hooks right after them: `command.execute.before`,
      * `chat.message`): when one went through the sandbox's launcher, the host paths the sandbox cannot hold while
@@ -1649,6 +1656,47 @@ export namespace SecurityGuard {
     let sweepDue: string[] | undefined
     /** The host paths absent when a template's shell lines were last handed to the sandbox (`containTemplate`). */
     let templateAbsent: string[] = []
+    /** Marks the lines `containTemplate` holds back (`SecurityTemplates.hold`) as this guard's own. */
+    const templateNonce = randomBytes(9).toString("hex")
+    /**
+     * bash and the launcher of template lines, with the plan prepared under the protections in force (the policy
+     * valid and the sandbox started: the caller checks), or why a line cannot run there.
+     */
+    const templateLauncher = async (): Promise<{ bash: string; launcher: string } | { why: string }> => {
+      const bash = SecuritySearchPath.which("bash", process.env)
+      if (!bash) return { why: "the shell sandbox runs the lines with bash, which was not found" }
+      const { state } = current()
+      await fresh()
+      const latest = current()
+      const config =
+        latest.state.status === "valid" ? latest.state.config : state.status === "valid" ? state.config : undefined
+      if (!config) return { why: "the security policy is invalid" }
+      const planned = protections(latest.d, config)
+      const sb = ensureSandbox()
+      sb.prepare(planned.sandbox)
+      // The host paths a line must not create, swept once a line has run (`templatesRan`).
+      templateAbsent = planned.absent
+      templateLaunch = true
+      templatePlanned = accessVersion
+      return { bash, launcher: sb.template() }
+    }
+    /**
+     * The output of `bash <launcher> <cmd>` (standard output, as OpenCode keeps of a line), `cmd` an argument of the
+     * process: no shell of the host reads it. In the project folder (OpenCode runs its own lines in its folder, the
+     * project's) and with OpenCode's environment.
+     */
+    const runLauncher = (bash: string, launcher: string, cmd: string) =>
+      new Promise<string>((resolve) => {
+        const chunks: Buffer[] = []
+        const child = spawn(bash, [launcher, cmd], {
+          cwd: directory,
+          env: process.env,
+          stdio: ["ignore", "pipe", "ignore"],
+        })
+        child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk))
+        child.on("error", (error) => resolve(`opencode-builtins: not run (${error.message})`))
+        child.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")))
+      })
     /** Whether a template's lines were handed to the launcher, and the `accessVersion` its plan was prepared at. */
     let templateLaunch = false
     let templatePlanned = -1
@@ -4536,25 +4584,45 @@ export namespace SecurityGuard {
           if (d.sandbox !== "required") return { template: SecurityTemplates.separated(template) }
           return refuse(`the shell sandbox cannot start: ${probe.reason}`)
         }
-        const bash = SecuritySearchPath.which("bash", process.env)
-        if (!bash) return refuse("the shell sandbox runs the lines with bash, which was not found")
-        await fresh()
-        const latest = current()
-        const config = latest.state.status === "valid" ? latest.state.config : state.config
-        const planned = protections(latest.d, config)
-        sb.prepare(planned.sandbox)
-        // The host paths a line must not create, swept once a line has run (`templatesRan`).
-        templateAbsent = planned.absent
-        templateLaunch = true
-        templatePlanned = accessVersion
-        const launcher = sb.template()
+        const ready = await templateLauncher()
+        if ("why" in ready) return refuse(ready.why)
+        const { bash, launcher } = ready
+        let index = 0
         const out = SecurityTemplates.contain(
           template,
           (cmd) =>
             SecurityTemplates.launch(bash, launcher, cmd) ??
             "echo 'opencode-builtins: not run (the sandbox folder cannot be named in a shell line)'",
+          // A line with an argument placeholder: whatever quoting it got, the argument OpenCode puts there would be
+          // host shell code (`hold`); it runs from `runHeldLines` instead.
+          (cmd) => SecurityTemplates.hold(cmd, templateNonce, index++),
         )
         return { template: out }
+      },
+      async runHeldLines(text) {
+        const lines = SecurityTemplates.held(text, templateNonce)
+        if (!lines.length) return text
+        const notRun = (why: string) => `opencode-builtins: not run (${why})`
+        const ready = await (async () => {
+          const { state, d } = current()
+          if (state.status === "none") return { why: "there is no security policy to run it under" }
+          if (state.status !== "valid") return { why: "the security policy is invalid" }
+          if (d.sandbox === "off") return { why: "the shell sandbox is off" }
+          const probe = ensureSandbox().probe()
+          if (!probe.ok) return { why: `the shell sandbox cannot start: ${probe.reason}` }
+          return templateLauncher()
+        })().catch((error: unknown) => ({ why: error instanceof Error ? error.message : String(error) }))
+        const outputs = await Promise.all(
+          lines.map((line) => {
+            if (line.cmd === undefined) return notRun("its marks were changed by the arguments")
+            if ("why" in ready) return notRun(ready.why)
+            return runLauncher(ready.bash, ready.launcher, line.cmd)
+          }),
+        )
+        let out = text
+        for (let i = lines.length - 1; i >= 0; i--)
+          out = out.slice(0, lines[i]!.start) + outputs[i] + out.slice(lines[i]!.end)
+        return out
       },
       async refreshTemplates() {
         if (!templateLaunch || closed) return

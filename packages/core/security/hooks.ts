@@ -290,6 +290,9 @@ export namespace SecurityHooks {
             return
           }
         }
+        // The lines holding an argument placeholder did not run: OpenCode would have run the arguments it put in
+        // them as host shell code. They run now, inside the sandbox, with the arguments as OpenCode substituted them.
+        if (await runHeldLines(guard, output.parts)) guard.templatesRan()
         redactParts(guard, output.parts)
       },
       async "experimental.chat.messages.transform"(_input, output) {
@@ -439,6 +442,28 @@ export namespace SecurityHooks {
   }
 
   /** Every part of a command whose definition is protected replaced by a note: its text, its files, its subtask. */
+  /**
+   * The parts of a command's expansion with the lines `containTemplate` held back run (`runHeldLines`): the text part
+   * OpenCode made of the template, or the prompt of the subtask part it made instead. True when one changed.
+   */
+  async function runHeldLines(guard: SecurityGuard.Guard, parts: unknown[]): Promise<boolean> {
+    if (!Array.isArray(parts)) return false
+    let changed = false
+    for (const item of parts) {
+      const part = item as Part
+      if (!part || typeof part !== "object") continue
+      for (const key of ["text", "prompt"] as const) {
+        const text = part[key]
+        if (typeof text !== "string") continue
+        const out = await guard.runHeldLines(text)
+        if (out === text) continue
+        part[key] = out
+        changed = true
+      }
+    }
+    return changed
+  }
+
   function withholdAll(parts: unknown[], file: string) {
     if (!Array.isArray(parts)) return
     const note = withheldNote(file)

@@ -242,16 +242,85 @@ export namespace SecurityTemplates {
    * @example
    * SecurityTemplates.contain("out: !`sh check.sh`", (cmd) => `run ${cmd}`) // "out: !`run sh check.sh`"
    */
-  export function contain(text: string, line: (cmd: string) => string): string {
+  export function contain(text: string, line: (cmd: string) => string, held?: (cmd: string) => string): string {
     let end = 0
     let out = ""
     for (const m of text.matchAll(/!`([^`]+)`/g)) {
-      out += separate(text.slice(end, m.index)) + "!`" + line(m[1]!).replaceAll("`", "'") + "`"
+      out += separate(text.slice(end, m.index))
+      out += held && PLACEHOLDER.test(m[1]!) ? held(m[1]!) : "!`" + line(m[1]!).replaceAll("`", "'") + "`"
       end = m.index + m[0].length
     }
     // An opening that nothing closes would take the user's arguments up to their first backquote as a shell line
     // (see `expansions`): it loses its backquote's meaning as an opening.
     return out + separate(text.slice(end)).replace(/!`(?!`)/g, "! `")
+  }
+
+  /**
+   * A shell line holding an argument placeholder, as no shell line at all: OpenCode substitutes the user's arguments
+   * into a template before it runs its lines, so an argument in a line is host shell code whatever quoting the line
+   * puts around it (an apostrophe ends a single-quoted string; a backquote ends the line and can open another). The
+   * line's own text is kept out of OpenCode's sight (base64url, between `[[ocb:…]]` marks), its placeholders stay where
+   * they were, one between each two marks: OpenCode substitutes them exactly as in the line (the template keeps the
+   * same placeholders, so the last one still takes the rest), runs nothing, and `held` later reads the line back with
+   * the arguments in it, to run it inside the sandbox with no shell of the host parsing it.
+   *
+   * @example
+   * SecurityTemplates.hold("echo $1!", "n0", 0) // "[[ocb:n0:0:0:1:ZWNobyA]]$1[[ocb:n0:0:1:1:IQ]]"
+   */
+  export function hold(cmd: string, nonce: string, index: number): string {
+    const pieces = cmd.split(PLACEHOLDERS)
+    const count = (pieces.length - 1) / 2
+    let out = ""
+    for (let k = 0; k <= count; k++) {
+      const literal = Buffer.from(pieces[2 * k]!, "utf8").toString("base64url")
+      out += `[[ocb:${nonce}:${index}:${k}:${count}:${literal}]]`
+      if (k < count) out += pieces[2 * k + 1]
+    }
+    return out
+  }
+
+  const PLACEHOLDERS = new RegExp(`(${PLACEHOLDER.source})`)
+
+  /**
+   * The lines `hold` left in `text` once OpenCode substituted the arguments: where each starts and ends, and the
+   * command as OpenCode would have run it (`cmd`), or `broken` when its marks are not in order (an argument holding
+   * one of them: the line is not run).
+   *
+   * @example
+   * SecurityTemplates.held("Out: [[ocb:n0:0:0:1:ZWNobyA]]it's[[ocb:n0:0:1:1:IQ]]", "n0")
+   * // [{ start: 5, end: 50, cmd: "echo it's!" }]
+   */
+  export function held(text: string, nonce: string): { start: number; end: number; cmd?: string }[] {
+    if (!/^[0-9a-z]+$/.test(nonce)) return []
+    const mark = new RegExp(`\\[\\[ocb:${nonce}:(\\d+):(\\d+):(\\d+):([A-Za-z0-9_-]*)\\]\\]`, "g")
+    const out: { start: number; end: number; cmd?: string }[] = []
+    let open: { start: number; index: string; next: number; count: number; cmd: string; after: number } | undefined
+    for (const m of text.matchAll(mark)) {
+      const [, index, k, count] = m as unknown as [string, string, string, string]
+      const literal = Buffer.from(m[4]!, "base64url").toString("utf8")
+      const end = m.index + m[0].length
+      if (open && (index !== open.index || Number(k) !== open.next || Number(count) !== open.count)) {
+        out.push({ start: open.start, end: m.index })
+        open = undefined
+      }
+      if (!open) {
+        if (k !== "0") {
+          out.push({ start: m.index, end })
+          continue
+        }
+        open = { start: m.index, index, next: 1, count: Number(count), cmd: literal, after: end }
+      } else {
+        open.cmd += text.slice(open.after, m.index) + literal
+        open.next++
+        open.after = end
+      }
+      if (open.next > open.count) {
+        out.push({ start: open.start, end, cmd: open.cmd })
+        open = undefined
+      }
+    }
+    if (open) out.push({ start: open.start, end: open.after })
+    return out
   }
 
   /**

@@ -5,9 +5,13 @@
 // own backquote, and an argument ending in `!`. The configuration hook now separates both joins
 // (`SecurityTemplates.splices`, `separate`), on both routes, for commands and skills.
 import { $ } from "bun"
+import fs from "fs"
+import path from "path"
 import { afterAll, describe, expect, test } from "bun:test"
 import { ROUTES, isolateHome, open, redteamProject } from "./redteam-helpers"
 import { SECRET_FILE } from "./fixture"
+import { substitute } from "./command-expand"
+import { SecurityTemplates } from "../../security/templates"
 
 const HEAVY = { timeout: 90_000 }
 const home = isolateHome()
@@ -15,28 +19,6 @@ afterAll(() => home.restore(), 60_000)
 
 const KEY = SECRET_FILE.split("\n")[0]!
 const LEAK = "#!/bin/sh\ncat secrets/api.key 2>&1\n"
-
-/**
- * What OpenCode's `SessionPrompt.command` makes of a template and the user's arguments (the same code in 1.2.15,
- * 1.18.3 and 1.18.33): numbered placeholders first (the last one taking the rest), then `$ARGUMENTS`, then the
- * arguments appended when the template has no placeholder.
- */
-function substitute(template: string, args: string) {
-  const words = (args.match(/(?:\[Image\s+\d+\]|"[^"]*"|'[^']*'|[^\s"']+)/gi) ?? []).map((w) =>
-    w.replace(/^["']|["']$/g, ""),
-  )
-  const numbered = template.match(/\$(\d+)/g) ?? []
-  const last = Math.max(0, ...numbered.map((p) => Number(p.slice(1))))
-  const withArgs = template.replaceAll(/\$(\d+)/g, (_, index: string) => {
-    const position = Number(index)
-    if (position - 1 >= words.length) return ""
-    return position === last ? words.slice(position - 1).join(" ") : words[position - 1]!
-  })
-  const uses = template.includes("$ARGUMENTS")
-  let out = withArgs.replaceAll("$ARGUMENTS", args)
-  if (numbered.length === 0 && !uses && args.trim()) out += "\n\n" + args
-  return out
-}
 
 /** The outputs of the shell lines OpenCode would run, with bash (1.18) and with Bun's shell (1.2.15). */
 async function run(text: string, cwd: string) {
@@ -122,20 +104,69 @@ for (const route of ROUTES) {
     )
 
     test(
-      "BB5 a contained shell line with a placeholder still gets the argument, and a template without a join is left alone",
+      "FQ a shell line with a placeholder runs inside the sandbox with the argument as typed (apostrophes too), and no argument runs on the host",
       async () => {
         await using dir = await redteamProject({})
         const s = await open(route, dir.path)
+        // A file the host could create and the sandbox cannot (the protected folder).
+        const pwned = path.join(dir.path, "secrets", "pwned-on-host")
         try {
+          const template = 'Said: !`echo "said $ARGUMENTS"`\nFirst: !`echo "first $1"`\nSee `src/` for $1\n'
           const cfg = {
             command: {
-              echo: { template: "Said: !`echo said $1`\n" },
+              echo: { template },
+              out: { template: "Out: !`echo $ARGUMENTS`" },
               plain: { template: "Review `src/` for $1, carefully! $ARGUMENTS\n" },
             },
           }
           await s.hooks.config!(cfg)
           expect(cfg.command.plain.template).toBe("Review `src/` for $1, carefully! $ARGUMENTS\n")
-          expect(await run(substitute(cfg.command.echo.template, "hello"), dir.path)).toContain("said hello")
+          const cases = [
+            "it's fine",
+            `x'; touch ${pwned}; cat secrets/api.key; '`,
+            "`touch " + pwned + "; cat secrets/api.key`",
+            `$(touch ${pwned}; cat secrets/api.key)`,
+            `x"; touch ${pwned}; cat secrets/api.key; "`,
+            "two\nlines; id",
+            "",
+          ]
+          const expanded = (args: string) => substitute(cfg.command.echo.template, args).trim()
+          // The premise: as the layer quoted it before, OpenCode's host shell ran the argument's command.
+          const before = SecurityTemplates.contain(template, (cmd) =>
+            SecurityTemplates.launch("bash", "/dev/null", cmd)!,
+          )
+          await run(substitute(before, cases[1]!), dir.path)
+          expect(fs.existsSync(pwned)).toBe(true)
+          fs.rmSync(pwned)
+          for (const args of cases) {
+            // What OpenCode runs on the host before any hook: nothing.
+            expect(await run(expanded(args), dir.path), args).toBe("")
+            const parts = [{ type: "text", text: expanded(args) }]
+            await s.hooks["command.execute.before"]!({ command: "echo", sessionID: "ses_fq", arguments: args }, {
+              parts,
+            } as never)
+            const text = parts[0]!.text
+            expect(text, args).not.toContain("[[ocb:")
+            expect(text, args).not.toContain(KEY)
+            expect(text, args).toContain("See `src/` for")
+            expect(fs.existsSync(pwned), args).toBe(false)
+          }
+          const said = async (args: string, template = cfg.command.echo.template) => {
+            const parts = [{ type: "subtask", prompt: substitute(template, args).trim() }]
+            await s.hooks["command.execute.before"]!({ command: "echo", sessionID: "ses_fq", arguments: args }, {
+              parts,
+            } as never)
+            return parts[0]!.prompt
+          }
+          // The argument as OpenCode substitutes it ($1, the last numbered one, takes the words it splits at quotes).
+          expect(await said("it's fine")).toBe(
+            "Said: said it's fine\n\nFirst: first it s fine\n\nSee `src/` for it s fine",
+          )
+          expect(await said("")).toBe("Said: said \n\nFirst: first \n\nSee `src/` for")
+          // Inside the sandbox the line is the user's, argument and all: the protected file stays unreadable there.
+          const inside = await said("x; cat secrets/api.key 2>&1", cfg.command.out.template)
+          expect(inside).toContain("secrets/api.key: Permission denied")
+          expect(inside).not.toContain(KEY)
         } finally {
           await s.close()
         }

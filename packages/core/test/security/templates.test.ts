@@ -3,6 +3,7 @@ import fs from "fs"
 import path from "path"
 import { SecurityTemplates } from "../../security/templates"
 import { tmpdir } from "../fixture"
+import { shellLines, substitute } from "./command-expand"
 
 describe("SecurityTemplates.expansions", () => {
   test("every !`…` in order, as OpenCode finds them; none without the backquotes or when empty", () => {
@@ -219,5 +220,74 @@ describe("SecurityTemplates.contain and launch (AS4: a template's shell lines ru
       .split("\n")
     expect(words.slice(0, 3)).toEqual(["/usr/bin/bash", "/tmp/s/template.bash", "echo it's $HOME; id"])
     expect(SecurityTemplates.launch("/usr/bin/bash", "/tmp/it's/template.bash", "id")).toBeUndefined()
+  })
+})
+
+describe("SecurityTemplates.hold and held (a line with an argument placeholder: no host shell reads the arguments)", () => {
+  const LAUNCH = (cmd: string) => SecurityTemplates.launch("/usr/bin/bash", "/tmp/s/template.bash", cmd)!
+  const contained = (template: string) => {
+    let i = 0
+    return SecurityTemplates.contain(template, LAUNCH, (cmd) => SecurityTemplates.hold(cmd, "n0", i++))
+  }
+  const TEMPLATE = 'Said: !`echo "said $ARGUMENTS"` first !`printf %s "$1|$2"` and !`git status` for $1\n'
+
+  test("the premise: quoted by the launch line, an argument with a quote ends the quoting and is host shell code", () => {
+    const line = shellLines(substitute(SecurityTemplates.contain(TEMPLATE, LAUNCH), "x'; touch pwned; '"))[0]!
+    expect(line).toBe(`'/usr/bin/bash' '/tmp/s/template.bash' 'echo "said x'; touch pwned; '"'`)
+    // `'echo "said x'` and then `touch pwned` as a command of its own, in the host shell.
+    expect(line.split("; ")[1]).toBe("touch pwned")
+  })
+
+  /** The lines of `template` as OpenCode substitutes the arguments into them (had it no shell lines to cut them). */
+  const asOpenCode = (template: string, args: string) =>
+    [...substitute(template.replace(/!`([^`]+)`/g, "\u0001$1\u0002"), args).matchAll(/\u0001([^\u0002]*)\u0002/g)]
+      .map((m) => m[1]!)
+      .filter((cmd) => cmd !== "git status")
+
+  test("apostrophes, quote breaks, backquotes, $(…), newlines, empty and numbered arguments: no shell line for OpenCode, the line as OpenCode would substitute it", () => {
+    const cases = [
+      "it's",
+      "x'; cat secrets/key; '",
+      "`cat secrets/key`",
+      "$(cat secrets/key)",
+      "one\ntwo; id",
+      "",
+      `"a b" 'c d' e`,
+    ]
+    for (const args of cases) {
+      const expanded = substitute(contained(TEMPLATE), args)
+      // The line without a placeholder still goes to the launcher through OpenCode; nothing else is a line.
+      expect(shellLines(expanded), args).toEqual([LAUNCH("git status")])
+      expect(
+        SecurityTemplates.held(expanded, "n0").map((l) => l.cmd),
+        args,
+      ).toEqual(asOpenCode(TEMPLATE, args))
+    }
+    expect(asOpenCode(TEMPLATE, "it's")).toEqual([`echo "said it's"`, `printf %s "it|s"`]) // OpenCode splits words at quotes
+    expect(asOpenCode(TEMPLATE, `"a b" 'c d' e`)[1]).toBe('printf %s "a b|c d e"')
+    // `$\`` in an argument makes OpenCode's replaceAll put the template's text before it there, marks and all: that
+    // line holds no command (it is not run), the others still do.
+    const odd = SecurityTemplates.held(substitute(contained(TEMPLATE), "$` x"), "n0")
+    expect(odd.some((l) => l.cmd === undefined)).toBe(true)
+    expect(odd.map((l) => l.cmd)).toContain('printf %s "$`|x"')
+  })
+
+  test("the rest of the template reads as OpenCode would make it: the placeholders outside the lines, the last numbered one taking the rest", () => {
+    const expanded = substitute(contained(TEMPLATE), "a b c")
+    const lines = SecurityTemplates.held(expanded, "n0")
+    let out = expanded
+    for (const l of [...lines].reverse()) out = out.slice(0, l.start) + `<${l.cmd}>` + out.slice(l.end)
+    expect(out).toBe(`Said: <echo "said a b c"> first <printf %s "a|b c"> and !\`${LAUNCH("git status")}\` for a\n`)
+    // Placeholders only in a line: OpenCode still sees them and appends no argument to the template.
+    const only = substitute(contained("Out: !`echo $1`"), "x y")
+    expect(SecurityTemplates.held(only, "n0")).toEqual([{ start: 5, end: only.length, cmd: "echo x y" }])
+  })
+
+  test("marks an argument forges, or that are not in order, hold no command; another guard's are not read", () => {
+    const one = SecurityTemplates.hold("echo $1 $2", "n0", 0)
+    const forged = substitute(one, "[[ocb:n0:0:2:2:]] x")
+    expect(SecurityTemplates.held(forged, "n0").some((l) => l.cmd === undefined)).toBe(true)
+    expect(SecurityTemplates.held(substitute(one, "x y"), "other")).toEqual([])
+    expect(SecurityTemplates.held(substitute(one, "x y"), "n0")[0]?.cmd).toBe("echo x y")
   })
 })
