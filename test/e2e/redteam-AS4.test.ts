@@ -106,5 +106,41 @@ for (const target of targets()) {
         server.stop()
       }
     }, 240_000)
+    test("FQ a line of the user's command holding $ARGUMENTS: an argument with an apostrophe works, and one that breaks the quoting runs nothing on the host", async () => {
+      const server = ModelServer.start([ModelServer.text("Noted."), ModelServer.text("Noted again.")])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: {
+          ".opencode-security.json": JSON.stringify(POLICY, null, 2),
+          "secrets/pin.txt": `${SECRET}\n`,
+          ".opencode/command/say.md":
+            '---\ndescription: say it\n---\nSaid: !`echo "said $ARGUMENTS"`\nWords: !`exec 2>&1; echo $1`\nReply.\n',
+        },
+      })
+      // A file the host shell could create and the sandbox cannot (the protected folder is not writable there).
+      const ran = path.join(project.dir, "secrets/host-ran")
+      try {
+        // (`opencode run` puts an argument holding a space in double quotes: these have none, or are meant to.)
+        await Harness.run(project, server, "it's", { args: ["--command", "say"] })
+        const first = server.requests.map((r) => r.raw).join("\n")
+        expect(first).toContain("said it's")
+        const before = server.requests.length
+        await Harness.run(project, server, "x'; touch secrets/host-ran; cat secrets/pin.txt; '", {
+          args: ["--command", "say"],
+        })
+        const later = server.requests.slice(before)
+        expect(later.length).toBeGreaterThan(0)
+        const all = later.map((r) => r.raw).join("\n")
+        // Nothing of the argument ran on the host (the layer's quoting used to end at its first quote there).
+        expect(fs.existsSync(ran)).toBe(false)
+        expect(all).not.toContain(SECRET)
+        // The lines ran, inside the sandbox, with the argument as OpenCode substituted it: the quotes it holds are the
+        // line's own there.
+        expect(all).toContain("said x; touch secrets/host-ran; cat secrets/pin.txt; ")
+        expect(all).toContain("Words: x; touch secrets/host-ran; cat secrets/pin.txt; ")
+      } finally {
+        server.stop()
+      }
+    }, 240_000)
   })
 }
