@@ -14,7 +14,9 @@ import { SecurityTemplates } from "./templates"
  * goes into the prompt. OpenCode reads a command's template from its live configuration when the command runs, and
  * a configured command of a name wins over a skill of that name; so the configuration hook (on the plugin route, and
  * in the fork through its glue's `seams.config`) hands every line of every configured command, and of every skill
- * whose text has one, to the sandbox's launcher (`SecurityGuard.containTemplate`).
+ * whose text has one, to the sandbox's launcher (`SecurityGuard.containTemplate`). A line holding an argument
+ * placeholder is held back from OpenCode instead (its arguments would be host shell code) and run by the
+ * `command.execute.before` hook (`SecurityGuard.runHeldLines`).
  *
  * @example
  * await SecurityTemplateShell.contain(cfg, { guard, skills: () => locate.all("skill"), log })

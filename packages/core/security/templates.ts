@@ -237,7 +237,8 @@ export namespace SecurityTemplates {
    * The template with each shell line (`` !`cmd` ``, as OpenCode finds them) replaced by `line(cmd)`: how the layer
    * has the lines OpenCode runs itself, with no hook before them, run inside the sandbox (`line` hands the command to
    * the sandbox's launcher) or not at all (`line` says why). A backquote `line` returns would end the line early, so
-   * it becomes a single quote; an opening that nothing closes becomes `` ! ` ``.
+   * it becomes a single quote; an opening that nothing closes becomes `` ! ` ``. With `held`, a line holding an argument
+   * placeholder is replaced by what `held` returns instead, with no `` !` `` around it (see `hold`).
    *
    * @example
    * SecurityTemplates.contain("out: !`sh check.sh`", (cmd) => `run ${cmd}`) // "out: !`run sh check.sh`"
