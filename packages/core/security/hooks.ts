@@ -441,7 +441,6 @@ export namespace SecurityHooks {
     return changed
   }
 
-  /** Every part of a command whose definition is protected replaced by a note: its text, its files, its subtask. */
   /**
    * The parts of a command's expansion with the lines `containTemplate` held back run (`runHeldLines`): the text part
    * OpenCode made of the template, or the prompt of the subtask part it made instead. True when one changed.
@@ -464,6 +463,7 @@ export namespace SecurityHooks {
     return changed
   }
 
+  /** Every part of a command whose definition is protected replaced by a note: its text, its files, its subtask. */
   function withholdAll(parts: unknown[], file: string) {
     if (!Array.isArray(parts)) return
     const note = withheldNote(file)
