@@ -35,7 +35,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const args = parseCommand("audit", argv, io, SPEC, USAGE)
   if (typeof args === "number") return args
   if (!args.positionals[0].trim()) {
-    io.err(`audit: give exactly one npm package name or plugin directory\n\n${USAGE}`)
+    io.err(`audit: takes exactly one npm package name or plugin directory\n\n${USAGE}`)
     return Exit.usage
   }
   let report: PluginAudit.Report

@@ -242,13 +242,13 @@ export function parseCommand<O extends OptionSpecs>(
 function positionalProblem(positionals: string[], spec: CommandSpec): string | undefined {
   const { min = 0, max = 0, what = "argument" } = spec.positionals ?? {}
   const count = (n: number) => `${n === 1 ? "one" : n} ${what}${n === 1 ? "" : "s"}`
-  const exactly = min === max ? `give exactly ${count(min)}` : undefined
+  const exactly = min === max ? `takes exactly ${count(min)}` : undefined
   if (positionals.length > max) {
     const stray = `unexpected argument '${positionals[max]}'`
     if (max === 0) return `takes no arguments (${stray})`
     return `${exactly ?? `takes at most ${count(max)}`} (${stray})`
   }
-  if (positionals.length < min) return exactly ?? `give at least ${count(min)}`
+  if (positionals.length < min) return exactly ?? `takes at least ${count(min)}`
   return undefined
 }
 

@@ -80,11 +80,11 @@ describe("opencode-builtins audit <directory>", () => {
   test("bad usage and unusable targets: exit 2 with a clear message", async () => {
     await using dir = await tmpdir({ "file.js": "x" })
     for (const [argv, message] of [
-      [[], "give exactly one npm package name or plugin directory"],
-      [["a", "b"], "give exactly one"],
+      [[], "takes exactly one npm package name or plugin directory"],
+      [["a", "b"], "takes exactly one"],
       // An empty argument (an unset shell variable) is not the current folder.
-      [[""], "give exactly one npm package name or plugin directory"],
-      [["  "], "give exactly one npm package name or plugin directory"],
+      [[""], "takes exactly one npm package name or plugin directory"],
+      [["  "], "takes exactly one npm package name or plugin directory"],
       [["--nope", "."], "audit: unknown option --nope; see audit --help"],
       [["file.js"], "it is a file; give a plugin directory or an npm package name"],
       [["./missing"], "no such directory"],

@@ -233,9 +233,14 @@ describe("one command-line rule for every command (parseCommand, parseSubcommand
     const commands = {
       list: { options: { json: { type: "boolean" } } },
       clear: { options: { yes: { type: "boolean" } } },
+      show: { options: {}, positionals: { min: 1, max: 1, what: "id" } },
     } as const
     for (const [argv, message] of [
       [["clear", "--yes", "call_1"], "tool: clear takes no arguments (unexpected argument 'call_1')"],
+      // Every positional problem reads as a sentence about the command ("delete takes exactly one id"), never
+      // "delete give exactly one id" (red team CD-7).
+      [["show"], "tool: show takes exactly one id"],
+      [["show", "a", "b"], "tool: show takes exactly one id (unexpected argument 'b')"],
       [["list", "--yes"], "tool: unknown option --yes for list; see tool --help"],
       [["frob"], "tool: unknown command 'frob'"],
       [[], "tool: give a command"],
