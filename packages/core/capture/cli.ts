@@ -4,6 +4,7 @@ import { DIRECTORY_OPTION, Exit, parseSubcommand, wholeNumber, worktreeOf, type 
 import { Terminal } from "../util/terminal"
 import { Capture } from "./feature"
 import { CaptureStore } from "./store"
+import { StoredTime } from "../util/time"
 
 const USAGE = `usage:
   opencode-builtins capture list [--session id] [--tool name] [--failed] [--limit n] [--json] [-C dir]
@@ -51,6 +52,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     root,
     Capture.limits(loadOptions({ directory, worktree: worktreeOf(directory) }, undefined).options.capture),
   )
+  // Lines that cannot be read are skipped, and said once (list and show read the same lines).
+  if (command !== "clear")
+    for (const warning of store.read().skipped) io.err(`capture: warning: ${Terminal.line(warning)}\n`)
   switch (command) {
     case "list": {
       const limit = values.limit === undefined ? { value: 50 } : wholeNumber("--limit", values.limit, { min: 1 })
@@ -70,7 +74,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         const status = r.status === "error" ? "FAILED" : "ok"
         const what = r.status === "error" ? (r.error ?? "") : (r.title ?? "")
         io.out(
-          `${new Date(r.at).toISOString()}  ${status.padEnd(6)}  ${Terminal.line(r.tool)}  ${Terminal.line(r.callID)}  ${Terminal.line(oneLine(what, 80))}\n`,
+          `${StoredTime.iso(r.at)}  ${status.padEnd(6)}  ${Terminal.line(r.tool)}  ${Terminal.line(r.callID)}  ${Terminal.line(oneLine(what, 80))}\n`,
         )
       }
       return Exit.ok
@@ -93,7 +97,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       io.out(
         `session ${Terminal.line(record.sessionID)}${record.parentID ? ` (subagent of ${Terminal.line(record.parentID)})` : ""}\n`,
       )
-      io.out(`ended ${new Date(record.at).toISOString()}`)
+      io.out(`ended ${StoredTime.iso(record.at)}`)
       io.out(record.startedAt ? ` after ${record.at - record.startedAt} ms\n` : "\n")
       if (record.title) io.out(`title: ${Terminal.line(record.title)}\n`)
       if (record.args) io.out(`args: ${Terminal.line(record.args)}\n`)

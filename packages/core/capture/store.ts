@@ -3,6 +3,7 @@ import path from "path"
 import z from "zod"
 import { LocalState } from "../learning/local"
 import { NamedError } from "../util/error"
+import { StoredTime } from "../util/time"
 
 /**
  * The captured tool calls of one project: JSON lines in the local state folder
@@ -70,9 +71,9 @@ export namespace CaptureStore {
     outputChars: z.number().optional(),
     /** The error OpenCode reported for a failed call, redacted. */
     error: z.string().optional(),
-    startedAt: z.number().optional(),
+    startedAt: StoredTime.schema.optional(),
     /** When the call ended (ms since the epoch). */
-    at: z.number(),
+    at: StoredTime.schema,
     /** The security role and policy the texts were redacted for (`LocalState.scope`); absent without a policy. */
     scope: z.string().optional(),
   })
@@ -155,21 +156,20 @@ export namespace CaptureStore {
         current = measure()
       }
       if (current.entries > 0 && (current.bytes + bytes > segmentBytes || current.entries >= segmentEntries)) rotate()
-      try {
-        fs.appendFileSync(file, line)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error
-        LocalState.ensure(folder)
-        fs.appendFileSync(file, line)
-      }
+      // Never through a link planted at the file's name; a torn last line gets its line break first.
+      LocalState.append(file, line)
       current.bytes += bytes
       current.entries++
       return record
     }
 
-    /** Every stored record, oldest first (lines that do not parse, e.g. cut short by a crash, are skipped). */
-    function all(): Record[] {
+    /**
+     * Every stored record, oldest first, and a warning per line skipped: one that is not JSON (cut short by a crash)
+     * or not a record of this version (a time beyond the Date range, a field of the wrong type).
+     */
+    function read(): { records: Record[]; skipped: string[] } {
       const records: Record[] = []
+      const skipped: string[] = []
       for (let n = max.segments - 1; n >= 0; n--) {
         let text: string
         try {
@@ -177,17 +177,30 @@ export namespace CaptureStore {
         } catch {
           continue
         }
-        for (const line of text.split("\n")) {
+        for (const [i, line] of text.split("\n").entries()) {
           if (!line) continue
+          let data: unknown
           try {
-            const parsed = Record.safeParse(JSON.parse(line))
-            if (parsed.success) records.push(parsed.data)
+            data = JSON.parse(line)
           } catch {
-            // A torn last line: skipped.
+            skipped.push(`${segment(n)}: line ${i + 1} skipped (not JSON: cut short by a crash?)`)
+            continue
+          }
+          const parsed = Record.safeParse(data)
+          if (parsed.success) records.push(parsed.data)
+          else {
+            const issue = parsed.error.issues[0]
+            const where = issue.path.length ? `${issue.path.join(".")}: ` : ""
+            skipped.push(`${segment(n)}: line ${i + 1} skipped (${where}${issue.message})`)
           }
         }
       }
-      return records
+      return { records, skipped }
+    }
+
+    /** Every stored record, oldest first (lines `read` skips are left out). */
+    function all(): Record[] {
+      return read().records
     }
 
     /** Records matching `filter`, newest first. */
@@ -225,6 +238,6 @@ export namespace CaptureStore {
       return n
     }
 
-    return { file, folder, limits: max, append, list, get, clear, all }
+    return { file, folder, limits: max, append, list, get, clear, all, read }
   }
 }

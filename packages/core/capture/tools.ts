@@ -2,6 +2,7 @@ import { tool, type ToolDefinition } from "@opencode-ai/plugin"
 import type { Host } from "../host"
 import { SecurityPluginTool } from "../security/plugin-tool"
 import { CaptureStore } from "./store"
+import { StoredTime } from "../util/time"
 
 /**
  * The capture reading tool in `ToolDefinition` shape, offered by the MCP server (an MCP client, e.g. another agent,
@@ -18,7 +19,7 @@ export namespace CaptureTools {
   /** Characters of each call's output or error in a list (one call by `callID` gets the whole stored text). */
   export const PREVIEW = 300
 
-  const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString())
+  const iso = (t: number | undefined) => (t === undefined ? undefined : StoredTime.iso(t))
 
   /** What a call's text is replaced by when it names a path the security policy protects now. */
   export const WITHHELD = "[withheld: this call names a path the security policy protects now]"

@@ -3,6 +3,7 @@ import { errorMessage } from "../util/error"
 import { Terminal } from "../util/terminal"
 import { LocalState } from "./local"
 import { LearningStore } from "./store"
+import { StoredTime } from "../util/time"
 
 const USAGE = `usage:
   opencode-builtins learnings list [--kind correction|decision|preference] [--json] [-C dir]
@@ -75,7 +76,7 @@ async function dispatch(
         // The file is writable by whoever can write the project's local state: each field one line, controls escaped.
         io.out(`${Terminal.line(l.id)}  ${Terminal.line(l.kind.padEnd(10))}  ×${l.count}  ${Terminal.line(l.text)}\n`)
         const where = `${last?.sessionID ?? "?"}${last?.messageID ? ` (${last.messageID})` : ""}`
-        io.out(`    last said ${new Date(l.lastSeen).toISOString()} in ${Terminal.line(where)}\n`)
+        io.out(`    last said ${StoredTime.iso(l.lastSeen)} in ${Terminal.line(where)}\n`)
       }
       return Exit.ok
     }

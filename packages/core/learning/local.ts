@@ -1,4 +1,4 @@
-import { createHash } from "crypto"
+import crypto, { createHash } from "crypto"
 import fs from "fs"
 import os from "os"
 import path from "path"
@@ -58,12 +58,80 @@ export namespace LocalState {
     }
   }
 
-  /** Writes `file` atomically (a temporary file renamed over it), creating the folder. */
+  /**
+   * Writes `file` atomically (a temporary file renamed over it), creating the folder. The temporary file is made new
+   * (`O_EXCL`: never written through a link planted at its name), and the rename replaces a link at `file` itself:
+   * nothing is written through a link.
+   */
   export function write(file: string, text: string) {
     ensure(path.dirname(file))
-    const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`
-    fs.writeFileSync(tmp, text)
-    fs.renameSync(tmp, file)
+    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
+    try {
+      fs.writeFileSync(tmp, text, { flag: "wx" })
+      fs.renameSync(tmp, file)
+    } catch (error) {
+      fs.rmSync(tmp, { force: true })
+      throw error
+    }
+  }
+
+  /** A local state file that is a symbolic link (or not a plain file): nothing is written through it. */
+  export class LinkedFile extends ProjectFolder.Linked {
+    override name = "LocalStateLinkedFile"
+  }
+
+  /**
+   * Appends `text` (whole lines) to `file` in one write, creating the file (and its folder). Never through a link:
+   * the file is opened with `O_NOFOLLOW` (and `O_NONBLOCK`, so a FIFO planted there cannot hang the process), and
+   * anything but a plain file throws `LinkedFile`; a captures.jsonl committed as a link to `~/.bashrc` had every
+   * captured tool output appended to it. When the file does not end with a line break (a line cut short by a crash),
+   * one is written first, so the new line is never glued to the broken one.
+   *
+   * @example
+   * LocalState.append("/repo/.opencode/builtins-local/capture/captures.jsonl", '{"v":1,…}\n')
+   */
+  export function append(file: string, text: string) {
+    const flags =
+      fs.constants.O_RDWR |
+      fs.constants.O_APPEND |
+      fs.constants.O_CREAT |
+      fs.constants.O_NOFOLLOW |
+      fs.constants.O_NONBLOCK
+    let fd: number
+    try {
+      fd = fs.openSync(file, flags, 0o600)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === "ENOENT") {
+        ensure(path.dirname(file))
+        fd = fs.openSync(file, flags, 0o600)
+      } else if (code === "ELOOP" || code === "ENXIO" || code === "EISDIR") throw linked(file, error)
+      else throw error
+    }
+    try {
+      const stat = fs.fstatSync(fd)
+      if (!stat.isFile()) throw linked(file)
+      let prefix = ""
+      if (stat.size > 0) {
+        const last = Buffer.alloc(1)
+        fs.readSync(fd, last, 0, 1, stat.size - 1)
+        if (last[0] !== 0x0a) prefix = "\n"
+      }
+      fs.writeSync(fd, prefix + text)
+    } finally {
+      fs.closeSync(fd)
+    }
+  }
+
+  function linked(file: string, cause?: unknown): LinkedFile {
+    let what = "not a plain file"
+    try {
+      if (fs.lstatSync(file).isSymbolicLink()) what = "a symbolic link"
+    } catch {}
+    return new LinkedFile(
+      `${file} is ${what}: the built-ins' local state is not written through it (remove it to let the state be kept)`,
+      { cause },
+    )
   }
 
   const bound = new WeakMap<Host, Exposed>()

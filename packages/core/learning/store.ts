@@ -6,6 +6,7 @@ import { Keywords } from "../discovery/keywords"
 import { errorMessage, NamedError } from "../util/error"
 import type { LearningDetect } from "./detect"
 import { LocalState } from "./local"
+import { StoredTime } from "../util/time"
 
 /**
  * The project's learnings: corrections, decisions and preferences taken from user messages, one JSON file in the
@@ -52,7 +53,7 @@ export namespace LearningStore {
   const SourceSchema = z.looseObject({
     sessionID: z.string(),
     messageID: z.string().optional(),
-    at: z.number(),
+    at: StoredTime.schema,
     rule: z.string().optional(),
     role: z.string().optional(),
   })
@@ -62,8 +63,8 @@ export namespace LearningStore {
     kind: z.enum(["correction", "decision", "preference"]),
     text: z.string(),
     count: z.number().int().min(1),
-    firstSeen: z.number(),
-    lastSeen: z.number(),
+    firstSeen: StoredTime.schema,
+    lastSeen: StoredTime.schema,
     sources: z.array(SourceSchema),
   })
 

@@ -1,6 +1,7 @@
 import { tool, type ToolDefinition } from "@opencode-ai/plugin"
 import { Keywords } from "../discovery/keywords"
 import { LearningStore } from "./store"
+import { StoredTime } from "../util/time"
 
 /**
  * The learnings tools in `ToolDefinition` shape, the same for the plugin, the fork and the MCP server: the model (or
@@ -15,7 +16,7 @@ export namespace LearningTools {
   export const IDS = ["learnings-list", "learnings-forget"] as const
   export const MAX_LIMIT = 50
 
-  const iso = (t: number) => new Date(t).toISOString()
+  const iso = (t: number) => StoredTime.iso(t)
 
   export function create(
     store: () => LearningStore.Store,

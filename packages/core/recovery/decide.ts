@@ -2,6 +2,7 @@ import { SecuritySecrets } from "../security/secrets"
 import type { HostSessions } from "../sessions"
 import { RecoveryLease } from "./lease"
 import { SessionRecovery } from "./schema"
+import { StoredTime } from "../util/time"
 
 /**
  * The decisions of crash recovery as pure functions over values (heartbeats, the machine probe, stored messages):
@@ -88,7 +89,7 @@ export namespace RecoveryDecide {
     const b = found.beat
     const tools = b.running.map((r) => (r.title ? `${r.tool} (${clip(r.title, 60)})` : r.tool))
     const open = b.todos?.filter((t) => t.status === "pending" || t.status === "in_progress").length
-    const head = `${b.sessionID}${b.title ? ` "${clip(b.title, 50)}"` : ""} interrupted ${new Date(b.lease.renewed).toISOString()}`
+    const head = `${b.sessionID}${b.title ? ` "${clip(b.title, 50)}"` : ""} interrupted ${StoredTime.iso(b.lease.renewed)}`
     const why = ` (${REASONS[found.reason as keyof typeof REASONS] ?? found.reason})`
     return `${head}${why}${tools.length ? ` during ${tools.join(", ")}` : ""}${open ? `, ${open} open todo${open === 1 ? "" : "s"}` : ""}`
   }
@@ -115,7 +116,7 @@ export namespace RecoveryDecide {
   export function withheldLine(found: Found): string {
     const b = found.beat
     const why = ` (${REASONS[found.reason as keyof typeof REASONS] ?? found.reason})`
-    return `${b.sessionID} interrupted ${new Date(b.lease.renewed).toISOString()}${why}; ${WITHHELD}`
+    return `${b.sessionID} interrupted ${StoredTime.iso(b.lease.renewed)}${why}; ${WITHHELD}`
   }
 
   /** What `withheldLine` says instead of the title, calls and todos. */
@@ -139,7 +140,7 @@ export namespace RecoveryDecide {
    */
   export function note(beat: SessionRecovery.Heartbeat, closedTools: SessionRecovery.Running[], todos: TodoState) {
     const lines = [
-      `[session recovered] OpenCode stopped unexpectedly at ${new Date(beat.lease.renewed).toISOString()} while this session was working.`,
+      `[session recovered] OpenCode stopped unexpectedly at ${StoredTime.iso(beat.lease.renewed)} while this session was working.`,
     ]
     if (closedTools.length)
       lines.push(

@@ -1,5 +1,6 @@
 import z from "zod"
 import { NamedError } from "../util/error"
+import { StoredTime } from "../util/time"
 
 /**
  * Options, the heartbeat file's shape and the named errors of crash recovery (see `RecoveryHooks`, `RecoveryLease`,
@@ -53,7 +54,7 @@ export namespace SessionRecovery {
     tool: z.string(),
     /** A short description (a bash command, a file path), for the report. */
     title: z.string().optional(),
-    started: z.number(),
+    started: StoredTime.schema,
   })
   export type Running = z.infer<typeof Running>
 
@@ -67,9 +68,9 @@ export namespace SessionRecovery {
     workdir: z.string(),
     title: z.string().optional(),
     owner: Owner,
-    lease: z.object({ renewed: z.number(), expires: z.number() }),
+    lease: z.object({ renewed: StoredTime.schema, expires: StoredTime.schema }),
     /** When the session became busy. */
-    busySince: z.number(),
+    busySince: StoredTime.schema,
     /** The last todo list seen (todowrite or todo.updated); null while unknown. */
     todos: z.array(Todo).nullable(),
     running: z.array(Running),

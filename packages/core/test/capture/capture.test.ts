@@ -333,3 +333,59 @@ describe("tool-capture on the fork's route (BuiltinsSeams)", () => {
     }
   })
 })
+
+describe("CaptureStore: the file it appends to (red team CD)", () => {
+  test("CD-3 after a line cut short by a crash, the next captured call starts a line of its own and is listed", async () => {
+    await using dir = await tmpdir({ ".keep": "" })
+    const folder = CaptureStore.dir(dir.path)
+    fs.mkdirSync(folder, { recursive: true })
+    fs.writeFileSync(
+      path.join(folder, CaptureStore.FILE),
+      JSON.stringify({ v: 1, callID: "call_1", sessionID: "s", tool: "read", status: "completed", at: 1 }) +
+        "\n" +
+        '{"v":1,"callID":"call_2","sessionID":"s","tool":"bash","status":"comp', // OpenCode killed mid-append
+    )
+    const store = CaptureStore.open(dir.path)
+    store.append({ callID: "call_3", sessionID: "s", tool: "edit", status: "completed", at: 3 })
+    // Before: call_3 was glued to the torn line and lost with it.
+    expect(store.all().map((r) => r.callID)).toEqual(["call_1", "call_3"])
+    expect(store.read().skipped).toEqual([`${store.file}: line 2 skipped (not JSON: cut short by a crash?)`])
+  })
+
+  test("CD-6 captures.jsonl planted as a link (to a file outside, or dangling): nothing is written through it, the failure logged once", async () => {
+    await using outside = await tmpdir({ bashrc: "# my bashrc\n" })
+    await using dir = await tmpdir({ ".keep": "" })
+    const folder = CaptureStore.dir(dir.path)
+    fs.mkdirSync(folder, { recursive: true })
+    // A repository can commit this link (the folder's own .gitignore is only written with its first file).
+    fs.symlinkSync(outside.file("bashrc"), path.join(folder, CaptureStore.FILE))
+    const store = CaptureStore.open(dir.path)
+    const call = (callID: string) => ({
+      callID,
+      sessionID: "ses_1",
+      tool: "read",
+      status: "completed" as const,
+      output: "text of a file the model read: $(touch /tmp/pwned)",
+      at: 1,
+    })
+    expect(() => store.append(call("call_1"))).toThrow(LocalState.LinkedFile)
+    expect(fs.readFileSync(outside.file("bashrc"), "utf8")).toBe("# my bashrc\n")
+    // A dangling link would have been created at its target.
+    fs.rmSync(path.join(folder, CaptureStore.FILE))
+    fs.symlinkSync(outside.file("new-rc"), path.join(folder, CaptureStore.FILE))
+    expect(() => store.append(call("call_2"))).toThrow(LocalState.LinkedFile)
+    expect(fs.existsSync(outside.file("new-rc"))).toBe(false)
+
+    // Through the feature: the calls go on uncaptured, one error logged for the lot.
+    const errors: string[] = []
+    const log = { ...Logger.silent, error: (message: string) => void errors.push(message) }
+    const hooks = Capture.hooks({ store, redact: (t) => t, log }) as Record<string, any>
+    for (const callID of ["call_3", "call_4"])
+      await hooks["tool.execute.after"](
+        { tool: "read", sessionID: "ses_1", callID, args: {} },
+        { title: "", output: "$(touch /tmp/pwned)", metadata: {} },
+      )
+    expect(errors).toEqual(["capture failed; tool calls go on uncaptured"])
+    expect(fs.existsSync(outside.file("new-rc"))).toBe(false)
+  })
+})

@@ -141,3 +141,24 @@ describe("opencode-builtins capture: stored text is the tools'", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ output: record.output, title: record.title })
   })
 })
+
+describe("opencode-builtins capture: a stored time beyond the Date range (red team CD-4)", () => {
+  const line = (callID: string, at: number) =>
+    JSON.stringify({ v: 1, callID, sessionID: "s", tool: "read", status: "completed", at }) + "\n"
+
+  test("CD-4c list and show: no RangeError stack trace; the record is skipped with a warning, the others listed", async () => {
+    await using dir = await tmpdir({
+      [".opencode/builtins-local/capture/captures.jsonl"]: line("call_ok", 1000) + line("call_far", 1e20),
+    })
+    const list = memoryIO(dir.path)
+    expect(await run(["list"], list)).toBe(0)
+    expect(list.stdout).toContain("call_ok")
+    expect(list.stdout).not.toContain("call_far")
+    expect(list.stderr).toContain("captures.jsonl: line 2 skipped (at: ")
+    const show = memoryIO(dir.path)
+    expect(await run(["show", "call_far"], show)).toBe(1)
+    expect(show.stderr).toContain("line 2 skipped (at: ")
+    expect(show.stderr).toContain("no captured call 'call_far'")
+    expect(show.stderr).not.toContain("    at ")
+  })
+})

@@ -80,3 +80,18 @@ describe("opencode-builtins learnings: stored text", () => {
     )
   })
 })
+
+describe("opencode-builtins learnings: a stored time beyond the Date range (red team CD-4)", () => {
+  // 1e20 is a JSON number, but new Date(1e20).toISOString() throws RangeError.
+  const FAR = { ...GOOD, id: "lrn_far", text: "Use tabs", lastSeen: 1e20, sources: [{ sessionID: "s", at: 1e20 }] }
+
+  test("CD-4a list: the entry is skipped with a warning, no RangeError stack trace", async () => {
+    await using dir = await tmpdir({ [FILE]: JSON.stringify({ version: 1, learnings: [GOOD, FAR] }) })
+    const io = memoryIO(dir.path)
+    expect(await run(["list"], io)).toBe(0)
+    expect(io.stdout).toContain("lrn_a")
+    expect(io.stdout).not.toContain("lrn_far")
+    expect(io.stderr).toContain("entry 2 skipped (lastSeen: ")
+    expect(io.stderr).not.toContain("    at ")
+  })
+})

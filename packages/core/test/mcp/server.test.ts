@@ -346,3 +346,43 @@ describe("opencode-builtins mcp, with the SDK's client against the real server p
     TIMEOUT,
   )
 })
+
+describe("opencode-builtins mcp: local state it cannot show (red team CD)", () => {
+  test(
+    "CD-4b/d a learning or captured call whose time is beyond the Date range is left out; the others are listed",
+    async () => {
+      const GOOD = {
+        id: "lrn_good",
+        kind: "correction",
+        text: "Use pnpm",
+        count: 1,
+        firstSeen: 1,
+        lastSeen: 2,
+        sources: [],
+      }
+      const FAR = { ...GOOD, id: "lrn_far", text: "Use tabs", lastSeen: 1e20, sources: [{ sessionID: "s", at: 1e20 }] }
+      const line = (callID: string, at: number) =>
+        JSON.stringify({ v: 1, callID, sessionID: "s", tool: "read", status: "completed", at }) + "\n"
+      await using dir = await tmpdir({
+        ".opencode/builtins-local/learnings.json": JSON.stringify({ version: 1, learnings: [GOOD, FAR] }),
+        ".opencode/builtins-local/capture/captures.jsonl": line("call_ok", 1000) + line("call_far", 1e20),
+      })
+      const log = { debug() {}, info() {}, warn() {}, error() {} }
+      const mcp = await BuiltinsMcp.create({ directory: dir.path, log })
+      try {
+        // Before: both tools answered only "Invalid Date" (isError).
+        const learnings = await mcp.call("learnings-list", {})
+        expect(learnings.isError).toBe(false)
+        expect(learnings.text).toContain("lrn_good")
+        expect(learnings.text).not.toContain("lrn_far")
+        const calls = await mcp.call("capture-list", {})
+        expect(calls.isError).toBe(false)
+        expect(calls.text).toContain("call_ok")
+        expect(calls.text).not.toContain("call_far")
+      } finally {
+        await mcp.close()
+      }
+    },
+    TIMEOUT,
+  )
+})
