@@ -77,6 +77,41 @@ export const KnowledgeFeature: BuiltinFeature = {
     const redact = LocalState.redactor(host)
     /** Sessions whose current stretch (since the start or the last compaction) has been decided. */
     const decided = new Set<string>()
+    /** The last problem of each source said (said again only when it changes). */
+    const said = new Map<string, string>()
+    const report = (source: string, error: unknown) => {
+      const problem = errorMessage(error)
+      if (said.get(source) === problem) return
+      said.set(source, problem)
+      log.warn(`knowledge: ${source} left out of the injected knowledge`, { error: problem })
+    }
+
+    /**
+     * The learnings a reader of this role may be given, or none when learnings.json cannot be read: the two sources
+     * fail apart, so a learnings file cut short (or written by a newer version) never takes the knowledge-base
+     * articles out of the block too; its problem is logged once, naming the file.
+     */
+    const learnings = (): LearningStore.Learning[] => {
+      try {
+        const list = LearningStore.open(root).list()
+        said.delete("learnings")
+        return list.filter((l) => LearningStore.visibleTo(l, LocalState.role(host)))
+      } catch (error) {
+        report("learnings", error)
+        return []
+      }
+    }
+    /** The project's resources, or none when they cannot be listed (the learnings are still injected). */
+    const resources = async () => {
+      try {
+        const list = host.resources ? [...(await host.resources())] : []
+        said.delete("resources")
+        return list
+      } catch (error) {
+        report("resources", error)
+        return []
+      }
+    }
 
     return {
       "chat.message": async (
@@ -101,10 +136,8 @@ export const KnowledgeFeature: BuiltinFeature = {
             .join("\n")
           const text = await KnowledgeBuild.block({
             prompt,
-            learnings: LearningStore.open(root)
-              .list()
-              .filter((l) => LearningStore.visibleTo(l, LocalState.role(host))),
-            resources: host.resources ? [...(await host.resources())] : [],
+            learnings: learnings(),
+            resources: await resources(),
             budget: config.budget,
             maxLearnings: config.maxLearnings,
             learningsBudget: config.learningsBudget,

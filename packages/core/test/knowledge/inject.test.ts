@@ -5,6 +5,8 @@ import type { Host } from "../../host"
 import { KnowledgeBuild } from "../../knowledge/build"
 import { LearningStore } from "../../learning/store"
 import { Logger } from "../../util/log"
+import OpencodeBuiltins from "../../../plugin/index"
+import { pluginInput } from "../../../plugin/test/input"
 import { md, tmpdir } from "../fixture"
 
 const ARTICLES = {
@@ -188,4 +190,38 @@ describe("knowledge injection", () => {
     await hooks["experimental.chat.messages.transform"]({}, { messages: again })
     expect(blockOf(again)).toBe(after)
   })
+})
+
+describe("knowledge injection: learnings.json that cannot be read (red team CD-5)", () => {
+  for (const [name, content] of [
+    ["cut short", '{"version":1,"learnings":['],
+    ["written by a newer version", '{"version":2,"learnings":[]}'],
+  ])
+    test(`CD-5 a learnings.json ${name}: the articles are still injected, the problem logged once naming the file (core and plugin)`, async () => {
+      await using dir = await tmpdir({ ...ARTICLES, ".opencode/builtins-local/learnings.json": content })
+      // The composition root as the fork calls it, with its log.
+      const logs: string[] = []
+      const log = { ...Logger.silent, warn: (m: string, e?: any) => void logs.push(`warn ${m} ${e?.error}`) }
+      const host: Host = { directory: dir.path, worktree: dir.path, log, messages: async () => [] }
+      const { hooks } = await Builtins.create(host, {
+        options: {},
+        logger: () => log,
+        only: ["resource-loader", "knowledge-injection"],
+      })
+      for (const session of ["ses_1", "ses_2"]) {
+        const [part] = await prompt(hooks as Hooks, session, "deploy the billing service with helm")
+        // Before: no <project-knowledge> part at all, only "knowledge: chat.message failed" logged.
+        expect(part).toContain("## deploy: Deploying")
+      }
+      const said = logs.filter((l) => l.includes("learnings left out"))
+      expect(said.length).toBe(1)
+      expect(said[0]).toContain(dir.file(".opencode/builtins-local/learnings.json"))
+
+      // The plugin for stock OpenCode: the same.
+      const { input, logs: pluginLogs } = pluginInput(dir.path)
+      const plugin = (await OpencodeBuiltins(input)) as Hooks
+      const parts = await prompt(plugin, "ses_3", "deploy the billing service with helm")
+      expect(parts.find((p) => p.startsWith("<project-knowledge>"))).toContain("## deploy: Deploying")
+      expect(pluginLogs.filter((l) => l.message.includes("learnings left out")).length).toBe(1)
+    }, 30_000)
 })
