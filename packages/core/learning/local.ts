@@ -5,6 +5,8 @@ import path from "path"
 import type { Exposed } from "../builtins/feature"
 import type { Host } from "../host"
 import { ResourceProject } from "../resource/project"
+import z from "zod"
+import { NamedError } from "../util/error"
 import { ProjectFolder } from "../util/folder"
 
 /**
@@ -120,6 +122,138 @@ export namespace LocalState {
       fs.writeSync(fd, prefix + text)
     } finally {
       fs.closeSync(fd)
+    }
+  }
+
+  /** How long `locked` waits for another process's lock by default (ms). */
+  export const LOCK_WAIT_MS = 10_000
+  /** A lock older than this is taken as left by a process that stopped holding it (ms); held locks last milliseconds. */
+  export const LOCK_STALE_MS = 30_000
+
+  /** Another process held the lock of a local state file for longer than the wait. */
+  export const LockTimeout = NamedError.create(
+    "LocalStateLockTimeout",
+    z.object({ file: z.string(), waitedMs: z.number(), holder: z.string() }),
+    (d) =>
+      `${d.file}: another process (${d.holder}) held its lock for over ${d.waitedMs} ms; nothing was written (try again; ` +
+      `a lock left by a process that is gone is taken over after ${LOCK_STALE_MS / 1000} s)`,
+  )
+
+  /** Locks this process holds now (a lock naming this process and not held here was left by an earlier one). */
+  const held = new Set<string>()
+
+  function sleep(ms: number) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+  }
+
+  /** Whether the lock whose text is `stamp` (`pid host time`) was left by a process that no longer holds it. */
+  function stale(lock: string, stamp: string, mtimeMs: number, staleMs: number): boolean {
+    const [pid, host] = stamp.split(" ")
+    const age = Date.now() - mtimeMs
+    // Written by a process between its open and its write: stale only once clearly old.
+    if (!/^\d+$/.test(pid ?? "")) return age > Math.min(staleMs, 2_000)
+    if (age > staleMs) return true
+    if (host !== os.hostname()) return false
+    if (Number(pid) === process.pid) return !held.has(lock)
+    try {
+      process.kill(Number(pid), 0)
+      return false
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ESRCH"
+    }
+  }
+
+  /**
+   * Runs `fn` (a read-modify-write of `file`) holding the cross-process lock of `file` (`<file>.lock`, made with
+   * `O_EXCL`, never through a link), then releases it. Four processes recording learnings at once kept about half of
+   * them, and a forget racing a record was undone: every writer read the whole file, changed it and renamed its copy
+   * over it. A lock left by a process that is gone (its pid no longer runs on this host, or older than
+   * `LOCK_STALE_MS`) is taken over; a live one is waited for up to `waitMs` (default `LOCK_WAIT_MS`), then
+   * `LockTimeout` is thrown and nothing is written. Synchronous, like the stores; `fn` must not take the same lock.
+   *
+   * @example
+   * LocalState.locked("/repo/.opencode/builtins-local/learnings.json", () => write(merge(read())))
+   */
+  export function locked<T>(file: string, fn: () => T, options: { waitMs?: number; staleMs?: number } = {}): T {
+    const waitMs = options.waitMs ?? LOCK_WAIT_MS
+    const staleMs = options.staleMs ?? LOCK_STALE_MS
+    const lock = `${file}.lock`
+    const stamp = `${process.pid} ${os.hostname()} ${Date.now()} ${crypto.randomBytes(4).toString("hex")}`
+    const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW
+    const started = Date.now()
+    let holder = "unknown"
+    for (let attempt = 0; ; attempt++) {
+      let fd: number | undefined
+      try {
+        fd = fs.openSync(lock, flags, 0o600)
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code === "ENOENT") {
+          ensure(path.dirname(file))
+          continue
+        }
+        if (code !== "EEXIST") throw error
+      }
+      if (fd !== undefined) {
+        try {
+          fs.writeSync(fd, stamp)
+        } finally {
+          fs.closeSync(fd)
+        }
+        break
+      }
+      let other: { text: string; mtimeMs: number } | undefined
+      try {
+        const stat = fs.lstatSync(lock)
+        if (!stat.isFile()) throw linked(lock)
+        other = { text: fs.readFileSync(lock, "utf8"), mtimeMs: stat.mtimeMs }
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue // released meanwhile
+        throw error
+      }
+      holder = other.text.split(" ").slice(0, 2).join(" on ") || "unknown"
+      if (stale(lock, other.text, other.mtimeMs, staleMs)) {
+        takeOver(lock, other.text)
+        continue
+      }
+      const waited = Date.now() - started
+      if (waited >= waitMs) throw new LockTimeout({ file, waitedMs: waitMs, holder: `pid ${holder}` })
+      sleep(Math.min(2 + attempt * 2, 25, waitMs - waited) + Math.random() * 3)
+    }
+    held.add(lock)
+    try {
+      return fn()
+    } finally {
+      held.delete(lock)
+      try {
+        // Only our own lock: one taken over meanwhile (we were thought gone) is the new holder's.
+        if (fs.readFileSync(lock, "utf8") === stamp) fs.unlinkSync(lock)
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+
+  /**
+   * Removes a stale lock whose text is `text`: moved aside first and checked, so a lock another process made in the
+   * meantime is put back rather than removed.
+   */
+  function takeOver(lock: string, text: string) {
+    const aside = `${lock}.stale-${process.pid}-${crypto.randomBytes(4).toString("hex")}`
+    try {
+      fs.renameSync(lock, aside)
+    } catch {
+      return // taken over or released by another process meanwhile
+    }
+    try {
+      if (fs.readFileSync(aside, "utf8") !== text)
+        try {
+          fs.linkSync(aside, lock)
+        } catch {
+          // A newer lock is in place already.
+        }
+    } finally {
+      fs.rmSync(aside, { force: true })
     }
   }
 

@@ -23,6 +23,10 @@ import { StoredTime } from "../util/time"
  * Entries of the wrong shape are skipped with a warning (`load`); before a write drops them, the file as it was is
  * copied to `learnings.json.corrupt-<time>`.
  *
+ * `record`, `remove` and `clear` read, change and write the file under its cross-process lock (`LocalState.locked`):
+ * writers in several processes (two OpenCodes on one project, the MCP server's forget, the CLI) lose no learning and
+ * never undo a forget; a lock held longer than the wait throws `LocalState.LockTimeout` and nothing is written.
+ *
  * @example
  * const store = LearningStore.open("/repo")
  * store.record({ kind: "correction", text: "Use pnpm instead of npm" }, { sessionID: "ses_1", messageID: "msg_1" })
@@ -115,10 +119,12 @@ export namespace LearningStore {
     return "lrn_" + crypto.createHash("sha1").update(terms(text).join(" ")).digest("hex").slice(0, 10)
   }
 
-  export function open(root: string, options: { max?: number; now?: () => number } = {}) {
+  export function open(root: string, options: { max?: number; now?: () => number; lockWaitMs?: number } = {}) {
     const file = path.join(LocalState.dir(root), FILE)
     const max = options.max ?? MAX
     const now = options.now ?? Date.now
+    /** How long a write waits for another process's lock (`LocalState.locked`). */
+    const lock = { waitMs: options.lockWaitMs }
 
     /** The learnings of the file (none when there is no file); throws `CorruptError` when it cannot be read. */
     function load(): Loaded {
@@ -207,6 +213,10 @@ export namespace LearningStore {
     function record(
       found: readonly { kind: LearningDetect.Kind; text: string; source: Omit<Source, "at"> & { at?: number } }[],
     ): { added: Learning[]; counted: Learning[]; movedAside?: string; skipped?: string[] } {
+      return LocalState.locked(file, () => recordLocked(found), lock)
+    }
+
+    function recordLocked(found: Parameters<typeof record>[0]): ReturnType<typeof record> {
       let loaded: Loaded
       let movedAside: string | undefined
       try {
@@ -276,6 +286,10 @@ export namespace LearningStore {
      * undefined when none matched.
      */
     function remove(id: string, allowed: (learning: Learning) => boolean = () => true): Learning | undefined {
+      return LocalState.locked(file, () => removeLocked(id, allowed), lock)
+    }
+
+    function removeLocked(id: string, allowed: (learning: Learning) => boolean): Learning | undefined {
       const loaded = load()
       const learnings = loaded.learnings
       const matches = learnings.filter((l) => (l.id === id || (id.length >= 5 && l.id.startsWith(id))) && allowed(l))
@@ -289,6 +303,10 @@ export namespace LearningStore {
 
     /** Deletes every learning; returns how many there were. */
     function clear(): number {
+      return LocalState.locked(file, clearLocked, lock)
+    }
+
+    function clearLocked(): number {
       const loaded = load()
       const n = loaded.learnings.length
       if (n || loaded.skipped.length) write([], loaded)

@@ -280,3 +280,67 @@ describe("the session-learning feature", () => {
     expect(fs.readFileSync(dir.file(`${LocalState.DIR}/learnings.json`), "utf8")).not.toContain(key)
   })
 })
+
+describe("LearningStore across processes (red team CD-2)", () => {
+  const STORE = new URL("../../learning/store.ts", import.meta.url).pathname
+
+  test(
+    "CD-2 four processes recording distinct learnings at once, and one forgetting: every learning kept, the forget never undone",
+    async () => {
+      await using dir = await tmpdir({ ".keep": "" })
+      const first = LearningStore.open(dir.path)
+      first.record([{ kind: "correction", text: "Never use yarn berry here", source: src("ses_x", "m0") }])
+      const forgotten = first.list()[0].id
+      const script = `
+        const { LearningStore } = await import(${JSON.stringify(STORE)})
+        const who = process.argv.at(-1) // bun -e puts its arguments last (argv[2] is not one of them)
+        const store = LearningStore.open(${JSON.stringify(dir.path)})
+        if (who === "forget") {
+          // Forgets while the others record: a writer that read before it must not put it back.
+          while (!store.remove(${JSON.stringify(forgotten)})) await Bun.sleep(1)
+          process.exit(0)
+        }
+        const tools = ["pnpm", "vitest", "biome", "prisma"]
+        for (let i = 0; i < 20; i++)
+          store.record([{ kind: "correction", text: "Always use " + tools[+who] + " variant" + who + "q" + i + " for module" + who + "q" + i,
+            source: { sessionID: "ses_" + who, messageID: "msg_" + i } }])
+      `
+      const procs = ["0", "1", "2", "3", "forget"].map((who) =>
+        Bun.spawn([process.execPath, "-e", script, who], { stdout: "pipe", stderr: "pipe" }),
+      )
+      const codes = await Promise.all(procs.map((p) => p.exited))
+      expect(codes).toEqual([0, 0, 0, 0, 0])
+      const stored = LearningStore.open(dir.path).list()
+      // Before: 40, 17 and 20 of the 80 in three runs (a writer that read before another's rename put its list back).
+      expect(stored.length).toBe(80)
+      expect(stored.map((l) => l.id)).not.toContain(forgotten)
+      const left = fs.readdirSync(LocalState.dir(dir.path)).filter((f) => f.endsWith(".tmp") || f.includes(".lock"))
+      expect(left).toEqual([])
+    },
+    { timeout: 60_000 },
+  )
+
+  test("a lock left by a process that is gone is taken over; a live one is waited for, then LockTimeout, nothing written", async () => {
+    await using dir = await tmpdir({ ".keep": "" })
+    const store = LearningStore.open(dir.path)
+    fs.mkdirSync(LocalState.dir(dir.path), { recursive: true })
+    // A pid that runs no process (beyond pid_max), on this host: gone.
+    fs.writeFileSync(`${store.file}.lock`, `4194305 ${require("os").hostname()} ${Date.now()} dead`)
+    store.record([{ kind: "correction", text: "Use pnpm instead of npm", source: src("s1", "m1") }])
+    expect(store.list().length).toBe(1)
+    expect(fs.existsSync(`${store.file}.lock`)).toBe(false)
+    // A live holder (this test's parent process, the bun runner): the write waits, then fails by name.
+    const live = `${process.ppid} ${require("os").hostname()} ${Date.now()} live`
+    fs.writeFileSync(`${store.file}.lock`, live)
+    let error: unknown
+    try {
+      LearningStore.open(dir.path, { lockWaitMs: 200 }).clear()
+    } catch (e) {
+      error = e
+    }
+    expect(LocalState.LockTimeout.is(error)).toBe(true)
+    expect((error as Error).message).toContain(`another process (pid ${process.ppid} on `)
+    expect(store.list().length).toBe(1)
+    expect(fs.readFileSync(`${store.file}.lock`, "utf8")).toBe(live)
+  })
+})
