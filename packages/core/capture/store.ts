@@ -155,7 +155,16 @@ export namespace CaptureStore {
         LocalState.ensure(folder)
         current = measure()
       }
-      if (current.entries > 0 && (current.bytes + bytes > segmentBytes || current.entries >= segmentEntries)) rotate()
+      const full = (seg: { bytes: number; entries: number }) =>
+        seg.entries > 0 && (seg.bytes + bytes > segmentBytes || seg.entries >= segmentEntries)
+      // Rotation is a read-modify-write of the segments: under the store's cross-process lock, and only when the
+      // segment, measured again there, is still full (another process may have rotated it already: rotating twice
+      // dropped a whole segment of records early).
+      if (full(current))
+        LocalState.locked(file, () => {
+          current = measure()
+          if (full(current)) rotate()
+        })
       // Never through a link planted at the file's name; a torn last line gets its line break first.
       LocalState.append(file, line)
       current.bytes += bytes
@@ -225,6 +234,10 @@ export namespace CaptureStore {
 
     /** Deletes every segment (those of a larger former `segments` too); returns how many records there were. */
     function clear(): number {
+      return LocalState.locked(file, clearLocked)
+    }
+
+    function clearLocked(): number {
       const n = all().length
       let names: string[] = []
       try {

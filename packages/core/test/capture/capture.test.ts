@@ -389,3 +389,38 @@ describe("CaptureStore: the file it appends to (red team CD)", () => {
     expect(fs.existsSync(outside.file("new-rc"))).toBe(false)
   })
 })
+
+describe("CaptureStore across processes", () => {
+  test(
+    "four processes appending at once: rotations under the lock never drop a segment early; the caps hold within a segment per process",
+    async () => {
+      await using dir = await tmpdir({ ".keep": "" })
+      const STORE = new URL("../../capture/store.ts", import.meta.url).pathname
+      const start = Date.now() + 1_500
+      const script = `
+        const { CaptureStore } = await import(${JSON.stringify(STORE)})
+        const who = process.argv.at(-1)
+        const store = CaptureStore.open(${JSON.stringify(dir.path)}, { maxEntries: 400, segments: 4 })
+        // All four start together (each bun takes its own time to start).
+        while (Date.now() < ${start}) await Bun.sleep(1)
+        for (let i = 0; i < 1000; i++)
+          store.append({ callID: "call_" + who + "_" + i, sessionID: "s" + who, tool: "read", status: "completed", at: i })
+      `
+      const procs = ["0", "1", "2", "3"].map((who) =>
+        Bun.spawn([process.execPath, "-e", script, who], { stdout: "pipe", stderr: "pipe" }),
+      )
+      expect(await Promise.all(procs.map((p) => p.exited))).toEqual([0, 0, 0, 0])
+      const store = CaptureStore.open(dir.path, { maxEntries: 400, segments: 4 })
+      const { records, skipped } = store.read()
+      expect(skipped).toEqual([])
+      // Segments 1 to 3 were each rotated out full (at least 100 records, measured under the lock), and 4,000 records
+      // were written: at least 300 are kept. Two processes rotating the same full segment dropped one more segment.
+      expect(records.length).toBeGreaterThanOrEqual(300)
+      // Each process counts its own appends between rotations: the caps hold within one segment per extra process.
+      expect(records.length).toBeLessThanOrEqual(400 + 3 * 100)
+      expect(new Set(records.map((r) => r.callID)).size).toBe(records.length)
+      expect(fs.readdirSync(store.folder).filter((f) => f.includes(".lock"))).toEqual([])
+    },
+    { timeout: 60_000 },
+  )
+})
