@@ -34,7 +34,8 @@ export const SPEC = {
 } as const
 
 /**
- * `opencode-builtins mcp`: serves until the client closes stdin (exit 0), or until SIGINT or SIGTERM: then the server
+ * `opencode-builtins mcp`: serves until the client closes stdin (every request read by then is answered first, then exit
+ * 0), or until SIGINT or SIGTERM: then the server
  * is closed and the process ends killed by that signal, as every command does on Ctrl-C. Nothing but protocol messages is ever written to
  * stdout: `console.*` is sent to stderr for the life of the process, before any feature module loads.
  *
@@ -102,12 +103,65 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     const reply = BuiltinsMcp.malformed(error)
     if (reply) void transport.send(reply as unknown as Parameters<typeof transport.send>[0])
   }
+  const answered = answerBeforeClosing(transport)
   log.info(`serving ${directory} over stdio`, { tools: mcp.tools.map((t) => t.name) })
   const signal = await closed
+  // End of input: every request already read is answered first (a client that pipes its requests and closes its
+  // end got no answer to a tools/call still running, or to any request at all when it closed at once).
+  if (!signal && !(await answered(DRAIN_MS)))
+    log.warn(`input closed; requests still running after ${DRAIN_MS / 1000} s were left unanswered`)
   await mcp.close()
   if (!signal) return Exit.ok
   log.info(`closed on ${signal}`)
   return dieBy(signal)
+}
+
+/** How long the server, its input closed, waits for the requests it read to be answered. */
+export const DRAIN_MS = 60_000
+
+type Transport = {
+  onmessage?: (message: any, extra?: any) => void
+  send: (message: any, options?: any) => Promise<void>
+}
+
+/**
+ * Follows the requests `transport` has handed to the server until their responses are sent (a request the client
+ * cancels gets none, by the protocol: it is dropped too). Returns a wait for none to be left, true when none is left
+ * within `ms`. Installed after `connect`, around the handlers the SDK set.
+ */
+function answerBeforeClosing(transport: Transport): (ms: number) => Promise<boolean> {
+  const running = new Set<string>()
+  let drained: (() => void) | undefined
+  const done = (id: unknown) => {
+    running.delete(JSON.stringify(id))
+    if (!running.size) drained?.()
+  }
+  const received = transport.onmessage
+  transport.onmessage = (message, extra) => {
+    if (message && typeof message.method === "string") {
+      if (message.id !== undefined) running.add(JSON.stringify(message.id))
+      else if (message.method === "notifications/cancelled") done(message.params?.requestId)
+    }
+    received?.(message, extra)
+  }
+  const send = transport.send.bind(transport)
+  transport.send = async (message, options) => {
+    try {
+      return await send(message, options)
+    } finally {
+      if (message && message.id !== undefined && ("result" in message || "error" in message)) done(message.id)
+    }
+  }
+  return async (ms) => {
+    if (!running.size) return true
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const none = await Promise.race([
+      new Promise<true>((resolve) => (drained = () => resolve(true))),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+    ])
+    clearTimeout(timer)
+    return none
+  }
 }
 
 /**

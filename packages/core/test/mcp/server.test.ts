@@ -12,7 +12,7 @@ import { BuiltinsMcp } from "../../mcp/server"
 import { memoryIO } from "../../util/cli"
 import { LearningStore } from "../../learning/store"
 import { tmpdir } from "../fixture"
-import { connect, isolateUserFolders } from "./client"
+import { CLI, connect, isolateUserFolders } from "./client"
 
 const TIMEOUT = { timeout: 60_000 }
 
@@ -382,6 +382,54 @@ describe("opencode-builtins mcp: local state it cannot show (red team CD)", () =
       } finally {
         await mcp.close()
       }
+    },
+    TIMEOUT,
+  )
+})
+
+describe("opencode-builtins mcp: a client that closes its input (red team CD-1)", () => {
+  test(
+    "CD-1 requests piped before stdin closes are all answered (tools/call included), then exit 0",
+    async () => {
+      await using dir = await tmpdir(PROJECT)
+      const lines = [
+        {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
+        },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "resource-query", arguments: { query: "deploy" } },
+        },
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "discover", arguments: { prompt: "deploy" } } },
+        { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "learnings-list", arguments: {} } },
+        { jsonrpc: "2.0", id: 4, method: "tools/list" },
+      ]
+      const proc = Bun.spawn([process.execPath, CLI, "mcp", "--quiet"], {
+        cwd: dir.path,
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      })
+      // Written at once and closed at once, as `printf … | opencode-builtins mcp` does.
+      proc.stdin.write(lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+      await proc.stdin.flush()
+      proc.stdin.end()
+      const out = await new Response(proc.stdout).text()
+      expect(await proc.exited).toBe(0)
+      const answers = out
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+      // Before: none answered (or only ids 0 and 3 when written by a shell), exit 0 all the same.
+      expect(answers.map((a) => a.id).sort()).toEqual([0, 1, 2, 3, 4])
+      expect(answers.find((a) => a.id === 1).result.content[0].text).toContain("deploy")
+      expect(answers.every((a) => !a.error && !a.result.isError)).toBe(true)
     },
     TIMEOUT,
   )
