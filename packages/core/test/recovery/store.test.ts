@@ -61,11 +61,20 @@ describe("RecoveryStore: heartbeat files", () => {
       ".opencode/builtins-local/recovery/ses_old.json": JSON.stringify({ version: 0, sessionID: "ses_old" }),
       ".opencode/builtins-local/recovery/ses_other.json": JSON.stringify(beat({ sessionID: "ses_else" })),
       ".opencode/builtins-local/recovery/notes.txt": "not a heartbeat",
+      // A time beyond the Date range (valid JSON): `recovery list` and the recovery note formatted it and threw.
+      ".opencode/builtins-local/recovery/ses_far.json": JSON.stringify(beat({ sessionID: "ses_far" }, 1e20)),
     })
     const { beats, skipped } = RecoveryStore.read(folder)
     expect(beats).toEqual([good])
     const reasons = Object.fromEntries(skipped.map((s) => [path.basename(s.file), s.reason]))
-    expect(Object.keys(reasons).sort()).toEqual(["ses_bin.json", "ses_cut.json", "ses_old.json", "ses_other.json"])
+    expect(Object.keys(reasons).sort()).toEqual([
+      "ses_bin.json",
+      "ses_cut.json",
+      "ses_far.json",
+      "ses_old.json",
+      "ses_other.json",
+    ])
+    expect(reasons["ses_far.json"]).toContain("lease.renewed")
     expect(reasons["ses_cut.json"]).toStartWith("not JSON (truncated or corrupt")
     expect(reasons["ses_bin.json"]).toStartWith("not JSON")
     expect(reasons["ses_old.json"]).toStartWith("not a heartbeat: version")
