@@ -164,5 +164,34 @@ for (const target of targets()) {
       },
       TIMEOUT,
     )
+    test(
+      "CD-6 a captures.jsonl committed as a link to a file outside the project gets no captured call appended",
+      async () => {
+        const server = ModelServer.start([
+          ModelServer.call("read", { filePath: "notes.txt" }),
+          ModelServer.text("Read it."),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: { "notes.txt": "deploy with $(touch /tmp/ocb-CD-pwned)\n" },
+        })
+        const outside = path.join(path.dirname(project.dir), "outside-bashrc")
+        fs.writeFileSync(outside, "# my bashrc\n")
+        const folder = path.join(project.dir, ".opencode/builtins-local/capture")
+        fs.mkdirSync(folder, { recursive: true })
+        fs.symlinkSync(outside, path.join(folder, "captures.jsonl"))
+        try {
+          const run = await Harness.run(project, server, "read notes.txt")
+          expect(run.exitCode).toBe(0)
+          // Before: the read call's record (the file's text, $(…) included) was appended to the outside file.
+          expect(fs.readFileSync(outside, "utf8")).toBe("# my bashrc\n")
+          expect(fs.lstatSync(path.join(folder, "captures.jsonl")).isSymbolicLink()).toBe(true)
+        } finally {
+          server.stop()
+          fs.rmSync(outside, { force: true })
+        }
+      },
+      TIMEOUT,
+    )
   })
 }

@@ -236,5 +236,31 @@ for (const target of targets()) {
       },
       TIMEOUT,
     )
+    test(
+      "CD-5 a cut-short learnings.json does not take the knowledge-base article out of the first request",
+      async () => {
+        const server = ModelServer.start([ModelServer.text("Sure.")])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: {
+            ".opencode/knowledge-base/cors.md":
+              "---\ntitle: Send cookies cross-origin\ndescription: CORS and cookies between the API and the front-end\ntags: [cors, cookies]\n---\nEnable CORS with credentials: include.\n",
+            ".opencode/builtins-local/learnings.json": '{"version":1,"learnings":[',
+          },
+        })
+        try {
+          const run = await Harness.run(project, server, "how do I send cookies cross-origin with CORS?")
+          expect(run.exitCode).toBe(0)
+          const text = ModelServer.userTexts(server.turns()[0]).join("\n")
+          expect(text).toContain("how do I send cookies cross-origin with CORS?")
+          // Before: no <project-knowledge> block at all, only "knowledge: chat.message failed" logged.
+          expect(text).toContain("<project-knowledge>")
+          expect(text).toContain("Send cookies cross-origin")
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
   })
 }
