@@ -433,4 +433,43 @@ describe("opencode-builtins mcp: a client that closes its input (red team CD-1)"
     },
     TIMEOUT,
   )
+
+  test(
+    "a request the client cancels before closing gets no answer (by the protocol) and does not hold the exit",
+    async () => {
+      await using dir = await tmpdir(PROJECT)
+      const proc = Bun.spawn([process.execPath, CLI, "mcp", "--quiet"], {
+        cwd: dir.path,
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      })
+      const lines = [
+        {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
+        },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "discover", arguments: { prompt: "deploy" } } },
+        { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "user" } },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      ]
+      proc.stdin.write(lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+      await proc.stdin.flush()
+      proc.stdin.end()
+      const out = await new Response(proc.stdout).text()
+      // Well within the 60 s the server waits for requests still running: nothing is left waiting for id 1.
+      expect(await proc.exited).toBe(0)
+      const ids = out
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).id)
+      expect(ids).toContain(0)
+      expect(ids).toContain(2)
+      expect(ids).not.toContain(1)
+    },
+    { timeout: 30_000 },
+  )
 })
