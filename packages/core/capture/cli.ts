@@ -5,6 +5,8 @@ import { Terminal } from "../util/terminal"
 import { Capture } from "./feature"
 import { CaptureStore } from "./store"
 import { StoredTime } from "../util/time"
+import { errorMessage } from "../util/error"
+import { ProjectFolder } from "../util/folder"
 
 const USAGE = `usage:
   opencode-builtins capture list [--session id] [--tool name] [--failed] [--limit n] [--json] [-C dir]
@@ -113,7 +115,16 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         io.err("capture: clear deletes every captured call of this project; run it again with --yes\n")
         return Exit.usage
       }
-      io.out(`Deleted ${store.clear()} captured call(s).\n`)
+      let n: number
+      try {
+        n = store.clear()
+      } catch (error) {
+        // Another process holding the store's lock, or a link planted at it: said by name, nothing deleted.
+        if (!LocalState.LockTimeout.is(error) && !(error instanceof ProjectFolder.Linked)) throw error
+        io.err(`capture: ${errorMessage(error)}\n`)
+        return Exit.findings
+      }
+      io.out(`Deleted ${n} captured call(s).\n`)
       return Exit.ok
     }
   }

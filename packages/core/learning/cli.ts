@@ -4,6 +4,7 @@ import { Terminal } from "../util/terminal"
 import { LocalState } from "./local"
 import { LearningStore } from "./store"
 import { StoredTime } from "../util/time"
+import { ProjectFolder } from "../util/folder"
 
 const USAGE = `usage:
   opencode-builtins learnings list [--kind correction|decision|preference] [--json] [-C dir]
@@ -43,7 +44,14 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     for (const kept of store.keptAside()) io.err(`learnings: note: the file as it was is kept in ${kept}\n`)
     return code
   } catch (error) {
-    if (!LearningStore.CorruptError.is(error)) throw error
+    // What the user can act on is said by name: a file that cannot be read, a lock another process holds, a link
+    // where the state (or its lock) should be.
+    if (
+      !LearningStore.CorruptError.is(error) &&
+      !LocalState.LockTimeout.is(error) &&
+      !(error instanceof ProjectFolder.Linked)
+    )
+      throw error
     io.err(`learnings: ${errorMessage(error)}\n`)
     return Exit.findings
   }

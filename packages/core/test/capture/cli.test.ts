@@ -162,3 +162,16 @@ describe("opencode-builtins capture: a stored time beyond the Date range (red te
     expect(show.stderr).not.toContain("    at ")
   })
 })
+
+describe("opencode-builtins capture clear: the lock", () => {
+  test("a lock file planted as a link: clear refuses by name (exit 1), deletes nothing, no stack trace", async () => {
+    await using p = await project()
+    const store = CaptureStore.open(p.path)
+    fs.symlinkSync("/nonexistent-target", `${store.file}.lock`)
+    const io = memoryIO(p.path)
+    expect(await run(["clear", "--yes"], io)).toBe(1)
+    expect(io.stderr).toContain(`capture: ${store.file}.lock is a symbolic link`)
+    expect(io.stderr).not.toContain("    at ")
+    expect(store.all().length).toBeGreaterThan(0)
+  })
+})

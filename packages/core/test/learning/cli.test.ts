@@ -95,3 +95,22 @@ describe("opencode-builtins learnings: a stored time beyond the Date range (red 
     expect(io.stderr).not.toContain("    at ")
   })
 })
+
+describe("opencode-builtins learnings: the lock (red team CD-2)", () => {
+  test("a lock file planted as a link: delete and clear refuse by name (exit 1), nothing written through it, no stack trace", async () => {
+    await using outside = await tmpdir({ target: "mine\n" })
+    await using dir = await tmpdir({ [FILE]: JSON.stringify({ version: 1, learnings: [GOOD] }) })
+    fs.symlinkSync(outside.file("target"), dir.file(`${FILE}.lock`))
+    for (const argv of [
+      ["delete", "lrn_a"],
+      ["clear", "--yes"],
+    ]) {
+      const io = memoryIO(dir.path)
+      expect([argv, await run(argv, io)]).toEqual([argv, 1])
+      expect(io.stderr).toContain(`learnings: ${dir.file(`${FILE}.lock`)} is a symbolic link`)
+      expect(io.stderr).not.toContain("    at ")
+    }
+    expect(fs.readFileSync(outside.file("target"), "utf8")).toBe("mine\n")
+    expect(JSON.parse(fs.readFileSync(dir.file(FILE), "utf8")).learnings.length).toBe(1)
+  })
+})
