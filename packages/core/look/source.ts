@@ -125,8 +125,14 @@ export namespace LookSource {
       if (stat.size === 0) throw new LookError(`look_at: ${label} is empty`)
       if (stat.size > limits.maxBytes) throw tooLarge(label, stat.size, limits.maxBytes)
       const buffer = Buffer.alloc(Math.min(stat.size, LookMime.HEAD_BYTES))
-      const head = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0))
-      const type = LookMime.sniff(head)
+      let head = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0))
+      let type = LookMime.sniff(head)
+      if (!type && head.length < stat.size && LookMime.undecided(head)) {
+        // Text still inside an SVG prolog (a long license comment): read on, at most the SVG limit.
+        const more = Buffer.alloc(Math.min(stat.size, limits.maxSvgBytes))
+        head = more.subarray(0, fs.readSync(fd, more, 0, more.length, 0))
+        type = LookMime.sniff(head)
+      }
       if (!type) throw unsupported(label, head)
       if (type.kind === "svg" && stat.size > limits.maxSvgBytes)
         throw tooLarge(label, stat.size, limits.maxSvgBytes, "svg")
@@ -207,8 +213,12 @@ export namespace LookSource {
   function checked(label: string, bytes: Uint8Array, limits: Limits): Source {
     if (!bytes.length) throw new LookError(`look_at: ${label} is empty`)
     if (bytes.length > limits.maxBytes) throw tooLarge(label, bytes.length, limits.maxBytes)
-    const head = bytes.subarray(0, LookMime.HEAD_BYTES)
-    const type = LookMime.sniff(head)
+    let head = bytes.subarray(0, LookMime.HEAD_BYTES)
+    let type = LookMime.sniff(head)
+    if (!type && head.length < bytes.length && LookMime.undecided(head)) {
+      head = bytes.subarray(0, limits.maxSvgBytes)
+      type = LookMime.sniff(head)
+    }
     if (!type) throw unsupported(label, head)
     if (type.kind === "svg" && bytes.length > limits.maxSvgBytes)
       throw tooLarge(label, bytes.length, limits.maxSvgBytes, "svg")

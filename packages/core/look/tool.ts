@@ -14,8 +14,9 @@ import { LookSource } from "./source"
  *
  * Order of checks, each refusing before the next step: the security layer's access check on the path (no byte read
  * before it); OpenCode's permissions (`external_directory` outside the project, `read`); the size (stat, or the
- * base64 length); the type from the first 4 KB; the model's input modalities (the current model, else the configured
- * `model`), so a model that cannot take the file costs no request; then the whole file is read and the child call
+ * base64 length); the type from the first 4 KB (read on, up to the SVG limit, while an SVG prolog is unfinished); the
+ * model's input modalities (the current model, else the configured `model`), so a model that cannot take the file
+ * costs no request; then the whole file is read and the child call
  * made. SVG is sent as its source text (providers take raster images only), so any model can analyse it.
  *
  * @example

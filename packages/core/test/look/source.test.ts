@@ -114,3 +114,76 @@ describe("look_at sources: type from the bytes, size before decoding", () => {
     }
   })
 })
+
+/**
+ * A non-SVG XML document (a Maven pom, an Android drawable) opening with many one-line comments. The old SVG prolog
+ * regex backtracked exponentially on such text (2-4 s of CPU each, until JavaScriptCore's backtrack limit stopped it;
+ * red team CE-2). Linear code takes microseconds: the per-test timeout is the only time limit, set far below what
+ * the cases cost the old code.
+ */
+export function commentedXml(comments: number, root = '<project xmlns="http://maven.apache.org/POM/4.0.0">') {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    Array.from({ length: comments }, (_, k) => `<!-- Licensed line ${k} -->\n`).join("") +
+    `${root}\n</project>\n`
+  )
+}
+
+describe("look_at type sniffing is linear and reads past a long SVG prolog (red team CE-2, CE-7)", () => {
+  test("text with many comments or processing instructions before a non-svg element is told apart at once", () => {
+    for (let comments = 25; comments < 40; comments++) {
+      expect(LookMime.sniff(Buffer.from(commentedXml(comments)))).toBeUndefined()
+      expect(LookMime.sniff(Buffer.from(commentedXml(comments).replace(/<!--(.*)-->/g, "<?pi $1?>")))).toBeUndefined()
+    }
+    // The same prologs before <svg> (or a prefixed <svg:svg>) are SVG; <svgx> or another element first is not.
+    expect(LookMime.sniff(Buffer.from(commentedXml(30, "<svg xmlns='http://www.w3.org/2000/svg'>")))?.kind).toBe("svg")
+    expect(LookMime.sniff(Buffer.from(commentedXml(30, "<svg:svg>")))?.kind).toBe("svg")
+    expect(LookMime.sniff(Buffer.from(commentedXml(30, "<svgx>")))).toBeUndefined()
+    const doctype =
+      '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x.dtd" [\n  <!ENTITY ns_a "http://a/">\n  <!ENTITY b "]">\n]>\n'
+    expect(LookMime.sniff(Buffer.from(`<?xml version="1.0"?>\n<!-- c -->\n${doctype}<svg>`))?.kind).toBe("svg")
+    expect(LookMime.sniff(Buffer.from(`<!doctype html>\n<html><svg></svg></html>`))).toBeUndefined()
+    expect(LookMime.describe(Buffer.from(commentedXml(30)))).toBe("text")
+  }, 5_000)
+
+  test("a file_path to such an XML file is refused as unsupported, and a failed image_data call's note is cheap", async () => {
+    const xml = commentedXml(30)
+    await using dir = await tmpdir({ "res/drawable/icon.xml": xml })
+    for (let i = 0; i < 5; i++)
+      expect(() => LookSource.file(dir.file("res/drawable/icon.xml"), dir.path, LIMITS)).toThrow(
+        "look_at: res/drawable/icon.xml is text, not a supported type",
+      )
+    // LookTool.forget computes this note before every request, for every failed look_at call of the session.
+    for (let i = 0; i < 5; i++)
+      expect(LookSource.noteOf(Buffer.from(xml).toString("base64"))).toBe(
+        `[image_data, ${LookSource.kb(xml.length)}: given to look_at, not kept here]`,
+      )
+  }, 5_000)
+
+  test("an SVG whose leading license comment is over 4 KB is still an SVG (file and image_data), bounded by the SVG limit", async () => {
+    const license = "Licensed under the Apache License, Version 2.0; you may not use this file except in compliance.\n"
+    const svg = `<!--\n${license.repeat(45)}-->\n<svg xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>\n`
+    expect(svg.length).toBeGreaterThan(LookMime.HEAD_BYTES)
+    const limits = { maxBytes: 1 << 20, maxSvgBytes: 16 * 1024 }
+    await using dir = await tmpdir({
+      "icons/logo.svg": svg,
+      "notes.txt": `<!--\n${license.repeat(45)}-->\nplain text after a comment\n`,
+      // A prolog longer than the SVG limit: whatever follows, it is no SVG look_at would take; refused as text.
+      "long.svg": `<!--\n${license.repeat(400)}-->\n<svg/>\n`,
+    })
+    const source = LookSource.file(dir.file("icons/logo.svg"), dir.path, limits)
+    try {
+      expect(source.type.mime).toBe("image/svg+xml")
+      expect(new TextDecoder().decode(source.bytes())).toBe(svg)
+    } finally {
+      source.close?.()
+    }
+    expect(LookSource.data(Buffer.from(svg).toString("base64"), limits).type.kind).toBe("svg")
+    expect(() => LookSource.file(dir.file("notes.txt"), dir.path, limits)).toThrow("notes.txt is text, not a supported")
+    expect(() => LookSource.file(dir.file("long.svg"), dir.path, limits)).toThrow("long.svg is text, not a supported")
+    // An unfinished prolog is undecided; a finished one followed by anything else is not.
+    expect(LookMime.undecided(Buffer.from("<?xml version='1.0'?>\n<!-- a long licen"))).toBe(true)
+    expect(LookMime.undecided(Buffer.from("<!-- c -->\n<!DOCTY"))).toBe(true)
+    expect(LookMime.undecided(Buffer.from("<!-- c -->\n<project>"))).toBe(false)
+  })
+})

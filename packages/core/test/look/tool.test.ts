@@ -333,4 +333,25 @@ describe("look_at", () => {
     expect(built).toEqual(["look-at"])
     expect(hooks.tool?.look_at).toBeUndefined()
   })
+
+  test("forget, run before every request, notes a failed look_at call's image_data at once (red team CE-2)", () => {
+    // Text opening with 30 comments: the old SVG regex spent 2-4 s on each such call before every request.
+    const xml =
+      '<?xml version="1.0"?>\n' +
+      Array.from({ length: 30 }, (_, k) => `<!-- Licensed line ${k} -->\n`).join("") +
+      "<project>\n</project>\n"
+    const messages: any[] = [
+      {
+        info: { id: "m1", role: "assistant" },
+        parts: Array.from({ length: 5 }, (_, i) => ({
+          type: "tool",
+          tool: "look_at",
+          callID: `c${i}`,
+          state: { status: "error", input: { image_data: Buffer.from(xml).toString("base64"), goal: "x" }, error: "e" },
+        })),
+      },
+    ]
+    expect(LookTool.forget(messages)).toBe(5)
+    expect(messages[0].parts[0].state.input.image_data).toStartWith("[image_data, ")
+  }, 5_000)
 })
