@@ -55,6 +55,37 @@ for (const target of targets()) {
     )
 
     test(
+      "opencode run: todos OpenCode stored with statuses spelled otherwise (in-progress, todo) are continued (red team CE-6)",
+      async () => {
+        // OpenCode's todowrite accepts any string as a status; before, these todos were neither open nor done.
+        const server = ModelServer.start([
+          ModelServer.call("todowrite", {
+            todos: [
+              { content: "Set up the project", status: "completed", priority: "high" },
+              { content: "Write the parser", status: "in-progress", priority: "high" },
+              { content: "Document the format", status: "todo", priority: "medium" },
+            ],
+          }),
+          ...Array.from({ length: 6 }, (_, i) => ModelServer.text(`Made some progress (${i}).`)),
+        ])
+        await using project = await Harness.project({ bin: target.bin })
+        try {
+          const result = await Harness.run(project, server, "Build the parser", { timeoutMs: 120_000 })
+          expect(result.exitCode).toBe(0)
+          expect(result.tools.filter((t) => t.tool === "todowrite").map((t) => t.status)).toEqual(["completed"])
+          const turns = server.turns()
+          // The todowrite step, the reply that ended the turn, then the 3 continuations.
+          expect(turns).toHaveLength(5)
+          expect(lastUser(turns[2])).toContain("- [in-progress] Write the parser (high)")
+          expect(lastUser(turns[2])).toContain("- [todo] Document the format (medium)")
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+
+    test(
       "server: no continuation after an abort (Esc) while todos are open",
       async () => {
         const server = ModelServer.start([

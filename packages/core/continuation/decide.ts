@@ -118,7 +118,7 @@ export namespace ContinuationDecide {
       continue: true,
       index: sent.length + 1,
       of: settings.maxContinuations,
-      open: facts.todos.filter((t) => TodoContinuation.OPEN.has(t.status)),
+      open: facts.todos.filter(TodoContinuation.isOpen),
       counts,
       stalled: stalled.next,
     }

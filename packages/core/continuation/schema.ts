@@ -27,15 +27,92 @@ export namespace TodoContinuation {
   export type Todo = { content: string; status: string; priority?: string }
   export type Counts = { open: number; completed: number; total: number }
 
-  /** Statuses of a todo that is still to do. */
-  export const OPEN: ReadonlySet<string> = new Set(["pending", "in_progress"])
+  /**
+   * What a todo's status means here. OpenCode's `todowrite` takes any string (`status: z.string()`, described as
+   * "pending, in_progress, completed, cancelled"), and models write other spellings and words. A status is compared
+   * without case, blanks, `-`, `_`, `.`, `/` and apostrophes ("In Progress", "in-progress", "IN_PROGRESS" and
+   * "inprogress" are one), then looked up in `STATES`:
+   *
+   * - open (continued): pending, todo, open, not started, new, planned, queued, backlog, in progress, progress, doing,
+   *   active, started, ongoing, wip, working, running, current;
+   * - held (not continued, not done: the model parked it): blocked, on hold, hold, paused, deferred, postponed, waiting;
+   * - completed: completed, complete, done, finished, resolved, fixed, closed, succeeded;
+   * - cancelled: cancelled, canceled, cancel, dropped, abandoned, skipped, obsolete, won't do, wontfix, not needed,
+   *   removed, rejected, failed, superseded.
+   *
+   * Any other status is open: only a todo marked done, dropped or parked needs no more work, and a status nobody
+   * foresaw costs at most the bounded continuations (before, such todos were neither open nor done and a turn ending
+   * with them got no continuation at all: red team CE-6).
+   *
+   * @example
+   * TodoContinuation.state("In Progress") // "open"
+   * TodoContinuation.state("DONE") // "completed"
+   */
+  export function state(status: string): State {
+    const key = String(status ?? "")
+      .toLowerCase()
+      .replace(/[\s\-_./'’]+/g, "")
+    return STATES.get(key) ?? "open"
+  }
+  export type State = "open" | "held" | "completed" | "cancelled"
+
+  const FAMILIES: Record<State, string[]> = {
+    open: [
+      "pending",
+      "todo",
+      "open",
+      "notstarted",
+      "new",
+      "planned",
+      "queued",
+      "backlog",
+      "inprogress",
+      "progress",
+      "doing",
+      "active",
+      "started",
+      "ongoing",
+      "wip",
+      "working",
+      "running",
+      "current",
+    ],
+    held: ["blocked", "onhold", "hold", "paused", "deferred", "postponed", "waiting"],
+    completed: ["completed", "complete", "done", "finished", "resolved", "fixed", "closed", "succeeded"],
+    cancelled: [
+      "cancelled",
+      "canceled",
+      "cancel",
+      "dropped",
+      "abandoned",
+      "skipped",
+      "obsolete",
+      "wontdo",
+      "wontfix",
+      "notneeded",
+      "removed",
+      "rejected",
+      "failed",
+      "superseded",
+    ],
+  }
+  /** The normalised statuses `state` knows, each with its meaning. */
+  export const STATES: ReadonlyMap<string, State> = new Map(
+    Object.entries(FAMILIES).flatMap(([state, keys]) => keys.map((k) => [k, state as State] as const)),
+  )
+
+  /** Whether a todo is still to do (see `state`). */
+  export function isOpen(todo: Pick<Todo, "status">): boolean {
+    return state(todo.status) === "open"
+  }
 
   export function counts(todos: readonly Todo[]): Counts {
     let open = 0
     let completed = 0
     for (const todo of todos) {
-      if (OPEN.has(todo.status)) open++
-      else if (todo.status === "completed") completed++
+      const s = state(todo.status)
+      if (s === "open") open++
+      else if (s === "completed") completed++
     }
     return { open, completed, total: todos.length }
   }

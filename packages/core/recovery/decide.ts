@@ -1,3 +1,4 @@
+import { TodoContinuation } from "../continuation/schema"
 import { SecuritySecrets } from "../security/secrets"
 import type { HostSessions } from "../sessions"
 import { RecoveryLease } from "./lease"
@@ -88,7 +89,7 @@ export namespace RecoveryDecide {
   export function line(found: Found): string {
     const b = found.beat
     const tools = b.running.map((r) => (r.title ? `${r.tool} (${clip(r.title, 60)})` : r.tool))
-    const open = b.todos?.filter((t) => t.status === "pending" || t.status === "in_progress").length
+    const open = b.todos?.filter(TodoContinuation.isOpen).length
     const head = `${b.sessionID}${b.title ? ` "${clip(b.title, 50)}"` : ""} interrupted ${StoredTime.iso(b.lease.renewed)}`
     const why = ` (${REASONS[found.reason as keyof typeof REASONS] ?? found.reason})`
     return `${head}${why}${tools.length ? ` during ${tools.join(", ")}` : ""}${open ? `, ${open} open todo${open === 1 ? "" : "s"}` : ""}`

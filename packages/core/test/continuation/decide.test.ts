@@ -89,6 +89,37 @@ describe("counting", () => {
     ).toEqual({ open: 2, completed: 1, total: 4 })
   })
 
+  test("statuses are normalised (case, separators, synonyms); an unknown one is open (red team CE-6)", () => {
+    const st = TodoContinuation.state
+    for (const s of [
+      "pending",
+      "in_progress",
+      "in-progress",
+      "In Progress",
+      "IN_PROGRESS",
+      "inprogress",
+      "todo",
+      "To Do",
+    ])
+      expect([s, st(s)]).toEqual([s, "open"])
+    for (const s of ["open", "not_started", "Not Started", "WIP", "doing", "needs-review", "", "🚧"])
+      expect([s, st(s)]).toEqual([s, "open"])
+    for (const s of ["completed", "Completed", "DONE", "done", "finished", "Resolved"])
+      expect([s, st(s)]).toEqual([s, "completed"])
+    for (const s of ["cancelled", "canceled", "Won't Do", "wont-fix", "skipped", "failed"])
+      expect([s, st(s)]).toEqual([s, "cancelled"])
+    for (const s of ["blocked", "On Hold", "on_hold", "paused", "deferred"]) expect([s, st(s)]).toEqual([s, "held"])
+    expect(
+      TodoContinuation.counts([
+        { content: "a", status: "In Progress" },
+        { content: "b", status: "todo" },
+        { content: "c", status: "Done" },
+        { content: "d", status: "blocked" },
+        { content: "e", status: "won't do" },
+      ]),
+    ).toEqual({ open: 2, completed: 1, total: 5 })
+  })
+
   test("progress: completed up or open down; nothing else", () => {
     const p = TodoContinuation.progressed
     expect(p({ open: 2, completed: 0, total: 2 }, { open: 1, completed: 1, total: 2 })).toBe(true)

@@ -89,6 +89,43 @@ describe("todo continuation: bounded", () => {
   })
 })
 
+describe("todo continuation: statuses OpenCode accepts in other spellings (red team CE-6)", () => {
+  // OpenCode's todowrite takes any string as a status; a todo spelled otherwise was neither open nor completed, so
+  // the turn got no continuation (decision no-open-todos).
+  test.each([
+    ["in-progress", "todo"],
+    ["In Progress", "Pending"],
+    ["IN_PROGRESS", "PENDING"],
+    ["not_started", "open"],
+  ])("open todos with statuses %p / %p get a continuation that lists them", async (a, b) => {
+    const sim = new Sim()
+    sim.user("migrate the three modules")
+    const todos = [
+      { content: "migrate module a", status: "completed" },
+      { content: "migrate module b", status: a },
+      { content: "migrate module c", status: b },
+    ]
+    await sim.run((step) => (step === 0 ? { todos } : { text: "Module a is migrated." }))
+    expect(sim.continuations().length).toBeGreaterThan(0)
+    const prompt = sim.continuations()[0]!
+    expect(JSON.stringify(prompt)).toContain(`[${a}] migrate module b`)
+    expect(JSON.stringify(prompt)).toContain(`[${b}] migrate module c`)
+  })
+
+  test("todos the model marked done, dropped or parked in its own words get none", async () => {
+    const sim = new Sim()
+    sim.user("migrate the three modules")
+    const todos = [
+      { content: "migrate module a", status: "Done" },
+      { content: "migrate module b", status: "won't do" },
+      { content: "migrate module c", status: "blocked" },
+    ]
+    await sim.run((step) => (step === 0 ? { todos } : { text: "Module c waits for the API key." }))
+    expect(sim.continuations()).toEqual([])
+    expect(sim.instance.decisions.at(-1)?.decision).toEqual({ continue: false, reason: "no-open-todos" })
+  })
+})
+
 describe("todo continuation: zero continuations", () => {
   const cases: [string, (sim: Sim) => void, (step: number) => any, string][] = [
     ["todos all done", () => {}, (s) => (s === 0 ? { todos: done(OPEN, 2) } : { text: "all done" }), "no-open-todos"],
