@@ -21,6 +21,9 @@ import { ReadmeInject } from "./inject"
  *   file being read itself, a README outside the worktree, one the security policy keeps from reading (`Host.access`,
  *   asked before a byte is read); protected segments inside a README are redacted.
  * - Each block holds at most `maxTokens` (default 2,000; ~4 characters a token) and then points at the file.
+ * - All the blocks one read adds hold at most `maxTotalTokens` (default 6,000), nearest README first: the last one
+ *   that fits is cut to what is left, and those after it are only named ("not shown … read it"), not claimed, so a
+ *   later read may bring them in. Before, 12 nested READMEs added 98 KB to one read (red team CE-3).
  *
  * @example
  * const hooks = ReadmeHooks.create({ host, config: {} })
@@ -28,6 +31,10 @@ import { ReadmeInject } from "./inject"
  */
 export namespace ReadmeHooks {
   export const DEFAULT_MAX_TOKENS = 2000
+  /** Token budget of all README blocks one read adds. */
+  export const DEFAULT_MAX_TOTAL_TOKENS = 6000
+  /** Less budget than this left: a README is named, not cut to a stub. */
+  export const MIN_BLOCK_TOKENS = 100
   /** A claim the history never confirms (a result that was never stored) is dropped after this long. */
   const CLAIM_TTL_MS = 10 * 60_000
 
@@ -35,6 +42,8 @@ export namespace ReadmeHooks {
   export const Config = z.object({
     /** Token budget of one README block (default 2,000). */
     maxTokens: z.number().int().min(50).max(100_000).optional(),
+    /** Token budget of all README blocks one read adds, nearest first; the rest are named only (default 6,000). */
+    maxTotalTokens: z.number().int().min(50).max(400_000).optional(),
     /** Also inject the README of the project directory and its parents (default false). */
     includeRoot: z.boolean().optional(),
     /**
@@ -60,6 +69,7 @@ export namespace ReadmeHooks {
   export function create(options: Options): Hooks {
     const { host, config } = options
     const maxTokens = config.maxTokens ?? DEFAULT_MAX_TOKENS
+    const maxTotalTokens = config.maxTotalTokens ?? DEFAULT_MAX_TOTAL_TOKENS
     const names = config.names ?? ReadmeInject.DEFAULT_NAMES
     const bounds: ReadmeInject.Bounds = {
       directory: host.directory,
@@ -112,11 +122,19 @@ export namespace ReadmeHooks {
       const pairs = host.segments?.().read ?? []
       const blocks: string[] = []
       const paths: string[] = []
+      /** READMEs past the total budget: named, not shown. */
+      const unshown: string[] = []
+      let budget = maxTotalTokens
       for (const readme of candidates) {
         if (seen.has(readme) || mine.has(readme)) continue
         const denied = await host.access?.(readme, "read", { quiet: true })
         if (denied) continue
-        let { text, more } = ReadmeInject.head(readme, maxTokens * ReadmeInject.CHARS_PER_TOKEN)
+        const tokens = Math.min(maxTokens, budget)
+        if (tokens < Math.min(MIN_BLOCK_TOKENS, maxTokens)) {
+          unshown.push(readme)
+          continue
+        }
+        let { text, more } = ReadmeInject.head(readme, tokens * ReadmeInject.CHARS_PER_TOKEN)
         const segments = SecuritySegments.find(text, pairs)
         if (segments.length)
           text = SecurityRedact.redactContent(
@@ -124,10 +142,13 @@ export namespace ReadmeHooks {
             segments.map((s) => ({ start: s.start, end: s.end, label: "protected segment" })),
           )
         if (!text.trim()) continue
-        blocks.push(ReadmeInject.block(readme, text, more, maxTokens))
+        const block = ReadmeInject.block(readme, text, more, tokens)
+        blocks.push(block)
+        budget -= Math.ceil(block.length / ReadmeInject.CHARS_PER_TOKEN)
         paths.push(readme)
         mine.set(readme, { callID, at: now })
       }
+      if (blocks.length && unshown.length) blocks.push(ReadmeInject.unshown(unshown, maxTotalTokens))
       return { text: blocks.length ? ReadmeInject.reminder(blocks) : "", paths }
     }
 

@@ -163,6 +163,21 @@ export namespace ReadmeInject {
     return `${HEADER}${file}\n${body}${note}`
   }
 
+  /**
+   * The line naming READMEs left out because one read's blocks reached their total budget (`maxTotalTokens`).
+   *
+   * @example
+   * ReadmeInject.unshown(["/r/a/README.md"], 6000)
+   * // "README not shown (the READMEs of one read are capped at ~6000 tokens; read it if it matters): /r/a/README.md"
+   */
+  export function unshown(files: string[], maxTotalTokens: number): string {
+    const them = files.length === 1 ? "it" : "them"
+    return (
+      `README not shown (the READMEs of one read are capped at ~${maxTotalTokens} tokens; read ${them} if ` +
+      `${files.length === 1 ? "it matters" : "they matter"}): ${files.join(", ")}`
+    )
+  }
+
   /** The blocks appended to a tool result, in one reminder element of their own. */
   export function reminder(blocks: string[]): string {
     return `\n\n<system-reminder>\n${blocks.join("\n\n")}\n</system-reminder>`

@@ -3,6 +3,7 @@ import fs from "fs"
 import path from "path"
 import { Builtins } from "../../builtins"
 import type { Host } from "../../host"
+import { ReadmeHistory } from "../../readme/history"
 import { ReadmeHooks } from "../../readme/hooks"
 import { ReadmeInject } from "../../readme/inject"
 import { Logger } from "../../util/log"
@@ -220,6 +221,50 @@ describe("README injection on read results", () => {
     const small = (await s2.read(ReadmeHooks.create({ host: s2.host, config: { maxTokens: 100 } }), "pkg/a/x.ts")).text
     expect(small).toContain("[truncated at ~100 tokens")
     expect(small.length).toBeLessThan(out.length / 10)
+  })
+
+  test("total budget: 12 nested READMEs add at most maxTotalTokens, nearest first; the rest are named and come with a later read (red team CE-3)", async () => {
+    const files: Record<string, string> = {}
+    let folder = ""
+    for (let i = 1; i <= 12; i++) {
+      folder = path.join(folder, `l${i}`)
+      files[path.join(folder, "README.md")] = Array.from(
+        { length: 400 },
+        (_, k) => `line ${k} of a long README for level ${i}, with words words words words words`,
+      ).join("\n")
+    }
+    files[path.join(folder, "x.ts")] = "x\n"
+    files[path.join(folder, "..", "y.ts")] = "y\n"
+    await using dir = await tmpdir(files)
+    const s = session(dir.path)
+    const hooks = ReadmeHooks.create({ host: s.host, config: {} })
+    const read = await s.read(hooks, path.join(folder, "x.ts"))
+    const added = read.text.slice(read.text.indexOf("<system-reminder>"))
+    // Before: 12 blocks of ~8,000 characters, 97,503 characters added to a one-line result.
+    expect(added.length).toBeLessThanOrEqual(ReadmeHooks.DEFAULT_MAX_TOTAL_TOKENS * ReadmeInject.CHARS_PER_TOKEN + 2000)
+    const readme = (i: number) => dir.file(path.join(...Array.from({ length: i }, (_, k) => `l${k + 1}`), "README.md"))
+    // Nearest first: l12's and l11's READMEs whole (each cut at maxTokens), l10's cut to what was left.
+    expect(blocks(added, readme(12))).toBe(1)
+    expect(blocks(added, readme(11))).toBe(1)
+    expect(blocks(added, readme(10))).toBe(1)
+    for (let i = 1; i <= 9; i++) expect(blocks(added, readme(i))).toBe(0)
+    expect(read.part.state.metadata[ReadmeHistory.KEY]).toEqual([readme(12), readme(11), readme(10)])
+    // The rest are named, nearest first, with what to do.
+    const named = added.split("\n").find((l) => l.startsWith("README not shown"))!
+    expect(named).toStartWith("README not shown (the READMEs of one read are capped at ~6000 tokens; read them if")
+    expect(named).toEndWith(Array.from({ length: 9 }, (_, k) => readme(9 - k)).join(", "))
+    // A later read in the same subtree brings the next ones in (they were not claimed).
+    const next = (await s.read(hooks, path.join(folder, "..", "y.ts"))).text
+    expect(blocks(next, readme(9))).toBe(1)
+    expect(blocks(next, readme(11))).toBe(0)
+    // Configurable.
+    const s2 = session(dir.path)
+    const one = await s2.read(
+      ReadmeHooks.create({ host: s2.host, config: { maxTotalTokens: 2000 } }),
+      path.join(folder, "x.ts"),
+    )
+    expect(blocks(one.text, readme(12))).toBe(1)
+    expect(blocks(one.text, readme(11))).toBe(0)
   })
 
   test("includeRoot adds the project's own README; names picks other file names", async () => {
