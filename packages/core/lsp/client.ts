@@ -44,12 +44,24 @@ import { LspServers } from "./servers"
 export class LspClient {
   static readonly INITIALIZE_TIMEOUT_MS = 45_000
   static readonly REQUEST_TIMEOUT_MS = 30_000
+  /** How long a closed connection waits for the process to exit before it is called closed without an exit. */
+  static readonly CLOSE_GRACE_MS = 1000
 
   readonly id: string
   readonly root: string
   capabilities: ServerCapabilities = {}
   /** Set when the process exited or the connection closed; the client is then replaced on next use. */
   dead?: string
+  /**
+   * Why it ended, once it did: how the process exited (code or signal, the end of its stderr), or that its connection
+   * closed while the process went on (after `CLOSE_GRACE_MS`). A closed connection waits for the exit, so a crash is
+   * reported as the crash it is, never as a bare "connection closed".
+   */
+  ended: Promise<string> = new Promise(() => {})
+  /** The connection closed: the process is ending (see `ended`). */
+  private closing = false
+  /** The command it was started with (a crash is remembered per command: a changed one is tried again). */
+  command: string[] = []
   /** Milliseconds the `initialize` handshake took (spawn to answer). */
   initMs = 0
 
@@ -155,8 +167,20 @@ export class LspClient {
         })
       })
     })
-    void exited.then(({ reason }) => client.markDead(reason))
-    connection.onClose(() => client.markDead("connection closed"))
+    client.command = [...input.launch.command]
+    let closed!: () => void
+    const closes = new Promise<void>((resolve) => (closed = resolve))
+    client.ended = Promise.race([
+      exited.then(({ reason }) => reason),
+      closes
+        .then(() => delay(LspClient.CLOSE_GRACE_MS))
+        .then(() => `${input.spec.id}'s connection closed while its process kept running`),
+    ])
+    void client.ended.then((reason) => client.markDead(reason))
+    connection.onClose(() => {
+      client.closing = true
+      closed()
+    })
     connection.onError(([error]) => input.log.debug?.(`lsp ${input.spec.id}: ${error.message}`))
     client.listen()
     connection.listen()
@@ -213,6 +237,35 @@ export class LspClient {
   )
 
   /**
+   * A running server that ended (crashed) while it was asked something: its result is unknown. `reason` says how
+   * (exit code or signal and the end of its stderr). `crashes`: how many times in a row it ended on this file's
+   * current content; `gaveUp`: that was too often, so it is not started again for that content (see `Lsp`).
+   */
+  static readonly Exited = NamedError.create(
+    "LspServerExited",
+    z.object({
+      server: z.string(),
+      reason: z.string(),
+      during: z.string().optional(),
+      file: z.string().optional(),
+      crashes: z.number().optional(),
+      gaveUp: z.boolean().optional(),
+      command: z.string().optional(),
+    }),
+    (d) =>
+      `The ${d.server} language server ended ${d.during ? `during ${d.during}` : "while in use"}` +
+      `${d.file ? ` for ${d.file}` : ""}: ${d.reason.replace(/[.\s]+$/, "")}. Nothing is known about the result ` +
+      "(this is not an empty one). " +
+      (d.gaveUp
+        ? `It ended like this ${d.crashes} times in a row on this file as it is now, so it is not started again for ` +
+          "it (other files still use it; the file changing, or a changed server command, lets it try again). To " +
+          `fix: update the server, name a working command in opencode.json ("lsp": { "${d.server}": { "command": ` +
+          `["/path/to/server"] } }) or turn it off ("disabled": true); the crash is the server's bug, worth ` +
+          "reporting to its authors with this file."
+        : "Calling again starts it again; it may well crash again on the same file."),
+  )
+
+  /**
    * A server's stderr cut to what an agent can act on: its first (or `last`) non-empty lines up to a blank line or a
    * stack trace (Rust's `Stack backtrace:` and numbered frames, Python's `Traceback`, JavaScript's `    at …`), at
    * most 3 lines and 300 characters, on one line.
@@ -235,6 +288,18 @@ export class LspClient {
     const joined = (end === "first" ? kept : kept.reverse()).join(" ")
     return joined.length > 300 ? joined.slice(0, 299) + "…" : joined
   }
+
+  /** The `Exited` error of this client, once its final reason is known (`ended`). */
+  async exitedError(during?: string): Promise<InstanceType<typeof LspClient.Exited>> {
+    const reason = await this.ended
+    return new LspClient.Exited({ server: this.id, reason, during, command: this.command.join(" ") })
+  }
+
+  /** Whether the process is gone or going on its own (not stopped here): its connection closed or it died. */
+  get crashed(): boolean {
+    return !this.stopping && (this.closing || this.dead !== undefined)
+  }
+  private stopping = false
 
   private markDead(reason: string) {
     if (this.dead) return
@@ -370,6 +435,7 @@ export class LspClient {
    * version when the text differs from what was last sent. Returns the version the server now holds.
    */
   async sync(file: string, text: string): Promise<{ version: number; changed: boolean }> {
+    if (this.crashed) throw await this.exitedError("opening the file")
     this.alive()
     const uri = pathToFileURL(file).href
     const doc = this.docs.get(file)
@@ -378,17 +444,25 @@ export class LspClient {
     if (!doc) {
       const opened = { uri, version: 1, text, languageId: LspServers.languageId(file) }
       this.docs.set(file, opened)
-      await this.connection.sendNotification("textDocument/didOpen", {
-        textDocument: { uri, languageId: opened.languageId, version: 1, text },
-      })
+      await this.connection
+        .sendNotification("textDocument/didOpen", {
+          textDocument: { uri, languageId: opened.languageId, version: 1, text },
+        })
+        .catch(async (error) => {
+          throw this.crashed ? await this.exitedError("opening the file") : error
+        })
       return { version: 1, changed: true }
     }
     doc.version += 1
     doc.text = text
-    await this.connection.sendNotification("textDocument/didChange", {
-      textDocument: { uri, version: doc.version },
-      contentChanges: [{ text }],
-    })
+    await this.connection
+      .sendNotification("textDocument/didChange", {
+        textDocument: { uri, version: doc.version },
+        contentChanges: [{ text }],
+      })
+      .catch(async (error) => {
+        throw this.crashed ? await this.exitedError("updating the file") : error
+      })
     return { version: doc.version, changed: true }
   }
 
@@ -411,6 +485,7 @@ export class LspClient {
 
   /** A request with a time limit and the caller's abort signal. */
   async request<T>(method: string, params: unknown, options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
+    if (this.crashed) throw await this.exitedError(method)
     this.alive()
     const limit = options.timeoutMs ?? LspClient.REQUEST_TIMEOUT_MS
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -419,13 +494,19 @@ export class LspClient {
     options.signal?.addEventListener("abort", onAbort)
     try {
       return await Promise.race([
-        this.connection.sendRequest<T>(method, params),
+        // A request the closing connection rejects ("connection got disposed") waits for how the process ended.
+        this.connection.sendRequest<T>(method, params).catch(async (error) => {
+          if (this.crashed) throw await this.exitedError(method)
+          throw error
+        }),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new RequestTimeout(this.id, method, limit)), limit)
           abort.signal.addEventListener("abort", () => reject(new Error("aborted")))
         }),
         new Promise<never>((_, reject) => {
-          const wake = () => this.dead && reject(new Error(`${this.id}: ${this.dead}`))
+          const wake = () =>
+            this.dead &&
+            (this.crashed ? this.exitedError(method).then(reject) : reject(new Error(`${this.id}: ${this.dead}`)))
           this.waiters.add(wake)
           abort.signal.addEventListener("abort", () => this.waiters.delete(wake))
           setTimeout(() => this.waiters.delete(wake), limit + 10)
@@ -452,6 +533,7 @@ export class LspClient {
     if (this.spec.diagnostics === "tsserver") {
       const items = await this.tsserverDiagnostics(file, options.timeoutMs, options.signal).catch((error) => {
         if (error instanceof RequestTimeout) return "timeout" as const
+        if (LspClient.Exited.is(error)) throw error
         this.log.debug?.(`lsp ${this.id}: tsserverRequest failed, using published diagnostics: ${error}`)
         return undefined
       })
@@ -462,6 +544,7 @@ export class LspClient {
       const items = await this.pull(doc.uri, Math.max(1, deadline - performance.now()), options.signal).catch(
         (error) => {
           if (error instanceof RequestTimeout) return "timeout" as const
+          if (LspClient.Exited.is(error)) throw error
           this.log.debug?.(`lsp ${this.id}: textDocument/diagnostic failed, waiting for a publish: ${error}`)
           return undefined
         },
@@ -474,6 +557,8 @@ export class LspClient {
     // The server registered pull diagnostics while we waited (pyright does so after `initialized`): ask it.
     if (items === "pull")
       return this.diagnostics(file, { ...options, timeoutMs: Math.max(1, deadline - performance.now()) })
+    // The server ended while we waited: a crash, not a slow server (it was reported as a timeout to call again).
+    if (!items && this.crashed && !options.signal?.aborted) throw await this.exitedError("diagnostics")
     return items ? { status: "ok", items, via: "push" } : { status: "timeout", items: [], via: "push" }
   }
 
@@ -541,7 +626,7 @@ export class LspClient {
         const items = current()
         if (items) finish(items)
         else if (pullable()) finish("pull")
-        else if (this.dead) finish(undefined)
+        else if (this.dead || this.closing) finish(undefined)
       }
       const onAbort = () => finish(undefined)
       const timer = setTimeout(() => finish(undefined), Math.max(0, deadline - performance.now()))
@@ -557,6 +642,7 @@ export class LspClient {
 
   /** Polite shutdown (`shutdown` then `exit`, 2 s), then SIGTERM and SIGKILL to the whole process group. */
   async stop(): Promise<void> {
+    this.stopping = true
     const proc = this.proc
     const gone = new Promise<void>((resolve) => {
       if (proc.exitCode !== null || proc.signalCode !== null) resolve()

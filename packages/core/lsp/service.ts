@@ -1,3 +1,4 @@
+import { createHash } from "crypto"
 import fs from "fs/promises"
 import path from "path"
 import { fileURLToPath, pathToFileURL } from "url"
@@ -50,6 +51,12 @@ export namespace Lsp {
   export const MAX_SCANNED_BYTES = 1024 * 1024
   /** …and at most this many of those that mention it are opened in the server, so it searches them too. */
   export const MAX_OPENED_MENTIONS = 50
+  /**
+   * A server that ended (crashed) this many times in a row on a file's same content is not started again for that
+   * content (`LspClient.Exited` with `gaveUp`): calling again would only crash it again. A change of the file or of
+   * the server's command lets it try again; other files keep using it.
+   */
+  export const MAX_CRASHES = 2
 
   export type Input = LspServers.Context & {
     log: Logger
@@ -181,6 +188,20 @@ export namespace Lsp {
   const live = new Set<LspClient>()
   let exitHook = false
 
+  /** The operations on a file whose servers' crashes are remembered (see `MAX_CRASHES`). */
+  const GUARDED = [
+    "hover",
+    "definition",
+    "implementation",
+    "projects",
+    "references",
+    "documentSymbol",
+    "prepareCallHierarchy",
+    "calls",
+    "prepareRename",
+    "rename",
+  ] as const
+
   export function create(input: Input) {
     const directory = path.resolve(input.directory)
     const ctx = { directory, worktree: input.worktree || directory }
@@ -190,6 +211,11 @@ export namespace Lsp {
     /** What was sent to the servers for a file whose protected segments were blanked: that text and the real one. */
     const shownAs = new Map<string, { shown: string; real: string }>()
     const timeoutMs = input.diagnosticsTimeoutMs ?? DIAGNOSTICS_TIMEOUT_MS
+    /** Crashes in a row per server and file (`${server}\0${file}`): of which content, under which command. */
+    const crashes = new Map<string, { hash: string; command: string; count: number; reason: string; during?: string }>()
+    /** A digest of the text last sent to the servers per file (what a crash is remembered against). */
+    const sentHash = new Map<string, string>()
+    const digest = (text: string) => createHash("sha1").update(text).digest("hex")
     let stopped = false
     if (!exitHook) {
       exitHook = true
@@ -204,12 +230,26 @@ export namespace Lsp {
     const absolute = (file: string) => path.resolve(directory, file)
 
     /** The running (or started) clients for `file`; throws the named error when none can serve it. */
-    async function clientsFor(file: string): Promise<LspClient[]> {
+    async function clientsFor(file: string, hash?: string): Promise<LspClient[]> {
       if (stopped) throw new Error("the language servers were stopped")
       const resolved = servers()
       if (resolved.disabled) throw new LspServers.Disabled({ source: resolved.disabled })
       const matches = resolved.forFile(file)
       if (!matches.length) throw new LspServers.NotConfigured({ file: rel(file), extension: path.extname(file) })
+      // A server that crashed on this content too often is not started (nor sent the file) again.
+      for (const { spec, root } of hash ? matches : []) {
+        const known = crashes.get(`${spec.id}\0${file}`)
+        if (!known || known.hash !== hash || known.count < MAX_CRASHES) continue
+        if (spec.find(root, resolved.ctx)?.command.join(" ") !== known.command) continue
+        throw new LspClient.Exited({
+          server: spec.id,
+          reason: known.reason,
+          during: known.during,
+          file: rel(file),
+          crashes: known.count,
+          gaveUp: true,
+        })
+      }
       const out: LspClient[] = []
       let missing: { spec: LspServers.Spec } | undefined
       const box = input.sandbox ? await input.sandbox() : undefined
@@ -217,12 +257,12 @@ export namespace Lsp {
         const key = `${spec.id}\0${root}`
         let pending = clients.get(key)
         const existing = pending && (await pending.catch(() => undefined))
-        if (existing && !existing.dead && boxes.get(key) === box?.key) {
+        if (existing && !existing.dead && !existing.crashed && boxes.get(key) === box?.key) {
           out.push(existing)
           continue
         }
         // Started under other protections (a file protected since, a segment changed): it may hold what it read then.
-        if (existing && !existing.dead) {
+        if (existing && !existing.dead && !existing.crashed) {
           clients.delete(key)
           live.delete(existing)
           await existing.stop()
@@ -338,10 +378,43 @@ export namespace Lsp {
       const text = await read(file)
       // Positions are checked on the text the server gets (no byte-order mark: columns as an editor shows them).
       if (position) within(rel(file), LspText.withoutBom(text), position)
-      const list = await clientsFor(file)
       const sent = shown(file, text)
+      const hash = digest(sent)
+      sentHash.set(file, hash)
+      const list = await clientsFor(file, hash)
       await Promise.all(list.map((c) => c.sync(file, sent)))
       return { list, text: sent }
+    }
+
+    /**
+     * A server's crash during an operation on `file`, remembered against the content it was sent: the error again,
+     * with how many times in a row it crashed on it and whether it is given up for it (`MAX_CRASHES`).
+     */
+    function crashed(file: string, error: InstanceType<typeof LspClient.Exited>) {
+      const key = `${error.data.server}\0${file}`
+      const hash = sentHash.get(file) ?? ""
+      const command = error.data.command ?? ""
+      const known = crashes.get(key)
+      const count = known && known.hash === hash && known.command === command ? known.count + 1 : 1
+      crashes.set(key, { hash, command, count, reason: error.data.reason, during: error.data.during })
+      return new LspClient.Exited({
+        ...error.data,
+        file: rel(file),
+        crashes: count,
+        ...(count >= MAX_CRASHES ? { gaveUp: true } : {}),
+      })
+    }
+
+    /** Runs an operation on `file`: a crash is remembered (see `crashed`); a success forgets the file's crashes. */
+    async function guarded<T>(file: string, run: () => Promise<T>): Promise<T> {
+      try {
+        const result = await run()
+        for (const key of crashes.keys()) if (key.endsWith(`\0${file}`)) crashes.delete(key)
+        return result
+      } catch (error) {
+        if (LspClient.Exited.is(error) && !error.data.gaveUp) throw crashed(file, error)
+        throw error
+      }
     }
 
     /** Per TypeScript client: each solution project it loaded and the file opened for it (kept open). */
@@ -563,7 +636,7 @@ export namespace Lsp {
       return out
     }
 
-    return {
+    const api = {
       directory,
       /** The running clients (for the benchmark and tests). */
       async running() {
@@ -588,7 +661,7 @@ export namespace Lsp {
         const report: DiagnosticsReport = { status: "ok", files: [], skipped: [], truncated: false }
         const configs = new Map<string, LspClient>()
         if (stat.isFile()) {
-          report.files = await diagnosticsOf(target, severity, options.signal, true, configs)
+          report.files = await guarded(target, () => diagnosticsOf(target, severity, options.signal, true, configs))
         } else {
           const resolved = servers()
           if (resolved.disabled) throw new LspServers.Disabled({ source: resolved.disabled })
@@ -612,6 +685,8 @@ export namespace Lsp {
           // A server that could not start is not started again in this run: its files are listed as not checked,
           // with its error once (the other languages' results stand).
           const broken = new Map<string, string>()
+          /** Files each server crashed on in this run. */
+          const crashedOn = new Map<string, number>()
           let unchecked = false
           for (const file of files) {
             if (options.signal?.aborted) break
@@ -627,11 +702,23 @@ export namespace Lsp {
               continue
             }
             try {
-              const results = await diagnosticsOf(file, severity, options.signal, false, configs)
+              const results = await guarded(file, () => diagnosticsOf(file, severity, options.signal, false, configs))
               for (const r of results) if (r.status === "timeout") silent.add(r.server)
               report.files.push(...results)
             } catch (error) {
-              if (LspServers.NotInstalled.is(error) || LspServers.NotConfigured.is(error))
+              if (LspClient.Exited.is(error)) {
+                // A crash on one file: that file is not checked; a server crashing on several is not restarted for
+                // the rest of this run (its files listed as not checked).
+                report.skipped.push({ file, reason: error.message })
+                const n = (crashedOn.get(error.data.server) ?? 0) + 1
+                crashedOn.set(error.data.server, n)
+                if (n >= MAX_CRASHES)
+                  broken.set(
+                    error.data.server,
+                    `not checked: ${error.data.server} ended (crashed) on ${n} files of this run before it; ` +
+                      "check them one at a time (filePath) or fix the server",
+                  )
+              } else if (LspServers.NotInstalled.is(error) || LspServers.NotConfigured.is(error))
                 report.skipped.push({ file, reason: skipReason(error, file) })
               else if (LspClient.StartFailed.is(error)) {
                 broken.set(error.data.server, error.message)
@@ -821,6 +908,15 @@ export namespace Lsp {
         await this.stop()
       },
     }
+    // Each operation on a file remembers a server's crash on it (see `guarded`).
+    for (const name of GUARDED) {
+      const run = api[name] as (...args: any[]) => Promise<unknown>
+      ;(api as any)[name] = (...args: any[]) => {
+        const first = args[0] as string | Position
+        return guarded(absolute(typeof first === "string" ? first : first.file), () => run.apply(api, args))
+      }
+    }
+    return api
 
     /**
      * Adds to `edit` the references the server finds in `opened` files its rename left out, each a range holding

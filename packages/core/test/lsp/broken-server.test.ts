@@ -6,6 +6,8 @@ import { LspClient } from "../../lsp/client"
 import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
+import OpencodeBuiltins from "../../../plugin/index"
+import { pluginInput } from "../../../plugin/test/input"
 import { project, THREE_FILES, toolContext } from "./fixtures"
 
 // What rustup's proxy prints when the rust-analyzer component is not installed (then a backtrace), exit code 1.
@@ -87,4 +89,90 @@ describe("a server that cannot start (AC-4)", () => {
     )
     expect(LspClient.brief("x".repeat(1000))).toHaveLength(300)
   })
+})
+
+// Red team CE-4: a server that starts, then dies on a file (it cannot parse it). The lsp tool said
+// "status: timeout — … (the server may still be loading the project); call diagnostics again" for diagnostics and a
+// bare "Error: crashy2: connection closed" for hover, and every call restarted the server, which crashed again.
+const DIES = path.join(import.meta.dir, "fixtures/dies-on-open.mjs")
+
+/** A project whose opencode.json names the crashing server for `.crash2` files; `marker`: only files holding it crash it. */
+async function crashing(files: Record<string, string>, marker = "") {
+  const proj = await project({ ...files })
+  const starts = path.join(proj.dir, ".starts")
+  const lsp = { crashy2: { command: ["node", DIES, marker, starts], extensions: [".crash2"] } }
+  fs.writeFileSync(path.join(proj.dir, "opencode.json"), JSON.stringify({ lsp }))
+  const count = () => (fs.existsSync(starts) ? fs.readFileSync(starts, "utf8").split("\n").filter(Boolean).length : 0)
+  return { proj, lsp, count }
+}
+
+async function run(call: () => Promise<unknown>) {
+  try {
+    return String(await call())
+  } catch (e: any) {
+    return `THROWN ${e?.name}: ${e?.message}`
+  }
+}
+
+describe("a server that crashes on a file (red team CE-4)", () => {
+  test("through the plugin: diagnostics and hover name the exit code and the server's stderr, not a timeout", async () => {
+    const { proj } = await crashing({ "b.crash2": "x\n" })
+    await using _ = proj
+    const hooks: any = await OpencodeBuiltins(pluginInput(proj.dir).input)
+    const call = (args: Record<string, unknown>) => run(() => hooks.tool.lsp.execute(args, toolContext(proj.dir)))
+    const diagnostics = await call({ operation: "diagnostics", filePath: "b.crash2" })
+    expect(diagnostics).toStartWith("THROWN LspServerExited: The crashy2 language server ended during diagnostics for")
+    expect(diagnostics).toContain("crashy2 exited (code 2): panic: index out of range parsing b.crash2")
+    expect(diagnostics).toContain("this is not an empty one")
+    expect(diagnostics).not.toContain("may still be loading")
+    const hover = await call({ operation: "hover", filePath: "b.crash2", line: 1, character: 1 })
+    expect(hover).toStartWith("THROWN LspServerExited:")
+    expect(hover).toContain("exited (code 2): panic: index out of range parsing b.crash2")
+    await hooks.dispose?.()
+  }, 60_000)
+
+  test("a server crashing twice in a row on the same content is not started for it again; other files and a changed file still use it", async () => {
+    const { proj, lsp, count } = await crashing({ "b.crash2": "CRASH-ME\n", "ok.crash2": "fine\n" }, "CRASH-ME")
+    await using _ = proj
+    await using service = Lsp.create({ directory: proj.dir, worktree: proj.dir, log: Logger.silent, config: lsp })
+    const hover = (file: string) => run(() => service.hover({ file, line: 0, character: 0 }))
+    const first = await hover("b.crash2")
+    expect(first).toContain("exited (code 2): panic: index out of range parsing b.crash2")
+    expect(first).toContain("Calling again starts it again; it may well crash again on the same file.")
+    const second = await hover("b.crash2")
+    expect(second).toContain(
+      "It ended like this 2 times in a row on this file as it is now, so it is not started again",
+    )
+    expect(second).toContain('"lsp": { "crashy2": { "command"')
+    expect(count()).toBe(2)
+    // Given up: the same content does not start it again.
+    const third = await hover("b.crash2")
+    expect(third).toStartWith("THROWN LspServerExited:")
+    expect(third).toContain("2 times in a row")
+    expect(count()).toBe(2)
+    // Another file still gets answers (the server is started for it).
+    expect(await hover("ok.crash2")).not.toStartWith("THROWN")
+    expect(count()).toBe(3)
+    // The file changed: it is tried again (sent to the server running for ok.crash2, which it crashes).
+    fs.writeFileSync(path.join(proj.dir, "b.crash2"), "CRASH-ME again\n")
+    expect(await hover("b.crash2")).toContain("Calling again starts it again")
+    expect(await hover("ok.crash2")).not.toStartWith("THROWN")
+    expect(count()).toBe(4)
+  }, 60_000)
+
+  test("project diagnostics list a crashed file as not checked with the exit, and stop restarting a server that crashes on file after file", async () => {
+    const { proj, lsp, count } = await crashing(
+      { "a.crash2": "CRASH-ME\n", "b.crash2": "CRASH-ME\n", "c.crash2": "CRASH-ME\n", "d.crash2": "CRASH-ME\n" },
+      "CRASH-ME",
+    )
+    await using _ = proj
+    await using service = Lsp.create({ directory: proj.dir, worktree: proj.dir, log: Logger.silent, config: lsp })
+    const report = await service.diagnostics({})
+    const skipped = report.skipped.filter((s) => s.file.endsWith(".crash2"))
+    expect(skipped).toHaveLength(4)
+    expect(skipped[0].reason).toContain("exited (code 2): panic: index out of range parsing a.crash2")
+    expect(skipped[1].reason).toContain("parsing b.crash2")
+    for (const s of skipped.slice(2)) expect(s.reason).toStartWith("not checked: crashy2 ended (crashed) on 2 files")
+    expect(count()).toBe(2)
+  }, 60_000)
 })
