@@ -44,6 +44,11 @@ export namespace LspFormat {
     const withItems = [...byFile.values()].filter((e) => e.items.length).length
     const lines: string[] = []
     const timeouts = report.files.filter((f) => f.status === "timeout")
+    const left = report.notChecked?.files ?? 0
+    // "ok" holds for the files checked only: the first line says so when the cap left files out.
+    const unchecked = left
+      ? ` — but ${left} more file${left === 1 ? " was" : "s were"} NOT checked (over the ${Lsp.MAX_PROJECT_FILES}-file cap; see the end)`
+      : ""
     if (report.status === "timeout") {
       lines.push(
         `status: timeout — no diagnostics result came for ${timeouts.length} file(s) within the wait. ` +
@@ -54,12 +59,12 @@ export namespace LspFormat {
       if (parts.length) lines.push(`Results that did come: ${parts.join(", ")}.`)
     } else if (!parts.length) {
       lines.push(
-        `status: ok — no diagnostics in ${options.scope} (${byFile.size} file${byFile.size === 1 ? "" : "s"} checked; ${servers}; severity: ${options.severity})`,
+        `status: ok — no diagnostics in ${options.scope} (${byFile.size} file${byFile.size === 1 ? "" : "s"} checked; ${servers}; severity: ${options.severity})${unchecked}`,
       )
     } else {
       lines.push(
         `status: ok — ${parts.join(", ")} in ${withItems} file${withItems === 1 ? "" : "s"} of ${options.scope} ` +
-          `(${byFile.size} checked; ${servers}; severity: ${options.severity})`,
+          `(${byFile.size} checked; ${servers}; severity: ${options.severity})${unchecked}`,
       )
     }
     let shown = 0
@@ -94,13 +99,28 @@ export namespace LspFormat {
         `[TRUNCATED: ${shown} of ${total} diagnostics shown]` +
           (unlisted ? ` (${unlisted} more file${unlisted === 1 ? "" : "s"} with diagnostics not listed)` : ""),
       )
-    if (report.truncated) lines.push(`[TRUNCATED: only the first ${Lsp.MAX_PROJECT_FILES} files were checked]`)
+    if (report.truncated) lines.push(...notChecked(report))
     lines.push(...skipped(report.skipped, options.directory))
     if (report.denied)
       lines.push(
         `[NOTE] ${report.denied} file${report.denied === 1 ? "" : "s"} not checked: protected by the security policy.`,
       )
     return lines.join("\n")
+  }
+
+  /** Project diagnostics over the file cap: how many files were left unchecked, where, and how to check them. */
+  export function notChecked(report: Lsp.DiagnosticsReport): string[] {
+    const left = report.notChecked
+    if (!left) return [`[TRUNCATED: only the first ${Lsp.MAX_PROJECT_FILES} files were checked]`]
+    const shown = left.folders.slice(0, MAX_SKIPPED_NAMED)
+    const more = left.folders.length - shown.length
+    return [
+      `[TRUNCATED: only the first ${Lsp.MAX_PROJECT_FILES} files were checked; ${left.files} more file` +
+        `${left.files === 1 ? " was" : "s were"} not. Check them folder by folder (diagnostics with filePath set to ` +
+        `a folder; each call checks up to ${Lsp.MAX_PROJECT_FILES} files). Not checked, by folder:]`,
+      ...shown.map((f) => `  ${f.folder} (${f.files} file${f.files === 1 ? "" : "s"})`),
+      ...(more ? [`  … and ${more} more folder${more === 1 ? "" : "s"}`] : []),
+    ]
   }
 
   /**

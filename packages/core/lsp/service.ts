@@ -95,6 +95,11 @@ export namespace Lsp {
     /** Files of the project the security policy keeps from reading: counted, never named. */
     denied?: number
     truncated: boolean
+    /**
+     * Over `MAX_PROJECT_FILES`: how many files were not checked, and the folders (relative to the project) they are
+     * in, most files first, each with its count, so they can be checked folder by folder.
+     */
+    notChecked?: { files: number; folders: { folder: string; files: number }[] }
   }
 
   export type RenameCheck =
@@ -566,6 +571,24 @@ export namespace Lsp {
       return out
     }
 
+    /**
+     * The folders holding `files`, relative to the project, most files first: the first level below `top` that splits
+     * them into several folders (at most 3 levels down), each with its count.
+     */
+    function folders(files: string[], top: string): { folder: string; files: number }[] {
+      let groups = new Map<string, number>()
+      for (let depth = 1; depth <= 3; depth++) {
+        groups = new Map()
+        for (const file of files) {
+          const parts = path.relative(top, path.dirname(file)).split(path.sep).filter(Boolean)
+          const folder = rel(path.join(top, ...parts.slice(0, depth))) || "."
+          groups.set(folder, (groups.get(folder) ?? 0) + 1)
+        }
+        if (groups.size > 1) break
+      }
+      return [...groups].map(([folder, n]) => ({ folder, files: n })).sort((a, b) => b.files - a.files)
+    }
+
     function rel(file: string) {
       const r = path.relative(directory, file)
       return r && !r.startsWith("..") && !path.isAbsolute(r) ? r : file
@@ -678,6 +701,10 @@ export namespace Lsp {
           report.denied = found.denied.length
           const files = found.files.slice(0, MAX_PROJECT_FILES)
           report.truncated = found.files.length > files.length
+          if (report.truncated) {
+            const left = found.files.slice(MAX_PROJECT_FILES)
+            report.notChecked = { files: left.length, folders: folders(left, target) }
+          }
           // A server that gave no result for one file is not waited for again in this run (a silent server would
           // otherwise cost the full wait per file): its other files are listed as not checked, and the status says
           // timeout.

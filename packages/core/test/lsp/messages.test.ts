@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import path from "path"
 import type { Host } from "../../host"
 import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
@@ -70,4 +71,35 @@ describe("lsp tool messages", () => {
       await service.stop()
     }
   })
+})
+
+describe("project diagnostics over the file cap (red team CE-8)", () => {
+  test("the first line and the end say how many files were not checked, in which folders, and how to check them", async () => {
+    // A fake server (publishes no diagnostics) over 700 files in 7 folders: 200 are over the 500-file cap.
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 700; i++) files[`src/m${Math.floor(i / 100)}/f${String(i).padStart(3, "0")}.fake`] = "x\n"
+    await using proj = await project(files)
+    const server = path.join(import.meta.dir, "fixtures/dies-on-open.mjs")
+    const { lsp, service } = tool(proj.dir, {
+      fake: { command: ["node", server, "NEVER-IN-THESE-FILES"], extensions: [".fake"] },
+    })
+    try {
+      const out = String(await lsp.execute({ operation: "diagnostics" } as any, context(proj.dir)))
+      const lines = out.split("\n")
+      // Before: "status: ok — … (500 checked; …)" and "[TRUNCATED: only the first 500 files were checked]", no more.
+      expect(lines[0]).toStartWith("status: ok — no diagnostics in the project (500 files checked;")
+      expect(lines[0]).toEndWith("— but 200 more files were NOT checked (over the 500-file cap; see the end)")
+      const at = lines.findIndex((l) => l.startsWith("[TRUNCATED"))
+      expect(lines[at]).toBe(
+        "[TRUNCATED: only the first 500 files were checked; 200 more files were not. Check them folder by folder " +
+          "(diagnostics with filePath set to a folder; each call checks up to 500 files). Not checked, by folder:]",
+      )
+      expect(lines.slice(at + 1, at + 3)).toEqual(["  src/m5 (100 files)", "  src/m6 (100 files)"])
+      // Doing what it says checks them.
+      const rest = String(await lsp.execute({ operation: "diagnostics", filePath: "src/m6" } as any, context(proj.dir)))
+      expect(rest.split("\n")[0]).toStartWith("status: ok — no diagnostics in src/m6 (100 files checked;")
+    } finally {
+      await service.stop()
+    }
+  }, 120_000)
 })
