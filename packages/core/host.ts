@@ -88,6 +88,11 @@ export type Host = {
    */
   child?: (call: HostChildCall) => Promise<string>
   /**
+   * Deletes the child sessions `child` left behind when OpenCode was killed during a call (recorded while each call
+   * runs, see `LookOrphans`); resolves to how many it deleted. look_at runs it once, before the first request.
+   */
+  childOrphans?: () => Promise<number>
+  /**
    * True when `child` denies the child session every tool by itself (the fork: OpenCode 1.18 turns the call's
    * `tools: { "*": false }` into the session's permission). Otherwise look_at adds a hidden agent that denies every
    * tool to the host's configuration and runs its calls as that agent (OpenCode 1.2.15 offers a session's tools

@@ -39,7 +39,7 @@ const OpencodeBuiltins: Plugin = async (input: HostInput, explicit?: unknown) =>
     // Todo continuation and crash recovery: session records, todos, agents, appended messages, part updates.
     sessions: pluginSessions(input.client),
     // look_at: the provider list and a child-session model call, over the same in-process client.
-    ...LookClient.fromSdk(input.client as never),
+    ...LookClient.fromSdk(input.client as never, { directory: input.directory, worktree: input.worktree }),
   }
   const { hooks, skipped } = await Builtins.create(host, {
     options,

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import path from "path"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
@@ -190,5 +192,133 @@ for (const target of targets()) {
       },
       TIMEOUT,
     )
+  })
+}
+
+// Red team CE-5: OpenCode killed while look_at's child model call is in flight. The child session holds the image as
+// a file part; LookClient deletes it in a `finally` that never runs after SIGKILL. The call's record in the project's
+// local state (LookOrphans) lets the next start delete it.
+
+/** A distinctive PNG: a valid header followed by a marker the storage can be searched for. */
+const MARK = "CE5-IMAGE-BYTES-" + "Q".repeat(64)
+const MARKED_PNG = Buffer.concat([
+  Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+    "base64",
+  ),
+  Buffer.from(MARK),
+])
+
+function grepTree(dir: string, needle: string): string[] {
+  const hits: string[] = []
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name)
+      if (e.isDirectory()) walk(p)
+      else if (e.isFile() && fs.readFileSync(p).includes(needle)) hits.push(p)
+    }
+  }
+  if (fs.existsSync(dir)) walk(dir)
+  return hits
+}
+
+/** Stored child sessions (those with a parent): OpenCode 1.18's SQLite database, or 1.2.15's JSON storage. */
+function childSessions(data: string): string[] {
+  const db = path.join(data, "opencode/opencode.db")
+  if (fs.existsSync(db)) {
+    const { Database } = require("bun:sqlite")
+    const conn = new Database(db, { readonly: true })
+    try {
+      return conn
+        .query("select id from session where parent_id is not null")
+        .all()
+        .map((r: any) => r.id)
+    } finally {
+      conn.close()
+    }
+  }
+  const out: string[] = []
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name)
+      if (e.isDirectory()) walk(p)
+      else if (p.includes(`${path.sep}session${path.sep}`) && e.name.endsWith(".json")) {
+        const info = JSON.parse(fs.readFileSync(p, "utf8"))
+        if (info?.parentID && typeof info.id === "string" && info.id.startsWith("ses_")) out.push(info.id)
+      }
+    }
+  }
+  if (fs.existsSync(data)) walk(data)
+  return out
+}
+
+for (const target of targets()) {
+  describe(`look_at on stock opencode ${target.label}: a crash during the child call`, () => {
+    test("CE-5 OpenCode killed during look_at's child call: the next start deletes the child session that held the image", async () => {
+      // The vision model's server never answers: the child call is in flight when OpenCode is killed.
+      const hung: Request[] = []
+      const slow = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch(req) {
+          hung.push(req)
+          return new Promise<Response>(() => {})
+        },
+      })
+      const server = ModelServer.start([
+        ModelServer.call("look_at", { file_path: "shot.png", goal: "What is it?" }),
+        ModelServer.text("done"),
+      ])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: {
+          "shot.png": MARKED_PNG,
+          ".opencode/opencode-builtins.json": JSON.stringify({ lookAt: { model: "slow/eye" } }),
+        },
+        config: {
+          provider: {
+            slow: {
+              npm: "@ai-sdk/openai-compatible",
+              name: "Slow vision",
+              options: { baseURL: `http://127.0.0.1:${slow.port}/v1`, apiKey: "x" },
+              models: {
+                eye: {
+                  name: "Eye",
+                  tool_call: true,
+                  attachment: true,
+                  modalities: { input: ["text", "image"], output: ["text"] },
+                  limit: { context: 200_000, output: 8_192 },
+                },
+              },
+            },
+          },
+        },
+      })
+      try {
+        const killed = await Harness.run(project, server, "look at shot.png", {
+          timeoutMs: 120_000,
+          killWhen: () => hung.length > 0,
+        })
+        expect(hung.length).toBeGreaterThan(0)
+        expect(killed.exitCode).not.toBe(0)
+        const data = project.env.XDG_DATA_HOME
+        const b64 = MARKED_PNG.toString("base64")
+        const before = grepTree(data, MARK).concat(grepTree(data, b64.slice(40, 120)))
+        console.log(`${target.label}: after the kill, files holding the image: ${before.join(", ") || "none"}`)
+        // The next start of OpenCode in the project (the recovery scan runs, a new turn is taken).
+        const again = await Harness.run(project, server, "hello", { timeoutMs: 120_000 })
+        expect(again.exitCode).toBe(0)
+        const after = grepTree(data, MARK).concat(grepTree(data, b64.slice(40, 120)))
+        console.log(`${target.label}: after the next run, files holding the image: ${after.join(", ") || "none"}`)
+        const children = childSessions(data)
+        console.log(`${target.label}: stored child sessions after the next run: ${children.join(", ") || "none"}`)
+        // Before: the look_at child session (its user message carries the image as a file part) stayed stored.
+        expect(children).toEqual([])
+        expect(fs.readdirSync(path.join(project.dir, ".opencode/builtins-local/look-at"))).toEqual([])
+      } finally {
+        server.stop()
+        slow.stop(true)
+      }
+    }, 300_000)
   })
 }

@@ -1,5 +1,7 @@
 import type { Host, HostChildCall, HostModel } from "../host"
+import { LocalState } from "../learning/local"
 import { LookModels } from "./models"
+import { LookOrphans } from "./orphans"
 
 /**
  * `Host.models` and `Host.child` over OpenCode's SDK client (the external plugin's `input.client`, wired in-process to
@@ -8,7 +10,10 @@ import { LookModels } from "./models"
  * - `models`: `GET /config/providers` — each model's `capabilities.input` (set by `modalities` in opencode.json).
  * - `child`: `POST /session` with `parentID`, `POST /session/{id}/message` with the model, the agent, a system
  *   addition, every tool denied (`tools: { "*": false }`) and the parts; the child session is aborted with the
- *   parent's call and deleted once answered, so the file it carried is kept nowhere.
+ *   parent's call and deleted once answered. While the call runs, the child session is recorded in the project's
+ *   local state (`LookOrphans`, when `project` is given): if OpenCode is killed mid-call (no `finally` runs), the
+ *   child session, the file it carried included, stays in OpenCode's storage until `childOrphans` — which look_at
+ *   runs before the first request of a later start — deletes it.
  *
  * @example
  * const host: Host = { directory, worktree, log, ...LookClient.fromSdk(input.client) }
@@ -25,8 +30,21 @@ export namespace LookClient {
     }
   }
 
-  export function fromSdk(client: Sdk): Pick<Host, "models" | "child"> {
+  export function fromSdk(
+    client: Sdk,
+    project?: { directory: string; worktree?: string },
+  ): Pick<Host, "models" | "child" | "childOrphans"> {
+    const root = project ? LocalState.root(project.directory, project.worktree) : undefined
+    /** Deletes a session: true once it is gone (deleted now, or not found). */
+    const remove = async (id: string) => {
+      const result: any = await client.session.delete({ path: { id } })
+      const error = result?.error
+      if (!error) return true
+      const status = result?.response?.status
+      return status === 404 || error?.name === "NotFoundError" || error?.data?.name === "NotFoundError"
+    }
     return {
+      ...(root ? { childOrphans: () => LookOrphans.sweep(root, remove) } : {}),
       async models() {
         const result = await client.config.providers()
         if (result.error || !result.data) throw new Error(`provider list unavailable: ${describe(result.error)}`)
@@ -49,6 +67,11 @@ export namespace LookClient {
         const id = created.data?.id
         if (created.error || typeof id !== "string")
           throw new Error(`child session not created: ${describe(created.error)}`)
+        if (root) {
+          try {
+            LookOrphans.record(root, id, call.sessionID)
+          } catch {}
+        }
         const abort = () => void client.session.abort({ path: { id } }).catch(() => {})
         call.signal?.addEventListener("abort", abort, { once: true })
         try {
@@ -72,7 +95,8 @@ export namespace LookClient {
             .join("\n")
         } finally {
           call.signal?.removeEventListener("abort", abort)
-          await client.session.delete({ path: { id } }).catch(() => {})
+          const gone = await remove(id).catch(() => false)
+          if (gone && root) LookOrphans.forget(root, id)
         }
       },
     }

@@ -22,6 +22,7 @@ export const LookAtFeature: BuiltinFeature = {
     }
     const models = LookModels.create(host)
     let agent: string | undefined
+    let swept = false
     // The hidden agent only where the child call cannot deny tools by itself (see Host.childDeniesTools): the host's
     // configuration stays as the user wrote it otherwise.
     const register = async (cfg: unknown) => {
@@ -38,6 +39,17 @@ export const LookAtFeature: BuiltinFeature = {
       },
       // The base64 a model wrote into a past look_at call is not re-sent with every later request.
       async "experimental.chat.messages.transform"(_input, output) {
+        // Once, before the first request of this start: child sessions a killed OpenCode left (see LookOrphans).
+        if (!swept && host.childOrphans) {
+          swept = true
+          const sweep = host
+            .childOrphans()
+            .then((n) => n && log.info(`look_at: deleted ${n} child session(s) a killed OpenCode left behind`))
+            .catch((error) =>
+              log.warn("look_at: left-behind child sessions not deleted", { error: errorMessage(error) }),
+            )
+          await Promise.race([sweep, new Promise((resolve) => setTimeout(resolve, 2000))])
+        }
         try {
           LookTool.forget((output as { messages: SessionView.Message[] }).messages ?? [])
         } catch (error) {

@@ -1,0 +1,87 @@
+import fs from "fs"
+import os from "os"
+import path from "path"
+import { LocalState } from "../learning/local"
+
+/**
+ * The child sessions look_at's calls have open, recorded in the project's local state while each call runs, so that
+ * a child session left behind when OpenCode was killed mid-call (no `finally` runs after SIGKILL: the session, the
+ * image it carried included, stays in OpenCode's storage) is deleted by a later start. Only sessions recorded here
+ * are ever deleted, and only once the process that recorded them is gone (another OpenCode running in the same
+ * project keeps its own).
+ *
+ * One file per call: `.opencode/builtins-local/look-at/<child session id>.json` holding the parent's id, the
+ * recording process's id and host name, and when.
+ *
+ * @example
+ * LookOrphans.record(root, "ses_child", "ses_parent") // before the child call
+ * LookOrphans.forget(root, "ses_child") // once the child session is deleted
+ * await LookOrphans.sweep(root, (id) => deleteSession(id)) // at a later start: deletes what a killed process left
+ */
+export namespace LookOrphans {
+  export const FOLDER = "look-at"
+  const ID = /^ses_[A-Za-z0-9]+$/
+
+  export type Record = { id: string; parentID: string; pid: number; host: string; at: number }
+
+  export function folder(root: string): string {
+    return path.join(LocalState.dir(root), FOLDER)
+  }
+
+  /** Records a child session while its call runs. Ids that are not session ids are not used as file names. */
+  export function record(root: string, id: string, parentID: string): void {
+    if (!ID.test(id)) return
+    const entry: Record = { id, parentID, pid: process.pid, host: os.hostname(), at: Date.now() }
+    LocalState.write(path.join(folder(root), `${id}.json`), JSON.stringify(entry) + "\n")
+  }
+
+  export function forget(root: string, id: string): void {
+    if (!ID.test(id)) return
+    fs.rmSync(path.join(folder(root), `${id}.json`), { force: true })
+  }
+
+  /** Whether process `pid` of this machine still runs (a process of another user counts as running). */
+  function running(pid: number): boolean {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "EPERM"
+    }
+  }
+
+  /** The recorded child sessions whose process is gone (recorded on this machine by a process no longer running). */
+  export function orphans(root: string): Record[] {
+    let names: string[]
+    try {
+      names = fs.readdirSync(folder(root))
+    } catch {
+      return []
+    }
+    const out: Record[] = []
+    for (const name of names) {
+      if (!name.endsWith(".json")) continue
+      try {
+        const entry = JSON.parse(fs.readFileSync(path.join(folder(root), name), "utf8")) as Record
+        if (!ID.test(entry.id) || name !== `${entry.id}.json`) continue
+        if (entry.host !== os.hostname() || entry.pid === process.pid || running(entry.pid)) continue
+        out.push(entry)
+      } catch {}
+    }
+    return out
+  }
+
+  /**
+   * Deletes each orphaned child session with `remove` (true: deleted or already gone; false: keep the record and
+   * try again at a later start) and forgets the ones removed. Returns how many were removed.
+   */
+  export async function sweep(root: string, remove: (id: string) => Promise<boolean>): Promise<number> {
+    let n = 0
+    for (const entry of orphans(root)) {
+      if (!(await remove(entry.id).catch(() => false))) continue
+      forget(root, entry.id)
+      n++
+    }
+    return n
+  }
+}
