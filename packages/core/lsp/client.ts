@@ -250,6 +250,8 @@ export class LspClient {
       file: z.string().optional(),
       crashes: z.number().optional(),
       gaveUp: z.boolean().optional(),
+      /** Given up before this call: the server was neither started nor sent the file for it. */
+      notStarted: z.boolean().optional(),
       command: z.string().optional(),
     }),
     (d) =>

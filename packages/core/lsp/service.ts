@@ -253,6 +253,7 @@ export namespace Lsp {
           file: rel(file),
           crashes: known.count,
           gaveUp: true,
+          notStarted: true,
         })
       }
       const out: LspClient[] = []
@@ -737,7 +738,8 @@ export namespace Lsp {
                 // A crash on one file: that file is not checked; a server crashing on several is not restarted for
                 // the rest of this run (its files listed as not checked).
                 report.skipped.push({ file, reason: error.message })
-                const n = (crashedOn.get(error.data.server) ?? 0) + 1
+                // A file it is given up for (crashed on in earlier calls) was not started for: no restart to spare.
+                const n = (crashedOn.get(error.data.server) ?? 0) + (error.data.notStarted ? 0 : 1)
                 crashedOn.set(error.data.server, n)
                 if (n >= MAX_CRASHES)
                   broken.set(

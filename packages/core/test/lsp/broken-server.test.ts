@@ -174,5 +174,14 @@ describe("a server that crashes on a file (red team CE-4)", () => {
     expect(skipped[1].reason).toContain("parsing b.crash2")
     for (const s of skipped.slice(2)) expect(s.reason).toStartWith("not checked: crashy2 ended (crashed) on 2 files")
     expect(count()).toBe(2)
+    // A second run: a and b crash again (their second crash in a row: given up for them from now on), c and d wait.
+    const again = (await service.diagnostics({})).skipped.filter((s) => s.file.endsWith(".crash2"))
+    expect(again[1].reason).toContain("2 times in a row")
+    expect(count()).toBe(4)
+    // A third run: a and b are refused without a start; c and d get their turn (the refusals cost no restart).
+    const third = (await service.diagnostics({})).skipped.filter((s) => s.file.endsWith(".crash2"))
+    expect(third[0].reason).toContain("so it is not started again for it")
+    expect(third[2].reason).toContain("exited (code 2): panic: index out of range parsing c.crash2")
+    expect(count()).toBe(6)
   }, 60_000)
 })
