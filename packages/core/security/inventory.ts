@@ -213,7 +213,7 @@ export namespace SecurityInventory {
         ops: OPS.filter((op) => m.deniedOperations.has(op) && !SecurityRole.allowed(m.roles, role, m.allowedRoles)),
       }))
       .filter((m) => m.ops.length)
-    const starts = markers.map((m) => m.marker.start.toLowerCase())
+    const starts = markers.map((m) => SecuritySegments.fold(m.marker.start))
 
     // Folders protected as a whole, outermost first: entries below them inherit their operations.
     const wholeDirs = new Map<string, Set<Operation>>()
@@ -643,13 +643,13 @@ export namespace SecurityInventory {
     starts: string[],
     markers: { marker: SecurityConfig.Marker; ops: Operation[] }[],
   ): boolean {
-    const lower = text.toLowerCase()
-    if (!starts.some((s) => lower.includes(s))) return false
+    // The quick test folds as `find` does (a start `find` would see is never skipped here).
+    const folded = SecuritySegments.fold(text)
+    if (!starts.some((s) => folded.includes(s))) return false
     return (
       SecuritySegments.find(
         text,
         markers.map((m) => m.marker),
-        lower,
       ).length > 0
     )
   }

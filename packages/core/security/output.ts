@@ -291,8 +291,8 @@ export namespace SecurityOutput {
     pairs: readonly SecuritySegments.Pair[],
   ): { text: string; redacted: number } {
     if (!text.includes("diff --git ") || !pairs.length) return { text, redacted: 0 }
-    const starts = pairs.map((p) => p.start.toLowerCase())
-    const ends = pairs.map((p) => p.end.toLowerCase())
+    const starts = pairs.map((p) => SecuritySegments.fold(p.start))
+    const ends = pairs.map((p) => SecuritySegments.fold(p.end))
     const label = SecurityRedact.marker(SEGMENT_LABEL)
     const lines = text.split("\n")
     let redacted = 0
@@ -338,7 +338,7 @@ export namespace SecurityOutput {
         from = i
       }
       const body = inHunk ? line.slice(1) : line
-      const lower = body.toLowerCase()
+      const lower = SecuritySegments.fold(body)
       const number = inHunk && mark !== "-" ? newLine : undefined
       if (inHunk && mark !== "-") newLine++
       if (starts.some((m) => lower.includes(m))) {

@@ -39,22 +39,50 @@ export namespace SecuritySegments {
   }
 
   /**
-   * Every protected segment of `text` for the given marker pairs, sorted, overlapping ones kept separate (redaction
-   * merges them). `lowered` may pass `text.toLowerCase()` when the caller already has it.
+   * The copy of `text` markers are searched in, case-insensitively: each character lower-cased where that keeps its
+   * length in UTF-16 code units, left as is where it does not, so every offset in the copy is the same offset in
+   * `text` and a segment found is where its markers are. (`"İ".toLowerCase()` is two code units, `"i̇"`: offsets taken
+   * on `text.toLowerCase()` moved every segment after an `İ` down one unit per `İ`, and could make `find` loop.)
+   * Markers are folded the same way.
+   *
+   * @example
+   * SecuritySegments.fold("İ // @Secure-Start") // "İ // @secure-start" (same length)
    */
-  export function find(text: string, pairs: readonly Pair[], lowered?: string): Segment[] {
+  export function fold(text: string): string {
+    if (!NON_ASCII.test(text)) return text.toLowerCase()
+    return text.replace(CASED_RUN, (run) => {
+      if (run.charCodeAt(0) < 0x80) return run.toLowerCase()
+      const lower = run.toLowerCase()
+      if (lower === run) return run
+      let out = ""
+      for (const c of run) {
+        const l = c.toLowerCase()
+        out += l.length === c.length ? l : c
+      }
+      return out
+    })
+  }
+  const NON_ASCII = /[^\x00-\x7f]/
+  /** Runs of ASCII capitals (lower-cased whole: ASCII maps to ASCII) and runs of other characters (folded one by one). */
+  const CASED_RUN = /[A-Z]+|[^\x00-\x7f]+/g
+
+  /**
+   * Every protected segment of `text` for the given marker pairs, sorted, overlapping ones kept separate (redaction
+   * merges them). Markers are found in `fold(text)`, whose offsets are the text's.
+   */
+  export function find(text: string, pairs: readonly Pair[]): Segment[] {
     if (!pairs.length || !text) return []
-    const lower = lowered ?? text.toLowerCase()
+    const folded = fold(text)
     const out: Segment[] = []
     pairs.forEach((pair, marker) => {
-      const start = pair.start.toLowerCase()
-      const end = pair.end.toLowerCase()
+      const start = fold(pair.start)
+      const end = fold(pair.end)
       let from = 0
-      while (from < lower.length) {
-        const s = nextInComment(text, lower, start, from)
+      while (from < text.length) {
+        const s = nextInComment(text, folded, start, from)
         if (s < 0) break
         const segStart = text.lastIndexOf("\n", s - 1) + 1
-        const e = nextInComment(text, lower, end, s + start.length)
+        const e = nextInComment(text, folded, end, s + start.length)
         if (e < 0) {
           out.push({ start: segStart, end: text.length, marker, closed: false, open: s })
           break
@@ -63,14 +91,16 @@ export namespace SecuritySegments {
         if (segEnd < 0) segEnd = text.length
         else if (text[segEnd - 1] === "\r") segEnd--
         out.push({ start: segStart, end: segEnd, marker, closed: true, open: s, close: e })
-        from = segEnd
+        // Past this start marker whatever the offsets: the next search starts later than this one did.
+        from = Math.max(segEnd, s + Math.max(1, start.length))
       }
     })
     return out.sort((a, b) => a.start - b.start || b.end - a.end)
   }
 
-  function nextInComment(text: string, lower: string, needle: string, from: number): number {
-    for (let i = lower.indexOf(needle, from); i >= 0; i = lower.indexOf(needle, i + needle.length)) {
+  function nextInComment(text: string, folded: string, needle: string, from: number): number {
+    const step = Math.max(1, needle.length)
+    for (let i = folded.indexOf(needle, from); i >= 0; i = folded.indexOf(needle, i + step)) {
       if (inComment(text, i)) return i
     }
     return -1
@@ -179,7 +209,7 @@ export namespace SecuritySegments {
    * SecuritySegments.scanFile("/repo/big.log", [{ start: "@secure-start", end: "@secure-end" }]) // [0]
    */
   export function scanFile(file: string, pairs: readonly Pair[], chunk = 1024 * 1024): number[] {
-    const starts = pairs.map((p) => p.start.toLowerCase())
+    const starts = pairs.map((p) => fold(p.start))
     const keep = Math.max(0, ...starts.map((s) => s.length)) - 1
     const found = new Set<number>()
     let fd: number | undefined
@@ -194,7 +224,7 @@ export namespace SecuritySegments {
         const bom = first ? Encoding.utf16Bom(buffer.subarray(0, n)) : undefined
         // (Bun's types list "utf-16" only; its decoder knows both labels.)
         if (bom) decoder = new TextDecoder(bom.toLowerCase() as ConstructorParameters<typeof TextDecoder>[0])
-        const text = tail + decoder.decode(buffer.subarray(0, n), { stream: n > 0 }).toLowerCase()
+        const text = tail + fold(decoder.decode(buffer.subarray(0, n), { stream: n > 0 }))
         starts.forEach((s, i) => {
           if (s && text.includes(s)) found.add(i)
         })

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test"
+import fs from "fs"
+import os from "os"
+import path from "path"
 import { SecuritySegments } from "../../security/segments"
+import { SecurityOutput } from "../../security/output"
 
 const pair = [{ start: "@secure-start", end: "@secure-end" }]
 const cut = (text: string) => SecuritySegments.find(text, pair).map((s) => text.slice(s.start, s.end))
@@ -43,5 +47,77 @@ describe("SecuritySegments", () => {
       "key one",
       "key two",
     ])
+  })
+})
+
+// Red team CC7/CC7b/CC7d: markers were searched in `text.toLowerCase()` and the offsets used on `text`; "İ" lower-cases
+// to two code units, so every İ before a segment moved it down (the protected line shown, a locked line writable) and
+// enough of them made `find` loop until memory ran out. Markers are now searched in `fold(text)`, as long as the text.
+describe("SecuritySegments.fold: offsets are the text's whatever precedes a segment", () => {
+  const SEG = "// @secure-start\nk=4711\n// @secure-end"
+  // Characters whose case mapping or normalisation changes length: İ (lower-cases to 2 units), ß and ﬁ (upper-case
+  // to 2), ΐ (upper-cases to 3), NFD-decomposed é (NFC makes it 1), an astral capital (Deseret 𐐀, 2 units) and an
+  // astral letter without case (𝒜), a lone surrogate.
+  const PREFIXES = ["İ", "ß", "ẞ", "ﬁ", "ΐ", "e\u0301", "Å", "𐐀", "𝒜", "\ud800", "Σ", "K"]
+  test("a segment after any number of such characters is found exactly where it is", () => {
+    for (const p of PREFIXES)
+      for (const n of [1, 2, 17, 30]) {
+        const text = `// ${p.repeat(n)}\nexport const a = 1\n${SEG}\nexport const b = 2\n`
+        expect(SecuritySegments.fold(text).length).toBe(text.length)
+        expect({ p, n, cut: cut(text) }).toEqual({ p, n, cut: [SEG] })
+        expect(SecurityOutput.mask(text, pair)).not.toContain("k=4711")
+      }
+  })
+  test("the same characters on the marker's own line and inside the segment", () => {
+    for (const p of PREFIXES) {
+      const text = `a\n// ${p.repeat(40)} @secure-start ${p}\nk=4711 ${p.repeat(9)}\n// ${p} @secure-end\nb`
+      expect({ p, cut: cut(text) }).toEqual({ p, cut: [text.slice(2, text.length - 2)] })
+    }
+  })
+  // In a child process killed after 5 s: before the fix, some of these never ended (memory until the OOM killer).
+  test("find ends and advances past each start marker (0 to 130 İ before a closed and an unclosed segment)", async () => {
+    const script = `
+      import { SecuritySegments } from ${JSON.stringify(path.join(import.meta.dir, "../../security/segments"))}
+      const bad = []
+      for (let n = 0; n <= 130; n++) {
+        const text = "// " + "İ".repeat(n) + "\\n" + ${JSON.stringify(SEG)} + "\\nx\\n// @secure-start\\ny"
+        const found = SecuritySegments.find(text, [{ start: "@secure-start", end: "@secure-end" }])
+        const cuts = found.map((s) => text.slice(s.start, s.end))
+        if (JSON.stringify(cuts) !== JSON.stringify([${JSON.stringify(SEG)}, "// @secure-start\\ny"])) bad.push(n)
+      }
+      console.log(JSON.stringify(bad))`
+    const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" })
+    const timer = setTimeout(() => proc.kill(9), 5_000)
+    const code = await proc.exited
+    clearTimeout(timer)
+    expect({ code, out: (await new Response(proc.stdout).text()).trim() }).toEqual({ code: 0, out: "[]" })
+  }, 30_000)
+  test("markers match case-insensitively in any script, astral letters included", () => {
+    const cyr = [{ start: "@секрет-начало", end: "@секрет-конец" }]
+    const text = "İİİ\n// @СЕКРЕТ-НАЧАЛО\nk\n// @Секрет-Конец\nb"
+    expect(SecuritySegments.find(text, cyr).map((s) => text.slice(s.start, s.end))).toEqual([
+      "// @СЕКРЕТ-НАЧАЛО\nk\n// @Секрет-Конец",
+    ])
+    const des = [{ start: "@𐐨-open", end: "@𐐨-shut" }]
+    const astral = "𐐀İ\n# @𐐀-OPEN\nk\n# @𐐨-Shut\nb"
+    expect(SecuritySegments.find(astral, des).map((s) => astral.slice(s.start, s.end))).toEqual([
+      "# @𐐀-OPEN\nk\n# @𐐨-Shut",
+    ])
+  })
+  test("scanFile and patches fold as find does", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocb-fold-"))
+    try {
+      const file = path.join(dir, "a.txt")
+      fs.writeFileSync(file, "İ".repeat(50) + "\n// @SECURE-START\nk\n")
+      expect(SecuritySegments.scanFile(file, pair, 16)).toEqual([0])
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+    const diff =
+      "diff --git a/a.ts b/a.ts\n@@ -1,4 +1,5 @@\n+// " +
+      "İ".repeat(30) +
+      "\n a\n // @Secure-Start\n k=4711\n // @secure-end"
+    const out = SecurityOutput.patches(diff, () => undefined, pair)
+    expect(out.text).not.toContain("k=4711")
   })
 })
