@@ -134,7 +134,11 @@ export namespace ReadmeHooks {
           unshown.push(readme)
           continue
         }
-        let { text, more } = ReadmeInject.head(readme, tokens * ReadmeInject.CHARS_PER_TOKEN)
+        const read = ReadmeInject.head(readme, tokens * ReadmeInject.CHARS_PER_TOKEN)
+        // Binary, or UTF-16 without a byte-order mark: its segments could not be found, so it is not injected.
+        if (!read) continue
+        let { text } = read
+        const { more } = read
         const segments = SecuritySegments.find(text, pairs)
         if (segments.length)
           text = SecurityRedact.redactContent(

@@ -1,6 +1,7 @@
 import fs from "fs"
 import path from "path"
 import { Dependencies } from "../util/dependencies"
+import { Encoding } from "../util/encoding"
 
 /**
  * Which READMEs a read of a file may bring in, and the block that carries one.
@@ -114,24 +115,37 @@ export namespace ReadmeInject {
   }
 
   /**
-   * The first `maxChars` characters of a file (read without loading a large file whole), and whether more follow.
+   * The first `maxChars` characters of a file (read without loading a large file whole), and whether more follow; read
+   * as the security layer reads files (`Encoding.read`): UTF-8, or UTF-16 with a byte-order mark decoded (its segments
+   * are then found like a UTF-8 file's). Undefined for binary data, UTF-16 without a byte-order mark included: its
+   * markers are not text anyone could find, so such a README is not injected.
    *
    * @example
    * ReadmeInject.head("/r/pkg/a/README.md", 8000) // { text: "# a\n…", more: false }
    */
-  export function head(file: string, maxChars: number): { text: string; more: boolean } {
+  export function head(file: string, maxChars: number): { text: string; more: boolean } | undefined {
     const fd = fs.openSync(file, "r")
     try {
       const size = fs.fstatSync(fd).size
-      // A character takes at most 4 bytes in UTF-8; one more character tells whether the text goes on.
-      const want = Math.min(size, (maxChars + 1) * 4)
+      const start = Buffer.alloc(Math.min(size, 4))
+      fs.readSync(fd, start, 0, start.length, 0)
+      const wide = Encoding.utf16Bom(start)
+      // A character takes at most 4 bytes in UTF-8, 2 code units (4 bytes) in UTF-16 after a 2-byte mark; one more
+      // character tells whether the text goes on.
+      const want = Math.min(size, (maxChars + 1) * 4 + (wide ? 2 : 0))
       const buffer = Buffer.alloc(want)
       const got = fs.readSync(fd, buffer, 0, want, 0)
-      let text = buffer
-        .subarray(0, got)
-        .toString("utf8")
-        .replace(/^\uFEFF/, "")
-      if (got < size) text = text.replace(/\uFFFD$/, "") // a character cut by the byte limit
+      const bytes = buffer.subarray(0, got)
+      let text: string
+      if (wide) {
+        text = (Encoding.read(bytes)?.text ?? "").replace(/^\uFEFF/, "")
+        // A surrogate pair (or a last odd byte) cut by the byte limit.
+        if (got < size) text = text.replace(/[\uD800-\uDBFF]$/, "")
+      } else {
+        if (bytes.includes(0)) return undefined
+        text = bytes.toString("utf8").replace(/^\uFEFF/, "")
+        if (got < size) text = text.replace(/\uFFFD$/, "") // a character cut by the byte limit
+      }
       return { text, more: text.length > maxChars || got < size }
     } finally {
       fs.closeSync(fd)

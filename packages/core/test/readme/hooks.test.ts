@@ -352,6 +352,45 @@ describe("README injection on read results", () => {
     }
   })
 
+  // Red team CC1: the README was read as UTF-8 whatever its encoding, so a UTF-16 README's markers were not found and
+  // its segment reached the model with a NUL between characters.
+  test("CC1: a UTF-16 README with a byte-order mark is decoded and its segments redacted; one without a mark or holding NUL bytes is not injected", async () => {
+    const readme = "# wide\nvisible\n<!-- @secure-start -->\nSEGMENT-SECRET\n<!-- @secure-end -->\nafter\n"
+    const be = (t: string) => {
+      const b = Buffer.from("\ufeff" + t, "utf16le")
+      b.swap16()
+      return b
+    }
+    await using dir = await tmpdir({
+      ...FILES,
+      "w/le/x.ts": "x\n",
+      "w/be/x.ts": "x\n",
+      "w/raw/x.ts": "x\n",
+      "w/nul/x.ts": "x\n",
+    })
+    fs.writeFileSync(dir.file("w/le/README.md"), Buffer.from("\ufeff" + readme, "utf16le"))
+    fs.writeFileSync(dir.file("w/be/README.md"), be(readme))
+    fs.writeFileSync(dir.file("w/raw/README.md"), Buffer.from(readme, "utf16le"))
+    fs.writeFileSync(dir.file("w/nul/README.md"), `# nul\n\0\n${readme}`)
+    const s = session(dir.path, {
+      segments: () => ({ read: [{ start: "@secure-start", end: "@secure-end" }], write: [] }),
+    })
+    const hooks = ReadmeHooks.create({ host: s.host, config: {} })
+    for (const wide of ["le", "be"]) {
+      const out = (await s.read(hooks, `w/${wide}/x.ts`)).text
+      expect(out).toContain(`${ReadmeInject.HEADER}${dir.file(`w/${wide}/README.md`)}\n# wide\nvisible`)
+      expect(out).toContain("[REDACTED: protected segment]")
+      expect(out).not.toContain("SEGMENT-SECRET")
+      expect(out).not.toContain("\0")
+    }
+    for (const raw of ["raw", "nul"]) {
+      const out = (await s.read(hooks, `w/${raw}/x.ts`)).text
+      expect(out).not.toContain(dir.file(`w/${raw}/README.md`))
+      expect(out).not.toContain("S\0E")
+      expect(out).not.toContain("SEGMENT-SECRET")
+    }
+  })
+
   test("through the composition root with a real security policy: a protected README is never injected", async () => {
     await using dir = await tmpdir({
       ...FILES,

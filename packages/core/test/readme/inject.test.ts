@@ -71,3 +71,27 @@ describe("ReadmeInject.chain: dependencies bring in nothing", () => {
     expect(ReadmeInject.chain(dir.file("py312/lib/python3.12/site/httpx/_client.py"), bounds)).toHaveLength(5)
   })
 })
+
+describe("ReadmeInject.head: read as the security layer reads files (red team CC1)", () => {
+  test("UTF-16 with a byte-order mark (LE, BE) is decoded, cut at the limit without splitting a surrogate pair", async () => {
+    await using dir = await tmpdir({})
+    const text = "# a\n" + "𐐀".repeat(50)
+    fs.writeFileSync(dir.file("le.md"), Buffer.from("\ufeff" + text, "utf16le"))
+    const be = Buffer.from("\ufeff" + text, "utf16le")
+    be.swap16()
+    fs.writeFileSync(dir.file("be.md"), be)
+    for (const f of ["le.md", "be.md"]) {
+      expect(ReadmeInject.head(dir.file(f), 1000)).toEqual({ text, more: false })
+      const cut = ReadmeInject.head(dir.file(f), 6)!
+      expect(cut.more).toBe(true)
+      expect(text.startsWith(cut.text)).toBe(true)
+      expect(/[\uD800-\uDBFF]$/.test(cut.text)).toBe(false)
+    }
+  })
+  test("UTF-16 without a mark and other bytes holding NUL are not read; UTF-8 (with or without a mark) is", async () => {
+    await using dir = await tmpdir({ "u8.md": "\ufeff# ü\n" })
+    fs.writeFileSync(dir.file("raw.md"), Buffer.from("# a\n", "utf16le"))
+    expect(ReadmeInject.head(dir.file("raw.md"), 100)).toBeUndefined()
+    expect(ReadmeInject.head(dir.file("u8.md"), 100)).toEqual({ text: "# ü\n", more: false })
+  })
+})
