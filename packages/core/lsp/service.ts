@@ -324,7 +324,14 @@ export namespace Lsp {
       // A leading byte-order mark is not sent, as editors do not: see `LspText`.
       const body = LspText.withoutBom(real)
       const pairs = input.segments?.().read ?? []
-      const ranges = pairs.length ? SecurityOutput.lineRanges(body, pairs) : []
+      // A file starting with a UTF-16 byte-order mark reads here as two U+FFFD: its segments are judged on its bytes
+      // as the security layer judges them (`SecurityOutput.fileRanges`: every line when its decoded text holds one),
+      // or the server got the segment, a NUL between its characters.
+      const ranges = !pairs.length
+        ? []
+        : real.startsWith("\uFFFD\uFFFD")
+          ? SecurityOutput.fileRanges(file, pairs, "lf")
+          : SecurityOutput.lineRanges(body, pairs)
       let text = body
       if (ranges.length) {
         const lines = body.split("\n")

@@ -4,6 +4,7 @@ import { fileURLToPath } from "url"
 import { tool, type ToolContext, type ToolDefinition } from "@opencode-ai/plugin"
 import { exclusively, releasing, type Host } from "../host"
 import { SecurityOutput } from "../security/output"
+import { SecuritySegments } from "../security/segments"
 import { LspFormat } from "./format"
 import { Lsp } from "./service"
 
@@ -258,13 +259,17 @@ export namespace LspTools {
             // A location outside the project is listed without its line: a server (project code the agent can
             // write) may point anywhere, and OpenCode's read asks `external_directory` before showing such a file.
             if (!inside(host.directory, host.worktree, file)) return { denied: false, hidden: [] }
-            const text = await fs.readFile(file, "utf8").catch(() => undefined)
-            if (text === undefined) return { denied: false, hidden: [] }
+            const bytes = await fs.readFile(file).catch(() => undefined)
+            if (bytes === undefined) return { denied: false, hidden: [] }
+            // Read as the security layer reads files: a UTF-16 file with a byte-order mark (which TypeScript and
+            // others decode) is protected whole when its decoded text holds a segment (`SecurityOutput.byteRanges`),
+            // and its lines are shown decoded.
+            const text = SecuritySegments.wide(bytes) ?? bytes.toString("utf8")
             const pairs = host.segments?.().read ?? []
             const masked = pairs.length ? SecurityOutput.mask(text, pairs) : text
             return {
               denied: false,
-              hidden: pairs.length ? SecurityOutput.lineRanges(text, pairs, "any") : [],
+              hidden: SecurityOutput.byteRanges(bytes, pairs, "any"),
               lines: masked.split(/\r\n|\r|\n/),
             }
           })()

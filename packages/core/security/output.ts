@@ -69,17 +69,34 @@ export namespace SecurityOutput {
       const stat = fs.statSync(file)
       if (!stat.isFile()) return []
       if (stat.size > max) return SecuritySegments.scanFile(file, pairs).length ? [{ from: 1, to: Infinity }] : []
-      const bytes = fs.readFileSync(file)
-      const ranges = lineRanges(bytes.toString("utf8"), pairs, breaks)
-      // ripgrep decodes every file that starts with a UTF-16 byte-order mark (FF FE, FE FF) as UTF-16, even when the
-      // rest is UTF-8: its line numbers are not these, so a segment found in the UTF-8 view protects every line too.
-      if (ranges.length) return SecuritySegments.utf16Marked(bytes) ? [{ from: 1, to: Infinity }] : ranges
-      // UTF-16 with a byte-order mark (ripgrep searches it decoded): segments there protect every line.
-      const wide = SecuritySegments.wide(bytes)
-      return wide !== undefined && SecuritySegments.find(wide, pairs).length ? [{ from: 1, to: Infinity }] : []
+      return byteRanges(fs.readFileSync(file), pairs, breaks)
     } catch {
       return []
     }
+  }
+
+  /**
+   * The protected line numbers of a file's bytes, by the rule of `fileRanges` (without its size limit): its UTF-8
+   * reading's `lineRanges`, or every line when the file starts with a UTF-16 byte-order mark and a segment is found in
+   * either reading. For a reader holding the bytes already (the `lsp` tool's answer filter).
+   *
+   * @example
+   * SecurityOutput.byteRanges(Buffer.from("\ufeffa\n// @s\nk\n// @e\n", "utf16le"), [{ start: "@s", end: "@e" }], "any")
+   * // [{ from: 1, to: Infinity }]
+   */
+  export function byteRanges(
+    bytes: Buffer,
+    pairs: readonly SecuritySegments.Pair[],
+    breaks: SecuritySegments.Breaks,
+  ): Lines[] {
+    if (!pairs.length) return []
+    const ranges = lineRanges(bytes.toString("utf8"), pairs, breaks)
+    // ripgrep decodes every file that starts with a UTF-16 byte-order mark (FF FE, FE FF) as UTF-16, even when the
+    // rest is UTF-8: its line numbers are not these, so a segment found in the UTF-8 view protects every line too.
+    if (ranges.length) return SecuritySegments.utf16Marked(bytes) ? [{ from: 1, to: Infinity }] : ranges
+    // UTF-16 with a byte-order mark (ripgrep searches it decoded): segments there protect every line.
+    const wide = SecuritySegments.wide(bytes)
+    return wide !== undefined && SecuritySegments.find(wide, pairs).length ? [{ from: 1, to: Infinity }] : []
   }
 
   /** The text split into lines wherever any reader breaks one, each with its line end. */

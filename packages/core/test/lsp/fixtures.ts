@@ -38,6 +38,8 @@ export const SILENT = path.join(import.meta.dir, "fixtures/silent-server.mjs")
 export const REFUSING = path.join(import.meta.dir, "fixtures/refusing-server.mjs")
 /** A server whose definitions point into the file named by its argument (`pointing-server.mjs`). */
 export const POINTING = path.join(import.meta.dir, "fixtures/pointing-server.mjs")
+/** A server that records the text of every document it is sent in the file named by its argument. */
+export const RECORDING = path.join(import.meta.dir, "fixtures/recording-server.mjs")
 
 export const TSCONFIG = JSON.stringify({
   compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler" },

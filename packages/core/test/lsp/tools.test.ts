@@ -8,7 +8,18 @@ import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
 import { recordingExclusive } from "../fixture"
-import { LAYOUTS, POINTING, processesIn, project, SILENT, SOLUTION, THREE_FILES, toolContext, tsc } from "./fixtures"
+import {
+  LAYOUTS,
+  POINTING,
+  RECORDING,
+  processesIn,
+  project,
+  SILENT,
+  SOLUTION,
+  THREE_FILES,
+  toolContext,
+  tsc,
+} from "./fixtures"
 
 // The `lsp` tool definition over the service: the text the model gets and the permissions it asks. Real
 // typescript-language-server for the rename; the deliberately silent fake server only for the timeout.
@@ -206,6 +217,67 @@ describe("the lsp tool", () => {
       expect(out).toContain("a.point:1:1  alpha beta")
     } finally {
       await service.stop()
+    }
+  }, 60_000)
+
+  // Red team CC2: a UTF-16 file's segments were looked for in its UTF-8 reading (NUL bytes splitting the markers): the
+  // answer filter showed locations on a segment's line, and the server was sent the segment as the file's text.
+  test("CC2: a UTF-16 file whose decoded text holds a read-protected segment is sent blank and its locations are left out; the same in UTF-8 keeps the other lines", async () => {
+    const pair = { start: "@secure-start", end: "@secure-end" }
+    const text = "alpha beta\n// @secure-start\nwide pin value\n// @secure-end\ngamma\n"
+    const le = (t: string) => Buffer.from("\ufeff" + t, "utf16le")
+    const be = (t: string) => {
+      const b = le(t)
+      b.swap16()
+      return b
+    }
+    for (const [name, bytes] of [
+      ["UTF-8", Buffer.from(text)],
+      ["UTF-16LE", le(text)],
+      ["UTF-16BE", be(text)],
+    ] as const) {
+      await using p = await project({ "x.point": "" })
+      await fs.writeFile(path.join(p.dir, "x.point"), bytes)
+      const record = path.join(p.dir, "sent.jsonl")
+      const segments = () => ({ read: [pair], write: [] })
+      const host: Host = { directory: p.dir, worktree: p.dir, log, segments }
+      const service = Lsp.create({
+        directory: p.dir,
+        worktree: p.dir,
+        log,
+        segments,
+        config: { recording: { command: ["node", RECORDING, record], extensions: [".point"] } },
+      })
+      const pointing = Lsp.create({
+        directory: p.dir,
+        worktree: p.dir,
+        log,
+        segments,
+        config: { pointing: { command: ["node", POINTING, path.join(p.dir, "x.point")], extensions: [".point"] } },
+      })
+      const view = LspTools.create(host, () => pointing).lsp
+      try {
+        // The service as every operation uses it (the tool itself answers a hover on a hidden line without a server).
+        await service.hover({ file: path.join(p.dir, "x.point"), line: 0, character: 0 })
+        const sent = (await fs.readFile(record, "utf8"))
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as string)
+        expect(sent.length).toBeGreaterThan(0)
+        for (const t of sent)
+          expect({ name, leaked: t.replace(/\0/g, "").includes("wide pin value") }).toEqual({ name, leaked: false })
+        // The pointing server answers line 1 of the file: kept for UTF-8 (not a segment line), left out for UTF-16.
+        const out = await view.execute(
+          { operation: "goToDefinition", filePath: "x.point", line: 1, character: 1 },
+          context(p.dir) as any,
+        )
+        expect(out.replace(/\0/g, "")).not.toContain("wide pin value")
+        if (name === "UTF-8") expect(out).toContain("x.point:1:1  alpha beta")
+        else expect(out).not.toContain("x.point:1:1")
+      } finally {
+        await service.stop()
+        await pointing.stop()
+      }
     }
   }, 60_000)
 
