@@ -1,4 +1,5 @@
 import path from "path"
+import { CaseFold } from "../util/casefold"
 import { SecurityGlob } from "./glob"
 
 /**
@@ -86,7 +87,6 @@ export namespace SecurityMatch {
       if (SecurityGlob.PatternError.is(error)) return { error: error.message }
       return { error: `not a valid pattern: ${error instanceof Error ? error.message : String(error)}` }
     }
-    if (nocase) base = base.toLowerCase()
     return { kind, type: input.type, base, nocase, glob, source: input.pattern, literal: longestLiteral(p) }
   }
 
@@ -131,10 +131,12 @@ export namespace SecurityMatch {
    * // true
    */
   export function test(m: Compiled, absolute: string): boolean {
-    const abs = m.nocase ? absolute.toLowerCase() : absolute
+    // The glob compares case-insensitively itself (`nocase`): a lower-cased copy of the path was compared with the
+    // pattern's own characters, and `İ` (lower-cased to two code units) or an astral capital then matched nothing.
+    const abs = absolute
     if (m.kind === "absolute")
       return m.type === "directory" ? SecurityGlob.testWithParents(m.glob, abs) : SecurityGlob.test(m.glob, abs)
-    const rel = relative(m.base, abs)
+    const rel = relative(m.base, abs, m.nocase)
     if (rel === undefined || rel === "") return false
     if (m.kind === "anchored")
       return m.type === "directory" ? SecurityGlob.testWithParents(m.glob, rel) : SecurityGlob.test(m.glob, rel)
@@ -147,11 +149,16 @@ export namespace SecurityMatch {
     return false
   }
 
-  /** `abs` relative to `base` with `/` separators, or undefined when it is outside; "" for `base` itself. */
-  export function relative(base: string, abs: string): string | undefined {
-    if (abs === base) return ""
-    const prefix = base.endsWith("/") ? base : base + "/"
-    if (!abs.startsWith(prefix)) return undefined
+  /**
+   * `abs` relative to `base` with `/` separators, or undefined when it is outside; "" for `base` itself. With `nocase`
+   * the prefix is compared in `CaseFold.fold`, whose offsets are the path's.
+   */
+  export function relative(base: string, abs: string, nocase = false): string | undefined {
+    const a = nocase ? CaseFold.fold(abs) : abs
+    const b = nocase ? CaseFold.fold(base) : base
+    if (a === b) return ""
+    const prefix = b.endsWith("/") ? b : b + "/"
+    if (!a.startsWith(prefix)) return undefined
     return abs.slice(prefix.length)
   }
 }

@@ -1,4 +1,5 @@
 import fs from "fs"
+import { CaseFold } from "../util/casefold"
 import { Encoding } from "../util/encoding"
 import { lastAtMost } from "../util/sorted"
 
@@ -49,22 +50,8 @@ export namespace SecuritySegments {
    * SecuritySegments.fold("İ // @Secure-Start") // "İ // @secure-start" (same length)
    */
   export function fold(text: string): string {
-    if (!NON_ASCII.test(text)) return text.toLowerCase()
-    return text.replace(CASED_RUN, (run) => {
-      if (run.charCodeAt(0) < 0x80) return run.toLowerCase()
-      const lower = run.toLowerCase()
-      if (lower === run) return run
-      let out = ""
-      for (const c of run) {
-        const l = c.toLowerCase()
-        out += l.length === c.length ? l : c
-      }
-      return out
-    })
+    return CaseFold.fold(text)
   }
-  const NON_ASCII = /[^\x00-\x7f]/
-  /** Runs of ASCII capitals (lower-cased whole: ASCII maps to ASCII) and runs of other characters (folded one by one). */
-  const CASED_RUN = /[A-Z]+|[^\x00-\x7f]+/g
 
   /**
    * Every protected segment of `text` for the given marker pairs, sorted, overlapping ones kept separate (redaction

@@ -37,6 +37,35 @@ describe("SecurityMatch", () => {
     expect(m("Secrets/**", "directory", { nocase: true })("/repo/SECRETS/a")).toBe(true)
     expect(m("Secrets/**", "directory")("/repo/SECRETS/a")).toBe(false)
   })
+  // The path was lower-cased (`toLowerCase`) before the glob, which folds case itself, compared it with the pattern:
+  // `İ` lower-cases to two code units and an astral capital to other surrogates, so on a case-insensitive file system
+  // (macOS, Windows) a rule naming such a file did not protect it, not even under its exact name (red team CC7 class).
+  test("case-insensitive matching keeps every name a rule writes: İ, astral letters, ligatures, under a base holding them", () => {
+    const cases: [string, "file" | "directory", string, string][] = [
+      ["İstanbul.key", "file", "/repo", "/repo/a/İstanbul.key"],
+      ["secrets/İ*", "file", "/repo", "/repo/secrets/İzmir"],
+      ["a/İ/b.key", "file", "/repo", "/repo/a/İ/b.key"],
+      ["İ", "directory", "/repo", "/repo/x/İ/deep/file"],
+      ["𐐀.key", "file", "/repo", "/repo/𐐀.key"],
+      ["ﬁle.txt", "file", "/repo", "/repo/ﬁle.txt"],
+      ["./top.key", "file", "/İrepo", "/İrepo/top.key"],
+      ["./top.key", "file", "/İrepo", "/İREPO/TOP.KEY"],
+      ["/etc/İ.key", "file", "/repo", "/etc/İ.key"],
+    ]
+    for (const [pattern, type, base, file] of cases)
+      expect({ pattern, file, hit: m(pattern, type, { nocase: true, base })(file) }).toEqual({
+        pattern,
+        file,
+        hit: true,
+      })
+    // …and still no match outside the base or for another name.
+    // (İ has no simple case folding: `/irepo` is another folder, as on a case-insensitive file system.)
+    expect(m("./top.key", "file", { nocase: true, base: "/İrepo" })("/irepo/top.key")).toBe(false)
+    expect(m("./top.key", "file", { nocase: true, base: "/İrepo" })("/İrepox/top.key")).toBe(false)
+    expect(m("İstanbul.key", "file", { nocase: true })("/repo/istanbul.keys")).toBe(false)
+    expect(SecurityMatch.relative("/İr", "/İr/İ/x", true)).toBe("İ/x")
+    expect(SecurityMatch.relative("/İr", "/i̇r/x", true)).toBe(undefined)
+  })
   test("errors: negation, .., empty, and the literal used for mentions", () => {
     for (const bad of ["!x", "a/../b", "  ", "/"])
       expect("error" in SecurityMatch.compile({ pattern: bad, type: "file", base: "/r" })).toBe(true)
