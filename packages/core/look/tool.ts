@@ -5,6 +5,7 @@ import { exclusively, type Host, type HostChildCall } from "../host"
 import { ReadmeInject } from "../readme/inject"
 import type { SessionView } from "../resource/session"
 import { SecurityOutput } from "../security/output"
+import { SecuritySegments } from "../security/segments"
 import { LookModels } from "./models"
 import { LookSource } from "./source"
 
@@ -258,7 +259,14 @@ export namespace LookTool {
         // type says (a source file given a `%PDF-` line was sent with its segment).
         const hidden = host.segments?.().read ?? []
         const raw = Buffer.from(bytes).toString("latin1")
-        if (hidden.length && SecurityOutput.mask(raw, hidden) !== raw)
+        // A UTF-16 file (byte-order mark) is judged on its decoded text too, as the security layer reads it: its
+        // markers have a NUL between their characters in the bytes (red team CC1's class).
+        const wide = hidden.length ? SecuritySegments.wide(bytes) : undefined
+        if (
+          hidden.length &&
+          (SecurityOutput.mask(raw, hidden) !== raw ||
+            (wide !== undefined && SecuritySegments.find(wide, hidden).length > 0))
+        )
           throw new LookSource.LookError(
             `look_at: ${name} holds a segment the security policy protects, and an image or PDF is sent whole; read it with the read tool instead`,
           )

@@ -1,5 +1,6 @@
 import { describe, expect, spyOn, test } from "bun:test"
 import fs from "fs"
+import path from "path"
 import { Builtins } from "../../builtins"
 import type { Host, HostChildCall } from "../../host"
 import { LookModels } from "../../look/models"
@@ -168,6 +169,22 @@ describe("look_at", () => {
     )
     expect(calls).toHaveLength(0)
     expect(await run({ file_path: "doc.pdf", goal: "x" })).toContain("(application/pdf, ")
+  })
+
+  // Red team CC1's class: a UTF-16 file's markers have a NUL between their characters in its bytes. Characters whose
+  // UTF-16LE bytes spell `%PDF-1` (U+5025 U+4644 U+312D) make such a file a PDF to the sniffer.
+  test("CC1 class: a UTF-16 file whose decoded text holds a segment the role may not read is refused as a PDF too", async () => {
+    const text =
+      "\u5025\u4644\u312D.4\nconst a = 1\n// @secure-start\nconst salt = 'Kd93mVx71LqPz0Rw'\n// @secure-end\n"
+    await using dir = await tmpdir({})
+    fs.writeFileSync(path.join(dir.path, "wide.pdf"), Buffer.from("\ufeff" + text, "utf16le"))
+    const segments = () => ({ read: [{ start: "@secure-start", end: "@secure-end" }], write: [] })
+    const { run, using, calls } = setup(dir.path, {}, { segments })
+    using(PDF_MODEL)
+    await expect(run({ file_path: "wide.pdf", goal: "transcribe every line" })).rejects.toThrow(
+      "holds a segment the security policy protects",
+    )
+    expect(calls).toHaveLength(0)
   })
 
   test("image_data, raw base64 or a data URL, typed by its bytes", async () => {
