@@ -385,10 +385,10 @@ export namespace SecurityInventory {
         const text = raw.toString("utf8")
         // Segments are looked for whatever the content: a NUL byte (which makes a file binary to the fingerprints and
         // to OpenCode's read) once took a file out of the sandbox's masking.
-        entry.segments = text ? hasSegment(text, starts, markers) : false
+        entry.segments = text ? hasSegment(text, markers) : false
         // UTF-16 with a byte-order mark, which ripgrep searches decoded: its segments protect the file whole.
         const wide = entry.segments ? undefined : SecuritySegments.wide(raw)
-        if (wide !== undefined && hasSegment(wide, starts, markers)) entry.segments = entry.wide = true
+        if (wide !== undefined && hasSegment(wide, markers)) entry.segments = entry.wide = true
         // The text is kept only for protected files (fingerprints are rebuilt from it); others keep the flag.
         if (wantsPrint) entry.text = text.slice(0, 8192).includes("\0") ? "" : text
       }
@@ -638,14 +638,8 @@ export namespace SecurityInventory {
     }
   }
 
-  function hasSegment(
-    text: string,
-    starts: string[],
-    markers: { marker: SecurityConfig.Marker; ops: Operation[] }[],
-  ): boolean {
-    // The quick test folds as `find` does (a start `find` would see is never skipped here).
-    const folded = SecuritySegments.fold(text)
-    if (!starts.some((s) => folded.includes(s))) return false
+  /** Whether `text` holds a segment of these markers (`find` folds the text once and looks for each start in it). */
+  function hasSegment(text: string, markers: { marker: SecurityConfig.Marker; ops: Operation[] }[]): boolean {
     return (
       SecuritySegments.find(
         text,
