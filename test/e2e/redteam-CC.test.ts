@@ -6,8 +6,7 @@ import { ModelServer } from "./model-server"
 import { targets } from "./targets"
 
 const PHRASE = "readme segment phrase alpha"
-const README =
-  "# pkg\nPublic intro of the package.\n<!-- @secure-start -->\n" + PHRASE + "\n<!-- @secure-end -->\nok\n"
+const README = "# pkg\nPublic intro of the package.\n<!-- @secure-start -->\n" + PHRASE + "\n<!-- @secure-end -->\nok\n"
 const le = (s: string) => new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, "utf16le")]))
 const POLICY = JSON.stringify({
   version: "1.0",
@@ -17,7 +16,9 @@ const POLICY = JSON.stringify({
   ],
   rules: [],
   segments: {
-    markers: [{ start: "@secure-start", end: "@secure-end", deniedOperations: ["read", "llm"], allowedRoles: ["admin"] }],
+    markers: [
+      { start: "@secure-start", end: "@secure-end", deniedOperations: ["read", "llm"], allowedRoles: ["admin"] },
+    ],
   },
 })
 /** What a model reads: NULs and replacement characters mean nothing to it. */
@@ -42,7 +43,10 @@ for (const target of targets()) {
           const read = result.tools.find((t) => t.tool === "read")
           expect(read?.status).toBe("completed")
           // The read result the model got (second agent turn).
-          const sent = server.turns().map((r) => JSON.stringify(r.body)).join("\n")
+          const sent = server
+            .turns()
+            .map((r) => JSON.stringify(r.body))
+            .join("\n")
           if (process.env.CC_SHOW) console.log(read?.output)
           const shown = plain(sent)
           const at = shown.indexOf("README from:")
@@ -98,7 +102,12 @@ for (const target of targets()) {
           const lsp = result.tools.find((t) => t.tool === "lsp")
           if (process.env.CC_SHOW) console.log(lsp?.status, plain(lsp?.output ?? ""))
           expect(lsp?.status).toBe("completed")
-          const sent = plain(server.turns().map((r) => JSON.stringify(r.body.messages)).join("\n"))
+          const sent = plain(
+            server
+              .turns()
+              .map((r) => JSON.stringify(r.body.messages))
+              .join("\n"),
+          )
           expect(sent).toContain("goToDefinition")
           expect(sent).not.toContain("wide pin value")
         } finally {
@@ -112,7 +121,9 @@ for (const target of targets()) {
 
 // CC7: the agent's İ line above a read-protected segment: SecuritySegments.find (markers matched on
 // text.toLowerCase(), whose offsets differ from the text's after each İ) no longer finds the segment where it is.
-const SHORT = ["export const a = 1", "// @secure-start", "k=4711", "// @secure-end", "export const b = 2", ""].join("\n")
+const SHORT = ["export const a = 1", "// @secure-start", "k=4711", "// @secure-end", "export const b = 2", ""].join(
+  "\n",
+)
 const TURKISH = "// " + "İ".repeat(30)
 
 for (const target of targets()) {
@@ -136,7 +147,9 @@ for (const target of targets()) {
           ModelServer.text("done"),
         ])
         try {
-          const result = await Harness.run(project, server, "Add a Turkish comment to src/seg.ts", { timeoutMs: 150_000 })
+          const result = await Harness.run(project, server, "Add a Turkish comment to src/seg.ts", {
+            timeoutMs: 150_000,
+          })
           if (process.env.CC_SHOW) for (const t of result.tools) console.log(t.tool, t.status, t.output)
           expect(result.tools.map((t) => [t.tool, t.status])).toEqual([
             ["read", "completed"],
@@ -144,7 +157,10 @@ for (const target of targets()) {
             ["read", "completed"],
             ["bash", "completed"],
           ])
-          const sent = server.turns().map((r) => JSON.stringify(r.body.messages)).join("\n")
+          const sent = server
+            .turns()
+            .map((r) => JSON.stringify(r.body.messages))
+            .join("\n")
           expect(sent).not.toContain("k=4711")
         } finally {
           server.stop()
@@ -160,7 +176,9 @@ const LOCKED = ["a = 1", "# @locked-start", "LOCKED = 42", "# @locked-end", "b =
 const LOCKED_POLICY = JSON.stringify({
   version: "1.0",
   rules: [],
-  segments: { markers: [{ start: "@locked-start", end: "@locked-end", deniedOperations: ["write"], allowedRoles: [] }] },
+  segments: {
+    markers: [{ start: "@locked-start", end: "@locked-end", deniedOperations: ["write"], allowedRoles: [] }],
+  },
 })
 
 for (const target of targets()) {

@@ -11,7 +11,9 @@ import { POLICY, project } from "./fixture"
 import { ROUTES, isolateHome, open } from "./redteam-helpers"
 
 /** A short, low-entropy secret line: no fingerprint knows it, only the segment around it protects it. */
-const SHORT = ["export const a = 1", "// @secure-start", "k=4711", "// @secure-end", "export const b = 2", ""].join("\n")
+const SHORT = ["export const a = 1", "// @secure-start", "k=4711", "// @secure-end", "export const b = 2", ""].join(
+  "\n",
+)
 const SECRET = "k=4711"
 const PAIRS = [{ start: "@secure-start", end: "@secure-end" }]
 /** The agent's line: 30 İ shift the start marker onto the end marker's line. */
@@ -92,10 +94,18 @@ for (const route of ROUTES) {
         // Control: refused before.
         const direct = await s.call("edit", { filePath: file, oldString: "LOCKED = 42", newString: "LOCKED = 0" })
         expect(direct.refused).toBe(true)
-        const first = await s.call("edit", { filePath: file, oldString: "a = 1", newString: `# ${"İ".repeat(30)}\na = 1` })
+        const first = await s.call("edit", {
+          filePath: file,
+          oldString: "a = 1",
+          newString: `# ${"İ".repeat(30)}\na = 1`,
+        })
         expect(first.refused).toBe(false)
         const second = await s.call("edit", { filePath: file, oldString: "LOCKED = 42", newString: "LOCKED = 0" })
-        if (process.env.CC_SHOW) console.log(JSON.stringify({ ...second, error: undefined }), JSON.stringify(require("fs").readFileSync(file, "utf8")))
+        if (process.env.CC_SHOW)
+          console.log(
+            JSON.stringify({ ...second, error: undefined }),
+            JSON.stringify(require("fs").readFileSync(file, "utf8")),
+          )
         // Held: the before hook lets it through, but the after hook puts the file back (and says so).
         expect(require("fs").readFileSync(file, "utf8")).toContain("LOCKED = 42")
       } finally {
@@ -115,10 +125,19 @@ for (const route of ROUTES) {
         const s = await open(route, dir.path)
         const file = path.join(dir.path, "src/locked.py")
         try {
-          const first = await s.call("edit", { filePath: file, oldString: "a = 1", newString: `# ${"İ".repeat(k)}\na = 1` })
+          const first = await s.call("edit", {
+            filePath: file,
+            oldString: "a = 1",
+            newString: `# ${"İ".repeat(k)}\na = 1`,
+          })
           expect(first.refused).toBe(false)
           const cmd = await s.bash("sed -i 's/LOCKED = 42/LOCKED = 0/' src/locked.py; echo rc=$?")
-          if (process.env.CC_SHOW) console.log(k, JSON.stringify(cmd.output.slice(0, 300)), JSON.stringify(require("fs").readFileSync(file, "utf8")))
+          if (process.env.CC_SHOW)
+            console.log(
+              k,
+              JSON.stringify(cmd.output.slice(0, 300)),
+              JSON.stringify(require("fs").readFileSync(file, "utf8")),
+            )
           expect(require("fs").readFileSync(file, "utf8")).toContain("LOCKED = 42")
         } finally {
           await s.close()

@@ -6,8 +6,7 @@ import { isolateHome } from "./redteam-helpers"
 import { ROUTES, open } from "./own-session"
 
 const PHRASE = "readme segment phrase alpha"
-const README =
-  "# pkg\nPublic intro of the package.\n<!-- @secure-start -->\n" + PHRASE + "\n<!-- @secure-end -->\nok\n"
+const README = "# pkg\nPublic intro of the package.\n<!-- @secure-start -->\n" + PHRASE + "\n<!-- @secure-end -->\nok\n"
 const le = (s: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, "utf16le")])
 const be = (s: string) => {
   const b = Buffer.from(s, "utf16le")
@@ -88,7 +87,11 @@ describe.each(ROUTES)("route %s: CC2 lsp over a UTF-16 file with a read-protecte
       outputs.push(`look_at\n${look.output}${look.failed ?? ""}${look.refused ?? ""}`)
       if (process.env.CC_SHOW) console.log(outputs.map(plain).join("\n----\n"))
       // The segment's identifier on its own (used in src/use.ts) is fine; its value, or its declaration line, is not.
-      for (const text of outputs) expect({ text: plain(text), leaked: plain(text).includes("wide pin value") }).toEqual({ text: plain(text), leaked: false })
+      for (const text of outputs)
+        expect({ text: plain(text), leaked: plain(text).includes("wide pin value") }).toEqual({
+          text: plain(text),
+          leaked: false,
+        })
     } finally {
       await session.close()
     }
@@ -114,7 +117,10 @@ describe.each(ROUTES)("route %s: CC3 knowledge injection", (route) => {
       const session = await open(route, dir.path)
       try {
         const parts = await session.prompt("how do the payroll exports of the finance pipeline work?")
-        const added = parts.slice(1).map((p) => p.text ?? "").join("\n")
+        const added = parts
+          .slice(1)
+          .map((p) => p.text ?? "")
+          .join("\n")
         if (process.env.CC_SHOW) console.log(added)
         expect(added).toContain("finance pipeline")
         expect(added).not.toContain(PHRASE)
@@ -151,7 +157,12 @@ describe.each(ROUTES)("route %s: CC4 hard links to protected files", (route) => 
       outs.push(await session.read("pkg/x.ts").catch((e) => String(e)))
       const l = await session.call("resource-load", { id: "notes" })
       outs.push(`${l.output}${l.failed ?? ""}${l.refused ?? ""}`)
-      outs.push((await session.prompt("payroll notes please")).slice(1).map((p) => p.text ?? "").join("\n"))
+      outs.push(
+        (await session.prompt("payroll notes please"))
+          .slice(1)
+          .map((p) => p.text ?? "")
+          .join("\n"),
+      )
       if (process.env.CC_SHOW) console.log(outs.join("\n-----\n"))
       for (const o of outs) expect(o).not.toContain("fourth of july")
     } finally {
@@ -167,7 +178,10 @@ import { Logger } from "../../util/log"
 describe("CC5 the MCP server's capture-list and a segment added since", () => {
   test("CC5 capture-list withholds a captured call's text that a read-protected segment covers now", async () => {
     const SECRET = "launch on the fourth of july"
-    await using dir = await project({ "notes/plan.ts": `export const a = 1\nexport const launch = "${SECRET}"\n` }, POLICY)
+    await using dir = await project(
+      { "notes/plan.ts": `export const a = 1\nexport const launch = "${SECRET}"\n` },
+      POLICY,
+    )
     // A session reads the file while no segment covers the line; capture stores the call.
     const session = await open("plugin", dir.path)
     const out = await session.read("notes/plan.ts")
@@ -221,7 +235,12 @@ describe.each(ROUTES)("route %s: CC6 references of a protected agent", (route) =
     const session = await open(route, dir.path)
     try {
       const answers: string[] = []
-      for (const args of [{ referencedBy: "spy" }, { query: "layoff" }, { query: "payroll" }, { referencedBy: "open" }]) {
+      for (const args of [
+        { referencedBy: "spy" },
+        { query: "layoff" },
+        { query: "payroll" },
+        { referencedBy: "open" },
+      ]) {
         const r = await session.call("resource-query", args)
         answers.push(`${JSON.stringify(args)} -> ${r.output}${r.failed ?? ""}${r.refused ?? ""}`)
       }
@@ -233,7 +252,9 @@ describe.each(ROUTES)("route %s: CC6 references of a protected agent", (route) =
       // The protected agent's: none, and its name is not listed as a referrer.
       expect(answers[0]).not.toContain("layoff-plan")
       // (the query itself is echoed back; only the results count)
-      expect(answers.map((a) => a.replace(/^[^\n]*? -> /, "").replace(/"query":\{[^}]*\}/g, "")).join("\n")).not.toMatch(/\bspy\b/)
+      expect(
+        answers.map((a) => a.replace(/^[^\n]*? -> /, "").replace(/"query":\{[^}]*\}/g, "")).join("\n"),
+      ).not.toMatch(/\bspy\b/)
     } finally {
       await session.close()
     }
