@@ -186,7 +186,9 @@ export namespace SecurityTemplates {
    * Where a template joins its own text to the user's arguments so that a shell line can appear only once OpenCode
    * has substituted them (it substitutes first, then runs every `` !`…` `` of the result on the host): a `!` right
    * before a placeholder (`here!$ARGUMENTS` and the argument `` `./check.sh` ``), and a placeholder right before a
-   * backquote (`` `$1` `` and an argument ending in `!`). Shell lines themselves are left out (see `expansions`).
+   * backquote (`` `$1` `` and an argument ending in `!`), and, in a template with a placeholder, a backquote at its
+   * start or a `!` at its end (the argument's replacement patterns `` $` `` and `$'` copy them next to its own text:
+   * `edges`). Shell lines themselves are left out (see `expansions`).
    *
    * @example
    * SecurityTemplates.splices("Fix the failure here!$ARGUMENTS") // ["!$ARGUMENTS (a shell line once the arguments are substituted)"]
@@ -196,7 +198,34 @@ export namespace SecurityTemplates {
     const outside = text.replace(/!`[^`]+`/g, " ")
     for (const m of outside.matchAll(SPLICE))
       out.push(`${m[0].replace(/\s+/g, " ")} (a shell line once the arguments are substituted)`)
+    if (!PLACEHOLDER.test(text)) return out
+    // The template's own edges (`edges`): OpenCode trims a file's text after its frontmatter, so both the whole text
+    // and the text after the frontmatter's closing line are looked at (which can only find more).
+    const source = text.replace(/^\uFEFF/, "")
+    const close = source.startsWith("---") ? source.indexOf("\n---", 3) : -1
+    const starts = [source.trimStart(), ...(close >= 0 ? [source.slice(close + 4).trimStart()] : [])]
+    if (starts.some((s) => s.startsWith("`")))
+      out.push("` at the template's start (a shell line once an argument's $` is substituted after a !)")
+    if (source.trimEnd().endsWith("!"))
+      out.push("! at the template's end (a shell line once an argument's $' is substituted before a backquote)")
     return out
+  }
+
+  /**
+   * `text` (a whole template) with its own edges kept from joining the user's arguments: OpenCode replaces
+   * `$ARGUMENTS` with `String.replaceAll` and the arguments as a string, so JavaScript's replacement patterns in them
+   * are live — `` $` `` inserts the template's text from its start (`!$`` puts a `!` before its first character),
+   * `$'` the text from after the placeholder to its end (`$'`x`` puts a backquote after its last one). A template with
+   * a placeholder that starts with a backquote gets a space before it, one that ends with `!` a space after it (OpenCode
+   * trims the template once its lines have run: the model reads the same text). The other points a pattern joins are
+   * those `separate` already keeps apart (the text right before and after a placeholder) or `$ARGUMENTS` itself (`$&`).
+   *
+   * @example
+   * SecurityTemplates.edges("`make` fails: $ARGUMENTS") // " `make` fails: $ARGUMENTS"
+   */
+  export function edges(text: string): string {
+    if (!PLACEHOLDER.test(text)) return text
+    return (text.startsWith("`") ? " " : "") + text + (text.endsWith("!") ? " " : "")
   }
 
   const SPLICE = new RegExp(`!(?:${PLACEHOLDER.source})|(?:${PLACEHOLDER.source})\``, "g")
@@ -230,7 +259,7 @@ export namespace SecurityTemplates {
       out += separate(text.slice(end, m.index)) + m[0]
       end = m.index + m[0].length
     }
-    return out + separate(text.slice(end))
+    return edges(out + separate(text.slice(end)))
   }
 
   /**
@@ -253,7 +282,7 @@ export namespace SecurityTemplates {
     }
     // An opening that nothing closes would take the user's arguments up to their first backquote as a shell line
     // (see `expansions`): it loses its backquote's meaning as an opening.
-    return out + separate(text.slice(end)).replace(/!`(?!`)/g, "! `")
+    return edges(out + separate(text.slice(end)).replace(/!`(?!`)/g, "! `"))
   }
 
   /**

@@ -4,8 +4,10 @@
 
 /**
  * The template with the arguments substituted: numbered placeholders first (the last one taking the rest), then
- * `$ARGUMENTS` (a JavaScript `replaceAll` with a string, as OpenCode's), then the arguments appended when the template
- * has no placeholder.
+ * `$ARGUMENTS` (a JavaScript `replaceAll` with a string, as OpenCode's: the replacement patterns `` $` ``, `$'`, `$&`
+ * and `$$` in the arguments are live there, and only there — a numbered one is replaced through a function), then the
+ * arguments appended when the template has no placeholder. Checked against the three binaries' code (`withArgs` …
+ * `.replaceAll("$ARGUMENTS", input.arguments)`); OpenCode trims the result only after running its shell lines.
  */
 export function substitute(template: string, args: string) {
   const words = (args.match(/(?:\[Image\s+\d+\]|"[^"]*"|'[^']*'|[^\s"']+)/gi) ?? []).map((w) =>

@@ -207,6 +207,34 @@ describe("SecurityTemplates.contain and launch (AS4: a template's shell lines ru
     ])
   })
 
+  test("DD-R1 a template with a placeholder keeps its own edges from an argument's $` and $' (a backquote first, a '!' last)", () => {
+    // The test helper substitutes as OpenCode does: the arguments' replacement patterns are live at $ARGUMENTS only.
+    expect(substitute("A $ARGUMENTS B", "[$`|$'|$&|$$]")).toBe("A [A | B|$ARGUMENTS|$] B")
+    expect(substitute("A $1 B", "[$`]")).toBe("A [$`] B")
+    expect(SecurityTemplates.splices("`make` fails: $ARGUMENTS")).toEqual([
+      "` at the template's start (a shell line once an argument's $` is substituted after a !)",
+    ])
+    expect(SecurityTemplates.risks("command", "---\ndescription: d\n---\n\n  Fix $1 now!\n")).toEqual([
+      "! at the template's end (a shell line once an argument's $' is substituted before a backquote)",
+    ])
+    expect(SecurityTemplates.risks("command", "---\ndescription: d\n---\n`make` fails: $1\n")).toHaveLength(1)
+    // No placeholder: OpenCode appends the arguments after a blank line, with no replacement patterns.
+    expect(SecurityTemplates.splices("`make` fails, go!")).toEqual([])
+    expect(SecurityTemplates.edges("`make` fails, go!")).toBe("`make` fails, go!")
+    const text = "`make` fails: !`grep $1 log` and $ARGUMENTS!"
+    expect(SecurityTemplates.separated(text)).toBe(" `make` fails: !`grep $1 log` and $ARGUMENTS! ")
+    let i = 0
+    const out = SecurityTemplates.contain(
+      text,
+      (cmd) => `run ${cmd}`,
+      (cmd) => SecurityTemplates.hold(cmd, "n0", i++),
+    )
+    expect(out.startsWith(" `make` fails: [[ocb:n0:0:0:1:")).toBe(true)
+    expect(out.endsWith("$ARGUMENTS! ")).toBe(true)
+    for (const args of ["!$`", "x$'`id`", "!$`$ARGUMENTS $'`id`"])
+      expect(shellLines(substitute(out, args)), args).toEqual([])
+  })
+
   test("a replacement never ends the line early", () => {
     expect(SecurityTemplates.contain("!`a`", () => "echo `id`")).toBe("!`echo 'id'`")
   })
