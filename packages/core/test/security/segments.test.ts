@@ -50,6 +50,28 @@ describe("SecuritySegments", () => {
   })
 })
 
+// Red team DD, finding DD-F1: a per-character fold lost Greek final sigma. "Σ" lower-cases to "σ", while a word's last
+// "σ" is "ς" in lower-case text, so a marker configured in one case and written in the other ("@ΑΠΌΡΡΗΤΟΣ-start",
+// "@απόρρητος-start") was not found: the segment was shown to the model and writable. `CaseFold.fold` now folds a
+// character to the lower case of its upper case (ς, σ, Σ → σ).
+describe("DD-F1 final sigma in a segment marker", () => {
+  const upper = "a\n// @ΑΠΌΡΡΗΤΟΣ-start\nkey=hunter2\n// @ΑΠΌΡΡΗΤΟΣ-end\nb"
+  const lower = "a\n// @απόρρητος-start\nkey=hunter2\n// @απόρρητος-end\nb"
+  test("DD-F1 a marker configured lower-case (ς) is found written upper-case (Σ)", () => {
+    const found = SecuritySegments.find(upper, [{ start: "@απόρρητος-start", end: "@απόρρητος-end" }])
+    expect(found.length).toBe(1)
+  })
+  test("DD-F1 a marker configured upper-case (Σ) is found written lower-case (ς)", () => {
+    const found = SecuritySegments.find(lower, [{ start: "@ΑΠΌΡΡΗΤΟΣ-start", end: "@ΑΠΌΡΡΗΤΟΣ-end" }])
+    expect(found.length).toBe(1)
+    expect(lower.slice(found[0]!.start, found[0]!.end)).toContain("key=hunter2")
+  })
+  test("DD-F1 a write-locked segment marked in the other case cannot be changed", () => {
+    const after = lower.replace("hunter2", "changed")
+    expect(SecuritySegments.kept(lower, after, [{ start: "@ΑΠΌΡΡΗΤΟΣ-start", end: "@ΑΠΌΡΡΗΤΟΣ-end" }])).toBeDefined()
+  })
+})
+
 // Red team CC7/CC7b/CC7d: markers were searched in `text.toLowerCase()` and the offsets used on `text`; "İ" lower-cases
 // to two code units, so every İ before a segment moved it down (the protected line shown, a locked line writable) and
 // enough of them made `find` loop until memory ran out. Markers are now searched in `fold(text)`, as long as the text.
