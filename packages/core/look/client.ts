@@ -13,7 +13,8 @@ import { LookOrphans } from "./orphans"
  *   parent's call and deleted once answered. While the call runs, the child session is recorded in the project's
  *   local state (`LookOrphans`, when `project` is given): if OpenCode is killed mid-call (no `finally` runs), the
  *   child session, the file it carried included, stays in OpenCode's storage until `childOrphans` — which look_at
- *   runs before the first request of a later start — deletes it.
+ *   runs before the first request of a later start — deletes it, once `GET /session/{id}` reports it a child of the
+ *   recorded parent titled `look_at …` (a record naming any other session is dropped, nothing deleted).
  *
  * @example
  * const host: Host = { directory, worktree, log, ...LookClient.fromSdk(input.client) }
@@ -23,6 +24,7 @@ export namespace LookClient {
   export type Sdk = {
     config: { providers(options?: any): Promise<{ data?: any; error?: any }> }
     session: {
+      get(options: any): Promise<{ data?: any; error?: any; response?: any }>
       create(options: any): Promise<{ data?: any; error?: any }>
       prompt(options: any): Promise<{ data?: any; error?: any }>
       abort(options: any): Promise<unknown>
@@ -35,16 +37,25 @@ export namespace LookClient {
     project?: { directory: string; worktree?: string },
   ): Pick<Host, "models" | "child" | "childOrphans"> {
     const root = project ? LocalState.root(project.directory, project.worktree) : undefined
-    /** Deletes a session: true once it is gone (deleted now, or not found). */
-    const remove = async (id: string) => {
-      const result: any = await client.session.delete({ path: { id } })
+    const notFound = (result: any) => {
       const error = result?.error
-      if (!error) return true
       const status = result?.response?.status
       return status === 404 || error?.name === "NotFoundError" || error?.data?.name === "NotFoundError"
     }
+    /** Deletes a session: true once it is gone (deleted now, or not found). */
+    const remove = async (id: string) => {
+      const result: any = await client.session.delete({ path: { id } })
+      return !result?.error || notFound(result)
+    }
+    /** A recorded session deleted only when OpenCode reports it as look_at's child of the recorded parent. */
+    const removeOrphan = async (entry: LookOrphans.Record): Promise<boolean | "dropped"> => {
+      const got: any = await client.session.get({ path: { id: entry.id } })
+      if (got?.error || !got?.data) return notFound(got)
+      if (!LookOrphans.ours(got.data, entry)) return "dropped"
+      return remove(entry.id)
+    }
     return {
-      ...(root ? { childOrphans: () => LookOrphans.sweep(root, remove) } : {}),
+      ...(root ? { childOrphans: () => LookOrphans.sweep(root, removeOrphan) } : {}),
       async models() {
         const result = await client.config.providers()
         if (result.error || !result.data) throw new Error(`provider list unavailable: ${describe(result.error)}`)

@@ -7,8 +7,10 @@ import { LocalState } from "../learning/local"
  * The child sessions look_at's calls have open, recorded in the project's local state while each call runs, so that
  * a child session left behind when OpenCode was killed mid-call (no `finally` runs after SIGKILL: the session, the
  * image it carried included, stays in OpenCode's storage) is deleted by a later start. Only sessions recorded here
- * are ever deleted, and only once the process that recorded them is gone (another OpenCode running in the same
- * project keeps its own).
+ * are ever deleted, only once the process that recorded them is gone (another OpenCode running in the same project
+ * keeps its own), and only when OpenCode reports the session as look_at's (`ours`): a record is a file in the project,
+ * which anything writing there can make name another session (red team DD-O1) — that record is dropped, nothing
+ * deleted.
  *
  * One file per call: `.opencode/builtins-local/look-at/<child session id>.json` holding the parent's id, the
  * recording process's id and host name, and when.
@@ -71,16 +73,37 @@ export namespace LookOrphans {
     return out
   }
 
+  /** The title look_at gives its child sessions (`look_at <file>`). */
+  export const TITLE = "look_at "
+
   /**
-   * Deletes each orphaned child session with `remove` (true: deleted or already gone; false: keep the record and
-   * try again at a later start) and forgets the ones removed. Returns how many were removed.
+   * Whether `session`, as OpenCode reports it, is the child session `entry` recorded: a child of the recorded parent,
+   * titled as look_at titles its own.
+   *
+   * @example
+   * LookOrphans.ours({ parentID: "ses_p", title: "look_at a.png" }, entry) // true when entry.parentID is "ses_p"
    */
-  export async function sweep(root: string, remove: (id: string) => Promise<boolean>): Promise<number> {
+  export function ours(session: { parentID?: unknown; title?: unknown }, entry: Record): boolean {
+    return (
+      typeof entry.parentID === "string" &&
+      session.parentID === entry.parentID &&
+      typeof session.title === "string" &&
+      session.title.startsWith(TITLE)
+    )
+  }
+
+  /**
+   * Handles each orphaned child session with `remove`: true, deleted or already gone; "dropped", not look_at's (see
+   * `ours`) and left alone; false, keep the record and try again at a later start. Forgets the records of the first
+   * two; returns how many sessions were deleted or gone.
+   */
+  export async function sweep(root: string, remove: (entry: Record) => Promise<boolean | "dropped">): Promise<number> {
     let n = 0
     for (const entry of orphans(root)) {
-      if (!(await remove(entry.id).catch(() => false))) continue
+      const done = await remove(entry).catch(() => false)
+      if (!done) continue
       forget(root, entry.id)
-      n++
+      if (done === true) n++
     }
     return n
   }

@@ -1,6 +1,7 @@
 import { spawnSync } from "child_process"
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
+import os from "os"
 import path from "path"
 import { LookClient } from "../../look/client"
 import { LookOrphans } from "../../look/orphans"
@@ -11,14 +12,19 @@ import { tmpdir } from "../fixture"
  * routes; the end-to-end test `look.test.ts` runs the real one).
  */
 function sdk(options: { onPrompt?: () => Promise<void> | void; deleteFails?: boolean } = {}) {
-  const sessions = new Map<string, { parentID?: string }>()
+  const sessions = new Map<string, { parentID?: string; title?: string }>()
   let n = 0
   const client = {
     config: { providers: async () => ({ data: { providers: [] } }) },
     session: {
+      async get(o: any) {
+        const s = sessions.get(o.path.id)
+        if (!s) return { error: { name: "NotFoundError" }, response: { status: 404 } }
+        return { data: { id: o.path.id, ...s } }
+      },
       async create(o: any) {
-        const id = `ses_child${++n}`
-        sessions.set(id, { parentID: o.body.parentID })
+        const id = o.body.id ?? `ses_child${++n}`
+        sessions.set(id, { parentID: o.body.parentID, title: o.body.title })
         return { data: { id } }
       },
       async prompt() {
@@ -60,8 +66,8 @@ describe("look_at child sessions left behind by a killed OpenCode (red team CE-5
     await using dir = await tmpdir({})
     const { client, sessions } = sdk()
     // What a killed OpenCode left: its child session (holding the image) and its record.
-    await client.session.create({ body: { parentID: "ses_parent" } })
-    await client.session.create({ body: { parentID: "ses_parent" } })
+    await client.session.create({ body: { parentID: "ses_parent", title: "look_at a.png" } })
+    await client.session.create({ body: { parentID: "ses_parent", title: "look_at b.pdf" } })
     LookOrphans.record(dir.path, "ses_child1", "ses_parent")
     LookOrphans.record(dir.path, "ses_child2", "ses_parent")
     const file = (id: string) => path.join(LookOrphans.folder(dir.path), `${id}.json`)
@@ -81,6 +87,9 @@ describe("look_at child sessions left behind by a killed OpenCode (red team CE-5
       expect(fs.readdirSync(LookOrphans.folder(dir.path))).toEqual(["ses_child2.json"])
       // A deletion that fails keeps the record for a later start.
       const failing = sdk({ deleteFails: true })
+      await failing.client.session.create({
+        body: { id: "ses_child3", parentID: "ses_parent", title: "look_at c.png" },
+      })
       LookOrphans.record(dir.path, "ses_child3", "ses_parent")
       rewrite("ses_child3", deadPid())
       expect(await LookClient.fromSdk(failing.client, { directory: dir.path }).childOrphans!()).toBe(0)
@@ -88,5 +97,34 @@ describe("look_at child sessions left behind by a killed OpenCode (red team CE-5
     } finally {
       other.kill()
     }
+  })
+
+  // Red team DD, finding DD-O1: the sweep deleted whatever session a record named. With no policy the records' folder
+  // is an ordinary project folder (the agent's write tool can write one); a record naming the user's own top-level
+  // session had the next start delete it, and every child session below it.
+  test("DD-O1 a record naming a session that is not look_at's child of the recorded parent is dropped, nothing deleted", async () => {
+    await using dir = await tmpdir({})
+    const { client, sessions } = sdk()
+    await client.session.create({ body: { id: "ses_usermain", title: "my long conversation" } })
+    // A child of the recorded parent that look_at did not make (a subagent's), and one of another parent.
+    await client.session.create({ body: { id: "ses_task", parentID: "ses_parent", title: "explore the code" } })
+    await client.session.create({ body: { id: "ses_elsewhere", parentID: "ses_other", title: "look_at a.png" } })
+    await client.session.create({ body: { id: "ses_mine", parentID: "ses_parent", title: "look_at a.png" } })
+    const folder = LookOrphans.folder(dir.path)
+    fs.mkdirSync(folder, { recursive: true })
+    // What the agent writes with its write tool: records in look_at's format.
+    for (const [id, parentID] of [
+      ["ses_usermain", "ses_whatever"],
+      ["ses_task", "ses_parent"],
+      ["ses_elsewhere", "ses_parent"],
+      ["ses_mine", "ses_parent"],
+    ])
+      fs.writeFileSync(
+        path.join(folder, `${id}.json`),
+        JSON.stringify({ id, parentID, pid: deadPid(), host: os.hostname(), at: 0 }),
+      )
+    expect(await LookClient.fromSdk(client, { directory: dir.path }).childOrphans!()).toBe(1)
+    expect([...sessions.keys()].sort()).toEqual(["ses_elsewhere", "ses_task", "ses_usermain"])
+    expect(fs.readdirSync(folder)).toEqual([])
   })
 })
