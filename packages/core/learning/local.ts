@@ -146,12 +146,27 @@ export namespace LocalState {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
   }
 
-  /** Whether the lock whose text is `stamp` (`pid host time`) was left by a process that no longer holds it. */
+  /** How far in the future a lock's modification time may lie and still be taken for its age (clock skew, ms). */
+  export const LOCK_SKEW_MS = 5_000
+
+  /**
+   * Whether the lock whose text is `stamp` (`pid host time`) was left by a process that no longer holds it. A
+   * modification time in the future (an extracted archive, `touch -d`, a clock set back) says nothing of the lock's
+   * age (red team DD-L1: such a lock was never old enough, and every writer waited the whole wait, for ever): the
+   * stamp's own time stands for it then, and a lock without a readable one is stale.
+   */
   function stale(lock: string, stamp: string, mtimeMs: number, staleMs: number): boolean {
-    const [pid, host] = stamp.split(" ")
-    const age = Date.now() - mtimeMs
+    const [pid, host, time] = stamp.split(" ")
+    const now = Date.now()
+    let age = now - mtimeMs
+    const future = age < -LOCK_SKEW_MS
     // Written by a process between its open and its write: stale only once clearly old.
-    if (!/^\d+$/.test(pid ?? "")) return age > Math.min(staleMs, 2_000)
+    if (!/^\d+$/.test(pid ?? "")) return future || age > Math.min(staleMs, 2_000)
+    if (future) {
+      if (!/^\d+$/.test(time ?? "")) return true
+      age = now - Number(time)
+      if (age < -LOCK_SKEW_MS) return true
+    }
     if (age > staleMs) return true
     if (host !== os.hostname()) return false
     if (Number(pid) === process.pid) return !held.has(lock)
@@ -168,7 +183,7 @@ export namespace LocalState {
    * `O_EXCL`, never through a link), then releases it. Four processes recording learnings at once kept about half of
    * them, and a forget racing a record was undone: every writer read the whole file, changed it and renamed its copy
    * over it. A lock left by a process that is gone (its pid no longer runs on this host, or older than
-   * `LOCK_STALE_MS`) is taken over; a live one is waited for up to `waitMs` (default `LOCK_WAIT_MS`), then
+   * `LOCK_STALE_MS`, by its modification time or, when that lies in the future, by its stamp) is taken over; a live one is waited for up to `waitMs` (default `LOCK_WAIT_MS`), then
    * `LockTimeout` is thrown and nothing is written. Synchronous, like the stores; `fn` must not take the same lock.
    *
    * @example

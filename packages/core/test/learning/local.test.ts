@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
+import os from "os"
 import path from "path"
 import { execFileSync } from "child_process"
 import { CaptureStore } from "../../capture/store"
@@ -79,5 +80,50 @@ describe("LocalState: the folder ignores itself", () => {
     // Inside a project folder that exists, the folders below it are made as before.
     LocalState.write(dir.file(".opencode/builtins-local/learnings.json"), "{}\n")
     expect(fs.existsSync(dir.file(".opencode/builtins-local/.gitignore"))).toBe(true)
+  })
+})
+
+// Red team DD, finding DD-L1: `locked` took a lock over only once its modification time was older than the stale
+// age (or its pid gone on this host). A lock whose modification time lies in the future (an extracted archive,
+// `touch -d 2100-01-01`, a clock set back) and whose stamp names another host was never old: every writer waited the
+// whole wait — synchronously, OpenCode's event loop frozen (10 s by default) — then threw LockTimeout, for ever.
+describe("LocalState.locked: a lock with a future modification time (red team DD-L1)", () => {
+  const FUTURE = new Date("2100-01-01T00:00:00Z")
+  async function lockedWith(stamp: string, options: { waitMs: number; staleMs: number }) {
+    await using dir = await tmpdir({})
+    const file = path.join(dir.path, ".opencode/builtins-local/learnings.json")
+    LocalState.ensure(path.dirname(file))
+    fs.writeFileSync(`${file}.lock`, stamp)
+    fs.utimesSync(`${file}.lock`, FUTURE, FUTURE)
+    let ran = false
+    let error: unknown
+    try {
+      LocalState.locked(file, () => (ran = true), options)
+    } catch (e) {
+      error = e
+    }
+    return { ran, error, left: fs.existsSync(`${file}.lock`) }
+  }
+
+  test("DD-L1 is taken for stale (it is not held by anyone) and the write goes through", async () => {
+    // Another host's stamp from long ago, one whose time lies in the future too, one that cannot be read.
+    for (const stamp of ["4242 some-other-host 0 abcd", "4242 some-other-host 4102444800000 abcd", "garbage"]) {
+      const out = await lockedWith(stamp, { waitMs: 300, staleMs: 100 })
+      expect(out, stamp).toEqual({ ran: true, error: undefined, left: false })
+    }
+  })
+
+  test("DD-L1 a stamp of now is judged by its own time and the pid rule: a live holder here is waited for, a planted one for the stale age only", async () => {
+    // This test's parent process (the runner), on this host: live, so the lock is kept and the write refused.
+    const live = await lockedWith(`${process.ppid} ${os.hostname()} ${Date.now()} live`, {
+      waitMs: 200,
+      staleMs: 60_000,
+    })
+    expect(live.ran).toBe(false)
+    expect(LocalState.LockTimeout.is(live.error)).toBe(true)
+    expect(live.left).toBe(true)
+    // Another host's stamp of now: taken over once the stamp is older than the stale age.
+    const planted = await lockedWith(`4242 some-other-host ${Date.now()} abcd`, { waitMs: 10_000, staleMs: 100 })
+    expect(planted).toEqual({ ran: true, error: undefined, left: false })
   })
 })
