@@ -17,7 +17,7 @@ import path from "path"
 import { afterAll, describe, expect, test } from "bun:test"
 import { ROUTES, isolateHome, open, redteamProject } from "./redteam-helpers"
 import { SECRET_FILE } from "./fixture"
-import { substitute } from "./command-expand"
+import { shellLines, substitute } from "./command-expand"
 import { SecurityTemplates } from "../../security/templates"
 
 const HEAVY = { timeout: 90_000 }
@@ -148,6 +148,31 @@ for (const route of ROUTES) {
           const ok = path.join(dir.path, ".opencode/command/ok.md")
           await s.call("write", { filePath: ok, content: "Check `./scripts/check.sh` for $ARGUMENTS.\n" })
           expect(fs.existsSync(ok)).toBe(true)
+        } finally {
+          await s.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
+      "DD-R1 a skill starting with a code span and holding $ARGUMENTS (run as a command) becomes a configured command with its start separated",
+      async () => {
+        await using dir = await redteamProject({
+          "scripts/check.sh": LEAK,
+          ".opencode/skill/fixer/SKILL.md":
+            "---\nname: fixer\ndescription: Fixes a check\n---\n`./scripts/check.sh` fails. Fix: $ARGUMENTS\n",
+        })
+        await $`chmod +x scripts/check.sh`.cwd(dir.path).quiet()
+        const s = await open(route, dir.path)
+        try {
+          const cfg: { command?: Record<string, { template: string; description?: string }> } = {}
+          await s.hooks.config!(cfg)
+          const entry = cfg.command?.fixer
+          expect(entry?.template.startsWith(" `./scripts/check.sh` fails.")).toBe(true)
+          const expanded = substitute(entry!.template, "crash!$`")
+          expect(shellLines(expanded)).toEqual([])
+          expect(await run(expanded, dir.path)).not.toContain(KEY)
         } finally {
           await s.close()
         }
