@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "child_process"
+import { spawn } from "child_process"
 import { createHash, randomBytes } from "crypto"
 import fs from "fs"
 import os from "os"
@@ -44,6 +44,7 @@ import type { SecurityShell } from "./shell"
 import { SecuritySearchPath } from "./search-path"
 import { SecuritySegments } from "./segments"
 import { TextFile } from "../util/text-file"
+import { SyncProcess } from "../util/sync-process"
 import { SecurityTools } from "./tools"
 import { SecurityTree } from "./tree"
 
@@ -5405,14 +5406,14 @@ export namespace SecurityGuard {
     Object.assign(clean, { GIT_CONFIG_NOSYSTEM: "1", GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" })
     const git = SecuritySearchPath.which("git", env)
     if (!git) return undefined
-    const result = spawnSync(
+    const result = SyncProcess.run(
       git,
       [`--git-dir=${file}`, "-c", "core.fsmonitor=false", "rev-parse", "--absolute-git-dir"],
-      { cwd: path.dirname(file), env: clean, timeout: 10_000, stdio: ["ignore", "pipe", "ignore"] },
+      { cwd: path.dirname(file), env: clean, timeout: 10_000 },
     )
     if (result.error) return undefined
     if (result.status !== 0) return "fails"
-    let out = result.stdout as Buffer
+    let out = result.stdout
     while (out.length && (out[out.length - 1] === 0x0a || out[out.length - 1] === 0x0d)) out = out.subarray(0, -1)
     return out
   }

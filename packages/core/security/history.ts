@@ -1,10 +1,10 @@
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import zlib from "zlib"
 import { SecurityAccess } from "./access"
 import type { SecurityConfig } from "./config"
 import { SecuritySearchPath } from "./search-path"
+import { SyncProcess } from "../util/sync-process"
 
 /**
  * Whether a git repository's object store holds protected paths: files committed (on any ref) or staged before the
@@ -296,20 +296,18 @@ export namespace SecurityHistory {
 
   function git(cwd: string, args: string[], input?: string): string | undefined {
     // The system's git before PATH's (`SecuritySearchPath.which`): this runs in OpenCode's process.
-    const result = spawnSync(
+    const result = SyncProcess.run(
       SecuritySearchPath.which("git", process.env) ?? "git",
       ["-c", "core.fsmonitor=false", ...args],
       {
         cwd,
-        encoding: "utf8",
         timeout: 20_000,
         maxBuffer: 16 * 1024 * 1024,
         input,
-        stdio: [input === undefined ? "ignore" : "pipe", "pipe", "ignore"],
         env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
       },
     )
-    return result.status === 0 ? result.stdout : undefined
+    return result.status === 0 && !result.error ? result.stdout.toString("utf8") : undefined
   }
 
   function stamp(file: string) {

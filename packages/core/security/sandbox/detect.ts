@@ -1,4 +1,4 @@
-import { spawnSync } from "child_process"
+import { SyncProcess } from "../../util/sync-process"
 import { SecuritySearchPath } from "../search-path"
 
 /**
@@ -50,7 +50,7 @@ export namespace SandboxDetect {
       }
     const bwrap = SecuritySearchPath.which("bwrap", options.env ?? process.env)
     if (!bwrap) return { ok: false, reason: "bubblewrap (bwrap) is not installed", install: INSTALL }
-    const trial = spawnSync(
+    const trial = SyncProcess.run(
       bwrap,
       [
         "--bind",
@@ -70,10 +70,11 @@ export namespace SandboxDetect {
         "-c",
         "exit 0",
       ],
-      { encoding: "utf8", timeout: 15_000, stdio: ["ignore", "pipe", "pipe"] },
+      { timeout: 15_000, stderr: true },
     )
     if (trial.error || trial.status !== 0) {
-      const said = (trial.stderr ?? "").trim() || (trial.error ? trial.error.message : `exit code ${trial.status}`)
+      const said =
+        trial.stderr.toString("utf8").trim() || (trial.error ? trial.error.message : `exit code ${trial.status}`)
       const userns = /namespace|permission|Operation not permitted/i.test(said)
       return {
         ok: false,
@@ -83,7 +84,7 @@ export namespace SandboxDetect {
           : INSTALL,
       }
     }
-    const version = spawnSync(bwrap, ["--version"], { encoding: "utf8", timeout: 5_000 }).stdout?.trim()
+    const version = SyncProcess.run(bwrap, ["--version"], { timeout: 5_000 }).stdout.toString("utf8").trim()
     return { ok: true, bwrap, version: version || undefined }
   }
 }
