@@ -40,6 +40,8 @@ export namespace SyncProcess {
     stderr: Buffer
     /** Why the program did not run to its end as asked: not found, timed out, output past `maxBuffer`. */
     error?: Error
+    /** The program's process id, when it started. */
+    pid?: number
   }
 
   const DEFAULT_MAX_BUFFER = 16 * 1024 * 1024
@@ -131,7 +133,7 @@ export namespace SyncProcess {
       const max = options.maxBuffer ?? DEFAULT_MAX_BUFFER
       const out = readCapped(path.join(dir, "out"), max)
       const err = options.stderr ? readCapped(path.join(dir, "err"), max) : { bytes: Buffer.alloc(0), over: false }
-      const result: Result = { status: null, signal: null, stdout: out.bytes, stderr: err.bytes }
+      const result: Result = { status: null, signal: null, stdout: out.bytes, stderr: err.bytes, pid: child.pid }
       if (wait === "gone") {
         // Reaped already by someone else: what the runtime recorded, if it did.
         result.status = child.exitCode

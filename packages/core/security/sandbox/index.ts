@@ -254,8 +254,10 @@ export namespace Sandbox {
       // "<pid> (<comm>) <state> <ppid> …": the name may hold spaces and parentheses, so split at the last ")".
       const close = stat.lastIndexOf(")")
       const comm = stat.slice(stat.indexOf("(") + 1, close)
-      const ppid = Number(stat.slice(close + 2).split(" ")[1])
-      if (comm === "bwrap" && ppid === pid) out.push(child)
+      const [state, ppid] = stat.slice(close + 2).split(" ")
+      // A sandbox that ended and is not yet reaped (a zombie: the runtime waits for it when its event loop next turns,
+      // `SyncProcess` never) runs nothing any more.
+      if (comm === "bwrap" && Number(ppid) === pid && state !== "Z" && state !== "X") out.push(child)
     }
     return out
   }

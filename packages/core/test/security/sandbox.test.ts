@@ -13,6 +13,8 @@ import { Sandbox } from "../../security/sandbox"
 import { SandboxDetect } from "../../security/sandbox/detect"
 import { SandboxPlan } from "../../security/sandbox/plan"
 import { APP, POLICY, SECRET_FILE, guardFor, project } from "./fixture"
+import { SecuritySearchPath } from "../../security/search-path"
+import { SyncProcess } from "../../util/sync-process"
 
 // Every case here runs sandboxed shells and git: short ones slow down far more than long ones on a busy machine
 // (0.2 s idle took over 5 s beside CPU-bound work), so none is left at bun's 5 s default.
@@ -737,6 +739,17 @@ test("Sandbox.marker keeps call ids to file-name-safe characters", () => {
 })
 
 describe("file tools and running shell commands do not overlap", () => {
+  // SyncProcess (the bubblewrap probe) leaves its child for the runtime to reap when its event loop next turns: a
+  // bubblewrap that ended is not a sandbox still running, which would hold file tools and commands back.
+  test("Sandbox.running leaves out a bubblewrap child that ended and is not yet reaped (a zombie)", () => {
+    const bwrap = SecuritySearchPath.which("bwrap", process.env)
+    if (!bwrap) throw new Error("bubblewrap is needed for this test (apt install bubblewrap)")
+    const r = SyncProcess.run(bwrap, ["--bind", "/", "/", "--", "/bin/true"])
+    expect(r.status).toBe(0)
+    expect(fs.readFileSync(`/proc/${r.pid}/stat`, "utf8")).toMatch(/\) Z /)
+    expect(Sandbox.running()).not.toContain(r.pid)
+  })
+
   test("Sandbox.running lists this process's bubblewrap children while they run, and nothing after", async () => {
     // In its own process group, ended whole: bubblewrap forks, and its inner process outlived a plain kill.
     const child = Bun.spawn(["bwrap", "--die-with-parent", "--dev-bind", "/", "/", "--", "sleep", "5"], {
