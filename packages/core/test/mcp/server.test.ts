@@ -387,19 +387,47 @@ describe("opencode-builtins mcp: local state it cannot show (red team CD)", () =
   )
 })
 
+const INITIALIZE = [
+  {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
+  },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+]
+
+/**
+ * The server in `dir` given `lines` (after the handshake) written at once and its input closed at once, as
+ * `printf … | opencode-builtins mcp` does: its exit code and the messages it printed.
+ */
+async function pipeAndClose(dir: string, lines: object[]): Promise<{ code: number; answers: any[] }> {
+  const proc = Bun.spawn([process.execPath, CLI, "mcp", "--quiet"], {
+    cwd: dir,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  proc.stdin.write([...INITIALIZE, ...lines].map((l) => JSON.stringify(l)).join("\n") + "\n")
+  await proc.stdin.flush()
+  proc.stdin.end()
+  const out = await new Response(proc.stdout).text()
+  const code = await proc.exited
+  return {
+    code,
+    answers: out
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
+  }
+}
+
 describe("opencode-builtins mcp: a client that closes its input (red team CD-1)", () => {
   test(
     "CD-1 requests piped before stdin closes are all answered (tools/call included), then exit 0",
     async () => {
       await using dir = await tmpdir(PROJECT)
-      const lines = [
-        {
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
-        },
-        { jsonrpc: "2.0", method: "notifications/initialized" },
+      const { code, answers } = await pipeAndClose(dir.path, [
         {
           jsonrpc: "2.0",
           id: 1,
@@ -409,23 +437,8 @@ describe("opencode-builtins mcp: a client that closes its input (red team CD-1)"
         { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "discover", arguments: { prompt: "deploy" } } },
         { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "learnings-list", arguments: {} } },
         { jsonrpc: "2.0", id: 4, method: "tools/list" },
-      ]
-      const proc = Bun.spawn([process.execPath, CLI, "mcp", "--quiet"], {
-        cwd: dir.path,
-        stdin: "pipe",
-        stdout: "pipe",
-        stderr: "pipe",
-      })
-      // Written at once and closed at once, as `printf … | opencode-builtins mcp` does.
-      proc.stdin.write(lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
-      await proc.stdin.flush()
-      proc.stdin.end()
-      const out = await new Response(proc.stdout).text()
-      expect(await proc.exited).toBe(0)
-      const answers = out
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
+      ])
+      expect(code).toBe(0)
       // Before: none answered (or only ids 0 and 3 when written by a shell), exit 0 all the same.
       expect(answers.map((a) => a.id).sort()).toEqual([0, 1, 2, 3, 4])
       expect(answers.find((a) => a.id === 1).result.content[0].text).toContain("deploy")
@@ -438,34 +451,14 @@ describe("opencode-builtins mcp: a client that closes its input (red team CD-1)"
     "a request the client cancels before closing gets no answer (by the protocol) and does not hold the exit",
     async () => {
       await using dir = await tmpdir(PROJECT)
-      const proc = Bun.spawn([process.execPath, CLI, "mcp", "--quiet"], {
-        cwd: dir.path,
-        stdin: "pipe",
-        stdout: "pipe",
-        stderr: "pipe",
-      })
-      const lines = [
-        {
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
-        },
-        { jsonrpc: "2.0", method: "notifications/initialized" },
+      const { code, answers } = await pipeAndClose(dir.path, [
         { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "discover", arguments: { prompt: "deploy" } } },
         { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "user" } },
         { jsonrpc: "2.0", id: 2, method: "tools/list" },
-      ]
-      proc.stdin.write(lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
-      await proc.stdin.flush()
-      proc.stdin.end()
-      const out = await new Response(proc.stdout).text()
+      ])
       // Well within the 60 s the server waits for requests still running: nothing is left waiting for id 1.
-      expect(await proc.exited).toBe(0)
-      const ids = out
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l).id)
+      expect(code).toBe(0)
+      const ids = answers.map((a) => a.id)
       expect(ids).toContain(0)
       expect(ids).toContain(2)
       expect(ids).not.toContain(1)
