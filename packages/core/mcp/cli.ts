@@ -34,10 +34,10 @@ export const SPEC = {
 } as const
 
 /**
- * `opencode-builtins mcp`: serves until the client closes stdin (every request read by then is answered first, then exit
- * 0), or until SIGINT or SIGTERM: then the server
- * is closed and the process ends killed by that signal, as every command does on Ctrl-C. Nothing but protocol messages is ever written to
- * stdout: `console.*` is sent to stderr for the life of the process, before any feature module loads.
+ * `opencode-builtins mcp`: serves until the client closes stdin (every request read by then is answered first, then
+ * exit 0), or until SIGINT or SIGTERM: then the server is closed and the process ends killed by that signal, as every
+ * command does on Ctrl-C. Nothing but protocol messages is ever written to stdout: `console.*` is sent to stderr for
+ * the life of the process, before any feature module loads.
  *
  * @example
  * await run(["--directory", "/repo"], io) // resolves when the client disconnects
