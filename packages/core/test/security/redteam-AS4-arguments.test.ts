@@ -37,6 +37,31 @@ async function run(text: string, cwd: string) {
   return out.join("\n")
 }
 
+/**
+ * A project whose skill `fixer` has `body` and whose check script prints the protected key; `check` gets the command
+ * the configuration hook made of the skill on `route`.
+ */
+async function skillAsCommand(
+  route: (typeof ROUTES)[number],
+  body: string,
+  check: (entry: { template: string; description?: string }, cwd: string) => Promise<void>,
+) {
+  await using dir = await redteamProject({
+    "scripts/check.sh": LEAK,
+    ".opencode/skill/fixer/SKILL.md": `---\nname: fixer\ndescription: Fixes a check\n---\n${body}`,
+  })
+  await $`chmod +x scripts/check.sh`.cwd(dir.path).quiet()
+  const s = await open(route, dir.path)
+  try {
+    const cfg: { command?: Record<string, { template: string; description?: string }> } = {}
+    await s.hooks.config!(cfg)
+    expect(cfg.command?.fixer).toBeDefined()
+    await check(cfg.command!.fixer!, dir.path)
+  } finally {
+    await s.close()
+  }
+}
+
 const CASES = [
   {
     name: "'!' right before $ARGUMENTS",
@@ -158,24 +183,12 @@ for (const route of ROUTES) {
     test(
       "DD-R1 a skill starting with a code span and holding $ARGUMENTS (run as a command) becomes a configured command with its start separated",
       async () => {
-        await using dir = await redteamProject({
-          "scripts/check.sh": LEAK,
-          ".opencode/skill/fixer/SKILL.md":
-            "---\nname: fixer\ndescription: Fixes a check\n---\n`./scripts/check.sh` fails. Fix: $ARGUMENTS\n",
-        })
-        await $`chmod +x scripts/check.sh`.cwd(dir.path).quiet()
-        const s = await open(route, dir.path)
-        try {
-          const cfg: { command?: Record<string, { template: string; description?: string }> } = {}
-          await s.hooks.config!(cfg)
-          const entry = cfg.command?.fixer
-          expect(entry?.template.startsWith(" `./scripts/check.sh` fails.")).toBe(true)
-          const expanded = substitute(entry!.template, "crash!$`")
+        await skillAsCommand(route, "`./scripts/check.sh` fails. Fix: $ARGUMENTS\n", async (entry, cwd) => {
+          expect(entry.template.startsWith(" `./scripts/check.sh` fails.")).toBe(true)
+          const expanded = substitute(entry.template, "crash!$`")
           expect(shellLines(expanded)).toEqual([])
-          expect(await run(expanded, dir.path)).not.toContain(KEY)
-        } finally {
-          await s.close()
-        }
+          expect(await run(expanded, cwd)).not.toContain(KEY)
+        })
       },
       HEAVY,
     )
@@ -183,23 +196,12 @@ for (const route of ROUTES) {
     test(
       "BB5 a skill with '!' right before $ARGUMENTS (run as a command) becomes a configured command with the join separated",
       async () => {
-        await using dir = await redteamProject({
-          "scripts/check.sh": LEAK,
-          ".opencode/skill/fixer/SKILL.md": "---\nname: fixer\ndescription: Fixes a check\n---\nFix this!$ARGUMENTS\n",
-        })
-        await $`chmod +x scripts/check.sh`.cwd(dir.path).quiet()
-        const s = await open(route, dir.path)
-        try {
-          const cfg: { command?: Record<string, { template: string; description?: string }> } = {}
-          await s.hooks.config!(cfg)
-          const entry = cfg.command?.fixer
-          expect(entry?.description).toBe("Fixes a check")
-          const expanded = substitute(entry!.template, "`./scripts/check.sh`")
+        await skillAsCommand(route, "Fix this!$ARGUMENTS\n", async (entry, cwd) => {
+          expect(entry.description).toBe("Fixes a check")
+          const expanded = substitute(entry.template, "`./scripts/check.sh`")
           expect(expanded).toContain("Fix this! `./scripts/check.sh`")
-          expect(await run(expanded, dir.path)).not.toContain(KEY)
-        } finally {
-          await s.close()
-        }
+          expect(await run(expanded, cwd)).not.toContain(KEY)
+        })
       },
       HEAVY,
     )
