@@ -4,7 +4,6 @@
 // must complete, and every shell command must exit 0 inside the sandbox. A failure here is a false denial of the
 // layer: report it, do not weaken the test.
 import { describe, expect, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { REDTEAM_FILES, REDTEAM_POLICY, leaks } from "../../packages/core/test/security/redteam-helpers"
@@ -12,6 +11,7 @@ import { SECRET_FILE } from "../../packages/core/test/security/fixture"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
+import { spawnSync } from "../../packages/core/test/spawn-sync"
 
 const BLOCKED = "Blocked by the project's security policy"
 const POLICY_TEXT = JSON.stringify(REDTEAM_POLICY, null, 2)

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test"
-import { execFileSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { processesIn } from "../../packages/core/test/lsp/fixtures"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
+import { execFileSync } from "../../packages/core/test/spawn-sync"
 
 /** A real virtual environment (`python3 -m venv`, no pip) in the project's `.venv`; its site-packages folder. */
 function venv(dir: string) {

@@ -10,6 +10,7 @@ import path from "path"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
+import { bunSpawnSync } from "../../packages/core/test/spawn-sync"
 
 const TIMEOUT = { timeout: 400_000 }
 const POLICY = {
@@ -58,7 +59,7 @@ for (const target of targets()) {
           },
         })
         // The user's virtual environment (no pip: offline).
-        const venv = Bun.spawnSync([PYTHON!, "-m", "venv", "--without-pip", path.join(project.dir, ".venv")])
+        const venv = bunSpawnSync([PYTHON!, "-m", "venv", "--without-pip", path.join(project.dir, ".venv")])
         expect(venv.exitCode).toBe(0)
         const realSite = fs
           .readdirSync(path.join(project.dir, ".venv/lib"))

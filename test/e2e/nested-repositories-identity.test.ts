@@ -3,12 +3,12 @@
 // git folder a `.git` file names — and a new repository with a core.fsmonitor made in its place. OpenCode's snapshot
 // runs that fsmonitor on the host at the end of the step; it copies secrets/key.txt (read-denied) into markers/.
 import { describe, expect, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
+import { spawnSync } from "../../packages/core/test/spawn-sync"
 
 const POLICY = {
   version: "1.0",

@@ -13,6 +13,7 @@ import path from "path"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
+import { bunSpawnSync } from "../../packages/core/test/spawn-sync"
 
 const POLICY = {
   version: "1.0",
@@ -138,7 +139,7 @@ for (const target of targets()) {
             : ""
           // What the user's next `git status` in the project does (the reason the layer moves a root .git/config aside).
           fs.rmSync(path.join(out, "root"), { force: true })
-          Bun.spawnSync(["git", "status"], { cwd: project.dir })
+          bunSpawnSync(["git", "status"], { cwd: project.dir })
           const userGit =
             fs.existsSync(path.join(out, "root")) &&
             fs.readFileSync(path.join(out, "root"), "utf8").includes("TOPSECRET-AA")

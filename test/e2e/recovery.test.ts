@@ -6,6 +6,7 @@ import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { Serve } from "./serve"
 import { targets } from "./targets"
+import { bunSpawnSync } from "../../packages/core/test/spawn-sync"
 
 const TODOS = [
   { content: "Write the parser", status: "in_progress", priority: "high" },
@@ -136,7 +137,7 @@ for (const target of targets()) {
           const { a, b, c } = ids
           for (const pid of strays(project.dir)) process.kill(pid, "SIGKILL")
           // No file of the user's changed: the local state folder is kept out of git by its own `*` .gitignore.
-          const status = Bun.spawnSync(
+          const status = bunSpawnSync(
             ["git", "status", "--porcelain", "--untracked-files=all", "--", ".gitignore", ".opencode"],
             {
               cwd: project.dir,

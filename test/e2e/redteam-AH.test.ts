@@ -8,6 +8,7 @@ import path from "path"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
+import { bunSpawnSync } from "../../packages/core/test/spawn-sync"
 
 const POLICY = {
   version: "1.0",
@@ -55,10 +56,10 @@ async function scenario(bin: string, attacks: [string, string][], stage = false)
     if (stage) {
       // The attack's precondition (the gitlinks are in the project's index), so that the test cannot pass by its not
       // happening; then what the user's next `git status` in the project does (on the host, after the session).
-      const index = Bun.spawnSync(["git", "ls-files", "-s"], { cwd: project.dir }).stdout.toString()
+      const index = bunSpawnSync(["git", "ls-files", "-s"], { cwd: project.dir }).stdout.toString()
       staged = index.split("\n").filter((l) => l.startsWith("160000 ")).length
       for (const [, m] of attacks) fs.rmSync(path.join(out, m), { force: true })
-      Bun.spawnSync(["git", "status", "--porcelain"], { cwd: project.dir })
+      bunSpawnSync(["git", "status", "--porcelain"], { cwd: project.dir })
     }
     const ran = attacks.map((a) => a[1]).filter((m) => fs.existsSync(path.join(out, m)))
     const copied = ran.filter((m) => fs.readFileSync(path.join(out, m), "utf8").includes("TOPSECRET-AH"))

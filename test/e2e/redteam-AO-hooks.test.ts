@@ -5,10 +5,10 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
-import { spawnSync } from "child_process"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
+import { spawnSync } from "../../packages/core/test/spawn-sync"
 
 const policy = (pattern: string) => ({
   version: "1.0",

@@ -4,10 +4,10 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
-import { spawnSync } from "child_process"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
+import { spawnSync } from "../../packages/core/test/spawn-sync"
 
 const SECRET = "launch on the fourth of july"
 const rev = (s: string) => [...s].reverse().join("")

@@ -9,7 +9,6 @@
 // rot13, spread out), every policy file byte-identical at the end, the expected calls refused with the layer's
 // message, class 10's calls completed. Problems are collected and reported together, so one run shows them all.
 import { describe, expect, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { ENCODED_COPY, REDTEAM_FILES, REDTEAM_POLICY, leaks } from "../../packages/core/test/security/redteam-helpers"
@@ -17,6 +16,7 @@ import { SECRET_FILE } from "../../packages/core/test/security/fixture"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { targets } from "./targets"
+import { spawnSync } from "../../packages/core/test/spawn-sync"
 
 const BLOCKED = "Blocked by the project's security policy"
 const TIMEOUT = { timeout: 240_000 }

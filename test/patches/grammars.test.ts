@@ -6,6 +6,7 @@ import { Grammar } from "../../packages/core/ast/grammar"
 import { LANGUAGE_CASES } from "../../packages/core/test/ast/fixtures"
 import { ForkPrepare } from "../../scripts/patches/prepare"
 import { tmpdir } from "../../packages/core/test/fixture"
+import { bunSpawnSync } from "../../packages/core/test/spawn-sync"
 
 const ROOT = path.resolve(import.meta.dir, "../..")
 
@@ -60,7 +61,7 @@ describe("the AST parser libraries a compiled binary carries", () => {
         "console.log(JSON.stringify(out))",
       ].join("\n"),
     )
-    const compile = Bun.spawnSync(
+    const compile = bunSpawnSync(
       [process.execPath, "build", "--compile", build.file("entry.ts"), "--outfile", build.file("probe")],
       { cwd: build.path, stderr: "pipe", stdout: "pipe" },
     )
@@ -69,7 +70,7 @@ describe("the AST parser libraries a compiled binary carries", () => {
     fs.renameSync(build.file("probe"), moved.file("probe"))
     fs.writeFileSync(moved.file("cases.json"), JSON.stringify(LANGUAGE_CASES))
     fs.mkdirSync(moved.file("work"))
-    const run = Bun.spawnSync([moved.file("probe"), moved.file("cases.json"), moved.file("work")], {
+    const run = bunSpawnSync([moved.file("probe"), moved.file("cases.json"), moved.file("work")], {
       cwd: moved.path,
       env: { PATH: process.env.PATH ?? "", HOME: moved.path, XDG_CACHE_HOME: moved.file("cache") },
       stderr: "pipe",

@@ -3,6 +3,7 @@ import path from "path"
 import OpencodeBuiltins from "../index"
 import { pluginInput } from "./input"
 import { tmpdir } from "../../core/test/fixture"
+import { bunSpawnSync } from "../../core/test/spawn-sync"
 
 // The options file in real layouts (tester Q): a monorepo package as OpenCode's directory; an editor's BOM.
 async function toolsOf(directory: string, worktree: string) {
@@ -19,7 +20,7 @@ describe("plugin: the options file", () => {
       "packages/server/package.json": "{}\n",
       "packages/server/src/index.ts": "export {}\n",
     })
-    Bun.spawnSync(["git", "init", "-q"], { cwd: dir.path })
+    bunSpawnSync(["git", "init", "-q"], { cwd: dir.path })
     // control: started at the root, lsp is off
     const atRoot = await toolsOf(dir.path, dir.path)
     expect(atRoot.tools).not.toContain("lsp")

@@ -2,6 +2,7 @@ import fs from "fs"
 import path from "path"
 import { CommentSyntax } from "../../../packages/core/comment/syntax"
 import { CommentHistory } from "./history"
+import { bunSpawnSync } from "../../../packages/core/test/spawn-sync"
 
 /**
  * Draws the comments that real commits added from a repository's history, for labelling (developer tool, not a test;
@@ -322,9 +323,9 @@ export namespace CommentHistoryExtract {
    * `check`, a failing command throws.
    */
   function run(cmd: string[], check = false): { code: number; text: string } {
-    const r = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" })
+    const r = bunSpawnSync(cmd, { stdout: "pipe", stderr: "pipe" })
     if (check && r.exitCode !== 0) throw new Error(`${cmd.join(" ")}: ${r.stderr.toString().trim()}`)
-    return { code: r.exitCode, text: r.stdout.toString() }
+    return { code: r.exitCode ?? -1, text: r.stdout.toString() }
   }
 
   /** A deterministic shuffle (mulberry32), so the same mirror gives the same sample. */

@@ -14,6 +14,7 @@ import { Frontmatter } from "../../../packages/core/util/frontmatter"
 import { DiscoveryParse } from "../../../packages/core/discovery/parse"
 import { Keywords } from "../../../packages/core/discovery/keywords"
 import { Discovery } from "../../../packages/core/discovery/schema"
+import { bunSpawnSync } from "../../../packages/core/test/spawn-sync"
 
 type SetId = "tuning" | "heldout" | "heldout2" | "heldout3" | "heldout4" | "heldout5" | "heldout6"
 
@@ -358,7 +359,7 @@ export function lead(body: string): string | undefined {
 
 /** A git command's output; it throws when git fails. (Bun's shell never returned a 400 KB `git show` here.) */
 function git(dir: string, ...args: string[]): string {
-  const r = Bun.spawnSync(["git", "-C", dir, ...args], { stdout: "pipe", stderr: "pipe" })
+  const r = bunSpawnSync(["git", "-C", dir, ...args], { stdout: "pipe", stderr: "pipe" })
   if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")} in ${dir}: ${r.stderr.toString().trim()}`)
   return r.stdout.toString()
 }

@@ -1,5 +1,6 @@
 import { createRequire } from "module"
 import path from "path"
+import { bunSpawnSync } from "../spawn-sync"
 
 const require = createRequire(import.meta.url)
 
@@ -15,7 +16,7 @@ export namespace CliOracle {
 
   /** Matches as `{ file, line, text }` (line 1-based), sorted like the in-process search. */
   export function search(cwd: string, pattern: string, lang: string, paths: string[] = ["."]) {
-    const proc = Bun.spawnSync([binary(), "run", "--pattern", pattern, "--lang", lang, "--json=compact", ...paths], {
+    const proc = bunSpawnSync([binary(), "run", "--pattern", pattern, "--lang", lang, "--json=compact", ...paths], {
       cwd,
     })
     if (proc.exitCode !== 0 && proc.exitCode !== 1) throw new Error(`ast-grep failed: ${proc.stderr.toString()}`)
@@ -36,7 +37,7 @@ export namespace CliOracle {
 
   /** Rewrites the files under `cwd` in place (`--update-all`). */
   export function rewrite(cwd: string, pattern: string, rewrite: string, lang: string, paths: string[] = ["."]) {
-    const proc = Bun.spawnSync(
+    const proc = bunSpawnSync(
       [binary(), "run", "--pattern", pattern, "--rewrite", rewrite, "--lang", lang, "--update-all", ...paths],
       { cwd },
     )

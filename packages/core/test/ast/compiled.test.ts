@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { tmpdir } from "../fixture"
+import { bunSpawnSync } from "../spawn-sync"
 
 const ROOT = path.resolve(import.meta.dir, "../../../..")
 
@@ -20,12 +21,12 @@ describe("ast_grep_search in a binary built with bun build --compile", () => {
       await using build = await tmpdir({ "entry.ts": probe })
       await using work = await tmpdir({ "a.ts": "hit(1)\nhit(2)\n", "b.ts": "hit(3)\n", "c.ts": "x()\n" })
       const entries = [build.file("entry.ts"), ...(withWorker ? ["./packages/core/ast/worker.ts"] : [])]
-      const compile = Bun.spawnSync(
+      const compile = bunSpawnSync(
         [process.execPath, "build", "--compile", ...entries, "--outfile", build.file("probe")],
         { cwd: ROOT, stderr: "pipe", stdout: "pipe" },
       )
       expect(compile.exitCode).toBe(0)
-      const run = Bun.spawnSync([build.file("probe"), work.path], { cwd: build.path, stderr: "pipe", stdout: "pipe" })
+      const run = bunSpawnSync([build.file("probe"), work.path], { cwd: build.path, stderr: "pipe", stdout: "pipe" })
       expect(run.stderr.toString()).toBe("")
       expect(JSON.parse(run.stdout.toString())).toEqual({ total: 3, workers: withWorker ? 2 : 0 })
     }, 120_000)

@@ -4,6 +4,7 @@ import path from "path"
 import { AstFiles } from "../../ast/files"
 import { tmpdir } from "../fixture"
 import { CliOracle } from "./cli-oracle"
+import { bunSpawnSync } from "../spawn-sync"
 
 const rel = (dir: string, files: string[]) => files.map((f) => path.relative(dir, f))
 
@@ -159,7 +160,7 @@ describe("which files an AST search reads", () => {
     await using dir = await tmpdir({ "real/a.ts": "", "outside/b.ts": "" })
     await fs.symlink(dir.file("outside"), dir.file("real/link"))
     await fs.symlink(dir.file("outside/b.ts"), dir.file("real/c.ts"))
-    Bun.spawnSync(["mkfifo", dir.file("real/pipe.ts")])
+    bunSpawnSync(["mkfifo", dir.file("real/pipe.ts")])
     const found = await AstFiles.collect({ directory: dir.path, paths: ["real"], extensions: ["ts"] })
     expect(rel(dir.path, found.files)).toEqual(["real/a.ts"])
   })

@@ -7,6 +7,7 @@ import { AstReplace } from "../../ast/replace"
 import { AstSearch } from "../../ast/search"
 import { tmpdir } from "../fixture"
 import { CliOracle } from "./cli-oracle"
+import { bunSpawnSync } from "../spawn-sync"
 
 const SOURCE = [
   "import { log } from './log'", // 1
@@ -424,7 +425,7 @@ describe("patterns with two readings: alone and inside a function body (red team
   /** The CLI with the unambiguous form of the pattern: ast-grep's pattern object, the pattern in a function body. */
   const unambiguous = (cwd: string, pattern: string, lang: string, body: string, selector: string) => {
     const rule = `id: x\nlanguage: ${lang}\nrule:\n  pattern:\n    context: ${JSON.stringify(body.replace("P", () => pattern))}\n    selector: ${selector}\n`
-    const proc = Bun.spawnSync([CliOracle.binary(), "scan", "--inline-rules", rule, "--json=compact", "."], { cwd })
+    const proc = bunSpawnSync([CliOracle.binary(), "scan", "--inline-rules", rule, "--json=compact", "."], { cwd })
     const out = JSON.parse(proc.stdout.toString() || "[]") as { range: { start: { line: number; column: number } } }[]
     return out.map((m) => `${m.range.start.line + 1}:${m.range.start.column + 1}`).sort()
   }

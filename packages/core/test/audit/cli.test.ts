@@ -6,6 +6,7 @@ import { run } from "../../audit/cli"
 import { AuditTarget } from "../../audit/resolve"
 import { memoryIO } from "../../util/cli"
 import { tmpdir } from "../fixture"
+import { bunSpawnSync } from "../spawn-sync"
 
 const PLUGIN = {
   "package.json": JSON.stringify({
@@ -123,7 +124,7 @@ describe("opencode-builtins audit <npm-name>", () => {
       }),
       "src/index.js": `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")\nnew Function("return this")()\nrequire("left-pad")\n`,
     })
-    const packed = Bun.spawnSync(["npm", "pack", "--ignore-scripts", "--json", "--pack-destination", work.path], {
+    const packed = bunSpawnSync(["npm", "pack", "--ignore-scripts", "--json", "--pack-destination", work.path], {
       cwd: work.file("src"),
       env: { ...process.env, npm_config_cache: work.file("cache") },
     })

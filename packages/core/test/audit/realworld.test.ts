@@ -8,6 +8,7 @@ import { PluginAudit } from "../../audit/audit"
 import { AuditDeps } from "../../audit/deps"
 import { AuditRules } from "../../audit/rules"
 import { tmpdir } from "../fixture"
+import { bunSpawnSync } from "../spawn-sync"
 
 const at = (code: string, file = "index.js") =>
   PluginAnalysis.analyze(file, code).map((f) => `${f.line}:${f.severity}:${f.rule}`)
@@ -391,7 +392,7 @@ describe("the plugin route: `opencode-builtins audit` as the plugin package ship
         "node_modules/dep/index.js": "module.exports = 1\n",
       })
       const cli = path.join(import.meta.dir, "../../../plugin/cli.ts")
-      const proc = Bun.spawnSync([process.execPath, cli, "audit", dir.path, "--json", "--include-dependencies"], {
+      const proc = bunSpawnSync([process.execPath, cli, "audit", dir.path, "--json", "--include-dependencies"], {
         cwd: dir.path,
       })
       const report = JSON.parse(proc.stdout.toString())

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test"
-import { execFileSync } from "child_process"
 import fs from "fs/promises"
 import { DiscoveryCache } from "../../discovery/cache"
 import type { DiscoveryDirectories } from "../../discovery/directories"
 import { DiscoveryScan } from "../../discovery/scan"
 import { md, tmpdir } from "../fixture"
+import { execFileSync } from "../spawn-sync"
 
 const place = (dir: string, type: DiscoveryDirectories.Place["type"] = "agent"): DiscoveryDirectories.Place => ({
   path: dir,

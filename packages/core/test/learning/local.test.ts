@@ -2,11 +2,11 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import os from "os"
 import path from "path"
-import { execFileSync } from "child_process"
 import { CaptureStore } from "../../capture/store"
 import { LocalState } from "../../learning/local"
 import { ProjectFolder } from "../../util/folder"
 import { notUtf8Project, tmpdir } from "../fixture"
+import { execFileSync } from "../spawn-sync"
 
 describe("LocalState: the folder ignores itself", () => {
   test("the first write creates the folder's own .gitignore, so git status never lists the state, without init", async () => {

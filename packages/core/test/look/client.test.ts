@@ -1,4 +1,3 @@
-import { spawnSync } from "child_process"
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import os from "os"
@@ -6,6 +5,7 @@ import path from "path"
 import { LookClient } from "../../look/client"
 import { LookOrphans } from "../../look/orphans"
 import { tmpdir } from "../fixture"
+import { spawnSync } from "../spawn-sync"
 
 /**
  * An SDK client keeping sessions in memory, the shape LookClient uses (OpenCode's own client answers the same

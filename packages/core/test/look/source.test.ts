@@ -1,10 +1,10 @@
-import { spawnSync } from "child_process"
 import { describe, expect, spyOn, test } from "bun:test"
 import fs from "fs"
 import { LookMime } from "../../look/mime"
 import { LookSource } from "../../look/source"
 import { tmpdir } from "../fixture"
 import { BMP, GIF, JPEG, PDF, PNG, SVG, WEBP } from "./fixtures"
+import { spawnSync } from "../spawn-sync"
 
 const LIMITS = { maxBytes: 64 * 1024, maxSvgBytes: 2048 }
 

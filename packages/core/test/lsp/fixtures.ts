@@ -1,6 +1,7 @@
 import fs from "fs/promises"
 import os from "os"
 import path from "path"
+import { bunSpawnSync } from "../spawn-sync"
 
 /**
  * The context OpenCode gives a tool call in `directory`; the permissions the tool asks are pushed to `asks`.
@@ -101,7 +102,7 @@ export const SOLUTION = {
 /** `tsc --noEmit -p dir`: exit code and output. */
 export function tsc(dir: string) {
   const bin = path.resolve(import.meta.dir, "../../../../node_modules/typescript/bin/tsc")
-  const proc = Bun.spawnSync(["node", bin, "--noEmit", "-p", dir])
+  const proc = bunSpawnSync(["node", bin, "--noEmit", "-p", dir])
   return { code: proc.exitCode, out: proc.stdout.toString() + proc.stderr.toString() }
 }
 

@@ -20,6 +20,7 @@ import {
   toolContext,
   tsc,
 } from "./fixtures"
+import { bunSpawnSync } from "../spawn-sync"
 
 // The `lsp` tool definition over the service: the text the model gets and the permissions it asks. Real
 // typescript-language-server for the rename; the deliberately silent fake server only for the timeout.
@@ -319,7 +320,7 @@ describe("rename beyond the server's configured project", () => {
     }
   }
   const run = (cmd: string[], cwd: string) => {
-    const proc = Bun.spawnSync(cmd, { cwd })
+    const proc = bunSpawnSync(cmd, { cwd })
     return { code: proc.exitCode, out: proc.stdout.toString() + proc.stderr.toString() }
   }
 

@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test"
-import { execFileSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { Builtins, BuiltinsSeams } from "../../builtins"
@@ -12,6 +11,7 @@ import { Logger } from "../../util/log"
 import { project as securedProject } from "../security/fixture"
 import { isolateHome } from "../security/redteam-helpers"
 import { processesIn, project, toolContext } from "./fixtures"
+import { execFileSync } from "../spawn-sync"
 
 const log = Logger.silent
 

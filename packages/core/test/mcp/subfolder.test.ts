@@ -3,6 +3,7 @@ import { existsSync } from "fs"
 import path from "path"
 import { tmpdir } from "../fixture"
 import { connect, isolateUserFolders } from "./client"
+import { bunSpawnSync } from "../spawn-sync"
 
 // The MCP server started in a package of a monorepo, as a client started in that package starts it (tester Q, Q5).
 const KB = (title: string, tags: string) =>
@@ -19,7 +20,7 @@ describe("mcp: the server started in a subfolder of the repository", () => {
         "---\nname: adapter-writer\ndescription: Writes a new server adapter for a router\n---\nYou write adapters.\n",
       "packages/server/src/index.ts": "export {}\n",
     })
-    Bun.spawnSync(["git", "init", "-q"], { cwd: dir.path })
+    bunSpawnSync(["git", "init", "-q"], { cwd: dir.path })
     const sub = path.join(dir.path, "packages/server")
     await using mcp = await connect(sub)
     {

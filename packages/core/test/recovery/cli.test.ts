@@ -5,6 +5,7 @@ import { RecoveryStore } from "../../recovery/store"
 import { memoryIO } from "../../util/cli"
 import { tmpdir } from "../fixture"
 import { beat } from "./beat"
+import { bunSpawnSync } from "../spawn-sync"
 
 /** A heartbeat whose owner pid does not exist on this machine. */
 const dead = (sessionID = "ses_dead") => beat({ sessionID, owner: { ...beat().owner, pid: 2 ** 22 + 11 } })
@@ -156,7 +157,7 @@ describe("opencode-builtins recovery: heartbeat text is the agent's", () => {
   function paste(stdout: string, cwd: string) {
     const line = /^ {2}(cd .*)$/m.exec(stdout)?.[1]
     expect(line).toBeDefined()
-    const run = Bun.spawnSync(["bash", "-c", line!.replace(/ && opencode --session \S+$/, " && pwd")], { cwd })
+    const run = bunSpawnSync(["bash", "-c", line!.replace(/ && opencode --session \S+$/, " && pwd")], { cwd })
     return { line: line!, code: run.exitCode, cwd: run.stdout.toString().trim() }
   }
 

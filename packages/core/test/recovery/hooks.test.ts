@@ -10,6 +10,7 @@ import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
 import { beat } from "./beat"
 import { crashed, memorySessions } from "./sessions"
+import { bunSpawnSync } from "../spawn-sync"
 
 const TODOS = [{ content: "Write the parser", status: "in_progress", priority: "high" }]
 
@@ -76,7 +77,7 @@ describe("RecoveryHooks: the heartbeat of a busy session", () => {
   test("in a git repository the user's files stay untouched: git status is clean while busy and after", async () => {
     await using dir = await tmpdir({ ".gitignore": "node_modules\n", "src/a.ts": "export const a = 1\n" })
     const git = (...args: string[]) => {
-      const run = Bun.spawnSync(["git", "-C", dir.path, ...args], {
+      const run = bunSpawnSync(["git", "-C", dir.path, ...args], {
         env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", HOME: dir.path },
       })
       expect(run.exitCode).toBe(0)

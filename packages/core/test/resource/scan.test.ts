@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test"
-import { execFileSync } from "child_process"
 import fs from "fs/promises"
 import path from "path"
 import { ResourceProject } from "../../resource/project"
 import { ResourceRead } from "../../resource/read"
 import { ResourceScan } from "../../resource/scan"
 import { tmpdir } from "../fixture"
+import { execFileSync } from "../spawn-sync"
 
 const scan = (dir: string, worktree?: string) => ResourceScan.scan(ResourceProject.resolve(dir, worktree))
 const rels = (files: ResourceScan.File[]) => files.map((f) => f.relativePath).sort()

@@ -4,6 +4,7 @@ import path from "path"
 import { SecurityAudit } from "../../security/audit"
 import { Logger } from "../../util/log"
 import { tmpdir } from "../fixture"
+import { bunSpawnSync } from "../spawn-sync"
 
 const lines = (file: string) =>
   fs
@@ -65,7 +66,7 @@ describe("SecurityAudit", () => {
     viaLink.logSecurityEvent({ action: "deny", source: "llm" })
     expect(viaLink.failures).toBe(1)
     expect(fs.readFileSync(path.join(dir.path, "target.txt"), "utf8")).toBe("keep")
-    Bun.spawnSync(["mkfifo", path.join(dir.path, "fifo.log")])
+    bunSpawnSync(["mkfifo", path.join(dir.path, "fifo.log")])
     const fifo = SecurityAudit.create({ path: path.join(dir.path, "fifo.log") })
     fifo.logSecurityEvent({ action: "deny", source: "llm" })
     expect(fifo.failures).toBe(1)

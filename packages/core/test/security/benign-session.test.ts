@@ -4,7 +4,6 @@
 // hooks and runs for real (shell commands inside the kernel sandbox). Not one call may be refused, and the commands
 // must succeed: a refusal or a failing command here is a false denial of the layer, to be reported, not hidden.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import {
@@ -19,6 +18,7 @@ import {
   type Session,
 } from "./redteam-helpers"
 import { SecurityGlob } from "../../security/glob"
+import { spawnSync } from "../spawn-sync"
 
 const home = isolateHome()
 afterAll(() => home.restore(), 60_000)

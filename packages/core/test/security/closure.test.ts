@@ -3,6 +3,7 @@ import fs from "fs"
 import path from "path"
 import { SecurityClosure } from "../../security/closure"
 import { tmpdir } from "../fixture"
+import { bunSpawnSync } from "../spawn-sync"
 
 const pkg = (name: string, main = "index.js") => ({
   [`node_modules/${name}/package.json`]: JSON.stringify({ name, main }),
@@ -38,7 +39,7 @@ describe("SecurityClosure.of", () => {
       expect(paths).toContain(dir.file(f))
     // In a fresh process (this one's resolver remembers the folders it has read).
     fs.writeFileSync(dir.file("src/db.tsx"), "export const hijacked = 1\n")
-    const fresh = Bun.spawnSync([
+    const fresh = bunSpawnSync([
       process.execPath,
       "-e",
       `console.log(Bun.resolveSync("./src/db", ${JSON.stringify(dir.path)}))`,

@@ -13,6 +13,7 @@ import { SecurityEncoding } from "../../security/encoding"
 import { SecurityFingerprint } from "../../security/fingerprint"
 import { SecurityRedact } from "../../security/redact"
 import { LLMScanner } from "../../security/scanner"
+import { bunSpawnSync } from "../spawn-sync"
 
 const ROOT = path.resolve(import.meta.dir, "../../../..")
 
@@ -60,7 +61,7 @@ const files = { protected: "", deploy: "", zeros: "", png: "" }
 
 /** Runs `command` in a shell with FILE standing for `file`; its standard output. */
 function run(command: string, file = files.protected): string {
-  const proc = Bun.spawnSync(["sh", "-c", command.replaceAll("FILE", `'${file}'`)], {
+  const proc = bunSpawnSync(["sh", "-c", command.replaceAll("FILE", `'${file}'`)], {
     env: { ...process.env, LC_ALL: "C" },
   })
   if (proc.exitCode !== 0) throw new Error(`${command}: ${proc.stderr.toString()}`)
@@ -357,7 +358,7 @@ function lockEntries(): { name: string; version: string; resolved: string; integ
 }
 
 function git(repo: string, ...args: string[]): string {
-  const proc = Bun.spawnSync(["git", ...args], {
+  const proc = bunSpawnSync(["git", ...args], {
     cwd: repo,
     env: {
       ...process.env,

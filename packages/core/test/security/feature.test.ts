@@ -8,6 +8,7 @@ import type { Host } from "../../host"
 import { Logger } from "../../util/log"
 import { POLICY, project } from "./fixture"
 import { isolateHome } from "./redteam-helpers"
+import { bunSpawnSync } from "../spawn-sync"
 
 isolateHome()
 
@@ -191,7 +192,7 @@ for (const route of ["plugin", "fork"] as Route[]) {
         const line = [...(config as any).command.check.template.matchAll(/!`([^`]+)`/g)].map((m: string[]) => m[1])
         expect(line.length).toBe(1)
         // As OpenCode 1.18 runs it: the user's shell with -c, in the project folder.
-        const out = Bun.spawnSync(["bash", "-c", line[0]], { cwd: dir.path }).stdout.toString()
+        const out = bunSpawnSync(["bash", "-c", line[0]], { cwd: dir.path }).stdout.toString()
         expect(out).toContain("checks done")
         expect(out).toContain("secrets/api.key: Permission denied")
         expect(out).not.toContain("API_KEY=")

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { SecurityConfig } from "../../security/config"
 import { SecurityHistory } from "../../security/history"
 import { tmpdir } from "../fixture"
+import { spawnSync } from "../spawn-sync"
 
 const POLICY = {
   version: "1.0",

@@ -2,7 +2,6 @@
 // repository is inspected (red team AG1, AG1c, AG1d), and a rewrite through such a name of a known repository's config
 // changes its identity (change time, size, names), so it is inspected again.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import {
@@ -15,6 +14,7 @@ import {
   fsmonitorRuns,
   commitIn,
 } from "./redteam-helpers"
+import { spawnSync } from "../spawn-sync"
 
 setDefaultTimeout(120_000)
 const home = isolateHome()

@@ -2,7 +2,6 @@
 // (the config and hooks are bound read-only, the `.git` folder is pinned, but the folders above it and the git
 // folder a `.git` file names are not pinned); `newRepositories` then skips the place as already known/inspected.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import {
@@ -15,6 +14,7 @@ import {
   fsmonitorRuns,
   commitIn,
 } from "./redteam-helpers"
+import { spawnSync } from "../spawn-sync"
 
 setDefaultTimeout(120_000)
 const home = isolateHome()

@@ -3,7 +3,6 @@
 // moved aside (`newRepositories`), wherever git finds the repository — a `.git` file git reads differently from a
 // naive parser, a folder the project index skips, the root of a project that had none.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import {
@@ -16,6 +15,7 @@ import {
   type RouteName,
   fsmonitorRuns,
 } from "./redteam-helpers"
+import { spawnSync } from "../spawn-sync"
 
 setDefaultTimeout(120_000)
 const home = isolateHome()

@@ -3,10 +3,10 @@
 // escaped ripgrep's exclusions. The tools run as the helpers run them (ripgrep with OpenCode's arguments); the after
 // hook puts the layer's contained search in place of their output (`SecuritySearch`).
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { REDTEAM_POLICY, ROUTES, isolateHome, open, redteamProject, type RouteName } from "./redteam-helpers"
+import { spawnSync } from "../spawn-sync"
 
 setDefaultTimeout(120_000)
 const home = isolateHome()

@@ -1,9 +1,9 @@
 // Red team AH: folder names the layer's index cannot spell (not UTF-8, …).
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { REDTEAM_POLICY, ROUTES, isolateHome, open, redteamProject, commitIn, fresh } from "./redteam-helpers"
+import { spawnSync } from "../spawn-sync"
 
 setDefaultTimeout(120_000)
 const home = isolateHome()

@@ -1,8 +1,8 @@
 // Red team AN: the AH fix (pins, %XX renaming of names that are not UTF-8) — names the renaming cannot make.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import { REDTEAM_POLICY, ROUTES, isolateHome, open, redteamProject, fresh } from "./redteam-helpers"
+import { spawnSync } from "../spawn-sync"
 
 setDefaultTimeout(120_000)
 const home = isolateHome()

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
-import { spawnSync } from "child_process"
 import { git, isolateHome, open, redteamProject, ROUTES } from "./redteam-helpers"
+import { spawnSync } from "../spawn-sync"
 
 let home: ReturnType<typeof isolateHome>
 beforeAll(() => {

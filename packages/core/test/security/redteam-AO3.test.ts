@@ -4,11 +4,11 @@
 // sweep): BB2, a protected path reached through a folder link the command makes above it; BB6, anything below a folder
 // named after the audit log plus `.`; the rest held and stay as regressions.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { composed, ROUTES as COMPOSED, text } from "./composed"
 import { REDTEAM_POLICY, ROUTES, isolateHome, open, redteamProject } from "./redteam-helpers"
+import { spawnSync } from "../spawn-sync"
 
 setDefaultTimeout(120_000)
 const home = isolateHome()

@@ -19,6 +19,7 @@ import { ROUTES, isolateHome, open, redteamProject } from "./redteam-helpers"
 import { SECRET_FILE } from "./fixture"
 import { shellLines, substitute } from "./command-expand"
 import { SecurityTemplates } from "../../security/templates"
+import { bunSpawnSync } from "../spawn-sync"
 
 const HEAVY = { timeout: 90_000 }
 const home = isolateHome()
@@ -31,7 +32,7 @@ const LEAK = "#!/bin/sh\ncat secrets/api.key 2>&1\n"
 async function run(text: string, cwd: string) {
   const out: string[] = []
   for (const m of text.matchAll(/!`([^`]+)`/g)) {
-    out.push(Bun.spawnSync(["bash", "-c", m[1]!], { cwd, env: process.env }).stdout.toString())
+    out.push(bunSpawnSync(["bash", "-c", m[1]!], { cwd, env: process.env }).stdout.toString())
     out.push(await $`${{ raw: m[1]! }}`.cwd(cwd).quiet().nothrow().text())
   }
   return out.join("\n")

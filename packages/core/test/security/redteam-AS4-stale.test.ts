@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import { REDTEAM_POLICY, ROUTES, isolateHome, open, redteamProject } from "./redteam-helpers"
+import { bunSpawnSync } from "../spawn-sync"
 
 const home = isolateHome()
 afterAll(() => home.restore(), 60_000)
@@ -25,7 +26,7 @@ for (const route of ROUTES) {
         await s.hooks.config!(cfg)
         const line = [...cfg.command.check.template.matchAll(/!`([^`]+)`/g)][0]![1]!
         // Before the change the file is readable (not protected).
-        expect(Bun.spawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()).toContain(PROD)
+        expect(bunSpawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()).toContain(PROD)
         // The user protects it.
         const policy = {
           ...REDTEAM_POLICY,
@@ -40,7 +41,7 @@ for (const route of ROUTES) {
         const r = await s.call("read", { filePath: dir.file("config/prod.env") })
         expect(r.refused).toBe(true)
         // The user's /check runs next (no bash command in between).
-        const out = Bun.spawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()
+        const out = bunSpawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()
         expect(out).not.toContain(PROD)
       } finally {
         await s.close()
@@ -62,7 +63,7 @@ for (const route of ROUTES) {
         await Bun.sleep(1500)
         const r = await s.call("read", { filePath: dir.file("api/.env.production") })
         expect(r.refused).toBe(true)
-        const out = Bun.spawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()
+        const out = bunSpawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()
         expect(out).not.toContain(PROD)
       } finally {
         await s.close()
@@ -82,7 +83,7 @@ for (const route of ROUTES) {
         fs.writeFileSync(dir.file("api/.env.production"), PROD + "\n")
         const r = await s.call("read", { filePath: dir.file("api/index.js") })
         expect(r.refused).toBe(false)
-        const out = Bun.spawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()
+        const out = bunSpawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()
         expect(out).toContain("checks done")
         expect(out).not.toContain(PROD)
       } finally {

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import { ROUTES, isolateHome, open, redteamProject } from "./redteam-helpers"
 import { SECRET_FILE } from "./fixture"
+import { bunSpawnSync } from "../spawn-sync"
 
 const HEAVY = { timeout: 90_000 }
 const home = isolateHome()
@@ -23,7 +24,7 @@ const CHECK =
 async function expand(template: string, cwd: string) {
   const out: string[] = []
   for (const m of template.matchAll(/!`([^`]+)`/g)) {
-    out.push(Bun.spawnSync(["bash", "-c", m[1]!], { cwd, env: process.env }).stdout.toString())
+    out.push(bunSpawnSync(["bash", "-c", m[1]!], { cwd, env: process.env }).stdout.toString())
     out.push(await $`${{ raw: m[1]! }}`.cwd(cwd).quiet().nothrow().text())
   }
   return out
@@ -102,7 +103,7 @@ for (const route of ROUTES) {
           const cfg = { command: { check: { template: CHECK } } }
           await s.hooks.config!(cfg)
           const line = [...cfg.command.check.template.matchAll(/!`([^`]+)`/g)][0]![1]!
-          expect(Bun.spawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()).toContain("planted")
+          expect(bunSpawnSync(["bash", "-c", line], { cwd: dir.path }).stdout.toString()).toContain("planted")
           // The line ran in the sandbox, which could not hold the absent folder: the file is there until the sweep.
           expect(fs.existsSync(dir.file(".opencode/plugin/planted.ts"))).toBe(true)
           await s.hooks["command.execute.before"]!(

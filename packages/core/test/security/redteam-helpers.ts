@@ -13,7 +13,6 @@
 // arguments and the process's RIPGREP_CONFIG_PATH, bash as `bash -c` with the shell.env variables). The RAW output —
 // what the tool produced before the after hook — is kept, so assertions can tell the kernel's or the tool's refusal
 // from the output scanner's redaction.
-import { spawnSync } from "child_process"
 import fs from "fs"
 import os from "os"
 import path from "path"
@@ -41,6 +40,7 @@ import { Logger } from "../../util/log"
 import OpencodeBuiltins from "../../../plugin/index"
 import { tmpdir } from "../fixture"
 import { APP, POLICY, SECRET_FILE, project } from "./fixture"
+import { spawnSync } from "../spawn-sync"
 
 export const ROUTES = ["plugin", "core"] as const
 export type RouteName = (typeof ROUTES)[number]

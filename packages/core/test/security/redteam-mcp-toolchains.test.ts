@@ -10,11 +10,11 @@
  * The Go-executing part is skipped when `go` is absent; the file holds are checked without it.
  */
 import { afterAll, describe, expect, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import os from "os"
 import path from "path"
 import { ROUTES, isolateHome, withMcp, type Result } from "./redteam-helpers"
+import { spawnSync } from "../spawn-sync"
 
 const HEAVY = { timeout: 180_000 }
 const home = isolateHome()

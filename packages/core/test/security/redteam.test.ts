@@ -10,7 +10,6 @@
 // Where the raw output cannot be clean by construction (OpenCode's own grep and read run outside the sandbox and see
 // segments of files they may read), the assertion is on what reaches the model, and the case says so.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { pathToFileURL } from "url"
@@ -35,6 +34,7 @@ import {
   type RouteName,
   type Session,
 } from "./redteam-helpers"
+import { bunSpawnSync, spawnSync } from "../spawn-sync"
 
 // Every case here runs sandboxed shells and git: short ones slow down far more than long ones on a busy machine
 // (0.2 s idle took over 5 s beside CPU-bound work), so none is left at bun's 5 s default.
@@ -2298,7 +2298,7 @@ for f in glob.glob('.git/objects/*/*'):
         const saved = process.env.TMUX_TMPDIR
         process.env.TMUX_TMPDIR = tmp
         const marker = path.join(tmp, "ran")
-        const start = Bun.spawnSync(["tmux", "-L", "ocb", "new-session", "-d", "sleep 60"], { env: { ...process.env } })
+        const start = bunSpawnSync(["tmux", "-L", "ocb", "new-session", "-d", "sleep 60"], { env: { ...process.env } })
         try {
           if (start.exitCode !== 0) throw new Error(`tmux did not start: ${start.stderr.toString()}`)
           await using box = await fresh(route)
@@ -2308,7 +2308,7 @@ for f in glob.glob('.git/objects/*/*'):
           await Bun.sleep(300)
           expect(fs.existsSync(marker)).toBe(false)
         } finally {
-          Bun.spawnSync(["tmux", "-L", "ocb", "kill-server"], { env: { ...process.env } })
+          bunSpawnSync(["tmux", "-L", "ocb", "kill-server"], { env: { ...process.env } })
           if (saved === undefined) delete process.env.TMUX_TMPDIR
           else process.env.TMUX_TMPDIR = saved
           fs.rmSync(tmp, { recursive: true, force: true })

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import { SecurityRipgrep } from "../../security/ripgrep"
 import { tmpdir } from "../fixture"
+import { spawnSync } from "../spawn-sync"
 
 describe("SecurityRipgrep", () => {
   test("globs: every suffix of a protected path, anchored; everything below a folder", () => {

@@ -3,7 +3,6 @@
 // assertion about protected content looks at the RAW output of the command — what the process printed before any
 // redaction — so a pass means the kernel refused the read, not that the scanner caught it afterwards.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import os from "os"
 import path from "path"
@@ -15,6 +14,7 @@ import { SandboxPlan } from "../../security/sandbox/plan"
 import { APP, POLICY, SECRET_FILE, guardFor, project } from "./fixture"
 import { SecuritySearchPath } from "../../security/search-path"
 import { SyncProcess } from "../../util/sync-process"
+import { spawnSync } from "../spawn-sync"
 
 // Every case here runs sandboxed shells and git: short ones slow down far more than long ones on a busy machine
 // (0.2 s idle took over 5 s beside CPU-bound work), so none is left at bun's 5 s default.

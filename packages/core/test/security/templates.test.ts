@@ -4,6 +4,7 @@ import path from "path"
 import { SecurityTemplates } from "../../security/templates"
 import { tmpdir } from "../fixture"
 import { shellLines, substitute } from "./command-expand"
+import { bunSpawnSync } from "../spawn-sync"
 
 describe("SecurityTemplates.expansions", () => {
   test("every !`…` in order, as OpenCode finds them; none without the backquotes or when empty", () => {
@@ -243,7 +244,7 @@ describe("SecurityTemplates.contain and launch (AS4: a template's shell lines ru
     const line = SecurityTemplates.launch("/usr/bin/bash", "/tmp/s/template.bash", "echo it's $HOME; id")!
     expect(line).toBe(`'/usr/bin/bash' '/tmp/s/template.bash' 'echo it'\\''s $HOME; id'`)
     // Read back by a POSIX shell: three words, the last the command as written.
-    const words = Bun.spawnSync(["bash", "-c", `printf '%s\\n' ${line}`])
+    const words = bunSpawnSync(["bash", "-c", `printf '%s\\n' ${line}`])
       .stdout.toString()
       .split("\n")
     expect(words.slice(0, 3)).toEqual(["/usr/bin/bash", "/tmp/s/template.bash", "echo it's $HOME; id"])

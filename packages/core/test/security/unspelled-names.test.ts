@@ -2,12 +2,12 @@
 // with one note; and one that can be neither renamed nor removed (an immutable folder) is named once and never makes
 // the after hook loop. Both routes: the plugin hooks and the fork's composition.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { spawnSync } from "child_process"
 import fs from "fs"
 import path from "path"
 import { composed, ROUTES, text } from "./composed"
 import { project } from "./fixture"
 import { isolateHome } from "./redteam-helpers"
+import { spawnSync } from "../spawn-sync"
 
 let home: ReturnType<typeof isolateHome>
 beforeAll(() => {

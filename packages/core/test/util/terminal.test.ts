@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Terminal } from "../../util/terminal"
+import { bunSpawnSync } from "../spawn-sync"
 
 describe("Terminal", () => {
   test("shown: C0, DEL, C1 and bidirectional overrides written as \\uXXXX; line feeds, tabs and CRLF kept", () => {
@@ -30,7 +31,7 @@ describe("Terminal", () => {
     expect(Terminal.shellWord("a\nb")).toBeUndefined()
     expect(Terminal.shellWord("a\x1bb")).toBeUndefined()
     for (const word of ["`id`", "$HOME", 'a"b\\c', "x;y|z&", "*?[a]", "it's '$(x)'", "~user", "-n"]) {
-      const run = Bun.spawnSync(["sh", "-c", `printf %s ${Terminal.shellWord(word)}`])
+      const run = bunSpawnSync(["sh", "-c", `printf %s ${Terminal.shellWord(word)}`])
       expect(run.stdout.toString()).toBe(word)
     }
   })
