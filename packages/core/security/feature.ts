@@ -245,6 +245,7 @@ export const SecurityFeature: BuiltinFeature & {
             guard,
             skills: () => locate().all("skill"),
             protectedSkill: (name) => locate().refusal("skill", name, host),
+            worktree: host.worktree,
             log,
           })
         }

@@ -1374,7 +1374,7 @@ export namespace SecurityGuard {
           stamp,
           kind,
           text: own !== undefined && own.length <= TEMPLATE_KEEP ? own : undefined,
-          risks: SecurityTemplates.risks(kind, text),
+          risks: SecurityTemplates.risks(kind, text, file),
           mentions:
             kind === "command" || kind === "skill"
               ? SecurityTools.mentions(text, {

@@ -29,18 +29,49 @@ export namespace SecurityTemplateShell {
     skills?: () => Promise<DiscoveryLocate.Resolution[]>
     /** Whether the skill's files are protected (its reason), so its text stays out of the configuration. */
     protectedSkill?: (name: string) => Promise<string | undefined>
+    /** OpenCode's worktree, as it puts it into its built-in `init` command's text. */
+    worktree?: string
     log: Logger
   }
 
-  /** The lines OpenCode 1.18 appends to a skill's text when it runs the skill as a command. */
+  /** The lines OpenCode 1.18 appends to a skill's text when it runs the skill as a command (`SecurityTemplates.skill`). */
   export function skillTemplate(body: string, folder: string) {
-    return [
-      body,
-      "",
-      `Base directory for this skill: ${folder}`,
-      "Relative paths in this skill (e.g., scripts/, references/) are relative to this base directory.",
-    ].join("\n")
+    return SecurityTemplates.skill(body, folder)
   }
+
+  /**
+   * Whether OpenCode would find a shell line, or a join of the user's arguments into one, in the text it runs the skill
+   * as a command with: its body and the line naming its folder, as found or as its real path (red team EE2: a folder
+   * named `` fixer!`./check.sh` ``, or a project folder holding one, makes the folder line a shell line).
+   */
+  export function risky(body: string, folder: string) {
+    return SecurityTemplates.folderSpellings(folder).some((spelling) => {
+      const text = skillTemplate(body, spelling)
+      return SecurityTemplates.expansions(text).length > 0 || SecurityTemplates.splices(text).length > 0
+    })
+  }
+
+  /**
+   * Whether OpenCode's built-in `init` would have a shell line, or a join of the user's arguments into one, once it
+   * puts the worktree's path into its text: 1.18 writes it in backquotes (`` at `${path}`, improve it ``), so a path
+   * holding `` !` `` or ending in `!` is one; 1.2.15 writes it bare. As found and as its real path.
+   *
+   * @example
+   * SecurityTemplateShell.builtinRisky("/home/me/wow!") // true
+   */
+  export function builtinRisky(worktree: string) {
+    return SecurityTemplates.folderSpellings(worktree).some((spelling) => {
+      const text = `AGENTS.md at \`${spelling}\`, improve it`
+      return SecurityTemplates.expansions(text).length > 0 || SecurityTemplates.splices(text).length > 0
+    })
+  }
+
+  /**
+   * What the built-in `init` becomes in a worktree `builtinRisky` holds: a note with no `!` (OpenCode appends the
+   * user's arguments to it) and no path.
+   */
+  export const BUILTIN_NOTE =
+    "The security layer turned off the built-in init command in this project: OpenCode puts the project's path into its text, and that path holds an exclamation mark before a backquote (or ends with one), which OpenCode would run as a shell command outside the sandbox. Tell the user to move the project to a folder whose path has no exclamation mark, or to write the AGENTS.md without the init command."
 
   /**
    * Changes `cfg.command` in place: each template's shell lines handed to the sandbox (or replaced by a note when the
@@ -79,12 +110,22 @@ export namespace SecurityTemplateShell {
         record(name, contained.note)
       }
     }
+    // The built-in `init` names the worktree in its text (red team EE2): in a worktree whose path makes that a shell
+    // line it is replaced by a note (the layer does not know the built-in's text to contain it). A configured `init`
+    // was handled above.
+    if (input.worktree && builtinRisky(input.worktree) && !(table && typeof table === "object" && "init" in table)) {
+      const note = BUILTIN_NOTE
+      try {
+        if (!table || typeof table !== "object") cfg.command = table = {}
+        table.init = { description: "guided AGENTS.md setup (turned off by the security layer)", template: note }
+        record("init", note)
+      } catch {
+        input.log.warn(`[security] the built-in /init could not be turned off: its text runs outside the sandbox`)
+      }
+    }
     for (const skill of (await input.skills?.().catch(() => [])) ?? []) {
       if (table && typeof table === "object" && skill.name in table) continue
-      const risky = skill.candidates.filter(
-        (c) => SecurityTemplates.expansions(c.body).length > 0 || SecurityTemplates.splices(c.body).length > 0,
-      )
-      if (!risky.length) continue
+      if (!skill.candidates.some((c) => risky(c.body, c.folder))) continue
       if (await input.protectedSkill?.(skill.name)) continue
       // The file the newest version modelled loads under the name (else the last found), as OpenCode would run it.
       const likely = [...Object.values(skill.byVersion)].reverse().find((v) => v?.likely)?.likely

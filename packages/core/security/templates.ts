@@ -106,10 +106,61 @@ export namespace SecurityTemplates {
    * @example
    * SecurityTemplates.risks("agent", "---\npermission:\n  bash: allow\n---\nYou review.") // ["permission.bash: allow"]
    */
-  export function risks(kind: Root["kind"], text: string): string[] {
+  export function risks(kind: Root["kind"], text: string, file?: string): string[] {
     const language = frontmatterLanguage(text)
     const own = kind === "command" || kind === "skill" ? [...expansions(text), ...splices(text)] : grants(text)
+    if (kind === "skill" && file !== undefined) own.push(...folderRisks(text, path.dirname(file)))
     return language ? [`frontmatter in ${language}`, ...own] : own
+  }
+
+  /**
+   * The text OpenCode 1.18 runs a skill as a command with (the user types its name): the skill's body, then a line
+   * naming its folder, which is part of the text it looks for shell lines in (red team EE2: a folder named
+   * `` fixer!`./check.sh` ``).
+   *
+   * @example
+   * SecurityTemplates.skill("Fix it.", "/repo/.opencode/skill/fix") // "Fix it.\n\nBase directory for this skill: /repo/…"
+   */
+  export function skill(body: string, folder: string): string {
+    return [
+      body,
+      "",
+      `Base directory for this skill: ${folder}`,
+      "Relative paths in this skill (e.g., scripts/, references/) are relative to this base directory.",
+    ].join("\n")
+  }
+
+  /**
+   * The spellings of a skill's folder OpenCode may put in `skill`: as found (its scan follows links without resolving
+   * them) and its real path (a project OpenCode was started in through a link), each once.
+   */
+  export function folderSpellings(folder: string): string[] {
+    let real = folder
+    try {
+      real = fs.realpathSync(folder)
+    } catch {}
+    return [...new Set([folder, real])]
+  }
+
+  /**
+   * What a skill's folder adds to its text's shell lines and argument joins once OpenCode appends it (`skill`): a
+   * folder, or a folder above it up to the project's, whose name holds `` !` `` (or `!$1`, or a backquote closing the
+   * body's open `` !` ``). Each names the folder as the cause.
+   *
+   * @example
+   * SecurityTemplates.folderRisks("Fix it.", "/repo/.opencode/skill/fix!`./check.sh`") // ["./check.sh (from the skill's folder path, …)"]
+   */
+  export function folderRisks(body: string, folder: string): string[] {
+    const own = [...expansions(body), ...splices(body)]
+    const out: string[] = []
+    for (const spelling of folderSpellings(folder)) {
+      const text = skill(body, spelling)
+      for (const risk of added(own, [...expansions(text), ...splices(text)])) {
+        const named = `${risk} (from the skill's folder path, which OpenCode appends to the skill's text)`
+        if (!out.includes(named)) out.push(named)
+      }
+    }
+    return out
   }
 
   /**

@@ -496,6 +496,7 @@ async function coreRoute(dir: string): Promise<Wired> {
         guard,
         skills: () => locator.all("skill"),
         protectedSkill: (name) => locator.refusal("skill", name, host),
+        worktree: dir,
         log,
       })
       guard.watchPackageBins(SecurityMcp.packageBins(cfg?.mcp, { directory: dir }))
