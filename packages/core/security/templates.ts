@@ -236,8 +236,11 @@ export namespace SecurityTemplates {
   /**
    * Where a template joins its own text to the user's arguments so that a shell line can appear only once OpenCode
    * has substituted them (it substitutes first, then runs every `` !`…` `` of the result on the host): a `!` right
-   * before a placeholder (`here!$ARGUMENTS` and the argument `` `./check.sh` ``), and a placeholder right before a
-   * backquote (`` `$1` `` and an argument ending in `!`), and, in a template with a placeholder, a backquote at its
+   * before a placeholder (`here!$ARGUMENTS` and the argument `` `./check.sh` ``), a placeholder right before a
+   * backquote (`` `$1` `` and an argument ending in `!`), two placeholders with nothing between them (`$1$2`,
+   * `$ARGUMENTS$ARGUMENTS`, or `$2$9$1`, whose `$9` is empty with fewer arguments: one argument ending in `!`, the
+   * next starting with a backquote — any text between them is the template's own, and joins only through the two
+   * cases before), and, in a template with a placeholder, a backquote at its
    * start or a `!` at its end (the argument's replacement patterns `` $` `` and `$'` copy them next to its own text:
    * `edges`). Shell lines themselves are left out (see `expansions`).
    *
@@ -249,6 +252,8 @@ export namespace SecurityTemplates {
     const outside = text.replace(/!`[^`]+`/g, " ")
     for (const m of outside.matchAll(SPLICE))
       out.push(`${m[0].replace(/\s+/g, " ")} (a shell line once the arguments are substituted)`)
+    for (const m of outside.matchAll(ADJACENT))
+      out.push(`${m[0]} (a shell line once the arguments are substituted side by side)`)
     if (!PLACEHOLDER.test(text)) return out
     // The template's own edges (`edges`): OpenCode trims a file's text after its frontmatter, so both the whole text
     // and the text after the frontmatter's closing line are looked at (which can only find more).
@@ -280,20 +285,22 @@ export namespace SecurityTemplates {
   }
 
   const SPLICE = new RegExp(`!(?:${PLACEHOLDER.source})|(?:${PLACEHOLDER.source})\``, "g")
+  const ADJACENT = new RegExp(`(?:${PLACEHOLDER.source}){2,}`, "g")
 
   /**
-   * `text` (no shell line in it) with a space put between a `!` and the placeholder after it, and between a
-   * placeholder and the backquote after it (`splices`): no substituted argument can then complete a `` !` `` with the
-   * template's own text, and the text still reads the same to the model.
+   * `text` (no shell line in it) with a space put between a `!` and the placeholder after it, between a placeholder
+   * and the backquote after it, and between two placeholders (`splices`): no substituted argument can then complete a
+   * `` !` `` with the template's own text or with another argument, and the text still reads the same to the model.
    *
    * @example
-   * SecurityTemplates.separate("here!$ARGUMENTS, see `$1`") // "here! $ARGUMENTS, see `$1 `"
+   * SecurityTemplates.separate("here!$ARGUMENTS, see `$1` $2$3") // "here! $ARGUMENTS, see `$1 ` $2 $3"
    */
   export function separate(text: string): string {
     const placeholder = PLACEHOLDER.source
     return text
       .replace(new RegExp(`!(?=${placeholder})`, "g"), "! ")
       .replace(new RegExp(`(${placeholder})\``, "g"), "$1 `")
+      .replace(new RegExp(`(${placeholder})(?=${placeholder})`, "g"), "$1 ")
   }
 
   /**

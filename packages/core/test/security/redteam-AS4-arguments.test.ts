@@ -11,6 +11,10 @@
 // template's first character, so a template starting with a code span had a shell line OpenCode ran on the host; "$'`…`"
 // put a backquote after a template ending in "!". The template's own edges are now kept apart too
 // (`SecurityTemplates.edges`, counted by `splices`).
+//
+// Red team EE, finding EE1 (a bypass of BB5): two placeholders with nothing between them (`$ARGUMENTS$ARGUMENTS`,
+// `$1$2`, `$1$1`, or `$2$9$1`, whose `$9` is empty with fewer arguments) join one argument ending in `!` to the next
+// starting with a backquote. They are separated too, and an agent's template with them is moved aside.
 import { $ } from "bun"
 import fs from "fs"
 import path from "path"
@@ -173,6 +177,51 @@ for (const route of ROUTES) {
           expect(aside).toBeDefined()
           const ok = path.join(dir.path, ".opencode/command/ok.md")
           await s.call("write", { filePath: ok, content: "Check `./scripts/check.sh` for $ARGUMENTS.\n" })
+          expect(fs.existsSync(ok)).toBe(true)
+        } finally {
+          await s.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
+      "EE1 placeholders side by side do not join one argument's '!' to the next one's backquote into a host shell line",
+      async () => {
+        await using dir = await redteamProject({ "scripts/check.sh": LEAK })
+        await $`chmod +x scripts/check.sh`.cwd(dir.path).quiet()
+        const s = await open(route, dir.path)
+        try {
+          const cases = [
+            { template: "Fix the failure reported here: $ARGUMENTS$ARGUMENTS\n", args: "`./scripts/check.sh`!" },
+            { template: "Deploy $1$2\n", args: "now! `./scripts/check.sh`" },
+            { template: "Fix: $1$1\n", args: "`./scripts/check.sh`!" },
+            { template: "Go $2$9$1\n", args: "`./scripts/check.sh` now!" },
+          ]
+          for (const c of cases) {
+            // The premise: as OpenCode runs it, the arguments form a shell line that reads the protected file.
+            expect(await run(substitute(c.template, c.args), dir.path), c.template).toContain(KEY)
+            const cfg = { command: { fix: { template: c.template } } }
+            await s.hooks.config!(cfg)
+            const expanded = substitute(cfg.command.fix.template, c.args)
+            expect(shellLines(expanded), c.template).toEqual([])
+            expect(await run(expanded, dir.path), c.template).not.toContain(KEY)
+          }
+          // The model reads the arguments with a space between them.
+          const cfg = { command: { fix: { template: "Deploy $1$2\n" } } }
+          await s.hooks.config!(cfg)
+          expect(substitute(cfg.command.fix.template, "now! `x`")).toBe("Deploy now! `x`\n")
+          // A template the agent writes with such a join is moved aside, as one with a shell line.
+          const file = path.join(dir.path, ".opencode/command/fix.md")
+          await s.call("write", {
+            filePath: file,
+            content: "---\ndescription: fix\n---\nFix the failure reported here: $ARGUMENTS$ARGUMENTS\n",
+          })
+          expect(fs.existsSync(file)).toBe(false)
+          const aside = fs.readdirSync(path.dirname(file)).find((f) => f.startsWith("fix.md.blocked-by-security-"))
+          expect(aside).toBeDefined()
+          const ok = path.join(dir.path, ".opencode/command/ok.md")
+          await s.call("write", { filePath: ok, content: "Deploy $1 to $2.\n" })
           expect(fs.existsSync(ok)).toBe(true)
         } finally {
           await s.close()

@@ -208,6 +208,31 @@ describe("SecurityTemplates.contain and launch (AS4: a template's shell lines ru
     ])
   })
 
+  test("EE1 placeholders side by side (also through ones left empty) are separated, outside the lines only", () => {
+    const text = "Fix: $ARGUMENTS$ARGUMENTS, $1$2 or $2$9$1, !`grep $1$2 x` and $1 $2, $1x$2, $12"
+    expect(SecurityTemplates.splices(text)).toEqual([
+      "$ARGUMENTS$ARGUMENTS (a shell line once the arguments are substituted side by side)",
+      "$1$2 (a shell line once the arguments are substituted side by side)",
+      "$2$9$1 (a shell line once the arguments are substituted side by side)",
+    ])
+    const separated = "Fix: $ARGUMENTS $ARGUMENTS, $1 $2 or $2 $9 $1, !`grep $1$2 x` and $1 $2, $1x$2, $12"
+    expect(SecurityTemplates.separated(text)).toBe(separated)
+    expect(SecurityTemplates.contain(text, (cmd) => `run ${cmd}`)).toBe(separated.replace("!`grep", "!`run grep"))
+    expect(SecurityTemplates.separate("!$1$2`")).toBe("! $1 $2 `")
+    expect(SecurityTemplates.risks("command", "---\ndescription: d\n---\nFix: $1$1\n")).toEqual([
+      "$1$1 (a shell line once the arguments are substituted side by side)",
+    ])
+    // An argument ending in '!' and the next starting with a backquote: a shell line only when nothing is between.
+    for (const [template, args] of [
+      ["Fix: $ARGUMENTS$ARGUMENTS", "`./check.sh`!"],
+      ["Deploy $1$2", "now! `./check.sh`"],
+      ["Go $2$9$1", "`./check.sh` now!"],
+    ]) {
+      expect(shellLines(substitute(template!, args!)), template).toEqual(["./check.sh"])
+      expect(shellLines(substitute(SecurityTemplates.separated(template!), args!)), template).toEqual([])
+    }
+  })
+
   test("DD-R1 a template with a placeholder keeps its own edges from an argument's $` and $' (a backquote first, a '!' last)", () => {
     // The test helper substitutes as OpenCode does: the arguments' replacement patterns are live at $ARGUMENTS only.
     expect(substitute("A $ARGUMENTS B", "[$`|$'|$&|$$]")).toBe("A [A | B|$ARGUMENTS|$] B")
