@@ -94,8 +94,11 @@ export namespace SecuritySegments {
   }
 
   /**
-   * A reason when `after` does not keep every segment of `before` (for these marker pairs) verbatim and in order;
-   * undefined when it does.
+   * A reason when `after` does not keep every segment of `before` (for these marker pairs): each must be one of the
+   * segments `find` finds in `after`, in the same order, with the same marker pair and the same text, markers
+   * included. Text kept verbatim is not enough: a marker line glued onto the line before it (`x = 1x# @secure-start`)
+   * keeps every character but is no longer a marker, and the segment would be an ordinary line for the next reader
+   * and writer. A segment `after` adds protects more and is let be. Undefined when every segment is kept.
    *
    * @example
    * SecuritySegments.kept("a\n// @locked-start\nx\n// @locked-end\n", "a\n", [{ start: "@locked-start", end: "@locked-end" }])
@@ -103,12 +106,23 @@ export namespace SecuritySegments {
    */
   export function kept(before: string, after: string, pairs: readonly Pair[]): string | undefined {
     if (!pairs.length) return undefined
+    const was = find(before, pairs)
+    if (!was.length) return undefined
+    const now = find(after, pairs)
     let at = 0
-    for (const seg of find(before, pairs)) {
+    for (const seg of was) {
       const text = before.slice(seg.start, seg.end)
-      const found = after.indexOf(text, at)
-      if (found < 0) return "a write-protected segment changed"
-      at = found + text.length
+      while (
+        at < now.length &&
+        !(
+          now[at]!.marker === seg.marker &&
+          now[at]!.closed === seg.closed &&
+          after.slice(now[at]!.start, now[at]!.end) === text
+        )
+      )
+        at++
+      if (at === now.length) return "a write-protected segment changed"
+      at++
     }
     return undefined
   }

@@ -206,6 +206,24 @@ describe("LspEdit", () => {
       'import os\n# @secure-start\nVAULT_PIN = "4711"\n# @secure-end\nlabel = "demo"\n',
     ])
   })
+  test("EE an edit that glues a marker line onto the line before (its text kept, the marker no longer found) is refused", async () => {
+    // Red team EE: every character of the segment survives, but `# @secure-start` after a word character is no longer
+    // in a comment: the segment would be an ordinary line, shown to the agent and writable.
+    await using p = await project({
+      "app/config.py": 'import os\n# @secure-start\nVAULT_PIN = "4711"\n# @secure-end\nname = "demo"\n',
+    })
+    const file = path.join(p.dir, "app/config.py")
+    const pairs = [{ start: "@secure-start", end: "@secure-end" }]
+    const glue = { changes: { [uri(file)]: [{ range: range(0, 9, 1, 0), newText: "x" }] } }
+    for (const segments of [{ read: pairs, write: [] }, { write: pairs }]) {
+      const glued = await LspEdit.plan(glue, { segments }).catch((e) => e)
+      expect(LspEdit.Refused.is(glued)).toBe(true)
+      expect(glued.message).toContain("-protected segment")
+    }
+    // The premise: without segments to keep, the edit is what was asked, the segment's text all there.
+    const plain = await LspEdit.plan(glue)
+    expect(plain.files[0]!.after).toBe('import osx# @secure-start\nVAULT_PIN = "4711"\n# @secure-end\nname = "demo"\n')
+  })
 })
 
 describe("LspServers", () => {

@@ -143,3 +143,47 @@ describe("SecuritySegments.fold: offsets are the text's whatever precedes a segm
     expect(out.text).not.toContain("k=4711")
   })
 })
+
+// Red team EE (a weakness, no exploit): `kept` and `guarded` checked only that each segment's text survived a tool's
+// change, not that its markers were still found. A marker line glued onto the line before it keeps every character,
+// but the marker then follows a word character and is no longer in a comment: a language server's edit doing that
+// would have unlocked a write-protected segment or shown a read-protected one. The segments found after the change
+// must now be the ones found before.
+describe("EE SecuritySegments.kept and guarded: the segments found afterwards are the same", () => {
+  const before = "a = 1\n# @secure-start\nTOKEN=x\n# @secure-end\nb = 2\n"
+  const glued = "a = 1x# @secure-start\nTOKEN=x\n# @secure-end\nb = 2\n"
+  test("EE a marker line glued onto the line before keeps the text but not the segment: refused, read or write", () => {
+    // The premise: every character of the segment is still there, and no segment is found any more.
+    expect(glued).toContain(before.slice(6, 43))
+    expect(SecuritySegments.find(glued, pair)).toEqual([])
+    expect(SecuritySegments.kept(before, glued, pair)).toBe("a write-protected segment changed")
+    expect(SecuritySegments.guarded(before, glued, { read: pair, write: [] })).toBe(
+      "a read-protected segment would change",
+    )
+    expect(SecuritySegments.guarded(before, glued, { write: pair })).toBe("a write-protected segment changed")
+    // The end marker glued the same way: the segment then runs to the end of the file (a different one).
+    const end = "a = 1\n# @secure-start\nTOKEN=x\nx# @secure-end\nb = 2\n"
+    expect(SecuritySegments.kept(before, end, pair)).toBeDefined()
+  })
+  test("EE one of two segments removed, a marker taken by a new one, or the end marker removed: refused; other edits are kept", () => {
+    const two = before + "# @secure-start\nKEY=y\n# @secure-end\n"
+    expect(SecuritySegments.kept(two, before, pair)).toBeDefined()
+    // A start marker added above the segment takes its end marker: the segment found is another one.
+    expect(SecuritySegments.kept(before, "# @secure-start\n" + before, pair)).toBeDefined()
+    // Two segments swapped: each is still found, but not in order.
+    const swapped = "# @secure-start\nKEY=y\n# @secure-end\n" + before
+    expect(SecuritySegments.kept(two, swapped, pair)).toBeDefined()
+    // A segment added beside the others protects more: kept.
+    expect(SecuritySegments.kept(before, before + "# @secure-start\nnew\n# @secure-end\n", pair)).toBeUndefined()
+    expect(SecuritySegments.kept(before, before.replace("# @secure-end\n", ""), pair)).toBeDefined()
+    // An unclosed segment protects to the end of the file: text added after it is inside it.
+    const open = "a = 1\n# @secure-start\nTOKEN=x\n"
+    expect(SecuritySegments.kept(open, open + "more\n", pair)).toBeDefined()
+    // Outside the segments anything goes, lines before them moved or rewritten included.
+    const edited = "import os\na = 10\n\n# @secure-start\nTOKEN=x\n# @secure-end\nb = 3\n"
+    expect(SecuritySegments.kept(before, edited, pair)).toBeUndefined()
+    expect(SecuritySegments.guarded(two, two.replace("b = 2", "c = 2"), { read: pair, write: pair })).toBeUndefined()
+    // With no segment before, a change adds one freely (nothing was protected).
+    expect(SecuritySegments.kept("a\n", "a\n# @secure-start\nx\n", pair)).toBeUndefined()
+  })
+})
