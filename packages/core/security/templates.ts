@@ -264,6 +264,11 @@ export namespace SecurityTemplates {
       out.push("` at the template's start (a shell line once an argument's $` is substituted after a !)")
     if (source.trimEnd().endsWith("!"))
       out.push("! at the template's end (a shell line once an argument's $' is substituted before a backquote)")
+    // With `$ARGUMENTS` in it, a numbered placeholder at an edge puts an argument there for `$`` or `$'` to copy.
+    if (text.includes("$ARGUMENTS") && starts.some((s) => NUMBERED_START.test(s)))
+      out.push("$1… at the template's start (a shell line once an argument's $` is substituted after a !)")
+    if (text.includes("$ARGUMENTS") && NUMBERED_END.test(source.trimEnd()))
+      out.push("…$1 at the template's end (a shell line once an argument's $' is substituted before a backquote)")
     return out
   }
 
@@ -273,16 +278,25 @@ export namespace SecurityTemplates {
    * are live — `` $` `` inserts the template's text from its start (`!$`` puts a `!` before its first character),
    * `$'` the text from after the placeholder to its end (`$'`x`` puts a backquote after its last one). A template with
    * a placeholder that starts with a backquote gets a space before it, one that ends with `!` a space after it (OpenCode
-   * trims the template once its lines have run: the model reads the same text). The other points a pattern joins are
-   * those `separate` already keeps apart (the text right before and after a placeholder) or `$ARGUMENTS` itself (`$&`).
+   * trims the template once its lines have run: the model reads the same text). With `$ARGUMENTS` in it, a numbered
+   * placeholder at its start or end counts the same: `$1` is substituted first, so `` $` `` copies the user's first
+   * argument (`` `./check.sh` ``) and `$'` the last one (`now!`) next to the argument's own text. The other points a
+   * pattern joins are those `separate` already keeps apart (the text right before and after a placeholder) or
+   * `$ARGUMENTS` itself (`$&`).
    *
    * @example
    * SecurityTemplates.edges("`make` fails: $ARGUMENTS") // " `make` fails: $ARGUMENTS"
    */
   export function edges(text: string): string {
     if (!PLACEHOLDER.test(text)) return text
-    return (text.startsWith("`") ? " " : "") + text + (text.endsWith("!") ? " " : "")
+    const live = text.includes("$ARGUMENTS")
+    const start = text.startsWith("`") || (live && NUMBERED_START.test(text))
+    const end = text.endsWith("!") || (live && NUMBERED_END.test(text))
+    return (start ? " " : "") + text + (end ? " " : "")
   }
+
+  const NUMBERED_START = /^\$\d/
+  const NUMBERED_END = /\$\d+$/
 
   const SPLICE = new RegExp(`!(?:${PLACEHOLDER.source})|(?:${PLACEHOLDER.source})\``, "g")
   const ADJACENT = new RegExp(`(?:${PLACEHOLDER.source}){2,}`, "g")

@@ -186,7 +186,7 @@ for (const route of ROUTES) {
     )
 
     test(
-      "EE1 placeholders side by side do not join one argument's '!' to the next one's backquote into a host shell line",
+      "EE1 placeholders side by side (or at an edge, through $` and $') do not join one argument's '!' to another's backquote into a host shell line",
       async () => {
         await using dir = await redteamProject({ "scripts/check.sh": LEAK })
         await $`chmod +x scripts/check.sh`.cwd(dir.path).quiet()
@@ -197,6 +197,10 @@ for (const route of ROUTES) {
             { template: "Deploy $1$2\n", args: "now! `./scripts/check.sh`" },
             { template: "Fix: $1$1\n", args: "`./scripts/check.sh`!" },
             { template: "Go $2$9$1\n", args: "`./scripts/check.sh` now!" },
+            // The same join through an argument's $` and $': they copy the user's first or last argument from a
+            // template's edge (a sibling of DD-R1, whose edges were the template's own text).
+            { template: "$1 fails. Fix: $ARGUMENTS", args: "`./scripts/check.sh` crash!$`" },
+            { template: "Fix: $ARGUMENTS, last: $2", args: "crash$'`./scripts/check.sh` now!" },
           ]
           for (const c of cases) {
             // The premise: as OpenCode runs it, the arguments form a shell line that reads the protected file.

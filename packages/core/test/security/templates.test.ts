@@ -209,13 +209,13 @@ describe("SecurityTemplates.contain and launch (AS4: a template's shell lines ru
   })
 
   test("EE1 placeholders side by side (also through ones left empty) are separated, outside the lines only", () => {
-    const text = "Fix: $ARGUMENTS$ARGUMENTS, $1$2 or $2$9$1, !`grep $1$2 x` and $1 $2, $1x$2, $12"
+    const text = "Fix: $ARGUMENTS$ARGUMENTS, $1$2 or $2$9$1, !`grep $1$2 x` and $1 $2, $1x$2, $12."
     expect(SecurityTemplates.splices(text)).toEqual([
       "$ARGUMENTS$ARGUMENTS (a shell line once the arguments are substituted side by side)",
       "$1$2 (a shell line once the arguments are substituted side by side)",
       "$2$9$1 (a shell line once the arguments are substituted side by side)",
     ])
-    const separated = "Fix: $ARGUMENTS $ARGUMENTS, $1 $2 or $2 $9 $1, !`grep $1$2 x` and $1 $2, $1x$2, $12"
+    const separated = "Fix: $ARGUMENTS $ARGUMENTS, $1 $2 or $2 $9 $1, !`grep $1$2 x` and $1 $2, $1x$2, $12."
     expect(SecurityTemplates.separated(text)).toBe(separated)
     expect(SecurityTemplates.contain(text, (cmd) => `run ${cmd}`)).toBe(separated.replace("!`grep", "!`run grep"))
     expect(SecurityTemplates.separate("!$1$2`")).toBe("! $1 $2 `")
@@ -231,6 +231,24 @@ describe("SecurityTemplates.contain and launch (AS4: a template's shell lines ru
       expect(shellLines(substitute(template!, args!)), template).toEqual(["./check.sh"])
       expect(shellLines(substitute(SecurityTemplates.separated(template!), args!)), template).toEqual([])
     }
+  })
+
+  test("EE1 with $ARGUMENTS in it, a numbered placeholder at the template's edge is kept from an argument's $` and $'", () => {
+    const cases = [
+      { template: "$1 fails. Fix: $ARGUMENTS", args: "`./check.sh` crash!$`", edged: " $1 fails. Fix: $ARGUMENTS" },
+      { template: "Fix: $ARGUMENTS, last: $2", args: "crash$'`./check.sh` now!", edged: "Fix: $ARGUMENTS, last: $2 " },
+    ]
+    for (const c of cases) {
+      // The premise: $1 is substituted first, so $` copies the user's first argument after their '!' ($' the last one).
+      expect(shellLines(substitute(c.template, c.args)), c.template).toEqual(["./check.sh"])
+      expect(SecurityTemplates.splices(c.template), c.template).toHaveLength(1)
+      expect(SecurityTemplates.separated(c.template)).toBe(c.edged)
+      expect(shellLines(substitute(c.edged, c.args)), c.template).toEqual([])
+    }
+    expect(SecurityTemplates.risks("command", "---\ndescription: d\n---\n$1 fails: $ARGUMENTS\n")).toHaveLength(1)
+    // Without $ARGUMENTS no pattern of the user's is live (unless they type $ARGUMENTS themselves): left as it is.
+    expect(SecurityTemplates.splices("Explain $1")).toEqual([])
+    expect(SecurityTemplates.edges("$1 then $2")).toBe("$1 then $2")
   })
 
   test("DD-R1 a template with a placeholder keeps its own edges from an argument's $` and $' (a backquote first, a '!' last)", () => {
