@@ -1,7 +1,7 @@
 import path from "path"
 import { fileURLToPath } from "url"
 import type { Plugin, PluginInput } from "@opencode-ai/plugin"
-import { Builtins } from "@opencode-builtins/core/builtins"
+import { Builtins, Provided } from "@opencode-builtins/core/builtins"
 import type { Host } from "@opencode-builtins/core/host"
 import { LookClient } from "@opencode-builtins/core/look/client"
 import { projectOptions } from "@opencode-builtins/core/options"
@@ -41,13 +41,14 @@ const OpencodeBuiltins: Plugin = async (input: HostInput, explicit?: unknown) =>
     // look_at: the provider list and a child-session model call, over the same in-process client.
     ...LookClient.fromSdk(input.client as never, { directory: input.directory, worktree: input.worktree }),
   }
-  const { hooks, skipped } = await Builtins.create(host, {
+  const { hooks, built, skipped } = await Builtins.create(host, {
     options,
     logger: (service) => hostLogger(input.client, service),
     native: (id) => input.hasBuiltIn?.(id) === true,
   })
   if (skipped.length) log.info(`built into this OpenCode, so not registered by the plugin: ${skipped.join(", ")}`)
-  return hooks
+  // For other plugins on stock OpenCode (no `hasBuiltIn`): what this instance provides (docs/builtin.md).
+  return Provided.announce(input.directory, built, hooks)
 }
 
 // The only export: OpenCode 1.2.15 calls every export of a plugin module as a plugin.

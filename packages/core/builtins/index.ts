@@ -208,5 +208,6 @@ export namespace Builtins {
 }
 
 export { BuiltIn } from "./registry"
+export { Provided } from "./provided"
 export { BuiltinsSeams } from "./seams"
 export type { BuiltinFeature, Exposed, FeatureContext } from "./feature"

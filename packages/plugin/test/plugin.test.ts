@@ -51,4 +51,22 @@ describe("the external plugin", () => {
     const hooks = await (OpencodeBuiltins as any)(input(dir.path).input, { resources: { maxResourcesPerSession: 3 } })
     expect(hooks.tool["resource-load"].description).toContain("3 resources")
   })
+
+  test("EF-5: publishes, per directory, the features it built there (options respected) for other plugins on stock", async () => {
+    await using on = await tmpdir()
+    await using off = await tmpdir({ ".opencode/opencode-builtins.json": JSON.stringify({ ast: { enabled: false } }) })
+    const answer = () => (globalThis as any)[Symbol.for("opencode-builtins.provided")]
+    const hooks = await OpencodeBuiltins(input(on.path).input)
+    await OpencodeBuiltins(input(off.path).input)
+    expect(answer().has(on.path, "ast-grep")).toBe(true)
+    expect(answer().has(on.path, "resource-loader")).toBe(true)
+    expect(answer().has(off.path, "ast-grep")).toBe(false)
+    expect(answer().has(off.path, "resource-loader")).toBe(true)
+    // Features the host has built in are the host's to answer (`hasBuiltIn`), not published.
+    await using forked = await tmpdir()
+    await OpencodeBuiltins(input(forked.path, (id) => id === "ast-grep").input)
+    expect(answer().has(forked.path, "ast-grep")).toBe(false)
+    await hooks.event!({ event: { type: "server.instance.disposed", properties: { directory: on.path } } } as never)
+    expect(answer().list(on.path)).toEqual([])
+  }, 60_000)
 })

@@ -1,0 +1,51 @@
+import { describe, expect, test } from "bun:test"
+import type { Hooks } from "@opencode-ai/plugin"
+import { Provided } from "../../builtins"
+
+/** The helper docs/builtin.md gives plugin authors, verbatim but for the types. */
+function builtIn(input: { directory: string; hasBuiltIn?: (id: string) => boolean }, id: string): boolean {
+  if (input.hasBuiltIn?.(id) === true) return true
+  const provided = (globalThis as any)[Symbol.for("opencode-builtins.provided")]
+  return provided?.has?.(input.directory, id) === true
+}
+
+const disposed = (directory: string) => ({ event: { type: "server.instance.disposed", properties: { directory } } })
+
+describe("Provided: what opencode-builtins provides, for other plugins on stock OpenCode (EF-5)", () => {
+  test("published under the well-known symbol, per directory; the docs' helper reads it", () => {
+    Provided.announce("/ef5/a", ["ast-grep", "lsp"], {})
+    const answer = (globalThis as any)[Symbol.for("opencode-builtins.provided")]
+    expect(answer.version).toBe(1)
+    expect(answer.has("/ef5/a", "ast-grep")).toBe(true)
+    expect(answer.has("/ef5/a", "resource-loader")).toBe(false)
+    expect(answer.has("/ef5/b", "ast-grep")).toBe(false)
+    expect(answer.list("/ef5/a")).toEqual(["ast-grep", "lsp"])
+    expect(builtIn({ directory: "/ef5/a" }, "ast-grep")).toBe(true)
+    expect(builtIn({ directory: "/ef5/b" }, "ast-grep")).toBe(false)
+    // The host's own answer comes first (the fork).
+    expect(builtIn({ directory: "/ef5/b", hasBuiltIn: (id) => id === "ast-grep" }, "ast-grep")).toBe(true)
+  })
+
+  test("withdrawn when OpenCode disposes that instance; the wrapped event hook still runs; a newer start stays", async () => {
+    const seen: unknown[] = []
+    const hooks: Hooks = { event: async (input) => void seen.push(input) }
+    const first = Provided.announce("/ef5/c", ["ast-grep"], hooks)
+    await first.event!(disposed("/ef5/other") as never)
+    expect(Provided.answer().has("/ef5/c", "ast-grep")).toBe(true)
+    await first.event!(disposed("/ef5/c") as never)
+    expect(Provided.answer().has("/ef5/c", "ast-grep")).toBe(false)
+    expect(seen).toHaveLength(2)
+
+    const older = Provided.announce("/ef5/d", ["ast-grep"], {})
+    Provided.announce("/ef5/d", ["lsp"], {})
+    await older.event!(disposed("/ef5/d") as never)
+    expect(Provided.answer().list("/ef5/d")).toEqual(["lsp"])
+  })
+
+  test("two copies of the package in one process share one answer", () => {
+    const key = Symbol.for("opencode-builtins.provided")
+    expect(Provided.answer()).toBe((globalThis as any)[key])
+    Provided.announce("/ef5/e", ["lsp"], {})
+    expect(Provided.answer().has("/ef5/e", "lsp")).toBe(true)
+  })
+})
