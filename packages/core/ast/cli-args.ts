@@ -54,6 +54,8 @@ Exit: 0 with matches, 1 without, 2 for bad input.
   export function parse(argv: string[]): Args {
     const args: Args = { pattern: "", lang: "", paths: [], globs: [], context: 0 }
     const bad = (message: string) => new Error(`${message}\n\n${USAGE}`)
+    // An option given with an empty value is empty, not missing (`-p ''` from a script whose variable was unset).
+    const given = new Set<string>()
     for (let i = 0; i < argv.length; i++) {
       const arg = argv[i]
       const value = () => {
@@ -61,16 +63,20 @@ Exit: 0 with matches, 1 without, 2 for bad input.
         if (next === undefined) throw bad(`${arg} needs a value`)
         return next
       }
-      if (arg === "-p" || arg === "--pattern") args.pattern = value()
-      else if (arg === "-l" || arg === "--lang") args.lang = value().toLowerCase()
+      if (arg === "-p" || arg === "--pattern") ((args.pattern = value()), given.add("pattern"))
+      else if (arg === "-l" || arg === "--lang") ((args.lang = value().toLowerCase()), given.add("lang"))
       else if (arg === "-C" || arg === "--context") args.context = Number(value())
       else if (arg === "-g" || arg === "--globs") args.globs.push(value())
       else if (arg === "-h" || arg === "--help") return { ...args, help: true }
       else if (arg.startsWith("-") && arg !== "-") throw bad(`unknown option ${arg}; see --help`)
       else args.paths.push(arg)
     }
-    if (!args.pattern) throw bad("-p/--pattern is required")
-    if (!args.lang) throw bad("-l/--lang is required")
+    const required = (name: "pattern" | "lang", option: string) => {
+      if (args[name].trim()) return
+      throw bad(given.has(name) ? `${option} is empty` : `${option} is required`)
+    }
+    required("pattern", "-p/--pattern")
+    required("lang", "-l/--lang")
     args.lang = ALIASES[args.lang] ?? args.lang
     if (!Number.isInteger(args.context) || args.context < 0 || args.context > 50)
       throw bad("--context must be a whole number from 0 to 50")

@@ -136,6 +136,9 @@ function invalid(policy: NonNullable<ResourcePolicy.Opened["invalid"]>) {
   return policy.reason.replace(/\s*\n\s*/g, "; ")
 }
 
+/** What replaces the tool's resource-load advice on the command line. */
+const CLI_LOAD = "Each result ends with its file (in parentheses); read it there."
+
 /** What an invalid policy does to the resources, said where a command would otherwise report none. */
 const HIDDEN =
   "the security policy is invalid, so every resource is hidden until it is fixed (opencode-builtins security validate):"
@@ -187,10 +190,13 @@ async function query(positionals: string[], v: Values, io: CliIO): Promise<numbe
     else {
       for (const r of result.results)
         io.out(
-          `${field(r.id)}  [${r.type}/${r.domain}]  ${field(r.name)}${r.description ? ` — ${field(r.description)}` : ""}\n`,
+          `${field(r.id)}  [${r.type}/${r.domain}]  ${field(r.name)}${r.description ? ` — ${field(r.description)}` : ""}  (${field(r.path)})\n`,
         )
-      io.out(`${result.showing} of ${result.total} shown. ${result.hint}\n`)
-      if (result.warnings) io.out(`${result.warnings.count} index warning(s): ${result.warnings.hint}\n`)
+      // The tool's advice names resource-load, which the command line has not: the file is on each line instead.
+      io.out(`${result.showing} of ${result.total} shown. ${result.hint.replace(ResourceQuery.LOAD, CLI_LOAD)}\n`)
+      // Counted as lint counts them (errors apart from warnings), not all called warnings.
+      const w = result.warnings
+      if (w) io.out(`${w.errors} error(s), ${w.count - w.errors} warning(s) in the index: ${w.hint}\n`)
     }
     return Exit.ok
   } finally {

@@ -375,6 +375,7 @@ export namespace ResourceIndex {
       // Sets, in insertion order: a link naming thousands of notes must not cost a scan of the list per note.
       const resolved = new Set<string>()
       const dangling = new Set<string>()
+      const danglingFiles = new Set<string>()
       for (const written of raw) {
         // A Dendron wildcard note reference (`![[dendron.testimonials.*]]`) names every note its pattern matches, up
         // to `WILDCARD_LIMIT` (the others are left out, and `resource-load` says so).
@@ -462,7 +463,10 @@ export namespace ResourceIndex {
           // A link to a file of the repository that is no resource (CONTRIBUTING.md, a package's README, a JSON file
           // outside the schema folders): it names a file that is there, so nothing is missing.
           note("a file of the project, not a resource; read it with the read tool")
-        } else dangling.add(display)
+        } else {
+          dangling.add(display)
+          if (ref.kind === "path") danglingFiles.add(display)
+        }
       }
       meta.references = [...resolved, ...dangling]
       if (dangling.size) {
@@ -472,7 +476,8 @@ export namespace ResourceIndex {
           code: "dangling-reference",
           path: meta.relativePath,
           id,
-          message: `'${id}' references ${[...dangling].map((d) => `'${d}'`).join(", ")}, which match no resource`,
+          message: `'${id}' references ${[...dangling].map((d) => `'${d}'`).join(", ")}, which ${dangling.size === 1 ? "matches" : "match"} no resource`,
+          ...(danglingFiles.size ? { files: [...danglingFiles] } : {}),
         })
       }
     }

@@ -41,7 +41,12 @@ export namespace ResourceLint {
       const index = await loader.index()
       const project = ResourceProject.resolve(directory, worktree)
       const problems = index.warnings
-        .map((p) => ({ ...p, path: ResourceProject.shown(project, p.path) }))
+        .map((p) => ({
+          ...p,
+          path: ResourceProject.shown(project, p.path),
+          message: ResourceProject.message(project, p),
+          ...(p.files ? { files: p.files.map((f) => ResourceProject.shown(project, f)) } : {}),
+        }))
         .sort(
           (a, b) =>
             (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1) ||

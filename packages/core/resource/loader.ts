@@ -333,7 +333,9 @@ export namespace ResourceLoader {
       return {
         count: idx.warnings.length,
         errors: idx.warnings.filter((w) => w.severity === "error").length,
-        first: idx.warnings.slice(0, 5).map((w) => `${ResourceProject.shown(project, w.path)}: ${w.message}`),
+        first: idx.warnings
+          .slice(0, 5)
+          .map((w) => `${ResourceProject.shown(project, w.path)}: ${ResourceProject.message(project, w)}`),
         hint: "Run `npx opencode-builtins resources lint` in the project for the full list.",
       }
     }

@@ -66,6 +66,16 @@ export namespace ResourceProject {
     return path.relative(info.directory, path.join(info.root, relativePath)).split(path.sep).join("/")
   }
 
+  /**
+   * A problem's message with the project-relative files it quotes (`files`) shown as `path` is: relative to the
+   * client's directory, so lint run in a subfolder names a file and its missing target from the same base (EF-7).
+   */
+  export function message(info: Info, problem: { message: string; files?: string[] }): string {
+    let text = problem.message
+    for (const file of problem.files ?? []) text = text.split(`'${file}'`).join(`'${shown(info, file)}'`)
+    return text
+  }
+
   /** Project-relative path with forward slashes. */
   export function relative(info: Info, p: string): string {
     return path.relative(info.root, p).split(path.sep).join("/")

@@ -207,12 +207,15 @@ export namespace ResourceQuery {
     return { results: shown, total, showing: shown.length, hint: note + hint(index, total, shown.length) }
   }
 
+  /** The hint's advice to the model; the command line, which has no resource-load, replaces it. */
+  export const LOAD = "Use resource-load with an id to fetch the full content."
+
   function hint(index: ResourceIndex.Index, total: number, showing: number) {
     if (index.resources.size === 0)
       return `No resources in this project. Add markdown files under .opencode/{${Resource.TYPES.filter((t) => t !== "schema").join(",")}}/ or JSON schemas under .opencode/schema/.`
     if (total === 0) return "Nothing matched: use fewer query words or drop a filter (every query word must match)."
     if (total > showing)
-      return `Showing ${showing} of ${total}: narrow with type, domain or tags, or raise limit (max ${MAX_LIMIT}). Use resource-load with an id to fetch content.`
-    return "Use resource-load with an id to fetch the full content."
+      return `Showing ${showing} of ${total}: narrow with type, domain or tags, or raise limit (max ${MAX_LIMIT}). ${LOAD}`
+    return LOAD
   }
 }

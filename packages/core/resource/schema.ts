@@ -65,6 +65,8 @@ export namespace Resource {
     path: z.string(),
     message: z.string(),
     id: z.string().optional(),
+    /** Project-relative files quoted in `message`, shown relative to the client's directory as `path` is. */
+    files: z.string().array().optional(),
   })
   export type Warning = z.infer<typeof Warning>
 

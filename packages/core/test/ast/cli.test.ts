@@ -19,6 +19,10 @@ describe("ast search command", () => {
       [["-p", "x", "-l"], "-l needs a value"],
       [["-p", "x", "-l", "ts", "--bogus"], "unknown option --bogus; see --help"],
       [["-p", "x", "-l", "ts", "-C", "abc"], "--context must be a whole number from 0 to 50"],
+      // EF-7: given but empty is said so, not "required".
+      [["-p", "", "-l", "python"], "-p/--pattern is empty"],
+      [["--pattern", "  ", "-l", "python"], "-p/--pattern is empty"],
+      [["-p", "x", "-l", ""], "-l/--lang is empty"],
     ] as const)
       expect(() => AstCli.parse([...argv])).toThrow(`${message}\n\n${AstCli.USAGE}`)
   })

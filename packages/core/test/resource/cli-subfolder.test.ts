@@ -76,4 +76,38 @@ describe("opencode-builtins resources from a package folder of a repository", ()
     await run(["lint", "--json"], lint)
     expect(lint.stdout).not.toContain("merger")
   })
+
+  test("EF-7: lint in a subfolder names the file and its missing target from the same folder", async () => {
+    await using dir = await tmpdir({
+      ".git/HEAD": "ref: refs/heads/main\n",
+      ".opencode/knowledge-base/guide.md": "# Guide\n\nSee [the API](api/missing.md).\n",
+      "packages/app/.keep": "",
+    })
+    const sub = path.join(dir.path, "packages/app")
+    const io = memoryIO(sub)
+    expect(await run(["lint"], io)).toBe(1)
+    expect(io.stdout).toContain(
+      "dangling-reference  ../../.opencode/knowledge-base/guide.md: 'guide' references " +
+        "'../../.opencode/knowledge-base/api/missing.md', which matches no resource",
+    )
+    const json = memoryIO(sub)
+    expect(await run(["lint", "--json"], json)).toBe(1)
+    const [problem] = (JSON.parse(json.stdout) as { problems: { files?: string[] }[] }).problems
+    expect(problem.files).toEqual(["../../.opencode/knowledge-base/api/missing.md"])
+    // At the root both are project paths, as before.
+    const root = memoryIO(dir.path)
+    expect(await run(["lint"], root)).toBe(1)
+    expect(root.stdout).toContain("references '.opencode/knowledge-base/api/missing.md', which matches no resource")
+  }, 60_000)
+
+  test("EF-7: query counts the index's errors and warnings as lint does, and gives each result's file, not resource-load", async () => {
+    await using dir = await tmpdir(REPO)
+    const io = memoryIO(path.join(dir.path, "packages/server"))
+    expect(await run(["query", "router"], io)).toBe(0)
+    expect(io.stdout).toContain("1 error(s), 0 warning(s) in the index: Run `npx opencode-builtins resources lint`")
+    expect(io.stdout).not.toContain("index warning")
+    expect(io.stdout).not.toContain("resource-load")
+    expect(io.stdout).toContain("(../../.opencode/knowledge-base/routers.md)")
+    expect(io.stdout).toContain("Each result ends with its file (in parentheses); read it there.")
+  }, 60_000)
 })

@@ -137,8 +137,10 @@ describe("opencode-builtins resources query", () => {
     const io = memoryIO(dir.path)
     expect(await run(["query"], io)).toBe(0)
     const lines = io.stdout.trimEnd().split("\n")
-    expect(lines).toContain("2.0.0  [schema/common]  AsyncAPI 2.0.0 schema. — !!Auto generated!! Do not manually edit.")
-    expect(lines).toContain("t  [task/common]  Title \\u001b]0;owned\\u0007 — first second")
+    expect(lines).toContain(
+      "2.0.0  [schema/common]  AsyncAPI 2.0.0 schema. — !!Auto generated!! Do not manually edit.  (.opencode/schema/2.0.0.json)",
+    )
+    expect(lines).toContain("t  [task/common]  Title \\u001b]0;owned\\u0007 — first second  (.opencode/task/t.md)")
     expect(io.stdout).not.toContain("\u001b")
   })
 

@@ -74,7 +74,7 @@ describe("wiki links written label first (Dendron) or note first (Obsidian, Foam
     })
     const report = await ResourceLint.run(dir.path)
     expect(errors(report)).toEqual([
-      `dangling-reference ${KB}/page.md 'page' references 'dendron://other/tools.gone', which match no resource`,
+      `dangling-reference ${KB}/page.md 'page' references 'dendron://other/tools.gone', which matches no resource`,
     ])
     const index = await indexOf(dir.path)
     expect(refsOf(index, "page")).toEqual(["other-git", "dendron://other/tools.gone"])
@@ -163,7 +163,7 @@ describe("link reference definitions (CommonMark)", () => {
     })
     const report = await ResourceLint.run(dir.path)
     expect(errors(report)).toEqual([
-      `dangling-reference ${KB}/memory.md 'memory' references '${KB}/generic_arguments.md', which match no resource`,
+      `dangling-reference ${KB}/memory.md 'memory' references '${KB}/generic_arguments.md', which matches no resource`,
     ])
     expect(refsOf(await indexOf(dir.path), "type-inference")).toEqual(["resolution", "coherence", "lowering"])
   })

@@ -71,7 +71,7 @@ describe("resource links to existing files of the project", () => {
     })
     const report = await ResourceLint.run(path.join(dir.path, "repo"))
     expect(report.problems.map((p) => [p.code, p.severity, p.message])).toEqual([
-      ["dangling-reference", "error", "'routers' references '../outside.md', which match no resource"],
+      ["dangling-reference", "error", "'routers' references '../outside.md', which matches no resource"],
     ])
   })
 })

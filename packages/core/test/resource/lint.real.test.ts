@@ -45,11 +45,11 @@ describe("lint over real shapes: only true errors", () => {
     expect(index.resources.has("SKILL")).toBe(false)
     // In lint's order: by path.
     expect(errors(report)).toEqual([
-      "dangling-reference .opencode/knowledge-base/content-management/multilingual.md 'multilingual' references 'missing-page', which match no resource",
+      "dangling-reference .opencode/knowledge-base/content-management/multilingual.md 'multilingual' references 'missing-page', which matches no resource",
       "duplicate-id .opencode/knowledge-base/vault/Plugins/Templates.md duplicate id 'Templates': .opencode/knowledge-base/vault/Clipper/Templates.md is used, .opencode/knowledge-base/vault/Plugins/Templates.md is ignored",
       "duplicate-id .opencode/knowledge-base/vault/Sync/Security and privacy.md duplicate id 'security-and-privacy': .opencode/knowledge-base/vault/Publish/Security and privacy.md is used, .opencode/knowledge-base/vault/Sync/Security and privacy.md is ignored",
       "duplicate-id .opencode/schema/anywork-ac-1.1.json duplicate id 'anywork-ac-1.0': declares the same $id as .opencode/schema/anywork-ac-1.0.json (used), .opencode/schema/anywork-ac-1.1.json is ignored",
-      "dangling-reference .opencode/schema/base-04.json 'base-04' references 'osi-license', which match no resource",
+      "dangling-reference .opencode/schema/base-04.json 'base-04' references 'osi-license', which matches no resource",
     ])
     expect(report.warnings).toBe(0)
   })
