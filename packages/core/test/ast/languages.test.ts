@@ -192,4 +192,21 @@ describe("known grammar differences from the CLI 0.51.1 (documented in docs/ast.
     )
     expect(replaced.files[0].after).toContain("let a = contains(!items, x)")
   })
+
+  test("Rust: @ast-grep/lang-rust 0.0.7 reads `match &raw {` (a variable named raw) as Rust 2024's `&raw const|mut`; the match is missed where the CLI finds it (real-world tester EF-4)", async () => {
+    // Pinned so that a grammar release fixing it shows up here and the docs can drop the limitation.
+    await AstLanguage.load("rust")
+    const source = "fn try_from(raw: Raw) -> u8 {\n    match &raw {\n        Raw::A => 1,\n        _ => 2,\n    }\n}\n"
+    await using dir = await tmpdir({ "d.rs": source })
+    const run = (pattern: string) => AstSearch.run({ directory: dir.path, lang: "rust", pattern })
+    const at = (ms: { start: { line: number; column: number } }[]) =>
+      ms.map((m) => `${m.start.line + 1}:${m.start.column + 1}`)
+    expect(CliOracle.search(dir.path, "match $X { $$$ }", "rust").map((m) => `${m.line}:${m.column}`)).toEqual(["2:5"])
+    expect(at((await run("match $X { $$$ }")).matches)).toEqual([])
+    expect(CliOracle.search(dir.path, "$A => $B", "rust")).toEqual([])
+    expect((await run("$A => $B")).matches).toHaveLength(1)
+    // A variable by another name parses in both.
+    await fs.writeFile(path.join(dir.path, "d.rs"), source.replaceAll("raw", "value"))
+    expect(at((await run("match $X { $$$ }")).matches)).toEqual(["2:5"])
+  }, 60_000)
 })
