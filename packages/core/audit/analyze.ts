@@ -69,7 +69,12 @@ export namespace PluginAnalysis {
     stars: string[]
     /** Module names this file loads by a constant name (import, export-from, require, import()). */
     imports: string[]
+    /** The plugin input passed to a function or class another module exports (see Options.entries). */
+    passes: Pass[]
   }
+
+  /** `value` passed as argument `index` to the export `ref` (called, or constructed with `new`). */
+  export type Pass = { ref: Ref; index: number; value: Value }
 
   export type Options = {
     /** The audited file a module name loaded by this file resolves to, if any (enables cross-module values). */
@@ -81,6 +86,11 @@ export namespace PluginAnalysis {
     settle?: (path: Path) => Value[] | undefined
     /** The string another module's export holds, when known (null: not a constant). */
     constant?: (ref: Ref) => string | null | undefined
+    /**
+     * Values other modules pass to this module's exports (their `passes`): argument `index` of the exported function,
+     * or of the exported class's constructor, holds `value`.
+     */
+    entries?: { name: string; index: number; value: Value }[]
   }
 
   const LANG: Record<string, string> = {
@@ -221,6 +231,7 @@ export namespace PluginAnalysis {
     "object_assignment_pattern",
     "shorthand_property_identifier_pattern",
   ])
+  const CLASSES = new Set(["class", "class_declaration", "abstract_class_declaration"])
   const FUNCTIONS = new Set([
     "function_expression",
     "function",
@@ -429,6 +440,7 @@ export namespace PluginAnalysis {
     const queries = new Map<number, Query>()
     let retries: (() => void)[] = []
     const work: [SgNode, Value][] = []
+    const passes: Pass[] = []
     /**
      * Calls of a wrapper (`util.promisify(f)`, AuditRules.wraps), and the values passed as the first argument of some
      * call, both by the call's node id. The two are followed separately (the wrapper and the function it wraps come by
@@ -1335,9 +1347,27 @@ export namespace PluginAnalysis {
             // A literal is not followed into the parameters of the functions it is passed to: TypeScript's compiler
             // hands its host object (`{ newLine: os.EOL, setTimeout, … }`) through dozens of functions, each one more
             // traversal of a 6 MB bundle (16 rounds where 3 were; 2.5× the time). The literal's own uses still count.
-            const held = "path" in val && AuditRules.heldIn(val.path) !== undefined
-            if (call?.kind() === "call_expression" && callee?.kind() === "identifier" && !held)
-              passArgument(call, callee, node, val)
+            // The plugin input is the exception: it is passed along as an options object (`new Agent({ ctx })`).
+            const held =
+              "path" in val && AuditRules.heldIn(val.path) !== undefined && val.path[0] !== AuditRules.PLUGIN_INPUT
+            if (!held && call?.kind() === "call_expression" && callee?.kind() === "identifier")
+              passArgument(call, callee, node, val, "call")
+            else if (!held && call?.kind() === "call_expression" && callee?.kind() === "super")
+              passSuper(call, node, val)
+            else if (!held && call?.kind() === "new_expression") {
+              let ctor = call.field("constructor")
+              while (ctor && TRANSPARENT.has(ctor.kind() as string))
+                ctor = ctor.children().find((c) => c.isNamed()) ?? null
+              if (ctor?.kind() === "identifier") passArgument(call, ctor, node, val, "new")
+              else if (ctor?.kind() === "class") passToClass(ctor, call, node, val)
+            }
+            if (
+              call?.kind() === "call_expression" &&
+              callee?.kind() === "member_expression" &&
+              callee.text() === "Object.assign" &&
+              "path" in val
+            )
+              assignToThis(call, node, val.path)
             return read(node, val, true)
           }
           case "assignment_pattern":
@@ -1397,6 +1427,16 @@ export namespace PluginAnalysis {
           case "return_statement":
             read(node, val, true)
             return returns(parent, val)
+          case "public_field_definition":
+          case "field_definition": {
+            // A class field (`sh = this.ctx.$`): `this.<name>` in the class's methods.
+            read(node, val, true)
+            const body = parent.parent()
+            const name = (parent.field("name") ?? parent.field("property"))?.text()
+            if (sameNode(parent.field("value"), node) && name && body?.kind() === "class_body")
+              memberAlias(body, name, val)
+            return
+          }
           case "arrow_function":
             if (!sameNode(parent.field("body"), node)) return
             read(node, val, true)
@@ -1512,8 +1552,22 @@ export namespace PluginAnalysis {
       if (!param) return
       let k = param.kind()
       if (k === "required_parameter" || k === "optional_parameter") {
+        // A TypeScript parameter property (`constructor(private ctx: PluginInput)`) is also `this.ctx`.
+        const property = param
+          .children()
+          .some(
+            (c) => c.kind() === "accessibility_modifier" || c.kind() === "readonly" || c.kind() === "override_modifier",
+          )
         param = param.field("pattern")
         k = param?.kind() ?? ""
+        const body = fn.parent()
+        if (
+          property &&
+          k === "identifier" &&
+          body?.kind() === "class_body" &&
+          fn.field("name")?.text() === "constructor"
+        )
+          memberAlias(body, param!.text(), val)
       }
       if (k === "assignment_pattern") {
         param = param!.field("left")
@@ -1524,24 +1578,159 @@ export namespace PluginAnalysis {
       else if ((k === "object_pattern" || k === "array_pattern") && "path" in val) pattern(param, val.path)
     }
 
-    /** A value passed to a function of this file reaches its parameter (`read(fs)` with `function read(fs) {…}`). */
-    function passArgument(call: SgNode, callee: SgNode, argument: SgNode, val: Value) {
+    /**
+     * A value passed to a function of this file reaches its parameter (`read(fs)` with `function read(fs) {…}`); passed
+     * to `new C(…)`, the parameter of C's constructor (that of the class it extends when C has none), from where
+     * `this.<field> = …` and parameter properties (`constructor(private ctx)`) put it on the instance for C's methods.
+     * The plugin input passed to a function or class another module exports is kept for the audit (`passes`).
+     */
+    function passArgument(call: SgNode, callee: SgNode, argument: SgNode, val: Value, how: "call" | "new") {
       const name = callee.text()
       const start = callee.range().start.index
       if (!covered(name, start, start + 1)) {
         wantName(name)
-        retries.push(() => passArgument(call, callee, argument, val))
+        retries.push(() => passArgument(call, callee, argument, val, how))
         return
       }
+      const index = arguments_(call).findIndex((a) => sameNode(a, argument))
+      if (index < 0) return
+      const fn = callable(callee, name, start)
+      if (fn === "import") {
+        const b = bindingAt(name, start)!
+        if (b.ref && "path" in val && val.path[0] === AuditRules.PLUGIN_INPUT && passes.length < MAX_VALUES * 4)
+          passes.push({ ref: b.ref, index, value: val })
+        return
+      }
+      if (!fn) return
+      if (CLASSES.has(fn.kind() as string)) {
+        if (how === "new") passToClass(fn, call, argument, val)
+        return
+      }
+      if (FUNCTIONS.has(fn.kind() as string)) bindParameter(fn, index, val)
+    }
+
+    /**
+     * The function or class a name stands for where it is used: declared (a function, a class; a TypeScript class's
+     * name is a type identifier, so it is looked up among the declarations of the enclosing blocks), or bound once to a
+     * function or class expression; "import" for a name imported from another module of the audit.
+     */
+    function callable(id: SgNode, name: string, start: number, depth = 0): SgNode | "import" | undefined {
       const b = bindingAt(name, start)
-      if (!b) return
       let fn: SgNode | null | undefined
-      if (b.kind === "function") fn = b.node.parent()
+      if (!b) return depth > 8 ? undefined : classDeclared(id, name)
+      if (b.kind === "import") return "import"
+      if (b.kind === "function" || b.kind === "class") fn = b.node.parent()
       else if ((b.kind === "const" || b.kind === "let" || b.kind === "var") && b.init) fn = b.init
       while (fn && TRANSPARENT.has(fn.kind() as string)) fn = fn.children().find((c) => c.isNamed()) ?? null
-      if (!fn || !FUNCTIONS.has(fn.kind() as string)) return
+      // `const A = require("./a")`, `const { A } = require("./a")`: another module's export.
+      if (b.ref && !(fn && (FUNCTIONS.has(fn.kind() as string) || CLASSES.has(fn.kind() as string)))) return "import"
+      return fn ?? undefined
+    }
+
+    /** The class declared by `name` in a block enclosing `at` (the nearest first), directly or exported. */
+    function classDeclared(at: SgNode, name: string): SgNode | undefined {
+      for (let scope: SgNode | null = at.parent(); scope; scope = scope.parent()) {
+        const k = scope.kind()
+        if (k !== "statement_block" && k !== "program" && k !== "class_static_block" && k !== "switch_case") continue
+        for (let stmt of scope.children()) {
+          if (stmt.kind() === "export_statement") stmt = stmt.field("declaration") ?? stmt
+          const sk = stmt.kind()
+          if (
+            (sk === "class_declaration" || sk === "abstract_class_declaration") &&
+            stmt.field("name")?.text() === name
+          )
+            return stmt
+        }
+      }
+      return undefined
+    }
+
+    /** `new C(…)`: the argument reaches C's constructor, or the constructor of the class C extends when C has none. */
+    function passToClass(cls: SgNode, call: SgNode, argument: SgNode, val: Value, depth = 0) {
+      if (depth > 8) return
       const index = arguments_(call).findIndex((a) => sameNode(a, argument))
-      if (index >= 0) bindParameter(fn, index, val)
+      if (index < 0) return
+      const ctor = constructorOf(cls)
+      if (ctor) return bindParameter(ctor, index, val)
+      const base = superclass(cls)
+      if (base?.kind() !== "identifier") return
+      const name = base.text()
+      const start = base.range().start.index
+      if (!covered(name, start, start + 1)) {
+        wantName(name)
+        retries.push(() => passToClass(cls, call, argument, val, depth))
+        return
+      }
+      const parent = callable(base, name, start)
+      if (parent === "import") {
+        const b = bindingAt(name, start)!
+        if (b.ref && "path" in val && val.path[0] === AuditRules.PLUGIN_INPUT && passes.length < MAX_VALUES * 4)
+          passes.push({ ref: b.ref, index, value: val })
+      } else if (parent && CLASSES.has(parent.kind() as string)) passToClass(parent, call, argument, val, depth + 1)
+    }
+
+    /** `super(…)` in a constructor: the arguments reach the constructor of the class extended. */
+    function passSuper(call: SgNode, argument: SgNode, val: Value) {
+      const body = nearest(call, new Set(["class_body", "program"]))
+      const cls = body.parent()
+      if (body.kind() !== "class_body" || !cls) return
+      const base = superclass(cls)
+      if (base?.kind() !== "identifier") return
+      const name = base.text()
+      const start = base.range().start.index
+      if (!covered(name, start, start + 1)) {
+        wantName(name)
+        retries.push(() => passSuper(call, argument, val))
+        return
+      }
+      const parent = callable(base, name, start)
+      const index = arguments_(call).findIndex((a) => sameNode(a, argument))
+      if (index < 0) return
+      if (parent === "import") {
+        const b = bindingAt(name, start)!
+        if (b.ref && "path" in val && val.path[0] === AuditRules.PLUGIN_INPUT && passes.length < MAX_VALUES * 4)
+          passes.push({ ref: b.ref, index, value: val })
+      } else if (parent && CLASSES.has(parent.kind() as string)) {
+        const ctor = constructorOf(parent)
+        if (ctor) bindParameter(ctor, index, val)
+        else passToClass(parent, call, argument, val, 1)
+      }
+    }
+
+    function constructorOf(cls: SgNode): SgNode | undefined {
+      const body = cls.field("body") ?? cls.children().find((c) => c.kind() === "class_body")
+      return body
+        ?.children()
+        .find((m) => m.kind() === "method_definition" && m.field("name")?.text() === "constructor" && m.field("body"))
+    }
+
+    /** The expression a class extends (`class B extends A`: `A`), if any. */
+    function superclass(cls: SgNode): SgNode | undefined {
+      const heritage = cls.children().find((c) => c.kind() === "class_heritage")
+      if (!heritage) return undefined
+      const clause = heritage.children().find((c) => c.kind() === "extends_clause") ?? heritage
+      return clause.field("value") ?? clause.children().find((c) => c.isNamed() && c.kind() !== "extends_clause")
+    }
+
+    /**
+     * `Object.assign(this, src)` in a class: `this.<name>` is then what `src` holds under that name (for each name the
+     * class reads from `this`, when `src` is not a literal).
+     */
+    function assignToThis(call: SgNode, argument: SgNode, path: Path) {
+      const args = arguments_(call)
+      const at = args.findIndex((a) => sameNode(a, argument))
+      if (at < 1 || args[0].kind() !== "this") return
+      const scope = thisScope(call)
+      const last = path[path.length - 1]
+      if (AuditRules.isInto(last)) {
+        if (typeof last.into === "string") memberAlias(scope, last.into, { path: path.slice(0, -1) })
+        return
+      }
+      if (scope.kind() !== "class_body") return
+      const names = new Set<string>()
+      for (const m of scope.findAll({ rule: { kind: "member_expression", has: { field: "object", kind: "this" } } }))
+        names.add(m.field("property")?.text() ?? "")
+      for (const name of names) if (name) memberAlias(scope, name, { path: extend(path, name) })
     }
 
     function bind(name: SgNode, val: Value) {
@@ -1661,7 +1850,9 @@ export namespace PluginAnalysis {
       if (k === "method_definition") {
         const name = fn.field("name")?.text()
         const body = fn.parent()
-        if (name && body?.kind() === "class_body") memberAlias(body, name, value)
+        // A getter's value is read as `this.<name>`, without a call.
+        const getter = fn.children().some((c) => c.kind() === "get")
+        if (name && body?.kind() === "class_body") memberAlias(body, name, getter ? val : value)
         return
       }
       // A function expression: where is it put?
@@ -1675,7 +1866,7 @@ export namespace PluginAnalysis {
       } else if (hk === "assignment_expression") assign(holder.field("left"), value)
       else if (hk === "export_statement") exportValue("default", value)
       else if (hk === "public_field_definition" || hk === "field_definition") {
-        const name = holder.field("name")?.text()
+        const name = (holder.field("name") ?? holder.field("property"))?.text()
         const body = holder.parent()
         if (name && body?.kind() === "class_body") memberAlias(body, name, value)
       }
@@ -1953,7 +2144,12 @@ export namespace PluginAnalysis {
           }
       }
       const declared = (stmt: SgNode, k = stmt.kind() as string) => {
-        if (k === "function_declaration" || k === "generator_function_declaration") {
+        if (
+          k === "function_declaration" ||
+          k === "generator_function_declaration" ||
+          k === "class_declaration" ||
+          k === "abstract_class_declaration"
+        ) {
           const name = stmt.field("name")?.text()
           if (name && !top.has(name)) top.set(name, stmt)
         } else if (k === "lexical_declaration" || k === "variable_declaration")
@@ -1963,6 +2159,8 @@ export namespace PluginAnalysis {
             if (name?.kind() === "identifier" && value && !top.has(name.text())) top.set(name.text(), value)
           }
       }
+      // CommonJS exports by name (`exports.A = A`, `module.exports = { A }`), for `options.entries`.
+      const commonjs = new Map<string, SgNode>()
       for (const [i, stmt] of statements.entries()) {
         const k = statementKinds[i]
         if (k === "export_statement") {
@@ -1980,6 +2178,45 @@ export namespace PluginAnalysis {
           const e = stmt.children().find((c) => c.isNamed())
           const left = e?.kind() === "assignment_expression" ? e.field("left")?.text() : undefined
           if (left && /^(module\.)?exports(\.\w+)?$/.test(left) && left !== "module") entry(e!.field("right"))
+          if (options.entries?.length && left && /^(module\.)?exports(\.\w+)?$/.test(left) && left !== "module") {
+            const right = e!.field("right")
+            const member = /\.(\w+)$/.exec(left)?.[1]
+            if (right && member && member !== "exports") commonjs.set(member, right)
+            else if (right?.kind() === "object")
+              for (const m of right.children())
+                if (m.kind() === "shorthand_property_identifier") commonjs.set(m.text(), m)
+                else if (m.kind() === "pair" && m.field("value"))
+                  commonjs.set(m.field("key")!.text(), m.field("value")!)
+            if (right && (!member || member === "exports")) commonjs.set("default", right)
+          }
+        }
+      }
+      // What other modules pass to this one's exports: the parameter of the function, or of the class's constructor.
+      for (const passed of options.entries ?? []) {
+        const name = passed.name === "*" ? "*module" : passed.name
+        const ex = Object.hasOwn(exports, name) ? exports[name] : undefined
+        let target: SgNode | null | undefined = ex?.local
+          ? topLevel(ex.local)
+          : (ex?.expr ?? commonjs.get(passed.name === "*" ? "default" : passed.name))
+        if (target?.kind() === "shorthand_property_identifier") target = topLevel(target.text())
+        for (let depth = 0; target && depth < 8; depth++) {
+          while (target && TRANSPARENT.has(target.kind() as string))
+            target = target.children().find((c) => c.isNamed()) ?? null
+          if (!target) break
+          const k = target.kind() as string
+          if (k === "identifier") target = topLevel(target.text())
+          else if (FUNCTIONS.has(k) || k === "method_definition") {
+            bindParameter(target, passed.index, passed.value)
+            break
+          } else if (CLASSES.has(k)) {
+            const ctor = constructorOf(target)
+            if (ctor) {
+              bindParameter(ctor, passed.index, passed.value)
+              break
+            }
+            // No constructor of its own: the arguments go to the class it extends (declared in this module).
+            target = superclass(target)
+          } else break
         }
       }
     }
@@ -2311,12 +2548,18 @@ export namespace PluginAnalysis {
       for (const q of pending) {
         const rules: object[] = q.names.size ? nameRule(q.names) : []
         if (q.props.size)
-          rules.push({ kind: "property_identifier", regex: `^(${[...q.props].map(escapeRegex).join("|")})$` })
+          rules.push({
+            any: [{ kind: "property_identifier" }, { kind: "private_property_identifier" }],
+            regex: `^(${[...q.props].map(escapeRegex).join("|")})$`,
+          })
         if (!rules.length) continue
         const nodes = q.node.findAll({ rule: { any: rules } } as any)
         const named: SgNode[] = []
         const properties: SgNode[] = []
-        for (const n of nodes) (n.kind() === "property_identifier" ? properties : named).push(n)
+        for (const n of nodes) {
+          const k = n.kind()
+          ;(k === "property_identifier" || k === "private_property_identifier" ? properties : named).push(n)
+        }
         addOccurrences(named, q)
         for (const prop of properties) memberUse(prop)
       }
@@ -2392,7 +2635,7 @@ export namespace PluginAnalysis {
         if (d.site.lastArgument !== undefined) d.site.lastArgument = detach(d.site.lastArgument)
       }
     }
-    return { findings, deferred, exports: out, stars, imports: [...imports] }
+    return { findings, deferred, exports: out, stars, imports: [...imports], passes }
   }
 
   /**

@@ -217,6 +217,7 @@ export namespace PluginAudit {
     }
 
     const modules = new Map<string, AuditLink.Module>()
+    const languages = new Map<string, string>()
     const known = AuditLink.exportsOf(modules)
     // Dependencies first, so that an import is resolved when its file is analysed (see link.ts).
     let ordered = 0
@@ -317,6 +318,7 @@ export namespace PluginAudit {
         continue
       }
       modules.set(head.task.file, { rel: rel(head.task.file), result: outcome })
+      languages.set(head.task.file, head.task.lang ?? PluginAnalysis.languageOf(head.task.file) ?? "js")
       // A relative require of a file without a code extension loads that very file as JavaScript (Node tries the
       // exact name first, and reads any extension but .json and .node as JavaScript): audit it too.
       for (const spec of outcome.imports) {
@@ -336,6 +338,12 @@ export namespace PluginAudit {
         }
       if (tasks.length > ordered) await reorder()
     }
+
+    await passInput(modules, languages, (file) => ({
+      resolve: resolver(file),
+      settle: known.settle,
+      constant: known.constant,
+    }))
 
     // link.ts asks for one file's lines at a time: only the last file read is kept.
     let lineCache: { file: string; lines: string[] } | undefined
@@ -448,6 +456,66 @@ export namespace PluginAudit {
       }
     }
     return out
+  }
+
+  /** Rounds of `passInput` (a module handing the input to a third one takes one more). */
+  const MAX_PASS_ROUNDS = 8
+
+  /**
+   * The plugin input a module passes to a function or class another module exports (`new TestAgent(ctx)` with
+   * `TestAgent` imported, `analyze.ts` `passes`): that module is analysed again with the parameter bound to it
+   * (`Options.entries`), through re-exports (`export { A } from`, `export *`), so `this.ctx.$\`…\`` in the class's
+   * methods is the shell. Only modules that receive the input are analysed again.
+   */
+  async function passInput(
+    modules: Map<string, AuditLink.Module>,
+    languages: Map<string, string>,
+    options: (file: string) => PluginAnalysis.Options,
+  ) {
+    const entries = new Map<string, Map<string, NonNullable<PluginAnalysis.Options["entries"]>[number]>>()
+    const key = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === "symbol" ? "\u0000()" : x))
+    /** The modules and export names a reference stands for, through re-exports. */
+    const targets = (ref: { ref: string; name: string }, depth = 0, out: [string, string][] = []) => {
+      const mod = modules.get(ref.ref)
+      if (!mod || depth > 12 || out.length > 16) return out
+      out.push([ref.ref, ref.name])
+      const exports = mod.result.exports
+      const entry = Object.hasOwn(exports, ref.name) ? exports[ref.name] : undefined
+      for (const v of entry?.values ?? []) {
+        const head = "path" in v && v.path.length === 1 ? v.path[0] : undefined
+        if (typeof head === "object" && head !== null && "ref" in head && !head.key) targets(head, depth + 1, out)
+      }
+      if (!entry) for (const star of mod.result.stars) targets({ ref: star, name: ref.name }, depth + 1, out)
+      return out
+    }
+    for (let round = 0; round < MAX_PASS_ROUNDS; round++) {
+      const changed = new Set<string>()
+      for (const mod of modules.values())
+        for (const pass of mod.result.passes)
+          for (const [file, name] of targets(pass.ref)) {
+            const list = entries.get(file) ?? new Map()
+            entries.set(file, list)
+            const k = key([name, pass.index, pass.value])
+            if (list.has(k)) continue
+            list.set(k, { name, index: pass.index, value: pass.value })
+            changed.add(file)
+          }
+      if (!changed.size) return
+      for (const file of changed) {
+        const mod = modules.get(file)!
+        try {
+          const source = readFileSync(file, "utf8")
+          const result = PluginAnalysis.analyzeTree(mod.rel, parse(languages.get(file) as any, source).root(), source, {
+            ...options(file),
+            entries: [...entries.get(file)!.values()],
+          })
+          modules.set(file, { rel: mod.rel, result })
+        } catch {
+          // Kept as analysed the first time.
+        }
+      }
+      await collect()
+    }
   }
 
   /** A file Node would load as JavaScript by its exact name although its extension does not say so. */

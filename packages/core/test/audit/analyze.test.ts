@@ -387,6 +387,79 @@ describe("values followed through aliases, scopes and calls", () => {
       expect([code, rules(code, "index.ts")]).toEqual([code, []])
   })
 
+  test("the plugin input passed to a class: constructor, this fields, parameter properties, methods, getters, fields (EF-1)", () => {
+    // `new C(input)` hands the input to C's constructor; what it puts on `this` is the input in C's methods.
+    const cls = (body: string, use = "new R(ctx)") =>
+      `class R {\n${body}\n}\nexport default async (ctx) => { const r = ${use}; return { event: async () => r.run("x") } }`
+    const cases: [string, string][] = [
+      [cls("constructor(ctx) { this.ctx = ctx }\nrun(c) { return this.ctx.$`sh -c ${c}` }"), "3:17"],
+      [
+        cls(
+          "private ctx: PluginInput\nconstructor(ctx: PluginInput) { this.ctx = ctx }\nrun(c) { return this.ctx.$`x` }",
+        ),
+        "4:17",
+      ],
+      [cls("constructor(private ctx: PluginInput) {}\nrun(c) { return this.ctx.$`x` }"), "3:17"],
+      [cls("constructor(readonly ctx: PluginInput, public dir: string) {}\nrun(c) { return this.ctx.$`x` }"), "3:17"],
+      [cls("#ctx\nconstructor(ctx) { this.#ctx = ctx }\nrun(c) { return this.#ctx.$`x` }"), "4:17"],
+      [cls("constructor(ctx) { this.sh = ctx.$ }\nrun(c) { return this.sh`x` }"), "3:17"],
+      [cls("constructor({ $, client }) { this.sh = $ }\nrun(c) { return this.sh`x` }"), "3:17"],
+      [cls("constructor(ctx) { Object.assign(this, { ctx }) }\nrun(c) { return this.ctx.$`x` }"), "3:17"],
+      [cls("constructor(ctx) { Object.assign(this, ctx) }\nrun(c) { return this.$`x` }"), "3:17"],
+      [
+        cls("constructor(options) { this.ctx = options.ctx }\nrun(c) { return this.ctx.$`x` }", "new R({ ctx })"),
+        "3:17",
+      ],
+      [
+        cls("constructor(ctx) { this.ctx = ctx }\nget sh() { return this.ctx.$ }\nrun(c) { return this.sh`x` }"),
+        "4:17",
+      ],
+      [cls("constructor(ctx) { this.ctx = ctx }\nrun = (c) => this.ctx.$`x`"), "3:14"],
+      [cls("constructor(ctx) { this.ctx = ctx }\nsh = this.ctx.$\nrun(c) { return this.sh`x` }"), "4:17"],
+      [
+        cls("constructor(ctx) { this.ctx = ctx }\nrun(c) { return this.ctx.$`x` }", "new (R)(ctx, ctx.directory)"),
+        "3:17",
+      ],
+      // A class expression, bound to a name or constructed where it is written.
+      [
+        "const R = class { constructor(ctx) { this.ctx = ctx } run() { return this.ctx.$`x` } }\nexport default async (ctx) => { new R(ctx) }",
+        "1:70",
+      ],
+      [
+        "export default async (ctx) => { new (class { constructor(c) { this.c = c } run() { this.c.$`x` } })(ctx) }",
+        "1:84",
+      ],
+      // Inherited: no constructor of its own, or `super(ctx)`.
+      [
+        "class A { constructor(ctx) { this.ctx = ctx } run() { return this.ctx.$`x` } }\nclass B extends A {}\nexport default async (ctx) => { new B(ctx) }",
+        "1:62",
+      ],
+      [
+        "class A { constructor(ctx) { this.ctx = ctx } run() { return this.ctx.$`x` } }\nclass B extends A { constructor(ctx: PluginInput) { super(ctx) } }\nexport default async (ctx) => { new B(ctx) }",
+        "1:62",
+      ],
+      // A destructured member of the input, the class declared after the entry.
+      [
+        "export default async ({ $, client }) => { new R($, client) }\nclass R { constructor(sh, client) { this.sh = sh } run() { this.sh`x` } }",
+        "2:60",
+      ],
+    ]
+    for (const [code, at] of cases) {
+      const found = PluginAnalysis.analyze("index.ts", code).map((f) => `${f.rule}@${f.line}:${f.column}`)
+      expect([code, found]).toEqual([code, [`bun-shell@${at}`]])
+    }
+    const [f] = PluginAnalysis.analyze("a.ts", cases[0][0])
+    expect(f.message).toBe("this.ctx.$`…`: the $ OpenCode passes to a plugin runs shell commands")
+    // Not the input: a class constructed with something else, or never constructed by an entry.
+    for (const code of [
+      "class R { constructor(ctx) { this.ctx = ctx } run() { return this.ctx.$`x` } }\nexport default async (ctx) => { new R({}) }",
+      "class R { constructor(ctx) { this.ctx = ctx } run() { return this.ctx.$`x` } }\nexport default async (ctx) => { new R(ctx.client) }",
+      "export class R { constructor(ctx) { this.ctx = ctx } run() { return this.ctx.$`x` } }",
+      "class R { constructor(a, ctx) { this.ctx = ctx } run() { return this.ctx.$`x` } }\nexport default async (ctx) => { new R(ctx) }",
+    ])
+      expect([code, rules(code, "index.ts")]).toEqual([code, []])
+  })
+
   test("an exported name is the entry its last top-level declaration gives, wherever the export names it", () => {
     // The declarations are read lazily from the end (a bundle has thousands of statements, its export clause a few).
     const shell = "async (input) => { await input.$`id` }"

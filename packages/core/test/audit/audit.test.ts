@@ -205,6 +205,56 @@ describe("values that cross modules (link)", () => {
     expect(report.findings[1].message).toBe("env.OPENAI_API_KEY: reads the environment")
   })
 
+  test("the plugin input passed to a class or function another module exports reaches its `this.ctx.$` (EF-1)", async () => {
+    // The shape of a real plugin: the entry constructs an agent class of another module with its input.
+    const agent = [
+      'import type { PluginInput } from "@opencode-ai/plugin"',
+      "export class TestAgent {",
+      "  private ctx: PluginInput",
+      "  constructor(ctx: PluginInput, private projectPath: string) { this.ctx = ctx }",
+      "  async run(name: string, command: string) {",
+      "    await this.ctx.$`docker run --rm -d --name ${name} -v ${this.projectPath}:/workspace node:20 tail -f /dev/null`",
+      "    return (await this.ctx.$`docker exec ${name} sh -c ${command}`).text()",
+      "  }",
+      "}",
+    ].join("\n")
+    await using dir = await tmpdir({
+      "package.json": pkg("x", { main: "src/index.ts" }),
+      "src/agents/test-agent.ts": agent,
+      "src/agents/index.ts": 'export * from "./test-agent"\nexport { Base as Runner } from "./base"\n',
+      "src/agents/base.ts": "export class Base { constructor(private sh) {} go() { return this.sh`id` } }\n",
+      "src/git.js": "module.exports = { push(ctx, b) { return ctx.$`git push ${b}` } }\n",
+      "src/sub.ts": 'import { TestAgent } from "./agents"\nexport class Sub extends TestAgent {}\n',
+      "src/index.ts": [
+        'import type { Plugin } from "@opencode-ai/plugin"',
+        'import { TestAgent, Runner } from "./agents"',
+        'import { Sub } from "./sub"',
+        'const git = require("./git.js")',
+        "export const Ralph: Plugin = async (ctx) => {",
+        "  const agent = new TestAgent(ctx, ctx.directory)",
+        "  new Runner(ctx.$)",
+        "  new Sub(ctx, ctx.directory)",
+        '  return { event: async () => { await agent.run("c", "npm test"); await git.push(ctx, "main") } }',
+        "}",
+      ].join("\n"),
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(found(report)).toEqual([
+      "src/agents/base.ts:1:bun-shell",
+      "src/agents/test-agent.ts:6:bun-shell",
+      "src/agents/test-agent.ts:7:bun-shell",
+      "src/git.js:1:bun-shell",
+    ])
+    // Not passed the input: nothing.
+    await using quiet = await tmpdir({
+      "package.json": pkg("x", { main: "index.ts" }),
+      "agent.ts": agent,
+      "index.ts":
+        'import { TestAgent } from "./agent"\nexport default async (ctx) => { new TestAgent(ctx.client, "") }',
+    })
+    expect(found(await PluginAudit.run(quiet.path))).toEqual([])
+  })
+
   test("cycles between modules end", async () => {
     await using dir = await tmpdir({
       "a.js": 'export { x } from "./b.js"\nexport const y = fetch\n',
