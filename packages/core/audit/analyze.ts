@@ -368,8 +368,7 @@ export namespace PluginAnalysis {
       if (reported.has(key)) return
       reported.add(key)
       writtenLines ??= written.split("\n")
-      const text = (writtenLines[at.line - 1] ?? "").trim()
-      findings.push({ ...verdict, file, ...at, snippet: text.length > 160 ? text.slice(0, 157) + "…" : text })
+      findings.push({ ...verdict, file, ...at, snippet: snippet(writtenLines[at.line - 1] ?? "", at.column) })
     }
 
     /**
@@ -2636,6 +2635,33 @@ export namespace PluginAnalysis {
       }
     }
     return { findings, deferred, exports: out, stars, imports: [...imports], passes }
+  }
+
+  /** The longest snippet quoted, ellipses included, and how much of a long line before the finding it shows. */
+  export const SNIPPET_CHARS = 160
+  const SNIPPET_BEFORE = 40
+
+  /**
+   * The code a finding quotes: its line, trimmed; a line longer than SNIPPET_CHARS (bundled or minified code) is cut to
+   * a window around the finding's 1-based `column`, with `…` on each side that was cut.
+   *
+   * @example
+   * PluginAnalysis.snippet("var a0=1,…(thousands of characters)…;new Function(x)", 6492) // "…,a79=1;new Function(x)"
+   */
+  export function snippet(line: string, column: number): string {
+    const text = line.trimEnd()
+    const begin = text.length - text.trimStart().length
+    if (text.length - begin <= SNIPPET_CHARS) return text.slice(begin)
+    const at = Math.min(Math.max(column - 1, begin), text.length)
+    const room = SNIPPET_CHARS - 2
+    let start = Math.max(begin, at - SNIPPET_BEFORE)
+    const end = Math.min(text.length, start + room)
+    start = Math.max(begin, end - room)
+    // Not in the middle of a character outside the BMP.
+    const low = (i: number) => i > 0 && i < text.length && (text.charCodeAt(i) & 0xfc00) === 0xdc00
+    const from = low(start) ? start + 1 : start
+    const to = low(end) ? end - 1 : end
+    return (from > begin ? "…" : "") + text.slice(from, to) + (to < text.length ? "…" : "")
   }
 
   /**

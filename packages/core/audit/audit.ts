@@ -106,7 +106,7 @@ export namespace PluginAudit {
       file: rel(file),
       line: s.line,
       column: s.column,
-      snippet: (lines[s.line - 1] ?? "").trim().slice(0, 200),
+      snippet: PluginAnalysis.snippet(lines[s.line - 1] ?? "", s.column),
     }))
   }
 

@@ -188,8 +188,7 @@ export namespace AuditLink {
         const key = `${mod.rel}:${verdict.rule}:${d.line}:${d.column}`
         if (seen.has(key)) return
         seen.add(key)
-        const text = (lines(file)[d.line - 1] ?? "").trim()
-        const snippet = PluginAnalysis.detach(text.length > 160 ? text.slice(0, 157) + "…" : text)
+        const snippet = PluginAnalysis.detach(PluginAnalysis.snippet(lines(file)[d.line - 1] ?? "", d.column))
         out.push({ ...verdict, file: mod.rel, line: d.line, column: d.column, snippet })
       }
       if (!mod.result.deferred.length) continue

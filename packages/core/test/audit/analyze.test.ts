@@ -162,6 +162,25 @@ describe("plugin analysis by syntax tree", () => {
     expect(f.snippet).toBe("const run = (s: string) => eval(s)")
   })
 
+  test("in a long (minified) line the snippet is a window around the finding's column, cut sides marked (EF-2)", () => {
+    const filler = Array.from({ length: 80 }, (_, i) => `a${i}=1`).join(",")
+    const code = `var ${filler};export default async()=>{const f=new Function("x",globalThis.payload);return f}\n`
+    const [f] = PluginAnalysis.analyze("index.js", code)
+    expect(f).toMatchObject({ rule: "function-constructor", line: 1, column: code.indexOf("new Function") + 1 })
+    expect(f.snippet).toContain('new Function("x",globalThis.payload)')
+    expect(f.snippet.startsWith("…")).toBe(true)
+    expect(f.snippet.length).toBeLessThanOrEqual(PluginAnalysis.SNIPPET_CHARS)
+    // The window: 40 characters before the column, then the rest that fits; a line's end is not marked.
+    const line = "  " + "x".repeat(300) + "eval(s)" + "y".repeat(300) + "  "
+    expect(PluginAnalysis.snippet(line, 303)).toBe("…" + "x".repeat(40) + "eval(s)" + "y".repeat(111) + "…")
+    expect(PluginAnalysis.snippet(line, 3)).toBe("x".repeat(158) + "…")
+    expect(PluginAnalysis.snippet(line, line.length - 4)).toBe("…" + "y".repeat(158))
+    // Short lines are quoted whole, trimmed, as before; a character outside the BMP is not cut in half.
+    expect(PluginAnalysis.snippet("   eval(s)  ", 4)).toBe("eval(s)")
+    const emoji = "😀".repeat(200)
+    expect(PluginAnalysis.snippet(emoji, 201)).not.toMatch(/^…[\udc00-\udfff]|[\ud800-\udbff]…$/)
+  })
+
   test("round 0 leaves out names and words the source does not contain: spellings without them find the same", () => {
     // Each source lacks the plain word it reaches (eval, constructor, etc, ssh, env, fetch). The same source made
     // large (past the size up to which names are looked up) with the words in a comment keeps every branch of the

@@ -255,6 +255,24 @@ describe("values that cross modules (link)", () => {
     expect(found(await PluginAudit.run(quiet.path))).toEqual([])
   })
 
+  test("snippets of long lines are windows around the column: cross-module findings and install scripts (EF-2)", async () => {
+    const filler = Array.from({ length: 60 }, (_, i) => `b${i}=2`).join(",")
+    const scripts = { postinstall: "node " + "x".repeat(200) + ".js" }
+    await using dir = await tmpdir({
+      // One line of package.json, the script's key far to the right.
+      "package.json": JSON.stringify({ name: "x", version: "1.0.0", description: "d".repeat(300), scripts }),
+      // A cycle analysed caller first (the walk starts at a-net.js): the request is classified by link.ts.
+      "a-net.js": 'import "./index.js"\nexport const get = fetch\n',
+      "index.js": `import { get } from "./a-net.js";var ${filler};get("https://example.invalid/x")\n`,
+    })
+    const report = await PluginAudit.run(dir.path)
+    const request = report.findings.find((f) => f.rule === "network-client")!
+    expect(request.snippet).toMatch(/^….*get\("https:\/\/example\.invalid\/x"\)$/)
+    const install = report.findings.find((f) => f.rule === "install-script")!
+    expect(install.snippet).toMatch(/^…[^…]*"postinstall":"node xxx/)
+    expect(install.snippet.length).toBeLessThanOrEqual(160)
+  })
+
   test("cycles between modules end", async () => {
     await using dir = await tmpdir({
       "a.js": 'export { x } from "./b.js"\nexport const y = fetch\n',
