@@ -304,7 +304,15 @@ export namespace PluginAnalysis {
     assigned: boolean
     uses?: SgNode[]
   }
-  type MemberAlias = { key: string; scope: SgNode; prop: string; values: Map<string, Value>; uses?: SgNode[] }
+  type MemberAlias = {
+    key: string
+    scope: SgNode
+    prop: string
+    values: Map<string, Value>
+    uses?: SgNode[]
+    /** Names destructured from `this` (`const { ctx } = this`): bound to each value. */
+    targets?: SgNode[]
+  }
   type Query = { node: SgNode; start: number; end: number; names: Set<string>; props: Set<string> }
   const NEED = Symbol("need")
   type Key = string | null | Ref
@@ -714,6 +722,26 @@ export namespace PluginAnalysis {
         want(scope, prop, true)
         waitingMembers.push(alias)
       }
+      for (const target of alias.targets ?? []) bindName(target, value)
+      // The plugin input on `this` is on the instances of the classes that extend this one (declared in this file).
+      if (scope.kind() === "class_body" && "path" in value && value.path[0] === AuditRules.PLUGIN_INPUT)
+        for (const sub of subclasses(scope)) memberAlias(sub, prop, value)
+    }
+
+    /** The bodies of the classes of this file that extend the class whose body is `body` by its name. */
+    let heritages: { base: string; body: SgNode }[] | undefined
+    function subclasses(body: SgNode): SgNode[] {
+      const cls = body.parent()
+      let name = cls?.field("name")?.text()
+      if (!name && cls?.parent()?.kind() === "variable_declarator") name = cls.parent()!.field("name")?.text()
+      if (!name) return []
+      heritages ??= root.findAll({ rule: { kind: "class_heritage" } } as any).flatMap((h) => {
+        const c = h.parent()
+        const base = c ? superclass(c) : undefined
+        const b = c?.field("body") ?? c?.children().find((x) => x.kind() === "class_body")
+        return base?.kind() === "identifier" && b ? [{ base: base.text(), body: b }] : []
+      })
+      return heritages.filter((h) => h.base === name).map((h) => h.body)
     }
 
     /** What `this` means at a node: the class body of a method or field, or the nearest non-arrow function. */
@@ -1081,7 +1109,10 @@ export namespace PluginAnalysis {
       const spec = evalKey(arg, false)
       if (spec === NEED) return NEED
       if (spec === null) {
-        report(call, AuditRules.dynamicLoad(how))
+        const names = candidates(arg)
+        if (names === NEED) return NEED
+        if (names?.length && names.every((n) => /\.node$/i.test(n))) report(call, AuditRules.nativeAddons(names))
+        else report(call, AuditRules.dynamicLoad(how))
         return undefined
       }
       if (isRef(spec)) {
@@ -1089,6 +1120,59 @@ export namespace PluginAnalysis {
         return undefined
       }
       return moduleValue(spec, call)
+    }
+
+    /**
+     * The strings a module name not known statically may be, when it is one of a few written here: a template (its
+     * substitutions as `${…}`), either side of `?:`, a name bound once to one, or the variable of a `for…of` over an
+     * array literal of them. Undefined when not all are known.
+     */
+    function candidates(node: SgNode | null | undefined, depth = 0): string[] | undefined | typeof NEED {
+      while (node && TRANSPARENT.has(node.kind() as string)) node = node.children().find((c) => c.isNamed()) ?? null
+      if (!node || depth > 6) return undefined
+      const k = node.kind()
+      if (k === "string" || k === "template_string") return [literalText(node)]
+      if (k === "ternary_expression") {
+        const a = candidates(node.field("consequence"), depth + 1)
+        const b = candidates(node.field("alternative"), depth + 1)
+        if (a === NEED || b === NEED) return NEED
+        return a && b ? [...a, ...b] : undefined
+      }
+      if (k === "array") {
+        const out: string[] = []
+        for (const item of node.children().filter((c) => c.isNamed() && c.kind() !== "comment")) {
+          const more = candidates(item, depth + 1)
+          if (more === NEED) return NEED
+          if (!more) return undefined
+          out.push(...more)
+        }
+        return out.length <= 32 ? out : undefined
+      }
+      if (k !== "identifier") return undefined
+      const name = node.text()
+      const start = node.range().start.index
+      if (!covered(name, start, start + 1)) {
+        wantName(name)
+        return NEED
+      }
+      const b = bindingAt(name, start)
+      if (!b || (b.kind !== "const" && assigned(b))) return undefined
+      if (b.init) return b.init.kind() === "array" ? undefined : candidates(b.init, depth + 1)
+      const loop = b.node.parent()
+      if (loop?.kind() !== "for_in_statement" || loop.field("operator")?.text() !== "of") return undefined
+      const list = loop.field("right")
+      if (list?.kind() === "array") return candidates(list, depth + 1)
+      if (list?.kind() !== "identifier") return undefined
+      const listName = list.text()
+      const at = list.range().start.index
+      if (!covered(listName, at, at + 1)) {
+        wantName(listName)
+        return NEED
+      }
+      const lb = bindingAt(listName, at)
+      return lb?.init?.kind() === "array" && (lb.kind === "const" || !assigned(lb))
+        ? candidates(lb.init, depth + 1)
+        : undefined
     }
 
     function moduleValue(spec: string, node: SgNode | undefined): Path | undefined {
@@ -1351,6 +1435,13 @@ export namespace PluginAnalysis {
               "path" in val && AuditRules.heldIn(val.path) !== undefined && val.path[0] !== AuditRules.PLUGIN_INPUT
             if (!held && call?.kind() === "call_expression" && callee?.kind() === "identifier")
               passArgument(call, callee, node, val, "call")
+            else if (
+              call?.kind() === "call_expression" &&
+              callee?.kind() === "member_expression" &&
+              "path" in val &&
+              val.path[0] === AuditRules.PLUGIN_INPUT
+            )
+              passToMethod(call, callee, node, val)
             else if (!held && call?.kind() === "call_expression" && callee?.kind() === "super")
               passSuper(call, node, val)
             else if (!held && call?.kind() === "new_expression") {
@@ -1666,6 +1757,64 @@ export namespace PluginAnalysis {
         if (b.ref && "path" in val && val.path[0] === AuditRules.PLUGIN_INPUT && passes.length < MAX_VALUES * 4)
           passes.push({ ref: b.ref, index, value: val })
       } else if (parent && CLASSES.has(parent.kind() as string)) passToClass(parent, call, argument, val, depth + 1)
+    }
+
+    /**
+     * The plugin input passed to a method of a class of this file: `this.init(ctx)` in the class, `R.create(ctx)` (a
+     * static method), `r.init(ctx)` with `r` bound once to `new R(…)`; a method the class inherits from one it extends
+     * (declared here) too.
+     */
+    function passToMethod(call: SgNode, callee: SgNode, argument: SgNode, val: Value) {
+      const name = callee.field("property")?.text()
+      let object = callee.field("object")
+      while (object && TRANSPARENT.has(object.kind() as string))
+        object = object.children().find((c) => c.isNamed()) ?? null
+      if (!name || !object) return
+      const index = arguments_(call).findIndex((a) => sameNode(a, argument))
+      if (index < 0) return
+      let cls: SgNode | undefined
+      if (object.kind() === "this") {
+        const body = thisScope(call)
+        cls = body.kind() === "class_body" ? (body.parent() ?? undefined) : undefined
+      } else if (object.kind() === "identifier") {
+        const id = object
+        const start = id.range().start.index
+        if (!covered(id.text(), start, start + 1)) {
+          wantName(id.text())
+          retries.push(() => passToMethod(call, callee, argument, val))
+          return
+        }
+        const found = callable(id, id.text(), start)
+        if (found && found !== "import" && CLASSES.has(found.kind() as string)) cls = found
+        else if (found && found !== "import" && found.kind() === "new_expression") {
+          let ctor = found.field("constructor")
+          while (ctor && TRANSPARENT.has(ctor.kind() as string)) ctor = ctor.children().find((c) => c.isNamed()) ?? null
+          if (ctor?.kind() === "class") cls = ctor
+          else if (ctor?.kind() === "identifier") {
+            const at = ctor.range().start.index
+            if (!covered(ctor.text(), at, at + 1)) {
+              wantName(ctor.text())
+              retries.push(() => passToMethod(call, callee, argument, val))
+              return
+            }
+            const c = callable(ctor, ctor.text(), at)
+            if (c && c !== "import" && CLASSES.has(c.kind() as string)) cls = c
+          }
+        }
+      }
+      for (let depth = 0; cls && depth < 8; depth++) {
+        const body = cls.field("body") ?? cls.children().find((c) => c.kind() === "class_body")
+        const method = body
+          ?.children()
+          .find((m) => m.kind() === "method_definition" && m.field("name")?.text() === name && m.field("body"))
+        if (method) return bindParameter(method, index, val)
+        const base = superclass(cls)
+        if (base?.kind() !== "identifier") return
+        const at = base.range().start.index
+        if (!covered(base.text(), at, at + 1)) return
+        const parent = callable(base, base.text(), at)
+        cls = parent && parent !== "import" && CLASSES.has(parent.kind() as string) ? parent : undefined
+      }
     }
 
     /** `super(…)` in a constructor: the arguments reach the constructor of the class extended. */
@@ -2548,7 +2697,11 @@ export namespace PluginAnalysis {
         const rules: object[] = q.names.size ? nameRule(q.names) : []
         if (q.props.size)
           rules.push({
-            any: [{ kind: "property_identifier" }, { kind: "private_property_identifier" }],
+            any: [
+              { kind: "property_identifier" },
+              { kind: "private_property_identifier" },
+              { kind: "shorthand_property_identifier_pattern" },
+            ],
             regex: `^(${[...q.props].map(escapeRegex).join("|")})$`,
           })
         if (!rules.length) continue
@@ -2557,7 +2710,11 @@ export namespace PluginAnalysis {
         const properties: SgNode[] = []
         for (const n of nodes) {
           const k = n.kind()
-          ;(k === "property_identifier" || k === "private_property_identifier" ? properties : named).push(n)
+          if (k === "property_identifier" || k === "private_property_identifier") properties.push(n)
+          else {
+            if (k === "shorthand_property_identifier_pattern" && q.props.has(n.text())) properties.push(n)
+            if (k !== "shorthand_property_identifier_pattern" || q.names.has(n.text())) named.push(n)
+          }
         }
         addOccurrences(named, q)
         for (const prop of properties) memberUse(prop)
@@ -2580,6 +2737,9 @@ export namespace PluginAnalysis {
 
     function memberUse(prop: SgNode) {
       const member = prop.parent()
+      const mk = member?.kind()
+      if (mk === "object_pattern" || (mk === "pair_pattern" && sameNode(member!.field("key"), prop)))
+        return thisPattern(prop, mk === "pair_pattern" ? member!.field("value") : prop)
       if (member?.kind() !== "member_expression" || member.field("object")?.kind() !== "this") return
       const outer = member.parent()
       if (outer?.kind() === "assignment_expression" && sameNode(outer.field("left"), member)) return
@@ -2591,6 +2751,25 @@ export namespace PluginAnalysis {
       alias.uses ??= []
       alias.uses.push(member)
       for (const v of alias.values.values()) work.push([member, v])
+    }
+
+    /** `const { ctx } = this` (or `{ ctx: c }`): the name holds what `this.ctx` holds. */
+    function thisPattern(prop: SgNode, target: SgNode | null) {
+      let object = prop.parent()
+      if (object?.kind() === "pair_pattern") object = object.parent()
+      const declarator = object?.parent()
+      if (object?.kind() !== "object_pattern" || declarator?.kind() !== "variable_declarator") return
+      if (declarator.field("value")?.kind() !== "this" || !sameNode(declarator.field("name"), object)) return
+      if (target?.kind() === "assignment_pattern") target = target.field("left")
+      if (target?.kind() !== "identifier" && target?.kind() !== "shorthand_property_identifier_pattern") return
+      const alias = members.get(`${thisScope(declarator).id()}.${prop.text()}`)
+      if (!alias) return
+      const seen = `${alias.key}@${prop.range().start.index}`
+      if (seenMembers.has(seen)) return
+      seenMembers.add(seen)
+      alias.uses ??= []
+      ;(alias.targets ??= []).push(target)
+      for (const v of alias.values.values()) bindName(target, v)
     }
 
     function finalizeExports() {

@@ -6,6 +6,7 @@ import { errorMessage } from "../util/error"
 import { PluginAnalysis } from "./analyze"
 import { AuditDeps } from "./deps"
 import { AuditLink } from "./link"
+import { AuditRules } from "./rules"
 
 /**
  * Audits every JavaScript/TypeScript file of a plugin directory (see analyze.ts), then resolves the values that flow
@@ -40,6 +41,8 @@ export namespace PluginAudit {
     /** The package's folder, relative to the audited directory. */
     path: string
     files: number
+    /** Compiled native files it ships (`.node`, shared libraries, executables): not analysed. */
+    native: number
     /** Declared in a package.json, or only imported by code. */
     via: "package.json" | "import"
   }
@@ -51,6 +54,11 @@ export namespace PluginAudit {
     findings: PluginAnalysis.Finding[]
     counts: Record<PluginAnalysis.Severity, number>
     skipped: { file: string; reason: string }[]
+    /**
+     * Compiled native files of the plugin (and of the dependencies audited): code the audit cannot read. Each package
+     * holding some has a `native-code` finding.
+     */
+    native: { file: string; bytes: number }[]
     /** With includeDependencies: the packages audited, and declared ones that are not installed. */
     dependencies?: Dependency[]
     missing?: { name: string; from: string; optional: boolean }[]
@@ -135,9 +143,13 @@ export namespace PluginAudit {
       tasks.push({ file, size: AuditDeps.size(file), ...(lang ? { lang } : {}) })
       return true
     }
+    // Compiled native files by package folder (code the audit cannot read, listed and reported per package).
+    const nativeFiles = new Map<string, string[]>()
     const addFiles = async (folder: string) => {
       let count = 0
-      for (const { file, lang } of await codeFiles(folder)) if (addFile(file, lang)) count++
+      const { code, native } = await codeFiles(folder)
+      if (native.length) nativeFiles.set(folder, native)
+      for (const { file, lang } of code) if (addFile(file, lang)) count++
       // Scripts the package runs by name whatever their name looks like: its `bin` and `main` files.
       for (const file of AuditDeps.entryScripts(folder, AuditDeps.manifest(folder) ?? {}))
         if (loadsAsScript(file) && addFile(file, "js")) count++
@@ -164,10 +176,12 @@ export namespace PluginAudit {
         version: m.version ?? "",
         path: rel(folder),
         files: 0,
+        native: 0,
         via,
       }
       packages.set(folder, entry)
       entry.files = await addFiles(folder)
+      entry.native = nativeFiles.get(folder)?.length ?? 0
       await addDeclared(folder, m)
     }
     const addDeclared = async (folder: string, m: AuditDeps.Manifest) => {
@@ -364,6 +378,15 @@ export namespace PluginAudit {
     for (const folder of packages.keys())
       findings.push(...installFindings(folder, rel, prepared.has(folder) ? "dependency" : false))
     findings.push(...AuditLink.link(modules, sourceLines))
+    // Native code shipped by a package: one finding per package, naming its files (relative to the package).
+    for (const [folder, files] of nativeFiles)
+      findings.push({
+        ...AuditRules.nativeFiles(files.map((f) => path.relative(folder, f).split(path.sep).join("/"))),
+        file: rel(files[0]),
+        line: 1,
+        column: 1,
+        snippet: "",
+      })
     const counts = { critical: 0, high: 0, medium: 0, low: 0 }
     for (const f of findings) counts[f.severity]++
     const order = (s: PluginAnalysis.Severity) => PluginAnalysis.SEVERITIES.indexOf(s)
@@ -378,6 +401,7 @@ export namespace PluginAudit {
       findings,
       counts,
       skipped,
+      native: [...nativeFiles.values()].flat().map((file) => ({ file: rel(file), bytes: AuditDeps.size(file) })),
     }
     if (options.includeDependencies) {
       report.dependencies = [...packages.values()].sort((a, b) => a.path.localeCompare(b.path))
@@ -526,10 +550,11 @@ export namespace PluginAudit {
   /**
    * Code files under `folder`, sorted; skips `.git`, `node_modules`, declaration files and symbolic links. A file
    * without an extension is code when its first line runs it with node, bun, deno, tsx or ts-node (`#!/usr/bin/env
-   * node`): `lang` says how to parse it.
+   * node`): `lang` says how to parse it. `native`: the compiled files among the rest (AuditDeps.isNative).
    */
-  async function codeFiles(folder: string): Promise<{ file: string; lang?: string }[]> {
+  async function codeFiles(folder: string): Promise<{ code: { file: string; lang?: string }[]; native: string[] }> {
     const out: { file: string; lang?: string }[] = []
+    const native: string[] = []
     const walk = async (current: string) => {
       const entries = await fs.readdir(current, { withFileTypes: true }).catch(() => [])
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -542,11 +567,12 @@ export namespace PluginAudit {
         else if (!entry.name.includes(".")) {
           const lang = AuditDeps.shebangLanguage(full)
           if (lang) out.push({ file: full, lang })
-        }
+          else if (AuditDeps.isNative(full)) native.push(full)
+        } else if (AuditDeps.isNative(full)) native.push(full)
       }
     }
     await walk(folder)
-    return out
+    return { code: out, native }
   }
 
   function safeRealpath(dir: string): string {

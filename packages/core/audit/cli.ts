@@ -59,7 +59,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
 
 const RISK = {
   critical: "CRITICAL: code injection patterns found",
-  high: "HIGH: sensitive paths, dynamically loaded code or install scripts",
+  high: "HIGH: sensitive paths, dynamically loaded or native code, or install scripts",
   medium: "MEDIUM: direct file system, process or network access",
   low: "LOW: informational findings only",
 } as const
@@ -90,10 +90,20 @@ export function format(report: PluginAudit.Report, options: { packed?: AuditTarg
   if (report.dependencies) {
     const files = report.dependencies.reduce((n, d) => n + d.files, 0)
     lines.push(`Dependencies: ${report.dependencies.length} package(s), ${files} file(s) audited`)
+    const native = report.dependencies.filter((d) => d.native > 0)
+    if (native.length)
+      lines.push(
+        `  with native code (not analysed): ${native.map((d) => `${d.name} (${d.native} file(s))`).join(", ")}`,
+      )
     const missing = (report.missing ?? []).filter((m) => !m.optional)
     if (missing.length) lines.push(`  not installed: ${missing.map((m) => `${m.name} (for ${m.from})`).join(", ")}`)
     if (missing.length && howToAuditDependencies) lines.push(`  ${howToAuditDependencies}`)
   }
+  if (report.native?.length)
+    lines.push(
+      `Native code: ${report.native.length} compiled file(s) (.node addons, shared libraries, executables) run ` +
+        "outside JavaScript and were not analysed (native-code findings)",
+    )
   const unaudited = report.unaudited ?? []
   if (unaudited.length) {
     const names = unaudited.slice(0, 8).join(", ") + (unaudited.length > 8 ? ", …" : "")

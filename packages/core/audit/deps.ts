@@ -413,6 +413,39 @@ export namespace AuditDeps {
     return undefined
   }
 
+  /** Names of compiled native files: Node addons, shared libraries (`libvips-cpp.so.42`), Windows binaries. */
+  const NATIVE_NAME = /\.(node|dylib|dll|exe|so(\.\d+)*)$/i
+
+  /**
+   * True for a compiled native file: by its name (`.node`, `.so`, `.so.42`, `.dylib`, `.dll`, `.exe`), or, for a file
+   * without an extension, by its first bytes (an ELF, Mach-O or PE executable).
+   *
+   * @example
+   * AuditDeps.isNative("/p/prebuilds/linux-x64/addon.node") // true
+   */
+  export function isNative(file: string): boolean {
+    const name = path.basename(file)
+    if (NATIVE_NAME.test(name)) return true
+    if (name.includes(".")) return false
+    let head: Buffer
+    try {
+      const fd = openSync(file, "r")
+      try {
+        const buffer = Buffer.alloc(4)
+        head = buffer.subarray(0, readSync(fd, buffer, 0, 4, 0))
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      return false
+    }
+    if (head.length < 4) return head.length >= 2 && head[0] === 0x4d && head[1] === 0x5a
+    const magic = head.readUInt32BE(0)
+    if (magic === 0x7f454c46) return true // ELF
+    if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe].includes(magic)) return true // Mach-O
+    return head[0] === 0x4d && head[1] === 0x5a // PE ("MZ")
+  }
+
   /**
    * The files a package runs by name from its manifest (`bin`, a string or a map, and `main`), when they exist.
    *

@@ -609,6 +609,38 @@ export namespace AuditRules {
   }
 
   /**
+   * The verdict on loading a module whose name is not a constant but is one of `names`, each ending in `.node` (sharp's
+   * `for (const p of [\`../build/sharp-${platform}.node\`, …]) require(p)`): a compiled addon all the same.
+   *
+   * @example
+   * AuditRules.nativeAddons(["./a.node", "@img/x/sharp.node"]).message // "loads one of 2 compiled native addons …"
+   */
+  export function nativeAddons(names: string[]): Verdict {
+    const shown = names.slice(0, 3).join(", ") + (names.length > 3 ? ", …" : "")
+    return {
+      severity: "high",
+      rule: "native-code",
+      message: `loads one of ${names.length} compiled native addons (${shown}): code outside JavaScript`,
+    }
+  }
+
+  /**
+   * The verdict on a package that ships compiled native code (`.node` addons, shared libraries, executables): it runs
+   * outside JavaScript, with the plugin's rights, where the audit cannot read it.
+   *
+   * @example
+   * AuditRules.nativeFiles(["lib/sharp-linux-x64.node"]).rule // "native-code"
+   */
+  export function nativeFiles(files: string[]): Verdict {
+    const shown = files.slice(0, 5).join(", ") + (files.length > 5 ? `, … ${files.length - 5} more` : "")
+    return {
+      severity: "high",
+      rule: "native-code",
+      message: `ships ${files.length} compiled native file${files.length === 1 ? "" : "s"} (${shown}): native code, not analysed`,
+    }
+  }
+
+  /**
    * The verdict on `import()` or `require()` of a module name that is not a constant.
    *
    * @example

@@ -457,6 +457,21 @@ describe("values followed through aliases, scopes and calls", () => {
         "class A { constructor(ctx) { this.ctx = ctx } run() { return this.ctx.$`x` } }\nclass B extends A { constructor(ctx: PluginInput) { super(ctx) } }\nexport default async (ctx) => { new B(ctx) }",
         "1:62",
       ],
+      // Read back by destructuring `this`; a field the class it extends set; passed to a method, not the constructor.
+      [cls("constructor(ctx) { this.ctx = ctx }\nrun(c) { const { ctx } = this; return ctx.$`x` }"), "3:39"],
+      [cls("constructor(ctx) { this.ctx = ctx }\nrun(c) { const { ctx: x } = this; return x.$`x` }"), "3:42"],
+      [
+        "class A { constructor(ctx) { this.ctx = ctx } }\nclass B extends A { run() { this.ctx.$`x` } }\nexport default async (ctx) => { new B(ctx) }",
+        "2:29",
+      ],
+      [cls("init(ctx) { this.ctx = ctx }\nrun(c) { return this.ctx.$`x` }", "new R(); r.init(ctx)"), "3:17"],
+      [
+        cls(
+          "static create(ctx) { const r = new R(); r.init(ctx); return r }\ninit(ctx) { this.ctx = ctx }\nrun(c) { return this.ctx.$`x` }",
+          "R.create(ctx)",
+        ),
+        "4:17",
+      ],
       // A destructured member of the input, the class declared after the entry.
       [
         "export default async ({ $, client }) => { new R($, client) }\nclass R { constructor(sh, client) { this.sh = sh } run() { this.sh`x` } }",
@@ -545,6 +560,23 @@ describe("values followed through aliases, scopes and calls", () => {
       "globalThis[Buffer.from(s).toString()](c)",
     ])
       expect([code, rules(code)]).toEqual([code, []])
+  })
+
+  test("require() of a name that is one of a few .node paths is native code, not a dynamic require (EF-3)", () => {
+    const cases: [string, string[]][] = [
+      // sharp's loader: a for…of over a list of templates.
+      [
+        'const p = "linux-x64"\nconst paths = [`../build/sharp-${p}.node`, `@img/sharp-${p}/sharp.node`]\nfor (const path of paths) { try { return require(path) } catch {} }',
+        ["high:native-code"],
+      ],
+      ["for (const p of ['./a.node', './b.node']) require(p)", ["high:native-code"]],
+      ["const f = x ? './a.node' : `./b-${y}.node`\nrequire(f)", ["high:native-code"]],
+      // One candidate that is not an addon, a name assigned again, or one not known: a dynamic require as before.
+      ["for (const p of ['./a.node', './b.js']) require(p)", ["high:dynamic-require"]],
+      ["let f = './a.node'\nf = y\nrequire(f)", ["high:dynamic-require"]],
+      ["require(x)", ["high:dynamic-require"]],
+    ]
+    for (const [code, expected] of cases) expect([code, rules(code, "index.cjs")]).toEqual([code, expected])
   })
 
   test("modules loaded without the word require, and code written inline as a data: URL", () => {

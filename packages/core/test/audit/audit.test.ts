@@ -361,6 +361,71 @@ describe("which files are code", () => {
     expect(found(report)).toEqual(["index.js:1:native-code", "index.js:2:native-code", "index.js:3:native-code"])
   })
 
+  test("compiled native files shipped by the plugin and its dependencies are native-code findings, listed (EF-3)", async () => {
+    // Fake binaries (any bytes): a sharp-like loader, its addon-only package, a shared library, an ELF without a name.
+    await using dir = await tmpdir({
+      "package.json": pkg("plugin", { dependencies: { sharp: "1" } }),
+      "index.js": 'const sharp = require("sharp")\n',
+      "prebuilds/linux-x64/plugin.node": "\x7fELF",
+      "bin/helper": "\x7fELF\x02\x01\x01",
+      "bin/run": "#!/bin/sh\necho hi\n",
+      LICENSE: "MIT\n",
+      "node_modules/sharp/package.json": pkg("sharp", {
+        main: "lib/index.js",
+        optionalDependencies: { "@img/sharp-linux-x64": "1", "@img/sharp-libvips-linux-x64": "1" },
+      }),
+      "node_modules/sharp/lib/index.js": [
+        'const runtimePlatform = "linux-x64"',
+        "const paths = [`../src/build/Release/sharp-${runtimePlatform}.node`, `@img/sharp-${runtimePlatform}/sharp.node`]",
+        "for (const path of paths) { try { module.exports = require(path); break } catch {} }",
+        "const name = process.env.NAME",
+        "require(name)",
+      ].join("\n"),
+      "node_modules/@img/sharp-linux-x64/package.json": pkg("@img/sharp-linux-x64", { main: "lib/sharp.node" }),
+      "node_modules/@img/sharp-linux-x64/lib/sharp-linux-x64.node": "\x7fELF fake addon",
+      "node_modules/@img/sharp-libvips-linux-x64/package.json": pkg("@img/sharp-libvips-linux-x64"),
+      "node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.42": "x",
+      "node_modules/@img/sharp-libvips-linux-x64/lib/index.js": "module.exports = __dirname\n",
+    })
+    const report = await PluginAudit.run(dir.path, { includeDependencies: true })
+    expect(found(report).filter((f) => /native-code|dynamic-require/.test(f))).toEqual([
+      "bin/helper:1:native-code",
+      "node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.42:1:native-code",
+      "node_modules/@img/sharp-linux-x64/lib/sharp-linux-x64.node:1:native-code",
+      "node_modules/sharp/lib/index.js:3:native-code",
+      "node_modules/sharp/lib/index.js:5:dynamic-require",
+    ])
+    const byFile = (file: string) => report.findings.find((f) => f.file === file)!
+    expect(byFile("bin/helper")).toMatchObject({
+      severity: "high",
+      message: "ships 2 compiled native files (bin/helper, prebuilds/linux-x64/plugin.node): native code, not analysed",
+    })
+    expect(byFile("node_modules/sharp/lib/index.js").message).toBe(
+      "loads one of 2 compiled native addons (../src/build/Release/sharp-${…}.node, @img/sharp-${…}/sharp.node): code outside JavaScript",
+    )
+    expect(report.native.map((n) => n.file)).toEqual([
+      "bin/helper",
+      "prebuilds/linux-x64/plugin.node",
+      "node_modules/@img/sharp-linux-x64/lib/sharp-linux-x64.node",
+      "node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.42",
+    ])
+    expect(report.dependencies!.map((d) => [d.name, d.files, d.native])).toEqual([
+      ["@img/sharp-libvips-linux-x64", 1, 1],
+      ["@img/sharp-linux-x64", 0, 1],
+      ["sharp", 1, 0],
+    ])
+    // The text report says it too.
+    const { format } = await import("../../audit/cli")
+    const text = format(report)
+    expect(text).toContain(
+      "  with native code (not analysed): @img/sharp-libvips-linux-x64 (1 file(s)), @img/sharp-linux-x64 (1 file(s))",
+    )
+    expect(text).toContain("Native code: 4 compiled file(s)")
+    // Without the flag, only the plugin's own.
+    const own = await PluginAudit.run(dir.path)
+    expect(own.native.map((n) => n.file)).toEqual(["bin/helper", "prebuilds/linux-x64/plugin.node"])
+  })
+
   test("install scripts: preinstall, install, postinstall and prepare of the package and of audited dependencies", async () => {
     // A tester's package piped curl to sh in preinstall and got "Risk: none found" (@different-ai/opencode-browser
     // runs "node bin/cli.js install" at install, a real case of the same shape).
@@ -554,8 +619,8 @@ describe("--include-dependencies: Node's resolution from the plugin's folder upw
       "index.js:2:child_process", // run is child_process.exec, through the dependency's export
     ])
     expect(report.dependencies).toEqual([
-      { name: "deeper", version: "1.0.0", path: "../deeper", files: 1, via: "package.json" },
-      { name: "dep", version: "1.0.0", path: "../dep", files: 1, via: "package.json" },
+      { name: "deeper", version: "1.0.0", path: "../deeper", files: 1, native: 0, via: "package.json" },
+      { name: "dep", version: "1.0.0", path: "../dep", files: 1, native: 0, via: "package.json" },
     ])
     expect(report.missing).toEqual([])
   })
