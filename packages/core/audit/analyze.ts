@@ -361,6 +361,7 @@ export namespace PluginAnalysis {
     }
     const findings: Finding[] = []
     const deferred: Deferred[] = []
+    const shellText = SHELL_USE.test(source)
     const exports: Record<string, Export & { local?: string; expr?: SgNode; at?: number }> = Object.create(null)
     const stars: string[] = []
     const imports = new Set<string>()
@@ -1431,32 +1432,28 @@ export namespace PluginAnalysis {
             // hands its host object (`{ newLine: os.EOL, setTimeout, … }`) through dozens of functions, each one more
             // traversal of a 6 MB bundle (16 rounds where 3 were; 2.5× the time). The literal's own uses still count.
             // The plugin input is the exception: it is passed along as an options object (`new Agent({ ctx })`).
-            const held =
-              "path" in val && AuditRules.heldIn(val.path) !== undefined && val.path[0] !== AuditRules.PLUGIN_INPUT
+            const input = "path" in val && val.path[0] === AuditRules.PLUGIN_INPUT
+            // In a file that never writes `$` as a member or destructures it, a method or base class of its own cannot
+            // use the input's shell: the input itself is not followed there (rounds of name look-ups in libraries whose
+            // exports take `it`); its `$` (a member of it) still is.
+            const local = input && (shellText || ("path" in val && val.path.length > 1 && !isHeld(val)))
+            const held = "path" in val && AuditRules.heldIn(val.path) !== undefined && !input
+            // Into classes (constructors, methods, `Object.assign(this, …)`) only the plugin input is followed: other
+            // values passed to constructors cost a bundle more rounds (ajv: +17 % CPU) for no finding measured.
             if (!held && call?.kind() === "call_expression" && callee?.kind() === "identifier")
               passArgument(call, callee, node, val, "call")
-            else if (
-              call?.kind() === "call_expression" &&
-              callee?.kind() === "member_expression" &&
-              "path" in val &&
-              val.path[0] === AuditRules.PLUGIN_INPUT
-            )
+            else if (local && call?.kind() === "call_expression" && callee?.kind() === "member_expression")
               passToMethod(call, callee, node, val)
-            else if (!held && call?.kind() === "call_expression" && callee?.kind() === "super")
+            else if (local && call?.kind() === "call_expression" && callee?.kind() === "super")
               passSuper(call, node, val)
-            else if (!held && call?.kind() === "new_expression") {
+            else if (input && call?.kind() === "new_expression") {
               let ctor = call.field("constructor")
               while (ctor && TRANSPARENT.has(ctor.kind() as string))
                 ctor = ctor.children().find((c) => c.isNamed()) ?? null
               if (ctor?.kind() === "identifier") passArgument(call, ctor, node, val, "new")
               else if (ctor?.kind() === "class") passToClass(ctor, call, node, val)
             }
-            if (
-              call?.kind() === "call_expression" &&
-              callee?.kind() === "member_expression" &&
-              callee.text() === "Object.assign" &&
-              "path" in val
-            )
+            if (local && "path" in val && call?.kind() === "call_expression" && callee?.text() === "Object.assign")
               assignToThis(call, node, val.path)
             return read(node, val, true)
           }
@@ -2815,6 +2812,14 @@ export namespace PluginAnalysis {
     }
     return { findings, deferred, exports: out, stars, imports: [...imports], passes }
   }
+
+  /**
+   * Source text that may use the plugin input's `$`: `.$` as a member (`ctx.$`, `this.ctx.$`; not `}.${` in a
+   * template), or `$` destructured (`{ $ }`, `{ $: sh }`). The only rule on the input is its shell: code without any
+   * cannot gain a finding from being handed the input, and the input is not followed into its classes (analyze.ts)
+   * nor is the module analysed again for it (audit.ts `passInput`).
+   */
+  export const SHELL_USE = /\.\s*\$(?![\w${])|[{,]\s*\$\s*[,}:=]/
 
   /** The longest snippet quoted, ellipses included, and how much of a long line before the finding it shows. */
   export const SNIPPET_CHARS = 160

@@ -353,11 +353,12 @@ export namespace PluginAudit {
       if (tasks.length > ordered) await reorder()
     }
 
-    await passInput(modules, languages, (file) => ({
-      resolve: resolver(file),
-      settle: known.settle,
-      constant: known.constant,
-    }))
+    await passInput(
+      modules,
+      languages,
+      (file) => ({ resolve: resolver(file), settle: known.settle, constant: known.constant }),
+      (file, spec) => resolver(file)(spec),
+    )
 
     // link.ts asks for one file's lines at a time: only the last file read is kept.
     let lineCache: { file: string; lines: string[] } | undefined
@@ -495,7 +496,36 @@ export namespace PluginAudit {
     modules: Map<string, AuditLink.Module>,
     languages: Map<string, string>,
     options: (file: string) => PluginAnalysis.Options,
+    resolve: (file: string, spec: string) => string | undefined,
   ) {
+    // The modules that may use the shell (SHELL_USE) or import one that may, found once, only when some input is passed.
+    let shell: Set<string> | undefined
+    const usesShell = (file: string): boolean => {
+      if (!shell) {
+        shell = new Set()
+        const importers = new Map<string, string[]>()
+        const queue: string[] = []
+        for (const [from, mod] of modules) {
+          let source = ""
+          try {
+            source = readFileSync(from, "utf8")
+          } catch {}
+          if (PluginAnalysis.SHELL_USE.test(source)) queue.push(from)
+          for (const spec of mod.result.imports) {
+            const target = resolve(from, spec)
+            if (target && target !== from && modules.has(target))
+              importers.set(target, [...(importers.get(target) ?? []), from])
+          }
+        }
+        while (queue.length) {
+          const next = queue.pop()!
+          if (shell.has(next)) continue
+          shell.add(next)
+          queue.push(...(importers.get(next) ?? []))
+        }
+      }
+      return shell.has(file)
+    }
     const entries = new Map<string, Map<string, NonNullable<PluginAnalysis.Options["entries"]>[number]>>()
     const key = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === "symbol" ? "\u0000()" : x))
     /** The modules and export names a reference stands for, through re-exports. */
@@ -517,6 +547,10 @@ export namespace PluginAudit {
       for (const mod of modules.values())
         for (const pass of mod.result.passes)
           for (const [file, name] of targets(pass.ref)) {
+            // The input itself matters only where `$` is written; its `$` passed as a value, anywhere.
+            const member =
+              "path" in pass.value && pass.value.path.length > 1 && !AuditRules.isInto(pass.value.path.at(-1))
+            if (!member && !usesShell(file)) continue
             const list = entries.get(file) ?? new Map()
             entries.set(file, list)
             const k = key([name, pass.index, pass.value])

@@ -224,16 +224,21 @@ describe("values that cross modules (link)", () => {
       "src/agents/index.ts": 'export * from "./test-agent"\nexport { Base as Runner } from "./base"\n',
       "src/agents/base.ts": "export class Base { constructor(private sh) {} go() { return this.sh`id` } }\n",
       "src/git.js": "module.exports = { push(ctx, b) { return ctx.$`git push ${b}` } }\n",
+      // A module without `$` that hands the input on to one that uses it (its import makes it analysed again).
+      "src/relay.ts": 'import { run } from "./runner"\nexport class Relay { constructor(ctx) { run(ctx) } }\n',
+      "src/runner.ts": "export function run(input) { return input.$`make` }\n",
       "src/sub.ts": 'import { TestAgent } from "./agents"\nexport class Sub extends TestAgent {}\n',
       "src/index.ts": [
         'import type { Plugin } from "@opencode-ai/plugin"',
         'import { TestAgent, Runner } from "./agents"',
         'import { Sub } from "./sub"',
+        'import { Relay } from "./relay"',
         'const git = require("./git.js")',
         "export const Ralph: Plugin = async (ctx) => {",
         "  const agent = new TestAgent(ctx, ctx.directory)",
         "  new Runner(ctx.$)",
         "  new Sub(ctx, ctx.directory)",
+        "  new Relay(ctx)",
         '  return { event: async () => { await agent.run("c", "npm test"); await git.push(ctx, "main") } }',
         "}",
       ].join("\n"),
@@ -244,6 +249,7 @@ describe("values that cross modules (link)", () => {
       "src/agents/test-agent.ts:6:bun-shell",
       "src/agents/test-agent.ts:7:bun-shell",
       "src/git.js:1:bun-shell",
+      "src/runner.ts:1:bun-shell",
     ])
     // Not passed the input: nothing.
     await using quiet = await tmpdir({
