@@ -24,6 +24,7 @@ import * as child from "child_process"
 import fs from "fs"
 import os from "os"
 import path from "path"
+import { SyncProcess } from "../util/sync-process"
 
 type Stdio = "pipe" | "ignore" | "inherit"
 
@@ -107,27 +108,9 @@ function errnoError(code: number, syscall: string, file: string): NodeJS.ErrnoEx
   return error
 }
 
-function signalName(n: number): NodeJS.Signals | null {
-  for (const [name, value] of Object.entries(SIGNALS)) if (value === n) return name as NodeJS.Signals
-  return null
-}
-
 function stdioOf(stdio: SpawnSyncOptions["stdio"]): [Stdio, Stdio, Stdio] {
   if (typeof stdio === "string") return [stdio, stdio, stdio]
   return [stdio?.[0] ?? "pipe", stdio?.[1] ?? "pipe", stdio?.[2] ?? "pipe"]
-}
-
-function readCapped(file: string, max: number) {
-  const size = fs.statSync(file).size
-  if (size <= max) return { bytes: fs.readFileSync(file), over: false }
-  const fd = fs.openSync(file, "r")
-  try {
-    const bytes = Buffer.alloc(max)
-    fs.readSync(fd, bytes, 0, max, 0)
-    return { bytes, over: true }
-  } finally {
-    fs.closeSync(fd)
-  }
 }
 
 /**
@@ -242,14 +225,14 @@ export function spawnSync(file: string, a?: readonly string[] | SpawnSyncOptions
       Atomics.wait(sleeper, 0, 0, step)
     }
     const w = status[0]
-    const out = outMode === "pipe" ? readCapped(path.join(dir, "out"), max) : undefined
-    const err = errMode === "pipe" ? readCapped(path.join(dir, "err"), max) : undefined
+    const out = outMode === "pipe" ? SyncProcess.readCapped(path.join(dir, "out"), max) : undefined
+    const err = errMode === "pipe" ? SyncProcess.readCapped(path.join(dir, "err"), max) : undefined
     const stdout = out ? encode(out.bytes) : null
     const stderr = err ? encode(err.bytes) : null
     const result: SpawnSyncResult<unknown> = {
       pid,
       status: (w & 0x7f) === 0 ? (w >> 8) & 0xff : null,
-      signal: (w & 0x7f) === 0 ? null : signalName(w & 0x7f),
+      signal: (w & 0x7f) === 0 ? null : SyncProcess.signalName(w & 0x7f),
       stdout,
       stderr,
       output: [null, stdout, stderr],

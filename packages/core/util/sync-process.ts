@@ -62,12 +62,24 @@ export namespace SyncProcess {
     return Number.isFinite(status) ? status : 0
   }
 
-  function signalName(n: number): NodeJS.Signals | null {
+  /**
+   * The name of signal number `n`, or null when this platform has none by that number.
+   *
+   * @example
+   * SyncProcess.signalName(9) // "SIGKILL"
+   */
+  export function signalName(n: number): NodeJS.Signals | null {
     for (const [name, value] of Object.entries(SIGNALS)) if (value === n) return name as NodeJS.Signals
     return null
   }
 
-  function readCapped(file: string, max: number): { bytes: Buffer; over: boolean } {
+  /**
+   * A file's first `max` bytes, and whether it held more.
+   *
+   * @example
+   * SyncProcess.readCapped("/tmp/out", 16 * 1024 * 1024) // { bytes: <Buffer …>, over: false }
+   */
+  export function readCapped(file: string, max: number): { bytes: Buffer; over: boolean } {
     const size = fs.statSync(file).size
     if (size <= max) return { bytes: fs.readFileSync(file), over: false }
     const fd = fs.openSync(file, "r")
