@@ -48,7 +48,7 @@ const OpencodeBuiltins: Plugin = async (input: HostInput, explicit?: unknown) =>
   })
   if (skipped.length) log.info(`built into this OpenCode, so not registered by the plugin: ${skipped.join(", ")}`)
   // For other plugins on stock OpenCode (no `hasBuiltIn`): what this instance provides (docs/builtin.md).
-  return Provided.announce(input.directory, built, hooks)
+  return Provided.announce(input.directory, built, hooks, log)
 }
 
 // The only export: OpenCode 1.2.15 calls every export of a plugin module as a plugin.

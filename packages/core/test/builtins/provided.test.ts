@@ -49,3 +49,59 @@ describe("Provided: what opencode-builtins provides, for other plugins on stock 
     expect(Provided.answer().has("/ef5/e", "lsp")).toBe(true)
   })
 })
+
+describe("Provided: publishing never fails the plugin (red team FF3)", () => {
+  test("a foreign value the package cannot replace: a warning once, the hooks returned, a private answer", async () => {
+    const key = Symbol.for("opencode-builtins.provided")
+    const global = globalThis as any
+    const before = Object.getOwnPropertyDescriptor(global, key)
+    const code = `
+      const { Provided } = await import(${JSON.stringify(require.resolve("../../builtins"))})
+      const { Logger } = await import(${JSON.stringify(require.resolve("../../util/log"))})
+      const foreign = { version: 1, directories: Object.create(Map.prototype), has: () => true, list: () => ["x"] }
+      Object.defineProperty(globalThis, Symbol.for("opencode-builtins.provided"), { value: foreign })
+      const log = Logger.memory()
+      const hooks = { event: async () => {} }
+      const a = Provided.announce("/ff3/a", ["lsp"], hooks, log)
+      const b = Provided.announce("/ff3/b", ["ast-grep"], {}, log)
+      console.log(JSON.stringify({
+        same: a === hooks,
+        event: typeof a.event,
+        b: typeof b,
+        warns: log.entries.filter((e) => e.level === "warn").length,
+        own: Provided.answer().has("/ff3/a", "lsp"),
+        foreignKept: Provided.answer() !== foreign && globalThis[Symbol.for("opencode-builtins.provided")] === foreign,
+      }))
+    `
+    // A fresh process: the property is made non-configurable, which this test process must not keep.
+    const r = Bun.spawnSync([process.execPath, "-e", code], { cwd: import.meta.dir })
+    expect(r.stderr.toString()).toBe("")
+    expect(JSON.parse(r.stdout.toString())).toEqual({
+      same: true,
+      event: "function",
+      b: "object",
+      warns: 1,
+      own: true,
+      foreignKept: true,
+    })
+    expect(Object.getOwnPropertyDescriptor(global, key)).toEqual(before)
+  }, 60_000)
+
+  test("a value not of this package's shape (no real Map) is not reused", () => {
+    expect(Provided.answer().has("/ff3/none", "lsp")).toBe(false)
+    const key = Symbol.for("opencode-builtins.provided")
+    const global = globalThis as any
+    const mine = Provided.answer()
+    Object.defineProperty(global, key, {
+      value: { version: 1, directories: Object.create(Map.prototype), has: () => true, list: () => [] },
+      configurable: true,
+    })
+    try {
+      const next = Provided.answer()
+      expect(next.has("/ff3/none", "lsp")).toBe(false)
+      expect(global[key]).toBe(next)
+    } finally {
+      Object.defineProperty(global, key, { value: mine, configurable: true, enumerable: false, writable: false })
+    }
+  })
+})
