@@ -3254,7 +3254,13 @@ export namespace SecurityGuard {
         const shown = SecurityAccess.display(root, file)
         const target = repairTarget(file)
         const text = target.putBack ? was?.text : undefined
-        const aside = asideOf(target.move)
+        // A folder link moved aside still leads to the skill, which OpenCode's scan still finds below the new name: when
+        // the name is the risk (a skill's folder line, red team FF2), the new name loses its `!` and backquotes.
+        const aside = asideOf(
+          target.move === file
+            ? target.move
+            : path.join(path.dirname(target.move), path.basename(target.move).replace(/[!`]/g, "_")),
+        )
         try {
           // As in `packageBinsChanged`: renamed over the path, never written through what is there.
           fs.renameSync(target.move, aside)
@@ -3266,6 +3272,12 @@ export namespace SecurityGuard {
         const restored = text !== undefined ? readTemplate(file, kind) : undefined
         if (restored) templates.set(file, restored)
         else templates.delete(file)
+        // What the moved link still leads to is known under its new name: it is not judged again at every later call.
+        if (target.move !== file) {
+          const again = path.join(aside, path.relative(target.move, file))
+          const known = readTemplate(again, kind)
+          if (known) templates.set(again, known)
+        }
         const what =
           target.move === file ? "the file" : `${SecurityAccess.display(root, target.move)} (it was reached through)`
         const moved = `${restored ? "its previous content was put back and this version" : what} was moved to ${SecurityAccess.display(root, aside)}`

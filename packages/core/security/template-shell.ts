@@ -25,7 +25,10 @@ import { SecurityTemplates } from "./templates"
 export namespace SecurityTemplateShell {
   export type Input = {
     guard: Pick<SecurityGuard.Guard, "containTemplate" | "active" | "audit">
-    /** The skills OpenCode could run as commands (a skill with a protected file is left to the layer's refusals). */
+    /**
+     * The skills OpenCode could run as commands (a skill with a protected file keeps its text out of the
+     * configuration: left to the layer's refusals, or turned off by `PROTECTED_SKILL_NOTE` when its folder is the risk).
+     */
     skills?: () => Promise<DiscoveryLocate.Resolution[]>
     /** Whether the skill's files are protected (its reason), so its text stays out of the configuration. */
     protectedSkill?: (name: string) => Promise<string | undefined>
@@ -72,6 +75,14 @@ export namespace SecurityTemplateShell {
    */
   export const BUILTIN_NOTE =
     "The security layer turned off the built-in init command in this project: OpenCode puts the project's path into its text, and that path holds an exclamation mark before a backquote (or ends with one), which OpenCode would run as a shell command outside the sandbox. Tell the user to move the project to a folder whose path has no exclamation mark, or to write the AGENTS.md without the init command."
+
+  /**
+   * What a skill whose files the policy protects becomes when its folder line, in a spelling OpenCode may load it by
+   * (a link the agent made to it included), is a shell line or a join (red team FF1): a note with no `!`, no name and
+   * no path, as its text must stay out of the configuration.
+   */
+  export const PROTECTED_SKILL_NOTE =
+    "The security layer turned off this skill as a command: its files are protected, and OpenCode would load it from a folder whose name holds an exclamation mark before a backquote (or a dollar sign), which OpenCode would run as a shell command outside the sandbox. Tell the user to remove that folder or link from the skill folders (or rename it without the exclamation mark), then start OpenCode again."
 
   /**
    * Changes `cfg.command` in place: each template's shell lines handed to the sandbox (or replaced by a note when the
@@ -126,7 +137,23 @@ export namespace SecurityTemplateShell {
     for (const skill of (await input.skills?.().catch(() => [])) ?? []) {
       if (table && typeof table === "object" && skill.name in table) continue
       if (!skill.candidates.some((c) => risky(c.body, c.folder))) continue
-      if (await input.protectedSkill?.(skill.name)) continue
+      // A protected skill's text stays out of the configuration; its own lines are the user's (left to the layer's
+      // refusals), but a folder line the agent can make by linking the skill's folder under a new name is not (FF1).
+      if (await input.protectedSkill?.(skill.name)) {
+        if (!skill.candidates.some((c) => SecurityTemplates.folderRisks(c.body, c.folder).length > 0)) continue
+        const note = PROTECTED_SKILL_NOTE
+        try {
+          if (!table || typeof table !== "object") cfg.command = table = {}
+          table[skill.name] = { description: "turned off by the security layer", template: note }
+        } catch {
+          input.log.warn(
+            `[security] the protected skill "${skill.name}" could not be turned off: its folder line runs outside the sandbox`,
+          )
+          continue
+        }
+        record(skill.name, note)
+        continue
+      }
       // The file the newest version modelled loads under the name (else the last found), as OpenCode would run it.
       const likely = [...Object.values(skill.byVersion)].reverse().find((v) => v?.likely)?.likely
       const chosen = skill.candidates.find((c) => c.file === likely) ?? skill.candidates[skill.candidates.length - 1]!

@@ -48,8 +48,8 @@ export namespace SecurityTemplates {
   }
 
   /**
-   * The template files under `roots` (symbolic links to folders followed, as OpenCode's scan does; each folder once),
-   * with their kind. There is no cap: files the agent adds in bulk slow the check down, they never hide one from it.
+   * The template files under `roots` (symbolic links to folders followed, as OpenCode's scan does; each folder walked
+   * once, and its files listed again under another spelling of it that holds `!` or a backquote), with their kind. There is no cap: files the agent adds in bulk slow the check down, they never hide one from it.
    *
    * @example
    * SecurityTemplates.list([{ folder: "/repo/.opencode/command", kind: "command" }]).files // ["/repo/.opencode/command/review.md"]
@@ -57,22 +57,40 @@ export namespace SecurityTemplates {
   export function list(roots: readonly Root[]): { files: string[]; kinds: Map<string, Root["kind"]> } {
     const files: string[] = []
     const kinds = new Map<string, Root["kind"]>()
-    const visited = new Set<string>()
-    const walk = (folder: string, kind: Root["kind"]): void => {
+    /** Each folder walked (by device and inode): where, and the files found below it, relative to it (in the walk: none). */
+    const walked = new Map<string, { at: string; below?: string[] }>()
+    const add = (full: string, kind: Root["kind"]) => {
+      if (kinds.has(full)) return
+      files.push(full)
+      kinds.set(full, kind)
+    }
+    const walk = (folder: string, kind: Root["kind"]): string[] => {
       let st: fs.Stats
       try {
         st = fs.statSync(folder)
       } catch {
-        return
+        return []
       }
       const key = `${st.dev}:${st.ino}`
-      if (!st.isDirectory() || visited.has(key)) return
-      visited.add(key)
+      if (!st.isDirectory()) return []
+      if (walked.has(key)) {
+        // Each folder is walked once; another spelling of it (a link made to a folder already seen, red team FF1) is
+        // another path OpenCode may load its files by, and a skill's folder line holds that path: its files are listed
+        // by it too when it holds a `!` or a backquote, the characters a folder line's shell line or join needs.
+        // (Either spelling: the first one walked may be the agent's link, the user's own folder then the other.)
+        const first = walked.get(key)!
+        const below = first.below ?? []
+        if (/[!`]/.test(folder) || /[!`]/.test(first.at)) for (const rel of below) add(path.join(folder, rel), kind)
+        return below
+      }
+      walked.set(key, { at: folder })
+      const found: string[] = []
       let entries: fs.Dirent[]
       try {
         entries = fs.readdirSync(folder, { withFileTypes: true })
       } catch {
-        return
+        walked.set(key, { at: folder, below: found })
+        return found
       }
       for (const e of entries) {
         const full = path.join(folder, e.name)
@@ -88,13 +106,15 @@ export namespace SecurityTemplates {
           }
         }
         if (dir) {
-          if (kind !== "mode") walk(full, kind)
+          if (kind !== "mode") for (const rel of walk(full, kind)) found.push(path.join(e.name, rel))
           continue
         }
         if (!file || !(kind === "skill" ? e.name === "SKILL.md" : e.name.endsWith(".md"))) continue
-        files.push(full)
-        kinds.set(full, kind)
+        add(full, kind)
+        found.push(e.name)
       }
+      walked.set(key, { at: folder, below: found })
+      return found
     }
     for (const root of roots) walk(root.folder, root.kind)
     return { files, kinds }

@@ -192,3 +192,96 @@ for (const route of ROUTES) {
     )
   })
 }
+
+// Red team FF, findings FF1 and FF2 (bypasses of the EE2 fix). FF1: a skill whose files the policy protects was never
+// contained, whatever its folder line held, and the watched-definition check walked each folder once, so a new link to
+// a skill folder it knew (`.opencode/skills/vault!`id`` → `../skill/vault`, the name built with printf so the bash
+// check does not see the protected path) was neither moved aside nor contained: OpenCode 1.18 loads the skill by the
+// link and runs its folder line on the host. FF2: the move-aside of a skill reached through a link renamed the link
+// keeping its name (still a loadable skill with the shell line), again at every later call.
+const VAULT_BODY = "Sk7Vault3Qy9Lw2P"
+/** A shell line a single folder name can hold (no slash). */
+const NAMED = "!`id`"
+
+for (const route of ROUTES) {
+  describe(`AS4 skill folder, links (FF1, FF2) route ${route}`, () => {
+    test(
+      "FF1 a link made to a protected skill's folder under a name holding a shell line is moved aside, once",
+      async () => {
+        await using dir = await redteamProject({})
+        const s = await open(route, dir.path)
+        try {
+          const r = await s.bash(
+            `mkdir -p .opencode/skills && cd .opencode/skills && t=$(printf "../skill/v%sult" a) && ln -s "$t" 'vault${NAMED}'`,
+          )
+          expect(r.refused).toBe(false)
+          expect(r.output).toContain("skill's folder path")
+          const names = () => fs.readdirSync(path.join(dir.path, ".opencode/skills"))
+          expect(names().filter((n) => /[!`]/.test(n))).toEqual([])
+          const aside = names().filter((n) => n.includes(".blocked-by-security-"))
+          expect(aside).toHaveLength(1)
+          // The protected skill is untouched; later calls leave the moved-aside link as it is (FF2).
+          expect(fs.readFileSync(path.join(dir.path, ".opencode/skill/vault/SKILL.md"), "utf8")).toContain(VAULT_BODY)
+          await s.bash("true")
+          await s.bash("true")
+          expect(names()).toEqual(aside)
+        } finally {
+          await s.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
+      "FF1 a protected skill OpenCode would load from a folder holding a shell line becomes a note, its text left out",
+      async () => {
+        await using dir = await redteamProject({ "scripts/check.sh": LEAK })
+        await $`chmod +x scripts/check.sh`.cwd(dir.path).quiet()
+        // Made before the session (as by a session before the fix): the configuration hook must contain it.
+        fs.mkdirSync(path.join(dir.path, ".opencode/skills"), { recursive: true })
+        fs.symlinkSync("../skill/vault", path.join(dir.path, `.opencode/skills/vault${NAMED}`))
+        const s = await open(route, dir.path)
+        try {
+          const cfg: Cfg = {}
+          await s.hooks.config!(cfg)
+          const vault = cfg.command?.vault?.template
+          expect(vault).toBe(SecurityTemplateShell.PROTECTED_SKILL_NOTE)
+          expect(JSON.stringify(cfg)).not.toContain(VAULT_BODY)
+          expect(SecurityTemplates.expansions(`${vault} \`./scripts/check.sh\``)).toEqual([])
+          expect(SecurityTemplates.splices(vault!)).toEqual([])
+        } finally {
+          await s.close()
+        }
+      },
+      HEAVY,
+    )
+
+    test(
+      "FF2 a link to a skill outside the skill folders, named with a shell line: moved aside without it, once",
+      async () => {
+        await using dir = await redteamProject({ "docs/helper/SKILL.md": SKILL("helper") })
+        const s = await open(route, dir.path)
+        try {
+          const r = await s.bash(`ln -s ../../docs/helper '.opencode/skill/helper${NAMED}'`)
+          expect(r.output).toContain("skill's folder path")
+          const names = () =>
+            fs.readdirSync(path.join(dir.path, ".opencode/skill")).filter((n) => n.startsWith("helper"))
+          expect(names()).toHaveLength(1)
+          expect(names()[0]).toStartWith("helper__id_.blocked-by-security-")
+          expect(names()[0]).not.toMatch(/[!`]/)
+          expect(names()[0]!.split(".blocked-by-security-")).toHaveLength(2)
+          const first = names()
+          for (let i = 0; i < 3; i++) expect((await s.bash("true")).output).not.toContain("skill's folder path")
+          expect(names()).toEqual(first)
+          // What the link leads to is kept (the user's file, under the new name).
+          expect(fs.readFileSync(path.join(dir.path, ".opencode/skill", first[0]!, "SKILL.md"), "utf8")).toBe(
+            SKILL("helper"),
+          )
+        } finally {
+          await s.close()
+        }
+      },
+      HEAVY,
+    )
+  })
+}
