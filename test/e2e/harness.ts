@@ -301,6 +301,7 @@ export namespace Harness {
     } = {},
   ): Promise<RunResult> {
     if (!options.cd) await withProvider(project, server)
+    const requestsBefore = server.requests.length
     const command = [project.bin, "run", "--format", "json", ...(options.args ?? []), prompt]
     const proc = Bun.spawn(
       options.cd ? ["sh", "-c", 'cd "$(printf "$0")" && exec "$@"', options.cd, ...command] : command,
@@ -338,6 +339,10 @@ export namespace Harness {
         console.error(
           `opencode run was killed after ${options.timeoutMs ?? 120_000} ms; tools: ${events.tools.map((t) => `${t.tool}:${t.status}`).join(", ")}; stderr: ${stderr.slice(-2000)}`,
         )
+      // So is a run that never reached the model (most scenarios expect it to): when a test then fails, the log says
+      // how OpenCode ended (a refused command, a configuration error, a crash) instead of only "0 requests".
+      if (!timedOut && server.requests.length === requestsBefore)
+        console.error(`opencode run made no model request (exit ${exitCode}); stderr: ${stderr.slice(-2000)}`)
       return { exitCode, timedOut, stdout, stderr, ...events }
     } finally {
       clearTimeout(timeout)
