@@ -57,9 +57,11 @@ export interface SpawnSyncResult<T> {
 }
 
 const C = FFIType
-const supported = process.platform === "linux" && fs.existsSync("/lib/x86_64-linux-gnu/libc.so.6")
-const libc = supported
-  ? dlopen("libc.so.6", {
+/** glibc's functions, or undefined where there is none by that name (another system, musl): the runtime's are used. */
+function loadLibc() {
+  if (process.platform !== "linux") return undefined
+  try {
+    return dlopen("libc.so.6", {
       posix_spawnp: { args: [C.ptr, C.ptr, C.ptr, C.ptr, C.ptr, C.ptr], returns: C.i32 },
       posix_spawn_file_actions_init: { args: [C.ptr], returns: C.i32 },
       posix_spawn_file_actions_destroy: { args: [C.ptr], returns: C.i32 },
@@ -76,7 +78,11 @@ const libc = supported
       kill: { args: [C.i32, C.i32], returns: C.i32 },
       __errno_location: { args: [], returns: C.ptr },
     }).symbols
-  : undefined
+  } catch {
+    return undefined
+  }
+}
+const libc = loadLibc()
 
 const POSIX_SPAWN_SETSIGDEF = 0x04
 const POSIX_SPAWN_SETSIGMASK = 0x08

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import type { Hooks } from "@opencode-ai/plugin"
 import { Provided } from "../../builtins"
+import { bunSpawnSync } from "../spawn-sync"
 
 /** The helper docs/builtin.md gives plugin authors, verbatim but for the types. */
 function builtIn(input: { directory: string; hasBuiltIn?: (id: string) => boolean }, id: string): boolean {
@@ -74,7 +75,7 @@ describe("Provided: publishing never fails the plugin (red team FF3)", () => {
       }))
     `
     // A fresh process: the property is made non-configurable, which this test process must not keep.
-    const r = Bun.spawnSync([process.execPath, "-e", code], { cwd: import.meta.dir })
+    const r = bunSpawnSync([process.execPath, "-e", code], { cwd: import.meta.dir })
     expect(r.stderr.toString()).toBe("")
     expect(JSON.parse(r.stdout.toString())).toEqual({
       same: true,
