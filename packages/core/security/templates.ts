@@ -49,7 +49,8 @@ export namespace SecurityTemplates {
 
   /**
    * The template files under `roots` (symbolic links to folders followed, as OpenCode's scan does; each folder walked
-   * once, and its files listed again under another spelling of it that holds `!` or a backquote), with their kind. There is no cap: files the agent adds in bulk slow the check down, they never hide one from it.
+   * once, and its files listed again under another spelling of it that holds `!` or a backquote), with their kind.
+   * There is no cap: files the agent adds in bulk slow the check down, they never hide one from it.
    *
    * @example
    * SecurityTemplates.list([{ folder: "/repo/.opencode/command", kind: "command" }]).files // ["/repo/.opencode/command/review.md"]
