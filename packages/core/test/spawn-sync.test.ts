@@ -41,6 +41,17 @@ describe("the tests' spawnSync (libc's posix_spawnp and waitpid)", () => {
     expect(spawnSync("sh", ["-c", "kill -PIPE $$; echo survived"], { encoding: "utf8" }).signal).toBe("SIGPIPE")
   })
 
+  test("the child gets the three standard descriptors only, as the runtime's children do", () => {
+    const fd = fs.openSync(import.meta.path, "r")
+    try {
+      expect(
+        spawnSync("sh", ["-c", "ls /proc/$$/fd"], { encoding: "utf8" }).stdout.split("\n").filter(Boolean),
+      ).toEqual(["0", "1", "2"])
+    } finally {
+      fs.closeSync(fd)
+    }
+  })
+
   test("a missing program or folder is an ENOENT error, no throw", () => {
     expect(spawnSync("ocb-no-such-program", []).error?.code).toBe("ENOENT")
     expect(spawnSync("true", [], { cwd: "/ocb-no-such-folder" }).error?.code).toBe("ENOENT")

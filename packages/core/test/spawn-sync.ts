@@ -12,8 +12,8 @@
  *
  * The child's standard output and error go to files in a private temporary folder, read when it has ended; it has
  * been reaped when a call returns, as with Node's `spawnSync`. Signals the test process ignores or handles are reset
- * to their defaults in the child, and none is blocked. Linux with glibc only (the suite's platform); elsewhere the
- * runtime's own functions are used.
+ * to their defaults in the child, none is blocked, and it gets no descriptor but 0, 1 and 2. Linux with glibc 2.34 or
+ * later only (the suite's platform); elsewhere the runtime's own functions are used.
  *
  * @example
  * const r = spawnSync("git", ["status", "--porcelain"], { cwd: dir, encoding: "utf8" })
@@ -67,6 +67,7 @@ function loadLibc() {
       posix_spawn_file_actions_destroy: { args: [C.ptr], returns: C.i32 },
       posix_spawn_file_actions_addopen: { args: [C.ptr, C.i32, C.ptr, C.i32, C.u32], returns: C.i32 },
       posix_spawn_file_actions_addchdir_np: { args: [C.ptr, C.ptr], returns: C.i32 },
+      posix_spawn_file_actions_addclosefrom_np: { args: [C.ptr, C.i32], returns: C.i32 },
       posix_spawnattr_init: { args: [C.ptr], returns: C.i32 },
       posix_spawnattr_destroy: { args: [C.ptr], returns: C.i32 },
       posix_spawnattr_setflags: { args: [C.ptr, C.i16], returns: C.i32 },
@@ -185,6 +186,9 @@ export function spawnSync(file: string, a?: readonly string[] | SpawnSyncOptions
       keep.push(cwd)
       libc.posix_spawn_file_actions_addchdir_np(actions, cwd)
     }
+    // Nothing but the three standard descriptors, as the runtime's own children get: Bun opens files without
+    // close-on-exec, and a long-lived child (a daemon a test starts) would keep them open.
+    libc.posix_spawn_file_actions_addclosefrom_np(actions, 3)
     libc.sigemptyset(sigdef)
     for (let s = 1; s < 32; s++) if (s !== SIGNALS.SIGKILL && s !== SIGNALS.SIGSTOP) libc.sigaddset(sigdef, s)
     libc.sigemptyset(sigmask)
