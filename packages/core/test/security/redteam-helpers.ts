@@ -380,6 +380,12 @@ export async function open(route: RouteName, dir: string): Promise<Session> {
       try {
         await wired.hooks["tool.execute.before"](input, payload)
       } catch (error) {
+        // A refusal is the layer's named error; anything else is a failure inside a hook, logged whole so a case that
+        // fails on it (rarely, in a long run) says what it was.
+        if (!SecurityError.is(error))
+          console.error(
+            `[redteam] ${tool} on the ${route} route: the before hook failed: ${(error as Error)?.stack ?? error}`,
+          )
         return {
           refused: true,
           error,
