@@ -118,8 +118,18 @@ export namespace Harness {
     const binary = options.bin ?? bin()
     const root = realpathSync(await fs.mkdtemp(path.join(os.tmpdir(), "ocb-e2e-")))
     const dir = path.join(root, "project")
-    const env = baseEnv(root)
-    for (const d of [dir, env.HOME, env.XDG_DATA_HOME, env.XDG_CONFIG_HOME, env.XDG_CACHE_HOME, env.XDG_STATE_HOME])
+    // OpenCode's own temporary folder too: each start of a 1.18 binary unpacks a 4 MB native library there and never
+    // removes it (a thousand runs left 4.5 GB in /tmp); here it goes with the project.
+    const env: Record<string, string> = { ...baseEnv(root), TMPDIR: path.join(root, "tmp") }
+    for (const d of [
+      dir,
+      env.HOME,
+      env.XDG_DATA_HOME,
+      env.XDG_CONFIG_HOME,
+      env.XDG_CACHE_HOME,
+      env.XDG_STATE_HOME,
+      env.TMPDIR,
+    ])
       await fs.mkdir(d, { recursive: true })
     const cleanup = () => fs.rm(root, { recursive: true, force: true })
     try {
