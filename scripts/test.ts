@@ -8,7 +8,7 @@
  * whole run's.
  *
  * @example
- * bun scripts/test.ts                         # ./packages and ./test, jobs = cores, end-to-end targets paired
+ * bun scripts/test.ts                         # ./packages and ./test, jobs = cores, each e2e block on one binary
  * bun scripts/test.ts --full test/e2e         # every end-to-end scenario on all three stock binaries
  * bun scripts/test.ts --jobs 1 packages/core/test/security
  */
@@ -16,6 +16,7 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { Harness } from "../test/e2e/harness"
+import { rotation } from "../test/e2e/targets"
 
 const ROOT = path.resolve(import.meta.dir, "..")
 const DURATIONS = path.join(ROOT, "test/durations.json")
@@ -25,18 +26,26 @@ const USAGE = `usage: bun scripts/test.ts [--jobs N] [--full] [--file-timeout SE
 
   path              test files or folders (default: ./packages ./test)
   --jobs N          files run at once (default: TEST_JOBS, else the number of cores)
-  --full            end-to-end scenarios on all three stock binaries (E2E_TARGETS=all; default: paired, see
-                    test/e2e/targets.ts)
+  --full            end-to-end scenarios on all three stock binaries (E2E_TARGETS=all); by default each block of
+                    them runs on one, turning with E2E_ROTATION, else the day (test/e2e/targets.ts)
   --file-timeout S  a file still running after S seconds is killed and counted as failed (default 1800)
   --record          write each file's wall time to test/durations.json (the order of later runs)`
 
-type Options = { jobs: number; full: boolean; fileTimeout: number; record: boolean; paths: string[] }
+type Options = {
+  jobs: number
+  full: boolean
+  rotation: number
+  fileTimeout: number
+  record: boolean
+  paths: string[]
+}
 
 /** Parses the command line; a bad one is an `Error` whose message names the problem (usage follows it). */
 export function parseArgs(argv: string[], env: Record<string, string | undefined> = process.env): Options {
   const options: Options = {
     jobs: Number(env.TEST_JOBS) || os.availableParallelism(),
     full: env.E2E_TARGETS === "all",
+    rotation: rotation(env),
     fileTimeout: 1800,
     record: false,
     paths: [],
@@ -105,7 +114,7 @@ async function runFile(file: string, options: Options): Promise<Outcome> {
   const started = performance.now()
   const proc = Bun.spawn([process.execPath, "test", "--timeout", "30000", `./${file}`], {
     cwd: ROOT,
-    env: { ...process.env, E2E_TARGETS: options.full ? "all" : (process.env.E2E_TARGETS ?? "paired") },
+    env: { ...process.env, E2E_TARGETS: options.full ? "all" : "rotate", E2E_ROTATION: String(options.rotation) },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -161,7 +170,10 @@ async function main() {
     : {}
   const queue = order(files, durations)
   const jobs = Math.min(options.jobs, queue.length)
-  console.log(`${queue.length} test files, ${jobs} at a time, end-to-end targets: ${options.full ? "all" : "paired"}`)
+  const targets = options.full
+    ? "all three binaries"
+    : `one binary per block, rotation ${options.rotation} (E2E_ROTATION=${options.rotation} repeats it)`
+  console.log(`${queue.length} test files, ${jobs} at a time, end-to-end scenarios on ${targets}`)
   for (const signal of ["SIGINT", "SIGTERM"] as const)
     process.on(signal, () => {
       for (const proc of running) Harness.stopGroup(proc)
@@ -203,7 +215,7 @@ async function main() {
   const bad = outcomes.filter(failed).sort((a, b) => a.file.localeCompare(b.file))
   const minutes = ((performance.now() - started) / 60_000).toFixed(1)
   console.log(
-    `\n${total.pass} pass, ${total.fail} fail, ${total.skip} skip, ${total.todo} todo in ${files.length} files, ${minutes} min, ${jobs} at a time`,
+    `\n${total.pass} pass, ${total.fail} fail, ${total.skip} skip, ${total.todo} todo in ${files.length} files, ${minutes} min, ${jobs} at a time, end-to-end scenarios on ${targets}`,
   )
   if (bad.length === 0) return
   console.log(`${bad.length} failed file(s) (their output is above):`)

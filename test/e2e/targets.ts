@@ -18,21 +18,32 @@ export const STOCK = [
 
 /**
  * Which stock binaries a block of scenarios (one `targets()` call) runs on, from `E2E_TARGETS`:
- * - `all` (the default of a plain `bun test`): the three;
- * - `paired` (`npm test`, through scripts/test.ts): the newest 1.18.x, which users install, and one of the two older
- *   ones, alternating from block to block in a fixed order (a hash of the test file's path, then the block's place in
- *   it), so every scenario meets the newest release, each older release meets half of them, and a failure repeats on
- *   the same binary at the next run. `npm run test:full` runs all three.
+ * - `all` (the default of a plain `bun test`, and `npm run test:full`): the three;
+ * - `rotate` (`npm test`, through scripts/test.ts): one, turning from block to block (a hash of the test file's path,
+ *   plus the block's place in the file, plus the rotation). The rotation is `E2E_ROTATION`, else the day (days since
+ *   1970, UTC): a run repeats on the same binaries the same day or with the same `E2E_ROTATION`, and three days of
+ *   runs put every block on every binary.
  *
  * @example
- * pick("paired", "test/e2e/lsp.test.ts", 0) // [0, 2] or [1, 2]: indexes into STOCK
+ * pick("rotate", "test/e2e/lsp.test.ts", 0, 20423) // [0], [1] or [2]: an index into STOCK
  */
-export function pick(mode: string | undefined, file: string, block: number): number[] {
+export function pick(mode: string | undefined, file: string, block: number, rotation: number): number[] {
   if (mode === undefined || mode === "" || mode === "all") return [0, 1, 2]
-  if (mode !== "paired") throw new Error(`E2E_TARGETS must be "all" or "paired", not "${mode}"`)
+  if (mode !== "rotate") throw new Error(`E2E_TARGETS must be "all" or "rotate", not "${mode}"`)
   let hash = 2166136261
   for (const char of file) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0
-  return [(hash + block) % 2, 2]
+  return [(hash + block + rotation) % STOCK.length]
+}
+
+/** `E2E_ROTATION` when it is a whole number, else days since 1970 (UTC). */
+export function rotation(env: Record<string, string | undefined> = process.env, now = Date.now()): number {
+  const given = env.E2E_ROTATION
+  if (given !== undefined && given !== "") {
+    const n = Number(given)
+    if (!Number.isInteger(n) || n < 0) throw new Error(`E2E_ROTATION must be a whole number, not "${given}"`)
+    return n
+  }
+  return Math.floor(now / 86_400_000)
 }
 
 const blocks = new Map<string, number>()
@@ -55,7 +66,7 @@ export function targets(): Target[] {
   const file = path.relative(Harness.ROOT, Bun.main)
   const block = blocks.get(file) ?? 0
   blocks.set(file, block + 1)
-  return pick(process.env.E2E_TARGETS, file, block).map((index) => {
+  return pick(process.env.E2E_TARGETS, file, block, rotation()).map((index) => {
     const s = STOCK[index]
     const bin = s.alias === "opencode-ai" ? Harness.bin() : Harness.installed(s.alias)
     if (!bin) throw new Error(`${s.alias} (opencode-ai@${s.version}) is not installed: run \`npm install\``)

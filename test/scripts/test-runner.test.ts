@@ -3,7 +3,7 @@ import fs from "node:fs/promises"
 import os from "node:os"
 import path from "node:path"
 import { collect, counts, order, parseArgs } from "../../scripts/test"
-import { pick } from "../e2e/targets"
+import { pick, rotation } from "../e2e/targets"
 import { spawnSync } from "../../packages/core/test/spawn-sync"
 
 const ROOT = path.resolve(import.meta.dir, "../..")
@@ -18,17 +18,27 @@ async function tree(files: Record<string, string>) {
 }
 
 describe("the test runner's command line", () => {
-  test("defaults: both folders, jobs from TEST_JOBS or the cores, paired targets, a 30-minute file limit", () => {
-    const options = parseArgs([], { TEST_JOBS: "3" })
-    expect(options).toEqual({ jobs: 3, full: false, fileTimeout: 1800, record: false, paths: ["./packages", "./test"] })
+  test("defaults: both folders, jobs from TEST_JOBS or the cores, rotating targets, a 30-minute file limit", () => {
+    const options = parseArgs([], { TEST_JOBS: "3", E2E_ROTATION: "7" })
+    expect(options).toEqual({
+      jobs: 3,
+      full: false,
+      rotation: 7,
+      fileTimeout: 1800,
+      record: false,
+      paths: ["./packages", "./test"],
+    })
     expect(parseArgs([], {}).jobs).toBe(os.availableParallelism())
     expect(parseArgs([], { E2E_TARGETS: "all" }).full).toBe(true)
   })
 
   test("options and paths", () => {
-    expect(parseArgs(["--jobs", "1", "--full", "--file-timeout", "60", "--record", "a", "b"], {})).toEqual({
+    expect(
+      parseArgs(["--jobs", "1", "--full", "--file-timeout", "60", "--record", "a", "b"], { E2E_ROTATION: "0" }),
+    ).toEqual({
       jobs: 1,
       full: true,
+      rotation: 0,
       fileTimeout: 60,
       record: true,
       paths: ["a", "b"],
@@ -40,6 +50,7 @@ describe("the test runner's command line", () => {
     expect(() => parseArgs(["--jobs", "0"], {})).toThrow("--jobs needs a whole number")
     expect(() => parseArgs(["--file-timeout", "1.5"], {})).toThrow("--file-timeout needs a whole number")
     expect(() => parseArgs(["--fast"], {})).toThrow("unknown option --fast")
+    expect(() => parseArgs([], { E2E_ROTATION: "-1" })).toThrow('E2E_ROTATION must be a whole number, not "-1"')
   })
 
   test("through the script: bad usage exits 2 with the usage on stderr, and runs nothing", () => {
@@ -99,31 +110,43 @@ describe("the test runner's files", () => {
   })
 })
 
-describe("end-to-end targets (E2E_TARGETS)", () => {
+describe("end-to-end targets (E2E_TARGETS, E2E_ROTATION)", () => {
   test("all, or unset: the three stock binaries", () => {
-    expect(pick(undefined, "test/e2e/x.test.ts", 0)).toEqual([0, 1, 2])
-    expect(pick("all", "test/e2e/x.test.ts", 4)).toEqual([0, 1, 2])
+    expect(pick(undefined, "test/e2e/x.test.ts", 0, 5)).toEqual([0, 1, 2])
+    expect(pick("all", "test/e2e/x.test.ts", 4, 5)).toEqual([0, 1, 2])
   })
 
-  test("paired: the newest always, the older two alternating block by block, the same at every run", () => {
-    const files = ["test/e2e/lsp.test.ts", "test/e2e/redteam-AS4.test.ts", "test/e2e/recovery.test.ts"]
-    for (const file of files) {
-      const first = pick("paired", file, 0)
-      expect(first).toHaveLength(2)
-      expect(first[1]).toBe(2)
-      expect(pick("paired", file, 1)).toEqual([1 - first[0], 2])
-      expect(pick("paired", file, 2)).toEqual(first)
-      expect(pick("paired", file, 0)).toEqual(first)
+  test("rotate: one binary per block, the next one for the next block, the same for the same rotation", () => {
+    for (const file of ["test/e2e/lsp.test.ts", "test/e2e/redteam-AS4.test.ts", "test/e2e/recovery.test.ts"]) {
+      const [first] = pick("rotate", file, 0, 100)
+      expect([0, 1, 2]).toContain(first)
+      expect(pick("rotate", file, 1, 100)).toEqual([(first + 1) % 3])
+      expect(pick("rotate", file, 0, 100)).toEqual([first])
+      // Three rotations in a row put a block on each binary.
+      const seen = [100, 101, 102].map((r) => pick("rotate", file, 0, r)[0])
+      expect(seen.sort()).toEqual([0, 1, 2])
     }
-    // Across the suite's files both older binaries get first blocks.
+    // Across files, first blocks land on every binary.
     const firsts = new Set(
-      ["a", "b", "c", "d", "e", "f", "g", "h"].map((name) => pick("paired", `test/e2e/${name}.test.ts`, 0)[0]),
+      ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"].map((n) => pick("rotate", `test/e2e/${n}.test.ts`, 0, 0)[0]),
     )
-    expect([...firsts].sort()).toEqual([0, 1])
+    expect([...firsts].sort()).toEqual([0, 1, 2])
   })
 
-  test("any other value is refused, naming the two", () => {
-    expect(() => pick("newest", "test/e2e/x.test.ts", 0)).toThrow('E2E_TARGETS must be "all" or "paired", not "newest"')
+  test("any other mode is refused, naming the two", () => {
+    expect(() => pick("paired", "test/e2e/x.test.ts", 0, 0)).toThrow(
+      'E2E_TARGETS must be "all" or "rotate", not "paired"',
+    )
+  })
+
+  test("the rotation: E2E_ROTATION when given, else the day; anything else is refused", () => {
+    expect(rotation({ E2E_ROTATION: "42" })).toBe(42)
+    const day = Date.UTC(2026, 11, 1, 23, 59)
+    expect(rotation({}, day)).toBe(rotation({}, Date.UTC(2026, 11, 1, 0, 0)))
+    expect(rotation({}, day) + 1).toBe(rotation({}, Date.UTC(2026, 11, 2, 0, 1)))
+    expect(rotation({ E2E_ROTATION: "" }, day)).toBe(rotation({}, day))
+    expect(() => rotation({ E2E_ROTATION: "tuesday" })).toThrow('E2E_ROTATION must be a whole number, not "tuesday"')
+    expect(() => rotation({ E2E_ROTATION: "1.5" })).toThrow("E2E_ROTATION must be a whole number")
   })
 })
 
