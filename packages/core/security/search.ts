@@ -2,6 +2,7 @@ import { spawn } from "child_process"
 import fs from "fs"
 import os from "os"
 import path from "path"
+import { LoopError } from "../util/loop-error"
 import { SecurityError } from "./errors"
 import type { SecurityOutput } from "./output"
 import { SecurityPath } from "./paths"
@@ -96,7 +97,7 @@ export namespace SecuritySearch {
     const matches: Match[] = []
     const hiddenFiles = new Map<string, boolean>()
     const ranges = new Map<string, readonly SecurityOutput.Lines[]>()
-    const capped = await run(rg, args, where.cwd, (row) => {
+    const capped = await ripgrep(rg, args, where.cwd, (row) => {
       let record: any
       try {
         record = JSON.parse(row)
@@ -164,7 +165,7 @@ export namespace SecuritySearch {
     const args = ["--no-config", "--files", "--hidden", `--glob=${input.pattern}`, "--glob=!**/.git/**"]
     args.push(...excludes(where.cwd, input.exclude), ".")
     const files: string[] = []
-    await run(rg, args, where.cwd, (row) => {
+    await ripgrep(rg, args, where.cwd, (row) => {
       const file = path.resolve(where.cwd, row)
       if (input.hidden(file)) return false
       files.push(file)
@@ -244,41 +245,62 @@ export namespace SecuritySearch {
     return out
   }
 
-  /**
-   * Runs ripgrep, handing each output line to `row` until it returns true (then stops it: true is returned). Done when
-   * its output has ended, not when the process has: a busy machine can report the exit before the last output.
-   */
   const missing = () => new SecurityError.SearchFailed({ reason: "no ripgrep was found (on PATH nor OpenCode's own)" })
 
-  function run(rg: string, args: string[], cwd: string, row: (line: string) => boolean): Promise<boolean> {
+  /**
+   * Runs ripgrep, handing each output line to `row` until it returns true (then stops it: true is returned). Done when
+   * its output has ended, not when the process has: a busy machine can report the exit before the last output. A start
+   * the runtime's event loop failed to register (`LoopError`) is tried once more when no line was handed on yet (the
+   * search changes nothing); the first child's output is read to its end, unused, so it is not left blocked.
+   *
+   * @example
+   * await SecuritySearch.ripgrep("rg", ["--files", "."], "/repo", (line) => (console.log(line), false)) // false
+   */
+  export function ripgrep(
+    rg: string,
+    args: string[],
+    cwd: string,
+    row: (line: string) => boolean,
+    start: typeof spawn = spawn,
+    retried = false,
+  ): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      const proc = spawn(rg, args, { cwd, stdio: ["ignore", "pipe", "ignore"] })
+      const proc = start(rg, args, { cwd, stdio: ["ignore", "pipe", "ignore"] })
       let buffer = ""
       let stopped = false
+      let handed = false
       const stop = () => {
         stopped = true
         proc.kill()
         resolve(true)
       }
-      proc.stdout.setEncoding("utf8")
-      proc.stdout.on("data", (chunk: string) => {
+      proc.stdout!.setEncoding("utf8")
+      proc.stdout!.on("data", (chunk: string) => {
         if (stopped) return
         buffer += chunk
         const lines = buffer.split("\n")
         buffer = lines.pop() ?? ""
-        for (const line of lines) if (line && row(line)) return stop()
+        for (const line of lines) {
+          if (!line) continue
+          handed = true
+          if (row(line)) return stop()
+        }
       })
-      proc.stdout.on("end", () => {
+      proc.stdout!.on("end", () => {
         if (stopped) return
         if (buffer && row(buffer)) return stop()
         resolve(false)
       })
       // Not started (gone, not executable, no process left to fork): no answer at all, not an empty one.
-      proc.on("error", (error) =>
-        stopped
-          ? resolve(true)
-          : reject(new SecurityError.SearchFailed({ reason: `ripgrep (${rg}) could not run: ${error.message}` })),
-      )
+      proc.on("error", (error) => {
+        if (stopped) return resolve(true)
+        if (!retried && !handed && LoopError.is(error)) {
+          stopped = true
+          proc.stdout!.resume()
+          return ripgrep(rg, args, cwd, row, start, true).then(resolve, reject)
+        }
+        reject(new SecurityError.SearchFailed({ reason: `ripgrep (${rg}) could not run: ${error.message}` }))
+      })
     })
   }
 }

@@ -2,6 +2,7 @@
 // OpenCode's count and truncation note said whether a regex matched a read-denied file or a read-protected segment
 // (one guess per call), since 1.18 runs ripgrep with --no-config and 1.2.15 searched `/proc/self/root<project>`.
 import { describe, expect, test } from "bun:test"
+import { spawn } from "child_process"
 import path from "path"
 import { SecurityOutput } from "../../security/output"
 import { SecuritySearch } from "../../security/search"
@@ -128,6 +129,55 @@ describe("SecuritySearch.glob", () => {
       expect(failed?.name).toBe("SecuritySearchFailed")
       expect(failed?.message).toContain("could not run")
       expect(failed?.message).toContain("install ripgrep (rg) on PATH")
+    }
+  })
+})
+
+describe("SecuritySearch.ripgrep", () => {
+  // Bun 1.3 sometimes fails to register a child it has just started with its event loop, and the start reports
+  // "EBADF: bad file descriptor, epoll_ctl" (seen in this suite's long runs, a glob refused for it). The runtime's
+  // failure cannot be caused on demand: here a real ripgrep starts and its child object gets that error, as Bun emits it.
+  const failing = (times: number, message = "EBADF: bad file descriptor, epoll_ctl") => {
+    let starts = 0
+    const start = ((...args: Parameters<typeof spawn>) => {
+      const child = spawn(...args)
+      if (starts++ < times) queueMicrotask(() => child.emit("error", new Error(message)))
+      return child
+    }) as typeof spawn
+    return { start, starts: () => starts }
+  }
+
+  test("a start the event loop failed to register is tried once more: the search answers in full", async () => {
+    await using p = await project(5)
+    const rg = SecuritySearch.program()!
+    const lines: string[] = []
+    const f = failing(1)
+    const capped = await SecuritySearch.ripgrep(
+      rg,
+      ["--files", "p"],
+      p.dir.path,
+      (l) => (lines.push(l), false),
+      f.start,
+    )
+    expect(capped).toBe(false)
+    expect(f.starts()).toBe(2)
+    expect(lines.sort()).toEqual(["p/f000.txt", "p/f001.txt", "p/f002.txt", "p/f003.txt", "p/f004.txt"])
+  })
+
+  test("only once: a second failure is the named error; another error is not retried", async () => {
+    await using p = await project(2)
+    const rg = SecuritySearch.program()!
+    for (const [f, starts, reason] of [
+      [failing(2), 2, "epoll_ctl"],
+      [failing(1, "spawn rg EACCES"), 1, "EACCES"],
+    ] as const) {
+      const failed = await SecuritySearch.ripgrep(rg, ["--files", "p"], p.dir.path, () => false, f.start).then(
+        () => undefined,
+        (error: Error) => error,
+      )
+      expect(failed?.name).toBe("SecuritySearchFailed")
+      expect(failed?.message).toContain(reason)
+      expect(f.starts()).toBe(starts)
     }
   })
 })
