@@ -8,6 +8,14 @@ import { spawnSync } from "../../packages/core/test/spawn-sync"
 
 const ROOT = path.resolve(import.meta.dir, "../..")
 
+/** `bun scripts/test.ts <args>` from the repository, waited for (at most two minutes). */
+const runner = (...args: string[]) =>
+  spawnSync(process.execPath, [path.join(ROOT, "scripts/test.ts"), ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+  })
+
 async function tree(files: Record<string, string>) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "ocb-runner-"))
   for (const [rel, text] of Object.entries(files)) {
@@ -54,12 +62,12 @@ describe("the test runner's command line", () => {
   })
 
   test("through the script: bad usage exits 2 with the usage on stderr, and runs nothing", () => {
-    const result = spawnSync(process.execPath, ["scripts/test.ts", "--jobs", "x"], { cwd: ROOT, encoding: "utf8" })
+    const result = runner("--jobs", "x")
     expect(result.status).toBe(2)
     expect(result.stderr).toContain("--jobs needs a whole number")
     expect(result.stderr).toContain("usage: bun scripts/test.ts")
     expect(result.stdout).toBe("")
-    const help = spawnSync(process.execPath, ["scripts/test.ts", "--help"], { cwd: ROOT, encoding: "utf8" })
+    const help = runner("--help")
     expect(help.status).toBe(0)
     for (const option of ["--jobs N", "--full", "--file-timeout S", "--record"]) expect(help.stdout).toContain(option)
   })
@@ -159,11 +167,7 @@ describe("the runner end to end", () => {
         "bad.test.ts":
           'import { test, expect } from "bun:test"\ntest("one", () => expect(1).toBe(1))\ntest("broken one", () => expect(1).toBe(2))\n',
       })
-      const result = spawnSync(process.execPath, [path.join(ROOT, "scripts/test.ts"), "--jobs", "2", t.dir], {
-        cwd: ROOT,
-        encoding: "utf8",
-        timeout: 120_000,
-      })
+      const result = runner("--jobs", "2", t.dir)
       expect(result.status).toBe(1)
       expect(result.stdout).toContain("2 test files, 2 at a time")
       expect(result.stdout).toMatch(/ok\s+[\d.]+ s {2}\S*ok\.test\.ts {2}\(1 pass\)/)
@@ -183,11 +187,7 @@ describe("the runner end to end", () => {
         "hang.test.ts":
           'import { test } from "bun:test"\ntest("waits", async () => { Bun.spawn(["sleep", "300"]); await Bun.sleep(300_000) }, 400_000)\n',
       })
-      const result = spawnSync(process.execPath, [path.join(ROOT, "scripts/test.ts"), "--file-timeout", "3", t.dir], {
-        cwd: ROOT,
-        encoding: "utf8",
-        timeout: 120_000,
-      })
+      const result = runner("--file-timeout", "3", t.dir)
       expect(result.status).toBe(1)
       expect(result.stdout).toContain("TIMEOUT")
       expect(result.stdout).toContain("hang.test.ts: killed after 3 s")
