@@ -224,7 +224,9 @@ async function main() {
       `  ${o.file}: ${o.timedOut ? `killed after ${options.fileTimeout} s` : `${o.counts.fail} fail, exit ${o.code}`}`,
     )
   // The failing tests' names, last, where a log's tail shows them.
-  for (const o of bad) for (const line of o.output.split("\n")) if (line.startsWith("(fail)")) console.log(`  ${line}`)
+  // (bun prints each failure twice: where it happened and in its own summary.)
+  const names = new Set(bad.flatMap((o) => o.output.split("\n").filter((line) => line.startsWith("(fail)"))))
+  for (const line of names) console.log(`  ${line}`)
   process.exit(1)
 }
 
