@@ -289,6 +289,13 @@ export namespace SecurityGuard {
      * protected file is that file).
      */
     withoutInstructions(text: string): string
+    /**
+     * Read output of `file` OpenCode put in model-bound text without its read tool (a synthetic read in a prompt: an
+     * `@` mention, an attachment, an editor's selection, `offset`/`limit` from a line range): the lines of segments the
+     * role may not read (`read` or `llm`) redacted by their numbers, and its instruction blocks as `withoutInstructions`
+     * leaves them, as the read tool's after hook does.
+     */
+    redactRead(file: string, text: string): string
     /** Whether the policy denies one of `ops` on a path (links followed): its content must not reach the model. */
     hidesContent(target: string, ops: readonly Operation[]): boolean
     /**
@@ -4884,9 +4891,43 @@ export namespace SecurityGuard {
         const { state, d } = current()
         if (state.status !== "valid" || !d.config || !text.includes("Instructions from: ")) return text
         const config = d.config
-        const out = SecurityOutput.instructions(text, (p) => hiddenInstruction(d, config, p))
-        if (out.removed.length)
-          audit(d, { action: "redact", source: "plugin-hook", kinds: ["instructions"], count: out.removed.length })
+        const out = SecurityOutput.instructions(text, (p) => instructionFile(d, config, p))
+        if (out.removed.length || out.redacted)
+          audit(d, {
+            action: "redact",
+            source: "plugin-hook",
+            kinds: [out.removed.length ? "instructions" : "", out.redacted ? "segment" : ""].filter(Boolean),
+            count: out.removed.length + out.redacted,
+          })
+        return out.text
+      },
+      redactRead(file, text) {
+        const { state, d } = current()
+        if (state.status !== "valid" || !d.config) return text
+        const config = d.config
+        const lines = segmentLines(d, SecurityTools.toolPath(file, directory), "any")
+        // Text with protected lines whose lines carry no numbers cannot be filtered by them: it goes (fail closed).
+        const reminder = text.indexOf("\n<system-reminder>")
+        const body = reminder >= 0 ? text.slice(0, reminder) : text
+        if (lines.length && !SecurityOutput.numbered(body) && body.trim()) {
+          audit(d, { action: "redact", source: "plugin-hook", kinds: ["segment"], count: 1 })
+          const tail = reminder >= 0 ? text.slice(reminder) : ""
+          return (
+            SecurityRedact.marker(SecurityOutput.SEGMENT_LABEL) +
+            SecurityOutput.instructions(tail, (p) => instructionFile(d, config, p)).text
+          )
+        }
+        const out = SecurityOutput.read(text, {
+          lines,
+          instruction: (p) => instructionFile(d, config, p),
+        })
+        if (out.redacted || out.removed.length)
+          audit(d, {
+            action: "redact",
+            source: "plugin-hook",
+            kinds: [out.redacted ? "segment" : "", out.removed.length ? "instructions" : ""].filter(Boolean),
+            count: out.redacted + out.removed.length,
+          })
         return out.text
       },
       hidesContent(target, ops) {
@@ -5207,6 +5248,26 @@ export namespace SecurityGuard {
       return SecurityDecide.READ_OPS.some((op) => !SecurityDecide.access(facts(d, config), abs, op).allowed)
     }
 
+    /**
+     * An instruction block's file (`SecurityOutput.InstructionFile`): hidden whole (`hiddenInstruction`), or, when it
+     * has segments the role may not read (`read` or `llm`), its text and their `\n`-numbered lines, links followed as
+     * OpenCode follows them when it reads the file. One too large or not text (`fileRanges` protects it whole) or
+     * that cannot be read now goes whole.
+     */
+    const instructionFile = (d: Derived, config: SecurityConfig.Loaded, p: string): SecurityOutput.InstructionFile => {
+      if (hiddenInstruction(d, config, p)) return true
+      if (/^https?:\/\//i.test(p) || !d.readMarkers.length) return false
+      const abs = SecurityPath.expand(p, directory, home)
+      const lines = SecurityOutput.fileRanges(abs, d.readMarkers, "lf")
+      if (!lines.length) return false
+      if (lines.some((r) => r.to === Infinity)) return true
+      try {
+        return { text: fs.readFileSync(abs, "utf8"), lines }
+      } catch {
+        return true
+      }
+    }
+
     /** Structure-aware filtering of built-in tool output: read by line number, grep by file and line. */
     const structured = (
       d: Derived,
@@ -5220,7 +5281,7 @@ export namespace SecurityGuard {
       if (call.tool === "read" && typeof a.filePath === "string") {
         const out = SecurityOutput.read(text, {
           lines: segmentLines(d, SecurityTools.toolPath(a.filePath, directory), "any"),
-          instruction: hiddenFile,
+          instruction: (p) => instructionFile(d, config, p),
         })
         if (out.redacted || out.removed.length)
           audit(d, {

@@ -376,6 +376,8 @@ export namespace SecurityHooks {
     if (!guard.active() || !Array.isArray(parts)) return 0
     let changed = 0
     let hidden: string | undefined
+    // The file of the synthetic read the parts that follow hold (until the mention's own file part).
+    let reading: string | undefined
     const set = (part: Part, text: string) => {
       if (part.text === text) return
       part.text = text
@@ -389,13 +391,17 @@ export namespace SecurityHooks {
         const read = synthetic ? readFileOf(part.text) : undefined
         if (read !== undefined) {
           hidden = guard.attachedFile(read, ["llm"])
+          reading = read
           continue
         }
         if (synthetic && hidden !== undefined) {
           set(part, withheldNote(hidden))
           continue
         }
-        if (!synthetic) hidden = undefined
+        if (!synthetic) {
+          hidden = undefined
+          reading = undefined
+        }
         const embedded = embeddedOf(part.text)
         const resource = embedded ? guard.attachedFile(embedded.path, ["llm"]) : undefined
         if (embedded && resource !== undefined) {
@@ -407,14 +413,23 @@ export namespace SecurityHooks {
           set(part, withheldNote("a file"))
           continue
         }
-        const own = synthetic ? guard.withoutInstructions(part.text) : part.text
+        // A synthetic read's text: the lines of segments the role may not read go by number, as from the read tool
+        // (its marker lines may be outside a selection, where the scanner cannot see them).
+        const own = !synthetic
+          ? part.text
+          : reading !== undefined
+            ? guard.redactRead(reading, part.text)
+            : guard.withoutInstructions(part.text)
         set(part, guard.scanAndRedact(own, { scope: "llm", paths: "off" }).text)
         continue
       }
       if (part.type !== "file") continue
       const file = hidden ?? fileOfPart(guard, part)
       // The mention's own (non-synthetic) file part ends what its read brought in.
-      if (!synthetic) hidden = undefined
+      if (!synthetic) {
+        hidden = undefined
+        reading = undefined
+      }
       if (file === undefined) continue
       if (withhold(part, withheldNote(file))) changed++
     }

@@ -191,8 +191,11 @@ export namespace SecurityOutput {
   export type ReadOptions = {
     /** Protected line numbers of the file read. */
     lines: readonly Lines[]
-    /** True for an appended instruction file (`Instructions from: <path>`) whose content may not be shown. */
-    instruction?: (path: string) => boolean
+    /**
+     * An appended instruction file (`Instructions from: <path>`): true when its content may not be shown, its text
+     * and protected lines when it has segments (`instructions`).
+     */
+    instruction?: (path: string) => InstructionFile
   }
 
   /** The `<content>` line gutter of OpenCode's read tool: `12: text` (1.x) or `00012| text` (older releases). */
@@ -217,9 +220,9 @@ export namespace SecurityOutput {
       let inside = false
       for (let i = 0; i < lines.length; i++) {
         const line = lines[i]
-        if (line.startsWith("<content>")) inside = true
+        if (line.startsWith("<content>") || line === "<file>") inside = true
         if (!inside) continue
-        if (line.startsWith("</content>")) break
+        if (line.startsWith("</content>") || line === "</file>") break
         const m = GUTTER.exec(line)
         if (!m) continue
         const n = Number(m[2])
@@ -233,38 +236,82 @@ export namespace SecurityOutput {
       const out = instructions(tail, options.instruction)
       tail = out.text
       removed.push(...out.removed)
+      redacted += out.redacted
     }
     text = body + tail
     return { text, redacted, removed }
   }
 
   /**
+   * What an instruction block's file is to the layer: `true`, its content may not be shown at all; `false`, nothing
+   * in it is protected; or its text (as read now) and the protected line numbers of that text, `\n`-numbered
+   * (`lineRanges(text, pairs, "lf")`): the lines of segments the role may not read (`read` or `llm`).
+   */
+  export type InstructionFile = boolean | { text: string; lines: readonly Lines[] }
+
+  /**
    * Instruction blocks (`Instructions from: <path>\n<content>`, joined by blank lines) whose path is protected are
-   * replaced by a one-line note; the rest is kept.
+   * replaced by a one-line note. A block whose file has protected segments keeps its shape with the segments' lines
+   * redacted (`rawLines`, the read tool's redaction form): the block is placed by the file's text, which OpenCode
+   * copies whole (a byte-order mark or surrounding whitespace trimmed), so header-like lines inside it are its own; a
+   * block that does not start with that text (the file changed since, or was cut) goes whole, as a protected one.
+   * The rest is kept.
+   *
+   * @example
+   * SecurityOutput.instructions("Instructions from: /r/AGENTS.md\na\n// @s\nk=1\n// @e", () => ({ text: "a\n// @s\nk=1\n// @e", lines: [{ from: 3, to: 3 }] })).text
+   * // "Instructions from: /r/AGENTS.md\na\n// @s\n[REDACTED: protected segment]\n// @e"
    */
   export function instructions(
     text: string,
-    protectedPath: (path: string) => boolean,
-  ): { text: string; removed: string[] } {
-    const removed: string[] = []
+    fileOf: (path: string) => InstructionFile,
+  ): { text: string; removed: string[]; redacted: number } {
+    let redacted = 0
+    const segmented = new Map<number, { end: number; text: string }>()
     const header = /(^|\n)Instructions from: ([^\n]*)\n/g
-    const starts: { at: number; bodyAt: number; path: string }[] = []
+    const found: { at: number; bodyAt: number; path: string }[] = []
     for (const m of text.matchAll(header)) {
       const at = m.index! + m[1].length
-      starts.push({ at, bodyAt: m.index! + m[0].length, path: m[2].trim() })
+      found.push({ at, bodyAt: m.index! + m[0].length, path: m[2].trim() })
     }
-    if (!starts.length) return { text, removed }
+    // Blocks of files with segments, in order: a header inside such a block's text is part of that text.
+    const hidden = new Set<number>()
+    const starts: typeof found = []
+    let covered = -1
+    for (const s of found) {
+      if (s.at < covered) continue
+      starts.push(s)
+      const file = fileOf(s.path)
+      if (file === true) hidden.add(s.at)
+      if (typeof file !== "object") continue
+      const placed = place(text, s.bodyAt, file)
+      if (!placed) {
+        hidden.add(s.at)
+        continue
+      }
+      segmented.set(s.at, placed)
+      redacted += placed.redacted
+      covered = placed.end
+    }
+    const protectedPath = (s: { at: number }) => hidden.has(s.at)
+    const removed: string[] = []
+    if (!starts.length) return { text, removed, redacted }
     let out = ""
     let cursor = 0
     for (let i = 0; i < starts.length; i++) {
       const s = starts[i]
       const next = i + 1 < starts.length ? starts[i + 1].at : endOfReminder(text, s.bodyAt)
-      if (!protectedPath(s.path)) continue
+      const own = segmented.get(s.at)
+      if (own) {
+        out += text.slice(cursor, s.bodyAt) + own.text
+        cursor = own.end
+        continue
+      }
+      if (!protectedPath(s)) continue
       // A protected file's text may itself contain a line looking like a header: everything up to the next header of
       // a file that is not protected (or the end of the reminder) goes.
       let end = next
       let j = i + 1
-      while (j < starts.length && protectedPath(starts[j].path)) {
+      while (j < starts.length && protectedPath(starts[j])) {
         removed.push(starts[j].path)
         j++
       }
@@ -274,7 +321,37 @@ export namespace SecurityOutput {
       removed.push(s.path)
       i = j - 1
     }
-    return { text: out + text.slice(cursor), removed }
+    return { text: out + text.slice(cursor), removed, redacted }
+  }
+
+  /**
+   * An instruction file's text found at `at` in `text` (whole, without a byte-order mark, or trimmed as OpenCode may
+   * copy it), with its protected lines redacted: the redacted copy, where it ends in `text`, and how many lines went.
+   */
+  function place(
+    text: string,
+    at: number,
+    file: { text: string; lines: readonly Lines[] },
+  ): { text: string; end: number; redacted: number } | undefined {
+    const whole = file.text.startsWith("\uFEFF") ? file.text.slice(1) : file.text
+    const lead = whole.length - whole.trimStart().length
+    const candidates = [
+      { copy: file.text, skip: 0 },
+      { copy: whole, skip: 0 },
+      { copy: whole.trimEnd(), skip: 0 },
+      { copy: whole.trim(), skip: lead },
+    ]
+    for (const c of candidates) {
+      if (!c.copy.length || !text.startsWith(c.copy, at)) continue
+      const first = 1 + (whole.slice(0, c.skip).match(/\n/g)?.length ?? 0)
+      const count = c.copy.split("\n").length
+      const redacted = file.lines.reduce(
+        (n, r) => n + Math.max(0, Math.min(r.to, first + count - 1) - Math.max(r.from, first) + 1),
+        0,
+      )
+      return { text: rawLines(c.copy, first, file.lines), end: at + c.copy.length, redacted }
+    }
+    return undefined
   }
 
   function endOfReminder(text: string, from: number) {
@@ -378,9 +455,13 @@ export namespace SecurityOutput {
     return { text: lines.join("\n"), redacted }
   }
 
-  /** True when `output` is OpenCode `read` output: a `<content>` block whose lines carry line numbers. */
+  /**
+   * True when `output` is OpenCode `read` output: a `<content>` block (`<file>` in older releases) whose lines carry
+   * line numbers.
+   */
   export function numbered(output: string): boolean {
-    const at = output.indexOf("<content>")
+    const content = output.indexOf("<content>")
+    const at = content >= 0 ? content : output.indexOf("<file>\n")
     return (
       at >= 0 &&
       output

@@ -154,6 +154,58 @@ describe("SecurityOutput.read: OpenCode's read output by line number", () => {
   })
 })
 
+describe("SecurityOutput.instructions: blocks of files with segments (red team GA1)", () => {
+  const FILE = "intro\n// @s\nk=1\n// @e\nInstructions from: /r/open.md\nQz7\nend\n"
+  const file = { text: FILE, lines: SecurityOutput.lineRanges(FILE, [{ start: "@s", end: "@e" }]) }
+  const R = "[REDACTED: protected segment]"
+
+  test("a block keeps its shape, the segment's lines redacted by number", () => {
+    const out = SecurityOutput.instructions(`Instructions from: /r/AGENTS.md\n${FILE}`, () => file)
+    expect(out.text).toBe(
+      `Instructions from: /r/AGENTS.md\nintro\n// @s\n${R}\n// @e\nInstructions from: /r/open.md\nQz7\nend\n`,
+    )
+    expect(out.redacted).toBe(1)
+    expect(out.removed).toEqual([])
+  })
+
+  test("a header-like line inside the file is the file's own text, not a block of another file", () => {
+    const seg = "a\nInstructions from: /r/open.md\n// @s\nQz7\n// @e\nb"
+    const own = { text: seg, lines: SecurityOutput.lineRanges(seg, [{ start: "@s", end: "@e" }]) }
+    const out = SecurityOutput.instructions(`Instructions from: /r/AGENTS.md\n${seg}`, (p) =>
+      p === "/r/AGENTS.md" ? own : false,
+    )
+    expect(out.text).not.toContain("Qz7")
+    expect(out.text).toContain(`// @s\n${R}\n// @e\nb`)
+  })
+
+  test("a copy trimmed of a byte-order mark and blank lines is placed by its text, numbered as the file", () => {
+    const seg = "\uFEFF\n\n// @s\nQz7\n// @e\ntail\n\n"
+    const own = { text: seg, lines: SecurityOutput.lineRanges(seg, [{ start: "@s", end: "@e" }]) }
+    const out = SecurityOutput.instructions(
+      `x\nInstructions from: /r/AGENTS.md\n${seg.trim()}\n\nInstructions from: /r/b.md\nb`,
+      (p) => (p === "/r/AGENTS.md" ? own : false),
+    )
+    expect(out.text).toBe(
+      `x\nInstructions from: /r/AGENTS.md\n// @s\n${R}\n// @e\ntail\n\nInstructions from: /r/b.md\nb`,
+    )
+  })
+
+  test("a block that does not start with the file's text goes whole, in the read's reminder too", () => {
+    const output = `<content>1: x\n</content>\n<system-reminder>\nInstructions from: /r/AGENTS.md\nold\nQz7\n</system-reminder>`
+    const out = SecurityOutput.read(output, { lines: [], instruction: () => file })
+    expect(out.text).not.toContain("Qz7")
+    expect(out.removed).toEqual(["/r/AGENTS.md"])
+  })
+})
+
+describe("SecurityOutput.read: the numbered form of older releases (<file>)", () => {
+  test("lines between <file> and </file> are redacted by number", () => {
+    const out = SecurityOutput.read("<file>\n00001| a\n00002| key\n</file>", { lines: [{ from: 2, to: 2 }] })
+    expect(out.text).toBe("<file>\n00001| a\n00002| [REDACTED: protected segment]\n</file>")
+    expect(SecurityOutput.numbered("<file>\n00001| a")).toBe(true)
+  })
+})
+
 describe("SecurityOutput.rawLines: a read's metadata", () => {
   test("raw lines from the read's first line, protected ones redacted", () => {
     expect(SecurityOutput.rawLines("k\npw = 'hunter2'\n// @secure-end", 3, [{ from: 3, to: 4 }])).toBe(
