@@ -114,6 +114,30 @@ for (const route of ROUTES)
       }
     })
 
+    test("a synthetic read of a file with a segment: the older numbered form is filtered by number, text with no numbers goes whole", async () => {
+      await using dir = await redteamProject({}, READ_ONLY)
+      const s = await open(route, dir.path)
+      try {
+        const file = path.join(dir.path, "src/short.ts")
+        const preamble = `${OpenCode.READ_PREAMBLE}${JSON.stringify({ filePath: file })}`
+        const parts: any[] = [
+          { type: "text", text: "look" },
+          { type: "text", synthetic: true, text: preamble },
+          { type: "text", synthetic: true, text: "<file>\n00002| Qz7\n00003| k=4\n00004| // @secure-end\n</file>" },
+          { type: "text", synthetic: true, text: "Qz7\nk=4" },
+          { type: "file", mime: "text/plain", url: `file://${file}`, filename: "short.ts" },
+          { type: "text", text: "k=4 is what I typed" },
+        ]
+        await s.hooks["chat.message"]({}, { parts })
+        expect(parts[2].text).toBe(`<file>\n00002| ${REDACTED}\n00003| ${REDACTED}\n00004| // @secure-end\n</file>`)
+        expect(parts[3].text).toBe(REDACTED)
+        // The user's own text after the mention is the user's.
+        expect(parts[5].text).toBe("k=4 is what I typed")
+      } finally {
+        await s.close()
+      }
+    })
+
     for (const [name, policy] of [
       ["read + llm", REDTEAM_POLICY],
       ["read only", READ_ONLY],
