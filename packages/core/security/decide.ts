@@ -46,6 +46,11 @@ export namespace SecurityDecide {
      * change); a reason when it would touch a segment.
      */
     segments?: (file: string, change: NonNullable<SecurityTools.Request["change"]>) => string | undefined
+    /**
+     * Whether a file holds a segment the role may not read (`read` or `llm` denied), read from disk now: a request
+     * OpenCode serves by reading the file whole (`Request.whole`) is refused for it.
+     */
+    readSegments?: (file: string) => boolean
     /** Path resolution (symbolic links, existence); the file system by default. */
     resolve?: (lexical: string) => SecurityPath.Resolved
     /**
@@ -122,6 +127,13 @@ export namespace SecurityDecide {
           op: req.op,
         }
     }
+    // No read-tool output step follows (a `task` prompt's `@file`): the segment's lines would reach the model.
+    if (req.op === "read" && req.whole && facts.readSegments?.(abs))
+      return {
+        reason: `${req.via}: ${show(facts, abs)} holds a segment the policy keeps from being read, and OpenCode would read the file whole into the prompt with no filter. Read it with the read tool instead (which shows it with that segment redacted), and put what is needed in the prompt`,
+        path: abs,
+        op: "read",
+      }
     if (req.op === "write" && req.change && facts.segments) {
       const why = facts.segments(abs, req.change)
       if (why) return { reason: `${req.via}: ${show(facts, abs)} ${why}`, path: abs, op: "write" }

@@ -1966,9 +1966,18 @@ export namespace SecurityGuard {
         home,
         sandboxed: false,
         segments: (file, change) => segmentChange(d, file, change),
+        readSegments: (file) => readSegmented(d, file),
         aliases: [...index.aliases, ...lockedLinks(config)],
         ...extra,
       }) satisfies SecurityDecide.Facts
+
+    /**
+     * Whether a file holds a segment the role may not read (`read` or `llm` denied), read from disk now, whatever its
+     * size or encoding (`SecurityOutput.fileRanges`). What OpenCode reads whole into a prompt with no read-tool output
+     * step (a `task` prompt's or an agent-written template's `@file`) would carry that segment's lines to the model.
+     */
+    const readSegmented = (d: Derived, file: string): boolean =>
+      d.readMarkers.length > 0 && SecurityOutput.fileRanges(file, d.readMarkers, "any").length > 0
 
     /**
      * The policy files and the audit log that are symbolic links (a shared policy linked into the project), with
@@ -3238,10 +3247,15 @@ export namespace SecurityGuard {
         if (was) left.push(...SecurityTemplates.added(next.risks, was.risks))
         changed.push({ file, was, next })
       }
-      /** The `@file` references of a template to files the agent may not read (the task guard refuses them). */
+      /**
+       * The `@file` references of a template to files the agent may not read, or that hold a segment it may not read
+       * (OpenCode reads the file whole into the prompt: red team GA2b); the task guard refuses both.
+       */
       const deniedMentions = (t: Template | undefined) =>
-        (t?.mentions ?? []).filter((m) =>
-          SecurityDecide.READ_OPS.some((op) => !SecurityDecide.access(facts(d, d.config!), m, op).allowed),
+        (t?.mentions ?? []).filter(
+          (m) =>
+            SecurityDecide.READ_OPS.some((op) => !SecurityDecide.access(facts(d, d.config!), m, op).allowed) ||
+            readSegmented(d, m),
         )
       for (const { file, was, next } of changed) {
         const kind = next.kind
@@ -3299,7 +3313,7 @@ export namespace SecurityGuard {
             reason:
               "a command or skill template gained an @file reference to a file the policy keeps from the agent; moved aside",
           })
-          const note = `[security] ${shown} gained an @file reference to ${names}, which the security policy keeps from the agent. OpenCode reads a template's @file into the prompt when the command is run, with no check, so ${moved}. Refer to files the policy lets you read (the user can add such a reference themselves).`
+          const note = `[security] ${shown} gained an @file reference to ${names}, which the security policy keeps from the agent (the whole file, or a segment of it). OpenCode reads a template's @file whole into the prompt when the command is run, with no check, so ${moved}. Refer to files the policy lets you read and that hold no protected segment (the user can add such a reference themselves).`
           log.warn(note)
           notes.push(note)
           continue

@@ -36,6 +36,11 @@ export namespace SecurityTools {
     shell?: boolean
     /** Name globs limiting a recursive operation (`find -name '*.tmp' -delete`). */
     filter?: string[]
+    /**
+     * OpenCode reads the file whole into model-bound text itself, with no read-tool output the layer filters by line
+     * (a `task` prompt's `@file`): a file holding a segment the role may not read is refused like a read-protected one.
+     */
+    whole?: boolean
     via: string
   }
 
@@ -128,10 +133,11 @@ export namespace SecurityTools {
     const write = (p: string | undefined, via: string, extra: Partial<Request> = {}) => {
       if (p !== undefined) out.requests.push({ path: resolve(p, ctx), op: "write", via, ...extra })
     }
-    // OpenCode reads every file the task prompt mentions into the subagent's first message itself, with no hook.
+    // OpenCode reads every file the task prompt mentions into the subagent's first message itself, whole, with no hook:
+    // nothing filters the lines of its segments afterwards (red team GA2).
     if (tool === "task") {
       for (const mention of mentions(str(a.prompt) ?? "", ctx))
-        out.requests.push({ path: mention, op: "read", via: "task prompt" })
+        out.requests.push({ path: mention, op: "read", via: "task prompt", whole: true })
       return out
     }
     if (NO_FILES.has(tool)) return out
