@@ -225,7 +225,9 @@ export namespace KnowledgeBuild {
 
   /**
    * A resource's body for the block, read as `resource-load` reads it (inside the project, allowed by the security
-   * check, within the size limit, frontmatter stripped), then redacted (`redact`) like everything injected.
+   * check, within the size limit, frontmatter stripped), then redacted (`redact`) as `resource-load`'s output is:
+   * the knowledge feature passes `LocalState.fileRedactor`, which takes out segments the role may not read (`read` or
+   * `llm`), not only what the `llm` scan finds.
    */
   export async function readBody(
     root: string,

@@ -75,6 +75,8 @@ export const KnowledgeFeature: BuiltinFeature = {
     const config = { ...Knowledge.DEFAULTS, ...validSection(Knowledge.Config, options, "knowledge", log) }
     const root = LocalState.root(host.directory, host.worktree)
     const redact = LocalState.redactor(host)
+    /** Article bodies are files' text: filtered as `resource-load`'s output is (segments the role may not read). */
+    const redactBody = LocalState.fileRedactor(host)
     /** Sessions whose current stretch (since the start or the last compaction) has been decided. */
     const decided = new Set<string>()
     /** The last problem of each source said (said again only when it changes). */
@@ -141,7 +143,7 @@ export const KnowledgeFeature: BuiltinFeature = {
             budget: config.budget,
             maxLearnings: config.maxLearnings,
             learningsBudget: config.learningsBudget,
-            content: (r) => KnowledgeBuild.readBody(root, host, r, redact),
+            content: (r) => KnowledgeBuild.readBody(root, host, r, redactBody),
           })
           if (!text) return
           output.parts.push({

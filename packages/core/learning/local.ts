@@ -308,6 +308,24 @@ export namespace LocalState {
   }
 
   /**
+   * For a file's text the built-ins read themselves into model-bound text (a knowledge-base article's body, red team
+   * GA3): the scan a plugin tool's output gets after its call (`resource-load`'s), read at call time — the lines of
+   * segments the role may not read (`read` or `llm` denied), lines naming protected paths and secrets go, in the same
+   * redaction form; the text unchanged without a policy in force. The `llm` scan alone (`redactor`) leaves a
+   * `read`-only segment in.
+   *
+   * @example
+   * LocalState.fileRedactor(host)("a\n<!-- @secure-start -->\npin=1\n<!-- @secure-end -->") // the pin line redacted
+   */
+  export function fileRedactor(host: Host): Redactor {
+    return (text) => {
+      const guard = bound.get(host)?.guard
+      if (!guard || !guard.active()) return text
+      return guard.scanAndRedact(text, { scope: "tool", paths: "line" }).text
+    }
+  }
+
+  /**
    * Under which security policy and role local state is written or read back: the role in force and a hash of the
    * policy files' bytes, or undefined without a policy in force. Stored with what the integration features keep
    * (redacted for that role and policy only), so a reader of another role or policy can be shown less: an admin
