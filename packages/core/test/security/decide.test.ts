@@ -145,6 +145,27 @@ describe("SecurityDecide.decide", () => {
     expect(d?.reason).toContain("write-protected segment")
   })
 
+  // Red team GA2: a task prompt's `@file` is read whole by OpenCode, with no read-tool output the layer filters.
+  test("a whole read (a task prompt's @file) of a file with a segment the role may not read is refused; a read is not", () => {
+    const segmented = new Set([`${ROOT}/src/app.ts`])
+    const f = facts({ readSegments: (file) => segmented.has(file) })
+    const whole = SecurityDecide.decide(
+      f,
+      plan({ requests: [{ path: `${ROOT}/src/app.ts`, op: "read", via: "task prompt", whole: true }] }),
+    )
+    expect(whole).toMatchObject({ op: "read", path: `${ROOT}/src/app.ts` })
+    expect(whole?.reason).toContain("read tool")
+    expect(
+      SecurityDecide.decide(f, plan({ requests: [{ path: `${ROOT}/src/app.ts`, op: "read", via: "read" }] })),
+    ).toBeUndefined()
+    expect(
+      SecurityDecide.decide(
+        f,
+        plan({ requests: [{ path: `${ROOT}/src/other.ts`, op: "read", via: "task prompt", whole: true }] }),
+      ),
+    ).toBeUndefined()
+  })
+
   test("arguments of unknown tools: an existing path needs read, llm and write; a new one needs write", () => {
     expect(SecurityDecide.opaque(facts(), "peek", { file: "secrets/api.key" })?.op).toBeDefined()
     expect(SecurityDecide.opaque(facts(), "peek", { query: "hello world" })).toBeUndefined()
