@@ -96,33 +96,26 @@ export namespace SyncProcess {
   export function run(file: string, args: string[], options: Options = {}): Result {
     if (process.platform !== "linux" || typeof Bun === "undefined") return viaNode(file, args, options)
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocb-sync-"))
-    const fds: number[] = []
     try {
-      const open = (name: string, flags: string) => {
-        const fd = fs.openSync(path.join(dir, name), flags, 0o600)
-        fds.push(fd)
-        return fd
+      // The runtime opens and closes the files itself: a descriptor of ours handed to it was seen closed by the time
+      // the call returned (EBADF at our close, in a long test run), and a second close of a number by then reused is
+      // how another child's registration with the event loop fails (`LoopError`).
+      const named = (name: string, text = "") => {
+        fs.writeFileSync(path.join(dir, name), text, { mode: 0o600 })
+        return Bun.file(path.join(dir, name))
       }
-      let stdin: number | "ignore" = "ignore"
-      if (options.input !== undefined) {
-        fs.writeFileSync(path.join(dir, "in"), options.input, { mode: 0o600 })
-        stdin = open("in", "r")
-      }
-      const stdout = open("out", "w")
-      const stderr = options.stderr ? open("err", "w") : "ignore"
       let child: ReturnType<typeof Bun.spawn>
       try {
         child = Bun.spawn([file, ...args], {
           cwd: options.cwd,
           env: options.env as Record<string, string> | undefined,
-          stdin,
-          stdout,
-          stderr,
+          stdin: options.input !== undefined ? named("in", options.input) : "ignore",
+          stdout: named("out"),
+          stderr: options.stderr ? named("err") : "ignore",
         })
       } catch (error) {
         return { status: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), error: error as Error }
       }
-      for (const fd of fds.splice(0)) fs.closeSync(fd)
       const sleeper = new Int32Array(new SharedArrayBuffer(4))
       const started = Date.now()
       let timedOut = false
@@ -158,7 +151,6 @@ export namespace SyncProcess {
       else if (out.over || err.over) result.error = new Error(`${file}: output past maxBuffer (${max} bytes)`)
       return result
     } finally {
-      for (const fd of fds) fs.closeSync(fd)
       fs.rmSync(dir, { recursive: true, force: true })
     }
   }
