@@ -5263,19 +5263,21 @@ export namespace SecurityGuard {
     }
 
     /**
-     * An instruction block's file (`SecurityOutput.InstructionFile`): hidden whole (`hiddenInstruction`), or, when it
-     * has segments the role may not read (`read` or `llm`), its text and their `\n`-numbered lines, links followed as
-     * OpenCode follows them when it reads the file. One too large or not text (`fileRanges` protects it whole) or
-     * that cannot be read now goes whole.
+     * An instruction block's file (`SecurityOutput.InstructionFile`): hidden whole (`hiddenInstruction`); else its
+     * current text, links followed as OpenCode follows them, with the `\n`-numbered lines of segments the role may not
+     * read (`read` or `llm`), so the block is kept only where it starts with that text. A header names its path up to
+     * the line's end, and a folder named with a line break would otherwise lend its block to the path before the break
+     * (`src` for `src\nq/AGENTS.md`, red team GD1): a path that is no regular file, one that cannot be read now, or one
+     * too large or not text (`fileRanges` protects it whole) goes whole. Remote instructions (URLs) are kept.
      */
     const instructionFile = (d: Derived, config: SecurityConfig.Loaded, p: string): SecurityOutput.InstructionFile => {
       if (hiddenInstruction(d, config, p)) return true
-      if (/^https?:\/\//i.test(p) || !d.readMarkers.length) return false
+      if (/^https?:\/\//i.test(p)) return false
       const abs = SecurityPath.expand(p, directory, home)
-      const lines = SecurityOutput.fileRanges(abs, d.readMarkers, "lf")
-      if (!lines.length) return false
-      if (lines.some((r) => r.to === Infinity)) return true
       try {
+        if (!fs.statSync(abs).isFile()) return true
+        const lines = d.readMarkers.length ? SecurityOutput.fileRanges(abs, d.readMarkers, "lf") : []
+        if (lines.some((r) => r.to === Infinity)) return true
         return { text: fs.readFileSync(abs, "utf8"), lines }
       } catch {
         return true

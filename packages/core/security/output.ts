@@ -243,19 +243,19 @@ export namespace SecurityOutput {
   }
 
   /**
-   * What an instruction block's file is to the layer: `true`, its content may not be shown at all; `false`, nothing
-   * in it is protected; or its text (as read now) and the protected line numbers of that text, `\n`-numbered
-   * (`lineRanges(text, pairs, "lf")`): the lines of segments the role may not read (`read` or `llm`).
+   * What an instruction block's file is to the layer: `true`, its content may not be shown at all; `false`, kept as it
+   * is (a remote instruction); or its text (as read now) and the protected line numbers of that text, `\n`-numbered
+   * (`lineRanges(text, pairs, "lf")`, possibly none): the lines of segments the role may not read (`read` or `llm`).
    */
   export type InstructionFile = boolean | { text: string; lines: readonly Lines[] }
 
   /**
    * Instruction blocks (`Instructions from: <path>\n<content>`, joined by blank lines) whose path is protected are
-   * replaced by a one-line note. A block whose file has protected segments keeps its shape with the segments' lines
+   * replaced by a one-line note. A block whose file's text is given keeps its shape with the protected lines
    * redacted (`rawLines`, the read tool's redaction form): the block is placed by the file's text, which OpenCode
    * copies whole (a byte-order mark or surrounding whitespace trimmed), so header-like lines inside it are its own; a
-   * block that does not start with that text (the file changed since, or was cut) goes whole, as a protected one.
-   * The rest is kept.
+   * block that does not start with that text (the file changed since, was cut, or the header's path is not the
+   * file's) goes whole, as a protected one. Blocks of `false` files are kept.
    *
    * @example
    * SecurityOutput.instructions("Instructions from: /r/AGENTS.md\na\n// @s\nk=1\n// @e", () => ({ text: "a\n// @s\nk=1\n// @e", lines: [{ from: 3, to: 3 }] })).text
@@ -273,7 +273,7 @@ export namespace SecurityOutput {
       const at = m.index! + m[1].length
       found.push({ at, bodyAt: m.index! + m[0].length, path: m[2].trim() })
     }
-    // Blocks of files with segments, in order: a header inside such a block's text is part of that text.
+    // Blocks placed by their file's text, in order: a header inside such a block's text is part of that text.
     const hidden = new Set<number>()
     const starts: typeof found = []
     let covered = -1
@@ -335,6 +335,8 @@ export namespace SecurityOutput {
   ): { text: string; end: number; redacted: number } | undefined {
     const whole = file.text.startsWith("\uFEFF") ? file.text.slice(1) : file.text
     const lead = whole.length - whole.trimStart().length
+    // An empty file: OpenCode's block has nothing of it to place.
+    if (!whole.trim()) return { text: "", end: at, redacted: 0 }
     const candidates = [
       { copy: file.text, skip: 0 },
       { copy: whole, skip: 0 },

@@ -23,6 +23,14 @@ const READ_ONLY = {
 }
 const OPS_AGENTS = "# Ops rules\nBe careful.\n<!-- @secure-start -->\npin=Qv7Lm2\n<!-- @secure-end -->\nEnd.\n"
 const REDACTED = "[REDACTED: protected segment]"
+/** The red-team policy with `ops/pins.txt` protected whole (a file rule, read + llm). */
+const PINS_POLICY = {
+  ...REDTEAM_POLICY,
+  rules: [
+    ...REDTEAM_POLICY.rules,
+    { pattern: "ops/pins.txt", type: "file", deniedOperations: ["read", "llm"], allowedRoles: [] },
+  ],
+}
 
 /** The parts OpenCode (1.18) builds for a `text/plain` file part with a line range (an editor's selection). */
 function selection(file: string, from: number, lines: string[]) {
@@ -164,4 +172,46 @@ for (const route of ROUTES)
           await s.close()
         }
       })
+
+    // Red team GD1: OpenCode's header names the file's path up to the line's end, so a folder named with a line break
+    // (`src\nq`) lent its AGENTS.md block to the existing folder `src`, and the block went out unfiltered.
+    for (const [name, target, policy, secrets] of [
+      ["a file with a read-only segment", "../src/sh%sort.ts", READ_ONLY, ["Qz7", "k=4"]],
+      ["a file the policy protects whole", "../ops/pi%sns.txt", PINS_POLICY, ["door pin 4242", "vault=73Q1"]],
+    ] as const)
+      test(`GD1 an AGENTS.md in a folder named with a line break, linked to ${name}: its block goes whole`, async () => {
+        await using dir = await redteamProject({ "ops/pins.txt": "door pin 4242\nvault=73Q1\n" }, policy)
+        const s = await open(route, dir.path)
+        try {
+          const b = await s.bash(
+            `d=$(printf 'src\\nq'); mkdir "$d"; echo guide > "$d/guide.md"; t=$(printf "${target}" ""); ln -s "$t" "$d/AGENTS.md"; echo done`,
+          )
+          expect(b.refused).toBe(false)
+          const r = await s.call("read", { filePath: path.join(dir.path, "src\nq/guide.md") })
+          expect(r.refused).toBe(false)
+          expect(r.output).toContain("guide")
+          for (const secret of secrets) expect(r.output).not.toContain(secret)
+          expect(r.output).toContain(`[REDACTED: instructions from ${path.join(dir.path, "src")}`)
+        } finally {
+          await s.close()
+        }
+      })
+
+    test("GD2 a plain AGENTS.md holding a line that starts like a header keeps all its lines, in a read and in the system prompt", async () => {
+      const agents = "# Team\nInstructions from: the team lead, Friday\nShip small changes.\nRun the tests first.\n"
+      await using dir = await redteamProject({ "team2/AGENTS.md": agents, "team2/notes.md": "notes\n" }, READ_ONLY)
+      const s = await open(route, dir.path)
+      try {
+        const r = await s.call("read", { filePath: path.join(dir.path, "team2/notes.md") })
+        expect(r.output).toContain(
+          "Instructions from: the team lead, Friday\nShip small changes.\nRun the tests first.",
+        )
+        const system = [`You are helpful.\nInstructions from: ${path.join(dir.path, "team2/AGENTS.md")}\n${agents}`]
+        await s.hooks["experimental.chat.system.transform"]({}, { system })
+        expect(system.join("\n")).toContain("Ship small changes.\nRun the tests first.")
+        expect(system.join("\n")).not.toContain("REDACTED")
+      } finally {
+        await s.close()
+      }
+    })
   })
