@@ -92,6 +92,32 @@ for (const target of targets()) {
       }
     }, 240_000)
 
+    test("GD1 an AGENTS.md in a folder named with a line break (src<newline>q), linked to that file: the block goes whole", async () => {
+      const dirOf = (raw: string) => raw.match(/Working directory: ([^\\"]+)/)![1]
+      const server = ModelServer.start([
+        ModelServer.call("bash", {
+          command: `d=$(printf 'src\\nq'); mkdir "$d"; echo guide-text > "$d/guide.md"; t=$(printf "../src/con%sfig.ts" ""); ln -s "$t" "$d/AGENTS.md"; ls`,
+          description: "make notes",
+        }),
+        ModelServer.dynamic((r) => ModelServer.call("read", { filePath: dirOf(r.raw) + "/src\nq/guide.md" })),
+        ModelServer.text("Done."),
+      ])
+      await using project = await Harness.project({
+        bin: target.bin,
+        files: { ".opencode-security.json": JSON.stringify(policy(["read"]), null, 2), "src/config.ts": CONFIG },
+      })
+      try {
+        await Harness.run(project, server, "read the guide")
+        const all = server.requests.map((r) => r.raw).join("\n")
+        // The read itself reached the model; the block OpenCode appended for the linked AGENTS.md did not.
+        expect(all).toContain("guide-text")
+        expect(all).not.toContain("Q7x9W")
+        expect(all).not.toContain("cost plus nine")
+      } finally {
+        server.stop()
+      }
+    }, 240_000)
+
     test("a selection inside a read + llm segment, attached as a file part with a line range", async () => {
       const server = ModelServer.start([ModelServer.text("It sets a pin."), ModelServer.text("ok")])
       await using project = await Harness.project({
