@@ -7,21 +7,10 @@
 import { describe, expect, test } from "bun:test"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
+import { segmentPolicy } from "./segment-policy"
 import { targets } from "./targets"
 
-const POLICY = {
-  version: "1.0",
-  roles: [
-    { name: "viewer", level: 10 },
-    { name: "admin", level: 100 },
-  ],
-  rules: [
-    { pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: ["admin"] },
-  ],
-  segments: {
-    markers: [{ start: "@secure-start", end: "@secure-end", deniedOperations: ["read"], allowedRoles: ["admin"] }],
-  },
-}
+const POLICY = segmentPolicy(["read"])
 
 const FILES = {
   ".opencode-security.json": JSON.stringify(POLICY, null, 2),

@@ -11,24 +11,8 @@ import path from "path"
 import { Harness } from "./harness"
 import { ModelServer } from "./model-server"
 import { Serve } from "./serve"
+import { SEGMENTED_CONFIG as CONFIG, segmentPolicy as policy } from "./segment-policy"
 import { targets } from "./targets"
-
-const policy = (ops: string[]) => ({
-  version: "1.0",
-  roles: [
-    { name: "viewer", level: 10 },
-    { name: "admin", level: 100 },
-  ],
-  rules: [
-    { pattern: "secrets/**", type: "directory", deniedOperations: ["read", "write", "llm"], allowedRoles: ["admin"] },
-  ],
-  segments: {
-    markers: [{ start: "@secure-start", end: "@secure-end", deniedOperations: ops, allowedRoles: ["admin"] }],
-  },
-})
-
-const CONFIG =
-  'export const a = 1\n// @secure-start\npin=Q7x9W\nconst pricing = "the confidential pricing algorithm is cost plus nine"\n// @secure-end\nexport const b = 2\n'
 
 for (const target of targets()) {
   describe(`instruction blocks and selections on stock opencode ${target.label}`, () => {
