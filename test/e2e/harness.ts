@@ -59,10 +59,17 @@ export namespace Harness {
   /** `opencode --version` of the binary under test, e.g. "1.2.15". */
   export async function version(binary = bin()): Promise<string> {
     if (versionCache[binary]) return versionCache[binary]
-    const proc = Bun.spawn([binary, "--version"], { stdout: "pipe", stderr: "pipe", env: baseEnv(os.tmpdir()) })
-    const out = (await new Response(proc.stdout).text()).trim().split("\n").pop() ?? ""
-    await proc.exited
-    return (versionCache[binary] = out)
+    // Its own temporary folder, removed after: a 1.18 binary unpacks a native library there at every start.
+    const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "ocb-version-"))
+    try {
+      const env = { ...baseEnv(os.tmpdir()), TMPDIR: tmp }
+      const proc = Bun.spawn([binary, "--version"], { stdout: "pipe", stderr: "pipe", env })
+      const out = (await new Response(proc.stdout).text()).trim().split("\n").pop() ?? ""
+      await proc.exited
+      return (versionCache[binary] = out)
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true })
+    }
   }
 
   export type ProjectOptions = {
