@@ -4906,13 +4906,7 @@ export namespace SecurityGuard {
         if (state.status !== "valid" || !d.config || !text.includes("Instructions from: ")) return text
         const config = d.config
         const out = SecurityOutput.instructions(text, (p) => instructionFile(d, config, p))
-        if (out.removed.length || out.redacted)
-          audit(d, {
-            action: "redact",
-            source: "plugin-hook",
-            kinds: [out.removed.length ? "instructions" : "", out.redacted ? "segment" : ""].filter(Boolean),
-            count: out.removed.length + out.redacted,
-          })
+        auditFiltered(d, out, { source: "plugin-hook" })
         return out.text
       },
       redactRead(file, text) {
@@ -4935,13 +4929,7 @@ export namespace SecurityGuard {
           lines,
           instruction: (p) => instructionFile(d, config, p),
         })
-        if (out.redacted || out.removed.length)
-          audit(d, {
-            action: "redact",
-            source: "plugin-hook",
-            kinds: [out.redacted ? "segment" : "", out.removed.length ? "instructions" : ""].filter(Boolean),
-            count: out.redacted + out.removed.length,
-          })
+        auditFiltered(d, out, { source: "plugin-hook" })
         return out.text
       },
       hidesContent(target, ops) {
@@ -5284,6 +5272,24 @@ export namespace SecurityGuard {
       }
     }
 
+    /**
+     * Audits what filtering a read's text or its instruction blocks took out: segment lines redacted, instruction
+     * blocks removed. Nothing is written when nothing went.
+     */
+    const auditFiltered = (
+      d: Derived,
+      out: { redacted: number; removed: readonly string[] },
+      entry: Pick<SecurityAudit.Event, "source" | "tool" | "callID">,
+    ) => {
+      if (!out.redacted && !out.removed.length) return
+      audit(d, {
+        action: "redact",
+        ...entry,
+        kinds: [out.redacted ? "segment" : "", out.removed.length ? "instructions" : ""].filter(Boolean),
+        count: out.redacted + out.removed.length,
+      })
+    }
+
     /** Structure-aware filtering of built-in tool output: read by line number, grep by file and line. */
     const structured = (
       d: Derived,
@@ -5299,15 +5305,7 @@ export namespace SecurityGuard {
           lines: segmentLines(d, SecurityTools.toolPath(a.filePath, directory), "any"),
           instruction: (p) => instructionFile(d, config, p),
         })
-        if (out.redacted || out.removed.length)
-          audit(d, {
-            action: "redact",
-            source: "builtin-tool",
-            tool: call.tool,
-            callID: call.callID,
-            kinds: [out.redacted ? "segment" : "", out.removed.length ? "instructions" : ""].filter(Boolean),
-            count: out.redacted + out.removed.length,
-          })
+        auditFiltered(d, out, { source: "builtin-tool", tool: call.tool, callID: call.callID })
         return { text: out.text, byLine: SecurityOutput.numbered(text) }
       }
       if ((call.tool === "bash" || call.tool === "batch") && text.includes("diff --git ") && d.readMarkers.length) {
