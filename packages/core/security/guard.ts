@@ -580,6 +580,130 @@ export namespace SecurityGuard {
   ] as const
 
   /**
+   * What programs on the host run or trust from the home folder without the user looking, beyond the shells' first
+   * startup files: what the distributions' default rc files source (`~/.bash_aliases` from Debian's and Ubuntu's
+   * `~/.bashrc`, `~/.bashrc.d/` from Fedora's, `~/.alias` from openSUSE's `/etc/bash.bashrc`, `~/.bash_completion`
+   * and `$XDG_CONFIG_HOME/bash_completion` from bash-completion), the other shells' startup files (csh, tcsh, ksh, mksh,
+   * fish's whole configuration folder with its `conf.d/` and autoloaded functions, its `vendor_*.d/` data folders, the
+   * conventional `$XDG_CONFIG_HOME/zsh/`), what a login or desktop session starts (X session scripts, pam_env,
+   * systemd's user units, generators and `environment.d/`, XDG and Plasma autostart), what sshd and ssh run or trust
+   * (`authorized_keys`, `rc`, `environment`, `config` and a `config.d/`; `known_hosts` stays writable), rustup's `env`
+   * files `~/.profile` sources, every Python's user site-packages (its `.pth` files and `usercustomize` run at each
+   * start, its packages are imported before the system's; `PYTHON_MINORS`), and the terminal editors' startup files
+   * and plugin folders (vim, neovim with the plugins its managers keep in its data folder, emacs), which run code at
+   * every start. The environment adds `ZDOTDIR`'s zsh files and the files `ENV`, `BASH_ENV` and
+   * `PYTHONSTARTUP` name (`homeRun`).
+   * Relative to the home (`home`), the configuration folder (`config`: `XDG_CONFIG_HOME` and `~/.config`) or the data
+   * folder (`data`: `XDG_DATA_HOME` and `~/.local/share`); folders end in `/` and are held whole. Present ones are
+   * read-only in the sandbox, created ones are moved aside after the command, and no role's write tools may write them.
+   */
+  export const HOME_RUN = {
+    home: [
+      ...STARTUP_FILES,
+      ".bash_aliases",
+      ".bashrc.d/",
+      ".alias",
+      ".bash_completion",
+      ".cshrc",
+      ".tcshrc",
+      ".login",
+      ".logout",
+      ".kshrc",
+      ".mkshrc",
+      ".xprofile",
+      ".xsessionrc",
+      ".xsession",
+      ".xinitrc",
+      ".pam_environment",
+      ".ssh/authorized_keys",
+      ".ssh/authorized_keys2",
+      ".ssh/rc",
+      ".ssh/environment",
+      ".ssh/config",
+      ".ssh/config.d/",
+      ".cargo/env",
+      ".cargo/env.fish",
+      ".cargo/env.nu",
+      ".vimrc",
+      ".gvimrc",
+      ".exrc",
+      ".vim/",
+      ".emacs",
+      ".emacs.el",
+      ".emacs.d/",
+    ],
+    config: [
+      "fish/",
+      "zsh/",
+      "bash_completion",
+      "environment.d/",
+      "systemd/",
+      "autostart/",
+      "autostart-scripts/",
+      "plasma-workspace/",
+      "nvim/",
+      "emacs/",
+    ],
+    data: [
+      "systemd/",
+      "fish/vendor_conf.d/",
+      "fish/vendor_functions.d/",
+      "fish/vendor_completions.d/",
+      "bash-completion/",
+      "nvim/",
+    ],
+  } as const
+
+  /** The zsh startup files read from `ZDOTDIR` when it is set (`HOME_RUN`). */
+  const ZSH_FILES = [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"] as const
+
+  /**
+   * The Python versions whose user site-packages (`<user base>/lib/python3.N/site-packages/`) are held, present or
+   * not: a fixed range, so that a folder a command creates for a Python the user installs later is moved aside too;
+   * the `python*` folders present in `<user base>/lib` are added (a free-threaded `python3.13t`).
+   */
+  const PYTHON_MINORS = { from: 6, to: 20 } as const
+
+  /**
+   * The absolute paths of `HOME_RUN` for an environment (folders end in `/`).
+   *
+   * @example
+   * SecurityGuard.homeRun({ HOME: "/home/me" }) // ["/home/me/.bashrc", …, "/home/me/.config/systemd/", …]
+   */
+  export function homeRun(env: Record<string, string | undefined> = process.env, home?: string): string[] {
+    const base = home ?? (env.HOME || os.homedir())
+    const under = (dirs: string[], rel: readonly string[]) =>
+      [...new Set(dirs)].flatMap((d) =>
+        rel.map((r) => (r.endsWith("/") ? path.join(d, r.slice(0, -1)) + path.sep : path.join(d, r))),
+      )
+    const absolute = (p: string | undefined): p is string => !!p && path.isAbsolute(p)
+    const userBase = absolute(env.PYTHONUSERBASE) ? env.PYTHONUSERBASE : path.join(base, ".local")
+    const lib = path.join(userBase, "lib")
+    const pythons = new Set<string>()
+    for (let minor = PYTHON_MINORS.from; minor <= PYTHON_MINORS.to; minor++) pythons.add(`python3.${minor}`)
+    try {
+      for (const name of fs.readdirSync(lib)) if (/^python\d/.test(name)) pythons.add(name)
+    } catch {
+      // No user base yet: the fixed range only.
+    }
+    const all = [
+      ...under([base], HOME_RUN.home),
+      ...under(
+        [path.join(base, ".config"), ...(absolute(env.XDG_CONFIG_HOME) ? [env.XDG_CONFIG_HOME] : [])],
+        HOME_RUN.config,
+      ),
+      ...under(
+        [path.join(base, ".local", "share"), ...(absolute(env.XDG_DATA_HOME) ? [env.XDG_DATA_HOME] : [])],
+        HOME_RUN.data,
+      ),
+      ...(absolute(env.ZDOTDIR) ? under([env.ZDOTDIR], ZSH_FILES) : []),
+      ...[env.ENV, env.BASH_ENV, env.PYTHONSTARTUP].filter(absolute).map((p) => path.resolve(p)),
+      ...[...pythons].map((name) => path.join(lib, name, "site-packages") + path.sep),
+    ]
+    return [...new Set(all)]
+  }
+
+  /**
    * The package managers' own configuration in the home folder: OpenCode installs its npm plugins, provider packages
    * and, when it updates itself (the TUI's automatic update), a new OpenCode from the registry these name, so a
    * registry the agent wrote there would run its install scripts and replace OpenCode.
@@ -700,7 +824,7 @@ export namespace SecurityGuard {
         : []),
       // The legacy TOML configuration, merged into the global one at start.
       path.join(globalDir, "config"),
-      ...STARTUP_FILES.map((f) => path.join(home, f)),
+      ...homeRun(env, home),
       ...PACKAGE_MANAGER_FILES.map((f) => path.join(home, f)),
       path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), ".bunfig.toml"),
       // PATH folders the user can write: a program planted there runs in place of one OpenCode starts by name (`git`
@@ -1550,6 +1674,10 @@ export namespace SecurityGuard {
     const searchFolders = new Set([...searchPaths.protect, ...searchPaths.programs])
     /** Host paths `protectHost` added (plugins named by path, what local MCP servers run): absent ones are swept. */
     const hostSwept = new Set<string>()
+    /** What the user's shell, session, ssh or Python on the host runs from the home folder (`homeRun`): swept when absent. */
+    const homeSwept = new Set(homeRun(env, env.HOME || home).map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p)))
+    /** Whether an absent protected host path is moved aside when a command creates it. */
+    const sweptHost = (p: string) => SWEPT.has(path.basename(p)) || hostSwept.has(p) || homeSwept.has(p)
     /** Folders whose importable Python names `protectHost` holds (`<folder>/*.py`); the watcher reads the same list. */
     const hostModules: string[] = []
     /**
@@ -2240,8 +2368,7 @@ export namespace SecurityGuard {
           // A path through a link is held at its target, which is protected as well (a mount cannot hold a link, and
           // one over a link that leads nowhere fails every command).
           if (!leadsElsewhere(p) && !isLink(p)) lock.push({ path: p, dir: kind === "dir" })
-        } else if (SWEPT.has(path.basename(p)) || searchFolders.has(p) || danglingTargets.has(p) || hostSwept.has(p))
-          absent.push(p)
+        } else if (sweptHost(p) || searchFolders.has(p) || danglingTargets.has(p)) absent.push(p)
         if (!SecurityPath.isInside(p, root)) pinAbove(p, above, looked)
       }
       // `.git/config` and `.git/hooks` run code outside the sandbox (hooks, fsmonitor, aliases, pagers) when the
@@ -3428,6 +3555,15 @@ export namespace SecurityGuard {
               "OpenCode's configuration has it run or loaded outside the sandbox at its next start (a plugin, or what a local MCP server's command resolves to)",
             ),
           )
+        else if (homeSwept.has(p))
+          notes.push(
+            ...moveAside(
+              d,
+              p,
+              call,
+              "your shell, login session, ssh or Python runs or trusts it on the host, outside the sandbox, without showing it to you",
+            ),
+          )
         else if (hookRun.has(p) || hookRun.has(p + path.sep))
           notes.push(
             ...moveAside(
@@ -4111,7 +4247,7 @@ export namespace SecurityGuard {
       }
       const absent = protect
         .map((p) => (p.endsWith(path.sep) ? p.slice(0, -1) : p))
-        .filter((p) => (SWEPT.has(path.basename(p)) || hostSwept.has(p)) && !kindOf(p))
+        .filter((p) => sweptHost(p) && !kindOf(p))
       // The project's folders these lie in (all real folders now: links and targets are taken where they really are).
       const folders = new Set<string>()
       for (const p of [...chain.keys(), ...[...policies.values()].map((v) => v.real), ...(log ? [log.real] : [])])
