@@ -8,7 +8,9 @@ import path from "path"
  * - `edit`: `oldString` → `newString`; `multiedit`: each of its edits; `write`: the file's content before the call
  *   (captured by `tool.execute.before`) → `content`; `apply_patch`: the `+` lines of each file section of
  *   `patchText` (`*** Add File` / `*** Update File`, honouring `*** Move to`), with the hunks' context lines.
- * - `before` holds the text the change replaced, so that an existing comment on a changed line is not re-judged.
+ * - `before` holds the text the change replaced, so that an existing comment on a changed line is not re-judged: the
+ *   old string of an edit, the file of a write, a patch section's context and removed lines (its old text as far as
+ *   the hunks show it, so that a comment re-wrapped around an unchanged line is whole in it).
  *
  * @example
  * AddedLines.fromEdit("/repo/a.ts", "x = 1", "// Set x\nx = 1")
@@ -87,15 +89,15 @@ export namespace AddedLines {
    */
   export function fromPatch(patchText: string, directory: string): Document[] {
     const docs: Document[] = []
-    let current:
-      { file: string; lines: string[]; added: boolean[]; removed: string[]; kind: "add" | "update" } | undefined
+    // `old`: the section's text before the patch, as far as the hunks show it (context and removed lines).
+    let current: { file: string; lines: string[]; added: boolean[]; old: string[]; kind: "add" | "update" } | undefined
     const finish = () => {
       if (current && current.added.some(Boolean))
         docs.push({
           file: current.file,
           lines: current.lines,
           added: current.added,
-          before: current.removed.join("\n"),
+          before: current.old.join("\n"),
           firstLine: current.kind === "add" ? 1 : undefined,
         })
       current = undefined
@@ -104,10 +106,10 @@ export namespace AddedLines {
     for (const raw of split(patchText)) {
       if (raw.startsWith("*** Add File:")) {
         finish()
-        current = { file: resolve(raw.slice(13)), lines: [], added: [], removed: [], kind: "add" }
+        current = { file: resolve(raw.slice(13)), lines: [], added: [], old: [], kind: "add" }
       } else if (raw.startsWith("*** Update File:")) {
         finish()
-        current = { file: resolve(raw.slice(16)), lines: [], added: [], removed: [], kind: "update" }
+        current = { file: resolve(raw.slice(16)), lines: [], added: [], old: [], kind: "update" }
       } else if (raw.startsWith("*** Move to:")) {
         if (current) current.file = resolve(raw.slice(12))
       } else if (raw.startsWith("*** Delete File:") || raw.startsWith("*** End Patch")) {
@@ -121,14 +123,17 @@ export namespace AddedLines {
             current.lines.push("")
             current.added.push(false)
           }
+          if (current.old.length) current.old.push("")
         } else if (raw.startsWith("+")) {
           current.lines.push(raw.slice(1))
           current.added.push(true)
         } else if (raw.startsWith("-")) {
-          current.removed.push(raw.slice(1))
+          current.old.push(raw.slice(1))
         } else if (current.kind === "update") {
-          current.lines.push(raw.startsWith(" ") ? raw.slice(1) : raw)
+          const line = raw.startsWith(" ") ? raw.slice(1) : raw
+          current.lines.push(line)
           current.added.push(false)
+          current.old.push(line)
         }
       }
     }

@@ -126,7 +126,7 @@ export namespace CommentCheck {
         // is addressed to a tool: the comment is what precedes it, and it is new only when that text is.
         const text = withoutDirectives(comment.text, syntax)
         if (!text) continue
-        const isNew = isAdded(doc, comment) && !existing.has(text)
+        const isNew = isAdded(doc, comment) && !existing.has(sameText(text))
         // Comments before the first code line of a whole file may be a license or module header.
         const header =
           comment.line < firstCode &&
@@ -290,10 +290,23 @@ export namespace CommentCheck {
   function existingComments(before: string, syntax: CommentSyntax.Syntax) {
     const texts = new Set<string>()
     for (const c of CommentSyntax.extract(before.split(/\r?\n/), syntax).comments) {
-      texts.add(c.text)
-      texts.add(withoutDirectives(c.text, syntax))
+      texts.add(sameText(c.text))
+      texts.add(sameText(withoutDirectives(c.text, syntax)))
     }
     return texts
+  }
+
+  /**
+   * A comment's text as compared with the comments a change replaced: its letters and digits, lower case. So a
+   * comment that was only re-punctuated ("… preprocessor" → "… preprocessor."), re-cased, re-spaced (`//x` → `// x`,
+   * re-indented) or re-wrapped over other lines is the comment it was, not a new one (tester's RW3, fmt c29b64dde7);
+   * a changed word makes it new. A text without letters or digits (a rule line) is compared as written.
+   *
+   * @example
+   * sameText("Require modern MSVC.") === sameText("require modern  MSVC") // true
+   */
+  export function sameText(text: string): string {
+    return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "") || text
   }
 
   /**

@@ -56,7 +56,8 @@ describe("what a change added", () => {
     })
     expect(docs[1].lines).toEqual(["const a = 1", "// Return a", "return a", "", "tail()", "// more"])
     expect(docs[1].added).toEqual([false, true, true, false, false, true])
-    expect(docs[1].before).toBe("// old note")
+    // The section's old text as far as the hunks show it: context and removed lines, hunks apart.
+    expect(docs[1].before).toBe("const a = 1\n// old note\n\ntail()")
     expect(AddedLines.fromPatch("not a patch at all", "/r")).toEqual([])
   })
 })

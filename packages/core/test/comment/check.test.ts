@@ -258,6 +258,78 @@ describe("judging one change", () => {
     expect(named([...five, "", "// Empty areas are listed last.", "w()"])).toEqual([])
   })
 
+  test("an existing comment only re-punctuated, re-cased, re-spaced, re-indented, moved or re-wrapped is not new (tester's RW3)", () => {
+    // fmtlib/fmt c29b64dde7 ("Cleanup the C API"), include/fmt/fmt-c.h: a full stop added, a blank line before it.
+    const code = [
+      "#  if defined(_MSC_VER) && (!defined(_MSVC_TRADITIONAL) || _MSVC_TRADITIONAL)",
+      '#    error "C API requires MSVC 2019+ with /Zc:preprocessor flag."',
+      "#  endif",
+    ].join("\n")
+    const fmt = AddedLines.fromEdit(
+      "/r/include/fmt/fmt-c.h",
+      `// Require modern MSVC with conformant preprocessor\n${code}`,
+      `\n// Require modern MSVC with conformant preprocessor.\n${code}`,
+    )
+    const body = "  let sum = 0\n  sum += a\n  return sum"
+    const edits: [string, string, string][] = [
+      ["fmt-c.h: a full stop", "", ""],
+      ["re-cased", `  // return the sum\n${body}`, `  // Return the sum\n${body}`],
+      ["re-spaced after //", `  //Return the sum\n${body}`, `  // Return the sum\n${body}`],
+      ["spaces inside", `  // Return the  sum\n${body}`, `  // Return the sum\n${body}`],
+      ["punctuation changed", `  // Return the sum.\n${body}`, `  // Return the sum:\n${body}`],
+      [
+        "re-indented into a block",
+        `// Initialize the sum\nlet sum = 0\n// Return the sum\nreturn sum`,
+        `if (ok) {\n  // Initialize the sum\n  let sum = 0\n  // Return the sum\n  return sum\n}`,
+      ],
+      [
+        "moved a few lines",
+        `// Initialize the sum\nlet sum = 0\nlet n = 1\nf(n)`,
+        `let n = 1\nf(n)\n// Initialize the sum\nlet sum = 0`,
+      ],
+      [
+        "re-wrapped over other lines",
+        `// Initialize the sum and the count of\n// the items\nlet sum = 0, count = 0`,
+        `// Initialize the sum\n// and the count of the items\nlet sum = 0, count = 0`,
+      ],
+      [
+        "moved from trailing to its own line",
+        `let sum = 0 // Initialize the sum`,
+        `// Initialize the sum\nlet sum = 0`,
+      ],
+    ]
+    for (const [name, before, after] of edits) {
+      const docs = name.startsWith("fmt") ? fmt : AddedLines.fromEdit("/r/add.ts", before, after)
+      for (const level of ["strict", "normal", "relaxed"] as const) {
+        const verdict = CommentCheck.judge(docs, level)!
+        expect([name, level, verdict.flagged, verdict.judged]).toEqual([name, level, false, []])
+      }
+    }
+    // A patch that re-wraps a comment around a line it leaves as it was: the section's old text holds the comment
+    // whole (its context line included), so the re-wrapped comment is the old one.
+    const patch = [
+      "*** Begin Patch",
+      "*** Update File: add.ts",
+      "@@",
+      "-// Initialize the sum and the",
+      "+// Initialize the sum and",
+      "+// the",
+      " // count of the items",
+      "-// before",
+      "-// the loop",
+      "+// before the loop.",
+      " let sum = 0, count = 0",
+      "*** End Patch",
+    ].join("\n")
+    expect(CommentCheck.judge(AddedLines.fromPatch(patch, "/r"), "strict")!.judged).toEqual([])
+    // A changed word makes a new comment, judged as before.
+    const changed = CommentCheck.judge(
+      AddedLines.fromEdit("/r/add.ts", `  // Return the sum.\n${body}`, `  // Return the total\n${body}`),
+      "normal",
+    )!
+    expect(changed.named.map((f) => f.text)).toEqual(["Return the total"])
+  })
+
   test("a directive appended after an existing comment adds no comment: the old text is not judged again (tester's X1)", () => {
     // modelcontextprotocol/python-sdk 89e9c43acf ("Get baseline 100% clean coverage"), tests/server/
     // test_streamable_http_manager.py: `  # pragma: no branch` appended to four lines, one already commented.
