@@ -119,6 +119,8 @@ export namespace CommentCheck {
       // And comments that head groups of entries of a list, as the list's other comments do (`entryHeadings`).
       const headings = CommentLayout.headings(doc.lines, kinds, comments)
       for (const h of CommentLayout.entryHeadings(doc.lines, kinds, comments)) headings.add(h)
+      // And section banners (`-- Parse Request -------`, `// Parsers` / `// --------`).
+      for (const h of CommentLayout.banners(doc.lines, comments)) headings.add(h)
       let firstCode = kinds.indexOf("code")
       if (firstCode < 0) firstCode = doc.lines.length
       for (const comment of comments) {
@@ -135,11 +137,14 @@ export namespace CommentCheck {
         if (!isNew || header || CommentHeuristics.isDirective(text) || CommentHeuristics.looksLikeCode(comment.parts))
           continue
         // Go and Ruby read a plain comment right above a declaration as its documentation (Go's at the top level
-        // only: the line as written), and C's style (OpenBSD style(9)) puts one above every function definition.
+        // only: the line as written), Lua one marked `---` (LDoc, LuaCATS), and C's style (OpenBSD style(9)) puts one
+        // above every function definition.
         const above = !comment.trailing && kinds[comment.end + 1] === "code"
         const documented =
           comment.doc ||
-          (above && !!syntax.declaration?.test(doc.lines[comment.end + 1])) ||
+          (above &&
+            !!syntax.declaration?.test(doc.lines[comment.end + 1]) &&
+            (!syntax.docMark || syntax.docMark.test(doc.lines[comment.line].trim()))) ||
           (above && syntax.definitions === "c" && CommentLayout.cDefinition(doc.lines, comment.end + 1))
         judged++
         const lines = comment.end - comment.line + 1

@@ -1,11 +1,13 @@
 import type { CommentSyntax } from "./syntax"
 
 /**
- * Where a comment sits in the layout of the code, for the two places where that says what the comment is:
+ * Where a comment sits in the layout of the code, for the places where that says what the comment is:
  *
  * - `headings`: comments that head a group of sibling blocks ("# API key configuration tests" over several
  *   `test "…" do … end` blocks): headings, not narration of the block right below, even when the blocks' names
  *   repeat the heading's words.
+ * - `entryHeadings`, `banners`: comments that head groups of entries in a list, and section banners
+ *   (`-- Parse Request ------`, `// Parsers` / `// --------`): headings too.
  * - `cDefinition`: a C or C++ function definition starting at a line (`time_t` / `grid_line_time(…)` / `{`), above
  *   which a plain comment is the function's documentation (OpenBSD style(9), tmux), as in Go and Ruby.
  *
@@ -207,6 +209,60 @@ export namespace CommentLayout {
       const headed = groups.filter((g) => g.comment !== undefined && g.right && g.entries > 0)
       if (headed.length < 2 || !groups.some((g) => g.entries >= 2)) continue
       for (const g of headed) found.add(g.comment!)
+    }
+    return found
+  }
+
+  /** Characters a rule line or a banner's trailing run is made of. */
+  const RULE_CHARS = "-=*#~/"
+
+  /** The longest run of one rule character in `text` (a linear scan: a regex with a run quantifier backtracks). */
+  function longestRun(text: string) {
+    let best = 0
+    let run = 0
+    for (let i = 0; i < text.length; i++) {
+      run = RULE_CHARS.includes(text[i]) && text[i] === text[i - 1] ? run + 1 : RULE_CHARS.includes(text[i]) ? 1 : 0
+      best = Math.max(best, run)
+    }
+    return best
+  }
+
+  /** A comment line that is a rule: no letter or digit, a run of four or more of one of `- = * # ~ /` (marks included). */
+  function ruleLine(line: string) {
+    return !/[\p{L}\p{N}]/u.test(line) && longestRun(line) >= 4
+  }
+
+  /** A comment line of words ending in a run of three or more of one rule character after a space (`-- Parse ----`). */
+  function bannerLine(line: string) {
+    let t = line.trimEnd()
+    if (t.endsWith("*/")) t = t.slice(0, -2).trimEnd()
+    let i = t.length
+    while (i > 0 && t[i - 1] === t[t.length - 1] && RULE_CHARS.includes(t[i - 1])) i--
+    return t.length - i >= 3 && i > 0 && /\s/.test(t[i - 1]) && /[\p{L}\p{N}]/u.test(t.slice(0, i))
+  }
+
+  /**
+   * The first lines of the comments that are section banners: a line of words ending in a run of dashes, equals
+   * signs or the like (`-- Parse Request ------`, `# ==== Helpers ====`), or a line of words with a rule line in the
+   * same comment (`// Parsers` / `// --------`, `# ----` / `# Setup` / `# ----`). A banner names the section below
+   * it, whose names repeat its words: a heading, not narration (plenary.nvim 08c0eabcb1's `-- Parse response ---…`
+   * over `parse.response = function(…)`, tester's RW4). Any language: the lines are read as written.
+   *
+   * @example
+   * CommentLayout.banners(["-- Parse response -----", "parse.response = function(lines)"], comments) // Set {0}
+   */
+  export function banners(lines: string[], comments: CommentSyntax.Comment[]): Set<number> {
+    const found = new Set<number>()
+    for (const c of comments) {
+      if (c.trailing) continue
+      let words = false
+      let rule = false
+      for (let i = c.line; i <= c.end; i++) {
+        if (bannerLine(lines[i])) found.add(c.line)
+        if (ruleLine(lines[i])) rule = true
+        else if (/[\p{L}\p{N}]/u.test(lines[i])) words = true
+      }
+      if (words && rule) found.add(c.line)
     }
     return found
   }

@@ -30,6 +30,12 @@ export namespace CommentSyntax {
      */
     declaration?: RegExp
     /**
+     * The mark that makes a comment above a `declaration` its documentation, tested on the comment's first line
+     * (trimmed); without it, every plain comment there is (Go, Ruby). Lua's `---` (LDoc, LuaCATS): a `--` comment above
+     * a function is not documentation to LDoc or the Lua language server, and is judged.
+     */
+    docMark?: RegExp
+    /**
      * Where a plain comment right above a function definition is its documentation, recognised over several lines:
      * `"c"` for C and C++ (`CommentLayout.cDefinition`: `time_t` / `grid_line_time(…)` / `{`, OpenBSD style(9)).
      */
@@ -95,7 +101,18 @@ export namespace CommentSyntax {
   assign(DASHES, "sql lua hs elm")
   BY_EXTENSION.scss = { line: ["//"], block: [["/*", "*/"]], docstrings: false }
   BY_EXTENSION.less = BY_EXTENSION.scss
-  BY_EXTENSION.lua = { line: ["--"], block: [["--[[", "]]"]], docstrings: false, strings: "lua" }
+  BY_EXTENSION.lua = {
+    line: ["--"],
+    block: [["--[[", "]]"]],
+    docstrings: false,
+    strings: "lua",
+    // What LDoc and LuaCATS document: a function (`function M.f(…)`, `local function f`, at any depth), a top-level
+    // assignment or local (`M.x = function`, `profile.stop = p.stop()`, `local M = {}`), a field assigned a function,
+    // and a field of a table constructor (`name = "x",`, `opts = {`).
+    declaration:
+      /^(\s*(local\s+)?function\b|[A-Za-z_][\w.:]*(\[[^\]]*\])*\s*=[^=]|local\s+[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*(=[^=]|$)|\s+[A-Za-z_][\w.:]*\s*=\s*function\b|\s+([A-Za-z_]\w*|\[[^\]]+\])\s*=[^=].*[,;{]\s*$)/,
+    docMark: /^---(?!-)/,
+  }
   BY_EXTENSION.hs = { line: ["--"], block: [["{-", "-}"]], docstrings: false, nested: true }
 
   /** Formats without code comments: never judged. */

@@ -424,6 +424,73 @@ describe("judging one change", () => {
     expect(CommentCheck.judge(AddedLines.fromEdit("/r/s.rb", "", rb), "strict")!.judged).toEqual([])
   })
 
+  test("Lua `---` doc comments above a function, a module field or a table field are documentation; `--` ones are judged (tester's RW4)", () => {
+    // nvim-lua/plenary.nvim 18da662145, lua/plenary/profile.lua: `---stop profiling` over `profile.stop = p.stop()`.
+    const documented: string[] = [
+      "local profile = {}\n\n---stop profiling\nprofile.stop = p.stop()\n",
+      "local M = {}\n\n--- Get the buffer name\nfunction M.get_name(bufnr)\n  return vim.api.nvim_buf_get_name(bufnr)\nend\n",
+      "---Get the buffer name\nlocal function get_name(bufnr)\n  return vim.api.nvim_buf_get_name(bufnr)\nend\n",
+      "--- Get the buffer name\nM.get_name = function(bufnr)\n  return vim.api.nvim_buf_get_name(bufnr)\nend\n",
+      "local M = {}\nfunction M.setup()\n  --- Get the buffer name\n  local function get_name(bufnr)\n    return nvim_buf_get_name(bufnr)\n  end\nend\n",
+      "--- Create the config\nlocal config = {\n  --- Set the timeout\n  timeout = 30,\n  --- Set the retries\n  retries = 3,\n}\n",
+    ]
+    for (const src of documented)
+      for (const level of ["strict", "normal", "relaxed"] as const)
+        expect([src, level, CommentCheck.judge(AddedLines.fromWrite("/r/a.lua", "", src), level)!.judged]).toEqual([
+          src,
+          level,
+          [],
+        ])
+    // A plain `--` comment above a function is not LDoc documentation: judged, and this one narrates.
+    const plain =
+      "local M = {}\n\n-- Get the buffer name\nfunction M.get_name(bufnr)\n  return nvim_buf_get_name(bufnr)\nend\n"
+    expect(CommentCheck.judge(AddedLines.fromWrite("/r/a.lua", "", plain), "normal")!.flagged).toBe(true)
+    // `---` over a statement in a function body documents nothing: judged.
+    const body =
+      "function M.f(bufnr)\n  --- Get the buffer name\n  local name = vim.api.nvim_buf_get_name(bufnr)\n  return name\nend\n"
+    expect(CommentCheck.judge(AddedLines.fromWrite("/r/a.lua", "", body), "normal")!.named.map((f) => f.text)).toEqual([
+      "Get the buffer name",
+    ])
+  })
+
+  test("a section banner is a heading, not narration, in every language (tester's RW4)", () => {
+    // nvim-lua/plenary.nvim 08c0eabcb1, lua/plenary/curl.lua.
+    const curl = [
+      "local parse = {}",
+      "",
+      "-- Parse Request -------------------------------------------",
+      "------------------------------------------------------------",
+      "parse.request = function(opts)",
+      "  return opts",
+      "end",
+      "",
+      "-- Parse response ------------------------------------------",
+      "------------------------------------------------------------",
+      "parse.response = function(lines, dump_path, code)",
+      "  return lines",
+      "end",
+    ].join("\n")
+    const cases: [string, string][] = [
+      ["curl.lua", curl],
+      ["a.ts", "// Parse request\n// ---------------\nexport function parseRequest(req: Request) {\n  return req\n}\n"],
+      ["a.py", "# Parse request\n# ===============\ndef parse_request(req):\n    return req\n"],
+      ["b.py", "# Parse request ====================\ndef parse_request(req):\n    return req\n"],
+    ]
+    for (const [file, src] of cases)
+      for (const level of ["strict", "normal", "relaxed"] as const) {
+        const verdict = CommentCheck.judge(AddedLines.fromWrite("/r/" + file, "", src), level)!
+        expect([file, level, verdict.flagged, verdict.judged.every((j) => j.heading)]).toEqual([
+          file,
+          level,
+          false,
+          true,
+        ])
+      }
+    // The same words without the rule narrate, as before.
+    const plain = "// Parse the request\nexport function parseRequest(req: Request) {\n  return req\n}\n"
+    expect(CommentCheck.judge(AddedLines.fromWrite("/r/a.ts", "", plain), "normal")!.flagged).toBe(true)
+  })
+
   test("Go: a comment above a var or type inside a function body is judged; godoc reads top-level ones only (tester's X2)", () => {
     const body = [
       "\t// Create the buffer",

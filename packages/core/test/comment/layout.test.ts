@@ -187,6 +187,42 @@ describe("comments heading groups of entries in a list (tester's X4)", () => {
   })
 })
 
+describe("section banners (tester's RW4)", () => {
+  /** The first lines (1-based) of the comments `CommentLayout.banners` finds in `text`. */
+  function banners(file: string, text: string): number[] {
+    const lines = text.split("\n")
+    const { comments } = CommentSyntax.extract(lines, CommentSyntax.forFile(file)!)
+    return [...CommentLayout.banners(lines, comments)].map((l) => l + 1).sort((a, b) => a - b)
+  }
+
+  test("a line of words ending in a run, or words with a rule line, in any language's comments", () => {
+    // nvim-lua/plenary.nvim 08c0eabcb1, lua/plenary/curl.lua.
+    const curl = [
+      "-- Parse Request -------------------------------------------",
+      "------------------------------------------------------------",
+      "parse.request = function(opts)",
+    ]
+    expect(banners("curl.lua", curl.join("\n"))).toEqual([1])
+    expect(banners("a.lua", "-- Parse response\n------------------\nparse.response = function() end")).toEqual([1])
+    expect(banners("a.ts", "// Parsers\n// --------\nexport function parse() {}")).toEqual([1])
+    expect(banners("a.py", "# ==== Helpers ====\ndef helper():\n    pass")).toEqual([1])
+    expect(banners("a.py", "# ----\n# Setup\n# ----\nsetup()")).toEqual([1])
+    expect(banners("a.c", "/* Parse request ---- */\nint parse(void);")).toEqual([1])
+    expect(banners("a.sh", "# Setup fzf\n# ---------\nsetup_fzf")).toEqual([1])
+  })
+
+  test("not banners: plain comments, dashes inside a sentence, short runs, a rule line alone, trailing comments", () => {
+    expect(banners("a.ts", "// Parse the request\nparse(req)")).toEqual([])
+    expect(banners("a.ts", "// Parse the request -- it may be empty\nparse(req)")).toEqual([])
+    expect(banners("a.ts", "// Loading...\nload()")).toEqual([])
+    expect(banners("a.ts", "// x---\nx--")).toEqual([])
+    // LDoc's empty doc line `---` is not a rule.
+    expect(banners("a.lua", "--- Get the name\n---\nlocal function name() end")).toEqual([])
+    expect(banners("a.ts", "// ----------\nf()")).toEqual([])
+    expect(banners("a.ts", "f() // Parse it ----")).toEqual([])
+  })
+})
+
 describe("C and C++ function definitions", () => {
   const def = (text: string) => CommentLayout.cDefinition(text.split("\n"), 0)
 
