@@ -412,7 +412,11 @@ export namespace CommentHeuristics {
     const label = /^([^:]+):\s+\S/.exec(t)?.[1]
     if (label) return labelled(t, label, code)
     if (explains(all.slice(1).join(" "))) return undefined
-    if (obvious(t)) return "plain"
+    // "Require …" narrates loading a module (the PRD's `require`) only over code that loads one; over other code it
+    // states a requirement ("Require modern MSVC with conformant preprocessor" over `#if defined(_MSC_VER) …` /
+    // `#error …`, fmt c29b64dde7, tester's RW3), judged as any other imperative below.
+    const requirement = /^require\b/i.test(t) && code.length > 0 && !code.some((c) => LOADS.test(c))
+    if (obvious(t) && !requirement) return "plain"
     // "If …, <main clause>" and "Otherwise <main clause>": the main clause is what may narrate.
     const main = /^(if|when|else|otherwise)\b[^,]*,\s*(.+)$/i.exec(t)?.[2]
     if (main && main !== t) {
@@ -548,6 +552,9 @@ export namespace CommentHeuristics {
       text.trim(),
     )
   }
+
+  /** A line of code that loads a module: `require(…)`, `import`, `from … import`, `#include`, `use`, `load`. */
+  const LOADS = /\b(require|import|include|use|using|from|load|source|dofile)\b|#\s*include/
 
   /** A numbered test case opening a comment: "Test 9:", "Case 2.", "Scenario 3 -". */
   const CASE = /^(test|case|scenario)\s+\d+\s*[:.)\-–—]/i

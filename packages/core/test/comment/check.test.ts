@@ -328,6 +328,17 @@ describe("judging one change", () => {
       "normal",
     )!
     expect(changed.named.map((f) => f.text)).toEqual(["Return the total"])
+    // fmt's comment written new states a requirement of the `#if … #error` below it, not a narrated step: no note at
+    // normal (`heuristics.test.ts › 'Require …' narrates loading a module only over code that loads one`).
+    const fresh = CommentCheck.judge(
+      AddedLines.fromEdit(
+        "/r/include/fmt/fmt-c.h",
+        code,
+        `// Require modern MSVC with conformant preprocessor.\n${code}`,
+      ),
+      "normal",
+    )!
+    expect([fresh.judged.length, fresh.flagged]).toEqual([1, false])
   })
 
   test("a directive appended after an existing comment adds no comment: the old text is not judged again (tester's X1)", () => {

@@ -259,6 +259,22 @@ describe("comment heuristics", () => {
     expect(CommentHeuristics.restates("Returns the total", "return total")).toBe(true)
   })
 
+  test("'Require …' narrates loading a module only over code that loads one; over other code it states a requirement (tester's RW3)", () => {
+    // fmtlib/fmt c29b64dde7, include/fmt/fmt-c.h.
+    const guard = [
+      "#  if defined(_MSC_VER) && (!defined(_MSVC_TRADITIONAL) || _MSVC_TRADITIONAL)",
+      '#    error "C API requires MSVC 2019+ with /Zc:preprocessor flag."',
+      "#  endif",
+    ]
+    expect(CommentHeuristics.narration("Require modern MSVC with conformant preprocessor.", guard)).toBeUndefined()
+    expect(CommentHeuristics.narration("Require the fs module", ['const fs = require("fs")'])).toBe("plain")
+    expect(CommentHeuristics.narration("Require json", ["require 'json'"])).toBe("plain")
+    expect(CommentHeuristics.narration("Require the utils", ['local utils = require("plenary.utils")'])).toBe("plain")
+    // Import and Include keep the PRD's pattern over any code ("Import the CSV data" over `pd.read_csv`).
+    expect(CommentHeuristics.narration("Import the CSV data", ["df = pd.read_csv(path)"])).toBe("plain")
+    expect(CommentHeuristics.narration("Include hidden files", ["opts.hidden = true"])).toBe("plain")
+  })
+
   test("adds: a step that says when, how or why it runs in words its code lacks says more than its code", () => {
     const cases: [string, string[], boolean][] = [
       // A time clause two or more of whose content words the code lacks; one is the step's object.
