@@ -64,6 +64,11 @@ export namespace PluginAudit {
     missing?: { name: string; from: string; optional: boolean }[]
     /** Without includeDependencies: the packages the audited code imports, whose code was not audited. */
     unaudited?: string[]
+    /**
+     * A package fetched by name (the CLI's npm route, `AuditTarget.resolve`): the registry npm asked for it and the
+     * tarball audited, so a registry the user does not install from shows.
+     */
+    fetched?: { registry?: string; tarball?: string }
   }
 
   export type Options = {

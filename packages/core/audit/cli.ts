@@ -10,7 +10,9 @@ const USAGE = `usage:
       constructor.constructor, computed spellings), dynamic import()/require(), sensitive path literals, direct
       fs / Bun / child_process / network use, environment reads — followed through aliases, constants and
       imports between modules. A package name (name, @scope/name, name@version) is fetched with
-      npm pack into a temporary directory and never installed or run.
+      npm pack (your npm configuration: ~/.npmrc, npm's global file, npm_config_*; never a project's
+      .npmrc) into a private folder of the built-ins' cache and never installed or run; the registry
+      it came from is printed.
       --json                  print the report as JSON
       --include-dependencies  also audit the packages the plugin loads (its dependencies and what its code
                               imports, found as Node finds them: from the plugin's folder upward) — of an
@@ -48,6 +50,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       includeDependencies: args.values["include-dependencies"],
       fromRegistry: target.packed !== undefined,
     })
+    if (packed) report.fetched = { registry: packed.registry, tarball: packed.tarball }
   } catch (error) {
     io.err(`audit: ${errorMessage(error)}\n`)
     return Exit.usage
@@ -87,6 +90,12 @@ export function format(report: PluginAudit.Report, options: { packed?: AuditTarg
     `critical ${counts.critical} · high ${counts.high} · medium ${counts.medium} · low ${counts.low}`,
     `Risk: ${worst ? RISK[worst] : "none found"}`,
   ]
+  // npm's configuration decides where a name is fetched from: a registry the user does not install from shows here.
+  if (packed?.registry)
+    lines.push(
+      `Fetched from ${packed.registry}${packed.tarball ? ` (tarball ${packed.tarball})` : ""}: ` +
+        "check it is the registry you install from",
+    )
   if (report.dependencies) {
     const files = report.dependencies.reduce((n, d) => n + d.files, 0)
     lines.push(`Dependencies: ${report.dependencies.length} package(s), ${files} file(s) audited`)

@@ -98,7 +98,7 @@ describe("opencode-builtins audit <directory>", () => {
     }
     const help = memoryIO(dir.path)
     expect(await run(["--help"], help)).toBe(0)
-    expect(help.stdout).toContain("npm pack into a temporary directory and never installed or run")
+    expect(help.stdout).toContain("into a private folder of the built-ins' cache and never installed or run")
   })
 
   test("package specs: names, scopes, versions and tags are accepted; paths and URLs are not", () => {
@@ -162,6 +162,7 @@ describe("opencode-builtins audit <npm-name>", () => {
         ...process.env,
         npm_config_registry: `http://127.0.0.1:${server.port}/`,
         npm_config_cache: work.file("cache2"),
+        XDG_CACHE_HOME: work.file("xdg-cache"),
       }
       const io = memoryIO(work.path, env)
       expect(await run(["local-evil", "--json"], io)).toBe(1)
@@ -175,7 +176,12 @@ describe("opencode-builtins audit <npm-name>", () => {
         "medium:fs-write:index.js",
       ])
       expect(await Bun.file(marker).exists()).toBe(false) // no script ran, no code was executed
-      expect(path.dirname(report.dir)).toStartWith(path.join(require("os").tmpdir(), "ocb-audit-"))
+      // Downloaded into the built-ins' own cache, never the shared temporary folder (resolve.test.ts, GE3).
+      expect(path.dirname(report.dir)).toStartWith(work.file("xdg-cache/opencode-builtins/audit/pack-"))
+      expect(report.fetched).toEqual({
+        registry: `http://127.0.0.1:${server.port}/`,
+        tarball: `http://127.0.0.1:${server.port}/local-evil/-/local-evil-2.0.0.tgz`,
+      })
       expect(await Bun.file(report.dir).exists()).toBe(false) // the temporary download is removed
       // Only unpacked: its dependencies are not there, so --include-dependencies is not offered as the way to audit
       // them; how to get them installed without running anything is (with the flag too: nothing was found).
