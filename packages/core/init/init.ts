@@ -10,10 +10,15 @@ import {
   type Node,
   type ParseError,
 } from "jsonc-parser"
+import os from "os"
 import path from "path"
 import z from "zod"
 import { LocalState } from "../learning/local"
 import { Resource } from "../resource/schema"
+import { SecurityAccess } from "../security/access"
+import { SecurityConfig } from "../security/config"
+import { SecurityGuard } from "../security/guard"
+import { SecurityPath } from "../security/paths"
 import { NamedError } from "../util/error"
 import { OpenCodeConfig } from "../util/opencode-config"
 import { TextFile } from "../util/text-file"
@@ -31,7 +36,13 @@ import { TempFile } from "../util/temp-file"
  * - a configuration that is not valid JSONC (or whose `plugin`/`mcp` has the wrong type) is refused with the reason
  *   and its position, and nothing at all is written;
  * - folders that exist are left alone (no example added to them), files are never overwritten, `.gitignore` lines
- *   already present are not added again: a second run changes nothing.
+ *   already present are not added again: a second run changes nothing;
+ * - nothing is written through a link a command of a session may have left (red team GE2: a `.gitignore` linked to
+ *   the policy file got init's block appended to the policy, which then failed every later session): a `.gitignore`
+ *   that is a link, or not a plain file, is refused (git itself does not read one that is a link); a configuration
+ *   file that is a link is edited where it leads (a dotfile manager's link), but never when that file, or a file a
+ *   linked folder on the way leads to, is one the project's security policy keeps from writes: refused, naming the
+ *   link, the file and the rule, and nothing is written.
  *
  * @example
  * const plan = Init.plan("/repo", { mcp: false })
@@ -56,9 +67,18 @@ export namespace Init {
   export type Options = { mcp?: boolean }
   /**
    * One file to write. `before` is the text the plan was made from (an edit) — the file must still hold it when the
-   * change is applied; a `create` expects no file there.
+   * change is applied; a `create` expects no file there. `follow`: an edit of the file a link at `path` leads to (an
+   * OpenCode configuration a dotfile manager links); without it the new text replaces the name itself, which must
+   * still be a plain file, so nothing is written through a link.
    */
-  export type Change = { path: string; action: "create" | "edit"; summary: string; text: string; before?: string }
+  export type Change = {
+    path: string
+    action: "create" | "edit"
+    summary: string
+    text: string
+    before?: string
+    follow?: boolean
+  }
   export type Plan = { ok: true; changes: Change[]; notes: string[] } | { ok: false; error: string }
 
   /** Examples, one per resource type (each passes `opencode-builtins resources lint`). */
@@ -162,7 +182,16 @@ export namespace Init {
       if (TextFile.NotUtf8.is(error)) return { error: `${error.message}; nothing was written` }
       const code = (error as NodeJS.ErrnoException).code
       // ENOTDIR: a file stands where a folder of the path should be (`.opencode`), so there is no such file.
-      if (code === "ENOENT" || code === "ENOTDIR") return undefined
+      if (code === "ENOENT" || code === "ENOTDIR") {
+        // A link to nothing: a file created at its name would be created where it leads.
+        if (notPlain(file) === "a symbolic link")
+          return {
+            error:
+              `${file} is a symbolic link to ${fs.readlinkSync(file)}, which does not exist: remove the link or ` +
+              "create that file, and run init again; nothing was written",
+          }
+        return undefined
+      }
       if (code === "EISDIR")
         return {
           error: `${file} is a folder where a file is expected: move it away and run init again; nothing was written`,
@@ -277,6 +306,7 @@ export namespace Init {
         summary: options.mcp ? `added "mcp.${PACKAGE}"` : `added "${PACKAGE}" to "plugin"`,
         text: target.bom + text,
         before: target.raw,
+        follow: true,
       },
     }
   }
@@ -379,6 +409,9 @@ export namespace Init {
 
   function gitignoreChange(dir: string): Change | undefined | { error: string } {
     const file = path.join(dir, ".gitignore")
+    const kind = notPlain(file)
+    // A folder there is named by `readText`, as for the configuration files.
+    if (kind && kind !== "a folder") return { error: linkedGitignore(file, kind) }
     const read = readText(file)
     if (typeof read === "object") return read
     const exists = read !== undefined
@@ -403,8 +436,108 @@ export namespace Init {
     }
   }
 
+  /** What stands at `file` when it is not a plain file or absent: "a symbolic link", "a folder", … */
+  function notPlain(file: string): string | undefined {
+    let stat: fs.Stats
+    try {
+      stat = fs.lstatSync(file)
+    } catch {
+      return undefined
+    }
+    if (stat.isFile()) return undefined
+    if (stat.isSymbolicLink()) return "a symbolic link"
+    if (stat.isDirectory()) return "a folder"
+    return "not a regular file (a pipe, socket or device)"
+  }
+
+  /**
+   * Why a `.gitignore` that is not a plain file is not edited, and what to do. Git does not read a `.gitignore` that
+   * is a link (it opens it without following links since 2.32), so editing where it leads would change another file
+   * (the policy file, `.git/config`: red team GE2) and ignore nothing.
+   */
+  function linkedGitignore(file: string, kind: string): string {
+    if (kind !== "a symbolic link")
+      return `${file} is ${kind}, where a file is expected: move it away and run init again; nothing was written`
+    let target = "?"
+    try {
+      target = fs.readlinkSync(file)
+    } catch {}
+    return (
+      `${file} is a symbolic link (to ${target}): init does not write through a link, and git does not read a ` +
+      ".gitignore that is one. If you made it, replace it with a copy of the file it leads to; if you did not (a " +
+      "command of an agent session can leave one), remove it. Then run init again; nothing was written"
+    )
+  }
+
+  /**
+   * Where writing `change` lands: the file a link at its path leads to for an edit that follows links, else the name
+   * itself in its folder's real place (links of the folders on the way followed, as the kernel does).
+   */
+  function landing(change: Change): string {
+    if (change.action === "edit" && change.follow) return SecurityPath.physicalPrefix(change.path)
+    return path.join(SecurityPath.physicalPrefix(path.dirname(change.path)), path.basename(change.path))
+  }
+
+  /** The folder whose security policy applies to `dir`: the nearest one above it holding `.git`, else `dir`. */
+  function policyRoot(dir: string): string {
+    for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+      if (fs.existsSync(path.join(d, ".git"))) return d
+      if (d === path.dirname(d)) return path.resolve(dir)
+    }
+  }
+
+  /**
+   * Why a planned change may not be written where a link sends it, or undefined. A change that a link (the file's
+   * own, or a folder's on the way) sends elsewhere than its name in the project is refused when the file it lands on
+   * is kept from writes by the project's security policy for any role (its rules, the policy files, the audit log,
+   * OpenCode's configuration and code folders: the same policy the layer enforces, with the host paths it protects);
+   * the project's own configuration files, which init edits anyway, excepted. A link a command left could otherwise
+   * have init, run by the user outside the sandbox, write what no role may write. An invalid policy cannot tell, so
+   * a link is then refused too. The policy is read only when some change goes through a link.
+   */
+  function throughLink(dir: string, changes: readonly Change[], env: Record<string, string | undefined>) {
+    const base = SecurityPath.physicalPrefix(path.resolve(dir))
+    const own = new Set(CONFIG_FILES.map((f) => path.join(base, f)))
+    let state: SecurityConfig.State | undefined
+    for (const change of changes) {
+      const lands = landing(change)
+      const named = path.join(base, path.relative(path.resolve(dir), path.resolve(change.path)))
+      if (lands === named || own.has(lands)) continue
+      if (!state) {
+        const root = fs.realpathSync(policyRoot(dir))
+        const home = env.HOME || os.homedir()
+        const protect = SecurityGuard.hostProtected(fs.realpathSync(dir), root, env)
+        state = SecurityConfig.load(root, { home, protect })
+      }
+      const name = path.relative(path.resolve(dir), path.resolve(change.path))
+      if (state.status === "invalid")
+        return (
+          `${name} leads to ${lands} through a symbolic link, and the project's security policy is not valid, so ` +
+          "init cannot tell whether that file is protected: fix the policy (opencode-builtins security validate) " +
+          "or replace the link, and run init again; nothing was written"
+        )
+      if (state.status !== "valid") continue
+      const config = state.config
+      for (const role of new Set([...config.roles.keys(), config.defaultRole])) {
+        const decision = SecurityAccess.checkAccess(config, lands, "write", role)
+        if (!decision.allowed)
+          return (
+            `${name} leads to ${lands} through a symbolic link, a file the security policy keeps from writes ` +
+            `(${decision.reason}). init does not write a protected file through a link, which a command of an ` +
+            "agent session can leave: if the link is yours, make that change yourself; if not, remove it and run " +
+            "init again. Nothing was written"
+          )
+      }
+    }
+    return undefined
+  }
+
   /** What init would write in `dir`, or why it refuses. Reads only. */
-  export function plan(dir: string, options: Options = {}): Plan {
+  export function plan(
+    dir: string,
+    options: Options = {},
+    env: Record<string, string | undefined> = process.env,
+  ): Plan {
     if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return { ok: false, error: `${dir} is not a directory` }
     const config = configChange(dir, options)
     if ("error" in config) return { ok: false, error: config.error }
@@ -424,6 +557,8 @@ export namespace Init {
     const ignore = gitignoreChange(dir)
     if (ignore && "error" in ignore) return { ok: false, error: ignore.error }
     if (ignore) changes.push(ignore)
+    const linked = throughLink(dir, changes, env)
+    if (linked) return { ok: false, error: linked }
     return { ok: true, changes, notes: config.note ? [config.note] : [] }
   }
 
@@ -447,9 +582,13 @@ export namespace Init {
    */
   export type ApplyHooks = { beforeCommit?: () => void; afterCheck?: () => void }
 
-  /** Why `change` can no longer be applied as planned: its file changed since it was read, or appeared. */
+  /**
+   * Why `change` can no longer be applied as planned: its file changed since it was read, or appeared (a link too:
+   * `lstat`), or a file edited by name is no longer a plain file (a link put there since).
+   */
   function changedSince(change: Change, target: string): boolean {
-    if (change.action === "create") return fs.existsSync(target)
+    if (change.action === "create") return notPlain(target) !== undefined || fs.existsSync(target)
+    if (!change.follow && notPlain(target)) return true
     let now: string
     try {
       now = TextFile.readSync(target)
@@ -479,8 +618,9 @@ export namespace Init {
       try {
         const first = fs.mkdirSync(path.dirname(change.path), { recursive: true })
         if (first) made.push(first)
-        const target = change.action === "edit" ? fs.realpathSync(change.path) : change.path
-        const mode = change.action === "edit" ? fs.statSync(target).mode & 0o7777 : undefined
+        // A configuration edit follows a link (checked in `plan`); any other edit replaces the name itself.
+        const target = change.action === "edit" && change.follow ? fs.realpathSync(change.path) : change.path
+        const mode = change.action === "edit" ? fs.lstatSync(target).mode & 0o7777 : undefined
         const tmp = TempFile.beside(target, "init")
         // Exactly the edited file's mode: a mode given to writeFile alone is cut by the umask (0664 became 0644).
         TempFile.writeSync(tmp, change.text, mode)
