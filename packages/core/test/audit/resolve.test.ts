@@ -10,6 +10,7 @@ import path from "path"
 import { run } from "../../audit/cli"
 import { AuditTarget } from "../../audit/resolve"
 import { memoryIO } from "../../util/cli"
+import { ROUTES, fresh, isolateHome } from "../security/redteam-helpers"
 
 const NAME = "some-opencode-plugin"
 
@@ -143,6 +144,44 @@ describe("audit of a package by name: npm's configuration is the user's own (GE3
     expect(String(error.message)).toContain(path.join(blocked, "opencode-builtins", "audit"))
     expect(String(error.message)).toContain("set XDG_CACHE_HOME to a folder of yours")
   })
+})
+
+describe("both routes: a contained command plants npm configuration in the shared /tmp; the audit does not obey it", () => {
+  let home: ReturnType<typeof isolateHome>
+  beforeAll(() => {
+    home = isolateHome()
+    fs.writeFileSync(path.join(home.home, ".npmrc"), `registry=${user.url}\n`)
+  })
+  afterAll(() => home.restore(), 60_000)
+
+  for (const route of ROUTES)
+    test(`route ${route}`, async () => {
+      const shared = `/tmp/ocb-ge3-${route}-${process.pid}`
+      fs.rmSync(shared, { recursive: true, force: true })
+      const saved = process.env.TMPDIR
+      try {
+        {
+          await using box = await fresh(route)
+          await box.s.bash(
+            `mkdir -p ${shared} && echo '{ "workspaces": ["*"] }' > ${shared}/package.json && ` +
+              `echo registry=${planted.url} > ${shared}/.npmrc && echo PLANTED`,
+          )
+          await box.s.call("todowrite", { todos: [] })
+        }
+        // The sandbox shares /tmp with the host: what the command wrote is there after the session.
+        expect(fs.readFileSync(path.join(shared, ".npmrc"), "utf8")).toBe(`registry=${planted.url}\n`)
+        // The user's temporary folder is that one (the default /tmp holds the same files).
+        process.env.TMPDIR = shared
+        await using target = await AuditTarget.resolve(NAME, { cwd: home.home })
+        expect(fs.readFileSync(path.join(target.dir, "index.js"), "utf8")).toContain("USER-REGISTRY")
+        expect(target.packed?.registry).toBe(user.url)
+        expect(planted.requests).toEqual([])
+      } finally {
+        if (saved === undefined) delete process.env.TMPDIR
+        else process.env.TMPDIR = saved
+        fs.rmSync(shared, { recursive: true, force: true })
+      }
+    }, 60_000)
 })
 
 describe("AuditTarget.fetchedFrom", () => {
