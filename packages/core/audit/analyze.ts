@@ -40,6 +40,11 @@ export namespace PluginAnalysis {
     line: number
     column: number
     snippet: string
+    /**
+     * Set by the audit (reach.ts) when no entry point of the package reaches the file: why it is not loaded ("test
+     * file", "not imported from an entry point"). Such findings are listed apart and left out of the risk line.
+     */
+    notLoaded?: string
   }
 
   type Path = AuditRules.Path

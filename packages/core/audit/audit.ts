@@ -6,6 +6,7 @@ import { errorMessage } from "../util/error"
 import { PluginAnalysis } from "./analyze"
 import { AuditDeps } from "./deps"
 import { AuditLink } from "./link"
+import { AuditReach } from "./reach"
 import { AuditRules } from "./rules"
 
 /**
@@ -69,6 +70,11 @@ export namespace PluginAudit {
      * tarball audited, so a registry the user does not install from shows.
      */
     fetched?: { registry?: string; tarball?: string }
+    /**
+     * Findings in files no entry point reaches (reach.ts): each such finding has `notLoaded`; `counts` includes them,
+     * these counts are theirs alone, and the risk line leaves them out. Absent when every file counts as loaded.
+     */
+    notLoaded?: { counts: Record<PluginAnalysis.Severity, number>; files: number; entries: string[] }
   }
 
   export type Options = {
@@ -395,6 +401,54 @@ export namespace PluginAudit {
       })
     const counts = { critical: 0, high: 0, medium: 0, low: 0 }
     for (const f of findings) counts[f.severity]++
+    // Which files can be loaded at run time: the rest are listed apart (reach.ts).
+    const edges = new Map<string, string[]>()
+    const opaque = new Set<string>()
+    const byRel = new Map([...modules].map(([file, mod]) => [mod.rel, file]))
+    for (const file of fileSet) if (!modules.has(file)) opaque.add(file)
+    const folders = [root, ...packages.keys()]
+    for (const [file, mod] of modules) {
+      const list: string[] = []
+      for (const spec of mod.result.imports) {
+        let target = resolver(file)(spec)
+        const name = AuditDeps.packageName(spec)
+        // The package importing itself by its own name.
+        const own = folders
+          .filter((f) => file.startsWith(f + path.sep))
+          .sort((a, b) => b.length - a.length)
+          .find((f) => name && AuditDeps.manifest(f)?.name === name)
+        if (!target && own) {
+          target = AuditDeps.entry(
+            own,
+            AuditDeps.manifest(own) ?? {},
+            spec.length > name!.length ? "." + spec.slice(name!.length) : ".",
+            fileSet,
+          )
+          if (!target) opaque.add(file)
+        }
+        if (target && fileSet.has(target)) list.push(target)
+      }
+      edges.set(file, list)
+      if (mod.result.deferred.some((d) => d.kind === "module")) opaque.add(file)
+    }
+    for (const f of findings) if (AuditReach.OPAQUE.has(f.rule) && byRel.has(f.file)) opaque.add(byRel.get(f.file)!)
+    const loaded = AuditReach.loaded({
+      files: fileSet,
+      packages: folders.map((folder) => ({ folder, manifest: AuditDeps.manifest(folder) })),
+      edges,
+      opaque,
+    })
+    const notLoaded = loaded && {
+      counts: AuditReach.mark(findings, (file) => !byRel.has(file) || loaded.has(byRel.get(file)!)),
+      files: [...fileSet].filter((f) => !loaded.has(f)).length,
+      entries: folders
+        .flatMap((folder) => {
+          const own = new Set([...fileSet].filter((f) => f.startsWith(folder + path.sep)))
+          return AuditReach.entries(folder, AuditDeps.manifest(folder), own) ?? []
+        })
+        .map(rel)
+        .sort(),
+    }
     const order = (s: PluginAnalysis.Severity) => PluginAnalysis.SEVERITIES.indexOf(s)
     findings.sort(
       (a, b) =>
@@ -409,6 +463,7 @@ export namespace PluginAudit {
       skipped,
       native: [...nativeFiles.values()].flat().map((file) => ({ file: rel(file), bytes: AuditDeps.size(file) })),
     }
+    if (notLoaded && Object.values(notLoaded.counts).some((n) => n > 0)) report.notLoaded = notLoaded
     if (options.includeDependencies) {
       report.dependencies = [...packages.values()].sort((a, b) => a.path.localeCompare(b.path))
       report.missing = missing

@@ -1,6 +1,6 @@
 import { Exit, parseCommand, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
-import type { PluginAnalysis } from "./analyze"
+import { PluginAnalysis } from "./analyze"
 import { PluginAudit } from "./audit"
 import { AuditTarget } from "./resolve"
 
@@ -83,11 +83,17 @@ export function format(report: PluginAudit.Report, options: { packed?: AuditTarg
       `script: npm install --ignore-scripts --prefix <folder> ${packed.name}@${packed.version}, then audit ` +
       `<folder>/node_modules/${packed.name} --include-dependencies`
     : undefined
-  const { counts } = report
+  // Findings in files no entry point reaches are counted and listed apart, and left out of the risk line.
+  const outside = report.notLoaded?.counts
+  const counts = Object.fromEntries(
+    PluginAnalysis.SEVERITIES.map((s) => [s, report.counts[s] - (outside?.[s] ?? 0)]),
+  ) as PluginAudit.Report["counts"]
   const worst = (["critical", "high", "medium", "low"] as const).find((s) => counts[s] > 0)
+  const summary = (c: PluginAudit.Report["counts"]) =>
+    `critical ${c.critical} · high ${c.high} · medium ${c.medium} · low ${c.low}`
   const lines = [
     `Plugin audit: ${report.target} (${report.filesScanned} file${report.filesScanned === 1 ? "" : "s"} scanned)`,
-    `critical ${counts.critical} · high ${counts.high} · medium ${counts.medium} · low ${counts.low}`,
+    summary(counts),
     `Risk: ${worst ? RISK[worst] : "none found"}`,
   ]
   // npm's configuration decides where a name is fetched from: a registry the user does not install from shows here.
@@ -95,6 +101,13 @@ export function format(report: PluginAudit.Report, options: { packed?: AuditTarg
     lines.push(
       `Fetched from ${packed.registry}${packed.tarball ? ` (tarball ${packed.tarball})` : ""}: ` +
         "check it is the registry you install from",
+    )
+  if (report.notLoaded && outside)
+    lines.push(
+      `Not loaded: ${summary(outside)} in ${report.notLoaded.files} file(s) that no entry point ` +
+        `(${report.notLoaded.entries.slice(0, 4).join(", ")}${report.notLoaded.entries.length > 4 ? ", …" : ""}) ` +
+        "imports (shipped tests, sources beside their build): listed under NOT LOADED, not in the risk" +
+        (outside.critical ? "; the exit code still counts their critical findings" : ""),
     )
   if (report.dependencies) {
     const files = report.dependencies.reduce((n, d) => n + d.files, 0)
@@ -121,23 +134,33 @@ export function format(report: PluginAudit.Report, options: { packed?: AuditTarg
         (howToAuditDependencies ?? "--include-dependencies audits them too"),
     )
   }
-  for (const severity of ["critical", "high", "medium", "low"] as const) {
-    const list = report.findings.filter((f) => f.severity === severity)
-    if (!list.length) continue
-    lines.push("", `${severity.toUpperCase()} (${list.length})`)
-    const detailed = severity === "critical" || severity === "high"
-    const byRule = new Map<string, PluginAnalysis.Finding[]>()
-    for (const f of list) byRule.set(f.rule, [...(byRule.get(f.rule) ?? []), f])
-    for (const [rule, group] of byRule) {
-      const shown = detailed ? group.slice(0, 20) : group.slice(0, 5)
-      lines.push(`  ${rule} ×${group.length}`)
-      for (const f of shown) {
-        lines.push(`    ${f.file}:${f.line}:${f.column}  ${f.message}`)
-        if (detailed && f.snippet) lines.push(`      > ${f.snippet}`)
+  const section = (findings: PluginAnalysis.Finding[], title: (severity: string) => string) => {
+    for (const severity of ["critical", "high", "medium", "low"] as const) {
+      const list = findings.filter((f) => f.severity === severity)
+      if (!list.length) continue
+      lines.push("", `${title(severity.toUpperCase())} (${list.length})`)
+      const detailed = severity === "critical" || severity === "high"
+      const byRule = new Map<string, PluginAnalysis.Finding[]>()
+      for (const f of list) byRule.set(f.rule, [...(byRule.get(f.rule) ?? []), f])
+      for (const [rule, group] of byRule) {
+        const shown = detailed ? group.slice(0, 20) : group.slice(0, 5)
+        lines.push(`  ${rule} ×${group.length}`)
+        for (const f of shown) {
+          lines.push(`    ${f.file}:${f.line}:${f.column}  ${f.message}${f.notLoaded ? ` (${f.notLoaded})` : ""}`)
+          if (detailed && f.snippet) lines.push(`      > ${f.snippet}`)
+        }
+        if (group.length > shown.length) lines.push(`    … ${group.length - shown.length} more (--json lists all)`)
       }
-      if (group.length > shown.length) lines.push(`    … ${group.length - shown.length} more (--json lists all)`)
     }
   }
+  section(
+    report.findings.filter((f) => !f.notLoaded),
+    (s) => s,
+  )
+  section(
+    report.findings.filter((f) => f.notLoaded),
+    (s) => `NOT LOADED, ${s}`,
+  )
   if (report.skipped.length) {
     lines.push("", `Skipped ${report.skipped.length} file(s):`)
     for (const s of report.skipped.slice(0, 10)) lines.push(`  ${s.file}: ${s.reason}`)

@@ -686,3 +686,102 @@ describe("memory", () => {
     expect(small.findings).toEqual(large.findings)
   }, 60_000)
 })
+
+describe("files the plugin cannot load: shipped tests and files no entry point imports (RW5)", () => {
+  const notLoaded = (report: PluginAudit.Report) =>
+    report.findings.filter((f) => f.notLoaded).map((f) => `${f.file}:${f.line}:${f.rule}:${f.notLoaded}`)
+  const DENY = 'const DENY = [".env", ".ssh"]\nexport const blocked = (p: string) => DENY.includes(p)\n'
+  const TEST =
+    'import { execSync } from "child_process"\nimport { blocked } from "./index"\nexecSync("rm -rf /tmp/x")\n'
+
+  test("a test file and a file no entry point imports are marked, counted apart; the loaded code is not", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("p", { main: "src/index.ts", exports: { "./server": "./dist/server.js" } }),
+      "src/index.ts": 'import type { Plugin } from "@opencode-ai/plugin"\nimport "./helpers.test"\n' + DENY,
+      // Named like a test, but the entry imports it: loaded.
+      "src/helpers.test.ts": 'export const f = () => fetch("https://x")\n',
+      "src/index.test.ts": TEST,
+      "__tests__/a.js": 'require("fs").writeFileSync("/tmp/x", "")\n',
+      "src/legacy.js": 'require("fs").readFileSync("/etc/shadow")\n',
+      "dist/server.js": "export const server = () => process.env.HOME\n",
+    })
+    const report = await PluginAudit.run(dir.path)
+    expect(notLoaded(report)).toEqual([
+      "src/legacy.js:1:sensitive-path:not imported from an entry point",
+      "__tests__/a.js:1:fs-write:test file",
+      "src/index.test.ts:1:child_process:test file",
+      "src/index.test.ts:3:child_process:test file",
+      "src/legacy.js:1:fs-read:not imported from an entry point",
+    ])
+    // Never dropped: `counts` has every finding, `notLoaded.counts` the ones outside.
+    expect(report.counts).toEqual({ critical: 0, high: 3, medium: 4, low: 2 })
+    expect(report.notLoaded).toEqual({
+      counts: { critical: 0, high: 1, medium: 4, low: 0 },
+      files: 3,
+      entries: ["dist/server.js", "src/index.ts"],
+    })
+  })
+
+  test("the package importing itself by its own name reaches the file it names", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("self", { main: "index.js" }),
+      "index.js": 'import { x } from "self/lib/x.js"\n',
+      "lib/x.js": 'export const x = process.env.TOKEN\nrequire("fs").readFileSync("f")\n',
+      "test/t.js": 'require("fs").readFileSync("f")\n',
+    })
+    expect(notLoaded(await PluginAudit.run(dir.path))).toEqual(["test/t.js:1:fs-read:test file"])
+  })
+
+  test("fail safe: every file counts where the graph cannot tell what is loaded", async () => {
+    const cases: [string, Record<string, string>][] = [
+      ["no package.json (OpenCode loads every file of .opencode/plugin)", {}],
+      ["a computed import()", { "package.json": pkg("p"), "index.js": "await import(process.env.M)\n" }],
+      ["a computed require()", { "package.json": pkg("p"), "index.js": "require(name)\n" }],
+      [
+        "a child process (may run `bun test`)",
+        { "package.json": pkg("p"), "index.js": 'require("child_process").spawn("bun", ["test"])\n' },
+      ],
+      ["Bun's shell", { "package.json": pkg("p"), "index.js": "await Bun.$`bun test`\n" }],
+      ["eval", { "package.json": pkg("p"), "index.js": "eval(code)\n" }],
+      ["a worker", { "package.json": pkg("p"), "index.js": 'new Worker("./w.js")\n' }],
+      ["an install script", { "package.json": pkg("p", { scripts: { postinstall: "node run.js" } }), "index.js": "" }],
+      ["main names no audited file", { "package.json": pkg("p", { main: "dist/index.js" }), "index.js": "" }],
+      [
+        "a module name imported from another module",
+        {
+          "package.json": pkg("p"),
+          "names.js": 'export const M = "./x" + ".test.js"\n',
+          "index.js": 'import { M } from "./names.js"\nrequire(M)\n',
+        },
+      ],
+    ]
+    for (const [what, files] of cases) {
+      await using dir = await tmpdir({
+        "index.js": "",
+        ...files,
+        "x.test.js": 'require("fs").writeFileSync("/tmp/x", "")\n',
+      })
+      const report = await PluginAudit.run(dir.path)
+      expect({ what, notLoaded: notLoaded(report), apart: report.notLoaded }).toEqual({
+        what,
+        notLoaded: [],
+        apart: undefined,
+      })
+      expect(found(report)).toContain("x.test.js:1:fs-write")
+    }
+  }, 60_000)
+
+  test("with --include-dependencies a dependency's own tests are outside too, its loaded files are not", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("p", { dependencies: { dep: "1" } }),
+      "index.js": 'import { get } from "dep"\nget()\n',
+      "node_modules/dep/package.json": pkg("dep", { exports: { ".": { import: "./esm.js", require: "./cjs.js" } } }),
+      "node_modules/dep/esm.js": 'export const get = () => fetch("u")\n',
+      "node_modules/dep/cjs.js": 'exports.get = () => fetch("u")\n',
+      "node_modules/dep/esm.spec.js": 'require("fs").readFileSync("f")\n',
+    })
+    const report = await PluginAudit.run(dir.path, { includeDependencies: true })
+    expect(notLoaded(report)).toEqual(["node_modules/dep/esm.spec.js:1:fs-read:test file"])
+    expect(found(report)).toContain("node_modules/dep/cjs.js:1:network-client")
+  })
+})

@@ -69,6 +69,42 @@ describe("opencode-builtins audit <directory>", () => {
     ])
   })
 
+  test("findings in files no entry point imports: counted apart, listed under NOT LOADED, out of the risk line (RW5)", async () => {
+    await using dir = await tmpdir({
+      "package.json": JSON.stringify({ name: "guard", version: "1.0.0", main: "src/index.ts", type: "module" }),
+      "src/index.ts": 'const DENY = [".env"]\nexport default async () => ({ deny: DENY })\n',
+      "src/index.test.ts": 'import { execSync } from "child_process"\nexecSync("ls ~/.ssh")\neval("1")\n',
+    })
+    const io = memoryIO(dir.path)
+    // The exit code still counts a critical finding outside the loaded code: a gate is not loosened by an inference.
+    expect(await run(["."], io)).toBe(1)
+    const lines = io.stdout.split("\n")
+    expect(lines.slice(1, 4)).toEqual([
+      "critical 0 · high 1 · medium 0 · low 0",
+      "Risk: HIGH: sensitive paths, dynamically loaded or native code, or install scripts",
+      "Not loaded: critical 1 · high 1 · medium 2 · low 0 in 1 file(s) that no entry point (src/index.ts) imports " +
+        "(shipped tests, sources beside their build): listed under NOT LOADED, not in the risk; the exit code still " +
+        "counts their critical findings",
+    ])
+    expect(lines).toContain("NOT LOADED, CRITICAL (1)")
+    expect(lines).toContain("    src/index.test.ts:3:1  eval(…): runs a string as code (test file)")
+    expect(lines).toContain("NOT LOADED, MEDIUM (2)")
+    const json = memoryIO(dir.path)
+    await run([".", "--json"], json)
+    const report = JSON.parse(json.stdout)
+    expect(report.counts).toEqual({ critical: 1, high: 2, medium: 2, low: 0 })
+    expect(report.notLoaded).toEqual({
+      counts: { critical: 1, high: 1, medium: 2, low: 0 },
+      files: 1,
+      entries: ["src/index.ts"],
+    })
+    // The plugin route: the CLI as the plugin package ships it prints the same report.
+    const cli = path.join(import.meta.dir, "../../../plugin/cli.ts")
+    const proc = bunSpawnSync([process.execPath, cli, "audit", "."], { cwd: dir.path })
+    expect(proc.exitCode).toBe(1)
+    expect(proc.stdout.toString()).toBe(io.stdout)
+  })
+
   test("no critical finding: exit 0", async () => {
     await using dir = await tmpdir({
       "index.ts": "import fs from 'fs'\nexport const read = () => fs.readFileSync('x')\n",
