@@ -406,24 +406,19 @@ export namespace PluginAudit {
     const opaque = new Set<string>()
     const byRel = new Map([...modules].map(([file, mod]) => [mod.rel, file]))
     for (const file of fileSet) if (!modules.has(file)) opaque.add(file)
-    const folders = [root, ...packages.keys()]
+    const folders = [root, ...packages.keys()].sort((a, b) => b.length - a.length)
+    const ownManifests = new Map(folders.map((folder) => [folder, AuditDeps.manifest(folder)]))
     for (const [file, mod] of modules) {
       const list: string[] = []
+      const resolve = resolver(file)
       for (const spec of mod.result.imports) {
-        let target = resolver(file)(spec)
+        let target = resolve(spec)
         const name = AuditDeps.packageName(spec)
-        // The package importing itself by its own name.
-        const own = folders
-          .filter((f) => file.startsWith(f + path.sep))
-          .sort((a, b) => b.length - a.length)
-          .find((f) => name && AuditDeps.manifest(f)?.name === name)
-        if (!target && own) {
-          target = AuditDeps.entry(
-            own,
-            AuditDeps.manifest(own) ?? {},
-            spec.length > name!.length ? "." + spec.slice(name!.length) : ".",
-            fileSet,
-          )
+        // The package importing itself by its own name (the innermost package holding the file).
+        const own = !target && name ? folders.find((f) => file.startsWith(f + path.sep)) : undefined
+        if (own && name && ownManifests.get(own)?.name === name) {
+          const sub = spec.length > name.length ? "." + spec.slice(name.length) : "."
+          target = AuditDeps.entry(own, ownManifests.get(own)!, sub, fileSet)
           if (!target) opaque.add(file)
         }
         if (target && fileSet.has(target)) list.push(target)
@@ -432,22 +427,16 @@ export namespace PluginAudit {
       if (mod.result.deferred.some((d) => d.kind === "module")) opaque.add(file)
     }
     for (const f of findings) if (AuditReach.OPAQUE.has(f.rule) && byRel.has(f.file)) opaque.add(byRel.get(f.file)!)
-    const loaded = AuditReach.loaded({
+    const reach = AuditReach.loaded({
       files: fileSet,
-      packages: folders.map((folder) => ({ folder, manifest: AuditDeps.manifest(folder) })),
+      packages: folders.map((folder) => ({ folder, manifest: ownManifests.get(folder) })),
       edges,
       opaque,
     })
-    const notLoaded = loaded && {
-      counts: AuditReach.mark(findings, (file) => !byRel.has(file) || loaded.has(byRel.get(file)!)),
-      files: [...fileSet].filter((f) => !loaded.has(f)).length,
-      entries: folders
-        .flatMap((folder) => {
-          const own = new Set([...fileSet].filter((f) => f.startsWith(folder + path.sep)))
-          return AuditReach.entries(folder, AuditDeps.manifest(folder), own) ?? []
-        })
-        .map(rel)
-        .sort(),
+    const notLoaded = reach && {
+      counts: AuditReach.mark(findings, (file) => !byRel.has(file) || reach.loaded.has(byRel.get(file)!)),
+      files: fileSet.size - reach.loaded.size,
+      entries: reach.entries.map(rel).sort(),
     }
     const order = (s: PluginAnalysis.Severity) => PluginAnalysis.SEVERITIES.indexOf(s)
     findings.sort(

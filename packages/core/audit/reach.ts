@@ -102,7 +102,7 @@ export namespace AuditReach {
   }
 
   /**
-   * The audited files that can be loaded, or undefined when all can. `packages`: every package folder audited (the
+   * The audited files that can be loaded and the entry files found, or undefined when all files can be loaded. `packages`: every package folder audited (the
    * plugin's own first), with its manifest; `edges`: the files each file imports by a constant name (resolved);
    * `opaque`: files that load code the graph cannot follow (see OPAQUE), `incomplete` for other such files (a module
    * name that is not resolved, a self-reference to no file).
@@ -112,11 +112,16 @@ export namespace AuditReach {
     packages: { folder: string; manifest: AuditDeps.Manifest | undefined }[]
     edges: ReadonlyMap<string, string[]>
     opaque: ReadonlySet<string>
-  }): Set<string> | undefined {
+  }): { loaded: Set<string>; entries: string[] } | undefined {
     const { files, packages, edges, opaque } = input
     // The innermost package folder of each file (a dependency nested in the plugin's folder is its own package).
     const folders = [...packages].sort((a, b) => b.folder.length - a.folder.length)
-    const owner = (file: string) => folders.find((p) => file.startsWith(p.folder + path.sep))
+    const byPackage = new Map<(typeof folders)[number] | undefined, Set<string>>()
+    for (const file of files) {
+      const pkg = folders.find((p) => file.startsWith(p.folder + path.sep))
+      if (!byPackage.has(pkg)) byPackage.set(pkg, new Set())
+      byPackage.get(pkg)!.add(file)
+    }
     const seen = new Set<string>()
     const queue: string[] = []
     const visit = (file: string) => {
@@ -124,19 +129,19 @@ export namespace AuditReach {
       seen.add(file)
       queue.push(file)
     }
-    for (const pkg of folders) {
-      const own = new Set([...files].filter((f) => owner(f) === pkg))
-      const list = entries(pkg.folder, pkg.manifest, own)
+    const named: string[] = []
+    for (const [pkg, own] of byPackage) {
+      // Files of no package audited (cannot happen for a package folder) count, as all of a package without entries.
+      const list = pkg && entries(pkg.folder, pkg.manifest, own)
+      if (list) named.push(...list)
       for (const file of list ?? own) visit(file)
     }
-    // Files of no package audited (cannot happen for a package folder, kept safe).
-    for (const file of files) if (!owner(file)) visit(file)
     while (queue.length) {
       const file = queue.pop()!
       if (opaque.has(file)) return undefined
       for (const next of edges.get(file) ?? []) visit(next)
     }
-    return seen.size >= files.size ? undefined : seen
+    return seen.size >= files.size ? undefined : { loaded: seen, entries: named }
   }
 
   /**
