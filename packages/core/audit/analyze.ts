@@ -2535,19 +2535,19 @@ export namespace PluginAnalysis {
       for (let at = node, up = pathJoin(node); up; at = up, up = pathJoin(at)) call = up
       if (call) {
         const [match, shown] = joined(call)
-        for (const { pattern, label } of AuditRules.SENSITIVE_PATHS)
+        for (const { pattern, label, severity } of AuditRules.SENSITIVE_PATHS)
           if (pattern.test(match))
             return report(call, {
-              severity: "high",
+              severity: severity ?? "high",
               rule: "sensitive-path",
               message: `path built from constants mentions ${label}: ${JSON.stringify(shown.length > 80 ? shown.slice(0, 77) + "…" : shown)}`,
             })
       }
       const text = literalText(node)
-      for (const { pattern, label } of AuditRules.SENSITIVE_PATHS) {
+      for (const { pattern, label, severity } of AuditRules.SENSITIVE_PATHS) {
         if (pattern.test(text)) {
           report(node, {
-            severity: "high",
+            severity: severity ?? "high",
             rule: "sensitive-path",
             message: `string mentions ${label}: ${JSON.stringify(text.length > 80 ? text.slice(0, 77) + "…" : text)}`,
           })

@@ -251,9 +251,17 @@ export namespace AuditRules {
    * A path whose mention is a `sensitive-path` finding: files that hold secrets or credentials. `pattern` is tested on a
    * string's text (escapes decoded) and on paths joined from constant segments (an unknown segment is `_`); `words` is
    * a regular expression every text the pattern accepts contains as written in one segment (the audit selects the
-   * string nodes worth testing by these words, in Rust); `examples` are texts it accepts (tested).
+   * string nodes worth testing by these words, in Rust); `examples` are texts it accepts (tested); `severity` when the
+   * entry is not high.
    */
-  export type SensitivePath = { pattern: RegExp; label: string; words: string; examples: string[] }
+  export type SensitivePath = {
+    pattern: RegExp
+    label: string
+    words: string
+    examples: string[]
+    /** High unless said: a secret or credential. */
+    severity?: "high" | "medium"
+  }
 
   /**
    * Under /etc, on Linux and macOS (`/private/etc`): the root of a path, or reached by climbing out of a relative one
@@ -333,6 +341,31 @@ export namespace AuditRules {
       label: "OpenCode's credential store",
       words: String.raw`auth\.json`,
       examples: ["~/.local/share/opencode/auth.json", "mcp-auth.json"],
+    },
+    {
+      // OpenCode's data folder (~/.local/share/opencode, checked in the 1.18.33 binary): opencode.db (opencode-<channel>.db
+      // on other channels; -wal/-shm beside it) and the older storage/ hold every session's messages and tool output,
+      // tool-output/ the full output of truncated tool calls, snapshot/ a git store of each project's files.
+      pattern: new RegExp(
+        String.raw`(^|[/\\])opencode\.db(-wal|-shm)?$|(^|[/\\])opencode[/\\](opencode-[\w.-]+\.db(-wal|-shm)?$|(storage|tool-output|snapshot)([/\\]|$))`,
+      ),
+      label: "OpenCode's session store (every session's messages and tool output, snapshots of project files)",
+      words: "opencode",
+      examples: [
+        "~/.local/share/opencode/opencode.db",
+        "opencode.db-wal",
+        "opencode/opencode-beta.db",
+        "~/.local/share/opencode/storage/message",
+        "opencode/tool-output",
+        "opencode/snapshot/",
+      ],
+    },
+    {
+      pattern: seg(String.raw`opencode[/\\]log([/\\]|$)`),
+      label: "OpenCode's logs (opencode/log)",
+      words: "opencode",
+      examples: ["~/.local/share/opencode/log/2026-12-01.log"],
+      severity: "medium",
     },
     {
       pattern: seg(String.raw`gh[/\\]hosts\.ya?ml$`),

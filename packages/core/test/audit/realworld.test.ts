@@ -219,6 +219,34 @@ describe("sensitive paths: the files that hold secrets, under /etc and of other 
       expect([code, sensitive(code)]).toEqual([code, []])
   })
 
+  // @tokentop/agent-opencode@1.0.0 dist/index.js:35 and 39 read OpenCode's session store (every session's messages
+  // and tool output) with bun:sqlite and fs: only "sqlite" (medium) and generic fs findings were reported (RW6).
+  test("OpenCode's own session store is a sensitive path; its logs are medium; its config is none (RW6)", () => {
+    const cases: [string, string][] = [
+      ['path.join(os.homedir(), ".local/share/opencode/opencode.db")', "1:high:sensitive-path"],
+      ['path.join(os.homedir(), ".local/share/opencode/storage")', "1:high:sensitive-path"],
+      ['path.join(dataDir, "opencode", "storage", "message", id)', "1:high:sensitive-path"],
+      ['path.join(xdgData, "opencode", "opencode-beta.db")', "1:high:sensitive-path"],
+      ['path.join(dir, "opencode.db-wal")', "1:high:sensitive-path"],
+      ['path.join(home, ".local", "share", "opencode", "tool-output", f)', "1:high:sensitive-path"],
+      ['path.join(home, ".local/share/opencode/snapshot")', "1:high:sensitive-path"],
+      ['path.join(home, ".local/share/opencode/log")', "1:medium:sensitive-path"],
+    ]
+    for (const [code, want] of cases) expect([code, sensitive(code)]).toEqual([code, [want]])
+    expect(messages('path.join(home, ".local/share/opencode/opencode.db")', "sensitive-path")).toEqual([
+      `1:path built from constants mentions OpenCode's session store (every session's messages and tool output, ` +
+        `snapshots of project files): "\${…}/.local/share/opencode/opencode.db"`,
+    ])
+    // The project's .opencode folder, OpenCode's configuration and other tools' databases are not the store.
+    for (const code of [
+      'path.join(root, ".opencode", "storage")',
+      'path.join(home, ".config/opencode/opencode.json")',
+      'path.join(dir, "storage", "app.db")',
+      'path.join(dir, "myopencode.db")',
+    ])
+      expect([code, sensitive(code)]).toEqual([code, []])
+  })
+
   test("the table: every example is reported with its label, and its words select it before any pattern runs", () => {
     const words = new RegExp(AuditRules.SENSITIVE_WORDS)
     for (const entry of AuditRules.SENSITIVE_PATHS)
