@@ -197,15 +197,20 @@ export namespace ResourceIndex {
       if (kept) {
         const same = uris.some((u) => urisOf.get(kept!.id)?.includes(u))
         shadowed.set(file.relativePath, kept.id)
+        natural ??= new Set(ordered.map((f) => f.result.metadata.id))
+        const free = same ? "" : freeId(file, natural, index.resources)
         warnings.push({
           severity: "error",
           code: "duplicate-id",
           path: file.relativePath,
           id: meta.id,
+          // The fix is named: a schema is named by its `$id`, any other file by `id:` in its frontmatter (a free id its
+          // path gives it is suggested, as a schema moved off a taken id gets).
           message: same
             ? `duplicate id '${meta.id}': declares the same $id as ${kept.relativePath} (used), ` +
-              `${file.relativePath} is ignored`
-            : `duplicate id '${meta.id}': ${kept.relativePath} is used, ${file.relativePath} is ignored`,
+              `${file.relativePath} is ignored; a schema is named by its $id: give one of them its own`
+            : `duplicate id '${meta.id}': ${kept.relativePath} is used, ${file.relativePath} is ignored; to index ` +
+              `both, give it an id of its own in its frontmatter (id: ${free})`,
         })
         continue
       }

@@ -93,7 +93,8 @@ describe("index assembly", () => {
     expect(rootOnly.index.resources.get("shared")!.name).toBe("root checklist")
     expect(rootOnly.index.warnings).toHaveLength(1)
     expect(rootOnly.index.warnings[0].message).toBe(
-      "duplicate id 'shared': .opencode/checklist/shared.md is used, .opencode/task/z/shared.md is ignored",
+      "duplicate id 'shared': .opencode/checklist/shared.md is used, .opencode/task/z/shared.md is ignored; " +
+        "to index both, give it an id of its own in its frontmatter (id: z-shared)",
     )
     const fromPackage = await build(dir.file("pkg"), undefined, dir.path)
     expect(fromPackage.index.resources.get("shared")!.name).toBe("package")
@@ -101,6 +102,37 @@ describe("index assembly", () => {
       ".opencode/checklist/shared.md",
       ".opencode/task/z/shared.md",
     ])
+  })
+
+  // vuejs/docs' tutorial (tester RW's RW8): `tutorial/src/step-N/description.md` in 15 folders all take the id
+  // `description`; 14 were ignored and the error did not say how to keep them.
+  test("a duplicate-id error names the fix: an id of its own in the frontmatter, free and path-derived (RW8)", async () => {
+    const KB = ".opencode/knowledge-base"
+    await using dir = await tmpdir({
+      [`${KB}/tutorial/src/step-1/description.md`]: "# Step 1\n",
+      [`${KB}/tutorial/src/step-2/description.md`]: "# Step 2\n",
+      [`${KB}/api/ssr.md`]: "# SSR API\n",
+      [`${KB}/guide/scaling-up/ssr.md`]: "# SSR guide\n",
+      // A suggestion is never an id another file already has.
+      [`${KB}/step-2-description.md`]: "# Taken\n",
+    })
+    const messages = (await build(dir.path)).index.warnings
+      .filter((w) => w.code === "duplicate-id")
+      .map((w) => w.message)
+    expect(messages.sort()).toEqual([
+      `duplicate id 'description': ${KB}/tutorial/src/step-1/description.md is used, ` +
+        `${KB}/tutorial/src/step-2/description.md is ignored; to index both, give it an id of its own in its ` +
+        "frontmatter (id: src-step-2-description)",
+      `duplicate id 'ssr': ${KB}/api/ssr.md is used, ${KB}/guide/scaling-up/ssr.md is ignored; to index both, give ` +
+        "it an id of its own in its frontmatter (id: scaling-up-ssr)",
+    ])
+    // The fix works: the suggested id, declared, indexes both.
+    await dir.write({
+      [`${KB}/tutorial/src/step-2/description.md`]: md({ id: "src-step-2-description" }, "# Step 2\n"),
+    })
+    const after = (await build(dir.path)).index
+    expect(after.resources.get("src-step-2-description")?.path).toContain("step-2/description.md")
+    expect(after.warnings.filter((w) => w.code === "duplicate-id")).toHaveLength(1)
   })
 
   test("unreadable content (binary, non-UTF-8) is reported and left out; oversize files are listed with a warning", async () => {

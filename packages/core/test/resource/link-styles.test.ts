@@ -222,7 +222,8 @@ describe("a folder's README next to a file named after the folder", () => {
       [`${KB}/item-spec/item-spec.md`]: "# Spec\n",
     })
     expect(errors(await ResourceLint.run(dir.path))).toEqual([
-      `duplicate-id ${KB}/item-spec/item-spec.md duplicate id 'item-spec': ${KB}/item-spec/README.md is used, ${KB}/item-spec/item-spec.md is ignored`,
+      `duplicate-id ${KB}/item-spec/item-spec.md duplicate id 'item-spec': ${KB}/item-spec/README.md is used, ${KB}/item-spec/item-spec.md is ignored; ` +
+        "to index both, give it an id of its own in its frontmatter (id: item-spec-item-spec)",
     ])
   })
 })

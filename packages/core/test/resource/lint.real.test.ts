@@ -46,9 +46,9 @@ describe("lint over real shapes: only true errors", () => {
     // In lint's order: by path.
     expect(errors(report)).toEqual([
       "dangling-reference .opencode/knowledge-base/content-management/multilingual.md 'multilingual' references 'missing-page', which matches no resource",
-      "duplicate-id .opencode/knowledge-base/vault/Plugins/Templates.md duplicate id 'Templates': .opencode/knowledge-base/vault/Clipper/Templates.md is used, .opencode/knowledge-base/vault/Plugins/Templates.md is ignored",
-      "duplicate-id .opencode/knowledge-base/vault/Sync/Security and privacy.md duplicate id 'security-and-privacy': .opencode/knowledge-base/vault/Publish/Security and privacy.md is used, .opencode/knowledge-base/vault/Sync/Security and privacy.md is ignored",
-      "duplicate-id .opencode/schema/anywork-ac-1.1.json duplicate id 'anywork-ac-1.0': declares the same $id as .opencode/schema/anywork-ac-1.0.json (used), .opencode/schema/anywork-ac-1.1.json is ignored",
+      "duplicate-id .opencode/knowledge-base/vault/Plugins/Templates.md duplicate id 'Templates': .opencode/knowledge-base/vault/Clipper/Templates.md is used, .opencode/knowledge-base/vault/Plugins/Templates.md is ignored; to index both, give it an id of its own in its frontmatter (id: Plugins-Templates)",
+      "duplicate-id .opencode/knowledge-base/vault/Sync/Security and privacy.md duplicate id 'security-and-privacy': .opencode/knowledge-base/vault/Publish/Security and privacy.md is used, .opencode/knowledge-base/vault/Sync/Security and privacy.md is ignored; to index both, give it an id of its own in its frontmatter (id: Sync-security-and-privacy)",
+      "duplicate-id .opencode/schema/anywork-ac-1.1.json duplicate id 'anywork-ac-1.0': declares the same $id as .opencode/schema/anywork-ac-1.0.json (used), .opencode/schema/anywork-ac-1.1.json is ignored; a schema is named by its $id: give one of them its own",
       "dangling-reference .opencode/schema/base-04.json 'base-04' references 'osi-license', which matches no resource",
     ])
     expect(report.warnings).toBe(0)
