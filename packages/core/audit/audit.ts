@@ -422,6 +422,16 @@ export namespace PluginAudit {
           if (!target) opaque.add(file)
         }
         if (target && fileSet.has(target)) list.push(target)
+        // A relative folder with its own package.json loads that package's `main` (Node reads it before `index`).
+        if (spec.startsWith(".") || spec.startsWith("/")) {
+          const folder = path.resolve(path.dirname(file), spec)
+          const m = AuditDeps.isFile(path.join(folder, "package.json")) ? AuditDeps.manifest(folder) : undefined
+          if (m) {
+            const main = AuditDeps.entry(folder, m, ".", fileSet)
+            if (main && fileSet.has(main)) list.push(main)
+            else if (!target) opaque.add(file)
+          }
+        }
       }
       edges.set(file, list)
       if (mod.result.deferred.some((d) => d.kind === "module")) opaque.add(file)

@@ -40,6 +40,12 @@ export namespace AuditReach {
     "bun-shell",
   ])
 
+  /**
+   * Files OpenCode loads by themselves from a config folder (`.opencode/`, `~/.config/opencode/`, `OPENCODE_CONFIG_DIR`,
+   * any name): `{plugin,plugins}/*.{ts,js}` (1.2.15 and 1.18.33 alike). Any file so placed counts as an entry.
+   */
+  export const LOCAL_PLUGIN = /[/\\]plugins?[/\\][^/\\]+\.(ts|js)$/
+
   /** Test files by name: `*.test.*`, `*.spec.*`, and files under `__tests__`, `__mocks__`, `test`, `tests`, `spec`. */
   export function testFile(rel: string): boolean {
     return /(^|\/)(__tests__|__mocks__|tests?|specs?)\//.test(rel) || /\.(test|spec)\.[^/]+$/.test(rel)
@@ -136,6 +142,7 @@ export namespace AuditReach {
       if (list) named.push(...list)
       for (const file of list ?? own) visit(file)
     }
+    for (const file of files) if (LOCAL_PLUGIN.test(file)) visit(file)
     while (queue.length) {
       const file = queue.pop()!
       if (opaque.has(file)) return undefined

@@ -732,6 +732,34 @@ describe("files the plugin cannot load: shipped tests and files no entry point i
     expect(notLoaded(await PluginAudit.run(dir.path))).toEqual(["test/t.js:1:fs-read:test file"])
   })
 
+  test("files OpenCode loads from a plugin folder by themselves ({plugin,plugins}/*.{ts,js}) are entries", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("project"),
+      "index.js": "",
+      ".opencode/plugin/notify.test.ts": 'require("fs").readFileSync("f")\n',
+      ".opencode/plugins/b.js": 'import { x } from "./lib/x.js"\n',
+      ".opencode/plugins/lib/x.js": 'export const x = require("fs").readFileSync("g")\n',
+      ".opencode/plugins/lib/y.js": 'require("fs").readFileSync("h")\n',
+    })
+    expect(notLoaded(await PluginAudit.run(dir.path))).toEqual([
+      ".opencode/plugins/lib/y.js:1:fs-read:not imported from an entry point",
+    ])
+  })
+
+  test("a relative folder with its own package.json loads its main, as Node does", async () => {
+    await using dir = await tmpdir({
+      "package.json": pkg("p"),
+      "index.js": 'require("./sub")\n',
+      "sub/package.json": JSON.stringify({ main: "lib/main.js" }),
+      "sub/lib/main.js": 'require("fs").readFileSync("f")\n',
+      "sub/index.js": 'require("fs").readFileSync("g")\n',
+      "sub/lib/unused.js": 'require("fs").readFileSync("h")\n',
+    })
+    expect(notLoaded(await PluginAudit.run(dir.path))).toEqual([
+      "sub/lib/unused.js:1:fs-read:not imported from an entry point",
+    ])
+  })
+
   test("fail safe: every file counts where the graph cannot tell what is loaded", async () => {
     const cases: [string, Record<string, string>][] = [
       ["no package.json (OpenCode loads every file of .opencode/plugin)", {}],
