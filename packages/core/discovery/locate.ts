@@ -624,15 +624,8 @@ export namespace DiscoveryLocate {
   }
 
   function skillOf(doc: Doc | undefined, file: string, place: Place, version: Version): Found | undefined {
-    if (!doc || !isRecord(doc.data)) return undefined
-    const { name, description } = doc.data
-    if (typeof name !== "string") return undefined
-    if (
-      version === "1.2.15"
-        ? typeof description !== "string"
-        : description !== undefined && typeof description !== "string"
-    )
-      return undefined
+    if (!doc || !isRecord(doc.data) || skillRefusal(doc.data, version)) return undefined
+    const { name, description } = doc.data as { name: string; description?: unknown }
     return {
       kind: "skill",
       batch: batchOf(place, version),
@@ -645,6 +638,39 @@ export namespace DiscoveryLocate {
       ...(typeof description === "string" ? { description } : {}),
       body: doc.content,
     }
+  }
+
+  /**
+   * Why `version` of OpenCode does not load a SKILL.md whose frontmatter is `data` (gray-matter's, after the colon
+   * retry; `{}` for a file without frontmatter), or undefined when it loads it: the name must be text (no folder
+   * fallback: a number is refused too); v1.2.15 also needs a text `description`, v1.18 only refuses one that is present
+   * and not text. Checked on 1.2.15, 1.18.3 and 1.18.33 with `opencode debug skill` (docs/discovery.md, "Skills").
+   *
+   * @example
+   * DiscoveryLocate.skillRefusal({ name: "pdf" }, "1.2.15") // "no `description`"
+   * DiscoveryLocate.skillRefusal({ name: "pdf" }, "1.18") // undefined
+   */
+  export function skillRefusal(data: unknown, version: Version): string | undefined {
+    if (!isRecord(data)) return "frontmatter is not a mapping"
+    if (typeof data.name !== "string") return data.name === undefined ? "no `name`" : "`name` is not text"
+    const description = data.description
+    if (version === "1.2.15" && description === undefined) return "no `description`"
+    if (description !== undefined && typeof description !== "string") return "`description` is not text"
+    return undefined
+  }
+
+  /** The file name OpenCode's skill glob matches (`**\/SKILL.md`), compared case-insensitively on macOS and Windows. */
+  export const SKILL_FILE = "SKILL.md"
+
+  /**
+   * True when a file of this name is a skill's file for OpenCode's glob on `platform` (default: this process's).
+   *
+   * @example
+   * DiscoveryLocate.isSkillFile("SKILL.md") // true
+   * DiscoveryLocate.isSkillFile("skill.md", "linux") // false
+   */
+  export function isSkillFile(name: string, platform: NodeJS.Platform = process.platform): boolean {
+    return platform === "darwin" || platform === "win32" ? name.toLowerCase() === "skill.md" : name === SKILL_FILE
   }
 
   function agentOf(doc: Doc, file: string, place: Place, version: Version): Found {
@@ -799,7 +825,7 @@ export namespace DiscoveryLocate {
         } else if (isFile) {
           const literal = place.kind === "skill"
           if (hidden && !place.dot && !literal) continue
-          if (literal ? same(entry.name, "SKILL.md") : place.leaf(nocase ? entry.name.toLowerCase() : entry.name))
+          if (literal ? same(entry.name, SKILL_FILE) : place.leaf(nocase ? entry.name.toLowerCase() : entry.name))
             out.add(full)
         }
       }

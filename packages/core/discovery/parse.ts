@@ -16,7 +16,9 @@ import { Discovery } from "./schema"
  * Files OpenCode loads itself (its own agents and commands, every skill) are refused, as OpenCode refuses them: a
  * suggestion to invoke them would fail.
  *
- * - `name`: frontmatter `name`, else `fallbackName` (the file's name); 1–200 characters after trimming.
+ * - `name`: frontmatter `name`, else `fallbackName` (the file's name); 1–200 characters after trimming. A skill has
+ *   no fallback: a SKILL.md OpenCode's skill tool would not load (no frontmatter, no text `name`, no `description`)
+ *   is refused with the reason (`skillRefusal`).
  * - `description`: frontmatter `description`, else the first paragraph of the body (as Claude Code shows a command
  *   without one), else empty; longer than 1,000 characters it is shortened at a word boundary with "…" (keywords are
  *   taken from the whole text first).
@@ -43,6 +45,29 @@ export namespace DiscoveryParse {
     origin: Discovery.Origin
   }
 
+  /**
+   * Why a SKILL.md is skipped: OpenCode's skill tool would not load it (`DiscoveryLocate.skillRefusal`, per version),
+   * so a suggestion to load it would fail. OpenCode names a skill by its frontmatter `name` alone (never its folder),
+   * 1.2.15 also needs a `description`; a file without frontmatter is loaded by neither.
+   *
+   * @example
+   * DiscoveryParse.skillRefusal("# Kube\n", {}) // "not a skill OpenCode loads: SKILL.md has no frontmatter …"
+   */
+  export function skillRefusal(text: string, data: Record<string, unknown>): string | undefined {
+    const old = DiscoveryLocate.skillRefusal(data, "1.2.15")
+    const now = DiscoveryLocate.skillRefusal(data, "1.18")
+    if (!old && !now) return undefined
+    if (!now) return `${NOT_EVERY_SKILL}: ${old} (OpenCode 1.2.15 skips it; 1.18 loads it without one)`
+    if (!/^\uFEFF?---[ \t]*\r?\n/.test(text))
+      return `${NOT_A_SKILL}: SKILL.md has no frontmatter (OpenCode names a skill by its frontmatter \`name\` and needs a \`description\`)`
+    return `${NOT_A_SKILL}: ${now} in its frontmatter (OpenCode names a skill by its frontmatter \`name\` and needs a \`description\`)`
+  }
+
+  /** The start of the reason for a SKILL.md no OpenCode loads. */
+  export const NOT_A_SKILL = "not a skill OpenCode loads"
+  /** The start of the reason for a SKILL.md only some OpenCode versions load. */
+  export const NOT_EVERY_SKILL = "not a skill every OpenCode loads"
+
   /** Why a file in `.claude/agents` without a name or description is skipped (`parse`). */
   export const NOT_AN_AGENT =
     "not a Claude Code agent: its frontmatter gives no name and no description (Claude Code requires both); a document kept among the agents"
@@ -68,6 +93,11 @@ export namespace DiscoveryParse {
       }
     }
 
+    if (input.type === "skill") {
+      const refused = skillRefusal(input.text, fm.data)
+      if (refused) return fail(refused)
+    }
+
     const rawName = fm.data.name
     if (rawName !== undefined && rawName !== null && !isScalar(rawName)) return fail("frontmatter `name` must be text")
     const rawDescription = fm.data.description
@@ -78,8 +108,8 @@ export namespace DiscoveryParse {
     // category's README.md, notes, an attribution) is no agent definition: Claude Code loads none without them (its
     // documentation marks both required). One giving either is an agent missing a field, which discovery still suggests
     // as a file to read and follow (OpenCode never invokes Claude Code agents), and so is a file whose frontmatter block
-    // no YAML reading accepts (read line by line above: it was written as an agent). Commands, output styles and skills
-    // need neither: a command file without frontmatter is a command.
+    // no YAML reading accepts (read line by line above: it was written as an agent). Commands and output styles need
+    // neither: a command file without frontmatter is a command. Skills were checked above (`skillRefusal`).
     if (
       input.type === "agent" &&
       input.origin === "claude" &&

@@ -5,6 +5,7 @@ import { ResourceAccess } from "../resource/access"
 import { errorMessage } from "../util/error"
 import { DiscoveryCache, DiscoveryCacheFile } from "./cache"
 import type { DiscoveryDirectories } from "./directories"
+import { DiscoveryLocate } from "./locate"
 import { DiscoveryParse } from "./parse"
 import { Discovery } from "./schema"
 
@@ -12,9 +13,12 @@ import { Discovery } from "./schema"
  * Scans resource directories for definitions, all directories in parallel, within one time budget.
  *
  * - Agents, commands and output styles are `**\/*.md` (nested folders give names like `git/commit`, as OpenCode
- *   names them); skills are `<name>/SKILL.md`, one level down.
+ *   names them); skills are `**\/SKILL.md` at any depth, as OpenCode's skill glob finds them (`DiscoveryLocate`), each
+ *   named by its frontmatter `name`; the same walk finds both, within `MAX_DEPTH` (deeper folders are reported).
  * - Every entry is stat'ed before use and only regular files are read (FIFOs, sockets and devices are skipped, never
- *   opened); symbolic links are followed, link loops are detected; dot entries are skipped.
+ *   opened); symbolic links are followed, link loops are detected; dot entries are skipped, except dot folders below
+ *   Claude Code's skill folders, which OpenCode searches too (`.git` never); a `node_modules` below a skill folder is
+ *   reported, not searched.
  * - Only the first `MAX_READ_BYTES` of a file are read: the frontmatter is all discovery needs.
  * - A folder's listing is remembered with the modification time of every folder it visited: while none changed (an
  *   added, removed or renamed entry changes its folder's time), the next scan stats those folders and the listed
@@ -199,8 +203,8 @@ export namespace DiscoveryScan {
       const problems = p.problems.length
       const listedAt = Date.now()
       try {
-        candidates =
-          place.type === "skill" ? await skillFiles(place.path, p, seen) : await markdownFiles(place.path, p, seen)
+        const rule = place.type === "skill" ? skillRule(place.origin) : MARKDOWN
+        candidates = await definitionFiles(place.path, rule, p, seen)
       } catch (error) {
         return { error: `${place.path}: ${describe(error)}` }
       }
@@ -267,30 +271,46 @@ export namespace DiscoveryScan {
     seen.stamps.push([dir, (await fs.stat(dir)).mtimeMs])
   }
 
-  /** `<dir>/<name>/SKILL.md` for every sub-folder that has one. */
-  async function skillFiles(dir: string, p: Progress, seen: Seen): Promise<Candidate[]> {
-    const out: Candidate[] = []
-    await stamp(dir, seen)
-    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-      if (p.stopped) break
-      const name = entry.name
-      if (name.startsWith(".")) continue
-      const folder = path.join(dir, name)
-      if (entry.isSymbolicLink()) seen.links = true
-      const kind = await kindOf(folder, entry)
-      if (kind !== "dir") continue
-      // A SKILL.md added or removed later changes this folder's time.
-      await stamp(folder, seen)
-      const file = path.join(folder, "SKILL.md")
-      const fileKind = await kindOf(file)
-      if (fileKind === "file") out.push({ path: file, fallbackName: name })
-      else if (fileKind === "other") p.problems.push({ path: file, error: "not a regular file; skipped" })
-    }
-    return out
+  /** What a walk below a resource directory collects. */
+  type Rule = {
+    /** Which file names are definitions. */
+    leaf: (name: string) => boolean
+    /** The name a definition without a frontmatter `name` gets, from its path below the directory (`/`-separated). */
+    fallback: (rel: string) => string
+    /** Dot folders are entered (other than `.git`). */
+    dots: boolean
+    /** Folders not entered, each reported with the reason. */
+    skip?: ReadonlyMap<string, string>
   }
 
-  /** Every `*.md` below `root` (case-insensitive extension), following links, without loops. */
-  async function markdownFiles(root: string, p: Progress, seen: Seen): Promise<Candidate[]> {
+  /** Agents, commands and output styles: every `*.md` (case-insensitive extension), named by its path. */
+  const MARKDOWN: Rule = {
+    leaf: (name) => name.toLowerCase().endsWith(".md"),
+    fallback: (rel) => rel.slice(0, -3),
+    dots: false,
+  }
+
+  /**
+   * Skills, as OpenCode's glob finds them (`DiscoveryLocate`): `**\/SKILL.md` at any depth, also the directory's own
+   * SKILL.md. OpenCode enters dot folders below `.claude/skills` (not below its own config folders) and node_modules;
+   * discovery enters the dot folders too, but reports a node_modules folder as not searched (installed packages are no
+   * place to walk on every prompt).
+   */
+  function skillRule(origin: Discovery.Origin): Rule {
+    return {
+      leaf: (name) => DiscoveryLocate.isSkillFile(name),
+      fallback: (rel) => path.posix.basename(path.posix.dirname(rel)),
+      dots: origin === "claude",
+      skip: NOT_SEARCHED,
+    }
+  }
+
+  const NOT_SEARCHED: ReadonlyMap<string, string> = new Map([
+    ["node_modules", "installed packages are not searched for skills (OpenCode loads any SKILL.md below them)"],
+  ])
+
+  /** Every definition file below `root` that `rule` matches, following links, without loops. */
+  async function definitionFiles(root: string, rule: Rule, p: Progress, seen: Seen): Promise<Candidate[]> {
     const out: Candidate[] = []
     const visited = new Set<string>()
     const walk = async (dir: string, depth: number) => {
@@ -304,11 +324,19 @@ export namespace DiscoveryScan {
       for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
         if (p.stopped) return
         const name = entry.name
-        if (name.startsWith(".")) continue
+        const dot = name.startsWith(".")
+        if (dot && !rule.dots) continue
         if (entry.isSymbolicLink()) seen.links = true
         const full = path.join(dir, name)
         const kind = await kindOf(full, entry)
         if (kind === "dir") {
+          // A repository's own data: never a definition, and many files.
+          if (name === ".git") continue
+          const skipped = rule.skip?.get(name)
+          if (skipped) {
+            p.problems.push({ path: full, error: skipped })
+            continue
+          }
           if (depth >= MAX_DEPTH) {
             p.problems.push({ path: full, error: `nested deeper than ${MAX_DEPTH} folders; not scanned` })
             continue
@@ -320,10 +348,10 @@ export namespace DiscoveryScan {
           }
           continue
         }
-        if (!name.toLowerCase().endsWith(".md")) continue
+        if (!rule.leaf(name)) continue
         if (kind === "file") {
           const rel = path.relative(root, full).split(path.sep).join("/")
-          out.push({ path: full, fallbackName: rel.slice(0, -3) })
+          out.push({ path: full, fallbackName: rule.fallback(rel) })
         } else if (kind === "other") p.problems.push({ path: full, error: "not a regular file; skipped" })
         else if (kind === "broken") p.problems.push({ path: full, error: "broken symbolic link" })
       }

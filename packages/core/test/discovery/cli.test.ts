@@ -113,6 +113,34 @@ describe("opencode-builtins discover", () => {
     expect(io.stdout).toContain(`lenient    ${dir.file("project/.claude/commands/close.md")}: frontmatter is not valid`)
   })
 
+  // Real-world tester RW (RW1, RW2): mrgoonie/claudekit-skills copied into `.claude/`. Its nested skills
+  // (`document-skills/pdf/SKILL.md`) were neither listed nor suggested, and its SKILL.md files without frontmatter were
+  // suggested "load with the skill tool", though OpenCode (1.2.15, 1.18.3, 1.18.33) loads the first and not the second.
+  test("RW1/RW2 nested skills are listed and suggested; a SKILL.md OpenCode does not load is shown as skipped, never suggested", async () => {
+    await using dir = await tmpdir({
+      "project/.claude/skills/document-skills/pdf/SKILL.md":
+        "---\nname: pdf\ndescription: Extract text and tables from PDF files, convert PDF to markdown\n---\n# PDF\n",
+      "project/.claude/skills/nofm/SKILL.md":
+        "# Kubernetes helper\n\nDeploy and debug kubernetes clusters with kubectl and helm.\n",
+      "home/.keep": "",
+    })
+    const env = { HOME: dir.file("home"), XDG_CONFIG_HOME: dir.file("home/.config") }
+    const list = memoryIO(dir.file("project"), env)
+    expect(await run(["--list"], list)).toBe(0)
+    expect(list.stdout).toContain(
+      `Skills:\n  pdf  [local]  ${dir.file("project/.claude/skills/document-skills/pdf/SKILL.md")}`,
+    )
+    expect(list.stdout).toContain(
+      `skipped    ${dir.file("project/.claude/skills/nofm/SKILL.md")}: ${DiscoveryParse.NOT_A_SKILL}: SKILL.md has no frontmatter`,
+    )
+    const pdf = memoryIO(dir.file("project"), env)
+    expect(await run(["convert this PDF to markdown"], pdf)).toBe(0)
+    expect(pdf.stdout).toContain("Skills (load with the skill tool):\n- pdf: ")
+    const kube = memoryIO(dir.file("project"), env)
+    expect(await run(["debug the kubernetes cluster with helm"], kube)).toBe(0)
+    expect(kube.stdout).not.toContain("nofm")
+  })
+
   // Real-world tester AJ (AJ-6): BlueSkyXN/claude-code-subagents-box installed as users do, `en/` copied into
   // `.claude/agents/`, one README.md per category without frontmatter: listed and suggested as agents before.
   test("AJ-6 a category README.md in .claude/agents is no agent: not listed, not suggested, but shown as skipped", async () => {

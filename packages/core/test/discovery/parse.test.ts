@@ -205,12 +205,32 @@ describe("DiscoveryParse", () => {
     expect(parse("---\nname: ml-engineer\n---\nYou train models.", agent).item?.name).toBe("ml-engineer")
     // Frontmatter no YAML reading accepts was written as an agent: read line by line, as before.
     expect(parse("---\nname: [unclosed\n---\n# Title\nDoes a thing.", agent).item?.name).toBe("README")
-    // Commands need no frontmatter (a command file without it is a command), nor do OpenCode's agents, nor skills.
+    // Commands need no frontmatter (a command file without it is a command), nor do OpenCode's agents.
     expect(parse(readme, { type: "command" }).item?.name).toBe("code-reviewer")
     expect(parse(readme, { ...agent, filePath: "/p/.opencode/agent/README.md", origin: "opencode" }).success).toBe(true)
-    expect(parse(readme, { type: "skill", filePath: "/p/.claude/skills/s/SKILL.md", fallbackName: "s" }).success).toBe(
-      true,
+  })
+
+  test("a skill is what OpenCode's skill tool loads: frontmatter with a text name and a description, else skipped with the reason", () => {
+    // RW2: checked with `opencode debug skill` on 1.2.15, 1.18.3 and 1.18.33. None loads a SKILL.md without
+    // frontmatter, without `name`, or whose `name` is not text; 1.2.15 also skips one without `description`, 1.18 loads
+    // it. A name unlike the folder, an empty description, a value holding ": " (the colon retry) all load.
+    const skill = { type: "skill" as const, filePath: "/p/.claude/skills/s/SKILL.md", fallbackName: "s" }
+    const reason = (text: string) => parse(text, skill).error
+    expect(reason("# Kubernetes helper\n\nDeploy clusters.\n")).toStartWith(
+      `${DiscoveryParse.NOT_A_SKILL}: SKILL.md has no frontmatter`,
     )
+    expect(reason("---\ndescription: Deploy clusters\n---\n")).toStartWith(`${DiscoveryParse.NOT_A_SKILL}: no \`name\``)
+    expect(reason("---\nname: 123\ndescription: numbers\n---\n")).toStartWith(
+      `${DiscoveryParse.NOT_A_SKILL}: \`name\` is not text`,
+    )
+    expect(reason("---\nname: s\ndescription: [a, b]\n---\n")).toStartWith(DiscoveryParse.NOT_A_SKILL)
+    expect(reason("---\nname: s\n---\n")).toStartWith(`${DiscoveryParse.NOT_EVERY_SKILL}: no \`description\``)
+    expect(reason("---\nname: s\ndescription: x\nargument-hint: [id] [reason\n---\n")).toStartWith(
+      "malformed frontmatter",
+    )
+    expect(parse("---\nname: kube-ops\ndescription: Deploy\n---\n", skill).item?.name).toBe("kube-ops")
+    expect(parse('---\nname: s\ndescription: ""\n---\n# S\nDoes s.', skill).item?.description).toBe("S: Does s.")
+    expect(parse("---\nname: s\ndescription: Use when: asked\n---\n", skill).item?.description).toBe("Use when: asked")
   })
 
   test("binary content is refused", () => {

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import { DiscoveryCache } from "../../discovery/cache"
 import type { DiscoveryDirectories } from "../../discovery/directories"
+import { DiscoveryParse } from "../../discovery/parse"
 import { DiscoveryScan } from "../../discovery/scan"
 import { md, tmpdir } from "../fixture"
 import { execFileSync } from "../spawn-sync"
@@ -31,17 +32,74 @@ describe("DiscoveryScan", () => {
     expect(r.directory.exists).toBe(true)
   })
 
-  test("skills are <name>/SKILL.md one level down, named by frontmatter or folder", async () => {
+  test("skills are **/SKILL.md at any depth, as OpenCode finds them, named by their frontmatter name alone", async () => {
+    // Real-world tester RW (RW1): claudekit-skills nests 14 of its 45 skills one level deeper
+    // (`document-skills/pdf/SKILL.md`); OpenCode 1.2.15, 1.18.3 and 1.18.33 load them all (`opencode debug skill`),
+    // discovery found none and said nothing. OpenCode also loads the folder's own SKILL.md and dot folders below
+    // `.claude/skills` (not below its own `.opencode/skills`).
     await using dir = await tmpdir({
       "skills/pdf/SKILL.md": md({ name: "pdf-forms", description: "PDF" }),
-      "skills/xlsx/SKILL.md": md({ description: "Sheets" }),
+      "skills/document-skills/docx/SKILL.md": md({ name: "docx", description: "Word documents" }),
+      "skills/a/b/c/d/e/deep6/SKILL.md": md({ name: "six-folders-down", description: "deep" }),
+      "skills/SKILL.md": md({ name: "at-root", description: "the folder's own" }),
+      "skills/.system/sys/SKILL.md": md({ name: "in-a-dot-folder", description: "dot" }),
+      "skills/.git/x/SKILL.md": md({ name: "in-git-data", description: "never a skill" }),
       "skills/empty/README.md": "no skill here",
       "skills/loose.md": "not a skill",
-      "skills/deep/er/SKILL.md": "too deep",
+      "skills/lower/skill.md": md({ name: "lower", description: "OpenCode's glob is case-sensitive on Linux" }),
     })
-    const r = await scan(place(dir.file("skills"), "skill"))
-    expect(r.items.map((i) => i.name).sort()).toEqual(["pdf-forms", "xlsx"])
-    expect(r.problems).toEqual([])
+    const claude = await scan({ ...place(dir.file("skills"), "skill"), origin: "claude" })
+    const names = claude.items.map((i) => i.name).sort()
+    const expected = ["at-root", "docx", "in-a-dot-folder", "pdf-forms", "six-folders-down"]
+    expect(names).toEqual(
+      process.platform === "darwin" || process.platform === "win32" ? [...expected, "lower"].sort() : expected,
+    )
+    expect(claude.items.find((i) => i.name === "docx")?.filePath).toBe(dir.file("skills/document-skills/docx/SKILL.md"))
+    expect(claude.problems).toEqual([])
+    // OpenCode's own folders: its glob leaves dot folders out.
+    const opencode = await scan(place(dir.file("skills"), "skill"))
+    expect(opencode.items.map((i) => i.name)).not.toContain("in-a-dot-folder")
+    expect(opencode.items.map((i) => i.name)).toContain("docx")
+  })
+
+  test("skills beyond the depth limit and below node_modules are reported, not silently dropped", async () => {
+    // OpenCode has no depth limit and searches node_modules; discovery keeps its limit and says what it left out, as
+    // `discover --list` shows every skipped file.
+    await using dir = await tmpdir({
+      "skills/a/b/c/d/e/f/deep7/SKILL.md": md({ name: "seven-folders-down", description: "too deep" }),
+      "skills/tool/node_modules/pkg/SKILL.md": md({ name: "packaged", description: "in an installed package" }),
+      "skills/tool/SKILL.md": md({ name: "tool", description: "a skill with installed packages" }),
+    })
+    const r = await scan({ ...place(dir.file("skills"), "skill"), origin: "claude" })
+    expect(r.items.map((i) => i.name)).toEqual(["tool"])
+    expect(r.problems).toEqual([
+      {
+        path: dir.file("skills/a/b/c/d/e/f/deep7"),
+        error: `nested deeper than ${DiscoveryScan.MAX_DEPTH} folders; not scanned`,
+      },
+      {
+        path: dir.file("skills/tool/node_modules"),
+        error: "installed packages are not searched for skills (OpenCode loads any SKILL.md below them)",
+      },
+    ])
+  })
+
+  test("a SKILL.md OpenCode would not load is skipped with the reason (no frontmatter, no name, no description)", async () => {
+    // RW2: claudekit-skills' claude-code and google-adk-python start with a heading; discovery suggested them "load
+    // with the skill tool", OpenCode (all three binaries) loads neither. Names come from the frontmatter only.
+    await using dir = await tmpdir({
+      "skills/nofm/SKILL.md": "# Kubernetes helper\n\nDeploy and debug clusters with kubectl and helm.\n",
+      "skills/onlydesc/SKILL.md": md({ description: "no name" }),
+      "skills/onlyname/SKILL.md": md({ name: "onlyname" }),
+      "skills/folder/SKILL.md": md({ name: "other-name", description: "named unlike its folder" }),
+    })
+    const r = await scan({ ...place(dir.file("skills"), "skill"), origin: "claude" })
+    expect(r.items.map((i) => i.name)).toEqual(["other-name"])
+    expect(r.problems.map((p) => [p.path.slice(dir.file("skills").length + 1), p.error.split(":")[0]])).toEqual([
+      ["nofm/SKILL.md", DiscoveryParse.NOT_A_SKILL],
+      ["onlydesc/SKILL.md", DiscoveryParse.NOT_A_SKILL],
+      ["onlyname/SKILL.md", DiscoveryParse.NOT_EVERY_SKILL],
+    ])
   })
 
   test("a missing directory is empty and not an error", async () => {
@@ -136,7 +194,7 @@ describe("DiscoveryScan", () => {
     await using dir = await tmpdir({
       "cmd/a.md": md({ description: "A" }),
       "cmd/git/b.md": md({ description: "B" }),
-      "skills/x/SKILL.md": md({ description: "X" }),
+      "skills/x/SKILL.md": md({ name: "x", description: "X" }),
       "skills/y/notes.md": "not yet a skill",
     })
     const cache = new DiscoveryCache()
@@ -146,7 +204,7 @@ describe("DiscoveryScan", () => {
     // Wait out the file system's time granularity, so that a change is a different modification time.
     await Bun.sleep(20)
     await fs.writeFile(dir.file("cmd/git/c.md"), md({ description: "C" }))
-    await fs.writeFile(dir.file("skills/y/SKILL.md"), md({ description: "Y" }))
+    await fs.writeFile(dir.file("skills/y/SKILL.md"), md({ name: "y", description: "Y" }))
     const cmd = await scan(place(dir.file("cmd"), "command"), cache)
     expect(cmd.items.map((i) => i.name)).toEqual(["a", "git/b", "git/c"])
     expect(cmd).toMatchObject({ parsed: 1, cacheHits: 2 })
