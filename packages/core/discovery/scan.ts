@@ -16,9 +16,9 @@ import { Discovery } from "./schema"
  *   names them); skills are `**\/SKILL.md` at any depth, as OpenCode's skill glob finds them (`DiscoveryLocate`), each
  *   named by its frontmatter `name`; the same walk finds both, within `MAX_DEPTH` (deeper folders are reported).
  * - Every entry is stat'ed before use and only regular files are read (FIFOs, sockets and devices are skipped, never
- *   opened); symbolic links are followed, link loops are detected; dot entries are skipped, except dot folders below
- *   Claude Code's skill folders, which OpenCode searches too (`.git` never); a `node_modules` below a skill folder is
- *   reported, not searched.
+ *   opened); symbolic links are followed, link loops are detected. Dot entries are found where OpenCode's globs find
+ *   them (its own agent and command folders, dot folders below Claude Code's skill folders) and skipped elsewhere;
+ *   `.git` never. A `node_modules` below a skill folder is reported, not searched.
  * - Only the first `MAX_READ_BYTES` of a file are read: the frontmatter is all discovery needs.
  * - A folder's listing is remembered with the modification time of every folder it visited: while none changed (an
  *   added, removed or renamed entry changes its folder's time), the next scan stats those folders and the listed
@@ -203,7 +203,7 @@ export namespace DiscoveryScan {
       const problems = p.problems.length
       const listedAt = Date.now()
       try {
-        const rule = place.type === "skill" ? skillRule(place.origin) : MARKDOWN
+        const rule = place.type === "skill" ? skillRule(place.origin) : markdownRule(place.origin)
         candidates = await definitionFiles(place.path, rule, p, seen)
       } catch (error) {
         return { error: `${place.path}: ${describe(error)}` }
@@ -283,11 +283,18 @@ export namespace DiscoveryScan {
     skip?: ReadonlyMap<string, string>
   }
 
-  /** Agents, commands and output styles: every `*.md` (case-insensitive extension), named by its path. */
-  const MARKDOWN: Rule = {
-    leaf: (name) => name.toLowerCase().endsWith(".md"),
-    fallback: (rel) => rel.slice(0, -3),
-    dots: false,
+  /**
+   * Agents, commands and output styles: every `*.md` (case-insensitive extension), named by its path. OpenCode's own
+   * agent and command globs include dot files and dot folders (`.opencode/command/.drafts/x.md` is its command
+   * `.drafts/x`: 1.2.15, 1.18.3 and 1.18.33, `opencode debug config`), so they are found in its folders too; Claude
+   * Code's folders keep them out.
+   */
+  function markdownRule(origin: Discovery.Origin): Rule {
+    return {
+      leaf: (name) => name.toLowerCase().endsWith(".md"),
+      fallback: (rel) => rel.slice(0, -3),
+      dots: origin === "opencode",
+    }
   }
 
   /**

@@ -25,11 +25,28 @@ describe("DiscoveryScan", () => {
       "cmd/.hidden.md": "no",
       "cmd/.drafts/x.md": "no",
     })
-    const r = await scan(place(dir.file("cmd"), "command"))
+    const r = await scan({ ...place(dir.file("cmd"), "command"), origin: "claude" })
     expect(r.items.map((i) => i.name)).toEqual(["deploy", "git/squash"])
     expect(r.items[1]).toMatchObject({ filePath: dir.file("cmd/git/squash.MD"), resourceType: "command" })
     expect(r).toMatchObject({ timedOut: false, problems: [], parsed: 2, cacheHits: 0 })
     expect(r.directory.exists).toBe(true)
+  })
+
+  test("OpenCode's own agents and commands include dot files and dot folders, as its globs do; .git never", async () => {
+    // Checked on 1.2.15, 1.18.3 and 1.18.33 (`opencode debug config`, `opencode agent list`): `.opencode/command/
+    // .drafts/x.md` is the command `.drafts/x`, `.opencode/agent/.dotagent.md` the agent `.dotagent`; discovery left
+    // them out without a word. Claude Code's folders keep skipping them (previous test).
+    await using dir = await tmpdir({
+      "cmd/deploy.md": md({ description: "Deploy" }),
+      "cmd/.hidden.md": md({ description: "Hidden" }),
+      "cmd/.drafts/x.md": md({ description: "Draft" }),
+      "cmd/.git/y.md": md({ description: "a repository's data, never a definition" }),
+      "agent/.reviewer.md": md({ description: "Reviews" }),
+    })
+    const commands = await scan(place(dir.file("cmd"), "command"))
+    expect(commands.items.map((i) => i.name)).toEqual([".drafts/x", ".hidden", "deploy"])
+    expect(commands.problems).toEqual([])
+    expect((await scan(place(dir.file("agent"), "agent"))).items.map((i) => i.name)).toEqual([".reviewer"])
   })
 
   test("skills are **/SKILL.md at any depth, as OpenCode finds them, named by their frontmatter name alone", async () => {
