@@ -6,10 +6,15 @@ import { Discovery } from "./schema"
  * The directories discovery scans, in precedence order (first wins for the same type and name):
  *
  * 1. the project — from the working directory up to the worktree root, nearest first — OpenCode's
- *    `.opencode/{agent,agents,command,commands,skill,skills}` before Claude Code's `.claude/{agents,commands,skills,
- *    output-styles}`;
- * 2. global — `$XDG_CONFIG_HOME/opencode/{agent,command,skill}` (`~/.config/opencode` by default), then
- *    `~/.claude/{agents,commands,skills,output-styles}`.
+ *    `.opencode/{agent,agents,command,commands,skill,skills}`, then `.agents/skills`, then Claude Code's
+ *    `.claude/{agents,commands,skills,output-styles}`;
+ * 2. global — OpenCode's other config folders with the same six: `$XDG_CONFIG_HOME/opencode` (`~/.config/opencode`
+ *    by default), `~/.opencode`, `$OPENCODE_CONFIG_DIR` (when absolute); then `~/.claude/{agents,commands,skills,
+ *    output-styles}` and `~/.agents/skills`.
+ *
+ * These are the folders OpenCode 1.2.15, 1.18.3 and 1.18.33 load agents, commands and skills from (`DiscoveryLocate`
+ * models them for the security guard; `.agents` skills, which OpenCode loads like Claude Code's, have the origin
+ * `claude`). Not read: a configuration's `skills.paths` and `skills.urls`.
  *
  * `~` is the home directory: `$HOME` when set, else `os.homedir()` (Node's rule; Bun's `os.homedir()` reads `$HOME`
  * only once at start-up, so it is consulted only as the fallback).
@@ -38,20 +43,16 @@ export namespace DiscoveryDirectories {
     { rel: "skills", type: "skill" },
     { rel: "output-styles", type: "outputStyle" },
   ]
-  /** Under the project's `.opencode`: OpenCode accepts singular and plural folder names. */
-  const OPENCODE_LOCAL: Entry[] = [
+  /** Under `.agents` (home or project): skills only, which OpenCode loads like Claude Code's. */
+  const AGENTS: Entry[] = [{ rel: "skills", type: "skill" }]
+  /** Under every OpenCode config folder: OpenCode accepts singular and plural folder names. */
+  const OPENCODE: Entry[] = [
     { rel: "agent", type: "agent" },
     { rel: "agents", type: "agent" },
     { rel: "command", type: "command" },
     { rel: "commands", type: "command" },
     { rel: "skill", type: "skill" },
     { rel: "skills", type: "skill" },
-  ]
-  /** Under `~/.config/opencode`. */
-  const OPENCODE_GLOBAL: Entry[] = [
-    { rel: "agent", type: "agent" },
-    { rel: "command", type: "command" },
-    { rel: "skill", type: "skill" },
   ]
 
   export type Place = Omit<Discovery.ResourceDirectory, "exists">
@@ -61,7 +62,7 @@ export namespace DiscoveryDirectories {
     directory: string
     /** The worktree root; project folders are looked for from `directory` up to it. */
     worktree?: string
-    /** Environment for `HOME` and `XDG_CONFIG_HOME` (default `process.env`). */
+    /** Environment for `HOME`, `XDG_CONFIG_HOME` and `OPENCODE_CONFIG_DIR` (default `process.env`). */
     env?: Record<string, string | undefined>
   }
 
@@ -110,7 +111,7 @@ export namespace DiscoveryDirectories {
    * Every directory to scan, in precedence order.
    *
    * @example
-   * DiscoveryDirectories.resolve({ directory: "/repo" }).length // 17 (10 project folders, 7 global)
+   * DiscoveryDirectories.resolve({ directory: "/repo" }).length // 28 (11 project folders, 17 global)
    */
   export function resolve(input: Input): Place[] {
     const places: Place[] = []
@@ -125,11 +126,17 @@ export namespace DiscoveryDirectories {
       }
     }
     for (const root of projectRoots(input.directory, input.worktree)) {
-      add(path.join(root, ".opencode"), OPENCODE_LOCAL, "local", "opencode")
+      add(path.join(root, ".opencode"), OPENCODE, "local", "opencode")
+      add(path.join(root, ".agents"), AGENTS, "local", "claude")
       add(path.join(root, ".claude"), CLAUDE, "local", "claude")
     }
-    add(opencodeGlobal(input.env), OPENCODE_GLOBAL, "global", "opencode")
-    add(path.join(home(input.env), ".claude"), CLAUDE, "global", "claude")
+    const env = input.env ?? process.env
+    add(opencodeGlobal(env), OPENCODE, "global", "opencode")
+    add(path.join(home(env), ".opencode"), OPENCODE, "global", "opencode")
+    const configDir = env.OPENCODE_CONFIG_DIR
+    if (configDir && path.isAbsolute(configDir)) add(configDir, OPENCODE, "global", "opencode")
+    add(path.join(home(env), ".claude"), CLAUDE, "global", "claude")
+    add(path.join(home(env), ".agents"), AGENTS, "global", "claude")
     return places
   }
 

@@ -10,27 +10,37 @@ describe("DiscoveryDirectories", () => {
     expect(DiscoveryDirectories.LOCAL_STYLES_DIR).toBe(".claude/output-styles/")
   })
 
-  test("project first (OpenCode's folders, then Claude Code's), then global (XDG OpenCode, then ~/.claude)", () => {
-    const places = DiscoveryDirectories.resolve({ directory: "/repo", env: { HOME, XDG_CONFIG_HOME: "/xdg" } })
+  test("project first (OpenCode's folders, .agents, then Claude Code's), then global (OpenCode's config folders, ~/.claude, ~/.agents)", () => {
+    // RW1 follow-up: OpenCode 1.2.15, 1.18.3 and 1.18.33 load skills from `.agents/skills`, `~/.agents/skills`,
+    // `~/.opencode/skills` and `~/.config/opencode/skills`, agents and commands from `~/.config/opencode/{agents,
+    // commands}` (`opencode debug skill`, `opencode debug config`); discovery read none of them.
+    const places = DiscoveryDirectories.resolve({
+      directory: "/repo",
+      env: { HOME, XDG_CONFIG_HOME: "/xdg", OPENCODE_CONFIG_DIR: "/cfg" },
+    })
+    const six = (scope: string, dir: string) =>
+      ["agent", "agents", "command", "commands", "skill", "skills"].map(
+        (rel) => `${scope} opencode ${rel.replace(/s$/, "")} ${dir}/${rel}`,
+      )
     expect(places.map((p) => `${p.scope} ${p.origin} ${p.type} ${p.path}`)).toEqual([
-      "local opencode agent /repo/.opencode/agent",
-      "local opencode agent /repo/.opencode/agents",
-      "local opencode command /repo/.opencode/command",
-      "local opencode command /repo/.opencode/commands",
-      "local opencode skill /repo/.opencode/skill",
-      "local opencode skill /repo/.opencode/skills",
+      ...six("local", "/repo/.opencode"),
+      "local claude skill /repo/.agents/skills",
       "local claude agent /repo/.claude/agents",
       "local claude command /repo/.claude/commands",
       "local claude skill /repo/.claude/skills",
       "local claude outputStyle /repo/.claude/output-styles",
-      "global opencode agent /xdg/opencode/agent",
-      "global opencode command /xdg/opencode/command",
-      "global opencode skill /xdg/opencode/skill",
+      ...six("global", "/xdg/opencode"),
+      ...six("global", "/home/me/.opencode"),
+      ...six("global", "/cfg"),
       "global claude agent /home/me/.claude/agents",
       "global claude command /home/me/.claude/commands",
       "global claude skill /home/me/.claude/skills",
       "global claude outputStyle /home/me/.claude/output-styles",
+      "global claude skill /home/me/.agents/skills",
     ])
+    // Without OPENCODE_CONFIG_DIR (or with a relative one) there is no such folder.
+    const plain = DiscoveryDirectories.resolve({ directory: "/repo", env: { HOME, OPENCODE_CONFIG_DIR: "rel" } })
+    expect(plain.length).toBe(28)
   })
 
   test("without XDG_CONFIG_HOME (or with a relative one) OpenCode's folder is ~/.config/opencode", () => {
