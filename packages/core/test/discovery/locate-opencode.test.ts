@@ -3,13 +3,18 @@ import { existsSync, realpathSync } from "fs"
 import fs from "fs/promises"
 import os from "os"
 import path from "path"
+import { DiscoveryCache } from "../../discovery/cache"
+import { DiscoveryDirectories } from "../../discovery/directories"
 import { DiscoveryLocate } from "../../discovery/locate"
+import { DiscoveryScan } from "../../discovery/scan"
 import { md } from "../fixture"
 
 /**
  * The locator against OpenCode itself: the pinned stock binaries (1.2.15 and 1.18.33, dev dependencies) list the
  * skills (`opencode debug skill`) and agents (`opencode agent list`, `opencode debug agent <name>`) of one tricky
- * project, and the locator must name the same things from the same files. Skipped when a binary is not installed.
+ * project, and the locator must name the same things from the same files; discovery's scan must list the skills and
+ * OpenCode commands the binary loads (`opencode debug skill`, `opencode debug config`) and no other. Skipped when a
+ * binary is not installed.
  */
 const ROOT = path.resolve(import.meta.dir, "../../../..")
 
@@ -68,6 +73,19 @@ const FILES: Record<string, string> = {
   "project/.opencode/agent/renamed.md": md({ name: "Custom Name", description: "renamed" }, "RENAMED"),
   "project/.opencode/modes/focus.md": md({ description: "focus mode" }, "FOCUS"),
   "home/.opencode/agents/homey.md": md({ description: "home agent" }, "HOMEY"),
+  // Skill shapes of real collections (RW1, RW2): nested one level deeper, no frontmatter, a dot folder, the folder's
+  // own SKILL.md, one in node_modules (OpenCode loads it; discovery reports the folder instead).
+  "project/.claude/skills/document-skills/pdf/SKILL.md": md({ name: "pdf", description: "nested" }),
+  "project/.claude/skills/SKILL.md": md({ name: "claude-root", description: "the folder's own" }),
+  "project/.claude/skills/nofm/SKILL.md": "# Kubernetes helper\n\nDeploy clusters.\n",
+  "project/.claude/skills/tool/node_modules/pkg/SKILL.md": md({ name: "packaged", description: "installed" }),
+  // Commands (RW follow-up): nested, in a dot folder, a dot file, named in frontmatter, without frontmatter.
+  "project/.opencode/command/git/squash.md": md({ description: "squash" }, "Squash"),
+  "project/.opencode/command/.drafts/x.md": md({ description: "draft" }, "Draft"),
+  "project/.opencode/commands/.dotted.md": md({ description: "dot file" }, "Dot"),
+  "project/.opencode/command/named.md": md({ name: "other-name", description: "named" }, "Named"),
+  "project/.opencode/command/plain.md": "Just a template\n",
+  "xdg/config/opencode/commands/global-cmd.md": md({ description: "global plural" }, "Global"),
   "project/opencode.json": JSON.stringify({ $schema: "https://opencode.ai/config.json", skills: { paths: ["extra"] } }),
 }
 
@@ -190,6 +208,51 @@ describe("DiscoveryLocate agrees with OpenCode", () => {
           "project/pkg/.opencode/agents/reviewer.md",
           "project/.opencode/agent/reviewer.md",
         ])
+      },
+      240_000,
+    )
+  }
+
+  // RW1, RW2: discovery suggested skills OpenCode does not load (no frontmatter) and missed ones it does (nested
+  // deeper than one folder, in `.agents` and OpenCode's plural global folders); the same for dot-named commands.
+  for (const [version, bin, full] of BINARIES) {
+    test.skipIf(!bin)(
+      `${full}: discovery lists the skills and OpenCode commands OpenCode loads, and no other`,
+      async () => {
+        await using w = await world()
+        await pinConfigDirs(w.root, full)
+        const cwd = path.join(w.root, "project/pkg")
+        const places = DiscoveryDirectories.resolve({
+          directory: cwd,
+          worktree: path.join(w.root, "project"),
+          env: w.env,
+        })
+        const scans = await DiscoveryScan.all(places, { cache: new DiscoveryCache(), timeoutMs: 30_000 })
+        const found = (type: string) =>
+          [
+            ...new Set(
+              scans
+                .flatMap((r) => r.items)
+                .filter((i) => i.resourceType === type)
+                .map((i) => i.name),
+            ),
+          ].sort()
+        const problems = scans.flatMap((r) => r.problems).map((p) => path.relative(w.root, p.path))
+
+        const loaded = (
+          json(await opencode(bin!, ["debug", "skill"], cwd, w.env)) as { name: string; location: string }[]
+        )
+          .filter((s) => s.location !== "<built-in>")
+          // Not discovery's to find: `skills.paths` of the configuration (not read), an installed package (reported),
+          // a skill without description (1.18 loads it, 1.2.15 does not: not suggested).
+          .filter((s) => !["extra", "packaged", "no-description"].includes(s.name))
+          .map((s) => s.name)
+        expect(found("skill")).toEqual([...new Set(loaded)].sort())
+        expect(problems).toContain("project/.claude/skills/nofm/SKILL.md")
+        expect(problems).toContain("project/.claude/skills/tool/node_modules")
+
+        const config = json(await opencode(bin!, ["debug", "config"], cwd, w.env))
+        expect(found("command")).toEqual(Object.keys(config.command ?? {}).sort())
       },
       240_000,
     )
