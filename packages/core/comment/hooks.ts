@@ -2,6 +2,8 @@ import type { Hooks } from "@opencode-ai/plugin"
 import fs from "fs"
 import path from "path"
 import type { Host } from "../host"
+import { SecurityOutput } from "../security/output"
+import type { SecuritySegments } from "../security/segments"
 import { errorMessage } from "../util/error"
 import { AddedLines } from "./added"
 import { CommentCheck } from "./check"
@@ -51,9 +53,11 @@ export namespace CommentHooks {
         const file = output.args?.filePath
         if (typeof file !== "string") return
         const full = resolve(file)
-        // A file the security policy protects from reading is judged as if it were new.
-        const denied = await host.access?.(full, "read")
-        before.set(input.callID, denied ? "" : readIfFile(full))
+        // A file the security policy keeps from the model is judged as if it were new; a file holding segments the
+        // role may not read is judged on its text as the role sees it (those lines masked): a line equal to a
+        // protected one would otherwise count as "not added", and the note would confirm a guess of its content.
+        const denied = (await host.access?.(full, "read")) ?? (await host.access?.(full, "llm", { quiet: true }))
+        before.set(input.callID, denied ? "" : visible(full, host.segments?.().read ?? []))
         if (before.size > MAX_PENDING) before.delete(before.keys().next().value!)
       },
       async "tool.execute.after"(input, output) {
@@ -107,11 +111,21 @@ export namespace CommentHooks {
     return []
   }
 
-  function readIfFile(file: string): string {
+  /**
+   * The file's text before a write as the role may see it: the lines of segments it may not read (`read` or `llm`,
+   * `Host.segments`) masked as the sandbox and the read tool show them (`SecurityOutput.mask`); "" (all new) when the
+   * file cannot be read, is too large, or is protected whole by the security layer's rule (`SecurityOutput.byteRanges`:
+   * a UTF-16 file holding a segment).
+   */
+  function visible(file: string, hidden: readonly SecuritySegments.Pair[]): string {
     try {
       const stat = fs.statSync(file)
       if (!stat.isFile() || stat.size > MAX_BEFORE_BYTES) return ""
-      return fs.readFileSync(file, "utf8")
+      const bytes = fs.readFileSync(file)
+      if (!hidden.length) return bytes.toString("utf8")
+      const ranges = SecurityOutput.byteRanges(bytes, hidden, "any")
+      if (ranges.some((r) => r.to === Infinity)) return ""
+      return ranges.length ? SecurityOutput.mask(bytes.toString("utf8"), hidden) : bytes.toString("utf8")
     } catch {
       return ""
     }

@@ -96,4 +96,28 @@ describe("comment checker hooks", () => {
     expect(asked).toEqual([`read:${dir.file("secret.ts")}`])
     expect(out).toContain(NOTE) // judged as new content, since the old one could not be looked at
   })
+
+  test("a write is judged on the text the role may see: protected segments masked, a file kept from the model new", async () => {
+    // Red team GF6: a line of the new content equal to a protected one counted as "not added", so the note told the
+    // model whether a guessed line was in the segment. Masked, every line of the segment is new to it.
+    await using dir = await tmpdir({ "seg.ts": `// @s\n${SLOP}// @e\n`, "model.ts": SLOP, "plain.ts": SLOP })
+    const asked: string[] = []
+    const host = {
+      directory: dir.path,
+      worktree: dir.path,
+      log: Logger.silent,
+      segments: () => ({ read: [{ start: "@s", end: "@e" }], write: [] }),
+      access: async (file: string, op: string) => (
+        asked.push(`${op}:${file}`),
+        op === "llm" && file === dir.file("model.ts") ? "protected" : undefined
+      ),
+    }
+    const hooks = CommentHooks.create({ host, sensitivity: "normal" })
+    expect(await call(hooks, "write", { filePath: "seg.ts", content: `// @s\n${SLOP}// @e\n` }, "w1")).toContain(NOTE)
+    // `llm` denied on the whole file (its content may not reach the model): judged as new.
+    expect(await call(hooks, "write", { filePath: "model.ts", content: SLOP }, "w2")).toContain(NOTE)
+    expect(asked).toContain(`llm:${dir.file("model.ts")}`)
+    // A file without a segment is still compared with its text: an unchanged rewrite adds nothing.
+    expect(await call(hooks, "write", { filePath: "plain.ts", content: SLOP }, "w3")).toBe("Edit applied successfully.")
+  })
 })

@@ -5,8 +5,8 @@
 // - "plugin": the external plugin itself (`OpencodeBuiltins`), all features composed in their order, as stock OpenCode
 //   loads it (default options: the policy is re-checked every 500 ms, the index waits at most 3 s);
 // - "core": the core rules the fork calls from its seams (`SecurityHooks.create({ guard, … })` over
-//   `SecurityGuard.create`), with the AST, resource and discovery features wired to the guard the way the fork's glue
-//   wires them.
+//   `SecurityGuard.create`), with the AST, resource, discovery and comment-checker features wired to the guard the way
+//   the fork's glue wires them.
 //
 // Built-in tools are executed as OpenCode executes them (read's numbered output and the AGENTS.md it appends, edit and
 // apply_patch through the layer's own replay of OpenCode's replacers, grep and glob through ripgrep with OpenCode's
@@ -17,6 +17,7 @@ import fs from "fs"
 import os from "os"
 import path from "path"
 import { AstTools } from "../../ast/tools"
+import { CommentHooks } from "../../comment/hooks"
 import { DynamicDiscovery } from "../../discovery/discover"
 import { DiscoveryHooks } from "../../discovery/hooks"
 import { DiscoveryLocate } from "../../discovery/locate"
@@ -492,6 +493,8 @@ async function coreRoute(dir: string): Promise<Wired> {
     { log, host },
   )
   const tools = { ...ResourceTools.create(loader), ...AstTools.create(host) } as unknown as Wired["tools"]
+  // The comment checker, as the fork's glue runs it (BuiltinsSeams: the same feature, on the same host).
+  const comments = CommentHooks.create({ host, sensitivity: "normal" })
   const hooks: Wired["hooks"] = {
     ...(security as unknown as Wired["hooks"]),
     // As the fork's glue passes OpenCode's configuration to the security feature (`SecurityFeature` config hook).
@@ -512,8 +515,13 @@ async function coreRoute(dir: string): Promise<Wired> {
       await security["chat.message"](input, output)
       await discovery["chat.message"](input, output)
     },
+    async "tool.execute.before"(input: any, output: any) {
+      await security["tool.execute.before"](input, output)
+      await comments["tool.execute.before"]!(input, output)
+    },
     async "tool.execute.after"(input: any, output: any) {
       await (resources as any)["tool.execute.after"]?.(input, output)
+      await comments["tool.execute.after"]!(input, output)
       await security["tool.execute.after"](input, output)
     },
   }
