@@ -80,6 +80,8 @@ export namespace SecurityConfig {
       allowCommandShell: boolean
       allowAgentPermissions: boolean
       allowHostTools: boolean
+      /** Folders commands may write besides `SandboxWritable.TABLE` and the project (as the policy spells them). */
+      writable: string[]
     }
     nocase: boolean
     home: string
@@ -426,6 +428,7 @@ export namespace SecurityConfig {
           allowCommandShell: settings?.sandbox?.allowCommandShell ?? false,
           allowAgentPermissions: settings?.sandbox?.allowAgentPermissions ?? false,
           allowHostTools: settings?.sandbox?.allowHostTools ?? false,
+          writable: settings?.sandbox?.writable ?? [],
         },
         nocase,
         home,

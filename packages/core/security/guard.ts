@@ -35,6 +35,7 @@ import { SecuritySearch } from "./search"
 import { SecurityRole } from "./role"
 import { Sandbox } from "./sandbox"
 import { SandboxPlan } from "./sandbox/plan"
+import { SandboxWritable } from "./sandbox/writable"
 import { SandboxSeccomp } from "./sandbox/seccomp"
 import { ScanCache } from "./scan-cache"
 import { LLMScanner } from "./scanner"
@@ -565,6 +566,9 @@ export namespace SecurityGuard {
    * The shell startup files of the home folder: the user's next terminal runs them outside any sandbox (zsh reads
    * `.zshenv` even for `zsh -c`), so a line the agent added there would run unseen.
    */
+  /** The zsh startup files (in the home, or in `ZDOTDIR` when it is set: `HOME_RUN`). */
+  const ZSH_FILES = [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"] as const
+
   export const STARTUP_FILES = [
     ".bashrc",
     ".bash_profile",
@@ -631,6 +635,31 @@ export namespace SecurityGuard {
       ".emacs",
       ".emacs.el",
       ".emacs.d/",
+      // zsh runs a compiled `<file>.zwc` in place of its startup file when it is newer, or when the file is missing
+      // (red team GF1), and compinit sources its dump at every interactive start (GF2; `.zcompdump-*` present are added).
+      ...ZSH_FILES.map((f) => `${f}.zwc`),
+      ".zcompdump",
+      ".zcompdump.zwc",
+      // Interpreters and version managers installed in the home: their site-packages, global npmrc, shims, hooks and
+      // the init scripts a line of the user's rc sources run in the user's shells and programs on the host (GF4, GF5).
+      ".pyenv/",
+      ".nvm/",
+      ".asdf/",
+      ".rbenv/",
+      ".volta/",
+      ".rye/",
+      ".fnm/",
+      ".sdkman/",
+      ".conda/",
+      "miniconda3/",
+      "anaconda3/",
+      "miniforge3/",
+      "mambaforge/",
+      ".ghcup/env",
+      ".deno/env",
+      ".opam/opam-init/",
+      ".fzf.bash",
+      ".fzf.zsh",
     ],
     config: [
       "fish/",
@@ -643,6 +672,9 @@ export namespace SecurityGuard {
       "plasma-workspace/",
       "nvim/",
       "emacs/",
+      // The default URL and file handlers (`xdg-open`, `gio open`; OpenCode opens links with xdg-open) (GF3); the
+      // desktop-specific `*-mimeapps.list` present are added.
+      "mimeapps.list",
     ],
     data: [
       "systemd/",
@@ -651,11 +683,14 @@ export namespace SecurityGuard {
       "fish/vendor_completions.d/",
       "bash-completion/",
       "nvim/",
+      // The session bus starts the services named here on demand; the launcher entries and URL handlers (GF3).
+      "dbus-1/",
+      "applications/",
+      // Pythons and node versions installed by uv and fnm.
+      "uv/python/",
+      "fnm/",
     ],
   } as const
-
-  /** The zsh startup files read from `ZDOTDIR` when it is set (`HOME_RUN`). */
-  const ZSH_FILES = [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"] as const
 
   /**
    * The Python versions whose user site-packages (`<user base>/lib/python3.N/site-packages/`) are held, present or
@@ -671,6 +706,17 @@ export namespace SecurityGuard {
    * SecurityGuard.homeRun({ HOME: "/home/me" }) // ["/home/me/.bashrc", …, "/home/me/.config/systemd/", …]
    */
   export function homeRun(env: Record<string, string | undefined> = process.env, home?: string): string[] {
+    const present = (dirs: string[], name: RegExp) =>
+      [...new Set(dirs)].flatMap((d) => {
+        try {
+          return fs
+            .readdirSync(d)
+            .filter((n) => name.test(n))
+            .map((n) => path.join(d, n))
+        } catch {
+          return []
+        }
+      })
     const base = home ?? (env.HOME || os.homedir())
     const under = (dirs: string[], rel: readonly string[]) =>
       [...new Set(dirs)].flatMap((d) =>
@@ -696,7 +742,15 @@ export namespace SecurityGuard {
         [path.join(base, ".local", "share"), ...(absolute(env.XDG_DATA_HOME) ? [env.XDG_DATA_HOME] : [])],
         HOME_RUN.data,
       ),
-      ...(absolute(env.ZDOTDIR) ? under([env.ZDOTDIR], ZSH_FILES) : []),
+      ...(absolute(env.ZDOTDIR)
+        ? under([env.ZDOTDIR], [...ZSH_FILES, ...ZSH_FILES.map((f) => `${f}.zwc`), ".zcompdump", ".zcompdump.zwc"])
+        : []),
+      // oh-my-zsh's `.zcompdump-<host>-<version>` and the desktops' `<desktop>-mimeapps.list` that exist.
+      ...present([base, ...(absolute(env.ZDOTDIR) ? [env.ZDOTDIR] : [])], /^\.zcompdump/),
+      ...present(
+        [path.join(base, ".config"), ...(absolute(env.XDG_CONFIG_HOME) ? [env.XDG_CONFIG_HOME] : [])],
+        /-mimeapps\.list$/,
+      ),
       ...[env.ENV, env.BASH_ENV, env.PYTHONSTARTUP].filter(absolute).map((p) => path.resolve(p)),
       ...[...pythons].map((name) => path.join(lib, name, "site-packages") + path.sep),
     ]
@@ -2461,6 +2515,16 @@ export namespace SecurityGuard {
       // not read there anyway) instead of exiting with an error for each.
       const ripgrepFile = options.ripgrep !== false ? SecurityRipgrep.file() : undefined
       const open = hostOpen.map((p) => p.slice(0, -1)).filter((p) => kindOf(p) === "dir")
+      // Everything else is read-only: the project, its git folders (a linked worktree commits into its main
+      // repository's), OpenCode's writable folders, and the temporary folders and caches of `SandboxWritable.TABLE`.
+      const allowed = SandboxWritable.areas(env, {
+        extra: [
+          root,
+          ...gitDirsOf(root),
+          ...open,
+          ...config.sandbox.writable.map((p) => SecurityPath.expand(p, root, env.HOME || home)),
+        ],
+      })
       // Mounts go where the kernel resolves each path: through a linked home (`/home` → `var/home`) bubblewrap cannot
       // make a mount point at the path as written, and every command would fail.
       const real = <E extends { path: string }>(e: E): E => ({ ...e, path: realOrAsIs(e.path) })
@@ -2480,6 +2544,8 @@ export namespace SecurityGuard {
           mask: mask.map(real),
           pin: [...new Set([...pin].map(realOrAsIs))],
           open: open.map(realOrAsIs),
+          write: allowed.write,
+          readOnly: allowed.readOnly,
           expose: ripgrepFile ? [ripgrepFile] : [],
         },
         absent,
@@ -4933,6 +4999,15 @@ export namespace SecurityGuard {
           notes.push(
             `[security] git's configuration is read-only in the sandbox: its settings can run programs outside it when you next use git (hooks, core.fsmonitor, aliases, pagers). To change it, ask the user, or set "sandbox": { "allowGitConfig": true } in the root .opencode-security.json.`,
           )
+        // Outside the allow-list everything is read-only: the error ("Read-only file system") does not say why.
+        if (isShell && source === "builtin-tool" && sandbox?.plan() && /Read-only file system|EROFS/.test(output)) {
+          const open = (sandbox.plan()?.mounts ?? [])
+            .filter((m) => m.kind === "write" || m.kind === "open")
+            .map((m) => SecurityAccess.display(root, m.path))
+          notes.push(
+            `[security] The sandbox is read-only outside the folders commands may write (${open.join(", ")}): elsewhere a command could leave files that programs on the host run later (shell startup files, session services, interpreters and package managers in the home). A tool that needs another folder (one it has not created yet, such as ~/.cargo/registry) fails with "Read-only file system": ask the user to run the command outside OpenCode, or to add the folder to "sandbox": { "writable": [...] } in the root .opencode-security.json.`,
+          )
+        }
         if (OpenCode.WRITE_TOOLS.has(call.tool) && source === "builtin-tool") {
           if (call.callID && snapshots.has(call.callID))
             notes.push(...repair(d, `snapshot:${call.callID}`, (d) => verifySnapshots(d, call)))

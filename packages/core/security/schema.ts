@@ -121,6 +121,13 @@ export namespace SecuritySchema {
           .describe(
             "Keep OpenCode's own formatters and language servers, which run outside the sandbox and start project code the agent can change (turned off by default)",
           ),
+        writable: z
+          .array(z.string().min(1))
+          .max(64)
+          .optional()
+          .describe(
+            "Folders shell commands may write besides the project, the temporary folders and the usual caches (absolute or ~/…; everything else is read-only in the sandbox). Each one widens what a command can leave for programs on the host to run later",
+          ),
       })
       .optional()
       .describe("Root policy only: how shell commands are contained"),

@@ -58,6 +58,10 @@ export namespace Sandbox {
     pin: string[]
     /** Folders inside locked folders that stay writable (OpenCode's plans and worktrees in its data folder). */
     open?: string[]
+    /** The folders commands may write (`SandboxWritable`); everything else is read-only. */
+    write?: string[]
+    /** Folders inside a writable one that are read-only again (the home inside `/tmp`). */
+    readOnly?: string[]
     /**
      * Files in the private folder that commands may read (read-only at the same path): ripgrep's exclusion file, so
      * `rg` run by a command skips protected paths instead of failing on them.
@@ -354,6 +358,8 @@ export namespace Sandbox {
           mask,
           pin: protections.pin,
           open: protections.open,
+          write: protections.write,
+          readOnly: protections.readOnly,
           placeholders,
           // Every sandbox state folder of this user (other projects' and other processes' too) is hidden.
           conceal: [parent],

@@ -1,18 +1,26 @@
 import path from "path"
 
 /**
- * The bubblewrap arguments for one state of the policy: which paths become unreadable, which read-only, which are
- * shown redacted, and which folders are pinned in place. A pure function of plain lists, so every rule of the
- * sandbox can be tested without starting it.
+ * The bubblewrap arguments for one state of the policy: which folders a command may write, which paths become
+ * unreadable, which read-only, which are shown redacted, and which folders are pinned in place. A pure function of
+ * plain lists, so every rule of the sandbox can be tested without starting it.
+ *
+ * The whole file system is bound read-only first; only the folders of `write` (the project, the temporary folders, the
+ * per-user caches: `SandboxWritable`) are bound writable over it, and the protections below apply on top of those.
+ * A command can therefore change nothing that programs on the host run later (startup files, session services,
+ * interpreters installed in the home) unless it lies in one of those folders.
  *
  * Mechanisms (all enforced by the kernel inside the sandbox's own mount namespace):
+ * - write: a folder of the allow-list is bound onto itself writable (it is then a mount point, so it is pinned too).
+ * - ro: a folder inside a writable one is bound onto itself read-only again (the home inside `/tmp`).
  * - hide: an empty file or folder with mode 000 is bound over the path. Reading, listing, writing or linking it fails
  *   with an access error (not "no such file", so `git add -A` cannot stage a deletion); renaming or removing it fails
  *   because it is a mount point.
  * - lock: the path is bound onto itself read-only.
  * - mask: a redacted copy (protected segments replaced) is bound read-only over the file.
  * - pin: a folder is bound onto itself; a mount point cannot be renamed or removed, so a protected path below it keeps
- *   the name its rule matches.
+ *   the name its rule matches. Inside a writable folder the bind is writable; elsewhere it is read-only (nothing there
+ *   can be renamed anyway, and a writable pin would open a read-only folder).
  * - open: a folder inside a locked one is bound onto itself writable again (what the host keeps writable there); what
  *   is below it is mounted as anywhere else.
  * The sandbox also gets its own PID namespace (no other process, and no `/proc/<pid>/root` of one, is visible), a
@@ -30,6 +38,16 @@ export namespace SandboxPlan {
   export type Entry = { path: string; dir: boolean }
 
   export type Input = {
+    /**
+     * The folders commands may write (real paths that exist): everything else is read-only. None given, nothing is
+     * writable but the sandbox's own `/dev/shm`.
+     */
+    write?: string[]
+    /**
+     * Folders inside a writable one bound read-only again (the home when it lies in a temporary folder): the writable
+     * folders inside them stay writable.
+     */
+    readOnly?: string[]
     hide: Entry[]
     lock: Entry[]
     mask: { path: string; copy: string }[]
@@ -52,7 +70,11 @@ export namespace SandboxPlan {
     isolateNetwork?: boolean
   }
 
-  export type Mount = { kind: "pin" | "open" | "lock" | "mask" | "hide"; path: string; source: string }
+  export type Mount = {
+    kind: "pin" | "ro" | "write" | "open" | "lock" | "mask" | "hide"
+    path: string
+    source: string
+  }
 
   export type Plan = {
     args: string[]
@@ -69,8 +91,8 @@ export namespace SandboxPlan {
    */
   export const MAX_ARGS = 8_990
 
-  /** Mounts are made parents first; at one path, stronger kinds win (hide over mask over lock over pin). */
-  const STRENGTH: Record<Mount["kind"], number> = { pin: 0, open: 1, lock: 2, mask: 3, hide: 4 }
+  /** Mounts are made parents first; at one path, stronger kinds win (hide over mask over lock over write over pin). */
+  const STRENGTH: Record<Mount["kind"], number> = { pin: 0, ro: 1, write: 2, open: 3, lock: 4, mask: 5, hide: 6 }
 
   /**
    * The argument list (for `bwrap --args FD`) and the mounts it makes.
@@ -87,6 +109,8 @@ export namespace SandboxPlan {
       if (!before || STRENGTH[mount.kind] > STRENGTH[before.kind]) wanted.set(mount.path, mount)
     }
     for (const dir of input.pin) want({ kind: "pin", path: clean(dir), source: clean(dir) })
+    for (const dir of input.readOnly ?? []) want({ kind: "ro", path: clean(dir), source: clean(dir) })
+    for (const dir of input.write ?? []) want({ kind: "write", path: clean(dir), source: clean(dir) })
     for (const e of input.lock) want({ kind: "lock", path: clean(e.path), source: clean(e.path) })
     // An opening matters only inside a locked folder (elsewhere everything is writable already).
     const lockedDirs = input.lock.filter((e) => e.dir).map((e) => clean(e.path))
@@ -97,24 +121,42 @@ export namespace SandboxPlan {
       want({ kind: "hide", path: clean(e.path), source: e.dir ? input.placeholders.dir : input.placeholders.file })
 
     // Below a hidden folder nothing else can be mounted (it cannot even be reached), and below a read-only folder a
-    // pin or a lock adds nothing — unless an opening between them made that part writable again.
+    // pin or a lock adds nothing, nor does a writable folder of the allow-list open it again — unless an opening
+    // between them made that part writable again.
     const blockers = [...wanted.values()].filter((m) => m.kind === "hide" || (m.kind === "lock" && isDir(input, m)))
     const openings = [...wanted.values()].filter((m) => m.kind === "open")
-    const covered: Plan["covered"] = []
-    const mounts: Mount[] = []
-    for (const mount of wanted.values()) {
-      const by = blockers.find(
+    const blocked = (mount: Mount, writes: Mount[]) =>
+      blockers.find(
         (b) =>
           b !== mount &&
           inside(mount.path, b.path) &&
           (b.kind === "hide" ||
-            ((mount.kind === "pin" || mount.kind === "lock") &&
-              !openings.some((o) => o !== mount && inside(mount.path, o.path) && inside(o.path, b.path)))),
+            ((mount.kind === "pin" || mount.kind === "lock" || mount.kind === "write" || mount.kind === "ro") &&
+              ![...openings, ...writes].some(
+                (o) => o !== mount && inside(mount.path, o.path) && inside(o.path, b.path),
+              ))),
       )
+    // The writable folders first (an opening only, not another writable folder, lifts a lock above one).
+    const writes = [...wanted.values()].filter((m) => m.kind === "write" && !blocked(m, []))
+    const covered: Plan["covered"] = []
+    const mounts: Mount[] = []
+    for (const mount of wanted.values()) {
+      const by = blocked(mount, writes)
       if (by) covered.push({ path: mount.path, by: by.path })
       else mounts.push(mount)
     }
     mounts.sort((a, b) => depth(a.path) - depth(b.path) || STRENGTH[a.kind] - STRENGTH[b.kind])
+    // What the command may write at a path: the nearest writable folder or opening at or above it, unless a locked
+    // folder lies between (the root itself is read-only).
+    const states = mounts.filter(
+      (m) => m.kind === "write" || m.kind === "open" || m.kind === "ro" || (m.kind === "lock" && isDir(input, m)),
+    )
+    const writableAt = (p: string) => {
+      let best: Mount | undefined
+      for (const s of states)
+        if ((s.path === p || inside(p, s.path)) && (!best || depth(s.path) > depth(best.path))) best = s
+      return !!best && (best.kind === "write" || best.kind === "open")
+    }
 
     const args = [
       "--die-with-parent",
@@ -123,7 +165,7 @@ export namespace SandboxPlan {
       "--new-session",
       "--cap-drop",
       "ALL",
-      "--bind",
+      "--ro-bind",
       "/",
       "/",
       "--dev",
@@ -135,8 +177,11 @@ export namespace SandboxPlan {
       "--proc",
       "/proc",
     ]
-    for (const m of mounts)
-      args.push(m.kind === "pin" || m.kind === "hide" || m.kind === "open" ? "--bind" : "--ro-bind", m.source, m.path)
+    for (const m of mounts) {
+      const rw =
+        m.kind === "write" || m.kind === "open" || m.kind === "hide" || (m.kind === "pin" && writableAt(m.path))
+      args.push(rw ? "--bind" : "--ro-bind", m.source, m.path)
+    }
     for (const dir of input.conceal) args.push("--tmpfs", clean(dir))
     const exposed = (input.expose ?? []).map(clean)
     for (const file of exposed) args.push("--ro-bind", file, file)

@@ -1,7 +1,10 @@
 // What the user's shell, login session, ssh, Python or editor on the host runs from the home folder without showing it
-// (`SecurityGuard.HOME_RUN`), beyond the shells' first startup files: a contained command cannot write it (read-only
-// when present, moved aside when created), the write tools are refused it, and ordinary work in the home
-// (`known_hosts`, cargo's registry) still goes through. Red team GE1.
+// (`SecurityGuard.HOME_RUN`), beyond the shells' first startup files: a contained command cannot write it — the home
+// is read-only in the sandbox outside the caches of `SandboxWritable.TABLE`, so it cannot create or change anything
+// there ("Read-only file system"), listed in `HOME_RUN` or not — the write tools (which run on the host) are refused
+// what `HOME_RUN` lists, and ordinary work (the project, its git, /tmp, the package caches) still goes through.
+// Red teams GE1 and GF1–GF5. The test's home lies in the OS temporary folder, writable in the sandbox: the home inside
+// it is bound read-only again, its caches writable.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import os from "os"
@@ -48,7 +51,18 @@ const TARGETS: Record<string, string> = {
   ".vimrc": "vim at every start",
   ".config/nvim/init.lua": "neovim at every start",
   ".local/share/nvim/site/plugin/zz.lua": "neovim's plugins at every start",
+  ".zshenv.zwc": "zsh runs the compiled copy in place of ~/.zshenv (GF1)",
+  ".zshrc.zwc": "zsh runs the compiled copy in place of ~/.zshrc (GF1)",
+  ".zcompdump": "compinit sources it at every interactive zsh (GF2)",
+  ".local/share/dbus-1/services/org.freedesktop.Notifications.service": "the session bus starts it on demand (GF3)",
+  ".config/mimeapps.list": "xdg-open and gio pick the URL handler from it (GF3)",
+  ".local/share/applications/zz.desktop": "the handler mimeapps.list names (GF3)",
+  ".pyenv/versions/3.11.7/lib/python3.11/site-packages/zz.pth": "pyenv's python3 at every start (GF4)",
+  ".nvm/versions/node/v20.0.0/etc/npmrc": "the global npmrc of nvm's npm (GF5)",
 }
+
+/** Not in `HOME_RUN` either: the allow-list, not the list of what is held, keeps them from commands. */
+const ANYWHERE = [".config/some-tool/hooks.sh", ".local/bin/git", ".gnupg/gpg.conf", "notes.txt"]
 
 /** Folders of `TARGETS` held whole (not `.ssh/`, `.cargo/` or the home: only the named files there). */
 const HELD_FOLDERS = [
@@ -116,17 +130,25 @@ describe("HOME_RUN", () => {
 })
 
 describe.each([...ROUTES])("route %s: what the host runs from the home", (route) => {
-  test("created by a contained command: moved aside, with a note; the user's next bash runs nothing", async () => {
+  test("created by a contained command: the home is read-only (EROFS), nothing is created; the user's next bash runs nothing", async () => {
     reset()
     await using box = await fresh(route)
     fs.writeFileSync(path.join(home.home, ".bashrc"), "# the user's own\n")
     const written: string[] = []
-    for (const rel of Object.keys(TARGETS)) {
+    for (const rel of [...Object.keys(TARGETS), ...ANYWHERE]) {
       const r = await box.s.bash(write(rel))
-      if (onHost(rel)) written.push(`${rel} (${TARGETS[rel]})`)
-      expect(r.output).toContain("outside the sandbox, without showing it to you")
+      if (onHost(rel)) written.push(`${rel} (${TARGETS[rel] ?? "not held"})`)
+      // Refused before it runs (the static reading sees a held path) or by the kernel; a path not held (`ANYWHERE`) is
+      // the kernel's, and the command's output then says why and what to do.
+      if (r.refused) expect(TARGETS[rel]).toBeDefined()
+      else {
+        expect(r.raw).toContain("Read-only file system")
+        expect(r.output).toContain("The sandbox is read-only outside the folders commands may write")
+      }
     }
     expect(written).toEqual([])
+    // Nothing was made in the home, not even the folders on the way.
+    expect(fs.readdirSync(home.home).sort()).toEqual([".bashrc", ".cache", ".config"])
     // Debian's default ~/.bashrc sources ~/.bash_aliases: the user's next interactive bash runs nothing planted.
     if (fs.existsSync("/etc/skel/.bashrc")) {
       fs.copyFileSync("/etc/skel/.bashrc", path.join(home.home, ".bashrc"))
@@ -163,28 +185,84 @@ describe.each([...ROUTES])("route %s: what the host runs from the home", (route)
 
   test("the write tools are refused them", async () => {
     reset()
+    // zsh's compiled copies and completion dump (GF1, GF2), an oh-my-zsh dump and a desktop's mimeapps.list present,
+    // the session bus's services and the URL handlers (GF3), a pyenv Python's site-packages (GF4), nvm's global npmrc
+    // (GF5), uv's Pythons.
+    fs.writeFileSync(path.join(home.home, ".zcompdump-host-5.9"), "#files: 1\n")
+    fs.mkdirSync(path.join(home.home, ".config"), { recursive: true })
+    fs.writeFileSync(path.join(home.home, ".config/gnome-mimeapps.list"), "[Default Applications]\n")
     await using box = await fresh(route)
-    for (const rel of [".bash_aliases", ".config/systemd/user/zz.service", ".ssh/authorized_keys", ".vimrc"]) {
+    for (const rel of [
+      ".bash_aliases",
+      ".config/systemd/user/zz.service",
+      ".ssh/authorized_keys",
+      ".vimrc",
+      ".zshenv.zwc",
+      ".zshrc.zwc",
+      ".zcompdump",
+      ".local/share/dbus-1/services/org.freedesktop.Notifications.service",
+      ".config/mimeapps.list",
+      ".local/share/applications/zz.desktop",
+      ".pyenv/versions/3.11.7/lib/python3.11/site-packages/zz.pth",
+      ".nvm/versions/node/v20.0.0/etc/npmrc",
+      ".local/share/uv/python/cpython-3.12/lib/python3.12/site-packages/zz.pth",
+    ]) {
       const w = await box.s.call("write", { filePath: path.join(home.home, rel), content: `touch ${marks}/w\n` })
-      expect(w.refused).toBe(true)
+      expect([rel, w.refused]).toEqual([rel, true])
       expect(fs.existsSync(path.join(home.home, rel))).toBe(false)
     }
     const site = path.join(home.home, ".local/lib/python3.12/site-packages/zz.pth")
     expect((await box.s.call("write", { filePath: site, content: "import os\n" })).refused).toBe(true)
+    const dump = path.join(home.home, ".zcompdump-host-5.9")
+    expect((await box.s.call("write", { filePath: dump, content: `touch ${marks}/w\n` })).refused).toBe(true)
+    expect(fs.readFileSync(dump, "utf8")).toBe("#files: 1\n")
+    const desktop = path.join(home.home, ".config/gnome-mimeapps.list")
+    expect(
+      (await box.s.call("write", { filePath: desktop, content: "x-scheme-handler/https=zz.desktop\n" })).refused,
+    ).toBe(true)
+    expect(fs.readFileSync(desktop, "utf8")).toBe("[Default Applications]\n")
   }, 120_000)
 
-  test("ordinary work in the home goes through: ssh's known hosts, cargo's registry", async () => {
+  test("ordinary work goes through: the project and its git, /tmp, the package caches (npm, bun, cargo's registry)", async () => {
     reset()
+    // A user of npm, bun and cargo has their caches (the layer creates none of them but ~/.cache).
+    for (const dir of [".npm", ".bun/install/cache", ".cargo/registry"])
+      fs.mkdirSync(path.join(home.home, dir), { recursive: true })
     await using box = await fresh(route)
-    // No ~/.ssh yet (git over ssh makes it and its known_hosts), then with one.
-    const r = await box.s.bash(
-      `mkdir -p ~/.ssh && echo 'host ssh-ed25519 AAAA' >> ~/.ssh/known_hosts && mkdir -p ~/.cargo/registry/cache && echo crate > ~/.cargo/registry/cache/x.crate && echo OK`,
-    )
-    expect(r.output).toContain("OK")
-    await box.s.bash(`echo 'other ssh-ed25519 BBBB' >> ~/.ssh/known_hosts`)
-    expect(fs.readFileSync(path.join(home.home, ".ssh/known_hosts"), "utf8")).toBe(
-      "host ssh-ed25519 AAAA\nother ssh-ed25519 BBBB\n",
-    )
-    expect(fs.readFileSync(path.join(home.home, ".cargo/registry/cache/x.crate"), "utf8")).toBe("crate\n")
+    const pkg = fs.mkdtempSync(path.join(os.tmpdir(), "ocb-home-pkg-"))
+    try {
+      fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "ocb-local-dep", version: "1.0.0" }))
+      fs.writeFileSync(path.join(pkg, "index.js"), "module.exports = 1\n")
+      const r = await box.s.bash(
+        [
+          // /tmp, npm's cache (an offline install of a local tarball goes through it), the project's node_modules.
+          `cd ${pkg} && npm pack --silent >/dev/null && cd - >/dev/null`,
+          `npm cache add ${pkg}/ocb-local-dep-1.0.0.tgz`,
+          `npm install --offline --no-audit --no-fund --no-save ${pkg}/ocb-local-dep-1.0.0.tgz >/dev/null`,
+          `test -f node_modules/ocb-local-dep/index.js`,
+          `echo cached > ~/.bun/install/cache/ocb-probe`,
+          `mkdir -p ~/.cargo/registry/cache && echo crate > ~/.cargo/registry/cache/x.crate`,
+          `mkdir -p ~/.cache/pip && echo wheel > ~/.cache/pip/x`,
+          `echo note > notes.md && git add notes.md && git -c user.name=t -c user.email=t@example.invalid commit -qm note`,
+          `echo OK`,
+        ].join(" && "),
+      )
+      expect(r.output).toContain("OK")
+      expect(fs.readdirSync(path.join(home.home, ".npm", "_cacache")).length).toBeGreaterThan(0)
+      expect(fs.readFileSync(path.join(home.home, ".bun/install/cache/ocb-probe"), "utf8")).toBe("cached\n")
+      expect(fs.readFileSync(path.join(home.home, ".cargo/registry/cache/x.crate"), "utf8")).toBe("crate\n")
+      expect(fs.readFileSync(path.join(home.home, ".cache/pip/x"), "utf8")).toBe("wheel\n")
+      expect(fs.existsSync(path.join(pkg, "ocb-local-dep-1.0.0.tgz"))).toBe(true)
+      const log = Bun.spawnSync(["git", "log", "-1", "--format=%s"], { cwd: box.dir.path }).stdout.toString().trim()
+      expect(log).toBe("note")
+      // ssh's known hosts and a package manager's folder the user does not have are read-only, and the output says
+      // what to do (docs › Limits).
+      const ro = await box.s.bash(`mkdir -p ~/.ssh && echo 'host ssh-ed25519 AAAA' >> ~/.ssh/known_hosts`)
+      expect(ro.raw).toContain("Read-only file system")
+      expect(ro.output).toContain('"sandbox": { "writable": [...] }')
+      expect(fs.existsSync(path.join(home.home, ".ssh"))).toBe(false)
+    } finally {
+      fs.rmSync(pkg, { recursive: true, force: true })
+    }
   }, 120_000)
 })
