@@ -124,11 +124,22 @@ export namespace SandboxWritable {
       }
       candidates.push({ path: w.path, real: r, table: w.table })
     }
+    const projectHolds = candidates.some((c) => !c.table && (c.real === homeReal || inside(homeReal, c.real)))
+    /** Whether a link lies where a command could have made it: in another writable folder, not in the home inside it. */
+    const placeable = (link: string, self: (typeof candidates)[number]) => {
+      const spots = [link, path.join(real(path.dirname(link)) ?? path.dirname(link), path.basename(link))]
+      const bounds = [
+        ...candidates.filter((o) => o !== self).flatMap((o) => [o.path, o.real].map((p) => ({ p, writable: true }))),
+        ...(projectHolds ? [] : [home, homeReal].map((p) => ({ p, writable: false }))),
+      ]
+      return spots.some((spot) => {
+        const around = bounds.filter((b) => inside(spot, b.p)).sort((a, b) => b.p.length - a.p.length)[0]
+        return !!around?.writable
+      })
+    }
     for (const c of candidates) {
       // A link on the way that lies in another writable folder may be a command's: refused, never followed.
-      const link = linksOnWay(c.path).find((l) =>
-        candidates.some((o) => o !== c && (inside(l, o.path) || inside(real(path.dirname(l)) ?? l, o.real))),
-      )
+      const link = linksOnWay(c.path).find((l) => placeable(l, c))
       if (link && c.table) {
         skipped.push({ path: c.path, why: `${link} is a link inside another writable folder` })
         continue
@@ -136,7 +147,6 @@ export namespace SandboxWritable {
       write.push(c.real)
     }
     const tables = candidates.filter((c) => c.table && write.includes(c.real))
-    const projectHolds = candidates.some((c) => !c.table && (c.real === homeReal || inside(homeReal, c.real)))
     const readOnly = !projectHolds && tables.some((c) => inside(homeReal, c.real)) ? [homeReal] : []
     return { write: [...new Set(write)], readOnly, skipped }
   }

@@ -10,7 +10,7 @@ import fs from "fs"
 import os from "os"
 import path from "path"
 import { SecurityGuard } from "../../security/guard"
-import { ROUTES, fresh, isolateHome } from "./redteam-helpers"
+import { REDTEAM_POLICY, ROUTES, fresh, isolateHome, open, redteamProject } from "./redteam-helpers"
 
 let home: ReturnType<typeof isolateHome>
 let marks: string
@@ -263,6 +263,24 @@ describe.each([...ROUTES])("route %s: what the host runs from the home", (route)
       expect(fs.existsSync(path.join(home.home, ".ssh"))).toBe(false)
     } finally {
       fs.rmSync(pkg, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  test("a folder or file the policy names in sandbox.writable is writable to commands (here ssh's known_hosts)", async () => {
+    reset()
+    fs.mkdirSync(path.join(home.home, ".ssh"))
+    fs.writeFileSync(path.join(home.home, ".ssh/known_hosts"), "")
+    const dir = await redteamProject({}, { ...REDTEAM_POLICY, sandbox: { writable: ["~/.ssh/known_hosts"] } })
+    const s = await open(route, dir.path)
+    try {
+      const r = await s.bash(`echo 'host ssh-ed25519 AAAA' >> ~/.ssh/known_hosts; echo x > ~/.ssh/other`)
+      expect(fs.readFileSync(path.join(home.home, ".ssh/known_hosts"), "utf8")).toBe("host ssh-ed25519 AAAA\n")
+      // Only what it names: the folder beside it stays read-only.
+      expect(r.raw).toContain("Read-only file system")
+      expect(fs.existsSync(path.join(home.home, ".ssh/other"))).toBe(false)
+    } finally {
+      await s.close()
+      await dir[Symbol.asyncDispose]()
     }
   }, 120_000)
 })
