@@ -69,7 +69,10 @@ for (const route of ROUTES) {
         // A pinned spec: npm exec looks for `.bin/<spec as written>` first.
         await box.s.bash(plant(`node_modules/.bin/${name}-p@1.2.3`, marker))
         expect(fs.existsSync(box.dir.file(`node_modules/.bin/${name}-p@1.2.3`))).toBe(false)
-        // npm exec's cache for the spec (in the test's home): a package there runs without asking the registry.
+        // npm exec's cache for the spec (in the test's home): a package there runs without asking the registry. npm's
+        // cache folder is writable to commands when the user has one (`SandboxWritable`); the spec's folder in it is
+        // still held.
+        fs.mkdirSync(path.join(home.home, ".npm"), { recursive: true })
         const cache = path.join(home.home, ".npm", "_npx", SecurityMcp.npxHash([name]))
         const cached = await box.s.bash(
           `d=${cache}/node_modules/${runtime(name)}; mkdir -p $d && echo '{"name":"${name}","version":"1.0.0","bin":"x.js"}' > $d/package.json; echo RAN-OK`,

@@ -206,6 +206,7 @@ for (const route of ROUTES) {
         })
         if (process.env.W_SHOW) console.log({ cmd: cmd.output, wrote: wrote.refused, reason: wrote.reason })
         expect(cmd.output).toContain("RAN-OK")
+        expect(cmd.raw).toContain("Read-only file system")
         let ranOnHost: boolean | undefined
         if (hasGo && fs.existsSync(goenv)) {
           // What OpenCode does at its next start: `go run ./cmd/mcp` in the project folder, on the host.
@@ -236,9 +237,11 @@ for (const route of ROUTES) {
           rustcWrapperRanOnHost: wrapperRan ?? false,
         }).toEqual({
           goenvWritten: false,
-          goenvMovedAside: 1,
+          // The home is read-only to commands outside its caches (`SandboxWritable`): neither file is created, so
+          // there is nothing to move aside (when the home is writable, they are moved aside: `HOME_RUN`'s sweep).
+          goenvMovedAside: 0,
           cargoConfigWritten: false,
-          cargoConfigMovedAside: 1,
+          cargoConfigMovedAside: 0,
           writeToolRefused: true,
           toolexecRanOnHost: false,
           rustcWrapperRanOnHost: false,

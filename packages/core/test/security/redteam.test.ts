@@ -44,6 +44,14 @@ const HEAVY = { timeout: 60_000 }
 const home = isolateHome()
 afterAll(() => home.restore(), 60_000)
 
+/**
+ * The red-team policy with the home writable to commands (`sandbox.writable`). The sandbox keeps the home read-only
+ * outside its caches (`SandboxWritable`; `home-startup.test.ts`), so a command cannot reach what these cases plant
+ * there at all; with the home opened, as a user may, the layer's own holds inside writable folders (paths moved
+ * aside, links put back) are what keeps the host's files, and these cases check them.
+ */
+const HOME_OPEN = { ...REDTEAM_POLICY, sandbox: { writable: ["~"] } }
+
 /** A project and a session on one route, shared by the cases of one class (read-only attacks). */
 function shared(route: RouteName, extra: Record<string, string> = {}, setup?: (dir: string) => void) {
   const box = {} as { dir: Awaited<ReturnType<typeof redteamProject>>; s: Session; policy: Buffer }
@@ -1442,7 +1450,7 @@ for f in glob.glob('.git/objects/*/*'):
       const asideOf = (file: string) =>
         fs.readdirSync(path.dirname(file)).filter((f) => f.startsWith(`${path.basename(file)}.blocked-by-security-`))
       test("a new command or skill template carrying a shell command is moved aside, by every write route", async () => {
-        await using box = await fresh(route)
+        await using box = await fresh(route, {}, HOME_OPEN)
         const cases: [string, () => Promise<Result>][] = [
           [
             ".opencode/command/deploy.md",
@@ -1852,7 +1860,7 @@ for f in glob.glob('.git/objects/*/*'):
         const local = path.join(home.home, ".local/bin")
         const plain = path.join(home.home, "bin")
         fs.mkdirSync(local, { recursive: true })
-        await using box = await fresh(route)
+        await using box = await fresh(route, {}, HOME_OPEN)
         try {
           const plant = await box.s.bash(
             // The folder is read from a file, so the sandbox (not the static check of the command) meets the write.
@@ -2042,7 +2050,7 @@ for f in glob.glob('.git/objects/*/*'):
         fs.writeFileSync(target, mine)
         const link = path.join(home.home, ".gitconfig")
         fs.symlinkSync(target, link)
-        await using box = await fresh(route)
+        await using box = await fresh(route, {}, HOME_OPEN)
         try {
           expectTyped(await box.s.call("write", { filePath: target, content: "[core]\n\tfsmonitor = touch /tmp/l1\n" }))
           fs.writeFileSync(box.dir.file(".d"), dotfiles)
@@ -2076,7 +2084,7 @@ for f in glob.glob('.git/objects/*/*'):
         fs.symlinkSync("src/dotfiles", path.join(home.home, ".dotfiles"))
         fs.symlinkSync(".dotfiles/git/gitconfig", path.join(home.home, ".gitconfig"))
         try {
-          await using box = await fresh(route)
+          await using box = await fresh(route, {}, HOME_OPEN)
           fs.writeFileSync(box.dir.file(".d"), home.home)
           const r = await box.s.bash(
             "h=$(cat .d); rm $h/.dotfiles && mkdir -p $h/.dotfiles/git && printf '[core]\\n\\tfsmonitor = id\\n' > $h/.dotfiles/git/gitconfig; echo RAN-OK",
@@ -2094,7 +2102,7 @@ for f in glob.glob('.git/objects/*/*'):
       })
 
       test("links a command makes toward protected paths: a dangling one, or one above an absent config, are moved aside", async () => {
-        await using box = await fresh(route)
+        await using box = await fresh(route, {}, HOME_OPEN)
         const xdgGit = path.join(process.env.XDG_CONFIG_HOME!, "git")
         try {
           fs.writeFileSync(box.dir.file(".d"), home.home)
@@ -2123,7 +2131,7 @@ for f in glob.glob('.git/objects/*/*'):
         fs.mkdirSync(xdgGit, { recursive: true })
         fs.symlinkSync("../../dangling/git/config", path.join(xdgGit, "config"))
         try {
-          await using box = await fresh(route)
+          await using box = await fresh(route, {}, HOME_OPEN)
           const r = await box.s.bash("echo RAN-OK")
           expect(r.refused).toBe(false)
           expect(r.raw).toContain("RAN-OK")
@@ -2205,7 +2213,7 @@ for f in glob.glob('.git/objects/*/*'):
         const saved = process.env.PATH
         process.env.PATH = `${tools}${path.delimiter}${saved}`
         try {
-          await using box = await fresh(route)
+          await using box = await fresh(route, {}, HOME_OPEN)
           expectTyped(await box.s.call("write", { filePath: path.join(real, "git"), content: "#!/bin/sh\nid\n" }))
           fs.writeFileSync(box.dir.file(".d"), home.home)
           const r = await box.s.bash(
