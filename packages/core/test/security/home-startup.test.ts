@@ -283,4 +283,38 @@ describe.each([...ROUTES])("route %s: what the host runs from the home", (route)
       await dir[Symbol.asyncDispose]()
     }
   }, 120_000)
+
+  test("a linked git worktree commits into its main repository's .git, which lies in the read-only home", async () => {
+    reset()
+    // The main repository in the home (read-only to commands), the worktree OpenCode runs in elsewhere.
+    const main = path.join(home.home, "src", "main")
+    fs.mkdirSync(main, { recursive: true })
+    const g = (cwd: string, ...args: string[]) =>
+      Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], { cwd })
+    g(main, "init", "-q")
+    fs.writeFileSync(path.join(main, "README.md"), "main\n")
+    g(main, "add", "README.md")
+    expect(g(main, "commit", "-qm", "init").exitCode).toBe(0)
+    const outer = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ocb-linked-wt-")))
+    const wt = path.join(outer, "wt")
+    try {
+      expect(g(main, "worktree", "add", "-q", "-b", "side", wt).exitCode).toBe(0)
+      fs.writeFileSync(path.join(wt, ".opencode-security.json"), JSON.stringify(REDTEAM_POLICY))
+      const s = await open(route, wt)
+      try {
+        const r = await s.bash(
+          `echo n > n.md && git add n.md && git -c user.name=t -c user.email=t@example.invalid commit -qm linked && echo OK`,
+        )
+        expect(r.output).toContain("OK")
+        expect(g(main, "log", "-1", "--format=%s", "side").stdout.toString().trim()).toBe("linked")
+        // The home around it stays read-only.
+        const ro = await s.bash(`echo x > ${path.join(main, "planted.txt")}`)
+        expect(ro.raw).toContain("Read-only file system")
+      } finally {
+        await s.close()
+      }
+    } finally {
+      fs.rmSync(outer, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
