@@ -49,7 +49,15 @@ let scratch: string
 let user: ReturnType<typeof registry>
 let planted: ReturnType<typeof registry>
 const saved: Record<string, string | undefined> = {}
-const VARS = ["HOME", "TMPDIR", "XDG_CACHE_HOME", "npm_config_cache", "NPM_CONFIG_CACHE", "npm_config_registry"]
+// Run under `npm test`, npm hands its own settings down as npm_config_* variables (userconfig, cache, prefix, …): a
+// user's shell has none of them, and the one naming /root/.npmrc would replace this test's home's .npmrc.
+const VARS = [
+  "HOME",
+  "TMPDIR",
+  "XDG_CACHE_HOME",
+  ...Object.keys(process.env).filter((v) => /^npm_config_/i.test(v)),
+  "npm_config_cache",
+]
 
 beforeAll(() => {
   scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ocb-audit-resolve-")))
@@ -77,9 +85,8 @@ beforeAll(() => {
   process.env.HOME = home
   process.env.TMPDIR = tmp
   process.env.XDG_CACHE_HOME = path.join(cacheParent, "cache")
+  for (const v of VARS) if (/^npm_config_/i.test(v)) delete process.env[v]
   process.env.npm_config_cache = path.join(scratch, "npm-cache")
-  delete process.env.NPM_CONFIG_CACHE
-  delete process.env.npm_config_registry
 })
 
 afterAll(() => {
