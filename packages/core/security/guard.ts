@@ -1838,7 +1838,10 @@ export namespace SecurityGuard {
     /** Whether the model was told once that commands run without network while OpenCode serves its API. */
     let networkNoted = false
     /** Shell calls prepared for the sandbox, by call id: protected host paths absent when the call started. */
-    const pending = new Map<string, { absent: string[]; at: number; unlisted?: string[] }>()
+    const pending = new Map<
+      string,
+      { absent: string[]; at: number; unlisted?: string[]; refused?: SandboxWritable.Areas["skipped"] }
+    >()
     /**
      * Protected host paths absent when a sandboxed command started whose end no hook reports (a command the user
      * typed): checked at the next tool call.
@@ -2362,7 +2365,13 @@ export namespace SecurityGuard {
     const protections = (
       d: Derived,
       config: SecurityConfig.Loaded,
-    ): { sandbox: Sandbox.Protections; absent: string[]; unlisted: string[] } => {
+    ): {
+      sandbox: Sandbox.Protections
+      absent: string[]
+      unlisted: string[]
+      /** Writable folders left read-only (`SandboxWritable.areas`), named in the command's output. */
+      refused: SandboxWritable.Areas["skipped"]
+    } => {
       const hide: SandboxPlan.Entry[] = []
       const lock: SandboxPlan.Entry[] = []
       const pin = new Set<string>()
@@ -2518,9 +2527,10 @@ export namespace SecurityGuard {
       // Everything else is read-only: the project, its git folders (a linked worktree commits into its main
       // repository's), OpenCode's writable folders, and the temporary folders and caches of `SandboxWritable.TABLE`.
       const allowed = SandboxWritable.areas(env, {
+        root,
         extra: [
           root,
-          ...gitDirsOf(root),
+          ...gitHomesOf(root).writable,
           ...open,
           ...config.sandbox.writable.map((p) => SecurityPath.expand(p, root, env.HOME || home)),
         ],
@@ -2550,6 +2560,7 @@ export namespace SecurityGuard {
         },
         absent,
         unlisted,
+        refused: allowed.skipped,
       }
     }
 
@@ -2748,23 +2759,22 @@ export namespace SecurityGuard {
         : tops
     }
     /**
-     * The git folders of a repository whose config and hooks git uses: its `.git` folder, or the folder a `.git` file
-     * names (`gitdir: …`); and in each, the folders of its submodules (`modules/**`) and linked worktrees
-     * (`worktrees/*`), which git uses when it works in those.
+     * The git folders of a repository whose config and hooks git uses: its own (`gitHomesOf`), and in each, the folders
+     * of its submodules (`modules/**`) and linked worktrees (`worktrees/*`), which git uses when it works in those. For a
+     * linked worktree that includes the main repository's submodules and other worktrees: its git folder is writable
+     * (a commit goes there), so their config and hooks are held like the project's own.
      */
     const gitDirsOf = (top: string): string[] => {
-      const dot = path.join(top, ".git")
-      const target = kindOf(dot) === "file" ? gitFileTarget(dot) : undefined
-      const dir = target ? (target.real ?? target.named) : dot
-      const out = [dir]
-      // A linked worktree's git folder names the main repository's in `commondir`: git takes config and hooks from
-      // there, and OpenCode its project id.
-      try {
-        const common = fs.readFileSync(path.join(dir, "commondir"), "utf8").trim()
-        if (common) out.push(path.resolve(dir, common))
-      } catch {}
+      const out = gitHomesOf(top).real
+      // Only what lies in the repository's own git folders: a link a command put at `modules` or `worktrees` is not
+      // followed out of them (its target's files are neither held nor swept as this repository's).
+      const homes = out.map(realOrAsIs)
+      const within = (folder: string) => {
+        const r = realOrAsIs(folder)
+        return homes.some((h) => r === h || SecurityPath.isInside(r, h))
+      }
       const walk = (folder: string, depth: number) => {
-        if (depth > 6 || out.length > 256) return
+        if (depth > 6 || out.length > 256 || !within(folder)) return
         let entries: fs.Dirent[]
         try {
           entries = fs.readdirSync(folder, { withFileTypes: true })
@@ -2779,12 +2789,44 @@ export namespace SecurityGuard {
           if (!fs.existsSync(path.join(sub, "HEAD"))) walk(sub, depth + 1)
         }
       }
-      walk(path.join(dir, "modules"), 0)
+      for (const dir of new Set(out)) {
+        walk(path.join(dir, "modules"), 0)
+        try {
+          if (!within(path.join(dir, "worktrees"))) continue
+          for (const e of fs.readdirSync(path.join(dir, "worktrees"), { withFileTypes: true }))
+            if (e.isDirectory()) out.push(path.join(dir, "worktrees", e.name))
+        } catch {}
+      }
+      return [...new Set(out)]
+    }
+    /**
+     * A repository's own git folders: `real`, where git goes: its `.git` folder, or the folder a `.git` file names
+     * (`gitdir: …`), and the main repository's that a linked worktree's `commondir` names. `writable`, the same as
+     * named by the user's own files, for the sandbox to bind (`SandboxWritable.areas` refuses one with a link on its
+     * way in a writable folder): a `.git` file's folder as written, and the main repository's only when that folder is
+     * `<common>/worktrees/<id>` as git makes it (named from the path, so that a link a command put there is seen; a
+     * `commondir` pointing elsewhere binds neither). Submodules' and worktrees' folders lie inside these.
+     */
+    const gitHomesOf = (top: string): { real: string[]; writable: string[] } => {
+      const dot = path.join(top, ".git")
+      const target = kindOf(dot) === "file" ? gitFileTarget(dot) : undefined
+      const dir = target ? (target.real ?? target.named) : dot
+      const real = [dir]
+      const writable = [target ? target.named : dot]
+      // A linked worktree's git folder names the main repository's in `commondir`: git takes config and hooks from
+      // there, and OpenCode its project id.
+      let common: string | undefined
       try {
-        for (const e of fs.readdirSync(path.join(dir, "worktrees"), { withFileTypes: true }))
-          if (e.isDirectory()) out.push(path.join(dir, "worktrees", e.name))
+        const named = fs.readFileSync(path.join(dir, "commondir"), "utf8").trim()
+        if (named) common = path.resolve(dir, named)
       } catch {}
-      return out
+      if (!common) return { real, writable }
+      real.push(common)
+      const shaped = target && path.basename(path.dirname(target.named)) === "worktrees"
+      const lexical = target && path.dirname(path.dirname(target.named))
+      if (shaped && lexical && realOrAsIs(lexical) === realOrAsIs(common)) writable.push(lexical)
+      else writable.length = 0
+      return { real, writable }
     }
     const warnedPacked = new Set<string>()
     const maskedObjects = new Map<string, { key: string; result: Uint8Array | "same" | "hide" }>()
@@ -2911,11 +2953,18 @@ export namespace SecurityGuard {
         }
       // What the command creates is compared with the tree as it is now (`createdDenied`).
       baseCreated(tree)
-      if (call.callID) pending.set(call.callID, { absent: planned.absent, at: now(), unlisted: planned.unlisted })
+      if (call.callID)
+        pending.set(call.callID, {
+          absent: planned.absent,
+          at: now(),
+          unlisted: planned.unlisted,
+          refused: planned.refused,
+        })
       if (pending.size > 256) pending.delete(pending.keys().next().value!)
       return { sandboxed: true }
     }
 
+    const refusedNoted = new Set<string>()
     /** After a shell command: did it enter the sandbox, and did it create protected host paths that were absent? */
     const settleShell = (d: Derived, call: Call): string[] => {
       const notes: string[] = []
@@ -2950,6 +2999,16 @@ export namespace SecurityGuard {
           `[security] Shell commands run without network access while an OpenCode of this user serves its HTTP API (${where.join(", ")}): through it a command could read protected files and run programs outside the sandbox. Ask the user to run commands that need the network (installs, fetches) outside OpenCode.`,
         )
       }
+      // Each once per session: a cache folder the environment makes the home would otherwise be named on every command.
+      const refused = (info.refused ?? []).filter((r) => !refusedNoted.has(`${r.path}\0${r.why}`))
+      for (const r of refused) refusedNoted.add(`${r.path}\0${r.why}`)
+      if (refused.length)
+        notes.push(
+          `[security] Left read-only for shell commands (a link on the way, which a command could have made, or a folder that would open the home): ${refused
+            .slice(0, 5)
+            .map((r) => `${SecurityAccess.display(root, r.path)} (${r.why})`)
+            .join(", ")}${refused.length > 5 ? ` and ${refused.length - 5} more` : ""}.`,
+        )
       if (info.unlisted?.length) {
         const shown = info.unlisted.slice(0, 5).map((p) => SecurityAccess.display(root, p))
         const more = info.unlisted.length > 5 ? ` and ${info.unlisted.length - 5} more` : ""

@@ -71,6 +71,8 @@ export namespace SandboxWritable {
   export type Options = {
     /** Folders the guard adds (the project root, its git folders, OpenCode's plans): bound if they exist. */
     extra?: string[]
+    /** The project root among `extra`: the user chose it, so a link on its way is followed (every other entry's is checked). */
+    root?: string
     /** Create the folders of entries marked `create` when missing (default true). */
     create?: boolean
   }
@@ -124,7 +126,10 @@ export namespace SandboxWritable {
       }
       candidates.push({ path: w.path, real: r, table: w.table })
     }
-    const projectHolds = candidates.some((c) => !c.table && (c.real === homeReal || inside(homeReal, c.real)))
+    const root = options.root ? path.resolve(options.root) : undefined
+    // Set below from the entries that hold the home and pass the link check (the home's bounds cannot matter to them:
+    // their links lie at the home or above).
+    let projectHolds = false
     /** Whether a link lies where a command could have made it: in another writable folder, not in the home inside it. */
     const placeable = (link: string, self: (typeof candidates)[number]) => {
       const spots = [link, path.join(real(path.dirname(link)) ?? path.dirname(link), path.basename(link))]
@@ -137,10 +142,14 @@ export namespace SandboxWritable {
         return !!around?.writable
       })
     }
+    // A link on the way that lies in another writable folder may be a command's: the entry is refused, never followed,
+    // whatever its source (the table, the project's git folders, OpenCode's folders, `sandbox.writable`).
+    const linkOf = (c: (typeof candidates)[number]) =>
+      c.path === root ? undefined : linksOnWay(c.path).find((l) => placeable(l, c))
+    projectHolds = candidates.some((c) => !c.table && (c.real === homeReal || inside(homeReal, c.real)) && !linkOf(c))
     for (const c of candidates) {
-      // A link on the way that lies in another writable folder may be a command's: refused, never followed.
-      const link = linksOnWay(c.path).find((l) => placeable(l, c))
-      if (link && c.table) {
+      const link = linkOf(c)
+      if (link) {
         skipped.push({ path: c.path, why: `${link} is a link inside another writable folder` })
         continue
       }

@@ -174,4 +174,34 @@ describe("SandboxWritable", () => {
     const areas = SandboxWritable.areas({ HOME: home }, { extra: [path.join(home, ".ssh", "known_hosts")] })
     expect(areas.write).toContain(path.join(home, ".ssh", "known_hosts"))
   })
+
+  test("an extra folder (git folders, OpenCode's, sandbox.writable) reached through a link in a writable folder is refused; the project root is not checked", () => {
+    const home = homeAt("extraLinks")
+    const project = path.join(base, "extraLinks", "project")
+    fs.mkdirSync(path.join(project, ".git"), { recursive: true })
+    fs.mkdirSync(path.join(home, ".config"), { recursive: true })
+    // A command links `.git/worktrees` (inside the writable project) to the home: a folder named through it is refused.
+    fs.symlinkSync(home, path.join(project, ".git", "worktrees"))
+    const viaProject = path.join(project, ".git", "worktrees", ".config")
+    // One that holds the home does not open the home either.
+    fs.symlinkSync(path.dirname(home), path.join(project, "up"))
+    const holds = path.join(project, "up", "home")
+    // A sandbox.writable entry whose parent (in the writable cache) a command replaced by a link.
+    fs.mkdirSync(path.join(home, ".cache"), { recursive: true })
+    fs.symlinkSync(path.join(home, ".config"), path.join(home, ".cache", "a"))
+    const viaCache = path.join(home, ".cache", "a")
+    const areas = SandboxWritable.areas(
+      { HOME: home },
+      { root: project, extra: [project, viaProject, holds, viaCache] },
+    )
+    expect(areas.write).toContain(project)
+    expect(areas.write).not.toContain(path.join(home, ".config"))
+    expect(areas.write).not.toContain(home)
+    expect(areas.readOnly).toEqual([home])
+    expect(areas.skipped.map((s) => s.path).sort()).toEqual([viaProject, holds, viaCache].sort())
+    // The root itself is the user's choice: a link on its way is followed.
+    const linkedRoot = path.join(base, "extraLinks", "root-link")
+    fs.symlinkSync(project, linkedRoot)
+    expect(SandboxWritable.areas({ HOME: home }, { root: linkedRoot, extra: [linkedRoot] }).write).toContain(project)
+  })
 })
