@@ -598,8 +598,9 @@ export namespace SecurityGuard {
    * every start. The environment adds `ZDOTDIR`'s zsh files and the files `ENV`, `BASH_ENV` and
    * `PYTHONSTARTUP` name (`homeRun`).
    * Relative to the home (`home`), the configuration folder (`config`: `XDG_CONFIG_HOME` and `~/.config`) or the data
-   * folder (`data`: `XDG_DATA_HOME` and `~/.local/share`); folders end in `/` and are held whole. Present ones are
-   * read-only in the sandbox, created ones are moved aside after the command, and no role's write tools may write them.
+   * folder (`data`: `XDG_DATA_HOME` and `~/.local/share`) or the cache folder (`cache`, below); folders end in `/` and
+   * are held whole. Present ones are read-only in the sandbox, created ones are moved aside after the command, and no
+   * role's write tools may write them.
    */
   export const HOME_RUN = {
     home: [
@@ -690,6 +691,19 @@ export namespace SecurityGuard {
       "uv/python/",
       "fnm/",
     ],
+    // The cache folder (`cache`: `XDG_CACHE_HOME` and `~/.cache`) stays writable, but for what a shell sources at every
+    // interactive start (red team GG4): Powerlevel10k's instant prompt and dump (`$USER` is the user's name; the
+    // `p10k-*` present are added), the gitstatus daemon it runs, and the completion dumps zsh frameworks keep there.
+    cache: [
+      "p10k-instant-prompt-$USER.zsh",
+      "p10k-instant-prompt-$USER.zsh.zwc",
+      "p10k-dump-$USER.zsh",
+      "p10k-dump-$USER.zsh.zwc",
+      "gitstatus/",
+      "zsh/",
+      "prezto/",
+      "oh-my-zsh/",
+    ],
   } as const
 
   /**
@@ -698,6 +712,29 @@ export namespace SecurityGuard {
    * the `python*` folders present in `<user base>/lib` are added (a free-threaded `python3.13t`).
    */
   const PYTHON_MINORS = { from: 6, to: 20 } as const
+
+  /**
+   * The names of the user OpenCode runs as (what zsh's `%n` gives): `/etc/passwd`'s entry for the uid (Bun's
+   * `os.userInfo()` answers "unknown" where it finds none) and `os.userInfo()`'s.
+   */
+  function userNames(): string[] {
+    const names: string[] = []
+    const uid = typeof process.getuid === "function" ? process.getuid() : undefined
+    try {
+      for (const line of fs.readFileSync("/etc/passwd", "utf8").split("\n")) {
+        const [name, , id] = line.split(":")
+        if (name && id === String(uid)) names.push(name)
+      }
+    } catch {
+      // No passwd file: `os.userInfo()` only.
+    }
+    try {
+      names.push(os.userInfo().username)
+    } catch {
+      // No entry for the uid.
+    }
+    return names
+  }
 
   /**
    * The absolute paths of `HOME_RUN` for an environment (folders end in `/`).
@@ -741,6 +778,16 @@ export namespace SecurityGuard {
       ...under(
         [path.join(base, ".local", "share"), ...(absolute(env.XDG_DATA_HOME) ? [env.XDG_DATA_HOME] : [])],
         HOME_RUN.data,
+      ),
+      ...under(
+        [path.join(base, ".cache"), ...(absolute(env.XDG_CACHE_HOME) ? [env.XDG_CACHE_HOME] : [])],
+        [
+          ...new Set([env.USER, env.LOGNAME, ...userNames()].filter((u): u is string => !!u && !u.includes("/"))),
+        ].flatMap((user) => HOME_RUN.cache.map((r) => r.replace("$USER", user))),
+      ),
+      ...present(
+        [path.join(base, ".cache"), ...(absolute(env.XDG_CACHE_HOME) ? [env.XDG_CACHE_HOME] : [])],
+        /^p10k-(instant-prompt|dump)-/,
       ),
       ...(absolute(env.ZDOTDIR)
         ? under([env.ZDOTDIR], [...ZSH_FILES, ...ZSH_FILES.map((f) => `${f}.zwc`), ".zcompdump", ".zcompdump.zwc"])
@@ -944,7 +991,78 @@ export namespace SecurityGuard {
       path.join(runtime, "emacs"),
       `/tmp/emacs${uid}`,
       path.join(runtime, "kitty"),
+      // Every socket the session's environment names (red team GG6: a bus at `unix:path=/tmp/dbus-…`, the default
+      // without systemd, started a host service with the command's LD_PRELOAD), and the default folders of these.
+      ...SESSION_SOCKET_FOLDERS.map((f) => f.replace("$RUNTIME", runtime)),
+      ...(["DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS"] as const).flatMap((name) =>
+        busSockets(env[name] ?? ""),
+      ),
+      ...(env.WAYLAND_DISPLAY ? [path.resolve(runtime, env.WAYLAND_DISPLAY)] : []),
+      ...xSockets(env.DISPLAY ?? ""),
+      ...presentSockets("/tmp", /^dbus-/),
     ].filter((p) => path.isAbsolute(p))
+  }
+
+  /**
+   * Sockets and folders of the session's servers, hidden whole (`$RUNTIME` is `XDG_RUNTIME_DIR`): X11's and ICE's
+   * (an X client types into the user's terminal), the Wayland compositor's, the session bus's runtime folder and the
+   * accessibility bus's (which types as well).
+   */
+  const SESSION_SOCKET_FOLDERS = [
+    "/tmp/.X11-unix",
+    "/tmp/.ICE-unix",
+    "$RUNTIME/wayland-0",
+    "$RUNTIME/wayland-1",
+    "$RUNTIME/dbus-1",
+    "$RUNTIME/at-spi",
+  ] as const
+
+  /**
+   * The paths a D-Bus address names: `unix:path=` sockets, and the `dbus-*` sockets present in a `unix:tmpdir=` or
+   * `unix:dir=` folder. `unix:abstract=` names no file and cannot be hidden (Limits).
+   */
+  function busSockets(address: string): string[] {
+    return address.split(";").flatMap((entry) => {
+      const [transport, rest = ""] = entry.split(/:(.*)/s)
+      if (transport !== "unix") return []
+      const keys = Object.fromEntries(
+        rest.split(",").map((kv) => {
+          const [k, v = ""] = kv.split(/=(.*)/s)
+          // D-Bus escapes bytes as `%XX`; a malformed escape is taken as written.
+          const decoded = (() => {
+            try {
+              return decodeURIComponent(v)
+            } catch {
+              return v
+            }
+          })()
+          return [k, decoded] as const
+        }),
+      )
+      return [
+        ...(keys.path ? [keys.path] : []),
+        ...[keys.tmpdir, keys.dir].filter((d): d is string => !!d).flatMap((d) => presentSockets(d, /^dbus-/)),
+      ]
+    })
+  }
+
+  /** The X server socket `DISPLAY` names (`:0`, `unix:0.0`, `unix/:0`; a TCP display is not a file). */
+  function xSockets(display: string): string[] {
+    const m = /^(?:unix\/?)?:(\d+)(?:\.\d+)?$/.exec(display)
+    if (m) return [`/tmp/.X11-unix/X${m[1]}`]
+    return display.startsWith("/") ? [display.split(":")[0]!] : []
+  }
+
+  /** The entries of a folder whose names match. */
+  function presentSockets(dir: string, name: RegExp): string[] {
+    try {
+      return fs
+        .readdirSync(dir)
+        .filter((n) => name.test(n))
+        .map((n) => path.join(dir, n))
+    } catch {
+      return []
+    }
   }
 
   /** Variables naming the server socket of the editor or terminal OpenCode runs in. */
