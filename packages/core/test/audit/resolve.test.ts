@@ -11,6 +11,7 @@ import { run } from "../../audit/cli"
 import { AuditTarget } from "../../audit/resolve"
 import { memoryIO } from "../../util/cli"
 import { ROUTES, fresh, isolateHome } from "../security/redteam-helpers"
+import { bunSpawnSync } from "../spawn-sync"
 
 const NAME = "some-opencode-plugin"
 
@@ -21,7 +22,7 @@ function registry(scratch: string, marker: string) {
   fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: NAME, version: "1.0.0", main: "index.js" }))
   fs.writeFileSync(path.join(pkg, "index.js"), `export default async () => ({}) // ${marker}\n`)
   const tgz = path.join(scratch, `${marker}.tgz`)
-  Bun.spawnSync(["tar", "-czf", tgz, "-C", path.dirname(pkg), "package"])
+  bunSpawnSync(["tar", "-czf", tgz, "-C", path.dirname(pkg), "package"])
   const bytes = fs.readFileSync(tgz)
   const requests: string[] = []
   const server = Bun.serve({

@@ -8,6 +8,7 @@ import { Init } from "../../init/init"
 import { POLICY } from "../security/fixture"
 import { ROUTES, fresh, isolateHome } from "../security/redteam-helpers"
 import { tmpdir } from "../fixture"
+import { bunSpawnSync } from "../spawn-sync"
 
 /** The fixture policy without its home-folder rule (this test's home is not isolated outside the route tests). */
 const PROJECT_POLICY = JSON.stringify({ ...POLICY, rules: POLICY.rules.filter((r) => !r.pattern.startsWith("~")) })
@@ -76,7 +77,7 @@ describe("init and links in the project (GE2)", () => {
 
   test("a .gitignore that is a named pipe: refused at once (never opened), nothing written", async () => {
     await using dir = await tmpdir({})
-    expect(Bun.spawnSync(["mkfifo", dir.file(".gitignore")]).exitCode).toBe(0)
+    expect(bunSpawnSync(["mkfifo", dir.file(".gitignore")]).exitCode).toBe(0)
     const plan = Init.setup(dir.path, {})
     expect(plan.ok).toBe(false)
     if (!plan.ok)

@@ -8,6 +8,7 @@ import fs from "fs"
 import os from "os"
 import path from "path"
 import { ROUTES, fresh, isolateHome } from "./redteam-helpers"
+import { bunSpawnSync } from "../spawn-sync"
 
 let home: ReturnType<typeof isolateHome>
 let marks: string
@@ -49,8 +50,8 @@ describe.each([...ROUTES])("route %s: the host runs nothing a contained command 
       expect(r.raw).toContain("can't write zwc file")
       expect(fs.existsSync(path.join(home.home, ".zshenv.zwc"))).toBe(false)
       expect(fs.existsSync(path.join(home.home, ".zshrc.zwc"))).toBe(false)
-      Bun.spawnSync(["zsh", "-c", "true"], { env: hostEnv() })
-      Bun.spawnSync(["zsh", "-i", "-c", "true"], { env: hostEnv(), stdout: "ignore", stderr: "ignore" })
+      bunSpawnSync(["zsh", "-c", "true"], { env: hostEnv() })
+      bunSpawnSync(["zsh", "-i", "-c", "true"], { env: hostEnv(), stdout: "ignore", stderr: "ignore" })
       expect(ran()).toEqual([])
       expect(fs.readFileSync(path.join(home.home, ".zshrc"), "utf8")).toBe("# the user's own .zshrc\n")
       for (const f of [".zshenv", ".zshrc"]) fs.rmSync(path.join(home.home, f), { force: true })
@@ -62,7 +63,7 @@ describe.each([...ROUTES])("route %s: the host runs nothing a contained command 
     "GF2: ~/.zcompdump, which compinit sources at every interactive zsh",
     async () => {
       fs.writeFileSync(path.join(home.home, ".zshrc"), "autoload -Uz compinit\ncompinit -i\n")
-      Bun.spawnSync(["zsh", "-i", "-c", "true"], { env: hostEnv(), stdout: "ignore", stderr: "ignore" })
+      bunSpawnSync(["zsh", "-i", "-c", "true"], { env: hostEnv(), stdout: "ignore", stderr: "ignore" })
       const dump = path.join(home.home, ".zcompdump")
       expect(fs.existsSync(dump)).toBe(true)
       const before = fs.readFileSync(dump, "utf8")
@@ -71,7 +72,7 @@ describe.each([...ROUTES])("route %s: the host runs nothing a contained command 
       const r = await box.s.bash(`echo 'touch ${marks}/pwned-zcompdump' >> ~/.zcompdump`)
       expect(r.raw).toContain("Read-only file system")
       expect(fs.readFileSync(dump, "utf8")).toBe(before)
-      Bun.spawnSync(["zsh", "-i", "-c", "true"], { env: hostEnv(), stdout: "ignore", stderr: "ignore" })
+      bunSpawnSync(["zsh", "-i", "-c", "true"], { env: hostEnv(), stdout: "ignore", stderr: "ignore" })
       expect(ran()).toEqual([])
       for (const f of [".zcompdump", ".zshrc"]) fs.rmSync(path.join(home.home, f), { force: true })
     },
@@ -96,13 +97,13 @@ describe.each([...ROUTES])("route %s: the host runs nothing a contained command 
         expect(fs.existsSync(path.join(home.home, f))).toBe(false)
       // The user's next session bus (it reads ~/.local/share/dbus-1/services) asked for the name, and a URL opened by
       // gio (what xdg-open runs under GNOME; OpenCode starts xdg-open to open a link).
-      const bus = Bun.spawnSync(
+      const bus = bunSpawnSync(
         ["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1", "--nosyslog"],
         { env: { ...hostEnv(), XDG_DATA_HOME: path.join(home.home, ".local", "share") } },
       )
       const [addr, pid] = bus.stdout.toString().trim().split("\n")
       try {
-        Bun.spawnSync(
+        bunSpawnSync(
           [
             "timeout",
             "10",
@@ -117,7 +118,7 @@ describe.each([...ROUTES])("route %s: the host runs nothing a contained command 
       } finally {
         if (pid) process.kill(Number(pid))
       }
-      Bun.spawnSync(["timeout", "10", "gio", "open", "https://example.invalid/"], {
+      bunSpawnSync(["timeout", "10", "gio", "open", "https://example.invalid/"], {
         env: hostEnv(),
         stdout: "ignore",
         stderr: "ignore",
@@ -134,7 +135,7 @@ describe.each([...ROUTES])("route %s: the host runs nothing a contained command 
       // A stand-in for ~/.pyenv/versions/3.11.7: a real Python prefix (a venv of the system's) and a shim folder on
       // PATH, as `pyenv init` sets them up.
       const ver = path.join(home.home, ".pyenv", "versions", "3.11.7")
-      Bun.spawnSync(["/usr/bin/python3", "-m", "venv", "--without-pip", ver])
+      bunSpawnSync(["/usr/bin/python3", "-m", "venv", "--without-pip", ver])
       const site = fs.readdirSync(path.join(ver, "lib")).map((d) => path.join(ver, "lib", d, "site-packages"))[0]!
       expect(fs.existsSync(site)).toBe(true)
       const shims = path.join(home.home, ".pyenv", "shims")
@@ -154,7 +155,7 @@ describe.each([...ROUTES])("route %s: the host runs nothing a contained command 
         )
         expect(hidden.raw).toContain("Read-only file system")
         expect(fs.existsSync(path.join(site, "zz.pth"))).toBe(false)
-        Bun.spawnSync([path.join(shims, "python3"), "-c", "pass"], { env: hostEnv() })
+        bunSpawnSync([path.join(shims, "python3"), "-c", "pass"], { env: hostEnv() })
         expect(ran()).toEqual([])
       } finally {
         process.env.PATH = savedPath

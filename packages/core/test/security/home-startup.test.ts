@@ -11,6 +11,7 @@ import os from "os"
 import path from "path"
 import { SecurityGuard } from "../../security/guard"
 import { REDTEAM_POLICY, ROUTES, fresh, isolateHome, open, redteamProject } from "./redteam-helpers"
+import { bunSpawnSync } from "../spawn-sync"
 
 let home: ReturnType<typeof isolateHome>
 let marks: string
@@ -152,7 +153,7 @@ describe.each([...ROUTES])("route %s: what the host runs from the home", (route)
     // Debian's default ~/.bashrc sources ~/.bash_aliases: the user's next interactive bash runs nothing planted.
     if (fs.existsSync("/etc/skel/.bashrc")) {
       fs.copyFileSync("/etc/skel/.bashrc", path.join(home.home, ".bashrc"))
-      Bun.spawnSync(["bash", "-i", "-c", "true"], {
+      bunSpawnSync(["bash", "-i", "-c", "true"], {
         env: { HOME: home.home, PATH: process.env.PATH! },
         stdout: "ignore",
         stderr: "ignore",
@@ -253,7 +254,7 @@ describe.each([...ROUTES])("route %s: what the host runs from the home", (route)
       expect(fs.readFileSync(path.join(home.home, ".cargo/registry/cache/x.crate"), "utf8")).toBe("crate\n")
       expect(fs.readFileSync(path.join(home.home, ".cache/pip/x"), "utf8")).toBe("wheel\n")
       expect(fs.existsSync(path.join(pkg, "ocb-local-dep-1.0.0.tgz"))).toBe(true)
-      const log = Bun.spawnSync(["git", "log", "-1", "--format=%s"], { cwd: box.dir.path }).stdout.toString().trim()
+      const log = bunSpawnSync(["git", "log", "-1", "--format=%s"], { cwd: box.dir.path }).stdout.toString().trim()
       expect(log).toBe("note")
       // ssh's known hosts and a package manager's folder the user does not have are read-only, and the output says
       // what to do (docs › Limits).
@@ -290,7 +291,7 @@ describe.each([...ROUTES])("route %s: what the host runs from the home", (route)
     const main = path.join(home.home, "src", "main")
     fs.mkdirSync(main, { recursive: true })
     const g = (cwd: string, ...args: string[]) =>
-      Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], { cwd })
+      bunSpawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], { cwd })
     g(main, "init", "-q")
     fs.writeFileSync(path.join(main, "README.md"), "main\n")
     g(main, "add", "README.md")
