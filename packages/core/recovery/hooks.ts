@@ -303,8 +303,8 @@ export namespace RecoveryHooks {
       }
     }
 
-    const hooks: Hooks = {
-      async config(config) {
+    const hooks = {
+      async config(config: unknown) {
         const c = config as { command?: Record<string, unknown> }
         c.command ??= {}
         // The text below reaches the model only where command.execute.before does not run; there it is replaced by
@@ -399,7 +399,13 @@ export namespace RecoveryHooks {
           }
         }
       },
-    }
+      // OpenCode disposes the project's instance (a configuration reload, `opencode serve` letting a project go): its
+      // sessions end with it, as at a normal exit. Before, the lease timer went on renewing their heartbeats for as
+      // long as the process lived, into a project folder that might be gone.
+      async dispose() {
+        instance.close()
+      },
+    } as Hooks
 
     /** A heartbeat's line for a reader of the scope `reader`: whole, or withheld (`RecoveryDecide.visible`). */
     function shown(found: RecoveryDecide.Found, reader: string | undefined): string {

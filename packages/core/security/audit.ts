@@ -40,6 +40,11 @@ export namespace SecurityAudit {
 
   export type Options = {
     path: string
+    /**
+     * The project folder. A log inside it is written only while it exists: a project folder deleted while OpenCode
+     * runs is never made again by the log (its folder and the local state a later write would add beside it).
+     */
+    root?: string
     level?: "normal" | "verbose"
     maxBytes?: number
     keep?: number
@@ -100,7 +105,7 @@ export namespace SecurityAudit {
           const line = JSON.stringify({ time: now().toISOString(), ...event }) + "\n"
           const size = sizeOf(options.path)
           if (size > 0 && size + line.length > maxBytes) rotate()
-          fs.mkdirSync(path.dirname(options.path), { recursive: true })
+          folderFor(options.path, options.root)
           const fd = fs.openSync(
             options.path,
             fs.constants.O_WRONLY |
@@ -121,6 +126,16 @@ export namespace SecurityAudit {
         }
       },
     }
+  }
+
+  /** Makes the log's folder, never the project folder `root` itself (see `Options.root`). */
+  function folderFor(file: string, root: string | undefined) {
+    const folder = path.dirname(file)
+    const rel = root === undefined ? ".." : path.relative(path.resolve(root), path.resolve(folder))
+    const inside = !rel.startsWith("..") && !path.isAbsolute(rel)
+    if (inside && !fs.statSync(root!, { throwIfNoEntry: false })?.isDirectory())
+      throw new Error(`the project folder ${root} is gone: the log is not written (nothing is made in its place)`)
+    fs.mkdirSync(folder, { recursive: true })
   }
 
   function sizeOf(file: string) {

@@ -2050,6 +2050,7 @@ export namespace SecurityGuard {
               ? derived.audit
               : SecurityAudit.create({
                   path: compiled.logging.path,
+                  root,
                   level: compiled.logging.level,
                   maxBytes: compiled.logging.maxBytes,
                   keep: compiled.logging.keep,

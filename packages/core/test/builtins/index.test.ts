@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import path from "path"
 import { Builtins } from "../../builtins"
+import { BuiltinsSeams } from "../../builtins/seams"
+import { RecoveryStore } from "../../recovery/store"
 import { BuiltIn } from "../../builtins/registry"
 import type { Host } from "../../host"
 import { Logger } from "../../util/log"
@@ -73,6 +75,26 @@ describe("Builtins.create: the composition root both routes call", () => {
     expect(typeof h.accessVersion).toBe("function")
     expect(Builtins.has("resource-loader")).toBe(true)
   })
+
+  // A feature that keeps writing after its instance is gone writes into a project that may be gone too: crash
+  // recovery's lease timer renewed the heartbeat (and, asking the security scope, had the audit log make a deleted
+  // project folder again) for as long as the process lived, on both routes.
+  for (const route of ["plugin", "fork"] as const)
+    test(`route ${route}: once the instance is disposed, its sessions' heartbeats are removed, not renewed`, async () => {
+      await using dir = await tmpdir({ ".opencode-security.json": JSON.stringify({ version: "1.0", rules: [] }) })
+      const instance = await Builtins.create(host(dir.path), { options: {}, logger: () => Logger.silent })
+      const seams = BuiltinsSeams.from(instance)
+      const event = (type: string, properties: Record<string, unknown>) =>
+        route === "plugin"
+          ? instance.hooks.event!({ event: { type, properties } } as never)
+          : seams.event({ type, properties })
+      await event("session.status", { sessionID: "ses_d", status: { type: "busy" } })
+      const folder = RecoveryStore.folder(dir.path)
+      expect(fs.readdirSync(folder).filter((f) => f.startsWith("ses_d"))).toHaveLength(1)
+      if (route === "plugin") await event("server.instance.disposed", { directory: dir.path })
+      else await seams.dispose()
+      expect(fs.readdirSync(folder).filter((f) => f.startsWith("ses_d"))).toEqual([])
+    })
 })
 
 describe("docs/builtin.md, the page plugin authors read", () => {

@@ -156,6 +156,16 @@ describe("RecoveryHooks: the heartbeat of a busy session", () => {
     expect(read("ses_2")).toBeUndefined()
   })
 
+  test("the instance disposed (a configuration reload): its heartbeats are removed and no longer renewed", async () => {
+    await using dir = await tmpdir()
+    const { hooks, read, recovery } = setup(dir.path)
+    await hooks.event(status("ses_1", "busy"))
+    expect(read()).toBeDefined()
+    await hooks.dispose()
+    expect(read()).toBeUndefined()
+    expect(recovery.tracked().size).toBe(0)
+  })
+
   test("the lease is renewed every third of its length while busy", async () => {
     await using dir = await tmpdir()
     const { hooks, read, recovery } = setup(dir.path, { leaseMs: 3_000 })

@@ -71,4 +71,32 @@ describe("SecurityAudit", () => {
     fifo.logSecurityEvent({ action: "deny", source: "llm" })
     expect(fifo.failures).toBe(1)
   })
+
+  test("a project folder deleted while OpenCode runs is never made again; folders inside a live one and outside are", async () => {
+    await using dir = await tmpdir()
+    await using other = await tmpdir()
+    const logger = Logger.memory()
+    const project = path.join(dir.path, "project")
+    fs.mkdirSync(project)
+    const log = SecurityAudit.create({
+      path: path.join(project, ".opencode-security-audit.log"),
+      root: project,
+      log: logger,
+    })
+    log.logSecurityEvent({ action: "deny", source: "llm" })
+    expect(fs.readFileSync(path.join(project, ".opencode-security-audit.log"), "utf8")).toContain('"deny"')
+    fs.rmSync(project, { recursive: true })
+    log.logSecurityEvent({ action: "policy-invalid", source: "policy" })
+    expect(fs.existsSync(project)).toBe(false)
+    expect(log.failures).toBe(1)
+    expect(log.lastError).toContain(`the project folder ${project} is gone`)
+    expect(logger.entries[0].message).toContain("enforcement continues")
+    // A log in a folder of a live project, and one outside the project: their folders are made as before.
+    const nested = SecurityAudit.create({ path: path.join(dir.path, "logs/security/audit.log"), root: dir.path })
+    nested.logSecurityEvent({ action: "deny", source: "llm" })
+    expect(nested.failures).toBe(0)
+    const outside = SecurityAudit.create({ path: path.join(other.path, "a/b/audit.log"), root: dir.path })
+    outside.logSecurityEvent({ action: "deny", source: "llm" })
+    expect(fs.existsSync(path.join(other.path, "a/b/audit.log"))).toBe(true)
+  })
 })
