@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from "child_process"
+import fs from "fs"
+import os from "os"
 import { pathToFileURL } from "url"
 import path from "path"
 import type { Writable } from "stream"
@@ -81,6 +83,12 @@ export class LspClient {
   private seq = 0
   /** Started inside the kernel sandbox (see `start`). */
   private sandboxed = false
+  /**
+   * The server's own temporary folder (its `TMPDIR`, `TMP`, `TEMP`), removed when it ends: servers leave theirs in
+   * the shared one (typescript-language-server a folder of tscancellation pipes at every start, pyright its folder
+   * when it is killed), one more after every session.
+   */
+  private scratch?: string
 
   private constructor(
     private readonly proc: ChildProcess,
@@ -112,9 +120,12 @@ export class LspClient {
     const started = performance.now()
     const box = input.sandbox
     const [bin, ...args] = box ? [box.bwrap, "--args", "3", "--", ...input.launch.command] : input.launch.command
+    const scratch = LspClient.scratchFolder()
+    const temp = scratch ? { TMPDIR: scratch, TMP: scratch, TEMP: scratch } : {}
     const proc = spawn(bin, args, {
       cwd: input.root,
-      env: { ...process.env, ...input.launch.env },
+      // The configuration's own environment wins (a server told where its temporary files go keeps it).
+      env: { ...process.env, ...temp, ...input.launch.env },
       stdio: box ? ["pipe", "pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
     })
@@ -133,6 +144,7 @@ export class LspClient {
       new StreamMessageWriter(proc.stdin!),
     )
     const client = new LspClient(proc, connection, input.spec, input.root, input.launch.initialization, input.log)
+    client.scratch = scratch
     // In the sandbox's own process namespace this process's id names nothing: a server watching it would exit.
     client.sandboxed = box !== undefined
     // The first of it (what a server that exits at once says) and the last (what one that dies later says).
@@ -156,6 +168,7 @@ export class LspClient {
         }),
       )
       proc.on("exit", async (code, signal) => {
+        client.removeScratch()
         // What it wrote before exiting, once its stderr is read to the end (not waiting on a helper holding it open).
         await Promise.race([stderrEnded, delay(200)])
         const how = signal ?? `code ${code}`
@@ -420,6 +433,33 @@ export class LspClient {
       if (this.proc.pid && process.platform !== "win32") process.kill(-this.proc.pid, "SIGKILL")
       else this.proc.kill("SIGKILL")
     } catch {}
+    this.removeScratch()
+  }
+
+  /**
+   * A new temporary folder for one server (`opencode-builtins-lsp-…` in the system's), or undefined when none can be
+   * made (the server then uses the system's, as before).
+   *
+   * @example
+   * LspClient.scratchFolder() // "/tmp/opencode-builtins-lsp-a1B2c3"
+   */
+  static scratchFolder(): string | undefined {
+    try {
+      return fs.mkdtempSync(path.join(os.tmpdir(), "opencode-builtins-lsp-"))
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Removes the server's temporary folder (its process has ended or is being killed with its group). */
+  private removeScratch() {
+    if (!this.scratch) return
+    try {
+      fs.rmSync(this.scratch, { recursive: true, force: true, maxRetries: 2 })
+    } catch {
+      // Left for the system to clear; the server is gone either way.
+    }
+    this.scratch = undefined
   }
 
   /** The document's current version as last sent, or undefined when it is not open. */
@@ -669,6 +709,7 @@ export class LspClient {
     if (!(await Promise.race([gone.then(() => true), delay(2000).then(() => false)]))) kill("SIGKILL")
     // Helpers of the server (tsserver under typescript-language-server) share its group.
     kill("SIGKILL")
+    this.removeScratch()
     this.markDead("stopped")
     this.connection.dispose()
   }
