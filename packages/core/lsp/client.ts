@@ -437,18 +437,55 @@ export class LspClient {
   }
 
   /**
-   * A new temporary folder for one server (`opencode-builtins-lsp-…` in the system's), or undefined when none can be
-   * made (the server then uses the system's, as before).
+   * A new temporary folder for one server (`opencode-builtins-lsp-<host pid>-…` in the system's), or undefined when
+   * none can be made (the server then uses the system's, as before). The first call also sweeps the folders of hosts
+   * that are gone (`sweepScratch`).
    *
    * @example
-   * LspClient.scratchFolder() // "/tmp/opencode-builtins-lsp-a1B2c3"
+   * LspClient.scratchFolder() // "/tmp/opencode-builtins-lsp-4242-a1B2c3"
    */
   static scratchFolder(): string | undefined {
+    if (!swept) {
+      swept = true
+      LspClient.sweepScratch()
+    }
     try {
-      return fs.mkdtempSync(path.join(os.tmpdir(), "opencode-builtins-lsp-"))
+      return fs.mkdtempSync(path.join(os.tmpdir(), `${SCRATCH}${process.pid}-`))
     } catch {
       return undefined
     }
+  }
+
+  /**
+   * Removes the servers' temporary folders (`scratchFolder`) left by hosts that are gone (killed, so nothing of theirs
+   * ran at exit): those of this user whose host process id no longer runs. Called once per process, at the first
+   * server start. Returns the names removed.
+   *
+   * @example
+   * LspClient.sweepScratch() // ["opencode-builtins-lsp-4242-a1B2c3"]
+   */
+  static sweepScratch(dir = os.tmpdir()): string[] {
+    const removed: string[] = []
+    let names: string[]
+    try {
+      names = fs.readdirSync(dir)
+    } catch {
+      return removed
+    }
+    for (const name of names) {
+      const pid = Number(SCRATCH_NAME.exec(name)?.[1])
+      if (!pid || pid === process.pid || running(pid)) continue
+      const full = path.join(dir, name)
+      try {
+        const stat = fs.lstatSync(full)
+        if (!stat.isDirectory() || stat.uid !== process.getuid?.()) continue
+        fs.rmSync(full, { recursive: true, force: true })
+        removed.push(name)
+      } catch {
+        // Gone meanwhile or not ours to remove.
+      }
+    }
+    return removed
   }
 
   /** Removes the server's temporary folder (its process has ended or is being killed with its group). */
@@ -716,6 +753,20 @@ export class LspClient {
 
   async [Symbol.asyncDispose]() {
     await this.stop()
+  }
+}
+
+/** The name of a server's temporary folder starts with this and its host's process id (`LspClient.scratchFolder`). */
+const SCRATCH = "opencode-builtins-lsp-"
+const SCRATCH_NAME = /^opencode-builtins-lsp-(\d+)-/
+let swept = false
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
   }
 }
 

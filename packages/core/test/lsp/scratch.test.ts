@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import os from "os"
 import path from "path"
+import { LspClient } from "../../lsp/client"
 import { Lsp } from "../../lsp/service"
+import { bunSpawnSync } from "../spawn-sync"
 import { Logger } from "../../util/log"
 import { project, THREE_FILES } from "./fixtures"
 
@@ -38,4 +40,27 @@ describe("lsp: each server's temporary files", () => {
     }
     expect(others()).toEqual([])
   }, 90_000)
+
+  test("folders left by a host that was killed are swept at the next start; others' and live hosts' are kept", async () => {
+    await using scratch = await project({})
+    const dir = scratch.dir
+    const gone = bunSpawnSync(["true"]).pid
+    const outside = path.join(dir, "outside")
+    fs.mkdirSync(outside)
+    for (const name of [`opencode-builtins-lsp-${gone}-aaaaaa`, `opencode-builtins-lsp-${process.pid}-bbbbbb`])
+      fs.mkdirSync(path.join(dir, name, "8f3e"), { recursive: true })
+    fs.mkdirSync(path.join(dir, "opencode-builtins-lsp-1-cccccc")) // pid 1 runs
+    fs.symlinkSync(outside, path.join(dir, `opencode-builtins-lsp-${gone}-link`))
+    fs.writeFileSync(path.join(dir, `opencode-builtins-lsp-${gone}-file`), "x")
+    expect(LspClient.sweepScratch(dir)).toEqual([`opencode-builtins-lsp-${gone}-aaaaaa`])
+    expect(fs.readdirSync(dir).sort()).toEqual(
+      [
+        "outside",
+        `opencode-builtins-lsp-${process.pid}-bbbbbb`,
+        "opencode-builtins-lsp-1-cccccc",
+        `opencode-builtins-lsp-${gone}-link`,
+        `opencode-builtins-lsp-${gone}-file`,
+      ].sort(),
+    )
+  })
 })
