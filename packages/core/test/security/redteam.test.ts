@@ -11,6 +11,7 @@
 // segments of files they may read), the assertion is on what reaches the model, and the case says so.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import fs from "fs"
+import os from "os"
 import path from "path"
 import { pathToFileURL } from "url"
 import { OpenCode } from "../../opencode"
@@ -1367,20 +1368,29 @@ for f in glob.glob('.git/objects/*/*'):
         await using box = await fresh(route)
         const above = path.join(path.dirname(box.dir.path), ".git")
         const existed = fs.existsSync(above)
+        const aside = () =>
+          fs.readdirSync(path.dirname(box.dir.path)).filter((n) => n.startsWith(".git.blocked-by-security-"))
+        const asideBefore = new Set(aside())
         for (const command of [
-          "D=$(mktemp -d) && cp -r .git/objects .git/refs .git/HEAD $D/ && printf '[core]\\n\\tfsmonitor = touch /tmp/cd-1\\n' > $D/config && echo $D > .git/commondir; echo RAN-OK",
+          "D=$(mktemp -d) && cp -r .git/objects .git/refs .git/HEAD $D/ && printf '[core]\\n\\tfsmonitor = touch /tmp/cd-1\\n' > $D/config && echo $D > .git/commondir; echo RAN-OK $D",
           "printf '[core]\\n\\tfsmonitor = touch /tmp/cw-1\\n' > .git/config.worktree; echo RAN-OK",
           "git init -q .. 2>/dev/null; mkdir -p ../.git; echo RAN-OK",
         ]) {
           const r = await box.s.bash(command)
           if (r.refused) expectTyped(r)
           else expect(r.raw).toContain("RAN-OK")
+          // The folder the first command made in the shared temporary folder.
+          const made = /RAN-OK (\/\S+)/.exec(r.raw ?? "")?.[1]
+          if (made?.startsWith(os.tmpdir() + "/tmp.")) fs.rmSync(made, { recursive: true, force: true })
         }
         expectTyped(await box.s.call("write", { filePath: ".git/commondir", content: "/tmp/x\n" }))
         await box.s.call("todowrite", { todos: [] })
         expect(fs.existsSync(box.dir.file(".git/commondir"))).toBe(false)
         expect(fs.existsSync(box.dir.file(".git/config.worktree"))).toBe(false)
         if (!existed) expect(fs.existsSync(above)).toBe(false)
+        // What the layer moved aside above the project (the shared temporary folder here) goes with the test.
+        for (const n of aside())
+          if (!asideBefore.has(n)) fs.rmSync(path.join(path.dirname(box.dir.path), n), { recursive: true, force: true })
       })
 
       test("a repository the agent creates keeps its config unless it runs a program; planted hooks go", async () => {

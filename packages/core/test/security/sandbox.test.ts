@@ -227,7 +227,7 @@ describe("reading protected content inside the sandbox", () => {
     "ln .env h && cat h",
     "ln -s .env s && cat s",
     "ln -s secrets d && cat d/api.key d/nested/deep.txt",
-    "cp -r secrets /tmp/ocb-copy-$$ && cat /tmp/ocb-copy-$$/*",
+    "cp -r secrets /tmp/ocb-copy-$$ && cat /tmp/ocb-copy-$$/*; rm -rf /tmp/ocb-copy-$$",
     "tar cf - . 2>/dev/null | strings",
     "grep -r . . 2>/dev/null",
     "grep -rc Zx81 . ; echo exit=$?",

@@ -44,7 +44,7 @@ function preload(mark: string, address: string) {
   const c = `#include <stdio.h>\\n__attribute__((constructor)) static void f(void){FILE*x=fopen("${mark}","w");if(x)fclose(x);}\\n`
   const send = `DBUS_SESSION_BUS_ADDRESS=${address} dbus-send --session --print-reply --dest=org.freedesktop.DBus`
   return [
-    `d=$(mktemp -d) && printf '${c}' > $d/e.c && gcc -shared -fPIC -o $d/e.so $d/e.c`,
+    `d=$(mktemp -d -p "$PWD") && printf '${c}' > $d/e.c && gcc -shared -fPIC -o $d/e.so $d/e.c`,
     `${send} /org/freedesktop/DBus org.freedesktop.DBus.UpdateActivationEnvironment dict:string:string:LD_PRELOAD,$d/e.so 2>&1 | head -2`,
     `${send} / org.freedesktop.DBus.StartServiceByName string:ca.desrt.dconf uint32:0 2>&1 | head -3`,
     `sleep 1; echo end`,
