@@ -1,6 +1,7 @@
 import fs from "fs"
 import os from "os"
 import path from "path"
+import { Pid } from "../util/pid"
 import { LocalState } from "../learning/local"
 
 /**
@@ -42,16 +43,6 @@ export namespace LookOrphans {
     fs.rmSync(path.join(folder(root), `${id}.json`), { force: true })
   }
 
-  /** Whether process `pid` of this machine still runs (a process of another user counts as running). */
-  function running(pid: number): boolean {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "EPERM"
-    }
-  }
-
   /** The recorded child sessions whose process is gone (recorded on this machine by a process no longer running). */
   export function orphans(root: string): Record[] {
     let names: string[]
@@ -66,7 +57,7 @@ export namespace LookOrphans {
       try {
         const entry = JSON.parse(fs.readFileSync(path.join(folder(root), name), "utf8")) as Record
         if (!ID.test(entry.id) || name !== `${entry.id}.json`) continue
-        if (entry.host !== os.hostname() || entry.pid === process.pid || running(entry.pid)) continue
+        if (entry.host !== os.hostname() || entry.pid === process.pid || Pid.running(entry.pid)) continue
         out.push(entry)
       } catch {}
     }

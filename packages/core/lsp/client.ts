@@ -20,6 +20,7 @@ import type {
 import z from "zod"
 import type { HostSandbox } from "../host"
 import { NamedError } from "../util/error"
+import { Pid } from "../util/pid"
 import type { Logger } from "../util/log"
 import { LspServers } from "./servers"
 
@@ -474,7 +475,7 @@ export class LspClient {
     }
     for (const name of names) {
       const pid = Number(SCRATCH_NAME.exec(name)?.[1])
-      if (!pid || pid === process.pid || running(pid)) continue
+      if (!pid || pid === process.pid || Pid.running(pid)) continue
       const full = path.join(dir, name)
       try {
         const stat = fs.lstatSync(full)
@@ -760,15 +761,6 @@ export class LspClient {
 const SCRATCH = "opencode-builtins-lsp-"
 const SCRATCH_NAME = /^opencode-builtins-lsp-(\d+)-/
 let swept = false
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 export class RequestTimeout extends Error {
   constructor(server: string, method: string, ms: number) {

@@ -1,6 +1,7 @@
 import crypto from "crypto"
 import fs from "fs"
 import path from "path"
+import { Pid } from "../util/pid"
 import { SecuritySchema } from "./schema"
 
 /**
@@ -114,15 +115,7 @@ export namespace SecurityHeld {
     }
   }
 
-  const alive = (pid: number) => {
-    if (pid === process.pid) return true
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "EPERM"
-    }
-  }
+  const alive = (pid: number) => pid === process.pid || Pid.running(pid)
 
   /** What a held path is now, against the target it had: `same`, `removed`, `other` (a file or folder), or a link. */
   function now(p: string, target: string): { kind: "same" | "removed" | "other" } | { kind: "link"; to: string } {
@@ -463,12 +456,5 @@ export namespace SecurityWatched {
     return out
   }
 
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "EPERM"
-    }
-  }
+  const alive = Pid.running
 }
