@@ -104,18 +104,25 @@ export namespace LspProjects {
     const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d: any) => found.push(d) }
     const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, host)
     if (parsed) {
-      // No root files: the options are checked without reading a source file or a lib.
+      // The configuration's root files, as `tsc -p` has them: TypeScript resolves the `types` entries (TS2688 for one
+      // not installed), checks `files` entries exist (TS6053) and where outputs go (TS5055) only for a program with
+      // roots. Every source file is read as empty text: no code is parsed, no import followed, no lib loaded.
+      const host = ts.createCompilerHost(parsed.options)
+      host.getSourceFile = (name: string, language: any) =>
+        ts.sys.fileExists(name) ? ts.createSourceFile(name, "", language) : undefined
       const program = ts.createProgram({
-        rootNames: [],
+        rootNames: parsed.fileNames,
         options: parsed.options,
         projectReferences: parsed.projectReferences,
         configFileParsingDiagnostics: parsed.errors,
+        host,
       })
       found.push(...program.getConfigFileParsingDiagnostics(), ...program.getOptionsDiagnostics())
     }
     const byFile = new Map<string, Diagnostic[]>()
     const seen = new Set<string>()
-    for (const d of found) {
+    // `tsc`'s order: diagnostics without a file (TS2688) first, then by file and position.
+    for (const d of ts.sortAndDeduplicateDiagnostics(found)) {
       if (d.category !== 1 && d.category !== 0) continue
       const file = d.file?.fileName ? path.resolve(d.file.fileName) : path.resolve(config)
       const start =
@@ -126,7 +133,8 @@ export namespace LspProjects {
         d.file && typeof d.start === "number"
           ? d.file.getLineAndCharacterOfPosition(d.start + (d.length ?? 0))
           : { line: 0, character: 0 }
-      const message = ts.flattenDiagnosticMessageText(d.messageText, "\n")
+      const quoted = d.file && typeof d.start === "number" ? d.file.text.slice(d.start, d.start + (d.length ?? 0)) : ""
+      const message = bound(ts.flattenDiagnosticMessageText(d.messageText, "\n"), quoted)
       const key = `${file}\0${d.code}\0${start.line}:${start.character}\0${message}`
       if (seen.has(key)) continue
       seen.add(key)
@@ -141,6 +149,22 @@ export namespace LspProjects {
       byFile.set(file, list)
     }
     return byFile
+  }
+
+  /** A configuration diagnostic's message is cut to this many characters (TS6046 lists every valid `lib`: 1.7 KB). */
+  export const MAX_MESSAGE = 300
+
+  /**
+   * `message` cut to `MAX_MESSAGE` characters (at the last `, ` of a list when there is one), saying how much was cut
+   * and quoting the configuration's text the diagnostic points at (short), since the cut part may be what named it.
+   */
+  export function bound(message: string, quoted = "") {
+    if (message.length <= MAX_MESSAGE) return message
+    const head = message.slice(0, MAX_MESSAGE)
+    const comma = head.lastIndexOf(", ")
+    const kept = comma > MAX_MESSAGE / 2 ? head.slice(0, comma) : head
+    const at = quoted && quoted.length <= 80 && !quoted.includes("\n") ? ` (the entry: ${quoted})` : ""
+    return `${kept}, … [${message.length - kept.length} more characters cut]${at}`
   }
 
   /**

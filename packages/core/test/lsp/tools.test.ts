@@ -530,6 +530,52 @@ describe("a broken tsconfig.json", () => {
   )
 
   test(
+    "a types entry not installed (TS2688) is listed first as tsc -p prints it, and a long message is cut",
+    async () => {
+      // changesets' and zustand's shape: `types` names a package not installed (`tsc -p` prints TS2688 only there,
+      // the code's errors then advise installing it), and `lib` entries TypeScript does not know (TS6046, whose
+      // message lists every valid lib: 1.7 KB each).
+      await using proj = await project({
+        "package.json": '{ "name": "p", "type": "module" }\n',
+        "tsconfig.json":
+          '{\n  "compilerOptions": {\n    "strict": true,\n    "lib": ["ES2024", "ES2099.Nothing"],\n    "types": ["types-not-installed-here"]\n  },\n  "include": ["src"]\n}\n',
+        "src/index.ts": "export const m = new Map<string, number>()\n",
+      })
+      const printed = tsc(proj.dir).out
+      expect(printed.split("\n")[0]).toBe(
+        "error TS2688: Cannot find type definition file for 'types-not-installed-here'.",
+      )
+      const located = [...printed.matchAll(/tsconfig\.json\((\d+),(\d+)\): error (TS\d+)/gm)].map(
+        (m) => `  error ${m[1]}:${m[2]} ${m[3]}`,
+      )
+      expect(located).toEqual(["  error 4:23 TS6046"])
+      const { lsp, service } = tool(proj.dir, true)
+      try {
+        for (const filePath of [undefined, "src/index.ts"]) {
+          const out = await lsp.execute(
+            { operation: "diagnostics", ...(filePath ? { filePath } : {}), severity: "error" },
+            context(proj.dir) as any,
+          )
+          const lines = out.split("\n")
+          expect(lines[1]).toBe("tsconfig.json")
+          // `tsc`'s order: the one without a position first (shown at 1:1), then the located ones.
+          expect(lines[2]).toStartWith(
+            "  error 1:1 TS2688 Cannot find type definition file for 'types-not-installed-here'.",
+          )
+          expect(lines[3].split(" ").slice(0, 5).join(" ")).toBe(located[0])
+          expect(lines[3]).toContain("Argument for '--lib' option must be: 'es5', ")
+          expect(lines[3]).toMatch(/, … \[\d+ more characters cut\] \(the entry: "ES2099\.Nothing"\)$/)
+          expect(lines[3].length).toBeLessThan(450)
+        }
+      } finally {
+        await service.stop()
+      }
+      expect(await processesIn(proj.dir)).toEqual([])
+    },
+    { timeout: 120_000 },
+  )
+
+  test(
     "a valid configuration adds nothing to the diagnostics",
     async () => {
       await using proj = await project(THREE_FILES)
