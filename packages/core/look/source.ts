@@ -92,10 +92,22 @@ export namespace LookSource {
     )
   }
 
-  function tooLarge(label: string, size: number, max: number, kind?: LookMime.Kind): LookError {
-    return new LookError(
-      `look_at: ${label} is ${kb(size)}, over the ${kind === "svg" ? "SVG " : ""}limit of ${kb(max)}` +
-        (kind === "svg" ? " (SVG is sent as text)" : " (lookAt.maxBytes)"),
+  function tooLarge(label: string, size: number, max: number): LookError {
+    return new LookError(`look_at: ${label} is ${kb(size)}, over the limit of ${kb(max)} (lookAt.maxBytes)`)
+  }
+
+  /**
+   * The SVG text to send, refused over `maxSvgBytes`: `text` is the SVG with its embedded raster images cut out
+   * (`embedded` of them), what the model reads as text.
+   */
+  export function svgText(label: string, text: string, embedded: number, limits: Limits): string {
+    const size = Buffer.byteLength(text)
+    if (size <= limits.maxSvgBytes) return text
+    const what = embedded
+      ? `the text of ${label} (its ${embedded} embedded images cut out) is ${kb(size)}`
+      : `${label} is ${kb(size)}`
+    throw new LookError(
+      `look_at: ${what}, over the SVG limit of ${kb(limits.maxSvgBytes)} (SVG is sent as text; lookAt.maxSvgBytes)`,
     )
   }
 
@@ -134,14 +146,14 @@ export namespace LookSource {
         type = LookMime.sniff(head)
       }
       if (!type) throw unsupported(label, head)
-      if (type.kind === "svg" && stat.size > limits.maxSvgBytes)
-        throw tooLarge(label, stat.size, limits.maxSvgBytes, "svg")
+      // An SVG is bounded like an image here (it may carry raster images, sent as images); the SVG limit bounds the
+      // text sent once they are cut out (`LookTool`, `svgText`).
       return {
         label,
         file: full,
         size: stat.size,
         type,
-        bytes: () => readAll(fd, label, type.kind === "svg" ? limits.maxSvgBytes : limits.maxBytes, type.kind),
+        bytes: () => readAll(fd, label, limits.maxBytes),
         close: () => fs.closeSync(fd),
       }
     } catch (e) {
@@ -151,7 +163,7 @@ export namespace LookSource {
   }
 
   /** The whole content of an open file, refused past `max` bytes (it may have grown since it was measured). */
-  function readAll(fd: number, label: string, max: number, kind: LookMime.Kind): Uint8Array {
+  function readAll(fd: number, label: string, max: number): Uint8Array {
     const chunks: Buffer[] = []
     let total = 0
     for (;;) {
@@ -160,7 +172,7 @@ export namespace LookSource {
       if (n === 0) break
       chunks.push(chunk.subarray(0, n))
       total += n
-      if (total > max) throw tooLarge(label, total, max, kind)
+      if (total > max) throw tooLarge(label, total, max)
     }
     return Buffer.concat(chunks, total)
   }
@@ -220,8 +232,6 @@ export namespace LookSource {
       type = LookMime.sniff(head)
     }
     if (!type) throw unsupported(label, head)
-    if (type.kind === "svg" && bytes.length > limits.maxSvgBytes)
-      throw tooLarge(label, bytes.length, limits.maxSvgBytes, "svg")
     return { label, size: bytes.length, type, bytes: () => bytes }
   }
 }

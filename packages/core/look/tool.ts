@@ -6,6 +6,7 @@ import { ReadmeInject } from "../readme/inject"
 import type { SessionView } from "../resource/session"
 import { SecurityOutput } from "../security/output"
 import { SecuritySegments } from "../security/segments"
+import { LookEmbedded } from "./embedded"
 import { LookModels } from "./models"
 import { LookSource } from "./source"
 
@@ -18,7 +19,8 @@ import { LookSource } from "./source"
  * base64 length); the type from the first 4 KB (read on, up to the SVG limit, while an SVG prolog is unfinished); the
  * model's input modalities (the current model, else the configured `model`), so a model that cannot take the file
  * costs no request; then the whole file is read and the child call
- * made. SVG is sent as its source text (providers take raster images only), so any model can analyse it.
+ * made. SVG is sent as its source text (providers take raster images only), so any model can analyse it; the raster
+ * images it embeds as `data:` URIs are cut out of the text and sent as images of their own (`LookEmbedded`).
  *
  * @example
  * const tools = LookTool.create({ host, config: {}, models: LookModels.create(host) })
@@ -205,8 +207,9 @@ export namespace LookTool {
           "(a file in the project, or another path you may read) or image_data (base64, or a data URL such as",
           "data:image/png;base64,…). A separate model call looks at the file, so its content never enters this",
           `conversation; the answer is at most ~${config.maxAnswerTokens ?? DEFAULT_MAX_ANSWER_TOKENS} tokens.`,
-          `Files up to ${LookSource.kb(limits.maxBytes)} (SVG ${LookSource.kb(limits.maxSvgBytes)}); the type is`,
-          "told by the content. Use read for text files.",
+          `Files up to ${LookSource.kb(limits.maxBytes)}; an SVG goes as its text (up to`,
+          `${LookSource.kb(limits.maxSvgBytes)}) with the raster images it embeds as images. The type is told by`,
+          "the content. Use read for text files.",
         ].join(" "),
         args: {
           file_path: tool.schema
@@ -240,33 +243,46 @@ export namespace LookTool {
       // later request.
       if (!source.file && typeof args.image_data === "string" && args.image_data.length > FORGET_CHARS)
         args.image_data = LookSource.note(source.type.mime, source.size)
-      const model = await choose(source.type.kind, ctx)
       if (!host.child) throw new LookSource.LookError("look_at: this OpenCode gives no way to call a model")
-      const bytes = source.bytes()
       const name = source.file ? path.basename(source.file) : "image_data"
       const about = `${source.label} (${source.type.mime}, ${LookSource.kb(source.size)})`
       const parts: HostChildCall["parts"] = [{ type: "text", text: `Goal: ${args.goal}\nFile: ${about}` }]
+      const hidden = host.segments?.().read ?? []
+      let model: LookModels.Ref
+      let note: string | undefined
       if (source.type.kind === "svg") {
-        // The child model is a model too: lines of segments the role may not read leave the source first.
-        const svg = new TextDecoder().decode(bytes).replace(/^\uFEFF/, "")
-        const hidden = host.segments?.().read ?? []
-        parts.push({
-          type: "text",
-          text: `SVG source of ${name}:\n${hidden.length ? SecurityOutput.mask(svg, hidden) : svg}`,
-        })
+        // The child model is a model too: lines of segments the role may not read leave the source first, embedded
+        // images in them included.
+        const decoded = new TextDecoder().decode(source.bytes()).replace(/^\uFEFF/, "")
+        const found = LookEmbedded.extract(hidden.length ? SecurityOutput.mask(decoded, hidden) : decoded)
+        const refused = LookEmbedded.choose(found, limits.maxBytes, (image) =>
+          protectedIn(image.bytes, hidden) ? "it holds a segment the security policy protects" : undefined,
+        )
+        // The text limit applies to the text sent (placeholders for the images); checked before any model is asked.
+        LookSource.svgText(name, LookEmbedded.render(found, refused), found.images.length, limits)
+        const sendable = found.images.filter((i) => !refused.has(i.index))
+        const vision = sendable.length ? await choose("image", ctx).catch(() => undefined) : undefined
+        model = vision ?? (await choose("svg", ctx))
+        if (!vision)
+          for (const image of sendable) refused.set(image.index, "the model takes no image input (lookAt.model)")
+        parts.push({ type: "text", text: `SVG source of ${name}:\n${LookEmbedded.render(found, refused)}` })
+        for (const image of found.images) {
+          if (refused.has(image.index) || image.same !== undefined) continue
+          parts.push({ type: "text", text: `Embedded image ${image.index} of ${name}:` })
+          parts.push({
+            type: "file",
+            mime: image.mime!,
+            filename: `${name} embedded image ${image.index}.${image.mime!.slice("image/".length)}`,
+            url: `data:${image.mime};base64,${Buffer.from(image.bytes).toString("base64")}`,
+          })
+        }
+        note = LookEmbedded.summary(found, refused)
       } else {
+        model = await choose(source.type.kind, ctx)
+        const bytes = source.bytes()
         // An image or PDF is sent whole: a file holding a segment the role may not read is refused, whatever its
         // type says (a source file given a `%PDF-` line was sent with its segment).
-        const hidden = host.segments?.().read ?? []
-        const raw = Buffer.from(bytes).toString("latin1")
-        // A UTF-16 file (byte-order mark) is judged on its decoded text too, as the security layer reads it: its
-        // markers have a NUL between their characters in the bytes (red team CC1's class).
-        const wide = hidden.length ? SecuritySegments.wide(bytes) : undefined
-        if (
-          hidden.length &&
-          (SecurityOutput.mask(raw, hidden) !== raw ||
-            (wide !== undefined && SecuritySegments.find(wide, hidden).length > 0))
-        )
+        if (protectedIn(bytes, hidden))
           throw new LookSource.LookError(
             `look_at: ${name} holds a segment the security policy protects, and an image or PDF is sent whole; read it with the read tool instead`,
           )
@@ -296,7 +312,18 @@ export namespace LookTool {
               )
               .trimEnd() + `\n[answer cut at ~${maxAnswer / ReadmeInject.CHARS_PER_TOKEN} tokens]`
           : text
-      return `look_at ${about}, analysed by ${LookModels.key(model)}:\n\n${capped}`
+      return `look_at ${about}, analysed by ${LookModels.key(model)}:\n${note ? `${note}\n` : ""}\n${capped}`
+    }
+
+    /** Whether `bytes` hold a segment the role may not read (as latin1 text, or decoded from UTF-16). */
+    function protectedIn(bytes: Uint8Array, hidden: SecuritySegments.Pair[]): boolean {
+      if (!hidden.length) return false
+      const raw = Buffer.from(bytes).toString("latin1")
+      if (SecurityOutput.mask(raw, hidden) !== raw) return true
+      // A UTF-16 file (byte-order mark) is judged on its decoded text too, as the security layer reads it: its
+      // markers have a NUL between their characters in the bytes (red team CC1's class).
+      const wide = SecuritySegments.wide(bytes)
+      return wide !== undefined && SecuritySegments.find(wide, hidden).length > 0
     }
   }
 }

@@ -40,7 +40,9 @@ describe("look_at sources: type from the bytes, size before decoding", () => {
 
   test("oversize files are refused with the limit named, before their content is read", async () => {
     const big = Buffer.concat([PNG, Buffer.alloc(70 * 1024)])
-    await using dir = await tmpdir({ "big.png": big, "big.svg": Buffer.concat([SVG, Buffer.alloc(4096, 32)]) })
+    // An SVG is bounded like an image before it is read (it may carry raster images, sent as images); the SVG limit
+    // bounds the text sent (look/tool.test.ts › an SVG's embedded raster images …).
+    await using dir = await tmpdir({ "big.png": big, "big.svg": Buffer.concat([SVG, Buffer.alloc(70 * 1024, 32)]) })
     const read = spyOn(fs, "readFileSync")
     const readSync = spyOn(fs, "readSync")
     try {
@@ -49,7 +51,7 @@ describe("look_at sources: type from the bytes, size before decoding", () => {
       )
       expect(readSync).not.toHaveBeenCalled()
       expect(() => LookSource.file(dir.file("big.svg"), dir.path, LIMITS)).toThrow(
-        "over the SVG limit of 2 KB (SVG is sent as text)",
+        "look_at: big.svg is 70.2 KB, over the limit of 64 KB (lookAt.maxBytes)",
       )
       expect(read).not.toHaveBeenCalled()
     } finally {
