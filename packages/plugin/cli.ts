@@ -30,8 +30,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
   },
   init: {
     summary:
-      "init [dir] [--mcp] [-n|--dry-run]   add opencode-builtins to the project's OpenCode configuration, scaffold\n" +
-      "      .opencode/",
+      "init [dir] [--mcp] [--standalone] [-n|--dry-run]   add opencode-builtins to the project's OpenCode\n" +
+      "      configuration, scaffold .opencode/",
     load: () => import("@opencode-builtins/core/init/cli"),
   },
   learnings: {

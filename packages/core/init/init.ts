@@ -23,6 +23,7 @@ import { NamedError } from "../util/error"
 import { OpenCodeConfig } from "../util/opencode-config"
 import { TextFile } from "../util/text-file"
 import { TempFile } from "../util/temp-file"
+import { worktreeOf } from "../util/cli"
 
 /**
  * `opencode-builtins init`: a project set up in one command. It adds the plugin (or, with `mcp`, the MCP server
@@ -64,7 +65,14 @@ export namespace Init {
   /** The MCP entry `--mcp` adds under `mcp`. */
   export const MCP_ENTRY = { type: "local", command: ["npx", "-y", PACKAGE, "mcp"] } as const
 
-  export type Options = { mcp?: boolean }
+  export type Options = {
+    mcp?: boolean
+    /**
+     * Set up `dir` on its own even when a folder above it (up to the git root) is already set up, which OpenCode
+     * reads from `dir` too (`--standalone`); without it such a folder is left as it is.
+     */
+    standalone?: boolean
+  }
   /**
    * One file to write. `before` is the text the plan was made from (an edit) — the file must still hold it when the
    * change is applied; a `create` expects no file there. `follow`: an edit of the file a link at `path` leads to (an
@@ -79,7 +87,15 @@ export namespace Init {
     before?: string
     follow?: boolean
   }
-  export type Plan = { ok: true; changes: Change[]; notes: string[] } | { ok: false; error: string }
+  export type Plan =
+    | {
+        ok: true
+        changes: Change[]
+        notes: string[]
+        /** The configuration above `dir` (up to the git root) that sets it up already; nothing was planned then. */
+        enclosing?: { config: string; root: string }
+      }
+    | { ok: false; error: string }
 
   /** Examples, one per resource type (each passes `opencode-builtins resources lint`). */
   export const EXAMPLES: Record<Resource.Type, { file: string; text: string }> = {
@@ -532,6 +548,46 @@ export namespace Init {
     return undefined
   }
 
+  /**
+   * The folders above `dir` up to its git root (the nearest folder holding `.git`), nearest first: OpenCode reads
+   * their configurations (`CONFIG_FILES`) and `.opencode` folders from `dir` too. Empty when `dir` is the git root or
+   * is in no git repository (no root to stop at).
+   */
+  export function above(dir: string): { folders: string[]; root?: string } {
+    const start = path.resolve(dir)
+    const root = worktreeOf(start)
+    if (!root || root === start) return { folders: [] }
+    const folders: string[] = []
+    for (let d = path.dirname(start); ; d = path.dirname(d)) {
+      folders.push(d)
+      if (d === root || d === path.dirname(d)) break
+    }
+    return { folders, root }
+  }
+
+  /**
+   * The nearest configuration above `dir` (up to the git root) that names what `options` asks for (the plugin, or
+   * the MCP entry): OpenCode reads it from `dir` as well, so `dir` is set up already. One that cannot be read or
+   * parsed counts as naming nothing (init does not edit it).
+   */
+  export function enclosing(dir: string, options: Options = {}): { config: string; root: string } | undefined {
+    const { folders, root } = above(dir)
+    for (const folder of folders) {
+      for (const name of CONFIG_FILES) {
+        const read = readConfig(path.join(folder, name), name)
+        if (!read || "error" in read) continue
+        const value = read.value as { plugin?: unknown; mcp?: unknown }
+        const named = options.mcp
+          ? !!value.mcp &&
+            typeof value.mcp === "object" &&
+            Object.entries(value.mcp as Record<string, unknown>).some(([k, v]) => isOurMcp(k, v))
+          : Array.isArray(value.plugin) && value.plugin.some(isOurPlugin)
+        if (named) return { config: read.file, root: root! }
+      }
+    }
+    return undefined
+  }
+
   /** What init would write in `dir`, or why it refuses. Reads only. */
   export function plan(
     dir: string,
@@ -541,11 +597,19 @@ export namespace Init {
     if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return { ok: false, error: `${dir} is not a directory` }
     const config = configChange(dir, options)
     if ("error" in config) return { ok: false, error: config.error }
+    // A folder below one already set up (a package of a monorepo set up at its root) is set up by it: OpenCode reads
+    // that configuration from here too. Nothing is planned, unless asked (`standalone`) or this folder's own
+    // configuration names the entry already (set up on its own before).
+    const outer = !options.standalone && config.change ? enclosing(dir, options) : undefined
+    if (outer) return { ok: true, changes: [], notes: [], enclosing: outer }
     const changes: Change[] = []
     if (config.change) changes.push(config.change)
+    // The resources of every `.opencode` folder up to the git root are read from here: an example goes only where
+    // none of them has that resource folder (no second copy of the same example).
+    const resourceDirs = [dir, ...above(dir).folders].map((d) => path.join(d, ".opencode"))
     for (const type of Resource.TYPES) {
       const folder = path.join(dir, ".opencode", type)
-      if (fs.existsSync(folder)) continue
+      if (resourceDirs.some((d) => fs.existsSync(path.join(d, type)))) continue
       const example = EXAMPLES[type]
       changes.push({
         path: path.join(folder, example.file),

@@ -6,6 +6,7 @@ import { run } from "../../init/cli"
 import { ResourceLint } from "../../resource/lint"
 import { memoryIO } from "../../util/cli"
 import { tmpdir } from "../fixture"
+import { bunSpawnSync } from "../spawn-sync"
 
 /** Every file under `dir` with its content (relative paths, sorted). */
 function snapshot(dir: string): Record<string, string> {
@@ -394,5 +395,82 @@ describe("opencode-builtins init", () => {
     )
     expect(snapshot(dir.path)).toEqual({ blocker: "a file\n", "kept/old.md": "old\n" })
     expect(fs.readdirSync(dir.path).sort()).toEqual(["blocker", "kept"])
+  })
+})
+
+// Tester RX's RX5: changesets (a monorepo) set up at its root, then `init packages/cli` made a second setup there
+// (opencode.json, five example resources, .gitignore) and said "Done", though OpenCode reads the root's
+// configuration and `.opencode` folders from packages/cli too (it reads them up to the git root).
+describe("init in a folder below one already set up", () => {
+  /** A monorepo (a real git repository) of changesets' shape: packages/cli, packages/git. */
+  async function monorepo(files: Record<string, string> = {}) {
+    const dir = await tmpdir({
+      "package.json": '{ "name": "changesets-monorepo", "private": true, "workspaces": ["packages/*"] }\n',
+      "packages/cli/package.json": '{ "name": "@changesets/cli", "version": "2.0.0" }\n',
+      "packages/cli/src/index.ts": "export const run = () => 0\n",
+      "packages/git/package.json": '{ "name": "@changesets/git" }\n',
+      ...files,
+    })
+    const git = bunSpawnSync(["git", "init", "-q", dir.path])
+    expect(git.exitCode).toBe(0)
+    return dir
+  }
+  /** Every file but git's own. */
+  const files = (dir: string) =>
+    Object.fromEntries(Object.entries(snapshot(dir)).filter(([rel]) => !rel.startsWith(".git" + path.sep)))
+
+  test("changes nothing and says where it is set up, run after run and in a dry run; --standalone sets it up on its own, once", async () => {
+    await using dir = await monorepo()
+    expect((await init(dir.path)).code).toBe(0)
+    const root = files(dir.path)
+    expect(Object.keys(root)).toContain(".opencode/checklist/example-checklist.md")
+    const cli = dir.file("packages/cli")
+    const said =
+      `Already set up in ${dir.file("opencode.json")}, which OpenCode reads from here too (it reads the ` +
+      `configurations from this folder up to the git root, ${dir.path}): nothing to change. To set up this folder ` +
+      "on its own as well, run init again with --standalone.\n"
+    for (const argv of [[], [], ["--dry-run"]])
+      expect(await init(cli, ...argv)).toEqual({ code: 0, out: said, err: "" })
+    expect(files(dir.path)).toEqual(root)
+    // Asked for: the folder's own configuration and .gitignore, but no second copy of the root's examples.
+    const own = await init(cli, "--standalone")
+    expect(own.code).toBe(0)
+    expect(own.out).toStartWith("created  opencode.json: created with the plugin\ncreated  .gitignore: ignores ")
+    const after = files(dir.path)
+    expect(Object.keys(after).filter((f) => !(f in root))).toEqual([
+      path.join("packages", "cli", ".gitignore"),
+      path.join("packages", "cli", "opencode.json"),
+    ])
+    // Idempotent: again with or without the flag, nothing changes (its own configuration names the plugin now).
+    for (const argv of [["--standalone"], []])
+      expect(await init(cli, ...argv)).toEqual({ code: 0, out: "Already set up: nothing to change.\n", err: "" })
+    expect(files(dir.path)).toEqual(after)
+  })
+
+  test("the nearest configuration naming the plugin counts, in .opencode/ or a folder between, and only up to the git root", async () => {
+    // The root's entry in .opencode/opencode.jsonc (OpenCode reads it from every folder below too).
+    await using dotted = await monorepo({
+      ".opencode/opencode.jsonc": '{\n  // shared\n  "plugin": ["opencode-builtins@^1.2.0"]\n}\n',
+    })
+    const before = files(dotted.path)
+    const out = (await init(dotted.file("packages/git"))).out
+    expect(out).toStartWith(`Already set up in ${dotted.file(".opencode/opencode.jsonc")}, which OpenCode reads`)
+    expect(files(dotted.path)).toEqual(before)
+    // A folder between (packages/) set up, the root naming another plugin: the one between is named.
+    await using between = await monorepo({
+      "opencode.json": '{ "plugin": ["opencode-wakatime"] }\n',
+      "packages/opencode.json": '{ "plugin": ["opencode-builtins"] }\n',
+    })
+    expect((await init(between.file("packages/cli"))).out).toStartWith(
+      `Already set up in ${between.file("packages/opencode.json")}, which OpenCode reads`,
+    )
+    // --mcp looks for the MCP entry: the plugin above is not it.
+    expect((await init(between.file("packages/cli"), "--mcp", "--dry-run")).out).toStartWith(
+      "would create  opencode.json: created with the MCP server entry\n",
+    )
+    // A configuration above the git root is not OpenCode's for this project: the repository is set up.
+    await using outer = await tmpdir({ "opencode.json": '{ "plugin": ["opencode-builtins"] }\n', "repo/a.ts": "" })
+    expect(bunSpawnSync(["git", "init", "-q", outer.file("repo")]).exitCode).toBe(0)
+    expect((await init(outer.file("repo"))).out).toStartWith("created  opencode.json: created with the plugin\n")
   })
 })
