@@ -177,6 +177,12 @@ describe("look_at: an SVG's embedded raster images", () => {
     const request = JSON.stringify(call.parts)
     expect(request).not.toContain(images[0].toString("base64").slice(0, 200))
     expect(request).not.toContain("Kd93mVx71LqPz0Rw")
+    // A CSS url(data:…) is the same URI: cut out up to its closing parenthesis.
+    const css = LookEmbedded.extract(
+      `<style>.a{background:url(data:image/png;base64,${images[1].toString("base64")})}</style>`,
+    )
+    expect(css.pieces).toEqual(["<style>.a{background:url(", ")}</style>"])
+    expect(Buffer.from(css.images[0].bytes)).toEqual(images[1])
     // Together the images sent stay within lookAt.maxBytes (the file's own bound makes it so for a file; checked
     // still for any input).
     const found = LookEmbedded.extract(svg([png(20, 1), png(20, 2), png(20, 3)]))
