@@ -134,6 +134,53 @@ for (const target of targets()) {
       TIMEOUT,
     )
 
+    // Tester RX's RX3: a design tool's SVG export holds its pictures as base64 data URIs; they were sent as text.
+    test(
+      "an SVG's embedded raster images go to the vision model as image parts in the child call, not as text",
+      async () => {
+        const svg =
+          '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">\n' +
+          "  <text>BANNER-LABEL</text>\n" +
+          `  <image width="10" height="10" xlink:href="data:image/png;base64,${B64.png}"/>\n` +
+          `  <image width="10" height="10" href="data:image/gif;base64,${B64.gif}"/>\n</svg>\n`
+        const server = ModelServer.start([
+          ModelServer.call("look_at", { file_path: "img/banner.svg", goal: "What does the banner show?" }),
+          ModelServer.text("done"),
+        ])
+        await using project = await Harness.project({
+          bin: target.bin,
+          files: { "img/banner.svg": svg },
+          config: { provider: provider(server), model: "vision/eye", small_model: "vision/eye" },
+        })
+        try {
+          const result = await Harness.run(project, server, "Look at the banner")
+          expect(result.exitCode).toBe(0)
+          const [look] = result.tools.filter((t) => t.tool === "look_at")
+          expect(look.status).toBe("completed")
+          expect(look.output).toStartWith("look_at img/banner.svg (image/svg+xml, ")
+          expect(look.output).toContain("[SVG: 2 of 2 embedded images sent as images (image/png, image/gif)]")
+          // One child request (no tools) carries the SVG's text with placeholders and both images as image parts.
+          const child = server.requests.filter((r) => !r.agentTurn && r.raw.includes("BANNER-LABEL"))
+          expect(child).toHaveLength(1)
+          expect(child[0].raw).toContain("[embedded image 1: image/png, 0.1 KB, sent as an image part]")
+          expect(child[0].raw).toContain("[embedded image 2: image/gif, 0.3 KB, sent as an image part]")
+          const images = JSON.stringify(child[0].body.messages)
+            .match(/"url":"data:image\/(png|gif);base64,[^"]*"/g)
+            ?.map((u) => u.slice(7, 21))
+          expect(images).toEqual(["data:image/png", "data:image/gif"])
+          expect(carrying(server, B64.png)).toEqual(child)
+          // The parent conversation: text only.
+          for (const turn of server.turns()) {
+            expect(turn.raw).not.toContain(B64.png)
+            expect(turn.raw).not.toContain("image_url")
+          }
+        } finally {
+          server.stop()
+        }
+      },
+      TIMEOUT,
+    )
+
     test(
       "a text-only model: a clear error naming it and zero requests carrying the image; a configured fallback model is used instead",
       async () => {
