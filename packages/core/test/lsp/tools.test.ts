@@ -4,6 +4,7 @@ import path from "path"
 import type { Host } from "../../host"
 import { LspServers } from "../../lsp/servers"
 import { LspFormat } from "../../lsp/format"
+import { LspProjects } from "../../lsp/projects"
 import { Lsp } from "../../lsp/service"
 import { LspTools } from "../../lsp/tools"
 import { Logger } from "../../util/log"
@@ -574,6 +575,27 @@ describe("a broken tsconfig.json", () => {
     },
     { timeout: 120_000 },
   )
+
+  test("errors tsc -p finds only with the root files: a files entry missing (TS6053), a file outside rootDir (TS6059)", async () => {
+    const tsserver = path.resolve(import.meta.dir, "../../../../node_modules/typescript/lib/tsserver.js")
+    await using missing = await project({
+      "tsconfig.json": '{ "compilerOptions": { "strict": true }, "files": ["src/index.ts", "src/gone.ts"] }\n',
+      "src/index.ts": "export const a = 1\n",
+    })
+    await using outside = await project({
+      "tsconfig.json": '{ "compilerOptions": { "rootDir": "src", "outDir": "dist" }, "include": ["src", "scripts"] }\n',
+      "src/index.ts": "export const a = 1\n",
+      "scripts/build.ts": "export const b = 1\n",
+    })
+    for (const [dir, code] of [
+      [missing.dir, 6053],
+      [outside.dir, 6059],
+    ] as const) {
+      expect(tsc(dir).out).toContain(`error TS${code}: `)
+      const found = await LspProjects.configDiagnostics(tsserver, path.join(dir, "tsconfig.json"))
+      expect([...found.values()].flat().map((d) => d.code)).toEqual([code])
+    }
+  })
 
   test(
     "a valid configuration adds nothing to the diagnostics",
