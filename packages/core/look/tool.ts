@@ -264,7 +264,8 @@ export namespace LookTool {
         const vision = sendable.length ? await choose("image", ctx).catch(() => undefined) : undefined
         model = vision ?? (await choose("svg", ctx))
         if (!vision)
-          for (const image of sendable) refused.set(image.index, "the model takes no image input (lookAt.model)")
+          for (const image of sendable)
+            refused.set(image.index, "no model known to take image input (the current one, else lookAt.model)")
         parts.push({ type: "text", text: `SVG source of ${name}:\n${LookEmbedded.render(found, refused)}` })
         for (const image of found.images) {
           if (refused.has(image.index) || image.same !== undefined) continue

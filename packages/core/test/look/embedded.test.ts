@@ -206,7 +206,7 @@ describe("look_at: an SVG's embedded raster images", () => {
     using(TEXT_ONLY)
     const out = await run({ file_path: "b.svg", goal: "x" })
     expect(out).toContain(
-      "analysed by p/words:\n[SVG: 0 of 1 embedded images sent as images; not sent, so not seen by the model: image 1 (the model takes no image input (lookAt.model))]\n\n",
+      "analysed by p/words:\n[SVG: 0 of 1 embedded images sent as images; not sent, so not seen by the model: image 1 (no model known to take image input (the current one, else lookAt.model))]\n\n",
     )
     expect(calls[0].model.modelID).toBe("words")
     expect(files(calls[0])).toEqual([])
