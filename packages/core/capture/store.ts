@@ -2,6 +2,7 @@ import fs from "fs"
 import path from "path"
 import z from "zod"
 import { LocalState } from "../learning/local"
+import { LocalSeal } from "../learning/seal"
 import { NamedError } from "../util/error"
 import { StoredTime } from "../util/time"
 
@@ -149,7 +150,8 @@ export namespace CaptureStore {
         output: input.output === undefined ? undefined : out.text,
         outputChars: out.cut ? input.output!.length : undefined,
       }
-      const line = JSON.stringify(record) + "\n"
+      // Each record sealed on its own (LocalSeal): a line a command appended is told apart when read.
+      const line = LocalSeal.seal(file, "capture", JSON.stringify(record)) + "\n"
       const bytes = Buffer.byteLength(line)
       if (!current) {
         LocalState.ensure(folder)
@@ -181,16 +183,23 @@ export namespace CaptureStore {
       const skipped: string[] = []
       for (let n = max.segments - 1; n >= 0; n--) {
         let text: string
+        let ctimeMs: number
         try {
-          text = fs.readFileSync(segment(n), "utf8")
+          ;({ text, ctimeMs } = LocalSeal.read(segment(n)))
         } catch {
           continue
         }
+        let untrusted = 0
         for (const [i, line] of text.split("\n").entries()) {
           if (!line) continue
+          const opened = LocalSeal.open(segment(n), "capture", line, ctimeMs)
           let data: unknown
           try {
-            data = JSON.parse(line)
+            data = JSON.parse("problem" in opened ? line : opened.text)
+            if ("problem" in opened) {
+              untrusted++
+              continue
+            }
           } catch {
             skipped.push(`${segment(n)}: line ${i + 1} skipped (not JSON: cut short by a crash?)`)
             continue
@@ -203,6 +212,7 @@ export namespace CaptureStore {
             skipped.push(`${segment(n)}: line ${i + 1} skipped (${where}${issue.message})`)
           }
         }
+        if (untrusted) skipped.push(`${segment(n)}: ${untrusted} record(s) ${LocalSeal.UNTRUSTED}`)
       }
       return { records, skipped }
     }

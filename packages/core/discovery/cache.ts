@@ -3,6 +3,7 @@ import crypto from "crypto"
 import fs from "fs"
 import path from "path"
 import { LocalState } from "../learning/local"
+import { LocalSeal } from "../learning/seal"
 import { errorMessage } from "../util/error"
 import type { DiscoveryMatch } from "./match"
 import { Discovery } from "./schema"
@@ -431,7 +432,10 @@ export namespace DiscoveryCacheFile {
       // byte was not written by this code.
       const bytes = fs.readFileSync(file)
       if (!isAscii(bytes)) return { problem: "not ASCII: not written by this code" }
-      return parse(bytes.toString("latin1"))
+      // Sealed by this machine's built-ins for this project (LocalSeal); a cache has no legacy: it is rebuilt.
+      const opened = LocalSeal.open(file, "discovery-cache", bytes.toString("latin1"))
+      if ("problem" in opened) return { problem: opened.problem }
+      return parse(opened.text)
     } catch (error) {
       return { problem: `unreadable: ${errorMessage(error)}` }
     }
@@ -562,9 +566,10 @@ export namespace DiscoveryCacheFile {
       contents.files.length > MAX_FILES ? { ...contents, files: contents.files.slice(0, MAX_FILES) } : contents
     // Every character past ASCII escaped: the file then reads as an 8-bit string, which JSON.parse reads about twice
     // as fast as the 16-bit string a single emoji in one body would make of the whole file.
-    const text = JSON.stringify(bounded).replace(
-      /[\u007f-\uffff]/g,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    const text = LocalSeal.seal(
+      file,
+      "discovery-cache",
+      JSON.stringify(bounded).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
     )
     if (Buffer.byteLength(text) > MAX_BYTES) {
       fs.rmSync(file, { force: true })

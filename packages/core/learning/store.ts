@@ -6,6 +6,7 @@ import { Keywords } from "../discovery/keywords"
 import { errorMessage, NamedError } from "../util/error"
 import type { LearningDetect } from "./detect"
 import { LocalState } from "./local"
+import { LocalSeal } from "./seal"
 import { StoredTime } from "../util/time"
 
 /**
@@ -128,13 +129,18 @@ export namespace LearningStore {
 
     /** The learnings of the file (none when there is no file); throws `CorruptError` when it cannot be read. */
     function load(): Loaded {
-      let text: string
+      let opened: LocalSeal.Opened
       try {
-        text = fs.readFileSync(file, "utf8")
+        opened = LocalSeal.readFile(file, "learnings")
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") return { learnings: [], skipped: [] }
+        if (LocalSeal.KeyError.is(error)) throw error
         throw new CorruptError({ file, problem: `cannot be read (${errorMessage(error)})` }, { cause: error })
       }
+      // A file without this machine's seal for this project (a command can write one, red team GH2) gives nothing:
+      // its learnings are never shown to a model; the next write keeps it aside and starts a sealed file.
+      if ("problem" in opened) return { learnings: [], skipped: [`${file}: ${opened.problem}`] }
+      const text = opened.text
       let data: unknown
       try {
         data = JSON.parse(text)
@@ -187,7 +193,8 @@ export namespace LearningStore {
         fs.copyFileSync(file, kept, fs.constants.COPYFILE_EXCL)
         keptAside.push(kept)
       }
-      LocalState.write(file, JSON.stringify({ version: VERSION, learnings } satisfies Data, null, 1) + "\n")
+      const text = JSON.stringify({ version: VERSION, learnings } satisfies Data, null, 1) + "\n"
+      LocalState.write(file, LocalSeal.seal(file, "learnings", text))
       return kept
     }
 
@@ -313,6 +320,6 @@ export namespace LearningStore {
       return n
     }
 
-    return { file, load, list, record, remove, clear, keptAside: () => [...keptAside] }
+    return { file, load, list, sort, record, remove, clear, keptAside: () => [...keptAside] }
   }
 }

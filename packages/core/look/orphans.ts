@@ -3,6 +3,7 @@ import os from "os"
 import path from "path"
 import { Pid } from "../util/pid"
 import { LocalState } from "../learning/local"
+import { LocalSeal } from "../learning/seal"
 
 /**
  * The child sessions look_at's calls have open, recorded in the project's local state while each call runs, so that
@@ -35,7 +36,8 @@ export namespace LookOrphans {
   export function record(root: string, id: string, parentID: string): void {
     if (!ID.test(id)) return
     const entry: Record = { id, parentID, pid: process.pid, host: os.hostname(), at: Date.now() }
-    LocalState.write(path.join(folder(root), `${id}.json`), JSON.stringify(entry) + "\n")
+    const file = path.join(folder(root), `${id}.json`)
+    LocalState.write(file, LocalSeal.seal(file, "look-at", JSON.stringify(entry) + "\n"))
   }
 
   export function forget(root: string, id: string): void {
@@ -44,7 +46,7 @@ export namespace LookOrphans {
   }
 
   /** The recorded child sessions whose process is gone (recorded on this machine by a process no longer running). */
-  export function orphans(root: string): Record[] {
+  export function orphans(root: string, skipped?: (file: string, reason: string) => void): Record[] {
     let names: string[]
     try {
       names = fs.readdirSync(folder(root))
@@ -55,7 +57,13 @@ export namespace LookOrphans {
     for (const name of names) {
       if (!name.endsWith(".json")) continue
       try {
-        const entry = JSON.parse(fs.readFileSync(path.join(folder(root), name), "utf8")) as Record
+        // Only records this machine's built-ins sealed for this project: any other is skipped, never acted on.
+        const opened = LocalSeal.readFile(path.join(folder(root), name), "look-at")
+        if ("problem" in opened) {
+          skipped?.(path.join(folder(root), name), opened.problem)
+          continue
+        }
+        const entry = JSON.parse(opened.text) as Record
         if (!ID.test(entry.id) || name !== `${entry.id}.json`) continue
         if (entry.host !== os.hostname() || entry.pid === process.pid || Pid.running(entry.pid)) continue
         out.push(entry)
@@ -88,9 +96,13 @@ export namespace LookOrphans {
    * `ours`) and left alone; false, keep the record and try again at a later start. Forgets the records of the first
    * two; returns how many sessions were deleted or gone.
    */
-  export async function sweep(root: string, remove: (entry: Record) => Promise<boolean | "dropped">): Promise<number> {
+  export async function sweep(
+    root: string,
+    remove: (entry: Record) => Promise<boolean | "dropped">,
+    skipped?: (file: string, reason: string) => void,
+  ): Promise<number> {
     let n = 0
-    for (const entry of orphans(root)) {
+    for (const entry of orphans(root, skipped)) {
       const done = await remove(entry).catch(() => false)
       if (!done) continue
       forget(root, entry.id)

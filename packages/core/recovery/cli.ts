@@ -1,4 +1,6 @@
 import { spawn } from "child_process"
+import fs from "fs"
+import path from "path"
 import { LocalState } from "../learning/local"
 import { DIRECTORY_OPTION, Exit, parseSubcommand, worktreeOf, type CliIO } from "../util/cli"
 import { errorMessage } from "../util/error"
@@ -48,7 +50,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const parsed = parseSubcommand("recovery", argv, io, SPEC.commands, USAGE, SPEC.options)
   if (typeof parsed === "number") return parsed
   const { values, command, rest, directory } = parsed
-  const folder = RecoveryStore.folder(LocalState.root(directory, worktreeOf(directory)))
+  const root = LocalState.root(directory, worktreeOf(directory))
+  const folder = RecoveryStore.folder(root)
   if (command === "list") {
     const { beats, skipped } = RecoveryStore.read(folder)
     for (const s of skipped)
@@ -81,6 +84,16 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     beat = RecoveryActions.load({ folder } as RecoveryActions.Context, sessionID)
   } catch (error) {
     io.err(`recovery: ${errorMessage(error)}\n`)
+    return Exit.findings
+  }
+  // OpenCode is started, or pointed, only in the project whose local state holds the heartbeat (red team GH1: a
+  // heartbeat naming another folder had OpenCode load that folder's plugins on the host).
+  if (!within(root, beat.directory)) {
+    io.err(
+      `recovery: the heartbeat of ${Terminal.line(sessionID)} names ${Terminal.line(beat.directory)} as its folder, ` +
+        `which is not the project ${Terminal.line(root)} whose local state holds it: OpenCode is neither started nor ` +
+        `pointed there (remove the heartbeat, or run this in that project)\n`,
+    )
     return Exit.findings
   }
   let server: { url: string; stop(): Promise<void> } | undefined
@@ -145,6 +158,26 @@ export function continuation(result: { workdir: string; directory: string }, ses
       : []),
   ]
   return `${notes.map((n) => n + "\n").join("")}Continue with:\n  ${cd ? `cd ${cd} && ` : ""}opencode --session ${session}\n`
+}
+
+/**
+ * Whether `folder` is `root` or inside it, by real path (a folder that does not exist, by its absolute path).
+ *
+ * @example
+ * within("/repo", "/repo/src") // true
+ * within("/repo", "/tmp/x") // false
+ */
+export function within(root: string, folder: string): boolean {
+  if (!path.isAbsolute(folder)) return false
+  const real = (p: string) => {
+    try {
+      return fs.realpathSync(p)
+    } catch {
+      return path.resolve(p)
+    }
+  }
+  const relative = path.relative(real(root), real(folder))
+  return relative === "" || (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative))
 }
 
 function usage(io: CliIO, message: string) {

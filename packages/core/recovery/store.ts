@@ -1,6 +1,7 @@
 import fs from "fs"
 import path from "path"
 import { LocalState } from "../learning/local"
+import { LocalSeal } from "../learning/seal"
 import { errorMessage } from "../util/error"
 import { SessionRecovery } from "./schema"
 
@@ -54,7 +55,7 @@ export namespace RecoveryStore {
     const id = checked(beat.sessionID)
     const generation = Date.now().toString(36).padStart(9, "0") + (counter++ % 1_679_616).toString(36).padStart(4, "0")
     const target = path.join(folder, `${id}~${generation}.json`)
-    LocalState.write(target, text)
+    LocalState.write(target, LocalSeal.seal(target, "recovery", text))
     const key = `${folder}\0${id}`
     const list = written.get(key) ?? []
     list.push(target)
@@ -143,7 +144,10 @@ export namespace RecoveryStore {
   export function parse(full: string): { beat: SessionRecovery.Heartbeat } | { reason: string } {
     let text: string
     try {
-      text = fs.readFileSync(full, "utf8")
+      // Sealed by this machine's built-ins for this project (a command can write a heartbeat naming any folder).
+      const opened = LocalSeal.readFile(full, "recovery")
+      if ("problem" in opened) return { reason: opened.problem }
+      text = opened.text
     } catch (error) {
       return { reason: errorMessage(error) }
     }

@@ -4,6 +4,8 @@ import { fileURLToPath } from "url"
 import type { BuiltinFeature } from "../builtins/feature"
 import { DiscoveryLocate } from "../discovery/locate"
 import { LocalState } from "../learning/local"
+import { LocalSeal } from "../learning/seal"
+import { errorMessage } from "../util/error"
 import { OpenCode } from "../opencode"
 import { validSection } from "../options"
 import { SecurityGuard } from "./guard"
@@ -91,6 +93,13 @@ export const SecurityFeature: BuiltinFeature & {
     const [local, cache] = LocalState.hidden(LocalState.root(host.directory, worktree))
     // Made before the layer looks at the host paths it protects (see `LocalState.ensureCache`).
     LocalState.ensureCache()
+    // The key sealing the local state (LocalSeal) exists before any command can run: a file a command writes is then
+    // never older than the key, so it is never taken for one an earlier version wrote.
+    try {
+      LocalSeal.key()
+    } catch (error) {
+      log.warn("the key sealing the built-ins' local state cannot be used", { error: errorMessage(error) })
+    }
     const guard = await SecurityGuard.create({
       ...config,
       directory: host.directory,
