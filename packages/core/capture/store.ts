@@ -195,8 +195,8 @@ export namespace CaptureStore {
           const opened = LocalSeal.open(segment(n), "capture", line, ctimeMs)
           let data: unknown
           try {
-            data = JSON.parse("problem" in opened ? line : opened.text)
-            if ("problem" in opened) {
+            data = JSON.parse(opened.text)
+            if (opened.problem) {
               untrusted++
               continue
             }

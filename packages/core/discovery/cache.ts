@@ -434,7 +434,7 @@ export namespace DiscoveryCacheFile {
       if (!isAscii(bytes)) return { problem: "not ASCII: not written by this code" }
       // Sealed by this machine's built-ins for this project (LocalSeal); a cache has no legacy: it is rebuilt.
       const opened = LocalSeal.open(file, "discovery-cache", bytes.toString("latin1"))
-      if ("problem" in opened) return { problem: opened.problem }
+      if (opened.problem) return { problem: opened.problem }
       return parse(opened.text)
     } catch (error) {
       return { problem: `unreadable: ${errorMessage(error)}` }

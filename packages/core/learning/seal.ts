@@ -157,7 +157,11 @@ export namespace LocalSeal {
     return `${head},"seal":"${mac(key(), kind, rootOf(file), text)}"}${end[1]}`
   }
 
-  export type Opened = { text: string; legacy?: true } | { problem: string }
+  /**
+   * The text as written (seal taken off) and, when it is not to be trusted, why: a reader may still check its shape
+   * first (a file cut short is reported as such), but never uses what it holds while `problem` is set.
+   */
+  export type Opened = { text: string; legacy?: true; problem?: undefined } | { text: string; problem: string }
 
   /**
    * `text` as written (its seal taken off) when its seal is this machine's for this project and kind; when it has
@@ -172,11 +176,12 @@ export namespace LocalSeal {
     const tail = TAIL.exec(text)
     if (!tail) {
       if (ctimeMs !== undefined && ctimeMs < k.created) return { text, legacy: true }
-      return { problem: `${UNTRUSTED} (no seal)` }
+      return { text, problem: `${UNTRUSTED} (no seal)` }
     }
     const original = text.slice(0, tail.index) + "}" + tail[2]
     const expected = Buffer.from(mac(k, kind, rootOf(file), original), "hex")
-    if (!crypto.timingSafeEqual(expected, Buffer.from(tail[1], "hex"))) return { problem: `${UNTRUSTED} (bad seal)` }
+    if (!crypto.timingSafeEqual(expected, Buffer.from(tail[1], "hex")))
+      return { text: original, problem: `${UNTRUSTED} (bad seal)` }
     return { text: original }
   }
 

@@ -137,9 +137,6 @@ export namespace LearningStore {
         if (LocalSeal.KeyError.is(error)) throw error
         throw new CorruptError({ file, problem: `cannot be read (${errorMessage(error)})` }, { cause: error })
       }
-      // A file without this machine's seal for this project (a command can write one, red team GH2) gives nothing:
-      // its learnings are never shown to a model; the next write keeps it aside and starts a sealed file.
-      if ("problem" in opened) return { learnings: [], skipped: [`${file}: ${opened.problem}`] }
       const text = opened.text
       let data: unknown
       try {
@@ -160,6 +157,9 @@ export namespace LearningStore {
         })
       const entries = (data as { learnings?: unknown }).learnings
       if (!Array.isArray(entries)) throw new CorruptError({ file, problem: '"learnings" is not a list' })
+      // A file without this machine's seal for this project (a command can write one, red team GH2) gives nothing:
+      // its learnings are never shown to a model; the next write keeps it aside and starts a sealed file.
+      if (opened.problem) return { learnings: [], skipped: [`${file}: ${opened.problem}`] }
       const learnings: Learning[] = []
       const skipped: string[] = []
       for (const [i, entry] of entries.entries()) {

@@ -59,7 +59,7 @@ export namespace LookOrphans {
       try {
         // Only records this machine's built-ins sealed for this project: any other is skipped, never acted on.
         const opened = LocalSeal.readFile(path.join(folder(root), name), "look-at")
-        if ("problem" in opened) {
+        if (opened.problem) {
           skipped?.(path.join(folder(root), name), opened.problem)
           continue
         }

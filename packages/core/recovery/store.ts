@@ -143,11 +143,12 @@ export namespace RecoveryStore {
   /** One heartbeat file, or why it cannot be used. */
   export function parse(full: string): { beat: SessionRecovery.Heartbeat } | { reason: string } {
     let text: string
+    let untrusted: string | undefined
     try {
       // Sealed by this machine's built-ins for this project (a command can write a heartbeat naming any folder).
       const opened = LocalSeal.readFile(full, "recovery")
-      if ("problem" in opened) return { reason: opened.problem }
       text = opened.text
+      untrusted = opened.problem
     } catch (error) {
       return { reason: errorMessage(error) }
     }
@@ -164,6 +165,7 @@ export namespace RecoveryStore {
     }
     if (NAME.exec(path.basename(full))?.[1] !== check.data.sessionID)
       return { reason: `holds session ${check.data.sessionID}, which is not its file name` }
+    if (untrusted) return { reason: untrusted }
     return { beat: check.data }
   }
 

@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test"
 import fs from "fs/promises"
 import os from "os"
 import path from "path"
-import fsSync, { realpathSync } from "fs"
+import fsSync, { readFileSync, realpathSync, writeFileSync } from "fs"
+import { LocalSeal } from "../learning/seal"
 
 /**
  * A real temporary directory for a test, removed when disposed.
@@ -138,4 +139,17 @@ export function notUtf8Project(base: string, files: Record<string, string> = {})
     twin: () => fsSync.mkdirSync(bytes.toString("utf8")),
     entries: () => fsSync.readdirSync(base, { encoding: "buffer" }).map((e) => Buffer.from(e)),
   }
+}
+
+/**
+ * Rewrites a local state file written as a fixture as the built-ins write it: sealed (`LocalSeal`) for its project and
+ * `kind`. Returns the sealed text.
+ *
+ * @example
+ * sealFile(dir.file(".opencode/builtins-local/learnings.json"), "learnings")
+ */
+export function sealFile(file: string, kind: LocalSeal.Kind): string {
+  const text = LocalSeal.seal(file, kind, readFileSync(file, "utf8"))
+  writeFileSync(file, text)
+  return text
 }

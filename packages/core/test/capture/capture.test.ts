@@ -5,6 +5,7 @@ import { Builtins } from "../../builtins"
 import { BuiltinsSeams } from "../../builtins/seams"
 import { Capture } from "../../capture/feature"
 import { CaptureStore } from "../../capture/store"
+import { LocalSeal } from "../../learning/seal"
 import type { Host } from "../../host"
 import { LocalState } from "../../learning/local"
 import { Logger } from "../../util/log"
@@ -339,9 +340,14 @@ describe("CaptureStore: the file it appends to (red team CD)", () => {
     await using dir = await tmpdir({ ".keep": "" })
     const folder = CaptureStore.dir(dir.path)
     fs.mkdirSync(folder, { recursive: true })
+    const file = path.join(folder, CaptureStore.FILE)
     fs.writeFileSync(
-      path.join(folder, CaptureStore.FILE),
-      JSON.stringify({ v: 1, callID: "call_1", sessionID: "s", tool: "read", status: "completed", at: 1 }) +
+      file,
+      LocalSeal.seal(
+        file,
+        "capture",
+        JSON.stringify({ v: 1, callID: "call_1", sessionID: "s", tool: "read", status: "completed", at: 1 }),
+      ) +
         "\n" +
         '{"v":1,"callID":"call_2","sessionID":"s","tool":"bash","status":"comp', // OpenCode killed mid-append
     )
@@ -407,7 +413,8 @@ describe("CaptureStore across processes", () => {
           store.append({ callID: "call_" + who + "_" + i, sessionID: "s" + who, tool: "read", status: "completed", at: i })
       `
       const procs = ["0", "1", "2", "3"].map((who) =>
-        Bun.spawn([process.execPath, "-e", script, who], { stdout: "pipe", stderr: "pipe" }),
+        // The test's own environment (its cache folder, so the same local-state key: LocalSeal).
+        Bun.spawn([process.execPath, "-e", script, who], { stdout: "pipe", stderr: "pipe", env: { ...process.env } }),
       )
       expect(await Promise.all(procs.map((p) => p.exited))).toEqual([0, 0, 0, 0])
       const store = CaptureStore.open(dir.path, { maxEntries: 400, segments: 4 })

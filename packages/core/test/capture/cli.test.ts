@@ -1,3 +1,4 @@
+import { LocalSeal } from "../../learning/seal"
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
 import { run } from "../../capture/cli"
@@ -143,13 +144,18 @@ describe("opencode-builtins capture: stored text is the tools'", () => {
 })
 
 describe("opencode-builtins capture: a stored time beyond the Date range (red team CD-4)", () => {
-  const line = (callID: string, at: number) =>
-    JSON.stringify({ v: 1, callID, sessionID: "s", tool: "read", status: "completed", at }) + "\n"
+  const line = (callID: string, at: number, file?: string) => {
+    const text = JSON.stringify({ v: 1, callID, sessionID: "s", tool: "read", status: "completed", at })
+    return (file ? LocalSeal.seal(file, "capture", text) : text) + "\n"
+  }
 
   test("CD-4c list and show: no RangeError stack trace; the record is skipped with a warning, the others listed", async () => {
     await using dir = await tmpdir({
       [".opencode/builtins-local/capture/captures.jsonl"]: line("call_ok", 1000) + line("call_far", 1e20),
     })
+    // Sealed, as the built-ins write each record.
+    const file = dir.file(".opencode/builtins-local/capture/captures.jsonl")
+    fs.writeFileSync(file, line("call_ok", 1000, file) + line("call_far", 1e20, file))
     const list = memoryIO(dir.path)
     expect(await run(["list"], list)).toBe(0)
     expect(list.stdout).toContain("call_ok")

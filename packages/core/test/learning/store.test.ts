@@ -6,7 +6,7 @@ import { LearningStore } from "../../learning/store"
 import { LocalState } from "../../learning/local"
 import type { HostSessions } from "../../sessions"
 import { Logger } from "../../util/log"
-import { tmpdir } from "../fixture"
+import { tmpdir, sealFile } from "../fixture"
 
 const src = (sessionID: string, messageID: string, at = 1) => ({ sessionID, messageID, at })
 
@@ -118,6 +118,7 @@ describe("LearningStore", () => {
     await using dir = await tmpdir({ [FILE]: bad })
     const store = LearningStore.open(dir.path, { now: () => Date.UTC(2026, 10, 29, 7, 0, 0) })
     const file = dir.file(FILE)
+    const sealed = sealFile(file, "learnings")
     const loaded = store.load()
     expect(loaded.learnings.map((l) => l.id)).toEqual(["lrn_a", "lrn_b"])
     expect(loaded.skipped).toEqual([
@@ -129,7 +130,7 @@ describe("LearningStore", () => {
     expect(store.remove("lrn_x")).toBeUndefined()
     expect(store.remove("lrn_a")?.text).toBe("Use pnpm")
     expect(store.keptAside()).toEqual([`${file}.corrupt-2026-11-29T07-00-00-000Z`])
-    expect(fs.readFileSync(store.keptAside()[0], "utf8")).toBe(bad)
+    expect(fs.readFileSync(store.keptAside()[0], "utf8")).toBe(sealed)
     expect(store.load()).toEqual({ learnings: [expect.objectContaining({ id: "lrn_b" })], skipped: [] })
   })
 })
@@ -306,7 +307,8 @@ describe("LearningStore across processes (red team CD-2)", () => {
             source: { sessionID: "ses_" + who, messageID: "msg_" + i } }])
       `
       const procs = ["0", "1", "2", "3", "forget"].map((who) =>
-        Bun.spawn([process.execPath, "-e", script, who], { stdout: "pipe", stderr: "pipe" }),
+        // The test's own environment (its cache folder, so the same local-state key: LocalSeal).
+        Bun.spawn([process.execPath, "-e", script, who], { stdout: "pipe", stderr: "pipe", env: { ...process.env } }),
       )
       const codes = await Promise.all(procs.map((p) => p.exited))
       expect(codes).toEqual([0, 0, 0, 0, 0])

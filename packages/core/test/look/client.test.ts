@@ -3,6 +3,7 @@ import fs from "fs"
 import os from "os"
 import path from "path"
 import { LookClient } from "../../look/client"
+import { LocalSeal } from "../../learning/seal"
 import { LookOrphans } from "../../look/orphans"
 import { tmpdir } from "../fixture"
 import { spawnSync } from "../spawn-sync"
@@ -71,8 +72,11 @@ describe("look_at child sessions left behind by a killed OpenCode (red team CE-5
     LookOrphans.record(dir.path, "ses_child1", "ses_parent")
     LookOrphans.record(dir.path, "ses_child2", "ses_parent")
     const file = (id: string) => path.join(LookOrphans.folder(dir.path), `${id}.json`)
-    const rewrite = (id: string, pid: number) =>
-      fs.writeFileSync(file(id), JSON.stringify({ ...JSON.parse(fs.readFileSync(file(id), "utf8")), pid }))
+    // Records as look_at seals them (LocalSeal), with another owner.
+    const rewrite = (id: string, pid: number) => {
+      const { seal: _, ...entry } = JSON.parse(fs.readFileSync(file(id), "utf8"))
+      fs.writeFileSync(file(id), LocalSeal.seal(file(id), "look-at", JSON.stringify({ ...entry, pid })))
+    }
     rewrite("ses_child1", deadPid())
     // ses_child2 belongs to a process still running (another OpenCode in the project, mid-call): kept.
     const other = Bun.spawn(["sleep", "30"])
@@ -112,7 +116,9 @@ describe("look_at child sessions left behind by a killed OpenCode (red team CE-5
     await client.session.create({ body: { id: "ses_mine", parentID: "ses_parent", title: "look_at a.png" } })
     const folder = LookOrphans.folder(dir.path)
     fs.mkdirSync(folder, { recursive: true })
-    // What the agent writes with its write tool: records in look_at's format.
+    // Records in look_at's format naming other sessions. What the agent writes with its write tool is skipped, never
+    // acted on (no seal: test/learning/seal-stores.test.ts); these are sealed, as if genuine, to test the check that
+    // stands behind the seal.
     for (const [id, parentID] of [
       ["ses_usermain", "ses_whatever"],
       ["ses_task", "ses_parent"],
@@ -121,7 +127,11 @@ describe("look_at child sessions left behind by a killed OpenCode (red team CE-5
     ])
       fs.writeFileSync(
         path.join(folder, `${id}.json`),
-        JSON.stringify({ id, parentID, pid: deadPid(), host: os.hostname(), at: 0 }),
+        LocalSeal.seal(
+          path.join(folder, `${id}.json`),
+          "look-at",
+          JSON.stringify({ id, parentID, pid: deadPid(), host: os.hostname(), at: 0 }),
+        ),
       )
     expect(await LookClient.fromSdk(client, { directory: dir.path }).childOrphans!()).toBe(1)
     expect([...sessions.keys()].sort()).toEqual(["ses_elsewhere", "ses_task", "ses_usermain"])

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { encode } from "gpt-tokenizer"
+import fs from "fs"
 import path from "path"
 import OpencodeBuiltins from "../../../plugin/index"
 import { pluginInput } from "../../../plugin/test/input"
@@ -11,7 +12,8 @@ import { run as runMcp } from "../../mcp/cli"
 import { BuiltinsMcp } from "../../mcp/server"
 import { memoryIO } from "../../util/cli"
 import { LearningStore } from "../../learning/store"
-import { tmpdir } from "../fixture"
+import { LocalSeal } from "../../learning/seal"
+import { sealFile, tmpdir } from "../fixture"
 import { CLI, connect, isolateUserFolders } from "./client"
 
 const TIMEOUT = { timeout: 60_000 }
@@ -361,12 +363,20 @@ describe("opencode-builtins mcp: local state it cannot show (red team CD)", () =
         sources: [],
       }
       const FAR = { ...GOOD, id: "lrn_far", text: "Use tabs", lastSeen: 1e20, sources: [{ sessionID: "s", at: 1e20 }] }
-      const line = (callID: string, at: number) =>
-        JSON.stringify({ v: 1, callID, sessionID: "s", tool: "read", status: "completed", at }) + "\n"
       await using dir = await tmpdir({
         ".opencode/builtins-local/learnings.json": JSON.stringify({ version: 1, learnings: [GOOD, FAR] }),
-        ".opencode/builtins-local/capture/captures.jsonl": line("call_ok", 1000) + line("call_far", 1e20),
       })
+      // Sealed, as the built-ins write them (LocalSeal).
+      sealFile(dir.file(".opencode/builtins-local/learnings.json"), "learnings")
+      const captures = dir.file(".opencode/builtins-local/capture/captures.jsonl")
+      const line = (callID: string, at: number) =>
+        LocalSeal.seal(
+          captures,
+          "capture",
+          JSON.stringify({ v: 1, callID, sessionID: "s", tool: "read", status: "completed", at }),
+        ) + "\n"
+      fs.mkdirSync(path.dirname(captures), { recursive: true })
+      fs.writeFileSync(captures, line("call_ok", 1000) + line("call_far", 1e20))
       const log = { debug() {}, info() {}, warn() {}, error() {} }
       const mcp = await BuiltinsMcp.create({ directory: dir.path, log })
       try {

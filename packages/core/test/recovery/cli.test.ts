@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import fs from "fs"
-import { continuation, run } from "../../recovery/cli"
+import { continuation, run, within } from "../../recovery/cli"
 import { RecoveryStore } from "../../recovery/store"
 import { memoryIO } from "../../util/cli"
 import { tmpdir } from "../fixture"
@@ -8,7 +8,8 @@ import { beat } from "./beat"
 import { bunSpawnSync } from "../spawn-sync"
 
 /** A heartbeat whose owner pid does not exist on this machine. */
-const dead = (sessionID = "ses_dead") => beat({ sessionID, owner: { ...beat().owner, pid: 2 ** 22 + 11 } })
+const dead = (sessionID = "ses_dead", directory = "/repo") =>
+  beat({ sessionID, directory, workdir: directory, owner: { ...beat().owner, pid: 2 ** 22 + 11 } })
 
 describe("opencode-builtins recovery", () => {
   test("list: nothing, then the interrupted session (text and JSON); a live owner's session is left out", async () => {
@@ -51,7 +52,7 @@ describe("opencode-builtins recovery", () => {
   test("a server that cannot be reached: a clear failure, the heartbeat kept for a retry", async () => {
     await using dir = await tmpdir()
     const folder = RecoveryStore.folder(dir.path)
-    RecoveryStore.write(folder, dead())
+    RecoveryStore.write(folder, dead("ses_dead", dir.path))
     const io = memoryIO(dir.path)
     expect(await run(["resume", "ses_dead", "--server", "http://127.0.0.1:9"], io)).toBe(1)
     expect(io.stderr).toContain("recovery: resume ses_dead failed:")
@@ -79,7 +80,7 @@ describe("opencode-builtins recovery", () => {
       ["dismiss", 0],
       ["resume", 1],
     ] as const) {
-      RecoveryStore.write(folder, dead())
+      RecoveryStore.write(folder, dead("ses_dead", dir.path))
       const io = memoryIO(dir.path)
       expect(await run([command, "ses_dead", "--server", server.url.href], io)).toBe(code)
       expect(io.stderr).toContain("session 'ses_dead' no longer exists in OpenCode (it was deleted)")
@@ -102,7 +103,7 @@ describe("opencode-builtins recovery", () => {
     })
     await using dir = await tmpdir()
     const folder = RecoveryStore.folder(dir.path)
-    RecoveryStore.write(folder, dead())
+    RecoveryStore.write(folder, dead("ses_dead", dir.path))
     const io = memoryIO(dir.path)
     expect(await run(["dismiss", "ses_dead", "--server", server.url.href], io)).toBe(1)
     expect(io.stderr).toContain("the heartbeat is kept; retry is safe")
@@ -111,10 +112,34 @@ describe("opencode-builtins recovery", () => {
 
   test("an opencode that cannot be started is named, with the options that avoid it", async () => {
     await using dir = await tmpdir()
-    RecoveryStore.write(RecoveryStore.folder(dir.path), dead())
+    RecoveryStore.write(RecoveryStore.folder(dir.path), dead("ses_dead", dir.path))
     const io = memoryIO(dir.path)
     expect(await run(["dismiss", "ses_dead", "--opencode", `${dir.path}/no-such-opencode`], io)).toBe(1)
     expect(io.stderr).toContain("pass --opencode <bin> or --server <url>")
+  })
+
+  test("GH1: a heartbeat naming a folder outside its project is refused, naming both; no OpenCode is started or asked", async () => {
+    await using dir = await tmpdir()
+    await using other = await tmpdir()
+    const folder = RecoveryStore.folder(dir.path)
+    const marker = dir.file("started")
+    fs.writeFileSync(dir.file("opencode"), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 })
+    let asked = 0
+    using server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (asked++, Response.json({})) })
+    for (const directory of [other.path, `${dir.path}/../${other.path.split("/").pop()}`, "relative/dir"]) {
+      RecoveryStore.write(folder, dead("ses_dead", directory))
+      for (const how of [
+        ["--opencode", dir.file("opencode")],
+        ["--server", server.url.href],
+      ]) {
+        const io = memoryIO(dir.path)
+        expect(await run(["resume", "ses_dead", ...how], io)).toBe(1)
+        expect(io.stderr).toContain(`names ${directory} as its folder, which is not the project ${dir.path}`)
+      }
+    }
+    expect(fs.existsSync(marker)).toBe(false)
+    expect(asked).toBe(0)
+    expect(within(dir.path, dir.file("src"))).toBe(true)
   })
 
   test("usage errors exit 2 with the usage", async () => {
