@@ -1,3 +1,4 @@
+import { LocalSeal } from "../learning/seal"
 import type { HostSessions } from "../sessions"
 import type { Logger } from "../util/log"
 import { RecoveryDecide } from "./decide"
@@ -53,6 +54,9 @@ export namespace RecoveryActions {
     if ("missing" in parsed) throw new SessionRecovery.NotFound({ sessionID, folder: context.folder })
     if ("unreadable" in parsed) {
       const [first] = parsed.unreadable
+      // One the built-ins did not write (LocalSeal) is named as such: nothing of it is used.
+      if (first.reason.startsWith(LocalSeal.UNTRUSTED))
+        throw new Error(`heartbeat ${first.file}: ${first.reason}; nothing of it is used (remove it by hand)`)
       throw new Error(`heartbeat ${first.file} is unreadable (${first.reason}); remove it by hand`)
     }
     const verdict = RecoveryLease.judge(
