@@ -1,4 +1,5 @@
 // Red team AI: the product's own feature surfaces as routes to protected content.
+import { LocalSeal } from "../../learning/seal"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import os from "os"
@@ -140,9 +141,10 @@ describe.each(ROUTES)("route %s: AI4 /recover list across roles", (route) => {
     const files = fs.readdirSync(folder).filter((f) => f.endsWith(".json"))
     expect(files.length).toBeGreaterThan(0)
     for (const f of files) {
-      const beat = JSON.parse(fs.readFileSync(path.join(folder, f), "utf8"))
+      const { seal: _, ...beat } = JSON.parse(fs.readFileSync(path.join(folder, f), "utf8"))
       beat.owner.pid = 2 ** 22 + 7
-      fs.writeFileSync(path.join(folder, f), JSON.stringify(beat))
+      // Sealed again, as the crashed process would have written it (LocalSeal).
+      fs.writeFileSync(path.join(folder, f), LocalSeal.seal(path.join(folder, f), "recovery", JSON.stringify(beat)))
     }
     // The next OpenCode, started without a role (the lowest, viewer): the user types /recover.
     const viewer = await open(route, dir.path)
