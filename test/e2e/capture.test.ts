@@ -70,7 +70,7 @@ for (const target of targets()) {
           ])
 
           const store = CaptureStore.open(project.dir)
-          const records = store.list()
+          const records = Harness.asProject(project, () => store.list())
           // Exactly once: one record per call, the subagent's glob included, no call twice.
           expect(records.map((r) => `${r.tool}:${r.status}`).sort()).toEqual([
             "glob:completed",
@@ -145,7 +145,7 @@ for (const target of targets()) {
           const result = await Harness.run(project, server, "Find the deploy notes")
           expect(result.exitCode).toBe(0)
           expect(result.tools.map((t) => t.tool)).toEqual(["builtins_resource-query", "builtins_resource-query"])
-          const records = CaptureStore.open(project.dir).list()
+          const records = Harness.asProject(project, () => CaptureStore.open(project.dir).list())
           // One record per call OpenCode ran, with the status OpenCode gave it; the server adds none of its own.
           expect(records).toHaveLength(2)
           const reported = (result.events as any[])

@@ -15,6 +15,24 @@ import { ModelServer } from "./model-server"
  * expect(result.exitCode).toBe(0)
  */
 export namespace Harness {
+  /**
+   * Runs `fn` (a read of the project's local state through its store) as the project's OpenCode would: with its cache
+   * folder, which holds the key sealing that state (LocalSeal); read with the test's own key, all of it is skipped.
+   *
+   * @example
+   * const records = Harness.asProject(project, () => CaptureStore.open(project.dir).list())
+   */
+  export function asProject<T>(project: { env: Record<string, string> }, fn: () => T): T {
+    const saved = process.env.XDG_CACHE_HOME
+    process.env.XDG_CACHE_HOME = project.env.XDG_CACHE_HOME
+    try {
+      return fn()
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CACHE_HOME
+      else process.env.XDG_CACHE_HOME = saved
+    }
+  }
+
   export const ROOT = path.resolve(import.meta.dir, "../..")
   export const PLUGIN_URL = pathToFileURL(path.join(ROOT, "packages/plugin/index.ts")).href
   export const PROVIDER = "scripted"

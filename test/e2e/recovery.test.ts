@@ -122,7 +122,7 @@ for (const target of targets()) {
               await first.waitFor(async () => (await first.runningTools(id)).includes("bash"), 120_000)
               await first.waitFor(async () => runs(x) === 1, 30_000)
             }
-            const found = RecoveryStore.find(folder, ids.a)
+            const found = Harness.asProject(project, () => RecoveryStore.find(folder, ids.a))
             const beat = "beat" in found ? found.beat : undefined
             expect(beat).toBeDefined()
             expect(beat!.todos).toEqual(TODOS)
