@@ -24,6 +24,7 @@ describe("the crash-recovery feature", () => {
       "chat.params",
       "command.execute.before",
       "config",
+      "dispose",
       "event",
       "tool.execute.after",
       "tool.execute.before",
