@@ -957,9 +957,66 @@ export namespace SecurityGuard {
   }
 
   /**
+   * The user's runtime folders (`XDG_RUNTIME_DIR`, and `/run/user/<uid>`), real paths, that are emptied in the sandbox
+   * as a whole (`Sandbox.Protections.empty`): the session's servers keep their sockets there (the bus, the systemd user
+   * manager, PulseAudio and PipeWire, Podman and Docker, gpg-agent, the keyring, Wayland), and red teams kept finding
+   * one a list of names lacked (GI4: PulseAudio `dlopen`ed a command's file on request; GI2: rootless Podman's API).
+   * Only a folder that is the user's own and private (mode `0700`, as the XDG specification requires of it) and holds
+   * neither the home nor the project is emptied; one that is not (a shared folder named as the runtime folder) keeps
+   * the sockets `controlSockets` names hidden one by one.
+   *
+   * @example
+   * SecurityGuard.runtimeFolders({ XDG_RUNTIME_DIR: "/run/user/1000" }, { home: "/home/me", root: "/home/me/app" })
+   * // ["/run/user/1000"]
+   */
+  export function runtimeFolders(
+    env: Record<string, string | undefined>,
+    at: { home: string; root: string },
+  ): string[] {
+    const uid = typeof process.getuid === "function" ? process.getuid() : undefined
+    const out = new Set<string>()
+    for (const dir of [env.XDG_RUNTIME_DIR, uid === undefined ? undefined : `/run/user/${uid}`]) {
+      if (!dir || !path.isAbsolute(dir)) continue
+      try {
+        const real = fs.realpathSync(dir)
+        const stat = fs.statSync(real)
+        if (!stat.isDirectory() || real === "/" || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o077) !== 0)
+          continue
+        const holds = (p: string) => SecurityPath.isInside(realOrAsIs(p), real)
+        if (holds(at.home) || holds(at.root)) continue
+        out.add(real)
+      } catch {
+        continue
+      }
+    }
+    return [...out]
+  }
+
+  /**
+   * The sockets of the runtime folder that commands still reach: the ssh-agent's (`SSH_AUTH_SOCK`: gnome-keyring's
+   * `keyring/ssh`, gcr's `gcr/ssh`, systemd's `ssh-agent.socket`), so that git and npm fetch and push over ssh as
+   * outside OpenCode. The agent signs with the user's keys for whoever connects (Limits). Only a socket counts.
+   *
+   * @example
+   * SecurityGuard.passedSockets({ SSH_AUTH_SOCK: "/run/user/1000/keyring/ssh" }) // ["/run/user/1000/keyring/ssh"]
+   */
+  export function passedSockets(env: Record<string, string | undefined>): string[] {
+    const sock = env.SSH_AUTH_SOCK
+    if (!sock || !path.isAbsolute(sock)) return []
+    try {
+      const real = fs.realpathSync(sock)
+      return fs.statSync(real).isSocket() ? [real] : []
+    } catch {
+      return []
+    }
+  }
+
+  /**
    * Sockets and their folders through which a process of the user's session can have a server run a command for it,
    * outside any sandbox: tmux's and screen's servers, the session bus (the systemd user manager starts units on
-   * request), the systemd user manager's own socket, Docker's. Commands in the sandbox find them hidden.
+   * request), the systemd user manager's own socket, Docker's and Podman's, the sound servers'. Commands in the
+   * sandbox find them hidden. Those in a runtime folder that is emptied whole (`runtimeFolders`) are covered by it;
+   * the names here hold where it cannot be.
    *
    * @example
    * SecurityGuard.controlSockets({ XDG_RUNTIME_DIR: "/run/user/1000", NVIM: "/run/user/1000/nvim.42.0" }, "/home/me")
@@ -976,12 +1033,25 @@ export namespace SecurityGuard {
       "/var/run/screen",
       path.join(home, ".screen"),
       ...(env.SCREENDIR ? [env.SCREENDIR] : []),
-      path.join(runtime, "bus"),
-      path.join(runtime, "systemd"),
-      path.join(runtime, "docker.sock"),
-      "/run/docker.sock",
-      "/var/run/docker.sock",
-      ...(env.DOCKER_HOST?.startsWith("unix://") ? [env.DOCKER_HOST.slice("unix://".length)] : []),
+      ...RUNTIME_SOCKETS.map((name) => path.join(runtime, name)),
+      ...ROOTFUL_SOCKETS,
+      ...(["DOCKER_HOST", "CONTAINER_HOST"] as const)
+        .map((name) => env[name])
+        .filter((v): v is string => !!v?.startsWith("unix://"))
+        .map((v) => v.slice("unix://".length)),
+      // The sound servers the environment names: PulseAudio's (`PULSE_SERVER`, a list of `[{host}]unix:/path`,
+      // `/path` or network addresses; `PULSE_RUNTIME_PATH`, the folder of its `native` socket) and PipeWire's (a name
+      // in its runtime folder, or a path).
+      ...pulseSockets(env.PULSE_SERVER ?? ""),
+      ...(env.PULSE_RUNTIME_PATH ? [env.PULSE_RUNTIME_PATH] : []),
+      ...(env.PIPEWIRE_RUNTIME_DIR
+        ? ["pipewire-0", "pipewire-0-manager"].map((n) => path.join(env.PIPEWIRE_RUNTIME_DIR!, n))
+        : []),
+      ...(env.PIPEWIRE_REMOTE
+        ? [path.resolve(env.PIPEWIRE_RUNTIME_DIR || runtime, env.PIPEWIRE_REMOTE.replace(/^unix:/, ""))]
+        : []),
+      // gpg-agent's sockets where there is no runtime folder (in its home folder).
+      ...presentSockets(env.GNUPGHOME || path.join(home, ".gnupg"), /^S\.(?:gpg-agent|keyboxd|dirmngr)/),
       // Editors and terminals OpenCode runs inside, whose servers run commands or type into a shell on request: the
       // socket their variable names (Neovim's `:terminal` sets `NVIM`; `nvim --server "$NVIM" --remote-expr
       // "system(…)"` ran on the host), and their default socket folders.
@@ -1008,6 +1078,60 @@ export namespace SecurityGuard {
    * (an X client types into the user's terminal), the Wayland compositor's, the session bus's runtime folder and the
    * accessibility bus's (which types as well).
    */
+  /**
+   * The session's servers in the runtime folder, by name: the bus and the systemd user manager, the container engines'
+   * APIs (Docker's, rootless Podman's from `podman.socket`: a container bind-mounts the home), the sound servers
+   * (PulseAudio's and pipewire-pulse's `pulse/native`, whose `module-ladspa-sink` loads a file by path: red team GI4;
+   * PipeWire's), gpg-agent's, the keyrings' (gnome-keyring's `control`, gcr's), snapd's session agent and
+   * speech-dispatcher's. The ssh-agent's (`SSH_AUTH_SOCK`) is not among them (`passedSockets`).
+   */
+  const RUNTIME_SOCKETS = [
+    "bus",
+    "systemd",
+    "docker.sock",
+    "docker",
+    "podman",
+    "pulse",
+    "pipewire-0",
+    "pipewire-0-manager",
+    "gnupg",
+    "keyring/control",
+    "gcr/control",
+    "snapd-session-agent.socket",
+    "speech-dispatcher",
+  ] as const
+
+  /**
+   * The system's servers a user commonly reaches whose API amounts to root's or the user's own: the container engines
+   * (Docker, rootful Podman, containerd, LXD, Incus, libvirt) and the system manager's private socket (root's).
+   */
+  const ROOTFUL_SOCKETS = [
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/podman",
+    "/var/run/podman",
+    "/run/containerd/containerd.sock",
+    "/var/snap/lxd/common/lxd/unix.socket",
+    "/var/lib/lxd/unix.socket",
+    "/var/lib/incus/unix.socket",
+    "/run/incus/unix.socket",
+    "/run/libvirt/libvirt-sock",
+    "/var/run/libvirt/libvirt-sock",
+    "/run/systemd/private",
+  ] as const
+
+  /**
+   * The local sockets of a `PULSE_SERVER` list: entries are separated by spaces, may start with `{machine id}`, and are
+   * `unix:/path`, a bare `/path`, or network addresses (which name no file).
+   */
+  function pulseSockets(servers: string): string[] {
+    return servers
+      .split(/\s+/)
+      .map((s) => s.replace(/^\{[^}]*\}/, ""))
+      .map((s) => (s.startsWith("unix:") ? s.slice("unix:".length) : s))
+      .filter((s) => s.startsWith("/"))
+  }
+
   const SESSION_SOCKET_FOLDERS = [
     "/tmp/.X11-unix",
     "/tmp/.ICE-unix",
@@ -2536,11 +2660,15 @@ export namespace SecurityGuard {
         if (kind) hide.push({ path: p, dir: kind === "dir" })
       }
       // Servers of the user's session that run commands outside the sandbox for whoever connects (tmux run-shell,
-      // screen, the systemd user manager over the session bus, Docker).
+      // screen, the systemd user manager over the session bus, Docker, PulseAudio's module loader). The runtime folder
+      // is emptied whole, all but the ssh-agent's socket; the names hold elsewhere.
+      const empty = runtimeFolders(env, { home, root })
+      const emptied = (p: string) => empty.some((dir) => SecurityPath.isInside(realOrAsIs(p), dir))
       for (const p of controlSockets(env, home)) {
         const kind = kindOf(p)
-        if (kind) hide.push({ path: p, dir: kind === "dir" })
+        if (kind && !emptied(p)) hide.push({ path: p, dir: kind === "dir" })
       }
+      for (const p of passedSockets(env)) if (emptied(p)) lock.push({ path: p, dir: false })
       /** Folders above protected host paths outside the project, pinned (see `pinAbove`), and those looked at. */
       const above = new Set<string>()
       const looked = new Set<string>()
@@ -2673,6 +2801,7 @@ export namespace SecurityGuard {
           mask: mask.map(real),
           pin: [...new Set([...pin].map(realOrAsIs))],
           open: open.map(realOrAsIs),
+          empty,
           write: allowed.write,
           readOnly: allowed.readOnly,
           expose: ripgrepFile ? [ripgrepFile] : [],

@@ -58,6 +58,11 @@ export namespace Sandbox {
     pin: string[]
     /** Folders inside locked folders that stay writable (OpenCode's plans and worktrees in its data folder). */
     open?: string[]
+    /**
+     * Folders replaced by an empty folder of the command's own (the user's runtime folder, `SecurityGuard.runtimeFolders`);
+     * the other protections and writable folders inside them are mounted again.
+     */
+    empty?: string[]
     /** The folders commands may write (`SandboxWritable`); everything else is read-only. */
     write?: string[]
     /** Folders inside a writable one that are read-only again (the home inside `/tmp`). */
@@ -358,6 +363,7 @@ export namespace Sandbox {
           mask,
           pin: protections.pin,
           open: protections.open,
+          empty: protections.empty,
           write: protections.write,
           readOnly: protections.readOnly,
           placeholders,

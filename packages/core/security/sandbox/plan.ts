@@ -23,6 +23,9 @@ import path from "path"
  *   can be renamed anyway, and a writable pin would open a read-only folder).
  * - open: a folder inside a locked one is bound onto itself writable again (what the host keeps writable there); what
  *   is below it is mounted as anywhere else.
+ * - empty: a folder is replaced by an empty tmpfs (mode 0700) of the command's own, before anything below it is
+ *   mounted: what lies there on the host is out of reach except the paths mounted below it (the user's runtime folder,
+ *   whose sockets belong to the session's servers; the writable folders and protections inside it are bound again).
  * The sandbox also gets its own PID namespace (no other process, and no `/proc/<pid>/root` of one, is visible), a
  * fresh `/proc` and `/dev` (no raw disks), no capabilities, dies with its parent, and, while OpenCode serves its HTTP
  * API on a port, a network namespace of its own.
@@ -54,6 +57,11 @@ export namespace SandboxPlan {
     pin: string[]
     /** Folders inside locked folders that stay writable (only those inside a locked folder are mounted). */
     open?: string[]
+    /**
+     * Folders replaced by an empty tmpfs of the command's own before the mounts below them (which are made at the real
+     * host paths again): what else lies there on the host cannot be reached.
+     */
+    empty?: string[]
     placeholders: { file: string; dir: string }
     /** Folders replaced by an empty tmpfs once the binds above have used them as sources (the sandbox's own state). */
     conceal: string[]
@@ -71,7 +79,7 @@ export namespace SandboxPlan {
   }
 
   export type Mount = {
-    kind: "pin" | "ro" | "write" | "open" | "lock" | "mask" | "hide"
+    kind: "pin" | "ro" | "write" | "open" | "lock" | "mask" | "empty" | "hide"
     path: string
     source: string
   }
@@ -91,8 +99,20 @@ export namespace SandboxPlan {
    */
   export const MAX_ARGS = 8_990
 
-  /** Mounts are made parents first; at one path, stronger kinds win (hide over mask over lock over write over pin). */
-  const STRENGTH: Record<Mount["kind"], number> = { pin: 0, ro: 1, write: 2, open: 3, lock: 4, mask: 5, hide: 6 }
+  /**
+   * Mounts are made parents first; at one path, stronger kinds win (hide over empty over mask over lock over write over
+   * pin).
+   */
+  const STRENGTH: Record<Mount["kind"], number> = {
+    pin: 0,
+    ro: 1,
+    write: 2,
+    open: 3,
+    lock: 4,
+    mask: 5,
+    empty: 6,
+    hide: 7,
+  }
 
   /**
    * The argument list (for `bwrap --args FD`) and the mounts it makes.
@@ -117,6 +137,7 @@ export namespace SandboxPlan {
     for (const dir of input.open ?? [])
       if (lockedDirs.some((l) => inside(clean(dir), l))) want({ kind: "open", path: clean(dir), source: clean(dir) })
     for (const m of input.mask) want({ kind: "mask", path: clean(m.path), source: m.copy })
+    for (const dir of input.empty ?? []) want({ kind: "empty", path: clean(dir), source: "tmpfs" })
     for (const e of input.hide)
       want({ kind: "hide", path: clean(e.path), source: e.dir ? input.placeholders.dir : input.placeholders.file })
 
@@ -147,9 +168,14 @@ export namespace SandboxPlan {
     }
     mounts.sort((a, b) => depth(a.path) - depth(b.path) || STRENGTH[a.kind] - STRENGTH[b.kind])
     // What the command may write at a path: the nearest writable folder or opening at or above it, unless a locked
-    // folder lies between (the root itself is read-only).
+    // or emptied folder lies between (the root itself is read-only; a pin inside an emptied folder binds the host's).
     const states = mounts.filter(
-      (m) => m.kind === "write" || m.kind === "open" || m.kind === "ro" || (m.kind === "lock" && isDir(input, m)),
+      (m) =>
+        m.kind === "write" ||
+        m.kind === "open" ||
+        m.kind === "ro" ||
+        m.kind === "empty" ||
+        (m.kind === "lock" && isDir(input, m)),
     )
     const writableAt = (p: string) => {
       let best: Mount | undefined
@@ -178,6 +204,10 @@ export namespace SandboxPlan {
       "/proc",
     ]
     for (const m of mounts) {
+      if (m.kind === "empty") {
+        args.push("--perms", "0700", "--tmpfs", m.path)
+        continue
+      }
       const rw =
         m.kind === "write" || m.kind === "open" || m.kind === "hide" || (m.kind === "pin" && writableAt(m.path))
       args.push(rw ? "--bind" : "--ro-bind", m.source, m.path)
