@@ -149,6 +149,21 @@ describe.each([...ROUTES])("route %s", (route) => {
     expect(fs.existsSync(path.join(runtime, "probe"))).toBe(false)
     for (const n of ["podman", "unnamed", "agent"]) fs.writeFileSync(sockets[n] + ".log", "")
   }, 120_000)
+
+  test("ordinary commands work with the runtime folder emptied (git, bun, npm, a test run)", async () => {
+    await using box = await fresh(route)
+    const r = await box.s.bash(
+      [
+        `d=$(mktemp -d -p "$PWD")`,
+        `git init -q $d/r && git -C $d/r -c user.name=t -c user.email=t@t commit -q --allow-empty -m m && echo git-ok`,
+        `npm --version >/dev/null && echo npm-ok`,
+        `printf 'import { test, expect } from "bun:test"\\ntest("t", () => expect(1 + 1).toBe(2))\\n' > $d/a.test.ts`,
+        `(cd $d && bun test ./a.test.ts 2>&1 | grep -q "1 pass" && echo test-ok)`,
+        `rm -rf $d`,
+      ].join("; "),
+    )
+    for (const ok of ["git-ok", "npm-ok", "test-ok"]) expect(r.raw).toContain(ok)
+  }, 120_000)
 })
 
 test("the runtime folder is emptied only when it is the user's private folder and holds neither home nor project", () => {
