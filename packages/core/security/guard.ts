@@ -1074,11 +1074,6 @@ export namespace SecurityGuard {
   }
 
   /**
-   * Sockets and folders of the session's servers, hidden whole (`$RUNTIME` is `XDG_RUNTIME_DIR`): X11's and ICE's
-   * (an X client types into the user's terminal), the Wayland compositor's, the session bus's runtime folder and the
-   * accessibility bus's (which types as well).
-   */
-  /**
    * The session's servers in the runtime folder, by name: the bus and the systemd user manager, the container engines'
    * APIs (Docker's, rootless Podman's from `podman.socket`: a container bind-mounts the home), the sound servers
    * (PulseAudio's and pipewire-pulse's `pulse/native`, whose `module-ladspa-sink` loads a file by path: red team GI4;
@@ -1132,6 +1127,11 @@ export namespace SecurityGuard {
       .filter((s) => s.startsWith("/"))
   }
 
+  /**
+   * Sockets and folders of the session's servers, hidden whole (`$RUNTIME` is `XDG_RUNTIME_DIR`): X11's and ICE's
+   * (an X client types into the user's terminal), the Wayland compositor's, the session bus's runtime folder and the
+   * accessibility bus's (which types as well).
+   */
   const SESSION_SOCKET_FOLDERS = [
     "/tmp/.X11-unix",
     "/tmp/.ICE-unix",
