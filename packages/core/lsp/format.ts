@@ -268,10 +268,18 @@ export namespace LspFormat {
       const what = f.deleted ? "deleted" : f.created ? "created" : `${f.edits} edit${f.edits === 1 ? "" : "s"}`
       lines.push(`${name}: ${what}${moved}`)
     }
+    // The reason a file was left out only when a configuration really says it (`LspScope`): a NOTE sending the user
+    // to widen an `include` that does not exist misleads.
     if (result.viaReferences?.length)
       lines.push(
-        `[NOTE] ${result.server}'s rename left out ${result.viaReferences.map((f) => rel(options.directory, f)).join(", ")} ` +
-          "(outside the files its configuration includes); its references there were renamed as well.",
+        `[NOTE] ${result.server}'s rename left out ${result.viaReferences.map((f) => `${rel(options.directory, f.file)}${f.reason ? ` (${f.reason})` : ""}`).join(", ")}; ` +
+          "its references there were renamed as well.",
+      )
+    if (result.stubs?.length)
+      lines.push(
+        `[NOTE] \`${options.from}\` is also declared in the stub${result.stubs.length === 1 ? "" : "s"} ` +
+          result.stubs.map((s) => `${rel(options.directory, s.file)}:${s.line}`).join(", ") +
+          `, which ${result.server} holds for another symbol; its uses from there were renamed as well.`,
       )
     const left = result.leftovers ?? []
     if (left.length) {

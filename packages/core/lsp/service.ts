@@ -23,6 +23,7 @@ import { LspEdit } from "./edit"
 import { LspNames } from "./names"
 import { LspProjects } from "./projects"
 import { LspServers } from "./servers"
+import { LspScope } from "./scope"
 import { LspText } from "./text"
 
 /**
@@ -57,6 +58,8 @@ export namespace Lsp {
    * the server's command lets it try again; other files keep using it.
    */
   export const MAX_CRASHES = 2
+  /** A rename asks the server's references from at most this many mentions of the old name in stubs (`.pyi`). */
+  export const MAX_STUB_QUERIES = 40
 
   export type Input = LspServers.Context & {
     log: Logger
@@ -132,7 +135,13 @@ export namespace Lsp {
      * Files the server's rename left out that its references found (each reference holding exactly the old name): a
      * server renaming only in its configured files (pyright and `include`) while it references the open ones too.
      */
-    viaReferences?: string[]
+    viaReferences?: { file: string; reason?: string }[]
+    /**
+     * Stub declarations (`.pyi`) of the renamed symbol the server holds for another symbol (pyright: a package's
+     * `__init__.pyi` declaring what its `.py` re-exports): each with the 1-based line its references were asked from;
+     * those references were renamed too.
+     */
+    stubs?: { file: string; line: number }[]
     /** Files of the language not searched for mentions (over `MAX_SCANNED_FILES` or `MAX_SCANNED_BYTES`). */
     unscanned?: number
     files: { file: string; edits: number; renamedFrom?: string; created?: boolean; deleted?: boolean }[]
@@ -159,6 +168,18 @@ export namespace Lsp {
     "LspAccessRefused",
     z.object({ file: z.string(), reason: z.string() }),
     (d) => `${d.file} is protected by the security policy: ${d.reason}`,
+  )
+  /**
+   * A rename whose symbol is also declared in a stub (`.pyi`) whose references could not all be established: nothing
+   * is written (half a rename breaks the package's import).
+   */
+  export const StubNotCovered = NamedError.create(
+    "LspRenameStubNotCovered",
+    z.object({ file: z.string(), from: z.string(), stub: z.string(), server: z.string(), reason: z.string() }),
+    (d) =>
+      `\`${d.from}\` may also be declared in the stub ${d.stub}, which ${d.server} treats as another symbol, and its ` +
+      `uses from there could not be established: ${d.reason}. Nothing was changed (renaming the implementation ` +
+      `alone, ${d.file}, would leave the stub and its users with the old name).`,
   )
   export const CannotRename = NamedError.create(
     "LspCannotRename",
@@ -880,7 +901,7 @@ export namespace Lsp {
         const { list, text } = await prepare(p.file, p)
         const client = list.find((c) => c.supports("renameProvider", "textDocument/rename"))
         if (!client) return { ok: false, reason: `${list.map((c) => c.id).join(", ")} cannot rename` }
-        return check(client, p, text, signal)
+        return stubbed(client, p, text, await check(client, p, text, signal), signal)
       },
 
       /**
@@ -907,7 +928,7 @@ export namespace Lsp {
           else await client.sync(file, shown(file, current))
         }
         const notLoaded = await projects([client], p.file, options.signal)
-        const checked = await check(client, p, text, options.signal)
+        const checked = await stubbed(client, p, text, await check(client, p, text, options.signal), options.signal)
         if (!checked.ok) throw new CannotRename({ file: rel(p.file), reason: checked.reason })
         // Already the new name (a rename repeated after it succeeded): nothing to do, and no file mentioning the name
         // is one the rename "left out".
@@ -967,7 +988,7 @@ export namespace Lsp {
       from: string,
       newName: string,
       signal?: AbortSignal,
-    ): Promise<string[]> {
+    ): Promise<{ file: string; reason?: string }[]> {
       if (!opened.length || !client.supports("referencesProvider", "textDocument/references")) return []
       const uris: string[] = Object.keys(edit.changes ?? {})
       for (const change of edit.documentChanges ?? []) {
@@ -995,7 +1016,178 @@ export namespace Lsp {
           edit.documentChanges.push({ textDocument: { uri, version: client.version(file) ?? null }, edits: list })
         else edit.changes = { ...edit.changes, [uri]: list }
       }
-      return [...edits.keys()]
+      return Promise.all(
+        [...edits.keys()].map(async (file) => {
+          const reason = await LspScope.excludedBy(client.id, client.root, file)
+          return reason ? { file, reason } : { file }
+        }),
+      )
+    }
+
+    /**
+     * A refused rename (`check`) of a symbol declared in a stub (`.pyi`): the reason says so, and where to start the
+     * rename instead, its implementation (the rename from there includes the stub and its uses: `withStubs`). pyright
+     * refuses a symbol declared in a stub it does not count as the project's code (attrs: `resolve_types` from a test,
+     * its stub outside `[tool.pyright]`'s `include`), with no reason given.
+     */
+    async function stubbed(
+      client: LspClient,
+      p: Position,
+      text: string,
+      checked: RenameCheck,
+      signal?: AbortSignal,
+    ): Promise<RenameCheck> {
+      if (checked.ok || !client.supports("definitionProvider", "textDocument/definition")) return checked
+      const word = wordAt(text, p.line, p.character)
+      if (!word) return checked
+      const answer = await client.request<any>("textDocument/definition", at(p), { signal }).catch(() => null)
+      const found = locations([{ server: client.id, r: answer }])
+      const stubs = found.filter((l) => l.file.endsWith(".pyi"))
+      if (!stubs.length && !p.file.endsWith(".pyi")) return checked
+      const place = (l: { file: string; range: Range }) =>
+        `${rel(l.file)}:${l.range.start.line + 1}:${l.range.start.character + 1}`
+      const stub = stubs.length ? stubs.map(place).join(", ") : rel(p.file)
+      const implementation = found.find((l) => !l.file.endsWith(".pyi"))
+      return {
+        ...checked,
+        reason:
+          `${checked.reason}: \`${word.text}\` is declared in the stub ${stub}` +
+          (implementation
+            ? `; start the rename at its implementation, ${place(implementation)} (the rename there includes the ` +
+              "stub and its uses)"
+            : "; no implementation of it was found to start the rename from: rename it by hand"),
+      }
+    }
+
+    /**
+     * Adds to `edit` the uses of the symbol's stub declarations, returning where each stub was asked from. pyright
+     * holds a declaration in a `.pyi` (a package's `__init__.pyi` declaring what its `__init__.py` re-exports from
+     * `_funcs.py`) for another symbol than the implementation: a rename from the implementation leaves the stub and
+     * every use typed through it (attrs: 3 of 39 places), and pyright refuses a rename from those. The candidates are
+     * the `.pyi` files that mention the old name (`mentioned`) and the `.pyi` beside each `.py` the edit changes; at
+     * every whole-word mention in them not known yet the server's references are asked: an answer holding a place of
+     * the edit is the same symbol (its places holding exactly `from` are added, none twice), another answer a
+     * different one (left alone; still named in the WARNING when it mentions the name). When that cannot be
+     * established (no references, a failed request, too many mentions) `StubNotCovered` is thrown: nothing written.
+     * Stubs opened here are pushed to `opened` (the caller closes them after the edit).
+     */
+    async function withStubs(
+      client: LspClient,
+      p: Position,
+      edit: WorkspaceEdit,
+      mentioned: { file: string }[],
+      opened: string[],
+      from: string,
+      newName: string,
+      signal?: AbortSignal,
+    ): Promise<{ file: string; line: number }[]> {
+      const { lists: existing, places } = textEdits(edit)
+      const candidates = new Set(mentioned.map((m) => m.file).filter((f) => f.endsWith(".pyi")))
+      for (const file of [p.file, ...existing.keys()])
+        if (file.endsWith(".py") && (await isFile(file + "i"))) candidates.add(file + "i")
+      if (!candidates.size) return []
+      const key = (file: string, at: { line: number; character: number }) => `${file}\0${at.line}:${at.character}`
+      /** Places of the symbol renamed, and of other symbols a stub's mention turned out to be. */
+      const covered = new Set<string>()
+      const unrelated = new Set<string>()
+      for (const place of places) covered.add(key(place.file, place.edit.range.start))
+      const found: { file: string; line: number }[] = []
+      let asked = 0
+      for (const stub of [...candidates].sort()) {
+        if (await input.access?.(stub, "read")) continue
+        const real = await fs.readFile(stub, "utf8").catch(() => undefined)
+        if (real === undefined) continue
+        let text = client.text(stub)
+        if (text === undefined) {
+          text = shown(stub, real)
+          await client.sync(stub, text)
+          opened.push(stub)
+        }
+        const notCovered = (reason: string) =>
+          new StubNotCovered({ file: rel(p.file), from, stub: rel(stub), server: client.id, reason })
+        const lines = text.split(/\r\n|\r|\n/)
+        const pattern = new RegExp(mentionPattern(from).source, "gu")
+        for (let line = 0; line < lines.length; line++) {
+          for (const match of lines[line].matchAll(pattern)) {
+            const at = { line, character: match.index! }
+            if (covered.has(key(stub, at)) || unrelated.has(key(stub, at))) continue
+            if (!client.supports("referencesProvider", "textDocument/references"))
+              throw notCovered(`${client.id} cannot list references`)
+            if (++asked > MAX_STUB_QUERIES)
+              throw notCovered(`over ${MAX_STUB_QUERIES} mentions in stubs to check; rename by hand`)
+            const answer = await client
+              .request<any>(
+                "textDocument/references",
+                {
+                  textDocument: { uri: pathToFileURL(stub).href },
+                  position: at,
+                  context: { includeDeclaration: true },
+                },
+                { signal },
+              )
+              .catch((error) => {
+                if (signal?.aborted) throw error
+                throw notCovered(`the server's references from line ${line + 1} failed (${error?.message ?? error})`)
+              })
+            const refs = locations([{ server: client.id, r: answer }])
+            if (!refs.some((r) => covered.has(key(r.file, r.range.start)))) {
+              unrelated.add(key(stub, at))
+              for (const r of refs) unrelated.add(key(r.file, r.range.start))
+              continue
+            }
+            if (!found.some((f) => f.file === stub)) found.push({ file: stub, line: line + 1 })
+            for (const ref of refs) {
+              const k = key(ref.file, ref.range.start)
+              if (covered.has(k)) continue
+              covered.add(k)
+              // A file the policy keeps from reading is neither edited nor named (as in the mention search).
+              if (await input.access?.(ref.file, "read")) continue
+              let held = client.text(ref.file)
+              if (held === undefined) {
+                const disk = await fs.readFile(ref.file, "utf8").catch(() => undefined)
+                if (disk === undefined) throw notCovered(`${rel(ref.file)}, one of its uses, could not be read`)
+                held = shown(ref.file, disk)
+              }
+              if (slice(held, ref.range) !== from) continue
+              const add = { range: ref.range, newText: newName }
+              const list = existing.get(ref.file)
+              if (list) {
+                list.push(add)
+                continue
+              }
+              const uri = pathToFileURL(ref.file).href
+              const fresh = [add]
+              if (edit.documentChanges)
+                edit.documentChanges.push({
+                  textDocument: { uri, version: client.version(ref.file) ?? null },
+                  edits: fresh,
+                })
+              else edit.changes = { ...edit.changes, [uri]: fresh }
+              existing.set(ref.file, fresh)
+            }
+          }
+        }
+      }
+      return found
+    }
+
+    /**
+     * Each file's text edits in `edit` (the first entry's array itself: what is pushed to it is in the edit), and the
+     * places of every text edit.
+     */
+    function textEdits(edit: WorkspaceEdit) {
+      const lists = new Map<string, TextEdit[]>()
+      const places: { file: string; edit: TextEdit }[] = []
+      const entries: [string, TextEdit[]][] = Object.entries(edit.changes ?? {})
+      for (const change of edit.documentChanges ?? [])
+        if ("textDocument" in change) entries.push([change.textDocument.uri, change.edits as TextEdit[]])
+      for (const [uri, list] of entries) {
+        if (!uri.startsWith("file:")) continue
+        const file = fileURLToPath(uri)
+        if (!lists.has(file)) lists.set(file, list)
+        for (const e of list) places.push({ file, edit: e })
+      }
+      return { lists, places }
     }
 
     /**
@@ -1055,6 +1247,16 @@ export namespace Lsp {
           })
       }
       const added = await viaReferences(client, p, edit, opened, checked.placeholder, newName, options.signal)
+      const stubs = await withStubs(
+        client,
+        p,
+        edit,
+        mentioned.files,
+        opened,
+        checked.placeholder,
+        newName,
+        options.signal,
+      )
       const plan = await LspEdit.plan(edit, {
         access: input.access,
         segments: input.segments?.(),
@@ -1106,6 +1308,7 @@ export namespace Lsp {
         ...(notLoaded.length ? { notLoaded } : {}),
         ...(leftovers.length ? { leftovers } : {}),
         ...(added.length ? { viaReferences: added } : {}),
+        ...(stubs.length ? { stubs } : {}),
         ...(mentioned.unscanned ? { unscanned: mentioned.unscanned } : {}),
         edits: plan.edits,
         files: plan.files
@@ -1144,6 +1347,13 @@ export namespace Lsp {
     if (!LspServers.NotInstalled.is(error)) return error.message
     const type = path.extname(file) ? `${path.extname(file)} files` : "extension-less files"
     return new LspServers.NotInstalled({ ...error.data, file: type }).message
+  }
+
+  async function isFile(file: string): Promise<boolean> {
+    return fs.stat(file).then(
+      (s) => s.isFile(),
+      () => false,
+    )
   }
 
   /** Whether `file` starts with a UTF-8 byte-order mark (EF BB BF). */

@@ -374,7 +374,7 @@ describe("rename beyond the server's configured project", () => {
         "src/pkg/encoding.py: 1 edit",
         "src/pkg/signer.py: 2 edits",
         "tests/test_encoding.py: 2 edits",
-        "[NOTE] pyright's rename left out tests/test_encoding.py (outside the files its configuration includes); its references there were renamed as well.",
+        "[NOTE] pyright's rename left out tests/test_encoding.py (outside the `include` of pyproject.toml [tool.pyright]); its references there were renamed as well.",
       ])
       expect(await read("tests/test_encoding.py")).toBe(
         "from pkg.encoding import to_bytes\n\n\ndef test_it():\n    assert to_bytes('a') == b'a'\n",
