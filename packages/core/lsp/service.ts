@@ -1043,10 +1043,10 @@ export namespace Lsp {
       const answer = await client.request<any>("textDocument/definition", at(p), { signal }).catch(() => null)
       const found = locations([{ server: client.id, r: answer }])
       const stubs = found.filter((l) => l.file.endsWith(".pyi"))
-      if (!stubs.length && !p.file.endsWith(".pyi")) return checked
+      if (!stubs.length) return checked
       const place = (l: { file: string; range: Range }) =>
         `${rel(l.file)}:${l.range.start.line + 1}:${l.range.start.character + 1}`
-      const stub = stubs.length ? stubs.map(place).join(", ") : rel(p.file)
+      const stub = stubs.map(place).join(", ")
       const implementation = found.find((l) => !l.file.endsWith(".pyi"))
       return {
         ...checked,

@@ -158,6 +158,15 @@ describe("rename of a symbol also declared in a stub (.pyi)", () => {
       expect(check.out).toContain(
         "is declared in the stub pkg/__init__.pyi:2:5; start the rename at its implementation",
       )
+      // A keyword in the stub is no symbol declared there: the server's reason alone.
+      const keyword = await call(proj.dir, {
+        operation: "prepareRename",
+        filePath: "pkg/__init__.pyi",
+        line: 1,
+        character: 1,
+      })
+      expect(keyword.out).toStartWith("Cannot rename at pkg/__init__.pyi:1:1: ")
+      expect(keyword.out).not.toContain("declared in the stub")
       // Where it says to start, the whole rename is made.
       const { out, error } = await call(proj.dir, { operation: "rename", ...IMPLEMENTATION, newName: "resolve_hints" })
       expect(error).toBeUndefined()
