@@ -16,6 +16,7 @@ import { AstFiles } from "../ast/files"
 import type { HostSandbox } from "../host"
 import { SecurityOutput } from "../security/output"
 import type { SecuritySegments } from "../security/segments"
+import { Dependencies } from "../util/dependencies"
 import { NamedError } from "../util/error"
 import type { Logger } from "../util/log"
 import { LspClient, RequestTimeout } from "./client"
@@ -822,13 +823,30 @@ export namespace Lsp {
         const word = wordAt(text, p.line, p.character)
         const opened: [LspClient, string][] = []
         try {
+          const mentioned = new Map<LspClient, { file: string }[]>()
           if (word)
             for (const client of list.filter((c) => c.supports("referencesProvider", "textDocument/references"))) {
               const found = await mentions(client, word.text, signal)
+              mentioned.set(client, found.files)
               for (const file of await openMentions(client, found.files, signal)) opened.push([client, file])
             }
           const params = { ...at(p), context: { includeDeclaration: true } }
-          return locations(await ask<any>(p, "referencesProvider", "textDocument/references", params, signal))
+          const found = locations(await ask<any>(p, "referencesProvider", "textDocument/references", params, signal))
+          // As for a rename: the uses only a stub declaration of the symbol leads to (`stubUses`); what cannot be
+          // established is left out (a list of places, not an edit).
+          for (const [client, files] of mentioned) {
+            const stubsOpened: string[] = []
+            const uses = await stubUses(client, p.file, found, files, stubsOpened, word!.text, signal)
+              .catch((error) => {
+                if (signal?.aborted) throw error
+                return undefined
+              })
+              .finally(() => {
+                for (const file of stubsOpened) opened.push([client, file])
+              })
+            found.push(...(uses?.places ?? []))
+          }
+          return found
         } finally {
           for (const [client, file] of opened) await client.close(file).catch(() => {})
         }
@@ -1060,16 +1078,12 @@ export namespace Lsp {
     }
 
     /**
-     * Adds to `edit` the uses of the symbol's stub declarations, returning where each stub was asked from. pyright
-     * holds a declaration in a `.pyi` (a package's `__init__.pyi` declaring what its `__init__.py` re-exports from
-     * `_funcs.py`) for another symbol than the implementation: a rename from the implementation leaves the stub and
-     * every use typed through it (attrs: 3 of 39 places), and pyright refuses a rename from those. The candidates are
-     * the `.pyi` files that mention the old name (`mentioned`) and the `.pyi` beside each `.py` the edit changes; at
-     * every whole-word mention in them not known yet the server's references are asked: an answer holding a place of
-     * the edit is the same symbol (its places holding exactly `from` are added, none twice), another answer a
-     * different one (left alone; still named in the WARNING when it mentions the name). When that cannot be
-     * established (no references, a failed request, too many mentions) `StubNotCovered` is thrown: nothing written.
-     * Stubs opened here are pushed to `opened` (the caller closes them after the edit).
+     * Adds to `edit` the uses of the symbol's stub declarations (`stubUses`), returning where each stub was asked
+     * from. pyright holds a declaration in a `.pyi` (a package's `__init__.pyi` declaring what its `__init__.py`
+     * re-exports from `_funcs.py`) for another symbol than the implementation: a rename from the implementation left
+     * the stub and every use typed through it (attrs: 3 of 39 places), and pyright refuses a rename from those. When
+     * the uses cannot be established `StubNotCovered` is thrown: nothing written. Stubs opened here are pushed to
+     * `opened` (the caller closes them after the edit).
      */
     async function withStubs(
       client: LspClient,
@@ -1082,16 +1096,52 @@ export namespace Lsp {
       signal?: AbortSignal,
     ): Promise<{ file: string; line: number }[]> {
       const { lists: existing, places } = textEdits(edit)
+      const known = places.map((place) => ({ file: place.file, range: place.edit.range }))
+      const uses = await stubUses(client, p.file, known, mentioned, opened, from, signal)
+      for (const use of uses.places) {
+        const add = { range: use.range, newText: newName }
+        const list = existing.get(use.file)
+        if (list) {
+          list.push(add)
+          continue
+        }
+        const uri = pathToFileURL(use.file).href
+        const fresh = [add]
+        if (edit.documentChanges)
+          edit.documentChanges.push({ textDocument: { uri, version: client.version(use.file) ?? null }, edits: fresh })
+        else edit.changes = { ...edit.changes, [uri]: fresh }
+        existing.set(use.file, fresh)
+      }
+      return uses.stubs
+    }
+
+    /**
+     * The places of the symbol known at `known` (a rename's edit, a findReferences answer) that only its stub
+     * declarations lead to, each holding exactly `from` and none of `known`; and where each stub was asked from. The
+     * candidates are the `.pyi` files of `mentioned` and the `.pyi` beside `start` and each `.py` of `known`; at every
+     * whole-word mention in them not known yet the server's references are asked: an answer holding a known place is
+     * the same symbol (its places are taken), another answer a different symbol (left alone). Throws `StubNotCovered`
+     * when that cannot be established (no references, a failed request, over `MAX_STUB_QUERIES` mentions, a use's file
+     * unreadable). Stubs opened here are pushed to `opened` (the caller closes them).
+     */
+    async function stubUses(
+      client: LspClient,
+      start: string,
+      known: { file: string; range: Range }[],
+      mentioned: { file: string }[],
+      opened: string[],
+      from: string,
+      signal?: AbortSignal,
+    ) {
+      const out = { stubs: [] as { file: string; line: number }[], places: [] as { file: string; range: Range }[] }
       const candidates = new Set(mentioned.map((m) => m.file).filter((f) => f.endsWith(".pyi")))
-      for (const file of [p.file, ...existing.keys()])
+      for (const file of new Set([start, ...known.map((k) => k.file)]))
         if (file.endsWith(".py") && (await isFile(file + "i"))) candidates.add(file + "i")
-      if (!candidates.size) return []
+      if (!candidates.size || !known.length) return out
       const key = (file: string, at: { line: number; character: number }) => `${file}\0${at.line}:${at.character}`
-      /** Places of the symbol renamed, and of other symbols a stub's mention turned out to be. */
-      const covered = new Set<string>()
+      /** Places of the symbol, and of other symbols a stub's mention turned out to be. */
+      const covered = new Set(known.map((k) => key(k.file, k.range.start)))
       const unrelated = new Set<string>()
-      for (const place of places) covered.add(key(place.file, place.edit.range.start))
-      const found: { file: string; line: number }[] = []
       let asked = 0
       for (const stub of [...candidates].sort()) {
         if (await input.access?.(stub, "read")) continue
@@ -1104,7 +1154,7 @@ export namespace Lsp {
           opened.push(stub)
         }
         const notCovered = (reason: string) =>
-          new StubNotCovered({ file: rel(p.file), from, stub: rel(stub), server: client.id, reason })
+          new StubNotCovered({ file: rel(start), from, stub: rel(stub), server: client.id, reason })
         const lines = text.split(/\r\n|\r|\n/)
         const pattern = new RegExp(mentionPattern(from).source, "gu")
         for (let line = 0; line < lines.length; line++) {
@@ -1135,12 +1185,15 @@ export namespace Lsp {
               for (const r of refs) unrelated.add(key(r.file, r.range.start))
               continue
             }
-            if (!found.some((f) => f.file === stub)) found.push({ file: stub, line: line + 1 })
+            if (!out.stubs.some((f) => f.file === stub)) out.stubs.push({ file: stub, line: line + 1 })
             for (const ref of refs) {
               const k = key(ref.file, ref.range.start)
               if (covered.has(k)) continue
               covered.add(k)
-              // A file the policy keeps from reading is neither edited nor named (as in the mention search).
+              // An installed copy of the package (site-packages, a virtual environment) is no use of the project's
+              // symbol (pyright's references from attrs' stub named its installed copy once); a file the policy keeps
+              // from reading is neither edited nor named (as in the mention search).
+              if (!(await ownCode(client.root, ref.file))) continue
               if (await input.access?.(ref.file, "read")) continue
               let held = client.text(ref.file)
               if (held === undefined) {
@@ -1148,27 +1201,12 @@ export namespace Lsp {
                 if (disk === undefined) throw notCovered(`${rel(ref.file)}, one of its uses, could not be read`)
                 held = shown(ref.file, disk)
               }
-              if (slice(held, ref.range) !== from) continue
-              const add = { range: ref.range, newText: newName }
-              const list = existing.get(ref.file)
-              if (list) {
-                list.push(add)
-                continue
-              }
-              const uri = pathToFileURL(ref.file).href
-              const fresh = [add]
-              if (edit.documentChanges)
-                edit.documentChanges.push({
-                  textDocument: { uri, version: client.version(ref.file) ?? null },
-                  edits: fresh,
-                })
-              else edit.changes = { ...edit.changes, [uri]: fresh }
-              existing.set(ref.file, fresh)
+              if (slice(held, ref.range) === from) out.places.push(ref)
             }
           }
         }
       }
-      return found
+      return out
     }
 
     /**
@@ -1354,6 +1392,21 @@ export namespace Lsp {
       (s) => s.isFile(),
       () => false,
     )
+  }
+
+  /**
+   * Whether `file` is no installed dependency: no folder of `Dependencies.FOLDERS` on its path (below `root` when it
+   * is inside it), and, inside `root`, no virtual environment under another name (a folder with `pyvenv.cfg`).
+   */
+  export async function ownCode(root: string, file: string): Promise<boolean> {
+    const relative = path.relative(root, file)
+    const inside = !!relative && !relative.startsWith("..") && !path.isAbsolute(relative)
+    const parts = (inside ? relative : path.resolve(file)).split(path.sep).filter(Boolean).slice(0, -1)
+    if (parts.some((part) => Dependencies.FOLDERS.has(part))) return false
+    if (inside)
+      for (let n = 1; n <= parts.length; n++)
+        if (await isFile(path.join(root, ...parts.slice(0, n), Dependencies.VENV_MARKER))) return false
+    return true
   }
 
   /** Whether `file` starts with a UTF-8 byte-order mark (EF BB BF). */

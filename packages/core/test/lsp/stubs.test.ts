@@ -181,6 +181,39 @@ describe("rename of a symbol also declared in a stub (.pyi)", () => {
   )
 })
 
+describe("findReferences of a symbol also declared in a stub", () => {
+  test(
+    "from the implementation: the uses typed through the stub are listed too (before: only the implementation's module)",
+    async () => {
+      await using proj = await project(STUBBED)
+      const { out, error } = await call(proj.dir, { operation: "findReferences", ...IMPLEMENTATION })
+      expect(error).toBeUndefined()
+      const files = out
+        .split("\n")
+        .slice(1)
+        .map((l) => l.replace(/:\d+:\d+.*$/, ""))
+      expect([...new Set(files)].sort()).toEqual([
+        "pkg/__init__.py",
+        "pkg/__init__.pyi",
+        "pkg/_funcs.py",
+        "tests/test_it.py",
+      ])
+      expect(out.split("\n")[0]).toBe("findReferences: 6 locations")
+    },
+    { timeout: 60_000 },
+  )
+
+  test("Lsp.ownCode: an installed copy (site-packages, a virtual environment by its pyvenv.cfg) is no use of the project's symbol", async () => {
+    await using proj = await project({ "env/pyvenv.cfg": "home = /usr\n", "src/pkg/a.py": "" })
+    expect(await Lsp.ownCode(proj.dir, path.join(proj.dir, "src/pkg/a.py"))).toBe(true)
+    expect(await Lsp.ownCode(proj.dir, path.join(proj.dir, "env/lib/python3.11/site-packages/pkg/a.py"))).toBe(false)
+    expect(await Lsp.ownCode(proj.dir, path.join(proj.dir, "env/lib/pkg/a.py"))).toBe(false)
+    expect(await Lsp.ownCode(proj.dir, "/usr/lib/python3.11/site-packages/attr/_funcs.py")).toBe(false)
+    // Outside the root but no installed package: a sibling project's file.
+    expect(await Lsp.ownCode(proj.dir, path.join(path.dirname(proj.dir), "other/b.py"))).toBe(true)
+  })
+})
+
 // RX4: the NOTE said "(outside the files its configuration includes)" whatever the reason; a user would widen an
 // `include` that does not exist.
 describe("the NOTE on files the server's rename left out gives a reason only a configuration states", () => {
