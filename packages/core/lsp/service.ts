@@ -1060,12 +1060,17 @@ export namespace Lsp {
       if (!word) return checked
       const answer = await client.request<any>("textDocument/definition", at(p), { signal }).catch(() => null)
       const found = locations([{ server: client.id, r: answer }])
-      const stubs = found.filter((l) => l.file.endsWith(".pyi"))
+      // The project's own stubs: a library's or the server's bundled ones (typeshed's `builtins.pyi` for `int`) are not
+      // the project's to rename.
+      const stubs: typeof found = []
+      for (const l of found) if (l.file.endsWith(".pyi") && (await projectFile(client.root, l.file))) stubs.push(l)
       if (!stubs.length) return checked
       const place = (l: { file: string; range: Range }) =>
         `${rel(l.file)}:${l.range.start.line + 1}:${l.range.start.character + 1}`
       const stub = stubs.map(place).join(", ")
-      const implementation = found.find((l) => !l.file.endsWith(".pyi"))
+      let implementation: (typeof found)[number] | undefined
+      for (const l of found)
+        if (!implementation && !l.file.endsWith(".pyi") && (await projectFile(client.root, l.file))) implementation = l
       return {
         ...checked,
         reason:
@@ -1407,6 +1412,13 @@ export namespace Lsp {
       for (let n = 1; n <= parts.length; n++)
         if (await isFile(path.join(root, ...parts.slice(0, n), Dependencies.VENV_MARKER))) return false
     return true
+  }
+
+  /** Whether `file` is inside `root` and no installed dependency there (`ownCode`). */
+  async function projectFile(root: string, file: string): Promise<boolean> {
+    const relative = path.relative(root, file)
+    if (!relative || relative.startsWith("..") || path.isAbsolute(relative)) return false
+    return ownCode(root, file)
   }
 
   /** Whether `file` starts with a UTF-8 byte-order mark (EF BB BF). */

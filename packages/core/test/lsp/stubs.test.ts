@@ -167,6 +167,15 @@ describe("rename of a symbol also declared in a stub (.pyi)", () => {
       })
       expect(keyword.out).toStartWith("Cannot rename at pkg/__init__.pyi:1:1: ")
       expect(keyword.out).not.toContain("declared in the stub")
+      // A symbol of the server's own stubs (typeshed's `int`) is not the project's: no hint to rename it.
+      const builtin = await call(proj.dir, {
+        operation: "prepareRename",
+        filePath: "tests/test_it.py",
+        line: 5,
+        character: 26,
+      })
+      expect(builtin.out).toStartWith("Cannot rename at tests/test_it.py:5:26: ")
+      expect(builtin.out).not.toContain("declared in the stub")
       // Where it says to start, the whole rename is made.
       const { out, error } = await call(proj.dir, { operation: "rename", ...IMPLEMENTATION, newName: "resolve_hints" })
       expect(error).toBeUndefined()
