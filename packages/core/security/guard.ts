@@ -2773,9 +2773,14 @@ export namespace SecurityGuard {
       const open = hostOpen.map((p) => p.slice(0, -1)).filter((p) => kindOf(p) === "dir")
       // Everything else is read-only: the project, its git folders (a linked worktree commits into its main
       // repository's), OpenCode's writable folders, and the temporary folders and caches of `SandboxWritable.TABLE`.
+      // The host's caches are read-only (the host runs what they hold): commands get private ones instead, and the
+      // code caches tools keep in the shared temporary folders are held read-only (red team GI1, GI3, GI5).
+      const caches = SandboxWritable.prepare(env)
+      for (const p of SandboxWritable.tempCodeCaches(env)) lock.push({ path: p, dir: true })
       const allowed = SandboxWritable.areas(env, {
         root,
         extra: [
+          ...(caches.folder ? [caches.folder] : []),
           root,
           ...gitHomesOf(root).writable,
           ...open,
@@ -2803,12 +2808,14 @@ export namespace SecurityGuard {
           open: open.map(realOrAsIs),
           empty,
           write: allowed.write,
+          over: caches.folder && allowed.write.includes(caches.folder) ? caches.over : [],
+          env: caches.folder && allowed.write.includes(caches.folder) ? caches.env : {},
           readOnly: allowed.readOnly,
           expose: ripgrepFile ? [ripgrepFile] : [],
         },
         absent,
         unlisted,
-        refused: allowed.skipped,
+        refused: [...allowed.skipped, ...(caches.skipped ? [caches.skipped] : [])],
       }
     }
 
@@ -5309,10 +5316,10 @@ export namespace SecurityGuard {
         // Outside the allow-list everything is read-only: the error ("Read-only file system") does not say why.
         if (isShell && source === "builtin-tool" && sandbox?.plan() && /Read-only file system|EROFS/.test(output)) {
           const open = (sandbox.plan()?.mounts ?? [])
-            .filter((m) => m.kind === "write" || m.kind === "open")
+            .filter((m) => (m.kind === "write" || m.kind === "open") && m.source === m.path)
             .map((m) => SecurityAccess.display(root, m.path))
           notes.push(
-            `[security] The sandbox is read-only outside the folders commands may write (${open.join(", ")}): elsewhere a command could leave files that programs on the host run later (shell startup files, session services, interpreters and package managers in the home). A tool that needs another folder (one it has not created yet, such as ~/.cargo/registry) fails with "Read-only file system": ask the user to run the command outside OpenCode, or to add the folder to "sandbox": { "writable": [...] } in the root .opencode-security.json.`,
+            `[security] The sandbox is read-only outside the folders commands may write (${open.join(", ")}): elsewhere a command could leave files that programs on the host run later (shell startup files, session services, interpreters and package managers in the home). The host's caches (~/.cache, ~/.npm, ~/.bun, …) are read-only too, since the host runs what they hold: commands have caches of their own, named by XDG_CACHE_HOME, npm_config_cache, BUN_INSTALL_CACHE_DIR, GOCACHE and the like inside the sandbox (a tool that ignores them and writes the home's cache fails). A tool that needs another folder fails with "Read-only file system": ask the user to run the command outside OpenCode, or to add the folder to "sandbox": { "writable": [...] } in the root .opencode-security.json.`,
           )
         }
         if (OpenCode.WRITE_TOOLS.has(call.tool) && source === "builtin-tool") {

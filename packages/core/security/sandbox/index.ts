@@ -67,6 +67,10 @@ export namespace Sandbox {
     write?: string[]
     /** Folders inside a writable one that are read-only again (the home inside `/tmp`). */
     readOnly?: string[]
+    /** The commands' private caches bound over the host's cache folders (`SandboxWritable.prepare`). */
+    over?: { path: string; source: string }[]
+    /** Variables set inside the sandbox (the private caches' folders, `SandboxWritable.prepare`). */
+    env?: Record<string, string>
     /**
      * Files in the private folder that commands may read (read-only at the same path): ripgrep's exclusion file, so
      * `rg` run by a command skips protected paths instead of failing on them.
@@ -365,13 +369,14 @@ export namespace Sandbox {
           open: protections.open,
           empty: protections.empty,
           write: protections.write,
+          over: protections.over,
           readOnly: protections.readOnly,
           placeholders,
           // Every sandbox state folder of this user (other projects' and other processes' too) is hidden.
           conceal: [parent],
           expose: (protections.expose ?? []).filter((f) => fs.existsSync(f)),
           unset: [...UNSET, ENV.call, ...restore],
-          set: { [ENV.inside]: "1", ...gitStat(options.env ?? process.env) },
+          set: { ...protections.env, [ENV.inside]: "1", ...gitStat(options.env ?? process.env) },
           isolateNetwork: servers.length > 0,
         })
         const key = plan.args.join("\0")

@@ -47,6 +47,11 @@ export namespace SandboxPlan {
      */
     write?: string[]
     /**
+     * Writable folders bound over other paths (`path`, a folder that exists) from elsewhere (`source`): the commands'
+     * private caches over the host's cache folders (`SandboxWritable.prepare`).
+     */
+    over?: { path: string; source: string }[]
+    /**
      * Folders inside a writable one bound read-only again (the home when it lies in a temporary folder): the writable
      * folders inside them stay writable.
      */
@@ -131,6 +136,7 @@ export namespace SandboxPlan {
     for (const dir of input.pin) want({ kind: "pin", path: clean(dir), source: clean(dir) })
     for (const dir of input.readOnly ?? []) want({ kind: "ro", path: clean(dir), source: clean(dir) })
     for (const dir of input.write ?? []) want({ kind: "write", path: clean(dir), source: clean(dir) })
+    for (const o of input.over ?? []) want({ kind: "write", path: clean(o.path), source: clean(o.source) })
     for (const e of input.lock) want({ kind: "lock", path: clean(e.path), source: clean(e.path) })
     // An opening matters only inside a locked folder (elsewhere everything is writable already).
     const lockedDirs = input.lock.filter((e) => e.dir).map((e) => clean(e.path))

@@ -1,8 +1,9 @@
-// Red team GG4: the cache folder stays writable in the sandbox, but what the user's interactive zsh sources from it at
-// every start is held like `SecurityGuard.HOME_RUN`'s other entries (its `cache` group): Powerlevel10k's instant
-// prompt `~/.cache/p10k-instant-prompt-<user>.zsh` (sourced at the top of every p10k user's `~/.zshrc`), its dump, the
-// gitstatus daemon it runs and the frameworks' completion dumps. A created one is moved aside after the command, a
-// present one is read-only, the write tools are refused them, and the rest of the cache stays writable.
+// Red team GG4: what the user's interactive zsh sources from the cache folder at every start is held like
+// `SecurityGuard.HOME_RUN`'s other entries (its `cache` group): Powerlevel10k's instant prompt
+// `~/.cache/p10k-instant-prompt-<user>.zsh` (sourced at the top of every p10k user's `~/.zshrc`), its dump, the
+// gitstatus daemon it runs and the frameworks' completion dumps. Since red team GI3 the whole host cache folder is
+// read-only in the sandbox (commands have caches of their own: host-caches.test.ts), so a command can create none of
+// them; the write tools are refused them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
 import os from "os"
@@ -42,7 +43,7 @@ function hostZsh() {
 
 describe.each([...ROUTES])("route %s", (route) => {
   test.skipIf(spawnSync("sh", ["-c", "command -v zsh"]).status !== 0)(
-    "p10k's instant prompt a command writes in ~/.cache is moved aside, and the host's zsh runs nothing of it",
+    "p10k's instant prompt a command writes in ~/.cache is refused (read-only), and the host's zsh runs nothing of it",
     async () => {
       const cache = path.join(home.home, ".cache")
       const prompt = path.join(cache, `p10k-instant-prompt-${user}.zsh`)
@@ -50,7 +51,7 @@ describe.each([...ROUTES])("route %s", (route) => {
       await using box = await fresh(route)
       // The name spelled at run time, as a command hides it from the static check: the sandbox holds it.
       const r = await box.s.bash(`echo 'touch ${mark}' > ~/.cache/p10k-instant-prompt-$(id -un).zsh; echo rc=$?`)
-      expect(r.output).toContain("your shell, login session")
+      expect(r.raw).toContain("Read-only file system")
       expect(fs.existsSync(prompt)).toBe(false)
       hostZsh()
       expect(fs.existsSync(mark)).toBe(false)
@@ -59,7 +60,7 @@ describe.each([...ROUTES])("route %s", (route) => {
     120_000,
   )
 
-  test("a present instant prompt and gitstatus are read-only; the rest of ~/.cache stays writable", async () => {
+  test("a present instant prompt and gitstatus are read-only, like the rest of the host's ~/.cache", async () => {
     const cache = path.join(home.home, ".cache")
     const prompt = path.join(cache, `p10k-instant-prompt-${user}.zsh`)
     const daemon = path.join(cache, "gitstatus", "gitstatusd-linux-x86_64")
@@ -73,7 +74,7 @@ describe.each([...ROUTES])("route %s", (route) => {
       )
       expect(r.raw).toContain("a=1")
       expect(r.raw).toContain("b=1")
-      expect(r.raw).toContain("c=0")
+      expect(r.raw).toContain("c=1")
       expect(fs.readFileSync(prompt, "utf8")).toBe("# p10k\n")
       expect(fs.readFileSync(daemon, "utf8")).toBe("#!/bin/sh\n")
       expect((await box.s.call("write", { filePath: prompt, content: "touch /tmp/x\n" })).refused).toBe(true)

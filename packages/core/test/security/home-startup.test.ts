@@ -224,11 +224,13 @@ describe.each([...ROUTES])("route %s: what the host runs from the home", (route)
     expect(fs.readFileSync(desktop, "utf8")).toBe("[Default Applications]\n")
   }, 120_000)
 
-  test("ordinary work goes through: the project and its git, /tmp, the package caches (npm, bun, cargo's registry)", async () => {
+  test("ordinary work goes through: the project and its git, /tmp, the commands' own package caches (npm, bun, cargo's registry, pip)", async () => {
     reset()
-    // A user of npm, bun and cargo has their caches (the layer creates none of them but ~/.cache).
+    // A user of npm, bun and cargo has their caches: read-only to commands (the host runs what they hold, GI1/GI3),
+    // each with a private cache of the commands' own bound over it.
     for (const dir of [".npm", ".bun/install/cache", ".cargo/registry"])
       fs.mkdirSync(path.join(home.home, dir), { recursive: true })
+    const own = path.join(home.home, ".cache", "opencode-builtins-commands")
     await using box = await fresh(route)
     const pkg = fs.mkdtempSync(path.join(os.tmpdir(), "ocb-home-pkg-"))
     try {
@@ -236,23 +238,30 @@ describe.each([...ROUTES])("route %s: what the host runs from the home", (route)
       fs.writeFileSync(path.join(pkg, "index.js"), "module.exports = 1\n")
       const r = await box.s.bash(
         [
-          // /tmp, npm's cache (an offline install of a local tarball goes through it), the project's node_modules.
+          // /tmp, npm's cache (an offline install of a local tarball goes through the commands' own), the project's
+          // node_modules.
           `cd ${pkg} && npm pack --silent >/dev/null && cd - >/dev/null`,
           `npm cache add ${pkg}/ocb-local-dep-1.0.0.tgz`,
           `npm install --offline --no-audit --no-fund --no-save ${pkg}/ocb-local-dep-1.0.0.tgz >/dev/null`,
           `test -f node_modules/ocb-local-dep/index.js`,
+          // Tools that ignore the environment write the well-known folder: the private cache bound over it.
           `echo cached > ~/.bun/install/cache/ocb-probe`,
           `mkdir -p ~/.cargo/registry/cache && echo crate > ~/.cargo/registry/cache/x.crate`,
-          `mkdir -p ~/.cache/pip && echo wheel > ~/.cache/pip/x`,
+          `mkdir -p "$XDG_CACHE_HOME/pip" && echo wheel > "$XDG_CACHE_HOME/pip/x"`,
           `echo note > notes.md && git add notes.md && git -c user.name=t -c user.email=t@example.invalid commit -qm note`,
           `echo OK`,
         ].join(" && "),
       )
       expect(r.output).toContain("OK")
-      expect(fs.readdirSync(path.join(home.home, ".npm", "_cacache")).length).toBeGreaterThan(0)
-      expect(fs.readFileSync(path.join(home.home, ".bun/install/cache/ocb-probe"), "utf8")).toBe("cached\n")
-      expect(fs.readFileSync(path.join(home.home, ".cargo/registry/cache/x.crate"), "utf8")).toBe("crate\n")
-      expect(fs.readFileSync(path.join(home.home, ".cache/pip/x"), "utf8")).toBe("wheel\n")
+      expect(fs.readdirSync(path.join(own, "npm", "_cacache")).length).toBeGreaterThan(0)
+      expect(fs.readFileSync(path.join(own, "bun-install", "ocb-probe"), "utf8")).toBe("cached\n")
+      expect(fs.readFileSync(path.join(own, "cargo-registry", "cache", "x.crate"), "utf8")).toBe("crate\n")
+      expect(fs.readFileSync(path.join(own, "xdg", "pip", "x"), "utf8")).toBe("wheel\n")
+      // The host's caches are untouched.
+      expect(fs.readdirSync(path.join(home.home, ".npm"))).toEqual([])
+      expect(fs.readdirSync(path.join(home.home, ".bun/install/cache"))).toEqual([])
+      expect(fs.readdirSync(path.join(home.home, ".cargo/registry"))).toEqual([])
+      expect(fs.existsSync(path.join(home.home, ".cache", "pip"))).toBe(false)
       expect(fs.existsSync(path.join(pkg, "ocb-local-dep-1.0.0.tgz"))).toBe(true)
       const log = bunSpawnSync(["git", "log", "-1", "--format=%s"], { cwd: box.dir.path }).stdout.toString().trim()
       expect(log).toBe("note")

@@ -1,5 +1,5 @@
 // The sandbox's allow-list: the file system is bound read-only first, then only the folders a command may write
-// (`SandboxWritable`: the project, the temporary folders, the package caches) writable, then the protections on top.
+// (`SandboxWritable`: the project, the temporary folders, the commands' private caches) writable, then the protections on top.
 // Pure checks of the plan and of the table's resolution (links, missing folders, a home inside a writable folder);
 // what commands can and cannot write for real is in `home-startup.test.ts` and `home-host-run.test.ts`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
@@ -112,19 +112,78 @@ describe("SandboxWritable", () => {
     return home
   }
 
-  test("the caches that exist; ~/.cache is created, a package manager's folder the user does not have is not", () => {
+  test("the host's caches are not writable; commands get a private cache folder, named by the environment and bound over the host's caches that exist (GI1, GI3)", () => {
     const home = homeAt("plain")
     fs.mkdirSync(path.join(home, ".npm"))
+    fs.mkdirSync(path.join(home, ".bun", "install", "cache"), { recursive: true })
     fs.mkdirSync(path.join(home, ".cargo", "registry"), { recursive: true })
-    const areas = SandboxWritable.areas({ HOME: home, TMPDIR: undefined }, { extra: [path.join(base, "plain")] })
+    fs.mkdirSync(path.join(home, ".cache"), { recursive: true })
+    const env = { HOME: home, TMPDIR: undefined, npm_config_cache: path.join(home, "elsewhere") }
+    const areas = SandboxWritable.areas(env, { extra: [path.join(base, "plain")] })
     expect(areas.write).toContain("/tmp")
-    expect(areas.write).toContain(path.join(home, ".cache"))
-    expect(areas.write).toContain(path.join(home, ".npm"))
-    expect(areas.write).toContain(path.join(home, ".cargo", "registry"))
-    expect(fs.existsSync(path.join(home, ".cache"))).toBe(true)
-    for (const absent of [".bun", ".m2", ".gradle", "go", ".cargo/git"])
+    for (const cache of [".cache", ".npm", ".bun/install/cache", ".cargo/registry"])
+      expect(areas.write).not.toContain(path.join(home, cache))
+    const own = SandboxWritable.prepare(env)
+    const folder = path.join(home, ".cache", "opencode-builtins-commands")
+    expect(own.folder).toBe(folder)
+    expect(fs.statSync(folder).mode & 0o777).toBe(0o700)
+    expect(own.env.XDG_CACHE_HOME).toBe(path.join(folder, "xdg"))
+    expect(own.env.npm_config_cache).toBe(path.join(folder, "npm"))
+    expect(own.env.BUN_INSTALL_CACHE_DIR).toBe(path.join(folder, "bun-install"))
+    expect(own.env.BUN_RUNTIME_TRANSPILER_CACHE_PATH).toBe(path.join(folder, "bun-transpiler"))
+    for (const name of ["GOCACHE", "GOMODCACHE", "PIP_CACHE_DIR", "UV_CACHE_DIR", "npm_config_store_dir", "JITI_CACHE"])
+      expect(own.env[name]?.startsWith(folder + "/")).toBe(true)
+    // Set only where the environment sets it (Yarn 2+ would move a project's own cache); CARGO_HOME and
+    // GRADLE_USER_HOME never (they hold configuration): their caches are bound over instead.
+    expect(own.env.YARN_CACHE_FOLDER).toBeUndefined()
+    expect(SandboxWritable.prepare({ ...env, YARN_CACHE_FOLDER: "/x" }).env.YARN_CACHE_FOLDER).toBe(
+      path.join(folder, "yarn"),
+    )
+    expect(own.env.CARGO_HOME).toBeUndefined()
+    expect(own.env.GRADLE_USER_HOME).toBeUndefined()
+    expect(own.over).toEqual([
+      { path: path.join(home, ".npm"), source: path.join(folder, "npm") },
+      { path: path.join(home, ".bun/install/cache"), source: path.join(folder, "bun-install") },
+      { path: path.join(home, ".cargo/registry"), source: path.join(folder, "cargo-registry") },
+    ])
+    for (const o of own.over) expect(fs.statSync(o.source).isDirectory()).toBe(true)
+    // Nothing is created in the home for a package manager the user does not have.
+    for (const absent of [".m2", ".gradle", "go", ".cargo/git", ".yarn", ".pnpm-store"])
       expect(fs.existsSync(path.join(home, absent))).toBe(false)
-    expect(areas.write.some((p) => p === home)).toBe(false)
+    // A private folder that is a link or not a folder is refused (left read-only: nothing set, nothing bound).
+    const other = homeAt("linkedOwn")
+    fs.mkdirSync(path.join(other, ".cache"))
+    fs.symlinkSync(path.join(other), path.join(other, ".cache", "opencode-builtins-commands"))
+    const refused = SandboxWritable.prepare({ HOME: other })
+    expect(refused.folder).toBeUndefined()
+    expect(refused.env).toEqual({})
+    expect(refused.skipped?.path).toBe(path.join(other, ".cache", "opencode-builtins-commands"))
+  })
+
+  test("the code caches of the temporary folders are made when missing and held (GI5)", () => {
+    const tmp = path.join(base, "tmpdir")
+    fs.mkdirSync(tmp)
+    fs.mkdirSync(path.join(tmp, "jiti"))
+    const held = SandboxWritable.tempCodeCaches({ TMPDIR: tmp })
+    for (const name of ["node-jiti", "jiti", "node-compile-cache"]) {
+      expect(held).toContain(path.join(tmp, name))
+      expect(held).toContain(path.join("/tmp", name))
+      expect(fs.statSync(path.join(tmp, name)).isDirectory()).toBe(true)
+    }
+  })
+
+  test("the plan binds a private cache over a host cache folder, writable", () => {
+    const plan = SandboxPlan.build({
+      write: ["/tmp", "/home/u/.cache/opencode-builtins-commands"],
+      over: [{ path: "/home/u/.npm", source: "/home/u/.cache/opencode-builtins-commands/npm" }],
+      hide: [],
+      lock: [],
+      mask: [],
+      pin: [],
+      placeholders,
+      conceal: [],
+    })
+    expect(binds(plan.args)).toContain("--bind /home/u/.cache/opencode-builtins-commands/npm /home/u/.npm")
   })
 
   test("the home lying in a writable temporary folder is read-only again, unless the project holds it", () => {
@@ -138,20 +197,22 @@ describe("SandboxWritable", () => {
     const areas = SandboxWritable.areas({ HOME: home, TMPDIR: home, XDG_CACHE_HOME: "/" })
     expect(areas.write).not.toContain(home)
     expect(areas.write).not.toContain("/")
-    expect(areas.skipped.map((s) => s.path).sort()).toEqual(["/", home].sort())
+    expect(areas.skipped.map((s) => s.path)).toEqual([home])
+    expect(SandboxWritable.areas({ HOME: home, TMPDIR: "/" }).skipped.map((s) => s.path)).toEqual(["/"])
   })
 
   test("a link is bound at its target, unless the link lies in another writable folder (a command's)", () => {
     const home = homeAt("links")
     const store = path.join(base, "links", "store")
     fs.mkdirSync(store)
-    // The user's own link in the home (read-only, though it lies in /tmp here): followed.
+    // The user's own link in the home (read-only, though it lies in /tmp here): the private cache is bound at its
+    // target.
     fs.symlinkSync(store, path.join(home, ".npm"))
+    expect(SandboxWritable.prepare({ HOME: home }).over.map((o) => o.path)).toContain(store)
     // A link in /tmp (writable: a command could have made it) named by TMPDIR, leading into the home: refused.
     const planted = path.join(base, "links", "tmpdir-link")
     fs.symlinkSync(path.join(home), planted)
     const areas = SandboxWritable.areas({ HOME: home, TMPDIR: planted })
-    expect(areas.write).toContain(store)
     expect(areas.write).not.toContain(home)
     expect(areas.skipped.map((s) => s.path)).toContain(planted)
     // One leading to a folder in the home (not the home itself) is refused the same way.
@@ -160,11 +221,12 @@ describe("SandboxWritable", () => {
     fs.symlinkSync(path.join(home, ".ssh"), inside)
     const again = SandboxWritable.areas({ HOME: home, TMPDIR: inside })
     expect(again.write).not.toContain(path.join(home, ".ssh"))
-    // A link a command made in a writable cache (inside the home) is not followed either.
+    // A cache folder the environment names is not writable at all (commands get their own).
     fs.mkdirSync(path.join(home, ".cache"), { recursive: true })
     fs.symlinkSync(path.join(home, ".ssh"), path.join(home, ".cache", "dir"))
     const cached = SandboxWritable.areas({ HOME: home, npm_config_cache: path.join(home, ".cache", "dir") })
     expect(cached.write).not.toContain(path.join(home, ".ssh"))
+    expect(cached.write).not.toContain(path.join(home, ".cache", "dir"))
   })
 
   test("the policy's extra folders (sandbox.writable) are bound as given, files too", () => {
