@@ -691,8 +691,8 @@ export namespace SecurityGuard {
       "uv/python/",
       "fnm/",
     ],
-    // The cache folder (`cache`: `XDG_CACHE_HOME` and `~/.cache`) stays writable, but for what a shell sources at every
-    // interactive start (red team GG4): Powerlevel10k's instant prompt and dump (`$USER` is the user's name; the
+    // The cache folder (`cache`: `XDG_CACHE_HOME` and `~/.cache`) is read-only to commands (red team GI), but the write
+    // tools may write it: held here is what a shell sources at every interactive start (red team GG4): Powerlevel10k's instant prompt and dump (`$USER` is the user's name; the
     // `p10k-*` present are added), the gitstatus daemon it runs, and the completion dumps zsh frameworks keep there.
     cache: [
       "p10k-instant-prompt-$USER.zsh",
@@ -915,6 +915,9 @@ export namespace SecurityGuard {
       path.join(env.XDG_STATE_HOME || path.join(home, ".local", "state"), "opencode") + path.sep,
       // The built-ins' own cache: tree-sitter grammars found there by name are loaded into OpenCode's process.
       path.join(env.XDG_CACHE_HOME || path.join(home, ".cache"), "opencode-builtins") + path.sep,
+      // bun's transpiler cache: OpenCode (a bun binary) and every bun run take a file's transpiled code from there
+      // while the source is unchanged (red team GI3; commands cannot write the host's caches, the write tools not these).
+      ...bunTranspilerCaches(env, home).map((d) => d + path.sep),
       // OpenCode's data folder: its snapshot repository (OpenCode runs git there at every step, with that repository's
       // config), auth.json (a "wellknown" entry loads remote configuration at start), the database (accounts whose
       // configuration is fetched at start, worktree start commands), the programs it downloaded. Its plans and
@@ -1009,6 +1012,29 @@ export namespace SecurityGuard {
     } catch {
       return []
     }
+  }
+
+  /**
+   * Where bun keeps its runtime transpiler cache (`BUN_RUNTIME_TRANSPILER_CACHE_PATH`, `$XDG_CACHE_HOME/bun/@t@`,
+   * `$BUN_INSTALL/install/cache/@t@`, `~/.bun/install/cache/@t@`): the transpiled code of every source file over 50 KB
+   * that bun loads, taken while the source is unchanged.
+   *
+   * @example
+   * SecurityGuard.bunTranspilerCaches({ HOME: "/home/me" }) // ["/home/me/.cache/bun/@t@", "/home/me/.bun/install/cache/@t@"]
+   */
+  export function bunTranspilerCaches(env: Record<string, string | undefined> = process.env, home?: string): string[] {
+    const base = home ?? (env.HOME || os.homedir())
+    const absolute = (p: string | undefined): p is string => !!p && path.isAbsolute(p)
+    return [
+      ...new Set([
+        ...(absolute(env.BUN_RUNTIME_TRANSPILER_CACHE_PATH)
+          ? [path.resolve(env.BUN_RUNTIME_TRANSPILER_CACHE_PATH)]
+          : []),
+        path.join(absolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(base, ".cache"), "bun", "@t@"),
+        ...(absolute(env.BUN_INSTALL) ? [path.join(env.BUN_INSTALL, "install", "cache", "@t@")] : []),
+        path.join(base, ".bun", "install", "cache", "@t@"),
+      ]),
+    ]
   }
 
   /**

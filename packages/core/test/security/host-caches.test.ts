@@ -72,7 +72,16 @@ describe.each([...ROUTES])("route %s", (route) => {
     const r = await box.s.bash(
       `bun p.js ~/.cache/bun/@t@ ~/.bun/install/cache/@t@ ${caches.join(" ")} "$XDG_CACHE_HOME/bun/@t@" "$BUN_RUNTIME_TRANSPILER_CACHE_PATH"; echo rc=$?`,
     )
-    expect(r.raw).not.toContain("patched")
+    // Only the commands' own cache may be changed (the host never reads it).
+    const own = path.join(home.home, ".cache", "opencode-builtins-commands") + "/"
+    const patched = r.raw.split("\n").filter((l) => l.startsWith("patched "))
+    expect(patched.filter((l) => !l.slice("patched ".length).startsWith(own))).toEqual([])
+    expect(caches.map((c) => fs.readdirSync(c).map((n) => fs.readFileSync(path.join(c, n))))).toEqual(before)
+    // Nor through the write tools: the transpiler caches are protected host folders.
+    for (const c of caches) {
+      const entry = path.join(c, fs.readdirSync(c)[0]!)
+      expect((await box.s.call("write", { filePath: entry, content: "x" })).refused).toBe(true)
+    }
     expect(caches.map((c) => fs.readdirSync(c).map((n) => fs.readFileSync(path.join(c, n))))).toEqual(before)
     load(xdg)
     load({})
@@ -81,7 +90,9 @@ describe.each([...ROUTES])("route %s", (route) => {
   }, 180_000)
 
   test("GI3: bun inside a command keeps its transpiler cache in the commands' own folder, which the host never reads", async () => {
-    await using box = await fresh(route, { "big.ts": PLUGIN.replace("process.env.HOME", "process.cwd()") })
+    await using box = await fresh(route, {
+      "big.ts": PLUGIN.replace("process.env.HOME", "process.cwd()").replace("REAL-PLUGIN", "SANDBOXED"),
+    })
     const r = await box.s.bash(
       `bun -e 'await import(process.cwd() + "/big.ts")' && echo "xdg=$XDG_CACHE_HOME t=$BUN_RUNTIME_TRANSPILER_CACHE_PATH"`,
     )
@@ -131,6 +142,7 @@ describe.each([...ROUTES])("route %s", (route) => {
       expect(fs.statSync(path.join(tmp, name)).isDirectory()).toBe(true)
     // A transpiled config jiti left there for another project (jiti runs it while it ends with the source's hash).
     fs.writeFileSync(cached, 'module.exports = { content: ["REAL"] }\n/* v7-0123456789 */\n')
+    const planted = ["/tmp/jiti/planted.mjs", "/tmp/node-compile-cache/planted", "/tmp/GI5-PWNED", `${cached}.n`]
     try {
       const r = await box.s.bash(
         [
@@ -148,8 +160,7 @@ describe.each([...ROUTES])("route %s", (route) => {
       expect(fs.readFileSync(cached, "utf8")).toStartWith("module.exports")
       expect(fs.existsSync("/tmp/jiti/planted.mjs")).toBe(false)
     } finally {
-      fs.rmSync(cached, { force: true })
-      fs.rmSync(`${cached}.n`, { force: true })
+      for (const f of [cached, ...planted]) fs.rmSync(f, { force: true })
     }
   }, 120_000)
 })
