@@ -65,7 +65,10 @@ describe(process.env.OPENCODE_BIN ?? "default binary", () => {
       const hostCache = path.join(project.env.XDG_CACHE_HOME!, "bun", "@t@")
       // Every place a command could look for it: the variable as the sandbox gives it (the commands' own folder), the
       // host's folder by its absolute path, and bun's folder without XDG_CACHE_HOME.
-      const dirs = [`"$XDG_CACHE_HOME/bun/@t@"`, hostCache, "~/.bun/install/cache/@t@"].join(" ")
+      // The host's path is read from a file at run time, as an attacker hides it from the static check (which refuses
+      // a command naming it): the sandbox is what holds it.
+      fs.writeFileSync(path.join(project.root, "dirs.txt"), `${hostCache}\n${project.home}/.bun/install/cache/@t@\n`)
+      const dirs = `"$XDG_CACHE_HOME/bun/@t@" $(cat ../dirs.txt)`
       const server = ModelServer.start([
         ModelServer.call("bash", {
           command: `bun ../p.js hostProtected ../pl.js ${dirs}; echo done`,
@@ -79,13 +82,14 @@ describe(process.env.OPENCODE_BIN ?? "default binary", () => {
         const first = await Harness.run(project, server, "go", { timeoutMs: 300_000 })
         const patch = first.tools.find((t) => t.tool === "bash")
         expect(patch?.output ?? "").toContain("done")
-        expect(patch?.output ?? "").not.toContain("patched")
         // The target exists: OpenCode cached the guard's transpiled code in the host's folder.
         const entries = fs.readdirSync(hostCache).map((n) => fs.readFileSync(path.join(hostCache, n)))
         expect(entries.some((b) => b.toString("latin1").includes("hostProtected"))).toBe(true)
         const second = await Harness.run(project, server, "next session", { timeoutMs: 300_000 })
         expect(second.tools.length).toBeGreaterThan(0)
         expect(fs.existsSync(path.join(project.home, "GI3-PWNED"))).toBe(false)
+        expect(patch?.output ?? "").not.toContain("patched")
+        expect(patch?.output ?? "").toContain("EROFS")
         expect(server.requests.some((q) => q.raw.includes(rot13(SECRET)))).toBe(false)
         expect(server.requests.some((q) => q.raw.includes(SECRET))).toBe(false)
       } finally {
