@@ -2798,7 +2798,7 @@ export namespace SecurityGuard {
       const ripgrepFile = options.ripgrep !== false ? SecurityRipgrep.file() : undefined
       const open = hostOpen.map((p) => p.slice(0, -1)).filter((p) => kindOf(p) === "dir")
       // Everything else is read-only: the project, its git folders (a linked worktree commits into its main
-      // repository's), OpenCode's writable folders, and the temporary folders and caches of `SandboxWritable.TABLE`.
+      // repository's), OpenCode's writable folders, and the temporary folders of `SandboxWritable.TABLE` and the commands' own caches.
       // The host's caches are read-only (the host runs what they hold): commands get private ones instead, and the
       // code caches tools keep in the shared temporary folders are held read-only (red team GI1, GI3, GI5).
       const caches = SandboxWritable.prepare(env)

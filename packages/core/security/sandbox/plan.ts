@@ -6,7 +6,8 @@ import path from "path"
  * plain lists, so every rule of the sandbox can be tested without starting it.
  *
  * The whole file system is bound read-only first; only the folders of `write` (the project, the temporary folders, the
- * per-user caches: `SandboxWritable`) are bound writable over it, and the protections below apply on top of those.
+ * commands' own caches: `SandboxWritable`) are bound writable over it (the commands' caches also over the host's cache
+ * folders, `over`), and the protections below apply on top of those.
  * A command can therefore change nothing that programs on the host run later (startup files, session services,
  * interpreters installed in the home) unless it lies in one of those folders.
  *
