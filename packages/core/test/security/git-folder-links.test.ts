@@ -4,6 +4,7 @@
 // (its submodules' and other worktrees' too). Both routes, real bubblewrap.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import fs from "fs"
+import os from "os"
 import path from "path"
 import { REDTEAM_POLICY, ROUTES, fresh, git, isolateHome, open, redteamProject } from "./redteam-helpers"
 import { spawnSync } from "../spawn-sync"
@@ -37,14 +38,17 @@ describe.each([...ROUTES])("route %s", (route) => {
   }, 120_000)
 
   test("a sandbox.writable folder whose parent a command replaced by a link is left read-only, and named", async () => {
-    fs.mkdirSync(path.join(home.home, ".cache/a/some-tool"), { recursive: true })
+    // The parent lies in a writable folder (the shared temporary folder; the home's caches are read-only to commands
+    // since red team GI).
+    const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ocb-gfl-")))
+    fs.mkdirSync(path.join(scratch, "a/some-tool"), { recursive: true })
     fs.mkdirSync(path.join(home.home, ".config/some-tool"), { recursive: true })
     fs.rmSync(path.join(home.home, ".config/some-tool/x.sh"), { force: true })
-    const dir = await redteamProject({}, { ...REDTEAM_POLICY, sandbox: { writable: ["~/.cache/a/some-tool"] } })
+    const dir = await redteamProject({}, { ...REDTEAM_POLICY, sandbox: { writable: [`${scratch}/a/some-tool`] } })
     const s = await open(route, dir.path)
     try {
       const a = await s.bash(
-        `echo ok > ~/.cache/a/some-tool/y && mv ~/.cache/a ~/.cache/b && ln -s ~/.config ~/.cache/a; echo rc=$?`,
+        `echo ok > ${scratch}/a/some-tool/y && mv ${scratch}/a ${scratch}/b && ln -s ~/.config ${scratch}/a; echo rc=$?`,
       )
       expect(a.raw).toContain("rc=0")
       const b = await s.bash(`echo pwned > ~/.config/some-tool/x.sh`)
@@ -55,7 +59,7 @@ describe.each([...ROUTES])("route %s", (route) => {
     } finally {
       await s.close()
       await dir[Symbol.asyncDispose]()
-      for (const n of ["a", "b"]) fs.rmSync(path.join(home.home, ".cache", n), { recursive: true, force: true })
+      fs.rmSync(scratch, { recursive: true, force: true })
     }
   }, 120_000)
 
