@@ -463,18 +463,33 @@ export namespace LocalState {
   }
 
   /**
+   * The built-ins' own folder in the user's state folder (`$XDG_STATE_HOME/opencode-builtins`, else
+   * `~/.local/state/…`): what must outlive a cleared cache (the moment the local state's seal began, `LocalSeal.epoch`).
+   *
+   * @example
+   * LocalState.stateDir({ XDG_STATE_HOME: "/s" }) // "/s/opencode-builtins"
+   */
+  export function stateDir(env: Record<string, string | undefined> = process.env): string {
+    const state =
+      env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME)
+        ? env.XDG_STATE_HOME
+        : path.join(env.HOME || os.homedir(), ".local", "state")
+    return path.join(state, "opencode-builtins")
+  }
+
+  /**
    * What the security layer hides from every role while a policy exists (`SecurityGuard` `hide`): the project's local
-   * state folder and the built-ins' cache folder. Both are written by OpenCode's process alone and hold what sessions
+   * state folder, the built-ins' cache folder and their state folder (`stateDir`). Both are written by OpenCode's process alone and hold what sessions
    * of every role saw or could read (heartbeats with commands, captured calls, learnings, the resource index of an
    * admin session): a command of a viewer session read an admin-only article's description from the index cache.
    * Nothing needs them readable from a tool or a command: OpenCode's process reads them outside the sandbox, and the
    * user reads them with `opencode-builtins learnings|capture|recovery`.
    *
    * @example
-   * LocalState.hidden("/repo") // ["/repo/.opencode/builtins-local", "/home/me/.cache/opencode-builtins"]
+   * LocalState.hidden("/repo") // ["/repo/.opencode/builtins-local", "/home/me/.cache/opencode-builtins", "/home/me/.local/state/opencode-builtins"]
    */
   export function hidden(root: string, env: Record<string, string | undefined> = process.env): string[] {
-    return [dir(root), cacheDir(env)]
+    return [dir(root), cacheDir(env), stateDir(env)]
   }
 
   /**

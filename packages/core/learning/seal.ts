@@ -20,8 +20,9 @@ import { LocalState } from "./local"
  * without it): the file stays JSON, and what is checked is byte for byte what was written.
  *
  * Migration: a file written before this version has no seal. It is accepted only when its change time — which a
- * command can move forward (any write, rename or chmod) but never back — predates the key's creation, and it is sealed
- * at its next write. A file without a seal changed after the key existed was not written by the built-ins.
+ * command can move forward (any write, rename or chmod) but never back — predates the moment sealing began for this
+ * user (`epoch`: the first key's time, kept outside the cache and never moved by a key made again), and it is sealed
+ * at its next write. A file without a seal changed after that moment was not written by the built-ins.
  *
  * @example
  * const text = LocalSeal.seal("/repo/.opencode/builtins-local/learnings.json", "learnings", '{"version":1}')
@@ -46,7 +47,11 @@ export namespace LocalSeal {
       `key is made at the next use, and local state written before is then ignored)`,
   )
 
-  export type Key = { bytes: Buffer; created: number; file: string }
+  /**
+   * `created`: when the key file was made; `legacyBefore`: when sealing began for this user (`epoch`), the change time
+   * before which a file without a seal counts as written by an earlier version.
+   */
+  export type Key = { bytes: Buffer; created: number; file: string; legacyBefore: number }
 
   /** Keys read in this process, by file: each is read once. */
   const keys = new Map<string, Key>()
@@ -71,8 +76,69 @@ export namespace LocalSeal {
     if (known) return known
     const found = readKey(file) ?? (create(file), readKey(file))
     if (!found) throw new KeyError({ file, problem: "could not be made" })
-    keys.set(file, found)
-    return found
+    const made = { ...found, legacyBefore: epoch(found.created, env) }
+    keys.set(file, made)
+    return made
+  }
+
+  export const EPOCH_FILE = "local-state-epoch"
+
+  /**
+   * Where the moment sealing began is kept: `$XDG_STATE_HOME/opencode-builtins/local-state-epoch` (default
+   * `~/.local/state/…`; `LocalState.stateDir`, hidden from commands like the cache folder), outside the cache folder, so
+   * that clearing the cache (or removing the key) makes a new key but never a new moment.
+   */
+  export function epochFile(env: Record<string, string | undefined> = process.env): string {
+    return path.join(LocalState.stateDir(env), EPOCH_FILE)
+  }
+
+  /**
+   * When sealing began for this user (milliseconds): recorded once, with the first key's time (`keyCreated`) when no
+   * record exists, and never moved. Files without a seal changed before it are an earlier version's; after it, nothing
+   * but a command writes one. Before, the key's own time stood for it, and a key made again (the cache cleared, a key
+   * removed as `KeyError` advises) turned every file a command had planted meanwhile into an accepted old one (red team
+   * GJ1: a planted learnings.json was injected, a planted heartbeat resumed). A record that cannot be read or made
+   * safely (a link, another user's, not a number) accepts no file without a seal.
+   *
+   * @example
+   * LocalSeal.epoch(LocalSeal.key().created) // 1796108434736
+   */
+  export function epoch(keyCreated: number, env: Record<string, string | undefined> = process.env): number {
+    const file = epochFile(env)
+    const read = () => {
+      let fd: number
+      try {
+        fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
+        return -Infinity
+      }
+      try {
+        const stat = fs.fstatSync(fd)
+        if (!stat.isFile() || (process.getuid && stat.uid !== process.getuid())) return -Infinity
+        const text = fs.readFileSync(fd, "utf8").trim()
+        return /^\d{1,16}$/.test(text) ? Number(text) : -Infinity
+      } finally {
+        fs.closeSync(fd)
+      }
+    }
+    const known = read()
+    if (known !== undefined) return known
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+      const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
+      fs.writeFileSync(tmp, `${Math.floor(keyCreated)}\n`, { flag: "wx", mode: 0o600 })
+      try {
+        fs.linkSync(tmp, file)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      } finally {
+        fs.rmSync(tmp, { force: true })
+      }
+    } catch {
+      return -Infinity
+    }
+    return read() ?? -Infinity
   }
 
   /** Forgets the keys read (tests: a key removed or replaced on disk is read again). */
@@ -99,7 +165,7 @@ export namespace LocalSeal {
       const bytes = Buffer.alloc(KEY_BYTES)
       if (fs.readSync(fd, bytes, 0, KEY_BYTES, 0) !== KEY_BYTES)
         throw new KeyError({ file, problem: "could not be read whole" })
-      return { bytes, created: stat.mtimeMs, file }
+      return { bytes, created: stat.mtimeMs, file, legacyBefore: -Infinity }
     } finally {
       fs.closeSync(fd)
     }
@@ -165,7 +231,7 @@ export namespace LocalSeal {
 
   /**
    * `text` as written (its seal taken off) when its seal is this machine's for this project and kind; when it has
-   * none, the text itself only when `ctimeMs` (the file's change time) is given and predates the key (written by an
+   * none, the text itself only when `ctimeMs` (the file's change time) is given and predates `Key.legacyBefore` (written by an
    * earlier version: `legacy`); else `problem` (`UNTRUSTED` and why). Throws `KeyError` when the key cannot be used.
    *
    * @example
@@ -175,7 +241,7 @@ export namespace LocalSeal {
     const k = key()
     const tail = TAIL.exec(text)
     if (!tail) {
-      if (ctimeMs !== undefined && ctimeMs < k.created) return { text, legacy: true }
+      if (ctimeMs !== undefined && ctimeMs < k.legacyBefore) return { text, legacy: true }
       return { text, problem: `${UNTRUSTED} (no seal)` }
     }
     const original = text.slice(0, tail.index) + "}" + tail[2]
@@ -202,7 +268,7 @@ export namespace LocalSeal {
 
   /**
    * `read` then `open`: the text of a local state file the built-ins wrote, or why it is not used. `legacy`: whether a
-   * file without a seal that predates the key is accepted (stores whose content a user would miss); caches say no.
+   * file without a seal that predates `Key.legacyBefore` is accepted (stores whose content a user would miss); caches say no.
    */
   export function readFile(file: string, kind: Kind, legacy = true): Opened {
     const { text, ctimeMs } = read(file)

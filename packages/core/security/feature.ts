@@ -90,7 +90,8 @@ export const SecurityFeature: BuiltinFeature & {
     // The built-ins' local state (learnings injected into later sessions, captured calls, crash heartbeats) and their
     // cache folder (the resource index of every role's sessions) are written and read by OpenCode's process only: the
     // agent could otherwise plant a "learning" every later session obeys, or read what another role's session could.
-    const [local, cache] = LocalState.hidden(LocalState.root(host.directory, worktree))
+    // Their state folder keeps when the seal began (LocalSeal.epoch): changed, planted files would pass for old ones.
+    const [local, cache, state] = LocalState.hidden(LocalState.root(host.directory, worktree))
     // Made before the layer looks at the host paths it protects (see `LocalState.ensureCache`).
     LocalState.ensureCache()
     // The key sealing the local state (LocalSeal) exists before any command can run: a file a command writes is then
@@ -111,9 +112,9 @@ export const SecurityFeature: BuiltinFeature & {
         ...(host.code ?? []).map((dir) => path.resolve(dir) + path.sep),
       ],
       writable: SecurityGuard.hostWritable(),
-      ensure: [local, cache],
+      ensure: [local, cache, state],
       // OpenCode's own records (sessions of every project and role, snapshots, logs, saved outputs, credentials).
-      hide: [local, cache, ...SecurityGuard.hostHidden()],
+      hide: [local, cache, state, ...SecurityGuard.hostHidden()],
       // And every other project's local state folder inside this one, at any depth, or above it (a nested repository,
       // a subfolder session): it holds what that project's sessions of every role saw.
       hideNamed: [LocalState.DIR],

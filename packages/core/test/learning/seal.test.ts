@@ -8,17 +8,22 @@ import { LocalSeal } from "../../learning/seal"
 import { LocalState } from "../../learning/local"
 import { tmpdir } from "../fixture"
 
-let saved: string | undefined
+let saved: { cache?: string; state?: string }
 let cache: string
 beforeEach(() => {
-  saved = process.env.XDG_CACHE_HOME
+  saved = { cache: process.env.XDG_CACHE_HOME, state: process.env.XDG_STATE_HOME }
   cache = fs.realpathSync(fs.mkdtempSync("/tmp/ocb-seal-cache-"))
   process.env.XDG_CACHE_HOME = cache
+  process.env.XDG_STATE_HOME = path.join(cache, "state")
   LocalSeal.forget()
 })
 afterEach(() => {
-  if (saved === undefined) delete process.env.XDG_CACHE_HOME
-  else process.env.XDG_CACHE_HOME = saved
+  for (const [name, value] of [
+    ["XDG_CACHE_HOME", saved.cache],
+    ["XDG_STATE_HOME", saved.state],
+  ] as const)
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
   LocalSeal.forget()
   fs.rmSync(cache, { recursive: true, force: true })
 })
@@ -137,5 +142,38 @@ describe("LocalSeal", () => {
     await after(key.created)
     fs.chmodSync(file, 0o644)
     expect(LocalSeal.readFile(file, "learnings").problem).toBe(`${LocalSeal.UNTRUSTED} (no seal)`)
+  })
+
+  test("a key made again (the cache cleared) never moves when sealing began: files planted meanwhile stay refused (GJ1)", async () => {
+    await using dir = await tmpdir({})
+    const file = state(dir.path, "learnings.json")
+    const first = LocalSeal.key()
+    expect(first.legacyBefore).toBe(Math.floor(first.created))
+    expect(fs.readFileSync(LocalSeal.epochFile(), "utf8")).toBe(`${Math.floor(first.created)}\n`)
+    await after(first.created)
+    LocalState.write(file, '{"version":1,"learnings":[]}\n') // what a command plants while the key lives
+    expect(LocalSeal.readFile(file, "learnings").problem).toBe(`${LocalSeal.UNTRUSTED} (no seal)`)
+    await after(fs.statSync(file).ctimeMs)
+    fs.rmSync(LocalSeal.keyFile())
+    LocalSeal.forget()
+    const second = LocalSeal.key()
+    expect(second.created).toBeGreaterThan(fs.statSync(file).ctimeMs)
+    expect(second.legacyBefore).toBe(first.legacyBefore)
+    expect(LocalSeal.readFile(file, "learnings").problem).toBe(`${LocalSeal.UNTRUSTED} (no seal)`)
+  })
+
+  test("a record of when sealing began that is a link, not a number or unreadable accepts no file without a seal", async () => {
+    await using dir = await tmpdir({ "far.txt": "99999999999999\n" })
+    const file = state(dir.path, "learnings.json")
+    LocalState.write(file, '{"version":1,"learnings":[]}\n')
+    const record = LocalSeal.epochFile()
+    fs.mkdirSync(path.dirname(record), { recursive: true })
+    for (const plant of [() => fs.symlinkSync(dir.file("far.txt"), record), () => fs.writeFileSync(record, "soon\n")]) {
+      fs.rmSync(record, { force: true })
+      plant()
+      LocalSeal.forget()
+      expect(LocalSeal.key().legacyBefore).toBe(-Infinity)
+      expect(LocalSeal.readFile(file, "learnings").problem).toBe(`${LocalSeal.UNTRUSTED} (no seal)`)
+    }
   })
 })
