@@ -111,9 +111,10 @@ describe("local state stores trust only what the built-ins sealed", () => {
         ],
       }),
     )
-    // The key made after the file (an upgrade): a new cache folder, so a new key.
+    // The key made after the file (an upgrade): no key and no record of when sealing began yet.
     while (Date.now() <= fs.statSync(store.file).ctimeMs + 20) await Bun.sleep(10)
     fs.rmSync(LocalSeal.keyFile())
+    fs.rmSync(LocalSeal.epochFile(), { force: true })
     LocalSeal.forget()
     LocalSeal.key()
     expect(store.list().map((l) => l.text)).toEqual(["We use PostgreSQL"])
