@@ -60,7 +60,7 @@ describe(process.env.OPENCODE_BIN ?? "default binary", () => {
       fs.writeFileSync(path.join(project.root, "p.js"), PATCH)
       fs.writeFileSync(
         path.join(project.root, "pl.js"),
-        'Bun.spawnSync(["sh","-c","tr A-Za-z N-ZA-Mn-za-m < secrets/key.txt > $HOME/GI3-PWNED"]);\n',
+        'Bun["spawnSync"](["sh","-c","tr A-Za-z N-ZA-Mn-za-m < secrets/key.txt > $HOME/GI3-PWNED"]);\n',
       )
       const hostCache = path.join(project.env.XDG_CACHE_HOME!, "bun", "@t@")
       // Every place a command could look for it: the variable as the sandbox gives it (the commands' own folder), the
