@@ -125,16 +125,7 @@ export namespace LocalSeal {
     const known = read()
     if (known !== undefined) return known
     try {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-      const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
-      fs.writeFileSync(tmp, `${Math.floor(keyCreated)}\n`, { flag: "wx", mode: 0o600 })
-      try {
-        fs.linkSync(tmp, file)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-      } finally {
-        fs.rmSync(tmp, { force: true })
-      }
+      createOnce(file, `${Math.floor(keyCreated)}\n`)
     } catch {
       return -Infinity
     }
@@ -172,9 +163,18 @@ export namespace LocalSeal {
   }
 
   function create(file: string) {
+    createOnce(file, crypto.randomBytes(KEY_BYTES))
+  }
+
+  /**
+   * Writes `data` to `file` (mode 0600, its folder made 0700) only when no file has that name: written whole to a new
+   * file of its own, then linked to the name, so a process making it at the same time leaves the first one in place
+   * and no reader sees it half written.
+   */
+  function createOnce(file: string, data: string | Buffer) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
     const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
-    fs.writeFileSync(tmp, crypto.randomBytes(KEY_BYTES), { flag: "wx", mode: 0o600 })
+    fs.writeFileSync(tmp, data, { flag: "wx", mode: 0o600 })
     try {
       fs.linkSync(tmp, file)
     } catch (error) {
